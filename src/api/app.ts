@@ -1,0 +1,85 @@
+/**
+ * The fastify application: edge rules (CORS, authentication, Content-Type, body limits,
+ * envelopes) and every installed module's routes under /api/v1.
+ */
+import cors from '@fastify/cors';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import type { Logger } from 'pino';
+import { stringify } from 'yaml';
+import { installAuth } from './auth/plugin.js';
+import type { CredentialKind } from './auth/caller.js';
+import type { ApiContext } from './context.js';
+import { ApiRouter, type RegisteredRoute } from './http/router.js';
+import { installedModules, type ApiModule } from './modules.js';
+import { answerHealth } from './resources/health/routes.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { installContentTypeRules } from './plugins/content-type.js';
+import { installErrorHandling } from './plugins/error-handler.js';
+import { installErrorMessages } from './schemas/messages.js';
+
+export const apiPrefix = '/api/v1';
+/** Default request body limit (spec 8), in bytes. */
+export const defaultBodyLimit = 1024 * 1024;
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  /** The API routes registered, for the OpenAPI document and its test. */
+  routes: RegisteredRoute[];
+  openapi: Record<string, unknown>;
+}
+
+export async function buildApp(
+  ctx: ApiContext,
+  options: { logger: Logger | false; modules?: ApiModule[]; credentialKinds?: CredentialKind[] },
+): Promise<BuiltApp> {
+  installErrorMessages();
+  const common = {
+    bodyLimit: defaultBodyLimit,
+    // Per-request lines would dominate the log of a busy gateway; errors are logged by the handler.
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  };
+  const app: FastifyInstance = options.logger
+    ? (Fastify({ ...common, loggerInstance: options.logger as FastifyBaseLogger }) as FastifyInstance)
+    : Fastify({ ...common, logger: false });
+
+  const allowed = new Set(ctx.options.allowedOrigins);
+  await app.register(cors, {
+    origin: (origin, cb) => cb(null, origin !== undefined && allowed.has(origin)),
+    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Requested-With', 'Last-Event-ID'],
+    maxAge: 600,
+  });
+  installErrorHandling(app);
+  installAuth(app, {
+    kinds: options.credentialKinds ?? [ctx.apiTokens],
+    developerBuild: ctx.developerBuild,
+    protects: (path) => path === '/openapi.yaml' || path === apiPrefix || path.startsWith(`${apiPrefix}/`),
+  });
+  installContentTypeRules(app);
+
+  const router = new ApiRouter(app, apiPrefix);
+  const modules = options.modules ?? installedModules;
+  for (const module of modules) module.register(router, ctx);
+
+  const openapi = buildOpenApiDocument(
+    router.registered,
+    apiPrefix,
+    modules.flatMap((m) => (m.openapi ? [m.openapi] : [])),
+  );
+  const yaml = stringify(openapi, { aliasDuplicateObjects: false });
+  const serveDocument = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.type('application/yaml; charset=utf-8').send(yaml);
+  app.get(`${apiPrefix}/openapi.yaml`, serveDocument);
+  app.get('/openapi.yaml', serveDocument);
+  // Load balancers probe the root; the same answer as the API's health.
+  app.get('/health', { config: { public: true } }, (_request, reply) => answerHealth(ctx, reply));
+
+  return { app, routes: router.registered, openapi };
+}

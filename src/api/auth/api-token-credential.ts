@@ -1,0 +1,153 @@
+/**
+ * API tokens of local service accounts as a credential. A warm token costs no database
+ * round trip: lookups are cached for a short time, dropped at once on revoke or disable
+ * (in every process, through NOTIFY), and last-used times are written in batches.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { Orm } from '../../storage/db.js';
+import { ApiError } from '../errors.js';
+import type { Caller, CredentialKind } from './caller.js';
+import { hashToken, looksLikeApiToken, publicIdOf } from './token-format.js';
+
+interface TokenRecord {
+  tokenId: number;
+  secretHash: string;
+  accountId: number;
+  accountName: string;
+  accountEnabled: boolean;
+  accountKind: string;
+  expiresAt: Date;
+  revoked: boolean;
+}
+
+interface CacheEntry {
+  record: TokenRecord | undefined;
+  fetchedAt: number;
+}
+
+export interface ApiTokenCredentialOptions {
+  /** How long a looked-up token is trusted without asking the database again, in milliseconds. */
+  cacheTtlMs: number;
+  /** How often last-used times are written, in milliseconds. */
+  usageFlushMs: number;
+  /** Cache size bound, in entries. */
+  maxEntries: number;
+}
+
+export const apiTokenCredentialDefaults: ApiTokenCredentialOptions = {
+  cacheTtlMs: 10_000,
+  usageFlushMs: 5_000,
+  maxEntries: 10_000,
+};
+
+export class ApiTokenCredential implements CredentialKind {
+  readonly scheme = 'apiToken';
+  readonly #cache = new Map<string, CacheEntry>();
+  /** token id → account id, time of the latest use not yet written. */
+  readonly #usage = new Map<number, { accountId: number; at: Date }>();
+  readonly #timer: NodeJS.Timeout;
+  readonly #options: ApiTokenCredentialOptions;
+
+  constructor(
+    private readonly orm: Orm,
+    options: Partial<ApiTokenCredentialOptions> = {},
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.#options = { ...apiTokenCredentialDefaults, ...options };
+    this.#timer = setInterval(() => void this.flushUsage().catch(() => {}), this.#options.usageFlushMs);
+    this.#timer.unref();
+  }
+
+  accepts(token: string): boolean {
+    return looksLikeApiToken(token);
+  }
+
+  async authenticate(token: string): Promise<Caller> {
+    const publicId = publicIdOf(token);
+    if (!publicId) throw new ApiError('INVALID_TOKEN');
+    const record = await this.#lookup(publicId);
+    if (!record || !sameHash(record.secretHash, hashToken(token))) throw new ApiError('INVALID_TOKEN');
+    if (record.revoked || !record.accountEnabled || record.accountKind !== 'local') {
+      throw new ApiError('INVALID_TOKEN');
+    }
+    const now = this.now();
+    if (record.expiresAt.getTime() <= now.getTime()) throw new ApiError('TOKEN_EXPIRED');
+    this.#usage.set(record.tokenId, { accountId: record.accountId, at: now });
+    return { kind: 'service-account', actor: `sa:${record.accountName}` };
+  }
+
+  /** Forgets every cached lookup; called when tokens or accounts change anywhere. */
+  invalidate(): void {
+    this.#cache.clear();
+  }
+
+  /** Writes pending last-used times. Lists call it first so they show current values. */
+  async flushUsage(): Promise<void> {
+    if (this.#usage.size === 0) return;
+    const pending = [...this.#usage.entries()];
+    this.#usage.clear();
+    const conn = this.orm.em.getConnection();
+    const tokenIds = pending.map(([id]) => id);
+    const times = pending.map(([, u]) => u.at.toISOString());
+    const accountIds = pending.map(([, u]) => u.accountId);
+    await conn.execute(
+      `update api_token t set last_used_at = greatest(coalesce(t.last_used_at, u.at), u.at)
+         from unnest(?::int[], ?::timestamptz[]) as u(id, at) where t.id = u.id`,
+      [tokenIds, times],
+    );
+    await conn.execute(
+      `update service_account a set last_used_at = greatest(coalesce(a.last_used_at, u.at), u.at)
+         from (select id, max(at) as at from unnest(?::int[], ?::timestamptz[]) as x(id, at) group by id) u
+        where a.id = u.id`,
+      [accountIds, times],
+    );
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+  }
+
+  async #lookup(publicId: string): Promise<TokenRecord | undefined> {
+    const cached = this.#cache.get(publicId);
+    const nowMs = Date.now();
+    if (cached && nowMs - cached.fetchedAt < this.#options.cacheTtlMs) return cached.record;
+    const rows = await this.orm.em.getConnection().execute<
+      {
+        token_id: number;
+        secret_hash: string;
+        account_id: number;
+        account_name: string;
+        enabled: boolean;
+        kind: string;
+        expires_at: Date;
+        revoked_at: Date | null;
+      }[]
+    >(
+      `select t.id as token_id, t.secret_hash, a.id as account_id, a.name as account_name, a.enabled, a.kind,
+              t.expires_at, t.revoked_at
+         from api_token t join service_account a on a.id = t.service_account_id
+        where t.public_id = ?`,
+      [publicId],
+    );
+    const row = rows[0];
+    const record: TokenRecord | undefined = row && {
+      tokenId: row.token_id,
+      secretHash: row.secret_hash,
+      accountId: row.account_id,
+      accountName: row.account_name,
+      accountEnabled: row.enabled,
+      accountKind: row.kind,
+      expiresAt: new Date(row.expires_at),
+      revoked: row.revoked_at !== null,
+    };
+    if (this.#cache.size >= this.#options.maxEntries) this.#cache.clear();
+    this.#cache.set(publicId, { record, fetchedAt: nowMs });
+    return record;
+  }
+}
+
+function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}

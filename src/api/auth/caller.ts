@@ -1,0 +1,18 @@
+/** Who is making a request, as the audit log and the logs name them. */
+export interface Caller {
+  /** How the caller proved who it is. */
+  kind: 'service-account' | 'user' | 'developer';
+  /** The name written to the audit log: `sa:<name>` for a service account, the user's subject otherwise. */
+  actor: string;
+}
+
+export const developerCaller: Caller = { kind: 'developer', actor: 'developer' };
+
+/** One kind of bearer credential (API token, identity-provider JWT). The first that accepts a token checks it. */
+export interface CredentialKind {
+  /** The OpenAPI security scheme name of this kind. */
+  scheme: string;
+  accepts(token: string): boolean;
+  /** Resolves the caller, or throws ApiError INVALID_TOKEN / TOKEN_EXPIRED. */
+  authenticate(token: string): Promise<Caller>;
+}

@@ -1,0 +1,46 @@
+/**
+ * Authentication of every request under the API prefix (spec 5): `Authorization: Bearer`,
+ * checked by the first credential kind that accepts the token. The developer build lets a
+ * request without the header through as `developer`; a given credential is always checked.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.js';
+import { developerCaller, type Caller, type CredentialKind } from './caller.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller;
+  }
+}
+
+export interface AuthOptions {
+  kinds: CredentialKind[];
+  developerBuild: boolean;
+  /** Paths that need authentication; everything else (web UI assets) is left to its own rules. */
+  protects(path: string): boolean;
+}
+
+const bearer = /^Bearer +([^\s]+) *$/i;
+
+export async function authenticate(header: string | undefined, options: AuthOptions): Promise<Caller> {
+  if (header === undefined || header === '') {
+    if (options.developerBuild) return developerCaller;
+    throw new ApiError('MISSING_AUTH_HEADER');
+  }
+  const token = bearer.exec(header)?.[1];
+  if (!token) throw new ApiError('INVALID_AUTH_HEADER');
+  const kind = options.kinds.find((k) => k.accepts(token));
+  if (!kind) throw new ApiError('INVALID_TOKEN');
+  return kind.authenticate(token);
+}
+
+export function installAuth(app: FastifyInstance, options: AuthOptions): void {
+  app.decorateRequest('caller', null as unknown as Caller);
+  app.addHook('onRequest', async (request) => {
+    // CORS preflight carries no credentials by design; the CORS plugin answers it.
+    if (request.method === 'OPTIONS') return;
+    if (request.routeOptions.config?.public) return;
+    if (!options.protects(request.url.split('?')[0] ?? '')) return;
+    request.caller = await authenticate(request.headers.authorization, options);
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * Every error code of spec section 7, with its HTTP status and default message.
+ * Code throws `new ApiError(code, …)`; the error handler turns it into the failure envelope.
+ */
+
+export const errorTable = {
+  INVALID_INPUT: { status: 400, message: 'Validation failed' },
+  MISSING_HEADER: { status: 400, message: 'The X-Requested-With header is required for uploads' },
+  MISSING_TYPE: { status: 400, message: 'The query parameter type is required' },
+  INVALID_TYPE: { status: 400, message: 'Unknown plugin type' },
+  MISSING_AUTH_HEADER: { status: 401, message: 'Authorization header is required' },
+  INVALID_AUTH_HEADER: { status: 401, message: 'Authorization header must be "Bearer <token>"' },
+  INVALID_TOKEN: { status: 401, message: 'Invalid token' },
+  TOKEN_EXPIRED: { status: 401, message: 'Token has expired' },
+  FORBIDDEN: { status: 403, message: 'This action is not allowed' },
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  CONFLICT: { status: 409, message: 'A record with the same name exists' },
+  CERTIFICATE_EXISTS: { status: 409, message: 'This certificate is already stored' },
+  CERTIFICATE_IN_USE: { status: 409, message: 'The certificate is in use' },
+  NOT_REDISPATCHABLE: { status: 409, message: 'The message cannot be dispatched again' },
+  NOT_REDELIVERABLE: { status: 409, message: 'The delivery cannot be delivered again' },
+  INVALID_STATE: { status: 409, message: 'The action is not possible in the current state' },
+  AUDIT_KEY_REQUIRED: {
+    status: 409,
+    message: 'The audit log has hashed events; set AUDIT_KEY to verify it',
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported Content-Type' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
+  SENDER_NOT_RUNNING: { status: 503, message: 'The AS2 sender is not running' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorTable;
+export const errorCodes = Object.keys(errorTable) as ErrorCode[];
+
+/** Details of a failure: for validation, one text per rejected property (`_form` for none). */
+export type ErrorDetails = Record<string, unknown>;
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetails | undefined;
+  /** Extra response headers, such as Accept on a 415. */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message?: string, details?: ErrorDetails, headers?: Record<string, string>) {
+    super(message ?? errorTable[code].message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = errorTable[code].status;
+    this.details = details;
+    this.headers = headers;
+  }
+}
+
+/** A validation failure: 400 INVALID_INPUT, `Validation failed`, details keyed by property. */
+export function validationError(details: Record<string, string>): ApiError {
+  return new ApiError('INVALID_INPUT', errorTable.INVALID_INPUT.message, details);
+}
+
+export function notFound(what: string): ApiError {
+  return new ApiError('NOT_FOUND', `${what} not found`);
+}
+
+export function conflict(message: string, details?: ErrorDetails): ApiError {
+  return new ApiError('CONFLICT', message, details);
+}

@@ -1,0 +1,113 @@
+/**
+ * Declaring an API route once: its zod schemas validate the request, shape the answer and
+ * feed the OpenAPI document, so the document describes exactly what is registered.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { Caller } from '../auth/caller.js';
+import type { ErrorCode } from '../errors.js';
+import { parseOrThrow, requireObjectBody } from '../validation.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+/** What a body-changing request must carry (spec 4.1). */
+export type Consumes = 'json' | 'multipart';
+
+type Schema = z.ZodType | undefined;
+type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteContext<B extends Schema, Q extends Schema, P extends Schema> {
+  body: Out<B>;
+  query: Out<Q>;
+  params: Out<P>;
+  caller: Caller;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export interface RouteDefinition<B extends Schema, Q extends Schema, P extends Schema> {
+  method: HttpMethod;
+  /** Path below the API prefix, fastify style (`/organizations/:id`). */
+  url: string;
+  summary: string;
+  tag: string;
+  /** Served without authentication (only GET /health). */
+  public?: boolean;
+  body?: B;
+  query?: Q;
+  params?: P;
+  consumes?: Consumes;
+  /** Request body limit in bytes, when it differs from the default 1 MiB. */
+  bodyLimit?: number;
+  /** Success status; 204 sends no body. */
+  status?: 200 | 201 | 204;
+  /** Schema of `data` in the success envelope, for the OpenAPI document. */
+  response?: z.ZodType;
+  /** A route that answers by itself (not the JSON envelope), with this media type. */
+  raw?: { mediaType: string; description: string };
+  /** Error codes the route may answer with beyond the ones every route has. */
+  errors?: ErrorCode[];
+  handler(ctx: RouteContext<B, Q, P>): Promise<unknown>;
+}
+
+export interface RegisteredRoute {
+  method: HttpMethod;
+  /** Full path with the prefix, fastify style. */
+  url: string;
+  definition: RouteDefinition<Schema, Schema, Schema>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    public?: boolean;
+    consumes?: Consumes;
+  }
+}
+
+export class ApiRouter {
+  readonly registered: RegisteredRoute[] = [];
+
+  constructor(
+    private readonly app: FastifyInstance,
+    readonly prefix: string,
+  ) {}
+
+  add<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined>(
+    definition: RouteDefinition<B, Q, P>,
+  ): void {
+    const url = `${this.prefix}${definition.url}`;
+    const status = definition.status ?? 200;
+    this.registered.push({
+      method: definition.method,
+      url,
+      definition: definition as unknown as RouteDefinition<Schema, Schema, Schema>,
+    });
+    this.app.route({
+      method: definition.method,
+      url,
+      config: { public: definition.public ?? false, consumes: definition.consumes ?? 'json' },
+      ...(definition.bodyLimit !== undefined ? { bodyLimit: definition.bodyLimit } : {}),
+      handler: async (request, reply) => {
+        const params = (
+          definition.params ? parseOrThrow(definition.params, request.params) : undefined
+        ) as Out<P>;
+        const query = (
+          definition.query ? parseOrThrow(definition.query, request.query, 'Unknown parameter') : undefined
+        ) as Out<Q>;
+        const body = (
+          definition.body ? parseOrThrow(definition.body, requireObjectBody(request.body)) : undefined
+        ) as Out<B>;
+        const result = await definition.handler({
+          body,
+          query,
+          params,
+          caller: request.caller,
+          request,
+          reply,
+        });
+        if (reply.sent || definition.raw) return reply;
+        if (status === 204) return reply.code(204).send();
+        return reply.code(status).send({ data: result, error: null });
+      },
+    });
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The one place errors become the failure envelope. Foreign errors (fastify's own, the ORM's)
+ * are translated by one table; anything unknown is a 500 whose cause is logged, never sent.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { z } from 'zod';
+import { ApiError, errorTable } from '../errors.js';
+import { detailsFromZod } from '../validation.js';
+
+const oneMiB = 1024 * 1024;
+
+function describeLimit(bytes: number | undefined): string {
+  if (!bytes) return 'Request body is too large';
+  return `Request body is larger than the limit of ${bytes % oneMiB === 0 ? `${bytes / oneMiB} MiB` : `${bytes} bytes`}`;
+}
+
+/** fastify's own error codes and what they mean to a client. */
+function translateFastifyError(error: FastifyError, request: FastifyRequest): ApiError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return new ApiError('PAYLOAD_TOO_LARGE', describeLimit(request.routeOptions.bodyLimit));
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('INVALID_INPUT', 'Invalid request body', { body: error.message });
+    default:
+      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+        return new ApiError('INVALID_INPUT', 'Invalid request', { _form: error.message });
+      }
+      return undefined;
+  }
+}
+
+export function toApiError(error: unknown, request: FastifyRequest): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof z.ZodError) return new ApiError('INVALID_INPUT', undefined, detailsFromZod(error));
+  if (error instanceof UniqueConstraintViolationException) {
+    return new ApiError('CONFLICT');
+  }
+  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string') {
+    return translateFastifyError(error as FastifyError, request);
+  }
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  if (error.headers) reply.headers(error.headers);
+  const body: { code: string; message: string; details?: Record<string, unknown> } = {
+    code: error.code,
+    message: error.message,
+  };
+  if (error.details && Object.keys(error.details).length > 0) body.details = error.details;
+  return reply.code(error.status).send({ data: null, error: body });
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const known = toApiError(error, request);
+    if (known) return sendError(reply, known);
+    request.log.error({ err: error, user: request.caller?.actor ?? 'anonymous' }, 'request failed');
+    return sendError(reply, new ApiError('INTERNAL_ERROR', errorTable.INTERNAL_ERROR.message));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new ApiError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

@@ -1,0 +1,150 @@
+/**
+ * Organizations and partners (spec 2.2). Both are parties with the same fields, so one
+ * service serves both; `PartyKind` says which table, words and audit kind.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import { OrganizationSchema, PartnerSchema, type Organization } from '../../../storage/entities/party.js';
+import { diffChanges } from '../../../runtime/audit/changes.js';
+import type { Caller } from '../../auth/caller.js';
+import { inTransaction, type ApiContext } from '../../context.js';
+import { conflict, notFound, validationError } from '../../errors.js';
+import { iso, likePattern, type Page } from '../../schemas/common.js';
+import type { PartyCreate, PartyRecord, PartyUpdate } from '../../schemas/party.js';
+
+export interface PartyKind {
+  entity: typeof OrganizationSchema | typeof PartnerSchema;
+  /** Word for messages: "Organization not found". */
+  label: 'Organization' | 'Partner';
+  auditKind: 'organization' | 'partner';
+}
+
+export const organizationKind: PartyKind = {
+  entity: OrganizationSchema,
+  label: 'Organization',
+  auditKind: 'organization',
+};
+export const partnerKind: PartyKind = { entity: PartnerSchema, label: 'Partner', auditKind: 'partner' };
+
+const auditedFields = ['name', 'display_name'] as const;
+
+export function partyJson(p: Organization): PartyRecord {
+  return {
+    id: p.id,
+    name: p.name,
+    display_name: p.display_name,
+    created_at: iso(p.created_at),
+    updated_at: iso(p.updated_at),
+  };
+}
+
+export async function listParties(
+  em: EntityManager,
+  kind: PartyKind,
+  query: { q?: string | undefined; limit: number; offset: number },
+): Promise<Page<PartyRecord>> {
+  const where = query.q
+    ? {
+        $or: [{ name: { $ilike: likePattern(query.q) } }, { display_name: { $ilike: likePattern(query.q) } }],
+      }
+    : {};
+  const [rows, total] = await em.findAndCount(kind.entity, where, {
+    orderBy: { name: 'asc' },
+    limit: query.limit,
+    offset: query.offset,
+  });
+  return { items: rows.map(partyJson), total, limit: query.limit, offset: query.offset };
+}
+
+async function loadParty(em: EntityManager, kind: PartyKind, id: number): Promise<Organization> {
+  const party = await em.findOne(kind.entity, { id });
+  if (!party) throw notFound(kind.label);
+  return party;
+}
+
+export async function getParty(em: EntityManager, kind: PartyKind, id: number): Promise<PartyRecord> {
+  return partyJson(await loadParty(em, kind, id));
+}
+
+async function refuseTakenName(em: EntityManager, kind: PartyKind, name: string, exceptId?: number) {
+  const taken = await em.findOne(kind.entity, { name, ...(exceptId ? { id: { $ne: exceptId } } : {}) });
+  if (taken) throw conflict(`${kind.label} ${name} exists`, { name: `${kind.label} ${name} exists` });
+}
+
+export async function createParty(
+  ctx: ApiContext,
+  caller: Caller,
+  kind: PartyKind,
+  body: z.output<typeof PartyCreate>,
+): Promise<PartyRecord> {
+  return inTransaction(ctx, async (em) => {
+    await refuseTakenName(em, kind, body.name);
+    const party = em.create(kind.entity, { name: body.name, display_name: body.display_name ?? body.name });
+    await em.flush();
+    await ctx.audit.record(em, {
+      actor: caller.actor,
+      action: 'create',
+      kind: kind.auditKind,
+      record_id: party.id,
+      record_name: party.name,
+      changes: diffChanges(undefined, party, auditedFields),
+    });
+    return partyJson(party);
+  });
+}
+
+export async function updateParty(
+  ctx: ApiContext,
+  caller: Caller,
+  kind: PartyKind,
+  id: number,
+  body: z.output<typeof PartyUpdate>,
+): Promise<PartyRecord> {
+  if (body.id !== undefined && body.id !== id) {
+    throw validationError({ id: `Names ${kind.label.toLowerCase()} ${body.id}, but the path names ${id}` });
+  }
+  return inTransaction(ctx, async (em) => {
+    const party = await loadParty(em, kind, id);
+    const before = { ...party };
+    if (body.name !== undefined && body.name !== party.name) await refuseTakenName(em, kind, body.name, id);
+    em.assign(party, {
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.display_name !== undefined ? { display_name: body.display_name } : {}),
+    });
+    const changes = diffChanges(before, party, auditedFields);
+    if (changes.length > 0) {
+      await em.flush();
+      await ctx.audit.record(em, {
+        actor: caller.actor,
+        action: 'update',
+        kind: kind.auditKind,
+        record_id: party.id,
+        record_name: party.name,
+        changes,
+      });
+    }
+    return partyJson(party);
+  });
+}
+
+export async function deleteParty(
+  ctx: ApiContext,
+  caller: Caller,
+  kind: PartyKind,
+  id: number,
+): Promise<void> {
+  await inTransaction(ctx, async (em) => {
+    const party = await loadParty(em, kind, id);
+    const before = { ...party };
+    em.remove(party);
+    await em.flush();
+    await ctx.audit.record(em, {
+      actor: caller.actor,
+      action: 'delete',
+      kind: kind.auditKind,
+      record_id: id,
+      record_name: before.name,
+      changes: diffChanges(before, undefined, auditedFields),
+    });
+  });
+}

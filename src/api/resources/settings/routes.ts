@@ -1,0 +1,26 @@
+/** Routes of /settings (spec 2.11, 4.3). */
+import { freshEm, type ApiContext } from '../../context.js';
+import type { ApiRouter } from '../../http/router.js';
+import { SettingsRecord, SettingsUpdate } from '../../schemas/settings.js';
+import { getSettings, updateSettings } from './service.js';
+
+export function registerSettingsRoutes(router: ApiRouter, ctx: ApiContext): void {
+  const tag = 'Settings';
+  router.add({
+    method: 'GET',
+    url: '/settings',
+    tag,
+    summary: 'Get the settings',
+    response: SettingsRecord,
+    handler: () => getSettings(ctx, freshEm(ctx)),
+  });
+  router.add({
+    method: 'PUT',
+    url: '/settings',
+    tag,
+    summary: 'Change the settings; a property left out keeps its saved value',
+    body: SettingsUpdate,
+    response: SettingsRecord,
+    handler: ({ body, caller }) => updateSettings(ctx, caller, body),
+  });
+}

@@ -1,0 +1,95 @@
+/** Building blocks shared by the resource schemas. Imports nothing server-side. */
+import { z } from 'zod';
+
+/** Names of records that URLs and routes refer to (spec 2.2, 2.6, 2.8, 2.9). */
+export const recordName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9_-]+$/, 'Use only lower case letters, digits, _ or -');
+
+/** Free text without control characters (line breaks and tabs excepted where allowed). */
+export const singleLineText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'Must not contain control characters');
+
+export const multiLineText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, 'Must not contain control characters');
+
+export const timestamp = z.string().describe('RFC 3339 timestamp');
+export const nullableTimestamp = z.string().nullable().describe('RFC 3339 timestamp, or null for never');
+
+/** Record ids in paths: positive 32-bit integers. */
+export const idParam = z
+  .string()
+  .regex(/^[0-9]+$/, 'Must be a whole number')
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 2147483647, 'Must be a whole number from 1 to 2147483647');
+
+export const idParams = z.object({ id: idParam });
+
+/** Paging of every list (spec 4.2). */
+export const maxLimit = 500;
+const wholeNumber = /^[0-9]+$/;
+export const pagingQuery = (defaultLimit: number) => ({
+  limit: z
+    .string()
+    .optional()
+    .refine(
+      (v) => v === undefined || (wholeNumber.test(v) && Number(v) >= 1),
+      'Must be a whole number of at least 1',
+    )
+    .transform((v) => (v === undefined ? defaultLimit : Math.min(Number(v), maxLimit))),
+  offset: z
+    .string()
+    .optional()
+    .refine(
+      (v) => v === undefined || (wholeNumber.test(v) && Number.isSafeInteger(Number(v))),
+      'Must be a whole number of at least 0',
+    )
+    .transform((v) => (v === undefined ? 0 : Number(v))),
+});
+
+export interface Page<T> {
+  total: number;
+  limit: number;
+  offset: number;
+  items: T[];
+}
+
+/** The list answer of spec 2.1 rule 4: the page under a plural key, plus total, limit, offset. */
+export function listAnswer<T>(key: string, page: Page<T>): Record<string, unknown> {
+  return { [key]: page.items, total: page.total, limit: page.limit, offset: page.offset };
+}
+
+/** A list envelope's data schema for the OpenAPI document. */
+export function listSchema(key: string, item: z.ZodType) {
+  return z.object({
+    [key]: z.array(item),
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  });
+}
+
+/** Escapes a text for use inside an ILIKE pattern. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** A field clients may send back as they read it; the server ignores it. */
+export const readOnly = () => z.unknown().optional().describe('Read only; ignored when sent');
+
+/** Dates as the API shows them (RFC 3339, UTC). */
+export function iso(value: Date): string;
+export function iso(value: Date | null | undefined): string | null;
+export function iso(value: Date | null | undefined): string | null {
+  return value ? new Date(value).toISOString() : null;
+}

@@ -1,0 +1,93 @@
+/** The settings record (spec 2.11) and its validation. */
+import { z } from 'zod';
+import { httpUrlProblem } from './url.js';
+
+export const storageBackends = ['local', 's3'] as const;
+
+export const SettingsFields = {
+  storage_backend: z.enum(storageBackends),
+  storage_local_directory: z.string().max(1024),
+  storage_s3_bucket: z.string().max(63),
+  storage_s3_region: z.string().max(64),
+  storage_s3_endpoint: z.string().max(2048),
+  delivery_max_dispatches: z.number().int('Must be a whole number').min(1).max(20),
+  identification_hide_version: z.boolean(),
+};
+
+export const settingsDefaults = {
+  storage_backend: 'local' as const,
+  storage_local_directory: './payloads',
+  storage_s3_bucket: '',
+  storage_s3_region: '',
+  storage_s3_endpoint: '',
+  delivery_max_dispatches: 5,
+  identification_hide_version: false,
+};
+
+const readOnly = z.unknown().optional().describe('Read only; ignored when sent');
+
+export const SettingsUpdate = z.strictObject({
+  storage_backend: SettingsFields.storage_backend.optional(),
+  storage_local_directory: SettingsFields.storage_local_directory.optional(),
+  storage_s3_bucket: SettingsFields.storage_s3_bucket.optional(),
+  storage_s3_region: SettingsFields.storage_s3_region.optional(),
+  storage_s3_endpoint: SettingsFields.storage_s3_endpoint.optional(),
+  delivery_max_dispatches: SettingsFields.delivery_max_dispatches.optional(),
+  identification_hide_version: SettingsFields.identification_hide_version.optional(),
+  updated_at: readOnly,
+  storage_in_use: readOnly,
+  restart_needed: readOnly,
+});
+
+export type SettingsValues = {
+  [K in keyof typeof settingsDefaults]: (typeof settingsDefaults)[K] | string;
+} & {
+  storage_backend: (typeof storageBackends)[number];
+  delivery_max_dispatches: number;
+  identification_hide_version: boolean;
+};
+
+/** Cross-field rules, applied to the record as it would be saved. */
+export function settingsProblems(s: SettingsValues): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (s.storage_backend === 'local' && s.storage_local_directory.trim() === '') {
+    problems.storage_local_directory = 'Required for local storage';
+  }
+  if (s.storage_backend === 's3') {
+    if (s.storage_s3_bucket.trim() === '') problems.storage_s3_bucket = 'Required for S3 storage';
+    else if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(s.storage_s3_bucket)) {
+      problems.storage_s3_bucket =
+        'Must be a valid bucket name: 3 to 63 lower case letters, digits, dots or hyphens';
+    }
+    if (s.storage_s3_region.trim() === '') problems.storage_s3_region = 'Required for S3 storage';
+  }
+  if (s.storage_s3_endpoint !== '') {
+    const problem = httpUrlProblem(s.storage_s3_endpoint);
+    if (problem) problems.storage_s3_endpoint = problem;
+  }
+  return problems;
+}
+
+/** Which storage a process uses: the storage fields of the settings. */
+export interface StorageSelection {
+  storage_backend: 'local' | 's3';
+  storage_local_directory: string;
+  storage_s3_bucket: string;
+  storage_s3_region: string;
+  storage_s3_endpoint: string;
+}
+
+export const StorageSelectionSchema = z.object({
+  storage_backend: z.enum(storageBackends),
+  storage_local_directory: z.string(),
+  storage_s3_bucket: z.string(),
+  storage_s3_region: z.string(),
+  storage_s3_endpoint: z.string(),
+});
+
+export const SettingsRecord = z.object({
+  ...SettingsFields,
+  updated_at: z.string(),
+  storage_in_use: StorageSelectionSchema,
+  restart_needed: z.boolean(),
+});

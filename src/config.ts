@@ -1,0 +1,57 @@
+/**
+ * Process options read from the environment, in one place with their defaults and units.
+ * Settings that operators change at run time live in the database (the settings record);
+ * these are the ones a process needs before it can reach the database.
+ */
+import path from 'node:path';
+
+export interface ProcessOptions {
+  /** TCP port of the API and web UI. */
+  httpPort: number;
+  /** Address the HTTP server binds to. */
+  httpHost: string;
+  /** PostgreSQL connection URL; undefined starts the embedded server under dataDir. */
+  databaseUrl: string | undefined;
+  /** Where pier keeps its own files (embedded database, generated keys). */
+  dataDir: string;
+  /** Loopback port of the embedded PostgreSQL (used only without DATABASE_URL). */
+  embeddedPostgresPort: number;
+  /** Key for the audit hash chain (HMAC-SHA-256); undefined writes unhashed events. */
+  auditKey: string | undefined;
+  /** Origins a browser page may call the API from (CORS); empty allows none. */
+  allowedOrigins: string[];
+  /** Base URL the service is reached at, for links and redirect URIs. */
+  publicUrl: string;
+  production: boolean;
+}
+
+export const defaults = {
+  httpPort: 8080,
+  httpHost: '0.0.0.0',
+  dataDir: './data',
+  embeddedPostgresPort: 54329,
+} as const;
+
+export function readProcessOptions(env: NodeJS.ProcessEnv = process.env): ProcessOptions {
+  const httpPort = env.HTTP_PORT ? Number(env.HTTP_PORT) : defaults.httpPort;
+  if (!Number.isInteger(httpPort) || httpPort < 0 || httpPort > 65535) {
+    throw new Error(`HTTP_PORT must be a port number from 0 to 65535, not "${env.HTTP_PORT}"`);
+  }
+  const httpHost = env.HTTP_HOST || defaults.httpHost;
+  return {
+    httpPort,
+    httpHost,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: path.resolve(env.PIER_DATA_DIR || defaults.dataDir),
+    embeddedPostgresPort: env.PIER_EMBEDDED_PG_PORT
+      ? Number(env.PIER_EMBEDDED_PG_PORT)
+      : defaults.embeddedPostgresPort,
+    auditKey: env.AUDIT_KEY || undefined,
+    allowedOrigins: (env.ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    publicUrl: (env.PUBLIC_URL || `http://localhost:${httpPort}`).replace(/\/+$/, ''),
+    production: env.NODE_ENV === 'production',
+  };
+}

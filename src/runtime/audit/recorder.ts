@@ -1,0 +1,77 @@
+/**
+ * Writing audit events. Called inside the transaction of the change it records, so a change
+ * and its event commit together or not at all. Writers across processes take turns on an
+ * advisory lock, because each event's hash depends on the one before.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AuditChange } from '../../storage/entities/audit-event.js';
+import { auditEventVersion, eventHash, type ChainedFields } from './chain.js';
+
+/** Arbitrary constant naming the audit chain's advisory lock. */
+const auditLockKey = 7_313_000_001;
+
+export type AuditAction = 'create' | 'update' | 'delete' | 'revoke';
+
+export interface AuditEntry {
+  actor: string;
+  action: AuditAction;
+  kind: string;
+  record_id: string | number;
+  record_name: string;
+  changes: AuditChange[];
+}
+
+export class AuditRecorder {
+  constructor(private readonly key: string | undefined) {}
+
+  /** Must run inside a transaction (`em` is the transactional manager). */
+  async record(em: EntityManager, entry: AuditEntry): Promise<void> {
+    const conn = em.getConnection();
+    const ctx = em.getTransactionContext();
+    await conn.execute('select pg_advisory_xact_lock(?)', [auditLockKey], 'all', ctx);
+    const [head] = await conn.execute<{ hash: string }[]>(
+      'select hash from audit_event order by id desc limit 1',
+      [],
+      'all',
+      ctx,
+    );
+    const [next] = await conn.execute<{ id: string }[]>(
+      "select nextval('audit_event_id_seq') as id",
+      [],
+      'all',
+      ctx,
+    );
+    const fields: ChainedFields = {
+      v: auditEventVersion,
+      id: Number(next!.id),
+      at: new Date(),
+      actor: entry.actor,
+      action: entry.action,
+      kind: entry.kind,
+      record_id: String(entry.record_id),
+      record_name: entry.record_name,
+      changes: entry.changes,
+      prev_hash: head?.hash ?? '',
+    };
+    const hash = this.key ? eventHash(this.key, fields) : '';
+    await conn.execute(
+      `insert into audit_event (id, v, at, actor, action, kind, record_id, record_name, changes, prev_hash, hash)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
+      [
+        fields.id,
+        fields.v,
+        fields.at,
+        fields.actor,
+        fields.action,
+        fields.kind,
+        fields.record_id,
+        fields.record_name,
+        JSON.stringify(fields.changes),
+        fields.prev_hash,
+        hash,
+      ],
+      'run',
+      ctx,
+    );
+  }
+}

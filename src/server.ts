@@ -1,0 +1,80 @@
+/** Starting and stopping one pier process: database, storage check, API, listeners. */
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { buildApp, type BuiltApp } from './api/app.js';
+import type { ApiContext } from './api/context.js';
+import { loadSettings, storageOf } from './api/resources/settings/service.js';
+import type { ProcessOptions } from './config.js';
+import { authChannel, createApiContext } from './core.js';
+import { connectDatabase, type Database } from './storage/connect.js';
+import { DatabaseListener } from './storage/listener.js';
+import { prepareStorage } from './storage/payloads/prepare.js';
+
+export interface ServerSettings {
+  options: ProcessOptions;
+  developerBuild: boolean;
+  logger?: Logger | false;
+  now?: () => Date;
+  /** Bind the HTTP port; false serves only app.inject (tests). */
+  listen?: boolean;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  built: BuiltApp;
+  ctx: ApiContext;
+  database: Database;
+  /** http://host:port of the listening server, when it listens. */
+  url: string | undefined;
+  close(): Promise<void>;
+}
+
+export function defaultLogger(): Logger {
+  return pino({ level: process.env.LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] });
+}
+
+export async function startServer(settings: ServerSettings): Promise<RunningServer> {
+  const { options } = settings;
+  if (settings.developerBuild && options.production) {
+    throw new Error('The developer build (pier serve --dev) refuses to start with NODE_ENV=production');
+  }
+  const logger = settings.logger === undefined ? defaultLogger() : settings.logger;
+  const database = await connectDatabase(options, { runMigrations: true });
+  const closers: (() => Promise<void>)[] = [() => database.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch(() => {});
+  };
+  try {
+    const stored = await loadSettings(database.orm.em.fork());
+    const storageInUse = storageOf(stored);
+    await prepareStorage(storageInUse);
+
+    const ctx = createApiContext({
+      orm: database.orm,
+      options,
+      storageInUse,
+      developerBuild: settings.developerBuild,
+      ...(settings.now ? { now: settings.now } : {}),
+    });
+    closers.push(async () => ctx.apiTokens.close());
+    closers.push(() => ctx.apiTokens.flushUsage());
+
+    const listener = new DatabaseListener(database.url, logger || pino({ level: 'silent' }));
+    listener.on(authChannel, () => ctx.apiTokens.invalidate());
+    await listener.start();
+    closers.push(() => listener.close());
+
+    const built = await buildApp(ctx, { logger });
+    closers.push(() => built.app.close());
+    let url: string | undefined;
+    if (settings.listen !== false) {
+      url = await built.app.listen({ port: options.httpPort, host: options.httpHost });
+    } else {
+      await built.app.ready();
+    }
+    return { app: built.app, built, ctx, database, url, close: closeAll };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

@@ -1,0 +1,36 @@
+/** Reaching the database a process is configured for: DATABASE_URL, else the embedded server. */
+import type { ProcessOptions } from '../config.js';
+import { migrate, openDatabase, type Orm } from './db.js';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
+
+export interface Database {
+  orm: Orm;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function connectDatabase(
+  options: ProcessOptions,
+  { runMigrations }: { runMigrations: boolean },
+): Promise<Database> {
+  const embedded = options.databaseUrl
+    ? undefined
+    : await startEmbeddedPostgres(options.dataDir, { port: options.embeddedPostgresPort });
+  const url = options.databaseUrl ?? embedded!.url;
+  let orm: Orm;
+  try {
+    orm = await openDatabase(url);
+    if (runMigrations) await migrate(orm);
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+  return {
+    orm,
+    url,
+    close: async () => {
+      await orm.close();
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+/** Opening the database: MikroORM over PostgreSQL, with migrations applied on request. */
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { entities } from './entities/index.js';
+import { migrationsList } from './migrations/index.js';
+
+export type Orm = MikroORM;
+
+export async function openDatabase(url: string, options: { poolMax?: number } = {}): Promise<Orm> {
+  return MikroORM.init({
+    clientUrl: url,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
+    discovery: { warnWhenNoEntities: false },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    debug: false,
+    allowGlobalContext: false,
+    // The application owns every timestamp as timestamptz; no implicit local-time conversion.
+    forceUtcTimezone: true,
+  });
+}
+
+/** Applies every pending migration; returns the names applied. */
+export async function migrate(orm: Orm): Promise<string[]> {
+  const applied = await orm.getMigrator().up();
+  return applied.map((m) => m.name);
+}

@@ -1,0 +1,16 @@
+/** Every entity the ORM knows; listed explicitly, no folder discovery. */
+import { AuditEventSchema } from './audit-event.js';
+import { OrganizationSchema, PartnerSchema } from './party.js';
+import { ApiTokenSchema, ServiceAccountSchema } from './service-account.js';
+import { SettingsSchema } from './settings.js';
+import { UserSchema } from './user.js';
+
+export const entities = [
+  OrganizationSchema,
+  PartnerSchema,
+  ServiceAccountSchema,
+  ApiTokenSchema,
+  UserSchema,
+  SettingsSchema,
+  AuditEventSchema,
+];

@@ -1,0 +1,18 @@
+/** People who sign in to the web UI; managed by the CLI and the UI, not the API. */
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { createdAt, updatedAt } from './timestamps.js';
+
+export const UserSchema = defineEntity({
+  name: 'User',
+  tableName: 'app_user',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    name: p.string().length(64),
+    oidc_issuer: p.text(),
+    oidc_subject: p.text(),
+    enabled: p.boolean(),
+    created_at: createdAt(),
+    updated_at: updatedAt(),
+  },
+});
+export type User = InferEntity<typeof UserSchema>;

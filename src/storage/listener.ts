@@ -1,0 +1,60 @@
+/**
+ * One PostgreSQL connection per process that LISTENs for announcements from every pier
+ * process sharing the database (cache invalidation now, delivery announcements later).
+ * It reconnects by itself; while it is away, callers fall back on their own timeouts.
+ */
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+export type ChannelHandler = (payload: string) => void;
+
+export class DatabaseListener {
+  #client: pg.Client | undefined;
+  #closed = false;
+  readonly #handlers = new Map<string, ChannelHandler[]>();
+  #retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly logger: Logger,
+  ) {}
+
+  on(channel: string, handler: ChannelHandler): void {
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Bad channel name ${channel}`);
+    this.#handlers.set(channel, [...(this.#handlers.get(channel) ?? []), handler]);
+    void this.#client?.query(`listen ${channel}`).catch(() => {});
+  }
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url });
+    client.on('notification', (n) => {
+      for (const handler of this.#handlers.get(n.channel) ?? []) handler(n.payload ?? '');
+    });
+    client.on('error', (error) => {
+      this.logger.warn({ err: error }, 'database listener lost its connection; reconnecting');
+      this.#reconnectLater();
+    });
+    await client.connect();
+    for (const channel of this.#handlers.keys()) await client.query(`listen ${channel}`);
+    this.#client = client;
+  }
+
+  #reconnectLater(): void {
+    const old = this.#client;
+    this.#client = undefined;
+    void old?.end().catch(() => {});
+    if (this.#closed || this.#retryTimer) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      if (this.#closed) return;
+      this.start().catch(() => this.#reconnectLater());
+    }, 1000);
+    this.#retryTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retryTimer);
+    await this.#client?.end().catch(() => {});
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * Every migration in order. A migration that has landed is never edited: add a new one.
+ * Listed explicitly so the same list works from TypeScript sources and compiled code.
+ */
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration0001Foundation } from './Migration0001Foundation.js';
+
+export const migrationsList: MigrationObject[] = [
+  { name: 'Migration0001Foundation', class: Migration0001Foundation },
+];

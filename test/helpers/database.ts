@@ -1,0 +1,55 @@
+/** A database of its own for each test file, on the server test/run.ts prepared. */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+function adminUrl(): string {
+  const url = process.env.PIER_TEST_ADMIN_URL ?? process.env.DATABASE_URL;
+  if (!url) throw new Error('Run tests with npm test (it prepares PostgreSQL), or set DATABASE_URL');
+  return url;
+}
+
+export function urlForDatabase(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const admin = adminUrl();
+  const name = `pier_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`create database "${name}"`);
+  await client.end();
+  return {
+    url: urlForDatabase(admin, name),
+    name,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`);
+      await c.end();
+    },
+  };
+}
+
+/** Runs SQL directly, for tests that tamper with rows or read what was stored. */
+export async function sql<T extends pg.QueryResultRow = Record<string, unknown>>(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}

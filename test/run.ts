@@ -1,0 +1,55 @@
+/**
+ * `npm test` after lint and typecheck: makes sure a PostgreSQL is there (DATABASE_URL, else
+ * an embedded one under .test-pg), then runs every *.test.ts with tap and prints the totals.
+ * Each test file creates and drops its own database on that server.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../src/storage/embedded-postgres.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function testFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...testFiles(full));
+    else if (entry.name.endsWith('.test.ts')) out.push(path.relative(root, full));
+  }
+  return out.sort();
+}
+
+const requested = process.argv.slice(2);
+const files =
+  requested.length > 0
+    ? requested
+    : [...testFiles(path.join(root, 'test')), ...testFiles(path.join(root, 'src'))];
+
+let adminUrl = process.env.DATABASE_URL;
+let stopEmbedded: (() => Promise<void>) | undefined;
+if (!adminUrl) {
+  const embedded = await startEmbeddedPostgres(path.join(root, '.test-pg'), {
+    port: 54330,
+    database: 'postgres',
+  });
+  adminUrl = embedded.url;
+  stopEmbedded = embedded.stop;
+}
+
+const tap = spawn(
+  process.execPath,
+  [
+    path.join(root, 'node_modules/tap/dist/esm/run.mjs'),
+    '--reporter',
+    path.join(root, 'test/counts-reporter.mjs'),
+    '--timeout',
+    '300',
+    ...files,
+  ],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, PIER_TEST_ADMIN_URL: adminUrl } },
+);
+const code = await new Promise<number>((resolve) => tap.on('exit', (c) => resolve(c ?? 1)));
+await stopEmbedded?.();
+process.exit(code);
