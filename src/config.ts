@@ -16,6 +16,8 @@ export interface ProcessOptions {
   dataDir: string;
   /** Loopback port of the embedded PostgreSQL (used only without DATABASE_URL). */
   embeddedPostgresPort: number;
+  /** Key that encrypts secrets at rest; undefined uses <dataDir>/secret.key. */
+  secretKey: string | undefined;
   /** Key for the audit hash chain (HMAC-SHA-256); undefined writes unhashed events. */
   auditKey: string | undefined;
   /** Origins a browser page may call the API from (CORS); empty allows none. */
@@ -46,6 +48,7 @@ export function readProcessOptions(env: NodeJS.ProcessEnv = process.env): Proces
     embeddedPostgresPort: env.PIER_EMBEDDED_PG_PORT
       ? Number(env.PIER_EMBEDDED_PG_PORT)
       : defaults.embeddedPostgresPort,
+    secretKey: env.PIER_SECRET_KEY || undefined,
     auditKey: env.AUDIT_KEY || undefined,
     allowedOrigins: (env.ALLOWED_ORIGINS ?? '')
       .split(',')

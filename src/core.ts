@@ -10,6 +10,7 @@ import type { ApiContext } from './api/context.js';
 import type { StorageSelection } from './api/schemas/settings.js';
 import type { ProcessOptions } from './config.js';
 import { AuditRecorder } from './runtime/audit/recorder.js';
+import type { SecretBox } from './runtime/secrets/secret-box.js';
 import type { Orm } from './storage/db.js';
 
 /** NOTIFY channel telling every process that tokens or accounts changed. */
@@ -18,6 +19,7 @@ export const authChannel = 'pier_auth';
 export interface CoreOptions {
   orm: Orm;
   options: ProcessOptions;
+  secrets: SecretBox;
   storageInUse: StorageSelection;
   developerBuild: boolean;
   now?: () => Date;
@@ -30,6 +32,7 @@ export function createApiContext(core: CoreOptions): ApiContext {
     orm: core.orm,
     options: core.options,
     audit: new AuditRecorder(core.options.auditKey),
+    secrets: core.secrets,
     apiTokens: new ApiTokenCredential(core.orm, core.tokenCache, now),
     storageInUse: core.storageInUse,
     developerBuild: core.developerBuild,

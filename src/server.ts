@@ -9,6 +9,7 @@ import { authChannel, createApiContext } from './core.js';
 import { connectDatabase, type Database } from './storage/connect.js';
 import { DatabaseListener } from './storage/listener.js';
 import { prepareStorage } from './storage/payloads/prepare.js';
+import { loadSecretBox } from './runtime/secrets/secret-box.js';
 
 export interface ServerSettings {
   options: ProcessOptions;
@@ -52,6 +53,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     const ctx = createApiContext({
       orm: database.orm,
       options,
+      secrets: await loadSecretBox(options.dataDir, options.secretKey),
       storageInUse,
       developerBuild: settings.developerBuild,
       ...(settings.now ? { now: settings.now } : {}),

@@ -3,6 +3,7 @@
  * envelopes) and every installed module's routes under /api/v1.
  */
 import cors from '@fastify/cors';
+import multipart from '@fastify/multipart';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -63,6 +64,8 @@ export async function buildApp(
     protects: (path) => path === '/openapi.yaml' || path === apiPrefix || path.startsWith(`${apiPrefix}/`),
   });
   installContentTypeRules(app);
+  // Uploads (certificates, messages by hand) stream their parts; each route sets its own size limit.
+  await app.register(multipart, { throwFileSizeLimit: true, limits: { fields: 20, files: 4, parts: 30 } });
 
   const router = new ApiRouter(app, apiPrefix);
   const modules = options.modules ?? installedModules;

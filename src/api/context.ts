@@ -2,6 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ProcessOptions } from '../config.js';
 import type { AuditRecorder } from '../runtime/audit/recorder.js';
+import type { SecretBox } from '../runtime/secrets/secret-box.js';
 import type { Orm } from '../storage/db.js';
 import type { ApiTokenCredential } from './auth/api-token-credential.js';
 import type { StorageSelection } from './schemas/settings.js';
@@ -10,6 +11,8 @@ export interface ApiContext {
   orm: Orm;
   options: ProcessOptions;
   audit: AuditRecorder;
+  /** Encrypts and decrypts secrets stored in the database. */
+  secrets: SecretBox;
   apiTokens: ApiTokenCredential;
   /** The payload storage this process started with (spec 2.11 storage_in_use). */
   storageInUse: StorageSelection;

@@ -5,6 +5,7 @@ import { loadSettings, storageOf } from '../api/resources/settings/service.js';
 import type { Caller } from '../api/auth/caller.js';
 import { readProcessOptions } from '../config.js';
 import { connectDatabase } from '../storage/connect.js';
+import { loadSecretBox } from '../runtime/secrets/secret-box.js';
 
 /** Changes made from the command line are recorded as made by `system` (spec 2.15). */
 export const cliCaller: Caller = { kind: 'developer', actor: 'system' };
@@ -15,6 +16,7 @@ export async function withSession<T>(work: (ctx: ApiContext) => Promise<T>): Pro
   const ctx = createApiContext({
     orm: database.orm,
     options,
+    secrets: await loadSecretBox(options.dataDir, options.secretKey),
     storageInUse: storageOf(await loadSettings(database.orm.em.fork())),
     developerBuild: false,
   });

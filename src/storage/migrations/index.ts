@@ -4,7 +4,9 @@
  */
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration0001Foundation } from './Migration0001Foundation.js';
+import { Migration0002Alerts } from './Migration0002Alerts.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
+  { name: 'Migration0002Alerts', class: Migration0002Alerts },
 ];
