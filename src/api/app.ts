@@ -32,6 +32,8 @@ export interface BuiltApp {
   app: FastifyInstance;
   /** The API routes registered, for the OpenAPI document and its test. */
   routes: RegisteredRoute[];
+  /** Every route fastify registered (method and URL), to check the document against. */
+  fastifyRoutes: { method: string; url: string }[];
   openapi: Record<string, unknown>;
 }
 
@@ -49,6 +51,11 @@ export async function buildApp(
   const app: FastifyInstance = options.logger
     ? (Fastify({ ...common, loggerInstance: options.logger as FastifyBaseLogger }) as FastifyInstance)
     : Fastify({ ...common, logger: false });
+
+  const fastifyRoutes: { method: string; url: string }[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) fastifyRoutes.push({ method, url: route.url });
+  });
 
   const allowed = new Set(ctx.options.allowedOrigins);
   await app.register(cors, {
@@ -84,5 +91,5 @@ export async function buildApp(
   // Load balancers probe the root; the same answer as the API's health.
   app.get('/health', { config: { public: true } }, (_request, reply) => answerHealth(ctx, reply));
 
-  return { app, routes: router.registered, openapi };
+  return { app, routes: router.registered, fastifyRoutes, openapi };
 }

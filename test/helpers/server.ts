@@ -41,10 +41,12 @@ export interface TestServerOptions {
   developerBuild?: boolean;
   now?: () => Date;
   listen?: boolean;
+  /** Share the database of another test server (a second process of the cluster). */
+  db?: TestDatabase;
 }
 
 export async function startTestServer(t: Test, settings: TestServerOptions = {}): Promise<TestServer> {
-  const db = await createTestDatabase();
+  const db = settings.db ?? (await createTestDatabase());
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-test-'));
   const options: ProcessOptions = {
     ...readProcessOptions({
@@ -66,7 +68,7 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
   });
   t.teardown(async () => {
     await server.close();
-    await db.drop();
+    if (!settings.db) await db.drop();
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -110,8 +112,9 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
   const { createServiceAccount } = await import('../../src/api/resources/service-accounts/service.js');
   const { createApiToken } = await import('../../src/api/resources/api-tokens/service.js');
   const system = { kind: 'developer' as const, actor: 'system' };
+  const accountName = settings.db ? `tester-${process.hrtime.bigint()}` : 'tester';
   await createServiceAccount(server.ctx, system, {
-    name: 'tester',
+    name: accountName,
     description: '',
     kind: 'local',
     enabled: true,

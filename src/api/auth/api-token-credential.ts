@@ -87,19 +87,19 @@ export class ApiTokenCredential implements CredentialKind {
     const pending = [...this.#usage.entries()];
     this.#usage.clear();
     const conn = this.orm.em.getConnection();
-    const tokenIds = pending.map(([id]) => id);
-    const times = pending.map(([, u]) => u.at.toISOString());
-    const accountIds = pending.map(([, u]) => u.accountId);
+    // One JSON parameter, because the query builder would spread an array into a list.
+    const uses = JSON.stringify(pending.map(([id, u]) => ({ id, account: u.accountId, at: u.at.toISOString() })));
     await conn.execute(
       `update api_token t set last_used_at = greatest(coalesce(t.last_used_at, u.at), u.at)
-         from unnest(?::int[], ?::timestamptz[]) as u(id, at) where t.id = u.id`,
-      [tokenIds, times],
+         from json_to_recordset(?::json) as u(id int, account int, at timestamptz) where t.id = u.id`,
+      [uses],
     );
     await conn.execute(
       `update service_account a set last_used_at = greatest(coalesce(a.last_used_at, u.at), u.at)
-         from (select id, max(at) as at from unnest(?::int[], ?::timestamptz[]) as x(id, at) group by id) u
-        where a.id = u.id`,
-      [accountIds, times],
+         from (select account, max(at) as at
+                 from json_to_recordset(?::json) as x(id int, account int, at timestamptz) group by account) u
+        where a.id = u.account`,
+      [uses],
     );
   }
 
