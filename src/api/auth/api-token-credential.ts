@@ -88,7 +88,9 @@ export class ApiTokenCredential implements CredentialKind {
     this.#usage.clear();
     const conn = this.orm.em.getConnection();
     // One JSON parameter, because the query builder would spread an array into a list.
-    const uses = JSON.stringify(pending.map(([id, u]) => ({ id, account: u.accountId, at: u.at.toISOString() })));
+    const uses = JSON.stringify(
+      pending.map(([id, u]) => ({ id, account: u.accountId, at: u.at.toISOString() })),
+    );
     await conn.execute(
       `update api_token t set last_used_at = greatest(coalesce(t.last_used_at, u.at), u.at)
          from json_to_recordset(?::json) as u(id int, account int, at timestamptz) where t.id = u.id`,

@@ -33,8 +33,21 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
+/** HMAC over exactly the chained fields, whatever else the row carries. */
 export function eventHash(key: string, event: ChainedFields): string {
-  const canonical = canonicalJson({ ...event, at: event.at.toISOString() });
+  const fields: Record<keyof ChainedFields, unknown> = {
+    v: event.v,
+    id: event.id,
+    at: event.at.toISOString(),
+    actor: event.actor,
+    action: event.action,
+    kind: event.kind,
+    record_id: event.record_id,
+    record_name: event.record_name,
+    changes: event.changes,
+    prev_hash: event.prev_hash,
+  };
+  const canonical = canonicalJson(fields);
   return createHmac('sha256', key).update(canonical).digest('hex');
 }
 
