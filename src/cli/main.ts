@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ApiError } from '../api/errors.js';
+import { installErrorMessages } from '../api/schemas/messages.js';
 import { serviceVersion } from '../version.js';
 import { apiTokenCommands } from './commands/api-tokens.js';
 import { migrateCommand } from './commands/migrate.js';
@@ -40,12 +41,13 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  installErrorMessages();
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof CommanderError) return error.exitCode;
     process.stderr.write(`pier: ${describeError(error)}\n`);
     return 1;
   }

@@ -1,7 +1,6 @@
 /** Reaching the database a process is configured for: DATABASE_URL, else the embedded server. */
 import type { ProcessOptions } from '../config.js';
 import { migrate, openDatabase, type Orm } from './db.js';
-import { startEmbeddedPostgres } from './embedded-postgres.js';
 
 export interface Database {
   orm: Orm;
@@ -13,9 +12,12 @@ export async function connectDatabase(
   options: ProcessOptions,
   { runMigrations }: { runMigrations: boolean },
 ): Promise<Database> {
+  // Loaded only when needed: the embedded server's package installs process exit hooks.
   const embedded = options.databaseUrl
     ? undefined
-    : await startEmbeddedPostgres(options.dataDir, { port: options.embeddedPostgresPort });
+    : await (
+        await import('./embedded-postgres.js')
+      ).startEmbeddedPostgres(options.dataDir, { port: options.embeddedPostgresPort });
   const url = options.databaseUrl ?? embedded!.url;
   let orm: Orm;
   try {

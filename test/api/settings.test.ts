@@ -12,15 +12,20 @@ t.test('defaults, and the storage the process runs with', async (t) => {
   t.equal(r.status, 200);
   t.match(r.body.data, {
     storage_backend: 'local',
-    storage_local_directory: './payloads',
+    storage_local_directory: `${server.dataDir}/payloads`,
     storage_s3_bucket: '',
     storage_s3_region: '',
     storage_s3_endpoint: '',
     delivery_max_dispatches: 5,
     identification_hide_version: false,
-    storage_in_use: { storage_backend: 'local', storage_local_directory: './payloads' },
+    storage_in_use: { storage_backend: 'local', storage_local_directory: `${server.dataDir}/payloads` },
     restart_needed: false,
   });
+  const [column] = await sql<{ column_default: string }>(
+    server.db.url,
+    "select column_default from information_schema.columns where table_name = 'settings' and column_name = 'storage_local_directory'",
+  );
+  t.equal(column!.column_default, "'./payloads'::text", 'a new installation starts from ./payloads');
   t.match(r.body.data.updated_at, /^\d{4}-\d\d-\d\dT/);
 });
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Test } from 'tap';
 import { readProcessOptions, type ProcessOptions } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { migrate, openDatabase } from '../../src/storage/db.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestServer extends RunningServer {
@@ -45,6 +46,17 @@ export interface TestServerOptions {
   db?: TestDatabase;
 }
 
+/** Migrates a fresh database and points its payload storage at the test's own directory. */
+async function keepPayloadsIn(url: string, directory: string): Promise<void> {
+  const orm = await openDatabase(url, { poolMax: 1 });
+  try {
+    await migrate(orm);
+    await orm.em.getConnection().execute('update settings set storage_local_directory = ?', [directory]);
+  } finally {
+    await orm.close();
+  }
+}
+
 export async function startTestServer(t: Test, settings: TestServerOptions = {}): Promise<TestServer> {
   const db = settings.db ?? (await createTestDatabase());
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-test-'));
@@ -57,8 +69,7 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
       ...settings.env,
     }),
   };
-  // Payloads of this test go to its own temporary directory.
-  process.chdir(dataDir);
+  if (!settings.db) await keepPayloadsIn(db.url, path.join(dataDir, 'payloads'));
   const server = await startServer({
     options,
     developerBuild: settings.developerBuild ?? false,
@@ -123,7 +134,7 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
   });
   const bootstrap = (
     await createApiToken(server.ctx, system, {
-      service_account: 'tester',
+      service_account: accountName,
       label: 'tests',
       expires_in_days: 90,
     })
