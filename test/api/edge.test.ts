@@ -171,3 +171,15 @@ t.test('a server failure is INTERNAL_ERROR; the cause is logged with the user, n
   t.match(logged, /"user":"sa:tester"/);
   t.match(logged, /disk quota exceeded/);
 });
+
+t.test('GET /health is unwrapped and answers 503 when the database is down', async (t) => {
+  const up = await server.call('GET', '/health', { token: null });
+  t.equal(up.status, 200);
+  t.same(Object.keys(up.body).sort(), ['database', 'status', 'timestamp']);
+  t.match(up.body, { status: 'healthy', database: 'up' });
+  const other = await startTestServer(t);
+  await other.database.orm.close(true);
+  const down = await other.call('GET', '/api/v1/health', { token: null });
+  t.equal(down.status, 503);
+  t.match(down.body, { status: 'unhealthy', database: 'down' });
+});

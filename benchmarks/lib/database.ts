@@ -1,0 +1,40 @@
+/** A fresh database for one benchmark run: on DATABASE_URL's server, else an embedded one. */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../../src/storage/embedded-postgres.js';
+
+export interface BenchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function benchDatabase(): Promise<BenchDatabase> {
+  let admin = process.env.DATABASE_URL;
+  let stop: (() => Promise<void>) | undefined;
+  if (!admin) {
+    const embedded = await startEmbeddedPostgres(path.resolve(import.meta.dirname, '../../.test-pg'), {
+      port: 54330,
+      database: 'postgres',
+    });
+    admin = embedded.url;
+    stop = embedded.stop;
+  }
+  const name = `pier_bench_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`create database "${name}"`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`);
+      await c.end();
+      await stop?.();
+    },
+  };
+}
