@@ -3,7 +3,7 @@
  * feed the OpenAPI document, so the document describes exactly what is registered.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Caller } from '../auth/caller.js';
 import type { ErrorCode } from '../errors.js';
 import { parseOrThrow, requireObjectBody } from '../validation.js';
@@ -63,6 +63,20 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * JSON Schema of a success envelope, so fastify compiles a serializer for the answer
+ * (several times faster than JSON.stringify on large lists).
+ */
+function envelopeSchema(data: z.ZodType): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: {
+      data: z.toJSONSchema(data, { target: 'draft-07', io: 'output', unrepresentable: 'any' }),
+      error: { type: 'null' },
+    },
+  };
+}
+
 export class ApiRouter {
   readonly registered: RegisteredRoute[] = [];
 
@@ -84,6 +98,9 @@ export class ApiRouter {
     this.app.route({
       method: definition.method,
       url,
+      ...(definition.response && !definition.raw && status !== 204
+        ? { schema: { response: { [status]: envelopeSchema(definition.response) } } }
+        : {}),
       config: { public: definition.public ?? false, consumes: definition.consumes ?? 'json' },
       ...(definition.bodyLimit !== undefined ? { bodyLimit: definition.bodyLimit } : {}),
       handler: async (request, reply) => {

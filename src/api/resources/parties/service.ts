@@ -28,7 +28,7 @@ export const partnerKind: PartyKind = { entity: PartnerSchema, label: 'Partner',
 
 const auditedFields = ['name', 'display_name'] as const;
 
-export function partyJson(p: Organization): PartyRecord {
+export function partyJson(p: Omit<Organization, 'total'>): PartyRecord {
   return {
     id: p.id,
     name: p.name,
@@ -38,21 +38,38 @@ export function partyJson(p: Organization): PartyRecord {
   };
 }
 
+interface PartyRow {
+  id: number;
+  name: string;
+  display_name: string;
+  created_at: Date;
+  updated_at: Date;
+  total: string;
+}
+
+/**
+ * One query for the page and its total (a window count), without entity hydration:
+ * lists are the hottest read of the API.
+ */
 export async function listParties(
   em: EntityManager,
   kind: PartyKind,
   query: { q?: string | undefined; limit: number; offset: number },
 ): Promise<Page<PartyRecord>> {
-  const where = query.q
-    ? {
-        $or: [{ name: { $ilike: likePattern(query.q) } }, { display_name: { $ilike: likePattern(query.q) } }],
-      }
-    : {};
-  const [rows, total] = await em.findAndCount(kind.entity, where, {
-    orderBy: { name: 'asc' },
-    limit: query.limit,
-    offset: query.offset,
-  });
+  const table = kind.auditKind;
+  const filter = query.q ? 'where name ilike ? or display_name ilike ?' : '';
+  const params = query.q ? [likePattern(query.q), likePattern(query.q)] : [];
+  const conn = em.getConnection();
+  const rows = await conn.execute<PartyRow[]>(
+    `select id, name, display_name, created_at, updated_at, count(*) over () as total
+       from ${table} ${filter} order by name limit ? offset ?`,
+    [...params, query.limit, query.offset],
+  );
+  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  if (rows.length === 0 && query.offset > 0) {
+    const [count] = await conn.execute<{ n: string }[]>(`select count(*) as n from ${table} ${filter}`, params);
+    total = Number(count?.n ?? 0);
+  }
   return { items: rows.map(partyJson), total, limit: query.limit, offset: query.offset };
 }
 
