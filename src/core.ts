@@ -4,7 +4,6 @@
  * Used by the server and by the CLI, so both write the same audit events the same way.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import { ApiTokenCredential, type ApiTokenCredentialOptions } from './api/auth/api-token-credential.js';
 import type { ApiContext } from './api/context.js';
 import type { StorageSelection } from './api/schemas/settings.js';
@@ -44,5 +43,3 @@ export function createApiContext(core: CoreOptions): ApiContext {
     now,
   };
 }
-
-export type { Logger };

@@ -14,8 +14,8 @@ export const SettingsFields = {
   identification_hide_version: z.boolean(),
 };
 
-export const settingsDefaults = {
-  storage_backend: 'local' as const,
+export const settingsDefaults: SettingsValues = {
+  storage_backend: 'local',
   storage_local_directory: './payloads',
   storage_s3_bucket: '',
   storage_s3_region: '',
@@ -39,13 +39,9 @@ export const SettingsUpdate = z.strictObject({
   restart_needed: readOnly,
 });
 
-export type SettingsValues = {
-  [K in keyof typeof settingsDefaults]: (typeof settingsDefaults)[K] | string;
-} & {
-  storage_backend: (typeof storageBackends)[number];
-  delivery_max_dispatches: number;
-  identification_hide_version: boolean;
-};
+const SettingsValuesSchema = z.object(SettingsFields);
+/** The editable properties of the record, all present. */
+export type SettingsValues = z.infer<typeof SettingsValuesSchema>;
 
 /** Cross-field rules, applied to the record as it would be saved. */
 export function settingsProblems(s: SettingsValues): Record<string, string> {

@@ -67,7 +67,10 @@ export async function listParties(
   );
   let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   if (rows.length === 0 && query.offset > 0) {
-    const [count] = await conn.execute<{ n: string }[]>(`select count(*) as n from ${table} ${filter}`, params);
+    const [count] = await conn.execute<{ n: string }[]>(
+      `select count(*) as n from ${table} ${filter}`,
+      params,
+    );
     total = Number(count?.n ?? 0);
   }
   return { items: rows.map(partyJson), total, limit: query.limit, offset: query.offset };
