@@ -39,9 +39,9 @@ export const SettingsUpdate = z.strictObject({
   restart_needed: readOnly,
 });
 
-const SettingsValuesSchema = z.object(SettingsFields);
 /** The editable properties of the record, all present. */
-export type SettingsValues = z.infer<typeof SettingsValuesSchema>;
+export const SettingsValues = z.object(SettingsFields);
+export type SettingsValues = z.infer<typeof SettingsValues>;
 
 /** Cross-field rules, applied to the record as it would be saved. */
 export function settingsProblems(s: SettingsValues): Record<string, string> {
