@@ -7,6 +7,7 @@ import type { ApiRouter } from './http/router.js';
 import type { OpenApiContribution } from './openapi/document.js';
 import { registerApiTokenRoutes } from './resources/api-tokens/routes.js';
 import { registerAuditRoutes } from './resources/audit/routes.js';
+import { registerCertificateRoutes } from './resources/certificates/routes.js';
 import { registerHealthRoutes } from './resources/health/routes.js';
 import { registerPartyRoutes } from './resources/parties/routes.js';
 import { registerServiceAccountRoutes } from './resources/service-accounts/routes.js';
@@ -27,6 +28,7 @@ export const coreModule: ApiModule = {
     registerApiTokenRoutes(router, ctx);
     registerSettingsRoutes(router, ctx);
     registerAuditRoutes(router, ctx);
+    registerCertificateRoutes(router, ctx);
   },
 };
 

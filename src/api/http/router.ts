@@ -36,6 +36,8 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
   query?: Q;
   params?: P;
   consumes?: Consumes;
+  /** Parts of a multipart request, for the OpenAPI document; the handler reads them itself. */
+  form?: z.ZodType;
   /** Request body limit in bytes, when it differs from the default 1 MiB. */
   bodyLimit?: number;
   /** Success status; 204 sends no body. */
@@ -60,6 +62,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     public?: boolean;
     consumes?: Consumes;
+    /** Parts of a multipart request, for the OpenAPI document; the handler reads them itself. */
+    form?: z.ZodType;
   }
 }
 

@@ -34,12 +34,13 @@ function errorResponses(route: RegisteredRoute): Json {
   const d = route.definition;
   const codes = new Set<ErrorCode>(['INTERNAL_ERROR']);
   if (!d.public) authCodes.forEach((c) => codes.add(c));
-  if (d.params || d.query || d.body) codes.add('INVALID_INPUT');
+  if (d.params || d.query || d.body || d.form) codes.add('INVALID_INPUT');
   if (d.params) codes.add('NOT_FOUND');
   if (route.method !== 'GET') {
     codes.add('UNSUPPORTED_MEDIA_TYPE');
     codes.add('PAYLOAD_TOO_LARGE');
   }
+  if (d.consumes === 'multipart') codes.add('MISSING_HEADER');
   for (const c of d.errors ?? []) codes.add(c);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const c of codes)
@@ -129,11 +130,12 @@ export function buildOpenApiDocument(
       responses: { ...successResponse(route), ...errorResponses(route) },
     };
     if (d.public) operation.security = [];
-    if (d.body) {
+    const requestSchema = d.body ?? d.form;
+    if (requestSchema) {
       const media = d.consumes === 'multipart' ? 'multipart/form-data' : 'application/json';
       operation.requestBody = {
         required: true,
-        content: { [media]: { schema: jsonSchema(d.body, 'input') } },
+        content: { [media]: { schema: jsonSchema(requestSchema, 'input') } },
       };
     }
     paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation };
