@@ -55,6 +55,8 @@ export function makeFixtures(): Fixtures {
           'unique_subject = no',
           '[any]',
           'commonName = supplied',
+          'organizationName = optional',
+          'countryName = optional',
         ].join('\n'),
       );
       caReady = true;

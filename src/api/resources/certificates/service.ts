@@ -1,5 +1,5 @@
 /** Stored certificates (spec 2.4, 4.3): list and filters, get, description update, delete, PEM download. */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { toPem } from '../../../runtime/certificates/certificate-info.js';
 import { dayMs, expiringWindowDays } from '../../../runtime/certificates/validity.js';
@@ -61,7 +61,11 @@ export async function listCertificates(
   const [rows, total] = await em.findAndCount(
     CertificateSchema,
     filters.length > 0 ? { $and: filters } : {},
-    { orderBy: { common_name: 'asc', id: 'asc' }, limit: query.limit, offset: query.offset },
+    {
+      orderBy: [{ [raw((alias) => `lower(${alias}.common_name)`)]: 'asc' }, { id: 'asc' }],
+      limit: query.limit,
+      offset: query.offset,
+    },
   );
   return { items: rows.map((c) => certificateJson(c, now)), total, limit: query.limit, offset: query.offset };
 }
