@@ -170,3 +170,28 @@ t.test('delete removes a certificate no profile uses', async (t) => {
   t.equal(bad.status, 400);
   t.same(bad.body.error.details, { id: 'Must be a whole number' });
 });
+
+t.test('the OpenAPI document describes the certificate and AS2 profile endpoints', async (t) => {
+  const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
+  const { parse } = await import('yaml');
+  const answer = await server.call('GET', '/api/v1/openapi.yaml');
+  const doc = parse(answer.raw);
+  await t.resolves(SwaggerParser.validate(structuredClone(doc)));
+  for (const path of [
+    '/certificates',
+    '/certificates/import',
+    '/certificates/expiring',
+    '/certificates/{id}',
+    '/certificates/{id}/download',
+    '/as2/local-profiles',
+    '/as2/local-profiles/{id}',
+    '/as2/remote-profiles',
+    '/as2/remote-profiles/{id}',
+  ]) {
+    t.ok(doc.paths[path], path);
+  }
+  const upload = doc.paths['/certificates'].post;
+  t.ok(upload.requestBody.content['multipart/form-data'].schema.properties.certificate);
+  t.match(upload.responses['400'].description, /MISSING_HEADER/);
+  t.match(doc.paths['/certificates/{id}'].delete.responses['409'].description, /CERTIFICATE_IN_USE/);
+});
