@@ -2,10 +2,11 @@
 import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { toPem } from '../../../runtime/certificates/certificate-info.js';
+import { describeCertificateUsers } from '../../../runtime/certificates/usage-text.js';
 import { dayMs, expiringWindowDays } from '../../../runtime/certificates/validity.js';
 import { diffChanges } from '../../../runtime/audit/changes.js';
 import { CertificateSchema, type Certificate } from '../../../storage/entities/certificate.js';
-import { certificateUsers, type CertificateUser } from '../../../storage/queries/certificate-users.js';
+import { certificateUsers } from '../../../storage/queries/certificate-users.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
@@ -128,16 +129,6 @@ export async function updateCertificate(
   });
 }
 
-function describeUsers(users: CertificateUser[]): string {
-  const shown = users.slice(0, 3).map((u) => {
-    const what =
-      u.kind === 'as2-local-profile' ? 'the AS2 profile of organization' : 'the AS2 profile of partner';
-    return `${what} ${u.name} (${u.fields.join(', ')})`;
-  });
-  const more = users.length > 3 ? ` and ${users.length - 3} more` : '';
-  return `${shown.join(', ')}${more}`;
-}
-
 export async function deleteCertificate(ctx: ApiContext, caller: Caller, id: number): Promise<void> {
   await inTransaction(ctx, async (em) => {
     // The row lock makes the check and the delete one step: a profile being saved now
@@ -154,12 +145,16 @@ export async function deleteCertificate(ctx: ApiContext, caller: Caller, id: num
     const certificate = await load(em, id);
     const users = await certificateUsers(em, [id]);
     if (users.length > 0) {
-      throw new ApiError('CERTIFICATE_IN_USE', `The certificate is used by ${describeUsers(users)}`, {
-        users: users
-          .slice(0, maxUsersListed)
-          .map(({ kind, name, fields, link }) => ({ kind, name, fields, link })),
-        total: users.length,
-      });
+      throw new ApiError(
+        'CERTIFICATE_IN_USE',
+        `The certificate is used by ${describeCertificateUsers(users)}`,
+        {
+          users: users
+            .slice(0, maxUsersListed)
+            .map(({ kind, name, fields, link }) => ({ kind, name, fields, link })),
+          total: users.length,
+        },
+      );
     }
     const before = {
       description: certificate.description,
