@@ -1,4 +1,5 @@
 // Covers AS2 profiles (spec 2.5, 7): local and remote profiles, secure defaults, certificate rules, rollover lists, write-only secrets, the endpoint rule, 409s, and certificates refused deletion while in use.
+import pg from 'pg';
 import t from 'tap';
 import { makeFixtures } from '../helpers/certificates.js';
 import { sql } from '../helpers/database.js';
@@ -493,4 +494,72 @@ t.test('deleting profiles (or their party) frees the certificate', async (t) => 
     [oursNext],
   );
   t.equal(left!.n, 0);
+});
+
+t.test('a delete racing a profile save never leaves a profile naming a missing certificate', async (t) => {
+  const racer = await party('partners', 'racer');
+  const base = await server.call('POST', '/api/v1/as2/remote-profiles', {
+    body: {
+      business_partner_id: racer,
+      as2id: 'RACER',
+      endpoint: 'https://racer.example/as2',
+      encryption_algorithm: 'none',
+      mdn_signed: false,
+    },
+  });
+  t.equal(base.status, 201);
+  for (let i = 0; i < 8; i++) {
+    f.openssl(
+      `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout race${i}.key -out race${i}.crt -subj /CN=race${i}`,
+    );
+    const id = await store(`race${i}`, false);
+    // Alternate which request starts first, so both orders of the race are exercised.
+    const remove = () => server.call('DELETE', `/api/v1/certificates/${id}`);
+    const save = () =>
+      server.call('PUT', `/api/v1/as2/remote-profiles/${racer}`, {
+        body: { signature_certificate_ids: [id] },
+      });
+    const [removed, saved] =
+      i % 2 === 0
+        ? await Promise.all([remove(), save()])
+        : await Promise.all([save(), remove()]).then(([s, r]) => [r, s] as const);
+    const outcome = `${removed.status}/${saved.status}`;
+    t.ok(outcome === '204/400' || outcome === '409/200', `round ${i}: ${outcome}`);
+    if (saved.status === 400)
+      t.same(saved.body.error.details, { signature_certificate_ids: `Certificate ${id} does not exist` });
+    const [dangling] = await sql<{ n: number }>(
+      server.db.url,
+      'select count(*)::int as n from as2_profile_certificate pc left join certificate c on c.id = pc.certificate_id where c.id is null',
+    );
+    t.equal(dangling!.n, 0);
+  }
+});
+
+t.test('a delete waits for a profile save in progress, then sees the new user', async (t) => {
+  f.openssl(
+    'req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout held.key -out held.crt -subj /CN=held',
+  );
+  const id = await store('held', false);
+  const racer = (await sql<{ id: number }>(server.db.url, "select id from partner where name = 'racer'"))[0]!
+    .id;
+  const client = new pg.Client({ connectionString: server.db.url });
+  await client.connect();
+  try {
+    // What a profile save does: lock the certificate row (KEY SHARE), then write its reference.
+    await client.query('begin');
+    await client.query('select id from certificate where id = $1 for key share', [id]);
+    const pending = server.call('DELETE', `/api/v1/certificates/${id}`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await client.query(
+      "insert into as2_profile_certificate (business_partner_id, field, position, certificate_id) values ($1, 'tls_trusted_certificate_ids', 0, $2)",
+      [racer, id],
+    );
+    await client.query('commit');
+    const removed = await pending;
+    t.equal(removed.status, 409);
+    t.equal(removed.body.error.code, 'CERTIFICATE_IN_USE');
+    t.same(removed.body.error.details.users[0].fields, ['tls_trusted_certificate_ids']);
+  } finally {
+    await client.end();
+  }
 });
