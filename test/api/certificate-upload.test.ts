@@ -175,6 +175,11 @@ t.test('every format is read: what an upload without description finds', async (
       { certs: [rsaFingerprint], keys: 1, pairs: [0] },
     ],
     ['EC certificate', { certificate: f.read('ec.crt') }, { certs: [ecFingerprint], keys: 0, pairs: [null] }],
+    [
+      'PKCS#12 with an EC key',
+      { certificate: f.read('ec.p12'), password },
+      { certs: [ecFingerprint], keys: 1, pairs: [0] },
+    ],
     ['a key alone', { certificate: f.read('rsa.key') }, { certs: [], keys: 1, pairs: [] }],
   ];
   for (const [key, file] of [

@@ -109,6 +109,7 @@ export function makeStandardFixtures(): Fixtures {
   o('ecparam -name prime256v1 -genkey -noout -out ec.key');
   o('ec -in ec.key -outform DER -out ec-sec1.der');
   o('req -x509 -key ec.key -out ec.crt -days 20 -subj', '/O=Globex/CN=Globex EDI');
+  o('pkcs12 -export -in ec.crt -inkey ec.key -out ec.p12 -passout', `pass:${password}`);
   o('crl2pkcs7 -nocrl -certfile rsa.crt -certfile ec.crt -out chain.p7b');
   o('crl2pkcs7 -nocrl -certfile rsa.crt -certfile ec.crt -outform DER -out chain-der.p7b');
   o('genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out other.key');

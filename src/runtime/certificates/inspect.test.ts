@@ -75,3 +75,67 @@ t.test('a private_key part without a key is refused on that part', async (t) => 
     message: 'The private_key file holds no usable private key',
   });
 });
+
+t.test('certificates inside a streamed (BER, indefinite length) signed PKCS#7 message', async (t) => {
+  f.openssl(
+    'cms -sign -in bundle.pem -signer rsa.crt -inkey rsa.key -certfile ec.crt -outform DER -stream -out signed.p7s',
+  );
+  const signed = f.read('signed.p7s');
+  t.equal(signed[1], 0x80, 'the file uses an indefinite length');
+  const found = inspectUpload({ certificate: signed });
+  t.equal(found.certificates.length, 2);
+  t.ok(found.certificates.some((c) => c.info.sha256 === rsaSha));
+});
+
+t.test('PEM cut short: the block without an END line is noted; huge damaged text stays quick', async (t) => {
+  const pem = f.read('rsa.crt').toString();
+  const found = inspectUpload({ certificate: Buffer.from(pem + pem.slice(0, 300)) });
+  t.equal(found.certificates.length, 1);
+  t.same(found.notes, [
+    'Skipped the CERTIFICATE block at line 24: it has no END line (the text is cut short)',
+  ]);
+  const junk = `-----BEGIN CERTIFICATE-----\n${'A'.repeat(20 * 1024)}\n`.repeat(990);
+  const started = Date.now();
+  t.throws(() => inspectUpload({ certificate: Buffer.from(junk) }), {
+    constructor: UploadProblem,
+    message:
+      /^The file holds no certificate or private key: Skipped the CERTIFICATE block at line 1: .*; and 985 more$/,
+  });
+  t.ok(Date.now() - started < 3000, `20 MiB of unterminated blocks read in ${Date.now() - started} ms`);
+});
+
+t.test('damaged and truncated files are refused as such, never with another error', async (t) => {
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  let refused = 0;
+  for (const name of [
+    'modern.p12',
+    'legacy.p12',
+    'chain-der.p7b',
+    'rsa.der',
+    'rsa-pkcs8.der',
+    'rsa-enc.der',
+    'ec-sec1.der',
+  ]) {
+    const original = f.read(name);
+    for (let i = 0; i < 60; i++) {
+      const bytes = Buffer.from(original);
+      let input = bytes;
+      if (i % 2 === 0) input = bytes.subarray(0, random(bytes.length));
+      else for (let k = 0; k < 1 + random(4); k++) bytes[random(bytes.length)] = random(256);
+      try {
+        inspectUpload({ certificate: input, password: 'Secret-pass 1' });
+      } catch (error) {
+        if (!(error instanceof UploadProblem)) {
+          t.fail(`${name} #${i}: ${(error as Error).name}: ${(error as Error).message}`);
+          continue;
+        }
+        refused++;
+      }
+    }
+  }
+  t.ok(refused > 200, `${refused} of 420 damaged files refused as upload problems, the rest read`);
+});

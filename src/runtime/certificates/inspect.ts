@@ -7,7 +7,7 @@
 import { X509Certificate } from 'node:crypto';
 import { Asn1Error, readTlv } from './asn1.js';
 import { certificateInfo, CertificateParseError, type CertificateInfo } from './certificate-info.js';
-import { countPemBlocks, looksLikePem, pemBlocks, type PemBlock } from './pem.js';
+import { countPemBlocks, looksLikePem, scanPem, type PemBlock } from './pem.js';
 import { isPkcs7, readPkcs7 } from './pkcs7.js';
 import { isPkcs12, Pkcs12Error, readPkcs12 } from './pkcs12.js';
 import {
@@ -227,7 +227,23 @@ function readDer(der: Buffer, part: Part, out: Collected): void {
   }
 }
 
+/**
+ * Reads one part. Untrusted bytes can break a parser in many ways; whatever is not already an
+ * UploadProblem is reported as a damaged file (400), never as a server failure.
+ */
 function readPart(bytes: Buffer, part: Part, out: Collected): void {
+  try {
+    readPartUnchecked(bytes, part, out);
+  } catch (error) {
+    if (error instanceof UploadProblem) throw error;
+    throw new UploadProblem(
+      part.field,
+      `The ${partName[part.field]} file is damaged and cannot be read (${(error as Error).message})`,
+    );
+  }
+}
+
+function readPartUnchecked(bytes: Buffer, part: Part, out: Collected): void {
   const label = partName[part.field];
   if (bytes.length === 0) throw new UploadProblem(part.field, `The ${label} file is empty`);
   const other = knownOtherFormat(bytes);
@@ -246,7 +262,13 @@ function readPart(bytes: Buffer, part: Part, out: Collected): void {
         `The ${label} file holds ${count} PEM blocks; at most ${maxItemsPerUpload} can be uploaded at once. Split it into smaller files`,
       );
     }
-    for (const block of pemBlocks(text)) readPemBlock(block, part, out);
+    const scan = scanPem(text);
+    for (const block of scan.blocks) readPemBlock(block, part, out);
+    for (const u of scan.unterminated) {
+      out.notes.push(
+        `Skipped the ${u.label} block at line ${u.line}: it has no END line (the text is cut short)`,
+      );
+    }
     return;
   }
   const decoded = text === undefined ? undefined : bareBase64(text);
@@ -332,7 +354,9 @@ export function inspectUpload(files: UploadFiles): Inspection {
   }
 
   if (certificates.length === 0 && keys.length === 0) {
-    const why = notes.length > 0 ? `: ${notes.join('; ')}` : '';
+    const shown = notes.slice(0, 5).join('; ');
+    const why =
+      notes.length === 0 ? '' : `: ${shown}${notes.length > 5 ? `; and ${notes.length - 5} more` : ''}`;
     throw new UploadProblem('certificate', `The file holds no certificate or private key${why}`);
   }
   return { certificates: certificates.map(({ spki: _spki, ...c }) => c), keys, notes };

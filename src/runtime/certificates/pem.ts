@@ -1,4 +1,8 @@
-/** PEM text: the blocks between BEGIN and END lines, with the line each starts on for notes. */
+/**
+ * PEM text: the blocks between BEGIN and END lines, with the line each starts on for notes.
+ * The text is scanned once for markers (linear in its size whatever it holds), then BEGIN and
+ * END lines are paired; a BEGIN without its END is reported, not searched for again and again.
+ */
 
 export interface PemBlock {
   label: string;
@@ -10,7 +14,13 @@ export interface PemBlock {
   line: number;
 }
 
-const blockPattern = /-----BEGIN ([A-Z0-9 #]{1,64})-----([\s\S]*?)-----END \1-----/g;
+export interface PemScan {
+  blocks: PemBlock[];
+  /** BEGIN lines without a matching END line. */
+  unterminated: { label: string; line: number }[];
+}
+
+const markerPattern = /-----(BEGIN|END) ([A-Z0-9 #]{1,64})-----/g;
 
 /** True when the text has at least one PEM BEGIN line. */
 export function looksLikePem(text: string): boolean {
@@ -24,28 +34,48 @@ export function countPemBlocks(text: string): number {
   return count;
 }
 
-export function pemBlocks(text: string): PemBlock[] {
-  const blocks: PemBlock[] = [];
+function decodeBody(body: string): Buffer {
+  // RFC 1421 headers (Proc-Type, DEK-Info) end at an empty line; the base64 follows.
+  const base64 = /^\s*[A-Za-z-]+:/.test(body)
+    ? body
+        .split(/\r?\n\r?\n/)
+        .slice(1)
+        .join('\n')
+    : body;
+  return Buffer.from(base64.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
+}
+
+export function scanPem(text: string): PemScan {
+  const scan: PemScan = { blocks: [], unterminated: [] };
   let line = 1;
   let counted = 0;
-  for (const match of text.matchAll(blockPattern)) {
-    for (let i = text.indexOf('\n', counted); i !== -1 && i < match.index; i = text.indexOf('\n', i + 1))
-      line++;
-    counted = match.index;
-    // RFC 1421 headers (Proc-Type, DEK-Info) end at an empty line; the base64 follows.
-    const body = match[2]!;
-    const base64 = /^[\s]*[A-Za-z-]+:/.test(body)
-      ? body
-          .split(/\r?\n\r?\n/)
-          .slice(1)
-          .join('\n')
-      : body;
-    blocks.push({
-      label: match[1]!,
-      text: match[0],
-      der: Buffer.from(base64.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64'),
-      line,
-    });
+  const lineAt = (index: number) => {
+    for (let i = text.indexOf('\n', counted); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) line++;
+    counted = index;
+    return line;
+  };
+  let open: { label: string; start: number; bodyStart: number; line: number } | undefined;
+  for (const marker of text.matchAll(markerPattern)) {
+    const [whole, kind, label] = marker as unknown as [string, 'BEGIN' | 'END', string];
+    if (kind === 'BEGIN') {
+      if (open) scan.unterminated.push({ label: open.label, line: open.line });
+      open = {
+        label,
+        start: marker.index,
+        bodyStart: marker.index + whole.length,
+        line: lineAt(marker.index),
+      };
+    } else if (open && label === open.label) {
+      const end = marker.index + whole.length;
+      scan.blocks.push({
+        label,
+        text: text.slice(open.start, end),
+        der: decodeBody(text.slice(open.bodyStart, marker.index)),
+        line: open.line,
+      });
+      open = undefined;
+    }
   }
-  return blocks;
+  if (open) scan.unterminated.push({ label: open.label, line: open.line });
+  return scan;
 }

@@ -101,7 +101,8 @@ export async function importCertificates(
       const info = certificateInfo(Buffer.from(found.der, 'base64'));
       const key =
         found.key_index === null ? null : parsePkcs8(Buffer.from(contents.keys[found.key_index]!, 'base64'));
-      const description = choice.description ?? (found.friendly_name || info.common_name || info.subject);
+      const description =
+        choice.description ?? (found.friendly_name || info.common_name || info.subject).slice(0, 1000);
       const { certificate } = await storeCertificate(
         ctx,
         em,
