@@ -97,7 +97,9 @@ export class ChainVerifier {
     if (event.prev_hash !== this.#previousHash) {
       return 'prev_hash does not match the hash of the event before it (an event was removed, reordered or changed)';
     }
-    const expected = Buffer.from(eventHash(this.key ?? '', event), 'hex');
+    // The hash covers the chained fields only; the stored hash itself is not part of them.
+    const { hash: _hash, ...fields } = event;
+    const expected = Buffer.from(eventHash(this.key ?? '', fields), 'hex');
     const actual = Buffer.from(event.hash, 'hex');
     if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
       return 'hash does not match the event contents (the event was changed, or AUDIT_KEY differs)';

@@ -17,7 +17,7 @@ import { iso } from '../../schemas/common.js';
 import { importTokenLifetimeMs, type CertificateImportBody } from '../../schemas/certificate.js';
 import type { CertificateRecord } from '../../schemas/certificate.js';
 import { certificateJson } from './json.js';
-import { storeCertificate } from './store.js';
+import { storeCertificates } from './store.js';
 
 interface ImportContents {
   certificates: { der: string; friendly_name: string; key_index: number | null }[];
@@ -95,23 +95,19 @@ export async function importCertificates(
   return inTransaction(ctx, async (em) => {
     const { row, contents } = await loadImport(ctx, em, caller, body.import_token);
     checkChoices(contents, body.certificates);
-    const stored: CertificateRecord[] = [];
-    for (const choice of body.certificates) {
+    const items = body.certificates.map((choice) => {
       const found = contents.certificates[choice.index]!;
       const info = certificateInfo(Buffer.from(found.der, 'base64'));
       const key =
         found.key_index === null ? null : parsePkcs8(Buffer.from(contents.keys[found.key_index]!, 'base64'));
       const description =
         choice.description ?? (found.friendly_name || info.common_name || info.subject).slice(0, 1000);
-      const { certificate } = await storeCertificate(
-        ctx,
-        em,
-        caller,
-        { info, key, description },
-        { index: choice.index },
-      );
-      stored.push(certificateJson(certificate, ctx.now()));
-    }
+      return { info, key, description, details: { index: choice.index } };
+    });
+    const now = ctx.now();
+    const stored = (await storeCertificates(ctx, em, caller, items)).map((s) =>
+      certificateJson(s.certificate, now),
+    );
     // One use: a second import of the same token would only find every certificate stored.
     em.remove(row);
     await em.flush();

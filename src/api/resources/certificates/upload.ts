@@ -12,7 +12,7 @@ import { detailsFromZod } from '../../validation.js';
 import { createImport } from './imports.js';
 import type { UploadForm } from './form.js';
 import { certificateJson, factsJson } from './json.js';
-import { storeCertificate } from './store.js';
+import { storeCertificates, type Stored } from './store.js';
 
 export type UploadAnswer =
   /** 201 for a new certificate; 200 when the upload added the key to a stored certificate. */
@@ -89,9 +89,9 @@ export async function uploadCertificates(
   const [single] = inspection.certificates;
   if (single && inspection.certificates.length === 1 && inspection.keys.length <= 1 && description) {
     const key = inspection.keys[0]?.key ?? null;
-    const { certificate, created } = await inTransaction(ctx, (em) =>
-      storeCertificate(ctx, em, caller, { info: single.info, key, description }),
-    );
+    const [{ certificate, created }] = (await inTransaction(ctx, (em) =>
+      storeCertificates(ctx, em, caller, [{ info: single.info, key, description }]),
+    )) as [Stored];
     return { status: created ? 201 : 200, record: certificateJson(certificate, ctx.now()) };
   }
   return { status: 200, findings: await findings(ctx, caller, inspection) };
