@@ -1,10 +1,11 @@
 // Covers POST /certificates and /certificates/import with real openssl files: every format stored or explained, dedupe across formats, keys added later, import tokens, keys never shown, bad input.
+import { Readable } from 'node:stream';
 import t from 'tap';
 import { makeStandardFixtures, password } from '../helpers/certificates.js';
 import { sql } from '../helpers/database.js';
 import type { Answer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
-import { uploadCertificate, type PartValue } from '../helpers/upload.js';
+import { multipart, uploadCertificate, type PartValue } from '../helpers/upload.js';
 
 let clockOffset = 0;
 const server = await startTestServer(t, { now: () => new Date(Date.now() + clockOffset) });
@@ -468,6 +469,21 @@ t.test('bad input is a 4xx that says what is wrong and changes nothing', async (
     code: 'PAYLOAD_TOO_LARGE',
     message: 'The upload is larger than the limit of 20 MiB',
   });
+
+  const { payload, contentType } = await multipart({ certificate: Buffer.alloc(20 * 1024 * 1024 + 1, 0x41) });
+  const chunked = await server.app.inject({
+    method: 'POST',
+    url: '/api/v1/certificates',
+    headers: {
+      authorization: `Bearer ${server.token}`,
+      'content-type': contentType,
+      'x-requested-with': 'XMLHttpRequest',
+      'transfer-encoding': 'chunked',
+    },
+    payload: Readable.from([payload.subarray(0, 1000), payload.subarray(1000)]),
+  });
+  t.equal(chunked.statusCode, 413, 'also when the length is not declared (chunked)');
+  t.equal(JSON.parse(chunked.body).error.code, 'PAYLOAD_TOO_LARGE');
 
   const noHeader = await upload({ certificate: f.read('rsa.crt'), description: 'x' }, {});
   t.equal(noHeader.status, 400);

@@ -193,5 +193,12 @@ t.test('the OpenAPI document describes the certificate and AS2 profile endpoints
   const upload = doc.paths['/certificates'].post;
   t.ok(upload.requestBody.content['multipart/form-data'].schema.properties.certificate);
   t.match(upload.responses['400'].description, /MISSING_HEADER/);
+  t.ok(
+    upload.responses['200'].content['application/json'].schema.properties.data,
+    'the 200 answer is described',
+  );
+  t.ok(
+    upload.responses['201'].content['application/json'].schema.properties.data.properties.fingerprint_sha256,
+  );
   t.match(doc.paths['/certificates/{id}'].delete.responses['409'].description, /CERTIFICATE_IN_USE/);
 });

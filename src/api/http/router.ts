@@ -44,6 +44,8 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
   status?: 200 | 201 | 204;
   /** Schema of `data` in the success envelope, for the OpenAPI document. */
   response?: z.ZodType;
+  /** Further success answers a handler may send itself (a 200 beside the usual 201), for the document. */
+  otherResponses?: { status: 200 | 201; description: string; response: z.ZodType }[];
   /** A route that answers by itself (not the JSON envelope), with this media type. */
   raw?: { mediaType: string; description: string };
   /** Error codes the route may answer with beyond the ones every route has. */

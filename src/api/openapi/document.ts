@@ -88,21 +88,25 @@ function successResponse(route: RegisteredRoute): Json {
       },
     };
   }
-  const data = d.response ? jsonSchema(d.response, 'output') : {};
-  return {
-    [status]: {
-      description: 'Success',
-      content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            required: ['data', 'error'],
-            properties: { data, error: { type: 'object', nullable: true, enum: [null] } },
+  const envelope = (description: string, schema: z.ZodType | undefined) => ({
+    description,
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['data', 'error'],
+          properties: {
+            data: schema ? jsonSchema(schema, 'output') : {},
+            error: { type: 'object', nullable: true, enum: [null] },
           },
         },
       },
     },
-  };
+  });
+  const out: Json = { [status]: envelope('Success', d.response) };
+  for (const other of d.otherResponses ?? [])
+    out[String(other.status)] = envelope(other.description, other.response);
+  return out;
 }
 
 function operationId(method: string, path: string): string {

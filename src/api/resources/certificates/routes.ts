@@ -47,7 +47,15 @@ export function registerCertificateRoutes(router: ApiRouter, ctx: ApiContext): v
     form: CertificateUploadForm,
     bodyLimit: uploadLimitBytes,
     status: 201,
-    response: CertificateRecord.or(UploadFindings),
+    response: CertificateRecord,
+    otherResponses: [
+      {
+        status: 200,
+        description:
+          'Anything but one certificate with a description: what was found, with an import token; or the stored record when the upload added its private key',
+        response: CertificateRecord.or(UploadFindings),
+      },
+    ],
     errors: ['CERTIFICATE_EXISTS'],
     handler: async ({ request, reply, caller }) => {
       const answer = await uploadCertificates(ctx, caller, await readUploadForm(request));
