@@ -485,6 +485,19 @@ t.test('bad input is a 4xx that says what is wrong and changes nothing', async (
   t.equal(chunked.statusCode, 413, 'also when the length is not declared (chunked)');
   t.equal(JSON.parse(chunked.body).error.code, 'PAYLOAD_TOO_LARGE');
 
+  for (const body of [
+    'no parts at all',
+    '--b\r\nContent-Disposition: form-data; name="certificate"\r\n\r\ncut',
+  ]) {
+    const broken = await server.call('POST', '/api/v1/certificates', {
+      payload: body,
+      headers: { 'content-type': 'multipart/form-data; boundary=b', 'x-requested-with': 'XMLHttpRequest' },
+    });
+    t.equal(broken.status, 400, 'a malformed multipart body');
+    t.equal(broken.body.error.message, 'Invalid request body');
+    t.match(broken.body.error.details.body, /^The multipart form cannot be read: /);
+  }
+
   const noHeader = await upload({ certificate: f.read('rsa.crt'), description: 'x' }, {});
   t.equal(noHeader.status, 400);
   t.equal(noHeader.body.error.code, 'MISSING_HEADER');

@@ -23,7 +23,25 @@ function tooLarge(): ApiError {
   return new ApiError('PAYLOAD_TOO_LARGE', 'The upload is larger than the limit of 20 MiB');
 }
 
+/** A body that is not well-formed multipart (busboy's errors carry no code) is the client's mistake. */
+function malformed(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('FST_')) return error;
+  return new ApiError('INVALID_INPUT', 'Invalid request body', {
+    body: `The multipart form cannot be read: ${(error as Error).message}`,
+  });
+}
+
 export async function readUploadForm(request: FastifyRequest): Promise<UploadForm> {
+  try {
+    return await readParts(request);
+  } catch (error) {
+    throw malformed(error);
+  }
+}
+
+async function readParts(request: FastifyRequest): Promise<UploadForm> {
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > uploadLimitBytes) throw tooLarge();
   const form: UploadForm = {};
