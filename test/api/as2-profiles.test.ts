@@ -290,6 +290,7 @@ t.test('remote profile: ranges, values and cross-field rules', async (t) => {
       { endpoint: 'Must not contain credentials (user name, password or a token parameter)' },
     ],
     [{ endpoint: 'as2.umbrella.example' }, { endpoint: 'Must be an absolute http or https URL' }],
+    [{ endpoint: 'https://u.example/as2\u0000' }, { endpoint: 'Must not contain control characters' }],
     [
       { partner_certificate_id: ecWithKey },
       {

@@ -202,3 +202,11 @@ t.test('the OpenAPI document describes the certificate and AS2 profile endpoints
   );
   t.match(doc.paths['/certificates/{id}'].delete.responses['409'].description, /CERTIFICATE_IN_USE/);
 });
+
+t.test('filters with control characters are refused, not sent to the database', async (t) => {
+  for (const path of ['/api/v1/certificates?q=a%00b', '/api/v1/organizations?q=%00']) {
+    const answer = await server.call('GET', path);
+    t.equal(answer.status, 400, path);
+    t.same(answer.body.error.details, { q: 'Must not contain control characters' });
+  }
+});

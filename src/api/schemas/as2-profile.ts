@@ -93,7 +93,7 @@ const localEditable = {
     .min(1)
     .max(maxCertificatesPerField)
     .describe('Certificates with private keys partners encrypt to; several during a rollover, current first'),
-  async_mdn_url: z.string().max(2048).describe("URL partners send asynchronous receipts to; '' for none"),
+  async_mdn_url: singleLineText(2048).describe("URL partners send asynchronous receipts to; '' for none"),
 };
 
 export const LocalProfileCreate = z.strictObject({
@@ -153,7 +153,7 @@ export const remoteDefaults = {
 
 const remoteEditable = {
   as2id,
-  endpoint: z.string().max(2048).describe("The partner's AS2 URL"),
+  endpoint: singleLineText(2048).describe("The partner's AS2 URL"),
   partner_certificate_id: certificateId
     .nullable()
     .describe(

@@ -1,7 +1,7 @@
 /** Certificates (spec 2.4), their upload and import (3.7, 4.3) and list filters (4.2). */
 import { z } from 'zod';
 import { expiringWindowDays } from '../../runtime/certificates/validity.js';
-import { listSchema, multiLineText, pagingQuery, readOnly } from './common.js';
+import { listSchema, multiLineText, pagingQuery, readOnly, singleLineText } from './common.js';
 
 export const certificateStates = ['valid', 'expiring', 'expired'] as const;
 /** Largest certificate upload, in bytes (spec 8). */
@@ -52,9 +52,7 @@ export const certificateList = listSchema('certificates', CertificateRecord);
 
 export const CertificateListQuery = z.object({
   ...pagingQuery(20),
-  q: z
-    .string()
-    .max(200)
+  q: singleLineText(200)
     .optional()
     .describe(
       'Text in description, common name, subject, issuer or serial number, or the start of the SHA-256 fingerprint (at least 4 hex digits)',

@@ -139,3 +139,13 @@ t.test('damaged and truncated files are refused as such, never with another erro
   }
   t.ok(refused > 200, `${refused} of 420 damaged files refused as upload problems, the rest read`);
 });
+
+t.test('control characters in certificate names are made visible, never stored raw', async (t) => {
+  f.openssl(
+    'req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ctl.key -out ctl.crt -utf8 -subj',
+    '/CN=evil\u0001name',
+  );
+  const [found] = inspectUpload({ certificate: f.read('ctl.crt') }).certificates;
+  t.equal(found!.info.common_name, 'evil\\01name');
+  t.equal(found!.info.subject, 'CN=evil\\01name');
+});

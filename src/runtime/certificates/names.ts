@@ -9,10 +9,14 @@ export interface ParsedName {
   commonName: string;
 }
 
-function escapeValue(value: string): string {
-  let out = value.replace(/[\\,+"<>;=]/g, (c) => `\\${c}`);
+/** Control characters (NUL among them) written as \\xx: certificate text is stored and shown, never trusted. */
+export function visible(text: string): string {
   // eslint-disable-next-line no-control-regex
-  out = out.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+function escapeValue(value: string): string {
+  let out = visible(value.replace(/[\\,+"<>;=]/g, (c) => `\\${c}`));
   if (out.startsWith('#') || out.startsWith(' ')) out = `\\${out}`;
   if (out.endsWith(' ') && out.length > 1) out = `${out.slice(0, -1)}\\ `;
   return out;
@@ -29,7 +33,7 @@ export function parseName(name: Tlv): ParsedName {
       if (!type || !value) continue;
       const oid = oidOf(type);
       const text = stringOf(value);
-      if (oid === commonNameOid) commonName = text;
+      if (oid === commonNameOid) commonName = visible(text);
       parts.push(`${nameAttributes[oid] ?? oid}=${escapeValue(text)}`);
     }
     rdns.push(parts.join('+'));
@@ -54,13 +58,13 @@ export function parseGeneralNames(sequence: Tlv): string[] {
     if (name.tagClass !== tagClasses.context) continue;
     switch (name.tag) {
       case 1:
-        out.push(`email:${contentOf(name).toString('latin1')}`);
+        out.push(`email:${visible(contentOf(name).toString('latin1'))}`);
         break;
       case 2:
-        out.push(`DNS:${contentOf(name).toString('latin1')}`);
+        out.push(`DNS:${visible(contentOf(name).toString('latin1'))}`);
         break;
       case 6:
-        out.push(`URI:${contentOf(name).toString('latin1')}`);
+        out.push(`URI:${visible(contentOf(name).toString('latin1'))}`);
         break;
       case 7:
         out.push(`IP:${ipText(contentOf(name))}`);

@@ -20,6 +20,7 @@ import {
   tags,
   type Tlv,
 } from './asn1.js';
+import { visible } from './names.js';
 import { cms, macDigests, pkcs12 as oids } from './oids.js';
 import { decryptWithPassword, PasswordBasedError, pkcs12Kdf } from './password-based.js';
 import { KeyParseError, parsePkcs8, type ParsedKey } from './private-key.js';
@@ -81,7 +82,7 @@ function attributes(bag: Tlv[]): { friendlyName: string } {
       const [type, values] = children(attribute);
       if (oidOf(type!) === oids.friendlyName) {
         const [value] = children(values!);
-        if (value) friendlyName = stringOf(value);
+        if (value) friendlyName = visible(stringOf(value));
       }
     }
   }
