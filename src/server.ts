@@ -1,4 +1,5 @@
 /** Starting and stopping one pier process: database, storage check, API, listeners. */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { buildApp, type BuiltApp } from './api/app.js';
@@ -10,6 +11,7 @@ import { connectDatabase, type Database } from './storage/connect.js';
 import { DatabaseListener } from './storage/listener.js';
 import { prepareStorage } from './storage/payloads/prepare.js';
 import { loadSecretBox } from './runtime/secrets/secret-box.js';
+import { scheduleExpiryChecks } from './runtime/certificates/expiry-check.js';
 
 export interface ServerSettings {
   options: ProcessOptions;
@@ -61,7 +63,15 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     closers.push(async () => ctx.apiTokens.close());
     closers.push(() => ctx.apiTokens.flushUsage());
 
-    const listener = new DatabaseListener(database.url, logger || pino({ level: 'silent' }));
+    const runtimeLogger = logger || pino({ level: 'silent' });
+    const expiryChecks = scheduleExpiryChecks({
+      em: () => database.orm.em.fork() as EntityManager,
+      now: ctx.now,
+      logger: runtimeLogger,
+    });
+    closers.push(() => expiryChecks.stop());
+
+    const listener = new DatabaseListener(database.url, runtimeLogger);
     listener.on(authChannel, () => ctx.apiTokens.invalidate());
     await listener.start();
     closers.push(() => listener.close());

@@ -36,12 +36,16 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
   query?: Q;
   params?: P;
   consumes?: Consumes;
+  /** Parts of a multipart request, for the OpenAPI document; the handler reads them itself. */
+  form?: z.ZodType;
   /** Request body limit in bytes, when it differs from the default 1 MiB. */
   bodyLimit?: number;
   /** Success status; 204 sends no body. */
   status?: 200 | 201 | 204;
   /** Schema of `data` in the success envelope, for the OpenAPI document. */
   response?: z.ZodType;
+  /** Further success answers a handler may send itself (a 200 beside the usual 201), for the document. */
+  otherResponses?: { status: 200 | 201; description: string; response: z.ZodType }[];
   /** A route that answers by itself (not the JSON envelope), with this media type. */
   raw?: { mediaType: string; description: string };
   /** Error codes the route may answer with beyond the ones every route has. */
@@ -60,6 +64,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     public?: boolean;
     consumes?: Consumes;
+    /** Parts of a multipart request, for the OpenAPI document; the handler reads them itself. */
+    form?: z.ZodType;
   }
 }
 

@@ -34,12 +34,13 @@ function errorResponses(route: RegisteredRoute): Json {
   const d = route.definition;
   const codes = new Set<ErrorCode>(['INTERNAL_ERROR']);
   if (!d.public) authCodes.forEach((c) => codes.add(c));
-  if (d.params || d.query || d.body) codes.add('INVALID_INPUT');
+  if (d.params || d.query || d.body || d.form) codes.add('INVALID_INPUT');
   if (d.params) codes.add('NOT_FOUND');
   if (route.method !== 'GET') {
     codes.add('UNSUPPORTED_MEDIA_TYPE');
     codes.add('PAYLOAD_TOO_LARGE');
   }
+  if (d.consumes === 'multipart') codes.add('MISSING_HEADER');
   for (const c of d.errors ?? []) codes.add(c);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const c of codes)
@@ -87,21 +88,25 @@ function successResponse(route: RegisteredRoute): Json {
       },
     };
   }
-  const data = d.response ? jsonSchema(d.response, 'output') : {};
-  return {
-    [status]: {
-      description: 'Success',
-      content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            required: ['data', 'error'],
-            properties: { data, error: { type: 'object', nullable: true, enum: [null] } },
+  const envelope = (description: string, schema: z.ZodType | undefined) => ({
+    description,
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['data', 'error'],
+          properties: {
+            data: schema ? jsonSchema(schema, 'output') : {},
+            error: { type: 'object', nullable: true, enum: [null] },
           },
         },
       },
     },
-  };
+  });
+  const out: Json = { [status]: envelope('Success', d.response) };
+  for (const other of d.otherResponses ?? [])
+    out[String(other.status)] = envelope(other.description, other.response);
+  return out;
 }
 
 function operationId(method: string, path: string): string {
@@ -129,11 +134,12 @@ export function buildOpenApiDocument(
       responses: { ...successResponse(route), ...errorResponses(route) },
     };
     if (d.public) operation.security = [];
-    if (d.body) {
+    const requestSchema = d.body ?? d.form;
+    if (requestSchema) {
       const media = d.consumes === 'multipart' ? 'multipart/form-data' : 'application/json';
       operation.requestBody = {
         required: true,
-        content: { [media]: { schema: jsonSchema(d.body, 'input') } },
+        content: { [media]: { schema: jsonSchema(requestSchema, 'input') } },
       };
     }
     paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation };

@@ -46,5 +46,9 @@ export function installContentTypeRules(app: FastifyInstance): void {
         Accept: expected[consumes],
       });
     }
+    // Uploads need X-Requested-With (spec 4.1, 5.11): a plain HTML form from another site cannot send it.
+    if (consumes === 'multipart' && request.headers['x-requested-with'] === undefined) {
+      throw new ApiError('MISSING_HEADER');
+    }
   });
 }

@@ -29,7 +29,7 @@ export type PartyRecord = z.infer<typeof PartyRecord>;
 
 export const PartyListQuery = z.object({
   ...pagingQuery(20),
-  q: z.string().max(200).optional().describe('Text in name or display name, case-insensitive'),
+  q: singleLineText(200).optional().describe('Text in name or display name, case-insensitive'),
 });
 
 export const organizationList = listSchema('organizations', PartyRecord);

@@ -26,6 +26,12 @@ export class AuditRecorder {
 
   /** Must run inside a transaction (`em` is the transactional manager). */
   async record(em: EntityManager, entry: AuditEntry): Promise<void> {
+    await this.recordMany(em, [entry]);
+  }
+
+  /** Several events in order, with one lock and one insert: for changes of many records at once (imports). */
+  async recordMany(em: EntityManager, entries: AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
     const conn = em.getConnection();
     const ctx = em.getTransactionContext();
     await conn.execute('select pg_advisory_xact_lock(?)', [auditLockKey], 'all', ctx);
@@ -35,29 +41,31 @@ export class AuditRecorder {
       'all',
       ctx,
     );
-    const [next] = await conn.execute<{ id: string }[]>(
-      "select nextval('audit_event_id_seq') as id",
-      [],
+    const ids = await conn.execute<{ id: string }[]>(
+      "select nextval('audit_event_id_seq') as id from generate_series(1, ?)",
+      [entries.length],
       'all',
       ctx,
     );
-    const fields: ChainedFields = {
-      v: auditEventVersion,
-      id: Number(next!.id),
-      at: new Date(),
-      actor: entry.actor,
-      action: entry.action,
-      kind: entry.kind,
-      record_id: String(entry.record_id),
-      record_name: entry.record_name,
-      changes: entry.changes,
-      prev_hash: head?.hash ?? '',
-    };
-    const hash = this.key ? eventHash(this.key, fields) : '';
-    await conn.execute(
-      `insert into audit_event (id, v, at, actor, action, kind, record_id, record_name, changes, prev_hash, hash)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
-      [
+    const sortedIds = ids.map((r) => Number(r.id)).sort((a, b) => a - b);
+    let prevHash = head?.hash ?? '';
+    const rows: unknown[][] = entries.map((entry, i) => {
+      const fields: ChainedFields = {
+        v: auditEventVersion,
+        id: sortedIds[i]!,
+        at: new Date(),
+        actor: entry.actor,
+        action: entry.action,
+        kind: entry.kind,
+        record_id: String(entry.record_id),
+        record_name: entry.record_name,
+        changes: entry.changes,
+        prev_hash: prevHash,
+      };
+      const hash = this.key ? eventHash(this.key, fields) : '';
+      // Each event chains to the one before it, exactly as one record() call after another would.
+      prevHash = hash;
+      return [
         fields.id,
         fields.v,
         fields.at,
@@ -69,9 +77,18 @@ export class AuditRecorder {
         JSON.stringify(fields.changes),
         fields.prev_hash,
         hash,
-      ],
-      'run',
-      ctx,
-    );
+      ];
+    });
+    // 11 parameters per row; chunks stay far below PostgreSQL's 65,535 parameters.
+    for (let start = 0; start < rows.length; start += 1000) {
+      const chunk = rows.slice(start, start + 1000);
+      await conn.execute(
+        `insert into audit_event (id, v, at, actor, action, kind, record_id, record_name, changes, prev_hash, hash)
+         values ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)').join(', ')}`,
+        chunk.flat(),
+        'run',
+        ctx,
+      );
+    }
   }
 }

@@ -1,5 +1,7 @@
 /** Every entity the ORM knows; listed explicitly, no folder discovery. */
+import { As2LocalProfileSchema, As2ProfileCertificateSchema, As2RemoteProfileSchema } from './as2-profile.js';
 import { AuditEventSchema } from './audit-event.js';
+import { CertificateImportSchema, CertificateSchema } from './certificate.js';
 import { OrganizationSchema, PartnerSchema } from './party.js';
 import { ApiTokenSchema, ServiceAccountSchema } from './service-account.js';
 import { SettingsSchema } from './settings.js';
@@ -13,4 +15,9 @@ export const entities = [
   UserSchema,
   SettingsSchema,
   AuditEventSchema,
+  CertificateSchema,
+  CertificateImportSchema,
+  As2LocalProfileSchema,
+  As2RemoteProfileSchema,
+  As2ProfileCertificateSchema,
 ];

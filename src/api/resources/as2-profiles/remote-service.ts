@@ -1,0 +1,299 @@
+/**
+ * Remote AS2 profiles (spec 2.5): one per partner, addressed by the partner's id. The basic
+ * auth password and the extra headers are write-only and sealed at rest (spec 2.1 rule 8).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import { diffChanges } from '../../../runtime/audit/changes.js';
+import type { SecretBox } from '../../../runtime/secrets/secret-box.js';
+import { As2RemoteProfileSchema, type As2RemoteProfile } from '../../../storage/entities/as2-profile.js';
+import { PartnerSchema } from '../../../storage/entities/party.js';
+import type { Caller } from '../../auth/caller.js';
+import { inTransaction, type ApiContext } from '../../context.js';
+import { conflict, notFound, validationError } from '../../errors.js';
+import { iso, type Page } from '../../schemas/common.js';
+import {
+  remoteProfileProblems,
+  type HttpHeader,
+  type RemoteProfileCreate,
+  type RemoteProfileRecord,
+  type RemoteProfileUpdate,
+  type RemoteProfileValues,
+} from '../../schemas/as2-profile.js';
+import { certificateProblems, readCertificateRefs, writeCertificateRefs } from './certificate-refs.js';
+
+const secretFields = ['http_basic_password', 'http_headers'] as const;
+const auditedFields = [
+  'as2id',
+  'endpoint',
+  'partner_certificate_id',
+  'signature_certificate_ids',
+  'signing_algorithm',
+  'encryption_algorithm',
+  'compression',
+  'mdn_mode',
+  'mdn_signed',
+  'receipt_timeout_hours',
+  'http_basic_user',
+  'tls_verify',
+  'tls_trusted_certificate_ids',
+  'tls_client_certificate_id',
+  ...secretFields,
+] as const;
+
+type Refs = Record<string, number[]>;
+
+function profileJson(p: As2RemoteProfile, refs: Refs): RemoteProfileRecord {
+  return {
+    business_partner_id: p.partner_id,
+    as2id: p.as2id,
+    endpoint: p.endpoint,
+    partner_certificate_id: refs.partner_certificate_id?.[0] ?? null,
+    signature_certificate_ids: refs.signature_certificate_ids ?? [],
+    signing_algorithm: p.signing_algorithm as RemoteProfileRecord['signing_algorithm'],
+    encryption_algorithm: p.encryption_algorithm as RemoteProfileRecord['encryption_algorithm'],
+    compression: p.compression,
+    mdn_mode: p.mdn_mode as RemoteProfileRecord['mdn_mode'],
+    mdn_signed: p.mdn_signed,
+    receipt_timeout_hours: p.receipt_timeout_hours,
+    http_basic_user: p.http_basic_user,
+    http_basic_password_set: p.http_basic_password !== null && p.http_basic_password !== undefined,
+    http_headers_set: p.http_headers !== null && p.http_headers !== undefined,
+    tls_verify: p.tls_verify,
+    tls_trusted_certificate_ids: refs.tls_trusted_certificate_ids ?? [],
+    tls_client_certificate_id: refs.tls_client_certificate_id?.[0] ?? null,
+    created_at: iso(p.created_at),
+    updated_at: iso(p.updated_at),
+  };
+}
+
+/** The stored values with the write-only ones opened, for rules and the audit diff. */
+function valuesOf(p: As2RemoteProfile, refs: Refs, secrets: SecretBox): RemoteProfileValues {
+  const {
+    business_partner_id: _id,
+    http_basic_password_set: _p,
+    http_headers_set: _h,
+    created_at: _c,
+    updated_at: _u,
+    ...shown
+  } = profileJson(p, refs);
+  return {
+    ...shown,
+    http_basic_password: p.http_basic_password ? secrets.openText(p.http_basic_password) : '',
+    http_headers: p.http_headers ? (JSON.parse(secrets.openText(p.http_headers)) as HttpHeader[]) : [],
+  };
+}
+
+/** For the audit diff: an absent secret is undefined, so only a real change is recorded (without its value). */
+function auditValues(v: RemoteProfileValues) {
+  return {
+    ...v,
+    http_basic_password: v.http_basic_password === '' ? undefined : v.http_basic_password,
+    http_headers: v.http_headers.length === 0 ? undefined : v.http_headers,
+  };
+}
+
+function refsOf(v: RemoteProfileValues): Refs {
+  return {
+    partner_certificate_id: v.partner_certificate_id === null ? [] : [v.partner_certificate_id],
+    signature_certificate_ids: v.signature_certificate_ids,
+    tls_trusted_certificate_ids: v.tls_trusted_certificate_ids,
+    tls_client_certificate_id: v.tls_client_certificate_id === null ? [] : [v.tls_client_certificate_id],
+  };
+}
+
+function columnsOf(v: RemoteProfileValues, secrets: SecretBox) {
+  return {
+    as2id: v.as2id,
+    endpoint: v.endpoint,
+    signing_algorithm: v.signing_algorithm,
+    encryption_algorithm: v.encryption_algorithm,
+    compression: v.compression,
+    mdn_mode: v.mdn_mode,
+    mdn_signed: v.mdn_signed,
+    receipt_timeout_hours: v.receipt_timeout_hours,
+    http_basic_user: v.http_basic_user,
+    http_basic_password: v.http_basic_password === '' ? null : secrets.seal(v.http_basic_password),
+    http_headers: v.http_headers.length === 0 ? null : secrets.seal(JSON.stringify(v.http_headers)),
+    tls_verify: v.tls_verify,
+  };
+}
+
+export async function listRemoteProfiles(
+  em: EntityManager,
+  page: { limit: number; offset: number },
+): Promise<Page<RemoteProfileRecord>> {
+  const [rows, total] = await em.findAndCount(
+    As2RemoteProfileSchema,
+    {},
+    { orderBy: { as2id: 'asc' }, ...page },
+  );
+  const refs = await readCertificateRefs(
+    em,
+    'remote',
+    rows.map((r) => r.partner_id),
+  );
+  return { items: rows.map((r) => profileJson(r, refs.get(r.partner_id) ?? {})), total, ...page };
+}
+
+async function load(em: EntityManager, partnerId: number) {
+  const profile = await em.findOne(As2RemoteProfileSchema, { partner_id: partnerId });
+  if (!profile) throw notFound('AS2 profile');
+  const refs = (await readCertificateRefs(em, 'remote', [partnerId])).get(partnerId) ?? {};
+  return { profile, refs };
+}
+
+export async function getRemoteProfile(em: EntityManager, partnerId: number): Promise<RemoteProfileRecord> {
+  const { profile, refs } = await load(em, partnerId);
+  return profileJson(profile, refs);
+}
+
+async function check(em: EntityManager, v: RemoteProfileValues, partnerId: number): Promise<void> {
+  const problems = {
+    ...remoteProfileProblems(v),
+    ...(await certificateProblems(em, [
+      { field: 'partner_certificate_id', ids: refsOf(v).partner_certificate_id!, rsaFor: 'encryption' },
+      { field: 'signature_certificate_ids', ids: v.signature_certificate_ids },
+      { field: 'tls_trusted_certificate_ids', ids: v.tls_trusted_certificate_ids },
+      {
+        field: 'tls_client_certificate_id',
+        ids: refsOf(v).tls_client_certificate_id!,
+        keyFor: 'TLS client authentication',
+      },
+    ])),
+  };
+  if (Object.keys(problems).length > 0) throw validationError(problems);
+  const taken = await em.findOne(As2RemoteProfileSchema, { as2id: v.as2id, partner_id: { $ne: partnerId } });
+  if (taken) {
+    const owner = await em.findOne(PartnerSchema, { id: taken.partner_id });
+    const message = `AS2 ID ${v.as2id} is used by the profile of partner ${owner?.name ?? taken.partner_id}`;
+    throw conflict(message, { as2id: message });
+  }
+}
+
+export async function createRemoteProfile(
+  ctx: ApiContext,
+  caller: Caller,
+  body: z.output<typeof RemoteProfileCreate>,
+): Promise<RemoteProfileRecord> {
+  const partnerId = body.business_partner_id;
+  const values: RemoteProfileValues = {
+    as2id: body.as2id,
+    endpoint: body.endpoint,
+    partner_certificate_id: body.partner_certificate_id,
+    // A partner usually signs with the certificate it receives with.
+    signature_certificate_ids:
+      body.signature_certificate_ids ??
+      (body.partner_certificate_id === null ? [] : [body.partner_certificate_id]),
+    signing_algorithm: body.signing_algorithm,
+    encryption_algorithm: body.encryption_algorithm,
+    compression: body.compression,
+    mdn_mode: body.mdn_mode,
+    mdn_signed: body.mdn_signed,
+    receipt_timeout_hours: body.receipt_timeout_hours,
+    http_basic_user: body.http_basic_user,
+    http_basic_password: body.http_basic_password ?? '',
+    http_headers: body.http_headers ?? [],
+    tls_verify: body.tls_verify,
+    tls_trusted_certificate_ids: body.tls_trusted_certificate_ids,
+    tls_client_certificate_id: body.tls_client_certificate_id,
+  };
+  return inTransaction(ctx, async (em) => {
+    const partner = await em.findOne(PartnerSchema, { id: partnerId });
+    if (!partner) throw validationError({ business_partner_id: `Partner ${partnerId} does not exist` });
+    if (await em.findOne(As2RemoteProfileSchema, { partner_id: partnerId })) {
+      const message = `Partner ${partner.name} already has an AS2 profile`;
+      throw conflict(message, { business_partner_id: message });
+    }
+    await check(em, values, partnerId);
+    const profile = em.create(As2RemoteProfileSchema, {
+      partner_id: partnerId,
+      ...columnsOf(values, ctx.secrets),
+    });
+    await em.flush();
+    await writeCertificateRefs(em, { kind: 'remote', id: partnerId }, refsOf(values));
+    await ctx.audit.record(em, {
+      actor: caller.actor,
+      action: 'create',
+      kind: 'as2-remote-profile',
+      record_id: partnerId,
+      record_name: partner.name,
+      changes: diffChanges(undefined, auditValues(values), auditedFields, secretFields),
+    });
+    return profileJson(profile, refsOf(values));
+  });
+}
+
+/** Spec 2.1 rule 8: secrets belong to the URL they were entered for. */
+function endpointSecretProblems(
+  before: RemoteProfileValues,
+  body: z.output<typeof RemoteProfileUpdate>,
+): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (body.endpoint === undefined || body.endpoint === before.endpoint) return problems;
+  if (before.http_basic_password !== '' && body.http_basic_password === undefined) {
+    problems.http_basic_password = 'The endpoint changes: send the password again (an empty text removes it)';
+  }
+  if (before.http_headers.length > 0 && body.http_headers === undefined) {
+    problems.http_headers = 'The endpoint changes: send the headers again (an empty list removes them)';
+  }
+  return problems;
+}
+
+export async function updateRemoteProfile(
+  ctx: ApiContext,
+  caller: Caller,
+  partnerId: number,
+  body: z.output<typeof RemoteProfileUpdate>,
+): Promise<RemoteProfileRecord> {
+  if (body.business_partner_id !== undefined && body.business_partner_id !== partnerId) {
+    throw validationError({
+      business_partner_id: `Names partner ${body.business_partner_id}, but the path names ${partnerId}`,
+    });
+  }
+  return inTransaction(ctx, async (em) => {
+    const { profile, refs } = await load(em, partnerId);
+    const before = valuesOf(profile, refs, ctx.secrets);
+    const secretProblems = endpointSecretProblems(before, body);
+    if (Object.keys(secretProblems).length > 0) throw validationError(secretProblems);
+    const { business_partner_id: _id, ...changes } = body;
+    const values: RemoteProfileValues = { ...before };
+    for (const [key, value] of Object.entries(changes)) {
+      if (value !== undefined && key in values) (values as unknown as Record<string, unknown>)[key] = value;
+    }
+    await check(em, values, partnerId);
+    const changed = diffChanges(auditValues(before), auditValues(values), auditedFields, secretFields);
+    if (changed.length === 0) return profileJson(profile, refs);
+    em.assign(profile, { ...columnsOf(values, ctx.secrets), updated_at: ctx.now() });
+    await em.flush();
+    await writeCertificateRefs(em, { kind: 'remote', id: partnerId }, refsOf(values));
+    const partner = await em.findOne(PartnerSchema, { id: partnerId });
+    await ctx.audit.record(em, {
+      actor: caller.actor,
+      action: 'update',
+      kind: 'as2-remote-profile',
+      record_id: partnerId,
+      record_name: partner?.name ?? String(partnerId),
+      changes: changed,
+    });
+    return profileJson(profile, refsOf(values));
+  });
+}
+
+export async function deleteRemoteProfile(ctx: ApiContext, caller: Caller, partnerId: number): Promise<void> {
+  await inTransaction(ctx, async (em) => {
+    const { profile, refs } = await load(em, partnerId);
+    const before = valuesOf(profile, refs, ctx.secrets);
+    const partner = await em.findOne(PartnerSchema, { id: partnerId });
+    em.remove(profile);
+    await em.flush();
+    await ctx.audit.record(em, {
+      actor: caller.actor,
+      action: 'delete',
+      kind: 'as2-remote-profile',
+      record_id: partnerId,
+      record_name: partner?.name ?? String(partnerId),
+      changes: diffChanges(auditValues(before), undefined, auditedFields, secretFields),
+    });
+  });
+}

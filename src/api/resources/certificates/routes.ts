@@ -1,0 +1,130 @@
+/** Routes of /certificates (spec 4.3). */
+import { freshEm, type ApiContext } from '../../context.js';
+import type { ApiRouter } from '../../http/router.js';
+import { idParams, listAnswer } from '../../schemas/common.js';
+import {
+  CertificateImportBody,
+  CertificateListQuery,
+  CertificateRecord,
+  CertificateUpdate,
+  CertificateUploadForm,
+  certificateList,
+  ExpiringQuery,
+  ImportAnswer,
+  UploadFindings,
+  uploadLimitBytes,
+} from '../../schemas/certificate.js';
+import { readUploadForm } from './form.js';
+import { importCertificates } from './imports.js';
+import {
+  certificatePem,
+  deleteCertificate,
+  getCertificate,
+  listCertificates,
+  listExpiring,
+  updateCertificate,
+} from './service.js';
+import { uploadCertificates } from './upload.js';
+
+export function registerCertificateRoutes(router: ApiRouter, ctx: ApiContext): void {
+  const tag = 'Certificates';
+  router.add({
+    method: 'GET',
+    url: '/certificates',
+    tag,
+    summary: 'List certificates',
+    query: CertificateListQuery,
+    response: certificateList,
+    handler: async ({ query }) =>
+      listAnswer('certificates', await listCertificates(ctx, freshEm(ctx), query)),
+  });
+  router.add({
+    method: 'POST',
+    url: '/certificates',
+    tag,
+    summary: 'Upload certificates, chains, PKCS#12 files or keys',
+    consumes: 'multipart',
+    form: CertificateUploadForm,
+    bodyLimit: uploadLimitBytes,
+    status: 201,
+    response: CertificateRecord,
+    otherResponses: [
+      {
+        status: 200,
+        description:
+          'Anything but one certificate with a description: what was found, with an import token; or the stored record when the upload added its private key',
+        response: CertificateRecord.or(UploadFindings),
+      },
+    ],
+    errors: ['CERTIFICATE_EXISTS'],
+    handler: async ({ request, reply, caller }) => {
+      const answer = await uploadCertificates(ctx, caller, await readUploadForm(request));
+      const data = 'record' in answer ? answer.record : answer.findings;
+      return reply.code(answer.status).send({ data, error: null });
+    },
+  });
+  router.add({
+    method: 'POST',
+    url: '/certificates/import',
+    tag,
+    summary: 'Import certificates an upload found, with their keys, all or none',
+    body: CertificateImportBody,
+    status: 201,
+    response: ImportAnswer,
+    errors: ['CERTIFICATE_EXISTS'],
+    handler: ({ body, caller }) => importCertificates(ctx, caller, body),
+  });
+  router.add({
+    method: 'GET',
+    url: '/certificates/expiring',
+    tag,
+    summary: 'Expired and expiring certificates, soonest first',
+    query: ExpiringQuery,
+    response: certificateList,
+    handler: async ({ query }) => listAnswer('certificates', await listExpiring(ctx, freshEm(ctx), query)),
+  });
+  router.add({
+    method: 'GET',
+    url: '/certificates/:id',
+    tag,
+    summary: 'Get a certificate',
+    params: idParams,
+    response: CertificateRecord,
+    handler: ({ params }) => getCertificate(ctx, freshEm(ctx), params.id),
+  });
+  router.add({
+    method: 'PUT',
+    url: '/certificates/:id',
+    tag,
+    summary: "Change a certificate's description",
+    params: idParams,
+    body: CertificateUpdate,
+    response: CertificateRecord,
+    handler: ({ params, body, caller }) => updateCertificate(ctx, caller, params.id, body),
+  });
+  router.add({
+    method: 'DELETE',
+    url: '/certificates/:id',
+    tag,
+    summary: 'Delete a certificate no AS2 profile uses',
+    params: idParams,
+    status: 204,
+    errors: ['CERTIFICATE_IN_USE'],
+    handler: ({ params, caller }) => deleteCertificate(ctx, caller, params.id),
+  });
+  router.add({
+    method: 'GET',
+    url: '/certificates/:id/download',
+    tag,
+    summary: 'Download a certificate as PEM (never its key)',
+    params: idParams,
+    raw: { mediaType: 'application/x-pem-file', description: 'The certificate, PEM' },
+    handler: async ({ params, reply }) => {
+      const { pem, fileName } = await certificatePem(freshEm(ctx), params.id);
+      return reply
+        .header('content-type', 'application/x-pem-file')
+        .header('content-disposition', `attachment; filename="${fileName}"`)
+        .send(pem);
+    },
+  });
+}

@@ -1,0 +1,344 @@
+/**
+ * AS2 profiles (spec 2.5): the local profile of an organization and the remote profile of a
+ * partner. The rules between fields live here as pure functions, so the API and the web
+ * form refuse the same things with the same words.
+ */
+import { z } from 'zod';
+import { listSchema, pagingQuery, readOnly, singleLineText } from './common.js';
+import { httpUrlProblem } from './url.js';
+
+export const signingAlgorithms = ['none', 'sha1', 'sha256', 'sha384', 'sha512'] as const;
+export const encryptionAlgorithms = [
+  'none',
+  '3des',
+  'aes128-cbc',
+  'aes192-cbc',
+  'aes256-cbc',
+  'aes128-gcm',
+  'aes256-gcm',
+] as const;
+export const mdnModes = ['sync', 'async', 'none'] as const;
+
+/** At most this many certificates in one list field (current, next, and a few spare). */
+export const maxCertificatesPerField = 10;
+export const maxHeaders = 20;
+
+/** RFC 4130 AS2 names: printable ASCII, no quotes or backslashes, 1 to 128 characters. */
+export const as2id = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(
+    /^[\x21\x23-\x5b\x5d-\x7e]([\x20\x21\x23-\x5b\x5d-\x7e]*[\x21\x23-\x5b\x5d-\x7e])?$/,
+    'Use printable ASCII characters without quotes or backslashes, not starting or ending with a space',
+  );
+
+const certificateId = z.number().int().min(1).max(2147483647);
+const certificateIds = z.array(certificateId).max(maxCertificatesPerField);
+const partyId = z.number().int().min(1).max(2147483647);
+
+/** Headers the AS2 sender sets itself; a profile may not replace them. */
+export const reservedHeaders = new Set([
+  'as2-from',
+  'as2-to',
+  'as2-version',
+  'authorization',
+  'connection',
+  'content-disposition',
+  'content-length',
+  'content-transfer-encoding',
+  'content-type',
+  'date',
+  'disposition-notification-options',
+  'disposition-notification-to',
+  'ediint-features',
+  'host',
+  'message-id',
+  'mime-version',
+  'receipt-delivery-option',
+  'transfer-encoding',
+]);
+
+export const HttpHeader = z.strictObject({
+  name: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(
+      /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/,
+      'Must be an HTTP header name (letters, digits and - _ . and the like)',
+    ),
+  value: z
+    .string()
+    .max(2000)
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u0008\u000a-\u001f\u007f]*$/, 'Must not contain line breaks or control characters'),
+});
+export type HttpHeader = z.infer<typeof HttpHeader>;
+
+const times = {
+  created_at: readOnly(),
+  updated_at: readOnly(),
+};
+
+// Local profile -------------------------------------------------------------------------
+
+const localEditable = {
+  as2id,
+  signing_certificate_id: certificateId.describe(
+    'Certificate with private key that signs messages and receipts',
+  ),
+  decryption_certificate_ids: z
+    .array(certificateId)
+    .min(1)
+    .max(maxCertificatesPerField)
+    .describe('Certificates with private keys partners encrypt to; several during a rollover, current first'),
+  async_mdn_url: singleLineText(2048).describe("URL partners send asynchronous receipts to; '' for none"),
+};
+
+export const LocalProfileCreate = z.strictObject({
+  local_organization_id: partyId.describe('The organization the profile belongs to'),
+  as2id: localEditable.as2id,
+  signing_certificate_id: localEditable.signing_certificate_id,
+  decryption_certificate_ids: localEditable.decryption_certificate_ids
+    .optional()
+    .describe('Defaults to the signing certificate'),
+  async_mdn_url: localEditable.async_mdn_url.default(''),
+  ...times,
+});
+
+export const LocalProfileUpdate = z.strictObject({
+  local_organization_id: partyId.optional().describe('When sent, must be the id in the path'),
+  as2id: localEditable.as2id.optional(),
+  signing_certificate_id: localEditable.signing_certificate_id.optional(),
+  decryption_certificate_ids: localEditable.decryption_certificate_ids.optional(),
+  async_mdn_url: localEditable.async_mdn_url.optional(),
+  ...times,
+});
+
+export const LocalProfileRecord = z.object({
+  local_organization_id: z.number().int(),
+  as2id: z.string(),
+  signing_certificate_id: z.number().int(),
+  decryption_certificate_ids: z.array(z.number().int()),
+  async_mdn_url: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type LocalProfileRecord = z.infer<typeof LocalProfileRecord>;
+
+export interface LocalProfileValues {
+  as2id: string;
+  signing_certificate_id: number;
+  decryption_certificate_ids: number[];
+  async_mdn_url: string;
+}
+
+// Remote profile ------------------------------------------------------------------------
+
+/** A new partner profile starts secure: compressed, signed, encrypted, synchronous signed receipt. */
+export const remoteDefaults = {
+  partner_certificate_id: null,
+  signing_algorithm: 'sha256',
+  encryption_algorithm: 'aes256-cbc',
+  compression: true,
+  mdn_mode: 'sync',
+  mdn_signed: true,
+  receipt_timeout_hours: 24,
+  http_basic_user: '',
+  tls_verify: true,
+  tls_trusted_certificate_ids: [] as number[],
+  tls_client_certificate_id: null,
+} as const;
+
+const remoteEditable = {
+  as2id,
+  endpoint: singleLineText(2048).describe("The partner's AS2 URL"),
+  partner_certificate_id: certificateId
+    .nullable()
+    .describe(
+      'Certificate messages to the partner are encrypted for; required unless encryption_algorithm is none',
+    ),
+  signature_certificate_ids: certificateIds.describe(
+    "Certificates that verify the partner's signatures and signed receipts; several during a rollover. Defaults to the partner certificate",
+  ),
+  signing_algorithm: z
+    .enum(signingAlgorithms)
+    .describe('Digest of our signature (and of the MIC); none sends unsigned'),
+  encryption_algorithm: z.enum(encryptionAlgorithms),
+  compression: z.boolean().describe('Compress messages (zlib) before signing'),
+  mdn_mode: z.enum(mdnModes).describe('Receipt requested: sync (same connection), async (sent later), none'),
+  mdn_signed: z.boolean().describe('Ask for a signed receipt'),
+  receipt_timeout_hours: z
+    .number()
+    .int()
+    .min(1)
+    .max(720)
+    .describe('Hours the sender waits for an asynchronous receipt; 1 to 720'),
+  http_basic_user: singleLineText(200)
+    .regex(/^[^:]*$/, 'Must not contain a colon')
+    .describe("User for HTTP basic authentication; '' for none"),
+  http_basic_password: singleLineText(200).describe('Write-only; an empty text removes it'),
+  http_headers: z
+    .array(HttpHeader)
+    .max(maxHeaders)
+    .describe('Write-only extra HTTP headers; a list replaces them, an empty list removes them'),
+  tls_verify: z.boolean().describe("Verify the partner's HTTPS server certificate"),
+  tls_trusted_certificate_ids: certificateIds.describe(
+    "Extra certificates (CAs or the server's own) trusted for the partner's HTTPS endpoint",
+  ),
+  tls_client_certificate_id: certificateId
+    .nullable()
+    .describe('Certificate with private key presented as TLS client certificate; null for none'),
+};
+
+const readOnlyRemote = { http_basic_password_set: readOnly(), http_headers_set: readOnly(), ...times };
+
+export const RemoteProfileCreate = z.strictObject({
+  business_partner_id: partyId.describe('The partner the profile belongs to'),
+  as2id: remoteEditable.as2id,
+  endpoint: remoteEditable.endpoint,
+  partner_certificate_id: remoteEditable.partner_certificate_id.default(
+    remoteDefaults.partner_certificate_id,
+  ),
+  signature_certificate_ids: remoteEditable.signature_certificate_ids.optional(),
+  signing_algorithm: remoteEditable.signing_algorithm.default(remoteDefaults.signing_algorithm),
+  encryption_algorithm: remoteEditable.encryption_algorithm.default(remoteDefaults.encryption_algorithm),
+  compression: remoteEditable.compression.default(remoteDefaults.compression),
+  mdn_mode: remoteEditable.mdn_mode.default(remoteDefaults.mdn_mode),
+  mdn_signed: remoteEditable.mdn_signed.default(remoteDefaults.mdn_signed),
+  receipt_timeout_hours: remoteEditable.receipt_timeout_hours.default(remoteDefaults.receipt_timeout_hours),
+  http_basic_user: remoteEditable.http_basic_user.default(remoteDefaults.http_basic_user),
+  http_basic_password: remoteEditable.http_basic_password.optional(),
+  http_headers: remoteEditable.http_headers.optional(),
+  tls_verify: remoteEditable.tls_verify.default(remoteDefaults.tls_verify),
+  tls_trusted_certificate_ids: remoteEditable.tls_trusted_certificate_ids.default([]),
+  tls_client_certificate_id: remoteEditable.tls_client_certificate_id.default(
+    remoteDefaults.tls_client_certificate_id,
+  ),
+  ...readOnlyRemote,
+});
+
+export const RemoteProfileUpdate = z.strictObject({
+  business_partner_id: partyId.optional().describe('When sent, must be the id in the path'),
+  as2id: remoteEditable.as2id.optional(),
+  endpoint: remoteEditable.endpoint.optional(),
+  partner_certificate_id: remoteEditable.partner_certificate_id.optional(),
+  signature_certificate_ids: remoteEditable.signature_certificate_ids.optional(),
+  signing_algorithm: remoteEditable.signing_algorithm.optional(),
+  encryption_algorithm: remoteEditable.encryption_algorithm.optional(),
+  compression: remoteEditable.compression.optional(),
+  mdn_mode: remoteEditable.mdn_mode.optional(),
+  mdn_signed: remoteEditable.mdn_signed.optional(),
+  receipt_timeout_hours: remoteEditable.receipt_timeout_hours.optional(),
+  http_basic_user: remoteEditable.http_basic_user.optional(),
+  http_basic_password: remoteEditable.http_basic_password.optional(),
+  http_headers: remoteEditable.http_headers.optional(),
+  tls_verify: remoteEditable.tls_verify.optional(),
+  tls_trusted_certificate_ids: remoteEditable.tls_trusted_certificate_ids.optional(),
+  tls_client_certificate_id: remoteEditable.tls_client_certificate_id.optional(),
+  ...readOnlyRemote,
+});
+
+export const RemoteProfileRecord = z.object({
+  business_partner_id: z.number().int(),
+  as2id: z.string(),
+  endpoint: z.string(),
+  partner_certificate_id: z.number().int().nullable(),
+  signature_certificate_ids: z.array(z.number().int()),
+  signing_algorithm: z.enum(signingAlgorithms),
+  encryption_algorithm: z.enum(encryptionAlgorithms),
+  compression: z.boolean(),
+  mdn_mode: z.enum(mdnModes),
+  mdn_signed: z.boolean(),
+  receipt_timeout_hours: z.number().int(),
+  http_basic_user: z.string(),
+  http_basic_password_set: z.boolean().describe('A password is stored (the password itself is never shown)'),
+  http_headers_set: z.boolean().describe('Extra headers are stored (they are never shown)'),
+  tls_verify: z.boolean(),
+  tls_trusted_certificate_ids: z.array(z.number().int()),
+  tls_client_certificate_id: z.number().int().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type RemoteProfileRecord = z.infer<typeof RemoteProfileRecord>;
+
+/** A remote profile as stored, write-only values in plain form. */
+export interface RemoteProfileValues {
+  as2id: string;
+  endpoint: string;
+  partner_certificate_id: number | null;
+  signature_certificate_ids: number[];
+  signing_algorithm: (typeof signingAlgorithms)[number];
+  encryption_algorithm: (typeof encryptionAlgorithms)[number];
+  compression: boolean;
+  mdn_mode: (typeof mdnModes)[number];
+  mdn_signed: boolean;
+  receipt_timeout_hours: number;
+  http_basic_user: string;
+  http_basic_password: string;
+  http_headers: HttpHeader[];
+  tls_verify: boolean;
+  tls_trusted_certificate_ids: number[];
+  tls_client_certificate_id: number | null;
+}
+
+export const ProfileListQuery = z.object({ ...pagingQuery(20) });
+export const localProfileList = listSchema('profiles', LocalProfileRecord);
+export const remoteProfileList = listSchema('profiles', RemoteProfileRecord);
+
+// Rules between fields ------------------------------------------------------------------
+
+function duplicateProblem(ids: number[]): string | undefined {
+  const seen = new Set<number>();
+  for (const id of ids) {
+    if (seen.has(id)) return `Lists certificate ${id} twice`;
+    seen.add(id);
+  }
+  return undefined;
+}
+
+export function localProfileProblems(v: LocalProfileValues): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (v.async_mdn_url !== '') {
+    const problem = httpUrlProblem(v.async_mdn_url);
+    if (problem) problems.async_mdn_url = problem;
+  }
+  const duplicate = duplicateProblem(v.decryption_certificate_ids);
+  if (duplicate) problems.decryption_certificate_ids = duplicate;
+  return problems;
+}
+
+export function remoteProfileProblems(v: RemoteProfileValues): Record<string, string> {
+  const problems: Record<string, string> = {};
+  const urlProblem = httpUrlProblem(v.endpoint);
+  if (urlProblem) problems.endpoint = urlProblem;
+  if (v.encryption_algorithm !== 'none' && v.partner_certificate_id === null) {
+    problems.partner_certificate_id =
+      'Required when messages are encrypted (encryption_algorithm is not none)';
+  }
+  if (v.mdn_signed && v.mdn_mode !== 'none' && v.signature_certificate_ids.length === 0) {
+    problems.signature_certificate_ids =
+      "Required to verify the partner's signed receipts (mdn_signed is true)";
+  }
+  for (const field of ['signature_certificate_ids', 'tls_trusted_certificate_ids'] as const) {
+    const duplicate = duplicateProblem(v[field]);
+    if (duplicate) problems[field] = duplicate;
+  }
+  if (v.http_basic_password !== '' && v.http_basic_user === '') {
+    problems.http_basic_user = 'Required with http_basic_password';
+  }
+  // Header lists are write-only: messages name the position, or a reserved name from our list.
+  const names = new Map<string, number>();
+  v.http_headers.forEach((header, i) => {
+    const name = header.name.toLowerCase();
+    if (problems.http_headers) return;
+    if (reservedHeaders.has(name)) {
+      problems.http_headers = `Header ${i + 1} is ${name}, which the AS2 sender sets itself`;
+    } else if (names.has(name)) {
+      problems.http_headers = `Headers ${names.get(name)! + 1} and ${i + 1} have the same name`;
+    }
+    names.set(name, i);
+  });
+  return problems;
+}
