@@ -1,6 +1,6 @@
 /** The audit log (spec 2.15) and its filters (spec 4.2). */
 import { z } from 'zod';
-import { listSchema, pagingQuery } from './common.js';
+import { listSchema, pagingQuery, singleLineText } from './common.js';
 import { timeBound } from './time-filter.js';
 
 export const auditActions = ['create', 'update', 'delete', 'revoke'] as const;
@@ -8,11 +8,11 @@ export const auditActions = ['create', 'update', 'delete', 'revoke'] as const;
 /** Unknown parameters are refused on this list (spec 4.2), hence strictObject. */
 export const AuditListQuery = z.strictObject({
   ...pagingQuery(50),
-  kind: z.string().max(64).optional(),
+  kind: singleLineText(64).optional(),
   action: z.enum(auditActions).optional(),
-  actor: z.string().max(255).optional(),
-  record_id: z.string().max(64).optional(),
-  record_name: z.string().max(255).optional(),
+  actor: singleLineText(255).optional(),
+  record_id: singleLineText(64).optional(),
+  record_name: singleLineText(255).optional(),
   from: timeBound('from'),
   to: timeBound('to'),
 });

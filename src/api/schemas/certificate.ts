@@ -144,7 +144,7 @@ export const UploadFindings = z.object({
 });
 
 export const CertificateImportBody = z.strictObject({
-  import_token: z.string().min(1).max(200),
+  import_token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'Not an import token; upload the file again'),
   certificates: z
     .array(
       z.strictObject({

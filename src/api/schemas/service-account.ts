@@ -1,11 +1,11 @@
 /** Service accounts (spec 2.9). */
 import { z } from 'zod';
-import { listSchema, multiLineText, pagingQuery, readOnly, recordName } from './common.js';
+import { listSchema, multiLineText, pagingQuery, readOnly, recordName, singleLineText } from './common.js';
 
 export const accountKinds = ['local', 'federated'] as const;
 
-const issuer = z.string().max(2048);
-const subject = z.string().max(255);
+const issuer = singleLineText(2048);
+const subject = singleLineText(255);
 
 export const ServiceAccountCreate = z.strictObject({
   name: recordName,

@@ -1,15 +1,16 @@
 /** The settings record (spec 2.11) and its validation. */
 import { z } from 'zod';
+import { singleLineText } from './common.js';
 import { httpUrlProblem } from './url.js';
 
 export const storageBackends = ['local', 's3'] as const;
 
 export const SettingsFields = {
   storage_backend: z.enum(storageBackends),
-  storage_local_directory: z.string().max(1024),
-  storage_s3_bucket: z.string().max(63),
-  storage_s3_region: z.string().max(64),
-  storage_s3_endpoint: z.string().max(2048),
+  storage_local_directory: singleLineText(1024),
+  storage_s3_bucket: singleLineText(63),
+  storage_s3_region: singleLineText(64),
+  storage_s3_endpoint: singleLineText(2048),
   delivery_max_dispatches: z.number().int('Must be a whole number').min(1).max(20),
   identification_hide_version: z.boolean(),
 };
