@@ -10,6 +10,7 @@ import { authChannel, createApiContext } from './core.js';
 import { connectDatabase, type Database } from './storage/connect.js';
 import { DatabaseListener } from './storage/listener.js';
 import { prepareStorage } from './storage/payloads/prepare.js';
+import { checkSecretKey } from './runtime/secrets/key-check.js';
 import { loadSecretBox } from './runtime/secrets/secret-box.js';
 import { scheduleExpiryChecks } from './runtime/certificates/expiry-check.js';
 
@@ -52,10 +53,12 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     const storageInUse = storageOf(stored);
     await prepareStorage(storageInUse);
 
+    const secrets = await loadSecretBox(options.dataDir, options.secretKey);
+    await checkSecretKey(database.orm.em.fork(), secrets);
     const ctx = createApiContext({
       orm: database.orm,
       options,
-      secrets: await loadSecretBox(options.dataDir, options.secretKey),
+      secrets,
       storageInUse,
       developerBuild: settings.developerBuild,
       ...(settings.now ? { now: settings.now } : {}),

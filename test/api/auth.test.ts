@@ -146,3 +146,13 @@ t.test('the developer build refuses to start in production', async (t) => {
     message: 'The developer build (pier serve --dev) refuses to start with NODE_ENV=production',
   });
 });
+
+t.test('a process with another secret key refuses to start', async (t) => {
+  const first = await startTestServer(t, { env: { PIER_SECRET_KEY: 'the-original-key' } });
+  const again = await startTestServer(t, { db: first.db, env: { PIER_SECRET_KEY: 'the-original-key' } });
+  t.ok(again.url === undefined && again.app, 'the same key starts');
+  const options = readProcessOptions({ DATABASE_URL: first.db.url, PIER_SECRET_KEY: 'another-key' });
+  await t.rejects(startServer({ options, developerBuild: false, logger: false, listen: false }), {
+    message: /is not the one this database’s secrets were sealed with/,
+  });
+});

@@ -66,6 +66,8 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
       PIER_DATA_DIR: dataDir,
       HTTP_PORT: '0',
       HTTP_HOST: '127.0.0.1',
+      // One key for every test process, as a cluster shares one key (the key file is tested on its own).
+      PIER_SECRET_KEY: 'pier-test-secret-key',
       ...settings.env,
     }),
   };

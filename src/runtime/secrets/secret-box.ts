@@ -4,7 +4,7 @@
  * under the data directory with mode 0600. Stored form: `v1:<iv>:<tag>:<ciphertext>`, base64.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const version = 'v1';
@@ -58,13 +58,17 @@ export async function loadSecretBox(dataDir: string, envKey: string | undefined)
   }
   await mkdir(dataDir, { recursive: true });
   const generated = randomBytes(32).toString('base64');
-  // 'wx' fails if another process created it meanwhile; then read theirs.
+  // Written aside and linked into place, so a process starting at the same moment never reads
+  // a half-written file; link fails if another process's key is already there.
+  const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(aside, `${generated}\n`, { mode: 0o600 });
   try {
-    await writeFile(file, `${generated}\n`, { mode: 0o600, flag: 'wx' });
-    await chmod(file, 0o600);
+    await link(aside, file);
     return SecretBox.fromText(generated);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     return SecretBox.fromText((await readFile(file, 'utf8')).trim());
+  } finally {
+    await unlink(aside).catch(() => {});
   }
 }
