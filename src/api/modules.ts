@@ -2,6 +2,7 @@
  * The API is assembled from modules: the core resources here, and later the AS2, file,
  * HTTP and notification modules. Each registers its routes and may add OpenAPI parts.
  */
+import type { PluginType } from '../actors/index.js';
 import type { ApiContext } from './context.js';
 import type { ApiRouter } from './http/router.js';
 import type { OpenApiContribution } from './openapi/document.js';
@@ -9,8 +10,10 @@ import { registerApiTokenRoutes } from './resources/api-tokens/routes.js';
 import { registerAuditRoutes } from './resources/audit/routes.js';
 import { registerHealthRoutes } from './resources/health/routes.js';
 import { registerPartyRoutes } from './resources/parties/routes.js';
+import { registerPluginConfigRoutes } from './resources/plugin-configs/routes.js';
 import { registerServiceAccountRoutes } from './resources/service-accounts/routes.js';
 import { registerSettingsRoutes } from './resources/settings/routes.js';
+import { componentName, pluginConfigSchemas } from './schemas/plugin-config.js';
 
 export interface ApiModule {
   name: string;
@@ -27,8 +30,37 @@ export const coreModule: ApiModule = {
     registerApiTokenRoutes(router, ctx);
     registerSettingsRoutes(router, ctx);
     registerAuditRoutes(router, ctx);
+    registerPluginConfigRoutes(router, ctx);
   },
 };
 
+/** A module of plugin types: contributes each type's configuration schemas to the document. */
+function pluginModule(name: string, types: PluginType[]): ApiModule {
+  return {
+    name,
+    register() {},
+    openapi: {
+      schemas: Object.fromEntries(
+        types.flatMap((t) => [
+          [componentName(t), pluginConfigSchemas[t].record],
+          [componentName(t, 'Create'), pluginConfigSchemas[t].create],
+          [componentName(t, 'Update'), pluginConfigSchemas[t].update],
+        ]),
+      ),
+    },
+  };
+}
+
+export const fileModule = pluginModule('file', ['file-poller', 'file-writer']);
+export const httpModule = pluginModule('http', ['http-poster']);
+export const as2Module = pluginModule('as2', ['as2-receiver', 'as2-sender']);
+export const notificationsModule = pluginModule('notifications', ['notification-webhook']);
+
 /** Every installed module, in registration order. */
-export const installedModules: ApiModule[] = [coreModule];
+export const installedModules: ApiModule[] = [
+  coreModule,
+  as2Module,
+  fileModule,
+  httpModule,
+  notificationsModule,
+];

@@ -33,6 +33,8 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
   /** Served without authentication (only GET /health). */
   public?: boolean;
   body?: B;
+  /** A body the handler reads itself (its schema depends on a parameter, or it is streamed): documented only. */
+  bodyDoc?: z.ZodType;
   query?: Q;
   params?: P;
   consumes?: Consumes;

@@ -46,5 +46,9 @@ export function installContentTypeRules(app: FastifyInstance): void {
         Accept: expected[consumes],
       });
     }
+    // A page of another origin cannot add this header without a CORS preflight (spec 4.1, 5.11).
+    if (consumes === 'multipart' && request.headers['x-requested-with'] === undefined) {
+      throw new ApiError('MISSING_HEADER');
+    }
   });
 }

@@ -1,6 +1,8 @@
 /** Every entity the ORM knows; listed explicitly, no folder discovery. */
 import { AuditEventSchema } from './audit-event.js';
 import { OrganizationSchema, PartnerSchema } from './party.js';
+import { PluginConfigSchema } from './plugin-config.js';
+import { RouteSchema } from './route.js';
 import { ApiTokenSchema, ServiceAccountSchema } from './service-account.js';
 import { SettingsSchema } from './settings.js';
 import { UserSchema } from './user.js';
@@ -13,4 +15,6 @@ export const entities = [
   UserSchema,
   SettingsSchema,
   AuditEventSchema,
+  PluginConfigSchema,
+  RouteSchema,
 ];

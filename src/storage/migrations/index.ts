@@ -5,8 +5,10 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration0001Foundation } from './Migration0001Foundation.js';
 import { Migration0002Alerts } from './Migration0002Alerts.js';
+import { Migration0004Runtime } from './Migration0004Runtime.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
   { name: 'Migration0002Alerts', class: Migration0002Alerts },
+  { name: 'Migration0004Runtime', class: Migration0004Runtime },
 ];
