@@ -8,9 +8,14 @@ import { filePollerType } from './file-poller/config.js';
 import { fileWriterType } from './file-writer/config.js';
 import { httpPosterType } from './http-poster/config.js';
 import { notificationWebhookType } from './notification-webhook/config.js';
-import { pluginTypes, type PluginType, type PluginTypeDefinition } from './shared/definition.js';
+import {
+  pluginTypes,
+  type PluginRole,
+  type PluginType,
+  type PluginTypeDefinition,
+} from './shared/definition.js';
 
-export { pluginTypes, type PluginType, type PluginTypeDefinition };
+export { pluginTypes, type PluginRole, type PluginType, type PluginTypeDefinition };
 
 export const pluginTypeDefinitions: Record<PluginType, PluginTypeDefinition> = {
   'as2-receiver': as2ReceiverType,

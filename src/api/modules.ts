@@ -11,6 +11,7 @@ import { registerAuditRoutes } from './resources/audit/routes.js';
 import { registerHealthRoutes } from './resources/health/routes.js';
 import { registerPartyRoutes } from './resources/parties/routes.js';
 import { registerPluginConfigRoutes } from './resources/plugin-configs/routes.js';
+import { registerRouteRoutes } from './resources/routes/routes.js';
 import { registerServiceAccountRoutes } from './resources/service-accounts/routes.js';
 import { registerSettingsRoutes } from './resources/settings/routes.js';
 import { componentName, pluginConfigSchemas } from './schemas/plugin-config.js';
@@ -31,6 +32,7 @@ export const coreModule: ApiModule = {
     registerSettingsRoutes(router, ctx);
     registerAuditRoutes(router, ctx);
     registerPluginConfigRoutes(router, ctx);
+    registerRouteRoutes(router, ctx);
   },
 };
 
