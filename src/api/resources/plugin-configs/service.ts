@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { pluginTypeDefinitions, type PluginType, type PluginTypeDefinition } from '../../../actors/index.js';
 import { diffChanges } from '../../../runtime/audit/changes.js';
 import type { SecretBox } from '../../../runtime/secrets/secret-box.js';
+import { openSecrets, settingsOf } from '../../../runtime/supervisor/instance-config.js';
 import { PluginConfigSchema, type PluginConfig } from '../../../storage/entities/plugin-config.js';
 import { RouteSchema } from '../../../storage/entities/route.js';
 import type { Caller } from '../../auth/caller.js';
@@ -17,19 +18,6 @@ import { httpUrlProblem } from '../../schemas/url.js';
 
 export type PluginConfigRecord = Record<string, unknown>;
 type Values = Record<string, unknown>;
-
-/** Settings of a stored configuration, with defaults for settings added since it was saved. */
-export function settingsOf(def: PluginTypeDefinition, row: PluginConfig): Values {
-  const out: Values = {};
-  for (const key of Object.keys(def.fields)) out[key] = row.settings[key] ?? def.defaults[key];
-  return out;
-}
-
-export function openSecrets(secrets: SecretBox, row: PluginConfig): Values {
-  return Object.fromEntries(
-    Object.entries(row.secrets).map(([k, sealed]) => [k, JSON.parse(secrets.openText(sealed)) as unknown]),
-  );
-}
 
 export function pluginConfigJson(def: PluginTypeDefinition, row: PluginConfig): PluginConfigRecord {
   return {
