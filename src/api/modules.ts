@@ -11,9 +11,12 @@ import { registerAuditRoutes } from './resources/audit/routes.js';
 import { registerHealthRoutes } from './resources/health/routes.js';
 import { registerPartyRoutes } from './resources/parties/routes.js';
 import { registerPluginConfigRoutes } from './resources/plugin-configs/routes.js';
+import { registerMessageRoutes } from './resources/messages/routes.js';
 import { registerRouteRoutes } from './resources/routes/routes.js';
+import { registerServiceRoutes } from './resources/services/routes.js';
 import { registerServiceAccountRoutes } from './resources/service-accounts/routes.js';
 import { registerSettingsRoutes } from './resources/settings/routes.js';
+import { registerStatsRoutes } from './resources/stats/routes.js';
 import { componentName, pluginConfigSchemas } from './schemas/plugin-config.js';
 
 export interface ApiModule {
@@ -33,6 +36,9 @@ export const coreModule: ApiModule = {
     registerAuditRoutes(router, ctx);
     registerPluginConfigRoutes(router, ctx);
     registerRouteRoutes(router, ctx);
+    registerServiceRoutes(router, ctx);
+    registerMessageRoutes(router, ctx);
+    registerStatsRoutes(router, ctx);
   },
 };
 

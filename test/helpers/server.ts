@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { readProcessOptions, type ProcessOptions } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type ServerSettings } from '../../src/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestServer extends RunningServer {
@@ -41,6 +41,7 @@ export interface TestServerOptions {
   developerBuild?: boolean;
   now?: () => Date;
   listen?: boolean;
+  runtime?: ServerSettings['runtime'];
 }
 
 export async function startTestServer(t: Test, settings: TestServerOptions = {}): Promise<TestServer> {
@@ -63,6 +64,7 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
     logger: false,
     listen: settings.listen ?? false,
     ...(settings.now ? { now: settings.now } : {}),
+    ...(settings.runtime ? { runtime: settings.runtime } : {}),
   });
   t.teardown(async () => {
     await server.close();

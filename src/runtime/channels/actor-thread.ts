@@ -44,7 +44,9 @@ interface Pending {
  */
 function spawnWorker(entry: URL, workerData: unknown): Worker {
   if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { workerData });
-  const code = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}))`;
+  // Resolved here: an eval'd worker would look for tsx from the working directory.
+  const tsxApi = import.meta.resolve('tsx/esm/api');
+  const code = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}))`;
   return new Worker(code, { eval: true, workerData });
 }
 

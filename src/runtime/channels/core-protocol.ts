@@ -5,7 +5,13 @@
  */
 import { z } from 'zod';
 
-const partyText = z.string().max(255);
+/** Text PostgreSQL can store: no NUL characters. */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !s.includes('\u0000'), 'Must not contain NUL characters');
+const partyText = text(255);
 
 export const PayloadStage = z.enum(['unpacked', 'received', 'headers', 'receipt']);
 export type PayloadStage = z.infer<typeof PayloadStage>;
@@ -17,12 +23,12 @@ export const AcceptRequest = z.object({
     id: z.uuid(),
     from: partyText,
     to: partyText,
-    file_name: z.string().min(1).max(1024),
+    file_name: text(1024).refine((s) => s !== '', 'Must not be empty'),
     /** Identifies what the source took (a file), so offering it again gives the same message. */
-    source_key: z.string().max(2048).optional(),
+    source_key: text(2048).optional(),
     payload: z.object({ stage: PayloadStage, size_bytes: z.number().int().min(0) }),
     /** Set when the source refuses the message (it cannot be read or routed): why. */
-    refusal: z.string().max(2048).optional(),
+    refusal: text(2048).optional(),
   }),
 });
 export type AcceptRequest = z.infer<typeof AcceptRequest>;

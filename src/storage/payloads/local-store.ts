@@ -4,6 +4,7 @@
  * half-written stage under its real name.
  */
 import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -52,18 +53,15 @@ export class LocalPayloadStore implements PayloadStore {
     const dir = path.dirname(final);
     await mkdir(dir, { recursive: true });
     const temp = path.join(dir, `.${ref.stage}.${randomBytes(6).toString('hex')}.tmp`);
-    const file = await open(temp, 'wx');
     const counter = byteCounter(options.maxBytes);
     try {
-      await pipeline(source, counter, file.createWriteStream({ autoClose: false }));
-      await file.sync();
+      // flush: the bytes are on disk before the stage gets its real name.
+      await pipeline(source, counter, createWriteStream(temp, { flags: 'wx', flush: true }));
     } catch (error) {
       source.destroy();
-      await file.close().catch(() => {});
       await unlink(temp).catch(() => {});
       throw error;
     }
-    await file.close();
     await rename(temp, final);
     return counter.bytes;
   }
