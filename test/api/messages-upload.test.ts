@@ -145,4 +145,5 @@ t.test('edge rules: X-Requested-With, Content-Type, size', async (t) => {
   );
   t.equal(exact.status, 201, 'exactly 64 MiB is accepted');
   t.equal(exact.body.data.payloads.unpacked.size_bytes, 64 * 1024 * 1024);
+  await waitForMessage(server, exact.body.data.id, (m) => m.status === 'Delivered', 'the big file delivered');
 });

@@ -9,7 +9,8 @@ import { waitFor } from './wait.js';
 
 export async function tempDir(t: Test, prefix = 'pier-flow-'): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  // Retried: an actor may still be finishing a file while the test ends.
+  t.teardown(() => rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }));
   return dir;
 }
 
