@@ -13,6 +13,7 @@ import { prepareStorage } from './storage/payloads/prepare.js';
 import { checkSecretKey } from './runtime/secrets/key-check.js';
 import { loadSecretBox } from './runtime/secrets/secret-box.js';
 import { scheduleExpiryChecks } from './runtime/certificates/expiry-check.js';
+import { startRuntime, type RuntimeOptions } from './runtime/runtime.js';
 
 export interface ServerSettings {
   options: ProcessOptions;
@@ -21,6 +22,8 @@ export interface ServerSettings {
   now?: () => Date;
   /** Bind the HTTP port; false serves only app.inject (tests). */
   listen?: boolean;
+  /** Tests replace actor workers with fixtures, shorten timeouts, or run the sweeps themselves. */
+  runtime?: Pick<RuntimeOptions, 'entries' | 'childSpec' | 'timers'>;
 }
 
 export interface RunningServer {
@@ -66,18 +69,31 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     closers.push(async () => ctx.apiTokens.close());
     closers.push(() => ctx.apiTokens.flushUsage());
 
-    const runtimeLogger = logger || pino({ level: 'silent' });
+    const quiet = logger || pino({ level: 'silent' });
     const expiryChecks = scheduleExpiryChecks({
       em: () => database.orm.em.fork() as EntityManager,
       now: ctx.now,
-      logger: runtimeLogger,
+      logger: quiet,
     });
     closers.push(() => expiryChecks.stop());
 
-    const listener = new DatabaseListener(database.url, runtimeLogger);
+    const listener = new DatabaseListener(database.url, quiet);
     listener.on(authChannel, () => ctx.apiTokens.invalidate());
     await listener.start();
     closers.push(() => listener.close());
+
+    const runtime = await startRuntime({
+      orm: database.orm,
+      databaseUrl: database.url,
+      secrets: ctx.secrets,
+      logger: quiet,
+      now: ctx.now,
+      listener,
+      settings: stored,
+      ...settings.runtime,
+    });
+    ctx.runtime = runtime;
+    closers.push(() => runtime.close());
 
     const built = await buildApp(ctx, { logger });
     closers.push(() => built.app.close());

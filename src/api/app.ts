@@ -46,7 +46,8 @@ export async function buildApp(
     bodyLimit: defaultBodyLimit,
     // Per-request lines would dominate the log of a busy gateway; errors are logged by the handler.
     logController: new LogController({ disableRequestLogging: true }),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Long path parameters reach validation (a 400 in the envelope) instead of the router's bare 414.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
   };
   const app: FastifyInstance = options.logger
     ? (Fastify({ ...common, loggerInstance: options.logger as FastifyBaseLogger }) as FastifyInstance)

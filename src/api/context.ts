@@ -2,6 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ProcessOptions } from '../config.js';
 import type { AuditRecorder } from '../runtime/audit/recorder.js';
+import type { Runtime } from '../runtime/runtime.js';
 import type { SecretBox } from '../runtime/secrets/secret-box.js';
 import type { Orm } from '../storage/db.js';
 import type { ApiTokenCredential } from './auth/api-token-credential.js';
@@ -21,6 +22,14 @@ export interface ApiContext {
   /** Tells every pier process that tokens or accounts changed, so caches are dropped. */
   announceAuthChange(em: EntityManager): Promise<void>;
   now(): Date;
+  /** The message flow and plugin instances; absent in the CLI, which runs no actors. */
+  runtime?: Runtime;
+}
+
+/** The runtime of a server process; routes that need it are only registered by the server. */
+export function runtimeOf(ctx: ApiContext): Runtime {
+  if (!ctx.runtime) throw new Error('This process runs no message flow');
+  return ctx.runtime;
 }
 
 /** A fresh entity manager for one unit of work. */

@@ -27,6 +27,7 @@ export const errorTable = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported Content-Type' },
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
+  START_FAILED: { status: 500, message: 'The instance failed to start' },
   SENDER_NOT_RUNNING: { status: 503, message: 'The AS2 sender is not running' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

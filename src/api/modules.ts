@@ -2,6 +2,7 @@
  * The API is assembled from modules: the core resources here, and later the AS2, file,
  * HTTP and notification modules. Each registers its routes and may add OpenAPI parts.
  */
+import type { PluginType } from '../actors/index.js';
 import type { ApiContext } from './context.js';
 import type { ApiRouter } from './http/router.js';
 import type { OpenApiContribution } from './openapi/document.js';
@@ -11,8 +12,14 @@ import { registerAuditRoutes } from './resources/audit/routes.js';
 import { registerCertificateRoutes } from './resources/certificates/routes.js';
 import { registerHealthRoutes } from './resources/health/routes.js';
 import { registerPartyRoutes } from './resources/parties/routes.js';
+import { registerPluginConfigRoutes } from './resources/plugin-configs/routes.js';
+import { registerMessageRoutes } from './resources/messages/routes.js';
+import { registerRouteRoutes } from './resources/routes/routes.js';
+import { registerServiceRoutes } from './resources/services/routes.js';
 import { registerServiceAccountRoutes } from './resources/service-accounts/routes.js';
 import { registerSettingsRoutes } from './resources/settings/routes.js';
+import { registerStatsRoutes } from './resources/stats/routes.js';
+import { componentName, pluginConfigSchemas } from './schemas/plugin-config.js';
 
 export interface ApiModule {
   name: string;
@@ -30,16 +37,49 @@ export const coreModule: ApiModule = {
     registerSettingsRoutes(router, ctx);
     registerAuditRoutes(router, ctx);
     registerCertificateRoutes(router, ctx);
+    registerPluginConfigRoutes(router, ctx);
+    registerRouteRoutes(router, ctx);
+    registerServiceRoutes(router, ctx);
+    registerMessageRoutes(router, ctx);
+    registerStatsRoutes(router, ctx);
   },
 };
 
-/** The AS2 module's records: partner agreements (its plugins come with the runtime). */
-export const as2Module: ApiModule = {
-  name: 'as2',
-  register(router, ctx) {
-    registerAs2ProfileRoutes(router, ctx);
-  },
-};
+/**
+ * A module of plugin types: contributes each type's configuration schemas to the document,
+ * and registers the module's own records.
+ */
+function pluginModule(
+  name: string,
+  types: PluginType[],
+  register: ApiModule['register'] = () => {},
+): ApiModule {
+  return {
+    name,
+    register,
+    openapi: {
+      schemas: Object.fromEntries(
+        types.flatMap((t) => [
+          [componentName(t), pluginConfigSchemas[t].record],
+          [componentName(t, 'Create'), pluginConfigSchemas[t].create],
+          [componentName(t, 'Update'), pluginConfigSchemas[t].update],
+        ]),
+      ),
+    },
+  };
+}
+
+export const fileModule = pluginModule('file', ['file-poller', 'file-writer']);
+export const httpModule = pluginModule('http', ['http-poster']);
+/** AS2: its plugin types and its records, the partner agreements (profiles). */
+export const as2Module = pluginModule('as2', ['as2-receiver', 'as2-sender'], registerAs2ProfileRoutes);
+export const notificationsModule = pluginModule('notifications', ['notification-webhook']);
 
 /** Every installed module, in registration order. */
-export const installedModules: ApiModule[] = [coreModule, as2Module];
+export const installedModules: ApiModule[] = [
+  coreModule,
+  as2Module,
+  fileModule,
+  httpModule,
+  notificationsModule,
+];

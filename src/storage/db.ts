@@ -1,5 +1,6 @@
 /** Opening the database: MikroORM over PostgreSQL, with migrations applied on request. */
 import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities/index.js';
 import { migrationsList } from './migrations/index.js';
@@ -21,8 +22,21 @@ export async function openDatabase(url: string, options: { poolMax?: number } = 
   });
 }
 
-/** Applies every pending migration; returns the names applied. */
+/** Arbitrary constant naming the migrations' advisory lock. */
+const migrationLockKey = 7_313_000_002;
+
+/**
+ * Applies every pending migration; returns the names applied. Processes that start together
+ * on one database take turns, so each migration runs once.
+ */
 export async function migrate(orm: Orm): Promise<string[]> {
-  const applied = await orm.getMigrator().up();
-  return applied.map((m) => m.name);
+  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [migrationLockKey]);
+    const applied = await orm.getMigrator().up();
+    return applied.map((m) => m.name);
+  } finally {
+    await lock.end();
+  }
 }

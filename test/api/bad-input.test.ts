@@ -2,6 +2,7 @@
 // types, unknown enum values, over-long texts, unknown properties, bad ids and paging,
 // oversized bodies, wrong Content-Type) and asserts a 4xx envelope and that nothing changed.
 import t, { type Test } from 'tap';
+import { idParams } from '../../src/api/schemas/common.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -76,26 +77,48 @@ function assertRefused(t: Test, r: { status: number; body: any }, what: string, 
 
 for (const route of routes) {
   const d = route.definition;
-  const url = route.url.replace(':id', '999999');
+  // Path parameters filled with well-formed values of records that do not exist.
+  const sample: Record<string, string> = {
+    id: d.params === idParams ? '999999' : '00000000-0000-4000-8000-000000000000',
+    delivery_id: '999999',
+    type: 'file-writer',
+    name: 'nothing-here',
+    action: 'start',
+  };
+  const fill = (overrides: Record<string, string>) =>
+    route.url.replace(/:(\w+)/g, (_, n: string) => overrides[n] ?? sample[n] ?? 'x');
+  const url = fill({});
+  const documented = (
+    doc.paths[route.url.slice('/api/v1'.length).replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()] as {
+      parameters?: { name: string; in: string }[];
+    }
+  )?.parameters;
   t.test(`${route.method} ${route.url}`, async (t) => {
-    if (d.params) {
+    if (d.params === idParams) {
       for (const id of ['abc', '-5', '1e3', '9999999999999', '%00']) {
-        const r = await server.call(route.method, route.url.replace(':id', id), d.body ? { body: {} } : {});
+        const r = await server.call(route.method, fill({ id }), d.body ? { body: {} } : {});
         assertRefused(t, r, `id ${id}`);
         t.ok(r.body.error.details?.id, `id ${id}: refused on id`);
       }
+    } else if (d.params) {
+      for (const name of route.url.match(/:(\w+)/g)!.map((m) => m.slice(1))) {
+        for (const bad of ['%00', 'x'.repeat(300), '-1', '..%2F..']) {
+          const r = await server.call(route.method, fill({ [name]: bad }), d.body ? { body: {} } : {});
+          t.ok([400, 404].includes(r.status), `${name}=${bad.slice(0, 20)}: ${r.status}`);
+          t.equal(r.body?.data, null, `${name}=${bad.slice(0, 20)}: envelope`);
+        }
+      }
     }
-    if (d.query && route.method === 'GET') {
+    if (route.method === 'GET' && documented?.some((p) => p.name === 'limit')) {
       for (const q of ['limit=0', 'limit=x', 'offset=-1', 'offset=1.5']) {
         const r = await server.call('GET', `${url}?${q}`);
         assertRefused(t, r, q);
         t.ok(r.body.error.details?.[q.split('=')[0]!], `${q}: named`);
       }
+    }
+    if (route.method === 'GET') {
       // A NUL byte cannot reach PostgreSQL; every text parameter must answer without a 500.
-      const params = (
-        doc.paths[route.url.slice('/api/v1'.length)]?.get as { parameters?: { name: string; in: string }[] }
-      )?.parameters;
-      for (const p of params ?? []) {
+      for (const p of documented ?? []) {
         if (p.in !== 'query' || p.name === 'limit' || p.name === 'offset') continue;
         const r = await server.call('GET', `${url}?${p.name}=a%00b`);
         t.ok(r.status < 500, `${p.name} with a NUL byte: ${r.status}`);

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { readProcessOptions, type ProcessOptions } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type ServerSettings } from '../../src/server.js';
 import { migrate, openDatabase } from '../../src/storage/db.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -44,6 +44,7 @@ export interface TestServerOptions {
   listen?: boolean;
   /** Share the database of another test server (a second process of the cluster). */
   db?: TestDatabase;
+  runtime?: ServerSettings['runtime'];
 }
 
 /** Migrates a fresh database and points its payload storage at the test's own directory. */
@@ -78,6 +79,7 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
     logger: false,
     listen: settings.listen ?? false,
     ...(settings.now ? { now: settings.now } : {}),
+    ...(settings.runtime ? { runtime: settings.runtime } : {}),
   });
   t.teardown(async () => {
     await server.close();

@@ -33,11 +33,14 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
   /** Served without authentication (only GET /health). */
   public?: boolean;
   body?: B;
+  /**
+   * A body the handler reads itself (its schema depends on a parameter, or it is a streamed
+   * multipart upload): documented in OpenAPI only.
+   */
+  bodyDoc?: z.ZodType;
   query?: Q;
   params?: P;
   consumes?: Consumes;
-  /** Parts of a multipart request, for the OpenAPI document; the handler reads them itself. */
-  form?: z.ZodType;
   /** Request body limit in bytes, when it differs from the default 1 MiB. */
   bodyLimit?: number;
   /** Success status; 204 sends no body. */
@@ -64,8 +67,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     public?: boolean;
     consumes?: Consumes;
-    /** Parts of a multipart request, for the OpenAPI document; the handler reads them itself. */
-    form?: z.ZodType;
   }
 }
 

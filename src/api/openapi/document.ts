@@ -34,7 +34,7 @@ function errorResponses(route: RegisteredRoute): Json {
   const d = route.definition;
   const codes = new Set<ErrorCode>(['INTERNAL_ERROR']);
   if (!d.public) authCodes.forEach((c) => codes.add(c));
-  if (d.params || d.query || d.body || d.form) codes.add('INVALID_INPUT');
+  if (d.params || d.query || d.body || d.bodyDoc) codes.add('INVALID_INPUT');
   if (d.params) codes.add('NOT_FOUND');
   if (route.method !== 'GET') {
     codes.add('UNSUPPORTED_MEDIA_TYPE');
@@ -134,12 +134,12 @@ export function buildOpenApiDocument(
       responses: { ...successResponse(route), ...errorResponses(route) },
     };
     if (d.public) operation.security = [];
-    const requestSchema = d.body ?? d.form;
-    if (requestSchema) {
+    const body = d.body ?? d.bodyDoc;
+    if (body) {
       const media = d.consumes === 'multipart' ? 'multipart/form-data' : 'application/json';
       operation.requestBody = {
         required: true,
-        content: { [media]: { schema: jsonSchema(requestSchema, 'input') } },
+        content: { [media]: { schema: jsonSchema(body, 'input') } },
       };
     }
     paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation };

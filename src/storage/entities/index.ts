@@ -3,6 +3,8 @@ import { As2LocalProfileSchema, As2ProfileCertificateSchema, As2RemoteProfileSch
 import { AuditEventSchema } from './audit-event.js';
 import { CertificateImportSchema, CertificateSchema } from './certificate.js';
 import { OrganizationSchema, PartnerSchema } from './party.js';
+import { PluginConfigSchema } from './plugin-config.js';
+import { RouteSchema } from './route.js';
 import { ApiTokenSchema, ServiceAccountSchema } from './service-account.js';
 import { SettingsSchema } from './settings.js';
 import { UserSchema } from './user.js';
@@ -20,4 +22,6 @@ export const entities = [
   As2LocalProfileSchema,
   As2RemoteProfileSchema,
   As2ProfileCertificateSchema,
+  PluginConfigSchema,
+  RouteSchema,
 ];

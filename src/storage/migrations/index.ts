@@ -6,11 +6,13 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration0001Foundation } from './Migration0001Foundation.js';
 import { Migration0002Alerts } from './Migration0002Alerts.js';
 import { Migration0003Certificates } from './Migration0003Certificates.js';
+import { Migration0004Runtime } from './Migration0004Runtime.js';
 import { Migration0009SecretCheck } from './Migration0009SecretCheck.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
   { name: 'Migration0002Alerts', class: Migration0002Alerts },
   { name: 'Migration0003Certificates', class: Migration0003Certificates },
+  { name: 'Migration0004Runtime', class: Migration0004Runtime },
   { name: 'Migration0009SecretCheck', class: Migration0009SecretCheck },
 ];

@@ -44,7 +44,7 @@ export function registerCertificateRoutes(router: ApiRouter, ctx: ApiContext): v
     tag,
     summary: 'Upload certificates, chains, PKCS#12 files or keys',
     consumes: 'multipart',
-    form: CertificateUploadForm,
+    bodyDoc: CertificateUploadForm,
     bodyLimit: uploadLimitBytes,
     status: 201,
     response: CertificateRecord,

@@ -1,0 +1,73 @@
+/** Configuration of the file poller (spec 2.6): a directory watched for files to send. */
+import { z } from 'zod';
+import type { PluginTypeDefinition } from '../shared/definition.js';
+import { absolutePath, partyNameOrEmpty, wholeNumber } from '../shared/fields.js';
+import { globProblem, patternProblem, placeholdersOf } from '../shared/path-pattern.js';
+
+export const filePollerFields = {
+  base_directory: absolutePath.describe('Directory watched for files'),
+  processed_directory: absolutePath.describe('Where a file is moved once its message is accepted'),
+  path_pattern: z
+    .string()
+    .max(512)
+    .describe('Path of a file below base_directory; placeholders {from}, {to}, {filename}'),
+  file_pattern: z.string().max(256).describe('File names taken, * and ? as wildcards'),
+  polling_interval: wholeNumber(1, 86_400).describe('Seconds between two looks at the directory'),
+  from: partyNameOrEmpty.describe('Sending party when path_pattern has no {from}'),
+  to: partyNameOrEmpty.describe('Receiving party when path_pattern has no {to}'),
+};
+
+export const filePollerDefaults = {
+  path_pattern: '{to}/{filename}',
+  file_pattern: '*.*',
+  polling_interval: 5, // seconds
+  from: '',
+  to: '',
+};
+
+export type FilePollerSettings = {
+  base_directory: string;
+  processed_directory: string;
+  path_pattern: string;
+  file_pattern: string;
+  polling_interval: number;
+  from: string;
+  to: string;
+};
+
+function inside(dir: string, parent: string): boolean {
+  const trim = (p: string) => p.replace(/\/+$/, '') || '/';
+  const d = trim(dir);
+  const p = trim(parent);
+  return d === p || d.startsWith(p === '/' ? '/' : `${p}/`);
+}
+
+export function filePollerProblems(raw: Record<string, unknown>): Record<string, string> {
+  const s = raw as FilePollerSettings;
+  const problems: Record<string, string> = {};
+  const patternIssue = patternProblem(s.path_pattern, ['from', 'to', 'filename']);
+  if (patternIssue) problems.path_pattern = patternIssue;
+  else {
+    const used = placeholdersOf(s.path_pattern);
+    if (!used.has('from') && s.from === '') problems.from = 'Required when path_pattern has no {from}';
+    if (!used.has('to') && s.to === '') problems.to = 'Required when path_pattern has no {to}';
+  }
+  const globIssue = globProblem(s.file_pattern);
+  if (globIssue) problems.file_pattern = globIssue;
+  if (inside(s.processed_directory, s.base_directory)) {
+    problems.processed_directory = 'Must not be base_directory or inside it';
+  } else if (inside(s.base_directory, s.processed_directory)) {
+    problems.processed_directory = 'Must not contain base_directory';
+  }
+  return problems;
+}
+
+export const filePollerType: PluginTypeDefinition = {
+  type: 'file-poller',
+  role: 'source',
+  summary: 'Takes files from a directory as messages',
+  fields: filePollerFields,
+  defaults: filePollerDefaults,
+  secretFields: {},
+  problems: filePollerProblems,
+};

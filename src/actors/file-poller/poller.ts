@@ -1,0 +1,116 @@
+/**
+ * The file poller's logic, with its ports as arguments so it runs without a thread in
+ * tests. A file is taken when it is fully written: seen with the same size, time and inode
+ * in two looks at the directory, and not named like a file in the making. Its bytes go to
+ * the payload store, the core accepts the message, and only then is the file moved to
+ * processed_directory. A file whose path names no parties becomes a Refused message, so
+ * nothing is lost and the operator sees why.
+ */
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { CoreClient } from '../../runtime/worker-host/host.js';
+import type { PayloadStore } from '../../storage/payloads/store.js';
+import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
+import type { FilePollerSettings } from './config.js';
+import { listFiles, moveAside } from './files.js';
+
+/** Files taken at the same time. */
+const concurrentTakes = 16;
+
+interface Seen {
+  size: bigint;
+  mtimeNs: bigint;
+  ino: bigint;
+}
+
+const same = (a: Seen, b: Seen) => a.size === b.size && a.mtimeNs === b.mtimeNs && a.ino === b.ino;
+
+export class FilePoller {
+  #seen = new Map<string, Seen>();
+  #halted = false;
+  readonly #matchPath: ReturnType<typeof pathMatcher>;
+  readonly #matchName: (name: string) => boolean;
+
+  constructor(
+    private readonly settings: FilePollerSettings,
+    private readonly store: PayloadStore,
+    private readonly core: CoreClient,
+  ) {
+    this.#matchPath = pathMatcher(settings.path_pattern);
+    this.#matchName = globMatcher(settings.file_pattern);
+  }
+
+  /** One look at the directory; takes every file that was already there, unchanged, last time. */
+  async scan(): Promise<number> {
+    const files = (await listFiles(this.settings.base_directory)).filter((rel) =>
+      this.#matchName(path.posix.basename(rel)),
+    );
+    const now = new Map<string, Seen>();
+    const ready: [string, Seen][] = [];
+    for (const rel of files) {
+      const st = await stat(path.join(this.settings.base_directory, rel), { bigint: true }).catch(
+        () => undefined,
+      );
+      if (!st) continue;
+      const seen = { size: st.size, mtimeNs: st.mtimeNs, ino: st.ino };
+      const before = this.#seen.get(rel);
+      if (before && same(before, seen)) ready.push([rel, seen]);
+      else now.set(rel, seen);
+    }
+    this.#seen = now;
+    let taken = 0;
+    for (let i = 0; i < ready.length && !this.#halted; i += concurrentTakes) {
+      const results = await Promise.all(
+        ready.slice(i, i + concurrentTakes).map(([rel, seen]) => this.#take(rel, seen)),
+      );
+      taken += results.filter(Boolean).length;
+    }
+    return taken;
+  }
+
+  /** Takes no more files; the ones being taken finish. */
+  halt(): void {
+    this.#halted = true;
+  }
+
+  async #take(rel: string, seen: Seen): Promise<boolean> {
+    const full = path.join(this.settings.base_directory, rel);
+    const values = this.#matchPath(rel);
+    const from = values?.from ?? this.settings.from;
+    const to = values?.to ?? this.settings.to;
+    const fileName = values?.filename ?? path.posix.basename(rel);
+    const id = randomUUID();
+    try {
+      const size = await this.store.put({ messageId: id, stage: 'unpacked' }, createReadStream(full));
+      if (BigInt(size) !== seen.size) {
+        // Changed while read: look again next time.
+        await this.store.removeMessage(id);
+        return false;
+      }
+      const answer = await this.core.accept({
+        id,
+        from,
+        to,
+        file_name: fileName,
+        // The path last, so the separators cannot be ambiguous.
+        source_key: `${seen.size}:${seen.mtimeNs}:${seen.ino}:${rel}`,
+        payload: { stage: 'unpacked', size_bytes: size },
+        ...(values
+          ? {}
+          : { refusal: `Refused: the path ${rel} does not match ${this.settings.path_pattern}` }),
+      });
+      if (answer.duplicate) await this.store.removeMessage(id);
+      await moveAside(full, path.join(this.settings.processed_directory, rel), answer.message_id.slice(0, 8));
+      return true;
+    } catch (error) {
+      await this.store.removeMessage(id).catch(() => {});
+      this.core.log('warn', 'could not take a file; it stays for the next look', {
+        file: rel,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return false;
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/** Configuration of the file writer (spec 2.6): delivers payloads as files into a directory. */
+import { z } from 'zod';
+import type { PluginTypeDefinition } from '../shared/definition.js';
+import {
+  absolutePath,
+  maxConcurrentDeliveries,
+  retryDefaults,
+  retryFields,
+  retryProblems,
+} from '../shared/fields.js';
+import { patternProblem } from '../shared/path-pattern.js';
+
+export const ifExistsChoices = ['fail', 'rename'] as const;
+
+export const fileWriterFields = {
+  directory: absolutePath.describe('Directory files are written to'),
+  path_pattern: z
+    .string()
+    .max(512)
+    .describe('Path of a file below directory; placeholders {from}, {to}, {filename}, {id}'),
+  if_exists: z
+    .enum(ifExistsChoices)
+    .describe('When the file exists with other content: fail (and retry), or rename the new one'),
+  max_concurrent_deliveries: maxConcurrentDeliveries,
+  ...retryFields,
+};
+
+export const fileWriterDefaults = {
+  path_pattern: '{from}/{filename}',
+  if_exists: 'fail',
+  max_concurrent_deliveries: 1,
+  ...retryDefaults,
+};
+
+export interface FileWriterSettings {
+  directory: string;
+  path_pattern: string;
+  if_exists: (typeof ifExistsChoices)[number];
+  max_concurrent_deliveries: number;
+}
+
+export const fileWriterType: PluginTypeDefinition = {
+  type: 'file-writer',
+  role: 'target',
+  summary: 'Writes delivered payloads as files',
+  fields: fileWriterFields,
+  defaults: fileWriterDefaults,
+  secretFields: {},
+  problems: (s) => {
+    const problems = retryProblems(s);
+    const issue = patternProblem(s.path_pattern as string, ['from', 'to', 'filename', 'id']);
+    if (issue) problems.path_pattern = issue;
+    return problems;
+  },
+};

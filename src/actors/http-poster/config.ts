@@ -1,0 +1,60 @@
+/** Configuration of the HTTP poster (spec 2.6): delivers payloads by POST to a URL. */
+import { z } from 'zod';
+import type { PluginTypeDefinition } from '../shared/definition.js';
+import {
+  headerList,
+  maxConcurrentDeliveries,
+  password,
+  retryDefaults,
+  retryFields,
+  retryProblems,
+  userName,
+  wholeNumber,
+} from '../shared/fields.js';
+
+export const httpPosterFields = {
+  url: z.string().max(2048).describe('Address the payload is posted to'),
+  http_basic_username: userName.describe('User for HTTP basic authentication; empty for none'),
+  content_type: z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;.*)?$/, 'Must be a media type such as text/plain')
+    .describe('Content-Type of the request'),
+  timeout_seconds: wholeNumber(1, 3600).describe('Seconds an attempt may take'),
+  max_concurrent_deliveries: maxConcurrentDeliveries,
+  ...retryFields,
+};
+
+export const httpPosterDefaults = {
+  http_basic_username: '',
+  content_type: 'application/octet-stream',
+  timeout_seconds: 60,
+  max_concurrent_deliveries: 5,
+  ...retryDefaults,
+};
+
+export const httpPosterSecrets = {
+  http_basic_password: password.describe('Write-only'),
+  http_headers: headerList.describe('Write-only; replaced as a whole, [] removes them'),
+};
+
+export interface HttpPosterSettings {
+  url: string;
+  http_basic_username: string;
+  content_type: string;
+  timeout_seconds: number;
+  max_concurrent_deliveries: number;
+}
+
+export const httpPosterType: PluginTypeDefinition = {
+  type: 'http-poster',
+  role: 'target',
+  summary: 'Posts delivered payloads to an HTTP address',
+  fields: httpPosterFields,
+  defaults: httpPosterDefaults,
+  secretFields: httpPosterSecrets,
+  urlField: 'url',
+  urlFields: ['url'],
+  problems: retryProblems,
+};

@@ -1,0 +1,41 @@
+/**
+ * The one registry of plugin types: each type's configuration declaration and, for the
+ * types this build runs, the worker that runs an instance of it.
+ */
+import { as2ReceiverType } from './as2-receiver/config.js';
+import { as2SenderType } from './as2-sender/config.js';
+import { filePollerType } from './file-poller/config.js';
+import { fileWriterType } from './file-writer/config.js';
+import { httpPosterType } from './http-poster/config.js';
+import { notificationWebhookType } from './notification-webhook/config.js';
+import {
+  pluginTypes,
+  type PluginRole,
+  type PluginType,
+  type PluginTypeDefinition,
+} from './shared/definition.js';
+
+export { pluginTypes, type PluginRole, type PluginType, type PluginTypeDefinition };
+
+export const pluginTypeDefinitions: Record<PluginType, PluginTypeDefinition> = {
+  'as2-receiver': as2ReceiverType,
+  'as2-sender': as2SenderType,
+  'file-poller': filePollerType,
+  'file-writer': fileWriterType,
+  'http-poster': httpPosterType,
+  'notification-webhook': notificationWebhookType,
+};
+
+export function isPluginType(text: string): text is PluginType {
+  return (pluginTypes as readonly string[]).includes(text);
+}
+
+/** Source files carry .ts under tsx and .js once compiled; workers are found the same way. */
+const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+
+/** The worker entry of each type this build can run. */
+export const workerEntries: Partial<Record<PluginType, URL>> = {
+  'file-poller': new URL(`./file-poller/worker${ext}`, import.meta.url),
+  'file-writer': new URL(`./file-writer/worker${ext}`, import.meta.url),
+  'http-poster': new URL(`./http-poster/worker${ext}`, import.meta.url),
+};

@@ -1,0 +1,98 @@
+/** Setting schemas several plugin types share. Pure zod, so the web forms can use them too. */
+import { z } from 'zod';
+
+/** A directory on the server's file system, written as an absolute path. */
+export const absolutePath = z
+  .string()
+  .max(1024)
+  .regex(/^\//, 'Must be an absolute path')
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f]*$/, 'Must not contain control characters');
+
+/** A party name in a configuration; empty where the setting is not needed. */
+export const partyNameOrEmpty = z
+  .string()
+  .max(64)
+  .regex(/^[a-z0-9_-]*$/, 'Use only lower case letters, digits, _ or -');
+
+export const wholeNumber = (min: number, max: number) =>
+  z.number().int('Must be a whole number').min(min).max(max);
+
+/** How many deliveries an instance works on at the same time (spec 2.6, 8). */
+export const maxConcurrentDeliveries = wholeNumber(1, 100);
+
+/** Retry settings of every target: a failed attempt is tried again after a growing wait. */
+export const retryFields = {
+  /** Attempts in all, the first included, before the delivery is failed. */
+  max_attempts: wholeNumber(1, 100),
+  /** Seconds before the second attempt. */
+  retry_interval: wholeNumber(1, 86_400),
+  /** Each further wait is the previous one times this factor. */
+  retry_backoff: z.number().min(1).max(10),
+  /** Seconds a wait never exceeds. */
+  retry_max_interval: wholeNumber(1, 86_400),
+};
+
+export const retryDefaults = {
+  max_attempts: 10,
+  retry_interval: 30, // seconds
+  retry_backoff: 2,
+  retry_max_interval: 3600, // seconds
+};
+
+export function retryProblems(s: Record<string, unknown>): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if ((s.retry_max_interval as number) < (s.retry_interval as number)) {
+    problems.retry_max_interval = 'Must be at least retry_interval';
+  }
+  return problems;
+}
+
+/** HTTP header names (RFC 9110 token) that a configuration may add to requests. */
+const headerName = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'Must be a valid HTTP header name');
+
+/** Headers the HTTP client manages itself; a configured value would break the request. */
+const managedHeaders = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+
+// eslint-disable-next-line no-control-regex
+const noControlExceptTab = /^[^\u0000-\u0008\u000a-\u001f\u007f]*$/;
+
+/** An additional header list: write-only, replaced as a whole, `[]` removes it. */
+export const headerList = z
+  .array(
+    z.strictObject({
+      name: headerName.refine((n) => !managedHeaders.has(n.toLowerCase()), 'This header is set by pier'),
+      value: z
+        .string()
+        .max(4096)
+        .regex(noControlExceptTab, 'Must not contain line breaks or control characters'),
+    }),
+  )
+  .max(50);
+export type HeaderList = z.output<typeof headerList>;
+
+/** A write-only password. */
+export const password = z
+  .string()
+  .max(256)
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'Must not contain control characters');
+
+export const userName = z
+  .string()
+  .max(256)
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f:]*$/, 'Must not contain control characters or a colon');

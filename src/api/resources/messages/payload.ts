@@ -1,0 +1,82 @@
+/**
+ * GET /messages/{id}/payload (spec 4.3): a stage's bytes, streamed from the store. Without
+ * `stage`, unpacked or the first stage the message has. A stage the message lacks is 404
+ * NOT_FOUND, and no other stage is served instead.
+ */
+import type { FastifyReply } from 'fastify';
+import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { StoredStage } from '../../../storage/payloads/store.js';
+import { findMessage, findMessageParts } from '../../../storage/repositories/messages.js';
+import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
+import { ApiError, notFound } from '../../errors.js';
+import { payloadStages, type PayloadStageName } from '../../schemas/message.js';
+import { contentDisposition } from '../../../actors/shared/content-disposition.js';
+
+/** `message` is served as its headers followed by the received body. */
+const partsOf = (stage: PayloadStageName): StoredStage[] =>
+  stage === 'message' ? ['headers', 'received'] : [stage];
+
+function downloadName(id: string, fileName: string, stage: PayloadStageName): string {
+  switch (stage) {
+    case 'unpacked':
+      return fileName;
+    case 'receipt':
+      return `${id}-receipt.eml`;
+    case 'message':
+      return `${id}-message.eml`;
+    default:
+      return `${id}-${stage}`;
+  }
+}
+
+async function concatenate(streams: (() => Promise<Readable>)[]): Promise<Readable> {
+  const out = new PassThrough();
+  void (async () => {
+    try {
+      for (const open of streams) await pipeline(await open(), out, { end: false });
+      out.end();
+    } catch (error) {
+      out.destroy(error as Error);
+    }
+  })();
+  return out;
+}
+
+export async function servePayload(
+  ctx: ApiContext,
+  id: string,
+  asked: PayloadStageName | undefined,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const em = freshEm(ctx);
+  const message = await findMessage(em, id);
+  if (!message) throw notFound('Message');
+  const { payloads } = await findMessageParts(em, [id]);
+  const sizes = new Map(payloads.map((p) => [p.stage, Number(p.size_bytes)]));
+  const has = (stage: PayloadStageName) => partsOf(stage).every((s) => sizes.has(s));
+  const stage = asked ?? payloadStages.find(has);
+  if (!stage || !has(stage)) {
+    throw new ApiError(
+      'NOT_FOUND',
+      asked ? `Message ${id} has no ${asked} payload` : `Message ${id} has no payload`,
+    );
+  }
+  const store = runtimeOf(ctx).payloads;
+  const parts = partsOf(stage);
+  // Opened before answering, so a stage missing from the store is an error, not a cut stream.
+  const first = await store.open({ messageId: id, stage: parts[0]! });
+  const body =
+    parts.length === 1
+      ? first
+      : await concatenate([
+          async () => first,
+          ...parts.slice(1).map((s) => () => store.open({ messageId: id, stage: s })),
+        ]);
+  return reply
+    .code(200)
+    .header('content-type', 'application/octet-stream')
+    .header('content-length', String(parts.reduce((n, s) => n + (sizes.get(s) ?? 0), 0)))
+    .header('content-disposition', contentDisposition(downloadName(id, message.file_name, stage)))
+    .send(body);
+}

@@ -1,0 +1,82 @@
+/** Routes of /messages (spec 4.3). */
+import { freshEm, type ApiContext } from '../../context.js';
+import type { ApiRouter } from '../../http/router.js';
+import { listAnswer } from '../../schemas/common.js';
+import {
+  DeliveryParams,
+  MessageListQuery,
+  MessageParams,
+  MessageRecord,
+  MessageUpload,
+  messageList,
+  PayloadQuery,
+} from '../../schemas/message.js';
+import { servePayload } from './payload.js';
+import { getMessage, listMessages, redeliverDelivery, redispatchMessage } from './service.js';
+import { acceptUpload, maxUploadBytes } from './upload.js';
+
+export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void {
+  const tag = 'Messages';
+  router.add({
+    method: 'GET',
+    url: '/messages',
+    tag,
+    summary: 'List messages, newest first',
+    query: MessageListQuery,
+    response: messageList,
+    handler: async ({ query }) => listAnswer('messages', await listMessages(freshEm(ctx), query)),
+  });
+  router.add({
+    method: 'POST',
+    url: '/messages',
+    tag,
+    summary: 'Send a file by hand (multipart: from, to, file, optional target); answers the message',
+    consumes: 'multipart',
+    // The file's limit is enforced while it streams; the body may carry the form around it.
+    bodyLimit: maxUploadBytes + 1024 * 1024,
+    bodyDoc: MessageUpload,
+    status: 201,
+    response: MessageRecord,
+    errors: ['MISSING_HEADER'],
+    handler: ({ caller, request }) => acceptUpload(ctx, caller, request),
+  });
+  router.add({
+    method: 'GET',
+    url: '/messages/:id',
+    tag,
+    summary: 'Get a message with its deliveries, history and payload stages',
+    params: MessageParams,
+    response: MessageRecord,
+    handler: ({ params }) => getMessage(freshEm(ctx), params.id),
+  });
+  router.add({
+    method: 'GET',
+    url: '/messages/:id/payload',
+    tag,
+    summary: 'Download a payload stage',
+    params: MessageParams,
+    query: PayloadQuery,
+    raw: { mediaType: 'application/octet-stream', description: 'The stage as stored' },
+    handler: ({ params, query, reply }) => servePayload(ctx, params.id, query.stage, reply),
+  });
+  router.add({
+    method: 'POST',
+    url: '/messages/:id/redispatch',
+    tag,
+    summary: 'Dispatch a message again (spec 3.3)',
+    params: MessageParams,
+    response: MessageRecord,
+    errors: ['NOT_REDISPATCHABLE'],
+    handler: ({ params, caller }) => redispatchMessage(ctx, caller, params.id),
+  });
+  router.add({
+    method: 'POST',
+    url: '/messages/:id/deliveries/:delivery_id/redeliver',
+    tag,
+    summary: 'Deliver one delivery again from the start (spec 3.3)',
+    params: DeliveryParams,
+    response: MessageRecord,
+    errors: ['NOT_REDELIVERABLE'],
+    handler: ({ params, caller }) => redeliverDelivery(ctx, caller, params.id, params.delivery_id),
+  });
+}

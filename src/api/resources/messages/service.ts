@@ -1,0 +1,137 @@
+/** Reading messages and the operator actions on them (spec 2.7, 3.3, 4.3). */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import {
+  DeliveryNotFound,
+  MessageNotFound,
+  NotRedeliverable,
+  NotRedispatchable,
+} from '../../../runtime/dispatch/errors.js';
+import {
+  findMessage,
+  findMessageParts,
+  findMessages,
+  type MessageParts,
+  type MessageRow,
+} from '../../../storage/repositories/messages.js';
+import type { Caller } from '../../auth/caller.js';
+import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
+import { ApiError, notFound } from '../../errors.js';
+import { iso, type Page } from '../../schemas/common.js';
+import type { HistoryRecord, MessageListQuery, MessageRecord } from '../../schemas/message.js';
+
+function historyJson(h: MessageParts['history'][number]): HistoryRecord {
+  const line: HistoryRecord = {
+    id: Number(h.id),
+    created_at: iso(h.created_at),
+    kind: h.kind as HistoryRecord['kind'],
+  };
+  if (h.kind === 'status_changed') {
+    line.old_status = h.old_status;
+    line.new_status = h.new_status ?? '';
+  }
+  if (h.text !== null) line.text = h.text;
+  if (h.delivery_id !== null) {
+    line.delivery_id = Number(h.delivery_id);
+    line.target = h.target ?? '';
+  }
+  if (h.kind === 'delivery_changed') {
+    line.old_state = h.old_state;
+    line.new_state = h.new_state ?? '';
+  }
+  return line;
+}
+
+export function messageJson(m: MessageRow, parts: MessageParts): MessageRecord {
+  const mine = <T extends { message_id: string }>(rows: T[]) => rows.filter((r) => r.message_id === m.id);
+  const payloads: MessageRecord['payloads'] = {};
+  for (const p of mine(parts.payloads))
+    payloads[p.stage] = { size_bytes: Number(p.size_bytes), stored_at: iso(p.stored_at) };
+  if (payloads.headers && payloads.received) {
+    payloads.message = {
+      size_bytes: payloads.headers.size_bytes + payloads.received.size_bytes,
+      stored_at: payloads.received.stored_at,
+    };
+  }
+  return {
+    id: m.id,
+    status: m.status as MessageRecord['status'],
+    stage: m.stage as MessageRecord['stage'],
+    direction: m.direction as MessageRecord['direction'],
+    from: m.from_party,
+    to: m.to_party,
+    file_name: m.file_name,
+    source_type: m.source_type,
+    source_name: m.source_name,
+    refusal: m.refusal,
+    created_at: iso(m.created_at),
+    updated_at: iso(m.updated_at),
+    deliveries: mine(parts.deliveries).map((d) => ({
+      id: Number(d.id),
+      target: d.target,
+      state: d.state as MessageRecord['deliveries'][number]['state'],
+      attempts: d.attempts,
+      next_attempt_at: d.state === 'retrying' ? iso(d.next_attempt_at) : null,
+      last_error: d.last_error,
+      created_at: iso(d.created_at),
+      updated_at: iso(d.updated_at),
+      finished_at: iso(d.finished_at),
+    })),
+    history: mine(parts.history).map(historyJson),
+    payloads,
+    protocols: {},
+  };
+}
+
+export async function listMessages(
+  em: EntityManager,
+  query: z.output<typeof MessageListQuery>,
+): Promise<Page<MessageRecord>> {
+  const { rows, total } = await findMessages(em, query);
+  const parts = await findMessageParts(
+    em,
+    rows.map((r) => r.id),
+  );
+  return { items: rows.map((r) => messageJson(r, parts)), total, limit: query.limit, offset: query.offset };
+}
+
+export async function getMessage(em: EntityManager, id: string): Promise<MessageRecord> {
+  const row = await findMessage(em, id);
+  if (!row) throw notFound('Message');
+  return messageJson(row, await findMessageParts(em, [id]));
+}
+
+function translate(error: unknown): unknown {
+  if (error instanceof MessageNotFound) return notFound('Message');
+  if (error instanceof DeliveryNotFound) return notFound('Delivery');
+  if (error instanceof NotRedispatchable) {
+    return new ApiError('NOT_REDISPATCHABLE', error.message, { stage: error.stage, allowed: error.allowed });
+  }
+  if (error instanceof NotRedeliverable) {
+    return new ApiError('NOT_REDELIVERABLE', error.message, { state: error.state, allowed: error.allowed });
+  }
+  return error;
+}
+
+export async function redispatchMessage(ctx: ApiContext, caller: Caller, id: string): Promise<MessageRecord> {
+  await runtimeOf(ctx)
+    .dispatcher.redispatch(id, caller.actor)
+    .catch((e: unknown) => {
+      throw translate(e);
+    });
+  return getMessage(freshEm(ctx), id);
+}
+
+export async function redeliverDelivery(
+  ctx: ApiContext,
+  caller: Caller,
+  id: string,
+  deliveryId: number,
+): Promise<MessageRecord> {
+  await runtimeOf(ctx)
+    .dispatcher.redeliver(id, deliveryId, caller.actor)
+    .catch((e: unknown) => {
+      throw translate(e);
+    });
+  return getMessage(freshEm(ctx), id);
+}

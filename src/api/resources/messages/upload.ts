@@ -1,0 +1,160 @@
+/**
+ * POST /messages: a file sent by hand (spec 4.3). The file part is streamed into the
+ * payload store (at most 64 MiB, never held in memory); the form is checked; the message
+ * is accepted and dispatched before the answer, which is the message as GET shows it.
+ * A refused form leaves nothing behind.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { pluginTypeDefinitions, type PluginType } from '../../../actors/index.js';
+import { directionOf } from '../../../runtime/dispatch/accept.js';
+import { loadRoutes } from '../../../runtime/dispatch/dispatch.js';
+import { targetsBetween } from '../../../runtime/dispatch/routing.js';
+import { inTx } from '../../../runtime/dispatch/tx.js';
+import { PayloadTooLarge } from '../../../storage/payloads/store.js';
+import type { Caller } from '../../auth/caller.js';
+import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
+import { ApiError, validationError } from '../../errors.js';
+import { recordName } from '../../schemas/common.js';
+import type { MessageRecord } from '../../schemas/message.js';
+import { detailsFromZod } from '../../validation.js';
+import { getMessage } from './service.js';
+
+/** Largest file sent by hand (spec 8). */
+export const maxUploadBytes = 64 * 1024 * 1024;
+
+const UploadFields = z.strictObject({ from: recordName, to: recordName, target: recordName.optional() });
+
+/** A file name from a form: its last path part, printable, at most 255 characters. */
+// eslint-disable-next-line no-control-regex
+const controlCharacters = /[\u0000-\u001f\u007f]/g;
+
+export function uploadedFileName(raw: string | undefined): string {
+  const base = (raw ?? '').split(/[/\\]/).pop()!.replace(controlCharacters, '_').trim();
+  return (base === '' || base === '.' || base === '..' ? 'upload.bin' : base).slice(0, 255);
+}
+
+function isTooLarge(error: unknown): boolean {
+  return (
+    error instanceof PayloadTooLarge ||
+    (typeof error === 'object' &&
+      error !== null &&
+      'code' in error &&
+      error.code === 'FST_REQ_FILE_TOO_LARGE')
+  );
+}
+
+export async function acceptUpload(
+  ctx: ApiContext,
+  caller: Caller,
+  request: FastifyRequest,
+): Promise<MessageRecord> {
+  const runtime = runtimeOf(ctx);
+  const id = randomUUID();
+  const fields: Record<string, string> = {};
+  const problems: Record<string, string> = {};
+  let file: { name: string; size: number } | undefined;
+  try {
+    for await (const part of request.parts({ limits: { fileSize: maxUploadBytes, files: 2, fields: 10 } })) {
+      if (part.type === 'field') {
+        fields[part.fieldname] = String(part.value);
+        continue;
+      }
+      if (part.fieldname !== 'file' || file) {
+        part.file.resume();
+        problems[part.fieldname] = part.fieldname === 'file' ? 'Send one file' : 'Unknown property';
+        continue;
+      }
+      const size = await runtime.payloads.put({ messageId: id, stage: 'unpacked' }, part.file, {
+        maxBytes: maxUploadBytes,
+      });
+      if (part.file.truncated) throw new PayloadTooLarge(maxUploadBytes);
+      file = { name: uploadedFileName(part.filename), size };
+    }
+  } catch (error) {
+    await runtime.payloads.removeMessage(id);
+    if (isTooLarge(error))
+      throw new ApiError('PAYLOAD_TOO_LARGE', 'The file is larger than the limit of 64 MiB');
+    throw error;
+  }
+  let accepted = false;
+  try {
+    const parsed = UploadFields.safeParse(fields);
+    if (!parsed.success) Object.assign(problems, detailsFromZod(parsed.error));
+    if (!file) problems.file ??= 'Required';
+    if (parsed.success && Object.keys(problems).length === 0)
+      Object.assign(problems, await formProblems(ctx, parsed.data));
+    if (Object.keys(problems).length > 0 || !parsed.success || !file) throw validationError(problems);
+
+    const target = parsed.data.target ?? (await soleTarget(ctx, parsed.data.from, parsed.data.to));
+    const outcome = await runtime.dispatcher.acceptAndDispatch({
+      source_type: 'api',
+      source_name: 'api',
+      message: {
+        id,
+        from: parsed.data.from,
+        to: parsed.data.to,
+        file_name: file.name,
+        payload: { stage: 'unpacked', size_bytes: file.size },
+      },
+      target_hint: target,
+      text: `Sent by hand by ${caller.actor}`,
+    });
+    accepted = true;
+    request.log.info({ user: caller.actor, message_id: outcome.message_id }, 'message sent by hand');
+    return await getMessage(freshEm(ctx), outcome.message_id);
+  } catch (error) {
+    // Refused before acceptance: the stored file goes too. After it, the message owns it.
+    if (!accepted) await runtime.payloads.removeMessage(id).catch(() => {});
+    throw error;
+  }
+}
+
+async function soleTarget(ctx: ApiContext, from: string, to: string): Promise<string> {
+  const targets = targetsBetween(from, to, await inTx(ctx.orm, loadRoutes));
+  if (targets.length !== 1) throw new Error('The target was checked before');
+  return targets[0]!;
+}
+
+/** Parties: one organization and one partner. Target: a target instance, or the one the routes name. */
+async function formProblems(
+  ctx: ApiContext,
+  form: { from: string; to: string; target?: string | undefined },
+): Promise<Record<string, string>> {
+  const problems: Record<string, string> = {};
+  const conn = freshEm(ctx).getConnection();
+  const rows = await conn.execute<{ name: string; kind: 'organization' | 'partner' }[]>(
+    `select name, 'organization' as kind from organization where name in (?, ?)
+     union all select name, 'partner' as kind from partner where name in (?, ?)`,
+    [form.from, form.to, form.from, form.to],
+  );
+  const kinds = (name: string) => {
+    const found = rows.filter((r) => r.name === name).map((r) => r.kind);
+    return found.length > 0 ? new Set(found) : undefined;
+  };
+  const from = kinds(form.from);
+  const to = kinds(form.to);
+  if (!from) problems.from = `No organization or partner is named ${form.from}`;
+  if (!to) problems.to = `No organization or partner is named ${form.to}`;
+  if (from && to && directionOf(from, to).problem) {
+    problems.to = 'One party must be an organization and the other a partner';
+  }
+  if (form.target !== undefined) {
+    const [config] = await conn.execute<{ type: string }[]>('select type from plugin_config where name = ?', [
+      form.target,
+    ]);
+    if (!config) problems.target = `No plugin instance is named ${form.target}`;
+    else if (pluginTypeDefinitions[config.type as PluginType]?.role !== 'target') {
+      problems.target = `${form.target} is a ${config.type}, not a target`;
+    }
+  } else if (!problems.from && !problems.to) {
+    const targets = targetsBetween(form.from, form.to, await inTx(ctx.orm, loadRoutes));
+    if (targets.length === 0)
+      problems.target = `No route goes from ${form.from} to ${form.to}; name a target`;
+    if (targets.length > 1) {
+      problems.target = `Routes from ${form.from} to ${form.to} name several targets (${targets.join(', ')}); name one`;
+    }
+  }
+  return problems;
+}

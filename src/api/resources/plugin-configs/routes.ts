@@ -1,0 +1,76 @@
+/** Routes of /plugins/configs (spec 2.6, 4.3): one set of operations for every plugin type. */
+import { isPluginType, type PluginType } from '../../../actors/index.js';
+import { freshEm, type ApiContext } from '../../context.js';
+import { ApiError } from '../../errors.js';
+import type { ApiRouter } from '../../http/router.js';
+import {
+  anyPluginConfigCreate,
+  anyPluginConfigRecord,
+  anyPluginConfigUpdate,
+  PluginConfigParams,
+  pluginConfigSchemas,
+  PluginTypeQuery,
+} from '../../schemas/plugin-config.js';
+import { parseOrThrow, requireObjectBody } from '../../validation.js';
+import { createPluginConfig, deletePluginConfig, getPluginConfig, updatePluginConfig } from './service.js';
+
+function pluginType(text: string | undefined): PluginType {
+  if (text === undefined || text === '') throw new ApiError('MISSING_TYPE');
+  if (!isPluginType(text)) throw new ApiError('INVALID_TYPE', `Unknown plugin type ${text}`);
+  return text;
+}
+
+export function registerPluginConfigRoutes(router: ApiRouter, ctx: ApiContext): void {
+  const tag = 'Plugin configurations';
+  router.add({
+    method: 'POST',
+    url: '/plugins/configs',
+    tag,
+    summary: 'Create a plugin configuration of the type given by ?type=',
+    query: PluginTypeQuery,
+    bodyDoc: anyPluginConfigCreate,
+    status: 201,
+    response: anyPluginConfigRecord,
+    errors: ['MISSING_TYPE', 'INVALID_TYPE', 'CONFLICT'],
+    handler: ({ query, request, caller }) => {
+      const type = pluginType(query.type);
+      const body = parseOrThrow(pluginConfigSchemas[type].create, requireObjectBody(request.body));
+      return createPluginConfig(ctx, caller, type, body);
+    },
+  });
+  router.add({
+    method: 'GET',
+    url: '/plugins/configs/:type/:name',
+    tag,
+    summary: 'Get a plugin configuration; write-only values are never returned',
+    params: PluginConfigParams,
+    response: anyPluginConfigRecord,
+    errors: ['INVALID_TYPE'],
+    handler: ({ params }) => getPluginConfig(freshEm(ctx), pluginType(params.type), params.name),
+  });
+  router.add({
+    method: 'PUT',
+    url: '/plugins/configs/:type/:name',
+    tag,
+    summary: 'Update a plugin configuration; effective when the instance restarts',
+    params: PluginConfigParams,
+    bodyDoc: anyPluginConfigUpdate,
+    response: anyPluginConfigRecord,
+    errors: ['INVALID_TYPE'],
+    handler: ({ params, request, caller }) => {
+      const type = pluginType(params.type);
+      const body = parseOrThrow(pluginConfigSchemas[type].update, requireObjectBody(request.body));
+      return updatePluginConfig(ctx, caller, type, params.name, body);
+    },
+  });
+  router.add({
+    method: 'DELETE',
+    url: '/plugins/configs/:type/:name',
+    tag,
+    summary: 'Delete a plugin configuration that no route uses',
+    params: PluginConfigParams,
+    status: 204,
+    errors: ['INVALID_TYPE', 'CONFLICT'],
+    handler: ({ params, caller }) => deletePluginConfig(ctx, caller, pluginType(params.type), params.name),
+  });
+}

@@ -1,0 +1,224 @@
+/**
+ * Routes (spec 2.3). A route names instances and parties by name; it is read at every
+ * dispatch, so a saved route applies to the next message without a restart.
+ */
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import { pluginTypeDefinitions, type PluginRole } from '../../../actors/index.js';
+import { diffChanges } from '../../../runtime/audit/changes.js';
+import { PluginConfigSchema } from '../../../storage/entities/plugin-config.js';
+import { RouteSchema, type Route } from '../../../storage/entities/route.js';
+import type { Caller } from '../../auth/caller.js';
+import { inTransaction, type ApiContext } from '../../context.js';
+import { conflict, notFound, validationError } from '../../errors.js';
+import { iso, type Page } from '../../schemas/common.js';
+import { anyParty, type RouteCreate, type RouteRecord, type RouteUpdate } from '../../schemas/route.js';
+
+const auditedFields = ['name', 'source_plugin', 'from', 'to', 'target_plugin'] as const;
+
+export function routeJson(r: Route): RouteRecord {
+  return {
+    id: r.id,
+    name: r.name,
+    source_plugin: r.source_plugin,
+    from: r.from_party,
+    to: r.to_party,
+    target_plugin: r.target_plugin,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+type RouteFields = Omit<RouteRecord, 'id' | 'created_at' | 'updated_at'>;
+
+/** A readable default name; long ones end in a hash so different routes never share one. */
+export function defaultRouteName(r: Omit<RouteFields, 'name'>): string {
+  const word = (p: string) => (p === anyParty ? 'any' : p);
+  const name = `${r.source_plugin}-${word(r.from)}-${word(r.to)}-${r.target_plugin}`;
+  if (name.length <= 64) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  return `${name.slice(0, 55)}-${hash}`;
+}
+
+export async function listRoutes(
+  em: EntityManager,
+  page: { limit: number; offset: number },
+): Promise<Page<RouteRecord>> {
+  const [rows, total] = await em.findAndCount(RouteSchema, {}, { orderBy: { name: 'asc' }, ...page });
+  return { items: rows.map(routeJson), total, ...page };
+}
+
+async function load(em: EntityManager, id: number): Promise<Route> {
+  const route = await em.findOne(RouteSchema, { id });
+  if (!route) throw notFound('Route');
+  return route;
+}
+
+export async function getRoute(em: EntityManager, id: number): Promise<RouteRecord> {
+  return routeJson(await load(em, id));
+}
+
+const roleWords: Record<PluginRole, string> = {
+  source: 'source (file-poller or as2-receiver)',
+  target: 'target (file-writer, http-poster or as2-sender)',
+  notifier: 'notifier',
+};
+
+async function instanceProblem(
+  em: EntityManager,
+  name: string,
+  role: PluginRole,
+): Promise<string | undefined> {
+  const config = await em.findOne(PluginConfigSchema, { name });
+  if (!config) return `No plugin instance is named ${name}`;
+  const def = pluginTypeDefinitions[config.type as keyof typeof pluginTypeDefinitions];
+  if (def?.role !== role) return `${name} is a ${config.type}, not a ${roleWords[role]}`;
+  return undefined;
+}
+
+async function partyExists(em: EntityManager, name: string): Promise<boolean> {
+  const [row] = await em
+    .getConnection()
+    .execute<{ n: string }[]>(
+      'select (select count(*) from organization where name = ?) + (select count(*) from partner where name = ?) as n',
+      [name, name],
+      'all',
+      em.getTransactionContext(),
+    );
+  return Number(row?.n ?? 0) > 0;
+}
+
+async function validate(em: EntityManager, r: RouteFields, exceptId?: number): Promise<void> {
+  const problems: Record<string, string> = {};
+  const source = await instanceProblem(em, r.source_plugin, 'source');
+  if (source) problems.source_plugin = source;
+  const target = await instanceProblem(em, r.target_plugin, 'target');
+  if (target) problems.target_plugin = target;
+  for (const field of ['from', 'to'] as const) {
+    if (r[field] !== anyParty && !(await partyExists(em, r[field]))) {
+      problems[field] = `No organization or partner is named ${r[field]}`;
+    }
+  }
+  if (!problems.to && !problems.from) {
+    // An existing route covers this one when it sends the same source to the same target
+    // for the same parties or for any.
+    const covering = await em.findOne(RouteSchema, {
+      source_plugin: r.source_plugin,
+      target_plugin: r.target_plugin,
+      from_party: { $in: [anyParty, r.from] },
+      to_party: { $in: [anyParty, r.to] },
+      ...(exceptId ? { id: { $ne: exceptId } } : {}),
+    });
+    if (covering) problems.to = `Route ${covering.name} already covers this route`;
+  }
+  if (Object.keys(problems).length > 0) throw validationError(problems);
+  const sameName = await em.findOne(RouteSchema, {
+    name: r.name,
+    ...(exceptId ? { id: { $ne: exceptId } } : {}),
+  });
+  if (sameName) throw conflict(`Route ${r.name} exists`, { name: `Route ${r.name} exists` });
+}
+
+function auditView(r: RouteFields) {
+  return {
+    name: r.name,
+    source_plugin: r.source_plugin,
+    from: r.from,
+    to: r.to,
+    target_plugin: r.target_plugin,
+  };
+}
+
+export async function createRoute(
+  ctx: ApiContext,
+  caller: Caller,
+  body: z.output<typeof RouteCreate>,
+): Promise<RouteRecord> {
+  const fields: RouteFields = {
+    name: body.name ?? defaultRouteName(body),
+    source_plugin: body.source_plugin,
+    from: body.from,
+    to: body.to,
+    target_plugin: body.target_plugin,
+  };
+  return inTransaction(ctx, async (em) => {
+    await validate(em, fields);
+    const route = em.create(RouteSchema, {
+      name: fields.name,
+      source_plugin: fields.source_plugin,
+      from_party: fields.from,
+      to_party: fields.to,
+      target_plugin: fields.target_plugin,
+    });
+    await em.flush();
+    await ctx.audit.record(em, {
+      actor: caller.actor,
+      action: 'create',
+      kind: 'route',
+      record_id: route.id,
+      record_name: route.name,
+      changes: diffChanges(undefined, auditView(fields), auditedFields),
+    });
+    return routeJson(route);
+  });
+}
+
+export async function updateRoute(
+  ctx: ApiContext,
+  caller: Caller,
+  id: number,
+  body: z.output<typeof RouteUpdate>,
+): Promise<RouteRecord> {
+  if (body.id !== undefined && body.id !== id) {
+    throw validationError({ id: `Names route ${body.id}, but the path names ${id}` });
+  }
+  return inTransaction(ctx, async (em) => {
+    const route = await load(em, id);
+    const before = routeJson(route);
+    const next: RouteFields = {
+      name: body.name ?? before.name,
+      source_plugin: body.source_plugin ?? before.source_plugin,
+      from: body.from ?? before.from,
+      to: body.to ?? before.to,
+      target_plugin: body.target_plugin ?? before.target_plugin,
+    };
+    const changes = diffChanges(auditView(before), auditView(next), auditedFields);
+    if (changes.length === 0) return before;
+    await validate(em, next, id);
+    em.assign(route, {
+      name: next.name,
+      source_plugin: next.source_plugin,
+      from_party: next.from,
+      to_party: next.to,
+      target_plugin: next.target_plugin,
+    });
+    await em.flush();
+    await ctx.audit.record(em, {
+      actor: caller.actor,
+      action: 'update',
+      kind: 'route',
+      record_id: id,
+      record_name: route.name,
+      changes,
+    });
+    return routeJson(route);
+  });
+}
+
+export async function deleteRoute(ctx: ApiContext, caller: Caller, id: number): Promise<void> {
+  await inTransaction(ctx, async (em) => {
+    const route = await load(em, id);
+    const before = routeJson(route);
+    em.remove(route);
+    await em.flush();
+    await ctx.audit.record(em, {
+      actor: caller.actor,
+      action: 'delete',
+      kind: 'route',
+      record_id: id,
+      record_name: before.name,
+      changes: diffChanges(auditView(before), undefined, auditedFields),
+    });
+  });
+}

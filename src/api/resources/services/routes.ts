@@ -1,0 +1,76 @@
+/**
+ * GET /services and POST /services/{type}/{name}/{action} (spec 2.12, 3.4, 4.3). Actions
+ * wait for completion. Codes the spec leaves open: 403 FORBIDDEN on the API server,
+ * 409 INVALID_STATE for a move the lifecycle table lacks, 500 START_FAILED with the reason.
+ */
+import { isPluginType } from '../../../actors/index.js';
+import { actions, type Action } from '../../../runtime/lifecycle/states.js';
+import { ActionRefused, StartFailed, UnknownInstance } from '../../../runtime/supervisor/errors.js';
+import { runtimeOf, type ApiContext } from '../../context.js';
+import { ApiError, notFound, validationError } from '../../errors.js';
+import type { ApiRouter } from '../../http/router.js';
+import {
+  apiServerName,
+  apiServerType,
+  ServiceActionParams,
+  ServiceList,
+  ServiceRecord,
+} from '../../schemas/service.js';
+
+export function registerServiceRoutes(router: ApiRouter, ctx: ApiContext): void {
+  const startedAt = ctx.now();
+  const apiServer = (): ServiceRecord => ({
+    type: apiServerType,
+    name: apiServerName,
+    status: 'running',
+    error: null,
+    controllable: false,
+    state_since: startedAt.toISOString(),
+    actions: [],
+  });
+  const tag = 'Services';
+  router.add({
+    method: 'GET',
+    url: '/services',
+    tag,
+    summary: 'Every plugin instance this process runs, and the API server',
+    response: ServiceList,
+    handler: async () => [apiServer(), ...(await runtimeOf(ctx).supervisor.list())],
+  });
+  router.add({
+    method: 'POST',
+    url: '/services/:type/:name/:action',
+    tag,
+    summary: 'Start, stop or restart an instance; answers when the action has completed',
+    params: ServiceActionParams,
+    response: ServiceRecord,
+    errors: ['FORBIDDEN', 'INVALID_STATE', 'START_FAILED'],
+    handler: async ({ params, caller, request }) => {
+      if (params.type === apiServerType && params.name === apiServerName) {
+        throw new ApiError('FORBIDDEN', 'The API server cannot be controlled through its own API');
+      }
+      if (!(actions as readonly string[]).includes(params.action)) {
+        throw validationError({ action: 'Must be one of: start, stop, restart' });
+      }
+      if (!isPluginType(params.type)) throw notFound(`Service ${params.type}/${params.name}`);
+      const action = params.action as Action;
+      request.log.info(
+        { user: caller.actor, service: `${params.type}/${params.name}`, action },
+        'service action',
+      );
+      try {
+        return await runtimeOf(ctx).supervisor.act(params.type, params.name, action);
+      } catch (error) {
+        if (error instanceof UnknownInstance) throw notFound(`Service ${params.type}/${params.name}`);
+        if (error instanceof ActionRefused) {
+          throw new ApiError('INVALID_STATE', error.message, {
+            status: error.status,
+            actions: error.allowed,
+          });
+        }
+        if (error instanceof StartFailed) throw new ApiError('START_FAILED', error.reason);
+        throw error;
+      }
+    },
+  });
+}

@@ -1,0 +1,106 @@
+/** Messages (spec 2.7, 3.1–3.3, 4.2): the record, its deliveries, history and payload stages. */
+import { z } from 'zod';
+import { listSchema, pagingQuery, recordName } from './common.js';
+import { timeBound } from './time-filter.js';
+
+export const messageStatuses = [
+  'Received',
+  'InProgress',
+  'Retrying',
+  'AwaitingReceipt',
+  'Stalled',
+  'Delivered',
+  'NotRouted',
+  'Refused',
+  'Error',
+] as const;
+
+/** Stages a payload can be asked for; `message` is made from `headers` and `received`. */
+export const payloadStages = ['unpacked', 'message', 'received', 'headers', 'receipt'] as const;
+export type PayloadStageName = (typeof payloadStages)[number];
+
+export const DeliveryRecord = z.object({
+  id: z.number().int(),
+  target: z.string().describe('Target plugin instance'),
+  state: z.enum(['queued', 'delivering', 'retrying', 'awaiting_ack', 'delivered', 'failed', 'stalled']),
+  attempts: z.number().int(),
+  next_attempt_at: z.string().nullable(),
+  last_error: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+export type DeliveryRecord = z.infer<typeof DeliveryRecord>;
+
+export const HistoryRecord = z.object({
+  id: z.number().int(),
+  created_at: z.string(),
+  kind: z.enum([
+    'status_changed',
+    'delivery_changed',
+    'mdn_received',
+    'mdn_refused',
+    'duplicate_received',
+    'redispatch_requested',
+    'redeliver_requested',
+  ]),
+  old_status: z.string().nullable().optional(),
+  new_status: z.string().optional(),
+  text: z.string().optional(),
+  delivery_id: z.number().int().optional(),
+  target: z.string().optional(),
+  old_state: z.string().nullable().optional(),
+  new_state: z.string().optional(),
+});
+export type HistoryRecord = z.infer<typeof HistoryRecord>;
+
+export const PayloadEntry = z.object({ size_bytes: z.number().int(), stored_at: z.string() });
+
+export const MessageRecord = z.object({
+  id: z.uuid(),
+  status: z.enum(messageStatuses),
+  stage: z.enum(['accepted', 'dispatched', 'settled']),
+  direction: z.enum(['inbound', 'outbound']),
+  from: z.string(),
+  to: z.string(),
+  file_name: z.string(),
+  source_type: z.string().describe('Type of the source instance, or api for a message sent by hand'),
+  source_name: z.string().describe('Name of the source instance, or api'),
+  refusal: z.string().nullable().describe('Why the source refused the message'),
+  created_at: z.string(),
+  updated_at: z.string(),
+  deliveries: z.array(DeliveryRecord),
+  history: z.array(HistoryRecord),
+  payloads: z.record(z.string(), PayloadEntry).describe('Payload stages the message has, by stage'),
+  protocols: z.record(z.string(), z.unknown()).describe('By protocol module; none has anything to say yet'),
+});
+export type MessageRecord = z.infer<typeof MessageRecord>;
+
+export const MessageListQuery = z.object({
+  ...pagingQuery(50),
+  status: z.enum(messageStatuses).optional(),
+  from: recordName.optional().describe('Party name'),
+  to: recordName.optional().describe('Party name'),
+  since: timeBound('from').describe('RFC 3339 time: created at or after'),
+});
+
+export const messageList = listSchema('messages', MessageRecord);
+
+export const MessageParams = z.object({ id: z.uuid('Must be a message id (UUID)') });
+export const DeliveryParams = z.object({
+  id: z.uuid('Must be a message id (UUID)'),
+  delivery_id: z
+    .string()
+    .regex(/^[0-9]{1,15}$/, 'Must be a delivery id')
+    .transform(Number),
+});
+
+export const PayloadQuery = z.object({ stage: z.enum(payloadStages).optional() });
+
+/** The form of POST /messages, for the OpenAPI document (the route reads the parts itself). */
+export const MessageUpload = z.object({
+  from: recordName.describe('Party name: an organization or a partner'),
+  to: recordName.describe('Party name: the other kind'),
+  target: recordName.optional().describe('Target instance; without it, the one target the routes name'),
+  file: z.string().describe('The file, at most 64 MiB (binary part)'),
+});

@@ -1,0 +1,96 @@
+/**
+ * Plugin configurations (spec 2.6): create, update and record schemas of every type, built
+ * from the type's declaration so defaults and rules are written once.
+ */
+import { z } from 'zod';
+import {
+  pluginTypeDefinitions,
+  pluginTypes,
+  type PluginType,
+  type PluginTypeDefinition,
+} from '../../actors/index.js';
+import { readOnly, recordName, singleLineText } from './common.js';
+
+function mapShape(
+  shape: Record<string, z.ZodType>,
+  f: (schema: z.ZodType, key: string) => z.ZodType,
+): Record<string, z.ZodType> {
+  return Object.fromEntries(Object.entries(shape).map(([k, s]) => [k, f(s, k)]));
+}
+
+const readOnlyFields = {
+  type: readOnly(),
+  secrets_set: readOnly(),
+  created_at: readOnly(),
+  updated_at: readOnly(),
+};
+
+export interface PluginConfigSchemas {
+  create: z.ZodType<Record<string, unknown>>;
+  update: z.ZodType<Record<string, unknown>>;
+  record: z.ZodType;
+}
+
+function schemasOf(def: PluginTypeDefinition): PluginConfigSchemas {
+  const create = z.strictObject({
+    name: recordName,
+    enabled: z.boolean().default(true),
+    ...mapShape(def.fields, (s, k) => (k in def.defaults ? s.default(def.defaults[k] as never) : s)),
+    ...mapShape(def.secretFields, (s) => s.optional()),
+    ...readOnlyFields,
+  });
+  const update = z.strictObject({
+    name: recordName.optional().describe('When sent, must be the name in the path'),
+    enabled: z.boolean().optional(),
+    ...mapShape(def.fields, (s) => s.optional()),
+    ...mapShape(def.secretFields, (s) => s.optional()),
+    ...readOnlyFields,
+  });
+  const record = z.object({
+    type: z.literal(def.type),
+    name: z.string(),
+    enabled: z.boolean(),
+    ...def.fields,
+    secrets_set: z
+      .array(z.enum(Object.keys(def.secretFields) as [string, ...string[]]))
+      .describe('Write-only properties that hold a value'),
+    created_at: z.string(),
+    updated_at: z.string(),
+  });
+  return {
+    create: create as unknown as z.ZodType<Record<string, unknown>>,
+    update: update as unknown as z.ZodType<Record<string, unknown>>,
+    record,
+  };
+}
+
+export const pluginConfigSchemas = Object.fromEntries(
+  pluginTypes.map((t) => [t, schemasOf(pluginTypeDefinitions[t])]),
+) as Record<PluginType, PluginConfigSchemas>;
+
+/** Component names in the OpenAPI document: FilePollerConfig, FilePollerConfigCreate, … */
+export function componentName(type: PluginType, suffix = ''): string {
+  return `${type.replace(/(^|-)([a-z0-9])/g, (_m, _d, c: string) => c.toUpperCase())}Config${suffix}`;
+}
+
+const typeList = pluginTypes.join(', ');
+
+export const PluginTypeQuery = z.object({
+  type: z.string().optional().describe(`Plugin type: ${typeList}`),
+});
+
+export const PluginConfigParams = z.object({
+  type: singleLineText(64).describe(`Plugin type: ${typeList}`),
+  name: singleLineText(64),
+});
+
+/** For the OpenAPI document: any type's create body, and any type's record. */
+export const anyPluginConfigCreate = z.union(
+  pluginTypes.map((t) => pluginConfigSchemas[t].create) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]],
+);
+export const anyPluginConfigUpdate = z.union(
+  pluginTypes.map((t) => pluginConfigSchemas[t].update) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]],
+);
+export const anyPluginConfigRecord = z.union(
+  pluginTypes.map((t) => pluginConfigSchemas[t].record) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]],
+);

@@ -1,0 +1,107 @@
+/**
+ * What an actor asks the core (the main thread, which owns the database): accept a
+ * message, claim deliveries, record a delivery's result. Payload bytes never travel here;
+ * a message names its payload stage, which the actor has already written to the store.
+ */
+import { z } from 'zod';
+
+/** Text PostgreSQL can store: no NUL characters. */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !s.includes('\u0000'), 'Must not contain NUL characters');
+const partyText = text(255);
+
+export const PayloadStage = z.enum(['unpacked', 'received', 'headers', 'receipt']);
+export type PayloadStage = z.infer<typeof PayloadStage>;
+
+/** Accept a message a source brought in; its payload is already in the store under `id`. */
+export const AcceptRequest = z.object({
+  type: z.literal('accept'),
+  message: z.object({
+    id: z.uuid(),
+    from: partyText,
+    to: partyText,
+    file_name: text(1024).refine((s) => s !== '', 'Must not be empty'),
+    /** Identifies what the source took (a file), so offering it again gives the same message. */
+    source_key: text(2048).optional(),
+    payload: z.object({ stage: PayloadStage, size_bytes: z.number().int().min(0) }),
+    /** Set when the source refuses the message (it cannot be read or routed): why. */
+    refusal: text(2048).optional(),
+  }),
+});
+export type AcceptRequest = z.infer<typeof AcceptRequest>;
+
+export const AcceptResponse = z.object({
+  type: z.literal('accepted'),
+  message_id: z.uuid(),
+  /** True when the source had offered this before: `message_id` is the earlier message. */
+  duplicate: z.boolean(),
+  status: z.string(),
+});
+export type AcceptResponse = z.infer<typeof AcceptResponse>;
+
+/** Claim up to `limit` queued deliveries of the asking target. */
+export const ClaimRequest = z.object({ type: z.literal('claim'), limit: z.number().int().min(1).max(100) });
+export type ClaimRequest = z.infer<typeof ClaimRequest>;
+
+export const ClaimedDelivery = z.object({
+  delivery_id: z.number().int(),
+  /** The claim's number: a result is recorded only for the claim that is current. */
+  claim: z.number().int(),
+  attempt: z.number().int(),
+  message: z.object({
+    id: z.uuid(),
+    from: z.string(),
+    to: z.string(),
+    file_name: z.string(),
+    direction: z.enum(['inbound', 'outbound']),
+  }),
+  payload: z.object({ stage: PayloadStage, size_bytes: z.number().int() }),
+});
+export type ClaimedDelivery = z.infer<typeof ClaimedDelivery>;
+
+export const ClaimResponse = z.object({ type: z.literal('claimed'), deliveries: z.array(ClaimedDelivery) });
+export type ClaimResponse = z.infer<typeof ClaimResponse>;
+
+export const DeliveryOutcome = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), detail: z.string().max(2048).optional() }),
+  z.object({
+    ok: z.literal(false),
+    /** False for a failure that trying again cannot fix (a 4xx answer, a refused file). */
+    retryable: z.boolean(),
+    error: z.string().max(2048),
+  }),
+]);
+export type DeliveryOutcome = z.infer<typeof DeliveryOutcome>;
+
+export const ResultRequest = z.object({
+  type: z.literal('result'),
+  delivery_id: z.number().int(),
+  claim: z.number().int(),
+  outcome: DeliveryOutcome,
+});
+export type ResultRequest = z.infer<typeof ResultRequest>;
+
+export const ResultResponse = z.object({
+  type: z.literal('recorded'),
+  /** False when the claim was no longer current (the delivery was taken back meanwhile). */
+  applied: z.boolean(),
+});
+export type ResultResponse = z.infer<typeof ResultResponse>;
+
+export const CoreRequest = z.discriminatedUnion('type', [AcceptRequest, ClaimRequest, ResultRequest]);
+export type CoreRequest = z.infer<typeof CoreRequest>;
+export type CoreResponse = AcceptResponse | ClaimResponse | ResultResponse;
+
+/** Events an actor sends without waiting: log lines, kept out of the worker's stdout. */
+export const ActorEvent = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('log'),
+    level: z.enum(['debug', 'info', 'warn', 'error']),
+    msg: z.string().max(4096),
+    fields: z.record(z.string(), z.unknown()).optional(),
+  }),
+]);
+export type ActorEvent = z.infer<typeof ActorEvent>;

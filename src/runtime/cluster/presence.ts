@@ -1,0 +1,68 @@
+/**
+ * A process's presence in the cluster: it holds a session advisory lock keyed by its node
+ * number on a connection of its own for as long as it lives. PostgreSQL drops the lock the
+ * moment that connection dies (kill -9 included), so any process can tell a dead holder of
+ * a claim from a live one without clocks or heartbeats.
+ */
+import { randomInt } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+/** The advisory lock class of node presence (an arbitrary constant). */
+export const nodeLockClass = 731_301;
+
+export class NodePresence {
+  readonly nodeId = randomInt(1, 2 ** 31 - 1);
+  #client: pg.Client | undefined;
+  #closed = false;
+  #retry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url });
+    client.on('error', (error) => {
+      this.logger.warn({ err: error }, 'node presence lost its connection; reconnecting');
+      this.#reconnectLater();
+    });
+    await client.connect();
+    const [row] = (
+      await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1, $2) as locked', [
+        nodeLockClass,
+        this.nodeId,
+      ])
+    ).rows;
+    if (!row?.locked) {
+      await client.end();
+      throw new Error(`Node number ${this.nodeId} is taken by a live process`);
+    }
+    this.#client = client;
+  }
+
+  #reconnectLater(): void {
+    const old = this.#client;
+    this.#client = undefined;
+    void old?.end().catch(() => {});
+    if (this.#closed || this.#retry) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      if (!this.#closed) this.start().catch(() => this.#reconnectLater());
+    }, 1000);
+    this.#retry.unref();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    await this.#client?.end().catch(() => {});
+  }
+}
+
+/** SQL condition: the node holding `column`'s claim is alive (its presence lock is held). */
+export function liveNodeCondition(column: string): string {
+  return `exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.classid = ${nodeLockClass}
+                   and l.objid = ${column}::oid and l.objsubid = 2 and l.granted)`;
+}

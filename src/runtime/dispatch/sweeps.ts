@@ -1,0 +1,199 @@
+/**
+ * The dispatcher's timed work, each a short transaction that any process may run: retries
+ * that are due, the stall schedule of queued deliveries nobody claims, claims of processes
+ * that died, and accepted messages nobody dispatched (a crash between acceptance and
+ * dispatch). Rows another process is working on are skipped, never waited for.
+ */
+import { raiseAlert } from '../alerts/alerts.js';
+import { liveNodeCondition } from '../cluster/presence.js';
+import { deliveryTransitions, statesFor, type DeliveryState } from './delivery-states.js';
+import { releaseBatch } from './claims.js';
+import { dispatchBatch } from './dispatch.js';
+import { stallWaitSeconds } from './schedule.js';
+import { addHistory, announce, lockMessages, pgArray, settleMessages, type Tx } from './tx.js';
+
+/** Rows taken per sweep; the rest waits for the next tick. */
+const sweepBatch = 500;
+
+interface Candidate {
+  id: string;
+  message_id: string;
+  target: string;
+  dispatches: number;
+}
+
+/** Deliveries matching `condition` whose messages this transaction could lock, locked too. */
+async function lockCandidates(tx: Tx, condition: string, params: unknown[]): Promise<Candidate[]> {
+  const found = await tx.all<{ id: string; message_id: string }>(
+    `select id, message_id from delivery where ${condition} order by id limit ${sweepBatch}`,
+    params,
+  );
+  if (found.length === 0) return [];
+  const messages = await lockMessages(
+    tx,
+    found.map((f) => f.message_id),
+    true,
+  );
+  if (messages.length === 0) return [];
+  return tx.all<Candidate>(
+    `select id, message_id, target, dispatches from delivery
+      where id = any(?::bigint[]) and message_id = any(?::uuid[]) and ${condition} for update`,
+    [pgArray(found.map((f) => f.id)), pgArray(messages), ...params],
+  );
+}
+
+/** retrying -> queued once the wait is over; the target is announced again. */
+export async function retriesDue(tx: Tx, at: Date): Promise<string[]> {
+  const due = await lockCandidates(tx, `state = any(?::text[]) and next_attempt_at <= ?`, [
+    pgArray(statesFor('due')),
+    at,
+  ]);
+  if (due.length === 0) return [];
+  const nextDispatch = new Date(at.getTime() + stallWaitSeconds(0) * 1000);
+  await tx.all(
+    `update delivery set state = ?, next_attempt_at = null, dispatches = 1, next_dispatch_at = ?, updated_at = ?
+      where id = any(?::bigint[])`,
+    [deliveryTransitions.retrying.due!, nextDispatch, at, pgArray(due.map((d) => d.id))],
+  );
+  await addHistory(
+    tx,
+    at,
+    due.map((d) => ({
+      message_id: d.message_id,
+      kind: 'delivery_changed',
+      delivery_id: Number(d.id),
+      target: d.target,
+      old_state: 'retrying',
+      new_state: 'queued',
+      text: 'Retry due',
+    })),
+  );
+  await settleMessages(
+    tx,
+    at,
+    due.map((d) => d.message_id),
+  );
+  const targets = [...new Set(due.map((d) => d.target))];
+  await announce(tx, targets);
+  return targets;
+}
+
+/**
+ * The stall schedule (spec 3.3): a queued delivery is announced again after each wait
+ * until it has been announced `maxDispatches` times; after the last wait it is stalled and
+ * `delivery_stalled` is raised.
+ */
+export async function stallSchedule(
+  tx: Tx,
+  at: Date,
+  maxDispatches: number,
+): Promise<{ announced: string[]; stalled: number }> {
+  const due = await lockCandidates(tx, `state = any(?::text[]) and next_dispatch_at <= ?`, [
+    pgArray(statesFor('stall')),
+    at,
+  ]);
+  const again = due.filter((d) => d.dispatches < maxDispatches);
+  const stall = due.filter((d) => d.dispatches >= maxDispatches);
+  if (again.length > 0) {
+    await tx.all(
+      `update delivery d set dispatches = x.dispatches, next_dispatch_at = x.next_dispatch_at, updated_at = ?
+         from jsonb_to_recordset(?::jsonb) as x(id bigint, dispatches int, next_dispatch_at timestamptz)
+        where d.id = x.id`,
+      [
+        at,
+        JSON.stringify(
+          again.map((d) => ({
+            id: d.id,
+            dispatches: d.dispatches + 1,
+            next_dispatch_at: new Date(at.getTime() + stallWaitSeconds(d.dispatches) * 1000),
+          })),
+        ),
+      ],
+    );
+    await announce(
+      tx,
+      again.map((d) => d.target),
+    );
+  }
+  if (stall.length > 0) {
+    const stalled: DeliveryState = deliveryTransitions.queued.stall!;
+    const why = (d: Candidate) => `No ${d.target} instance claimed it after ${d.dispatches} announcements`;
+    await tx.all(
+      `update delivery d set state = ?, next_dispatch_at = null, finished_at = ?, last_error = x.last_error, updated_at = ?
+         from jsonb_to_recordset(?::jsonb) as x(id bigint, last_error text) where d.id = x.id`,
+      [stalled, at, at, JSON.stringify(stall.map((d) => ({ id: d.id, last_error: why(d) })))],
+    );
+    await addHistory(
+      tx,
+      at,
+      stall.map((d) => ({
+        message_id: d.message_id,
+        kind: 'delivery_changed',
+        delivery_id: Number(d.id),
+        target: d.target,
+        old_state: 'queued',
+        new_state: stalled,
+        text: why(d),
+      })),
+    );
+    for (const d of stall) {
+      await raiseAlert(
+        tx.em,
+        {
+          code: 'delivery_stalled',
+          subject_kind: 'delivery',
+          subject_id: d.id,
+          subject_name: `${d.message_id}/${d.target}`,
+          summary: `Delivery of message ${d.message_id} to ${d.target} stalled: ${why(d)}`,
+          details: {
+            message_id: d.message_id,
+            delivery_id: Number(d.id),
+            target: d.target,
+            dispatches: d.dispatches,
+          },
+          dedupe_key: `delivery_stalled:${d.target}`,
+          link: `/api/v1/messages/${d.message_id}`,
+          instance: d.target,
+        },
+        at,
+      );
+    }
+    await settleMessages(
+      tx,
+      at,
+      stall.map((d) => d.message_id),
+    );
+  }
+  return { announced: [...new Set(again.map((d) => d.target))], stalled: stall.length };
+}
+
+/** Claims held by processes that are gone (their presence lock is free) are taken back. */
+export async function orphanedClaims(tx: Tx, at: Date, node: number): Promise<string[]> {
+  const orphans = await tx.all<{ id: string; claims: number }>(
+    `select id, claims from delivery d
+      where state = 'delivering' and claimed_by <> ? and not ${liveNodeCondition('d.claimed_by')}
+      order by id limit ${sweepBatch}`,
+    [node],
+  );
+  if (orphans.length === 0) return [];
+  return releaseBatch(
+    tx,
+    at,
+    orphans.map((o) => ({ delivery_id: Number(o.id), claim: o.claims })),
+    'the pier process that held it ended',
+  );
+}
+
+/** Accepted messages older than `graceMs` that nobody dispatched. */
+export async function undispatched(tx: Tx, at: Date, graceMs: number): Promise<string[]> {
+  const rows = await tx.all<{ id: string }>(
+    `select id from message where stage = 'accepted' and created_at <= ? order by created_at limit ${sweepBatch}`,
+    [new Date(at.getTime() - graceMs)],
+  );
+  if (rows.length === 0) return [];
+  return dispatchBatch(
+    tx,
+    at,
+    rows.map((r) => r.id),
+  );
+}

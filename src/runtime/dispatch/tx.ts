@@ -1,0 +1,145 @@
+/**
+ * SQL for the message flow: a transaction handle over the ORM's connection, and the
+ * statements every step shares (history lines, settling message status). Rows go in as
+ * one JSON parameter (jsonb_to_recordset), so a batch is one statement whatever its size.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Orm } from '../../storage/db.js';
+import type { DeliveryState } from './delivery-states.js';
+import { deriveMessage, type MessageStage, type MessageStatus } from './status.js';
+
+export interface Tx {
+  em: EntityManager;
+  all<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+}
+
+export function txOf(em: EntityManager): Tx {
+  return {
+    em,
+    all: <T>(text: string, params: unknown[] = []) =>
+      em.getConnection().execute<T[]>(text, params, 'all', em.getTransactionContext()),
+  };
+}
+
+export async function inTx<T>(orm: Orm, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return (orm.em.fork() as EntityManager).transactional((em) => work(txOf(em as EntityManager)));
+}
+
+/** A PostgreSQL array literal, for `= any(?::text[])`: each element quoted. */
+export function pgArray(values: readonly (string | number)[]): string {
+  return `{${values.map((v) => `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+}
+
+export type HistoryKind =
+  | 'status_changed'
+  | 'delivery_changed'
+  | 'mdn_received'
+  | 'mdn_refused'
+  | 'duplicate_received'
+  | 'redispatch_requested'
+  | 'redeliver_requested';
+
+export interface HistoryLine {
+  message_id: string;
+  kind: HistoryKind;
+  old_status?: string | null;
+  new_status?: string | null;
+  text?: string | null;
+  delivery_id?: number | null;
+  target?: string | null;
+  old_state?: string | null;
+  new_state?: string | null;
+}
+
+export async function addHistory(tx: Tx, at: Date, lines: HistoryLine[]): Promise<void> {
+  if (lines.length === 0) return;
+  await tx.all(
+    `insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target, old_state, new_state)
+     select x.message_id, ?, x.kind, x.old_status, x.new_status, x.text, x.delivery_id, x.target, x.old_state, x.new_state
+       from jsonb_to_recordset(?::jsonb) as x(message_id uuid, kind text, old_status text, new_status text, text text,
+                                               delivery_id bigint, target text, old_state text, new_state text)`,
+    [at, JSON.stringify(lines)],
+  );
+}
+
+/** Locks messages (in id order, so transactions never wait on each other in a circle). */
+export async function lockMessages(tx: Tx, ids: readonly string[], skipLocked = false): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.all<{ id: string }>(
+    `select id from message where id = any(?::uuid[]) order by id for update${skipLocked ? ' skip locked' : ''}`,
+    [pgArray([...new Set(ids)])],
+  );
+  return rows.map((r) => r.id);
+}
+
+export interface StatusChange {
+  message_id: string;
+  old_status: MessageStatus;
+  status: MessageStatus;
+  stage: MessageStage;
+}
+
+/**
+ * Derives status and stage of locked messages from their deliveries as they are now, and
+ * stores and records what changed.
+ */
+export async function settleMessages(tx: Tx, at: Date, ids: readonly string[]): Promise<StatusChange[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.all<{
+    id: string;
+    status: MessageStatus;
+    stage: MessageStage;
+    refused: boolean;
+    states: DeliveryState[];
+  }>(
+    `select m.id, m.status, m.stage, m.refusal is not null as refused,
+            coalesce(array_agg(d.state) filter (where d.id is not null), '{}') as states
+       from message m left join delivery d on d.message_id = m.id
+      where m.id = any(?::uuid[]) group by m.id`,
+    [pgArray([...new Set(ids)])],
+  );
+  const changes: (StatusChange & { old_stage: MessageStage })[] = [];
+  for (const row of rows) {
+    const states = typeof row.states === 'string' ? parseTextArray(row.states) : row.states;
+    const next = deriveMessage({ accepted: false, refused: row.refused, states });
+    if (next.status !== row.status || next.stage !== row.stage) {
+      changes.push({ message_id: row.id, old_status: row.status, old_stage: row.stage, ...next });
+    }
+  }
+  if (changes.length === 0) return [];
+  await tx.all(
+    `update message m set status = x.status, stage = x.stage, updated_at = ?
+       from jsonb_to_recordset(?::jsonb) as x(message_id uuid, status text, stage text)
+      where m.id = x.message_id`,
+    [at, JSON.stringify(changes)],
+  );
+  await addHistory(
+    tx,
+    at,
+    changes
+      .filter((c) => c.status !== c.old_status)
+      .map((c) => ({
+        message_id: c.message_id,
+        kind: 'status_changed',
+        old_status: c.old_status,
+        new_status: c.status,
+      })),
+  );
+  return changes;
+}
+
+/** `{a,b}` as the driver may return an array of a type it does not know. */
+function parseTextArray(text: string): DeliveryState[] {
+  const inner = text.replace(/^\{|\}$/g, '');
+  return (inner === '' ? [] : inner.split(',')) as DeliveryState[];
+}
+
+/** Tells every pier process (this one too) that these targets have queued deliveries. */
+export const workChannel = 'pier_work';
+
+export async function announce(tx: Tx, targets: readonly string[]): Promise<void> {
+  if (targets.length === 0) return;
+  await tx.all(`select pg_notify('${workChannel}', t) from unnest(?::text[]) as t`, [
+    pgArray([...new Set(targets)]),
+  ]);
+}

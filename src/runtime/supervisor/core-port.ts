@@ -1,0 +1,31 @@
+/**
+ * What the supervisor needs from the core to answer its actors: the dispatcher implements
+ * it. Kept as an interface so the supervisor runs without the database in its own tests.
+ */
+import type { PluginType } from '../../actors/index.js';
+import type {
+  AcceptRequest,
+  AcceptResponse,
+  ClaimedDelivery,
+  ResultRequest,
+} from '../channels/core-protocol.js';
+
+export interface InstanceRef {
+  type: PluginType;
+  name: string;
+  /** The settings the instance started with (its retry settings, among others). */
+  settings: Record<string, unknown>;
+}
+
+export interface HeldClaim {
+  delivery_id: number;
+  claim: number;
+}
+
+export interface ActorCore {
+  accept(source: InstanceRef, message: AcceptRequest['message']): Promise<AcceptResponse>;
+  claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]>;
+  result(target: InstanceRef, result: ResultRequest): Promise<boolean>;
+  /** Gives back deliveries an instance held when it stopped or crashed: they are queued again. */
+  release(target: InstanceRef, claims: HeldClaim[], reason: string): Promise<void>;
+}

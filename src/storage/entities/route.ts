@@ -1,0 +1,21 @@
+/** A route (spec 2.3): messages from a source instance between two parties go to a target instance. */
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { createdAt, updatedAt } from './timestamps.js';
+
+export const RouteSchema = defineEntity({
+  name: 'Route',
+  tableName: 'route',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    name: p.string().length(64),
+    source_plugin: p.string().length(64),
+    /** A party name, or `*` for any. */
+    from_party: p.string().length(64),
+    /** A party name, or `*` for any. */
+    to_party: p.string().length(64),
+    target_plugin: p.string().length(64),
+    created_at: createdAt(),
+    updated_at: updatedAt(),
+  },
+});
+export type Route = InferEntity<typeof RouteSchema>;

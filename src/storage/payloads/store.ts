@@ -1,0 +1,43 @@
+/**
+ * Where payload bytes live (spec 2.11): one interface, a local directory now and S3 later.
+ * Stages are written atomically (a reader sees all of a stage or none) and streamed both
+ * ways, so memory stays flat whatever the payload size.
+ */
+import type { Readable } from 'node:stream';
+
+/** Stages that are stored; `message` is made from `headers` and `received` when read. */
+export const storedStages = ['unpacked', 'received', 'headers', 'receipt'] as const;
+export type StoredStage = (typeof storedStages)[number];
+
+export interface PayloadRef {
+  messageId: string;
+  stage: StoredStage;
+}
+
+export interface PutOptions {
+  /** Refuse (PayloadTooLarge) a stream longer than this many bytes. */
+  maxBytes?: number;
+}
+
+export interface PayloadStore {
+  /** Streams `source` into the stage; returns the number of bytes stored. */
+  put(ref: PayloadRef, source: Readable, options?: PutOptions): Promise<number>;
+  /** A stream of the stage's bytes; PayloadMissing when it is not stored. */
+  open(ref: PayloadRef): Promise<Readable>;
+  /** Removes every stage of a message (a message that was never accepted). */
+  removeMessage(messageId: string): Promise<void>;
+}
+
+export class PayloadMissing extends Error {
+  constructor(ref: PayloadRef) {
+    super(`Payload ${ref.stage} of message ${ref.messageId} is not in the store`);
+    this.name = 'PayloadMissing';
+  }
+}
+
+export class PayloadTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`The payload is larger than ${maxBytes} bytes`);
+    this.name = 'PayloadTooLarge';
+  }
+}

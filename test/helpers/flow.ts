@@ -1,0 +1,110 @@
+/** Building blocks of message-flow tests: temporary directories, parties, instances, forms, waiting for messages. */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Test } from 'tap';
+import type { Answer, TestServer } from './server.js';
+import { waitFor } from './wait.js';
+
+export async function tempDir(t: Test, prefix = 'pier-flow-'): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  // Retried: an actor may still be finishing a file while the test ends.
+  t.teardown(() => rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }));
+  return dir;
+}
+
+/** POST under /api/v1 that must succeed. */
+export async function must(server: TestServer, url: string, body: unknown = {}): Promise<Answer> {
+  const answer = await server.call('POST', `/api/v1${url}`, { body });
+  if (answer.status >= 300) throw new Error(`POST ${url} answered ${answer.status}: ${answer.raw}`);
+  return answer;
+}
+
+/** Organization acme and partner globex. */
+export async function parties(server: TestServer): Promise<void> {
+  await must(server, '/organizations', { name: 'acme' });
+  await must(server, '/partners', { name: 'globex' });
+}
+
+/** A multipart/form-data body with text fields and one file. */
+export function form(
+  fields: Record<string, string>,
+  file?: { name: string; content: string | Buffer; field?: string },
+): { payload: Buffer; headers: Record<string, string> } {
+  const boundary = `pier${randomBytes(8).toString('hex')}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+    );
+  }
+  if (file) {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'file'}"; filename="${file.name}"\r\n` +
+          'Content-Type: application/octet-stream\r\n\r\n',
+      ),
+      Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content),
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return {
+    payload: Buffer.concat(parts),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'x-requested-with': 'test' },
+  };
+}
+
+/** POST /messages with a form. */
+export function upload(
+  server: TestServer,
+  fields: Record<string, string>,
+  file?: { name: string; content: string | Buffer },
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const body = form(fields, file);
+  return server.call('POST', '/api/v1/messages', {
+    payload: body.payload,
+    headers: { ...body.headers, ...headers },
+  });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- messages are asserted field by field
+export type Message = any;
+
+/** Waits until GET /messages/{id} satisfies `done`. */
+export async function waitForMessage(
+  server: TestServer,
+  id: string,
+  done: (m: Message) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<Message> {
+  return waitFor(
+    async () => {
+      const m = (await server.call('GET', `/api/v1/messages/${id}`)).body?.data;
+      return m && done(m) ? m : undefined;
+    },
+    what,
+    timeoutMs,
+  );
+}
+
+/** Waits for the first message of a list query that satisfies `done`. */
+export async function waitForMessages(
+  server: TestServer,
+  query: string,
+  done: (list: Message[]) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<Message[]> {
+  return waitFor(
+    async () => {
+      const list = (await server.call('GET', `/api/v1/messages?${query}`)).body?.data?.messages as Message[];
+      return list && done(list) ? list : undefined;
+    },
+    what,
+    timeoutMs,
+  );
+}

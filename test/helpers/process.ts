@@ -1,0 +1,78 @@
+/**
+ * Real `pier serve` processes for crash and cluster tests: spawned with their own data
+ * directory on a given database, reachable over loopback, killed with any signal.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Test } from 'tap';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+export interface PierProcess {
+  child: ChildProcess;
+  url: string;
+  /** JSON call under /api/v1 as the developer (the processes run the developer build). */
+  call(method: string, url: string, body?: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+export async function spawnPier(
+  t: Test,
+  options: { databaseUrl: string; dataDir: string; cwd: string; env?: Record<string, string> },
+): Promise<PierProcess> {
+  const child = spawn(process.execPath, [path.join(root, 'bin/pier.js'), 'serve', '--dev'], {
+    cwd: options.cwd,
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: options.databaseUrl,
+      PIER_DATA_DIR: options.dataDir,
+      PIER_SECRET_KEY: 'cluster-test-key',
+      HTTP_PORT: '0',
+      HTTP_HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A test that dies takes its servers with it.
+  const orphanGuard = () => child.kill('SIGKILL');
+  process.once('exit', orphanGuard);
+  void exited.then(() => process.off('exit', orphanGuard));
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === 'pier is serving' && entry.url) resolve(entry.url);
+      } catch {
+        // not a log line
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`pier serve exited with ${code} before serving`)));
+  });
+  return {
+    child,
+    url,
+    async call(method, route, body) {
+      const r = await fetch(`${url}/api/v1${route}`, {
+        method,
+        headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
+        ...(body !== undefined || method !== 'GET' ? { body: JSON.stringify(body ?? {}) } : {}),
+      });
+      const text = await r.text();
+      return { status: r.status, body: text ? JSON.parse(text) : undefined };
+    },
+    async kill(signal) {
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
