@@ -21,8 +21,9 @@ export function decryptPkcs1v15KeyImplicit(
   keyLength: number,
 ): Buffer {
   const modulusBits = privateKey.asymmetricKeyDetails?.modulusLength;
-  if (privateKey.asymmetricKeyType !== 'rsa' || !modulusBits)
+  if (privateKey.type !== 'private' || privateKey.asymmetricKeyType !== 'rsa' || !modulusBits) {
     throw new Error('key transport needs an RSA private key');
+  }
   const k = Math.ceil(modulusBits / 8);
   // The ciphertext's length is public; the random fallback still avoids an exception path.
   if (encryptedKey.length !== k || keyLength < 1 || keyLength > k - 11) return randomBytes(keyLength);
