@@ -198,3 +198,46 @@ t.test('as2bis: legacy algorithms are not generated', async (t) => {
   t.throws(() => packOutgoing(payload, { modernOnly: true, micAlgorithm: 'md5' }), LegacyAlgorithmError);
   t.ok(packOutgoing(payload, { modernOnly: true, sign: { ...sign, algorithm: 'sha-256' } }));
 });
+
+t.test('LF-only messages (RSSBus/CData) verify, over the exact bytes or their CRLF form', async (t) => {
+  const crlfDocument = Buffer.from('ISA*00~\r\nGS*PO~\r\nIEA*1~\r\n');
+  const sign = {
+    algorithm: 'sha-256' as const,
+    certificate: alice.certificate,
+    privateKey: alice.privateKey,
+  };
+  // Signed over CRLF lines, sent with every CRLF turned into LF.
+  const packed = packOutgoing(crlfDocument, { sign, filename: 'a.edi' });
+  const lfBody = Buffer.from(packed.body.toString('latin1').replace(/\r\n/g, '\n'), 'latin1');
+  const got = unpackIncoming(lfBody, packed.headers, receive);
+  t.equal(got.signature?.canonicalised, true, 'only the CRLF form verified');
+  t.ok(sameMic(got.mic, packed.mic), 'and the MIC is the sender’s');
+  t.same(got.payload, crlfDocument, 'the document as signed: the bytes the signature vouches for');
+  t.equal(got.filename, 'a.edi');
+
+  // Signed over the LF bytes themselves: verified as they are.
+  const { signDetached } = await import('../../src/actors/as2/cms/signed-data.js');
+  const entity = Buffer.from(
+    'Content-Type: application/edi-x12\nContent-Transfer-Encoding: binary\n\nISA*00~\nIEA*1~\n',
+  );
+  const signature = signDetached([entity], {
+    digest: 'sha-256',
+    certificate: alice.certificate,
+    privateKey: alice.privateKey,
+  });
+  const body = Buffer.concat([
+    Buffer.from('--b\n'),
+    entity,
+    Buffer.from('\n--b\nContent-Type: application/pkcs7-signature\nContent-Transfer-Encoding: base64\n\n'),
+    Buffer.from(signature.toString('base64').replace(/(.{64})/g, '$1\n')),
+    Buffer.from('\n--b--\n'),
+  ]);
+  const exact = unpackIncoming(
+    body,
+    { 'content-type': 'multipart/signed; protocol="application/pkcs7-signature"; micalg=sha256; boundary=b' },
+    receive,
+  );
+  t.equal(exact.signature?.canonicalised, false);
+  t.same(exact.signature?.signedContent, entity);
+  t.same(exact.payload, Buffer.from('ISA*00~\nIEA*1~\n'));
+});
