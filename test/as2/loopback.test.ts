@@ -241,3 +241,18 @@ t.test('LF-only messages (RSSBus/CData) verify, over the exact bytes or their CR
   t.same(exact.signature?.signedContent, entity);
   t.same(exact.payload, Buffer.from('ISA*00~\nIEA*1~\n'));
 });
+
+t.test('a 3 MiB document crosses the cipher slices; the body chunks are the body', async (t) => {
+  const big = randomBytes(3 * 1024 * 1024 + 17);
+  for (const algorithm of ['aes256-cbc', 'aes128-gcm', '3des'] as const) {
+    const packed = packOutgoing(big, {
+      compress: 'after-sign',
+      sign: { algorithm: 'sha-256', certificate: alice.certificate, privateKey: alice.privateKey },
+      encrypt: { algorithm, certificate: bob.certificate },
+    });
+    t.equal(packed.bodyLength, packed.body.length);
+    t.same(Buffer.concat(packed.bodyChunks as Buffer[]), packed.body);
+    const got = unpackIncoming(packed.body, packed.headers, receive);
+    t.ok(got.payload.equals(big) && sameMic(got.mic, packed.mic), algorithm);
+  }
+});

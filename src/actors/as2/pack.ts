@@ -6,7 +6,7 @@
  */
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import { compress as compressCms } from './cms/compressed-data.js';
-import { encryptEnveloped } from './cms/enveloped-data.js';
+import { encryptEnvelopedChunks } from './cms/enveloped-data.js';
 import { buildEntity, chunksOf, joinChunks, type Chunks, type HeaderList } from './mime/build.js';
 import { formatFilename } from './mime/parameters.js';
 import { encodeBase64Lines, type TransferEncoding } from './mime/transfer-encoding.js';
@@ -58,7 +58,10 @@ export interface PackOptions {
 }
 
 export interface PackedMessage {
-  body: Buffer;
+  /** The HTTP body, joined on first use; write `bodyChunks` to a socket or file to skip that copy. */
+  readonly body: Buffer;
+  readonly bodyChunks: readonly Buffer[];
+  readonly bodyLength: number;
   /** Headers of the outermost entity, to send as HTTP headers (Content-Type first). */
   headers: Record<string, string>;
   contentType: string;
@@ -113,16 +116,27 @@ export function packOutgoing(payload: Buffer, options: PackOptions = {}): Packed
   if (options.encrypt) {
     const inner = buildEntity(current.headers, current.body);
     mic ??= computeMic(inner.chunks, options.micAlgorithm ?? 'sha-256');
-    const der = encryptEnveloped(inner.chunks, options.encrypt);
+    const der = encryptEnvelopedChunks(inner.chunks, options.encrypt);
     const gcm = contentEncryptionAlgorithms[options.encrypt.algorithm].mode === 'gcm';
     current = pkcs7MimeEntity(gcm ? 'authEnveloped-data' : 'enveloped-data', der, 'binary');
   }
-  const body = Buffer.isBuffer(current.body) ? current.body : joinChunks(chunksOf(current.body));
+  const body = chunksOf(current.body);
   // Neither signed nor encrypted: the MIC covers the content without headers (RFC 4130 §7.3.1).
-  mic ??= computeMic(body, options.micAlgorithm ?? 'sha-256');
+  mic ??= computeMic(body.chunks, options.micAlgorithm ?? 'sha-256');
   const headers: Record<string, string> = { 'MIME-Version': '1.0' };
   for (const [name, value] of current.headers) headers[name] = value;
-  return { body, headers, contentType: headers['Content-Type']!, mic };
+  let joined: Buffer | null = null;
+  return {
+    get body() {
+      joined ??= joinChunks(body);
+      return joined;
+    },
+    bodyChunks: body.chunks,
+    bodyLength: body.length,
+    headers,
+    contentType: headers['Content-Type']!,
+    mic,
+  };
 }
 
 export class LegacyAlgorithmError extends Error {

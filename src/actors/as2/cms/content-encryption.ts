@@ -23,6 +23,8 @@ import { algorithmIdentifier, integer, octetString, sequence, type Der } from '.
 
 /** Length of the authentication tag pier writes for GCM; RFC 5084's default is 12. */
 const gcmTagBytes = 16;
+/** Slice size fed to node:crypto: bounds the transient copy each update() returns. */
+const sliceBytes = 1024 * 1024;
 
 export interface EncryptedContent {
   key: Buffer;
@@ -39,7 +41,10 @@ export function encryptContent(name: ContentEncryption, content: readonly Buffer
   const iv = randomBytes(spec.ivBytes);
   const cipher = createCipheriv(spec.cipher, key, iv);
   const ciphertext: Buffer[] = [];
-  for (const chunk of content) ciphertext.push(cipher.update(chunk));
+  for (const chunk of content) {
+    for (let at = 0; at < chunk.length; at += sliceBytes)
+      ciphertext.push(cipher.update(chunk.subarray(at, at + sliceBytes)));
+  }
   ciphertext.push(cipher.final());
   if (spec.mode === 'gcm') {
     const tag = (cipher as CipherGCM).getAuthTag();
@@ -135,20 +140,26 @@ export function decryptContent(
   return runDecipher(createDecipheriv(spec.cipher, key, algorithm.iv), ciphertext);
 }
 
+/**
+ * Deciphers into one buffer allocated up front (plaintext is never longer than the ciphertext),
+ * feeding the cipher a slice at a time, so a 64 MiB message costs one plaintext-sized buffer.
+ */
 function runDecipher(
   decipher: { update(b: Buffer): Buffer; final(): Buffer },
   ciphertext: readonly Buffer[],
 ): Buffer {
-  const out: Buffer[] = [];
+  let total = 0;
+  for (const chunk of ciphertext) total += chunk.length;
+  const out = Buffer.allocUnsafe(total + 32);
   let length = 0;
   for (const chunk of ciphertext) {
-    const plain = decipher.update(chunk);
-    out.push(plain);
-    length += plain.length;
+    for (let at = 0; at < chunk.length; at += sliceBytes) {
+      length += decipher.update(chunk.subarray(at, at + sliceBytes)).copy(out, length);
+    }
   }
-  const last = decipher.final();
-  out.push(last);
-  return Buffer.concat(out, length + last.length);
+  length += decipher.final().copy(out, length);
+  out.fill(0, length); // the slack was never written: leave no stale memory behind the view
+  return out.subarray(0, length);
 }
 
 function decryptRc2(algorithm: ContentAlgorithm, key: Buffer, ciphertext: readonly Buffer[]): Buffer {

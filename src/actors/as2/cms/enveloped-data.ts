@@ -27,6 +27,11 @@ export interface EncryptOptions {
 
 /** DER ContentInfo: EnvelopedData for CBC ciphers, AuthEnvelopedData for GCM. */
 export function encryptEnveloped(content: readonly Buffer[], options: EncryptOptions): Buffer {
+  return toBuffer(encryptEnvelopedChunks(content, options));
+}
+
+/** The same as chunks, the ciphertext not copied: for writing straight to a socket or file. */
+export function encryptEnvelopedChunks(content: readonly Buffer[], options: EncryptOptions): Der {
   const encrypted = encryptContent(options.algorithm, content);
   const wrapped = wrapKey(options.certificate, encrypted.key, options.keyTransport ?? 'rsa-pkcs1');
   encrypted.key.fill(0);
@@ -45,9 +50,7 @@ export function encryptEnveloped(content: readonly Buffer[], options: EncryptOpt
   const gcm = contentEncryptionAlgorithms[options.algorithm].mode === 'gcm';
   const body: Der[] = [integer(0), setOf([recipient]), encryptedContentInfo];
   if (gcm) body.push(octetString(encrypted.tag!));
-  return toBuffer(
-    sequence(oid(gcm ? oids.authEnvelopedData : oids.envelopedData), tlv(0xa0, [sequence(...body)])),
-  );
+  return sequence(oid(gcm ? oids.authEnvelopedData : oids.envelopedData), tlv(0xa0, [sequence(...body)]));
 }
 
 export interface DecryptionKey {

@@ -2,7 +2,7 @@
  * application/pkcs7-mime entities (RFC 8551 §3.2): the MIME wrapper of encrypted and compressed
  * layers, and reading the DER inside one, however its transfer encoding is labelled.
  */
-import type { HeaderList } from '../mime/build.js';
+import type { Chunks, HeaderList } from '../mime/build.js';
 import type { Headers } from '../mime/headers.js';
 import { transferEncodingOf } from '../mime/parse.js';
 import {
@@ -22,9 +22,9 @@ const fileNames: Record<SmimeType, string> = {
 
 export function pkcs7MimeEntity(
   type: SmimeType,
-  der: Buffer,
+  der: Buffer | Chunks,
   transferEncoding: TransferEncoding,
-): { headers: HeaderList; body: Buffer } {
+): { headers: HeaderList; body: Buffer | Chunks } {
   const name = fileNames[type];
   return {
     headers: [
@@ -32,7 +32,10 @@ export function pkcs7MimeEntity(
       ['Content-Transfer-Encoding', transferEncoding],
       ['Content-Disposition', `attachment; filename="${name}"`],
     ],
-    body: transferEncoding === 'base64' ? encodeBase64Lines(der) : der,
+    body:
+      transferEncoding === 'binary'
+        ? der
+        : encodeBase64Lines(Buffer.isBuffer(der) ? der : Buffer.concat(der.chunks as Buffer[], der.length)),
   };
 }
 
