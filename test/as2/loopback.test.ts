@@ -256,3 +256,23 @@ t.test('a 3 MiB document crosses the cipher slices; the body chunks are the body
     t.ok(got.payload.equals(big) && sameMic(got.mic, packed.mic), algorithm);
   }
 });
+
+t.test('CMS bodies are read whatever their transfer encoding label says', async (t) => {
+  const packed = packOutgoing(payload, {
+    encrypt: { algorithm: 'aes128-cbc', certificate: bob.certificate },
+  });
+  const base64 = Buffer.from(packed.body.toString('base64').replace(/(.{76})/g, '$1\r\n'));
+  const variants: [string, Buffer, string | undefined][] = [
+    ['binary, labelled binary', packed.body, 'binary'],
+    ['binary, labelled base64', packed.body, 'base64'],
+    ['base64, labelled base64', base64, 'base64'],
+    ['base64, labelled binary', base64, 'binary'],
+    ['base64, unlabelled', base64, undefined],
+  ];
+  for (const [label, body, encoding] of variants) {
+    const headers: Record<string, string> = { ...packed.headers };
+    delete headers['Content-Transfer-Encoding'];
+    if (encoding) headers['Content-Transfer-Encoding'] = encoding;
+    t.ok(unpackIncoming(body, headers, receive).payload.equals(payload), label);
+  }
+});

@@ -40,11 +40,16 @@ export function pkcs7MimeEntity(
 }
 
 /**
- * The DER of a pkcs7-mime or pkcs7-signature part. Some gateways send base64 without saying so
- * (or say binary): a body that does not start like DER (0x30) is tried as base64.
+ * The DER of a pkcs7-mime or pkcs7-signature part, whatever its label says. Gateways send base64
+ * marked binary and binary marked base64: a ContentInfo starts with SEQUENCE (0x30) and a long or
+ * indefinite length (0x80 and above), which base64 text never does, so that decides.
  */
 export function pkcs7Der(headers: Headers, body: Buffer): Buffer {
+  if (looksLikeDer(body)) return body;
   const decoded = decodeTransferEncoding(body, transferEncodingOf(headers));
-  if (decoded[0] === 0x30) return decoded;
-  return decodeBase64(decoded);
+  return looksLikeDer(decoded) ? decoded : decodeBase64(decoded);
+}
+
+function looksLikeDer(bytes: Buffer): boolean {
+  return bytes[0] === 0x30 && (bytes[1] ?? 0) >= 0x80;
 }

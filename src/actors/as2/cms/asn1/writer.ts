@@ -50,7 +50,12 @@ export function setOf(items: readonly Der[]): Der {
   return tlv(0x31, encoded);
 }
 
+// The same few OIDs are written for every message; encode each once.
+const oidCache = new Map<string, Der>();
+
 export function oid(dotted: string): Der {
+  const cached = oidCache.get(dotted);
+  if (cached) return cached;
   const arcs = dotted.split('.').map(Number);
   const [a, b, ...rest] = arcs;
   const bytes: number[] = [];
@@ -59,7 +64,9 @@ export function oid(dotted: string): Der {
     for (let n = Math.floor(arc / 128); n > 0; n = Math.floor(n / 128)) groups.unshift((n % 128) | 0x80);
     bytes.push(...groups);
   }
-  return tlv(0x06, [Buffer.from(bytes)]);
+  const value = tlv(0x06, [Buffer.from(bytes)]);
+  if (oidCache.size < 256) oidCache.set(dotted, value);
+  return value;
 }
 
 export function integer(value: number): Der {
