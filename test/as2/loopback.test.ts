@@ -276,3 +276,22 @@ t.test('CMS bodies are read whatever their transfer encoding label says', async 
     t.ok(unpackIncoming(body, headers, receive).payload.equals(payload), label);
   }
 });
+
+t.test('certificate dates play no part: an expired and a not-yet-valid certificate still work', async (t) => {
+  const { createPrivateKey, X509Certificate } = await import('node:crypto');
+  parties.fixtures.dated('expired', '/CN=expired', '20200101000000Z', '20210101000000Z');
+  parties.fixtures.dated('future', '/CN=future', '20400101000000Z', '20410101000000Z');
+  for (const name of ['expired', 'future']) {
+    const certificate = new X509Certificate(parties.fixtures.read(`${name}.crt`));
+    const privateKey = createPrivateKey(parties.fixtures.read(`${name}.key`));
+    const packed = packOutgoing(payload, {
+      sign: { algorithm: 'sha-256', certificate, privateKey },
+      encrypt: { algorithm: 'aes128-cbc', certificate },
+    });
+    const got = unpackIncoming(packed.body, packed.headers, {
+      decryptionKeys: [{ certificate, privateKey }],
+      verificationCerts: [certificate],
+    });
+    t.ok(got.payload.equals(payload) && got.signature?.signer === certificate, name);
+  }
+});
