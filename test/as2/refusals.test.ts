@@ -1,0 +1,159 @@
+// Covers what unpackIncoming refuses for security reasons: tampering, wrong keys (incl. the PKCS#1 v1.5 implicit-rejection path), strangers and missing protection, each a DispositionError with the right modifier.
+import t, { type Test } from 'tap';
+import { unpackIncoming } from '../../src/actors/as2/unpack.js';
+import { DispositionError } from '../../src/actors/as2/vocabulary/disposition-error.js';
+import { packOutgoing, type PackOptions } from '../../src/actors/as2/pack.js';
+import type { UnpackOptions } from '../../src/actors/as2/unpack.js';
+import type { ErrorModifier } from '../../src/actors/as2/vocabulary/dispositions.js';
+import { makeParties } from './parties.js';
+import { expectRefusal } from './refusal.js';
+
+const parties = makeParties();
+t.teardown(() => parties.remove());
+const { alice, bob, mallory } = parties;
+
+const payload = Buffer.from("UNA:+.? '\r\nUNB+UNOC:3+ALICE+BOB+261121:1200+1'\r\nUNZ+1+1'\r\n");
+const receive: UnpackOptions = { decryptionKeys: [bob], verificationCerts: [alice.certificate] };
+const signBy = (party: typeof alice, extra: Partial<NonNullable<PackOptions['sign']>> = {}) => ({
+  algorithm: 'sha-256' as const,
+  certificate: party.certificate,
+  privateKey: party.privateKey,
+  ...extra,
+});
+const refusal = (
+  t: Test,
+  label: string,
+  modifier: ErrorModifier,
+  body: Buffer,
+  headers: Record<string, string>,
+  options: UnpackOptions = receive,
+) => expectRefusal(t, label, modifier, body, headers, options);
+
+function flip(body: Buffer, at: number): Buffer {
+  const copy = Buffer.from(body);
+  copy[at] = copy[at]! ^ 0x01;
+  return copy;
+}
+
+t.test('a tampered body fails the integrity check', async (t) => {
+  for (const extra of [{}, { signedAttributes: false }, { scheme: 'rsa-pss' as const }]) {
+    const packed = packOutgoing(payload, { sign: signBy(alice, extra) });
+    const at = packed.body.indexOf('UNB+');
+    refusal(
+      t,
+      `payload byte changed ${JSON.stringify(extra)}`,
+      'integrity-check-failed',
+      flip(packed.body, at),
+      packed.headers,
+    );
+  }
+  const packed = packOutgoing(payload, { sign: signBy(alice), filename: 'a.edi' });
+  const renamed = Buffer.from(
+    packed.body.toString('latin1').replace('filename="a.edi"', 'filename="b.edi"'),
+    'latin1',
+  );
+  refusal(t, 'a signed header changed', 'integrity-check-failed', renamed, packed.headers);
+  const encrypted = packOutgoing(payload, {
+    sign: signBy(alice),
+    encrypt: { algorithm: 'aes128-gcm', certificate: bob.certificate },
+  });
+  refusal(
+    t,
+    'a GCM ciphertext byte changed',
+    'decryption-failed',
+    flip(encrypted.body, encrypted.body.length - 40),
+    encrypted.headers,
+  );
+});
+
+t.test('a message for another key fails decryption, without revealing padding validity', async (t) => {
+  for (const keyTransport of ['rsa-pkcs1', 'rsa-oaep'] as const) {
+    for (const algorithm of ['aes128-cbc', '3des', 'aes256-gcm'] as const) {
+      const forMallory = packOutgoing(payload, {
+        sign: signBy(alice),
+        encrypt: { algorithm, certificate: mallory.certificate, keyTransport },
+      });
+      refusal(
+        t,
+        `${keyTransport} ${algorithm} for mallory`,
+        'decryption-failed',
+        forMallory.body,
+        forMallory.headers,
+      );
+      // Bob's certificate named but only mallory's key configured: the implicit-rejection path runs.
+      const forBob = packOutgoing(payload, {
+        sign: signBy(alice),
+        encrypt: { algorithm, certificate: bob.certificate, keyTransport },
+      });
+      refusal(
+        t,
+        `${keyTransport} ${algorithm} with the wrong key`,
+        'decryption-failed',
+        forBob.body,
+        forBob.headers,
+        {
+          ...receive,
+          decryptionKeys: [{ certificate: bob.certificate, privateKey: mallory.privateKey }],
+        },
+      );
+    }
+  }
+  // Many tries with a wrong PKCS#1 key: always decryption-failed, never another error.
+  const forBob = packOutgoing(payload, {
+    encrypt: { algorithm: 'aes128-cbc', certificate: bob.certificate },
+  });
+  const modifiers = new Set<string>();
+  for (let i = 0; i < 50; i++) {
+    try {
+      unpackIncoming(forBob.body, forBob.headers, {
+        ...receive,
+        decryptionKeys: [{ certificate: bob.certificate, privateKey: mallory.privateKey }],
+      });
+      modifiers.add('accepted');
+    } catch (error) {
+      modifiers.add(error instanceof DispositionError ? error.modifier : 'other');
+    }
+  }
+  t.same([...modifiers], ['decryption-failed']);
+});
+
+t.test('strangers and missing protection', async (t) => {
+  const byMallory = packOutgoing(payload, { sign: signBy(mallory) });
+  refusal(t, 'signed by a stranger', 'authentication-failed', byMallory.body, byMallory.headers);
+  const unsigned = packOutgoing(payload, {
+    encrypt: { algorithm: 'aes256-cbc', certificate: bob.certificate },
+  });
+  refusal(
+    t,
+    'unsigned when signing is required',
+    'insufficient-message-security',
+    unsigned.body,
+    unsigned.headers,
+    {
+      ...receive,
+      requireSigned: true,
+    },
+  );
+  const clear = packOutgoing(payload, { sign: signBy(alice) });
+  refusal(
+    t,
+    'unencrypted when encryption is required',
+    'insufficient-message-security',
+    clear.body,
+    clear.headers,
+    {
+      ...receive,
+      requireEncrypted: true,
+    },
+  );
+  const none = packOutgoing(payload, {});
+  refusal(t, 'no certificates to verify with', 'authentication-failed', clear.body, clear.headers, {
+    ...receive,
+    verificationCerts: [],
+  });
+  refusal(t, 'plain text when both are required', 'insufficient-message-security', none.body, none.headers, {
+    ...receive,
+    requireSigned: true,
+    requireEncrypted: true,
+  });
+});
