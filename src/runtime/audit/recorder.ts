@@ -5,6 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuditChange } from '../../storage/entities/audit-event.js';
+import { diffChanges } from './changes.js';
 import { auditEventVersion, eventHash, type ChainedFields } from './chain.js';
 
 /** Arbitrary constant naming the audit chain's advisory lock. */
@@ -21,8 +22,81 @@ export interface AuditEntry {
   changes: AuditChange[];
 }
 
+/** What the audit log records of one kind of record: its kind name and the fields it compares. */
+export interface AuditedKind {
+  kind: string;
+  fields: readonly string[];
+  /** Fields recorded as `{field, secret: true}` without values. */
+  secrets?: readonly string[];
+}
+
+/** The record an event is about, as the log names it. */
+export interface AuditedRecord {
+  id: string | number;
+  name: string;
+}
+
+type Values = Record<string, unknown>;
+
 export class AuditRecorder {
   constructor(private readonly key: string | undefined) {}
+
+  /** Records the creation of a record with the values it was created with. */
+  async created(em: EntityManager, actor: string, spec: AuditedKind, record: AuditedRecord, after: Values) {
+    await this.#change(
+      em,
+      actor,
+      'create',
+      spec,
+      record,
+      diffChanges(undefined, after, spec.fields, spec.secrets),
+    );
+  }
+
+  /** Records what changed between two states; returns false, writing nothing, when nothing did. */
+  async updated(
+    em: EntityManager,
+    actor: string,
+    spec: AuditedKind,
+    record: AuditedRecord,
+    before: Values,
+    after: Values,
+  ): Promise<boolean> {
+    const changes = diffChanges(before, after, spec.fields, spec.secrets);
+    if (changes.length === 0) return false;
+    await this.#change(em, actor, 'update', spec, record, changes);
+    return true;
+  }
+
+  /** Records the deletion of a record with the values it had. */
+  async deleted(em: EntityManager, actor: string, spec: AuditedKind, record: AuditedRecord, before: Values) {
+    await this.#change(
+      em,
+      actor,
+      'delete',
+      spec,
+      record,
+      diffChanges(before, undefined, spec.fields, spec.secrets),
+    );
+  }
+
+  async #change(
+    em: EntityManager,
+    actor: string,
+    action: AuditAction,
+    spec: AuditedKind,
+    record: AuditedRecord,
+    changes: AuditChange[],
+  ): Promise<void> {
+    await this.record(em, {
+      actor,
+      action,
+      kind: spec.kind,
+      record_id: record.id,
+      record_name: record.name,
+      changes,
+    });
+  }
 
   /** Must run inside a transaction (`em` is the transactional manager). */
   async record(em: EntityManager, entry: AuditEntry): Promise<void> {

@@ -5,7 +5,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { OrganizationSchema, PartnerSchema, type Organization } from '../../../storage/entities/party.js';
-import { diffChanges } from '../../../runtime/audit/changes.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
 import { conflict, notFound, validationError } from '../../errors.js';
@@ -26,7 +25,7 @@ export const organizationKind: PartyKind = {
 };
 export const partnerKind: PartyKind = { entity: PartnerSchema, label: 'Partner', auditKind: 'partner' };
 
-const auditedFields = ['name', 'display_name'] as const;
+const audited = (kind: PartyKind) => ({ kind: kind.auditKind, fields: ['name', 'display_name'] });
 
 export function partyJson(p: Omit<Organization, 'total'>): PartyRecord {
   return {
@@ -101,14 +100,7 @@ export async function createParty(
     await refuseTakenName(em, kind, body.name);
     const party = em.create(kind.entity, { name: body.name, display_name: body.display_name ?? body.name });
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'create',
-      kind: kind.auditKind,
-      record_id: party.id,
-      record_name: party.name,
-      changes: diffChanges(undefined, party, auditedFields),
-    });
+    await ctx.audit.created(em, caller.actor, audited(kind), party, party);
     return partyJson(party);
   });
 }
@@ -131,18 +123,7 @@ export async function updateParty(
       ...(body.name !== undefined ? { name: body.name } : {}),
       ...(body.display_name !== undefined ? { display_name: body.display_name } : {}),
     });
-    const changes = diffChanges(before, party, auditedFields);
-    if (changes.length > 0) {
-      await em.flush();
-      await ctx.audit.record(em, {
-        actor: caller.actor,
-        action: 'update',
-        kind: kind.auditKind,
-        record_id: party.id,
-        record_name: party.name,
-        changes,
-      });
-    }
+    if (await ctx.audit.updated(em, caller.actor, audited(kind), party, before, party)) await em.flush();
     return partyJson(party);
   });
 }
@@ -158,13 +139,6 @@ export async function deleteParty(
     const before = { ...party };
     em.remove(party);
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'delete',
-      kind: kind.auditKind,
-      record_id: id,
-      record_name: before.name,
-      changes: diffChanges(before, undefined, auditedFields),
-    });
+    await ctx.audit.deleted(em, caller.actor, audited(kind), before, before);
   });
 }

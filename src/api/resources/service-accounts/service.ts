@@ -2,7 +2,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { ServiceAccountSchema, type ServiceAccount } from '../../../storage/entities/service-account.js';
-import { diffChanges } from '../../../runtime/audit/changes.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
 import { conflict, notFound, validationError } from '../../errors.js';
@@ -15,7 +14,10 @@ import {
 } from '../../schemas/service-account.js';
 import { revokeTokensOfAccount } from '../api-tokens/service.js';
 
-const auditedFields = ['name', 'description', 'kind', 'enabled', 'oidc_issuer', 'oidc_subject'] as const;
+const audited = {
+  kind: 'service-account',
+  fields: ['name', 'description', 'kind', 'enabled', 'oidc_issuer', 'oidc_subject'],
+};
 
 export function serviceAccountJson(a: ServiceAccount): ServiceAccountRecord {
   return {
@@ -100,14 +102,7 @@ export async function createServiceAccount(
       last_used_at: null,
     });
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'create',
-      kind: 'service-account',
-      record_id: account.id,
-      record_name: account.name,
-      changes: diffChanges(undefined, account, auditedFields),
-    });
+    await ctx.audit.created(em, caller.actor, audited, account, account);
     return serviceAccountJson(account);
   });
 }
@@ -140,17 +135,8 @@ export async function updateServiceAccount(
     if (Object.keys(problems).length > 0) throw validationError(problems);
     await refuseTaken(em, { name: account.name, kind: account.kind, ...next }, id);
     em.assign(account, next);
-    const changes = diffChanges(before, account, auditedFields);
-    if (changes.length > 0) {
+    if (await ctx.audit.updated(em, caller.actor, audited, account, before, account)) {
       await em.flush();
-      await ctx.audit.record(em, {
-        actor: caller.actor,
-        action: 'update',
-        kind: 'service-account',
-        record_id: id,
-        record_name: account.name,
-        changes,
-      });
       if (before.enabled !== account.enabled) await ctx.announceAuthChange(em);
     }
     return serviceAccountJson(account);
@@ -166,14 +152,7 @@ export async function deleteServiceAccount(ctx: ApiContext, caller: Caller, id: 
     await revokeTokensOfAccount(ctx, em, caller, account);
     em.remove(account);
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'delete',
-      kind: 'service-account',
-      record_id: id,
-      record_name: before.name,
-      changes: diffChanges(before, undefined, auditedFields),
-    });
+    await ctx.audit.deleted(em, caller.actor, audited, before, before);
     await ctx.announceAuthChange(em);
   });
   ctx.apiTokens.invalidate();

@@ -2,7 +2,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { SettingsSchema, type Settings } from '../../../storage/entities/settings.js';
-import { diffChanges } from '../../../runtime/audit/changes.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
 import { validationError } from '../../errors.js';
@@ -16,6 +15,7 @@ import {
 } from '../../schemas/settings.js';
 
 const editable = Object.keys(settingsDefaults) as (keyof typeof settingsDefaults)[];
+const audited = { kind: 'settings', fields: editable };
 const storageFields = [
   'storage_backend',
   'storage_local_directory',
@@ -61,17 +61,8 @@ export async function updateSettings(ctx: ApiContext, caller: Caller, body: z.ou
     const problems = settingsProblems(next);
     if (Object.keys(problems).length > 0) throw validationError(problems);
     em.assign(row, next);
-    const changes = diffChanges(before, row, editable);
-    if (changes.length > 0) {
+    if (await ctx.audit.updated(em, caller.actor, audited, { id: 1, name: 'settings' }, before, row)) {
       await em.flush();
-      await ctx.audit.record(em, {
-        actor: caller.actor,
-        action: 'update',
-        kind: 'settings',
-        record_id: 1,
-        record_name: 'settings',
-        changes,
-      });
     }
     return settingsJson(row, ctx.storageInUse);
   });

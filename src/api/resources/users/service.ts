@@ -4,13 +4,12 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UserSchema, type User } from '../../../storage/entities/user.js';
-import { diffChanges } from '../../../runtime/audit/changes.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
 import { conflict, notFound, validationError } from '../../errors.js';
 import { recordName } from '../../schemas/common.js';
 
-const auditedFields = ['name', 'oidc_issuer', 'oidc_subject', 'enabled'] as const;
+const audited = { kind: 'user', fields: ['name', 'oidc_issuer', 'oidc_subject', 'enabled'] };
 
 export interface NewUser {
   name: string;
@@ -43,14 +42,7 @@ export async function addUser(ctx: ApiContext, caller: Caller, input: NewUser): 
       enabled: true,
     });
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'create',
-      kind: 'user',
-      record_id: user.id,
-      record_name: user.name,
-      changes: diffChanges(undefined, user, auditedFields),
-    });
+    await ctx.audit.created(em, caller.actor, audited, user, user);
     return user;
   });
 }
@@ -68,14 +60,7 @@ export async function setUserEnabled(
     const before = { ...user };
     user.enabled = enabled;
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'update',
-      kind: 'user',
-      record_id: user.id,
-      record_name: user.name,
-      changes: diffChanges(before, user, auditedFields),
-    });
+    await ctx.audit.updated(em, caller.actor, audited, user, before, user);
     return user;
   });
 }
@@ -87,13 +72,6 @@ export async function removeUser(ctx: ApiContext, caller: Caller, name: string):
     const before = { ...user };
     em.remove(user);
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'delete',
-      kind: 'user',
-      record_id: before.id,
-      record_name: before.name,
-      changes: diffChanges(before, undefined, auditedFields),
-    });
+    await ctx.audit.deleted(em, caller.actor, audited, before, before);
   });
 }
