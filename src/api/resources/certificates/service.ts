@@ -4,7 +4,6 @@ import type { z } from 'zod';
 import { toPem } from '../../../runtime/certificates/certificate-info.js';
 import { describeCertificateUsers } from '../../../runtime/certificates/usage-text.js';
 import { dayMs, expiringWindowDays } from '../../../runtime/certificates/validity.js';
-import { diffChanges } from '../../../runtime/audit/changes.js';
 import { CertificateSchema, type Certificate } from '../../../storage/entities/certificate.js';
 import { certificateUsers } from '../../../storage/queries/certificate-users.js';
 import type { Caller } from '../../auth/caller.js';
@@ -21,6 +20,9 @@ import { certificateJson, certificateName } from './json.js';
 
 /** At most this many users are listed in a CERTIFICATE_IN_USE answer (spec 8). */
 export const maxUsersListed = 25;
+
+/** Only the description changes after upload; deletion records what identified the certificate. */
+const audited = { kind: 'certificate', fields: ['description', 'common_name', 'subject'] };
 
 type Where = Record<string, unknown>;
 
@@ -111,20 +113,10 @@ export async function updateCertificate(
   }
   return inTransaction(ctx, async (em) => {
     const certificate = await load(em, id);
-    const before = { description: certificate.description };
+    const before = { ...certificate };
     if (body.description !== undefined) certificate.description = body.description;
-    const changes = diffChanges(before, certificate, ['description']);
-    if (changes.length > 0) {
-      await em.flush();
-      await ctx.audit.record(em, {
-        actor: caller.actor,
-        action: 'update',
-        kind: 'certificate',
-        record_id: id,
-        record_name: certificateName(certificate),
-        changes,
-      });
-    }
+    const record = { id, name: certificateName(certificate) };
+    if (await ctx.audit.updated(em, caller.actor, audited, record, before, certificate)) await em.flush();
     return certificateJson(certificate, ctx.now());
   });
 }
@@ -163,14 +155,7 @@ export async function deleteCertificate(ctx: ApiContext, caller: Caller, id: num
     };
     em.remove(certificate);
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'delete',
-      kind: 'certificate',
-      record_id: id,
-      record_name: certificateName(before),
-      changes: diffChanges(before, undefined, ['description', 'common_name', 'subject']),
-    });
+    await ctx.audit.deleted(em, caller.actor, audited, { id, name: certificateName(before) }, before);
   });
 }
 

@@ -6,6 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pluginTypeDefinitions, type PluginType, type PluginTypeDefinition } from '../../../actors/index.js';
 import { diffChanges } from '../../../runtime/audit/changes.js';
+import type { AuditedKind, AuditedRecord } from '../../../runtime/audit/recorder.js';
 import type { SecretBox } from '../../../runtime/secrets/secret-box.js';
 import { openSecrets, settingsOf } from '../../../runtime/supervisor/instance-config.js';
 import { PluginConfigSchema, type PluginConfig } from '../../../storage/entities/plugin-config.js';
@@ -123,9 +124,19 @@ function sealAll(secrets: SecretBox, values: Values): Record<string, string> {
   );
 }
 
-function auditFields(def: PluginTypeDefinition): { fields: string[]; secrets: string[] } {
+/** What the audit log compares for a configuration of this type; secrets by name only. */
+function audited(def: PluginTypeDefinition): AuditedKind & { secrets: string[] } {
   const secrets = Object.keys(def.secretFields);
-  return { fields: ['name', 'enabled', ...Object.keys(def.fields), ...secrets], secrets };
+  return {
+    kind: 'plugin-config',
+    fields: ['name', 'enabled', ...Object.keys(def.fields), ...secrets],
+    secrets,
+  };
+}
+
+/** Configurations are named by type and name in the log (`file-writer/outbox`). */
+function auditedRecord(id: number, type: PluginType, name: string): AuditedRecord {
+  return { id, name: `${type}/${name}` };
 }
 
 export async function createPluginConfig(
@@ -150,20 +161,8 @@ export async function createPluginConfig(
       secrets: sealAll(ctx.secrets, secrets),
     });
     await em.flush();
-    const { fields, secrets: secretNames } = auditFields(def);
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'create',
-      kind: 'plugin-config',
-      record_id: row.id,
-      record_name: `${type}/${name}`,
-      changes: diffChanges(
-        undefined,
-        { name, enabled: row.enabled, ...settings, ...secrets },
-        fields,
-        secretNames,
-      ),
-    });
+    const after = { name, enabled: row.enabled, ...settings, ...secrets };
+    await ctx.audit.created(em, caller.actor, audited(def), auditedRecord(row.id, type, name), after);
     return pluginConfigJson(def, row);
   });
 }
@@ -221,9 +220,8 @@ export async function updatePluginConfig(
       ...settings,
       ...secrets,
     };
-    const { fields, secrets: secretNames } = auditFields(def);
-    const changes = diffChanges(before, after, fields, secretNames);
-    if (changes.length > 0) {
+    const spec = audited(def);
+    if (diffChanges(before, after, spec.fields, spec.secrets).length > 0) {
       // Unchanged secrets keep their sealed form; changed ones are sealed afresh.
       const sealed: Record<string, string> = {};
       for (const [k, v] of Object.entries(secrets)) {
@@ -232,14 +230,7 @@ export async function updatePluginConfig(
       }
       em.assign(row, { enabled: after.enabled, settings, secrets: sealed });
       await em.flush();
-      await ctx.audit.record(em, {
-        actor: caller.actor,
-        action: 'update',
-        kind: 'plugin-config',
-        record_id: row.id,
-        record_name: `${type}/${name}`,
-        changes,
-      });
+      await ctx.audit.updated(em, caller.actor, spec, auditedRecord(row.id, type, name), before, after);
     }
     return pluginConfigJson(def, row);
   });
@@ -266,14 +257,6 @@ export async function deletePluginConfig(
     const before = { name, enabled: row.enabled, ...settingsOf(def, row), ...openSecrets(ctx.secrets, row) };
     em.remove(row);
     await em.flush();
-    const { fields, secrets } = auditFields(def);
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'delete',
-      kind: 'plugin-config',
-      record_id: row.id,
-      record_name: `${type}/${name}`,
-      changes: diffChanges(before, undefined, fields, secrets),
-    });
+    await ctx.audit.deleted(em, caller.actor, audited(def), auditedRecord(row.id, type, name), before);
   });
 }

@@ -15,7 +15,7 @@ import { conflict, notFound, validationError } from '../../errors.js';
 import { iso, type Page } from '../../schemas/common.js';
 import { anyParty, type RouteCreate, type RouteRecord, type RouteUpdate } from '../../schemas/route.js';
 
-const auditedFields = ['name', 'source_plugin', 'from', 'to', 'target_plugin'] as const;
+const audited = { kind: 'route', fields: ['name', 'source_plugin', 'from', 'to', 'target_plugin'] };
 
 export function routeJson(r: Route): RouteRecord {
   return {
@@ -152,14 +152,7 @@ export async function createRoute(
       target_plugin: fields.target_plugin,
     });
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'create',
-      kind: 'route',
-      record_id: route.id,
-      record_name: route.name,
-      changes: diffChanges(undefined, auditView(fields), auditedFields),
-    });
+    await ctx.audit.created(em, caller.actor, audited, route, auditView(fields));
     return routeJson(route);
   });
 }
@@ -183,8 +176,7 @@ export async function updateRoute(
       to: body.to ?? before.to,
       target_plugin: body.target_plugin ?? before.target_plugin,
     };
-    const changes = diffChanges(auditView(before), auditView(next), auditedFields);
-    if (changes.length === 0) return before;
+    if (diffChanges(auditView(before), auditView(next), audited.fields).length === 0) return before;
     await validate(em, next, id);
     em.assign(route, {
       name: next.name,
@@ -194,14 +186,7 @@ export async function updateRoute(
       target_plugin: next.target_plugin,
     });
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'update',
-      kind: 'route',
-      record_id: id,
-      record_name: route.name,
-      changes,
-    });
+    await ctx.audit.updated(em, caller.actor, audited, route, auditView(before), auditView(next));
     return routeJson(route);
   });
 }
@@ -212,13 +197,6 @@ export async function deleteRoute(ctx: ApiContext, caller: Caller, id: number): 
     const before = routeJson(route);
     em.remove(route);
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'delete',
-      kind: 'route',
-      record_id: id,
-      record_name: before.name,
-      changes: diffChanges(auditView(before), undefined, auditedFields),
-    });
+    await ctx.audit.deleted(em, caller.actor, audited, before, auditView(before));
   });
 }
