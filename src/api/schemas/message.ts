@@ -1,19 +1,11 @@
 /** Messages (spec 2.7, 3.1–3.3, 4.2): the record, its deliveries, history and payload stages. */
 import { z } from 'zod';
+// The vocabulary lives with the status table (pure data, no server code), so both use one list.
+import { messageStatuses } from '../../runtime/dispatch/status.js';
 import { listSchema, pagingQuery, recordName } from './common.js';
 import { timeBound } from './time-filter.js';
 
-export const messageStatuses = [
-  'Received',
-  'InProgress',
-  'Retrying',
-  'AwaitingReceipt',
-  'Stalled',
-  'Delivered',
-  'NotRouted',
-  'Refused',
-  'Error',
-] as const;
+export { messageStatuses };
 
 /** Stages a payload can be asked for; `message` is made from `headers` and `received`. */
 export const payloadStages = ['unpacked', 'message', 'received', 'headers', 'receipt'] as const;
