@@ -35,6 +35,8 @@ const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
 /** The worker entry of each type this build can run. */
 export const workerEntries: Partial<Record<PluginType, URL>> = {
+  'as2-receiver': new URL(`./as2-receiver/worker${ext}`, import.meta.url),
+  'as2-sender': new URL(`./as2-sender/worker${ext}`, import.meta.url),
   'file-poller': new URL(`./file-poller/worker${ext}`, import.meta.url),
   'file-writer': new URL(`./file-writer/worker${ext}`, import.meta.url),
   'http-poster': new URL(`./http-poster/worker${ext}`, import.meta.url),

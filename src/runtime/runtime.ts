@@ -11,11 +11,13 @@ import type { DatabaseListener } from '../storage/listener.js';
 import { openPayloadStore } from '../storage/payloads/open-store.js';
 import type { PayloadStore } from '../storage/payloads/store.js';
 import { identification } from '../version.js';
+import { As2Core } from './as2/as2-core.js';
 import { NodePresence } from './cluster/presence.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { workChannel } from './dispatch/tx.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import { childSpecDefaults, type ChildSpec } from './supervisor/child-spec.js';
+import type { ActorCore } from './supervisor/core-port.js';
 import { Supervisor } from './supervisor/supervisor.js';
 
 export interface RuntimeOptions {
@@ -42,6 +44,7 @@ export interface RuntimeOptions {
 export interface Runtime {
   node: number;
   dispatcher: Dispatcher;
+  as2: As2Core;
   supervisor: Supervisor;
   payloads: PayloadStore;
   close(): Promise<void>;
@@ -65,10 +68,23 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     maxDispatches: options.settings.delivery_max_dispatches,
     onWork: (targets) => targets.forEach((t) => pokes.to(t)),
   });
+  const as2 = new As2Core(
+    options.orm,
+    options.secrets,
+    options.now,
+    options.logger.child({ component: 'as2' }),
+  );
+  const core: ActorCore = {
+    accept: (source, message) => dispatcher.accept(source, message),
+    claim: (target, limit) => dispatcher.claim(target, limit),
+    result: (target, result) => dispatcher.result(target, result),
+    release: (target, claims, reason) => dispatcher.release(target, claims, reason),
+    as2: (_instance, request) => as2.answer(request),
+  };
   const supervisor = new Supervisor({
     orm: options.orm,
     secrets: options.secrets,
-    core: dispatcher,
+    core,
     logger: options.logger.child({ component: 'supervisor' }),
     now: options.now,
     storage: { backend: 'local', directory },
@@ -86,13 +102,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     await presence.close();
     throw error;
   }
-  if (options.timers !== false) dispatcher.startTimers();
+  if (options.timers !== false) {
+    dispatcher.startTimers();
+    as2.startTimers();
+  }
   return {
     node: presence.nodeId,
     dispatcher,
+    as2,
     supervisor,
     payloads,
     close: async () => {
+      as2.stop();
       await supervisor.stopAll();
       await dispatcher.stop();
       await presence.close();

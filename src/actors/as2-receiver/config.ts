@@ -1,7 +1,4 @@
-/**
- * Configuration of the AS2 receiver (spec 2.6). Stored and validated now; the receiver
- * itself comes with the AS2 module.
- */
+/** Configuration of the AS2 receiver (spec 2.6): where it listens and how much it takes. */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
 import { wholeNumber } from '../shared/fields.js';
@@ -23,3 +20,10 @@ export const as2ReceiverType: PluginTypeDefinition = {
   defaults: { host: '0.0.0.0', port: 10080, path: '/as2', max_message_mib: 512 },
   secretFields: {},
 };
+
+export interface As2ReceiverSettings {
+  host: string;
+  port: number;
+  path: string;
+  max_message_mib: number;
+}

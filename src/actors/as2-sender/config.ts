@@ -1,7 +1,8 @@
 /**
- * Configuration of the AS2 sender (spec 2.6). The partner's address (endpoint) belongs to
- * its AS2 profile. Stored and validated now; the sender itself comes with the AS2 module.
+ * Configuration of the AS2 sender (spec 2.6). The partner's address (endpoint) and what
+ * protects its messages belong to its AS2 profile.
  */
+import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
 import {
   maxConcurrentDeliveries,
@@ -18,9 +19,23 @@ export const as2SenderType: PluginTypeDefinition = {
   fields: {
     timeout_seconds: wholeNumber(1, 3600).describe('Seconds an attempt may take'),
     max_concurrent_deliveries: maxConcurrentDeliveries,
+    compression_order: z
+      .enum(['before-sign', 'after-sign'])
+      .describe('Where the compressed layer goes for partners whose profile compresses'),
     ...retryFields,
   },
-  defaults: { timeout_seconds: 120, max_concurrent_deliveries: 5, ...retryDefaults },
+  defaults: {
+    timeout_seconds: 120,
+    max_concurrent_deliveries: 5,
+    compression_order: 'before-sign',
+    ...retryDefaults,
+  },
   secretFields: {},
   problems: retryProblems,
 };
+
+export interface As2SenderSettings {
+  timeout_seconds: number;
+  max_concurrent_deliveries: number;
+  compression_order: 'before-sign' | 'after-sign';
+}

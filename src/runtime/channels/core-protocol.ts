@@ -4,6 +4,15 @@
  * a message names its payload stage, which the actor has already written to the store.
  */
 import { z } from 'zod';
+import {
+  As2AckRequest,
+  As2DuplicateRequest,
+  As2InboundRequest,
+  As2OutboundRequest,
+  As2RecordRequest,
+  As2SentRequest,
+  type As2Response,
+} from './as2-protocol.js';
 
 /** Text PostgreSQL can store: no NUL characters. */
 const text = (max: number) =>
@@ -66,7 +75,12 @@ export const ClaimResponse = z.object({ type: z.literal('claimed'), deliveries: 
 export type ClaimResponse = z.infer<typeof ClaimResponse>;
 
 export const DeliveryOutcome = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), detail: z.string().max(2048).optional() }),
+  z.object({
+    ok: z.literal(true),
+    detail: z.string().max(2048).optional(),
+    /** Sent, and the partner's receipt is still to come (AS2 asynchronous MDN). */
+    awaiting_ack: z.boolean().optional(),
+  }),
   z.object({
     ok: z.literal(false),
     /** False for a failure that trying again cannot fix (a 4xx answer, a refused file). */
@@ -91,9 +105,19 @@ export const ResultResponse = z.object({
 });
 export type ResultResponse = z.infer<typeof ResultResponse>;
 
-export const CoreRequest = z.discriminatedUnion('type', [AcceptRequest, ClaimRequest, ResultRequest]);
+export const CoreRequest = z.discriminatedUnion('type', [
+  AcceptRequest,
+  ClaimRequest,
+  ResultRequest,
+  As2InboundRequest,
+  As2OutboundRequest,
+  As2RecordRequest,
+  As2DuplicateRequest,
+  As2SentRequest,
+  As2AckRequest,
+]);
 export type CoreRequest = z.infer<typeof CoreRequest>;
-export type CoreResponse = AcceptResponse | ClaimResponse | ResultResponse;
+export type CoreResponse = AcceptResponse | ClaimResponse | ResultResponse | As2Response;
 
 /** Events an actor sends without waiting: log lines, kept out of the worker's stdout. */
 export const ActorEvent = z.discriminatedUnion('type', [

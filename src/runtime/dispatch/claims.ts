@@ -161,7 +161,8 @@ export async function resultBatch(tx: Tx, at: Date, items: ResultItem[]): Promis
     const o = item.outcome;
     let state: DeliveryState;
     let wait: number | undefined;
-    if (o.ok) state = deliveryTransitions.delivering.deliver!;
+    if (o.ok && o.awaiting_ack) state = deliveryTransitions.delivering.await_ack!;
+    else if (o.ok) state = deliveryTransitions.delivering.deliver!;
     else if (o.retryable && (wait = retryWaitSeconds(item.policy, row.attempts)) !== undefined) {
       state = deliveryTransitions.delivering.retry!;
     } else state = deliveryTransitions.delivering.fail!;
@@ -170,7 +171,7 @@ export async function resultBatch(tx: Tx, at: Date, items: ResultItem[]): Promis
       id: item.delivery_id,
       state,
       next_attempt_at: nextAttempt,
-      finished_at: state === 'retrying' ? null : at,
+      finished_at: state === 'retrying' || state === 'awaiting_ack' ? null : at,
       last_error: o.ok ? '' : o.error,
       dispatches: 0,
       next_dispatch_at: null,

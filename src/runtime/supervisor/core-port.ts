@@ -3,6 +3,7 @@
  * it. Kept as an interface so the supervisor runs without the database in its own tests.
  */
 import type { PluginType } from '../../actors/index.js';
+import type { As2Request, As2Response } from '../channels/as2-protocol.js';
 import type {
   AcceptRequest,
   AcceptResponse,
@@ -28,4 +29,6 @@ export interface ActorCore {
   result(target: InstanceRef, result: ResultRequest): Promise<boolean>;
   /** Gives back deliveries an instance held when it stopped or crashed: they are queued again. */
   release(target: InstanceRef, claims: HeldClaim[], reason: string): Promise<void>;
+  /** The AS2 actors' questions (profiles, keys, records, receipts); absent where AS2 is not run. */
+  as2?(instance: InstanceRef, request: As2Request): Promise<As2Response>;
 }

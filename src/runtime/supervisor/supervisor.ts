@@ -296,8 +296,9 @@ export class Supervisor {
         return { type: 'recorded', applied };
       }
       default: {
-        const never: never = request;
-        throw new Error(`unhandled ${String(never)}`);
+        if (!request.type.startsWith('as2_') || !instance.type.startsWith('as2-') || !this.#deps.core.as2)
+          throw new Error(`${instance.type} instances do not ask ${request.type}`);
+        return this.#deps.core.as2(ref, request);
       }
     }
   }

@@ -13,6 +13,7 @@ import {
   type ClaimedDelivery,
   type DeliveryOutcome,
 } from '../channels/core-protocol.js';
+import type { As2Request } from '../channels/as2-protocol.js';
 import { ChannelError, channelErrors, Envelope, toWireError } from '../channels/envelope.js';
 import { HostEvent, HostRequest } from '../channels/host-protocol.js';
 import { ActorStartData } from './start-data.js';
@@ -23,6 +24,8 @@ export interface CoreClient {
   /** True when the result counted; false when the delivery had been taken back meanwhile. */
   result(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<boolean>;
   log(level: ActorEvent['level'], msg: string, fields?: Record<string, unknown>): void;
+  /** The AS2 actors' questions; the answer is checked by the caller's schema. */
+  ask(request: As2Request): Promise<unknown>;
 }
 
 export interface Actor {
@@ -125,6 +128,7 @@ function coreClient(channel: Channel): CoreClient {
         }),
       ).applied,
     log: (level, msg, fields) => channel.post({ kind: 'event', body: { type: 'log', level, msg, fields } }),
+    ask: (request) => channel.request(request),
   };
 }
 

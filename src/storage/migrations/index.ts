@@ -8,6 +8,7 @@ import { Migration0002Alerts } from './Migration0002Alerts.js';
 import { Migration0003Certificates } from './Migration0003Certificates.js';
 import { Migration0004Runtime } from './Migration0004Runtime.js';
 import { Migration0009SecretCheck } from './Migration0009SecretCheck.js';
+import { Migration0011As2Messages } from './Migration0011As2Messages.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -15,4 +16,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0003Certificates', class: Migration0003Certificates },
   { name: 'Migration0004Runtime', class: Migration0004Runtime },
   { name: 'Migration0009SecretCheck', class: Migration0009SecretCheck },
+  { name: 'Migration0011As2Messages', class: Migration0011As2Messages },
 ];

@@ -96,18 +96,28 @@ export async function findMessage(em: EntityManager, id: string): Promise<Messag
   return row;
 }
 
+export interface As2Row {
+  message_id: string;
+  as2_message_id: string;
+  as2_from: string;
+  as2_to: string;
+  processed: boolean | null;
+  info: Record<string, unknown>;
+}
+
 export interface MessageParts {
   deliveries: DeliveryRow[];
   history: HistoryRow[];
   payloads: PayloadRow[];
+  as2: As2Row[];
 }
 
 /** Deliveries (by creation and target), history (oldest first) and payload stages of the messages. */
 export async function findMessageParts(em: EntityManager, ids: readonly string[]): Promise<MessageParts> {
-  if (ids.length === 0) return { deliveries: [], history: [], payloads: [] };
+  if (ids.length === 0) return { deliveries: [], history: [], payloads: [], as2: [] };
   const conn = em.getConnection();
   const list = uuidArray(ids);
-  const [deliveries, history, payloads] = await Promise.all([
+  const [deliveries, history, payloads, as2] = await Promise.all([
     conn.execute<DeliveryRow[]>(
       `select id, message_id, target, state, attempts, next_attempt_at, last_error, created_at, updated_at, finished_at
          from delivery where message_id = any(?::uuid[]) order by created_at, target`,
@@ -120,6 +130,11 @@ export async function findMessageParts(em: EntityManager, ids: readonly string[]
     conn.execute<PayloadRow[]>('select * from payload where message_id = any(?::uuid[]) order by stage', [
       list,
     ]),
+    conn.execute<As2Row[]>(
+      `select message_id, as2_message_id, as2_from, as2_to, processed, info from as2_message
+        where message_id = any(?::uuid[])`,
+      [list],
+    ),
   ]);
-  return { deliveries, history, payloads };
+  return { deliveries, history, payloads, as2 };
 }

@@ -79,7 +79,23 @@ export function messageJson(m: MessageRow, parts: MessageParts): MessageRecord {
     })),
     history: mine(parts.history).map(historyJson),
     payloads,
-    protocols: {},
+    protocols: protocolsOf(mine(parts.as2)[0]),
+  };
+}
+
+/** protocols.as2 (spec 2.7): the AS2 headers, MIC, protection and receipt of the message. */
+function protocolsOf(row: MessageParts['as2'][number] | undefined): MessageRecord['protocols'] {
+  if (!row) return {};
+  const { mdn, ...info } = row.info as { mdn?: Record<string, unknown> | null };
+  return {
+    as2: {
+      message_id: row.as2_message_id,
+      as2_from: row.as2_from,
+      as2_to: row.as2_to,
+      ...info,
+      mdn: mdn ?? null,
+      receipt_message_id: (mdn?.message_id as string | null | undefined) ?? null,
+    },
   };
 }
 

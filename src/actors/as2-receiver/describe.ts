@@ -1,0 +1,23 @@
+/** What protected a received message, for protocols.as2 (spec 2.7). */
+import type { UnpackedMessage } from '../as2/index.js';
+
+export function describeUnpacked(u: UnpackedMessage): Record<string, unknown> {
+  return {
+    signed: u.signature !== null,
+    signature: u.signature
+      ? {
+          algorithm: u.signature.digestAlgorithm,
+          scheme: u.signature.scheme,
+          signer: u.signature.signer.subject.replace(/\n/g, ', '),
+          signed_attributes: u.signature.signedAttributes,
+        }
+      : null,
+    encrypted: u.encryption !== null,
+    encryption: u.encryption
+      ? { algorithm: u.encryption.algorithm, key_transport: u.encryption.keyTransport }
+      : null,
+    compressed: u.compression !== null,
+    compression: u.compression,
+    layers: u.layers,
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * An asynchronous receipt (MDN) for a message pier sent, arriving at the receiver: matched
+ * by Original-Message-ID, verified against the partner's certificates, its MIC compared
+ * with the one computed when sending, and the waiting delivery settled.
+ */
+import { Readable } from 'node:stream';
+import { As2Done, As2SentResponse } from '../../runtime/channels/as2-protocol.js';
+import type { CoreClient } from '../../runtime/worker-host/host.js';
+import type { PayloadStore } from '../../storage/payloads/store.js';
+import { judgeReceipt } from '../as2-shared/judge-receipt.js';
+import { entityBytes, headerValue } from '../as2-shared/headers.js';
+import { parseMdn } from '../as2/index.js';
+import type { Answer, Incoming } from './receive.js';
+
+const plain = (status: number, text: string): Answer => ({
+  status,
+  headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+  body: Buffer.from(`${text}\n`),
+});
+
+/** A receipt rather than a message: multipart/report, or signed around one. */
+export function looksLikeReceipt(incoming: Incoming): boolean {
+  const type = (headerValue(incoming.headers, 'content-type') ?? '').toLowerCase();
+  if (type.startsWith('multipart/report')) return true;
+  if (!type.startsWith('multipart/signed')) return false;
+  return /content-type:\s*multipart\/report/i.test(incoming.body.subarray(0, 4096).toString('latin1'));
+}
+
+export async function receiveReceipt(
+  core: CoreClient,
+  store: PayloadStore,
+  incoming: Incoming,
+): Promise<Answer> {
+  let originalMessageId: string | null;
+  try {
+    originalMessageId = parseMdn(incoming.body, incoming.headers as Record<string, string>).originalMessageId;
+  } catch (error) {
+    return plain(400, `Unreadable receipt: ${(error as Error).message}`);
+  }
+  if (!originalMessageId) return plain(400, 'The receipt has no Original-Message-ID');
+  const sent = As2SentResponse.parse(
+    await core.ask({ type: 'as2_sent', original_message_id: originalMessageId.trim().slice(0, 1024) }),
+  ).sent;
+  if (!sent) return plain(404, `No message was sent with Message-ID ${originalMessageId}`);
+  const verdict = judgeReceipt(
+    incoming.body,
+    incoming.headers as Record<string, string>,
+    sent.verification,
+    sent.info,
+  );
+  let receiptSize: number | null = null;
+  if (sent.awaiting_delivery_id !== null) {
+    // Stored under the sent message, replacing nothing: a late second receipt is only noted.
+    const bytes = entityBytes(
+      { 'Content-Type': headerValue(incoming.headers, 'content-type') ?? 'application/octet-stream' },
+      incoming.body,
+    );
+    receiptSize = await store
+      .put({ messageId: sent.message_id, stage: 'receipt' }, Readable.from([bytes]))
+      .catch(() => null);
+  }
+  const ack = {
+    type: 'as2_ack' as const,
+    message_id: sent.message_id,
+    delivery_id: sent.awaiting_delivery_id ?? 0,
+    ok: verdict.ok,
+    text: verdict.text,
+    info: { mdn: verdict.info, receipt_message_id: headerValue(incoming.headers, 'message-id') ?? null },
+    receipt_size: receiptSize,
+  };
+  // A fast partner's receipt can overtake the sender's report of its attempt.
+  for (let tries = 0; tries < 40; tries++) {
+    const done = As2Done.parse(await core.ask(ack));
+    if (!done.early) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return plain(200, 'Receipt received');
+}

@@ -1,0 +1,250 @@
+/**
+ * One AS2 message received: stored as it arrived (`received`, `headers`) before anything
+ * else, unpacked with the partner's profile, the document stored (`unpacked`), the receipt
+ * built and stored (`receipt`), and the message handed to the core: accepted, or Refused with
+ * the disposition the receipt carries. A duplicate of a processed message is answered with
+ * the stored receipt and not routed again.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import { As2DuplicateResponse, type As2InboundContext } from '../../runtime/channels/as2-protocol.js';
+import type { CoreClient } from '../../runtime/worker-host/host.js';
+import type { PayloadStore } from '../../storage/payloads/store.js';
+import {
+  DispositionError,
+  formatDisposition,
+  formatMic,
+  parseDispositionNotificationOptions,
+  processed,
+  processedWithError,
+  unpackIncoming,
+  type Disposition,
+  type UnpackedMessage,
+} from '../as2/index.js';
+import { entityBytes, headerSection, headerValue, as2Name, splitEntity } from '../as2-shared/headers.js';
+import { certificateOf, keyPairOf, privateKeyOf } from '../as2-shared/material.js';
+import type { InboundContexts } from './contexts.js';
+import { makeReceipt, type Receipt } from './receipt.js';
+import { describeUnpacked } from './describe.js';
+
+export interface Incoming {
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** An asynchronous receipt to deliver after answering. */
+  asyncReceipt?: { address: string; receipt: Receipt };
+}
+
+export interface ReceiveDeps {
+  core: CoreClient;
+  store: PayloadStore;
+  contexts: InboundContexts;
+  identification: string;
+  maxBytes: number;
+}
+
+const plain = (status: number, text: string): Answer => ({
+  status,
+  headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+  body: Buffer.from(`${text}\n`),
+});
+
+/** Longest AS2 name or Message-ID taken; RFC 4130 allows 128 for names, more is absurd. */
+const maxIdLength = 998;
+
+function put(
+  store: PayloadStore,
+  messageId: string,
+  stage: 'received' | 'headers' | 'unpacked' | 'receipt',
+  bytes: Buffer,
+) {
+  return store.put({ messageId, stage }, Readable.from([bytes]));
+}
+
+export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Promise<Answer> {
+  const h = (name: string) => headerValue(incoming.headers, name);
+  const as2From = as2Name(h('as2-from'));
+  const as2To = as2Name(h('as2-to'));
+  const originalMessageId = h('message-id')?.trim();
+  if (!as2From || !as2To || !originalMessageId)
+    return plain(400, 'An AS2 message needs AS2-From, AS2-To and Message-ID headers');
+  if ([as2From, as2To, originalMessageId].some((v) => v.length > maxIdLength || hasControl(v)))
+    return plain(400, 'AS2-From, AS2-To or Message-ID is too long or holds control characters');
+  const options = parseDispositionNotificationOptions(h('disposition-notification-options'));
+  const wantsReceipt = h('disposition-notification-to') !== undefined;
+  const asyncAddress = h('receipt-delivery-option');
+
+  const context = await deps.contexts.get(as2To, as2From);
+  if (context.found) {
+    const duplicate = As2DuplicateResponse.parse(
+      await deps.core.ask({ type: 'as2_duplicate', as2_from: as2From, as2_message_id: originalMessageId }),
+    );
+    if (duplicate.message_id) {
+      if (!wantsReceipt || !duplicate.has_receipt) return plain(200, 'Duplicate message; already processed');
+      const stored = await readAll(
+        await deps.store.open({ messageId: duplicate.message_id, stage: 'receipt' }),
+      );
+      const receipt = { ...splitEntity(stored), signed: false };
+      if (asyncAddress)
+        return {
+          ...plain(200, 'Duplicate; receipt follows'),
+          asyncReceipt: { address: asyncAddress, receipt },
+        };
+      return { status: 200, headers: receipt.headers, body: receipt.body };
+    }
+  }
+
+  const id = randomUUID();
+  const headersBytes = headerSection(incoming.rawHeaders);
+  await put(deps.store, id, 'received', incoming.body);
+  await put(deps.store, id, 'headers', headersBytes);
+
+  let unpacked: UnpackedMessage | null = null;
+  let refusal: { disposition: Disposition; text: string } | null = null;
+  if (!context.found)
+    refusal = { disposition: processedWithError('unknown-trading-partner'), text: context.problem };
+  else {
+    try {
+      unpacked = unpackIncoming(
+        incoming.body,
+        incoming.headers as Record<string, string>,
+        unpackOptions(context, deps.maxBytes),
+      );
+    } catch (error) {
+      if (!(error instanceof DispositionError)) throw error;
+      refusal = { disposition: error.disposition, text: error.message };
+    }
+  }
+  const fileName =
+    unpacked?.filename?.trim() || `${originalMessageId.replace(/[<>]/g, '').slice(0, 200)}.dat`;
+  let unpackedSize: number | null = null;
+  if (unpacked) unpackedSize = await put(deps.store, id, 'unpacked', unpacked.payload);
+
+  const disposition = refusal ? refusal.disposition : processed;
+  /** `processed/error: decryption-failed`, as the status and history say it. */
+  const outcome = formatDisposition(disposition).replace(/^[^;]*;\s*/, '');
+  let receipt: Receipt | null = null;
+  if (wantsReceipt) {
+    receipt = makeReceipt({
+      identification: deps.identification,
+      as2From,
+      as2To,
+      originalMessageId,
+      disposition,
+      mic: unpacked?.mic ?? null,
+      options,
+      signer: keyPairOf(context.signing),
+      text: refusal
+        ? `The message ${originalMessageId} could not be processed: ${outcome}.`
+        : `The message ${originalMessageId} was received and processed.`,
+    });
+  }
+  const receiptSize = receipt
+    ? await put(deps.store, id, 'receipt', entityBytes(receipt.headers, receipt.body))
+    : null;
+
+  const accepted = await deps.core.accept({
+    id,
+    from: (context.found ? context.partner : as2From).slice(0, 255),
+    to: (context.found ? context.organization : as2To).slice(0, 255),
+    file_name: fileName.slice(0, 1024),
+    payload: unpacked
+      ? { stage: 'unpacked', size_bytes: unpackedSize! }
+      : { stage: 'received', size_bytes: incoming.body.length },
+    ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
+  });
+  const stages = [
+    { stage: 'headers' as const, size_bytes: headersBytes.length },
+    ...(unpacked ? [{ stage: 'received' as const, size_bytes: incoming.body.length }] : []),
+    ...(receiptSize !== null ? [{ stage: 'receipt' as const, size_bytes: receiptSize }] : []),
+  ];
+  await deps.core.ask({
+    type: 'as2_record',
+    message_id: accepted.message_id,
+    direction: 'inbound',
+    as2_message_id: originalMessageId,
+    as2_from: as2From,
+    as2_to: as2To,
+    processed: refusal === null,
+    info: {
+      headers: as2Headers(incoming.headers),
+      ...(unpacked ? describeUnpacked(unpacked) : {}),
+      mic: unpacked ? formatMic(unpacked.mic) : null,
+      mic_algorithm: unpacked?.mic.algorithm ?? null,
+      mdn: receipt
+        ? {
+            mode: asyncAddress ? 'async' : 'sync',
+            disposition: formatDisposition(disposition),
+            signed: receipt.signed,
+            message_id: receipt.headers['Message-ID'],
+          }
+        : null,
+      ...(refusal ? { error: refusal.text } : {}),
+    },
+    stages,
+  });
+  if (!receipt) return plain(200, refusal ? `Refused: ${outcome}` : 'Received');
+  if (asyncAddress)
+    return {
+      ...plain(200, 'Received; the receipt follows'),
+      asyncReceipt: { address: asyncAddress, receipt },
+    };
+  return { status: 200, headers: receipt.headers, body: receipt.body };
+}
+
+function unpackOptions(context: Extract<As2InboundContext, { found: true }>, maxBytes: number) {
+  return {
+    decryptionKeys: context.decryption
+      .filter((m) => m.private_key_pem)
+      .map((m) => ({
+        certificate: certificateOf(m.certificate_pem),
+        privateKey: privateKeyOf(m.private_key_pem!),
+      })),
+    verificationCerts: context.verification.map(certificateOf),
+    requireSigned: context.require_signed,
+    requireEncrypted: context.require_encrypted,
+    maxPayloadBytes: maxBytes * 4,
+  };
+}
+
+/** The AS2 headers worth showing (spec 2.7 protocols.as2). */
+export function as2Headers(headers: IncomingHttpHeaders): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const name of [
+    'as2-version',
+    'as2-from',
+    'as2-to',
+    'message-id',
+    'subject',
+    'content-type',
+    'content-disposition',
+    'disposition-notification-to',
+    'disposition-notification-options',
+    'receipt-delivery-option',
+    'user-agent',
+  ]) {
+    const value = headerValue(headers, name);
+    if (value !== undefined) shown[name] = value.slice(0, 1024);
+  }
+  return shown;
+}
+
+/** Control characters (NUL, line breaks…) have no place in AS2 names or Message-IDs. */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++)
+    if (text.charCodeAt(i) < 0x20 || text.charCodeAt(i) === 0x7f) return true;
+  return false;
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

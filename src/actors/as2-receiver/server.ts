@@ -1,0 +1,142 @@
+/**
+ * The receiver's HTTP server: POSTs to its path are AS2 messages or asynchronous receipts.
+ * Every answer carries the Server header of spec 2.11. Bodies over max_message_mib are
+ * refused with 413 before they are stored; a failure is a 500 with no detail, never a crash.
+ */
+import http from 'node:http';
+import type { CoreClient } from '../../runtime/worker-host/host.js';
+import type { PayloadStore } from '../../storage/payloads/store.js';
+import type { As2ReceiverSettings } from './config.js';
+import { InboundContexts } from './contexts.js';
+import { sendAsyncReceipt } from './receipt.js';
+import { looksLikeReceipt, receiveReceipt } from './receipts-in.js';
+import { receiveMessage, type Answer, type Incoming } from './receive.js';
+
+export class As2ReceiverServer {
+  readonly #server: http.Server;
+  readonly #contexts: InboundContexts;
+  readonly #pending = new Set<Promise<unknown>>();
+  #stopped = false;
+
+  constructor(
+    private readonly settings: As2ReceiverSettings,
+    private readonly core: CoreClient,
+    private readonly store: PayloadStore,
+    private readonly identification: string,
+  ) {
+    this.#contexts = new InboundContexts(core);
+    this.#server = http.createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => this.#handle(req, res));
+    this.#server.headersTimeout = 60_000;
+    this.#server.requestTimeout = 0;
+  }
+
+  listen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.settings.port, this.settings.host, () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  #send(res: http.ServerResponse, answer: Answer): void {
+    res.writeHead(answer.status, {
+      ...answer.headers,
+      Server: this.identification,
+      'Content-Length': String(answer.body.length),
+    });
+    res.end(answer.body);
+  }
+
+  #handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const text = (status: number, message: string): Answer => ({
+      status,
+      headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+      body: Buffer.from(`${message}\n`),
+    });
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== this.settings.path) return this.#send(res, text(404, 'Not an AS2 address'));
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return this.#send(res, text(405, 'AS2 messages are sent with POST'));
+    }
+    const limit = this.settings.max_message_mib * 1024 * 1024;
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limit) {
+      res.setHeader('Connection', 'close');
+      return this.#send(res, text(413, `Messages are limited to ${this.settings.max_message_mib} MiB`));
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit && !refused) {
+        refused = true;
+        res.setHeader('Connection', 'close');
+        this.#send(res, text(413, `Messages are limited to ${this.settings.max_message_mib} MiB`));
+        req.destroy();
+      } else if (!refused) chunks.push(chunk);
+    });
+    req.on('error', () => {});
+    req.on('aborted', () => (refused = true));
+    req.on('end', () => {
+      if (refused) return;
+      if (!req.complete) return this.#send(res, text(400, 'The body ended early'));
+      const incoming: Incoming = {
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body: Buffer.concat(chunks, size),
+      };
+      const work = this.#process(incoming)
+        .then((answer) => {
+          this.#send(res, answer);
+          if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt.address, answer.asyncReceipt.receipt);
+        })
+        .catch((error: unknown) => {
+          this.core.log('error', 'receiving an AS2 message failed', { error: String(error) });
+          if (!res.headersSent) this.#send(res, text(500, 'The message could not be taken; send it again'));
+        });
+      this.#track(work);
+    });
+  }
+
+  #process(incoming: Incoming): Promise<Answer> {
+    if (looksLikeReceipt(incoming)) return receiveReceipt(this.core, this.store, incoming);
+    return receiveMessage(
+      {
+        core: this.core,
+        store: this.store,
+        contexts: this.#contexts,
+        identification: this.identification,
+        maxBytes: this.settings.max_message_mib * 1024 * 1024,
+      },
+      incoming,
+    );
+  }
+
+  #sendLater(address: string, receipt: Parameters<typeof sendAsyncReceipt>[1]): void {
+    const work = sendAsyncReceipt(address, receipt, this.identification, () => this.#stopped).then(
+      (problem) => {
+        if (problem)
+          this.core.log('warn', 'an asynchronous receipt could not be delivered', { address, problem });
+      },
+    );
+    this.#track(work);
+  }
+
+  #track(work: Promise<unknown>): void {
+    this.#pending.add(work);
+    void work.finally(() => this.#pending.delete(work));
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await new Promise<void>((resolve) => {
+      this.#server.close(() => resolve());
+      this.#server.closeIdleConnections();
+    });
+    await Promise.allSettled([...this.#pending]);
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The as2_message rows: what AS2 did to a message, duplicate lookups, and settling the
+ * delivery of a sent message when its asynchronous receipt arrives or does not in time.
+ */
+import type { As2RecordRequest, As2SentResponse } from '../channels/as2-protocol.js';
+import { toPem } from '../certificates/certificate-info.js';
+import { addHistory, lockMessages, settleMessages, type Tx } from '../dispatch/tx.js';
+
+export async function recordAs2(tx: Tx, at: Date, r: As2RecordRequest): Promise<void> {
+  const due = r.awaiting ? new Date(at.getTime() + r.awaiting.hours * 3_600_000) : null;
+  await tx.all(
+    `insert into as2_message (message_id, direction, as2_message_id, as2_from, as2_to, processed, info,
+                              awaiting_delivery_id, receipt_due_at, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
+     on conflict (message_id) do update set as2_message_id = excluded.as2_message_id,
+       processed = excluded.processed, info = as2_message.info || excluded.info,
+       awaiting_delivery_id = excluded.awaiting_delivery_id, receipt_due_at = excluded.receipt_due_at,
+       updated_at = excluded.updated_at`,
+    [
+      r.message_id,
+      r.direction,
+      r.as2_message_id,
+      r.as2_from,
+      r.as2_to,
+      r.processed,
+      JSON.stringify(r.info),
+      r.awaiting?.delivery_id ?? null,
+      due,
+      at,
+      at,
+    ],
+  );
+  if (r.stages.length > 0) {
+    await tx.all(
+      `insert into payload (message_id, stage, size_bytes, stored_at)
+       select ?, x.stage, x.size_bytes, ? from jsonb_to_recordset(?::jsonb) as x(stage text, size_bytes bigint)
+       on conflict do nothing`,
+      [r.message_id, at, JSON.stringify(r.stages)],
+    );
+  }
+  if (r.history)
+    await addHistory(tx, at, [{ message_id: r.message_id, kind: r.history.kind, text: r.history.text }]);
+}
+
+/** The earlier message processed successfully with this Message-ID from this partner; history noted. */
+export async function findDuplicate(
+  tx: Tx,
+  at: Date,
+  as2From: string,
+  as2MessageId: string,
+): Promise<{ message_id: string | null; has_receipt: boolean }> {
+  const [row] = await tx.all<{ message_id: string; has_receipt: boolean }>(
+    `select a.message_id, exists (select 1 from payload p where p.message_id = a.message_id and p.stage = 'receipt')
+            as has_receipt
+       from as2_message a where a.direction = 'inbound' and a.as2_from = ? and a.as2_message_id = ? and a.processed
+      order by a.created_at limit 1`,
+    [as2From, as2MessageId],
+  );
+  if (!row) return { message_id: null, has_receipt: false };
+  await addHistory(tx, at, [
+    {
+      message_id: row.message_id,
+      kind: 'duplicate_received',
+      text: `The partner sent ${as2MessageId} again; answered with the stored receipt, not routed again`,
+    },
+  ]);
+  return row;
+}
+
+export async function findSent(tx: Tx, originalMessageId: string): Promise<As2SentResponse['sent']> {
+  const [row] = await tx.all<{
+    message_id: string;
+    as2_to: string;
+    info: Record<string, unknown>;
+    awaiting_delivery_id: string | null;
+  }>(
+    `select message_id, as2_to, info, awaiting_delivery_id from as2_message
+      where direction = 'outbound' and as2_message_id = ? order by updated_at desc limit 1`,
+    [originalMessageId],
+  );
+  if (!row) return null;
+  const certs = await tx.all<{ der: Buffer }>(
+    `select c.der from as2_remote_profile r
+       join as2_profile_certificate pc on pc.business_partner_id = r.partner_id and pc.field = 'signature_certificate_ids'
+       join certificate c on c.id = pc.certificate_id where r.as2id = ? order by pc.position`,
+    [row.as2_to],
+  );
+  return {
+    message_id: row.message_id,
+    partner_as2id: row.as2_to,
+    verification: certs.map((c) => toPem(Buffer.from(c.der))),
+    info: row.info,
+    awaiting_delivery_id: row.awaiting_delivery_id === null ? null : Number(row.awaiting_delivery_id),
+  };
+}
+
+/**
+ * awaiting_ack → delivered (positive receipt) or failed. False when the delivery was not
+ * waiting (a late or repeated receipt); the receipt is still recorded.
+ */
+export async function settleAwaited(
+  tx: Tx,
+  at: Date,
+  messageId: string,
+  deliveryId: number,
+  ok: boolean,
+  text: string,
+): Promise<boolean | 'early'> {
+  await lockMessages(tx, [messageId]);
+  const [current] = await tx.all<{ state: string }>('select state from delivery where id = ?', [deliveryId]);
+  // The sender has not reported its attempt yet: the receipt came first; asked again shortly.
+  if (current?.state === 'delivering') return 'early';
+  const [row] = await tx.all<{ target: string }>(
+    `update delivery set state = ?, finished_at = ?, updated_at = ?, last_error = ?
+      where id = ? and message_id = ? and state = 'awaiting_ack' returning target`,
+    [ok ? 'delivered' : 'failed', at, at, ok ? '' : text, deliveryId, messageId],
+  );
+  await tx.all(
+    `update as2_message set awaiting_delivery_id = null, receipt_due_at = null, updated_at = ? where message_id = ?`,
+    [at, messageId],
+  );
+  await addHistory(tx, at, [
+    {
+      message_id: messageId,
+      kind: ok ? 'mdn_received' : 'mdn_refused',
+      text,
+      delivery_id: deliveryId,
+      target: row?.target ?? null,
+    },
+  ]);
+  if (!row) return false;
+  await addHistory(tx, at, [
+    {
+      message_id: messageId,
+      kind: 'delivery_changed',
+      delivery_id: deliveryId,
+      target: row.target,
+      old_state: 'awaiting_ack',
+      new_state: ok ? 'delivered' : 'failed',
+      text,
+    },
+  ]);
+  await settleMessages(tx, at, [messageId]);
+  return true;
+}
+
+/** Deliveries whose receipt did not come within receipt_timeout_hours fail. */
+export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
+  const due = await tx.all<{ message_id: string; awaiting_delivery_id: string }>(
+    `select message_id, awaiting_delivery_id from as2_message
+      where receipt_due_at is not null and receipt_due_at <= ? and awaiting_delivery_id is not null limit 100`,
+    [at],
+  );
+  for (const d of due) {
+    await settleAwaited(
+      tx,
+      at,
+      d.message_id,
+      Number(d.awaiting_delivery_id),
+      false,
+      'No receipt (MDN) arrived within the receipt timeout',
+    );
+  }
+  return due.length;
+}

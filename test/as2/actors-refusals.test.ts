@@ -1,0 +1,182 @@
+// Covers the as2-receiver's answers to bad input and duplicates over real HTTP: tampered body, wrong certificate, unknown AS2-To/AS2-From, unsigned when signing is required, malformed MIME, absurd and missing headers, too-large bodies; each gets the right MDN or HTTP 4xx and the right message status, and the receiver keeps working. A duplicate Message-ID of a processed message is answered with the stored receipt and noted, not routed again; a resend after an error is taken.
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import t, { type Test } from 'tap';
+import { packOutgoing, parseMdn, formatDispositionNotificationOptions } from '../../src/actors/as2/index.js';
+import { makeFixtures } from '../helpers/certificates.js';
+import { agreement, storeCertificate, startReceiver } from '../helpers/as2.js';
+import type { Message } from '../helpers/flow.js';
+import { startTestServer } from '../helpers/server.js';
+
+const server = await startTestServer(t);
+const f = makeFixtures();
+t.teardown(() => f.remove());
+f.selfSigned('pier', '/O=pier/CN=pier.example');
+f.selfSigned('other', '/O=other/CN=other.example');
+const cert = await storeCertificate(server, f, 'pier');
+const url = await startReceiver(server);
+await agreement(server, 'x', url, cert, {
+  signing_algorithm: 'sha256',
+  encryption_algorithm: 'aes256-cbc',
+  compression: false,
+  mdn_mode: 'sync',
+  mdn_signed: true,
+});
+const pierCert = new X509Certificate(f.read('pier.crt'));
+const pierKey = createPrivateKey(f.read('pier.key'));
+const otherCert = new X509Certificate(f.read('other.crt'));
+
+let counter = 0;
+function message(options: { sign?: boolean; encryptTo?: X509Certificate | null } = {}) {
+  const packed = packOutgoing(Buffer.from('ISA*00*TEST~\n'), {
+    filename: 'order.x12',
+    sign:
+      options.sign === false ? null : { algorithm: 'sha-256', certificate: pierCert, privateKey: pierKey },
+    encrypt:
+      options.encryptTo === null
+        ? null
+        : { algorithm: 'aes256-cbc', certificate: options.encryptTo ?? pierCert },
+  });
+  return { packed, id: `<refusal-${++counter}@test>` };
+}
+
+async function post(body: Buffer, headers: Record<string, string>) {
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'AS2-Version': '1.2',
+      'AS2-From': 'Sx',
+      'AS2-To': 'Rx',
+      'Disposition-Notification-To': 'mailto:x@example',
+      'Disposition-Notification-Options': formatDispositionNotificationOptions(['sha-256']),
+      ...headers,
+    },
+    body: new Uint8Array(body),
+  });
+  const bytes = Buffer.from(await answer.arrayBuffer());
+  return { status: answer.status, headers: Object.fromEntries(answer.headers), body: bytes };
+}
+
+async function statusOf(as2Id: string): Promise<Message> {
+  const list = await server.call('GET', '/api/v1/messages?limit=100');
+  return (list.body.data.messages as Message[]).find((m) => m.protocols.as2?.message_id === as2Id);
+}
+
+async function expectRefusal(t: Test, body: Buffer, headers: Record<string, string>, modifier: string) {
+  const answer = await post(body, headers);
+  t.equal(answer.status, 200);
+  t.match(answer.headers.server, /^pier\//, 'Server header per 2.11');
+  const mdn = parseMdn(answer.body, answer.headers, { verificationCerts: [pierCert] });
+  t.match(
+    mdn.fields.get('disposition'),
+    new RegExp(`processed/error: ${modifier}$`, 'i'),
+    `MDN says ${modifier}`,
+  );
+  const stored = await statusOf(headers['Message-ID']!);
+  t.equal(stored?.status, 'Refused');
+  t.match(stored?.refusal, new RegExp(`processed/error: ${modifier}`, 'i'));
+}
+
+t.test('accepted: a good message gets processed', async (t) => {
+  const { packed, id } = message();
+  const answer = await post(packed.body, { ...packed.headers, 'Message-ID': id });
+  const mdn = parseMdn(answer.body, answer.headers, { verificationCerts: [pierCert], requireSigned: true });
+  t.match(mdn.fields.get('disposition'), /processed$/);
+  t.ok(mdn.signature?.verified);
+  t.equal(mdn.mic?.digest.toString('base64'), packed.mic.digest.toString('base64'), 'the MIC');
+  const stored = await statusOf(id);
+  t.equal(stored.status, 'NotRouted');
+  t.ok(
+    stored.payloads.received &&
+      stored.payloads.headers &&
+      stored.payloads.unpacked &&
+      stored.payloads.receipt,
+  );
+  const receipt = await server.call('GET', `/api/v1/messages/${stored.id}/payload?stage=receipt`);
+  t.match(receipt.headers['content-disposition'], `${stored.id}-receipt.eml`);
+  const whole = await server.call('GET', `/api/v1/messages/${stored.id}/payload?stage=message`);
+  t.match(whole.raw, /AS2-From: Sx/i);
+
+  t.test('the same Message-ID again: the stored receipt, not routed again', async (t) => {
+    const again = await post(packed.body, { ...packed.headers, 'Message-ID': id });
+    t.same(again.body, answer.body, 'the receipt as sent before');
+    const list = await server.call('GET', '/api/v1/messages?limit=100');
+    const same = (list.body.data.messages as Message[]).filter((m) => m.protocols.as2?.message_id === id);
+    t.equal(same.length, 1, 'no second message');
+    const earlier = await server.call('GET', `/api/v1/messages/${stored.id}`);
+    t.ok(earlier.body.data.history.some((h: Message) => h.kind === 'duplicate_received'));
+  });
+});
+
+t.test('tampered body: integrity-check-failed', async (t) => {
+  const { packed, id } = message({ encryptTo: null });
+  const body = Buffer.from(packed.body.toString('latin1').replace('ISA*00*TEST', 'ISA*00*EVIL'), 'latin1');
+  await expectRefusal(t, body, { ...packed.headers, 'Message-ID': id }, 'integrity-check-failed');
+});
+
+t.test('encrypted for another certificate: decryption-failed', async (t) => {
+  const { packed, id } = message({ encryptTo: otherCert });
+  await expectRefusal(t, packed.body, { ...packed.headers, 'Message-ID': id }, 'decryption-failed');
+});
+
+t.test('unsigned when the profile signs: insufficient-message-security', async (t) => {
+  const { packed, id } = message({ sign: false });
+  await expectRefusal(
+    t,
+    packed.body,
+    { ...packed.headers, 'Message-ID': id },
+    'insufficient-message-security',
+  );
+});
+
+t.test('unknown AS2-To and AS2-From: unknown-trading-partner', async (t) => {
+  const { packed, id } = message();
+  await expectRefusal(
+    t,
+    packed.body,
+    { ...packed.headers, 'Message-ID': id, 'AS2-From': 'Nobody' },
+    'unknown-trading-partner',
+  );
+  const second = message();
+  await expectRefusal(
+    t,
+    second.packed.body,
+    { ...second.packed.headers, 'Message-ID': second.id, 'AS2-To': 'Nowhere' },
+    'unknown-trading-partner',
+  );
+});
+
+t.test('malformed MIME: unexpected-processing-error', async (t) => {
+  const { id } = message();
+  await expectRefusal(
+    t,
+    Buffer.from('not mime at all'),
+    { 'Content-Type': 'multipart/signed; boundary=', 'Message-ID': id },
+    'unexpected-processing-error',
+  );
+  const cut = message();
+  await expectRefusal(
+    t,
+    cut.packed.body.subarray(0, 300),
+    { ...cut.packed.headers, 'Message-ID': cut.id },
+    'decryption-failed',
+  );
+});
+
+t.test('not AS2 at all: 4xx, nothing stored, the receiver carries on', async (t) => {
+  const { packed } = message();
+  t.equal((await post(packed.body, { ...packed.headers })).status, 400, 'no Message-ID');
+  t.equal(
+    (await post(packed.body, { ...packed.headers, 'Message-ID': 'x'.repeat(5000) })).status,
+    400,
+    'absurd Message-ID',
+  );
+  const huge = await fetch(url, { method: 'POST', headers: { 'X-Big': 'y'.repeat(70_000) }, body: 'x' }).then(
+    (r) => r.status,
+    () => 431,
+  );
+  t.equal(huge, 431, 'absurd header section');
+  t.equal((await fetch(url)).status, 405);
+  const { packed: good, id } = message();
+  const answer = await post(good.body, { ...good.headers, 'Message-ID': id });
+  t.match(parseMdn(answer.body, answer.headers).fields.get('disposition'), /processed$/, 'still working');
+});

@@ -1,0 +1,112 @@
+/** Setting up pier for AS2 tests over its API: certificates, receiver and senders, parties with profiles. */
+import { createServer } from 'node:net';
+import type { Fixtures } from './certificates.js';
+import { must } from './flow.js';
+import type { TestServer } from './server.js';
+import { uploadCertificate } from './upload.js';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const port = (probe.address() as { port: number }).port;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export async function storeCertificate(
+  server: TestServer,
+  f: Fixtures,
+  name: string,
+  withKey = true,
+): Promise<number> {
+  const answer = await uploadCertificate(server, {
+    certificate: f.read(`${name}.crt`),
+    ...(withKey ? { private_key: f.read(`${name}.key`) } : {}),
+    description: name,
+  });
+  if (answer.status !== 201) throw new Error(`upload of ${name} failed: ${answer.raw}`);
+  return answer.body.data.id as number;
+}
+
+/** An as2-receiver on a free loopback port, started; returns its URL. */
+export async function startReceiver(server: TestServer, name = 'in'): Promise<string> {
+  const port = await freePort();
+  await must(server, '/plugins/configs?type=as2-receiver', { name, host: '127.0.0.1', port, path: '/as2' });
+  await must(server, `/services/as2-receiver/${name}/start`);
+  return `http://127.0.0.1:${port}/as2`;
+}
+
+export async function startSender(server: TestServer, name: string, settings: Record<string, unknown> = {}) {
+  await must(server, '/plugins/configs?type=as2-sender', {
+    name,
+    max_attempts: 1,
+    ...settings,
+  });
+  await must(server, `/services/as2-sender/${name}/start`);
+}
+
+export interface Profile {
+  signing_algorithm: string;
+  encryption_algorithm: string;
+  compression: boolean;
+  mdn_mode: 'sync' | 'async' | 'none';
+  mdn_signed: boolean;
+}
+
+/** An organization with a local profile; returns its id. */
+export async function organization(
+  server: TestServer,
+  name: string,
+  as2id: string,
+  cert: number,
+  asyncUrl = '',
+) {
+  const org = await must(server, '/organizations', { name });
+  await must(server, '/as2/local-profiles', {
+    local_organization_id: org.body.data.id,
+    as2id,
+    signing_certificate_id: cert,
+    async_mdn_url: asyncUrl,
+  });
+  return org.body.data.id as number;
+}
+
+/** A partner with a remote profile; returns its id. */
+export async function partner(
+  server: TestServer,
+  name: string,
+  as2id: string,
+  endpoint: string,
+  cert: number,
+  profile: Profile,
+  extra: Record<string, unknown> = {},
+) {
+  const made = await must(server, '/partners', { name });
+  await must(server, '/as2/remote-profiles', {
+    business_partner_id: made.body.data.id,
+    as2id,
+    endpoint,
+    partner_certificate_id: cert,
+    signature_certificate_ids: [cert],
+    ...profile,
+    ...extra,
+  });
+  return made.body.data.id as number;
+}
+
+/** Both sides of one agreement in one pier: `s<tag>` sends to `r<tag>`, whose receiving side is `R<tag>`. */
+export async function agreement(
+  server: TestServer,
+  tag: string,
+  url: string,
+  cert: number,
+  profile: Profile,
+) {
+  await organization(server, `s${tag}`, `S${tag}`, cert, url);
+  await partner(server, `r${tag}`, `R${tag}`, url, cert, profile);
+  await organization(server, `ro${tag}`, `R${tag}`, cert);
+  await partner(server, `sp${tag}`, `S${tag}`, url, cert, profile);
+}
