@@ -4,10 +4,10 @@
  */
 import type { PluginType } from '../../actors/index.js';
 import type {
-  AcceptRequest,
-  AcceptResponse,
+  Acceptance,
   ClaimedDelivery,
-  ResultRequest,
+  DeliveryResult,
+  OfferedMessage,
 } from '../channels/core-protocol.js';
 
 export interface InstanceRef {
@@ -23,9 +23,11 @@ export interface HeldClaim {
 }
 
 export interface ActorCore {
-  accept(source: InstanceRef, message: AcceptRequest['message']): Promise<AcceptResponse>;
+  /** One acceptance per message, in order. */
+  accept(source: InstanceRef, messages: OfferedMessage[]): Promise<Acceptance[]>;
   claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]>;
-  result(target: InstanceRef, result: ResultRequest): Promise<boolean>;
+  /** Per result: whether its claim was still current. */
+  result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]>;
   /** Gives back deliveries an instance held when it stopped or crashed: they are queued again. */
   release(target: InstanceRef, claims: HeldClaim[], reason: string): Promise<void>;
 }
