@@ -1,7 +1,8 @@
 /** The file system side of the poller: listing candidate files and moving a taken file away. */
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import { copyFile, link, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import type { Directories } from '../shared/directories.js';
 
 /** Names writers use while a file is not complete (the rename protocol): never taken. */
 export function inProgressName(name: string): boolean {
@@ -31,39 +32,43 @@ export async function listFiles(base: string): Promise<string[]> {
   return out;
 }
 
+/** Links `from` to `target` without replacing anything; copies across file systems. */
+async function linkOrCopy(from: string, target: string): Promise<void> {
+  try {
+    await link(from, target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP') throw error;
+    await copyFile(from, target, constants.COPYFILE_EXCL);
+  }
+}
+
 /**
  * Moves `from` to `to` without replacing anything there: a taken name gets the suffix
  * given. Answers where the file went, or undefined when it was already gone (another
  * process sharing the directory took it).
  */
-export async function moveAside(from: string, to: string, suffix: string): Promise<string | undefined> {
-  await mkdir(path.dirname(to), { recursive: true });
+export async function moveAside(
+  from: string,
+  to: string,
+  suffix: string,
+  directories: Directories,
+): Promise<string | undefined> {
+  const dir = path.dirname(to);
   const ext = path.extname(to);
   const candidates = [to, `${to.slice(0, to.length - ext.length)}.${suffix}${ext}`];
+  await directories.ensure(dir);
   for (const target of candidates) {
     try {
-      await link(from, target);
+      await directories.within(dir, () => linkOrCopy(from, target));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
-      if (code === 'EEXIST') {
-        // Linked before a crash could remove the original: the move is already done.
-        const [a, b] = await Promise.all([stat(from).catch(() => undefined), stat(target)]);
-        if (!a) return undefined;
-        if (a.ino === b.ino && a.dev === b.dev) {
-          await unlink(from).catch(() => {});
-          return target;
-        }
-        continue;
-      }
-      if (code === 'EXDEV' || code === 'EPERM' || code === 'ENOTSUP') {
-        try {
-          await copyFile(from, target, constants.COPYFILE_EXCL);
-        } catch (copyError) {
-          if ((copyError as NodeJS.ErrnoException).code === 'EEXIST') continue;
-          throw copyError;
-        }
-      } else throw error;
+      if (code !== 'EEXIST') throw error;
+      // Linked before a crash could remove the original: the move is already done.
+      const [a, b] = await Promise.all([stat(from).catch(() => undefined), stat(target)]);
+      if (!a) return undefined;
+      if (a.ino !== b.ino || a.dev !== b.dev) continue;
     }
     await unlink(from).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;

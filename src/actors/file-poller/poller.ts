@@ -12,6 +12,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
+import { Directories } from '../shared/directories.js';
 import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
 import type { FilePollerSettings } from './config.js';
 import { listFiles, moveAside } from './files.js';
@@ -29,6 +30,7 @@ const same = (a: Seen, b: Seen) => a.size === b.size && a.mtimeNs === b.mtimeNs 
 
 export class FilePoller {
   #seen = new Map<string, Seen>();
+  readonly #directories = new Directories();
   #halted = false;
   readonly #matchPath: ReturnType<typeof pathMatcher>;
   readonly #matchName: (name: string) => boolean;
@@ -102,7 +104,12 @@ export class FilePoller {
           : { refusal: `Refused: the path ${rel} does not match ${this.settings.path_pattern}` }),
       });
       if (answer.duplicate) await this.store.removeMessage(id);
-      await moveAside(full, path.join(this.settings.processed_directory, rel), answer.message_id.slice(0, 8));
+      await moveAside(
+        full,
+        path.join(this.settings.processed_directory, rel),
+        answer.message_id.slice(0, 8),
+        this.#directories,
+      );
       return true;
     } catch (error) {
       await this.store.removeMessage(id).catch(() => {});

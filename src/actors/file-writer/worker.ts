@@ -5,7 +5,7 @@ import { InitError, runActor } from '../../runtime/worker-host/host.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { parseSettings } from '../shared/settings.js';
 import { fileWriterType, type FileWriterSettings } from './config.js';
-import { writeDelivery } from './write.js';
+import { FileWriter } from './write.js';
 
 runActor(async (start, core) => {
   const settings = parseSettings<FileWriterSettings>(fileWriterType, start.settings);
@@ -19,8 +19,7 @@ runActor(async (start, core) => {
     );
   }
   const store = openPayloadStore(start.storage);
-  const loop = new DeliveryLoop(core, settings.max_concurrent_deliveries, (d) =>
-    writeDelivery(settings, store, d),
-  );
+  const writer = new FileWriter(settings, store);
+  const loop = new DeliveryLoop(core, settings.max_concurrent_deliveries, (d) => writer.deliver(d));
   return { onWork: () => loop.poke(), stop: () => loop.stop() };
 });

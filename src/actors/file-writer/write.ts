@@ -5,12 +5,12 @@
  * crash); other content is refused, or written under a new name when `if_exists` is rename.
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { link, mkdir, open, stat, unlink } from 'node:fs/promises';
+import { link, open, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../runtime/channels/core-protocol.js';
 import { PayloadMissing, type PayloadStore } from '../../storage/payloads/store.js';
+import { Directories } from '../shared/directories.js';
 import { fillPattern } from '../shared/path-pattern.js';
 import type { FileWriterSettings } from './config.js';
 
@@ -41,57 +41,60 @@ function renamed(file: string, messageId: string): string {
   return `${file.slice(0, file.length - ext.length)}.${messageId.slice(0, 8)}${ext}`;
 }
 
-export async function writeDelivery(
-  settings: FileWriterSettings,
-  store: PayloadStore,
-  delivery: ClaimedDelivery,
-): Promise<DeliveryOutcome> {
-  const m = delivery.message;
-  const relative = fillPattern(settings.path_pattern, {
-    from: m.from,
-    to: m.to,
-    filename: m.file_name,
-    id: m.id,
-  });
-  const final = path.join(settings.directory, relative);
-  const dir = path.dirname(final);
-  await mkdir(dir, { recursive: true });
+export class FileWriter {
+  readonly #directories = new Directories();
 
-  let source;
-  try {
-    source = await store.open({ messageId: m.id, stage: delivery.payload.stage });
-  } catch (error) {
-    if (error instanceof PayloadMissing) return { ok: false, retryable: false, error: error.message };
-    throw error;
-  }
-  const temp = path.join(dir, `.pier-${delivery.delivery_id}-${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await pipeline(source, createWriteStream(temp, { flags: 'wx', flush: true }));
-  } catch (error) {
-    await unlink(temp).catch(() => {});
-    throw error;
-  }
-  try {
-    for (const candidate of [final, renamed(final, m.id)]) {
-      try {
-        await link(temp, candidate);
-        return { ok: true, detail: `Written to ${path.relative(settings.directory, candidate)}` };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      if (await sameContent(temp, candidate)) {
-        return { ok: true, detail: `Already there: ${path.relative(settings.directory, candidate)}` };
-      }
-      if (settings.if_exists === 'fail') {
-        return { ok: false, retryable: true, error: `${relative} exists with other content` };
-      }
+  constructor(
+    private readonly settings: FileWriterSettings,
+    private readonly store: PayloadStore,
+  ) {}
+
+  async deliver(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
+    const { settings } = this;
+    const m = delivery.message;
+    const relative = fillPattern(settings.path_pattern, {
+      from: m.from,
+      to: m.to,
+      filename: m.file_name,
+      id: m.id,
+    });
+    const final = path.join(settings.directory, relative);
+    const dir = path.dirname(final);
+    const temp = path.join(dir, `.pier-${delivery.delivery_id}-${randomBytes(4).toString('hex')}.tmp`);
+    // The temporary file first: a directory removed meanwhile fails here, before the payload is read.
+    const file = await this.#directories.within(dir, () => open(temp, 'wx'));
+    try {
+      const source = await this.store.open({ messageId: m.id, stage: delivery.payload.stage });
+      // flush: on disk before it gets its real name.
+      await pipeline(source, file.createWriteStream({ flush: true }));
+    } catch (error) {
+      await file.close().catch(() => {});
+      await unlink(temp).catch(() => {});
+      if (error instanceof PayloadMissing) return { ok: false, retryable: false, error: error.message };
+      throw error;
     }
-    return {
-      ok: false,
-      retryable: true,
-      error: `${relative} and ${path.basename(renamed(final, m.id))} exist with other content`,
-    };
-  } finally {
-    await unlink(temp).catch(() => {});
+    try {
+      for (const candidate of [final, renamed(final, m.id)]) {
+        try {
+          await link(temp, candidate);
+          return { ok: true, detail: `Written to ${path.relative(settings.directory, candidate)}` };
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+        if (await sameContent(temp, candidate)) {
+          return { ok: true, detail: `Already there: ${path.relative(settings.directory, candidate)}` };
+        }
+        if (settings.if_exists === 'fail') {
+          return { ok: false, retryable: true, error: `${relative} exists with other content` };
+        }
+      }
+      return {
+        ok: false,
+        retryable: true,
+        error: `${relative} and ${path.basename(renamed(final, m.id))} exist with other content`,
+      };
+    } finally {
+      await unlink(temp).catch(() => {});
+    }
   }
 }

@@ -25,30 +25,37 @@ const partyText = text(255);
 export const PayloadStage = z.enum(['unpacked', 'received', 'headers', 'receipt']);
 export type PayloadStage = z.infer<typeof PayloadStage>;
 
-/** Accept a message a source brought in; its payload is already in the store under `id`. */
+/** A message a source brought in; its payload is already in the store under `id`. */
+export const OfferedMessage = z.object({
+  id: z.uuid(),
+  from: partyText,
+  to: partyText,
+  file_name: text(1024).refine((s) => s !== '', 'Must not be empty'),
+  /** Identifies what the source took (a file), so offering it again gives the same message. */
+  source_key: text(2048).optional(),
+  payload: z.object({ stage: PayloadStage, size_bytes: z.number().int().min(0) }),
+  /** Set when the source refuses the message (it cannot be read or routed): why. */
+  refusal: text(2048).optional(),
+});
+export type OfferedMessage = z.infer<typeof OfferedMessage>;
+
+/** Accept messages (the client sends those offered while a request is under way together). */
 export const AcceptRequest = z.object({
   type: z.literal('accept'),
-  message: z.object({
-    id: z.uuid(),
-    from: partyText,
-    to: partyText,
-    file_name: text(1024).refine((s) => s !== '', 'Must not be empty'),
-    /** Identifies what the source took (a file), so offering it again gives the same message. */
-    source_key: text(2048).optional(),
-    payload: z.object({ stage: PayloadStage, size_bytes: z.number().int().min(0) }),
-    /** Set when the source refuses the message (it cannot be read or routed): why. */
-    refusal: text(2048).optional(),
-  }),
+  messages: z.array(OfferedMessage).min(1).max(1000),
 });
 export type AcceptRequest = z.infer<typeof AcceptRequest>;
 
-export const AcceptResponse = z.object({
-  type: z.literal('accepted'),
+export const Acceptance = z.object({
   message_id: z.uuid(),
   /** True when the source had offered this before: `message_id` is the earlier message. */
   duplicate: z.boolean(),
   status: z.string(),
 });
+export type Acceptance = z.infer<typeof Acceptance>;
+
+/** One acceptance per message, in order. */
+export const AcceptResponse = z.object({ type: z.literal('accepted'), accepted: z.array(Acceptance) });
 export type AcceptResponse = z.infer<typeof AcceptResponse>;
 
 /** Claim up to `limit` queued deliveries of the asking target. */
@@ -90,18 +97,24 @@ export const DeliveryOutcome = z.discriminatedUnion('ok', [
 ]);
 export type DeliveryOutcome = z.infer<typeof DeliveryOutcome>;
 
-export const ResultRequest = z.object({
-  type: z.literal('result'),
+export const DeliveryResult = z.object({
   delivery_id: z.number().int(),
   claim: z.number().int(),
   outcome: DeliveryOutcome,
+});
+export type DeliveryResult = z.infer<typeof DeliveryResult>;
+
+/** Record results (those reported while a request is under way go together). */
+export const ResultRequest = z.object({
+  type: z.literal('result'),
+  results: z.array(DeliveryResult).min(1).max(1000),
 });
 export type ResultRequest = z.infer<typeof ResultRequest>;
 
 export const ResultResponse = z.object({
   type: z.literal('recorded'),
-  /** False when the claim was no longer current (the delivery was taken back meanwhile). */
-  applied: z.boolean(),
+  /** Per result: false when the claim was no longer current (the delivery was taken back meanwhile). */
+  applied: z.array(z.boolean()),
 });
 export type ResultResponse = z.infer<typeof ResultResponse>;
 

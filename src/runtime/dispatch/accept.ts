@@ -1,17 +1,19 @@
 /**
  * Acceptance: a source hands over a message whose payload is already stored. One
- * transaction stores the message, its payload stage and its first history line; from
+ * transaction stores the message, its payload stage, its deliveries and its history; from
  * then on it is never lost. A source that offers the same thing again (the same file,
  * after a crash before it could move the file away) gets the message it already has.
  */
-import type { AcceptRequest } from '../channels/core-protocol.js';
-import { addHistory, pgArray, type Tx } from './tx.js';
-import type { MessageStage, MessageStatus } from './status.js';
+import type { OfferedMessage } from '../channels/core-protocol.js';
+import { targetsFor, type RouteRow } from './routing.js';
+import { stallWaitSeconds } from './schedule.js';
+import { announce, pgArray, type HistoryLine, type Tx } from './tx.js';
+import { deriveMessage, type MessageStatus } from './status.js';
 
 export interface AcceptItem {
   source_type: string;
   source_name: string;
-  message: AcceptRequest['message'];
+  message: OfferedMessage;
   /** The target a message sent by hand names. */
   target_hint?: string;
   /** The first history line's text, when the source has more to say than its name. */
@@ -22,21 +24,26 @@ export interface AcceptOutcome {
   message_id: string;
   duplicate: boolean;
   status: MessageStatus;
-  /** Accepted now and waiting to be dispatched. */
-  toDispatch: boolean;
 }
 
 type PartyKind = 'organization' | 'partner';
 
-async function partyKinds(tx: Tx, names: string[]): Promise<Map<string, Set<PartyKind>>> {
-  const rows = await tx.all<{ name: string; kind: PartyKind }>(
-    `select name, 'organization' as kind from organization where name = any(?::text[])
-     union all select name, 'partner' as kind from partner where name = any(?::text[])`,
+/** The parties named and the routes, in one query. */
+async function partiesAndRoutes(
+  tx: Tx,
+  names: string[],
+): Promise<{ kinds: Map<string, Set<PartyKind>>; routes: RouteRow[] }> {
+  const [row] = await tx.all<{ parties: { name: string; kind: PartyKind }[]; routes: RouteRow[] }>(
+    `select (select coalesce(json_agg(p), '[]') from (
+               select name, 'organization' as kind from organization where name = any(?::text[])
+               union all select name, 'partner' as kind from partner where name = any(?::text[])) p) as parties,
+            (select coalesce(json_agg(r), '[]') from (
+               select source_plugin, from_party, to_party, target_plugin from route) r) as routes`,
     [pgArray(names), pgArray(names)],
   );
   const kinds = new Map<string, Set<PartyKind>>();
-  for (const r of rows) kinds.set(r.name, (kinds.get(r.name) ?? new Set()).add(r.kind));
-  return kinds;
+  for (const p of row!.parties) kinds.set(p.name, (kinds.get(p.name) ?? new Set()).add(p.kind));
+  return { kinds, routes: row!.routes };
 }
 
 /**
@@ -59,20 +66,71 @@ export function directionOf(
   };
 }
 
+/**
+ * Accepts and dispatches a batch in one statement: the messages (with the status their
+ * routes give them), their payload stages, their deliveries and their history lines. The
+ * routes are read in the same transaction, so a route saved before applies.
+ */
 export async function acceptBatch(
   tx: Tx,
   at: Date,
   node: number,
   items: AcceptItem[],
-): Promise<AcceptOutcome[]> {
-  const kinds = await partyKinds(tx, [...new Set(items.flatMap((i) => [i.message.from, i.message.to]))]);
+): Promise<{ outcomes: AcceptOutcome[]; targets: string[] }> {
+  const { kinds, routes } = await partiesAndRoutes(tx, [
+    ...new Set(items.flatMap((i) => [i.message.from, i.message.to])),
+  ]);
+  const deliveries: { message_id: string; target: string }[] = [];
+  const lines: (HistoryLine & { ord: number })[] = [];
   const rows = items.map((item) => {
     const m = item.message;
     const { direction, problem } = directionOf(kinds.get(m.from), kinds.get(m.to));
     const refusal =
       m.refusal ?? (problem ? `Refused: ${problem} (from ${m.from || '-'} to ${m.to || '-'})` : null);
-    const status: MessageStatus = refusal ? 'Refused' : 'Received';
-    const stage: MessageStage = refusal ? 'settled' : 'accepted';
+    const targets = refusal
+      ? []
+      : targetsFor(
+          {
+            source_name: item.source_name,
+            from_party: m.from,
+            to_party: m.to,
+            target_hint: item.target_hint ?? null,
+          },
+          routes,
+        );
+    const { status, stage } = deriveMessage({
+      accepted: false,
+      refused: refusal !== null,
+      states: targets.map(() => 'queued'),
+    });
+    const text = item.text ?? `Accepted from ${item.source_type} ${item.source_name}`;
+    if (refusal) {
+      lines.push({
+        message_id: m.id,
+        kind: 'status_changed',
+        old_status: null,
+        new_status: status,
+        text: `${text}. ${refusal}`,
+        ord: 1,
+      });
+    } else {
+      lines.push({
+        message_id: m.id,
+        kind: 'status_changed',
+        old_status: null,
+        new_status: 'Received',
+        text,
+        ord: 1,
+      });
+      lines.push({
+        message_id: m.id,
+        kind: 'status_changed',
+        old_status: 'Received',
+        new_status: status,
+        ord: 3,
+      });
+      for (const target of targets) deliveries.push({ message_id: m.id, target });
+    }
     return {
       id: m.id,
       status,
@@ -88,41 +146,57 @@ export async function acceptBatch(
       refusal,
       size_bytes: m.payload.size_bytes,
       payload_stage: m.payload.stage,
-      text: item.text ?? `Accepted from ${item.source_type} ${item.source_name}`,
     };
   });
+  const nextDispatch = new Date(at.getTime() + stallWaitSeconds(0) * 1000);
   const inserted = await tx.all<{ id: string }>(
-    `insert into message (id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
-                          source_key, target_hint, refusal, accepted_by, created_at, updated_at)
-     select x.id, x.status, x.stage, x.direction, x.from_party, x.to_party, x.file_name, x.source_type, x.source_name,
-            x.source_key, x.target_hint, x.refusal, ?, ?, ?
-       from jsonb_to_recordset(?::jsonb) as x(id uuid, status text, stage text, direction text, from_party text,
-            to_party text, file_name text, source_type text, source_name text, source_key text, target_hint text,
-            refusal text)
-     on conflict (source_name, source_key) where source_key is not null do nothing
-     returning id`,
-    [node, at, at, JSON.stringify(rows)],
+    `with x as (
+       select * from jsonb_to_recordset(?::jsonb) as x(id uuid, status text, stage text, direction text, from_party text,
+              to_party text, file_name text, source_type text, source_name text, source_key text, target_hint text,
+              refusal text, size_bytes bigint, payload_stage text)
+     ), m as (
+       insert into message (id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
+                            source_key, target_hint, refusal, accepted_by, created_at, updated_at)
+       select id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
+              source_key, target_hint, refusal, ?, ?, ? from x
+       on conflict (source_name, source_key) where source_key is not null do nothing
+       returning id
+     ), p as (
+       insert into payload (message_id, stage, size_bytes, stored_at)
+       select x.id, x.payload_stage, x.size_bytes, ? from x join m on m.id = x.id
+     ), d as (
+       insert into delivery (message_id, target, state, dispatches, next_dispatch_at, created_at, updated_at)
+       select y.message_id, y.target, 'queued', 1, ?, ?, ?
+         from jsonb_to_recordset(?::jsonb) as y(message_id uuid, target text) join m on m.id = y.message_id
+       returning id, message_id, target
+     ), h as (
+       insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
+                                    old_state, new_state)
+       select message_id, ?, kind, old_status, new_status, text, delivery_id, target, old_state, new_state from (
+         select l.message_id, l.kind, l.old_status, l.new_status, l.text, null::bigint as delivery_id,
+                null::text as target, null::text as old_state, null::text as new_state, l.ord
+           from jsonb_to_recordset(?::jsonb) as l(message_id uuid, kind text, old_status text, new_status text,
+                text text, ord int) join m on m.id = l.message_id
+         union all
+         select d.message_id, 'delivery_changed', null, null, 'Dispatched', d.id, d.target, null, 'queued', 2 from d
+       ) lines order by message_id, ord, delivery_id
+     )
+     select id from m`,
+    [
+      JSON.stringify(rows),
+      node,
+      at,
+      at,
+      at,
+      nextDispatch,
+      at,
+      at,
+      JSON.stringify(deliveries),
+      at,
+      JSON.stringify(lines),
+    ],
   );
   const fresh = new Set(inserted.map((r) => r.id));
-  const stored = rows.filter((r) => fresh.has(r.id));
-  if (stored.length > 0) {
-    await tx.all(
-      `insert into payload (message_id, stage, size_bytes, stored_at)
-       select x.id, x.payload_stage, x.size_bytes, ? from jsonb_to_recordset(?::jsonb) as x(id uuid, payload_stage text, size_bytes bigint)`,
-      [at, JSON.stringify(stored)],
-    );
-    await addHistory(
-      tx,
-      at,
-      stored.map((r) => ({
-        message_id: r.id,
-        kind: 'status_changed',
-        old_status: null,
-        new_status: r.status,
-        text: r.refusal ? `${r.text}. ${r.refusal}` : r.text,
-      })),
-    );
-  }
   const offeredAgain = rows.filter((r) => !fresh.has(r.id) && r.source_key !== null);
   const earlier = new Map<string, { id: string; status: MessageStatus }>();
   if (offeredAgain.length > 0) {
@@ -139,11 +213,13 @@ export async function acceptBatch(
     );
     for (const f of found) earlier.set(`${f.source_name}\u0000${f.source_key}`, f);
   }
-  return rows.map((r) => {
-    if (fresh.has(r.id))
-      return { message_id: r.id, duplicate: false, status: r.status, toDispatch: r.stage === 'accepted' };
+  const targets = [...new Set(deliveries.filter((d) => fresh.has(d.message_id)).map((d) => d.target))];
+  await announce(tx, targets);
+  const outcomes = rows.map((r) => {
+    if (fresh.has(r.id)) return { message_id: r.id, duplicate: false, status: r.status };
     const before = earlier.get(`${r.source_name}\u0000${r.source_key}`);
     if (!before) throw new Error(`Message ${r.id} was neither stored nor found`);
-    return { message_id: before.id, duplicate: true, status: before.status, toDispatch: false };
+    return { message_id: before.id, duplicate: true, status: before.status };
   });
+  return { outcomes, targets };
 }

@@ -8,15 +8,22 @@ import type { HeldClaim } from '../supervisor/core-port.js';
 import { deliveryTransitions, statesFor, type DeliveryState } from './delivery-states.js';
 import { retryWaitSeconds, stallWaitSeconds, type RetryPolicy } from './schedule.js';
 import {
-  addHistory,
+  historyInsert,
+  messageDeliveriesSql,
+  storeSettled,
+  type MessageDeliveries,
   announce,
-  lockMessages,
   pgArray,
-  settleMessages,
   type HistoryLine,
   type Tx,
 } from './tx.js';
 
+/**
+ * Claims up to `limit` queued deliveries of `target` in one statement: pick under SKIP LOCKED,
+ * mark delivering with the next claim number, write the history lines, read what the actor
+ * needs. queued -> delivering leaves every message status as it was (both are InProgress),
+ * so a claim takes no message lock and writes no status.
+ */
 export async function claimBatch(
   tx: Tx,
   at: Date,
@@ -24,64 +31,47 @@ export async function claimBatch(
   target: string,
   limit: number,
 ): Promise<ClaimedDelivery[]> {
-  // queued -> delivering leaves every message status as it was (both count as InProgress),
-  // so a claim needs no message lock and no status update.
-  const claimed = await tx.all<{ id: string; message_id: string; attempts: number; claims: number }>(
-    `with picked as (
-       select id from delivery where target = ? and state = any(?::text[]) order by id limit ? for update skip locked
-     )
-     update delivery d set state = ?, attempts = d.attempts + 1, claims = d.claims + 1, claimed_by = ?,
-            claimed_at = ?, updated_at = ?, next_dispatch_at = null
-       from picked where d.id = picked.id
-     returning d.id, d.message_id, d.attempts, d.claims`,
-    [target, pgArray(statesFor('claim')), limit, deliveryTransitions.queued.claim!, node, at, at],
-  );
-  if (claimed.length === 0) return [];
-  const messages = await tx.all<{
+  const rows = await tx.all<{
     id: string;
+    message_id: string;
+    attempts: number;
+    claims: number;
     from_party: string;
     to_party: string;
     file_name: string;
     direction: 'inbound' | 'outbound';
     size_bytes: string | null;
   }>(
-    `select m.id, m.from_party, m.to_party, m.file_name, m.direction, p.size_bytes
-       from message m left join payload p on p.message_id = m.id and p.stage = 'unpacked'
-      where m.id = any(?::uuid[])`,
-    [pgArray(claimed.map((c) => c.message_id))],
+    `with picked as (
+       select id from delivery where target = ? and state = any(?::text[]) order by id limit ? for update skip locked
+     ), claimed as (
+       update delivery d set state = ?, attempts = d.attempts + 1, claims = d.claims + 1, claimed_by = ?,
+              claimed_at = ?, updated_at = ?, next_dispatch_at = null
+         from picked where d.id = picked.id
+       returning d.id, d.message_id, d.target, d.attempts, d.claims
+     ), lines as (
+       insert into message_history (message_id, created_at, kind, delivery_id, target, old_state, new_state, text)
+       select message_id, ?, 'delivery_changed', id, target, 'queued', 'delivering', 'Attempt ' || attempts from claimed
+     )
+     select c.id, c.message_id, c.attempts, c.claims, m.from_party, m.to_party, m.file_name, m.direction, p.size_bytes
+       from claimed c join message m on m.id = c.message_id
+       left join payload p on p.message_id = c.message_id and p.stage = 'unpacked'
+      order by c.id`,
+    [target, pgArray(statesFor('claim')), limit, deliveryTransitions.queued.claim!, node, at, at, at],
   );
-  const byId = new Map(messages.map((m) => [m.id, m]));
-  await addHistory(
-    tx,
-    at,
-    claimed.map((c) => ({
-      message_id: c.message_id,
-      kind: 'delivery_changed',
-      delivery_id: Number(c.id),
-      target,
-      old_state: 'queued',
-      new_state: 'delivering',
-      text: `Attempt ${c.attempts}`,
-    })),
-  );
-  return claimed
-    .sort((a, b) => Number(a.id) - Number(b.id))
-    .map((c) => {
-      const m = byId.get(c.message_id)!;
-      return {
-        delivery_id: Number(c.id),
-        claim: c.claims,
-        attempt: c.attempts,
-        message: {
-          id: m.id,
-          from: m.from_party,
-          to: m.to_party,
-          file_name: m.file_name,
-          direction: m.direction,
-        },
-        payload: { stage: 'unpacked', size_bytes: Number(m.size_bytes ?? 0) },
-      };
-    });
+  return rows.map((r) => ({
+    delivery_id: Number(r.id),
+    claim: r.claims,
+    attempt: r.attempts,
+    message: {
+      id: r.message_id,
+      from: r.from_party,
+      to: r.to_party,
+      file_name: r.file_name,
+      direction: r.direction,
+    },
+    payload: { stage: 'unpacked', size_bytes: Number(r.size_bytes ?? 0) },
+  }));
 }
 
 export interface ResultItem {
@@ -101,23 +91,21 @@ interface Held {
   claims: number;
 }
 
-/** Locks the messages of these deliveries, then the deliveries still held by the claims given. */
+/**
+ * Locks the messages of these deliveries, then the deliveries, in message id order (so
+ * transactions never wait on each other in a circle); keeps those still held by the claims.
+ */
 async function lockHeld(
   tx: Tx,
   claims: { delivery_id: number; claim: number }[],
 ): Promise<Map<number, Held>> {
-  const ids = claims.map((c) => c.delivery_id);
-  const owners = await tx.all<{ message_id: string }>(
-    'select message_id from delivery where id = any(?::bigint[])',
-    [pgArray(ids)],
-  );
-  await lockMessages(
-    tx,
-    owners.map((o) => o.message_id),
-  );
   const rows = await tx.all<Held>(
-    `select id, message_id, target, state, attempts, claims from delivery where id = any(?::bigint[]) for update`,
-    [pgArray(ids)],
+    `select d.id, d.message_id, d.target, d.state, d.attempts, d.claims
+       from delivery d join message m on m.id = d.message_id
+      where d.id = any(?::bigint[])
+      order by m.id, d.id
+        for update of m, d`,
+    [pgArray(claims.map((c) => c.delivery_id))],
   );
   const wanted = new Map(claims.map((c) => [c.delivery_id, c.claim]));
   const held = new Map<number, Held>();
@@ -138,15 +126,32 @@ interface Change {
   next_dispatch_at: Date | null;
 }
 
-async function applyChanges(tx: Tx, at: Date, changes: Change[]): Promise<void> {
-  await tx.all(
-    `update delivery d set state = x.state, next_attempt_at = x.next_attempt_at, finished_at = x.finished_at,
-            last_error = x.last_error, dispatches = x.dispatches, next_dispatch_at = x.next_dispatch_at, updated_at = ?
-       from jsonb_to_recordset(?::jsonb) as x(id bigint, state text, next_attempt_at timestamptz,
-            finished_at timestamptz, last_error text, dispatches int, next_dispatch_at timestamptz)
-      where d.id = x.id`,
-    [at, JSON.stringify(changes)],
+/**
+ * Updates the deliveries, writes their history lines and reads back the states of every
+ * delivery of their (locked) messages, in one statement; then settles the messages.
+ */
+async function applyChanges(tx: Tx, at: Date, changes: Change[], lines: HistoryLine[]): Promise<void> {
+  const rows = await tx.all<MessageDeliveries>(
+    `with changed as (
+       update delivery d set state = x.state, next_attempt_at = x.next_attempt_at, finished_at = x.finished_at,
+              last_error = x.last_error, dispatches = x.dispatches, next_dispatch_at = x.next_dispatch_at, updated_at = ?
+         from jsonb_to_recordset(?::jsonb) as x(id bigint, state text, next_attempt_at timestamptz,
+              finished_at timestamptz, last_error text, dispatches int, next_dispatch_at timestamptz)
+        where d.id = x.id
+       returning d.id, d.state
+     ), lines as (
+       ${historyInsert}
+     )
+     ${messageDeliveriesSql('changed')}`,
+    [
+      at,
+      JSON.stringify(changes),
+      at,
+      JSON.stringify(lines),
+      pgArray([...new Set(lines.map((l) => l.message_id))]),
+    ],
   );
+  await storeSettled(tx, at, rows);
 }
 
 /** Records delivery results; answers, per item, whether its claim was still current. */
@@ -194,15 +199,7 @@ export async function resultBatch(tx: Tx, at: Date, items: ResultItem[]): Promis
     });
     return true;
   });
-  if (changes.length > 0) {
-    await applyChanges(tx, at, changes);
-    await addHistory(tx, at, lines);
-    await settleMessages(
-      tx,
-      at,
-      lines.map((l) => l.message_id),
-    );
-  }
+  if (changes.length > 0) await applyChanges(tx, at, changes, lines);
   return applied;
 }
 
@@ -223,10 +220,6 @@ export async function releaseBatch(tx: Tx, at: Date, claims: HeldClaim[], reason
       dispatches: 1,
       next_dispatch_at: new Date(at.getTime() + stallWaitSeconds(0) * 1000),
     })),
-  );
-  await addHistory(
-    tx,
-    at,
     rows.map((r) => ({
       message_id: r.message_id,
       kind: 'delivery_changed',
@@ -236,11 +229,6 @@ export async function releaseBatch(tx: Tx, at: Date, claims: HeldClaim[], reason
       new_state: 'queued',
       text: `Taken back: ${reason}`,
     })),
-  );
-  await settleMessages(
-    tx,
-    at,
-    rows.map((r) => r.message_id),
   );
   const targets = [...new Set(rows.map((r) => r.target))];
   await announce(tx, targets);

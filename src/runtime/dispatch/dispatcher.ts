@@ -1,25 +1,25 @@
 /**
  * The dispatcher owns the message flow in PostgreSQL for its process: it answers actors
- * (accept, claim, result, release), dispatches accepted messages, runs the timed sweeps,
+ * (accept and dispatch, claim, result, release), runs the timed sweeps,
  * and takes operator actions. Writes from many actors are grouped into few transactions.
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
 import type {
-  AcceptRequest,
-  AcceptResponse,
+  Acceptance,
   ClaimedDelivery,
-  ResultRequest,
+  DeliveryResult,
+  OfferedMessage,
 } from '../channels/core-protocol.js';
 import type { ActorCore, HeldClaim, InstanceRef } from '../supervisor/core-port.js';
 import { acceptBatch, type AcceptItem, type AcceptOutcome } from './accept.js';
-import { Batcher } from './batcher.js';
+import { Batcher } from '../batcher.js';
 import { claimBatch, releaseBatch, resultBatch, type ResultItem } from './claims.js';
-import { dispatchBatch } from './dispatch.js';
 import { redeliver, redispatch } from './redo.js';
 import { retryPolicyOf } from './schedule.js';
 import { orphanedClaims, retriesDue, stallSchedule, undispatched } from './sweeps.js';
-import { inTx } from './tx.js';
+import { inTx, txOf } from './tx.js';
 
 export interface DispatcherOptions {
   orm: Orm;
@@ -43,7 +43,6 @@ const dispatchGraceMs = 2000;
 export class Dispatcher implements ActorCore {
   readonly #o: DispatcherOptions;
   readonly #accepts: Batcher<AcceptItem, AcceptOutcome>;
-  readonly #dispatches: Batcher<string, void>;
   readonly #results: Batcher<ResultItem, boolean>;
   #timer: NodeJS.Timeout | undefined;
   #ticks = 0;
@@ -52,57 +51,53 @@ export class Dispatcher implements ActorCore {
   constructor(options: DispatcherOptions) {
     this.#o = options;
     const { orm } = options;
-    this.#accepts = new Batcher((items) =>
-      inTx(orm, (tx) => acceptBatch(tx, this.#o.now(), this.#o.node, items)),
-    );
-    this.#dispatches = new Batcher(async (ids) => {
-      const targets = await inTx(orm, (tx) => dispatchBatch(tx, this.#o.now(), ids));
+    // A message is dispatched in the transaction that accepts it: the file poller and a
+    // message sent by hand have nothing left to do with it once it is stored.
+    this.#accepts = new Batcher(async (items) => {
+      const { outcomes, targets } = await inTx(orm, (tx) =>
+        acceptBatch(tx, this.#o.now(), this.#o.node, items),
+      );
       this.#o.onWork(targets);
-      return ids.map(() => undefined);
+      return outcomes;
     });
     this.#results = new Batcher((items) => inTx(orm, (tx) => resultBatch(tx, this.#o.now(), items)));
   }
 
-  /** Accepts a message; dispatching follows without the source waiting for it. */
-  async accept(source: InstanceRef, message: AcceptRequest['message']): Promise<AcceptResponse> {
-    const outcome = await this.#accepts.submit({
-      source_type: source.type,
-      source_name: source.name,
-      message,
-    });
-    if (outcome.toDispatch) {
-      this.#dispatches.submit(outcome.message_id).catch((error: unknown) => {
-        // The sweep of undispatched messages picks it up.
-        this.#o.logger.warn({ err: error, message_id: outcome.message_id }, 'dispatch failed; will retry');
-      });
-    }
-    return {
-      type: 'accepted',
-      message_id: outcome.message_id,
-      duplicate: outcome.duplicate,
-      status: outcome.status,
-    };
+  /** Accepts and dispatches messages a source actor brought in. */
+  accept(source: InstanceRef, messages: OfferedMessage[]): Promise<Acceptance[]> {
+    return Promise.all(
+      messages.map((message) =>
+        this.#accepts
+          .submit({ source_type: source.type, source_name: source.name, message })
+          .then((o) => ({ message_id: o.message_id, duplicate: o.duplicate, status: o.status })),
+      ),
+    );
   }
 
-  /** Accepts a message sent by hand and dispatches it before answering. */
-  async acceptAndDispatch(item: AcceptItem): Promise<AcceptOutcome> {
-    const outcome = await this.#accepts.submit(item);
-    if (outcome.toDispatch) await this.#dispatches.submit(outcome.message_id);
-    return outcome;
+  /** Accepts and dispatches a message sent by hand. */
+  acceptAndDispatch(item: AcceptItem): Promise<AcceptOutcome> {
+    return this.#accepts.submit(item);
   }
 
+  /** One statement, atomic by itself: no transaction around it. */
   claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]> {
-    return inTx(this.#o.orm, (tx) => claimBatch(tx, this.#o.now(), this.#o.node, target.name, limit));
+    const em = this.#o.orm.em.fork() as EntityManager;
+    return claimBatch(txOf(em), this.#o.now(), this.#o.node, target.name, limit);
   }
 
-  result(target: InstanceRef, result: ResultRequest): Promise<boolean> {
-    return this.#results.submit({
-      target: target.name,
-      delivery_id: result.delivery_id,
-      claim: result.claim,
-      outcome: result.outcome,
-      policy: retryPolicyOf(target.settings),
-    });
+  result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]> {
+    const policy = retryPolicyOf(target.settings);
+    return Promise.all(
+      results.map((r) =>
+        this.#results.submit({
+          target: target.name,
+          delivery_id: r.delivery_id,
+          claim: r.claim,
+          outcome: r.outcome,
+          policy,
+        }),
+      ),
+    );
   }
 
   async release(_target: InstanceRef, claims: HeldClaim[], reason: string): Promise<void> {
@@ -188,7 +183,7 @@ export class Dispatcher implements ActorCore {
 
   /** Waits until every submitted accept, dispatch and result is written. */
   async idle(): Promise<void> {
-    await Promise.all([this.#accepts.idle(), this.#dispatches.idle(), this.#results.idle()]);
+    await Promise.all([this.#accepts.idle(), this.#results.idle()]);
   }
 
   async stop(): Promise<void> {

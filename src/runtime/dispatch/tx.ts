@@ -51,15 +51,16 @@ export interface HistoryLine {
   new_state?: string | null;
 }
 
-export async function addHistory(tx: Tx, at: Date, lines: HistoryLine[]): Promise<void> {
-  if (lines.length === 0) return;
-  await tx.all(
-    `insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target, old_state, new_state)
+/** Inserts history lines; takes two parameters, the time and the lines as JSON. */
+export const historyInsert = `insert into message_history (message_id, created_at, kind, old_status, new_status, text,
+                                                    delivery_id, target, old_state, new_state)
      select x.message_id, ?, x.kind, x.old_status, x.new_status, x.text, x.delivery_id, x.target, x.old_state, x.new_state
        from jsonb_to_recordset(?::jsonb) as x(message_id uuid, kind text, old_status text, new_status text, text text,
-                                               delivery_id bigint, target text, old_state text, new_state text)`,
-    [at, JSON.stringify(lines)],
-  );
+                                               delivery_id bigint, target text, old_state text, new_state text)`;
+
+export async function addHistory(tx: Tx, at: Date, lines: HistoryLine[]): Promise<void> {
+  if (lines.length === 0) return;
+  await tx.all(historyInsert, [at, JSON.stringify(lines)]);
 }
 
 /** Locks messages (in id order, so transactions never wait on each other in a circle). */
@@ -79,25 +80,26 @@ export interface StatusChange {
   stage: MessageStage;
 }
 
-/**
- * Derives status and stage of locked messages from their deliveries as they are now, and
- * stores and records what changed.
- */
-export async function settleMessages(tx: Tx, at: Date, ids: readonly string[]): Promise<StatusChange[]> {
-  if (ids.length === 0) return [];
-  const rows = await tx.all<{
-    id: string;
-    status: MessageStatus;
-    stage: MessageStage;
-    refused: boolean;
-    states: DeliveryState[];
-  }>(
-    `select m.id, m.status, m.stage, m.refusal is not null as refused,
-            coalesce(array_agg(d.state) filter (where d.id is not null), '{}') as states
+/** A locked message with the states of its deliveries, as the derivation needs it. */
+export interface MessageDeliveries {
+  id: string;
+  status: MessageStatus;
+  stage: MessageStage;
+  refused: boolean;
+  states: DeliveryState[] | string;
+}
+
+/** Reads locked messages with the states of their deliveries; `changed` overrides states updated in the same statement. */
+export function messageDeliveriesSql(changed?: string): string {
+  return `select m.id, m.status, m.stage, m.refusal is not null as refused,
+            coalesce(array_agg(${changed ? `coalesce(${changed}.state, d.state)` : 'd.state'}) filter (where d.id is not null), '{}') as states
        from message m left join delivery d on d.message_id = m.id
-      where m.id = any(?::uuid[]) group by m.id`,
-    [pgArray([...new Set(ids)])],
-  );
+       ${changed ? `left join ${changed} on ${changed}.id = d.id` : ''}
+      where m.id = any(?::uuid[]) group by m.id`;
+}
+
+/** Derives status and stage from the deliveries as they are now; stores and records what changed. */
+export async function storeSettled(tx: Tx, at: Date, rows: MessageDeliveries[]): Promise<StatusChange[]> {
   const changes: (StatusChange & { old_stage: MessageStage })[] = [];
   for (const row of rows) {
     const states = typeof row.states === 'string' ? parseTextArray(row.states) : row.states;
@@ -107,25 +109,32 @@ export async function settleMessages(tx: Tx, at: Date, ids: readonly string[]): 
     }
   }
   if (changes.length === 0) return [];
+  const lines: HistoryLine[] = changes
+    .filter((c) => c.status !== c.old_status)
+    .map((c) => ({
+      message_id: c.message_id,
+      kind: 'status_changed',
+      old_status: c.old_status,
+      new_status: c.status,
+    }));
   await tx.all(
-    `update message m set status = x.status, stage = x.stage, updated_at = ?
-       from jsonb_to_recordset(?::jsonb) as x(message_id uuid, status text, stage text)
-      where m.id = x.message_id`,
-    [at, JSON.stringify(changes)],
-  );
-  await addHistory(
-    tx,
-    at,
-    changes
-      .filter((c) => c.status !== c.old_status)
-      .map((c) => ({
-        message_id: c.message_id,
-        kind: 'status_changed',
-        old_status: c.old_status,
-        new_status: c.status,
-      })),
+    `with changed as (
+       update message m set status = x.status, stage = x.stage, updated_at = ?
+         from jsonb_to_recordset(?::jsonb) as x(message_id uuid, status text, stage text)
+        where m.id = x.message_id
+       returning m.id
+     )
+     ${historyInsert}`,
+    [at, JSON.stringify(changes), at, JSON.stringify(lines)],
   );
   return changes;
+}
+
+/** Derives and stores the status and stage of locked messages from their deliveries. */
+export async function settleMessages(tx: Tx, at: Date, ids: readonly string[]): Promise<StatusChange[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.all<MessageDeliveries>(messageDeliveriesSql(), [pgArray([...new Set(ids)])]);
+  return storeSettled(tx, at, rows);
 }
 
 /** `{a,b}` as the driver may return an array of a type it does not know. */

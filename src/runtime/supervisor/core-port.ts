@@ -5,10 +5,10 @@
 import type { PluginType } from '../../actors/index.js';
 import type { As2Request, As2Response } from '../channels/as2-protocol.js';
 import type {
-  AcceptRequest,
-  AcceptResponse,
+  Acceptance,
   ClaimedDelivery,
-  ResultRequest,
+  DeliveryResult,
+  OfferedMessage,
 } from '../channels/core-protocol.js';
 
 export interface InstanceRef {
@@ -24,9 +24,11 @@ export interface HeldClaim {
 }
 
 export interface ActorCore {
-  accept(source: InstanceRef, message: AcceptRequest['message']): Promise<AcceptResponse>;
+  /** One acceptance per message, in order. */
+  accept(source: InstanceRef, messages: OfferedMessage[]): Promise<Acceptance[]>;
   claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]>;
-  result(target: InstanceRef, result: ResultRequest): Promise<boolean>;
+  /** Per result: whether its claim was still current. */
+  result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]>;
   /** Gives back deliveries an instance held when it stopped or crashed: they are queued again. */
   release(target: InstanceRef, claims: HeldClaim[], reason: string): Promise<void>;
   /** The AS2 actors' questions (profiles, keys, records, receipts); absent where AS2 is not run. */

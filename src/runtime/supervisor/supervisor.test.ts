@@ -44,9 +44,9 @@ class RecordingCore implements ActorCore {
       payload: { stage: 'unpacked' as const, size_bytes: 1 },
     }));
   }
-  async result(_target: unknown, r: { delivery_id: number }): Promise<boolean> {
-    this.results.push(r.delivery_id);
-    return true;
+  async result(_target: unknown, list: { delivery_id: number }[]): Promise<boolean[]> {
+    this.results.push(...list.map((r) => r.delivery_id));
+    return list.map(() => true);
   }
   async release(_target: unknown, claims: HeldClaim[], reason: string): Promise<void> {
     this.released.push({ claims, reason });

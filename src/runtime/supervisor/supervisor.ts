@@ -277,7 +277,7 @@ export class Supervisor {
     switch (request.type) {
       case 'accept':
         if (role !== 'source') throw new Error(`${instance.type} instances do not accept messages`);
-        return this.#deps.core.accept(ref, request.message);
+        return { type: 'accepted', accepted: await this.#deps.core.accept(ref, request.messages) };
       case 'claim': {
         if (role !== 'target') throw new Error(`${instance.type} instances do not claim deliveries`);
         if (instance.status !== 'running' || instance.thread !== thread)
@@ -290,9 +290,10 @@ export class Supervisor {
         return { type: 'claimed', deliveries };
       }
       case 'result': {
-        const applied = await this.#deps.core.result(ref, request);
-        if (instance.claims.get(request.delivery_id) === request.claim)
-          instance.claims.delete(request.delivery_id);
+        const applied = await this.#deps.core.result(ref, request.results);
+        for (const r of request.results) {
+          if (instance.claims.get(r.delivery_id) === r.claim) instance.claims.delete(r.delivery_id);
+        }
         return { type: 'recorded', applied };
       }
       default: {

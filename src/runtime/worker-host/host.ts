@@ -4,14 +4,17 @@
  * parses its configuration and opens its resources, and gets back nothing but this channel.
  */
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { Batcher } from '../batcher.js';
 import {
   AcceptResponse,
   ClaimResponse,
   ResultResponse,
-  type AcceptRequest,
+  type Acceptance,
   type ActorEvent,
   type ClaimedDelivery,
   type DeliveryOutcome,
+  type DeliveryResult,
+  type OfferedMessage,
 } from '../channels/core-protocol.js';
 import type { As2Request } from '../channels/as2-protocol.js';
 import { ChannelError, channelErrors, Envelope, toWireError } from '../channels/envelope.js';
@@ -19,7 +22,7 @@ import { HostEvent, HostRequest } from '../channels/host-protocol.js';
 import { ActorStartData } from './start-data.js';
 
 export interface CoreClient {
-  accept(message: AcceptRequest['message']): Promise<AcceptResponse>;
+  accept(message: OfferedMessage): Promise<Acceptance>;
   claim(limit: number): Promise<ClaimedDelivery[]>;
   /** True when the result counted; false when the delivery had been taken back meanwhile. */
   result(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<boolean>;
@@ -114,19 +117,22 @@ class Channel {
   }
 }
 
+/**
+ * The actor's side of the core. Accepts and results asked for while a request of their kind
+ * is under way go together in the next one, so a busy actor makes few trips to the core.
+ */
 function coreClient(channel: Channel): CoreClient {
+  const accepts = new Batcher<OfferedMessage, Acceptance>(
+    async (messages) => AcceptResponse.parse(await channel.request({ type: 'accept', messages })).accepted,
+  );
+  const results = new Batcher<DeliveryResult, boolean>(
+    async (list) => ResultResponse.parse(await channel.request({ type: 'result', results: list })).applied,
+  );
   return {
-    accept: async (message) => AcceptResponse.parse(await channel.request({ type: 'accept', message })),
+    accept: (message) => accepts.submit(message),
     claim: async (limit) => ClaimResponse.parse(await channel.request({ type: 'claim', limit })).deliveries,
-    result: async (delivery, outcome) =>
-      ResultResponse.parse(
-        await channel.request({
-          type: 'result',
-          delivery_id: delivery.delivery_id,
-          claim: delivery.claim,
-          outcome,
-        }),
-      ).applied,
+    result: (delivery, outcome) =>
+      results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome }),
     log: (level, msg, fields) => channel.post({ kind: 'event', body: { type: 'log', level, msg, fields } }),
     ask: (request) => channel.request(request),
   };

@@ -1,11 +1,10 @@
 /**
  * The local directory store: `<directory>/<message id>/<stage>` (spec 2.11). A stage is
- * written to a temporary name, flushed to disk, then renamed, so a crash never leaves a
- * half-written stage under its real name.
+ * written once (never replaced) and flushed to disk before put resolves. A crash can leave
+ * a partial file, but only of a stage that was never recorded, which nothing reads.
  */
-import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -49,20 +48,21 @@ export class LocalPayloadStore implements PayloadStore {
   }
 
   async put(ref: PayloadRef, source: Readable, options: PutOptions = {}): Promise<number> {
-    const final = this.pathOf(ref);
-    const dir = path.dirname(final);
-    await mkdir(dir, { recursive: true });
-    const temp = path.join(dir, `.${ref.stage}.${randomBytes(6).toString('hex')}.tmp`);
+    const file = this.pathOf(ref);
+    await mkdir(path.dirname(file)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return mkdir(path.dirname(file), { recursive: true });
+      if (error.code !== 'EEXIST') throw error;
+      return undefined;
+    });
     const counter = byteCounter(options.maxBytes);
     try {
-      // flush: the bytes are on disk before the stage gets its real name.
-      await pipeline(source, counter, createWriteStream(temp, { flags: 'wx', flush: true }));
+      // flush: on disk before put resolves, so before the stage is recorded.
+      await pipeline(source, counter, createWriteStream(file, { flags: 'wx', flush: true }));
     } catch (error) {
       source.destroy();
-      await unlink(temp).catch(() => {});
+      await unlink(file).catch(() => {});
       throw error;
     }
-    await rename(temp, final);
     return counter.bytes;
   }
 

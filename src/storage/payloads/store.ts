@@ -1,7 +1,8 @@
 /**
  * Where payload bytes live (spec 2.11): one interface, a local directory now and S3 later.
- * Stages are written atomically (a reader sees all of a stage or none) and streamed both
- * ways, so memory stays flat whatever the payload size.
+ * Stages are streamed both ways, so memory stays flat whatever the payload size. A stage is
+ * read only once the database records it, and it is recorded only after put resolved, so a
+ * reader never sees a stage in the making.
  */
 import type { Readable } from 'node:stream';
 
@@ -20,7 +21,7 @@ export interface PutOptions {
 }
 
 export interface PayloadStore {
-  /** Streams `source` into the stage; returns the number of bytes stored. */
+  /** Streams `source` into a new stage (never replacing one) and flushes it; returns the bytes stored. */
   put(ref: PayloadRef, source: Readable, options?: PutOptions): Promise<number>;
   /** A stream of the stage's bytes; PayloadMissing when it is not stored. */
   open(ref: PayloadRef): Promise<Readable>;

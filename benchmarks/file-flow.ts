@@ -1,0 +1,364 @@
+/**
+ * The file flow: file-poller → route → file-writer in a real `pier serve` process.
+ *   backlog: 10,000 files of 4 KiB present when the poller starts;
+ *   paced:   files arriving at a steady rate (default 600/s for 15 s);
+ *   upload:  one 64 MiB file sent by hand (POST /messages) and delivered to a file writer,
+ *            with the server process's peak RSS growth.
+ * Figures: messages/s (first acceptance to last delivery) and p50/p99 acceptance-to-delivered
+ * latency, from the stored timestamps. Targets: ≥ 500 messages/s, p99 < 1 s, RSS growth
+ * < 64 MiB. Prints one JSON line; progress goes to stderr.
+ * Options: --files <n> (10000), --rate <files/s> (600), --seconds <n> (15),
+ *          --concurrency <writer max_concurrent_deliveries> (16), --skip <backlog|paced|upload>.
+ * Needs DATABASE_URL (a PostgreSQL server; a fresh database is made and dropped).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+
+const { values } = parseArgs({
+  options: {
+    files: { type: 'string' },
+    rate: { type: 'string' },
+    seconds: { type: 'string' },
+    concurrency: { type: 'string' },
+    skip: { type: 'string', multiple: true },
+  },
+});
+const files = Number(values.files ?? 10_000);
+const rate = Number(values.rate ?? 600);
+const seconds = Number(values.seconds ?? 15);
+const concurrency = Number(values.concurrency ?? 16);
+const skip = new Set(values.skip ?? []);
+const log = (...args: unknown[]) => console.error('[file-flow]', ...args);
+
+const admin = process.env.DATABASE_URL;
+if (!admin) throw new Error('Set DATABASE_URL to a PostgreSQL server');
+
+async function withDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
+  const name = `pier_bench_${randomBytes(4).toString('hex')}`;
+  const adminClient = new pg.Client({ connectionString: admin });
+  await adminClient.connect();
+  await adminClient.query(`create database "${name}"`);
+  if (process.env.BENCH_ASYNC_COMMIT)
+    await adminClient.query(`alter database "${name}" set synchronous_commit = off`);
+  const url = new URL(admin!);
+  url.pathname = `/${name}`;
+  try {
+    return await work(url.toString());
+  } finally {
+    await adminClient.query(`drop database if exists "${name}" with (force)`);
+    await adminClient.end();
+  }
+}
+
+interface Pier {
+  url: string;
+  child: ChildProcess;
+  post(route: string, body: unknown): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+/** `pier serve --dev` (no token needed) in its own process, working directory `dir`. */
+async function startPier(databaseUrl: string, dir: string): Promise<Pier> {
+  const root = path.resolve(import.meta.dirname, '..');
+  // For profiling the server: BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/pier.js'), 'serve', '--dev'], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: databaseUrl,
+      PIER_DATA_DIR: path.join(dir, 'data'),
+      PIER_SECRET_KEY: 'bench',
+      HTTP_PORT: '0',
+      HTTP_HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (process.env.BENCH_LOG) process.stderr.write(`${line}\n`);
+      if (line.includes('"pier is serving"')) resolve((JSON.parse(line) as { url: string }).url);
+      else if (line.includes('"level":50')) process.stderr.write(`${line}\n`);
+    });
+    child.once('exit', (code) => reject(new Error(`pier serve exited with ${code}`)));
+  });
+  return {
+    url,
+    child,
+    async post(route, body) {
+      const r = await fetch(`${url}/api/v1${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const answer = (await r.json()) as { data: unknown };
+      if (r.status >= 300) throw new Error(`${route}: ${JSON.stringify(answer)}`);
+      return answer.data;
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function configure(pier: Pier, dir: string): Promise<void> {
+  await pier.post('/organizations', { name: 'acme' });
+  await pier.post('/partners', { name: 'globex' });
+  await pier.post('/plugins/configs?type=file-writer', {
+    name: 'out',
+    directory: path.join(dir, 'out'),
+    max_concurrent_deliveries: concurrency,
+  });
+  await pier.post('/plugins/configs?type=file-poller', {
+    name: 'in',
+    base_directory: path.join(dir, 'in'),
+    processed_directory: path.join(dir, 'done'),
+    from: 'acme',
+    polling_interval: 1,
+  });
+  await pier.post('/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  await pier.post('/services/file-writer/out/start', {});
+}
+
+const fourKiB = (i: number) => `${i}:`.padEnd(4096, 'x');
+
+async function waitDelivered(db: pg.Client, n: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await db.query<{ n: number }>(
+      "select count(*)::int as n from delivery where state = 'delivered'",
+    );
+    if (rows[0]!.n >= n) return;
+    if (Date.now() > deadline) throw new Error(`only ${rows[0]!.n} of ${n} delivered in time`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Messages/s from the first acceptance to the last delivery; latency per message. */
+async function figures(db: pg.Client) {
+  const { rows } = await db.query<{ ms: number; created: Date; finished: Date }>(
+    `select extract(epoch from (d.finished_at - m.created_at)) * 1000 as ms, m.created_at as created, d.finished_at as finished
+       from message m join delivery d on d.message_id = m.id where d.state = 'delivered'`,
+  );
+  const ms = rows.map((r) => Number(r.ms)).sort((a, b) => a - b);
+  const first = Math.min(...rows.map((r) => r.created.getTime()));
+  const last = Math.max(...rows.map((r) => r.finished.getTime()));
+  const accepted = rows.map((r) => r.created.getTime());
+  const acceptSpan = (Math.max(...accepted) - first) / 1000;
+  const pct = (p: number) => Math.round(ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))]!);
+  return {
+    messages: rows.length,
+    seconds: Math.round((last - first) / 10) / 100,
+    messages_per_s: Math.round(rows.length / ((last - first) / 1000)),
+    p50_ms: pct(50),
+    p99_ms: pct(99),
+    max_ms: Math.round(ms.at(-1)!),
+    accepted_per_s: Math.round(rows.length / acceptSpan),
+  };
+}
+
+async function run<T>(
+  name: string,
+  work: (pier: Pier, db: pg.Client, dir: string) => Promise<T>,
+): Promise<T> {
+  return withDatabase(async (url) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), `pier-bench-${name}-`));
+    const pier = await startPier(url, dir);
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      return await work(pier, db, dir);
+    } finally {
+      await db.end();
+      await pier.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+/** CPU seconds (user, system) the process has used, all its threads together. */
+async function cpuOf(pid: number): Promise<{ user: number; system: number }> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks of 1/100 s.
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
+/** CPU seconds of every PostgreSQL process on this machine (the server the benchmark uses, when local). */
+async function postgresCpu(): Promise<number> {
+  const { readdir } = await import('node:fs/promises');
+  let total = 0;
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
+    if (comm.trim() !== 'postgres') continue;
+    const cpu = await cpuOf(Number(pid)).catch(() => ({ user: 0, system: 0 }));
+    total += cpu.user + cpu.system;
+  }
+  return total;
+}
+
+async function cpuPerMessage(pid: number, before: { user: number; system: number; pg: number }, n: number) {
+  const after = await cpuOf(pid);
+  const pg = await postgresCpu();
+  return {
+    postgres_cpu_ms_per_message: Math.round(((pg - before.pg) * 1000 * 100) / n) / 100,
+    pier_cpu_user_ms_per_message: Math.round(((after.user - before.user) * 1000 * 100) / n) / 100,
+    pier_cpu_system_ms_per_message: Math.round(((after.system - before.system) * 1000 * 100) / n) / 100,
+  };
+}
+
+async function backlog() {
+  return run('backlog', async (pier, db, dir) => {
+    await configure(pier, dir);
+    const inbox = path.join(dir, 'in', 'globex');
+    await mkdir(inbox, { recursive: true });
+    for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `f${i}.edi`), fourKiB(i));
+    log(`${files} files written; starting the poller`);
+    const cpu = { ...(await cpuOf(pier.child.pid!)), pg: await postgresCpu() };
+    await pier.post('/services/file-poller/in/start', {});
+    await waitDelivered(db, files, 300_000);
+    return {
+      files,
+      file_bytes: 4096,
+      ...(await figures(db)),
+      ...(await cpuPerMessage(pier.child.pid!, cpu, files)),
+    };
+  });
+}
+
+async function paced() {
+  return run('paced', async (pier, db, dir) => {
+    await configure(pier, dir);
+    const inbox = path.join(dir, 'in', 'globex');
+    await mkdir(inbox, { recursive: true });
+    await pier.post('/services/file-poller/in/start', {});
+    const total = rate * seconds;
+    log(`feeding ${rate} files/s for ${seconds} s`);
+    const cpu = { ...(await cpuOf(pier.child.pid!)), pg: await postgresCpu() };
+    const started = Date.now();
+    for (let i = 0; i < total; i++) {
+      // Written under a hidden name and renamed, as a well-behaved producer does.
+      const name = `p${i}.edi`;
+      await writeFile(path.join(inbox, `.${name}`), fourKiB(i));
+      await import('node:fs/promises').then((fs) =>
+        fs.rename(path.join(inbox, `.${name}`), path.join(inbox, name)),
+      );
+      const due = started + ((i + 1) * 1000) / rate;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+    }
+    await waitDelivered(db, total, 300_000);
+    return {
+      rate_files_per_s: rate,
+      files: total,
+      ...(await figures(db)),
+      ...(await cpuPerMessage(pier.child.pid!, cpu, total)),
+    };
+  });
+}
+
+function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
+  return readFile(`/proc/${pid}/status`, 'utf8').then((text) => {
+    const kib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(text)![1]) * 1024;
+    return { rss: kib('VmRSS'), hwm: kib('VmHWM') };
+  });
+}
+
+/** Streams a multipart form with a generated file of `size` bytes; never holds the file. */
+function uploadStream(url: string, size: number): Promise<{ status: number; body: string }> {
+  const boundary = `bench${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(
+    [
+      `--${boundary}\r\nContent-Disposition: form-data; name="from"\r\n\r\nacme\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="to"\r\n\r\nglobex\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="target"\r\n\r\nout\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n`,
+      'Content-Type: application/octet-stream\r\n\r\n',
+    ].join(''),
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${url}/api/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + size + tail.length),
+        'x-requested-with': 'bench',
+      },
+    });
+    request.on('response', (response) => {
+      let body = '';
+      response.on('data', (c: Buffer) => (body += c.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', reject);
+    request.write(head);
+    const chunk = Buffer.alloc(256 * 1024, 0x61);
+    let sent = 0;
+    const pump = () => {
+      while (sent < size) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, size - sent));
+        sent += piece.length;
+        if (!request.write(piece)) return void request.once('drain', pump);
+      }
+      request.end(tail);
+    };
+    pump();
+  });
+}
+
+async function upload() {
+  return run('upload', async (pier, db, dir) => {
+    await configure(pier, dir);
+    const pid = pier.child.pid!;
+    // Warm up: one small message through the same path.
+    const small = await uploadStream(pier.url, 1024);
+    if (small.status !== 201) throw new Error(small.body);
+    await waitDelivered(db, 1, 30_000);
+    global.gc?.();
+    await new Promise((r) => setTimeout(r, 500));
+    const before = await rssOf(pid);
+    // Resets the peak (VmHWM) to the current RSS.
+    await writeFile(`/proc/${pid}/clear_refs`, '5');
+    const size = 64 * 1024 * 1024;
+    const started = Date.now();
+    const big = await uploadStream(pier.url, size);
+    if (big.status !== 201) throw new Error(big.body);
+    await waitDelivered(db, 2, 60_000);
+    const elapsed = Date.now() - started;
+    const after = await rssOf(pid);
+    const written = (
+      await import('node:fs/promises').then((fs) => fs.stat(path.join(dir, 'out', 'acme', 'big.bin')))
+    ).size;
+    const mib = (n: number) => Math.round((n / 1024 / 1024) * 10) / 10;
+    return {
+      bytes: size,
+      delivered_bytes: written,
+      seconds: elapsed / 1000,
+      rss_before_mib: mib(before.rss),
+      rss_peak_mib: mib(after.hwm),
+      rss_growth_mib: mib(after.hwm - before.rss),
+    };
+  });
+}
+
+const result: Record<string, unknown> = {
+  benchmark: 'file-flow',
+  node: process.version,
+  cpus: os.cpus().length,
+  writer_max_concurrent_deliveries: concurrency,
+};
+if (!skip.has('backlog')) result.backlog = await backlog();
+if (!skip.has('paced')) result.paced = await paced();
+if (!skip.has('upload')) result.upload = await upload();
+console.log(JSON.stringify(result));
