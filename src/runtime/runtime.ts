@@ -47,6 +47,8 @@ export interface Runtime {
   as2: As2Core;
   supervisor: Supervisor;
   payloads: PayloadStore;
+  /** User-Agent of requests this process sends (spec 2.11). */
+  userAgent: string;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     maxDispatches: options.settings.delivery_max_dispatches,
     onWork: (targets) => targets.forEach((t) => pokes.to(t)),
   });
+  const userAgent = identification(options.settings.identification_hide_version);
   const as2 = new As2Core(
     options.orm,
     options.secrets,
@@ -88,7 +91,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger: options.logger.child({ component: 'supervisor' }),
     now: options.now,
     storage: { backend: 'local', directory },
-    userAgent: identification(options.settings.identification_hide_version),
+    userAgent,
     entries: options.entries ?? workerEntries,
     childSpec: { ...childSpecDefaults, ...options.childSpec },
   });
@@ -112,6 +115,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     as2,
     supervisor,
     payloads,
+    userAgent,
     close: async () => {
       as2.stop();
       await supervisor.stopAll();

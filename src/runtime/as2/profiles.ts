@@ -18,7 +18,7 @@ interface CertRow {
 
 type Refs = Map<string, number[]>;
 
-async function refsOf(tx: Tx, column: 'local_organization_id' | 'business_partner_id', id: number) {
+export async function refsOf(tx: Tx, column: 'local_organization_id' | 'business_partner_id', id: number) {
   const rows = await tx.all<{ field: string; certificate_id: number }>(
     `select field, certificate_id from as2_profile_certificate where ${column} = ? order by field, position`,
     [id],
@@ -28,7 +28,7 @@ async function refsOf(tx: Tx, column: 'local_organization_id' | 'business_partne
   return refs;
 }
 
-async function materials(tx: Tx, secrets: SecretBox, ids: number[], withKeys: boolean) {
+export async function materials(tx: Tx, secrets: SecretBox, ids: number[], withKeys: boolean) {
   if (ids.length === 0) return new Map<number, As2Material>();
   const rows = await tx.all<CertRow>(
     `select id, der, ${withKeys ? 'private_key' : 'null as private_key'}, private_key_matches
@@ -47,7 +47,7 @@ async function materials(tx: Tx, secrets: SecretBox, ids: number[], withKeys: bo
   return found;
 }
 
-const pick = (found: Map<number, As2Material>, ids: number[] = []) =>
+export const pick = (found: Map<number, As2Material>, ids: number[] = []) =>
   ids.map((id) => found.get(id)).filter((m): m is As2Material => m !== undefined);
 
 interface LocalRow {
@@ -57,7 +57,7 @@ interface LocalRow {
   async_mdn_url: string;
 }
 
-interface RemoteRow {
+export interface RemoteRow {
   partner_id: number;
   name: string;
   as2id: string;
@@ -76,7 +76,7 @@ interface RemoteRow {
 
 const localSelect = `select l.organization_id, o.name, l.as2id, l.async_mdn_url
   from as2_local_profile l join organization o on o.id = l.organization_id`;
-const remoteSelect = `select r.*, p.name from as2_remote_profile r join partner p on p.id = r.partner_id`;
+export const remoteSelect = `select r.*, p.name from as2_remote_profile r join partner p on p.id = r.partner_id`;
 
 /** The receiver's view: AS2-To names one of our organizations, AS2-From one of its partners. */
 export async function inboundContext(

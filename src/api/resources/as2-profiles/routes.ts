@@ -27,6 +27,13 @@ import {
   listRemoteProfiles,
   updateRemoteProfile,
 } from './remote-service.js';
+import { checkPartnerConnection, sendTestMessage } from './partner-tools.js';
+import {
+  CheckConnectionAnswer,
+  CheckConnectionBody,
+  TestMessageAnswer,
+  TestMessageBody,
+} from '../../schemas/as2-partner-tools.js';
 
 export function registerAs2ProfileRoutes(router: ApiRouter, ctx: ApiContext): void {
   const tag = 'AS2 profiles';
@@ -128,5 +135,28 @@ export function registerAs2ProfileRoutes(router: ApiRouter, ctx: ApiContext): vo
     params: idParams,
     status: 204,
     handler: ({ params, caller }) => deleteRemoteProfile(ctx, caller, params.id),
+  });
+  router.add({
+    method: 'POST',
+    url: '/as2/remote-profiles/:id/check-connection',
+    tag,
+    summary:
+      'Check that the partner can be reached (certificates, resolve, connect, tls, http) without sending a message',
+    params: idParams,
+    body: CheckConnectionBody,
+    response: CheckConnectionAnswer,
+    errors: ['SENDER_NOT_RUNNING'],
+    handler: ({ params, body }) => checkPartnerConnection(ctx, params.id, body),
+  });
+  router.add({
+    method: 'POST',
+    url: '/as2/remote-profiles/:id/test-message',
+    tag,
+    summary: 'Send the partner a small generated text file through the normal flow',
+    params: idParams,
+    body: TestMessageBody,
+    status: 201,
+    response: TestMessageAnswer,
+    handler: ({ params, body, caller }) => sendTestMessage(ctx, caller, params.id, body),
   });
 }

@@ -1,0 +1,272 @@
+/**
+ * AS2 end to end on one machine: a pier sender posts to a pier receiver (one `pier serve`
+ * playing both sides, over real HTTP on loopback), 10 KiB EDI-like payloads, SHA-256 signed,
+ * AES-256-CBC encrypted, compressed, synchronous signed receipt, RSA-2048. Messages enter by
+ * POST /messages (--clients concurrent uploads) and count when Delivered (receipt verified).
+ * Reports messages/s, server CPU per message (/proc of the server process), the ratio to the
+ * RSA limit of `openssl speed -seconds 3 rsa2048` (three private-key operations per message:
+ * sender signs, receiver decrypts, receiver signs the receipt), then one 64 MiB file through
+ * the same path with the server's peak RSS growth.
+ * Options: --messages <n> (default 1500), --clients <n> (default 16), --no-large.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createApiToken } from '../src/api/resources/api-tokens/service.js';
+import { createServiceAccount } from '../src/api/resources/service-accounts/service.js';
+import { readProcessOptions } from '../src/config.js';
+import { createApiContext } from '../src/core.js';
+import { SecretBox } from '../src/runtime/secrets/secret-box.js';
+import { migrate, openDatabase } from '../src/storage/db.js';
+import { benchDatabase } from './lib/database.js';
+import { startServerProcess } from './lib/server-process.js';
+
+const { values } = parseArgs({
+  options: {
+    messages: { type: 'string' },
+    clients: { type: 'string' },
+    'no-large': { type: 'boolean' },
+  },
+});
+const total = Number(values.messages ?? 1500);
+const clients = Number(values.clients ?? 16);
+const log = (text: string) => process.stderr.write(`${text}\n`);
+
+const db = await benchDatabase();
+const orm = await openDatabase(db.url);
+await migrate(orm);
+const secretText = 'bench-as2';
+const ctx = createApiContext({
+  orm,
+  options: readProcessOptions({ DATABASE_URL: db.url }),
+  secrets: SecretBox.fromText(secretText),
+  storageInUse: {
+    storage_backend: 'local',
+    storage_local_directory: './payloads',
+    storage_s3_bucket: '',
+    storage_s3_region: '',
+    storage_s3_endpoint: '',
+  },
+  developerBuild: false,
+});
+const system = { kind: 'developer' as const, actor: 'system' };
+await createServiceAccount(ctx, system, {
+  name: 'bench',
+  description: '',
+  kind: 'local',
+  enabled: true,
+  oidc_issuer: '',
+  oidc_subject: '',
+});
+const { token } = await createApiToken(ctx, system, {
+  service_account: 'bench',
+  label: 'bench',
+  expires_in_days: 1,
+});
+ctx.apiTokens.close();
+await orm.close();
+
+const certDir = mkdtempSync(path.join(os.tmpdir(), 'pier-bench-cert-'));
+execFileSync(
+  'openssl',
+  [...'req -x509 -newkey rsa:2048 -nodes -keyout k.pem -out c.pem -days 30 -subj /CN=bench'.split(' ')],
+  { cwd: certDir, stdio: 'ignore' },
+);
+
+const server = await startServerProcess(db.url);
+const client = new pg.Client({ connectionString: db.url });
+await client.connect();
+try {
+  const auth = { authorization: `Bearer ${token}` };
+  const api = async (url: string, body: unknown) => {
+    const r = await fetch(`${server.url}/api/v1${url}`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (r.status >= 300) throw new Error(`POST ${url}: ${r.status} ${await r.text()}`);
+    return ((await r.json()) as { data: Record<string, unknown> }).data;
+  };
+  const form = new FormData();
+  form.append('certificate', new Blob([readFileSync(path.join(certDir, 'c.pem'))]), 'c.pem');
+  form.append('private_key', new Blob([readFileSync(path.join(certDir, 'k.pem'))]), 'k.pem');
+  form.append('description', 'bench');
+  const up = await fetch(`${server.url}/api/v1/certificates`, {
+    method: 'POST',
+    headers: { ...auth, 'x-requested-with': 'XMLHttpRequest' },
+    body: form,
+  });
+  if (up.status !== 201) throw new Error(`certificate upload: ${await up.text()}`);
+  const cert = ((await up.json()) as { data: { id: number } }).data.id;
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const endpoint = `http://127.0.0.1:${port}/as2`;
+  await api('/plugins/configs?type=as2-receiver', { name: 'in', host: '127.0.0.1', port, path: '/as2' });
+  await api('/plugins/configs?type=as2-sender', {
+    name: 'out',
+    max_attempts: 1,
+    max_concurrent_deliveries: 32,
+  });
+  const profile = {
+    signing_algorithm: 'sha256',
+    encryption_algorithm: 'aes256-cbc',
+    compression: true,
+    mdn_mode: 'sync',
+    mdn_signed: true,
+    partner_certificate_id: cert,
+    signature_certificate_ids: [cert],
+    endpoint,
+  };
+  // Sending side: org `acme` → partner `globex`; receiving side: org `globex-in` ← partner `acme-out`.
+  for (const [org, as2id] of [
+    ['acme', 'ACME'],
+    ['globex-in', 'GLOBEX'],
+  ] as const) {
+    const o = await api('/organizations', { name: org });
+    await api('/as2/local-profiles', { local_organization_id: o.id, as2id, signing_certificate_id: cert });
+  }
+  for (const [partner, as2id] of [
+    ['globex', 'GLOBEX'],
+    ['acme-out', 'ACME'],
+  ] as const) {
+    const p = await api('/partners', { name: partner });
+    await api('/as2/remote-profiles', { business_partner_id: p.id, as2id, ...profile });
+  }
+  await api('/services/as2-receiver/in/start', {});
+  await api('/services/as2-sender/out/start', {});
+
+  const line = "UNB+UNOC:3+ACME:14+GLOBEX:14+261121:1200+1'UNH+1+ORDERS:D:96A:UN'BGM+220+4711+9'\n";
+  const document = Buffer.from(line.repeat(Math.ceil(10240 / line.length)).slice(0, 10240));
+  const send = async (content: Buffer, name: string) => {
+    const body = new FormData();
+    body.append('from', 'acme');
+    body.append('to', 'globex');
+    body.append('target', 'out');
+    body.append('file', new Blob([new Uint8Array(content)]), name);
+    const r = await fetch(`${server.url}/api/v1/messages`, {
+      method: 'POST',
+      headers: { ...auth, 'x-requested-with': 'XMLHttpRequest' },
+      body,
+    });
+    if (r.status !== 201) throw new Error(`upload: ${r.status} ${await r.text()}`);
+    await r.arrayBuffer();
+  };
+  const counts = async () => {
+    const r = await client.query<{ status: string; n: string }>(
+      `select status, count(*) n from message where direction = 'outbound' group by status`,
+    );
+    return Object.fromEntries(r.rows.map((x) => [x.status, Number(x.n)]));
+  };
+  const waitDone = async (expected: number, timeoutS: number) => {
+    const deadline = Date.now() + timeoutS * 1000;
+    for (;;) {
+      const c = await counts();
+      const finished = (c.Delivered ?? 0) + (c.Error ?? 0) + (c.Failed ?? 0);
+      if (finished >= expected) return c;
+      if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify(c)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const cpuOf = (pid: number) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime + stime in clock ticks of 10 ms (every thread of the process, workers included).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  };
+  const uploadAll = async (n: number, offset: number) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (next < n) {
+          const i = next++;
+          await send(document, `order-${offset + i}.edi`);
+        }
+      }),
+    );
+  };
+
+  log('warming up…');
+  const warm = 100;
+  await uploadAll(warm, 0);
+  const warmed = await waitDone(warm, 120);
+  if ((warmed.Delivered ?? 0) !== warm) throw new Error(`warm-up not delivered: ${JSON.stringify(warmed)}`);
+
+  // Database work per message: committed transactions and statements of this database.
+  const dbWork = async () => {
+    const r = await client.query<{ xact: string; tup: string }>(
+      `select xact_commit xact, tup_returned + tup_inserted + tup_updated + tup_deleted tup
+         from pg_stat_database where datname = current_database()`,
+    );
+    return { xact: Number(r.rows[0]!.xact), tup: Number(r.rows[0]!.tup) };
+  };
+  log(`sending ${total} messages…`);
+  const dbBefore = await dbWork();
+  const cpuBefore = cpuOf(server.pid);
+  const started = performance.now();
+  await uploadAll(total, warm);
+  const done = await waitDone(warm + total, 600);
+  const seconds = (performance.now() - started) / 1000;
+  const cpuMs = cpuOf(server.pid) - cpuBefore;
+  const delivered = (done.Delivered ?? 0) - warm;
+  const dbAfter = await dbWork();
+  const perSecond = delivered / seconds;
+
+  const speed = execFileSync('openssl', ['speed', '-seconds', '3', 'rsa2048'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
+    .toString()
+    .split('\n')
+    .find((l) => /^rsa\s+2048/.test(l));
+  const signsPerS = Number(speed?.trim().split(/\s+/)[5] ?? NaN);
+  const cores = os.availableParallelism();
+  const rsaLimit = (signsPerS * cores) / 3;
+
+  let large: Record<string, number> | undefined;
+  if (!values['no-large']) {
+    log('sending 64 MiB…');
+    const big = Buffer.alloc(64 * 1024 * 1024);
+    for (let i = 0; i < big.length; i += document.length) document.copy(big, i);
+    const rssBase = rssOf(server.pid);
+    let peak = rssBase;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssOf(server.pid))), 20);
+    const t0 = performance.now();
+    await send(big, 'large.edi');
+    const after = await waitDone(warm + total + 1, 600);
+    clearInterval(sampler);
+    large = {
+      large_ok: (after.Delivered ?? 0) - warm - delivered === 1 ? 1 : 0,
+      large_seconds: Math.round((performance.now() - t0) / 100) / 10,
+      large_rss_growth_mib: Math.round((peak - rssBase) / 1024 / 1024),
+    };
+  }
+  console.log(
+    JSON.stringify({
+      benchmark: 'as2-loopback',
+      messages: total,
+      clients,
+      delivered,
+      failed: total - delivered,
+      seconds: Math.round(seconds * 10) / 10,
+      messages_per_s: Math.round(perSecond),
+      cpu_ms_per_message: Math.round((cpuMs / delivered) * 100) / 100,
+      db_commits_per_message: Math.round(((dbAfter.xact - dbBefore.xact) / delivered) * 10) / 10,
+      db_rows_per_message: Math.round((dbAfter.tup - dbBefore.tup) / delivered),
+      openssl_rsa2048_sign_per_s: signsPerS,
+      cores,
+      rsa_limit_messages_per_s: Math.round(rsaLimit),
+      ratio_to_rsa_limit: Math.round((perSecond / rsaLimit) * 1000) / 1000,
+      ...large,
+    }),
+  );
+} finally {
+  await client.end();
+  await server.stop();
+  await db.drop();
+  rmSync(certDir, { recursive: true, force: true });
+}
+
+function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}

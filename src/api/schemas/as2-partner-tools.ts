@@ -1,0 +1,38 @@
+/** Bodies and answers of the partner tools: connection check and test message (spec 4.3). */
+import { z } from 'zod';
+import { recordName } from './common.js';
+
+export const CheckConnectionBody = z.strictObject({
+  sender: recordName.optional().describe('AS2 sender instance; may be left out when only one exists'),
+});
+
+const stepResult = z.object({
+  status: z.enum(['ok', 'failed', 'skipped']),
+  detail: z.string(),
+  duration_ms: z.number().int(),
+});
+
+export const CheckConnectionAnswer = z.object({
+  ok: z.boolean(),
+  sender: z.string(),
+  endpoint: z.string(),
+  steps: z.object({
+    certificates: stepResult,
+    resolve: stepResult,
+    connect: stepResult,
+    tls: stepResult,
+    http: stepResult,
+  }),
+  problem: z.string().optional().describe('The first step that failed and why; only when ok is false'),
+});
+
+export const TestMessageBody = z.strictObject({
+  sender: recordName.optional().describe('AS2 sender instance; may be left out when unambiguous'),
+  organization: recordName.optional().describe('Sending organization; may be left out when unambiguous'),
+});
+
+export const TestMessageAnswer = z.object({
+  message_id: z.uuid(),
+  status: z.string(),
+  file_name: z.string(),
+});

@@ -1,0 +1,136 @@
+// Covers POST /as2/remote-profiles/{id}/check-connection and /test-message: the steps against a
+// real pier receiver over HTTP, against a local HTTPS peer (trusted by pinning, refused without),
+// a closed port and an unknown name; 503 while the sender is stopped; which sender and
+// organization are taken when left out; and a test message delivered through the normal flow.
+import https from 'node:https';
+import t from 'tap';
+import { makeFixtures } from '../helpers/certificates.js';
+import {
+  freePort,
+  organization,
+  partner,
+  startReceiver,
+  startSender,
+  storeCertificate,
+} from '../helpers/as2.js';
+import { must, waitForMessage } from '../helpers/flow.js';
+import { startTestServer } from '../helpers/server.js';
+
+const server = await startTestServer(t);
+const f = makeFixtures();
+t.teardown(() => f.remove());
+f.selfSigned('pier', '/O=pier/CN=pier.example');
+f.openssl(
+  'req -x509 -newkey rsa:2048 -nodes -keyout tls.key -out tls.crt -days 30 -subj /CN=127.0.0.1 -addext',
+  'subjectAltName=IP:127.0.0.1',
+);
+const cert = await storeCertificate(server, f, 'pier');
+const tlsCert = await storeCertificate(server, f, 'tls', false);
+const url = await startReceiver(server);
+const profile = {
+  signing_algorithm: 'sha256',
+  encryption_algorithm: 'aes256-cbc',
+  compression: true,
+  mdn_mode: 'sync',
+  mdn_signed: true,
+} as const;
+// One pier plays both sides: org A sends to partner B, whose receiving side is org B.
+await organization(server, 'org-a', 'A', cert);
+const partnerB = await partner(server, 'partner-b', 'B', url, cert, profile);
+await organization(server, 'org-b', 'B', cert);
+await partner(server, 'partner-a', 'A', url, cert, profile);
+
+const peer = https.createServer({ key: f.read('tls.key'), cert: f.read('tls.crt') }, (_req, res) => {
+  res.writeHead(405, { Allow: 'POST' }).end();
+});
+const peerPort = await freePort();
+await new Promise<void>((resolve) => peer.listen(peerPort, '127.0.0.1', resolve));
+t.teardown(() => new Promise<void>((resolve) => peer.close(() => resolve())));
+const closedPort = await freePort();
+const pinned = await partner(server, 'pinned', 'P', `https://127.0.0.1:${peerPort}/as2`, cert, profile, {
+  tls_trusted_certificate_ids: [tlsCert],
+});
+const unpinned = await partner(server, 'unpinned', 'U', `https://127.0.0.1:${peerPort}/as2`, cert, profile);
+const closed = await partner(server, 'closed', 'C', `http://127.0.0.1:${closedPort}/as2`, cert, profile);
+const nowhere = await partner(server, 'nowhere', 'N', 'http://nowhere.invalid/as2', cert, profile);
+
+const check = (id: number, body: Record<string, unknown> = {}) =>
+  server.call('POST', `/api/v1/as2/remote-profiles/${id}/check-connection`, { body });
+
+t.test('check-connection', async (t) => {
+  await must(server, '/plugins/configs?type=as2-sender', { name: 'out', max_attempts: 1 });
+  const stopped = await check(partnerB, { sender: 'out' });
+  t.equal(stopped.status, 503);
+  t.equal(stopped.body.error.code, 'SENDER_NOT_RUNNING');
+  await must(server, '/services/as2-sender/out/start');
+
+  const ok = await check(partnerB);
+  t.equal(ok.status, 200, ok.raw);
+  t.equal(ok.body.data.ok, true, ok.raw);
+  t.equal(ok.body.data.sender, 'out', 'the only sender is taken when left out');
+  t.notOk('problem' in ok.body.data);
+  for (const step of ['certificates', 'resolve', 'connect', 'tls', 'http'])
+    t.equal(ok.body.data.steps[step].status, 'ok', `${step}: ${ok.body.data.steps[step].detail}`);
+  t.match(ok.body.data.steps.http.detail, /405/, 'the receiver was asked with GET, not sent a message');
+  t.match(ok.body.data.steps.tls.detail, /plain HTTP/);
+
+  const viaPin = await check(pinned, { sender: 'out' });
+  t.equal(viaPin.body.data.ok, true, viaPin.raw);
+  t.match(viaPin.body.data.steps.tls.detail, /TLSv1\.[23]/);
+
+  const notTrusted = await check(unpinned);
+  t.equal(notTrusted.body.data.ok, false);
+  t.match(notTrusted.body.data.problem, /^tls: /);
+  t.equal(notTrusted.body.data.steps.http.status, 'skipped');
+
+  const refused = await check(closed);
+  t.equal(refused.body.data.ok, false);
+  t.match(refused.body.data.problem, /^connect: .*ECONNREFUSED/);
+  t.equal(refused.body.data.steps.resolve.status, 'ok');
+
+  const unknown = await check(nowhere);
+  t.equal(unknown.body.data.ok, false);
+  t.match(unknown.body.data.problem, /^resolve: /);
+
+  t.equal((await check(999999)).status, 404);
+  const badSender = await check(partnerB, { sender: 'nope' });
+  t.equal(badSender.status, 400);
+  t.ok(badSender.body.error.details.sender);
+  t.equal((await check(partnerB, { sender: 'out', extra: 1 })).status, 400);
+
+  await startSender(server, 'other');
+  const ambiguous = await check(partnerB);
+  t.equal(ambiguous.status, 400, 'with two senders one must be named');
+  t.match(ambiguous.body.error.details.sender, /other, out/);
+});
+
+t.test('test-message', async (t) => {
+  const send = (body: Record<string, unknown>) =>
+    server.call('POST', `/api/v1/as2/remote-profiles/${partnerB}/test-message`, { body });
+  const noOrg = await send({ sender: 'out' });
+  t.equal(noOrg.status, 400, 'two organizations and no route: name one');
+  t.ok(noOrg.body.error.details.organization);
+  t.equal((await send({ sender: 'out', organization: 'nope' })).status, 400);
+
+  // A route from org-a to partner-b through `out` settles both choices.
+  await must(server, '/routes', {
+    name: 'test-route',
+    source_plugin: 'in',
+    from: 'org-a',
+    to: 'partner-b',
+    target_plugin: 'out',
+  });
+  const made = await send({});
+  t.equal(made.status, 201, made.raw);
+  t.match(made.body.data, { message_id: String, status: String, file_name: /^pier-test-.*\.txt$/ });
+  const sent = await waitForMessage(
+    server,
+    made.body.data.message_id,
+    (m) => m.status === 'Delivered' || m.status === 'Error',
+    'the test message delivered',
+  );
+  t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error ?? '');
+  t.equal(sent.deliveries[0].target, 'out');
+  t.equal(sent.from, 'org-a');
+  t.equal(sent.protocols.as2.mdn.disposition, 'automatic-action/MDN-sent-automatically; processed');
+});
