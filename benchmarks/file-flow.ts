@@ -275,14 +275,18 @@ function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
 }
 
 /** Streams a multipart form with a generated file of `size` bytes; never holds the file. */
-function uploadStream(url: string, size: number): Promise<{ status: number; body: string }> {
+function uploadStream(
+  url: string,
+  size: number,
+  fileName: string,
+): Promise<{ status: number; body: string }> {
   const boundary = `bench${randomBytes(8).toString('hex')}`;
   const head = Buffer.from(
     [
       `--${boundary}\r\nContent-Disposition: form-data; name="from"\r\n\r\nacme\r\n`,
       `--${boundary}\r\nContent-Disposition: form-data; name="to"\r\n\r\nglobex\r\n`,
       `--${boundary}\r\nContent-Disposition: form-data; name="target"\r\n\r\nout\r\n`,
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\n`,
       'Content-Type: application/octet-stream\r\n\r\n',
     ].join(''),
   );
@@ -322,7 +326,7 @@ async function upload() {
     await configure(pier, dir);
     const pid = pier.child.pid!;
     // Warm up: one small message through the same path.
-    const small = await uploadStream(pier.url, 1024);
+    const small = await uploadStream(pier.url, 1024, 'warm-up.bin');
     if (small.status !== 201) throw new Error(small.body);
     await waitDelivered(db, 1, 30_000);
     global.gc?.();
@@ -332,8 +336,10 @@ async function upload() {
     await writeFile(`/proc/${pid}/clear_refs`, '5');
     const size = 64 * 1024 * 1024;
     const started = Date.now();
-    const big = await uploadStream(pier.url, size);
+    const big = await uploadStream(pier.url, size, 'big.bin');
     if (big.status !== 201) throw new Error(big.body);
+    // The peak while the upload streamed in; then, from the same start, while it was delivered.
+    const uploaded = await rssOf(pid);
     await waitDelivered(db, 2, 60_000);
     const elapsed = Date.now() - started;
     const after = await rssOf(pid);
@@ -348,6 +354,7 @@ async function upload() {
       rss_before_mib: mib(before.rss),
       rss_peak_mib: mib(after.hwm),
       rss_growth_mib: mib(after.hwm - before.rss),
+      rss_growth_while_uploading_mib: mib(uploaded.hwm - before.rss),
     };
   });
 }

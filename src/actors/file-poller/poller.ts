@@ -85,7 +85,10 @@ export class FilePoller {
     const fileName = values?.filename ?? path.posix.basename(rel);
     const id = randomUUID();
     try {
-      const size = await this.store.put({ messageId: id, stage: 'unpacked' }, createReadStream(full));
+      const ref = { messageId: id, stage: 'unpacked' as const };
+      const size = this.store.putFile
+        ? await this.store.putFile(ref, full)
+        : await this.store.put(ref, createReadStream(full));
       if (BigInt(size) !== seen.size) {
         // Changed while read: look again next time.
         await this.store.removeMessage(id);
