@@ -13,7 +13,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -246,20 +246,30 @@ async function paced() {
     const total = rate * seconds;
     log(`feeding ${rate} files/s for ${seconds} s`);
     const cpu = { ...(await cpuOf(pier.child.pid!)), pg: await postgresCpu() };
+    // Every 100 ms the files due by then, written in parallel under a hidden name and
+    // renamed, as a well-behaved producer does.
     const started = Date.now();
-    for (let i = 0; i < total; i++) {
-      // Written under a hidden name and renamed, as a well-behaved producer does.
-      const name = `p${i}.edi`;
-      await writeFile(path.join(inbox, `.${name}`), fourKiB(i));
-      await import('node:fs/promises').then((fs) =>
-        fs.rename(path.join(inbox, `.${name}`), path.join(inbox, name)),
+    let made = 0;
+    while (made < total) {
+      const due = Math.min(total, Math.floor(((Date.now() - started) / 1000) * rate) + Math.ceil(rate / 10));
+      const batch = Array.from({ length: due - made }, (_, k) => made + k);
+      await Promise.all(
+        batch.map(async (i) => {
+          const name = `p${i}.edi`;
+          await writeFile(path.join(inbox, `.${name}`), fourKiB(i));
+          await rename(path.join(inbox, `.${name}`), path.join(inbox, name));
+        }),
       );
-      const due = started + ((i + 1) * 1000) / rate;
-      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      made = due;
+      const next = started + (made / rate) * 1000 - Math.ceil(rate / 10) * (1000 / rate);
+      if (next > Date.now()) await new Promise((r) => setTimeout(r, next - Date.now()));
     }
+    const fed = (Date.now() - started) / 1000;
+    log(`fed ${total} files in ${fed} s`);
     await waitDelivered(db, total, 300_000);
     return {
       rate_files_per_s: rate,
+      fed_per_s: Math.round(total / fed),
       files: total,
       ...(await figures(db)),
       ...(await cpuPerMessage(pier.child.pid!, cpu, total)),
