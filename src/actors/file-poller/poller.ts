@@ -88,6 +88,8 @@ export class FilePoller {
         }
         const [rel, seen] = ready[next++]!;
         if (await this.#take(rel, seen)) taken++;
+        // Not taken (it changed, or acceptance failed): ready again at the next look.
+        else this.#seen.set(rel, seen);
       }
     };
     await Promise.all(Array.from({ length: concurrentTakes }, taker));
