@@ -217,11 +217,14 @@ export async function acceptBatch(
   }
   const targets = [...new Set(deliveries.filter((d) => fresh.has(d.message_id)).map((d) => d.target))];
   await announce(tx, targets);
-  // How far the targets are behind: sources use it to hold back (acceptBatch's callers).
+  // How far the targets are behind: deliveries queued and not yet announced a second time
+  // (so less than 10 s old). A target that is not running at all stops counting after that,
+  // and does not hold its source back for longer.
   const queuedAt = new Map<string, number>();
   if (targets.length > 0) {
     const counts = await tx.all<{ target: string; n: number }>(
-      `select target, count(*)::int as n from delivery where state = 'queued' and target = any(?::text[]) group by target`,
+      `select target, count(*)::int as n from delivery
+        where state = 'queued' and dispatches = 1 and target = any(?::text[]) group by target`,
       [pgArray(targets)],
     );
     for (const c of counts) queuedAt.set(c.target, c.n);
