@@ -13,7 +13,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -246,20 +246,30 @@ async function paced() {
     const total = rate * seconds;
     log(`feeding ${rate} files/s for ${seconds} s`);
     const cpu = { ...(await cpuOf(pier.child.pid!)), pg: await postgresCpu() };
+    // Every 100 ms the files due by then, written in parallel under a hidden name and
+    // renamed, as a well-behaved producer does.
     const started = Date.now();
-    for (let i = 0; i < total; i++) {
-      // Written under a hidden name and renamed, as a well-behaved producer does.
-      const name = `p${i}.edi`;
-      await writeFile(path.join(inbox, `.${name}`), fourKiB(i));
-      await import('node:fs/promises').then((fs) =>
-        fs.rename(path.join(inbox, `.${name}`), path.join(inbox, name)),
+    let made = 0;
+    while (made < total) {
+      const due = Math.min(total, Math.floor(((Date.now() - started) / 1000) * rate) + Math.ceil(rate / 10));
+      const batch = Array.from({ length: due - made }, (_, k) => made + k);
+      await Promise.all(
+        batch.map(async (i) => {
+          const name = `p${i}.edi`;
+          await writeFile(path.join(inbox, `.${name}`), fourKiB(i));
+          await rename(path.join(inbox, `.${name}`), path.join(inbox, name));
+        }),
       );
-      const due = started + ((i + 1) * 1000) / rate;
-      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      made = due;
+      const next = started + (made / rate) * 1000 - Math.ceil(rate / 10) * (1000 / rate);
+      if (next > Date.now()) await new Promise((r) => setTimeout(r, next - Date.now()));
     }
+    const fed = (Date.now() - started) / 1000;
+    log(`fed ${total} files in ${fed} s`);
     await waitDelivered(db, total, 300_000);
     return {
       rate_files_per_s: rate,
+      fed_per_s: Math.round(total / fed),
       files: total,
       ...(await figures(db)),
       ...(await cpuPerMessage(pier.child.pid!, cpu, total)),
@@ -275,14 +285,18 @@ function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
 }
 
 /** Streams a multipart form with a generated file of `size` bytes; never holds the file. */
-function uploadStream(url: string, size: number): Promise<{ status: number; body: string }> {
+function uploadStream(
+  url: string,
+  size: number,
+  fileName: string,
+): Promise<{ status: number; body: string }> {
   const boundary = `bench${randomBytes(8).toString('hex')}`;
   const head = Buffer.from(
     [
       `--${boundary}\r\nContent-Disposition: form-data; name="from"\r\n\r\nacme\r\n`,
       `--${boundary}\r\nContent-Disposition: form-data; name="to"\r\n\r\nglobex\r\n`,
       `--${boundary}\r\nContent-Disposition: form-data; name="target"\r\n\r\nout\r\n`,
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\n`,
       'Content-Type: application/octet-stream\r\n\r\n',
     ].join(''),
   );
@@ -322,7 +336,7 @@ async function upload() {
     await configure(pier, dir);
     const pid = pier.child.pid!;
     // Warm up: one small message through the same path.
-    const small = await uploadStream(pier.url, 1024);
+    const small = await uploadStream(pier.url, 1024, 'warm-up.bin');
     if (small.status !== 201) throw new Error(small.body);
     await waitDelivered(db, 1, 30_000);
     global.gc?.();
@@ -332,8 +346,10 @@ async function upload() {
     await writeFile(`/proc/${pid}/clear_refs`, '5');
     const size = 64 * 1024 * 1024;
     const started = Date.now();
-    const big = await uploadStream(pier.url, size);
+    const big = await uploadStream(pier.url, size, 'big.bin');
     if (big.status !== 201) throw new Error(big.body);
+    // The peak while the upload streamed in; then, from the same start, while it was delivered.
+    const uploaded = await rssOf(pid);
     await waitDelivered(db, 2, 60_000);
     const elapsed = Date.now() - started;
     const after = await rssOf(pid);
@@ -348,6 +364,7 @@ async function upload() {
       rss_before_mib: mib(before.rss),
       rss_peak_mib: mib(after.hwm),
       rss_growth_mib: mib(after.hwm - before.rss),
+      rss_growth_while_uploading_mib: mib(uploaded.hwm - before.rss),
     };
   });
 }

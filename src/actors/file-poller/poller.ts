@@ -1,7 +1,8 @@
 /**
  * The file poller's logic, with its ports as arguments so it runs without a thread in
  * tests. A file is taken when it is fully written: seen with the same size, time and inode
- * in two looks at the directory, and not named like a file in the making. Its bytes go to
+ * in two looks at the directory (or not modified for a whole polling interval), and not
+ * named like a file in the making. Its bytes go to
  * the payload store, the core accepts the message, and only then is the file moved to
  * processed_directory. A file whose path names no parties becomes a Refused message, so
  * nothing is lost and the operator sees why.
@@ -19,6 +20,14 @@ import { listFiles, moveAside } from './files.js';
 
 /** Files taken at the same time. */
 const concurrentTakes = 16;
+/**
+ * Deliveries waiting at the targets beyond which the poller holds back: the files wait in
+ * the directory rather than as queued messages, so the queue, and the time from acceptance
+ * to delivery, stay short when the targets are slower than the directory fills.
+ */
+export const maxQueuedDeliveries = 128;
+/** How long a taker pauses when the targets are that far behind. */
+const holdBackMs = 50;
 
 interface Seen {
   size: bigint;
@@ -32,6 +41,8 @@ export class FilePoller {
   #seen = new Map<string, Seen>();
   readonly #directories = new Directories();
   #halted = false;
+  /** The targets' backlog as the last acceptance reported it. */
+  #queued = 0;
   readonly #matchPath: ReturnType<typeof pathMatcher>;
   readonly #matchName: (name: string) => boolean;
 
@@ -51,6 +62,7 @@ export class FilePoller {
     );
     const now = new Map<string, Seen>();
     const ready: [string, Seen][] = [];
+    const settled = BigInt(Date.now() - this.settings.polling_interval * 1000) * 1_000_000n;
     for (const rel of files) {
       const st = await stat(path.join(this.settings.base_directory, rel), { bigint: true }).catch(
         () => undefined,
@@ -58,17 +70,29 @@ export class FilePoller {
       if (!st) continue;
       const seen = { size: st.size, mtimeNs: st.mtimeNs, ino: st.ino };
       const before = this.#seen.get(rel);
-      if (before && same(before, seen)) ready.push([rel, seen]);
+      // Complete: unchanged since the last look, or untouched for a whole polling interval.
+      if ((before && same(before, seen)) || seen.mtimeNs <= settled) ready.push([rel, seen]);
       else now.set(rel, seen);
     }
     this.#seen = now;
     let taken = 0;
-    for (let i = 0; i < ready.length && !this.#halted; i += concurrentTakes) {
-      const results = await Promise.all(
-        ready.slice(i, i + concurrentTakes).map(([rel, seen]) => this.#take(rel, seen)),
-      );
-      taken += results.filter(Boolean).length;
-    }
+    let next = 0;
+    // A pool of takers: each takes the next ready file until none is left, holding back
+    // while the targets are far behind.
+    const taker = async () => {
+      while (next < ready.length && !this.#halted) {
+        if (this.#queued > maxQueuedDeliveries) {
+          this.#queued = Math.floor(this.#queued / 2);
+          await new Promise((r) => setTimeout(r, holdBackMs));
+          continue;
+        }
+        const [rel, seen] = ready[next++]!;
+        if (await this.#take(rel, seen)) taken++;
+        // Not taken (it changed, or acceptance failed): ready again at the next look.
+        else this.#seen.set(rel, seen);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrentTakes }, taker));
     return taken;
   }
 
@@ -85,7 +109,10 @@ export class FilePoller {
     const fileName = values?.filename ?? path.posix.basename(rel);
     const id = randomUUID();
     try {
-      const size = await this.store.put({ messageId: id, stage: 'unpacked' }, createReadStream(full));
+      const ref = { messageId: id, stage: 'unpacked' as const };
+      const size = this.store.putFile
+        ? await this.store.putFile(ref, full)
+        : await this.store.put(ref, createReadStream(full));
       if (BigInt(size) !== seen.size) {
         // Changed while read: look again next time.
         await this.store.removeMessage(id);
@@ -103,6 +130,8 @@ export class FilePoller {
           ? {}
           : { refusal: `Refused: the path ${rel} does not match ${this.settings.path_pattern}` }),
       });
+      this.#queued = answer.queued;
+      this.#queued = answer.queued;
       if (answer.duplicate) await this.store.removeMessage(id);
       await moveAside(
         full,

@@ -29,16 +29,21 @@ runActor(async (start, core) => {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let scanning: Promise<unknown> = Promise.resolve();
+  // A look starts every polling_interval seconds, counted from the start of the one before;
+  // when taking files took longer than that, the next look follows at once.
+  let lastStart = Date.now();
   const next = () => {
     if (stopped) return;
+    const wait = Math.max(0, lastStart + settings.polling_interval * 1000 - Date.now());
     timer = setTimeout(() => {
+      lastStart = Date.now();
       scanning = poller
         .scan()
         .catch((error: unknown) =>
           core.log('error', 'looking at the directory failed', { error: String(error) }),
         )
         .finally(next);
-    }, settings.polling_interval * 1000);
+    }, wait);
   };
   // The first look only notes what is there; files are taken from the second on.
   scanning = poller

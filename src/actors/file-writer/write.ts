@@ -9,7 +9,7 @@ import { link, open, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../runtime/channels/core-protocol.js';
-import { PayloadMissing, type PayloadStore } from '../../storage/payloads/store.js';
+import { PayloadMissing, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
 import { Directories } from '../shared/directories.js';
 import { fillPattern } from '../shared/path-pattern.js';
 import type { FileWriterSettings } from './config.js';
@@ -49,6 +49,25 @@ export class FileWriter {
     private readonly store: PayloadStore,
   ) {}
 
+  /**
+   * The payload into a new temporary file, flushed to disk before it gets its real name:
+   * copied by the kernel when the store is local, streamed otherwise.
+   */
+  async #writeTemp(ref: PayloadRef, dir: string, temp: string): Promise<void> {
+    if (this.store.copyToFile) {
+      await this.#directories.within(dir, () => this.store.copyToFile!(ref, temp));
+      return;
+    }
+    // The temporary file first: a directory removed meanwhile fails here, before the payload is read.
+    const file = await this.#directories.within(dir, () => open(temp, 'wx'));
+    try {
+      await pipeline(await this.store.open(ref), file.createWriteStream({ flush: true }));
+    } catch (error) {
+      await file.close().catch(() => {});
+      throw error;
+    }
+  }
+
   async deliver(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
     const { settings } = this;
     const m = delivery.message;
@@ -61,14 +80,9 @@ export class FileWriter {
     const final = path.join(settings.directory, relative);
     const dir = path.dirname(final);
     const temp = path.join(dir, `.pier-${delivery.delivery_id}-${randomBytes(4).toString('hex')}.tmp`);
-    // The temporary file first: a directory removed meanwhile fails here, before the payload is read.
-    const file = await this.#directories.within(dir, () => open(temp, 'wx'));
     try {
-      const source = await this.store.open({ messageId: m.id, stage: delivery.payload.stage });
-      // flush: on disk before it gets its real name.
-      await pipeline(source, file.createWriteStream({ flush: true }));
+      await this.#writeTemp({ messageId: m.id, stage: delivery.payload.stage }, dir, temp);
     } catch (error) {
-      await file.close().catch(() => {});
       await unlink(temp).catch(() => {});
       if (error instanceof PayloadMissing) return { ok: false, retryable: false, error: error.message };
       throw error;

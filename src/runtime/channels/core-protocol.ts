@@ -51,6 +51,11 @@ export const Acceptance = z.object({
   /** True when the source had offered this before: `message_id` is the earlier message. */
   duplicate: z.boolean(),
   status: z.string(),
+  /**
+   * Deliveries queued at the message's targets in the last few seconds and not claimed yet:
+   * a source that is far ahead of its targets holds back.
+   */
+  queued: z.number().int(),
 });
 export type Acceptance = z.infer<typeof Acceptance>;
 

@@ -24,6 +24,8 @@ export interface AcceptOutcome {
   message_id: string;
   duplicate: boolean;
   status: MessageStatus;
+  /** Deliveries still waiting for a claim at the targets of the message, after this batch. */
+  queued: number;
 }
 
 type PartyKind = 'organization' | 'partner';
@@ -215,11 +217,27 @@ export async function acceptBatch(
   }
   const targets = [...new Set(deliveries.filter((d) => fresh.has(d.message_id)).map((d) => d.target))];
   await announce(tx, targets);
+  // How far the targets are behind: deliveries queued and not yet announced a second time
+  // (so less than 10 s old). A target that is not running at all stops counting after that,
+  // and does not hold its source back for longer.
+  const queuedAt = new Map<string, number>();
+  if (targets.length > 0) {
+    const counts = await tx.all<{ target: string; n: number }>(
+      `select target, count(*)::int as n from delivery
+        where state = 'queued' and dispatches = 1 and target = any(?::text[]) group by target`,
+      [pgArray(targets)],
+    );
+    for (const c of counts) queuedAt.set(c.target, c.n);
+  }
+  const targetsOf = new Map<string, string[]>();
+  for (const d of deliveries) targetsOf.set(d.message_id, [...(targetsOf.get(d.message_id) ?? []), d.target]);
+  const queued = (id: string) => Math.max(0, ...(targetsOf.get(id) ?? []).map((t) => queuedAt.get(t) ?? 0));
   const outcomes = rows.map((r) => {
-    if (fresh.has(r.id)) return { message_id: r.id, duplicate: false, status: r.status };
+    if (fresh.has(r.id))
+      return { message_id: r.id, duplicate: false, status: r.status, queued: queued(r.id) };
     const before = earlier.get(`${r.source_name}\u0000${r.source_key}`);
     if (!before) throw new Error(`Message ${r.id} was neither stored nor found`);
-    return { message_id: before.id, duplicate: true, status: before.status };
+    return { message_id: before.id, duplicate: true, status: before.status, queued: 0 };
   });
   return { outcomes, targets };
 }

@@ -67,9 +67,12 @@ export class Dispatcher implements ActorCore {
   accept(source: InstanceRef, messages: OfferedMessage[]): Promise<Acceptance[]> {
     return Promise.all(
       messages.map((message) =>
-        this.#accepts
-          .submit({ source_type: source.type, source_name: source.name, message })
-          .then((o) => ({ message_id: o.message_id, duplicate: o.duplicate, status: o.status })),
+        this.#accepts.submit({ source_type: source.type, source_name: source.name, message }).then((o) => ({
+          message_id: o.message_id,
+          duplicate: o.duplicate,
+          status: o.status,
+          queued: o.queued,
+        })),
       ),
     );
   }

@@ -4,7 +4,8 @@
  * a partial file, but only of a stage that was never recorded, which nothing reads.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rm, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, copyFile, mkdir, open, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -32,6 +33,12 @@ function byteCounter(maxBytes: number | undefined): Transform & { bytes: number 
   return counter;
 }
 
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
+
 export class LocalPayloadStore implements PayloadStore {
   readonly directory: string;
 
@@ -47,13 +54,36 @@ export class LocalPayloadStore implements PayloadStore {
     return path.join(this.directory, ref.messageId, ref.stage);
   }
 
-  async put(ref: PayloadRef, source: Readable, options: PutOptions = {}): Promise<number> {
-    const file = this.pathOf(ref);
+  /** The message's directory; the store's own directory is made on first use. */
+  async #messageDir(file: string): Promise<void> {
     await mkdir(path.dirname(file)).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return mkdir(path.dirname(file), { recursive: true });
       if (error.code !== 'EEXIST') throw error;
       return undefined;
     });
+  }
+
+  async putFile(ref: PayloadRef, source: string): Promise<number> {
+    const file = this.pathOf(ref);
+    await this.#messageDir(file);
+    try {
+      await copyFile(source, file, constants.COPYFILE_EXCL);
+      const copy = await open(file, 'r+');
+      try {
+        await copy.sync();
+        return (await copy.stat()).size;
+      } finally {
+        await copy.close();
+      }
+    } catch (error) {
+      await unlink(file).catch(() => {});
+      throw error;
+    }
+  }
+
+  async put(ref: PayloadRef, source: Readable, options: PutOptions = {}): Promise<number> {
+    const file = this.pathOf(ref);
+    await this.#messageDir(file);
     const counter = byteCounter(options.maxBytes);
     try {
       // flush: on disk before put resolves, so before the stage is recorded.
@@ -73,6 +103,24 @@ export class LocalPayloadStore implements PayloadStore {
       throw error;
     });
     return handle.createReadStream();
+  }
+
+  async copyToFile(ref: PayloadRef, destination: string): Promise<boolean> {
+    try {
+      await copyFile(this.pathOf(ref), destination, constants.COPYFILE_EXCL);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !(await exists(this.pathOf(ref)))) {
+        throw new PayloadMissing(ref);
+      }
+      throw error;
+    }
+    const copy = await open(destination, 'r+');
+    try {
+      await copy.sync();
+    } finally {
+      await copy.close();
+    }
+    return true;
   }
 
   async removeMessage(messageId: string): Promise<void> {

@@ -25,6 +25,17 @@ export interface PayloadStore {
   put(ref: PayloadRef, source: Readable, options?: PutOptions): Promise<number>;
   /** A stream of the stage's bytes; PayloadMissing when it is not stored. */
   open(ref: PayloadRef): Promise<Readable>;
+  /**
+   * Stores a file as a new stage and flushes it, when the store can copy files without the
+   * bytes passing through the process; returns the bytes stored. Callers fall back to `put`.
+   */
+  putFile?(ref: PayloadRef, source: string): Promise<number>;
+  /**
+   * Copies a stage to a new file at `destination` and flushes it, when the store can do so
+   * without the bytes passing through the process (a local store: the kernel copies).
+   * Answers false when it cannot; the caller then streams from `open`.
+   */
+  copyToFile?(ref: PayloadRef, destination: string): Promise<boolean>;
   /** Removes every stage of a message (a message that was never accepted). */
   removeMessage(messageId: string): Promise<void>;
 }
