@@ -31,6 +31,9 @@ class RecordingCore implements CoreClient {
   async result(): Promise<boolean> {
     return true;
   }
+  async ask(): Promise<never> {
+    throw new Error('the file poller asks the core no protocol questions');
+  }
   log(): void {}
 }
 
