@@ -6,12 +6,7 @@
  */
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
-import { createApiContext } from '../src/core.js';
-import { createApiToken } from '../src/api/resources/api-tokens/service.js';
-import { createServiceAccount } from '../src/api/resources/service-accounts/service.js';
-import { readProcessOptions } from '../src/config.js';
-import { migrate, openDatabase } from '../src/storage/db.js';
-import { SecretBox } from '../src/runtime/secrets/secret-box.js';
+import { prepareWithToken } from './lib/api-token.js';
 import { benchDatabase } from './lib/database.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -20,42 +15,13 @@ const duration = Number(values.duration ?? 15);
 const connections = Number(values.connections ?? 20);
 
 const db = await benchDatabase();
-const orm = await openDatabase(db.url);
-await migrate(orm);
-await orm.em
-  .getConnection()
-  .execute(
-    `insert into organization (name, display_name) select 'org-' || g, 'Organization ' || g from generate_series(1, 1000) g`,
-  );
-const ctx = createApiContext({
-  orm,
-  options: readProcessOptions({ DATABASE_URL: db.url }),
-  secrets: SecretBox.fromText('bench'),
-  storageInUse: {
-    storage_backend: 'local',
-    storage_local_directory: './payloads',
-    storage_s3_bucket: '',
-    storage_s3_region: '',
-    storage_s3_endpoint: '',
-  },
-  developerBuild: false,
+const token = await prepareWithToken(db.url, async (orm) => {
+  await orm.em
+    .getConnection()
+    .execute(
+      `insert into organization (name, display_name) select 'org-' || g, 'Organization ' || g from generate_series(1, 1000) g`,
+    );
 });
-const system = { kind: 'developer' as const, actor: 'system' };
-await createServiceAccount(ctx, system, {
-  name: 'bench',
-  description: '',
-  kind: 'local',
-  enabled: true,
-  oidc_issuer: '',
-  oidc_subject: '',
-});
-const { token } = await createApiToken(ctx, system, {
-  service_account: 'bench',
-  label: 'bench',
-  expires_in_days: 1,
-});
-ctx.apiTokens.close();
-await orm.close();
 
 const server = await startServerProcess(db.url);
 try {

@@ -15,12 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createApiToken } from '../src/api/resources/api-tokens/service.js';
-import { createServiceAccount } from '../src/api/resources/service-accounts/service.js';
-import { readProcessOptions } from '../src/config.js';
-import { createApiContext } from '../src/core.js';
-import { SecretBox } from '../src/runtime/secrets/secret-box.js';
-import { migrate, openDatabase } from '../src/storage/db.js';
+import { prepareWithToken } from './lib/api-token.js';
 import { benchDatabase } from './lib/database.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -36,38 +31,7 @@ const clients = Number(values.clients ?? 16);
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
 const db = await benchDatabase();
-const orm = await openDatabase(db.url);
-await migrate(orm);
-const secretText = 'bench-as2';
-const ctx = createApiContext({
-  orm,
-  options: readProcessOptions({ DATABASE_URL: db.url }),
-  secrets: SecretBox.fromText(secretText),
-  storageInUse: {
-    storage_backend: 'local',
-    storage_local_directory: './payloads',
-    storage_s3_bucket: '',
-    storage_s3_region: '',
-    storage_s3_endpoint: '',
-  },
-  developerBuild: false,
-});
-const system = { kind: 'developer' as const, actor: 'system' };
-await createServiceAccount(ctx, system, {
-  name: 'bench',
-  description: '',
-  kind: 'local',
-  enabled: true,
-  oidc_issuer: '',
-  oidc_subject: '',
-});
-const { token } = await createApiToken(ctx, system, {
-  service_account: 'bench',
-  label: 'bench',
-  expires_in_days: 1,
-});
-ctx.apiTokens.close();
-await orm.close();
+const token = await prepareWithToken(db.url);
 
 const certDir = mkdtempSync(path.join(os.tmpdir(), 'pier-bench-cert-'));
 execFileSync(
