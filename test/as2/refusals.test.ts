@@ -1,33 +1,16 @@
 // Covers what unpackIncoming refuses for security reasons: tampering, wrong keys (incl. the PKCS#1 v1.5 implicit-rejection path), strangers and missing protection, each a DispositionError with the right modifier.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { unpackIncoming } from '../../src/actors/as2/unpack.js';
 import { DispositionError } from '../../src/actors/as2/vocabulary/disposition-error.js';
-import { packOutgoing, type PackOptions } from '../../src/actors/as2/pack.js';
-import type { UnpackOptions } from '../../src/actors/as2/unpack.js';
-import type { ErrorModifier } from '../../src/actors/as2/vocabulary/dispositions.js';
+import { packOutgoing } from '../../src/actors/as2/pack.js';
 import { makeParties } from './parties.js';
-import { expectRefusal } from './refusal.js';
+import { refusalKit } from './refusal.js';
 
 const parties = makeParties();
 t.teardown(() => parties.remove());
 const { alice, bob, mallory } = parties;
 
-const payload = Buffer.from("UNA:+.? '\r\nUNB+UNOC:3+ALICE+BOB+261121:1200+1'\r\nUNZ+1+1'\r\n");
-const receive: UnpackOptions = { decryptionKeys: [bob], verificationCerts: [alice.certificate] };
-const signBy = (party: typeof alice, extra: Partial<NonNullable<PackOptions['sign']>> = {}) => ({
-  algorithm: 'sha-256' as const,
-  certificate: party.certificate,
-  privateKey: party.privateKey,
-  ...extra,
-});
-const refusal = (
-  t: Test,
-  label: string,
-  modifier: ErrorModifier,
-  body: Buffer,
-  headers: Record<string, string>,
-  options: UnpackOptions = receive,
-) => expectRefusal(t, label, modifier, body, headers, options);
+const { payload, receive, signBy, refusal } = refusalKit(parties);
 
 function flip(body: Buffer, at: number): Buffer {
   const copy = Buffer.from(body);
