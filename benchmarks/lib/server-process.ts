@@ -29,19 +29,25 @@ export async function startServerProcess(
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-bench-'));
   const root = path.resolve(import.meta.dirname, '../..');
-  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/pier.js'), 'serve'], {
-    cwd: dataDir,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PIER_DATA_DIR: dataDir,
-      HTTP_PORT: String(port),
-      HTTP_HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      ...env,
+  // PIER_BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server.
+  const nodeArgs = (process.env.PIER_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs, path.join(root, 'bin/pier.js'), 'serve'],
+    {
+      cwd: dataDir,
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        PIER_DATA_DIR: dataDir,
+        HTTP_PORT: String(port),
+        HTTP_HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     try {

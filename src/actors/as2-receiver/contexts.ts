@@ -1,28 +1,20 @@
-/**
- * The profiles behind AS2-To/AS2-From, asked of the core and kept for a few seconds so a
- * burst from one partner asks once; a changed profile counts within that time.
- */
+/** The profiles behind AS2-To/AS2-From, asked of the core and kept for a few seconds. */
 import { As2InboundResponse, type As2InboundContext } from '../../runtime/channels/as2-protocol.js';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
-
-const keepMs = 5000;
+import { KeptAnswers } from '../as2-shared/kept-answers.js';
 
 export class InboundContexts {
-  readonly #cache = new Map<string, { at: number; context: Promise<As2InboundContext> }>();
+  readonly #kept: KeptAnswers<As2InboundContext>;
 
-  constructor(private readonly core: CoreClient) {}
+  constructor(core: CoreClient) {
+    this.#kept = new KeptAnswers(async (key) => {
+      const [as2To, as2From] = key.split('\u0000') as [string, string];
+      const answer = await core.ask({ type: 'as2_inbound', as2_to: as2To, as2_from: as2From });
+      return As2InboundResponse.parse(answer).context;
+    });
+  }
 
   get(as2To: string, as2From: string): Promise<As2InboundContext> {
-    const key = `${as2To}\u0000${as2From}`;
-    const now = Date.now();
-    const hit = this.#cache.get(key);
-    if (hit && now - hit.at < keepMs) return hit.context;
-    if (this.#cache.size > 1000) this.#cache.clear();
-    const context = this.core
-      .ask({ type: 'as2_inbound', as2_to: as2To, as2_from: as2From })
-      .then((answer) => As2InboundResponse.parse(answer).context);
-    context.catch(() => this.#cache.delete(key));
-    this.#cache.set(key, { at: now, context });
-    return context;
+    return this.#kept.get(`${as2To}\u0000${as2From}`);
   }
 }

@@ -1,8 +1,8 @@
 /**
- * One AS2 message received: stored as it arrived (`received`, `headers`) before anything
- * else, unpacked with the partner's profile, the document stored (`unpacked`), the receipt
- * built and stored (`receipt`), and the message handed to the core: accepted, or Refused with
- * the disposition the receipt carries. A duplicate of a processed message is answered with
+ * One AS2 message received: stored as it arrived (`received`, `headers`), unpacked with the
+ * partner's profile, the document stored (`unpacked`), the receipt built and stored
+ * (`receipt`), and the message handed to the core with what AS2 did to it: accepted, or
+ * Refused with the disposition the receipt carries. A duplicate of a processed message is answered with
  * the stored receipt and not routed again.
  */
 import { randomUUID } from 'node:crypto';
@@ -65,7 +65,7 @@ function put(
   stage: 'received' | 'headers' | 'unpacked' | 'receipt',
   bytes: Buffer,
 ) {
-  return store.put({ messageId, stage }, Readable.from([bytes]));
+  return store.putBytes({ messageId, stage }, bytes);
 }
 
 export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Promise<Answer> {
@@ -103,8 +103,12 @@ export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Pro
 
   const id = randomUUID();
   const headersBytes = headerSection(incoming.rawHeaders);
-  await put(deps.store, id, 'received', incoming.body);
-  await put(deps.store, id, 'headers', headersBytes);
+  // Written while the message is unpacked; nothing reads them before the acceptance.
+  const arrived = Promise.all([
+    put(deps.store, id, 'received', incoming.body),
+    put(deps.store, id, 'headers', headersBytes),
+  ]);
+  arrived.catch(() => {}); // awaited below; a failure is reported there
 
   let unpacked: UnpackedMessage | null = null;
   let refusal: { disposition: Disposition; text: string } | null = null;
@@ -124,8 +128,6 @@ export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Pro
   }
   const fileName =
     unpacked?.filename?.trim() || `${originalMessageId.replace(/[<>]/g, '').slice(0, 200)}.dat`;
-  let unpackedSize: number | null = null;
-  if (unpacked) unpackedSize = await put(deps.store, id, 'unpacked', unpacked.payload);
 
   const disposition = refusal ? refusal.disposition : processed;
   /** `processed/error: decryption-failed`, as the status and history say it. */
@@ -146,11 +148,18 @@ export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Pro
         : `The message ${originalMessageId} was received and processed.`,
     });
   }
-  const receiptSize = receipt
-    ? await put(deps.store, id, 'receipt', entityBytes(receipt.headers, receipt.body))
-    : null;
+  const [unpackedSize, receiptSize] = await Promise.all([
+    unpacked ? put(deps.store, id, 'unpacked', unpacked.payload) : null,
+    receipt ? put(deps.store, id, 'receipt', entityBytes(receipt.headers, receipt.body)) : null,
+    arrived,
+  ]);
 
-  const accepted = await deps.core.accept({
+  const stages = [
+    { stage: 'headers' as const, size_bytes: headersBytes.length },
+    ...(unpacked ? [{ stage: 'received' as const, size_bytes: incoming.body.length }] : []),
+    ...(receiptSize !== null ? [{ stage: 'receipt' as const, size_bytes: receiptSize }] : []),
+  ];
+  await deps.core.accept({
     id,
     from: (context.found ? context.partner : as2From).slice(0, 255),
     to: (context.found ? context.organization : as2To).slice(0, 255),
@@ -159,36 +168,30 @@ export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Pro
       ? { stage: 'unpacked', size_bytes: unpackedSize! }
       : { stage: 'received', size_bytes: incoming.body.length },
     ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
-  });
-  const stages = [
-    { stage: 'headers' as const, size_bytes: headersBytes.length },
-    ...(unpacked ? [{ stage: 'received' as const, size_bytes: incoming.body.length }] : []),
-    ...(receiptSize !== null ? [{ stage: 'receipt' as const, size_bytes: receiptSize }] : []),
-  ];
-  await deps.core.ask({
-    type: 'as2_record',
-    message_id: accepted.message_id,
-    direction: 'inbound',
-    as2_message_id: originalMessageId,
-    as2_from: as2From,
-    as2_to: as2To,
-    processed: refusal === null,
-    info: {
-      headers: as2Headers(incoming.headers),
-      ...(unpacked ? describeUnpacked(unpacked) : {}),
-      mic: unpacked ? formatMic(unpacked.mic) : null,
-      mic_algorithm: unpacked?.mic.algorithm ?? null,
-      mdn: receipt
-        ? {
-            mode: asyncAddress ? 'async' : 'sync',
-            disposition: formatDisposition(disposition),
-            signed: receipt.signed,
-            message_id: receipt.headers['Message-ID'],
-          }
-        : null,
-      ...(refusal ? { error: refusal.text } : {}),
+    // Stored in the acceptance's transaction: a processed message is a duplicate from then on.
+    as2_record: {
+      direction: 'inbound',
+      as2_message_id: originalMessageId,
+      as2_from: as2From,
+      as2_to: as2To,
+      processed: refusal === null,
+      info: {
+        headers: as2Headers(incoming.headers),
+        ...(unpacked ? describeUnpacked(unpacked) : {}),
+        mic: unpacked ? formatMic(unpacked.mic) : null,
+        mic_algorithm: unpacked?.mic.algorithm ?? null,
+        mdn: receipt
+          ? {
+              mode: asyncAddress ? 'async' : 'sync',
+              disposition: formatDisposition(disposition),
+              signed: receipt.signed,
+              message_id: receipt.headers['Message-ID'],
+            }
+          : null,
+        ...(refusal ? { error: refusal.text } : {}),
+      },
+      stages,
     },
-    stages,
   });
   if (!receipt) return plain(200, refusal ? `Refused: ${outcome}` : 'Received');
   if (asyncAddress)

@@ -24,9 +24,19 @@ export function formatAs2Name(name: string): string {
 }
 
 /** A unique RFC 5322 Message-ID with its angle brackets. */
+/** A fresh Message-ID (receipts, test messages). */
 export function newMessageId(domainHint: string): string {
+  return messageIdFor(randomUUID(), domainHint);
+}
+
+/**
+ * The Message-ID of a pier message sent by AS2: the same for every attempt, retry and
+ * redelivery of that message, so a partner that already processed it recognises a resend
+ * as a duplicate (RFC 4130 §9.3 asks for resends to keep the Message-ID).
+ */
+export function messageIdFor(messageId: string, domainHint: string): string {
   const domain = domainHint.replace(/[^A-Za-z0-9.-]/g, '').slice(0, 60) || 'pier';
-  return `<pier-${randomUUID()}@${domain}>`;
+  return `<pier-${messageId}@${domain}>`;
 }
 
 /** The header section as it travelled: `Name: value` CRLF lines and an empty line. */

@@ -4,7 +4,8 @@
  */
 import type { Logger } from 'pino';
 import type { As2Request, As2Response } from '../channels/as2-protocol.js';
-import { inTx } from '../dispatch/tx.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTx, txOf } from '../dispatch/tx.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Orm } from '../../storage/db.js';
 import { inboundContext, outboundContext } from './profiles.js';
@@ -25,6 +26,17 @@ export class As2Core {
 
   answer(request: As2Request): Promise<As2Response> {
     const at = this.now();
+    // Lookups asked once per message are single statements: no transaction around them
+    // (a BEGIN and COMMIT would be two more round trips to the database).
+    if (request.type === 'as2_duplicate' || request.type === 'as2_sent') {
+      const tx = txOf(this.orm.em.fork() as EntityManager);
+      if (request.type === 'as2_sent')
+        return findSent(tx, request.original_message_id).then((sent) => ({ type: 'as2_sent', sent }));
+      return findDuplicate(tx, at, request.as2_from, request.as2_message_id).then((found) => ({
+        type: 'as2_duplicate',
+        ...found,
+      }));
+    }
     return inTx(this.orm, async (tx): Promise<As2Response> => {
       switch (request.type) {
         case 'as2_inbound':
@@ -35,24 +47,11 @@ export class As2Core {
         case 'as2_outbound':
           return {
             type: 'as2_outbound',
-            context: await outboundContext(
-              tx,
-              this.secrets,
-              request.message_id,
-              request.organization,
-              request.partner,
-            ),
+            context: await outboundContext(tx, this.secrets, request.organization, request.partner),
           };
         case 'as2_record':
           await recordAs2(tx, at, request);
           return { type: 'as2_done', applied: true };
-        case 'as2_duplicate':
-          return {
-            type: 'as2_duplicate',
-            ...(await findDuplicate(tx, at, request.as2_from, request.as2_message_id)),
-          };
-        case 'as2_sent':
-          return { type: 'as2_sent', sent: await findSent(tx, request.original_message_id) };
         case 'as2_ack': {
           const applied = await settleAwaited(
             tx,

@@ -3,7 +3,6 @@
  * actors (which never touch the database). Private keys are opened from the secret box here
  * and handed over as PKCS#8 PEM; nothing here logs them.
  */
-import { createPrivateKey } from 'node:crypto';
 import type { As2InboundResponse, As2Material, As2OutboundResponse } from '../channels/as2-protocol.js';
 import { toPem } from '../certificates/certificate-info.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -39,8 +38,8 @@ export async function materials(tx: Tx, secrets: SecretBox, ids: number[], withK
   for (const row of rows) {
     const material: As2Material = { certificate_pem: toPem(Buffer.from(row.der)) };
     if (withKeys && row.private_key && row.private_key_matches) {
-      const key = createPrivateKey({ key: secrets.open(row.private_key), format: 'der', type: 'pkcs8' });
-      material.private_key_pem = key.export({ format: 'pem', type: 'pkcs8' }).toString();
+      // Stored as PKCS#8 DER, so wrapping it is all PEM needs (no key parsing in the core).
+      material.private_key_pem = toPem(secrets.open(row.private_key), 'PRIVATE KEY');
     }
     found.set(row.id, material);
   }
@@ -116,7 +115,6 @@ export async function inboundContext(
 export async function outboundContext(
   tx: Tx,
   secrets: SecretBox,
-  messageId: string,
   organization: string,
   partner: string,
 ): Promise<As2OutboundResponse['context']> {
@@ -141,10 +139,6 @@ export async function outboundContext(
     ...(remoteRefs.get('tls_trusted_certificate_ids') ?? []),
   ];
   const theirs = await materials(tx, secrets, theirIds, false);
-  const [earlier] = await tx.all<{ as2_message_id: string }>(
-    `select as2_message_id from as2_message where message_id = ? and direction = 'outbound'`,
-    [messageId],
-  );
   const pems = (ids: number[] = []) => pick(theirs, ids).map((m) => m.certificate_pem);
   return {
     found: true,
@@ -170,6 +164,5 @@ export async function outboundContext(
     http_headers: remote.http_headers
       ? (JSON.parse(secrets.openText(remote.http_headers)) as { name: string; value: string }[])
       : [],
-    earlier_message_id: earlier?.as2_message_id ?? null,
   };
 }

@@ -2,44 +2,73 @@
  * The as2_message rows: what AS2 did to a message, duplicate lookups, and settling the
  * delivery of a sent message when its asynchronous receipt arrives or does not in time.
  */
-import type { As2RecordRequest, As2SentResponse } from '../channels/as2-protocol.js';
+import type { As2Record, As2RecordRequest, As2SentResponse } from '../channels/as2-protocol.js';
 import { toPem } from '../certificates/certificate-info.js';
 import { addHistory, lockMessages, settleMessages, type Tx } from '../dispatch/tx.js';
 
-export async function recordAs2(tx: Tx, at: Date, r: As2RecordRequest): Promise<void> {
-  const due = r.awaiting ? new Date(at.getTime() + r.awaiting.hours * 3_600_000) : null;
+export interface MessageAs2Record {
+  message_id: string;
+  record: As2Record;
+}
+
+/** One record asked on its own (before an asynchronous receipt is awaited). */
+export function recordAs2(tx: Tx, at: Date, r: As2RecordRequest): Promise<void> {
+  const { type: _type, message_id, ...record } = r;
+  return recordAs2Batch(tx, at, [{ message_id, record }]);
+}
+
+/**
+ * Stores what AS2 did to these messages in three statements whatever their number: the
+ * as2_message rows (a later record of the same message adds to its info), the extra
+ * payload stages and the history lines. Runs inside the acceptance or result transaction.
+ */
+export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record[]): Promise<void> {
+  if (records.length === 0) return;
+  // One row per message: PostgreSQL refuses to upsert the same row twice in a statement.
+  const latest = [...new Map(records.map((r) => [r.message_id, r])).values()];
+  const rows = latest.map(({ message_id, record: r }) => ({
+    message_id,
+    direction: r.direction,
+    as2_message_id: r.as2_message_id,
+    as2_from: r.as2_from,
+    as2_to: r.as2_to,
+    processed: r.processed,
+    info: r.info,
+    awaiting_delivery_id: r.awaiting?.delivery_id ?? null,
+    receipt_due_at: r.awaiting ? new Date(at.getTime() + r.awaiting.hours * 3_600_000) : null,
+  }));
   await tx.all(
     `insert into as2_message (message_id, direction, as2_message_id, as2_from, as2_to, processed, info,
                               awaiting_delivery_id, receipt_due_at, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
+     select x.message_id, x.direction, x.as2_message_id, x.as2_from, x.as2_to, x.processed, x.info,
+            x.awaiting_delivery_id, x.receipt_due_at, ?, ?
+       from jsonb_to_recordset(?::jsonb) as x(message_id uuid, direction text, as2_message_id text, as2_from text,
+            as2_to text, processed boolean, info jsonb, awaiting_delivery_id bigint, receipt_due_at timestamptz)
      on conflict (message_id) do update set as2_message_id = excluded.as2_message_id,
        processed = excluded.processed, info = as2_message.info || excluded.info,
        awaiting_delivery_id = excluded.awaiting_delivery_id, receipt_due_at = excluded.receipt_due_at,
        updated_at = excluded.updated_at`,
-    [
-      r.message_id,
-      r.direction,
-      r.as2_message_id,
-      r.as2_from,
-      r.as2_to,
-      r.processed,
-      JSON.stringify(r.info),
-      r.awaiting?.delivery_id ?? null,
-      due,
-      at,
-      at,
-    ],
+    [at, at, JSON.stringify(rows)],
   );
-  if (r.stages.length > 0) {
+  const stages = records.flatMap(({ message_id, record }) =>
+    record.stages.map((s) => ({ message_id, stage: s.stage, size_bytes: s.size_bytes })),
+  );
+  if (stages.length > 0) {
     await tx.all(
       `insert into payload (message_id, stage, size_bytes, stored_at)
-       select ?, x.stage, x.size_bytes, ? from jsonb_to_recordset(?::jsonb) as x(stage text, size_bytes bigint)
+       select x.message_id, x.stage, x.size_bytes, ?
+         from jsonb_to_recordset(?::jsonb) as x(message_id uuid, stage text, size_bytes bigint)
        on conflict do nothing`,
-      [r.message_id, at, JSON.stringify(r.stages)],
+      [at, JSON.stringify(stages)],
     );
   }
-  if (r.history)
-    await addHistory(tx, at, [{ message_id: r.message_id, kind: r.history.kind, text: r.history.text }]);
+  await addHistory(
+    tx,
+    at,
+    records.flatMap(({ message_id, record }) =>
+      record.history ? [{ message_id, kind: record.history.kind, text: record.history.text }] : [],
+    ),
+  );
 }
 
 /** The earlier message processed successfully with this Message-ID from this partner; history noted. */

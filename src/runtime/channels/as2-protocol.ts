@@ -51,7 +51,6 @@ export type As2InboundContext = As2InboundResponse['context'];
 /** The sender: everything needed to send a message from an organization to a partner. */
 export const As2OutboundRequest = z.object({
   type: z.literal('as2_outbound'),
-  message_id: z.uuid(),
   organization: z.string(),
   partner: z.string(),
 });
@@ -77,8 +76,6 @@ const OutboundFound = z.object({
   http_basic_user: z.string(),
   http_basic_password: z.string(),
   http_headers: z.array(z.object({ name: z.string(), value: z.string() })),
-  /** The Message-ID this message was sent with before (a redelivery resends it). */
-  earlier_message_id: z.string().nullable(),
 });
 export const As2OutboundResponse = z.object({
   type: z.literal('as2_outbound'),
@@ -92,10 +89,13 @@ export type As2OutboundContext = z.infer<typeof OutboundFound>;
 
 const stage = z.enum(['unpacked', 'received', 'headers', 'receipt']);
 
-/** What AS2 did to a message (shown as protocols.as2) and the stages stored besides the accepted one. */
-export const As2RecordRequest = z.object({
-  type: z.literal('as2_record'),
-  message_id: z.uuid(),
+/**
+ * What AS2 did to a message (shown as protocols.as2) and the stages stored besides the
+ * accepted one. Travels with the acceptance of a received message and with the result of a
+ * delivery, so it is written in the same transaction; asked on its own only before an
+ * asynchronous receipt is awaited.
+ */
+export const As2Record = z.object({
   direction: z.enum(['inbound', 'outbound']),
   as2_message_id: z.string().max(1024),
   as2_from: z.string().max(1024),
@@ -109,6 +109,9 @@ export const As2RecordRequest = z.object({
   /** A history line to add (a synchronous receipt: mdn_received or mdn_refused). */
   history: z.object({ kind: z.enum(['mdn_received', 'mdn_refused']), text: z.string().max(2048) }).optional(),
 });
+export type As2Record = z.infer<typeof As2Record>;
+
+export const As2RecordRequest = As2Record.extend({ type: z.literal('as2_record'), message_id: z.uuid() });
 export type As2RecordRequest = z.infer<typeof As2RecordRequest>;
 
 /** A processed message with this Message-ID from this partner, if any (history noted). */

@@ -9,6 +9,7 @@ import {
   As2DuplicateRequest,
   As2InboundRequest,
   As2OutboundRequest,
+  As2Record,
   As2RecordRequest,
   As2SentRequest,
   type As2Response,
@@ -36,6 +37,8 @@ export const OfferedMessage = z.object({
   payload: z.object({ stage: PayloadStage, size_bytes: z.number().int().min(0) }),
   /** Set when the source refuses the message (it cannot be read or routed): why. */
   refusal: text(2048).optional(),
+  /** What AS2 did to a received message, stored with it. */
+  as2_record: As2Record.optional(),
 });
 export type OfferedMessage = z.infer<typeof OfferedMessage>;
 
@@ -92,12 +95,15 @@ export const DeliveryOutcome = z.discriminatedUnion('ok', [
     detail: z.string().max(2048).optional(),
     /** Sent, and the partner's receipt is still to come (AS2 asynchronous MDN). */
     awaiting_ack: z.boolean().optional(),
+    /** What AS2 did on the way, stored with the result. */
+    as2_record: As2Record.optional(),
   }),
   z.object({
     ok: z.literal(false),
     /** False for a failure that trying again cannot fix (a 4xx answer, a refused file). */
     retryable: z.boolean(),
     error: z.string().max(2048),
+    as2_record: As2Record.optional(),
   }),
 ]);
 export type DeliveryOutcome = z.infer<typeof DeliveryOutcome>;

@@ -9,6 +9,7 @@ import { targetsFor, type RouteRow } from './routing.js';
 import { stallWaitSeconds } from './schedule.js';
 import { announce, pgArray, type HistoryLine, type Tx } from './tx.js';
 import { deriveMessage, type MessageStatus } from './status.js';
+import { recordAs2Batch } from '../as2/records.js';
 
 export interface AcceptItem {
   source_type: string;
@@ -199,6 +200,13 @@ export async function acceptBatch(
     ],
   );
   const fresh = new Set(inserted.map((r) => r.id));
+  await recordAs2Batch(
+    tx,
+    at,
+    items.flatMap(({ message: m }) =>
+      m.as2_record && fresh.has(m.id) ? [{ message_id: m.id, record: m.as2_record }] : [],
+    ),
+  );
   const offeredAgain = rows.filter((r) => !fresh.has(r.id) && r.source_key !== null);
   const earlier = new Map<string, { id: string; status: MessageStatus }>();
   if (offeredAgain.length > 0) {

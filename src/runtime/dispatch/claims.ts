@@ -7,6 +7,7 @@ import type { ClaimedDelivery, DeliveryOutcome } from '../channels/core-protocol
 import type { HeldClaim } from '../supervisor/core-port.js';
 import { deliveryTransitions, statesFor, type DeliveryState } from './delivery-states.js';
 import { retryWaitSeconds, stallWaitSeconds, type RetryPolicy } from './schedule.js';
+import { recordAs2Batch, type MessageAs2Record } from '../as2/records.js';
 import {
   historyInsert,
   messageDeliveriesSql,
@@ -159,11 +160,13 @@ export async function resultBatch(tx: Tx, at: Date, items: ResultItem[]): Promis
   const held = await lockHeld(tx, items);
   const changes: Change[] = [];
   const lines: HistoryLine[] = [];
+  const records: MessageAs2Record[] = [];
   const applied = items.map((item) => {
     const row = held.get(item.delivery_id);
     if (!row) return false;
     held.delete(item.delivery_id); // the same result twice in a batch counts once
     const o = item.outcome;
+    if (o.as2_record) records.push({ message_id: row.message_id, record: o.as2_record });
     let state: DeliveryState;
     let wait: number | undefined;
     if (o.ok && o.awaiting_ack) state = deliveryTransitions.delivering.await_ack!;
@@ -199,6 +202,8 @@ export async function resultBatch(tx: Tx, at: Date, items: ResultItem[]): Promis
     });
     return true;
   });
+  // The AS2 record first: its history line (the receipt) comes before the delivery's change.
+  await recordAs2Batch(tx, at, records);
   if (changes.length > 0) await applyChanges(tx, at, changes, lines);
   return applied;
 }

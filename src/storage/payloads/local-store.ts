@@ -54,13 +54,13 @@ export class LocalPayloadStore implements PayloadStore {
     return path.join(this.directory, ref.messageId, ref.stage);
   }
 
-  /** The message's directory; the store's own directory is made on first use. */
+  /**
+   * The message's directory (and the store's own on first use). Recursive, because a
+   * recursive mkdir of an existing directory succeeds quietly, where a plain one throws
+   * EEXIST, and building that error costs more than the write of a small stage.
+   */
   async #messageDir(file: string): Promise<void> {
-    await mkdir(path.dirname(file)).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return mkdir(path.dirname(file), { recursive: true });
-      if (error.code !== 'EEXIST') throw error;
-      return undefined;
-    });
+    await mkdir(path.dirname(file), { recursive: true });
   }
 
   async putFile(ref: PayloadRef, source: string): Promise<number> {
@@ -94,6 +94,22 @@ export class LocalPayloadStore implements PayloadStore {
       throw error;
     }
     return counter.bytes;
+  }
+
+  async putBytes(ref: PayloadRef, bytes: Uint8Array): Promise<number> {
+    const file = this.pathOf(ref);
+    await this.#messageDir(file);
+    const handle = await open(file, 'wx');
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } catch (error) {
+      await handle.close().catch(() => {});
+      await unlink(file).catch(() => {});
+      throw error;
+    }
+    await handle.close();
+    return bytes.length;
   }
 
   async open(ref: PayloadRef): Promise<Readable> {

@@ -23,6 +23,8 @@ export interface PutOptions {
 export interface PayloadStore {
   /** Streams `source` into a new stage (never replacing one) and flushes it; returns the bytes stored. */
   put(ref: PayloadRef, source: Readable, options?: PutOptions): Promise<number>;
+  /** Stores bytes already in memory as a new stage and flushes it; returns the bytes stored. */
+  putBytes(ref: PayloadRef, bytes: Uint8Array): Promise<number>;
   /** A stream of the stage's bytes; PayloadMissing when it is not stored. */
   open(ref: PayloadRef): Promise<Readable>;
   /**
