@@ -112,29 +112,88 @@ export interface MessageParts {
   as2: As2Row[];
 }
 
-/** Deliveries (by creation and target), history (oldest first) and payload stages of the messages. */
+/**
+ * The parts of the messages as JSON columns; four parameters, each the uuid array literal
+ * (a parameter, not a common table expression, so the planner sees the ids and uses the
+ * message_id indexes).
+ */
+const partsSql = (ids = '?') => `
+  (select coalesce(json_agg(d order by d.created_at, d.target), '[]') from (
+     select id::text, message_id, target, state, attempts, next_attempt_at, last_error, created_at, updated_at,
+            finished_at
+       from delivery where message_id = any(${ids}::uuid[])) d) as deliveries,
+  (select coalesce(json_agg(h order by h.id), '[]') from (
+     select id, id::text as id_text, message_id, created_at, kind, old_status, new_status, text,
+            delivery_id::text, target, old_state, new_state
+       from message_history where message_id = any(${ids}::uuid[])) h) as history,
+  (select coalesce(json_agg(p order by p.stage), '[]') from (
+     select message_id, stage, size_bytes::text, stored_at from payload where message_id = any(${ids}::uuid[])) p)
+    as payloads,
+  (select coalesce(json_agg(a), '[]') from (
+     select message_id, as2_message_id, as2_from, as2_to, processed, info
+       from as2_message where message_id = any(${ids}::uuid[])) a) as as2`;
+
+type JsonParts = {
+  deliveries: (Omit<DeliveryRow, 'created_at' | 'updated_at' | 'next_attempt_at' | 'finished_at'> &
+    Record<'created_at' | 'updated_at' | 'next_attempt_at' | 'finished_at', string | null>)[];
+  history: (Omit<HistoryRow, 'id' | 'created_at'> & { id_text: string; created_at: string })[];
+  payloads: (Omit<PayloadRow, 'stored_at'> & { stored_at: string })[];
+  as2: As2Row[];
+};
+
+const date = (text: string | null) => (text === null ? null : new Date(text));
+
+/** JSON from PostgreSQL back to the row types: timestamps as Dates, big ids as text. */
+function revive(parts: JsonParts): MessageParts {
+  return {
+    deliveries: parts.deliveries.map((d) => ({
+      ...d,
+      created_at: date(d.created_at)!,
+      updated_at: date(d.updated_at)!,
+      next_attempt_at: date(d.next_attempt_at),
+      finished_at: date(d.finished_at),
+    })),
+    history: parts.history.map(({ id_text, ...h }) => ({
+      ...h,
+      id: id_text,
+      created_at: date(h.created_at)!,
+    })),
+    payloads: parts.payloads.map((p) => ({ ...p, stored_at: date(p.stored_at)! })),
+    as2: parts.as2,
+  };
+}
+
+/**
+ * Deliveries (by creation and target), history (oldest first), payload stages and AS2
+ * records of the messages, in one statement (one round trip to the database).
+ */
 export async function findMessageParts(em: EntityManager, ids: readonly string[]): Promise<MessageParts> {
   if (ids.length === 0) return { deliveries: [], history: [], payloads: [], as2: [] };
-  const conn = em.getConnection();
-  const list = uuidArray(ids);
-  const [deliveries, history, payloads, as2] = await Promise.all([
-    conn.execute<DeliveryRow[]>(
-      `select id, message_id, target, state, attempts, next_attempt_at, last_error, created_at, updated_at, finished_at
-         from delivery where message_id = any(?::uuid[]) order by created_at, target`,
-      [list],
-    ),
-    conn.execute<HistoryRow[]>(
-      'select * from message_history where message_id = any(?::uuid[]) order by id',
-      [list],
-    ),
-    conn.execute<PayloadRow[]>('select * from payload where message_id = any(?::uuid[]) order by stage', [
-      list,
-    ]),
-    conn.execute<As2Row[]>(
-      `select message_id, as2_message_id, as2_from, as2_to, processed, info from as2_message
-        where message_id = any(?::uuid[])`,
-      [list],
-    ),
-  ]);
-  return { deliveries, history, payloads, as2 };
+  const [row] = await em
+    .getConnection()
+    .execute<JsonParts[]>(`select ${partsSql()}`, Array<string>(4).fill(uuidArray(ids)));
+  return revive(row!);
+}
+
+/** One message with its parts, in one statement; undefined when there is no such message. */
+export async function findMessageView(
+  em: EntityManager,
+  id: string,
+): Promise<{ row: MessageRow; parts: MessageParts } | undefined> {
+  const [found] = await em.getConnection().execute<
+    ({
+      message:
+        (Omit<MessageRow, 'created_at' | 'updated_at'> & Record<'created_at' | 'updated_at', string>) | null;
+    } & JsonParts)[]
+  >(
+    `select (select row_to_json(m) from (select ${columns} from message where id = ?) m) as message,
+            ${partsSql()}`,
+    [id, ...Array<string>(4).fill(uuidArray([id]))],
+  );
+  if (!found?.message) return undefined;
+  const { message, ...parts } = found;
+  return {
+    row: { ...message, created_at: new Date(message.created_at), updated_at: new Date(message.updated_at) },
+    parts: revive(parts),
+  };
 }

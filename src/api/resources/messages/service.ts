@@ -8,8 +8,8 @@ import {
   NotRedispatchable,
 } from '../../../runtime/dispatch/errors.js';
 import {
-  findMessage,
   findMessageParts,
+  findMessageView,
   findMessages,
   type MessageParts,
   type MessageRow,
@@ -112,9 +112,9 @@ export async function listMessages(
 }
 
 export async function getMessage(em: EntityManager, id: string): Promise<MessageRecord> {
-  const row = await findMessage(em, id);
-  if (!row) throw notFound('Message');
-  return messageJson(row, await findMessageParts(em, [id]));
+  const found = await findMessageView(em, id);
+  if (!found) throw notFound('Message');
+  return messageJson(found.row, found.parts);
 }
 
 function translate(error: unknown): unknown {
