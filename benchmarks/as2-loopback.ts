@@ -10,7 +10,7 @@
  * Options: --messages <n> (default 1500), --clients <n> (default 16), --no-large.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -167,11 +167,13 @@ try {
   log(`sending ${total} messages…`);
   const dbBefore = await dbWork();
   const cpuBefore = cpuOf(server.pid);
+  const pgBefore = postgresCpu(db.name);
   const started = performance.now();
   await uploadAll(total, warm);
   const done = await waitDone(warm + total, 600);
   const seconds = (performance.now() - started) / 1000;
   const cpuMs = cpuOf(server.pid) - cpuBefore;
+  const pgMs = postgresCpu(db.name) - pgBefore;
   const delivered = (done.Delivered ?? 0) - warm;
   const dbAfter = await dbWork();
   const perSecond = delivered / seconds;
@@ -214,6 +216,10 @@ try {
       seconds: Math.round(seconds * 10) / 10,
       messages_per_s: Math.round(perSecond),
       cpu_ms_per_message: Math.round((cpuMs / delivered) * 100) / 100,
+      // PostgreSQL's backends serving this database (when it runs on this machine); with the
+      // server's CPU, the messages/s the cores would allow if nothing else ran.
+      postgres_cpu_ms_per_message: Math.round((pgMs / delivered) * 100) / 100,
+      cpu_bound_messages_per_s: Math.round((os.availableParallelism() * 1000 * delivered) / (cpuMs + pgMs)),
       db_commits_per_message: Math.round(((dbAfter.xact - dbBefore.xact) / delivered) * 10) / 10,
       db_rows_per_message: Math.round((dbAfter.tup - dbBefore.tup) / delivered),
       openssl_rsa2048_sign_per_s: signsPerS,
@@ -228,6 +234,22 @@ try {
   await server.stop();
   await db.drop();
   rmSync(certDir, { recursive: true, force: true });
+}
+
+/** CPU milliseconds of the PostgreSQL backends connected to this database (0 when not local). */
+function postgresCpu(database: string): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmdline.startsWith('postgres: ') || !cmdline.includes(` ${database} `)) continue;
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
 }
 
 function rssOf(pid: number): number {

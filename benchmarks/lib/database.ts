@@ -6,6 +6,8 @@ import { startEmbeddedPostgres } from '../../src/storage/embedded-postgres.js';
 
 export interface BenchDatabase {
   url: string;
+  /** The database's name (PostgreSQL backends show it in their process titles). */
+  name: string;
   drop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    name,
     drop: async () => {
       const c = new pg.Client({ connectionString: admin });
       await c.connect();

@@ -3,6 +3,7 @@
  * to each notifier and keeps the notification log. Codes live in one table here.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tx } from '../dispatch/tx.js';
 
 export const alertCodes = {
   plugin_failed: { severity: 'critical' },
@@ -30,11 +31,15 @@ export interface AlertInput {
 
 /** Stores an alert; runs in the caller's transaction when `em` is transactional. Returns its id. */
 export async function raiseAlert(
-  em: EntityManager,
+  db: EntityManager | Tx,
   alert: AlertInput,
   at: Date = new Date(),
 ): Promise<number> {
-  const rows = await em.getConnection().execute<{ id: string }[]>(
+  const run = (text: string, params: unknown[]) =>
+    'all' in db
+      ? db.all<{ id: string }>(text, params)
+      : db.getConnection().execute<{ id: string }[]>(text, params, 'all', db.getTransactionContext());
+  const rows = await run(
     `insert into alert (code, severity, subject_kind, subject_id, subject_name, summary, details, dedupe_key, link, instance, raised_at)
      values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?) returning id`,
     [
@@ -50,8 +55,6 @@ export async function raiseAlert(
       alert.instance ?? '',
       at,
     ],
-    'all',
-    em.getTransactionContext(),
   );
   return Number(rows[0]!.id);
 }

@@ -4,8 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { As2Request, As2Response } from '../channels/as2-protocol.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { inTx, txOf } from '../dispatch/tx.js';
+import { direct, inTx } from '../dispatch/tx.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Orm } from '../../storage/db.js';
 import { inboundContext, outboundContext } from './profiles.js';
@@ -29,7 +28,7 @@ export class As2Core {
     // Lookups asked once per message are single statements: no transaction around them
     // (a BEGIN and COMMIT would be two more round trips to the database).
     if (request.type === 'as2_duplicate' || request.type === 'as2_sent') {
-      const tx = txOf(this.orm.em.fork() as EntityManager);
+      const tx = direct(this.orm);
       if (request.type === 'as2_sent')
         return findSent(tx, request.original_message_id).then((sent) => ({ type: 'as2_sent', sent }));
       return findDuplicate(tx, at, request.as2_from, request.as2_message_id).then((found) => ({

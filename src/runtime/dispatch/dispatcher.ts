@@ -3,7 +3,6 @@
  * (accept and dispatch, claim, result, release), runs the timed sweeps,
  * and takes operator actions. Writes from many actors are grouped into few transactions.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
 import type {
@@ -19,7 +18,7 @@ import { claimBatch, releaseBatch, resultBatch, type ResultItem } from './claims
 import { redeliver, redispatch } from './redo.js';
 import { retryPolicyOf } from './schedule.js';
 import { orphanedClaims, retriesDue, stallSchedule, undispatched } from './sweeps.js';
-import { inTx, txOf } from './tx.js';
+import { direct, inTx } from './tx.js';
 
 export interface DispatcherOptions {
   orm: Orm;
@@ -84,8 +83,7 @@ export class Dispatcher implements ActorCore {
 
   /** One statement, atomic by itself: no transaction around it. */
   claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]> {
-    const em = this.#o.orm.em.fork() as EntityManager;
-    return claimBatch(txOf(em), this.#o.now(), this.#o.node, target.name, limit);
+    return claimBatch(direct(this.#o.orm), this.#o.now(), this.#o.node, target.name, limit);
   }
 
   result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]> {

@@ -138,7 +138,7 @@ export async function stallSchedule(
     );
     for (const d of stall) {
       await raiseAlert(
-        tx.em,
+        tx,
         {
           code: 'delivery_stalled',
           subject_kind: 'delivery',

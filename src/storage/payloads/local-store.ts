@@ -54,13 +54,25 @@ export class LocalPayloadStore implements PayloadStore {
     return path.join(this.directory, ref.messageId, ref.stage);
   }
 
+  /** Message directories made lately: the stages of a message are written one after another. */
+  readonly #made = new Map<string, Promise<unknown>>();
+
   /**
-   * The message's directory (and the store's own on first use). Recursive, because a
-   * recursive mkdir of an existing directory succeeds quietly, where a plain one throws
-   * EEXIST, and building that error costs more than the write of a small stage.
+   * The message's directory (and the store's own on first use), made once for all its
+   * stages. Recursive, because a recursive mkdir of an existing directory succeeds quietly,
+   * where a plain one throws EEXIST, and building that error costs more than the write of a
+   * small stage.
    */
   async #messageDir(file: string): Promise<void> {
-    await mkdir(path.dirname(file), { recursive: true });
+    const dir = path.dirname(file);
+    let made = this.#made.get(dir);
+    if (!made) {
+      if (this.#made.size >= 1000) this.#made.clear();
+      made = mkdir(dir, { recursive: true });
+      made.catch(() => this.#made.delete(dir));
+      this.#made.set(dir, made);
+    }
+    await made;
   }
 
   async putFile(ref: PayloadRef, source: string): Promise<number> {
@@ -141,6 +153,7 @@ export class LocalPayloadStore implements PayloadStore {
 
   async removeMessage(messageId: string): Promise<void> {
     if (!uuid.test(messageId)) throw new Error(`Not a message id: ${messageId}`);
+    this.#made.delete(path.join(this.directory, messageId));
     await rm(path.join(this.directory, messageId), { recursive: true, force: true });
   }
 }
