@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { As2DuplicateResponse, type As2InboundContext } from '../../runtime/channels/as2-protocol.js';
+import type { As2InboundContext } from '../../runtime/channels/as2-protocol.js';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import {
@@ -82,24 +82,6 @@ export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Pro
   const asyncAddress = h('receipt-delivery-option');
 
   const context = await deps.contexts.get(as2To, as2From);
-  if (context.found) {
-    const duplicate = As2DuplicateResponse.parse(
-      await deps.core.ask({ type: 'as2_duplicate', as2_from: as2From, as2_message_id: originalMessageId }),
-    );
-    if (duplicate.message_id) {
-      if (!wantsReceipt || !duplicate.has_receipt) return plain(200, 'Duplicate message; already processed');
-      const stored = await readAll(
-        await deps.store.open({ messageId: duplicate.message_id, stage: 'receipt' }),
-      );
-      const receipt = { ...splitEntity(stored), signed: false };
-      if (asyncAddress)
-        return {
-          ...plain(200, 'Duplicate; receipt follows'),
-          asyncReceipt: { address: asyncAddress, receipt },
-        };
-      return { status: 200, headers: receipt.headers, body: receipt.body };
-    }
-  }
 
   const id = randomUUID();
   const headersBytes = headerSection(incoming.rawHeaders);
@@ -159,7 +141,7 @@ export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Pro
     ...(unpacked ? [{ stage: 'received' as const, size_bytes: incoming.body.length }] : []),
     ...(receiptSize !== null ? [{ stage: 'receipt' as const, size_bytes: receiptSize }] : []),
   ];
-  await deps.core.accept({
+  const acceptance = await deps.core.accept({
     id,
     from: (context.found ? context.partner : as2From).slice(0, 255),
     to: (context.found ? context.organization : as2To).slice(0, 255),
@@ -193,11 +175,37 @@ export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Pro
       stages,
     },
   });
+  if (acceptance.duplicate) {
+    // Found out in the acceptance's transaction (no lookup before every message); what was
+    // stored for this copy goes, and the partner gets the receipt it had the first time.
+    await deps.store.removeMessage(id);
+    return answerDuplicate(deps.store, acceptance.message_id, acceptance.receipt_stored === true, {
+      wantsReceipt,
+      asyncAddress,
+    });
+  }
   if (!receipt) return plain(200, refusal ? `Refused: ${outcome}` : 'Received');
   if (asyncAddress)
     return {
       ...plain(200, 'Received; the receipt follows'),
       asyncReceipt: { address: asyncAddress, receipt },
+    };
+  return { status: 200, headers: receipt.headers, body: receipt.body };
+}
+
+async function answerDuplicate(
+  store: PayloadStore,
+  earlierId: string,
+  receiptStored: boolean,
+  asked: { wantsReceipt: boolean; asyncAddress: string | undefined },
+): Promise<Answer> {
+  if (!asked.wantsReceipt || !receiptStored) return plain(200, 'Duplicate message; already processed');
+  const stored = await readAll(await store.open({ messageId: earlierId, stage: 'receipt' }));
+  const receipt = { ...splitEntity(stored), signed: false };
+  if (asked.asyncAddress)
+    return {
+      ...plain(200, 'Duplicate; receipt follows'),
+      asyncReceipt: { address: asked.asyncAddress, receipt },
     };
   return { status: 200, headers: receipt.headers, body: receipt.body };
 }

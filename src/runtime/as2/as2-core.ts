@@ -8,7 +8,7 @@ import { direct, inTx } from '../dispatch/tx.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Orm } from '../../storage/db.js';
 import { inboundContext, outboundContext } from './profiles.js';
-import { findDuplicate, findSent, receiptsOverdue, recordAs2, settleAwaited } from './records.js';
+import { findSent, receiptsOverdue, recordAs2, settleAwaited } from './records.js';
 
 /** Milliseconds between two looks for overdue receipts. */
 const sweepEveryMs = 30_000;
@@ -25,17 +25,13 @@ export class As2Core {
 
   answer(request: As2Request): Promise<As2Response> {
     const at = this.now();
-    // Lookups asked once per message are single statements: no transaction around them
-    // (a BEGIN and COMMIT would be two more round trips to the database).
-    if (request.type === 'as2_duplicate' || request.type === 'as2_sent') {
-      const tx = direct(this.orm);
-      if (request.type === 'as2_sent')
-        return findSent(tx, request.original_message_id).then((sent) => ({ type: 'as2_sent', sent }));
-      return findDuplicate(tx, at, request.as2_from, request.as2_message_id).then((found) => ({
-        type: 'as2_duplicate',
-        ...found,
+    // A lookup is a single statement: no transaction around it (BEGIN and COMMIT would be
+    // two more round trips to the database).
+    if (request.type === 'as2_sent')
+      return findSent(direct(this.orm), request.original_message_id).then((sent) => ({
+        type: 'as2_sent',
+        sent,
       }));
-    }
     return inTx(this.orm, async (tx): Promise<As2Response> => {
       switch (request.type) {
         case 'as2_inbound':

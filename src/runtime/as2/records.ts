@@ -5,6 +5,7 @@
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../channels/as2-protocol.js';
 import { toPem } from '../certificates/certificate-info.js';
 import { addHistory, lockMessages, settleMessages, type Tx } from '../dispatch/tx.js';
+import type { MessageStatus } from '../dispatch/status.js';
 
 export interface MessageAs2Record {
   message_id: string;
@@ -71,29 +72,48 @@ export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record
   );
 }
 
-/** The earlier message processed successfully with this Message-ID from this partner; history noted. */
-export async function findDuplicate(
+export const duplicateKey = (r: { as2_from: string; as2_message_id: string }) =>
+  `${r.as2_from}\u0000${r.as2_message_id}`;
+
+export interface EarlierMessage {
+  message_id: string;
+  status: MessageStatus;
+  has_receipt: boolean;
+}
+
+/**
+ * The earlier inbound messages processed successfully with these Message-IDs from these
+ * partners (a resend after an error receipt is not a duplicate), keyed by duplicateKey;
+ * `duplicate_received` is noted on each found.
+ */
+export async function inboundDuplicates(
   tx: Tx,
   at: Date,
-  as2From: string,
-  as2MessageId: string,
-): Promise<{ message_id: string | null; has_receipt: boolean }> {
-  const [row] = await tx.all<{ message_id: string; has_receipt: boolean }>(
-    `select a.message_id, exists (select 1 from payload p where p.message_id = a.message_id and p.stage = 'receipt')
-            as has_receipt
-       from as2_message a where a.direction = 'inbound' and a.as2_from = ? and a.as2_message_id = ? and a.processed
-      order by a.created_at limit 1`,
-    [as2From, as2MessageId],
+  keys: { as2_from: string; as2_message_id: string }[],
+): Promise<Map<string, EarlierMessage>> {
+  const found = new Map<string, EarlierMessage>();
+  if (keys.length === 0) return found;
+  const rows = await tx.all<EarlierMessage & { as2_from: string; as2_message_id: string }>(
+    `select distinct on (a.as2_from, a.as2_message_id) a.as2_from, a.as2_message_id, a.message_id, m.status,
+            exists (select 1 from payload p where p.message_id = a.message_id and p.stage = 'receipt') as has_receipt
+       from as2_message a join message m on m.id = a.message_id
+       join jsonb_to_recordset(?::jsonb) as k(as2_from text, as2_message_id text)
+         on a.as2_from = k.as2_from and a.as2_message_id = k.as2_message_id
+      where a.direction = 'inbound' and a.processed
+      order by a.as2_from, a.as2_message_id, a.created_at`,
+    [JSON.stringify(keys.map((k) => ({ as2_from: k.as2_from, as2_message_id: k.as2_message_id })))],
   );
-  if (!row) return { message_id: null, has_receipt: false };
-  await addHistory(tx, at, [
-    {
+  for (const row of rows) found.set(duplicateKey(row), row);
+  await addHistory(
+    tx,
+    at,
+    rows.map((row) => ({
       message_id: row.message_id,
-      kind: 'duplicate_received',
-      text: `The partner sent ${as2MessageId} again; answered with the stored receipt, not routed again`,
-    },
-  ]);
-  return row;
+      kind: 'duplicate_received' as const,
+      text: `The partner sent ${row.as2_message_id} again; answered with the stored receipt, not routed again`,
+    })),
+  );
+  return found;
 }
 
 export async function findSent(tx: Tx, originalMessageId: string): Promise<As2SentResponse['sent']> {

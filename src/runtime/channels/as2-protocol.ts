@@ -114,18 +114,6 @@ export type As2Record = z.infer<typeof As2Record>;
 export const As2RecordRequest = As2Record.extend({ type: z.literal('as2_record'), message_id: z.uuid() });
 export type As2RecordRequest = z.infer<typeof As2RecordRequest>;
 
-/** A processed message with this Message-ID from this partner, if any (history noted). */
-export const As2DuplicateRequest = z.object({
-  type: z.literal('as2_duplicate'),
-  as2_from: z.string().max(1024),
-  as2_message_id: z.string().max(1024),
-});
-export const As2DuplicateResponse = z.object({
-  type: z.literal('as2_duplicate'),
-  message_id: z.uuid().nullable(),
-  has_receipt: z.boolean(),
-});
-
 /** An asynchronous receipt arrived: the message pier sent with that Message-ID. */
 export const As2SentRequest = z.object({
   type: z.literal('as2_sent'),
@@ -167,14 +155,9 @@ export const As2Request = z.discriminatedUnion('type', [
   As2InboundRequest,
   As2OutboundRequest,
   As2RecordRequest,
-  As2DuplicateRequest,
   As2SentRequest,
   As2AckRequest,
 ]);
 export type As2Request = z.infer<typeof As2Request>;
 export type As2Response =
-  | As2InboundResponse
-  | As2OutboundResponse
-  | z.infer<typeof As2DuplicateResponse>
-  | As2SentResponse
-  | z.infer<typeof As2Done>;
+  As2InboundResponse | As2OutboundResponse | As2SentResponse | z.infer<typeof As2Done>;

@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import {
   As2AckRequest,
-  As2DuplicateRequest,
   As2InboundRequest,
   As2OutboundRequest,
   As2Record,
@@ -53,6 +52,8 @@ export const Acceptance = z.object({
   message_id: z.uuid(),
   /** True when the source had offered this before: `message_id` is the earlier message. */
   duplicate: z.boolean(),
+  /** An AS2 duplicate: whether the earlier message's receipt is stored (to answer with). */
+  receipt_stored: z.boolean().optional(),
   status: z.string(),
   /**
    * Deliveries queued at the message's targets in the last few seconds and not claimed yet:
@@ -136,7 +137,6 @@ export const CoreRequest = z.discriminatedUnion('type', [
   As2InboundRequest,
   As2OutboundRequest,
   As2RecordRequest,
-  As2DuplicateRequest,
   As2SentRequest,
   As2AckRequest,
 ]);

@@ -9,7 +9,7 @@ import { targetsFor, type RouteRow } from './routing.js';
 import { stallWaitSeconds } from './schedule.js';
 import { announce, pgArray, type HistoryLine, type Tx } from './tx.js';
 import { deriveMessage, type MessageStatus } from './status.js';
-import { recordAs2Batch } from '../as2/records.js';
+import { duplicateKey, inboundDuplicates, recordAs2Batch } from '../as2/records.js';
 
 export interface AcceptItem {
   source_type: string;
@@ -24,6 +24,8 @@ export interface AcceptItem {
 export interface AcceptOutcome {
   message_id: string;
   duplicate: boolean;
+  /** A duplicate AS2 message: whether the earlier one's receipt is stored (to answer with). */
+  receipt_stored?: boolean;
   status: MessageStatus;
   /** Deliveries still waiting for a claim at the targets of the message, after this batch. */
   queued: number;
@@ -75,6 +77,44 @@ export function directionOf(
  * routes are read in the same transaction, so a route saved before applies.
  */
 export async function acceptBatch(
+  tx: Tx,
+  at: Date,
+  node: number,
+  items: AcceptItem[],
+): Promise<{ outcomes: AcceptOutcome[]; targets: string[] }> {
+  // An AS2 message whose Message-ID the partner sent before and pier processed is not
+  // accepted again: the outcome names the earlier message (RFC 4130 §7.4 duplicates).
+  const inbound = (i: AcceptItem) =>
+    i.message.as2_record?.direction === 'inbound' ? i.message.as2_record : undefined;
+  const duplicates = await inboundDuplicates(
+    tx,
+    at,
+    items.flatMap((i) => (inbound(i) ? [inbound(i)!] : [])),
+  );
+  const earlierOf = (i: AcceptItem) => {
+    const r = inbound(i);
+    return r ? duplicates.get(duplicateKey(r)) : undefined;
+  };
+  const fresh = items.filter((i) => !earlierOf(i));
+  const accepted = fresh.length > 0 ? await acceptNew(tx, at, node, fresh) : { outcomes: [], targets: [] };
+  const outcomes = accepted.outcomes.values();
+  return {
+    outcomes: items.map((i): AcceptOutcome => {
+      const earlier = earlierOf(i);
+      if (!earlier) return outcomes.next().value!;
+      return {
+        message_id: earlier.message_id,
+        duplicate: true,
+        receipt_stored: earlier.has_receipt,
+        status: earlier.status,
+        queued: 0,
+      };
+    }),
+    targets: accepted.targets,
+  };
+}
+
+async function acceptNew(
   tx: Tx,
   at: Date,
   node: number,

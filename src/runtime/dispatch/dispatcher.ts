@@ -69,6 +69,7 @@ export class Dispatcher implements ActorCore {
         this.#accepts.submit({ source_type: source.type, source_name: source.name, message }).then((o) => ({
           message_id: o.message_id,
           duplicate: o.duplicate,
+          ...(o.receipt_stored === undefined ? {} : { receipt_stored: o.receipt_stored }),
           status: o.status,
           queued: o.queued,
         })),
