@@ -7,15 +7,20 @@
  * RSA limit of `openssl speed -seconds 3 rsa2048` (three private-key operations per message:
  * sender signs, receiver decrypts, receiver signs the receipt), then one 64 MiB file through
  * the same path with the server's peak RSS growth.
- * Options: --messages <n> (default 1500), --clients <n> (default 16), --no-large.
+ * With `--source files` the messages come from a file poller instead (files dropped into its
+ * directory, as an ERP hands over EDI), without the cost of an HTTP upload each.
+ * Options: --messages <n> (default 1500), --clients <n> (default 16), --source upload|files,
+ * --no-large.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { prepareWithToken } from './lib/api-token.js';
+import { cpuMsOf, postgresCpuMs } from './lib/cpu.js';
 import { benchDatabase } from './lib/database.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -23,21 +28,24 @@ const { values } = parseArgs({
   options: {
     messages: { type: 'string' },
     clients: { type: 'string' },
+    source: { type: 'string' },
     'no-large': { type: 'boolean' },
   },
 });
 const total = Number(values.messages ?? 1500);
 const clients = Number(values.clients ?? 16);
+const source = values.source ?? 'upload';
+if (source !== 'upload' && source !== 'files') throw new Error('--source is upload or files');
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
 const db = await benchDatabase();
 const token = await prepareWithToken(db.url);
 
-const certDir = mkdtempSync(path.join(os.tmpdir(), 'pier-bench-cert-'));
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'pier-bench-as2-'));
 execFileSync(
   'openssl',
   [...'req -x509 -newkey rsa:2048 -nodes -keyout k.pem -out c.pem -days 30 -subj /CN=bench'.split(' ')],
-  { cwd: certDir, stdio: 'ignore' },
+  { cwd: workDir, stdio: 'ignore' },
 );
 
 const server = await startServerProcess(db.url);
@@ -55,8 +63,8 @@ try {
     return ((await r.json()) as { data: Record<string, unknown> }).data;
   };
   const form = new FormData();
-  form.append('certificate', new Blob([readFileSync(path.join(certDir, 'c.pem'))]), 'c.pem');
-  form.append('private_key', new Blob([readFileSync(path.join(certDir, 'k.pem'))]), 'k.pem');
+  form.append('certificate', new Blob([readFileSync(path.join(workDir, 'c.pem'))]), 'c.pem');
+  form.append('private_key', new Blob([readFileSync(path.join(workDir, 'k.pem'))]), 'k.pem');
   form.append('description', 'bench');
   const up = await fetch(`${server.url}/api/v1/certificates`, {
     method: 'POST',
@@ -98,6 +106,19 @@ try {
     const p = await api('/partners', { name: partner });
     await api('/as2/remote-profiles', { business_partner_id: p.id, as2id, ...profile });
   }
+  const inbox = path.join(workDir, 'outbox', 'globex');
+  if (source === 'files') {
+    await mkdir(inbox, { recursive: true });
+    await api('/plugins/configs?type=file-poller', {
+      name: 'erp',
+      base_directory: path.join(workDir, 'outbox'),
+      processed_directory: path.join(workDir, 'sent'),
+      from: 'acme',
+      polling_interval: 1,
+    });
+    await api('/routes', { source_plugin: 'erp', from: 'acme', to: 'globex', target_plugin: 'out' });
+    await api('/services/file-poller/erp/start', {});
+  }
   await api('/services/as2-receiver/in/start', {});
   await api('/services/as2-sender/out/start', {});
 
@@ -133,12 +154,20 @@ try {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  const cpuOf = (pid: number) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime + stime in clock ticks of 10 ms (every thread of the process, workers included).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+  // Files are written under a hidden name and renamed, as a well-behaved producer does.
+  const dropAll = async (n: number, offset: number) => {
+    for (let i = 0; i < n; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, n - i) }, async (_, k) => {
+          const name = `order-${offset + i + k}.edi`;
+          await writeFile(path.join(inbox, `.${name}`), document);
+          await rename(path.join(inbox, `.${name}`), path.join(inbox, name));
+        }),
+      );
+    }
   };
   const uploadAll = async (n: number, offset: number) => {
+    if (source === 'files') return dropAll(n, offset);
     let next = 0;
     await Promise.all(
       Array.from({ length: clients }, async () => {
@@ -166,14 +195,14 @@ try {
   };
   log(`sending ${total} messages…`);
   const dbBefore = await dbWork();
-  const cpuBefore = cpuOf(server.pid);
-  const pgBefore = postgresCpu(db.name);
+  const cpuBefore = cpuMsOf(server.pid);
+  const pgBefore = postgresCpuMs(db.name);
   const started = performance.now();
   await uploadAll(total, warm);
   const done = await waitDone(warm + total, 600);
   const seconds = (performance.now() - started) / 1000;
-  const cpuMs = cpuOf(server.pid) - cpuBefore;
-  const pgMs = postgresCpu(db.name) - pgBefore;
+  const cpuMs = cpuMsOf(server.pid) - cpuBefore;
+  const pgMs = postgresCpuMs(db.name) - pgBefore;
   const delivered = (done.Delivered ?? 0) - warm;
   const dbAfter = await dbWork();
   const perSecond = delivered / seconds;
@@ -210,7 +239,8 @@ try {
     JSON.stringify({
       benchmark: 'as2-loopback',
       messages: total,
-      clients,
+      source,
+      ...(source === 'upload' ? { clients } : {}),
       delivered,
       failed: total - delivered,
       seconds: Math.round(seconds * 10) / 10,
@@ -233,23 +263,7 @@ try {
   await client.end();
   await server.stop();
   await db.drop();
-  rmSync(certDir, { recursive: true, force: true });
-}
-
-/** CPU milliseconds of the PostgreSQL backends connected to this database (0 when not local). */
-function postgresCpu(database: string): number {
-  let total = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!cmdline.startsWith('postgres: ') || !cmdline.includes(` ${database} `)) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return total;
+  rmSync(workDir, { recursive: true, force: true });
 }
 
 function rssOf(pid: number): number {

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { postgresCpuMs } from './lib/cpu.js';
 
 const { values } = parseArgs({
   options: {
@@ -195,18 +196,7 @@ async function cpuOf(pid: number): Promise<{ user: number; system: number }> {
 }
 
 /** CPU seconds of every PostgreSQL process on this machine (the server the benchmark uses, when local). */
-async function postgresCpu(): Promise<number> {
-  const { readdir } = await import('node:fs/promises');
-  let total = 0;
-  for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
-    if (comm.trim() !== 'postgres') continue;
-    const cpu = await cpuOf(Number(pid)).catch(() => ({ user: 0, system: 0 }));
-    total += cpu.user + cpu.system;
-  }
-  return total;
-}
+const postgresCpu = async () => postgresCpuMs() / 1000;
 
 async function cpuPerMessage(pid: number, before: { user: number; system: number; pg: number }, n: number) {
   const after = await cpuOf(pid);
