@@ -2,6 +2,9 @@
  * The local directory store: `<directory>/<message id>/<stage>` (spec 2.11). A stage is
  * written once (never replaced) and flushed to disk before put resolves. A crash can leave
  * a partial file, but only of a stage that was never recorded, which nothing reads.
+ * Flushing is fdatasync where we call it ourselves: it writes the data and what is needed to
+ * read it back (size, blocks) as fsync does, without the timestamps, and costs less CPU and
+ * time per file (this path writes five files per AS2 message).
  */
 import { createWriteStream } from 'node:fs';
 import { constants } from 'node:fs';
@@ -82,7 +85,7 @@ export class LocalPayloadStore implements PayloadStore {
       await copyFile(source, file, constants.COPYFILE_EXCL);
       const copy = await open(file, 'r+');
       try {
-        await copy.sync();
+        await copy.datasync();
         return (await copy.stat()).size;
       } finally {
         await copy.close();
@@ -114,7 +117,7 @@ export class LocalPayloadStore implements PayloadStore {
     const handle = await open(file, 'wx');
     try {
       await handle.writeFile(bytes);
-      await handle.sync();
+      await handle.datasync();
     } catch (error) {
       await handle.close().catch(() => {});
       await unlink(file).catch(() => {});
@@ -144,7 +147,7 @@ export class LocalPayloadStore implements PayloadStore {
     }
     const copy = await open(destination, 'r+');
     try {
-      await copy.sync();
+      await copy.datasync();
     } finally {
       await copy.close();
     }
