@@ -1,32 +1,20 @@
 /**
- * One AS2 message received: stored as it arrived (`received`, `headers`), unpacked with the
- * partner's profile, the document stored (`unpacked`), the receipt built and stored
- * (`receipt`), and the message handed to the core with what AS2 did to it: accepted, or
- * Refused with the disposition the receipt carries. A duplicate of a processed message is answered with
- * the stored receipt and not routed again.
+ * One AS2 message received: stored as it arrived (`received`, `headers`), opened with the
+ * partner's profile (open-message.ts), the document stored (`unpacked`), the receipt built and
+ * stored (`receipt`), and the message handed to the core with what AS2 did to it: accepted,
+ * or Refused with the disposition the receipt carries. A duplicate of a processed message is
+ * answered with the stored receipt and not routed again.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { As2InboundContext } from '../../runtime/channels/as2-protocol.js';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
-import {
-  DispositionError,
-  formatDisposition,
-  formatMic,
-  parseDispositionNotificationOptions,
-  processed,
-  processedWithError,
-  unpackIncoming,
-  type Disposition,
-  type UnpackedMessage,
-} from '../as2/index.js';
-import { entityBytes, headerSection, headerValue, as2Name, splitEntity } from '../as2-shared/headers.js';
-import { certificateOf, keyPairOf, privateKeyOf } from '../as2-shared/material.js';
+import { formatDisposition, processed } from '../as2/index.js';
+import { headerSection, headerValue, as2Name, splitEntity } from '../as2-shared/headers.js';
 import type { InboundContexts } from './contexts.js';
-import { makeReceipt, type Receipt } from './receipt.js';
-import { describeUnpacked } from './describe.js';
+import { poolFromBytes, type MessageOpener } from './open-pool.js';
+import type { Receipt } from './receipt.js';
 
 export interface Incoming {
   headers: IncomingHttpHeaders;
@@ -46,6 +34,7 @@ export interface ReceiveDeps {
   core: CoreClient;
   store: PayloadStore;
   contexts: InboundContexts;
+  opener: MessageOpener;
   identification: string;
   maxBytes: number;
 }
@@ -63,7 +52,7 @@ function put(
   store: PayloadStore,
   messageId: string,
   stage: 'received' | 'headers' | 'unpacked' | 'receipt',
-  bytes: Buffer,
+  bytes: Uint8Array,
 ) {
   return store.putBytes({ messageId, stage }, bytes);
 }
@@ -77,7 +66,6 @@ export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Pro
     return plain(400, 'An AS2 message needs AS2-From, AS2-To and Message-ID headers');
   if ([as2From, as2To, originalMessageId].some((v) => v.length > maxIdLength || hasControl(v)))
     return plain(400, 'AS2-From, AS2-To or Message-ID is too long or holds control characters');
-  const options = parseDispositionNotificationOptions(h('disposition-notification-options'));
   const wantsReceipt = h('disposition-notification-to') !== undefined;
   const asyncAddress = h('receipt-delivery-option');
 
@@ -85,70 +73,45 @@ export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Pro
 
   const id = randomUUID();
   const headersBytes = headerSection(incoming.rawHeaders);
-  // Written while the message is unpacked; nothing reads them before the acceptance.
+  const bodyBytes = incoming.body.length;
   const arrived = Promise.all([
     put(deps.store, id, 'received', incoming.body),
     put(deps.store, id, 'headers', headersBytes),
   ]);
-  arrived.catch(() => {}); // awaited below; a failure is reported there
-
-  let unpacked: UnpackedMessage | null = null;
-  let refusal: { disposition: Disposition; text: string } | null = null;
-  if (!context.found)
-    refusal = { disposition: processedWithError('unknown-trading-partner'), text: context.problem };
-  else {
-    try {
-      unpacked = unpackIncoming(
-        incoming.body,
-        incoming.headers as Record<string, string>,
-        unpackOptions(context, deps.maxBytes),
-      );
-    } catch (error) {
-      if (!(error instanceof DispositionError)) throw error;
-      refusal = { disposition: error.disposition, text: error.message };
-    }
-  }
-  const fileName =
-    unpacked?.filename?.trim() || `${originalMessageId.replace(/[<>]/g, '').slice(0, 200)}.dat`;
-
-  const disposition = refusal ? refusal.disposition : processed;
-  /** `processed/error: decryption-failed`, as the status and history say it. */
-  const outcome = formatDisposition(disposition).replace(/^[^;]*;\s*/, '');
-  let receipt: Receipt | null = null;
-  if (wantsReceipt) {
-    receipt = makeReceipt({
-      identification: deps.identification,
-      as2From,
-      as2To,
-      originalMessageId,
-      disposition,
-      mic: unpacked?.mic ?? null,
-      options,
-      signer: keyPairOf(context.signing),
-      text: refusal
-        ? `The message ${originalMessageId} could not be processed: ${outcome}.`
-        : `The message ${originalMessageId} was received and processed.`,
-    });
-  }
-  const [unpackedSize, receiptSize] = await Promise.all([
-    unpacked ? put(deps.store, id, 'unpacked', unpacked.payload) : null,
-    receipt ? put(deps.store, id, 'receipt', entityBytes(receipt.headers, receipt.body)) : null,
-    arrived,
-  ]);
+  // A large body is handed over to a pool thread, so it must be on disk first; a small one is
+  // written while it is opened. Nothing reads these stages before the acceptance.
+  if (bodyBytes >= poolFromBytes) await arrived;
+  else arrived.catch(() => {}); // awaited below; a failure is reported there
+  const opened = await deps.opener.open({
+    messageId: id,
+    body: incoming.body,
+    headers: incoming.headers,
+    context,
+    maxPayloadBytes: deps.maxBytes * 4,
+    as2From,
+    as2To,
+    originalMessageId,
+    receipt: wantsReceipt
+      ? { identification: deps.identification, options: h('disposition-notification-options') }
+      : null,
+  });
+  const { payloadSize, receiptSize, receipt, refusal, outcome } = opened;
+  await arrived;
 
   const stages = [
     { stage: 'headers' as const, size_bytes: headersBytes.length },
-    ...(unpacked ? [{ stage: 'received' as const, size_bytes: incoming.body.length }] : []),
+    ...(payloadSize !== null ? [{ stage: 'received' as const, size_bytes: bodyBytes }] : []),
     ...(receiptSize !== null ? [{ stage: 'receipt' as const, size_bytes: receiptSize }] : []),
   ];
   const acceptance = await deps.core.accept({
     id,
     from: (context.found ? context.partner : as2From).slice(0, 255),
     to: (context.found ? context.organization : as2To).slice(0, 255),
-    file_name: fileName.slice(0, 1024),
-    payload: unpacked
-      ? { stage: 'unpacked', size_bytes: unpackedSize! }
-      : { stage: 'received', size_bytes: incoming.body.length },
+    file_name: opened.fileName.slice(0, 1024),
+    payload:
+      payloadSize !== null
+        ? { stage: 'unpacked', size_bytes: payloadSize }
+        : { stage: 'received', size_bytes: bodyBytes },
     ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
     // Stored in the acceptance's transaction: a processed message is a duplicate from then on.
     as2_record: {
@@ -159,13 +122,11 @@ export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Pro
       processed: refusal === null,
       info: {
         headers: as2Headers(incoming.headers),
-        ...(unpacked ? describeUnpacked(unpacked) : {}),
-        mic: unpacked ? formatMic(unpacked.mic) : null,
-        mic_algorithm: unpacked?.mic.algorithm ?? null,
+        ...opened.description,
         mdn: receipt
           ? {
               mode: asyncAddress ? 'async' : 'sync',
-              disposition: formatDisposition(disposition),
+              disposition: refusal?.disposition ?? formatDisposition(processed),
               signed: receipt.signed,
               message_id: receipt.headers['Message-ID'],
             }
@@ -208,21 +169,6 @@ async function answerDuplicate(
       asyncReceipt: { address: asked.asyncAddress, receipt },
     };
   return { status: 200, headers: receipt.headers, body: receipt.body };
-}
-
-function unpackOptions(context: Extract<As2InboundContext, { found: true }>, maxBytes: number) {
-  return {
-    decryptionKeys: context.decryption
-      .filter((m) => m.private_key_pem)
-      .map((m) => ({
-        certificate: certificateOf(m.certificate_pem),
-        privateKey: privateKeyOf(m.private_key_pem!),
-      })),
-    verificationCerts: context.verification.map(certificateOf),
-    requireSigned: context.require_signed,
-    requireEncrypted: context.require_encrypted,
-    maxPayloadBytes: maxBytes * 4,
-  };
 }
 
 /** The AS2 headers worth showing (spec 2.7 protocols.as2). */

@@ -8,6 +8,7 @@ import type { CoreClient } from '../../runtime/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import type { As2ReceiverSettings } from './config.js';
 import { InboundContexts } from './contexts.js';
+import { MessageOpener } from './open-pool.js';
 import { sendAsyncReceipt } from './receipt.js';
 import { looksLikeReceipt, receiveReceipt } from './receipts-in.js';
 import { receiveMessage, type Answer, type Incoming } from './receive.js';
@@ -15,6 +16,7 @@ import { receiveMessage, type Answer, type Incoming } from './receive.js';
 export class As2ReceiverServer {
   readonly #server: http.Server;
   readonly #contexts: InboundContexts;
+  readonly #opener: MessageOpener;
   readonly #pending = new Set<Promise<unknown>>();
   #stopped = false;
 
@@ -25,6 +27,7 @@ export class As2ReceiverServer {
     private readonly identification: string,
   ) {
     this.#contexts = new InboundContexts(core);
+    this.#opener = new MessageOpener(store);
     this.#server = http.createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => this.#handle(req, res));
     this.#server.headersTimeout = 60_000;
     this.#server.requestTimeout = 0;
@@ -109,6 +112,7 @@ export class As2ReceiverServer {
         core: this.core,
         store: this.store,
         contexts: this.#contexts,
+        opener: this.#opener,
         identification: this.identification,
         maxBytes: this.settings.max_message_mib * 1024 * 1024,
       },
@@ -138,5 +142,6 @@ export class As2ReceiverServer {
       this.#server.closeIdleConnections();
     });
     await Promise.allSettled([...this.#pending]);
+    await this.#opener.close();
   }
 }

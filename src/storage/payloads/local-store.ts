@@ -20,6 +20,7 @@ import {
   type PayloadStore,
   type PutOptions,
 } from './store.js';
+import type { StoreSelection } from './open-store.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -44,6 +45,10 @@ const exists = (file: string) =>
 
 export class LocalPayloadStore implements PayloadStore {
   readonly directory: string;
+
+  get selection(): StoreSelection {
+    return { backend: 'local', directory: this.directory };
+  }
 
   constructor(directory: string) {
     this.directory = path.resolve(directory);

@@ -4,6 +4,7 @@
  * read only once the database records it, and it is recorded only after put resolved, so a
  * reader never sees a stage in the making.
  */
+import type { StoreSelection } from './open-store.js';
 import type { Readable } from 'node:stream';
 
 /** Stages that are stored; `message` is made from `headers` and `received` when read. */
@@ -21,6 +22,8 @@ export interface PutOptions {
 }
 
 export interface PayloadStore {
+  /** How to open this same store elsewhere (another thread): see open-store.ts. */
+  readonly selection: StoreSelection;
   /** Streams `source` into a new stage (never replacing one) and flushes it; returns the bytes stored. */
   put(ref: PayloadRef, source: Readable, options?: PutOptions): Promise<number>;
   /** Stores bytes already in memory as a new stage and flushes it; returns the bytes stored. */

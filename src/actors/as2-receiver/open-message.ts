@@ -1,0 +1,125 @@
+/**
+ * The CPU part of receiving an AS2 message: unpacking it with the partner's keys, building
+ * the receipt and storing both (`unpacked`, `receipt`). A function of plain data, so the
+ * receiver runs it on its own thread for small messages and in a worker pool for large ones
+ * (open-pool.ts) with the same result; the document is written where it was made, so a large
+ * one never travels back between threads.
+ */
+import type { As2InboundContext } from '../../runtime/channels/as2-protocol.js';
+import {
+  DispositionError,
+  formatDisposition,
+  formatMic,
+  parseDispositionNotificationOptions,
+  processed,
+  processedWithError,
+  unpackIncoming,
+  type Disposition,
+  type UnpackedMessage,
+} from '../as2/index.js';
+import type { PayloadStore } from '../../storage/payloads/store.js';
+import { entityBytes } from '../as2-shared/headers.js';
+import { certificateOf, keyPairOf, privateKeyOf } from '../as2-shared/material.js';
+import { describeUnpacked } from './describe.js';
+import { makeReceipt, type Receipt } from './receipt.js';
+
+export interface OpenTask {
+  /** The message the stages are stored under. */
+  messageId: string;
+  body: Uint8Array;
+  headers: Record<string, string | string[] | undefined>;
+  context: As2InboundContext;
+  maxPayloadBytes: number;
+  as2From: string;
+  as2To: string;
+  originalMessageId: string;
+  /** Present when the partner asked for a receipt. */
+  receipt: { identification: string; options: string | undefined } | null;
+}
+
+export interface OpenResult {
+  /** Bytes of the business document stored as `unpacked`; null when the message was refused. */
+  payloadSize: number | null;
+  /** Bytes of the receipt stored as `receipt`. */
+  receiptSize: number | null;
+  fileName: string;
+  /** What protected the message, for protocols.as2. */
+  description: Record<string, unknown>;
+  /** Null when processed; else why not, and the disposition as the receipt words it. */
+  refusal: { disposition: string; text: string } | null;
+  /** `processed`, or `processed/error: decryption-failed` as the status and history say it. */
+  outcome: string;
+  receipt: Receipt | null;
+}
+
+export async function openMessage(task: OpenTask, store: PayloadStore): Promise<OpenResult> {
+  const { context } = task;
+  let unpacked: UnpackedMessage | null = null;
+  let refusal: { disposition: Disposition; text: string } | null = null;
+  if (!context.found)
+    refusal = { disposition: processedWithError('unknown-trading-partner'), text: context.problem };
+  else {
+    try {
+      unpacked = unpackIncoming(
+        Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength),
+        task.headers as Record<string, string>,
+        {
+          decryptionKeys: context.decryption
+            .filter((m) => m.private_key_pem)
+            .map((m) => ({
+              certificate: certificateOf(m.certificate_pem),
+              privateKey: privateKeyOf(m.private_key_pem!),
+            })),
+          verificationCerts: context.verification.map(certificateOf),
+          requireSigned: context.require_signed,
+          requireEncrypted: context.require_encrypted,
+          maxPayloadBytes: task.maxPayloadBytes,
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof DispositionError)) throw error;
+      refusal = { disposition: error.disposition, text: error.message };
+    }
+  }
+  const disposition = refusal ? refusal.disposition : processed;
+  const outcome = formatDisposition(disposition).replace(/^[^;]*;\s*/, '');
+  let receipt: Receipt | null = null;
+  if (task.receipt) {
+    receipt = makeReceipt({
+      identification: task.receipt.identification,
+      as2From: task.as2From,
+      as2To: task.as2To,
+      originalMessageId: task.originalMessageId,
+      disposition,
+      mic: unpacked?.mic ?? null,
+      options: parseDispositionNotificationOptions(task.receipt.options),
+      signer: keyPairOf(context.signing),
+      text: refusal
+        ? `The message ${task.originalMessageId} could not be processed: ${outcome}.`
+        : `The message ${task.originalMessageId} was received and processed.`,
+    });
+  }
+  const [payloadSize, receiptSize] = await Promise.all([
+    unpacked ? store.putBytes({ messageId: task.messageId, stage: 'unpacked' }, unpacked.payload) : null,
+    receipt
+      ? store.putBytes(
+          { messageId: task.messageId, stage: 'receipt' },
+          entityBytes(receipt.headers, receipt.body),
+        )
+      : null,
+  ]);
+  return {
+    payloadSize,
+    receiptSize,
+    fileName:
+      unpacked?.filename?.trim() || `${task.originalMessageId.replace(/[<>]/g, '').slice(0, 200)}.dat`,
+    description: {
+      ...(unpacked ? describeUnpacked(unpacked) : {}),
+      mic: unpacked ? formatMic(unpacked.mic) : null,
+      mic_algorithm: unpacked?.mic.algorithm ?? null,
+    },
+    refusal: refusal ? { disposition: formatDisposition(disposition), text: refusal.text } : null,
+    outcome,
+    receipt,
+  };
+}
