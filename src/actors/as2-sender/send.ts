@@ -57,7 +57,10 @@ export class As2Sender {
     });
     let payload: Buffer;
     try {
-      payload = await readAll(await this.store.open({ messageId: m.id, stage: delivery.payload.stage }));
+      payload = await readAll(
+        await this.store.open({ messageId: m.id, stage: delivery.payload.stage }),
+        delivery.payload.size_bytes,
+      );
     } catch (error) {
       if (error instanceof PayloadMissing) return notSent(error.message, '');
       throw error;
@@ -170,8 +173,23 @@ export class As2Sender {
   }
 }
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/**
+ * The payload in one buffer of the size the core recorded, filled as it is read (collecting
+ * chunks and joining them would hold a large payload twice). A stage that is not the size
+ * recorded is read whole all the same, and its true bytes are sent.
+ */
+async function readAll(stream: Readable, expected: number): Promise<Buffer> {
+  let whole = Buffer.allocUnsafe(expected);
+  let filled = 0;
+  for await (const chunk of stream) {
+    const bytes = chunk as Buffer;
+    if (filled + bytes.length > whole.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(whole.length * 2, filled + bytes.length));
+      whole.copy(bigger, 0, 0, filled);
+      whole = bigger;
+    }
+    bytes.copy(whole, filled);
+    filled += bytes.length;
+  }
+  return whole.subarray(0, filled);
 }
