@@ -206,7 +206,7 @@ const remoteEditable = {
   as2bis: z
     .boolean()
     .describe(
-      'Follow the AS2 modernisation draft (rfc4130bis): never generate SHA-1, MD5, 3DES or RC2 for this partner; what the partner sends may still use them. Default false',
+      'Follow the AS2 modernisation draft (rfc4130bis): never generate SHA-1, MD5, 3DES or RC2 in messages sent to this partner; what the partner sends may still use them. Default false',
     ),
 };
 
