@@ -97,16 +97,20 @@ export async function partner(
   return made.body.data.id as number;
 }
 
-/** Both sides of one agreement in one pier: `s<tag>` sends to `r<tag>`, whose receiving side is `R<tag>`. */
+/**
+ * Both sides of one agreement in one pier: `s<tag>` sends to `r<tag>`, whose receiving side is
+ * `R<tag>`. `sending` adds fields to the profile pier sends with (interop options, as2bis).
+ */
 export async function agreement(
   server: TestServer,
   tag: string,
   url: string,
   cert: number,
   profile: Profile,
+  sending: Record<string, unknown> = {},
 ) {
   await organization(server, `s${tag}`, `S${tag}`, cert, url);
-  await partner(server, `r${tag}`, `R${tag}`, url, cert, profile);
+  await partner(server, `r${tag}`, `R${tag}`, url, cert, profile, sending);
   await organization(server, `ro${tag}`, `R${tag}`, cert);
   await partner(server, `sp${tag}`, `S${tag}`, url, cert, profile);
 }

@@ -8,6 +8,7 @@ import {
   defaultInteropOptions,
   formatDispositionNotificationOptions,
   formatMic,
+  LegacyAlgorithmError,
   packOutgoing,
   parseMicAlgorithm,
   type ContentEncryption,
@@ -16,6 +17,7 @@ import {
 } from '../as2/index.js';
 import { formatAs2Name } from '../as2-shared/headers.js';
 import { certificateOf, keyPairOf } from '../as2-shared/material.js';
+import { formatFilename } from '../as2/mime/parameters.js';
 import { contentDisposition } from '../shared/content-disposition.js';
 
 export class ProfileProblem extends Error {}
@@ -56,16 +58,26 @@ export function buildRequest(
       keyTransport: interop.keyTransport,
     };
   }
-  const packed = packOutgoing(payload, {
-    filename: fileName,
-    filenameQuoting: interop.filenameQuoting,
-    compress: context.compression ? compressionOrder : 'off',
-    sign,
-    encrypt,
-    transferEncoding: interop.transferEncoding,
-    micSpelling: interop.micSpelling,
-    micAlgorithm: sign?.algorithm ?? 'sha-256',
-  });
+  let packed: PackedMessage;
+  try {
+    packed = packOutgoing(payload, {
+      filename: fileName,
+      filenameQuoting: interop.filenameQuoting,
+      compress: context.compression ? compressionOrder : 'off',
+      sign,
+      encrypt,
+      transferEncoding: interop.transferEncoding,
+      micSpelling: interop.micSpelling,
+      // Also keeps the MIC asked of the receipt (signed-receipt-micalg) off SHA-1 and MD5.
+      micAlgorithm: sign?.algorithm ?? 'sha-256',
+      modernOnly: context.as2bis,
+    });
+  } catch (error) {
+    // The API refuses such a profile; a row changed behind its back still sends nothing weak.
+    if (error instanceof LegacyAlgorithmError)
+      throw new ProfileProblem(`${error.message} (the partner's profile has as2bis on)`);
+    throw error;
+  }
   const headers: Record<string, string> = {
     'AS2-Version': '1.2',
     'AS2-From': formatAs2Name(context.organization_as2id),
@@ -74,7 +86,10 @@ export function buildRequest(
     Subject: `AS2 message ${fileName}`.replace(/[\r\n]/g, ' ').slice(0, 200),
     Date: new Date().toUTCString(),
     ...packed.headers,
-    'Content-Disposition': contentDisposition(fileName),
+    'Content-Disposition':
+      interop.filenameQuoting === 'token'
+        ? `attachment${formatFilename(fileName, 'token')}`
+        : contentDisposition(fileName),
     'User-Agent': userAgent,
   };
   if (context.mdn_mode !== 'none') {

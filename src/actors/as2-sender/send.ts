@@ -80,6 +80,7 @@ export class As2Sender {
         messageId,
         this.userAgent,
         this.settings.compression_order,
+        context.interop,
       );
     } catch (error) {
       if (error instanceof ProfileProblem) return notSent(error.message);

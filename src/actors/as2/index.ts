@@ -16,7 +16,9 @@ export {
   type DispositionNotificationOptions,
 } from './disposition-options.js';
 export {
+  interopChoices,
   interopOptions,
+  interopPresetNames,
   interopPresets,
   defaultInteropOptions,
   type InteropOptions,

@@ -3,7 +3,7 @@
  * the reason for each setting. The sender actor reads these from the partner profile;
  * `docs/interop.md` documents them and a test keeps the two in step.
  */
-import type { KeyTransport } from './vocabulary/encryption-algorithms.js';
+import { keyTransportAlgorithms, type KeyTransport } from './vocabulary/encryption-algorithms.js';
 import type { MicSpelling } from './vocabulary/mic-algorithms.js';
 import type { TransferEncoding } from './mime/transfer-encoding.js';
 
@@ -22,6 +22,17 @@ export interface InteropOptions {
   /** Content-Disposition filename as a quoted string or a bare token. */
   filenameQuoting: 'quoted' | 'token';
 }
+
+/** Every value each non-boolean option takes, for the schemas that store and carry them. */
+export const interopChoices = {
+  transferEncoding: ['binary', 'base64'],
+  micSpelling: ['rfc5751', 'rfc3851'],
+  keyTransport: Object.keys(keyTransportAlgorithms) as [KeyTransport, ...KeyTransport[]],
+  bodyFraming: ['content-length', 'chunked'],
+  filenameQuoting: ['quoted', 'token'],
+} as const satisfies {
+  [K in keyof InteropOptions as InteropOptions[K] extends boolean ? never : K]: readonly InteropOptions[K][];
+};
 
 /** What pier sends unless a partner needs otherwise: current RFCs, widely read forms. */
 export const defaultInteropOptions: InteropOptions = {
@@ -77,6 +88,7 @@ export const interopPresets = {
 } as const satisfies Record<string, InteropPreset>;
 
 export type InteropPresetName = keyof typeof interopPresets;
+export const interopPresetNames = Object.keys(interopPresets) as [InteropPresetName, ...InteropPresetName[]];
 
 /** The options for a partner: defaults, then the preset, then the partner's own overrides. */
 export function interopOptions(

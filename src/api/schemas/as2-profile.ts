@@ -4,6 +4,18 @@
  * form refuse the same things with the same words.
  */
 import { z } from 'zod';
+import {
+  interopChoices,
+  interopPresetNames,
+  type InteropPresetName,
+} from '../../actors/as2/interop-presets.js';
+import { contentEncryptionAlgorithms } from '../../actors/as2/vocabulary/encryption-algorithms.js';
+import { micAlgorithms, parseMicAlgorithm } from '../../actors/as2/vocabulary/mic-algorithms.js';
+import {
+  defaultInteropFields,
+  type InteropField,
+  type InteropFields,
+} from '../../runtime/as2/interop-fields.js';
 import { listSchema, pagingQuery, readOnly, singleLineText } from './common.js';
 import { httpUrlProblem } from './url.js';
 
@@ -149,6 +161,7 @@ export const remoteDefaults = {
   tls_verify: true,
   tls_trusted_certificate_ids: [] as number[],
   tls_client_certificate_id: null,
+  as2bis: false,
 } as const;
 
 const remoteEditable = {
@@ -190,7 +203,60 @@ const remoteEditable = {
   tls_client_certificate_id: certificateId
     .nullable()
     .describe('Certificate with private key presented as TLS client certificate; null for none'),
+  as2bis: z
+    .boolean()
+    .describe(
+      'Follow the AS2 modernisation draft (rfc4130bis): never generate SHA-1, MD5, 3DES or RC2 in messages sent to this partner; what the partner sends may still use them. Default false',
+    ),
 };
+
+/** Per-partner interop options (docs/interop.md): what the sender puts on the wire for this partner. */
+const interopEditable = {
+  interop_preset: z
+    .enum(interopPresetNames)
+    .nullable()
+    .describe(
+      'A named bundle of interop options (docs/interop.md). Setting it fills the options the preset sets, except those the same request sets; null removes the name and keeps the options. The options shown are what the sender uses',
+    ),
+  signed_attributes: z
+    .boolean()
+    .describe(
+      'Signed attributes (content type, signing time, digest) in our signatures; false for verifiers that cannot handle them',
+    ),
+  algorithm_protection: z
+    .boolean()
+    .describe(
+      'The CMSAlgorithmProtection signed attribute (RFC 6211); older verifiers (IBM Sterling) reject it',
+    ),
+  transfer_encoding: z
+    .enum(interopChoices.transferEncoding)
+    .describe('Content-Transfer-Encoding of the document part; mendelson refuses base64'),
+  body_framing: z
+    .enum(interopChoices.bodyFraming)
+    .describe(
+      'HTTP framing of the request body: a Content-Length header or chunked transfer coding; Liaison refuses chunked',
+    ),
+  filename_quoting: z
+    .enum(interopChoices.filenameQuoting)
+    .describe('filename="po.edi" (quoted) or filename=po.edi (token) in Content-Disposition'),
+  mic_spelling: z
+    .enum(interopChoices.micSpelling)
+    .describe(
+      'Spelling of algorithm names in micalg and signed-receipt-micalg: rfc5751 writes sha-256, rfc3851 writes sha256',
+    ),
+  key_transport: z
+    .enum(interopChoices.keyTransport)
+    .describe(
+      'RSA key transport of encrypted messages: rsa-pkcs1 (PKCS#1 v1.5), rsa-oaep (RSAES-OAEP with SHA-1) or rsa-oaep-sha256',
+    ),
+} satisfies Record<InteropField | 'interop_preset', z.ZodType>;
+
+/** On create, a left-out option is the preset's value, else the default. */
+function interopOnCreate<S extends z.ZodType>(schema: S, field: InteropField) {
+  return schema
+    .optional()
+    .describe(`${schema.description}. Default ${String(defaultInteropFields[field])}, or the preset's value`);
+}
 
 const readOnlyRemote = { http_basic_password_set: readOnly(), http_headers_set: readOnly(), ...times };
 
@@ -216,6 +282,15 @@ export const RemoteProfileCreate = z.strictObject({
   tls_client_certificate_id: remoteEditable.tls_client_certificate_id.default(
     remoteDefaults.tls_client_certificate_id,
   ),
+  interop_preset: interopEditable.interop_preset.default(null),
+  signed_attributes: interopOnCreate(interopEditable.signed_attributes, 'signed_attributes'),
+  algorithm_protection: interopOnCreate(interopEditable.algorithm_protection, 'algorithm_protection'),
+  transfer_encoding: interopOnCreate(interopEditable.transfer_encoding, 'transfer_encoding'),
+  body_framing: interopOnCreate(interopEditable.body_framing, 'body_framing'),
+  filename_quoting: interopOnCreate(interopEditable.filename_quoting, 'filename_quoting'),
+  mic_spelling: interopOnCreate(interopEditable.mic_spelling, 'mic_spelling'),
+  key_transport: interopOnCreate(interopEditable.key_transport, 'key_transport'),
+  as2bis: remoteEditable.as2bis.default(remoteDefaults.as2bis),
   ...readOnlyRemote,
 });
 
@@ -237,6 +312,15 @@ export const RemoteProfileUpdate = z.strictObject({
   tls_verify: remoteEditable.tls_verify.optional(),
   tls_trusted_certificate_ids: remoteEditable.tls_trusted_certificate_ids.optional(),
   tls_client_certificate_id: remoteEditable.tls_client_certificate_id.optional(),
+  interop_preset: interopEditable.interop_preset.optional(),
+  signed_attributes: interopEditable.signed_attributes.optional(),
+  algorithm_protection: interopEditable.algorithm_protection.optional(),
+  transfer_encoding: interopEditable.transfer_encoding.optional(),
+  body_framing: interopEditable.body_framing.optional(),
+  filename_quoting: interopEditable.filename_quoting.optional(),
+  mic_spelling: interopEditable.mic_spelling.optional(),
+  key_transport: interopEditable.key_transport.optional(),
+  as2bis: remoteEditable.as2bis.optional(),
   ...readOnlyRemote,
 });
 
@@ -258,13 +342,22 @@ export const RemoteProfileRecord = z.object({
   tls_verify: z.boolean(),
   tls_trusted_certificate_ids: z.array(z.number().int()),
   tls_client_certificate_id: z.number().int().nullable(),
+  interop_preset: z.enum(interopPresetNames).nullable(),
+  signed_attributes: z.boolean(),
+  algorithm_protection: z.boolean(),
+  transfer_encoding: z.enum(interopChoices.transferEncoding),
+  body_framing: z.enum(interopChoices.bodyFraming),
+  filename_quoting: z.enum(interopChoices.filenameQuoting),
+  mic_spelling: z.enum(interopChoices.micSpelling),
+  key_transport: z.enum(interopChoices.keyTransport),
+  as2bis: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type RemoteProfileRecord = z.infer<typeof RemoteProfileRecord>;
 
 /** A remote profile as stored, write-only values in plain form. */
-export interface RemoteProfileValues {
+export interface RemoteProfileValues extends InteropFields {
   as2id: string;
   endpoint: string;
   partner_certificate_id: number | null;
@@ -281,6 +374,8 @@ export interface RemoteProfileValues {
   tls_verify: boolean;
   tls_trusted_certificate_ids: number[];
   tls_client_certificate_id: number | null;
+  interop_preset: InteropPresetName | null;
+  as2bis: boolean;
 }
 
 export const ProfileListQuery = z.object({ ...pagingQuery(20) });
@@ -328,6 +423,7 @@ export function remoteProfileProblems(v: RemoteProfileValues): Record<string, st
   if (v.http_basic_password !== '' && v.http_basic_user === '') {
     problems.http_basic_user = 'Required with http_basic_password';
   }
+  Object.assign(problems, as2bisProblems(v));
   // Header lists are write-only: messages name the position, or a reserved name from our list.
   const names = new Map<string, number>();
   v.http_headers.forEach((header, i) => {
@@ -340,5 +436,19 @@ export function remoteProfileProblems(v: RemoteProfileValues): Record<string, st
     }
     names.set(name, i);
   });
+  return problems;
+}
+
+/** as2bis forbids generating the algorithms the library marks legacy; the problem is on the field choosing one. */
+function as2bisProblems(v: RemoteProfileValues): Record<string, string> {
+  if (!v.as2bis) return {};
+  const problems: Record<string, string> = {};
+  const digest = v.signing_algorithm === 'none' ? null : parseMicAlgorithm(v.signing_algorithm);
+  if (digest && micAlgorithms[digest].legacy) {
+    problems.signing_algorithm = `as2bis forbids generating ${v.signing_algorithm} signatures: choose sha256, sha384 or sha512, or turn as2bis off`;
+  }
+  if (v.encryption_algorithm !== 'none' && contentEncryptionAlgorithms[v.encryption_algorithm].legacy) {
+    problems.encryption_algorithm = `as2bis forbids generating ${v.encryption_algorithm} encryption: choose an AES algorithm, or turn as2bis off`;
+  }
   return problems;
 }

@@ -7,6 +7,7 @@ import type { As2InboundResponse, As2Material, As2OutboundResponse } from '../ch
 import { toPem } from '../certificates/certificate-info.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { pgArray, type Tx } from '../dispatch/tx.js';
+import { interopOptionsOf, pickInteropFields, type InteropFields } from './interop-fields.js';
 
 interface CertRow {
   id: number;
@@ -56,7 +57,7 @@ interface LocalRow {
   async_mdn_url: string;
 }
 
-export interface RemoteRow {
+export interface RemoteRow extends InteropFields {
   partner_id: number;
   name: string;
   as2id: string;
@@ -71,6 +72,7 @@ export interface RemoteRow {
   http_basic_password: string | null;
   http_headers: string | null;
   tls_verify: boolean;
+  as2bis: boolean;
 }
 
 const localSelect = `select l.organization_id, o.name, l.as2id, l.async_mdn_url
@@ -164,5 +166,7 @@ export async function outboundContext(
     http_headers: remote.http_headers
       ? (JSON.parse(secrets.openText(remote.http_headers)) as { name: string; value: string }[])
       : [],
+    interop: interopOptionsOf(pickInteropFields(remote)),
+    as2bis: remote.as2bis,
   };
 }

@@ -5,6 +5,7 @@
  * threads share no KeyObjects with zod-checked envelopes); they are never logged.
  */
 import { z } from 'zod';
+import { interopChoices } from '../../actors/as2/interop-presets.js';
 
 export const As2Material = z.object({
   certificate_pem: z.string(),
@@ -48,6 +49,17 @@ export const As2InboundResponse = z.object({
 export type As2InboundResponse = z.infer<typeof As2InboundResponse>;
 export type As2InboundContext = As2InboundResponse['context'];
 
+/** The library's InteropOptions: what the sender puts on the wire for one partner (docs/interop.md). */
+export const As2InteropOptions = z.object({
+  signedAttributes: z.boolean(),
+  algorithmProtection: z.boolean(),
+  transferEncoding: z.enum(interopChoices.transferEncoding),
+  micSpelling: z.enum(interopChoices.micSpelling),
+  keyTransport: z.enum(interopChoices.keyTransport),
+  bodyFraming: z.enum(interopChoices.bodyFraming),
+  filenameQuoting: z.enum(interopChoices.filenameQuoting),
+});
+
 /** The sender: everything needed to send a message from an organization to a partner. */
 export const As2OutboundRequest = z.object({
   type: z.literal('as2_outbound'),
@@ -76,6 +88,9 @@ const OutboundFound = z.object({
   http_basic_user: z.string(),
   http_basic_password: z.string(),
   http_headers: z.array(z.object({ name: z.string(), value: z.string() })),
+  interop: As2InteropOptions,
+  /** draft-ietf-ediint-rfc4130bis: generate no SHA-1, MD5, 3DES or RC2 for this partner. */
+  as2bis: z.boolean(),
 });
 export const As2OutboundResponse = z.object({
   type: z.literal('as2_outbound'),

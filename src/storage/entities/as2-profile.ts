@@ -37,6 +37,17 @@ export const As2RemoteProfileSchema = defineEntity({
     /** Sealed JSON list of {name, value}; null when not set. */
     http_headers: p.text().nullable(),
     tls_verify: p.boolean(),
+    /** The interop preset last applied (docs/interop.md); the options below are what the sender uses. */
+    interop_preset: p.string().length(32).nullable(),
+    signed_attributes: p.boolean(),
+    algorithm_protection: p.boolean(),
+    transfer_encoding: p.string().length(16),
+    body_framing: p.string().length(16),
+    filename_quoting: p.string().length(16),
+    mic_spelling: p.string().length(16),
+    key_transport: p.string().length(16),
+    /** draft-ietf-ediint-rfc4130bis: never generate SHA-1, MD5, 3DES or RC2 for this partner. */
+    as2bis: p.boolean(),
     created_at: createdAt(),
     updated_at: updatedAt(),
   },

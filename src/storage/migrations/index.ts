@@ -9,6 +9,7 @@ import { Migration0003Certificates } from './Migration0003Certificates.js';
 import { Migration0004Runtime } from './Migration0004Runtime.js';
 import { Migration0009SecretCheck } from './Migration0009SecretCheck.js';
 import { Migration0011As2Messages } from './Migration0011As2Messages.js';
+import { Migration0013InteropOptions } from './Migration0013InteropOptions.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -17,4 +18,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0004Runtime', class: Migration0004Runtime },
   { name: 'Migration0009SecretCheck', class: Migration0009SecretCheck },
   { name: 'Migration0011As2Messages', class: Migration0011As2Messages },
+  { name: 'Migration0013InteropOptions', class: Migration0013InteropOptions },
 ];

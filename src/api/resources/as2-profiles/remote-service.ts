@@ -4,6 +4,14 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
+import {
+  defaultInteropFields,
+  interopFieldNames,
+  pickInteropFields,
+  presetFields,
+  type InteropField,
+  type InteropFields,
+} from '../../../runtime/as2/interop-fields.js';
 import { diffChanges } from '../../../runtime/audit/changes.js';
 import type { SecretBox } from '../../../runtime/secrets/secret-box.js';
 import { As2RemoteProfileSchema, type As2RemoteProfile } from '../../../storage/entities/as2-profile.js';
@@ -38,6 +46,9 @@ const auditedFields = [
   'tls_verify',
   'tls_trusted_certificate_ids',
   'tls_client_certificate_id',
+  'interop_preset',
+  ...interopFieldNames,
+  'as2bis',
   ...secretFields,
 ] as const;
 
@@ -62,9 +73,30 @@ function profileJson(p: As2RemoteProfile, refs: Refs): RemoteProfileRecord {
     tls_verify: p.tls_verify,
     tls_trusted_certificate_ids: refs.tls_trusted_certificate_ids ?? [],
     tls_client_certificate_id: refs.tls_client_certificate_id?.[0] ?? null,
+    interop_preset: (p.interop_preset ?? null) as RemoteProfileRecord['interop_preset'],
+    ...pickInteropFields(p),
+    as2bis: p.as2bis,
     created_at: iso(p.created_at),
     updated_at: iso(p.updated_at),
   };
+}
+
+/**
+ * The interop options after a request: a preset named in it fills the options it sets, then
+ * the options the request names itself win. Options neither touches keep their values.
+ */
+function withInterop(
+  current: InteropFields,
+  body: Partial<InteropFields> & { interop_preset?: RemoteProfileValues['interop_preset'] },
+): InteropFields {
+  const next: InteropFields = {
+    ...current,
+    ...(body.interop_preset ? presetFields(body.interop_preset) : {}),
+  };
+  for (const field of interopFieldNames) {
+    if (body[field] !== undefined) (next as Record<InteropField, unknown>)[field] = body[field];
+  }
+  return next;
 }
 
 /** The stored values with the write-only ones opened, for rules and the audit diff. */
@@ -116,6 +148,9 @@ function columnsOf(v: RemoteProfileValues, secrets: SecretBox) {
     http_basic_password: v.http_basic_password === '' ? null : secrets.seal(v.http_basic_password),
     http_headers: v.http_headers.length === 0 ? null : secrets.seal(JSON.stringify(v.http_headers)),
     tls_verify: v.tls_verify,
+    interop_preset: v.interop_preset,
+    ...pickInteropFields(v),
+    as2bis: v.as2bis,
   };
 }
 
@@ -197,6 +232,9 @@ export async function createRemoteProfile(
     tls_verify: body.tls_verify,
     tls_trusted_certificate_ids: body.tls_trusted_certificate_ids,
     tls_client_certificate_id: body.tls_client_certificate_id,
+    interop_preset: body.interop_preset,
+    ...withInterop(defaultInteropFields, body),
+    as2bis: body.as2bis,
   };
   return inTransaction(ctx, async (em) => {
     const partner = await em.findOne(PartnerSchema, { id: partnerId });
@@ -261,6 +299,7 @@ export async function updateRemoteProfile(
     for (const [key, value] of Object.entries(changes)) {
       if (value !== undefined && key in values) (values as unknown as Record<string, unknown>)[key] = value;
     }
+    Object.assign(values, withInterop(pickInteropFields(before), body));
     await check(em, values, partnerId);
     const changed = diffChanges(auditValues(before), auditValues(values), auditedFields, secretFields);
     if (changed.length === 0) return profileJson(profile, refs);
