@@ -180,3 +180,30 @@ t.test('not AS2 at all: 4xx, nothing stored, the receiver carries on', async (t)
   const answer = await post(good.body, { ...good.headers, 'Message-ID': id });
   t.match(parseMdn(answer.body, answer.headers).fields.get('disposition'), /processed$/, 'still working');
 });
+
+t.test('as2bis partner asking for a SHA-1 signed receipt: signed with SHA-256 instead', async (t) => {
+  const partners = await server.call('GET', '/api/v1/partners?limit=100');
+  const sender = (partners.body.data.partners as { id: number; name: string }[]).find(
+    (p) => p.name === 'spx',
+  );
+  const set = await server.call('PUT', `/api/v1/as2/remote-profiles/${sender!.id}`, {
+    body: { as2bis: true },
+  });
+  t.equal(set.status, 200);
+  // The receiver keeps a partner's profile for 5 s: a new AS2-From/AS2-To pair is not needed,
+  // but the change must be seen, so wait it out.
+  await new Promise((resolve) => setTimeout(resolve, 5200));
+  const { packed, id } = message();
+  const answer = await post(packed.body, {
+    ...packed.headers,
+    'Message-ID': id,
+    'Disposition-Notification-Options': formatDispositionNotificationOptions(['sha-1']),
+  });
+  t.equal(answer.status, 200);
+  t.match(answer.headers['content-type'], /multipart\/signed/);
+  t.match(answer.headers['content-type'], /micalg="?sha-256/, 'the receipt is signed with SHA-256');
+  const mdn = parseMdn(answer.body, answer.headers, { verificationCerts: [pierCert] });
+  t.match(mdn.fields.get('disposition'), /processed$/);
+  t.equal(mdn.mic?.algorithm, 'sha-1', 'the MIC keeps the algorithm the partner asked for');
+  await server.call('PUT', `/api/v1/as2/remote-profiles/${sender!.id}`, { body: { as2bis: false } });
+});

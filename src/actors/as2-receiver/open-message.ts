@@ -94,6 +94,7 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
       mic: unpacked?.mic ?? null,
       options: parseDispositionNotificationOptions(task.receipt.options),
       signer: keyPairOf(context.signing),
+      modernOnly: context.found && context.as2bis,
       text: refusal
         ? `The message ${task.originalMessageId} could not be processed: ${outcome}.`
         : `The message ${task.originalMessageId} was received and processed.`,

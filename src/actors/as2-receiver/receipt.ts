@@ -18,7 +18,11 @@ export interface ReceiptInput {
   options: DispositionNotificationOptions;
   signer: KeyPair | null;
   text: string;
+  /** Never sign with SHA-1 or MD5 (AS2 modernisation draft), whatever the partner asks. */
+  modernOnly?: boolean;
 }
+
+const weakDigests: readonly string[] = ['sha-1', 'md5'];
 
 export interface Receipt {
   headers: Record<string, string>;
@@ -42,7 +46,10 @@ export function makeReceipt(r: ReceiptInput): Receipt {
     },
     sign
       ? {
-          digest: r.options.chosen?.algorithm ?? 'sha-256',
+          digest:
+            r.modernOnly && weakDigests.includes(r.options.chosen?.algorithm ?? '')
+              ? 'sha-256'
+              : (r.options.chosen?.algorithm ?? 'sha-256'),
           certificate: r.signer!.certificate,
           privateKey: r.signer!.privateKey,
         }

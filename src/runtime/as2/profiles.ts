@@ -110,6 +110,7 @@ export async function inboundContext(
     verification: pick(theirs, remoteRefs.get('signature_certificate_ids')).map((m) => m.certificate_pem),
     require_signed: remote.signing_algorithm !== 'none',
     require_encrypted: remote.encryption_algorithm !== 'none',
+    as2bis: remote.as2bis,
   };
 }
 

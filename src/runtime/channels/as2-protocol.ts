@@ -33,6 +33,8 @@ const InboundFound = z.object({
   verification: z.array(z.string()),
   require_signed: z.boolean(),
   require_encrypted: z.boolean(),
+  /** The AS2 modernisation draft: receipts are never signed with SHA-1 or MD5. */
+  as2bis: z.boolean(),
 });
 export const As2InboundResponse = z.object({
   type: z.literal('as2_inbound'),
