@@ -9,13 +9,22 @@ import { fileWriterType } from './file-writer/config.js';
 import { httpPosterType } from './http-poster/config.js';
 import { notificationWebhookType } from './notification-webhook/config.js';
 import {
+  certificateUses,
   pluginTypes,
+  type CertificateUse,
   type PluginRole,
   type PluginType,
   type PluginTypeDefinition,
 } from './shared/definition.js';
 
-export { pluginTypes, type PluginRole, type PluginType, type PluginTypeDefinition };
+export {
+  certificateUses,
+  pluginTypes,
+  type CertificateUse,
+  type PluginRole,
+  type PluginType,
+  type PluginTypeDefinition,
+};
 
 export const pluginTypeDefinitions: Record<PluginType, PluginTypeDefinition> = {
   'as2-receiver': as2ReceiverType,
@@ -25,6 +34,12 @@ export const pluginTypeDefinitions: Record<PluginType, PluginTypeDefinition> = {
   'http-poster': httpPosterType,
   'notification-webhook': notificationWebhookType,
 };
+
+/** Every setting, of every type, that names a stored certificate. */
+export const certificateSettings: readonly { type: PluginType; field: string }[] = pluginTypes.flatMap(
+  (type) =>
+    Object.keys(pluginTypeDefinitions[type].certificateFields ?? {}).map((field) => ({ type, field })),
+);
 
 export function isPluginType(text: string): text is PluginType {
   return (pluginTypes as readonly string[]).includes(text);

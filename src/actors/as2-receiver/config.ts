@@ -1,4 +1,7 @@
-/** Configuration of the AS2 receiver (spec 2.6): where it listens and how much it takes. */
+/**
+ * Configuration of the AS2 receiver (spec 2.6): where it listens, how much it takes, and
+ * whether it speaks HTTPS with a certificate from the store.
+ */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
 import { wholeNumber } from '../shared/fields.js';
@@ -6,7 +9,7 @@ import { wholeNumber } from '../shared/fields.js';
 export const as2ReceiverType: PluginTypeDefinition = {
   type: 'as2-receiver',
   role: 'source',
-  summary: 'Receives AS2 messages on its own port',
+  summary: 'Receives AS2 messages on its own port, over HTTP or HTTPS',
   fields: {
     host: z.string().min(1).max(255).describe('Address the receiver listens on'),
     port: wholeNumber(1, 65_535).describe('TCP port of the receiver'),
@@ -16,9 +19,19 @@ export const as2ReceiverType: PluginTypeDefinition = {
       .regex(/^\/[A-Za-z0-9._~/-]*$/, 'Must be a path starting with /')
       .describe('URL path partners post to'),
     max_message_mib: wholeNumber(1, 2048).describe('Largest message accepted, in MiB'),
+    tls_certificate_id: z
+      .number()
+      .int('Must be a whole number')
+      .positive('Must be the id of a stored certificate')
+      .nullable()
+      .describe(
+        'Id of a stored certificate with its private key: the receiver serves HTTPS with it ' +
+          '(and the issuers found in the store); null serves plain HTTP',
+      ),
   },
-  defaults: { host: '0.0.0.0', port: 10080, path: '/as2', max_message_mib: 512 },
+  defaults: { host: '0.0.0.0', port: 10080, path: '/as2', max_message_mib: 512, tls_certificate_id: null },
   secretFields: {},
+  certificateFields: { tls_certificate_id: 'tls-server' },
 };
 
 export interface As2ReceiverSettings {
@@ -26,4 +39,5 @@ export interface As2ReceiverSettings {
   port: number;
   path: string;
   max_message_mib: number;
+  tls_certificate_id: number | null;
 }

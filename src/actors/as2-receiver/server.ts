@@ -1,9 +1,11 @@
 /**
- * The receiver's HTTP server: POSTs to its path are AS2 messages or asynchronous receipts.
- * Every answer carries the Server header of spec 2.11. Bodies over max_message_mib are
- * refused with 413 before they are stored; a failure is a 500 with no detail, never a crash.
+ * The receiver's HTTP or HTTPS server: POSTs to its path are AS2 messages or asynchronous
+ * receipts. Every answer carries the Server header of spec 2.11. Bodies over max_message_mib
+ * are refused with 413 before they are stored; a failure is a 500 with no detail, never a crash.
  */
 import http from 'node:http';
+import https from 'node:https';
+import type tls from 'node:tls';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import type { As2ReceiverSettings } from './config.js';
@@ -14,7 +16,7 @@ import { looksLikeReceipt, receiveReceipt } from './receipts-in.js';
 import { receiveMessage, type Answer, type Incoming } from './receive.js';
 
 export class As2ReceiverServer {
-  readonly #server: http.Server;
+  readonly #server: http.Server | https.Server;
   readonly #contexts: InboundContexts;
   readonly #opener: MessageOpener;
   readonly #pending = new Set<Promise<unknown>>();
@@ -25,10 +27,23 @@ export class As2ReceiverServer {
     private readonly core: CoreClient,
     private readonly store: PayloadStore,
     private readonly identification: string,
+    /** Certificate chain and key: the server speaks HTTPS; absent: plain HTTP. */
+    tlsOptions?: tls.SecureContextOptions,
   ) {
     this.#contexts = new InboundContexts(core);
     this.#opener = new MessageOpener(store);
-    this.#server = http.createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => this.#handle(req, res));
+    const options = { maxHeaderSize: 64 * 1024 };
+    const handle = (req: http.IncomingMessage, res: http.ServerResponse) => this.#handle(req, res);
+    if (tlsOptions) {
+      this.#server = https.createServer({ ...options, ...tlsOptions }, handle);
+      // Failed handshakes (plain HTTP to this port, scanners, a partner trusting another
+      // certificate) are the partner's to fix; debug keeps them out of everyday logs.
+      this.#server.on('tlsClientError', (error: NodeJS.ErrnoException) =>
+        core.log('debug', 'a TLS handshake failed', { error: error.code ?? error.message }),
+      );
+    } else {
+      this.#server = http.createServer(options, handle);
+    }
     this.#server.headersTimeout = 60_000;
     this.#server.requestTimeout = 0;
   }

@@ -18,6 +18,24 @@ export type PluginType = (typeof pluginTypes)[number];
 /** Sources bring messages in, targets deliver them, notifiers send alerts. */
 export type PluginRole = 'source' | 'target' | 'notifier';
 
+/** What a setting naming a stored certificate uses it for. */
+export type CertificateUse = 'tls-server';
+
+/** What each use needs of a certificate, checked when a configuration is saved and when it starts. */
+export const certificateUses: Record<
+  CertificateUse,
+  {
+    /** For messages: "… serving HTTPS needs one". */
+    purpose: string;
+    /** The instance signs or decrypts with it, so the store must hold its own private key. */
+    needsKey: boolean;
+    /** An extended key usage the certificate must allow when it lists any. */
+    extendedKeyUsage?: string;
+  }
+> = {
+  'tls-server': { purpose: 'serving HTTPS', needsKey: true, extendedKeyUsage: 'serverAuth' },
+};
+
 export interface PluginTypeDefinition {
   type: PluginType;
   role: PluginRole;
@@ -34,6 +52,12 @@ export interface PluginTypeDefinition {
   urlField?: string;
   /** Addresses that must be http(s) URLs without credentials (rule 9); may include a secret. */
   urlFields?: readonly string[];
+  /**
+   * Settings that name a stored certificate by id (null for none), with what it is used for.
+   * The API checks them against the store, a certificate they name cannot be deleted, and an
+   * instance starts with the certificate's chain and key in its start data.
+   */
+  certificateFields?: Record<string, CertificateUse>;
   /** Rules between settings, by property; `settings` has every default filled in. */
   problems?(settings: Record<string, unknown>): Record<string, string>;
 }

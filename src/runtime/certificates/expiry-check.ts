@@ -1,12 +1,13 @@
 /**
- * The daily certificate expiry check (issue 4 item 5): a certificate an AS2 profile uses
- * raises certificate_expiring once when it enters the expiring window, and
+ * The daily certificate expiry check (issue 4 item 5): a certificate an AS2 profile or a
+ * plugin configuration (a receiver's HTTPS certificate) uses raises certificate_expiring once when it enters the expiring window, and
  * certificate_expired once when it expires. The notification module delivers the alerts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { raiseAlert, type AlertCode } from '../alerts/alerts.js';
-import { certificateUsers } from '../../storage/queries/certificate-users.js';
+import { certificateSettings } from '../../actors/index.js';
+import { certificatesNamedBySettings, certificateUsers } from '../../storage/queries/certificate-users.js';
 import { describeCertificateUsers } from './usage-text.js';
 import { dayMs, daysRemaining, expiringWindowDays } from './validity.js';
 
@@ -34,13 +35,15 @@ export async function checkCertificateExpiry(em: EntityManager, now: Date): Prom
     const conn = tx.getConnection();
     const trx = tx.getTransactionContext();
     await conn.execute('select pg_advisory_xact_lock(?)', [expiryLockKey], 'all', trx);
+    const namedBySettings = await certificatesNamedBySettings(tx as EntityManager, certificateSettings);
     const candidates = await conn.execute<Candidate[]>(
       `select c.id, coalesce(nullif(c.description, ''), nullif(c.common_name, ''), c.subject) as name, c.not_after
          from certificate c
         where c.not_after <= ?
-          and exists (select 1 from as2_profile_certificate pc where pc.certificate_id = c.id)
+          and (exists (select 1 from as2_profile_certificate pc where pc.certificate_id = c.id)
+               or c.id = any(?::int[]))
         order by c.not_after, c.id`,
-      [new Date(now.getTime() + expiringWindowDays * dayMs)],
+      [new Date(now.getTime() + expiringWindowDays * dayMs), `{${namedBySettings.join(',')}}`],
       'all',
       trx,
     );
@@ -48,6 +51,7 @@ export async function checkCertificateExpiry(em: EntityManager, now: Date): Prom
     const users = await certificateUsers(
       tx as EntityManager,
       candidates.map((c) => c.id),
+      certificateSettings,
     );
     let raised = 0;
     for (const c of candidates) {

@@ -17,6 +17,7 @@ import type { ActorStartData } from '../worker-host/start-data.js';
 import { startOrder, type ChildSpec } from './child-spec.js';
 import type { ActorCore, InstanceRef } from './core-port.js';
 import { StartFailed, UnknownInstance } from './errors.js';
+import { openInstanceCertificates } from './instance-certificates.js';
 import { listInstances, loadInstanceConfig } from './instance-config.js';
 import { ManagedInstance, type ServiceView } from './instance.js';
 
@@ -171,11 +172,20 @@ export class Supervisor {
       const config = await loadInstanceConfig(this.#em(), this.#deps.secrets, type, name);
       if (!config)
         throw new StartFailure('NO_CONFIGURATION', `the configuration of ${type}/${name} was deleted`);
+      const opened = await openInstanceCertificates(
+        this.#em(),
+        this.#deps.secrets,
+        pluginTypeDefinitions[type],
+        config.settings,
+        this.#deps.now(),
+      );
+      for (const warning of opened.warnings) this.#log(instance).warn(warning);
       const start: ActorStartData = {
         type,
         name,
         settings: config.settings,
         secrets: config.secrets,
+        certificates: opened.certificates,
         storage: this.#deps.storage,
         user_agent: this.#deps.userAgent,
       };

@@ -1,12 +1,23 @@
 /** What an actor thread is started with (its workerData), checked on arrival. */
 import { z } from 'zod';
 
+/** A certificate a setting names, opened for the actor: what a TLS server is given. */
+export const StartCertificate = z.object({
+  /** The certificate, then the issuers the store holds (root left out), as PEM. */
+  chain_pem: z.string(),
+  /** PKCS#8 PEM; lives only in the thread's memory, like the opened secrets. */
+  private_key_pem: z.string(),
+});
+export type StartCertificate = z.infer<typeof StartCertificate>;
+
 export const ActorStartData = z.object({
   type: z.string(),
   name: z.string(),
   settings: z.record(z.string(), z.unknown()),
   /** Opened write-only values; they live only in the thread's memory. */
   secrets: z.record(z.string(), z.unknown()),
+  /** By setting name: the certificates the settings name (certificateFields), opened. */
+  certificates: z.record(z.string(), StartCertificate).default({}),
   storage: z.object({ backend: z.literal('local'), directory: z.string() }),
   /** User-Agent of requests the actor sends (spec 2.11 identification_hide_version). */
   user_agent: z.string(),

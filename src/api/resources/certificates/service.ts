@@ -2,6 +2,7 @@
 import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { toPem } from '../../../runtime/certificates/certificate-info.js';
+import { certificateSettings } from '../../../actors/index.js';
 import { describeCertificateUsers } from '../../../runtime/certificates/usage-text.js';
 import { dayMs, expiringWindowDays } from '../../../runtime/certificates/validity.js';
 import { CertificateSchema, type Certificate } from '../../../storage/entities/certificate.js';
@@ -123,8 +124,9 @@ export async function updateCertificate(
 
 export async function deleteCertificate(ctx: ApiContext, caller: Caller, id: number): Promise<void> {
   await inTransaction(ctx, async (em) => {
-    // The row lock makes the check and the delete one step: a profile being saved now
-    // waits for it (its reference check locks the row too), then sees the certificate gone.
+    // The row lock makes the check and the delete one step: a profile or plugin configuration
+    // being saved now waits for it (its reference check locks the row too), then sees the
+    // certificate gone.
     const locked = await em
       .getConnection()
       .execute<{ id: number }[]>(
@@ -135,7 +137,7 @@ export async function deleteCertificate(ctx: ApiContext, caller: Caller, id: num
       );
     if (locked.length === 0) throw notFound('Certificate');
     const certificate = await load(em, id);
-    const users = await certificateUsers(em, [id]);
+    const users = await certificateUsers(em, [id], certificateSettings);
     if (users.length > 0) {
       throw new ApiError(
         'CERTIFICATE_IN_USE',

@@ -16,6 +16,7 @@ import { inTransaction, type ApiContext } from '../../context.js';
 import { conflict, notFound, validationError } from '../../errors.js';
 import { iso } from '../../schemas/common.js';
 import { httpUrlProblem } from '../../schemas/url.js';
+import { certificateSettingProblems } from './certificate-settings.js';
 
 export type PluginConfigRecord = Record<string, unknown>;
 type Values = Record<string, unknown>;
@@ -83,6 +84,9 @@ async function problemsOf(
     if (typeof name === 'string' && name !== '' && !problems[field] && !(await partyExists(em, name))) {
       problems[field] = `No organization or partner is named ${name}`;
     }
+  }
+  for (const [field, problem] of Object.entries(await certificateSettingProblems(em, def, settings))) {
+    problems[field] ??= problem;
   }
   return problems;
 }
