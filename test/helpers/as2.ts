@@ -31,12 +31,22 @@ export async function storeCertificate(
   return answer.body.data.id as number;
 }
 
-/** An as2-receiver on a free loopback port, started; returns its URL. */
-export async function startReceiver(server: TestServer, name = 'in'): Promise<string> {
+/** An as2-receiver on a free loopback port, started; returns its URL (https with a tls_certificate_id). */
+export async function startReceiver(
+  server: TestServer,
+  name = 'in',
+  settings: Record<string, unknown> = {},
+): Promise<string> {
   const port = await freePort();
-  await must(server, '/plugins/configs?type=as2-receiver', { name, host: '127.0.0.1', port, path: '/as2' });
+  await must(server, '/plugins/configs?type=as2-receiver', {
+    name,
+    host: '127.0.0.1',
+    port,
+    path: '/as2',
+    ...settings,
+  });
   await must(server, `/services/as2-receiver/${name}/start`);
-  return `http://127.0.0.1:${port}/as2`;
+  return `${settings.tls_certificate_id ? 'https' : 'http'}://127.0.0.1:${port}/as2`;
 }
 
 export async function startSender(server: TestServer, name: string, settings: Record<string, unknown> = {}) {

@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import type { Test } from 'tap';
 import { readProcessOptions, type ProcessOptions } from '../../src/config.js';
 import { startServer, type RunningServer, type ServerSettings } from '../../src/server.js';
@@ -45,6 +46,8 @@ export interface TestServerOptions {
   /** Share the database of another test server (a second process of the cluster). */
   db?: TestDatabase;
   runtime?: ServerSettings['runtime'];
+  /** Where the server logs; by default it logs nothing. */
+  logger?: Logger;
 }
 
 /** Migrates a fresh database and points its payload storage at the test's own directory. */
@@ -76,7 +79,7 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
   const server = await startServer({
     options,
     developerBuild: settings.developerBuild ?? false,
-    logger: false,
+    logger: settings.logger ?? false,
     listen: settings.listen ?? false,
     ...(settings.now ? { now: settings.now } : {}),
     ...(settings.runtime ? { runtime: settings.runtime } : {}),
