@@ -1,4 +1,4 @@
-// Covers the as2-receiver's tls_certificate_id on the plugin-config API and at start: unknown, keyless, mismatched and client-only certificates are refused on the property and nothing is stored; a certificate a configuration names cannot be deleted (409 CERTIFICATE_IN_USE listing the configuration) until the configuration lets go; a start whose certificate vanished, lost its key or does not fit its key fails with START_FAILED and plugin_failed, and no private key reaches an answer or a log line.
+// Covers the as2-receiver's tls_certificate_id on the plugin-config API and at start: unknown, keyless, mismatched and client-only certificates are refused on the property and nothing is stored; a certificate a configuration names cannot be deleted (409 CERTIFICATE_IN_USE listing the configuration) until the configuration lets go, also when the save and the delete race; a start whose certificate vanished, lost its key or does not fit its key fails with START_FAILED and plugin_failed, and no private key reaches an answer or a log line.
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import t from 'tap';
@@ -142,6 +142,33 @@ t.test('a certificate a configuration names cannot be deleted until it lets go',
   t.equal(gone.status, 400);
   t.equal(gone.body.error.details.tls_certificate_id, `Certificate ${spare} does not exist`);
 });
+
+t.test(
+  'a save and a delete at the same time: never a configuration naming a deleted certificate',
+  async (t) => {
+    for (let i = 0; i < 8; i++) {
+      f.openssl(
+        `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout race${i}.key -out race${i}.crt -days 30 -subj /CN=race${i}`,
+      );
+      const id = await storeCertificate(server, f, `race${i}`);
+      // Each round one of the two starts a little later, so they meet at different points.
+      const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      const [saveDelay, deleteDelay] = i % 2 === 0 ? [i, 0] : [0, i];
+      const [saved, deleted] = await Promise.all([
+        later(saveDelay).then(() => create(`race${i}`, { tls_certificate_id: id })),
+        later(deleteDelay).then(() => server.call('DELETE', `/api/v1/certificates/${id}`)),
+      ]);
+      const outcome = `${saved.status}/${deleted.status}`;
+      t.ok(['201/409', '400/204'].includes(outcome), `round ${i}: ${outcome}`);
+      const [row] = await sql<{ n: string }>(
+        server.db.url,
+        'select count(*) as n from certificate where id = $1',
+        [id],
+      );
+      t.equal(row!.n, saved.status === 201 ? '1' : '0', `round ${i}: the store agrees`);
+    }
+  },
+);
 
 t.test('a start whose certificate cannot serve fails with the reason and an alert', async (t) => {
   const expectFailure = async (name: string, reason: string | RegExp) => {
