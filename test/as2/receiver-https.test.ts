@@ -31,11 +31,17 @@ t.teardown(() => f.remove());
 f.selfSigned('pier', '/O=pier/CN=pier.example');
 serverCertificate(f, 'tls');
 issuedChain(f);
+// Same name as the intermediate, another key, valid longer: only its signature can tell it apart.
+f.openssl(
+  'req -x509 -newkey rsa:2048 -nodes -keyout decoy.key -out decoy.crt -days 60 -subj',
+  '/CN=Pier Test Issuing CA',
+);
 f.dated('old', '/CN=localhost', '20200101000000Z', '20210101000000Z');
 
 const cert = await storeCertificate(server, f, 'pier');
 const tlsCert = await storeCertificate(server, f, 'tls');
 await storeCertificate(server, f, 'root', false);
+await storeCertificate(server, f, 'decoy', false);
 const intermediate = await storeCertificate(server, f, 'intermediate', false);
 const leaf = await storeCertificate(server, f, 'leaf');
 const old = await storeCertificate(server, f, 'old');
@@ -137,25 +143,28 @@ t.test('the certificate served is the stored one', async (t) => {
   t.equal(stranger.authorizationError, 'DEPTH_ZERO_SELF_SIGNED_CERT');
 });
 
-t.test('issuers in the store are sent after the certificate; the root is not', async (t) => {
-  const chainedUrl = await startReceiver(server, 'chained', { tls_certificate_id: leaf });
-  const seen = await handshake(Number(new URL(chainedUrl).port), f.read('root.crt'));
-  t.ok(seen.authorized, `a client trusting only the root accepts it: ${seen.authorizationError}`);
-  const stored = async (id: number) =>
-    (await server.call('GET', `/api/v1/certificates/${id}`)).body.data.fingerprint_sha256;
-  t.equal(seen.peer.fingerprint256, await stored(leaf));
-  t.equal(
-    seen.peer.issuerCertificate.fingerprint256,
-    await stored(intermediate),
-    'the intermediate followed',
-  );
-  // openssl as the independent reader of what was sent: the leaf and the intermediate, no root.
-  const shown = f.openssl(`s_client -connect 127.0.0.1:${new URL(chainedUrl).port} -showcerts`);
-  t.equal(shown.match(/-----BEGIN CERTIFICATE-----/g)?.length, 2, 'two certificates sent');
-  t.match(shown, / 0 s:CN ?= ?localhost\n\s+i:CN ?= ?Pier Test Issuing CA/);
-  t.match(shown, / 1 s:CN ?= ?Pier Test Issuing CA\n\s+i:CN ?= ?Pier Test Root/);
-  await server.call('POST', '/api/v1/services/as2-receiver/chained/stop');
-});
+t.test(
+  'issuers in the store are sent after the certificate (by signature, not name); the root is not',
+  async (t) => {
+    const chainedUrl = await startReceiver(server, 'chained', { tls_certificate_id: leaf });
+    const seen = await handshake(Number(new URL(chainedUrl).port), f.read('root.crt'));
+    t.ok(seen.authorized, `a client trusting only the root accepts it: ${seen.authorizationError}`);
+    const stored = async (id: number) =>
+      (await server.call('GET', `/api/v1/certificates/${id}`)).body.data.fingerprint_sha256;
+    t.equal(seen.peer.fingerprint256, await stored(leaf));
+    t.equal(
+      seen.peer.issuerCertificate.fingerprint256,
+      await stored(intermediate),
+      'the intermediate followed',
+    );
+    // openssl as the independent reader of what was sent: the leaf and the intermediate, no root.
+    const shown = f.openssl(`s_client -connect 127.0.0.1:${new URL(chainedUrl).port} -showcerts`);
+    t.equal(shown.match(/-----BEGIN CERTIFICATE-----/g)?.length, 2, 'two certificates sent');
+    t.match(shown, / 0 s:CN ?= ?localhost\n\s+i:CN ?= ?Pier Test Issuing CA/);
+    t.match(shown, / 1 s:CN ?= ?Pier Test Issuing CA\n\s+i:CN ?= ?Pier Test Root/);
+    await server.call('POST', '/api/v1/services/as2-receiver/chained/stop');
+  },
+);
 
 t.test('a pier sender delivers over HTTPS with the certificate pinned, not without', async (t) => {
   const content = 'ISA*00*HTTPS-PINNED~\n';

@@ -26,6 +26,7 @@ export async function storedIssuers(em: EntityManager, certificateId: number): P
   const seen = new Set<number>([leaf.id]);
   let current = { certificate: new X509Certificate(Buffer.from(leaf.der)), issuer: leaf.issuer };
   while (issuers.length < maxIssuers) {
+    // A renewed issuer with the same key verifies too: the one valid longest is sent.
     const candidates = await rows(
       'select id, der, issuer from certificate where subject = ? order by not_after desc, id',
       [current.issuer],
