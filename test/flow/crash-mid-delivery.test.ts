@@ -41,10 +41,14 @@ t.test('crash, error and alert, delivery taken back, delivered after a restart',
     return entry?.status === 'error' && entry;
   }, 'the instance in error');
   t.equal(failed.error, 'the writer broke in the middle of a delivery');
-  const alerts = await sql(
-    server.db.url,
-    "select summary from alert where code = 'plugin_failed' and subject_name = 'fragile'",
-  );
+  // The status turns to error first; the alert follows once the held delivery is given back.
+  const alerts = await waitFor(async () => {
+    const rows = await sql<{ summary: string }>(
+      server.db.url,
+      "select summary from alert where code = 'plugin_failed' and subject_name = 'fragile'",
+    );
+    return rows.length > 0 && rows;
+  }, 'the plugin_failed alert');
   t.equal(alerts.length, 1);
   t.match(alerts[0]!.summary, /file-writer fragile failed: the writer broke/);
 
