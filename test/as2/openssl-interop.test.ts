@@ -1,7 +1,5 @@
 // Covers interoperability with an implementation pier did not write, Debian's `openssl cms`: what pier signs and encrypts openssl verifies and decrypts (with equal MICs), what openssl signs and encrypts pier accepts, and an MDN signed by openssl verifies.
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import t from 'tap';
 import { buildReport } from '../../src/actors/as2/mdn/build.js';
@@ -16,55 +14,24 @@ import type {
   KeyTransport,
 } from '../../src/actors/as2/vocabulary/encryption-algorithms.js';
 import { micAlgorithms, type MicAlgorithm } from '../../src/actors/as2/vocabulary/mic-algorithms.js';
+import { asHttp, asMessage, opensslVerifies, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 
 const parties = makeParties();
 t.teardown(() => parties.remove());
 const { alice, bob, fixtures } = parties;
 const openssl = fixtures.openssl;
-const write = (name: string, bytes: Buffer | string) => writeFileSync(path.join(fixtures.dir, name), bytes);
+const write = (name: string, bytes: Buffer | string) => writeFixture(fixtures, name, bytes);
 
 const payload = Buffer.from('ISA*00*          *00*~\r\nGS*PO*ALICE*BOB~\nST*850*0001~\r\nSE*3*0001~\n');
 const digests: MicAlgorithm[] = ['sha-1', 'sha-224', 'sha-256', 'sha-384', 'sha-512'];
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest();
 
-/** An HTTP message as an S/MIME file openssl reads: the headers, a blank line, the body. */
-function asMessage(headers: Record<string, string>, body: Buffer): Buffer {
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-  return Buffer.concat([Buffer.from(`${lines.join('')}\r\n`), body]);
-}
-
-/** openssl's S/MIME output split into the headers and body an AS2 receiver gets over HTTP. */
-function asHttp(message: Buffer): { headers: Record<string, string>; body: Buffer } {
-  const entity = parseEntity(message);
-  return {
-    headers: Object.fromEntries(entity.headers.fields.map((f) => [f.name, f.value])),
-    body: entity.body,
-  };
-}
-
 const receive = { decryptionKeys: [bob], verificationCerts: [alice.certificate] };
 
-/**
- * openssl verifies what pier signed. openssl's S/MIME reader rebuilds lines (CRLF in text mode,
- * LF with -binary), so a document mixing line ends cannot be checked through it: the signature
- * is taken out with `openssl cms -cmsout` and verified with `-binary -content` over the first
- * part's exact bytes, found here by the boundary alone.
- */
-function opensslVerifies(message: Buffer, contentType: string): Buffer {
-  const boundary = /boundary="([^"]+)"/.exec(contentType)![1]!;
-  const start = message.indexOf(`--${boundary}\r\n`) + boundary.length + 4;
-  const end = message.indexOf(`\r\n--${boundary}`, start);
-  write('signed.eml', message);
-  write('signed-part.bin', message.subarray(start, end));
-  openssl('cms -cmsout -in signed.eml -outform DER -out signature.der');
-  openssl(
-    'cms -verify -binary -inform DER -in signature.der -content signed-part.bin -CAfile alice.crt -purpose any -out verified.out',
-  );
-  const part = fixtures.read('signed-part.bin');
-  if (!fixtures.read('verified.out').equals(part)) throw new Error('openssl returned other content');
-  return part;
-}
+/** openssl verifies what alice signed (see opensslVerifies for why the part is taken out). */
+const verifiedByOpenssl = (message: Buffer, contentType: string) =>
+  opensslVerifies(fixtures, message, contentType, 'alice.crt');
 
 t.test('pier signs, openssl verifies, and the MIC is openssl’s digest of the signed content', async (t) => {
   for (const digest of digests) {
@@ -80,7 +47,7 @@ t.test('pier signs, openssl verifies, and the MIC is openssl’s digest of the s
         filename: 'po.edi',
         sign: { algorithm: digest, certificate: alice.certificate, privateKey: alice.privateKey, ...variant },
       });
-      const signed = opensslVerifies(asMessage(packed.headers, packed.body), packed.contentType);
+      const signed = verifiedByOpenssl(asMessage(packed.headers, packed.body), packed.contentType);
       t.same(parseEntity(signed).body, payload, `${label}: openssl verifies the document`);
       openssl(`dgst -${micAlgorithms[digest].nodeHash} -binary -out digest.bin signed-part.bin`);
       t.same(packed.mic.digest, fixtures.read('digest.bin'), `${label}: MIC = openssl dgst`);
@@ -119,7 +86,7 @@ t.test('pier encrypts, openssl decrypts', async (t) => {
         'cms -decrypt -binary -inform DER -in pier-encrypted.der -inkey bob.key -recip bob.crt -out decrypted.eml',
       );
       const decrypted = fixtures.read('decrypted.eml');
-      const signed = opensslVerifies(decrypted, parseEntity(decrypted).headers.get('content-type')!);
+      const signed = verifiedByOpenssl(decrypted, parseEntity(decrypted).headers.get('content-type')!);
       t.same(parseEntity(signed).body, payload, `${algorithm} ${keyTransport}`);
       t.same(packed.mic.digest, sha256(signed), `${algorithm} ${keyTransport}: MIC`);
     }
@@ -140,7 +107,7 @@ t.test('pier compresses; openssl asn1parse reads the CompressedData and node:zli
     );
     let compressed = fixtures.read('decrypted.eml');
     if (compress === 'before-sign') {
-      compressed = opensslVerifies(compressed, parseEntity(compressed).headers.get('content-type')!);
+      compressed = verifiedByOpenssl(compressed, parseEntity(compressed).headers.get('content-type')!);
     }
     const entity = parseEntity(compressed);
     t.match(entity.headers.get('content-type'), /application\/pkcs7-mime; smime-type=compressed-data/);
@@ -155,7 +122,7 @@ t.test('pier compresses; openssl asn1parse reads the CompressedData and node:zli
     if (compress === 'before-sign')
       t.same(parseEntity(inflated).body, payload, 'the compressed entity is the document');
     else {
-      const signed = opensslVerifies(inflated, parseEntity(inflated).headers.get('content-type')!);
+      const signed = verifiedByOpenssl(inflated, parseEntity(inflated).headers.get('content-type')!);
       t.same(parseEntity(signed).body, payload, 'the compressed entity is the signed message');
     }
   }

@@ -36,6 +36,8 @@ export interface Answer {
   headers: Record<string, string | string[] | undefined>;
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are asserted field by field
   raw: string;
+  /** The body as bytes (payloads are not always text). */
+  bytes: Buffer;
 }
 
 export interface TestServerOptions {
@@ -111,7 +113,13 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
     } catch {
       body = undefined;
     }
-    return { status: r.statusCode, headers: r.headers as Answer['headers'], body, raw: r.body };
+    return {
+      status: r.statusCode,
+      headers: r.headers as Answer['headers'],
+      body,
+      raw: r.body,
+      bytes: r.rawPayload,
+    };
   };
 
   let accounts = 0;

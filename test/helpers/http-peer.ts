@@ -1,0 +1,87 @@
+/**
+ * A small HTTP server on 127.0.0.1 playing a trading partner's AS2 endpoint: it keeps every
+ * request it got and answers as the test says, for instance by forwarding to a real pier
+ * receiver (a proxy that can fail on purpose) or with a receipt made by openssl.
+ */
+import http from 'node:http';
+import type { Test } from 'tap';
+
+export interface PeerRequest {
+  method: string;
+  /** Header names in lower case, as node reads them. */
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface PeerAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+}
+
+export interface Peer {
+  /** http://127.0.0.1:<port>/as2 */
+  url: string;
+  /** Every request received, oldest first. */
+  requests: PeerRequest[];
+}
+
+export async function startPeer(
+  t: Test,
+  answer: (request: PeerRequest, index: number) => PeerAnswer | Promise<PeerAnswer>,
+): Promise<Peer> {
+  const requests: PeerRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const request = { method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      requests.push(request);
+      Promise.resolve()
+        .then(() => answer(request, requests.length - 1))
+        .catch((error: unknown) => ({ status: 599, body: `the test peer failed: ${String(error)}` }))
+        .then((a) => {
+          const body = a.body === undefined ? Buffer.alloc(0) : Buffer.from(a.body);
+          res.writeHead(a.status, { ...a.headers, 'Content-Length': String(body.length) });
+          res.end(body);
+        });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/as2`, requests };
+}
+
+/** Hop-by-hop headers a proxy must not pass on. */
+const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length']);
+
+/** Sends a request on to `url` unchanged and gives back the answer: the peer as a proxy. */
+export async function forward(url: string, request: PeerRequest): Promise<PeerAnswer> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers))
+    if (value !== undefined && !hopByHop.has(name))
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  const answer = await fetch(url, {
+    method: request.method,
+    headers,
+    body: new Uint8Array(request.body),
+  });
+  const back: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    if (!hopByHop.has(name)) back[name] = value;
+  });
+  return { status: answer.status, headers: back, body: Buffer.from(await answer.arrayBuffer()) };
+}
+
+/** One header of a received request as text. */
+export function headerOf(request: PeerRequest, name: string): string | undefined {
+  const value = request.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}

@@ -1,0 +1,87 @@
+/**
+ * Moving AS2 messages between HTTP and the S/MIME files the `openssl cms` command reads and
+ * writes, and checking signatures with openssl: the independent implementation of the tests.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseEntity } from '../../src/actors/as2/mime/parse.js';
+import type { Fixtures } from './certificates.js';
+
+/** An HTTP message as an S/MIME file openssl reads: the headers, a blank line, the body. */
+export function asMessage(headers: Record<string, string>, body: Buffer): Buffer {
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return Buffer.concat([Buffer.from(`${lines.join('')}\r\n`), body]);
+}
+
+/**
+ * openssl's S/MIME output split into the headers and body an AS2 receiver gets over HTTP.
+ * With `binary`, a base64 body (openssl's enveloped output) is sent decoded, as AS2 partners
+ * send it (RFC 4130 §5.2: binary transfer over HTTP).
+ */
+export function asHttp(
+  message: Buffer,
+  options: { binary?: boolean } = {},
+): { headers: Record<string, string>; body: Buffer } {
+  const entity = parseEntity(message);
+  const headers: Record<string, string> = {};
+  for (const f of entity.headers.fields) headers[f.name] = f.value;
+  const encoding = Object.entries(headers).find(([n]) => n.toLowerCase() === 'content-transfer-encoding');
+  if (options.binary && encoding && encoding[1].trim().toLowerCase() === 'base64') {
+    delete headers[encoding[0]];
+    return { headers, body: Buffer.from(entity.body.toString('latin1'), 'base64') };
+  }
+  return { headers, body: entity.body };
+}
+
+/**
+ * The first part of a multipart/signed message byte for byte, found by the boundary alone
+ * (RFC 2046: the line break before a delimiter belongs to the delimiter). This is the entity
+ * the signature and the MIC cover.
+ */
+export function signedPart(message: Buffer, contentType: string): Buffer {
+  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
+  if (!boundary) throw new Error(`no boundary in ${contentType}`);
+  const delimiter = `--${boundary}`;
+  const atStart = message.subarray(0, delimiter.length).toString('latin1') === delimiter;
+  const opening = atStart ? 0 : message.indexOf(`\n${delimiter}`) + 1;
+  if (!atStart && opening === 0) throw new Error(`no part delimited by ${boundary}`);
+  const start = message.indexOf('\n', opening) + 1;
+  let end = message.indexOf(`\n${delimiter}`, start);
+  if (end < 0) throw new Error(`the part delimited by ${boundary} does not end`);
+  if (message[end - 1] === 0x0d) end -= 1;
+  return message.subarray(start, end);
+}
+
+/** Writes a file in the fixture directory. */
+export function writeFixture(fixtures: Fixtures, name: string, bytes: Buffer | string): void {
+  writeFileSync(path.join(fixtures.dir, name), bytes);
+}
+
+/**
+ * openssl verifies a multipart/signed message against `signerCert` (a file in the fixture
+ * directory) and answers the signed part. openssl's S/MIME reader rebuilds lines, so the
+ * signature is taken out with `-cmsout` and verified with `-binary -content` over the part's
+ * exact bytes. Throws when openssl refuses.
+ */
+export function opensslVerifies(
+  fixtures: Fixtures,
+  message: Buffer,
+  contentType: string,
+  signerCert: string,
+): Buffer {
+  const part = signedPart(message, contentType);
+  writeFixture(fixtures, 'signed.eml', message);
+  writeFixture(fixtures, 'signed-part.bin', part);
+  fixtures.openssl('cms -cmsout -in signed.eml -outform DER -out signature.der');
+  fixtures.openssl(
+    `cms -verify -binary -inform DER -in signature.der -content signed-part.bin -CAfile ${signerCert} -purpose any -out verified.out`,
+  );
+  if (!fixtures.read('verified.out').equals(part)) throw new Error('openssl returned other content');
+  return part;
+}
+
+/** `openssl dgst` of a file in the fixture directory, base64 as in Received-Content-MIC. */
+export function opensslDigest(fixtures: Fixtures, digest: string, file: string): string {
+  fixtures.openssl(`dgst -${digest} -binary -out digest.bin ${file}`);
+  return fixtures.read('digest.bin').toString('base64');
+}
