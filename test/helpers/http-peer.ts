@@ -39,7 +39,10 @@ export async function startPeer(
       requests.push(request);
       Promise.resolve()
         .then(() => answer(request, requests.length - 1))
-        .catch((error: unknown) => ({ status: 599, body: `the test peer failed: ${String(error)}` }))
+        .catch((error: unknown): PeerAnswer => ({
+          status: 599,
+          body: `the test peer failed: ${String(error)}`,
+        }))
         .then((a) => {
           const body = a.body === undefined ? Buffer.alloc(0) : Buffer.from(a.body);
           res.writeHead(a.status, { ...a.headers, 'Content-Length': String(body.length) });

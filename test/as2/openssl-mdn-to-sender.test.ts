@@ -1,0 +1,152 @@
+// Covers the pier as2-sender judging a synchronous receipt made by an implementation it did not write: a peer on 127.0.0.1 decrypts and verifies pier's message with `openssl cms`, computes the MIC with `openssl dgst` and answers with a multipart/report signed by `openssl cms -sign`. A good receipt delivers the message (mdn_received, signed and verified); a receipt with another MIC, or signed by a certificate the partner's profile does not list, fails it without retry (mdn_refused).
+import t from 'tap';
+import { organization, partner, startSender, storeCertificate } from '../helpers/as2.js';
+import { upload, waitForMessage, type Message } from '../helpers/flow.js';
+import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
+import { startTestServer } from '../helpers/server.js';
+import { asHttp, opensslDigest, opensslVerifies, writeFixture } from '../helpers/smime.js';
+import { makeParties } from './parties.js';
+
+const server = await startTestServer(t);
+const parties = makeParties();
+t.teardown(() => parties.remove());
+const { fixtures } = parties;
+const openssl = fixtures.openssl;
+
+/** How the peer answers the next message. */
+let mode: 'good' | 'mic-of-the-document-only' | 'signed-by-mallory' = 'good';
+/** What the peer found in each message, by Message-ID. */
+const received = new Map<string, { document: Buffer; mic: string; receiptId: string }>();
+
+/** The peer: alice's AS2 endpoint, made of openssl commands. */
+function answer(request: PeerRequest, index: number) {
+  const messageId = headerOf(request, 'message-id')!;
+  writeFixture(fixtures, 'in.der', request.body);
+  openssl('cms -decrypt -binary -inform DER -in in.der -inkey alice.key -recip alice.crt -out decrypted.eml');
+  const decrypted = fixtures.read('decrypted.eml');
+  const contentType = asHttp(decrypted).headers['Content-Type']!;
+  const signedEntity = opensslVerifies(fixtures, decrypted, contentType, 'bob.crt');
+  const document = asHttp(signedEntity).body;
+  // RFC 4130 §7.3.1: signed, so the MIC is over the signed entity, headers included.
+  let mic = opensslDigest(fixtures, 'sha256', 'signed-part.bin');
+  if (mode === 'mic-of-the-document-only') {
+    writeFixture(fixtures, 'document.bin', document);
+    mic = opensslDigest(fixtures, 'sha256', 'document.bin');
+  }
+  const receiptId = `<receipt-${index}@alice.example>`;
+  received.set(messageId, { document, mic: `${mic}, sha-256`, receiptId });
+  const report = [
+    'Content-Type: multipart/report; report-type=disposition-notification; boundary="report-1"',
+    '',
+    '--report-1',
+    'Content-Type: text/plain',
+    '',
+    'The message was received and verified.',
+    '--report-1',
+    'Content-Type: message/disposition-notification',
+    '',
+    'Reporting-UA: openssl test peer',
+    'Original-Recipient: rfc822; ALICE',
+    'Final-Recipient: rfc822; ALICE',
+    `Original-Message-ID: ${messageId}`,
+    'Disposition: automatic-action/MDN-sent-automatically; processed',
+    `Received-Content-MIC: ${mic}, sha-256`,
+    '',
+    '--report-1--',
+    '',
+  ].join('\r\n');
+  writeFixture(fixtures, 'report.mime', report);
+  const signer = mode === 'signed-by-mallory' ? 'mallory' : 'alice';
+  openssl(
+    `cms -sign -binary -in report.mime -signer ${signer}.crt -inkey ${signer}.key -md sha256 -out mdn.eml`,
+  );
+  const mdn = asHttp(fixtures.read('mdn.eml'));
+  return {
+    status: 200,
+    headers: {
+      'AS2-Version': '1.2',
+      'AS2-From': 'ALICE',
+      'AS2-To': 'BOB',
+      'Message-ID': receiptId,
+      ...mdn.headers,
+    },
+    body: mdn.body,
+  };
+}
+
+const peer = await startPeer(t, answer);
+const bobCert = await storeCertificate(server, fixtures, 'bob');
+const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
+await organization(server, 'bob', 'BOB', bobCert);
+await partner(server, 'alice', 'ALICE', peer.url, aliceCert, {
+  signing_algorithm: 'sha256',
+  encryption_algorithm: 'aes256-cbc',
+  compression: false,
+  mdn_mode: 'sync',
+  mdn_signed: true,
+});
+await startSender(server, 'out', { max_attempts: 3, retry_interval: 1 });
+
+async function send(name: string, content: string): Promise<Message> {
+  const made = await upload(server, { from: 'bob', to: 'alice', target: 'out' }, { name, content });
+  if (made.status !== 201) throw new Error(`upload failed: ${made.raw}`);
+  return waitForMessage(
+    server,
+    made.body.data.id,
+    (m) => m.status === 'Delivered' || m.status === 'Error',
+    `${name} finished`,
+  );
+}
+
+const historyOf = (m: Message, kind: string) => (m.history as Message[]).filter((h) => h.kind === kind);
+
+t.test('a receipt signed by openssl with the MIC openssl computed: Delivered', async (t) => {
+  mode = 'good';
+  const content = "UNA:+.? '\r\nUNB+UNOC:3+BOB+ALICE'\r\nUNZ+1'\r\n";
+  const sent = await send('order.edi', content);
+  t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
+  const as2 = sent.protocols.as2;
+  const seen = received.get(as2.message_id)!;
+  t.ok(seen, 'the peer got the message pier recorded');
+  t.equal(seen.document.toString(), content, 'openssl decrypted and verified the document');
+  t.equal(as2.mic, seen.mic, 'pier computed the MIC openssl computed');
+  t.match(as2.mdn, {
+    disposition: 'automatic-action/MDN-sent-automatically; processed',
+    signed: true,
+    verified: true,
+    mic: seen.mic,
+  });
+  t.equal(as2.receipt_message_id, seen.receiptId);
+  const lines = historyOf(sent, 'mdn_received');
+  t.equal(lines.length, 1);
+  t.match(lines[0].text, /processed/);
+  t.equal(historyOf(sent, 'mdn_refused').length, 0);
+  t.equal(sent.deliveries[0].attempts, 1);
+});
+
+t.test('a receipt whose MIC covers the document without its headers: Failed, not retried', async (t) => {
+  mode = 'mic-of-the-document-only';
+  const before = peer.requests.length;
+  const sent = await send('wrong-mic.edi', "UNB+UNOC:3+BOB+ALICE'\r\n");
+  t.equal(sent.status, 'Error');
+  t.equal(sent.deliveries[0].state, 'failed');
+  t.equal(sent.deliveries[0].attempts, 1, 'not retried: the partner would answer the same');
+  t.equal(peer.requests.length, before + 1);
+  const seen = received.get(sent.protocols.as2.message_id)!;
+  const [line] = historyOf(sent, 'mdn_refused');
+  t.match(line?.text, `The receipt's MIC ${seen.mic} differs from ours ${sent.protocols.as2.mic}`);
+  t.equal(sent.deliveries[0].last_error, line?.text);
+  t.match(sent.protocols.as2.mdn, { signed: true, verified: true, mic: seen.mic });
+  t.equal(historyOf(sent, 'mdn_received').length, 0);
+});
+
+t.test('a receipt signed by a certificate not in the partner profile: Failed', async (t) => {
+  mode = 'signed-by-mallory';
+  const sent = await send('mallory.edi', "UNB+UNOC:3+BOB+ALICE'\r\n");
+  t.equal(sent.status, 'Error');
+  t.equal(sent.deliveries[0].attempts, 1);
+  const [line] = historyOf(sent, 'mdn_refused');
+  t.match(line?.text, /^The receipt was refused \(signature\): .*not among the partner/);
+  t.equal(sent.deliveries[0].last_error, line?.text);
+  t.match(sent.protocols.as2.mdn, { signed: true, verified: false }, 'signed, but not by alice');
+});
