@@ -24,6 +24,8 @@ export interface Peer {
   url: string;
   /** Every request received, oldest first. */
   requests: PeerRequest[];
+  /** The answer given to each request, in the same order. */
+  answers: PeerAnswer[];
 }
 
 export async function startPeer(
@@ -31,19 +33,21 @@ export async function startPeer(
   answer: (request: PeerRequest, index: number) => PeerAnswer | Promise<PeerAnswer>,
 ): Promise<Peer> {
   const requests: PeerRequest[] = [];
+  const answers: PeerAnswer[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const request = { method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks) };
-      requests.push(request);
+      const index = requests.push(request) - 1;
       Promise.resolve()
-        .then(() => answer(request, requests.length - 1))
+        .then(() => answer(request, index))
         .catch((error: unknown): PeerAnswer => ({
           status: 599,
           body: `the test peer failed: ${String(error)}`,
         }))
         .then((a) => {
+          answers[index] = a;
           const body = a.body === undefined ? Buffer.alloc(0) : Buffer.from(a.body);
           res.writeHead(a.status, { ...a.headers, 'Content-Length': String(body.length) });
           res.end(body);
@@ -59,7 +63,7 @@ export async function startPeer(
       }),
   );
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/as2`, requests };
+  return { url: `http://127.0.0.1:${port}/as2`, requests, answers };
 }
 
 /** Hop-by-hop headers a proxy must not pass on. */
