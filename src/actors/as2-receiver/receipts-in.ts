@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { As2Done, As2SentResponse } from '../../runtime/channels/as2-protocol.js';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
-import { judgeReceipt } from '../as2-shared/judge-receipt.js';
+import { judgeReceipt, type Verdict } from '../as2-shared/judge-receipt.js';
 import { entityBytes, headerValue } from '../as2-shared/headers.js';
 import { parseMdn } from '../as2/index.js';
 import type { Answer, Incoming } from './receive.js';
@@ -48,21 +48,20 @@ export async function receiveReceipt(
     sent.verification,
     sent.info,
   );
-  let receiptSize: number | null = null;
-  if (sent.awaiting_delivery_id !== null) {
-    // Stored under the sent message, replacing nothing: a late second receipt is only noted.
-    const bytes = entityBytes(
-      { 'Content-Type': headerValue(incoming.headers, 'content-type') ?? 'application/octet-stream' },
-      incoming.body,
-    );
-    receiptSize = await store
-      .put({ messageId: sent.message_id, stage: 'receipt' }, Readable.from([bytes]))
-      .catch(() => null);
-  }
+  if (sent.awaiting_delivery_id === null)
+    return noteUnawaited(core, sent.message_id, originalMessageId, verdict);
+  // Stored under the sent message before the delivery is settled with it.
+  const bytes = entityBytes(
+    { 'Content-Type': headerValue(incoming.headers, 'content-type') ?? 'application/octet-stream' },
+    incoming.body,
+  );
+  const receiptSize = await store
+    .put({ messageId: sent.message_id, stage: 'receipt' }, Readable.from([bytes]))
+    .catch(() => null);
   const ack = {
     type: 'as2_ack' as const,
     message_id: sent.message_id,
-    delivery_id: sent.awaiting_delivery_id ?? 0,
+    delivery_id: sent.awaiting_delivery_id,
     ok: verdict.ok,
     text: verdict.text,
     info: { mdn: verdict.info, receipt_message_id: headerValue(incoming.headers, 'message-id') ?? null },
@@ -75,4 +74,32 @@ export async function receiveReceipt(
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return plain(200, 'Receipt received');
+}
+
+/**
+ * A receipt for a message with no delivery waiting for it: it came after the receipt timeout
+ * failed the delivery, or it is a second copy. Nothing is settled or replaced; the message gets
+ * a history line saying what the receipt said, and the partner an answer that it arrived.
+ */
+async function noteUnawaited(
+  core: CoreClient,
+  messageId: string,
+  originalMessageId: string,
+  verdict: Verdict,
+): Promise<Answer> {
+  core.log('warn', 'a receipt arrived for a message with no delivery waiting for it', {
+    message_id: messageId,
+    original_message_id: originalMessageId,
+  });
+  const text = `A receipt arrived when no delivery was waiting for it (after the receipt timeout, or again); it changed nothing. ${verdict.text}`;
+  await core.ask({
+    type: 'as2_ack',
+    message_id: messageId,
+    delivery_id: null,
+    ok: verdict.ok,
+    text: text.slice(0, 2048),
+    info: {},
+    receipt_size: null,
+  });
+  return plain(200, 'Receipt received; no delivery was waiting for it, so it changed nothing');
 }

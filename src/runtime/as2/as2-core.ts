@@ -57,6 +57,8 @@ export class As2Core {
             request.text,
           );
           if (applied === 'early') return { type: 'as2_done', applied: false, early: true };
+          // A receipt nothing waited for leaves protocols.as2 showing the one the delivery settled with.
+          if (request.delivery_id === null) return { type: 'as2_done', applied: false };
           await tx.all(`update as2_message set processed = ?, info = info || ?::jsonb where message_id = ?`, [
             request.ok,
             JSON.stringify(request.info),

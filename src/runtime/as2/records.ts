@@ -145,17 +145,22 @@ export async function findSent(tx: Tx, originalMessageId: string): Promise<As2Se
 
 /**
  * awaiting_ack → delivered (positive receipt) or failed. False when the delivery was not
- * waiting (a late or repeated receipt); the receipt is still recorded.
+ * waiting, or none was (`deliveryId` null: a late or repeated receipt); the receipt is still
+ * recorded as a history line.
  */
 export async function settleAwaited(
   tx: Tx,
   at: Date,
   messageId: string,
-  deliveryId: number,
+  deliveryId: number | null,
   ok: boolean,
   text: string,
 ): Promise<boolean | 'early'> {
   await lockMessages(tx, [messageId]);
+  if (deliveryId === null) {
+    await addHistory(tx, at, [{ message_id: messageId, kind: ok ? 'mdn_received' : 'mdn_refused', text }]);
+    return false;
+  }
   const [current] = await tx.all<{ state: string }>('select state from delivery where id = ?', [deliveryId]);
   // The sender has not reported its attempt yet: the receipt came first; asked again shortly.
   if (current?.state === 'delivering') return 'early';
@@ -193,11 +198,16 @@ export async function settleAwaited(
   return true;
 }
 
-/** Deliveries whose receipt did not come within receipt_timeout_hours fail. */
+/**
+ * Deliveries whose receipt did not come within receipt_timeout_hours fail. Only deliveries
+ * still awaiting_ack count: the wait is recorded before posting, so a post that failed (or is
+ * being retried) left one behind that no receipt was ever due for.
+ */
 export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
   const due = await tx.all<{ message_id: string; awaiting_delivery_id: string }>(
-    `select message_id, awaiting_delivery_id from as2_message
-      where receipt_due_at is not null and receipt_due_at <= ? and awaiting_delivery_id is not null limit 100`,
+    `select a.message_id, a.awaiting_delivery_id from as2_message a
+       join delivery d on d.id = a.awaiting_delivery_id and d.state = 'awaiting_ack'
+      where a.receipt_due_at is not null and a.receipt_due_at <= ? limit 100`,
     [at],
   );
   for (const d of due) {

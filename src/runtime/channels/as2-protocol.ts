@@ -154,7 +154,8 @@ export type As2SentResponse = z.infer<typeof As2SentResponse>;
 export const As2AckRequest = z.object({
   type: z.literal('as2_ack'),
   message_id: z.uuid(),
-  delivery_id: z.number().int(),
+  /** null: no delivery was waiting for it (it came after the deadline, or again); only noted. */
+  delivery_id: z.number().int().nullable(),
   ok: z.boolean(),
   text: z.string().max(2048),
   info: z.record(z.string(), z.unknown()),

@@ -1,0 +1,186 @@
+// Covers asynchronous receipts between real actors over real HTTP, with an injected clock: the pier receiver refusing a message (unsigned where the agreement signs, encrypted for a certificate it has no key for) sends an error MDN to the sender's async_mdn_url, and the sender's delivery fails with mdn_refused and the disposition; a receipt that never comes fails the delivery when the sweep runs past receipt_timeout_hours, and arriving later it changes nothing and is noted without inventing a delivery; a message that was never sent is not failed a second time by the sweep.
+import t from 'tap';
+import {
+  organization,
+  partner,
+  startReceiver,
+  startSender,
+  storeCertificate,
+  type Profile,
+} from '../helpers/as2.js';
+import { makeFixtures } from '../helpers/certificates.js';
+import { upload, waitForMessage, waitForMessages, type Message } from '../helpers/flow.js';
+import { forward, headerOf, startPeer } from '../helpers/http-peer.js';
+import { startTestServer } from '../helpers/server.js';
+
+const hour = 3_600_000;
+/** How far the injected clock is ahead of the real one. */
+let ahead = 0;
+// The receipt sweep is run by hand; the dispatcher's timed work is not needed (one attempt).
+const server = await startTestServer(t, {
+  now: () => new Date(Date.now() + ahead),
+  runtime: { timers: false },
+});
+const f = makeFixtures();
+t.teardown(() => f.remove());
+f.selfSigned('pier', '/O=pier/CN=pier.example');
+f.selfSigned('other', '/O=other/CN=other.example');
+const cert = await storeCertificate(server, f, 'pier');
+const otherCert = await storeCertificate(server, f, 'other', false);
+const receiver = await startReceiver(server);
+await startSender(server, 'out');
+const sweep = () => server.ctx.runtime!.as2.sweep();
+
+const asyncSigned: Profile = {
+  signing_algorithm: 'sha256',
+  encryption_algorithm: 'aes256-cbc',
+  compression: false,
+  mdn_mode: 'async',
+  mdn_signed: true,
+};
+
+/**
+ * Organization `s<tag>` sends to partner `r<tag>` at `endpoint`, receipts to `receiptsTo`; the
+ * receiving organization `ro<tag>` knows the sender as partner `sp<tag>` with `theirs`.
+ */
+async function parties(
+  tag: string,
+  ours: Profile,
+  theirs: Profile,
+  options: { endpoint?: string; receiptsTo?: string; extra?: Record<string, unknown> } = {},
+) {
+  await organization(server, `s${tag}`, `S${tag}`, cert, options.receiptsTo ?? receiver);
+  await partner(server, `r${tag}`, `R${tag}`, options.endpoint ?? receiver, cert, ours, options.extra);
+  await organization(server, `ro${tag}`, `R${tag}`, cert);
+  await partner(server, `sp${tag}`, `S${tag}`, receiver, cert, theirs);
+}
+
+async function send(tag: string, done: (m: Message) => boolean, what: string): Promise<Message> {
+  const made = await upload(
+    server,
+    { from: `s${tag}`, to: `r${tag}`, target: 'out' },
+    { name: `${tag}.edi`, content: `UNB+UNOC:3+${tag}'\r\n` },
+  );
+  if (made.status !== 201) throw new Error(`upload failed: ${made.raw}`);
+  return waitForMessage(server, made.body.data.id, done, what);
+}
+
+const finished = (m: Message) => m.status === 'Delivered' || m.status === 'Error';
+const historyOf = (m: Message, kind: string) => (m.history as Message[]).filter((h) => h.kind === kind);
+
+async function inboundOf(tag: string): Promise<Message> {
+  const [m] = await waitForMessages(server, `from=sp${tag}`, (l) => l.length > 0, `${tag} received`);
+  return m;
+}
+
+t.test('the receiver refuses and says so in an asynchronous error MDN', async (t) => {
+  const cases = [
+    {
+      tag: 'unsigned',
+      modifier: 'insufficient-message-security',
+      // We send unsigned; the receiving side's agreement says we sign.
+      ours: { ...asyncSigned, signing_algorithm: 'none' },
+      extra: {},
+    },
+    {
+      tag: 'wrongkey',
+      modifier: 'decryption-failed',
+      ours: asyncSigned,
+      // Encrypted for a certificate the receiving organization has no key for.
+      extra: { partner_certificate_id: otherCert, signature_certificate_ids: [cert] },
+    },
+  ];
+  for (const c of cases) {
+    await parties(c.tag, c.ours, asyncSigned, { extra: c.extra });
+    const sent = await send(c.tag, finished, `${c.tag}: refused by receipt`);
+    const disposition = `automatic-action/MDN-sent-automatically; processed/Error: ${c.modifier}`;
+    t.equal(sent.status, 'Error', c.tag);
+    t.equal(sent.deliveries[0].state, 'failed');
+    t.equal(sent.deliveries[0].attempts, 1, `${c.tag}: not sent again`);
+    const [refused] = historyOf(sent, 'mdn_refused');
+    t.equal(refused?.text, `The partner refused the message: ${disposition}`, `${c.tag}: mdn_refused`);
+    t.equal(refused?.delivery_id, sent.deliveries[0].id);
+    t.equal(sent.deliveries[0].last_error, refused?.text);
+    t.match(sent.protocols.as2.mdn, { disposition, signed: true, verified: true });
+    t.ok(sent.payloads.receipt, `${c.tag}: the receipt is kept`);
+
+    const inbound = await inboundOf(c.tag);
+    t.equal(inbound.status, 'Refused', `${c.tag}: Refused on the receiving side`);
+    t.match(inbound.refusal, `processed/Error: ${c.modifier}`);
+    t.match(inbound.protocols.as2.mdn, { mode: 'async', disposition, signed: true });
+  }
+});
+
+t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', async (t) => {
+  // The receiver's receipts go to a peer that keeps them: for the sender, they never come.
+  const held = await startPeer(t, () => ({ status: 200, body: 'Thanks' }));
+  await parties('late', asyncSigned, asyncSigned, {
+    receiptsTo: held.url,
+    extra: { receipt_timeout_hours: 2 },
+  });
+  const waiting = await send('late', (m) => m.status === 'AwaitingReceipt', 'awaiting the receipt');
+  t.equal(waiting.deliveries[0].state, 'awaiting_ack');
+  await waitForMessages(server, 'from=splate', (l) => l.length > 0, 'received');
+  t.equal(held.requests.length, 1, 'the receipt was sent, to the wrong place');
+
+  ahead = 2 * hour - 60_000;
+  await sweep();
+  let m = (await server.call('GET', `/api/v1/messages/${waiting.id}`)).body.data;
+  t.equal(m.status, 'AwaitingReceipt', 'a minute before the deadline nothing happens');
+
+  ahead = 2 * hour + 60_000;
+  await sweep();
+  m = (await server.call('GET', `/api/v1/messages/${waiting.id}`)).body.data;
+  const text = 'No receipt (MDN) arrived within the receipt timeout';
+  t.equal(m.status, 'Error');
+  t.equal(m.deliveries[0].state, 'failed');
+  t.equal(m.deliveries[0].last_error, text);
+  t.ok(Date.parse(m.deliveries[0].finished_at) >= Date.now() + 2 * hour, 'finished at the injected time');
+  const [refused] = historyOf(m, 'mdn_refused');
+  t.equal(refused?.text, text);
+  t.equal(refused?.delivery_id, m.deliveries[0].id);
+  t.match(historyOf(m, 'delivery_changed').at(-1), {
+    old_state: 'awaiting_ack',
+    new_state: 'failed',
+    text,
+  });
+  t.equal(historyOf(m, 'status_changed').at(-1)?.new_status, 'Error');
+  t.equal(await sweep(), 0, 'a second sweep finds nothing');
+
+  t.test('the receipt arriving after the deadline changes nothing and is noted', async (t) => {
+    const late = await forward(receiver, held.requests[0]!);
+    t.equal(late.status, 200, 'the partner is told it arrived');
+    t.match(String(late.body), /no delivery was waiting/i);
+    const after = (await server.call('GET', `/api/v1/messages/${waiting.id}`)).body.data;
+    t.equal(after.status, 'Error', 'still failed');
+    t.equal(after.deliveries[0].state, 'failed');
+    t.same(after.protocols.as2.mdn, m.protocols.as2.mdn, 'protocols.as2 keeps what it showed');
+    const lines = (after.history as Message[]).slice(m.history.length);
+    t.equal(lines.length, 1, 'one line, no status change');
+    t.match(lines[0], { kind: 'mdn_received', text: /no delivery was waiting/i });
+    t.notOk('delivery_id' in lines[0], 'no made-up delivery');
+    t.match(lines[0].text, /processed/, 'says what the receipt said');
+  });
+});
+
+t.test('a message whose post failed is not failed again by the sweep', async (t) => {
+  const down = await startPeer(t, () => ({ status: 503, body: 'Down for maintenance' }));
+  await parties('down', asyncSigned, asyncSigned, {
+    endpoint: down.url,
+    extra: { receipt_timeout_hours: 1 },
+  });
+  const failed = await send('down', finished, 'the post failed');
+  t.equal(failed.status, 'Error');
+  t.match(failed.deliveries[0].last_error, /answered HTTP 503/);
+  t.equal(
+    headerOf(down.requests[0]!, 'receipt-delivery-option'),
+    receiver,
+    'an asynchronous receipt was asked',
+  );
+
+  ahead += 2 * hour;
+  await sweep();
+  const after = (await server.call('GET', `/api/v1/messages/${failed.id}`)).body.data;
+  t.same(after.history, failed.history, 'no receipt was due: no line about one');
+  t.equal(after.deliveries[0].last_error, failed.deliveries[0].last_error, 'the real error stays');
+});
