@@ -1,13 +1,6 @@
 // Covers asynchronous receipts between real actors over real HTTP, with an injected clock: the pier receiver refusing a message (unsigned where the agreement signs, encrypted for a certificate it has no key for) sends an error MDN to the sender's async_mdn_url, and the sender's delivery fails with mdn_refused and the disposition; a receipt that never comes fails the delivery when the sweep runs past receipt_timeout_hours, and arriving later it changes nothing and is noted without inventing a delivery; a message that was never sent is not failed a second time by the sweep.
 import t from 'tap';
-import {
-  organization,
-  partner,
-  startReceiver,
-  startSender,
-  storeCertificate,
-  type Profile,
-} from '../helpers/as2.js';
+import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { upload, waitForMessage, waitForMessages, type Message } from '../helpers/flow.js';
 import { forward, headerOf, startPeer } from '../helpers/http-peer.js';
@@ -38,22 +31,6 @@ const asyncSigned: Profile = {
   mdn_mode: 'async',
   mdn_signed: true,
 };
-
-/**
- * Organization `s<tag>` sends to partner `r<tag>` at `endpoint`, receipts to `receiptsTo`; the
- * receiving organization `ro<tag>` knows the sender as partner `sp<tag>` with `theirs`.
- */
-async function parties(
-  tag: string,
-  ours: Profile,
-  theirs: Profile,
-  options: { endpoint?: string; receiptsTo?: string; extra?: Record<string, unknown> } = {},
-) {
-  await organization(server, `s${tag}`, `S${tag}`, cert, options.receiptsTo ?? receiver);
-  await partner(server, `r${tag}`, `R${tag}`, options.endpoint ?? receiver, cert, ours, options.extra);
-  await organization(server, `ro${tag}`, `R${tag}`, cert);
-  await partner(server, `sp${tag}`, `S${tag}`, receiver, cert, theirs);
-}
 
 async function send(tag: string, done: (m: Message) => boolean, what: string): Promise<Message> {
   const made = await upload(
@@ -91,7 +68,7 @@ t.test('the receiver refuses and says so in an asynchronous error MDN', async (t
     },
   ];
   for (const c of cases) {
-    await parties(c.tag, c.ours, asyncSigned, { extra: c.extra });
+    await agreement(server, c.tag, receiver, cert, c.ours, c.extra, { theirs: asyncSigned });
     const sent = await send(c.tag, finished, `${c.tag}: refused by receipt`);
     const disposition = `automatic-action/MDN-sent-automatically; processed/Error: ${c.modifier}`;
     t.equal(sent.status, 'Error', c.tag);
@@ -114,10 +91,15 @@ t.test('the receiver refuses and says so in an asynchronous error MDN', async (t
 t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', async (t) => {
   // The receiver's receipts go to a peer that keeps them: for the sender, they never come.
   const held = await startPeer(t, () => ({ status: 200, body: 'Thanks' }));
-  await parties('late', asyncSigned, asyncSigned, {
-    receiptsTo: held.url,
-    extra: { receipt_timeout_hours: 2 },
-  });
+  await agreement(
+    server,
+    'late',
+    receiver,
+    cert,
+    asyncSigned,
+    { receipt_timeout_hours: 2 },
+    { receiptsTo: held.url },
+  );
   const waiting = await send('late', (m) => m.status === 'AwaitingReceipt', 'awaiting the receipt');
   t.equal(waiting.deliveries[0].state, 'awaiting_ack');
   await waitForMessages(server, 'from=splate', (l) => l.length > 0, 'received');
@@ -165,10 +147,15 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
 
 t.test('a message whose post failed is not failed again by the sweep', async (t) => {
   const down = await startPeer(t, () => ({ status: 503, body: 'Down for maintenance' }));
-  await parties('down', asyncSigned, asyncSigned, {
-    endpoint: down.url,
-    extra: { receipt_timeout_hours: 1 },
-  });
+  await agreement(
+    server,
+    'down',
+    down.url,
+    cert,
+    asyncSigned,
+    { receipt_timeout_hours: 1 },
+    { receiptsTo: receiver },
+  );
   const failed = await send('down', finished, 'the post failed');
   t.equal(failed.status, 'Error');
   t.match(failed.deliveries[0].last_error, /answered HTTP 503/);

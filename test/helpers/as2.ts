@@ -107,9 +107,18 @@ export async function partner(
   return made.body.data.id as number;
 }
 
+export interface AgreementOptions {
+  /** The receiving side's profile of the sender, where the two sides disagree on purpose. */
+  theirs?: Profile;
+  /** The sending organization's async_mdn_url; `url` when left out. */
+  receiptsTo?: string;
+}
+
 /**
- * Both sides of one agreement in one pier: `s<tag>` sends to `r<tag>`, whose receiving side is
- * `R<tag>`. `sending` adds fields to the profile pier sends with (interop options, as2bis).
+ * Both sides of one agreement in one pier: `s<tag>` sends to `r<tag>` at `url`, whose
+ * receiving side is `ro<tag>` knowing the sender as `sp<tag>`; AS2 names `S<tag>` and `R<tag>`.
+ * `sending` adds fields to the profile pier sends with (interop options, as2bis, certificates,
+ * receipt timeout). Returns the ids of the sending organization and of the partner it sends to.
  */
 export async function agreement(
   server: TestServer,
@@ -118,9 +127,11 @@ export async function agreement(
   cert: number,
   profile: Profile,
   sending: Record<string, unknown> = {},
-) {
-  await organization(server, `s${tag}`, `S${tag}`, cert, url);
-  await partner(server, `r${tag}`, `R${tag}`, url, cert, profile, sending);
+  options: AgreementOptions = {},
+): Promise<{ organization: number; partner: number }> {
+  const organizationId = await organization(server, `s${tag}`, `S${tag}`, cert, options.receiptsTo ?? url);
+  const partnerId = await partner(server, `r${tag}`, `R${tag}`, url, cert, profile, sending);
   await organization(server, `ro${tag}`, `R${tag}`, cert);
-  await partner(server, `sp${tag}`, `S${tag}`, url, cert, profile);
+  await partner(server, `sp${tag}`, `S${tag}`, url, cert, options.theirs ?? profile);
+  return { organization: organizationId, partner: partnerId };
 }
