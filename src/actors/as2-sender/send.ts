@@ -166,6 +166,8 @@ export class As2Sender {
       compression: context.compression ? this.settings.compression_order : null,
       mdn_mode: context.mdn_mode,
       mdn_signed: context.mdn_signed,
+      // Clears the reason an earlier attempt was not sent (records add to the stored info).
+      error: null,
     };
   }
 
