@@ -141,7 +141,12 @@ t.test('failures before posting show in protocols.as2', async (t) => {
       { body: {} },
     );
     t.equal(again.status, 200, again.raw);
-    const done = await waitForMessage(server, m.id, (x) => lines(x, 'mdn_received').length > 0, 'sent');
+    const done = await waitForMessage(
+      server,
+      m.id,
+      (x) => lines(x, 'redeliver_requested').length === 1 && ['Delivered', 'Error'].includes(x.status),
+      'sent again',
+    );
     t.equal(done.status, 'Delivered', done.deliveries[0].last_error);
     t.equal(done.protocols.as2.message_id, m.protocols.as2.message_id, 'the same Message-ID');
     t.equal(done.protocols.as2.error, null, 'the old error is gone');
