@@ -135,6 +135,8 @@ t.test('failures before posting show in protocols.as2', async (t) => {
       body: { async_mdn_url: receiver },
     });
     t.equal(fixed.status, 200, fixed.raw);
+    // The sender keeps a pair's profiles for 5 s (kept-answers.ts): the fix counts after that.
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
     const again = await server.call(
       'POST',
       `/api/v1/messages/${m.id}/deliveries/${m.deliveries[0].id}/redeliver`,
