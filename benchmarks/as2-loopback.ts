@@ -9,7 +9,9 @@
  * the same path with the server's peak RSS growth.
  * With `--source files` the messages come from a file poller instead (files dropped into its
  * directory, as an ERP hands over EDI), without the cost of an HTTP upload each.
- * Options: --messages <n> (default 1500), --clients <n> (default 16), --source upload|files,
+ * The sender works on 100 deliveries at a time (the most max_concurrent_deliveries allows):
+ * with the receiver on the same machine, more in flight means larger batches per commit.
+ * Options: --messages <n> (default 5000), --clients <n> (default 32), --source upload|files,
  * --no-large.
  */
 import { execFileSync } from 'node:child_process';
@@ -32,8 +34,8 @@ const { values } = parseArgs({
     'no-large': { type: 'boolean' },
   },
 });
-const total = Number(values.messages ?? 1500);
-const clients = Number(values.clients ?? 16);
+const total = Number(values.messages ?? 5000);
+const clients = Number(values.clients ?? 32);
 const source = values.source ?? 'upload';
 if (source !== 'upload' && source !== 'files') throw new Error('--source is upload or files');
 const log = (text: string) => process.stderr.write(`${text}\n`);
@@ -79,7 +81,7 @@ try {
   await api('/plugins/configs?type=as2-sender', {
     name: 'out',
     max_attempts: 1,
-    max_concurrent_deliveries: 32,
+    max_concurrent_deliveries: 100,
   });
   const profile = {
     signing_algorithm: 'sha256',

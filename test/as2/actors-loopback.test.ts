@@ -87,6 +87,11 @@ t.test('every combination is delivered and received with matching MICs', async (
           sent.history.some((h: Message) => h.kind === 'mdn_received'),
           `${name}: mdn_received`,
         );
+        // The receipt as it travelled, downloadable from the sent message (sync and async alike).
+        const receipt = await server.call('GET', `/api/v1/messages/${sent.id}/payload?stage=receipt`);
+        t.equal(receipt.status, 200, `${name}: receipt stored`);
+        t.match(receipt.raw, /disposition-notification/i, `${name}: the receipt is the MDN`);
+        t.match(receipt.headers['content-disposition'], `${sent.id}-receipt.eml`);
       }
     }),
   );

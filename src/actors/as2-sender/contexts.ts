@@ -16,6 +16,10 @@ export class OutboundContexts {
     });
   }
 
+  forget(organization: string, partner: string): void {
+    this.#kept.forget(`${organization}\u0000${partner}`);
+  }
+
   get(organization: string, partner: string): Promise<OutboundContextAnswer> {
     return this.#kept.get(`${organization}\u0000${partner}`);
   }

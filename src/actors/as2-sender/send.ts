@@ -11,13 +11,25 @@ import type { As2OutboundContext, As2Record } from '../../runtime/channels/as2-p
 import type { ClaimedDelivery, DeliveryOutcome } from '../../runtime/channels/core-protocol.js';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import { PayloadMissing, type PayloadStore } from '../../storage/payloads/store.js';
-import { messageIdFor } from '../as2-shared/headers.js';
+import { entityBytes, messageIdFor } from '../as2-shared/headers.js';
 import { judgeReceipt } from '../as2-shared/judge-receipt.js';
 import { retryableStatus } from '../http-poster/post.js';
 import { buildRequest, ProfileProblem, type BuiltRequest } from './build.js';
 import type { As2SenderSettings } from './config.js';
 import { OutboundContexts } from './contexts.js';
 import { postAs2, type PostAnswer } from './post.js';
+
+/** Headers of a synchronous receipt kept with it. */
+const receiptHeaders = [
+  'AS2-Version',
+  'AS2-From',
+  'AS2-To',
+  'Message-ID',
+  'Date',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+];
 
 export class As2Sender {
   readonly #agent: http.Agent;
@@ -83,7 +95,11 @@ export class As2Sender {
         context.interop,
       );
     } catch (error) {
-      if (error instanceof ProfileProblem) return notSent(error.message);
+      if (error instanceof ProfileProblem) {
+        // Asked again next time, so a fixed profile counts at once (say, for a redeliver).
+        this.#contexts.forget(m.from, m.to);
+        return notSent(error.message);
+      }
       throw error;
     }
     const info = this.#describe(context, built);
@@ -137,16 +153,37 @@ export class As2Sender {
         as2_record: record(info),
       };
     const verdict = judgeReceipt(response.body, response.headers, context.verification, info);
+    const receiptSize = await this.#keepReceipt(m.id, response);
     const judged = record(
       { ...info, mdn: verdict.info },
       {
         processed: verdict.ok,
+        stages: receiptSize === null ? [] : [{ stage: 'receipt', size_bytes: receiptSize }],
         history: { kind: verdict.ok ? 'mdn_received' : 'mdn_refused', text: verdict.text.slice(0, 2048) },
       },
     );
     if (verdict.ok)
       return { ok: true, detail: `Sent as ${messageId}. ${verdict.text}`.slice(0, 2048), as2_record: judged };
     return { ok: false, retryable: false, error: verdict.text.slice(0, 2048), as2_record: judged };
+  }
+
+  /**
+   * The synchronous receipt as it travelled (its AS2 and MIME headers and body), as the
+   * message's `receipt` stage, so it can be downloaded like an asynchronous one. A stage is
+   * written once: after a redelivery the first receipt stays. Null when it was not stored.
+   */
+  async #keepReceipt(messageId: string, response: PostAnswer): Promise<number | null> {
+    const kept: Record<string, string> = {};
+    for (const name of receiptHeaders) {
+      const value = response.headers[name.toLowerCase()];
+      if (value !== undefined) kept[name] = value;
+    }
+    try {
+      return await this.store.putBytes({ messageId, stage: 'receipt' }, entityBytes(kept, response.body));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
+      throw error;
+    }
   }
 
   /** protocols.as2 of the message: the headers sent (no credentials) and what protected it. */

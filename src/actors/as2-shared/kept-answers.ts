@@ -12,6 +12,10 @@ export class KeptAnswers<T> {
     private readonly maxKept = 1000,
   ) {}
 
+  forget(key: string): void {
+    this.#kept.delete(key);
+  }
+
   get(key: string): Promise<T> {
     const now = Date.now();
     const hit = this.#kept.get(key);
