@@ -203,8 +203,10 @@ export class As2Sender {
       compression: context.compression ? this.settings.compression_order : null,
       mdn_mode: context.mdn_mode,
       mdn_signed: context.mdn_signed,
-      // Clears the reason an earlier attempt was not sent (records add to the stored info).
+      // Clear what an earlier attempt left (records add to the stored info): the reason it was
+      // not sent, and its receipt until this attempt's arrives.
       error: null,
+      mdn: null,
     };
   }
 
