@@ -94,3 +94,43 @@ for (const mode of ['sync', 'async'] as const) {
     t.equal(earlier.status, 'NotRouted', 'not routed again');
   });
 }
+
+t.test('a redelivery refused by the partner clears the earlier receipt from protocols.as2', async (t) => {
+  let refuse = false;
+  const gate = await startPeer(t, (request) =>
+    refuse ? { status: 400, body: 'not now' } : forward(receiver, request),
+  );
+  await agreement(server, 'gate', gate.url, cert, { ...protection, mdn_mode: 'sync', mdn_signed: true });
+  const made = await upload(
+    server,
+    { from: 'sgate', to: 'rgate', target: 'out' },
+    { name: 'order-gate.edi', content: "UNB+UNOC:3+gate'\r\n" },
+  );
+  const id = made.body.data.id as string;
+  const first = await waitForMessage(
+    server,
+    id,
+    (m) => m.status === 'Delivered' || m.status === 'Error',
+    'first',
+  );
+  t.equal(first.status, 'Delivered', first.deliveries[0]?.last_error);
+  t.match(first.protocols.as2.mdn, { disposition: /processed$/ }, 'the first receipt is shown');
+  refuse = true;
+  const again = await server.call(
+    'POST',
+    `/api/v1/messages/${id}/deliveries/${first.deliveries[0].id}/redeliver`,
+    {
+      body: {},
+    },
+  );
+  t.equal(again.status, 200, again.raw);
+  const second = await waitForMessage(
+    server,
+    id,
+    (m) => historyOf(m, 'redeliver_requested').length === 1 && m.deliveries[0]?.state === 'failed',
+    'redelivery refused',
+  );
+  t.match(second.deliveries[0].last_error, /answered HTTP 400/);
+  t.equal(second.protocols.as2.mdn, null, 'no receipt shown for the attempt that got none');
+  t.equal(second.protocols.as2.message_id, first.protocols.as2.message_id, 'the same Message-ID');
+});
