@@ -3,7 +3,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { packOutgoing, parseMdn, formatDispositionNotificationOptions } from '../../src/actors/as2/index.js';
 import { makeFixtures } from '../helpers/certificates.js';
-import { agreement, storeCertificate, startReceiver } from '../helpers/as2.js';
+import { agreement, messageByAs2Id, postAs2, storeCertificate, startReceiver } from '../helpers/as2.js';
 import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -39,27 +39,9 @@ function message(options: { sign?: boolean; encryptTo?: X509Certificate | null }
   return { packed, id: `<refusal-${++counter}@test>` };
 }
 
-async function post(body: Buffer, headers: Record<string, string>) {
-  const answer = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'AS2-Version': '1.2',
-      'AS2-From': 'Sx',
-      'AS2-To': 'Rx',
-      'Disposition-Notification-To': 'mailto:x@example',
-      'Disposition-Notification-Options': formatDispositionNotificationOptions(['sha-256']),
-      ...headers,
-    },
-    body: new Uint8Array(body),
-  });
-  const bytes = Buffer.from(await answer.arrayBuffer());
-  return { status: answer.status, headers: Object.fromEntries(answer.headers), body: bytes };
-}
+const post = (body: Buffer, headers: Record<string, string>) => postAs2(url, body, headers);
 
-async function statusOf(as2Id: string): Promise<Message> {
-  const list = await server.call('GET', '/api/v1/messages?limit=100');
-  return (list.body.data.messages as Message[]).find((m) => m.protocols.as2?.message_id === as2Id);
-}
+const statusOf = (as2Id: string) => messageByAs2Id(server, as2Id);
 
 async function expectRefusal(t: Test, body: Buffer, headers: Record<string, string>, modifier: string) {
   const answer = await post(body, headers);

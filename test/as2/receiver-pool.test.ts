@@ -5,10 +5,9 @@
 import { createHash, createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
 import t from 'tap';
 import { poolFromBytes } from '../../src/actors/as2-receiver/open-pool.js';
-import { formatDispositionNotificationOptions, packOutgoing, parseMdn } from '../../src/actors/as2/index.js';
-import { agreement, startReceiver, storeCertificate } from '../helpers/as2.js';
+import { packOutgoing, parseMdn } from '../../src/actors/as2/index.js';
+import { agreement, messageByAs2Id, postAs2, startReceiver, storeCertificate } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
-import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
@@ -40,27 +39,9 @@ function large(id: string, encryptTo = pierCert) {
   return { packed, headers: { ...packed.headers, 'Message-ID': id } };
 }
 
-async function post(body: Buffer, headers: Record<string, string>) {
-  const answer = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'AS2-Version': '1.2',
-      'AS2-From': 'Sx',
-      'AS2-To': 'Rx',
-      'Disposition-Notification-To': 'mailto:x@example',
-      'Disposition-Notification-Options': formatDispositionNotificationOptions(['sha-256']),
-      ...headers,
-    },
-    body: new Uint8Array(body),
-  });
-  const bytes = Buffer.from(await answer.arrayBuffer());
-  return { status: answer.status, headers: Object.fromEntries(answer.headers), body: bytes };
-}
+const post = (body: Buffer, headers: Record<string, string>) => postAs2(url, body, headers);
 
-async function stored(as2Id: string): Promise<Message> {
-  const list = await server.call('GET', '/api/v1/messages?limit=100');
-  return (list.body.data.messages as Message[]).find((m) => m.protocols.as2?.message_id === as2Id);
-}
+const stored = (as2Id: string) => messageByAs2Id(server, as2Id);
 
 t.test('a large message is processed in the pool: MIC and document as sent', async (t) => {
   const { packed, headers } = large('<large-1@test>');

@@ -1,7 +1,8 @@
 /** Setting up pier for AS2 tests over its API: certificates, receiver and senders, parties with profiles. */
 import { createServer } from 'node:net';
 import type { Fixtures } from './certificates.js';
-import { must } from './flow.js';
+import { formatDispositionNotificationOptions } from '../../src/actors/as2/index.js';
+import { must, type Message } from './flow.js';
 import type { TestServer } from './server.js';
 import { uploadCertificate } from './upload.js';
 
@@ -134,4 +135,31 @@ export async function agreement(
   await organization(server, `ro${tag}`, `R${tag}`, cert);
   await partner(server, `sp${tag}`, `S${tag}`, url, cert, options.theirs ?? profile);
   return { organization: organizationId, partner: partnerId };
+}
+
+/**
+ * Posts an AS2 message to a receiver as partner `Sx` to organization `Rx` (the sending side
+ * of `agreement(server, 'x', …)`), asking a receipt signed with SHA-256; `headers` add or win.
+ */
+export async function postAs2(url: string, body: Buffer, headers: Record<string, string>) {
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'AS2-Version': '1.2',
+      'AS2-From': 'Sx',
+      'AS2-To': 'Rx',
+      'Disposition-Notification-To': 'mailto:x@example',
+      'Disposition-Notification-Options': formatDispositionNotificationOptions(['sha-256']),
+      ...headers,
+    },
+    body: new Uint8Array(body),
+  });
+  const bytes = Buffer.from(await answer.arrayBuffer());
+  return { status: answer.status, headers: Object.fromEntries(answer.headers), body: bytes };
+}
+
+/** The stored message whose AS2 Message-ID is `as2Id`, among the latest hundred. */
+export async function messageByAs2Id(server: TestServer, as2Id: string): Promise<Message> {
+  const list = await server.call('GET', '/api/v1/messages?limit=100');
+  return (list.body.data.messages as Message[]).find((m) => m.protocols.as2?.message_id === as2Id);
 }

@@ -1,17 +1,12 @@
 /**
- * A plain HTTP server on 127.0.0.1 that records every request as it arrived (headers and the
+ * A test peer (http-peer.ts) that records every request as it arrived (headers and the
  * de-framed body) and answers 200 without a receipt: what a partner's endpoint sees of pier.
  */
-import http from 'node:http';
 import type { Test } from 'tap';
+import { startPeer, type PeerRequest } from './http-peer.js';
 import { waitFor } from './wait.js';
 
-export interface CapturedRequest {
-  path: string;
-  /** Header names in lower case, as node reads them. */
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
+export type CapturedRequest = PeerRequest;
 
 export interface CaptureServer {
   /** The base URL; each profile gets its own path so requests tell their partner. */
@@ -22,26 +17,14 @@ export interface CaptureServer {
 }
 
 export async function startCaptureServer(t: Test): Promise<CaptureServer> {
-  const requests: CapturedRequest[] = [];
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      requests.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks) });
-      response.writeHead(200, { 'Content-Type': 'text/plain' }).end('OK');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  const port = (server.address() as { port: number }).port;
+  const peer = await startPeer(t, () => ({
+    status: 200,
+    headers: { 'Content-Type': 'text/plain' },
+    body: 'OK',
+  }));
+  const { requests } = peer;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: new URL(peer.url).origin,
     requests,
     next: (path, timeoutMs = 15_000) =>
       waitFor(() => requests.find((r) => r.path === path), `a request to ${path}`, timeoutMs),

@@ -8,6 +8,8 @@ import type { Test } from 'tap';
 
 export interface PeerRequest {
   method: string;
+  /** The request target as sent (path and query). */
+  path: string;
   /** Header names in lower case, as node reads them. */
   headers: http.IncomingHttpHeaders;
   body: Buffer;
@@ -38,7 +40,12 @@ export async function startPeer(
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      const request = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       const index = requests.push(request) - 1;
       Promise.resolve()
         .then(() => answer(request, index))

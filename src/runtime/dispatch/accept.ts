@@ -89,7 +89,7 @@ export async function acceptBatch(
   const duplicates = await inboundDuplicates(
     tx,
     at,
-    items.flatMap((i) => (inbound(i) ? [inbound(i)!] : [])),
+    items.flatMap((i) => inbound(i) ?? []),
   );
   const earlierOf = (i: AcceptItem) => {
     const r = inbound(i);

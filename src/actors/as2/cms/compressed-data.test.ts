@@ -2,13 +2,10 @@
 // entity): it inflates to exactly the joined parts with a correct Adler-32 (node:zlib checks
 // it), is no larger than deflating the joined bytes, and a large compressed, signed and
 // encrypted message packs and unpacks to the same document with the same MIC.
-import { createHash, createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import t from 'tap';
+import { makeParties } from '../../../../test/as2/parties.js';
 import { packOutgoing } from '../pack.js';
 import { unpackIncoming } from '../unpack.js';
 import { DispositionError } from '../vocabulary/disposition-error.js';
@@ -35,39 +32,18 @@ t.test('small parts are joined and deflated as before', async (t) => {
 });
 
 t.test('a large compressed, signed, encrypted message round trips', async (t) => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'pier-cms-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'k.pem',
-      '-out',
-      'c.pem',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=cms',
-    ],
-    { cwd: dir, stdio: 'ignore' },
-  );
-  const certificate = new X509Certificate(readFileSync(path.join(dir, 'c.pem')));
-  const privateKey = createPrivateKey(readFileSync(path.join(dir, 'k.pem')));
+  const { alice, bob, remove } = makeParties();
+  t.teardown(remove);
   const document = Buffer.concat([text, noise]);
   const packed = packOutgoing(document, {
     filename: 'big.x12',
     compress: 'before-sign',
-    sign: { algorithm: 'sha-256', certificate, privateKey },
-    encrypt: { algorithm: 'aes256-cbc', certificate },
+    sign: { algorithm: 'sha-256', certificate: alice.certificate, privateKey: alice.privateKey },
+    encrypt: { algorithm: 'aes256-cbc', certificate: bob.certificate },
   });
   const unpacked = unpackIncoming(Buffer.concat(packed.bodyChunks), packed.headers, {
-    decryptionKeys: [{ certificate, privateKey }],
-    verificationCerts: [certificate],
+    decryptionKeys: [bob],
+    verificationCerts: [alice.certificate],
   });
   t.equal(
     createHash('sha256').update(unpacked.payload).digest('hex'),
