@@ -4,7 +4,7 @@
  */
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../channels/as2-protocol.js';
 import { toPem } from '../certificates/certificate-info.js';
-import { addHistory, lockMessages, settleMessages, type Tx } from '../dispatch/tx.js';
+import { addHistory, lockMessages, pgArray, settleMessages, type Tx } from '../dispatch/tx.js';
 import type { MessageStatus } from '../dispatch/status.js';
 
 export interface MessageAs2Record {
@@ -100,8 +100,13 @@ export async function inboundDuplicates(
        join jsonb_to_recordset(?::jsonb) as k(as2_from text, as2_message_id text)
          on a.as2_from = k.as2_from and a.as2_message_id = k.as2_message_id
       where a.direction = 'inbound' and a.processed
+        and a.as2_from = any(?::text[]) and a.as2_message_id = any(?::text[])
       order by a.as2_from, a.as2_message_id, a.created_at`,
-    [JSON.stringify(keys.map((k) => ({ as2_from: k.as2_from, as2_message_id: k.as2_message_id })))],
+    [
+      JSON.stringify(keys.map((k) => ({ as2_from: k.as2_from, as2_message_id: k.as2_message_id }))),
+      pgArray(keys.map((k) => k.as2_from)),
+      pgArray(keys.map((k) => k.as2_message_id)),
+    ],
   );
   for (const row of rows) found.set(duplicateKey(row), row);
   await addHistory(

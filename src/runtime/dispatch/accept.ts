@@ -258,8 +258,13 @@ async function acceptNew(
     }>(
       `select m.id, m.status, m.source_name, m.source_key from message m
          join jsonb_to_recordset(?::jsonb) as x(source_name text, source_key text)
-           on m.source_name = x.source_name and m.source_key = x.source_key`,
-      [JSON.stringify(offeredAgain.map((r) => ({ source_name: r.source_name, source_key: r.source_key })))],
+           on m.source_name = x.source_name and m.source_key = x.source_key
+        where m.source_name = any(?::text[]) and m.source_key = any(?::text[])`,
+      [
+        JSON.stringify(offeredAgain.map((r) => ({ source_name: r.source_name, source_key: r.source_key }))),
+        pgArray(offeredAgain.map((r) => r.source_name)),
+        pgArray(offeredAgain.map((r) => r.source_key!)),
+      ],
     );
     for (const f of found) earlier.set(`${f.source_name}\u0000${f.source_key}`, f);
   }

@@ -138,7 +138,7 @@ async function applyChanges(tx: Tx, at: Date, changes: Change[], lines: HistoryL
               last_error = x.last_error, dispatches = x.dispatches, next_dispatch_at = x.next_dispatch_at, updated_at = ?
          from jsonb_to_recordset(?::jsonb) as x(id bigint, state text, next_attempt_at timestamptz,
               finished_at timestamptz, last_error text, dispatches int, next_dispatch_at timestamptz)
-        where d.id = x.id
+        where d.id = x.id and d.id = any(?::bigint[])
        returning d.id, d.state
      ), lines as (
        ${historyInsert}
@@ -147,6 +147,7 @@ async function applyChanges(tx: Tx, at: Date, changes: Change[], lines: HistoryL
     [
       at,
       JSON.stringify(changes),
+      pgArray(changes.map((c) => c.id)),
       at,
       JSON.stringify(lines),
       pgArray([...new Set(lines.map((l) => l.message_id))]),

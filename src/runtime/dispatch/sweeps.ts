@@ -98,7 +98,7 @@ export async function stallSchedule(
     await tx.all(
       `update delivery d set dispatches = x.dispatches, next_dispatch_at = x.next_dispatch_at, updated_at = ?
          from jsonb_to_recordset(?::jsonb) as x(id bigint, dispatches int, next_dispatch_at timestamptz)
-        where d.id = x.id`,
+        where d.id = x.id and d.id = any(?::bigint[])`,
       [
         at,
         JSON.stringify(
@@ -108,6 +108,7 @@ export async function stallSchedule(
             next_dispatch_at: new Date(at.getTime() + stallWaitSeconds(d.dispatches) * 1000),
           })),
         ),
+        pgArray(again.map((d) => d.id)),
       ],
     );
     await announce(
@@ -120,8 +121,15 @@ export async function stallSchedule(
     const why = (d: Candidate) => `No ${d.target} instance claimed it after ${d.dispatches} announcements`;
     await tx.all(
       `update delivery d set state = ?, next_dispatch_at = null, finished_at = ?, last_error = x.last_error, updated_at = ?
-         from jsonb_to_recordset(?::jsonb) as x(id bigint, last_error text) where d.id = x.id`,
-      [stalled, at, at, JSON.stringify(stall.map((d) => ({ id: d.id, last_error: why(d) })))],
+         from jsonb_to_recordset(?::jsonb) as x(id bigint, last_error text)
+        where d.id = x.id and d.id = any(?::bigint[])`,
+      [
+        stalled,
+        at,
+        at,
+        JSON.stringify(stall.map((d) => ({ id: d.id, last_error: why(d) }))),
+        pgArray(stall.map((d) => d.id)),
+      ],
     );
     await addHistory(
       tx,

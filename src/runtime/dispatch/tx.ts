@@ -2,6 +2,10 @@
  * SQL for the message flow: a transaction handle over the ORM's connection, and the
  * statements every step shares (history lines, settling message status). Rows go in as
  * one JSON parameter (jsonb_to_recordset), so a batch is one statement whatever its size.
+ * PostgreSQL guesses 100 rows for jsonb_to_recordset whatever it holds, and against a table
+ * of a few thousand rows that guess makes a join scan the whole table; statements that join
+ * one on a table's key therefore also pass the keys as an array (`= any(?)`), whose length
+ * the planner does know, so it probes the index instead.
  */
 import type { Orm } from '../../storage/db.js';
 import type { DeliveryState } from './delivery-states.js';
@@ -187,11 +191,11 @@ export async function storeSettled(tx: Tx, at: Date, rows: MessageDeliveries[]):
     `with changed as (
        update message m set status = x.status, stage = x.stage, updated_at = ?
          from jsonb_to_recordset(?::jsonb) as x(message_id uuid, status text, stage text)
-        where m.id = x.message_id
+        where m.id = x.message_id and m.id = any(?::uuid[])
        returning m.id
      )
      ${historyInsert}`,
-    [at, JSON.stringify(changes), at, JSON.stringify(lines)],
+    [at, JSON.stringify(changes), pgArray(changes.map((c) => c.message_id)), at, JSON.stringify(lines)],
   );
   return changes;
 }
