@@ -129,6 +129,7 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
   });
   t.equal(historyOf(m, 'status_changed').at(-1)?.new_status, 'Error');
   t.equal(await sweep(), 0, 'a second sweep finds nothing');
+  t.notOk(m.payloads.receipt, 'no receipt stored while none came');
 
   t.test('the receipt arriving after the deadline changes nothing and is noted', async (t) => {
     const late = await forward(receiver, held.requests[0]!);
@@ -143,6 +144,18 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
     t.match(lines[0], { kind: 'mdn_received', text: /no delivery was waiting/i });
     t.notOk('delivery_id' in lines[0], 'no made-up delivery');
     t.match(lines[0].text, /processed/, 'says what the receipt said');
+
+    // Evidence the partner had the message after all: the receipt is kept as the message's.
+    const kept = await server.call('GET', `/api/v1/messages/${waiting.id}/payload?stage=receipt`);
+    t.equal(kept.status, 200, 'the late receipt is stored');
+    t.match(kept.raw, /multipart\/(signed|report)/i, 'as it arrived, Content-Type first');
+    t.match(kept.raw, /Original-Message-ID/i);
+    t.equal(after.payloads.receipt?.size_bytes, kept.bytes.length, 'its size recorded');
+
+    const again = await forward(receiver, held.requests[0]!);
+    t.equal(again.status, 200, 'a second copy is answered too');
+    const last = (await server.call('GET', `/api/v1/messages/${waiting.id}`)).body.data;
+    t.same(last.payloads.receipt, after.payloads.receipt, 'and does not replace the stored one');
   });
 });
 

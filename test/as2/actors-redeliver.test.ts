@@ -64,6 +64,12 @@ for (const mode of ['sync', 'async'] as const) {
       first.protocols.as2.receipt_message_id,
       'answered with the receipt stored the first time',
     );
+    const receipt = await server.call('GET', `/api/v1/messages/${id}/payload?stage=receipt`);
+    t.equal(
+      second.payloads.receipt?.size_bytes,
+      receipt.bytes.length,
+      `the stored receipt and its size agree ${receipt.status} ${receipt.raw.slice(0, 200)}`,
+    );
 
     // What travelled: two messages from the sender, both with the Message-ID of the first.
     const sent = proxy.requests

@@ -3,7 +3,6 @@
  * by Original-Message-ID, verified against the partner's certificates, its MIC compared
  * with the one computed when sending, and the waiting delivery settled.
  */
-import { Readable } from 'node:stream';
 import { As2Done, As2SentResponse } from '../../runtime/channels/as2-protocol.js';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
@@ -48,16 +47,14 @@ export async function receiveReceipt(
     sent.verification,
     sent.info,
   );
-  if (sent.awaiting_delivery_id === null)
-    return noteUnawaited(core, sent.message_id, originalMessageId, verdict);
+  if (sent.awaiting_delivery_id === null) {
+    // Kept as evidence when the message has none (its delivery timed out); a second copy of a
+    // receipt already stored does not replace it.
+    const receiptSize = sent.has_receipt ? null : await storeReceipt(store, sent.message_id, incoming);
+    return noteUnawaited(core, sent.message_id, originalMessageId, verdict, receiptSize);
+  }
   // Stored under the sent message before the delivery is settled with it.
-  const bytes = entityBytes(
-    { 'Content-Type': headerValue(incoming.headers, 'content-type') ?? 'application/octet-stream' },
-    incoming.body,
-  );
-  const receiptSize = await store
-    .put({ messageId: sent.message_id, stage: 'receipt' }, Readable.from([bytes]))
-    .catch(() => null);
+  const receiptSize = await storeReceipt(store, sent.message_id, incoming);
   const ack = {
     type: 'as2_ack' as const,
     message_id: sent.message_id,
@@ -77,15 +74,30 @@ export async function receiveReceipt(
 }
 
 /**
+ * The receipt as it arrived (Content-Type and body) as the message's `receipt` stage; its
+ * size, or null when it was not stored. A stage is written once: after a redelivery the first
+ * receipt stays (as for synchronous receipts, see the sender's #keepReceipt).
+ */
+function storeReceipt(store: PayloadStore, messageId: string, incoming: Incoming): Promise<number | null> {
+  const bytes = entityBytes(
+    { 'Content-Type': headerValue(incoming.headers, 'content-type') ?? 'application/octet-stream' },
+    incoming.body,
+  );
+  return store.putBytes({ messageId, stage: 'receipt' }, bytes).catch(() => null);
+}
+
+/**
  * A receipt for a message with no delivery waiting for it: it came after the receipt timeout
  * failed the delivery, or it is a second copy. Nothing is settled or replaced; the message gets
- * a history line saying what the receipt said, and the partner an answer that it arrived.
+ * a history line saying what the receipt said (and the receipt's bytes when it had none), and
+ * the partner an answer that it arrived.
  */
 async function noteUnawaited(
   core: CoreClient,
   messageId: string,
   originalMessageId: string,
   verdict: Verdict,
+  receiptSize: number | null,
 ): Promise<Answer> {
   core.log('warn', 'a receipt arrived for a message with no delivery waiting for it', {
     message_id: messageId,
@@ -99,7 +111,7 @@ async function noteUnawaited(
     ok: verdict.ok,
     text: text.slice(0, 2048),
     info: {},
-    receipt_size: null,
+    receipt_size: receiptSize,
   });
   return plain(200, 'Receipt received; no delivery was waiting for it, so it changed nothing');
 }

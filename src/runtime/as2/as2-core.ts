@@ -57,13 +57,15 @@ export class As2Core {
             request.text,
           );
           if (applied === 'early') return { type: 'as2_done', applied: false, early: true };
-          // A receipt nothing waited for leaves protocols.as2 showing the one the delivery settled with.
-          if (request.delivery_id === null) return { type: 'as2_done', applied: false };
-          await tx.all(`update as2_message set processed = ?, info = info || ?::jsonb where message_id = ?`, [
-            request.ok,
-            JSON.stringify(request.info),
-            request.message_id,
-          ]);
+          // A receipt nothing waited for leaves protocols.as2 showing the one the delivery settled
+          // with; its bytes are kept only when the message has no receipt yet (receipts-in.ts).
+          if (request.delivery_id !== null) {
+            await tx.all(`update as2_message set processed = ?, info = info || ?::jsonb where message_id = ?`, [
+              request.ok,
+              JSON.stringify(request.info),
+              request.message_id,
+            ]);
+          }
           if (request.receipt_size !== null) {
             await tx.all(
               `insert into payload (message_id, stage, size_bytes, stored_at) values (?, 'receipt', ?, ?)
@@ -71,7 +73,7 @@ export class As2Core {
               [request.message_id, request.receipt_size, at],
             );
           }
-          return { type: 'as2_done', applied };
+          return { type: 'as2_done', applied: request.delivery_id === null ? false : applied };
         }
         default: {
           const never: never = request;

@@ -127,9 +127,12 @@ export async function findSent(tx: Tx, originalMessageId: string): Promise<As2Se
     as2_to: string;
     info: Record<string, unknown>;
     awaiting_delivery_id: string | null;
+    has_receipt: boolean;
   }>(
-    `select message_id, as2_to, info, awaiting_delivery_id from as2_message
-      where direction = 'outbound' and as2_message_id = ? order by updated_at desc limit 1`,
+    `select a.message_id, a.as2_to, a.info, a.awaiting_delivery_id,
+            exists (select 1 from payload p where p.message_id = a.message_id and p.stage = 'receipt') as has_receipt
+       from as2_message a
+      where a.direction = 'outbound' and a.as2_message_id = ? order by a.updated_at desc limit 1`,
     [originalMessageId],
   );
   if (!row) return null;
@@ -145,6 +148,7 @@ export async function findSent(tx: Tx, originalMessageId: string): Promise<As2Se
     verification: certs.map((c) => toPem(Buffer.from(c.der))),
     info: row.info,
     awaiting_delivery_id: row.awaiting_delivery_id === null ? null : Number(row.awaiting_delivery_id),
+    has_receipt: row.has_receipt,
   };
 }
 

@@ -145,6 +145,8 @@ export const As2SentResponse = z.object({
       verification: z.array(z.string()),
       info: z.record(z.string(), z.unknown()),
       awaiting_delivery_id: z.number().int().nullable(),
+      /** A receipt is stored for it already (one that settled it, or an earlier late one). */
+      has_receipt: z.boolean(),
     })
     .nullable(),
 });

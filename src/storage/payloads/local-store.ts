@@ -96,7 +96,7 @@ export class LocalPayloadStore implements PayloadStore {
         await copy.close();
       }
     } catch (error) {
-      await unlink(file).catch(() => {});
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await unlink(file).catch(() => {});
       throw error;
     }
   }
@@ -110,7 +110,8 @@ export class LocalPayloadStore implements PayloadStore {
       await pipeline(source, counter, createWriteStream(file, { flags: 'wx', flush: true }));
     } catch (error) {
       source.destroy();
-      await unlink(file).catch(() => {});
+      // A stage stored already is not this write's to remove.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await unlink(file).catch(() => {});
       throw error;
     }
     return counter.bytes;
