@@ -60,11 +60,10 @@ export class As2Core {
           // A receipt nothing waited for leaves protocols.as2 showing the one the delivery settled
           // with; its bytes are kept only when the message has no receipt yet (receipts-in.ts).
           if (request.delivery_id !== null) {
-            await tx.all(`update as2_message set processed = ?, info = info || ?::jsonb where message_id = ?`, [
-              request.ok,
-              JSON.stringify(request.info),
-              request.message_id,
-            ]);
+            await tx.all(
+              `update as2_message set processed = ?, info = info || ?::jsonb where message_id = ?`,
+              [request.ok, JSON.stringify(request.info), request.message_id],
+            );
           }
           if (request.receipt_size !== null) {
             await tx.all(
