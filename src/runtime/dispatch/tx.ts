@@ -1,104 +1,17 @@
 /**
- * SQL for the message flow: a transaction handle over the ORM's connection, and the
- * statements every step shares (history lines, settling message status). Rows go in as
- * one JSON parameter (jsonb_to_recordset), so a batch is one statement whatever its size.
+ * SQL for the message flow: the statements every step shares (history lines, settling message
+ * status), on the driver-level handles of storage/sql.ts. Rows go in as one JSON parameter
+ * (jsonb_to_recordset), so a batch is one statement whatever its size.
  * PostgreSQL guesses 100 rows for jsonb_to_recordset whatever it holds, and against a table
  * of a few thousand rows that guess makes a join scan the whole table; statements that join
  * one on a table's key therefore also pass the keys as an array (`= any(?)`), whose length
  * the planner does know, so it probes the index instead.
  */
-import type { Orm } from '../../storage/db.js';
 import type { DeliveryState } from './delivery-states.js';
 import { deriveMessage, type MessageStage, type MessageStatus } from './status.js';
+import { pgArray, type Tx } from '../../storage/sql.js';
 
-/** Runs SQL with `?` placeholders; rows come back as the driver reads them. */
-export interface Tx {
-  all<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
-}
-
-/** A connection of the ORM's pool as the pg driver hands it out. */
-interface PgConnection {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
-}
-
-interface Pool {
-  acquireConnection(): Promise<PgConnection>;
-  releaseConnection(connection: PgConnection): Promise<void>;
-}
-
-/**
- * The message flow talks to the pg driver on a connection of the ORM's pool, past the ORM
- * and its query builder: they cost more CPU per statement (≈ 150 µs against 70 µs, and a
- * transaction ≈ 400 µs against 130 µs, measured on these machines) than the statements
- * themselves, and this path runs several per message. The connections, their settings and
- * type parsers are the ORM's.
- */
-function poolOf(orm: Orm): Pool {
-  return (orm.em.getConnection().getKnex() as unknown as { client: Pool }).client;
-}
-
-const numbered = new Map<string, string>();
-
-/** `?` placeholders as `$1`, `$2`…, as the query builder would number them; kept per text. */
-function numberPlaceholders(text: string): string {
-  let found = numbered.get(text);
-  if (found === undefined) {
-    let n = 0;
-    found = text.replace(/\?/g, () => `$${++n}`);
-    if (numbered.size >= 2000) numbered.clear();
-    numbered.set(text, found);
-  }
-  return found;
-}
-
-function onConnection(connection: PgConnection): Tx {
-  return {
-    all: async <T>(text: string, params: unknown[] = []) =>
-      (await connection.query(numberPlaceholders(text), params)).rows as T[],
-  };
-}
-
-/** Statements that are atomic by themselves, each on whichever pool connection is free. */
-export function direct(orm: Orm): Tx {
-  const pool = poolOf(orm);
-  return {
-    all: async <T>(text: string, params: unknown[] = []) => {
-      const connection = await pool.acquireConnection();
-      try {
-        return await onConnection(connection).all<T>(text, params);
-      } finally {
-        await pool.releaseConnection(connection);
-      }
-    },
-  };
-}
-
-export async function inTx<T>(orm: Orm, work: (tx: Tx) => Promise<T>): Promise<T> {
-  const pool = poolOf(orm);
-  const connection = await pool.acquireConnection();
-  try {
-    await connection.query('begin');
-    let result: T;
-    try {
-      result = await work(onConnection(connection));
-    } catch (error) {
-      await connection.query('rollback').catch((broken: unknown) => {
-        // The pool drops connections marked so, instead of handing out one mid-transaction.
-        (connection as PgConnection & { __knex__disposed?: unknown }).__knex__disposed = broken;
-      });
-      throw error;
-    }
-    await connection.query('commit');
-    return result;
-  } finally {
-    await pool.releaseConnection(connection);
-  }
-}
-
-/** A PostgreSQL array literal, for `= any(?::text[])`: each element quoted. */
-export function pgArray(values: readonly (string | number)[]): string {
-  return `{${values.map((v) => `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
-}
+export { direct, inTx, pgArray, type Tx } from '../../storage/sql.js';
 
 export type HistoryKind =
   | 'status_changed'

@@ -1,5 +1,6 @@
 /** The queries the API reads messages with: a filtered page, and the parts of each message. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { direct } from '../sql.js';
 
 export interface MessageRow {
   id: string;
@@ -180,11 +181,13 @@ export async function findMessageView(
   em: EntityManager,
   id: string,
 ): Promise<{ row: MessageRow; parts: MessageParts } | undefined> {
-  const [found] = await em.getConnection().execute<
-    ({
+  // On the driver directly: this runs for every upload's answer (storage/sql.ts says why).
+  // Callers pass a fresh entity manager, never one inside a transaction.
+  const [found] = await direct(em).all<
+    {
       message:
         (Omit<MessageRow, 'created_at' | 'updated_at'> & Record<'created_at' | 'updated_at', string>) | null;
-    } & JsonParts)[]
+    } & JsonParts
   >(
     `select (select row_to_json(m) from (select ${columns} from message where id = ?) m) as message,
             ${partsSql()}`,

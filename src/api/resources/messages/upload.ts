@@ -11,7 +11,7 @@ import { pluginTypeDefinitions, type PluginType } from '../../../actors/index.js
 import { directionOf } from '../../../runtime/dispatch/accept.js';
 import { loadRoutes } from '../../../runtime/dispatch/dispatch.js';
 import { targetsBetween } from '../../../runtime/dispatch/routing.js';
-import { inTx } from '../../../runtime/dispatch/tx.js';
+import { direct, inTx } from '../../../storage/sql.js';
 import { PayloadTooLarge } from '../../../storage/payloads/store.js';
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
@@ -123,9 +123,9 @@ async function formProblems(
   form: { from: string; to: string; target?: string | undefined },
 ): Promise<Record<string, string>> {
   const problems: Record<string, string> = {};
-  const conn = freshEm(ctx).getConnection();
-  // The parties and the target's type in one statement (a round trip per upload saved).
-  const rows = await conn.execute<{ name: string; kind: 'organization' | 'partner' | 'target' }[]>(
+  // The parties and the target's type in one statement (a round trip per upload saved), on
+  // the driver directly (storage/sql.ts says why).
+  const rows = await direct(ctx.orm).all<{ name: string; kind: 'organization' | 'partner' | 'target' }>(
     `select name, 'organization' as kind from organization where name in (?, ?)
      union all select name, 'partner' as kind from partner where name in (?, ?)
      union all select type, 'target' as kind from plugin_config where name = ?`,

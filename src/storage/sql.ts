@@ -1,0 +1,92 @@
+/**
+ * SQL on the pg driver, past MikroORM and its query builder: a statement costs ≈ 70 µs of CPU
+ * this way against ≈ 150 µs through them (and a transaction ≈ 130 against ≈ 400 µs, measured
+ * on these machines), which matters on paths that run several statements per message. The
+ * connections, their settings and type parsers are the ORM's own, taken from its pool.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Orm } from './db.js';
+
+/** Runs SQL with `?` placeholders; rows come back as the driver reads them. */
+export interface Tx {
+  all<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+}
+
+/** A connection of the ORM's pool as the pg driver hands it out. */
+interface PgConnection {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+interface Pool {
+  acquireConnection(): Promise<PgConnection>;
+  releaseConnection(connection: PgConnection): Promise<void>;
+}
+
+/** The pool of the ORM (or of an entity manager's connection). */
+function poolOf(source: Orm | EntityManager): Pool {
+  const connection = 'em' in source ? source.em.getConnection() : source.getConnection();
+  return (connection.getKnex() as unknown as { client: Pool }).client;
+}
+
+const numbered = new Map<string, string>();
+
+/** `?` placeholders as `$1`, `$2`…, as the query builder would number them; kept per text. */
+function numberPlaceholders(text: string): string {
+  let found = numbered.get(text);
+  if (found === undefined) {
+    let n = 0;
+    found = text.replace(/\?/g, () => `$${++n}`);
+    if (numbered.size >= 2000) numbered.clear();
+    numbered.set(text, found);
+  }
+  return found;
+}
+
+function onConnection(connection: PgConnection): Tx {
+  return {
+    all: async <T>(text: string, params: unknown[] = []) =>
+      (await connection.query(numberPlaceholders(text), params)).rows as T[],
+  };
+}
+
+/** Statements that are atomic by themselves, each on whichever pool connection is free. */
+export function direct(source: Orm | EntityManager): Tx {
+  const pool = poolOf(source);
+  return {
+    all: async <T>(text: string, params: unknown[] = []) => {
+      const connection = await pool.acquireConnection();
+      try {
+        return await onConnection(connection).all<T>(text, params);
+      } finally {
+        await pool.releaseConnection(connection);
+      }
+    },
+  };
+}
+
+export async function inTx<T>(orm: Orm, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const pool = poolOf(orm);
+  const connection = await pool.acquireConnection();
+  try {
+    await connection.query('begin');
+    let result: T;
+    try {
+      result = await work(onConnection(connection));
+    } catch (error) {
+      await connection.query('rollback').catch((broken: unknown) => {
+        // The pool drops connections marked so, instead of handing out one mid-transaction.
+        (connection as PgConnection & { __knex__disposed?: unknown }).__knex__disposed = broken;
+      });
+      throw error;
+    }
+    await connection.query('commit');
+    return result;
+  } finally {
+    await pool.releaseConnection(connection);
+  }
+}
+
+/** A PostgreSQL array literal, for `= any(?::text[])`: each element quoted. */
+export function pgArray(values: readonly (string | number)[]): string {
+  return `{${values.map((v) => `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+}
