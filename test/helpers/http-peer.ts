@@ -13,12 +13,16 @@ export interface PeerRequest {
   /** Header names in lower case, as node reads them. */
   headers: http.IncomingHttpHeaders;
   body: Buffer;
+  /** How many requests came before this one on the same connection (0: a new connection). */
+  onConnection: number;
 }
 
 export interface PeerAnswer {
   status: number;
   headers?: Record<string, string>;
   body?: Buffer | string;
+  /** Close the connection without answering, as a server does with an idle keep-alive one. */
+  hangUp?: boolean;
 }
 
 export interface Peer {
@@ -36,7 +40,10 @@ export async function startPeer(
 ): Promise<Peer> {
   const requests: PeerRequest[] = [];
   const answers: PeerAnswer[] = [];
+  const served = new WeakMap<object, number>();
   const server = http.createServer((req, res) => {
+    const onConnection = served.get(req.socket) ?? 0;
+    served.set(req.socket, onConnection + 1);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -45,6 +52,7 @@ export async function startPeer(
         path: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks),
+        onConnection,
       };
       const index = requests.push(request) - 1;
       Promise.resolve()
@@ -55,6 +63,7 @@ export async function startPeer(
         }))
         .then((a) => {
           answers[index] = a;
+          if (a.hangUp) return void req.socket.destroy();
           const body = a.body === undefined ? Buffer.alloc(0) : Buffer.from(a.body);
           res.writeHead(a.status, { ...a.headers, 'Content-Length': String(body.length) });
           res.end(body);
