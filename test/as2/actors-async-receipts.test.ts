@@ -2,7 +2,7 @@
 import t from 'tap';
 import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
-import { upload, waitForMessage, waitForMessages, type Message } from '../helpers/flow.js';
+import { finished, sendByHand, waitForMessages, type Message } from '../helpers/flow.js';
 import { forward, headerOf, startPeer } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -33,17 +33,14 @@ const asyncSigned: Profile = {
   mdn_signed: true,
 };
 
-async function send(tag: string, done: (m: Message) => boolean, what: string): Promise<Message> {
-  const made = await upload(
+const send = (tag: string, done: (m: Message) => boolean, what: string): Promise<Message> =>
+  sendByHand(
     server,
     { from: `s${tag}`, to: `r${tag}`, target: 'out' },
     { name: `${tag}.edi`, content: `UNB+UNOC:3+${tag}'\r\n` },
+    done,
+    what,
   );
-  if (made.status !== 201) throw new Error(`upload failed: ${made.raw}`);
-  return waitForMessage(server, made.body.data.id, done, what);
-}
-
-const finished = (m: Message) => m.status === 'Delivered' || m.status === 'Error';
 const historyOf = (m: Message, kind: string) => (m.history as Message[]).filter((h) => h.kind === kind);
 
 async function inboundOf(tag: string): Promise<Message> {

@@ -3,7 +3,7 @@ import t from 'tap';
 import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { sql } from '../helpers/database.js';
-import { must, upload, waitForMessage, waitForMessages, type Message } from '../helpers/flow.js';
+import { must, sendByHand, waitForMessage, waitForMessages, type Message } from '../helpers/flow.js';
 import { forward, headerOf, startPeer } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -30,20 +30,12 @@ const syncSigned: Profile = {
   mdn_signed: true,
 };
 
-async function send(tag: string, target: string, from = `s${tag}`): Promise<Message> {
-  const made = await upload(
+const send = (tag: string, target: string, from = `s${tag}`): Promise<Message> =>
+  sendByHand(
     server,
     { from, to: `r${tag}`, target },
     { name: `${tag}.edi`, content: `UNB+UNOC:3+${tag}'\r\n` },
   );
-  if (made.status !== 201) throw new Error(`upload failed: ${made.raw}`);
-  return waitForMessage(
-    server,
-    made.body.data.id,
-    (m) => m.status === 'Delivered' || m.status === 'Error',
-    `${tag} finished`,
-  );
-}
 
 const lines = (m: Message, kind: string) => (m.history as Message[]).filter((h) => h.kind === kind);
 

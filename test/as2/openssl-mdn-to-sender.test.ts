@@ -1,7 +1,7 @@
 // Covers the pier as2-sender judging a synchronous receipt made by an implementation it did not write: a peer on 127.0.0.1 decrypts and verifies pier's message with `openssl cms`, computes the MIC with `openssl dgst` and answers with a multipart/report signed by `openssl cms -sign`. A good receipt delivers the message (mdn_received, signed and verified); a receipt with another MIC, or signed by a certificate the partner's profile does not list, fails it without retry (mdn_refused).
 import t from 'tap';
 import { organization, partner, startSender, storeCertificate } from '../helpers/as2.js';
-import { upload, waitForMessage, type Message } from '../helpers/flow.js';
+import { sendByHand, type Message } from '../helpers/flow.js';
 import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
 import { asHttp, opensslDigest, opensslVerifies, writeFixture } from '../helpers/smime.js';
@@ -87,16 +87,8 @@ await partner(server, 'alice', 'ALICE', peer.url, aliceCert, {
 });
 await startSender(server, 'out', { max_attempts: 3, retry_interval: 1 });
 
-async function send(name: string, content: string): Promise<Message> {
-  const made = await upload(server, { from: 'bob', to: 'alice', target: 'out' }, { name, content });
-  if (made.status !== 201) throw new Error(`upload failed: ${made.raw}`);
-  return waitForMessage(
-    server,
-    made.body.data.id,
-    (m) => m.status === 'Delivered' || m.status === 'Error',
-    `${name} finished`,
-  );
-}
+const send = (name: string, content: string): Promise<Message> =>
+  sendByHand(server, { from: 'bob', to: 'alice', target: 'out' }, { name, content });
 
 const historyOf = (m: Message, kind: string) => (m.history as Message[]).filter((h) => h.kind === kind);
 

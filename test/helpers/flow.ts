@@ -91,6 +91,22 @@ export async function waitForMessage(
   );
 }
 
+/** Delivered or Error: the sender is done with the message. */
+export const finished = (m: Message) => m.status === 'Delivered' || m.status === 'Error';
+
+/** Uploads a file (POST /messages must answer 201) and waits until the message satisfies `done`. */
+export async function sendByHand(
+  server: TestServer,
+  fields: Record<string, string>,
+  file: { name: string; content: string | Buffer },
+  done: (m: Message) => boolean = finished,
+  what = `${file.name} finished`,
+): Promise<Message> {
+  const made = await upload(server, fields, file);
+  if (made.status !== 201) throw new Error(`upload of ${file.name} failed: ${made.raw}`);
+  return waitForMessage(server, made.body.data.id, done, what);
+}
+
 /** Waits for the first message of a list query that satisfies `done`. */
 export async function waitForMessages(
   server: TestServer,
