@@ -4,6 +4,7 @@
  * receiver (a proxy that can fail on purpose) or with a receipt made by openssl.
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { Test } from 'tap';
 
 export interface PeerRequest {
@@ -32,16 +33,19 @@ export interface Peer {
   requests: PeerRequest[];
   /** The answer given to each request, in the same order. */
   answers: PeerAnswer[];
+  /** Connections (TLS sessions, over HTTPS) opened to the peer so far. */
+  readonly connections: number;
 }
 
 export async function startPeer(
   t: Test,
   answer: (request: PeerRequest, index: number) => PeerAnswer | Promise<PeerAnswer>,
+  options: { tls?: { key: string | Buffer; cert: string | Buffer } } = {},
 ): Promise<Peer> {
   const requests: PeerRequest[] = [];
   const answers: PeerAnswer[] = [];
   const served = new WeakMap<object, number>();
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     const onConnection = served.get(req.socket) ?? 0;
     served.set(req.socket, onConnection + 1);
     const chunks: Buffer[] = [];
@@ -69,7 +73,10 @@ export async function startPeer(
           res.end(body);
         });
     });
-  });
+  };
+  const server = options.tls ? https.createServer(options.tls, handler) : http.createServer(handler);
+  let connections = 0;
+  server.on(options.tls ? 'secureConnection' : 'connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(
     () =>
@@ -79,7 +86,14 @@ export async function startPeer(
       }),
   );
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/as2`, requests, answers };
+  return {
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/as2`,
+    requests,
+    answers,
+    get connections() {
+      return connections;
+    },
+  };
 }
 
 /** Hop-by-hop headers a proxy must not pass on. */
