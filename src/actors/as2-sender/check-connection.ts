@@ -11,7 +11,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { As2OutboundContext } from '../../runtime/channels/as2-protocol.js';
-import { tlsOptions } from './post.js';
+import { tlsOptions } from './agents.js';
 
 export const checkSteps = ['certificates', 'resolve', 'connect', 'tls', 'http'] as const;
 export type CheckStep = (typeof checkSteps)[number];

@@ -1,12 +1,10 @@
 /**
  * One HTTP(S) POST of an AS2 request, the body written chunk by chunk, the answer read
  * whole (a receipt is small; a larger answer is cut off). TLS trusts the system store plus
- * the certificates pinned in the partner's profile.
+ * the certificates pinned in the partner's profile (the agent carries them: agents.ts).
  */
 import http from 'node:http';
 import https from 'node:https';
-import tls from 'node:tls';
-import type { As2OutboundContext } from '../../runtime/channels/as2-protocol.js';
 
 export interface PostAnswer {
   status: number;
@@ -18,36 +16,52 @@ export interface PostAnswer {
 /** Largest answer read (a receipt is a few KiB). */
 const maxAnswerBytes = 1024 * 1024;
 
-export function tlsOptions(context: As2OutboundContext): https.RequestOptions {
-  return {
-    ca: context.tls_trusted.length > 0 ? [...tls.rootCertificates, ...context.tls_trusted] : undefined,
-    rejectUnauthorized: context.tls_verify,
-    ...(context.tls_client?.private_key_pem
-      ? { cert: context.tls_client.certificate_pem, key: context.tls_client.private_key_pem }
-      : {}),
-  };
-}
-
-export function postAs2(
+/**
+ * Posts, and posts again at once on a new connection when a kept-alive one turns out closed
+ * before any answer: the partner's server closed it idle just as this request went out on it
+ * (its keep-alive timeout). Nothing was processed then, and a partner that did get it answers
+ * the same Message-ID as a duplicate; waiting for the retry schedule would only delay it.
+ */
+export async function postAs2(
   url: URL,
   headers: Record<string, string>,
   body: readonly Buffer[],
-  context: As2OutboundContext,
   timeoutMs: number,
-  agent: http.Agent | undefined,
+  agent: http.Agent,
 ): Promise<PostAnswer> {
-  const secure = url.protocol === 'https:';
-  const client = secure ? https : http;
+  try {
+    return await postOnce(url, headers, body, timeoutMs, agent);
+  } catch (error) {
+    if (!(error instanceof ClosedUnderUs)) throw error;
+    return postOnce(url, headers, body, timeoutMs, agent);
+  }
+}
+
+/** A kept-alive connection was closed by the other side before any answer to this request. */
+class ClosedUnderUs extends Error {
+  constructor(override readonly cause: NodeJS.ErrnoException) {
+    super(cause.message);
+  }
+}
+
+function postOnce(
+  url: URL,
+  headers: Record<string, string>,
+  body: readonly Buffer[],
+  timeoutMs: number,
+  agent: http.Agent,
+): Promise<PostAnswer> {
+  const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.request(url, {
-      method: 'POST',
-      headers,
-      timeout: timeoutMs,
-      ...(secure ? { ...tlsOptions(context), agent: false } : { agent }),
-    });
+    const request = client.request(url, { method: 'POST', headers, timeout: timeoutMs, agent });
+    let answered = false;
     request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
-    request.on('error', reject);
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      const closed = error.code === 'ECONNRESET' || error.code === 'EPIPE';
+      reject(request.reusedSocket && !answered && closed ? new ClosedUnderUs(error) : error);
+    });
     request.on('response', (response) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {

@@ -5,7 +5,6 @@
  * transaction that records the delivery. HTTP failures are retryable as for the HTTP poster;
  * a refused receipt is not.
  */
-import http from 'node:http';
 import type { Readable } from 'node:stream';
 import type { As2OutboundContext, As2Record } from '../../runtime/channels/as2-protocol.js';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../runtime/channels/core-protocol.js';
@@ -17,6 +16,7 @@ import { retryableStatus } from '../http-poster/post.js';
 import { buildRequest, ProfileProblem, type BuiltRequest } from './build.js';
 import type { As2SenderSettings } from './config.js';
 import { OutboundContexts } from './contexts.js';
+import { PartnerAgents } from './agents.js';
 import { postAs2, type PostAnswer } from './post.js';
 
 /** Headers of a synchronous receipt kept with it. */
@@ -32,7 +32,7 @@ const receiptHeaders = [
 ];
 
 export class As2Sender {
-  readonly #agent: http.Agent;
+  readonly #agents: PartnerAgents;
   readonly #contexts: OutboundContexts;
 
   constructor(
@@ -41,7 +41,7 @@ export class As2Sender {
     private readonly core: CoreClient,
     private readonly userAgent: string,
   ) {
-    this.#agent = new http.Agent({ keepAlive: true, maxSockets: settings.max_concurrent_deliveries });
+    this.#agents = new PartnerAgents(settings.max_concurrent_deliveries);
     this.#contexts = new OutboundContexts(core);
   }
 
@@ -119,9 +119,8 @@ export class As2Sender {
         url,
         built.headers,
         built.packed.bodyChunks,
-        context,
         this.settings.timeout_seconds * 1000,
-        this.#agent,
+        this.#agents.for(url, context),
       );
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
@@ -211,7 +210,7 @@ export class As2Sender {
   }
 
   close(): void {
-    this.#agent.destroy();
+    this.#agents.destroy();
   }
 }
 
