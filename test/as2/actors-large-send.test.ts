@@ -1,4 +1,4 @@
-// Covers the as2-sender with a large document (8 MiB of random bytes, above the 1 MiB threshold from which it packs from a temporary file and streams the body): pier → pier over real HTTP, signed, compressed and encrypted, the document is Delivered with a verified signed receipt and stored byte for byte by the receiver; a partner that cuts the connection while the body streams fails the delivery; and in both cases no temporary directory of the sender is left behind.
+// Covers the as2-sender with a large document (8 MiB of random bytes, above the 1 MiB threshold from which it packs from a temporary file and streams the body): pier → pier over real HTTP, signed, compressed and encrypted, the document is Delivered with a verified signed receipt and stored byte for byte by the receiver; a partner that cuts the connection while the body streams fails the delivery; a chunked body (body_framing) streams without Content-Length; and no temporary directory of the sender is left behind.
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import http from 'node:http';
@@ -106,3 +106,31 @@ t.test(
     t.same(await senderTempDirs(), before, 'no temporary directory left behind');
   },
 );
+
+t.test('body_framing chunked: the large body is streamed without Content-Length', async (t) => {
+  let headers: http.IncomingHttpHeaders = {};
+  let receivedBytes = 0;
+  const sink = http.createServer((request, response) => {
+    headers = request.headers;
+    request.on('data', (chunk: Buffer) => (receivedBytes += chunk.length));
+    request.on('end', () => response.end());
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => sink.close(resolve)));
+  const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/as2`;
+  await agreement(
+    server,
+    'chunked',
+    sinkUrl,
+    cert,
+    { ...profile, mdn_mode: 'none', mdn_signed: false },
+    {
+      body_framing: 'chunked',
+    },
+  );
+  const sent = await send('chunked');
+  t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
+  t.equal(headers['transfer-encoding'], 'chunked');
+  t.equal(headers['content-length'], undefined);
+  t.ok(receivedBytes > document.length, 'the whole encrypted body arrived');
+});
