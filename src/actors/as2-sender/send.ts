@@ -53,8 +53,6 @@ export class As2Sender {
     private readonly store: PayloadStore,
     private readonly core: CoreClient,
     private readonly userAgent: string,
-    /** Where a large document's temporary files go (a directory per message); default the OS's. */
-    private readonly tempRoot?: string,
   ) {
     this.#agent = new http.Agent({ keepAlive: true, maxSockets: settings.max_concurrent_deliveries });
     this.#contexts = new OutboundContexts(core);
@@ -98,8 +96,7 @@ export class As2Sender {
     };
     const ref = { messageId: m.id, stage: delivery.payload.stage };
     // A large document is packed from a file through temporary files, removed once it is sent.
-    const temp =
-      delivery.payload.size_bytes >= streamFromBytes ? await TempFiles.create(this.tempRoot) : null;
+    const temp = delivery.payload.size_bytes >= streamFromBytes ? await TempFiles.create() : null;
     let built: BuiltRequest;
     let info: Record<string, unknown>;
     let response: PostAnswer;

@@ -2,7 +2,8 @@
  * Packing an outgoing AS2 message: payload entity → compress (before signing) → sign →
  * compress (after signing) → encrypt, each layer a MIME entity around the previous one
  * (RFC 4130 §2.4, RFC 5402). Returns the HTTP body, the headers that describe it, and the MIC
- * the partner's receipt must echo.
+ * the partner's receipt must echo. A document too large to hold in memory takes
+ * stream/pack-streamed.ts, which builds the same bytes from a file.
  */
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import { compress as compressCms } from './cms/compressed-data.js';
