@@ -1,10 +1,12 @@
 /**
- * One HTTP(S) POST of an AS2 request, the body written chunk by chunk, the answer read
- * whole (a receipt is small; a larger answer is cut off). TLS trusts the system store plus
- * the certificates pinned in the partner's profile (the agent carries them: agents.ts).
+ * One HTTP(S) POST of an AS2 request, the body written chunk by chunk (parts in temporary
+ * files read a slice at a time, waiting for the socket to drain), the answer read whole (a
+ * receipt is small; a larger answer is cut off). TLS trusts the system store plus the
+ * certificates pinned in the partner's profile (the agent carries them: agents.ts).
  */
 import http from 'node:http';
 import https from 'node:https';
+import { readPiece, type Source } from '../as2/stream/source.js';
 
 export interface PostAnswer {
   status: number;
@@ -25,7 +27,7 @@ const maxAnswerBytes = 1024 * 1024;
 export async function postAs2(
   url: URL,
   headers: Record<string, string>,
-  body: readonly Buffer[],
+  body: Source,
   timeoutMs: number,
   agent: http.Agent,
 ): Promise<PostAnswer> {
@@ -47,7 +49,7 @@ class ClosedUnderUs extends Error {
 function postOnce(
   url: URL,
   headers: Record<string, string>,
-  body: readonly Buffer[],
+  body: Source,
   timeoutMs: number,
   agent: http.Agent,
 ): Promise<PostAnswer> {
@@ -81,7 +83,46 @@ function postOnce(
         });
       });
     });
-    for (const chunk of body) request.write(chunk);
-    request.end();
+    writeBody(request, body).then(
+      () => request.end(),
+      (error: Error) => request.destroy(error),
+    );
+  });
+}
+
+/**
+ * Buffers are written at once (they are in memory already); file parts a slice at a time,
+ * each after the socket took the last, so a large body never queues in memory.
+ */
+async function writeBody(request: http.ClientRequest, body: Source): Promise<void> {
+  for (const piece of body.chunks) {
+    if (Buffer.isBuffer(piece)) {
+      request.write(piece);
+      continue;
+    }
+    for await (const slice of readPiece(piece)) {
+      if (request.destroyed) throw new Error('the connection closed while the body was being sent');
+      if (!request.write(slice)) await drained(request);
+    }
+  }
+}
+
+/** Resolves when the request takes writes again; rejects when it ended first (an error, a timeout). */
+function drained(request: http.ClientRequest): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (request.destroyed) {
+      reject(new Error('the connection closed while the body was being sent'));
+      return;
+    }
+    const done = (error?: Error) => {
+      request.off('drain', onDrain);
+      request.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new Error('the connection closed while the body was being sent'));
+    request.on('drain', onDrain);
+    request.on('close', onClose);
   });
 }

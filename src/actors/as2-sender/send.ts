@@ -3,17 +3,30 @@
  * built and posted, the synchronous receipt judged, or the delivery left awaiting its
  * asynchronous receipt. What AS2 did travels with the result, so the core stores it in the
  * transaction that records the delivery. HTTP failures are retryable as for the HTTP poster;
- * a refused receipt is not.
+ * a refused receipt is not. A document from 1 MiB on is never read into memory: it is packed
+ * from a temporary file and streamed to the partner (see as2/stream/).
  */
+import { createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { As2OutboundContext, As2Record } from '../../runtime/channels/as2-protocol.js';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../runtime/channels/core-protocol.js';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
-import { PayloadMissing, type PayloadStore } from '../../storage/payloads/store.js';
+import { PayloadMissing, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
+import { streamFromBytes } from '../as2/stream/pack-streamed.js';
+import { fileRange, type FileRange } from '../as2/stream/source.js';
+import { TempFiles } from '../as2/stream/temp-files.js';
 import { entityBytes, messageIdFor } from '../as2-shared/headers.js';
 import { judgeReceipt } from '../as2-shared/judge-receipt.js';
 import { retryableStatus } from '../http-poster/post.js';
-import { buildRequest, ProfileProblem, type BuiltRequest } from './build.js';
+import {
+  buildRequest,
+  buildStreamedRequest,
+  ProfileProblem,
+  type BuiltRequest,
+  type RequestParts,
+} from './build.js';
 import type { As2SenderSettings } from './config.js';
 import { OutboundContexts } from './contexts.js';
 import { PartnerAgents } from './agents.js';
@@ -67,69 +80,70 @@ export class As2Sender {
       error: `${prefix}${error}`,
       as2_record: record({ error }),
     });
-    let payload: Buffer;
-    try {
-      payload = await readAll(
-        await this.store.open({ messageId: m.id, stage: delivery.payload.stage }),
-        delivery.payload.size_bytes,
-      );
-    } catch (error) {
-      if (error instanceof PayloadMissing) return notSent(error.message, '');
-      throw error;
-    }
     let url: URL;
     try {
       url = new URL(context.endpoint);
     } catch {
       return notSent(`the endpoint ${context.endpoint} is not an address`);
     }
+    const parts: RequestParts = {
+      context,
+      fileName: m.file_name,
+      messageId,
+      userAgent: this.userAgent,
+      compressionOrder: this.settings.compression_order,
+      interop: context.interop,
+    };
+    const ref = { messageId: m.id, stage: delivery.payload.stage };
+    // A large document is packed from a file through temporary files, removed once it is sent.
+    const temp = delivery.payload.size_bytes >= streamFromBytes ? await TempFiles.create() : null;
     let built: BuiltRequest;
-    try {
-      built = buildRequest(
-        context,
-        payload,
-        m.file_name,
-        messageId,
-        this.userAgent,
-        this.settings.compression_order,
-        context.interop,
-      );
-    } catch (error) {
-      if (error instanceof ProfileProblem) {
-        // Asked again next time, so a fixed profile counts at once (say, for a redeliver).
-        this.#contexts.forget(m.from, m.to);
-        return notSent(error.message);
-      }
-      throw error;
-    }
-    const info = this.#describe(context, built);
-    if (context.mdn_mode === 'async') {
-      // Stored before posting, so an asynchronous receipt finds the message however fast it comes.
-      await this.core.ask({
-        type: 'as2_record',
-        message_id: m.id,
-        ...record(info, {
-          awaiting: { delivery_id: delivery.delivery_id, hours: context.receipt_timeout_hours },
-        }),
-      });
-    }
+    let info: Record<string, unknown>;
     let response: PostAnswer;
     try {
-      response = await postAs2(
-        url,
-        built.headers,
-        built.packed.bodyChunks,
-        this.settings.timeout_seconds * 1000,
-        this.#agents.for(url, context),
-      );
-    } catch (error) {
-      const e = error as NodeJS.ErrnoException;
-      return {
-        ok: false,
-        retryable: true,
-        error: `${e.code ?? 'Error'}: ${e.message}`,
-        as2_record: record(info),
-      };
+      try {
+        built = temp
+          ? await buildStreamedRequest(parts, await this.#spill(ref, temp), temp)
+          : buildRequest(parts, await readAll(await this.store.open(ref), delivery.payload.size_bytes));
+      } catch (error) {
+        if (error instanceof PayloadMissing) return notSent(error.message, '');
+        if (error instanceof ProfileProblem) {
+          // Asked again next time, so a fixed profile counts at once (say, for a redeliver).
+          this.#contexts.forget(m.from, m.to);
+          return notSent(error.message);
+        }
+        throw error;
+      }
+      info = this.#describe(context, built);
+      if (context.mdn_mode === 'async') {
+        // Stored before posting, so an asynchronous receipt finds the message however fast it comes.
+        await this.core.ask({
+          type: 'as2_record',
+          message_id: m.id,
+          ...record(info, {
+            awaiting: { delivery_id: delivery.delivery_id, hours: context.receipt_timeout_hours },
+          }),
+        });
+      }
+      try {
+        response = await postAs2(
+          url,
+          built.headers,
+          built.body,
+          this.settings.timeout_seconds * 1000,
+          this.#agents.for(url, context),
+        );
+      } catch (error) {
+        const e = error as NodeJS.ErrnoException;
+        return {
+          ok: false,
+          retryable: true,
+          error: `${e.code ?? 'Error'}: ${e.message}`,
+          as2_record: record(info),
+        };
+      }
+    } finally {
+      await temp?.remove();
     }
     const line = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
     if (response.status < 200 || response.status >= 300)
@@ -192,7 +206,7 @@ export class As2Sender {
     return {
       headers: Object.fromEntries(Object.entries(built.headers).filter(([name]) => !secret(name))),
       mic: built.mic,
-      mic_algorithm: built.packed.mic.algorithm,
+      mic_algorithm: built.micAlgorithm,
       signed: context.signing_algorithm !== 'none',
       signature: context.signing_algorithm === 'none' ? null : { algorithm: context.signing_algorithm },
       encrypted: context.encryption_algorithm !== 'none',
@@ -207,6 +221,14 @@ export class As2Sender {
       error: null,
       mdn: null,
     };
+  }
+
+  /** The document in a temporary file: copied by the kernel when the store can, else streamed. */
+  async #spill(ref: PayloadRef, temp: TempFiles): Promise<FileRange> {
+    const file = temp.name('document');
+    const copied = this.store.copyToFile ? await this.store.copyToFile(ref, file) : false;
+    if (!copied) await pipeline(await this.store.open(ref), createWriteStream(file));
+    return fileRange(file, (await stat(file)).size);
   }
 
   close(): void {

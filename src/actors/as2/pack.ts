@@ -2,7 +2,8 @@
  * Packing an outgoing AS2 message: payload entity → compress (before signing) → sign →
  * compress (after signing) → encrypt, each layer a MIME entity around the previous one
  * (RFC 4130 §2.4, RFC 5402). Returns the HTTP body, the headers that describe it, and the MIC
- * the partner's receipt must echo.
+ * the partner's receipt must echo. A document too large to hold in memory takes
+ * stream/pack-streamed.ts, which builds the same bytes from a file.
  */
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import { compress as compressCms } from './cms/compressed-data.js';
@@ -73,22 +74,26 @@ interface Entity {
   body: Buffer | Chunks;
 }
 
-export function packOutgoing(payload: Buffer, options: PackOptions = {}): PackedMessage {
-  checkModern(options);
-  const transferEncoding = options.transferEncoding ?? 'binary';
-  const payloadHeaders: [string, string][] = [
+/** Headers of the innermost entity, the document's. */
+export function payloadHeaders(options: PackOptions): HeaderList {
+  const headers: [string, string][] = [
     ['Content-Type', options.contentType ?? 'application/octet-stream'],
-    ['Content-Transfer-Encoding', transferEncoding],
+    ['Content-Transfer-Encoding', options.transferEncoding ?? 'binary'],
   ];
   if (options.filename) {
-    payloadHeaders.push([
+    headers.push([
       'Content-Disposition',
       `attachment${formatFilename(options.filename, options.filenameQuoting)}`,
     ]);
   }
+  return headers;
+}
+
+export function packOutgoing(payload: Buffer, options: PackOptions = {}): PackedMessage {
+  checkModern(options);
   let current: Entity = {
-    headers: payloadHeaders,
-    body: transferEncoding === 'base64' ? encodeBase64Lines(payload) : payload,
+    headers: payloadHeaders(options),
+    body: options.transferEncoding === 'base64' ? encodeBase64Lines(payload) : payload,
   };
   const compression = options.compress ?? 'off';
   const compressLayer = () => {
@@ -146,7 +151,7 @@ export class LegacyAlgorithmError extends Error {
   }
 }
 
-function checkModern(options: PackOptions): void {
+export function checkModern(options: PackOptions): void {
   if (!options.modernOnly) return;
   if (options.sign && micAlgorithms[options.sign.algorithm].legacy)
     throw new LegacyAlgorithmError(options.sign.algorithm);

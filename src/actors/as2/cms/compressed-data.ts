@@ -18,7 +18,7 @@ import {
 import { readContentInfo } from './content-info.js';
 
 /** From this size on, the parts are deflated one after another instead of joined first. */
-const joinBelowBytes = 1024 * 1024;
+export const joinBelowBytes = 1024 * 1024;
 
 /**
  * zlib (RFC 1950) of the parts as if joined. A large entity (headers and a document of many
@@ -44,10 +44,13 @@ export function deflateParts(parts: readonly Buffer[]): Buffer {
   return Buffer.concat(pieces);
 }
 
-/** Adler-32 (RFC 1950 §9) over the parts in order; the sums are reduced every 5,552 bytes, as zlib does. */
-function adler32(parts: readonly Buffer[]): number {
-  let a = 1;
-  let b = 0;
+/**
+ * Adler-32 (RFC 1950 §9) over the parts in order; the sums are reduced every 5,552 bytes, as zlib
+ * does. `running` is the checksum of what came before, for content read a piece at a time.
+ */
+export function adler32(parts: readonly Buffer[], running = 1): number {
+  let a = running & 0xffff;
+  let b = running >>> 16;
   for (const part of parts) {
     for (let start = 0; start < part.length; start += 5552) {
       const end = Math.min(part.length, start + 5552);

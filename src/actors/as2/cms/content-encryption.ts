@@ -3,7 +3,14 @@
  * AlgorithmIdentifier parameters (RFC 3565, RFC 5084, RFC 3370). node:crypto does the work;
  * RC2, which Node's OpenSSL no longer loads, is decrypted with node-forge's RC2 for old partners.
  */
-import { createCipheriv, createDecipheriv, randomBytes, type CipherGCM, type DecipherGCM } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  randomBytes,
+  type Cipher,
+  type CipherGCM,
+  type DecipherGCM,
+} from 'node:crypto';
 import forge from 'node-forge';
 import {
   contentEncryptionAlgorithms,
@@ -35,23 +42,42 @@ export interface EncryptedContent {
 }
 
 export function encryptContent(name: ContentEncryption, content: readonly Buffer[]): EncryptedContent {
+  const started = startContentEncryption(name);
+  const ciphertext: Buffer[] = [];
+  for (const chunk of content) {
+    for (let at = 0; at < chunk.length; at += sliceBytes)
+      ciphertext.push(started.cipher.update(chunk.subarray(at, at + sliceBytes)));
+  }
+  ciphertext.push(started.cipher.final());
+  return { key: started.key, algorithm: started.algorithm, ciphertext, tag: started.tag() };
+}
+
+export interface ContentEncryptionStarted {
+  key: Buffer;
+  algorithm: Der;
+  /** Fed the content, then final(); for content that is streamed, a slice at a time. */
+  cipher: Cipher;
+  /** GCM's authentication tag once the cipher is final, null for CBC. */
+  tag(): Buffer | null;
+}
+
+/** A fresh random key and IV and the cipher under them, with their AlgorithmIdentifier. */
+export function startContentEncryption(name: ContentEncryption): ContentEncryptionStarted {
   const spec = contentEncryptionAlgorithms[name];
   const key = randomBytes(spec.keyBytes);
   if (name === '3des') setOddParity(key);
   const iv = randomBytes(spec.ivBytes);
   const cipher = createCipheriv(spec.cipher, key, iv);
-  const ciphertext: Buffer[] = [];
-  for (const chunk of content) {
-    for (let at = 0; at < chunk.length; at += sliceBytes)
-      ciphertext.push(cipher.update(chunk.subarray(at, at + sliceBytes)));
-  }
-  ciphertext.push(cipher.final());
   if (spec.mode === 'gcm') {
-    const tag = (cipher as CipherGCM).getAuthTag();
     const parameters = sequence(octetString(iv), integer(gcmTagBytes));
-    return { key, algorithm: algorithmIdentifier(spec.oid, parameters), ciphertext, tag };
+    return {
+      key,
+      algorithm: algorithmIdentifier(spec.oid, parameters),
+      cipher,
+      tag: () => (cipher as CipherGCM).getAuthTag(),
+    };
   }
-  return { key, algorithm: algorithmIdentifier(spec.oid, octetString(iv)), ciphertext, tag: null };
+  return { key, algorithm: algorithmIdentifier(spec.oid, octetString(iv)), cipher, tag: () => null };
 }
 
 /** DES keys carry a parity bit per byte; OpenSSL sets it, and some strict readers check it. */

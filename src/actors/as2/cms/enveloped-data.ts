@@ -33,14 +33,8 @@ export function encryptEnveloped(content: readonly Buffer[], options: EncryptOpt
 /** The same as chunks, the ciphertext not copied: for writing straight to a socket or file. */
 export function encryptEnvelopedChunks(content: readonly Buffer[], options: EncryptOptions): Der {
   const encrypted = encryptContent(options.algorithm, content);
-  const wrapped = wrapKey(options.certificate, encrypted.key, options.keyTransport ?? 'rsa-pkcs1');
+  const recipient = recipientInfo(options, encrypted.key);
   encrypted.key.fill(0);
-  const recipient = sequence(
-    integer(0),
-    issuerAndSerialNumber(options.certificate),
-    wrapped.algorithm,
-    octetString(wrapped.encryptedKey),
-  );
   const encryptedContentInfo = sequence(
     oid(oids.data),
     encrypted.algorithm,
@@ -51,6 +45,17 @@ export function encryptEnvelopedChunks(content: readonly Buffer[], options: Encr
   const body: Der[] = [integer(0), setOf([recipient]), encryptedContentInfo];
   if (gcm) body.push(octetString(encrypted.tag!));
   return sequence(oid(gcm ? oids.authEnvelopedData : oids.envelopedData), tlv(0xa0, [sequence(...body)]));
+}
+
+/** KeyTransRecipientInfo: the content-encryption key wrapped for the certificate's RSA key. */
+export function recipientInfo(options: EncryptOptions, contentKey: Buffer): Der {
+  const wrapped = wrapKey(options.certificate, contentKey, options.keyTransport ?? 'rsa-pkcs1');
+  return sequence(
+    integer(0),
+    issuerAndSerialNumber(options.certificate),
+    wrapped.algorithm,
+    octetString(wrapped.encryptedKey),
+  );
 }
 
 export interface DecryptionKey {

@@ -9,6 +9,7 @@ import {
   privateEncrypt,
   publicDecrypt,
   type KeyObject,
+  type Sign,
 } from 'node:crypto';
 import type { SignatureScheme } from '../vocabulary/encryption-algorithms.js';
 import {
@@ -94,6 +95,16 @@ export function signData(
 ): Buffer {
   const signer = createSign(micAlgorithms[digest].nodeHash);
   for (const chunk of data) signer.update(chunk);
+  return finishSignature(signer, digest, scheme, key);
+}
+
+/** The signature of what was fed to `signer` (made with createSign for `digest`). */
+export function finishSignature(
+  signer: Sign,
+  digest: MicAlgorithm,
+  scheme: SignatureScheme,
+  key: KeyObject,
+): Buffer {
   if (scheme === 'rsa-pkcs1') return signer.sign(key);
   return signer.sign({
     key,

@@ -64,11 +64,16 @@ function attribute(type: string, value: Der): Der {
   return sequence(oid(type), setOf([value]));
 }
 
-/** A DER ContentInfo with detached SignedData; `contentDigest` is reused as the MIC. */
+/**
+ * A DER ContentInfo with detached SignedData; `contentDigest` is reused as the MIC.
+ * `contentSignature` is the RSASSA-PSS signature of the content without signed attributes when
+ * the content was streamed past a signer elsewhere (then `content` is not read).
+ */
 export function signDetached(
   content: readonly Buffer[],
   options: SignOptions,
   contentDigest: Buffer = digestOf(content, options.digest),
+  contentSignature?: Buffer,
 ): Buffer {
   const scheme = options.scheme ?? 'rsa-pkcs1';
   const digestId = algorithmIdentifier(micAlgorithms[options.digest].digestOid);
@@ -90,7 +95,7 @@ export function signDetached(
   } else if (scheme === 'rsa-pkcs1') {
     signature = signDigestPkcs1(options.digest, contentDigest, options.privateKey);
   } else {
-    signature = signData(content, options.digest, scheme, options.privateKey);
+    signature = contentSignature ?? signData(content, options.digest, scheme, options.privateKey);
   }
   const signerInfo = sequence(
     integer(1),

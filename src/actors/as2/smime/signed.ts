@@ -34,7 +34,17 @@ export interface SignedEntity {
 export function buildSignedEntity(entity: Chunks, options: SignedEntityOptions): SignedEntity {
   const contentDigest = digestOf(entity.chunks, options.digest);
   const signature = signDetached(entity.chunks, options, contentDigest);
-  const signaturePart = buildEntity(
+  const boundary = newBoundary();
+  return {
+    contentType: multipartSignedType(boundary, options),
+    body: buildMultipartBody(boundary, [entity, signaturePart(signature)]),
+    contentDigest,
+  };
+}
+
+/** The second part of multipart/signed: the detached signature, base64. */
+export function signaturePart(signature: Buffer): Chunks {
+  return buildEntity(
     [
       ['Content-Type', 'application/pkcs7-signature; name=smime.p7s; smime-type=signed-data'],
       ['Content-Transfer-Encoding', 'base64'],
@@ -42,13 +52,11 @@ export function buildSignedEntity(entity: Chunks, options: SignedEntityOptions):
     ],
     encodeBase64Lines(signature),
   );
-  const boundary = newBoundary();
+}
+
+export function multipartSignedType(boundary: string, options: SignedEntityOptions): string {
   const micalg = micAlgorithmName(options.digest, options.micSpelling ?? 'rfc5751');
-  return {
-    contentType: `multipart/signed; protocol="application/pkcs7-signature"; micalg=${micalg}; boundary="${boundary}"`,
-    body: buildMultipartBody(boundary, [entity, signaturePart]),
-    contentDigest,
-  };
+  return `multipart/signed; protocol="application/pkcs7-signature"; micalg=${micalg}; boundary="${boundary}"`;
 }
 
 export function signedEntityHeaders(signed: SignedEntity): HeaderList {

@@ -14,6 +14,11 @@ function lengthOctets(length: number): Buffer {
   return Buffer.from([0x80 | bytes.length, ...bytes]);
 }
 
+/** The identifier and length octets of a value whose contents are `length` bytes (streamed elsewhere). */
+export function tlvHeader(identifier: number, length: number): Buffer {
+  return Buffer.concat([Buffer.from([identifier]), lengthOctets(length)]);
+}
+
 /** A value from its identifier octet (tags below 31 only, all CMS needs) and contents. */
 export function tlv(identifier: number, contents: readonly (Der | Buffer)[]): Der {
   let length = 0;
@@ -27,7 +32,7 @@ export function tlv(identifier: number, contents: readonly (Der | Buffer)[]): De
       body.push(...part.chunks);
     }
   }
-  const header = Buffer.concat([Buffer.from([identifier]), lengthOctets(length)]);
+  const header = tlvHeader(identifier, length);
   return { length: header.length + length, chunks: [header, ...body] };
 }
 

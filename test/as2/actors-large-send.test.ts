@@ -1,0 +1,136 @@
+// Covers the as2-sender with a large document (8 MiB of random bytes, above the 1 MiB threshold from which it packs from a temporary file and streams the body): pier → pier over real HTTP, signed, compressed and encrypted, the document is Delivered with a verified signed receipt and stored byte for byte by the receiver; a partner that cuts the connection while the body streams fails the delivery; a chunked body (body_framing) streams without Content-Length; and no temporary directory of the sender is left behind.
+import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import t from 'tap';
+import { streamFromBytes } from '../../src/actors/as2/stream/pack-streamed.js';
+import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
+import { makeFixtures } from '../helpers/certificates.js';
+import { upload, waitForMessage, type Message } from '../helpers/flow.js';
+import { startTestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
+
+const server = await startTestServer(t);
+const f = makeFixtures();
+t.teardown(() => f.remove());
+f.selfSigned('pier', '/O=pier/CN=pier.example');
+const cert = await storeCertificate(server, f, 'pier');
+const url = await startReceiver(server);
+await startSender(server, 'out');
+const profile: Profile = {
+  signing_algorithm: 'sha256',
+  encryption_algorithm: 'aes256-cbc',
+  compression: true,
+  mdn_mode: 'sync',
+  mdn_signed: true,
+};
+const document = randomBytes(8 * 1024 * 1024);
+
+/** The sender's temporary directories (one per large message being sent) in the OS temporary directory. */
+const senderTempDirs = async () =>
+  (await readdir(os.tmpdir())).filter((name) => name.startsWith('pier-send-'));
+
+async function send(tag: string): Promise<Message> {
+  const made = await upload(
+    server,
+    { from: `s${tag}`, to: `r${tag}`, target: 'out' },
+    { name: `${tag}.bin`, content: document },
+  );
+  if (made.status !== 201) throw new Error(`upload failed: ${made.raw}`);
+  return waitForMessage(
+    server,
+    made.body.data.id,
+    (m) => m.status === 'Delivered' || m.status === 'Error',
+    `${tag} finished`,
+    60_000,
+  );
+}
+
+t.test(
+  '8 MiB signed, compressed and encrypted: Delivered with a verified receipt, stored intact',
+  async (t) => {
+    t.ok(document.length >= streamFromBytes, 'the document takes the streamed path');
+    await agreement(server, 'big', url, cert, profile);
+    const before = await senderTempDirs();
+    const sent = await send('big');
+    t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
+    t.equal(sent.protocols.as2.mdn.disposition, 'automatic-action/MDN-sent-automatically; processed');
+    t.equal(sent.protocols.as2.mdn.signed, true, 'the receipt was signed (and verified, or not Delivered)');
+    t.ok(
+      sent.history.some((h: Message) => h.kind === 'mdn_received'),
+      'mdn_received',
+    );
+    const received: Message = await waitFor(async () => {
+      const list = await server.call('GET', '/api/v1/messages?from=spbig');
+      return (list.body.data.messages as Message[])[0];
+    }, 'the message received');
+    t.equal(received.protocols.as2.mic, sent.protocols.as2.mic, 'both sides computed the same MIC');
+    const download = await server.app.inject({
+      url: `/api/v1/messages/${received.id}/payload?stage=unpacked`,
+      headers: { authorization: `Bearer ${server.token}` },
+    });
+    t.equal(download.statusCode, 200);
+    t.ok(download.rawPayload.equals(document), 'the unpacked stage is the document, byte for byte');
+    t.same(await senderTempDirs(), before, 'no temporary directory left behind');
+  },
+);
+
+t.test(
+  'the partner cuts the connection mid-body: the delivery fails, no temporary directory is left',
+  async (t) => {
+    let receivedBytes = 0;
+    let contentLength = '';
+    const cutter = http.createServer((request) => {
+      contentLength = request.headers['content-length'] ?? '';
+      request.on('data', (chunk: Buffer) => {
+        receivedBytes += chunk.length;
+        if (receivedBytes >= 1024 * 1024) request.socket.destroy();
+      });
+    });
+    await new Promise<void>((resolve) => cutter.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise((resolve) => cutter.close(resolve)));
+    const cutterUrl = `http://127.0.0.1:${(cutter.address() as AddressInfo).port}/as2`;
+    await agreement(server, 'cut', cutterUrl, cert, profile);
+    const before = await senderTempDirs();
+    const sent = await send('cut');
+    t.equal(sent.status, 'Error');
+    t.match(
+      sent.deliveries[0]?.last_error,
+      /ECONNRESET|EPIPE|socket hang up|closed/,
+      sent.deliveries[0]?.last_error,
+    );
+    t.ok(receivedBytes >= 1024 * 1024, 'the body was being streamed when the partner cut it');
+    t.ok(Number(contentLength) > document.length, 'the request announced the whole body in Content-Length');
+    t.same(await senderTempDirs(), before, 'no temporary directory left behind');
+  },
+);
+
+t.test('body_framing chunked: the large body is streamed without Content-Length', async (t) => {
+  let headers: http.IncomingHttpHeaders = {};
+  let receivedBytes = 0;
+  const sink = http.createServer((request, response) => {
+    headers = request.headers;
+    request.on('data', (chunk: Buffer) => (receivedBytes += chunk.length));
+    request.on('end', () => response.end());
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => sink.close(resolve)));
+  const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/as2`;
+  await agreement(
+    server,
+    'chunked',
+    sinkUrl,
+    cert,
+    { ...profile, mdn_mode: 'none', mdn_signed: false },
+    {
+      body_framing: 'chunked',
+    },
+  );
+  const sent = await send('chunked');
+  t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
+  t.equal(headers['transfer-encoding'], 'chunked');
+  t.equal(headers['content-length'], undefined);
+  t.ok(receivedBytes > document.length, 'the whole encrypted body arrived');
+});
