@@ -223,11 +223,15 @@ export class As2Sender {
     };
   }
 
-  /** The document in a temporary file: copied by the kernel when the store can, else streamed. */
+  /** The document as a file: the local store's own, else streamed into a temporary one. */
   async #spill(ref: PayloadRef, temp: TempFiles): Promise<FileRange> {
+    // A local store's own file is read in place: no copy of a large document.
+    if (this.store.fileOf) {
+      const own = await this.store.fileOf(ref);
+      return fileRange(own, (await stat(own)).size);
+    }
     const file = temp.name('document');
-    const copied = this.store.copyToFile ? await this.store.copyToFile(ref, file) : false;
-    if (!copied) await pipeline(await this.store.open(ref), createWriteStream(file));
+    await pipeline(await this.store.open(ref), createWriteStream(file));
     return fileRange(file, (await stat(file)).size);
   }
 

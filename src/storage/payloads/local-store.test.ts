@@ -1,4 +1,4 @@
-// Covers the local payload store's rule that a stage is written once: a second write of a stored stage (a redelivered message's receipt, say) is refused with EEXIST by every way of writing, and the stage stored first keeps its bytes.
+// Covers the local payload store's rule that a stage is written once: a second write of a stored stage (a redelivered message's receipt, say) is refused with EEXIST by every way of writing, and the stage stored first keeps its bytes; and fileOf, which hands out a stored stage's own file for reading in place.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -28,3 +28,10 @@ for (const [name, write] of Object.entries(writes)) {
     t.equal(await readFile(store.pathOf(ref), 'utf8'), 'first', 'the first bytes stay');
   });
 }
+
+t.test('fileOf names the file a stage is kept in, and refuses a stage not stored', async (t) => {
+  const ref = { messageId: randomUUID(), stage: 'unpacked' as const };
+  await t.rejects(store.fileOf(ref), { name: 'PayloadMissing' });
+  await store.putBytes(ref, Buffer.from('document'));
+  t.equal(await readFile(await store.fileOf(ref), 'utf8'), 'document');
+});

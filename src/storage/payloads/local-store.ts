@@ -142,6 +142,12 @@ export class LocalPayloadStore implements PayloadStore {
     return handle.createReadStream();
   }
 
+  async fileOf(ref: PayloadRef): Promise<string> {
+    const file = this.pathOf(ref);
+    if (!(await exists(file))) throw new PayloadMissing(ref);
+    return file;
+  }
+
   async copyToFile(ref: PayloadRef, destination: string): Promise<boolean> {
     try {
       await copyFile(this.pathOf(ref), destination, constants.COPYFILE_EXCL);

@@ -41,6 +41,12 @@ export interface PayloadStore {
    * Answers false when it cannot; the caller then streams from `open`.
    */
   copyToFile?(ref: PayloadRef, destination: string): Promise<boolean>;
+  /**
+   * The file a stage is kept in, when the store keeps stages as local files, for reading it
+   * in place (stages are written once, so it does not change underneath); PayloadMissing
+   * when it is not stored. Callers must never write to it.
+   */
+  fileOf?(ref: PayloadRef): Promise<string>;
   /** Removes every stage of a message (a message that was never accepted). */
   removeMessage(messageId: string): Promise<void>;
 }
