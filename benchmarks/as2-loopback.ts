@@ -12,9 +12,11 @@
  * The sender works on 100 deliveries at a time (the most max_concurrent_deliveries allows):
  * with the receiver on the same machine, more in flight means larger batches per commit.
  * Options: --messages <n> (default 5000), --clients <n> (default 32), --source upload|files,
- * --no-large.
+ * --no-large, --large-random (the 64 MiB file is random bytes, which compression cannot shrink,
+ * instead of repeated EDI lines: the worst case for memory on both sides).
  */
 import { execFileSync } from 'node:child_process';
+import { randomFillSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     clients: { type: 'string' },
     source: { type: 'string' },
     'no-large': { type: 'boolean' },
+    'large-random': { type: 'boolean' },
   },
 });
 const total = Number(values.messages ?? 5000);
@@ -264,7 +267,8 @@ try {
   if (!values['no-large']) {
     log('sending 64 MiB…');
     const big = Buffer.alloc(64 * 1024 * 1024);
-    for (let i = 0; i < big.length; i += document.length) document.copy(big, i);
+    if (values['large-random']) randomFillSync(big);
+    else for (let i = 0; i < big.length; i += document.length) document.copy(big, i);
     const rssBase = rssOf(server.pid);
     let peak = rssBase;
     const sampler = setInterval(() => (peak = Math.max(peak, rssOf(server.pid))), 20);
