@@ -16,17 +16,21 @@ import {
   unpackIncoming,
   type Disposition,
   type UnpackedMessage,
+  type UnpackOptions,
 } from '../as2/index.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { entityBytes } from '../as2-shared/headers.js';
 import { certificateOf, keyPairOf, privateKeyOf } from '../as2-shared/material.js';
 import { describeUnpacked } from './describe.js';
 import { makeReceipt, type Receipt } from './receipt.js';
+import { unpackStored } from './open-stored.js';
 
 export interface OpenTask {
   /** The message the stages are stored under. */
   messageId: string;
-  body: Uint8Array;
+  /** Null when the body is in the `received` stage already (a large one, read-body.ts). */
+  body: Uint8Array | null;
+  receivedBytes: number;
   headers: Record<string, string | string[] | undefined>;
   context: As2InboundContext;
   maxPayloadBytes: number;
@@ -60,22 +64,31 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
     refusal = { disposition: processedWithError('unknown-trading-partner'), text: context.problem };
   else {
     try {
-      unpacked = unpackIncoming(
-        Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength),
-        task.headers as Record<string, string>,
-        {
-          decryptionKeys: context.decryption
-            .filter((m) => m.private_key_pem)
-            .map((m) => ({
-              certificate: certificateOf(m.certificate_pem),
-              privateKey: privateKeyOf(m.private_key_pem!),
-            })),
-          verificationCerts: context.verification.map(certificateOf),
-          requireSigned: context.require_signed,
-          requireEncrypted: context.require_encrypted,
-          maxPayloadBytes: task.maxPayloadBytes,
-        },
-      );
+      const options: UnpackOptions = {
+        decryptionKeys: context.decryption
+          .filter((m) => m.private_key_pem)
+          .map((m) => ({
+            certificate: certificateOf(m.certificate_pem),
+            privateKey: privateKeyOf(m.private_key_pem!),
+          })),
+        verificationCerts: context.verification.map(certificateOf),
+        requireSigned: context.require_signed,
+        requireEncrypted: context.require_encrypted,
+        maxPayloadBytes: task.maxPayloadBytes,
+      };
+      const headers = task.headers as Record<string, string>;
+      unpacked = task.body
+        ? unpackIncoming(
+            Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength),
+            headers,
+            options,
+          )
+        : await unpackStored(
+            store,
+            { messageId: task.messageId, bytes: task.receivedBytes },
+            headers,
+            options,
+          );
     } catch (error) {
       if (!(error instanceof DispositionError)) throw error;
       refusal = { disposition: error.disposition, text: error.message };

@@ -7,7 +7,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { readContentInfo } from './cms/content-info.js';
 import { decompress } from './cms/compressed-data.js';
-import { decryptEnveloped, type DecryptionKey } from './cms/enveloped-data.js';
+import { decryptEnveloped, type Decrypted, type DecryptionKey } from './cms/enveloped-data.js';
 import type { KeyTransportUsed } from './cms/key-transport.js';
 import { parseDispositionNotificationOptions } from './disposition-options.js';
 import { Headers } from './mime/headers.js';
@@ -72,13 +72,18 @@ export interface UnpackedMessage {
 /** Deepest nesting of layers accepted; real messages have at most three. */
 const maxLayers = 6;
 
+/**
+ * `outer`: the body's EnvelopedData already decrypted (a large message decrypted as it was read
+ * from the store, stream/open-enveloped.ts); `body` is then not read.
+ */
 export function unpackIncoming(
   body: Buffer,
   headers: Headers | Readonly<Record<string, string | readonly string[] | number | undefined>>,
   options: UnpackOptions,
+  outer?: Decrypted,
 ): UnpackedMessage {
   try {
-    return unpack(body, headers, options);
+    return unpack(body, headers, options, outer);
   } catch (error) {
     if (error instanceof DispositionError) throw error;
     throw new DispositionError(
@@ -101,6 +106,7 @@ function unpack(
   body: Buffer,
   headersIn: Headers | Readonly<Record<string, string | readonly string[] | number | undefined>>,
   options: UnpackOptions,
+  outer: Decrypted | undefined,
 ): UnpackedMessage {
   const httpHeaders =
     headersIn instanceof Headers
@@ -113,6 +119,20 @@ function unpack(
   let decryptedEntity: Buffer | null = null;
   let signatureDigest: Buffer | null = null;
   let current = { headers: httpHeaders, body };
+  const decrypted = (decrypted: Decrypted) => {
+    encryption ??= {
+      algorithm: decrypted.algorithm,
+      keyTransport: decrypted.keyTransport,
+      recipient: decrypted.recipient,
+    };
+    decryptedEntity ??= decrypted.content;
+    // Garbage from a wrong key that slipped past the padding check lands here too.
+    current = failingAs('decryption-failed', 'the decrypted content is not a MIME entity', () =>
+      parseEntity(decrypted.content),
+    );
+    layers.push('encrypted');
+  };
+  if (outer) decrypted(outer);
   for (;;) {
     if (layers.length > maxLayers) {
       throw new DispositionError('unexpected-processing-error', `more than ${maxLayers} nested layers`);
@@ -127,18 +147,7 @@ function unpack(
       );
       const cmsType = failingAs(modifier, 'unreadable CMS', () => readContentInfo(der).type);
       if (cmsType === oids.envelopedData || cmsType === oids.authEnvelopedData) {
-        const decrypted = decryptEnveloped(der, options.decryptionKeys);
-        encryption ??= {
-          algorithm: decrypted.algorithm,
-          keyTransport: decrypted.keyTransport,
-          recipient: decrypted.recipient,
-        };
-        decryptedEntity ??= decrypted.content;
-        // Garbage from a wrong key that slipped past the padding check lands here too.
-        current = failingAs('decryption-failed', 'the decrypted content is not a MIME entity', () =>
-          parseEntity(decrypted.content),
-        );
-        layers.push('encrypted');
+        decrypted(decryptEnveloped(der, options.decryptionKeys));
       } else if (cmsType === oids.compressedData) {
         const inflated = decompress(der, { maxBytes });
         current = failingAs('decompression-failed', 'the decompressed content is not a MIME entity', () =>
