@@ -27,7 +27,7 @@ import { makeParties } from './parties.js';
 
 const parties = makeParties();
 t.teardown(() => parties.remove());
-const { fixtures, alice, bob } = parties;
+const { fixtures, bob } = parties;
 const openssl = fixtures.openssl;
 const storeDir = mkdtempSync(path.join(os.tmpdir(), 'pier-open-stored-'));
 t.teardown(() => rmSync(storeDir, { recursive: true, force: true }));
