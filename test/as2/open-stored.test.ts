@@ -1,4 +1,4 @@
-// Covers large messages opened from their stored `received` stage (the body decrypted as it is read, as2/stream/) against the same message opened in memory: for messages built by `openssl cms` (DER and -stream BER, AES-CBC, AES-GCM, 3DES, RSA-OAEP, signed then encrypted, signed only, LF-only signed, compressed) both paths give the same result, receipt MIC and `unpacked` bytes, and the refusals (wrong key, tampered ciphertext or signature, truncated body, RC2) are the same too.
+// Covers large messages opened from their stored `received` stage (the body decrypted as it is read, as2/stream/) against the same message opened in memory: for messages built by `openssl cms` (DER and -stream BER, AES-CBC, AES-GCM, 3DES, RSA-OAEP, signed then encrypted, signed only, LF-only signed, compressed) both paths give the same result, receipt MIC and `unpacked` bytes, and the refusals (wrong key, tampered ciphertext or signature, truncated body, RC2, corrupt or oversized compressed content) are the same too; an innermost compressed document goes into the store without being held in memory.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -6,6 +6,7 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import t, { type Test } from 'tap';
 import { openMessage, type OpenResult, type OpenTask } from '../../src/actors/as2-receiver/open-message.js';
+import { unpackStored } from '../../src/actors/as2-receiver/open-stored.js';
 import { parseMdn } from '../../src/actors/as2/index.js';
 import {
   algorithmIdentifier,
@@ -27,7 +28,7 @@ import { makeParties } from './parties.js';
 
 const parties = makeParties();
 t.teardown(() => parties.remove());
-const { fixtures, bob } = parties;
+const { fixtures, alice, bob } = parties;
 const openssl = fixtures.openssl;
 const storeDir = mkdtempSync(path.join(os.tmpdir(), 'pier-open-stored-'));
 t.teardown(() => rmSync(storeDir, { recursive: true, force: true }));
@@ -165,11 +166,12 @@ function receiptOf(result: OpenResult) {
 }
 
 /** Opens `built` in memory and from the store; asserts the same outcome and answers it. */
-async function bothWays(t: Test, label: string, built: Built) {
+async function bothWays(t: Test, label: string, built: Built, maxPayloadBytes = baseTask.maxPayloadBytes) {
   const memoryId = randomUUID();
   const memory = await openMessage(
     {
       ...baseTask,
+      maxPayloadBytes,
       headers: built.headers,
       messageId: memoryId,
       body: built.body,
@@ -182,6 +184,7 @@ async function bothWays(t: Test, label: string, built: Built) {
   const stored = await openMessage(
     {
       ...baseTask,
+      maxPayloadBytes,
       headers: built.headers,
       messageId: storedId,
       body: null,
@@ -260,8 +263,14 @@ t.test('compressed (node:zlib) under a signature and inside encryption', async (
   });
 });
 
-async function refused(t: Test, label: string, built: Built, modifier: string) {
-  const { stored } = await bothWays(t, label, built);
+async function refused(
+  t: Test,
+  label: string,
+  built: Built,
+  modifier: string,
+  maxPayloadBytes = baseTask.maxPayloadBytes,
+) {
+  const { stored } = await bothWays(t, label, built, maxPayloadBytes);
   t.match(stored.outcome, new RegExp(`error: ${modifier}$`, 'i'), `${label}: ${modifier}`);
   t.equal(stored.payloadSize, null, `${label}: nothing unpacked`);
 }
@@ -365,3 +374,52 @@ t.test('the stream reader decrypts as decryptEnveloped does, in pieces of any si
     'trailing data is left to memory',
   );
 });
+
+t.test(
+  'an innermost compressed document is inflated into the store; its refusals stay the same',
+  async (t) => {
+    const compressed = compressedEntity(entityOf(document));
+    const body = encrypt(compressed, '-aes256', { stream: true });
+    const id = randomUUID();
+    await store.putBytes({ messageId: id, stage: 'received' }, body);
+    const keys = [{ certificate: bob.certificate, privateKey: bob.privateKey }];
+    const options = {
+      decryptionKeys: keys,
+      verificationCerts: [alice.certificate],
+      maxPayloadBytes: 1 << 30,
+    };
+    const opened = await unpackStored(store, { messageId: id, bytes: body.length }, enveloped, options);
+    t.equal(opened.storedPayloadBytes, document.length, 'inflated straight into the unpacked stage');
+    t.equal(opened.unpacked.payload.length, 0, 'not held in memory');
+    t.ok((await stage(id, 'unpacked'))?.equals(document), 'the document byte for byte');
+    t.equal(opened.unpacked.filename, 'large.bin');
+
+    await refused(
+      t,
+      'inflating past the payload limit',
+      { headers: enveloped, body, micOver: compressed },
+      'decompression-failed',
+      1024 * 1024,
+    );
+    // Damage past the first kilobyte: the headers inflate, the document does not.
+    const damaged = Buffer.from(compressed);
+    damaged[damaged.length - 4096]! ^= 0xff;
+    await refused(
+      t,
+      'corrupt deflate data',
+      { headers: enveloped, body: encrypt(damaged, '-aes256'), micOver: damaged },
+      'decompression-failed',
+    );
+    const base64Inner = compressedEntity(
+      Buffer.concat([
+        Buffer.from('Content-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n'),
+        Buffer.from(document.toString('base64').replace(/(.{76})/g, '$1\r\n')),
+      ]),
+    );
+    await accepted(t, 'a base64 document inside, inflated in memory', {
+      headers: enveloped,
+      body: encrypt(base64Inner, '-aes128'),
+      micOver: base64Inner,
+    });
+  },
+);

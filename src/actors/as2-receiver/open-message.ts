@@ -59,6 +59,8 @@ export interface OpenResult {
 export async function openMessage(task: OpenTask, store: PayloadStore): Promise<OpenResult> {
   const { context } = task;
   let unpacked: UnpackedMessage | null = null;
+  /** Bytes of `unpacked` when the large path stored it already. */
+  let storedPayloadBytes: number | null = null;
   let refusal: { disposition: Disposition; text: string } | null = null;
   if (!context.found)
     refusal = { disposition: processedWithError('unknown-trading-partner'), text: context.problem };
@@ -77,18 +79,19 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
         maxPayloadBytes: task.maxPayloadBytes,
       };
       const headers = task.headers as Record<string, string>;
-      unpacked = task.body
-        ? unpackIncoming(
-            Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength),
-            headers,
-            options,
-          )
-        : await unpackStored(
-            store,
-            { messageId: task.messageId, bytes: task.receivedBytes },
-            headers,
-            options,
-          );
+      if (task.body)
+        unpacked = unpackIncoming(
+          Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength),
+          headers,
+          options,
+        );
+      else
+        ({ unpacked, storedPayloadBytes } = await unpackStored(
+          store,
+          { messageId: task.messageId, bytes: task.receivedBytes },
+          headers,
+          options,
+        ));
     } catch (error) {
       if (!(error instanceof DispositionError)) throw error;
       refusal = { disposition: error.disposition, text: error.message };
@@ -114,7 +117,10 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
     });
   }
   const [payloadSize, receiptSize] = await Promise.all([
-    unpacked ? store.putBytes({ messageId: task.messageId, stage: 'unpacked' }, unpacked.payload) : null,
+    unpacked
+      ? (storedPayloadBytes ??
+        store.putBytes({ messageId: task.messageId, stage: 'unpacked' }, unpacked.payload))
+      : null,
     receipt
       ? store.putBytes(
           { messageId: task.messageId, stage: 'receipt' },

@@ -6,7 +6,7 @@
  */
 import type { X509Certificate } from 'node:crypto';
 import { readContentInfo } from './cms/content-info.js';
-import { decompress } from './cms/compressed-data.js';
+import { compressedChunks, decompress } from './cms/compressed-data.js';
 import { decryptEnveloped, type Decrypted, type DecryptionKey } from './cms/enveloped-data.js';
 import type { KeyTransportUsed } from './cms/key-transport.js';
 import { parseDispositionNotificationOptions } from './disposition-options.js';
@@ -16,6 +16,7 @@ import { decodeTransferEncoding } from './mime/transfer-encoding.js';
 import { computeMic, type Mic } from './mic.js';
 import { pkcs7Der } from './smime/pkcs7-mime.js';
 import { verifySignedEntity } from './smime/signed.js';
+import { peekInflated, type DeferredInflate } from './stream/open-compressed.js';
 import { DispositionError, failingAs } from './vocabulary/disposition-error.js';
 import type { ErrorModifier } from './vocabulary/dispositions.js';
 import type { ReadableContentEncryption, SignatureScheme } from './vocabulary/encryption-algorithms.js';
@@ -36,6 +37,12 @@ export interface UnpackOptions {
   micAlgorithm?: MicAlgorithm;
   /** Largest payload accepted after decompression, in bytes. Default 1 GiB. */
   maxPayloadBytes?: number;
+  /**
+   * Leave an innermost CompressedData whose entity is the document (no further layer or
+   * transfer encoding) uninflated: `payload` is then empty and `deferredInflate` says how to
+   * inflate the document as a stream (stream/open-compressed.ts), for large messages.
+   */
+  deferInnermostInflate?: boolean;
 }
 
 export type Layer = 'encrypted' | 'signed' | 'compressed';
@@ -67,6 +74,8 @@ export interface UnpackedMessage {
   /** Where compression sat relative to the signature; `unsigned` when there was no signature. */
   compression: null | 'before-sign' | 'after-sign' | 'unsigned';
   mic: Mic;
+  /** With `deferInnermostInflate`: the document still to be inflated, in place of `payload`. */
+  deferredInflate?: DeferredInflate;
 }
 
 /** Deepest nesting of layers accepted; real messages have at most three. */
@@ -119,6 +128,7 @@ function unpack(
   let decryptedEntity: Buffer | null = null;
   let signatureDigest: Buffer | null = null;
   let current = { headers: httpHeaders, body };
+  let deferredInflate: DeferredInflate | undefined;
   const decrypted = (decrypted: Decrypted) => {
     encryption ??= {
       algorithm: decrypted.algorithm,
@@ -149,6 +159,14 @@ function unpack(
       if (cmsType === oids.envelopedData || cmsType === oids.authEnvelopedData) {
         decrypted(decryptEnveloped(der, options.decryptionKeys));
       } else if (cmsType === oids.compressedData) {
+        const peeked = options.deferInnermostInflate ? peekInflated(compressedChunks(der), maxBytes) : null;
+        if (peeked) {
+          // The entity is the document: the loop ends on its headers; its body is inflated later.
+          deferredInflate = peeked.deferred;
+          current = { headers: peeked.headers, body: Buffer.alloc(0) };
+          layers.push('compressed');
+          continue;
+        }
         const inflated = decompress(der, { maxBytes });
         current = failingAs('decompression-failed', 'the decompressed content is not a MIME entity', () =>
           parseEntity(inflated),
@@ -221,6 +239,7 @@ function unpack(
     encryption,
     compression: compressionOrder(layers),
     mic,
+    ...(deferredInflate ? { deferredInflate } : {}),
   };
 }
 
