@@ -12,7 +12,8 @@
  * The sender works on 100 deliveries at a time (the most max_concurrent_deliveries allows):
  * with the receiver on the same machine, more in flight means larger batches per commit.
  * Options: --messages <n> (default 5000), --clients <n> (default 32), --source upload|files,
- * --no-large, --large-random (the 64 MiB file of random bytes instead of repeated EDI lines).
+ * --no-large, --large-random (the 64 MiB file is random bytes, which compression cannot shrink,
+ * instead of repeated EDI lines: the worst case for memory on both sides).
  */
 import { execFileSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';

@@ -16,17 +16,21 @@ import {
   unpackIncoming,
   type Disposition,
   type UnpackedMessage,
+  type UnpackOptions,
 } from '../as2/index.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { entityBytes } from '../as2-shared/headers.js';
 import { certificateOf, keyPairOf, privateKeyOf } from '../as2-shared/material.js';
 import { describeUnpacked } from './describe.js';
 import { makeReceipt, type Receipt } from './receipt.js';
+import { unpackStored } from './open-stored.js';
 
 export interface OpenTask {
   /** The message the stages are stored under. */
   messageId: string;
-  body: Uint8Array;
+  /** Null when the body is in the `received` stage already (a large one, read-body.ts). */
+  body: Uint8Array | null;
+  receivedBytes: number;
   headers: Record<string, string | string[] | undefined>;
   context: As2InboundContext;
   maxPayloadBytes: number;
@@ -55,27 +59,39 @@ export interface OpenResult {
 export async function openMessage(task: OpenTask, store: PayloadStore): Promise<OpenResult> {
   const { context } = task;
   let unpacked: UnpackedMessage | null = null;
+  /** Bytes of `unpacked` when the large path stored it already. */
+  let storedPayloadBytes: number | null = null;
   let refusal: { disposition: Disposition; text: string } | null = null;
   if (!context.found)
     refusal = { disposition: processedWithError('unknown-trading-partner'), text: context.problem };
   else {
     try {
-      unpacked = unpackIncoming(
-        Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength),
-        task.headers as Record<string, string>,
-        {
-          decryptionKeys: context.decryption
-            .filter((m) => m.private_key_pem)
-            .map((m) => ({
-              certificate: certificateOf(m.certificate_pem),
-              privateKey: privateKeyOf(m.private_key_pem!),
-            })),
-          verificationCerts: context.verification.map(certificateOf),
-          requireSigned: context.require_signed,
-          requireEncrypted: context.require_encrypted,
-          maxPayloadBytes: task.maxPayloadBytes,
-        },
-      );
+      const options: UnpackOptions = {
+        decryptionKeys: context.decryption
+          .filter((m) => m.private_key_pem)
+          .map((m) => ({
+            certificate: certificateOf(m.certificate_pem),
+            privateKey: privateKeyOf(m.private_key_pem!),
+          })),
+        verificationCerts: context.verification.map(certificateOf),
+        requireSigned: context.require_signed,
+        requireEncrypted: context.require_encrypted,
+        maxPayloadBytes: task.maxPayloadBytes,
+      };
+      const headers = task.headers as Record<string, string>;
+      if (task.body)
+        unpacked = unpackIncoming(
+          Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength),
+          headers,
+          options,
+        );
+      else
+        ({ unpacked, storedPayloadBytes } = await unpackStored(
+          store,
+          { messageId: task.messageId, bytes: task.receivedBytes },
+          headers,
+          options,
+        ));
     } catch (error) {
       if (!(error instanceof DispositionError)) throw error;
       refusal = { disposition: error.disposition, text: error.message };
@@ -101,7 +117,10 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
     });
   }
   const [payloadSize, receiptSize] = await Promise.all([
-    unpacked ? store.putBytes({ messageId: task.messageId, stage: 'unpacked' }, unpacked.payload) : null,
+    unpacked
+      ? (storedPayloadBytes ??
+        store.putBytes({ messageId: task.messageId, stage: 'unpacked' }, unpacked.payload))
+      : null,
     receipt
       ? store.putBytes(
           { messageId: task.messageId, stage: 'receipt' },

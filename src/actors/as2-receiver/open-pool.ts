@@ -21,20 +21,24 @@ export class MessageOpener {
 
   constructor(private readonly store: PayloadStore) {}
 
-  /** `task.body` is handed over to the pool thread when large: the caller must not use it after. */
+  /**
+   * `task.body` is handed over to the pool thread when large: the caller must not use it after.
+   * A large body stored already (`body` null) is read from the store there.
+   */
   async open(task: OpenTask): Promise<OpenResult> {
-    if (task.body.byteLength < poolFromBytes) return openMessage(task, this.store);
+    if (task.receivedBytes < poolFromBytes) return openMessage(task, this.store);
     this.#pool ??= new Piscina({
       filename: new URL('./open-worker.mjs', import.meta.url).href,
       minThreads: 0,
       maxThreads: Math.max(1, os.availableParallelism()),
       idleTimeout: 30_000,
     });
-    const whole = task.body.byteOffset === 0 && task.body.byteLength === task.body.buffer.byteLength;
+    const body = task.body;
+    const whole = body !== null && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
     const pooled: PooledTask = { ...task, storage: this.store.selection };
     const result = (await this.#pool.run(pooled, {
       // Moved, not copied, when the body owns its memory (a large Buffer.concat does).
-      transferList: whole ? [task.body.buffer as ArrayBuffer] : [],
+      transferList: whole ? [body.buffer as ArrayBuffer] : [],
     })) as OpenResult;
     // Buffers arrive from another thread as plain Uint8Arrays.
     return {

@@ -22,6 +22,13 @@ export interface Incoming {
   body: Buffer;
 }
 
+/** A large message whose body was stored as `received` while it arrived (read-body.ts). */
+export interface StoredIncoming {
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  stored: { messageId: string; bytes: number };
+}
+
 export interface Answer {
   status: number;
   headers: Record<string, string>;
@@ -57,25 +64,28 @@ function put(
   return store.putBytes({ messageId, stage }, bytes);
 }
 
-export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Promise<Answer> {
+export async function receiveMessage(
+  deps: ReceiveDeps,
+  incoming: Incoming | StoredIncoming,
+): Promise<Answer> {
+  const stored = 'stored' in incoming ? incoming.stored : null;
+  const identity = identify(incoming);
+  if ('status' in identity) {
+    if (stored) await deps.store.removeMessage(stored.messageId);
+    return identity;
+  }
+  const { as2From, as2To, originalMessageId } = identity;
   const h = (name: string) => headerValue(incoming.headers, name);
-  const as2From = as2Name(h('as2-from'));
-  const as2To = as2Name(h('as2-to'));
-  const originalMessageId = h('message-id')?.trim();
-  if (!as2From || !as2To || !originalMessageId)
-    return plain(400, 'An AS2 message needs AS2-From, AS2-To and Message-ID headers');
-  if ([as2From, as2To, originalMessageId].some((v) => v.length > maxIdLength || hasControl(v)))
-    return plain(400, 'AS2-From, AS2-To or Message-ID is too long or holds control characters');
   const wantsReceipt = h('disposition-notification-to') !== undefined;
   const asyncAddress = h('receipt-delivery-option');
 
   const context = await deps.contexts.get(as2To, as2From);
 
-  const id = randomUUID();
+  const id = stored ? stored.messageId : randomUUID();
   const headersBytes = headerSection(incoming.rawHeaders);
-  const bodyBytes = incoming.body.length;
+  const bodyBytes = stored ? stored.bytes : (incoming as Incoming).body.length;
   const arrived = Promise.all([
-    put(deps.store, id, 'received', incoming.body),
+    stored ? null : put(deps.store, id, 'received', (incoming as Incoming).body),
     put(deps.store, id, 'headers', headersBytes),
   ]);
   // A large body is handed over to a pool thread, so it must be on disk first; a small one is
@@ -84,7 +94,8 @@ export async function receiveMessage(deps: ReceiveDeps, incoming: Incoming): Pro
   else arrived.catch(() => {}); // awaited below; a failure is reported there
   const opened = await deps.opener.open({
     messageId: id,
-    body: incoming.body,
+    body: stored ? null : (incoming as Incoming).body,
+    receivedBytes: bodyBytes,
     headers: incoming.headers,
     context,
     maxPayloadBytes: deps.maxBytes * 4,
@@ -191,6 +202,21 @@ export function as2Headers(headers: IncomingHttpHeaders): Record<string, string>
     if (value !== undefined) shown[name] = value.slice(0, 1024);
   }
   return shown;
+}
+
+/** AS2-From, AS2-To and Message-ID, or the 400 for a message without usable ones. */
+function identify(
+  incoming: Incoming | StoredIncoming,
+): Answer | { as2From: string; as2To: string; originalMessageId: string } {
+  const h = (name: string) => headerValue(incoming.headers, name);
+  const as2From = as2Name(h('as2-from'));
+  const as2To = as2Name(h('as2-to'));
+  const originalMessageId = h('message-id')?.trim();
+  if (!as2From || !as2To || !originalMessageId)
+    return plain(400, 'An AS2 message needs AS2-From, AS2-To and Message-ID headers');
+  if ([as2From, as2To, originalMessageId].some((v) => v.length > maxIdLength || hasControl(v)))
+    return plain(400, 'AS2-From, AS2-To or Message-ID is too long or holds control characters');
+  return { as2From, as2To, originalMessageId };
 }
 
 /** Control characters (NUL, line breaks…) have no place in AS2 names or Message-IDs. */

@@ -1,7 +1,8 @@
 /**
  * The receiver's HTTP or HTTPS server: POSTs to its path are AS2 messages or asynchronous
  * receipts. Every answer carries the Server header of spec 2.11. Bodies over max_message_mib
- * are refused with 413 before they are stored; a failure is a 500 with no detail, never a crash.
+ * are refused with 413 and nothing of them stays stored; large bodies are stored as they
+ * arrive (read-body.ts). A failure is a 500 with no detail, never a crash.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -10,10 +11,11 @@ import type { CoreClient } from '../../runtime/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import type { As2ReceiverSettings } from './config.js';
 import { InboundContexts } from './contexts.js';
-import { MessageOpener } from './open-pool.js';
+import { MessageOpener, poolFromBytes } from './open-pool.js';
+import { readBody } from './read-body.js';
 import { sendAsyncReceipt } from './receipt.js';
 import { looksLikeReceipt, receiveReceipt } from './receipts-in.js';
-import { receiveMessage, type Answer, type Incoming } from './receive.js';
+import { receiveMessage, type Answer, type Incoming, type StoredIncoming } from './receive.js';
 
 export class As2ReceiverServer {
   readonly #server: http.Server | https.Server;
@@ -85,43 +87,62 @@ export class As2ReceiverServer {
       res.setHeader('Connection', 'close');
       return this.#send(res, text(413, `Messages are limited to ${this.settings.max_message_mib} MiB`));
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit && !refused) {
-        refused = true;
-        res.setHeader('Connection', 'close');
-        this.#send(res, text(413, `Messages are limited to ${this.settings.max_message_mib} MiB`));
-        req.destroy();
-      } else if (!refused) chunks.push(chunk);
+    const tooLarge = () => {
+      res.setHeader('Connection', 'close');
+      this.#send(res, text(413, `Messages are limited to ${this.settings.max_message_mib} MiB`));
+      req.destroy();
+    };
+    const work = readBody(req, {
+      limit,
+      spillFromBytes: poolFromBytes,
+      store: this.store,
+      // Receipts are small and read in memory; a large one is kept there like before.
+      keepInMemory: (head) => looksLikeReceipt({ headers: req.headers, rawHeaders: [], body: head }),
+    }).then(async (body) => {
+      switch (body.kind) {
+        case 'aborted':
+          return;
+        case 'too-large':
+          return tooLarge();
+        case 'ended-early':
+          return this.#send(res, text(400, 'The body ended early'));
+        case 'memory':
+        case 'stored':
+          break;
+        default: {
+          const never: never = body;
+          throw new Error(`unknown body ${String(never)}`);
+        }
+      }
+      const incoming: Incoming | StoredIncoming =
+        body.kind === 'memory'
+          ? { headers: req.headers, rawHeaders: req.rawHeaders, body: body.bytes }
+          : {
+              headers: req.headers,
+              rawHeaders: req.rawHeaders,
+              stored: { messageId: body.messageId, bytes: body.bytes },
+            };
+      try {
+        const answer = await this.#process(incoming);
+        this.#send(res, answer);
+        if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt.address, answer.asyncReceipt.receipt);
+      } catch (error) {
+        // Nothing was recorded for a stored body that failed: its stages go.
+        if ('stored' in incoming) await this.store.removeMessage(incoming.stored.messageId).catch(() => {});
+        throw error;
+      }
     });
-    req.on('error', () => {});
-    req.on('aborted', () => (refused = true));
-    req.on('end', () => {
-      if (refused) return;
-      if (!req.complete) return this.#send(res, text(400, 'The body ended early'));
-      const incoming: Incoming = {
-        headers: req.headers,
-        rawHeaders: req.rawHeaders,
-        body: Buffer.concat(chunks, size),
-      };
-      const work = this.#process(incoming)
-        .then((answer) => {
-          this.#send(res, answer);
-          if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt.address, answer.asyncReceipt.receipt);
-        })
-        .catch((error: unknown) => {
-          this.core.log('error', 'receiving an AS2 message failed', { error: String(error) });
-          if (!res.headersSent) this.#send(res, text(500, 'The message could not be taken; send it again'));
-        });
-      this.#track(work);
-    });
+    this.#track(
+      work.catch((error: unknown) => {
+        this.core.log('error', 'receiving an AS2 message failed', { error: String(error) });
+        if (!res.headersSent) this.#send(res, text(500, 'The message could not be taken; send it again'));
+      }),
+    );
   }
 
-  #process(incoming: Incoming): Promise<Answer> {
-    if (looksLikeReceipt(incoming)) return receiveReceipt(this.core, this.store, incoming);
+  #process(incoming: Incoming | StoredIncoming): Promise<Answer> {
+    if (!('stored' in incoming) && looksLikeReceipt(incoming))
+      return receiveReceipt(this.core, this.store, incoming);
     return receiveMessage(
       {
         core: this.core,

@@ -6,8 +6,8 @@
  */
 import type { X509Certificate } from 'node:crypto';
 import { readContentInfo } from './cms/content-info.js';
-import { decompress } from './cms/compressed-data.js';
-import { decryptEnveloped, type DecryptionKey } from './cms/enveloped-data.js';
+import { compressedChunks, decompress } from './cms/compressed-data.js';
+import { decryptEnveloped, type Decrypted, type DecryptionKey } from './cms/enveloped-data.js';
 import type { KeyTransportUsed } from './cms/key-transport.js';
 import { parseDispositionNotificationOptions } from './disposition-options.js';
 import { Headers } from './mime/headers.js';
@@ -16,6 +16,7 @@ import { decodeTransferEncoding } from './mime/transfer-encoding.js';
 import { computeMic, type Mic } from './mic.js';
 import { pkcs7Der } from './smime/pkcs7-mime.js';
 import { verifySignedEntity } from './smime/signed.js';
+import { peekInflated, type DeferredInflate } from './stream/open-compressed.js';
 import { DispositionError, failingAs } from './vocabulary/disposition-error.js';
 import type { ErrorModifier } from './vocabulary/dispositions.js';
 import type { ReadableContentEncryption, SignatureScheme } from './vocabulary/encryption-algorithms.js';
@@ -36,6 +37,12 @@ export interface UnpackOptions {
   micAlgorithm?: MicAlgorithm;
   /** Largest payload accepted after decompression, in bytes. Default 1 GiB. */
   maxPayloadBytes?: number;
+  /**
+   * Leave an innermost CompressedData whose entity is the document (no further layer or
+   * transfer encoding) uninflated: `payload` is then empty and `deferredInflate` says how to
+   * inflate the document as a stream (stream/open-compressed.ts), for large messages.
+   */
+  deferInnermostInflate?: boolean;
 }
 
 export type Layer = 'encrypted' | 'signed' | 'compressed';
@@ -67,18 +74,25 @@ export interface UnpackedMessage {
   /** Where compression sat relative to the signature; `unsigned` when there was no signature. */
   compression: null | 'before-sign' | 'after-sign' | 'unsigned';
   mic: Mic;
+  /** With `deferInnermostInflate`: the document still to be inflated, in place of `payload`. */
+  deferredInflate?: DeferredInflate;
 }
 
 /** Deepest nesting of layers accepted; real messages have at most three. */
 const maxLayers = 6;
 
+/**
+ * `outer`: the body's EnvelopedData already decrypted (a large message decrypted as it was read
+ * from the store, stream/open-enveloped.ts); `body` is then not read.
+ */
 export function unpackIncoming(
   body: Buffer,
   headers: Headers | Readonly<Record<string, string | readonly string[] | number | undefined>>,
   options: UnpackOptions,
+  outer?: Decrypted,
 ): UnpackedMessage {
   try {
-    return unpack(body, headers, options);
+    return unpack(body, headers, options, outer);
   } catch (error) {
     if (error instanceof DispositionError) throw error;
     throw new DispositionError(
@@ -101,6 +115,7 @@ function unpack(
   body: Buffer,
   headersIn: Headers | Readonly<Record<string, string | readonly string[] | number | undefined>>,
   options: UnpackOptions,
+  outer: Decrypted | undefined,
 ): UnpackedMessage {
   const httpHeaders =
     headersIn instanceof Headers
@@ -113,6 +128,21 @@ function unpack(
   let decryptedEntity: Buffer | null = null;
   let signatureDigest: Buffer | null = null;
   let current = { headers: httpHeaders, body };
+  let deferredInflate: DeferredInflate | undefined;
+  const decrypted = (decrypted: Decrypted) => {
+    encryption ??= {
+      algorithm: decrypted.algorithm,
+      keyTransport: decrypted.keyTransport,
+      recipient: decrypted.recipient,
+    };
+    decryptedEntity ??= decrypted.content;
+    // Garbage from a wrong key that slipped past the padding check lands here too.
+    current = failingAs('decryption-failed', 'the decrypted content is not a MIME entity', () =>
+      parseEntity(decrypted.content),
+    );
+    layers.push('encrypted');
+  };
+  if (outer) decrypted(outer);
   for (;;) {
     if (layers.length > maxLayers) {
       throw new DispositionError('unexpected-processing-error', `more than ${maxLayers} nested layers`);
@@ -127,19 +157,16 @@ function unpack(
       );
       const cmsType = failingAs(modifier, 'unreadable CMS', () => readContentInfo(der).type);
       if (cmsType === oids.envelopedData || cmsType === oids.authEnvelopedData) {
-        const decrypted = decryptEnveloped(der, options.decryptionKeys);
-        encryption ??= {
-          algorithm: decrypted.algorithm,
-          keyTransport: decrypted.keyTransport,
-          recipient: decrypted.recipient,
-        };
-        decryptedEntity ??= decrypted.content;
-        // Garbage from a wrong key that slipped past the padding check lands here too.
-        current = failingAs('decryption-failed', 'the decrypted content is not a MIME entity', () =>
-          parseEntity(decrypted.content),
-        );
-        layers.push('encrypted');
+        decrypted(decryptEnveloped(der, options.decryptionKeys));
       } else if (cmsType === oids.compressedData) {
+        const peeked = options.deferInnermostInflate ? peekInflated(compressedChunks(der), maxBytes) : null;
+        if (peeked) {
+          // The entity is the document: the loop ends on its headers; its body is inflated later.
+          deferredInflate = peeked.deferred;
+          current = { headers: peeked.headers, body: Buffer.alloc(0) };
+          layers.push('compressed');
+          continue;
+        }
         const inflated = decompress(der, { maxBytes });
         current = failingAs('decompression-failed', 'the decompressed content is not a MIME entity', () =>
           parseEntity(inflated),
@@ -212,6 +239,7 @@ function unpack(
     encryption,
     compression: compressionOrder(layers),
     mic,
+    ...(deferredInflate ? { deferredInflate } : {}),
   };
 }
 

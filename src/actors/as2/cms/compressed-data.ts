@@ -103,25 +103,7 @@ export interface DecompressOptions {
 
 /** The decompressed content; any failure is a DispositionError with decompression-failed. */
 export function decompress(der: Buffer, options: DecompressOptions): Buffer {
-  let chunks: Buffer[];
-  try {
-    const info = readContentInfo(der);
-    if (info.type !== oids.compressedData) throw new Asn1Error(`not CompressedData but ${info.type}`);
-    const algorithm = readOid(info.content.child(1, 'compressionAlgorithm').child(0, 'algorithm'));
-    if (algorithm !== oids.zlibCompress) throw new Asn1Error(`unsupported compression ${algorithm}`);
-    const encap = info.content.child(2, 'encapContentInfo');
-    const eContent = encap.child(1, 'eContent');
-    if (!eContent.isContext(0)) throw new Asn1Error('eContent is not [0]');
-    chunks = octetChunks(eContent.child(0, 'eContent octets'));
-  } catch (error) {
-    throw new DispositionError(
-      'decompression-failed',
-      `unreadable CompressedData: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
-  }
+  const chunks = compressedChunks(der);
   try {
     const input = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     return inflateSync(input, {
@@ -132,5 +114,30 @@ export function decompress(der: Buffer, options: DecompressOptions): Buffer {
     throw new DispositionError('decompression-failed', `cannot decompress: ${(error as Error).message}`, {
       cause: error,
     });
+  }
+}
+
+/**
+ * The zlib stream inside a CompressedData, in the pieces it was sent in; a DispositionError
+ * with decompression-failed when it cannot be read. Shared with the streaming reader (stream/).
+ */
+export function compressedChunks(der: Buffer): Buffer[] {
+  try {
+    const info = readContentInfo(der);
+    if (info.type !== oids.compressedData) throw new Asn1Error(`not CompressedData but ${info.type}`);
+    const algorithm = readOid(info.content.child(1, 'compressionAlgorithm').child(0, 'algorithm'));
+    if (algorithm !== oids.zlibCompress) throw new Asn1Error(`unsupported compression ${algorithm}`);
+    const encap = info.content.child(2, 'encapContentInfo');
+    const eContent = encap.child(1, 'eContent');
+    if (!eContent.isContext(0)) throw new Asn1Error('eContent is not [0]');
+    return octetChunks(eContent.child(0, 'eContent octets'));
+  } catch (error) {
+    throw new DispositionError(
+      'decompression-failed',
+      `unreadable CompressedData: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
   }
 }

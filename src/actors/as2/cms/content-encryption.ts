@@ -151,6 +151,25 @@ export function decryptContent(
   auth?: { tag: Buffer; aad: Buffer | null },
 ): Buffer {
   if (algorithm.name === 'rc2-cbc') return decryptRc2(algorithm, key, ciphertext);
+  return runDecipher(contentDecipher(algorithm, key, auth), ciphertext);
+}
+
+export interface ContentDecipher {
+  update(piece: Buffer): Buffer;
+  /** Throws on a wrong key (CBC padding, GCM tag). */
+  final(): Buffer;
+}
+
+/**
+ * A node:crypto decipher for the content, tag and authenticated attributes set (not RC2),
+ * for deciphering in pieces; the streaming reader (stream/) uses it too.
+ */
+export function contentDecipher(
+  algorithm: ContentAlgorithm,
+  key: Buffer,
+  auth?: { tag: Buffer; aad: Buffer | null },
+): ContentDecipher {
+  if (algorithm.name === 'rc2-cbc') throw new Asn1Error('RC2 is deciphered with node-forge');
   const spec = contentEncryptionAlgorithms[algorithm.name];
   if (spec.mode === 'gcm') {
     if (!auth) throw new Asn1Error('AES-GCM outside AuthEnvelopedData has no authentication tag');
@@ -160,10 +179,10 @@ export function decryptContent(
     }) as DecipherGCM;
     decipher.setAuthTag(auth.tag);
     if (auth.aad) decipher.setAAD(auth.aad);
-    return runDecipher(decipher, ciphertext);
+    return decipher;
   }
   if (auth) throw new Asn1Error(`${algorithm.name} in AuthEnvelopedData`);
-  return runDecipher(createDecipheriv(spec.cipher, key, algorithm.iv), ciphertext);
+  return createDecipheriv(spec.cipher, key, algorithm.iv);
 }
 
 /**

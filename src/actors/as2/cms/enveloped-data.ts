@@ -119,17 +119,7 @@ export function decryptEnveloped(der: Buffer, keys: readonly DecryptionKey[]): D
     if (!field?.isContext(0)) throw new Asn1Error('no encrypted content (detached content is not supported)');
     return { algorithm, ciphertext: octetChunks(field) };
   });
-  // Key transport recipients only (SEQUENCE); key agreement and others are [n]-tagged.
-  const transports = parsed.recipients.filter((r) => r.isUniversal(16));
-  const attempts: { recipient: Asn1Node; key: DecryptionKey }[] = [];
-  for (const recipient of transports) {
-    for (const key of keys) {
-      if (named(recipient, key.certificate)) attempts.push({ recipient, key });
-    }
-  }
-  if (attempts.length === 0) {
-    for (const recipient of transports) for (const key of keys) attempts.push({ recipient, key });
-  }
+  const attempts = decryptionAttempts(parsed.recipients, keys);
   let lastError: unknown = new Error('the message is not encrypted for any of our certificates');
   for (const { recipient, key } of attempts) {
     try {
@@ -161,6 +151,28 @@ export function decryptEnveloped(der: Buffer, keys: readonly DecryptionKey[]): D
   throw new DispositionError('decryption-failed', `cannot decrypt: ${(lastError as Error).message}`, {
     cause: lastError,
   });
+}
+
+/**
+ * The recipient and key pairs to try, in order: those where the recipient names our
+ * certificate, or every pair when none does. Shared with the streaming reader (stream/).
+ */
+export function decryptionAttempts(
+  recipients: readonly Asn1Node[],
+  keys: readonly DecryptionKey[],
+): { recipient: Asn1Node; key: DecryptionKey }[] {
+  // Key transport recipients only (SEQUENCE); key agreement and others are [n]-tagged.
+  const transports = recipients.filter((r) => r.isUniversal(16));
+  const attempts: { recipient: Asn1Node; key: DecryptionKey }[] = [];
+  for (const recipient of transports) {
+    for (const key of keys) {
+      if (named(recipient, key.certificate)) attempts.push({ recipient, key });
+    }
+  }
+  if (attempts.length === 0) {
+    for (const recipient of transports) for (const key of keys) attempts.push({ recipient, key });
+  }
+  return attempts;
 }
 
 function named(recipient: Asn1Node, certificate: X509Certificate): boolean {

@@ -1,0 +1,201 @@
+/**
+ * The receiver alone with one large message: `openssl cms` builds a 64 MiB random document
+ * signed (SHA-256) and encrypted (AES-256-CBC, RSA-2048), a `pier serve` receives it over
+ * HTTP on loopback, and the server's peak RSS growth is sampled every 20 ms from the POST
+ * until the receipt is back. No pier sender takes part, so the figure is the receiver's own.
+ * Options: --mib <n> (default 64), --layers signed-encrypted|encrypted|signed (default
+ * signed-encrypted), --stream (openssl -stream: BER with indefinite lengths and chunked content).
+ */
+import { execFileSync } from 'node:child_process';
+import { randomFillSync } from 'node:crypto';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { prepareWithToken } from './lib/api-token.js';
+import { benchDatabase } from './lib/database.js';
+import { startServerProcess } from './lib/server-process.js';
+
+const { values } = parseArgs({
+  options: {
+    mib: { type: 'string' },
+    layers: { type: 'string' },
+    stream: { type: 'boolean' },
+  },
+});
+const mib = Number(values.mib ?? 64);
+const layers = values.layers ?? 'signed-encrypted';
+if (!['signed-encrypted', 'encrypted', 'signed'].includes(layers))
+  throw new Error('--layers is signed-encrypted, encrypted or signed');
+const log = (text: string) => process.stderr.write(`${text}\n`);
+
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'pier-bench-receive-'));
+const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: workDir, stdio: 'ignore' });
+openssl(...'req -x509 -newkey rsa:2048 -nodes -keyout k.pem -out c.pem -days 30 -subj /CN=bench'.split(' '));
+
+log(`building a ${mib} MiB ${layers} message with openssl…`);
+const document = Buffer.alloc(mib * 1024 * 1024);
+randomFillSync(document);
+writeFileSync(
+  path.join(workDir, 'entity.mime'),
+  Buffer.concat([
+    Buffer.from(
+      'Content-Type: application/octet-stream\r\nContent-Transfer-Encoding: binary\r\n' +
+        'Content-Disposition: attachment; filename="large.bin"\r\n\r\n',
+    ),
+    document,
+  ]),
+);
+const stream = values.stream ? ['-stream'] : [];
+let inner = 'entity.mime';
+if (layers !== 'encrypted') {
+  openssl(
+    ...'cms -sign -binary -in entity.mime -signer c.pem -inkey k.pem -md sha256 -out signed.eml'.split(' '),
+  );
+  inner = 'signed.eml';
+}
+let bodyFile: string;
+let headers: Record<string, string>;
+if (layers === 'signed') {
+  // openssl writes an S/MIME message: its top headers become HTTP headers, the rest the body.
+  const message = readFileSync(path.join(workDir, 'signed.eml'));
+  const split = message.indexOf('\n\n') >= 0 ? message.indexOf('\n\n') : message.indexOf('\r\n\r\n');
+  const top = message
+    .subarray(0, split)
+    .toString('latin1')
+    .replace(/\r?\n[ \t]+/g, ' ');
+  headers = {};
+  for (const line of top.split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && !/^mime-version$/i.test(line.slice(0, colon)))
+      headers[line.slice(0, colon)] = line.slice(colon + 1).trim();
+  }
+  bodyFile = 'body.bin';
+  writeFileSync(path.join(workDir, bodyFile), message.subarray(split + (message[split] === 0x0d ? 4 : 2)));
+} else {
+  openssl(
+    ...`cms -encrypt -binary -in ${inner} -aes256 -recip c.pem -outform DER -out body.bin`.split(' '),
+    ...stream,
+  );
+  bodyFile = 'body.bin';
+  headers = { 'Content-Type': 'application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m' };
+}
+document.fill(0);
+const bodyBytes = statSync(path.join(workDir, bodyFile)).size;
+
+const db = await benchDatabase();
+const token = await prepareWithToken(db.url);
+const server = await startServerProcess(db.url);
+try {
+  const auth = { authorization: `Bearer ${token}` };
+  const api = async (url: string, body: unknown) => {
+    const r = await fetch(`${server.url}/api/v1${url}`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (r.status >= 300) throw new Error(`POST ${url}: ${r.status} ${await r.text()}`);
+    return ((await r.json()) as { data: Record<string, unknown> }).data;
+  };
+  const form = new FormData();
+  form.append('certificate', new Blob([readFileSync(path.join(workDir, 'c.pem'))]), 'c.pem');
+  form.append('private_key', new Blob([readFileSync(path.join(workDir, 'k.pem'))]), 'k.pem');
+  form.append('description', 'bench');
+  const up = await fetch(`${server.url}/api/v1/certificates`, {
+    method: 'POST',
+    headers: { ...auth, 'x-requested-with': 'XMLHttpRequest' },
+    body: form,
+  });
+  if (up.status !== 201) throw new Error(`certificate upload: ${await up.text()}`);
+  const cert = ((await up.json()) as { data: { id: number } }).data.id;
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  await api('/plugins/configs?type=as2-receiver', {
+    name: 'in',
+    host: '127.0.0.1',
+    port,
+    path: '/as2',
+    max_message_mib: Math.max(100, mib * 2),
+  });
+  const o = await api('/organizations', { name: 'bob' });
+  await api('/as2/local-profiles', {
+    local_organization_id: o.id,
+    as2id: 'BOB',
+    signing_certificate_id: cert,
+  });
+  const p = await api('/partners', { name: 'alice' });
+  await api('/as2/remote-profiles', {
+    business_partner_id: p.id,
+    as2id: 'ALICE',
+    signing_algorithm: layers === 'encrypted' ? 'none' : 'sha256',
+    encryption_algorithm: layers === 'signed' ? 'none' : 'aes256-cbc',
+    compression: false,
+    mdn_mode: 'sync',
+    mdn_signed: true,
+    partner_certificate_id: cert,
+    signature_certificate_ids: [cert],
+    endpoint: 'http://127.0.0.1:9/as2',
+  });
+  await api('/services/as2-receiver/in/start', {});
+
+  const rssBase = rssOf(server.pid);
+  let peak = rssBase;
+  let peakWhileSending = rssBase;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssOf(server.pid))), 20);
+  log(`posting ${Math.round(bodyBytes / 1024 / 1024)} MiB…`);
+  const t0 = performance.now();
+  const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const request = http.request(
+      `http://127.0.0.1:${port}/as2`,
+      {
+        method: 'POST',
+        headers: {
+          'AS2-Version': '1.2',
+          'AS2-From': 'ALICE',
+          'AS2-To': 'BOB',
+          'Message-ID': '<large-1@alice.example>',
+          'Disposition-Notification-To': 'edi@alice.example',
+          'Disposition-Notification-Options':
+            'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
+          'Content-Length': String(bodyBytes),
+          ...headers,
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (c: Buffer) => chunks.push(c));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('latin1') }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.on('finish', () => (peakWhileSending = peak));
+    createReadStream(path.join(workDir, bodyFile)).pipe(request);
+  });
+  clearInterval(sampler);
+  const disposition = /Disposition:[ \t]*([^\r\n]*)/i.exec(answer.body)?.[1] ?? null;
+  console.log(
+    JSON.stringify({
+      benchmark: 'as2-receive-large',
+      layers,
+      ber_stream: Boolean(values.stream),
+      body_mib: Math.round((bodyBytes / 1024 / 1024) * 10) / 10,
+      status: answer.status,
+      disposition,
+      seconds: Math.round((performance.now() - t0) / 100) / 10,
+      receiver_rss_growth_mib: Math.round((peak - rssBase) / 1024 / 1024),
+      // Until the last byte was sent: taking the body in, before it is opened.
+      rss_growth_while_sending_mib: Math.round((peakWhileSending - rssBase) / 1024 / 1024),
+    }),
+  );
+} finally {
+  await server.stop();
+  await db.drop();
+  rmSync(workDir, { recursive: true, force: true });
+}
+
+function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}

@@ -1,0 +1,94 @@
+/**
+ * Reading a request body: in memory while it is small (the fast path for the many small
+ * messages), and from `spillFromBytes` on straight into the message's `received` stage as it
+ * arrives, so a large body is never held whole. A body over the limit or one that ends early
+ * leaves nothing stored.
+ */
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import { PassThrough } from 'node:stream';
+import { PayloadTooLarge, type PayloadStore } from '../../storage/payloads/store.js';
+
+export type Body =
+  | { kind: 'memory'; bytes: Buffer }
+  /** In the `received` stage of `messageId`, `bytes` long. */
+  | { kind: 'stored'; messageId: string; bytes: number }
+  | { kind: 'too-large' }
+  | { kind: 'ended-early' }
+  /** The connection went away: there is no one to answer. */
+  | { kind: 'aborted' };
+
+export interface BodyOptions {
+  /** Most bytes taken. */
+  limit: number;
+  /** Bodies from this size on are stored as they arrive. */
+  spillFromBytes: number;
+  store: PayloadStore;
+  /** Asked once a body reaches `spillFromBytes`, with what arrived so far: true keeps it in memory. */
+  keepInMemory: (head: Buffer) => boolean;
+}
+
+export function readBody(req: http.IncomingMessage, options: BodyOptions): Promise<Body> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let checked = false;
+    let streaming = false;
+    let aborted = false;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > options.limit) {
+        req.off('data', onData);
+        return resolve({ kind: 'too-large' });
+      }
+      chunks.push(chunk);
+      if (checked || size < options.spillFromBytes) return;
+      checked = true;
+      if (options.keepInMemory(Buffer.concat(chunks))) return;
+      // Paused before the listener goes, so no chunk is dropped in between.
+      streaming = true;
+      req.pause();
+      req.off('data', onData);
+      spill(req, chunks, options).then(resolve, reject);
+    };
+    req.on('data', onData);
+    req.on('error', () => {});
+    req.on('aborted', () => {
+      aborted = true;
+      if (!streaming) resolve({ kind: 'aborted' });
+    });
+    req.on('end', () => {
+      if (aborted || streaming || size > options.limit) return;
+      if (!req.complete) return resolve({ kind: 'ended-early' });
+      resolve({ kind: 'memory', bytes: Buffer.concat(chunks, size) });
+    });
+  });
+}
+
+/** Streams what arrived and the rest into a new message's `received` stage. */
+async function spill(req: http.IncomingMessage, head: Buffer[], options: BodyOptions): Promise<Body> {
+  const messageId = randomUUID();
+  const source = new PassThrough();
+  for (const chunk of head) source.write(chunk);
+  head.length = 0;
+  // pipe, not pipeline: a refused body must not destroy the request before the 413 is sent.
+  req.pipe(source);
+  req.once('close', () => {
+    if (!req.complete) source.destroy(new Error('the body ended early'));
+  });
+  try {
+    const bytes = await options.store.put({ messageId, stage: 'received' }, source, {
+      maxBytes: options.limit,
+    });
+    if (req.complete) return { kind: 'stored', messageId, bytes };
+    await options.store.removeMessage(messageId);
+    return { kind: 'ended-early' };
+  } catch (error) {
+    req.unpipe(source);
+    // put removed what it wrote; the directory it made goes too.
+    await options.store.removeMessage(messageId);
+    if (error instanceof PayloadTooLarge) return { kind: 'too-large' };
+    if (!req.complete) return { kind: req.destroyed ? 'aborted' : 'ended-early' };
+    throw error;
+  }
+}

@@ -1,0 +1,425 @@
+// Covers large messages opened from their stored `received` stage (the body decrypted as it is read, as2/stream/) against the same message opened in memory: for messages built by `openssl cms` (DER and -stream BER, AES-CBC, AES-GCM, 3DES, RSA-OAEP, signed then encrypted, signed only, LF-only signed, compressed) both paths give the same result, receipt MIC and `unpacked` bytes, and the refusals (wrong key, tampered ciphertext or signature, truncated body, RC2, corrupt or oversized compressed content) are the same too; an innermost compressed document goes into the store without being held in memory.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import t, { type Test } from 'tap';
+import { openMessage, type OpenResult, type OpenTask } from '../../src/actors/as2-receiver/open-message.js';
+import { unpackStored } from '../../src/actors/as2-receiver/open-stored.js';
+import { parseMdn } from '../../src/actors/as2/index.js';
+import {
+  algorithmIdentifier,
+  explicit,
+  integer,
+  octetString,
+  oid,
+  sequence,
+  toBuffer,
+} from '../../src/actors/as2/cms/asn1/writer.js';
+import { decryptEnveloped } from '../../src/actors/as2/cms/enveloped-data.js';
+import { decryptEnvelopedStream } from '../../src/actors/as2/stream/open-enveloped.js';
+import { NotStreamable } from '../../src/actors/as2/stream/read-enveloped.js';
+import { oids } from '../../src/actors/as2/vocabulary/oids.js';
+import type { As2InboundContext } from '../../src/runtime/channels/as2-protocol.js';
+import { LocalPayloadStore } from '../../src/storage/payloads/local-store.js';
+import { asHttp, signedPart, writeFixture } from '../helpers/smime.js';
+import { makeParties } from './parties.js';
+
+const parties = makeParties();
+t.teardown(() => parties.remove());
+const { fixtures, alice, bob } = parties;
+const openssl = fixtures.openssl;
+const storeDir = mkdtempSync(path.join(os.tmpdir(), 'pier-open-stored-'));
+t.teardown(() => rmSync(storeDir, { recursive: true, force: true }));
+const store = new LocalPayloadStore(storeDir);
+
+const pem = (name: string) => fixtures.read(name).toString();
+const context: As2InboundContext = {
+  found: true,
+  organization: 'bob',
+  partner: 'alice',
+  decryption: [{ certificate_pem: pem('bob.crt'), private_key_pem: pem('bob.key') }],
+  signing: { certificate_pem: pem('bob.crt'), private_key_pem: pem('bob.key') },
+  verification: [pem('alice.crt')],
+  require_signed: false,
+  require_encrypted: false,
+  as2bis: false,
+};
+
+// Random bytes past the pool's 1 MiB, with a tail that ends the last cipher block oddly.
+const document = randomBytes(1536 * 1024 + 13);
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64');
+
+function entityOf(body: Buffer, type = 'application/octet-stream'): Buffer {
+  return Buffer.concat([
+    Buffer.from(
+      `Content-Type: ${type}\r\nContent-Transfer-Encoding: binary\r\n` +
+        'Content-Disposition: attachment; filename="large.bin"\r\n\r\n',
+    ),
+    body,
+  ]);
+}
+
+/** A compressed-data entity built with node:zlib (Debian's openssl has no zlib). */
+function compressedEntity(inner: Buffer): Buffer {
+  const der = toBuffer(
+    sequence(
+      oid(oids.compressedData),
+      explicit(
+        0,
+        sequence(
+          integer(0),
+          algorithmIdentifier(oids.zlibCompress),
+          sequence(oid(oids.data), explicit(0, octetString(deflateSync(inner)))),
+        ),
+      ),
+    ),
+  );
+  return Buffer.concat([
+    Buffer.from(
+      'Content-Type: application/pkcs7-mime; smime-type=compressed-data; name=smime.p7z\r\n' +
+        'Content-Transfer-Encoding: binary\r\n\r\n',
+    ),
+    der,
+  ]);
+}
+
+interface Built {
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The bytes the MIC covers: the signed entity, else the decrypted one. */
+  micOver: Buffer;
+}
+
+/** openssl signs `entity` (SHA-256); `lfOnly` turns every CRLF of the result into LF. */
+function sign(entity: Buffer, lfOnly = false): { message: Buffer; signed: Buffer } {
+  writeFixture(fixtures, 'entity.mime', entity);
+  openssl('cms -sign -binary -in entity.mime -signer alice.crt -inkey alice.key -md sha256 -out signed.eml');
+  let message = fixtures.read('signed.eml');
+  const signed = signedPart(message, asHttp(message).headers['Content-Type']!);
+  if (lfOnly) message = Buffer.from(message.toString('latin1').replace(/\r\n/g, '\n'), 'latin1');
+  return { message, signed };
+}
+
+/** openssl encrypts `content` for bob; `stream` writes BER with indefinite lengths. */
+function encrypt(
+  content: Buffer,
+  cipher: string,
+  options: { stream?: boolean; oaep?: boolean; to?: string } = {},
+) {
+  writeFixture(fixtures, 'content.mime', content);
+  openssl(
+    `cms -encrypt -binary -in content.mime ${cipher} -recip ${options.to ?? 'bob'}.crt -outform DER -out enc.der`,
+    ...(options.stream ? ['-stream'] : []),
+    ...(options.oaep ? ['-keyopt', 'rsa_padding_mode:oaep'] : []),
+  );
+  return fixtures.read('enc.der');
+}
+
+const enveloped = { 'Content-Type': 'application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m' };
+
+function encrypted(cipher: string, options: { stream?: boolean; oaep?: boolean; to?: string } = {}): Built {
+  const entity = entityOf(document);
+  return { headers: enveloped, body: encrypt(entity, cipher, options), micOver: entity };
+}
+
+function signedThenEncrypted(cipher: string, stream = false): Built {
+  const { message, signed } = sign(entityOf(document));
+  return { headers: enveloped, body: encrypt(message, cipher, { stream }), micOver: signed };
+}
+
+function signedOnly(lfOnly = false, inner = entityOf(document)): Built {
+  const { message, signed } = sign(inner, lfOnly);
+  const http = asHttp(message);
+  return { headers: http.headers, body: http.body, micOver: signed };
+}
+
+const baseTask = {
+  headers: {},
+  context,
+  maxPayloadBytes: 256 * 1024 * 1024,
+  as2From: 'ALICE',
+  as2To: 'BOB',
+  originalMessageId: '<large@alice.example>',
+  receipt: {
+    identification: 'pier test',
+    options: 'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
+  },
+} satisfies Partial<OpenTask>;
+
+async function stage(messageId: string, name: 'unpacked' | 'received'): Promise<Buffer | null> {
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await store.open({ messageId, stage: name })) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  } catch {
+    return null;
+  }
+}
+
+function receiptOf(result: OpenResult) {
+  const mdn = parseMdn(result.receipt!.body, result.receipt!.headers, {
+    verificationCerts: [bob.certificate],
+  });
+  return { disposition: mdn.fields.get('disposition'), mic: mdn.mic?.digest.toString('base64') };
+}
+
+/** Opens `built` in memory and from the store; asserts the same outcome and answers it. */
+async function bothWays(t: Test, label: string, built: Built, maxPayloadBytes = baseTask.maxPayloadBytes) {
+  const memoryId = randomUUID();
+  const memory = await openMessage(
+    {
+      ...baseTask,
+      maxPayloadBytes,
+      headers: built.headers,
+      messageId: memoryId,
+      body: built.body,
+      receivedBytes: built.body.length,
+    },
+    store,
+  );
+  const storedId = randomUUID();
+  await store.putBytes({ messageId: storedId, stage: 'received' }, built.body);
+  const stored = await openMessage(
+    {
+      ...baseTask,
+      maxPayloadBytes,
+      headers: built.headers,
+      messageId: storedId,
+      body: null,
+      receivedBytes: built.body.length,
+    },
+    store,
+  );
+  t.same(stored.description, memory.description, `${label}: the same description`);
+  t.same(stored.refusal, memory.refusal, `${label}: the same refusal`);
+  t.equal(stored.outcome, memory.outcome, `${label}: the same outcome`);
+  t.equal(stored.payloadSize, memory.payloadSize, `${label}: the same payload size`);
+  t.equal(stored.fileName, memory.fileName, `${label}: the same file name`);
+  t.same(receiptOf(stored), receiptOf(memory), `${label}: the same receipt disposition and MIC`);
+  const unpacked = await stage(storedId, 'unpacked');
+  t.same(unpacked, await stage(memoryId, 'unpacked'), `${label}: the same unpacked stage`);
+  return { stored, unpacked, receipt: receiptOf(stored) };
+}
+
+async function accepted(t: Test, label: string, built: Built, payload = document) {
+  const { stored, unpacked, receipt } = await bothWays(t, label, built);
+  t.equal(stored.refusal, null, `${label}: processed`);
+  t.equal(receipt.mic, sha256(built.micOver), `${label}: the MIC of the entity openssl signed or encrypted`);
+  t.ok(unpacked?.equals(payload), `${label}: unpacked is the document byte for byte`);
+  return stored;
+}
+
+t.test('accepted alike from the store and from memory', async (t) => {
+  const cases: [string, () => Built][] = [
+    ['DER, AES-128-CBC', () => encrypted('-aes128')],
+    ['BER -stream, AES-256-CBC', () => encrypted('-aes256', { stream: true })],
+    ['DER, AES-128-GCM', () => encrypted('-aes-128-gcm')],
+    ['BER -stream, AES-256-GCM', () => encrypted('-aes-256-gcm', { stream: true })],
+    ['DER, 3DES', () => encrypted('-des3')],
+    ['BER -stream, 3DES, RSA-OAEP', () => encrypted('-des3', { stream: true, oaep: true })],
+    ['signed then encrypted, DER, AES-256-CBC', () => signedThenEncrypted('-aes256')],
+    ['signed then encrypted, BER -stream, AES-256-GCM', () => signedThenEncrypted('-aes-256-gcm', true)],
+    ['signed only', () => signedOnly()],
+  ];
+  for (const [label, build] of cases) {
+    const stored = await accepted(t, label, build());
+    t.equal(stored.description.encrypted, !label.startsWith('signed only'), `${label}: encrypted`);
+  }
+});
+
+t.test('LF-only signed content verifies in its CRLF form on both paths', async (t) => {
+  const crlfText = Buffer.from('ISA*00*LARGE~\r\nGS*PO*ALICE*BOB~\r\n'.repeat(48 * 1024));
+  const inner = entityOf(crlfText, 'application/edi-x12');
+  const signedLf = signedOnly(true, inner);
+  // The partner signed the CRLF form and sent LF: the MIC is over the CRLF form.
+  const stored = await accepted(t, 'LF-only signed', signedLf, crlfText);
+  t.equal(
+    (stored.description.signature as { canonicalised?: boolean } | undefined)?.canonicalised ?? true,
+    true,
+  );
+  const { message } = sign(inner, true);
+  const built: Built = {
+    headers: enveloped,
+    body: encrypt(message, '-aes256', { stream: true }),
+    micOver: signedLf.micOver,
+  };
+  await accepted(t, 'LF-only signed, then encrypted (-stream)', built, crlfText);
+});
+
+t.test('compressed (node:zlib) under a signature and inside encryption', async (t) => {
+  const compressed = compressedEntity(entityOf(document));
+  await accepted(t, 'compressed, encrypted', {
+    headers: enveloped,
+    body: encrypt(compressed, '-aes256'),
+    micOver: compressed,
+  });
+  const { message, signed } = sign(compressed);
+  await accepted(t, 'compressed, signed, encrypted (-stream)', {
+    headers: enveloped,
+    body: encrypt(message, '-aes-128-gcm', { stream: true }),
+    micOver: signed,
+  });
+});
+
+async function refused(
+  t: Test,
+  label: string,
+  built: Built,
+  modifier: string,
+  maxPayloadBytes = baseTask.maxPayloadBytes,
+) {
+  const { stored } = await bothWays(t, label, built, maxPayloadBytes);
+  t.match(stored.outcome, new RegExp(`error: ${modifier}$`, 'i'), `${label}: ${modifier}`);
+  t.equal(stored.payloadSize, null, `${label}: nothing unpacked`);
+}
+
+t.test('refused alike from the store and from memory', async (t) => {
+  // OAEP fails the same way every time; PKCS#1 v1.5 rejects implicitly with a random key.
+  await refused(
+    t,
+    'for another certificate (OAEP)',
+    encrypted('-aes256', { oaep: true, to: 'mallory' }),
+    'decryption-failed',
+  );
+  const other = encrypted('-aes256', { to: 'mallory' });
+  const memory = await openMessage(
+    {
+      ...baseTask,
+      headers: other.headers,
+      messageId: randomUUID(),
+      body: other.body,
+      receivedBytes: other.body.length,
+    },
+    store,
+  );
+  const id = randomUUID();
+  await store.putBytes({ messageId: id, stage: 'received' }, other.body);
+  const stored = await openMessage(
+    { ...baseTask, headers: other.headers, messageId: id, body: null, receivedBytes: other.body.length },
+    store,
+  );
+  t.equal(stored.outcome, memory.outcome, 'for another certificate (PKCS#1 v1.5): decryption-failed on both');
+  t.match(stored.outcome, /decryption-failed$/);
+
+  // The last byte of the next-to-last block XORs the padding byte: bad padding every time.
+  const cbc = encrypted('-aes256');
+  cbc.body[cbc.body.length - 17]! ^= 0xff;
+  await refused(t, 'tampered CBC ciphertext', cbc, 'decryption-failed');
+  const gcm = encrypted('-aes-256-gcm', { stream: true });
+  gcm.body[gcm.body.length >> 1]! ^= 0x01;
+  await refused(t, 'tampered GCM ciphertext', gcm, 'decryption-failed');
+
+  const signed = signedOnly();
+  const at = signed.body.indexOf(document.subarray(4096, 4112));
+  signed.body[at]! ^= 0xff;
+  await refused(t, 'tampered signed content', signed, 'integrity-check-failed');
+
+  const truncated = encrypted('-aes256');
+  await refused(
+    t,
+    'truncated EnvelopedData',
+    { ...truncated, body: truncated.body.subarray(0, truncated.body.length - 1000) },
+    'decryption-failed',
+  );
+  const truncatedBer = encrypted('-aes256', { stream: true });
+  await refused(
+    t,
+    'truncated BER',
+    { ...truncatedBer, body: truncatedBer.body.subarray(0, 1024 * 1024 + 5) },
+    'decryption-failed',
+  );
+});
+
+/** The body as a stream of pieces of every size from 1 byte up, to cross every boundary. */
+async function* pieces(body: Buffer): AsyncIterable<Buffer> {
+  let size = 1;
+  for (let at = 0; at < body.length; at += size, size = (size * 7 + 3) % 70001 || 1)
+    yield body.subarray(at, at + size);
+}
+
+t.test('the stream reader decrypts as decryptEnveloped does, in pieces of any size', async (t) => {
+  const keys = [{ certificate: bob.certificate, privateKey: bob.privateKey }];
+  for (const [label, built] of [
+    ['DER', encrypted('-aes192')],
+    ['BER -stream', encrypted('-aes-192-gcm', { stream: true })],
+  ] as const) {
+    const streamed = await decryptEnvelopedStream(async () => pieces(built.body), keys);
+    const memory = decryptEnveloped(built.body, keys);
+    t.ok(streamed.content.equals(memory.content), `${label}: the same plaintext`);
+    t.same(
+      [streamed.algorithm, streamed.keyTransport, streamed.authenticated, streamed.recipient.fingerprint256],
+      [memory.algorithm, memory.keyTransport, memory.authenticated, memory.recipient.fingerprint256],
+      `${label}: the same algorithm, key transport and recipient`,
+    );
+  }
+  const rc2 = (() => {
+    writeFixture(fixtures, 'content.mime', entityOf(document));
+    openssl(
+      'cms -encrypt -binary -in content.mime -rc2 -recip bob.crt -outform DER -out rc2.der',
+      ...['-provider', 'legacy', '-provider', 'default'],
+    );
+    return fixtures.read('rc2.der');
+  })();
+  await t.rejects(
+    decryptEnvelopedStream(async () => pieces(rc2), keys),
+    NotStreamable,
+    'RC2 is left to memory',
+  );
+  const garbage = Buffer.concat([encrypted('-aes128').body, Buffer.from('trailing')]);
+  await t.rejects(
+    decryptEnvelopedStream(async () => pieces(garbage), keys),
+    NotStreamable,
+    'trailing data is left to memory',
+  );
+});
+
+t.test(
+  'an innermost compressed document is inflated into the store; its refusals stay the same',
+  async (t) => {
+    const compressed = compressedEntity(entityOf(document));
+    const body = encrypt(compressed, '-aes256', { stream: true });
+    const id = randomUUID();
+    await store.putBytes({ messageId: id, stage: 'received' }, body);
+    const keys = [{ certificate: bob.certificate, privateKey: bob.privateKey }];
+    const options = {
+      decryptionKeys: keys,
+      verificationCerts: [alice.certificate],
+      maxPayloadBytes: 1 << 30,
+    };
+    const opened = await unpackStored(store, { messageId: id, bytes: body.length }, enveloped, options);
+    t.equal(opened.storedPayloadBytes, document.length, 'inflated straight into the unpacked stage');
+    t.equal(opened.unpacked.payload.length, 0, 'not held in memory');
+    t.ok((await stage(id, 'unpacked'))?.equals(document), 'the document byte for byte');
+    t.equal(opened.unpacked.filename, 'large.bin');
+
+    await refused(
+      t,
+      'inflating past the payload limit',
+      { headers: enveloped, body, micOver: compressed },
+      'decompression-failed',
+      1024 * 1024,
+    );
+    // Damage past the first kilobyte: the headers inflate, the document does not.
+    const damaged = Buffer.from(compressed);
+    damaged[damaged.length - 4096]! ^= 0xff;
+    await refused(
+      t,
+      'corrupt deflate data',
+      { headers: enveloped, body: encrypt(damaged, '-aes256'), micOver: damaged },
+      'decompression-failed',
+    );
+    const base64Inner = compressedEntity(
+      Buffer.concat([
+        Buffer.from('Content-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n'),
+        Buffer.from(document.toString('base64').replace(/(.{76})/g, '$1\r\n')),
+      ]),
+    );
+    await accepted(t, 'a base64 document inside, inflated in memory', {
+      headers: enveloped,
+      body: encrypt(base64Inner, '-aes128'),
+      micOver: base64Inner,
+    });
+  },
+);
