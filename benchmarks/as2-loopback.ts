@@ -25,6 +25,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { prepareWithToken } from './lib/api-token.js';
+import { benchApi } from './lib/bench-api.js';
 import { cpuMsOf, postgresCpuMs } from './lib/cpu.js';
 import { benchDatabase } from './lib/database.js';
 import { startServerProcess } from './lib/server-process.js';
@@ -58,27 +59,10 @@ const server = await startServerProcess(db.url);
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
 try {
-  const auth = { authorization: `Bearer ${token}` };
-  const api = async (url: string, body: unknown) => {
-    const r = await fetch(`${server.url}/api/v1${url}`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (r.status >= 300) throw new Error(`POST ${url}: ${r.status} ${await r.text()}`);
-    return ((await r.json()) as { data: Record<string, unknown> }).data;
-  };
-  const form = new FormData();
-  form.append('certificate', new Blob([readFileSync(path.join(workDir, 'c.pem'))]), 'c.pem');
-  form.append('private_key', new Blob([readFileSync(path.join(workDir, 'k.pem'))]), 'k.pem');
-  form.append('description', 'bench');
-  const up = await fetch(`${server.url}/api/v1/certificates`, {
-    method: 'POST',
-    headers: { ...auth, 'x-requested-with': 'XMLHttpRequest' },
-    body: form,
-  });
-  if (up.status !== 201) throw new Error(`certificate upload: ${await up.text()}`);
-  const cert = ((await up.json()) as { data: { id: number } }).data.id;
+  const bench = benchApi(server.url, token);
+  const { auth } = bench;
+  const api = bench.post;
+  const cert = await bench.certificate(path.join(workDir, 'c.pem'), path.join(workDir, 'k.pem'));
   const port = 20000 + Math.floor(Math.random() * 20000);
   const endpoint = `http://127.0.0.1:${port}/as2`;
   await api('/plugins/configs?type=as2-receiver', { name: 'in', host: '127.0.0.1', port, path: '/as2' });

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { prepareWithToken } from './lib/api-token.js';
+import { benchApi } from './lib/bench-api.js';
 import { benchDatabase } from './lib/database.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -88,27 +89,9 @@ const db = await benchDatabase();
 const token = await prepareWithToken(db.url);
 const server = await startServerProcess(db.url);
 try {
-  const auth = { authorization: `Bearer ${token}` };
-  const api = async (url: string, body: unknown) => {
-    const r = await fetch(`${server.url}/api/v1${url}`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (r.status >= 300) throw new Error(`POST ${url}: ${r.status} ${await r.text()}`);
-    return ((await r.json()) as { data: Record<string, unknown> }).data;
-  };
-  const form = new FormData();
-  form.append('certificate', new Blob([readFileSync(path.join(workDir, 'c.pem'))]), 'c.pem');
-  form.append('private_key', new Blob([readFileSync(path.join(workDir, 'k.pem'))]), 'k.pem');
-  form.append('description', 'bench');
-  const up = await fetch(`${server.url}/api/v1/certificates`, {
-    method: 'POST',
-    headers: { ...auth, 'x-requested-with': 'XMLHttpRequest' },
-    body: form,
-  });
-  if (up.status !== 201) throw new Error(`certificate upload: ${await up.text()}`);
-  const cert = ((await up.json()) as { data: { id: number } }).data.id;
+  const bench = benchApi(server.url, token);
+  const api = bench.post;
+  const cert = await bench.certificate(path.join(workDir, 'c.pem'), path.join(workDir, 'k.pem'));
   const port = 20000 + Math.floor(Math.random() * 20000);
   await api('/plugins/configs?type=as2-receiver', {
     name: 'in',

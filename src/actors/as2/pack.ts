@@ -13,7 +13,7 @@ import { formatFilename } from './mime/parameters.js';
 import { encodeBase64Lines, type TransferEncoding } from './mime/transfer-encoding.js';
 import { computeMic, type Mic } from './mic.js';
 import { pkcs7MimeEntity } from './smime/pkcs7-mime.js';
-import { buildSignedEntity } from './smime/signed.js';
+import { buildSignedEntity, type SignedEntityOptions } from './smime/signed.js';
 import {
   contentEncryptionAlgorithms,
   type ContentEncryption,
@@ -104,16 +104,10 @@ export function packOutgoing(payload: Buffer, options: PackOptions = {}): Packed
   if (compression === 'before-sign' || (compression === 'after-sign' && !sign)) compressLayer();
   let mic: Mic | null = null;
   if (sign) {
-    const signed = buildSignedEntity(buildEntity(current.headers, current.body), {
-      digest: sign.algorithm,
-      scheme: sign.scheme,
-      certificate: sign.certificate,
-      privateKey: sign.privateKey,
-      signedAttributes: sign.signedAttributes,
-      algorithmProtection: sign.algorithmProtection,
-      signingTime: sign.signingTime,
-      micSpelling: options.micSpelling,
-    });
+    const signed = buildSignedEntity(
+      buildEntity(current.headers, current.body),
+      signingOptions(sign, options),
+    );
     mic = { algorithm: sign.algorithm, digest: signed.contentDigest };
     current = { headers: [['Content-Type', signed.contentType]], body: signed.body };
     if (compression === 'after-sign') compressLayer();
@@ -141,6 +135,23 @@ export function packOutgoing(payload: Buffer, options: PackOptions = {}): Packed
     headers,
     contentType: headers['Content-Type']!,
     mic,
+  };
+}
+
+/** The signing layer's options from the pack options (both the in-memory and the streamed path). */
+export function signingOptions(
+  sign: NonNullable<PackOptions['sign']>,
+  options: Pick<PackOptions, 'micSpelling'>,
+): SignedEntityOptions {
+  return {
+    digest: sign.algorithm,
+    scheme: sign.scheme,
+    certificate: sign.certificate,
+    privateKey: sign.privateKey,
+    signedAttributes: sign.signedAttributes,
+    algorithmProtection: sign.algorithmProtection,
+    signingTime: sign.signingTime,
+    micSpelling: options.micSpelling,
   };
 }
 

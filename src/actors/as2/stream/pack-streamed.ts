@@ -5,7 +5,7 @@
  * so memory stays at a few slices whatever the size. The caller owns `temp` and removes it once
  * the body has been sent.
  */
-import { checkModern, payloadHeaders, type PackOptions } from '../pack.js';
+import { checkModern, payloadHeaders, signingOptions, type PackOptions } from '../pack.js';
 import type { Mic } from '../mic.js';
 import { Base64Lines } from './base64-lines.js';
 import {
@@ -52,16 +52,7 @@ export async function packOutgoingStreamed(
     current = await compressedEntity(current, temp);
   let mic: Mic | null = null;
   if (sign) {
-    const signed = await signedEntity(current, {
-      digest: sign.algorithm,
-      scheme: sign.scheme,
-      certificate: sign.certificate,
-      privateKey: sign.privateKey,
-      signedAttributes: sign.signedAttributes,
-      algorithmProtection: sign.algorithmProtection,
-      signingTime: sign.signingTime,
-      micSpelling: options.micSpelling,
-    });
+    const signed = await signedEntity(current, signingOptions(sign, options));
     mic = { algorithm: sign.algorithm, digest: signed.contentDigest };
     current = signed.entity;
     if (compression === 'after-sign') current = await compressedEntity(current, temp);
