@@ -19,10 +19,12 @@ export interface PostAnswer {
 const maxAnswerBytes = 1024 * 1024;
 
 /**
- * Posts, and posts again at once on a new connection when a kept-alive one turns out closed
- * before any answer: the partner's server closed it idle just as this request went out on it
- * (its keep-alive timeout). Nothing was processed then, and a partner that did get it answers
- * the same Message-ID as a duplicate; waiting for the retry schedule would only delay it.
+ * Posts, and posts again at once when a kept-alive connection turns out closed before any
+ * answer: the partner's server closed it idle just as this request went out on it (its
+ * keep-alive timeout). No answer came, so the partner either never read the request or, had
+ * it processed it, answers the same Message-ID as a duplicate; waiting for the retry schedule
+ * would only delay the message. A server that closed several idle connections at once may
+ * leave more than one such connection in the pool, so a few are tried before a new one.
  */
 export async function postAs2(
   url: URL,
@@ -31,13 +33,18 @@ export async function postAs2(
   timeoutMs: number,
   agent: http.Agent,
 ): Promise<PostAnswer> {
-  try {
-    return await postOnce(url, headers, body, timeoutMs, agent);
-  } catch (error) {
-    if (!(error instanceof ClosedUnderUs)) throw error;
-    return postOnce(url, headers, body, timeoutMs, agent);
+  for (let tries = 1; ; tries++) {
+    try {
+      return await postOnce(url, headers, body, timeoutMs, agent);
+    } catch (error) {
+      if (!(error instanceof ClosedUnderUs)) throw error;
+      if (tries > maxClosedUnderUs) throw error.cause;
+    }
   }
 }
+
+/** Kept-alive connections found closed that one request moves past before it gives up. */
+const maxClosedUnderUs = 4;
 
 /** A kept-alive connection was closed by the other side before any answer to this request. */
 class ClosedUnderUs extends Error {
