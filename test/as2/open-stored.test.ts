@@ -248,6 +248,18 @@ t.test('LF-only signed content verifies in its CRLF form on both paths', async (
   await accepted(t, 'LF-only signed, then encrypted (-stream)', built, crlfText);
 });
 
+t.test('a binary document ending in a CR byte, signed by openssl (LF-framed multipart)', async (t) => {
+  // openssl frames multipart/signed with bare LFs: the CR before the delimiter's LF is the document's.
+  const endsInCr = Buffer.concat([document, Buffer.from([0x0d])]);
+  const { message, signed } = sign(entityOf(endsInCr));
+  await accepted(
+    t,
+    'ends in CR',
+    { headers: enveloped, body: encrypt(message, '-aes256'), micOver: signed },
+    endsInCr,
+  );
+});
+
 t.test('compressed (node:zlib) under a signature and inside encryption', async (t) => {
   const compressed = compressedEntity(entityOf(document));
   await accepted(t, 'compressed, encrypted', {

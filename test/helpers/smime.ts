@@ -48,7 +48,9 @@ export function signedPart(message: Buffer, contentType: string): Buffer {
   const start = message.indexOf('\n', opening) + 1;
   let end = message.indexOf(`\n${delimiter}`, start);
   if (end < 0) throw new Error(`the part delimited by ${boundary} does not end`);
-  if (message[end - 1] === 0x0d) end -= 1;
+  // The CR goes with the delimiter only when the delimiter lines end in CRLF: openssl frames
+  // with bare LFs, and then a CR before the LF is the part's own last byte.
+  if (message[start - 2] === 0x0d && message[end - 1] === 0x0d) end -= 1;
   return message.subarray(start, end);
 }
 

@@ -137,6 +137,19 @@ t.test('multipart: parts are exact views, CRLF or LF delimiters, padding, preamb
     lfOnly.parts.map((p) => p.toString()),
     ['X: y\n\nline1\nline2', '\nsig'],
   );
+  // A binary part ending in a CR byte: framed with bare LFs, the CR is the part's own.
+  const cr = parseMultipart(b('--B\nX: y\n\nbinary\r\n--B\n\nsig\n--B--\n'), 'B');
+  t.same(
+    cr.parts.map((p) => p.toString()),
+    ['X: y\n\nbinary\r', '\nsig'],
+    'LF framing: only the LF goes with the delimiter',
+  );
+  const crlfCr = parseMultipart(b('--B\r\nX: y\r\n\r\nbinary\r\r\n--B--'), 'B');
+  t.same(
+    crlfCr.parts.map((p) => p.toString()),
+    ['X: y\r\n\r\nbinary\r'],
+    'CRLF framing: the CRLF goes with the delimiter',
+  );
   const similar = parseMultipart(b('--B\r\nx\r\n--BB is not it\r\n--B--'), 'B');
   t.same(
     similar.parts.map((p) => p.toString()),

@@ -50,7 +50,9 @@ const maxParts = 32;
 
 /**
  * Splits a multipart body at its boundary (RFC 2046 §5.1.1). The line break before each
- * delimiter belongs to the delimiter, whether it is CRLF or a bare LF. A body without its close
+ * delimiter belongs to the delimiter, whether it is CRLF or a bare LF. Which one is told by how
+ * the first delimiter line ends: a body framed with bare LFs (openssl's own output, RSSBus) has
+ * only the LF taken, so a binary part ending in a CR byte keeps it. A body without its close
  * delimiter is truncated and refused.
  */
 export function parseMultipart(body: Buffer, boundary: string): Multipart {
@@ -60,6 +62,7 @@ export function parseMultipart(body: Buffer, boundary: string): Multipart {
   let preamble: Buffer | null = null;
   let partStart = -1;
   let search = 0;
+  let lfFramed: boolean | null = null;
   for (;;) {
     const at = body.indexOf(dash, search);
     if (at === -1) throw new MimeError('multipart body ends without its close delimiter (truncated?)');
@@ -70,7 +73,8 @@ export function parseMultipart(body: Buffer, boundary: string): Multipart {
     let lineEnd = isClose ? after + 2 : after;
     while (body[lineEnd] === 0x20 || body[lineEnd] === 0x09) lineEnd++; // transport padding
     if (!isClose && lineEnd < body.length && body[lineEnd] !== 0x0d && body[lineEnd] !== 0x0a) continue; // longer boundary
-    const breakBefore = at === 0 ? 0 : body[at - 2] === 0x0d ? 2 : 1;
+    if (lfFramed === null && !isClose) lfFramed = body[lineEnd] === 0x0a;
+    const breakBefore = at === 0 ? 0 : body[at - 2] === 0x0d && !lfFramed ? 2 : 1;
     const contentEnd = Math.max(at - breakBefore, partStart < 0 ? 0 : partStart);
     if (partStart < 0) preamble = body.subarray(0, contentEnd);
     else {
