@@ -17,7 +17,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { prepareWithToken } from './lib/api-token.js';
 import { benchApi } from './lib/bench-api.js';
-import { cpuMsOf, postgresCpuMs } from './lib/cpu.js';
+import { cpuMsOf, postgresCpuMs, rssOf } from './lib/cpu.js';
 import { benchDatabase } from './lib/database.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -301,9 +301,4 @@ try {
   await server.stop();
   await db.drop();
   rmSync(workDir, { recursive: true, force: true });
-}
-
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { prepareWithToken } from './lib/api-token.js';
 import { benchApi } from './lib/bench-api.js';
+import { rssOf } from './lib/cpu.js';
 import { benchDatabase } from './lib/database.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -176,9 +177,4 @@ try {
   await server.stop();
   await db.drop();
   rmSync(workDir, { recursive: true, force: true });
-}
-
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }

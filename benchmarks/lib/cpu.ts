@@ -1,4 +1,4 @@
-/** CPU time of processes on this machine, from /proc (Linux). */
+/** CPU time and memory of processes on this machine, from /proc (Linux). */
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** utime + stime of a process (every thread) in milliseconds. */
@@ -25,4 +25,10 @@ export function postgresCpuMs(database?: string): number {
     }
   }
   return total;
+}
+
+/** Resident memory of a process in bytes (VmRSS). */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }

@@ -1,6 +1,6 @@
 // Covers how the pier as2-sender fails over real HTTP: an endpoint answering 503 twice is tried again with the same Message-ID until the real pier receiver behind it takes the message (Retrying shown, attempts counted, each retry in history); a 400 fails at once; and failures before anything is posted (no async_mdn_url for asynchronous receipts, a signing certificate that lost its key, an endpoint that is not an address) still show in protocols.as2, with the error and the Message-ID a later attempt reuses.
 import t from 'tap';
-import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
+import { agreement, startReceiver, startSender, storeCertificate, syncSigned } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { sql } from '../helpers/database.js';
 import { must, sendByHand, waitForMessage, waitForMessages, type Message } from '../helpers/flow.js';
@@ -22,13 +22,6 @@ await startSender(server, 'patient', {
   retry_backoff: 1,
   retry_max_interval: 1,
 });
-const syncSigned: Profile = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-};
 
 const send = (tag: string, target: string, from = `s${tag}`): Promise<Message> =>
   sendByHand(

@@ -1,6 +1,6 @@
 // Covers the pier as2-sender's kept-alive connections: messages to an HTTPS partner share one TLS session instead of a handshake each; and a kept-alive connection that the partner's server closes just as the next message goes out on it (what a server's keep-alive timeout does under load) gets the message posted again at once on a new connection, with the same Message-ID, Delivered in its first attempt instead of failing with "socket hang up".
 import t from 'tap';
-import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
+import { agreement, startReceiver, startSender, storeCertificate, syncSigned } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { sendByHand, type Message } from '../helpers/flow.js';
 import { forward, headerOf, startPeer } from '../helpers/http-peer.js';
@@ -17,13 +17,6 @@ const tlsCert = await storeCertificate(server, f, 'tls', false);
 const receiver = await startReceiver(server);
 // One attempt only: a hang-up that were not posted again at once would fail the message.
 await startSender(server, 'out', { max_attempts: 1 });
-const syncSigned: Profile = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-};
 
 const send = (name: string): Promise<Message> =>
   sendByHand(

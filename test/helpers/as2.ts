@@ -67,6 +67,15 @@ export interface Profile {
   mdn_signed: boolean;
 }
 
+/** SHA-256 signed, AES-256-CBC, uncompressed, with a signed synchronous receipt. */
+export const syncSigned: Profile = {
+  signing_algorithm: 'sha256',
+  encryption_algorithm: 'aes256-cbc',
+  compression: false,
+  mdn_mode: 'sync',
+  mdn_signed: true,
+};
+
 /** An organization with a local profile; returns its id. */
 export async function organization(
   server: TestServer,

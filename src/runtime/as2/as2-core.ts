@@ -72,7 +72,7 @@ export class As2Core {
               [request.message_id, request.receipt_size, at],
             );
           }
-          return { type: 'as2_done', applied: request.delivery_id === null ? false : applied };
+          return { type: 'as2_done', applied };
         }
         default: {
           const never: never = request;
