@@ -31,7 +31,11 @@ await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'initech'
 await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'initech', target_plugin: 'archive' });
 await must(server, '/services/file-writer/out/start');
 const storeDir = path.join(server.dataDir, 'payloads');
-const stored = async () => (await readdir(storeDir).catch(() => [])).length;
+/** Messages with stages in the store's directory, and payload rows (small stages are kept inline). */
+const stored = async () => ({
+  files: (await readdir(storeDir).catch(() => [])).length,
+  rows: (await sql(server.db.url, 'select count(*)::int as n from payload'))[0]!.n as number,
+});
 
 t.test('a file sent by hand goes to the target the routes name', async (t) => {
   const made = await upload(
@@ -73,7 +77,7 @@ t.test('inbound, to a named target', async (t) => {
 
 t.test('the form is checked; a refused form stores nothing', async (t) => {
   const before = await stored();
-  t.equal(before, 2, 'the store holds the two messages sent so far');
+  t.same(before, { files: 0, rows: 2 }, 'the two small files sent so far are kept inline');
   const messagesBefore = (await sql(server.db.url, 'select count(*)::int as n from message'))[0]!.n;
   const cases: [Record<string, string>, Record<string, string>][] = [
     [{ from: 'acme', to: 'umbrella' }, { to: 'One party must be an organization and the other a partner' }],
@@ -103,7 +107,7 @@ t.test('the form is checked; a refused form stores nothing', async (t) => {
   }
   const noFile = await upload(server, { from: 'acme', to: 'globex' });
   t.same(noFile.body.error.details, { file: 'Required' });
-  t.equal(await stored(), before, 'no payload left in the store');
+  t.same(await stored(), before, 'no payload left in the store or the database');
   t.equal(
     (await sql(server.db.url, 'select count(*)::int as n from message'))[0]!.n,
     messagesBefore,
@@ -137,7 +141,7 @@ t.test('edge rules: X-Requested-With, Content-Type, size', async (t) => {
     code: 'PAYLOAD_TOO_LARGE',
     message: 'The file is larger than the limit of 64 MiB',
   });
-  t.equal(await stored(), before, 'the partial file is removed');
+  t.same(await stored(), before, 'the partial file is removed');
   const exact = await upload(
     server,
     { from: 'acme', to: 'globex' },
@@ -146,4 +150,36 @@ t.test('edge rules: X-Requested-With, Content-Type, size', async (t) => {
   t.equal(exact.status, 201, 'exactly 64 MiB is accepted');
   t.equal(exact.body.data.payloads.unpacked.size_bytes, 64 * 1024 * 1024);
   await waitForMessage(server, exact.body.data.id, (m) => m.status === 'Delivered', 'the big file delivered');
+});
+
+t.test('up to 64 KiB is kept inline, one byte more goes to the store; both arrive whole', async (t) => {
+  for (const [size, inStore] of [
+    [64 * 1024, false],
+    [64 * 1024 + 1, true],
+  ] as const) {
+    const content = Buffer.alloc(size);
+    for (let i = 0; i < size; i++) content[i] = (i * 7 + (i >> 8)) & 0xff;
+    const made = await upload(server, { from: 'acme', to: 'globex' }, { name: `edge-${size}.bin`, content });
+    t.equal(made.status, 201);
+    const id = made.body.data.id as string;
+    const [row] = await sql(
+      server.db.url,
+      `select size_bytes::int as size, content is not null as inline from payload where message_id = $1`,
+      [id],
+    );
+    t.same(row, { size, inline: !inStore }, `${size} bytes: inline ${!inStore}`);
+    t.equal(
+      (await readdir(storeDir)).includes(id),
+      inStore,
+      `${size} bytes: ${inStore ? 'a file in' : 'nothing in'} the store`,
+    );
+    await waitForMessage(server, id, (m) => m.status === 'Delivered', `${size} bytes delivered`);
+    t.ok(
+      (await readFile(path.join(dir, 'out', 'globex', `edge-${size}.bin`))).equals(content),
+      'written whole',
+    );
+    const download = await server.call('GET', `/api/v1/messages/${id}/payload?stage=unpacked`);
+    t.equal(download.status, 200);
+    t.ok(download.bytes.equals(content), 'downloaded whole');
+  }
 });

@@ -195,7 +195,7 @@ async function bothWays(t: Test, label: string, built: Built, maxPayloadBytes = 
   t.same(stored.description, memory.description, `${label}: the same description`);
   t.same(stored.refusal, memory.refusal, `${label}: the same refusal`);
   t.equal(stored.outcome, memory.outcome, `${label}: the same outcome`);
-  t.equal(stored.payloadSize, memory.payloadSize, `${label}: the same payload size`);
+  t.equal(stored.payload?.size_bytes, memory.payload?.size_bytes, `${label}: the same payload size`);
   t.equal(stored.fileName, memory.fileName, `${label}: the same file name`);
   t.same(receiptOf(stored), receiptOf(memory), `${label}: the same receipt disposition and MIC`);
   const unpacked = await stage(storedId, 'unpacked');
@@ -284,7 +284,7 @@ async function refused(
 ) {
   const { stored } = await bothWays(t, label, built, maxPayloadBytes);
   t.match(stored.outcome, new RegExp(`error: ${modifier}$`, 'i'), `${label}: ${modifier}`);
-  t.equal(stored.payloadSize, null, `${label}: nothing unpacked`);
+  t.equal(stored.payload, null, `${label}: nothing unpacked`);
 }
 
 t.test('refused alike from the store and from memory', async (t) => {

@@ -1,6 +1,6 @@
 /**
  * The CPU part of receiving an AS2 message: unpacking it with the partner's keys, building
- * the receipt and storing both (`unpacked`, `receipt`). A function of plain data, so the
+ * the receipt and keeping both (`unpacked`, `receipt`: small ones inline, storage/payloads/inline.ts). A function of plain data, so the
  * receiver runs it on its own thread for small messages and in a worker pool for large ones
  * (open-pool.ts) with the same result; the document is written where it was made, so a large
  * one never travels back between threads.
@@ -19,6 +19,7 @@ import {
   type UnpackOptions,
 } from '../as2/index.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
+import { keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { entityBytes } from '../as2-shared/headers.js';
 import { certificateOf, keyPairOf, privateKeyOf } from '../as2-shared/material.js';
 import { describeUnpacked } from './describe.js';
@@ -42,10 +43,10 @@ export interface OpenTask {
 }
 
 export interface OpenResult {
-  /** Bytes of the business document stored as `unpacked`; null when the message was refused. */
-  payloadSize: number | null;
-  /** Bytes of the receipt stored as `receipt`. */
-  receiptSize: number | null;
+  /** The business document kept as `unpacked`; null when the message was refused. */
+  payload: KeptStage | null;
+  /** The receipt kept as `receipt`. */
+  receiptStage: KeptStage | null;
   fileName: string;
   /** What protected the message, for protocols.as2. */
   description: Record<string, unknown>;
@@ -116,21 +117,23 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
         : `The message ${task.originalMessageId} was received and processed.`,
     });
   }
-  const [payloadSize, receiptSize] = await Promise.all([
+  const [payload, receiptStage] = await Promise.all([
     unpacked
-      ? (storedPayloadBytes ??
-        store.putBytes({ messageId: task.messageId, stage: 'unpacked' }, unpacked.payload))
+      ? storedPayloadBytes !== null
+        ? { size_bytes: storedPayloadBytes }
+        : keepBytes(store, { messageId: task.messageId, stage: 'unpacked' }, unpacked.payload)
       : null,
     receipt
-      ? store.putBytes(
+      ? keepBytes(
+          store,
           { messageId: task.messageId, stage: 'receipt' },
           entityBytes(receipt.headers, receipt.body),
         )
       : null,
   ]);
   return {
-    payloadSize,
-    receiptSize,
+    payload,
+    receiptStage,
     fileName:
       unpacked?.filename?.trim() || `${task.originalMessageId.replace(/[<>]/g, '').slice(0, 200)}.dat`,
     description: {

@@ -6,6 +6,7 @@
 import { As2Done, As2SentResponse } from '../../runtime/channels/as2-protocol.js';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
+import { keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { judgeReceipt, type Verdict } from '../as2-shared/judge-receipt.js';
 import { entityBytes, headerValue } from '../as2-shared/headers.js';
 import { parseMdn } from '../as2/index.js';
@@ -50,11 +51,11 @@ export async function receiveReceipt(
   if (sent.awaiting_delivery_id === null) {
     // Kept as evidence when the message has none (its delivery timed out); a second copy of a
     // receipt already stored does not replace it.
-    const receiptSize = sent.has_receipt ? null : await storeReceipt(store, sent.message_id, incoming);
-    return noteUnawaited(core, sent.message_id, originalMessageId, verdict, receiptSize);
+    const kept = sent.has_receipt ? null : await storeReceipt(store, sent.message_id, incoming);
+    return noteUnawaited(core, sent.message_id, originalMessageId, verdict, kept);
   }
   // Stored under the sent message before the delivery is settled with it.
-  const receiptSize = await storeReceipt(store, sent.message_id, incoming);
+  const kept = await storeReceipt(store, sent.message_id, incoming);
   const ack = {
     type: 'as2_ack' as const,
     message_id: sent.message_id,
@@ -62,7 +63,7 @@ export async function receiveReceipt(
     ok: verdict.ok,
     text: verdict.text,
     info: { mdn: verdict.info, receipt_message_id: headerValue(incoming.headers, 'message-id') ?? null },
-    receipt_size: receiptSize,
+    ...receiptFields(kept),
   };
   // A fast partner's receipt can overtake the sender's report of its attempt.
   for (let tries = 0; tries < 40; tries++) {
@@ -74,17 +75,22 @@ export async function receiveReceipt(
 }
 
 /**
- * The receipt as it arrived (Content-Type and body) as the message's `receipt` stage; its
- * size, or null when it was not stored. A stage is written once: after a redelivery the first
- * receipt stays (as for synchronous receipts, see the sender's #keepReceipt).
+ * The receipt as it arrived (Content-Type and body) as the message's `receipt` stage, or null
+ * when it was not stored. A stage is written once: after a redelivery the first receipt stays
+ * (as for synchronous receipts, see the sender's #keepReceipt).
  */
-function storeReceipt(store: PayloadStore, messageId: string, incoming: Incoming): Promise<number | null> {
+function storeReceipt(store: PayloadStore, messageId: string, incoming: Incoming): Promise<KeptStage | null> {
   const bytes = entityBytes(
     { 'Content-Type': headerValue(incoming.headers, 'content-type') ?? 'application/octet-stream' },
     incoming.body,
   );
-  return store.putBytes({ messageId, stage: 'receipt' }, bytes).catch(() => null);
+  return keepBytes(store, { messageId, stage: 'receipt' }, bytes).catch(() => null);
 }
+
+const receiptFields = (kept: KeptStage | null) => ({
+  receipt_size: kept?.size_bytes ?? null,
+  ...(kept?.content !== undefined ? { receipt_content: kept.content } : {}),
+});
 
 /**
  * A receipt for a message with no delivery waiting for it: it came after the receipt timeout
@@ -97,7 +103,7 @@ async function noteUnawaited(
   messageId: string,
   originalMessageId: string,
   verdict: Verdict,
-  receiptSize: number | null,
+  kept: KeptStage | null,
 ): Promise<Answer> {
   core.log('warn', 'a receipt arrived for a message with no delivery waiting for it', {
     message_id: messageId,
@@ -111,7 +117,7 @@ async function noteUnawaited(
     ok: verdict.ok,
     text: text.slice(0, 2048),
     info: {},
-    receipt_size: receiptSize,
+    ...receiptFields(kept),
   });
   return plain(200, 'Receipt received; no delivery was waiting for it, so it changed nothing');
 }

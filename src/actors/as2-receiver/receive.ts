@@ -10,6 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
+import { inlineBytes, keepBytes } from '../../storage/payloads/inline.js';
 import { formatDisposition, processed } from '../as2/index.js';
 import { headerSection, headerValue, as2Name, splitEntity } from '../as2-shared/headers.js';
 import type { InboundContexts } from './contexts.js';
@@ -55,15 +56,6 @@ const plain = (status: number, text: string): Answer => ({
 /** Longest AS2 name or Message-ID taken; RFC 4130 allows 128 for names, more is absurd. */
 const maxIdLength = 998;
 
-function put(
-  store: PayloadStore,
-  messageId: string,
-  stage: 'received' | 'headers' | 'unpacked' | 'receipt',
-  bytes: Uint8Array,
-) {
-  return store.putBytes({ messageId, stage }, bytes);
-}
-
 export async function receiveMessage(
   deps: ReceiveDeps,
   incoming: Incoming | StoredIncoming,
@@ -85,11 +77,13 @@ export async function receiveMessage(
   const headersBytes = headerSection(incoming.rawHeaders);
   const bodyBytes = stored ? stored.bytes : (incoming as Incoming).body.length;
   const arrived = Promise.all([
-    stored ? null : put(deps.store, id, 'received', (incoming as Incoming).body),
-    put(deps.store, id, 'headers', headersBytes),
+    stored
+      ? { size_bytes: stored.bytes }
+      : keepBytes(deps.store, { messageId: id, stage: 'received' }, (incoming as Incoming).body),
+    keepBytes(deps.store, { messageId: id, stage: 'headers' }, headersBytes),
   ]);
   // A large body is handed over to a pool thread, so it must be on disk first; a small one is
-  // written while it is opened. Nothing reads these stages before the acceptance.
+  // kept while it is opened. Nothing reads these stages before the acceptance.
   if (bodyBytes >= poolFromBytes) await arrived;
   else arrived.catch(() => {}); // awaited below; a failure is reported there
   const opened = await deps.opener.open({
@@ -106,23 +100,20 @@ export async function receiveMessage(
       ? { identification: deps.identification, options: h('disposition-notification-options') }
       : null,
   });
-  const { payloadSize, receiptSize, receipt, refusal, outcome } = opened;
-  await arrived;
+  const { payload, receiptStage, receipt, refusal, outcome } = opened;
+  const [received, headers] = await arrived;
 
   const stages = [
-    { stage: 'headers' as const, size_bytes: headersBytes.length },
-    ...(payloadSize !== null ? [{ stage: 'received' as const, size_bytes: bodyBytes }] : []),
-    ...(receiptSize !== null ? [{ stage: 'receipt' as const, size_bytes: receiptSize }] : []),
+    { stage: 'headers' as const, ...headers },
+    ...(payload !== null ? [{ stage: 'received' as const, ...received }] : []),
+    ...(receiptStage !== null ? [{ stage: 'receipt' as const, ...receiptStage }] : []),
   ];
   const acceptance = await deps.core.accept({
     id,
     from: (context.found ? context.partner : as2From).slice(0, 255),
     to: (context.found ? context.organization : as2To).slice(0, 255),
     file_name: opened.fileName.slice(0, 1024),
-    payload:
-      payloadSize !== null
-        ? { stage: 'unpacked', size_bytes: payloadSize }
-        : { stage: 'received', size_bytes: bodyBytes },
+    payload: payload !== null ? { stage: 'unpacked', ...payload } : { stage: 'received', ...received },
     ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
     // Stored in the acceptance's transaction: a processed message is a duplicate from then on.
     as2_record: {
@@ -151,10 +142,12 @@ export async function receiveMessage(
     // Found out in the acceptance's transaction (no lookup before every message); what was
     // stored for this copy goes, and the partner gets the receipt it had the first time.
     await deps.store.removeMessage(id);
-    return answerDuplicate(deps.store, acceptance.message_id, acceptance.receipt_stored === true, {
-      wantsReceipt,
-      asyncAddress,
-    });
+    return answerDuplicate(
+      deps.store,
+      acceptance.message_id,
+      acceptance.receipt_stored === true ? (acceptance.receipt ?? null) : undefined,
+      { wantsReceipt, asyncAddress },
+    );
   }
   if (!receipt) return plain(200, refusal ? `Refused: ${outcome}` : 'Received');
   if (asyncAddress)
@@ -165,14 +158,18 @@ export async function receiveMessage(
   return { status: 200, headers: receipt.headers, body: receipt.body };
 }
 
+/** `kept`: the earlier receipt inline (base64), null when it is in the store, undefined when none. */
 async function answerDuplicate(
   store: PayloadStore,
   earlierId: string,
-  receiptStored: boolean,
+  kept: string | null | undefined,
   asked: { wantsReceipt: boolean; asyncAddress: string | undefined },
 ): Promise<Answer> {
-  if (!asked.wantsReceipt || !receiptStored) return plain(200, 'Duplicate message; already processed');
-  const stored = await readAll(await store.open({ messageId: earlierId, stage: 'receipt' }));
+  if (!asked.wantsReceipt || kept === undefined) return plain(200, 'Duplicate message; already processed');
+  const stored =
+    kept !== null
+      ? inlineBytes(kept)
+      : await readAll(await store.open({ messageId: earlierId, stage: 'receipt' }));
   const receipt = { ...splitEntity(stored), signed: false };
   if (asked.asyncAddress)
     return {

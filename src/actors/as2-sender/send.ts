@@ -14,6 +14,7 @@ import type { As2OutboundContext, As2Record } from '../../runtime/channels/as2-p
 import type { ClaimedDelivery, DeliveryOutcome } from '../../runtime/channels/core-protocol.js';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import { PayloadMissing, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
+import { inlineBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { streamFromBytes } from '../as2/stream/pack-streamed.js';
 import { fileRange, type FileRange } from '../as2/stream/source.js';
 import { TempFiles } from '../as2/stream/temp-files.js';
@@ -104,7 +105,12 @@ export class As2Sender {
       try {
         built = temp
           ? await buildStreamedRequest(parts, await this.#spill(ref, temp), temp)
-          : buildRequest(parts, await readAll(await this.store.open(ref), delivery.payload.size_bytes));
+          : buildRequest(
+              parts,
+              delivery.payload.content !== undefined
+                ? inlineBytes(delivery.payload.content)
+                : await readAll(await this.store.open(ref), delivery.payload.size_bytes),
+            );
       } catch (error) {
         if (error instanceof PayloadMissing) return notSent(error.message, '');
         if (error instanceof ProfileProblem) {
@@ -166,12 +172,12 @@ export class As2Sender {
         as2_record: record(info),
       };
     const verdict = judgeReceipt(response.body, response.headers, context.verification, info);
-    const receiptSize = await this.#keepReceipt(m.id, response);
+    const kept = await this.#keepReceipt(m.id, response);
     const judged = record(
       { ...info, mdn: verdict.info },
       {
         processed: verdict.ok,
-        stages: receiptSize === null ? [] : [{ stage: 'receipt', size_bytes: receiptSize }],
+        stages: kept === null ? [] : [{ stage: 'receipt', ...kept }],
         history: { kind: verdict.ok ? 'mdn_received' : 'mdn_refused', text: verdict.text.slice(0, 2048) },
       },
     );
@@ -185,14 +191,14 @@ export class As2Sender {
    * message's `receipt` stage, so it can be downloaded like an asynchronous one. A stage is
    * written once: after a redelivery the first receipt stays. Null when it was not stored.
    */
-  async #keepReceipt(messageId: string, response: PostAnswer): Promise<number | null> {
+  async #keepReceipt(messageId: string, response: PostAnswer): Promise<KeptStage | null> {
     const kept: Record<string, string> = {};
     for (const name of receiptHeaders) {
       const value = response.headers[name.toLowerCase()];
       if (value !== undefined) kept[name] = value;
     }
     try {
-      return await this.store.putBytes({ messageId, stage: 'receipt' }, entityBytes(kept, response.body));
+      return await keepBytes(this.store, { messageId, stage: 'receipt' }, entityBytes(kept, response.body));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
       throw error;

@@ -6,6 +6,7 @@ import t from 'tap';
 import type { Acceptance, OfferedMessage } from '../../runtime/channels/core-protocol.js';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
+import { inlineMaxBytes } from '../../storage/payloads/inline.js';
 import type { FilePollerSettings } from './config.js';
 import { FilePoller } from './poller.js';
 
@@ -65,11 +66,21 @@ t.test('a file is taken at the second look, stored, accepted, then moved', async
     from: 'acme',
     to: 'globex',
     file_name: 'order.edi',
-    payload: { stage: 'unpacked', size_bytes: 3 },
+    payload: { stage: 'unpacked', size_bytes: 3, content: Buffer.from('UNB').toString('base64') },
   });
-  t.equal(await readFile(path.join(dir, 'store', core.offered[0]!.id, 'unpacked'), 'utf8'), 'UNB');
+  t.same(await readdir(dir), ['done', 'in'], 'a small file is kept inline, nothing in the store');
   t.equal(await readFile(path.join(settings.processed_directory, 'globex', 'order.edi'), 'utf8'), 'UNB');
   t.same(await readdir(path.join(settings.base_directory, 'globex')), []);
+});
+
+t.test('a file larger than 64 KiB is copied into the store', async (t) => {
+  const { settings, core, poller, dir } = await setup();
+  const content = Buffer.alloc(inlineMaxBytes + 1, 'x');
+  await writeFile(path.join(settings.base_directory, 'globex', 'big.edi'), content);
+  await poller.scan();
+  t.equal(await poller.scan(), 1);
+  t.same(core.offered[0]!.payload, { stage: 'unpacked', size_bytes: inlineMaxBytes + 1 });
+  t.ok((await readFile(path.join(dir, 'store', core.offered[0]!.id, 'unpacked'))).equals(content));
 });
 
 t.test('a file still growing, files in the making and other names are not taken', async (t) => {
@@ -119,7 +130,8 @@ t.test(
   async (t) => {
     const { settings, core, poller, dir } = await setup();
     const file = path.join(settings.base_directory, 'globex', 'again.edi');
-    await writeFile(file, 'again');
+    // Larger than inline, so a payload copy is written to the store and must go.
+    await writeFile(file, Buffer.alloc(inlineMaxBytes + 1, 'a'));
     // Accepted by a process that died before it could move the file: the core knows its key.
     const st = await stat(file, { bigint: true });
     core.keys.set(
@@ -129,7 +141,11 @@ t.test(
     await poller.scan();
     t.equal(await poller.scan(), 1);
     t.equal(core.offered.length, 1);
-    t.same(await readdir(path.join(dir, 'store')), [], "the duplicate's payload copy is removed");
+    t.same(
+      await readdir(path.join(dir, 'store')).catch(() => []),
+      [],
+      "the duplicate's payload copy is removed",
+    );
     t.same(await readdir(path.join(settings.base_directory, 'globex')), []);
     t.same(await readdir(path.join(settings.processed_directory, 'globex')), ['again.edi']);
   },
@@ -137,7 +153,10 @@ t.test(
 
 t.test('when acceptance fails, the file stays and its payload copy goes', async (t) => {
   const { settings, core, poller, dir } = await setup();
-  await writeFile(path.join(settings.base_directory, 'globex', 'later.edi'), 'later');
+  await writeFile(
+    path.join(settings.base_directory, 'globex', 'later.edi'),
+    Buffer.alloc(inlineMaxBytes + 1),
+  );
   await poller.scan();
   core.failing = true;
   t.equal(await poller.scan(), 0);

@@ -2,17 +2,18 @@
  * The file poller's logic, with its ports as arguments so it runs without a thread in
  * tests. A file is taken when it is fully written: seen with the same size, time and inode
  * in two looks at the directory (or not modified for a whole polling interval), and not
- * named like a file in the making. Its bytes go to
- * the payload store, the core accepts the message, and only then is the file moved to
+ * named like a file in the making. Its bytes are kept (a small file inline with its
+ * record, a larger one in the payload store), the core accepts the message, and only then is the file moved to
  * processed_directory. A file whose path names no parties becomes a Refused message, so
  * nothing is lost and the operator sees why.
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
-import type { PayloadStore } from '../../storage/payloads/store.js';
+import type { PayloadRef, PayloadStore } from '../../storage/payloads/store.js';
+import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { Directories } from '../shared/directories.js';
 import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
 import type { FilePollerSettings } from './config.js';
@@ -101,6 +102,13 @@ export class FilePoller {
     this.#halted = true;
   }
 
+  /** A small file is read and kept inline; a larger one is copied into the store. */
+  async #keep(ref: PayloadRef, full: string, size: bigint): Promise<KeptStage> {
+    if (size <= BigInt(inlineMaxBytes)) return keepBytes(this.store, ref, await readFile(full));
+    if (this.store.putFile) return { size_bytes: await this.store.putFile(ref, full) };
+    return { size_bytes: await this.store.put(ref, createReadStream(full)) };
+  }
+
   async #take(rel: string, seen: Seen): Promise<boolean> {
     const full = path.join(this.settings.base_directory, rel);
     const values = this.#matchPath(rel);
@@ -110,10 +118,8 @@ export class FilePoller {
     const id = randomUUID();
     try {
       const ref = { messageId: id, stage: 'unpacked' as const };
-      const size = this.store.putFile
-        ? await this.store.putFile(ref, full)
-        : await this.store.put(ref, createReadStream(full));
-      if (BigInt(size) !== seen.size) {
+      const kept = await this.#keep(ref, full, seen.size);
+      if (BigInt(kept.size_bytes) !== seen.size) {
         // Changed while read: look again next time.
         await this.store.removeMessage(id);
         return false;
@@ -125,7 +131,7 @@ export class FilePoller {
         file_name: fileName,
         // The path last, so the separators cannot be ambiguous.
         source_key: `${seen.size}:${seen.mtimeNs}:${seen.ino}:${rel}`,
-        payload: { stage: 'unpacked', size_bytes: size },
+        payload: { stage: 'unpacked', ...kept },
         ...(values
           ? {}
           : { refusal: `Refused: the path ${rel} does not match ${this.settings.path_pattern}` }),

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../runtime/channels/core-protocol.js';
 import { PayloadMissing, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
+import { openKept } from '../../storage/payloads/inline.js';
 import { Directories } from '../shared/directories.js';
 import { fillPattern } from '../shared/path-pattern.js';
 import type { FileWriterSettings } from './config.js';
@@ -51,17 +52,18 @@ export class FileWriter {
 
   /**
    * The payload into a new temporary file, flushed to disk before it gets its real name:
-   * copied by the kernel when the store is local, streamed otherwise.
+   * written from the claim when the stage is kept inline, copied by the kernel when the store
+   * is local, streamed otherwise.
    */
-  async #writeTemp(ref: PayloadRef, dir: string, temp: string): Promise<void> {
-    if (this.store.copyToFile) {
+  async #writeTemp(ref: PayloadRef, content: string | undefined, dir: string, temp: string): Promise<void> {
+    if (content === undefined && this.store.copyToFile) {
       await this.#directories.within(dir, () => this.store.copyToFile!(ref, temp));
       return;
     }
     // The temporary file first: a directory removed meanwhile fails here, before the payload is read.
     const file = await this.#directories.within(dir, () => open(temp, 'wx'));
     try {
-      await pipeline(await this.store.open(ref), file.createWriteStream({ flush: true }));
+      await pipeline(await openKept(this.store, ref, content), file.createWriteStream({ flush: true }));
     } catch (error) {
       await file.close().catch(() => {});
       throw error;
@@ -81,7 +83,12 @@ export class FileWriter {
     const dir = path.dirname(final);
     const temp = path.join(dir, `.pier-${delivery.delivery_id}-${randomBytes(4).toString('hex')}.tmp`);
     try {
-      await this.#writeTemp({ messageId: m.id, stage: delivery.payload.stage }, dir, temp);
+      await this.#writeTemp(
+        { messageId: m.id, stage: delivery.payload.stage },
+        delivery.payload.content,
+        dir,
+        temp,
+      );
     } catch (error) {
       await unlink(temp).catch(() => {});
       if (error instanceof PayloadMissing) return { ok: false, retryable: false, error: error.message };

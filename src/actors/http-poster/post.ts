@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../runtime/channels/core-protocol.js';
 import { PayloadMissing, type PayloadStore } from '../../storage/payloads/store.js';
+import { openKept } from '../../storage/payloads/inline.js';
 import { contentDisposition } from '../shared/content-disposition.js';
 import type { HeaderList } from '../shared/fields.js';
 import type { HttpPosterSettings } from './config.js';
@@ -58,7 +59,11 @@ export class HttpPoster {
   async deliver(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
     let body: Readable;
     try {
-      body = await this.store.open({ messageId: delivery.message.id, stage: delivery.payload.stage });
+      body = await openKept(
+        this.store,
+        { messageId: delivery.message.id, stage: delivery.payload.stage },
+        delivery.payload.content,
+      );
     } catch (error) {
       if (error instanceof PayloadMissing) return { ok: false, retryable: false, error: error.message };
       throw error;

@@ -67,9 +67,9 @@ export class As2Core {
           }
           if (request.receipt_size !== null) {
             await tx.all(
-              `insert into payload (message_id, stage, size_bytes, stored_at) values (?, 'receipt', ?, ?)
-               on conflict do nothing`,
-              [request.message_id, request.receipt_size, at],
+              `insert into payload (message_id, stage, size_bytes, stored_at, content)
+               values (?, 'receipt', ?, ?, decode(?, 'base64')) on conflict do nothing`,
+              [request.message_id, request.receipt_size, at, request.receipt_content ?? null],
             );
           }
           return { type: 'as2_done', applied };

@@ -52,13 +52,18 @@ export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record
     [at, at, JSON.stringify(rows)],
   );
   const stages = records.flatMap(({ message_id, record }) =>
-    record.stages.map((s) => ({ message_id, stage: s.stage, size_bytes: s.size_bytes })),
+    record.stages.map((s) => ({
+      message_id,
+      stage: s.stage,
+      size_bytes: s.size_bytes,
+      content: s.content ?? null,
+    })),
   );
   if (stages.length > 0) {
     await tx.all(
-      `insert into payload (message_id, stage, size_bytes, stored_at)
-       select x.message_id, x.stage, x.size_bytes, ?
-         from jsonb_to_recordset(?::jsonb) as x(message_id uuid, stage text, size_bytes bigint)
+      `insert into payload (message_id, stage, size_bytes, stored_at, content)
+       select x.message_id, x.stage, x.size_bytes, ?, decode(x.content, 'base64')
+         from jsonb_to_recordset(?::jsonb) as x(message_id uuid, stage text, size_bytes bigint, content text)
        on conflict do nothing`,
       [at, JSON.stringify(stages)],
     );
@@ -79,6 +84,8 @@ export interface EarlierMessage {
   message_id: string;
   status: MessageStatus;
   has_receipt: boolean;
+  /** The receipt's bytes (base64) when it is kept inline; null when in the store or none. */
+  receipt: string | null;
 }
 
 /**
@@ -93,10 +100,13 @@ export async function inboundDuplicates(
 ): Promise<Map<string, EarlierMessage>> {
   const found = new Map<string, EarlierMessage>();
   if (keys.length === 0) return found;
-  const rows = await tx.all<EarlierMessage & { as2_from: string; as2_message_id: string }>(
+  const rows = await tx.all<
+    Omit<EarlierMessage, 'receipt'> & { as2_from: string; as2_message_id: string; receipt: Buffer | null }
+  >(
     `select distinct on (a.as2_from, a.as2_message_id) a.as2_from, a.as2_message_id, a.message_id, m.status,
-            exists (select 1 from payload p where p.message_id = a.message_id and p.stage = 'receipt') as has_receipt
+            r.message_id is not null as has_receipt, r.content as receipt
        from as2_message a join message m on m.id = a.message_id
+       left join payload r on r.message_id = a.message_id and r.stage = 'receipt'
        join jsonb_to_recordset(?::jsonb) as k(as2_from text, as2_message_id text)
          on a.as2_from = k.as2_from and a.as2_message_id = k.as2_message_id
       where a.direction = 'inbound' and a.processed
@@ -108,7 +118,8 @@ export async function inboundDuplicates(
       pgArray(keys.map((k) => k.as2_message_id)),
     ],
   );
-  for (const row of rows) found.set(duplicateKey(row), row);
+  for (const row of rows)
+    found.set(duplicateKey(row), { ...row, receipt: row.receipt && row.receipt.toString('base64') });
   await addHistory(
     tx,
     at,

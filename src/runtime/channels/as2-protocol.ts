@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { interopChoices } from '../../actors/as2/interop-presets.js';
+import { InlineContent } from '../../storage/payloads/inline.js';
 
 export const As2Material = z.object({
   certificate_pem: z.string(),
@@ -122,7 +123,10 @@ export const As2Record = z.object({
   /** Outbound asynchronous receipts: the delivery waiting, and hours until it fails. */
   awaiting: z.object({ delivery_id: z.number().int(), hours: z.number().int() }).optional(),
   info: z.record(z.string(), z.unknown()),
-  stages: z.array(z.object({ stage, size_bytes: z.number().int().min(0) })),
+  /** `content`: a small stage's bytes, kept in its payload row (storage/payloads/inline.ts). */
+  stages: z.array(
+    z.object({ stage, size_bytes: z.number().int().min(0), content: InlineContent.optional() }),
+  ),
   /** A history line to add (a synchronous receipt: mdn_received or mdn_refused). */
   history: z.object({ kind: z.enum(['mdn_received', 'mdn_refused']), text: z.string().max(2048) }).optional(),
 });
@@ -162,6 +166,8 @@ export const As2AckRequest = z.object({
   text: z.string().max(2048),
   info: z.record(z.string(), z.unknown()),
   receipt_size: z.number().int().min(0).nullable(),
+  /** The receipt's bytes when it is small enough to keep in its payload row. */
+  receipt_content: InlineContent.optional(),
 });
 
 export const As2Done = z.object({

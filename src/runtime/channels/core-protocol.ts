@@ -1,9 +1,11 @@
 /**
  * What an actor asks the core (the main thread, which owns the database): accept a
- * message, claim deliveries, record a delivery's result. Payload bytes never travel here;
- * a message names its payload stage, which the actor has already written to the store.
+ * message, claim deliveries, record a delivery's result. A message names its payload stage:
+ * a large one the actor has already written to the store; a small one travels here, to be
+ * kept in the row that records it (storage/payloads/inline.ts).
  */
 import { z } from 'zod';
+import { InlineContent } from '../../storage/payloads/inline.js';
 import {
   As2AckRequest,
   As2InboundRequest,
@@ -33,7 +35,11 @@ export const OfferedMessage = z.object({
   file_name: text(1024).refine((s) => s !== '', 'Must not be empty'),
   /** Identifies what the source took (a file), so offering it again gives the same message. */
   source_key: text(2048).optional(),
-  payload: z.object({ stage: PayloadStage, size_bytes: z.number().int().min(0) }),
+  payload: z.object({
+    stage: PayloadStage,
+    size_bytes: z.number().int().min(0),
+    content: InlineContent.optional(),
+  }),
   /** Set when the source refuses the message (it cannot be read or routed): why. */
   refusal: text(2048).optional(),
   /** What AS2 did to a received message, stored with it. */
@@ -54,6 +60,8 @@ export const Acceptance = z.object({
   duplicate: z.boolean(),
   /** An AS2 duplicate: whether the earlier message's receipt is stored (to answer with). */
   receipt_stored: z.boolean().optional(),
+  /** That receipt's bytes when it is kept inline (else the actor reads it from the store). */
+  receipt: InlineContent.optional(),
   status: z.string(),
   /**
    * Deliveries queued at the message's targets in the last few seconds and not claimed yet:
@@ -83,7 +91,8 @@ export const ClaimedDelivery = z.object({
     file_name: z.string(),
     direction: z.enum(['inbound', 'outbound']),
   }),
-  payload: z.object({ stage: PayloadStage, size_bytes: z.number().int() }),
+  /** `content`: the bytes of a small stage, kept in its payload row; else read from the store. */
+  payload: z.object({ stage: PayloadStage, size_bytes: z.number().int(), content: InlineContent.optional() }),
 });
 export type ClaimedDelivery = z.infer<typeof ClaimedDelivery>;
 

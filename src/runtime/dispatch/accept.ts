@@ -26,6 +26,8 @@ export interface AcceptOutcome {
   duplicate: boolean;
   /** A duplicate AS2 message: whether the earlier one's receipt is stored (to answer with). */
   receipt_stored?: boolean;
+  /** That receipt's bytes (base64) when it is kept inline. */
+  receipt?: string;
   status: MessageStatus;
   /** Deliveries still waiting for a claim at the targets of the message, after this batch. */
   queued: number;
@@ -106,6 +108,7 @@ export async function acceptBatch(
         message_id: earlier.message_id,
         duplicate: true,
         receipt_stored: earlier.has_receipt,
+        ...(earlier.receipt !== null ? { receipt: earlier.receipt } : {}),
         status: earlier.status,
         queued: 0,
       };
@@ -189,6 +192,7 @@ async function acceptNew(
       refusal,
       size_bytes: m.payload.size_bytes,
       payload_stage: m.payload.stage,
+      payload_content: m.payload.content ?? null,
     };
   });
   const nextDispatch = new Date(at.getTime() + stallWaitSeconds(0) * 1000);
@@ -196,7 +200,7 @@ async function acceptNew(
     `with x as (
        select * from jsonb_to_recordset(?::jsonb) as x(id uuid, status text, stage text, direction text, from_party text,
               to_party text, file_name text, source_type text, source_name text, source_key text, target_hint text,
-              refusal text, size_bytes bigint, payload_stage text)
+              refusal text, size_bytes bigint, payload_stage text, payload_content text)
      ), m as (
        insert into message (id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
                             source_key, target_hint, refusal, accepted_by, created_at, updated_at)
@@ -205,8 +209,8 @@ async function acceptNew(
        on conflict (source_name, source_key) where source_key is not null do nothing
        returning id
      ), p as (
-       insert into payload (message_id, stage, size_bytes, stored_at)
-       select x.id, x.payload_stage, x.size_bytes, ? from x join m on m.id = x.id
+       insert into payload (message_id, stage, size_bytes, stored_at, content)
+       select x.id, x.payload_stage, x.size_bytes, ?, decode(x.payload_content, 'base64') from x join m on m.id = x.id
      ), d as (
        insert into delivery (message_id, target, state, dispatches, next_dispatch_at, created_at, updated_at)
        select y.message_id, y.target, 'queued', 1, ?, ?, ?

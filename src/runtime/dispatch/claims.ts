@@ -42,6 +42,7 @@ export async function claimBatch(
     file_name: string;
     direction: 'inbound' | 'outbound';
     size_bytes: string | null;
+    content: Buffer | null;
   }>(
     `with picked as (
        select id from delivery where target = ? and state = any(?::text[]) order by id limit ? for update skip locked
@@ -54,7 +55,7 @@ export async function claimBatch(
        insert into message_history (message_id, created_at, kind, delivery_id, target, old_state, new_state, text)
        select message_id, ?, 'delivery_changed', id, target, 'queued', 'delivering', 'Attempt ' || attempts from claimed
      )
-     select c.id, c.message_id, c.attempts, c.claims, m.from_party, m.to_party, m.file_name, m.direction, p.size_bytes
+     select c.id, c.message_id, c.attempts, c.claims, m.from_party, m.to_party, m.file_name, m.direction, p.size_bytes, p.content
        from claimed c join message m on m.id = c.message_id
        left join payload p on p.message_id = c.message_id and p.stage = 'unpacked'
       order by c.id`,
@@ -71,7 +72,11 @@ export async function claimBatch(
       file_name: r.file_name,
       direction: r.direction,
     },
-    payload: { stage: 'unpacked', size_bytes: Number(r.size_bytes ?? 0) },
+    payload: {
+      stage: 'unpacked',
+      size_bytes: Number(r.size_bytes ?? 0),
+      ...(r.content !== null ? { content: r.content.toString('base64') } : {}),
+    },
   }));
 }
 

@@ -70,6 +70,7 @@ export class Dispatcher implements ActorCore {
           message_id: o.message_id,
           duplicate: o.duplicate,
           ...(o.receipt_stored === undefined ? {} : { receipt_stored: o.receipt_stored }),
+          ...(o.receipt === undefined ? {} : { receipt: o.receipt }),
           status: o.status,
           queued: o.queued,
         })),

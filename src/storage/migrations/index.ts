@@ -10,6 +10,7 @@ import { Migration0004Runtime } from './Migration0004Runtime.js';
 import { Migration0009SecretCheck } from './Migration0009SecretCheck.js';
 import { Migration0011As2Messages } from './Migration0011As2Messages.js';
 import { Migration0013InteropOptions } from './Migration0013InteropOptions.js';
+import { Migration0014InlinePayloads } from './Migration0014InlinePayloads.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -19,4 +20,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0009SecretCheck', class: Migration0009SecretCheck },
   { name: 'Migration0011As2Messages', class: Migration0011As2Messages },
   { name: 'Migration0013InteropOptions', class: Migration0013InteropOptions },
+  { name: 'Migration0014InlinePayloads', class: Migration0014InlinePayloads },
 ];

@@ -200,3 +200,16 @@ export async function findMessageView(
     parts: revive(parts),
   };
 }
+
+/** The bytes of the message's stages kept inline (storage/payloads/inline.ts), by stage. */
+export async function findInlineStages(
+  em: EntityManager,
+  id: string,
+  stages: readonly string[],
+): Promise<Map<string, Buffer>> {
+  const rows = await direct(em).all<{ stage: string; content: Buffer }>(
+    `select stage, content from payload where message_id = ? and stage = any(?::text[]) and content is not null`,
+    [id, `{${stages.join(',')}}`],
+  );
+  return new Map(rows.map((r) => [r.stage, r.content]));
+}

@@ -1,13 +1,14 @@
 /**
- * GET /messages/{id}/payload (spec 4.3): a stage's bytes, streamed from the store. Without
+ * GET /messages/{id}/payload (spec 4.3): a stage's bytes, from its payload row when kept
+ * inline, else streamed from the store. Without
  * `stage`, unpacked or the first stage the message has. A stage the message lacks is 404
  * NOT_FOUND, and no other stage is served instead.
  */
 import type { FastifyReply } from 'fastify';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StoredStage } from '../../../storage/payloads/store.js';
-import { findMessage, findMessageParts } from '../../../storage/repositories/messages.js';
+import { findInlineStages, findMessage, findMessageParts } from '../../../storage/repositories/messages.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, notFound } from '../../errors.js';
 import { payloadStages, type PayloadStageName } from '../../schemas/message.js';
@@ -64,15 +65,17 @@ export async function servePayload(
   }
   const store = runtimeOf(ctx).payloads;
   const parts = partsOf(stage);
+  const inline = await findInlineStages(em, id, parts);
+  const openPart = (s: StoredStage) =>
+    inline.has(s)
+      ? Promise.resolve(Readable.from([inline.get(s)!]))
+      : store.open({ messageId: id, stage: s });
   // Opened before answering, so a stage missing from the store is an error, not a cut stream.
-  const first = await store.open({ messageId: id, stage: parts[0]! });
+  const first = await openPart(parts[0]!);
   const body =
     parts.length === 1
       ? first
-      : await concatenate([
-          async () => first,
-          ...parts.slice(1).map((s) => () => store.open({ messageId: id, stage: s })),
-        ]);
+      : await concatenate([async () => first, ...parts.slice(1).map((s) => () => openPart(s))]);
   return reply
     .code(200)
     .header('content-type', 'application/octet-stream')

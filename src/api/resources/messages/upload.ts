@@ -1,6 +1,7 @@
 /**
- * POST /messages: a file sent by hand (spec 4.3). The file part is streamed into the
- * payload store (at most 64 MiB, never held in memory); the form is checked; the message
+ * POST /messages: a file sent by hand (spec 4.3). The file part is kept: up to 64 KiB in
+ * memory and then inline with its record, a larger one streamed into the payload store (at
+ * most 64 MiB, never held in memory whole); the form is checked; the message
  * is accepted and dispatched before the answer, which is the message as GET shows it.
  * A refused form leaves nothing behind.
  */
@@ -13,6 +14,7 @@ import { loadRoutes } from '../../../runtime/dispatch/dispatch.js';
 import { targetsBetween } from '../../../runtime/dispatch/routing.js';
 import { direct, inTx } from '../../../storage/sql.js';
 import { PayloadTooLarge } from '../../../storage/payloads/store.js';
+import { keepStream, type KeptStage } from '../../../storage/payloads/inline.js';
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
@@ -54,7 +56,7 @@ export async function acceptUpload(
   const id = randomUUID();
   const fields: Record<string, string> = {};
   const problems: Record<string, string> = {};
-  let file: { name: string; size: number } | undefined;
+  let file: { name: string; kept: KeptStage } | undefined;
   try {
     for await (const part of request.parts({ limits: { fileSize: maxUploadBytes, files: 2, fields: 10 } })) {
       if (part.type === 'field') {
@@ -66,11 +68,11 @@ export async function acceptUpload(
         problems[part.fieldname] = part.fieldname === 'file' ? 'Send one file' : 'Unknown property';
         continue;
       }
-      const size = await runtime.payloads.put({ messageId: id, stage: 'unpacked' }, part.file, {
+      const kept = await keepStream(runtime.payloads, { messageId: id, stage: 'unpacked' }, part.file, {
         maxBytes: maxUploadBytes,
       });
       if (part.file.truncated) throw new PayloadTooLarge(maxUploadBytes);
-      file = { name: uploadedFileName(part.filename), size };
+      file = { name: uploadedFileName(part.filename), kept };
     }
   } catch (error) {
     await runtime.payloads.removeMessage(id);
@@ -96,7 +98,7 @@ export async function acceptUpload(
         from: parsed.data.from,
         to: parsed.data.to,
         file_name: file.name,
-        payload: { stage: 'unpacked', size_bytes: file.size },
+        payload: { stage: 'unpacked', ...file.kept },
       },
       target_hint: target,
       text: `Sent by hand by ${caller.actor}`,
