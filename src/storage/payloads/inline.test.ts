@@ -12,7 +12,7 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'pier-inline-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
 const store = new LocalPayloadStore(path.join(dir, 'store'));
 const ref = () => ({ messageId: randomUUID(), stage: 'unpacked' as const });
-const inStore = async () => readdir(store.directory).catch(() => []);
+const inStore = async () => readdir(store.directory).catch((): string[] => []);
 
 /** Bytes that differ from place to place, so a reordered or lost chunk shows. */
 function bytesOf(size: number): Buffer {
