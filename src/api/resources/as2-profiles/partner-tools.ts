@@ -5,7 +5,7 @@
  * The test message is a small generated text file accepted and delivered by the normal flow.
  */
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { keepBytes } from '../../../storage/payloads/inline.js';
 import { checkConnection, type CheckAnswer } from '../../../actors/as2-sender/check-connection.js';
 import { partnerReach } from '../../../runtime/as2/partner-reach.js';
 import { loadRoutes } from '../../../runtime/dispatch/dispatch.js';
@@ -113,10 +113,7 @@ export async function sendTestMessage(
   const at = ctx.now().toISOString();
   const fileName = `pier-test-${at.replace(/[-:]/g, '').replace(/\..*$/, '')}.txt`;
   const text = `Test message from ${organization} to ${partner.name}, sent by pier at ${at}.\r\n`;
-  const size = await runtime.payloads.put(
-    { messageId: id, stage: 'unpacked' },
-    Readable.from([Buffer.from(text)]),
-  );
+  const kept = await keepBytes(runtime.payloads, { messageId: id, stage: 'unpacked' }, Buffer.from(text));
   try {
     await runtime.dispatcher.acceptAndDispatch({
       source_type: 'api',
@@ -126,7 +123,7 @@ export async function sendTestMessage(
         from: organization,
         to: partner.name,
         file_name: fileName,
-        payload: { stage: 'unpacked', size_bytes: size },
+        payload: { stage: 'unpacked', ...kept },
       },
       target_hint: sender.name,
       text: `AS2 test message sent by ${caller.actor}`,
