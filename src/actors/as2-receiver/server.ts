@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import type tls from 'node:tls';
 import type { CoreClient } from '../../runtime/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
@@ -40,9 +41,10 @@ export class As2ReceiverServer {
       this.#server = https.createServer({ ...options, ...tlsOptions }, handle);
       // Failed handshakes (plain HTTP to this port, scanners, a partner trusting another
       // certificate) are the partner's to fix; debug keeps them out of everyday logs.
-      this.#server.on('tlsClientError', (error: NodeJS.ErrnoException) =>
-        core.log('debug', 'a TLS handshake failed', { error: error.code ?? error.message }),
-      );
+      this.#server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: tls.TLSSocket) => {
+        core.log('debug', 'a TLS handshake failed', { error: error.code ?? error.message });
+        if (error.code === 'ERR_SSL_HTTP_REQUEST') this.#answerPlainHttp(socket);
+      });
     } else {
       this.#server = http.createServer(options, handle);
     }
@@ -58,6 +60,29 @@ export class As2ReceiverServer {
         resolve();
       });
     });
+  }
+
+  /**
+   * A partner configured with http:// for this HTTPS port gets a 400 that says so, as web
+   * servers answer, instead of a reset connection that tells it nothing. The answer goes out
+   * on the TCP connection under the failed TLS socket: Node keeps it as `_parent` and offers no
+   * public way to it; without it the connection is reset as before.
+   */
+  #answerPlainHttp(socket: tls.TLSSocket): void {
+    const raw = (socket as tls.TLSSocket & { _parent?: unknown })._parent;
+    if (!(raw instanceof net.Socket) || !raw.writable) return;
+    const body = 'This port speaks HTTPS: send the AS2 message to an https:// address\n';
+    raw.end(
+      [
+        'HTTP/1.1 400 Bad Request',
+        `Server: ${this.identification}`,
+        'Content-Type: text/plain; charset=utf-8',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
   }
 
   #send(res: http.ServerResponse, answer: Answer): void {
