@@ -2,7 +2,7 @@
  * Unpacking a large message from its `received` stage instead of memory. An encrypted body is
  * decrypted as it is read (as2/stream/open-enveloped.ts), so the message is never held whole
  * next to its plaintext; the inner layers are then unpacked from the plaintext as usual. Any
- * other body, or one the stream reader does not take (malformed, RC2), is read into one buffer
+ * other body, or one the stream reader does not take (malformed), is read into one buffer
  * and unpacked as a small one would be, so the outcome is the same on both paths. An innermost
  * CompressedData whose entity is the document is inflated straight into the `unpacked` stage
  * (as2/stream/open-compressed.ts) instead of next to the compressed bytes.

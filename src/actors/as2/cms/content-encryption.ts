@@ -1,7 +1,8 @@
 /**
  * Symmetric content encryption for EnvelopedData (CBC) and AuthEnvelopedData (GCM) with their
  * AlgorithmIdentifier parameters (RFC 3565, RFC 5084, RFC 3370). node:crypto does the work;
- * RC2, which Node's OpenSSL no longer loads, is decrypted with node-forge's RC2 for old partners.
+ * RC2, which Node's OpenSSL no longer loads, is decrypted by pier's own RC2 (rc2.ts) for old
+ * partners.
  */
 import {
   createCipheriv,
@@ -11,7 +12,6 @@ import {
   type CipherGCM,
   type DecipherGCM,
 } from 'node:crypto';
-import forge from 'node-forge';
 import {
   contentEncryptionAlgorithms,
   contentEncryptionForOid,
@@ -27,6 +27,7 @@ import {
   type Asn1Node,
 } from './asn1/reader.js';
 import { algorithmIdentifier, integer, octetString, sequence, type Der } from './asn1/writer.js';
+import { Rc2CbcDecipher } from './rc2.js';
 
 /** Length of the authentication tag pier writes for GCM; RFC 5084's default is 12. */
 const gcmTagBytes = 16;
@@ -125,6 +126,7 @@ export function readContentAlgorithm(identifier: Asn1Node): ContentAlgorithm {
       }
       iv = readOctets(params.child(hasVersion ? 1 : 0, 'RC2 iv'));
     } else iv = readOctets(params);
+    if (iv.length !== 8) throw new Asn1Error(`IV of ${iv.length} bytes for ${name}`);
     return { name, keyBytes: Math.ceil(bits / 8), iv, tagBytes: 0, rc2Bits: bits };
   }
   const spec = contentEncryptionAlgorithms[name];
@@ -150,7 +152,6 @@ export function decryptContent(
   ciphertext: readonly Buffer[],
   auth?: { tag: Buffer; aad: Buffer | null },
 ): Buffer {
-  if (algorithm.name === 'rc2-cbc') return decryptRc2(algorithm, key, ciphertext);
   return runDecipher(contentDecipher(algorithm, key, auth), ciphertext);
 }
 
@@ -161,15 +162,18 @@ export interface ContentDecipher {
 }
 
 /**
- * A node:crypto decipher for the content, tag and authenticated attributes set (not RC2),
- * for deciphering in pieces; the streaming reader (stream/) uses it too.
+ * A decipher for the content, tag and authenticated attributes set, for deciphering in pieces;
+ * the streaming reader (stream/) uses it too. node:crypto's, or for RC2 pier's own.
  */
 export function contentDecipher(
   algorithm: ContentAlgorithm,
   key: Buffer,
   auth?: { tag: Buffer; aad: Buffer | null },
 ): ContentDecipher {
-  if (algorithm.name === 'rc2-cbc') throw new Asn1Error('RC2 is deciphered with node-forge');
+  if (algorithm.name === 'rc2-cbc') {
+    if (auth) throw new Asn1Error('rc2-cbc in AuthEnvelopedData');
+    return new Rc2CbcDecipher(key, algorithm.rc2Bits, algorithm.iv);
+  }
   const spec = contentEncryptionAlgorithms[algorithm.name];
   if (spec.mode === 'gcm') {
     if (!auth) throw new Asn1Error('AES-GCM outside AuthEnvelopedData has no authentication tag');
@@ -205,15 +209,4 @@ function runDecipher(
   length += decipher.final().copy(out, length);
   out.fill(0, length); // the slack was never written: leave no stale memory behind the view
   return out.subarray(0, length);
-}
-
-function decryptRc2(algorithm: ContentAlgorithm, key: Buffer, ciphertext: readonly Buffer[]): Buffer {
-  const cipher = forge.rc2.createDecryptionCipher(
-    forge.util.createBuffer(key.toString('binary')),
-    algorithm.rc2Bits,
-  );
-  cipher.start(forge.util.createBuffer(algorithm.iv.toString('binary')));
-  for (const chunk of ciphertext) cipher.update(forge.util.createBuffer(chunk.toString('binary')));
-  if (!cipher.finish()) throw new Asn1Error('RC2 padding check failed');
-  return Buffer.from(cipher.output.getBytes(), 'binary');
 }

@@ -23,7 +23,7 @@ export type OpenSource = () => Promise<AsyncIterable<Buffer>>;
 
 /**
  * Throws NotStreamable when the message is not one this reader takes as decryptEnveloped
- * would (malformed, RC2): the caller opens it in memory then, for the same outcome.
+ * would (malformed): the caller opens it in memory then, for the same outcome.
  */
 export async function decryptEnvelopedStream(
   open: OpenSource,
@@ -36,7 +36,6 @@ export async function decryptEnvelopedStream(
   } catch (error) {
     throw new NotStreamable('unreadable content encryption algorithm', { cause: error });
   }
-  if (algorithm.name === 'rc2-cbc') throw new NotStreamable('RC2 is deciphered in memory');
   const auth = structure.authenticated ? { tag: structure.mac!, aad: structure.authAttrs } : undefined;
   // Plaintext is never longer than the ciphertext; the slack takes a final block's output.
   const out = Buffer.allocUnsafe(structure.contentBytes + 32);
