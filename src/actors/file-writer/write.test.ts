@@ -22,15 +22,28 @@ const settings = (ifExists: 'fail' | 'rename'): FileWriterSettings => ({
 });
 
 let deliveries = 0;
-async function delivery(content: string, fileName = 'order.edi'): Promise<ClaimedDelivery> {
+/** A claimed delivery whose payload is in the store, or kept inline (carried by the claim). */
+async function delivery(
+  content: string,
+  fileName = 'order.edi',
+  kept: 'store' | 'inline' = 'store',
+): Promise<ClaimedDelivery> {
   const id = randomUUID();
-  const size = await store.put({ messageId: id, stage: 'unpacked' }, Readable.from([Buffer.from(content)]));
+  const bytes = Buffer.from(content);
+  const size =
+    kept === 'store'
+      ? await store.put({ messageId: id, stage: 'unpacked' }, Readable.from([bytes]))
+      : bytes.length;
   return {
     delivery_id: ++deliveries,
     claim: 1,
     attempt: 1,
     message: { id, from: 'acme', to: 'globex', file_name: fileName, direction: 'outbound' },
-    payload: { stage: 'unpacked', size_bytes: size },
+    payload: {
+      stage: 'unpacked',
+      size_bytes: size,
+      ...(kept === 'inline' ? { content: bytes.toString('base64') } : {}),
+    },
   };
 }
 const written = (name: string) => readFile(path.join(out, 'globex', name), 'utf8');
@@ -40,6 +53,14 @@ t.test('writes the file under its name, leaves no temporary file', async (t) => 
   const writer = new FileWriter(settings('fail'), store);
   t.match(await writer.deliver(await delivery('first')), { ok: true, detail: 'Written to globex/order.edi' });
   t.equal(await written('order.edi'), 'first');
+  t.same(await hidden(), []);
+});
+
+t.test('an inline payload is written from the claim (the store has no copy of it)', async (t) => {
+  const writer = new FileWriter(settings('fail'), store);
+  const inline = await delivery('kept inline', 'inline.edi', 'inline');
+  t.match(await writer.deliver(inline), { ok: true, detail: 'Written to globex/inline.edi' });
+  t.equal(await written('inline.edi'), 'kept inline');
   t.same(await hidden(), []);
 });
 

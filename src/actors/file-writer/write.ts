@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../runtime/channels/core-protocol.js';
 import { PayloadMissing, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
-import { openKept } from '../../storage/payloads/inline.js';
+import { inlineBytes } from '../../storage/payloads/inline.js';
 import { Directories } from '../shared/directories.js';
 import { fillPattern } from '../shared/path-pattern.js';
 import type { FileWriterSettings } from './config.js';
@@ -63,7 +63,12 @@ export class FileWriter {
     // The temporary file first: a directory removed meanwhile fails here, before the payload is read.
     const file = await this.#directories.within(dir, () => open(temp, 'wx'));
     try {
-      await pipeline(await openKept(this.store, ref, content), file.createWriteStream({ flush: true }));
+      if (content !== undefined) {
+        // Small and in memory: one write, and fdatasync (cheaper than the stream's fsync).
+        await file.writeFile(inlineBytes(content));
+        await file.datasync();
+        await file.close();
+      } else await pipeline(await this.store.open(ref), file.createWriteStream({ flush: true }));
     } catch (error) {
       await file.close().catch(() => {});
       throw error;
