@@ -11,16 +11,32 @@ interface Waiting<I, O> {
   reject(error: unknown): void;
 }
 
+export interface BatchLimits<I> {
+  /** Most items in one batch. */
+  maxItems?: number;
+  /** What an item weighs (say, the payload bytes it carries); with maxWeight. */
+  weigh?: (item: I) => number;
+  /** Most weight in one batch; an item heavier than this still goes, alone. */
+  maxWeight?: number;
+}
+
 export class Batcher<I, O> {
   #queue: Waiting<I, O>[] = [];
   #running = false;
   #idle: (() => void)[] = [];
+  readonly #maxItems: number;
+  readonly #weigh: ((item: I) => number) | undefined;
+  readonly #maxWeight: number;
 
   constructor(
     /** Writes a batch; answers one output per item, in order. */
     private readonly run: (items: I[]) => Promise<O[]>,
-    private readonly maxBatch = 500,
-  ) {}
+    limits: BatchLimits<I> = {},
+  ) {
+    this.#maxItems = limits.maxItems ?? 500;
+    this.#weigh = limits.weigh;
+    this.#maxWeight = limits.maxWeight ?? Infinity;
+  }
 
   submit(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
@@ -39,12 +55,24 @@ export class Batcher<I, O> {
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
+  /** How many queued items the next batch takes: at least one, within both limits. */
+  #taken(): number {
+    const most = Math.min(this.#maxItems, this.#queue.length);
+    if (!this.#weigh) return most;
+    let weight = 0;
+    for (let n = 0; n < most; n++) {
+      weight += this.#weigh(this.#queue[n]!.item);
+      if (weight > this.#maxWeight) return Math.max(n, 1);
+    }
+    return most;
+  }
+
   async #drain(): Promise<void> {
     this.#running = true;
     // Let requests made in the same tick join the first batch.
     await new Promise((r) => setImmediate(r));
     while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, this.maxBatch);
+      const batch = this.#queue.splice(0, this.#taken());
       try {
         const outs = await this.run(batch.map((w) => w.item));
         batch.forEach((w, i) => w.resolve(outs[i]!));

@@ -162,3 +162,20 @@ export const ActorEvent = z.discriminatedUnion('type', [
   }),
 ]);
 export type ActorEvent = z.infer<typeof ActorEvent>;
+
+/**
+ * The inline payload bytes (base64 characters) a message or a result carries, so batches of
+ * them can be kept to a size (a burst of 64 KiB messages would otherwise make one statement
+ * of a hundred megabytes).
+ */
+export function inlineChars(carrier: {
+  payload?: { content?: string | undefined };
+  as2_record?: { stages: { content?: string | undefined }[] } | undefined;
+}): number {
+  let chars = carrier.payload?.content?.length ?? 0;
+  for (const stage of carrier.as2_record?.stages ?? []) chars += stage.content?.length ?? 0;
+  return chars;
+}
+
+/** Most inline payload characters in one batch of accepts or results. */
+export const maxInlineCharsPerBatch = 8 * 1024 * 1024;

@@ -5,11 +5,13 @@
  */
 import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
-import type {
-  Acceptance,
-  ClaimedDelivery,
-  DeliveryResult,
-  OfferedMessage,
+import {
+  inlineChars,
+  maxInlineCharsPerBatch,
+  type Acceptance,
+  type ClaimedDelivery,
+  type DeliveryResult,
+  type OfferedMessage,
 } from '../channels/core-protocol.js';
 import type { ActorCore, HeldClaim, InstanceRef } from '../supervisor/core-port.js';
 import { acceptBatch, type AcceptItem, type AcceptOutcome } from './accept.js';
@@ -52,14 +54,20 @@ export class Dispatcher implements ActorCore {
     const { orm } = options;
     // A message is dispatched in the transaction that accepts it: the file poller and a
     // message sent by hand have nothing left to do with it once it is stored.
-    this.#accepts = new Batcher(async (items) => {
-      const { outcomes, targets } = await inTx(orm, (tx) =>
-        acceptBatch(tx, this.#o.now(), this.#o.node, items),
-      );
-      this.#o.onWork(targets);
-      return outcomes;
+    this.#accepts = new Batcher(
+      async (items) => {
+        const { outcomes, targets } = await inTx(orm, (tx) =>
+          acceptBatch(tx, this.#o.now(), this.#o.node, items),
+        );
+        this.#o.onWork(targets);
+        return outcomes;
+      },
+      { weigh: (item) => inlineChars(item.message), maxWeight: maxInlineCharsPerBatch },
+    );
+    this.#results = new Batcher((items) => inTx(orm, (tx) => resultBatch(tx, this.#o.now(), items)), {
+      weigh: (item) => inlineChars(item.outcome),
+      maxWeight: maxInlineCharsPerBatch,
     });
-    this.#results = new Batcher((items) => inTx(orm, (tx) => resultBatch(tx, this.#o.now(), items)));
   }
 
   /** Accepts and dispatches messages a source actor brought in. */

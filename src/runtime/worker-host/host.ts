@@ -8,6 +8,8 @@ import { Batcher } from '../batcher.js';
 import {
   AcceptResponse,
   ClaimResponse,
+  inlineChars,
+  maxInlineCharsPerBatch,
   ResultResponse,
   type Acceptance,
   type ActorEvent,
@@ -124,9 +126,11 @@ class Channel {
 function coreClient(channel: Channel): CoreClient {
   const accepts = new Batcher<OfferedMessage, Acceptance>(
     async (messages) => AcceptResponse.parse(await channel.request({ type: 'accept', messages })).accepted,
+    { weigh: inlineChars, maxWeight: maxInlineCharsPerBatch },
   );
   const results = new Batcher<DeliveryResult, boolean>(
     async (list) => ResultResponse.parse(await channel.request({ type: 'result', results: list })).applied,
+    { weigh: (r) => inlineChars(r.outcome), maxWeight: maxInlineCharsPerBatch },
   );
   return {
     accept: (message) => accepts.submit(message),
