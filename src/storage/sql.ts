@@ -10,11 +10,19 @@ import type { Orm } from './db.js';
 /** Runs SQL with `?` placeholders; rows come back as the driver reads them. */
 export interface Tx {
   all<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * The same as a statement prepared once per connection under `name` (which must be unique
+   * to this text), so PostgreSQL parses it once and, after a few runs, plans it once. Only for
+   * lookups by key that run per request: parsing and planning them cost more than running
+   * them. Not for the flow's batched statements, whose generic plans misjudge the rows.
+   */
+  prepared<T = Record<string, unknown>>(name: string, text: string, params?: unknown[]): Promise<T[]>;
 }
 
 /** A connection of the ORM's pool as the pg driver hands it out. */
 interface PgConnection {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 interface Pool {
@@ -46,21 +54,26 @@ function onConnection(connection: PgConnection): Tx {
   return {
     all: async <T>(text: string, params: unknown[] = []) =>
       (await connection.query(numberPlaceholders(text), params)).rows as T[],
+    prepared: async <T>(name: string, text: string, params: unknown[] = []) =>
+      (await connection.query({ name, text: numberPlaceholders(text), values: params })).rows as T[],
   };
 }
 
 /** Statements that are atomic by themselves, each on whichever pool connection is free. */
 export function direct(source: Orm | EntityManager): Tx {
   const pool = poolOf(source);
+  const onFree = async <T>(use: (tx: Tx) => Promise<T>): Promise<T> => {
+    const connection = await pool.acquireConnection();
+    try {
+      return await use(onConnection(connection));
+    } finally {
+      await pool.releaseConnection(connection);
+    }
+  };
   return {
-    all: async <T>(text: string, params: unknown[] = []) => {
-      const connection = await pool.acquireConnection();
-      try {
-        return await onConnection(connection).all<T>(text, params);
-      } finally {
-        await pool.releaseConnection(connection);
-      }
-    },
+    all: <T>(text: string, params: unknown[] = []) => onFree((tx) => tx.all<T>(text, params)),
+    prepared: <T>(name: string, text: string, params: unknown[] = []) =>
+      onFree((tx) => tx.prepared<T>(name, text, params)),
   };
 }
 

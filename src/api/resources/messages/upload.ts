@@ -127,7 +127,8 @@ async function formProblems(
   const problems: Record<string, string> = {};
   // The parties and the target's type in one statement (a round trip per upload saved), on
   // the driver directly (storage/sql.ts says why).
-  const rows = await direct(ctx.orm).all<{ name: string; kind: 'organization' | 'partner' | 'target' }>(
+  const rows = await direct(ctx.orm).prepared<{ name: string; kind: 'organization' | 'partner' | 'target' }>(
+    'pier_upload_form',
     `select name, 'organization' as kind from organization where name in (?, ?)
      union all select name, 'partner' as kind from partner where name in (?, ?)
      union all select type, 'target' as kind from plugin_config where name = ?`,
