@@ -2,10 +2,10 @@
  * The file poller's logic, with its ports as arguments so it runs without a thread in
  * tests. A file is taken when it is fully written: seen with the same size, time and inode
  * in two looks at the directory (or not modified for a whole polling interval), and not
- * named like a file in the making. Its bytes are kept (a small file inline with its
- * record, a larger one in the payload store), the core accepts the message, and only then is the file moved to
- * processed_directory. A file whose path names no parties becomes a Refused message, so
- * nothing is lost and the operator sees why.
+ * named like a file in the making. Its bytes are kept (a small file inline with its record,
+ * a larger one in the payload store), the core accepts the message, and only then is the
+ * file moved to processed_directory. A file whose path names no parties becomes a Refused
+ * message, so nothing is lost and the operator sees why.
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';

@@ -1,8 +1,8 @@
 /**
  * GET /messages/{id}/payload (spec 4.3): a stage's bytes, from its payload row when kept
- * inline, else streamed from the store. Without
- * `stage`, unpacked or the first stage the message has. A stage the message lacks is 404
- * NOT_FOUND, and no other stage is served instead.
+ * inline, else streamed from the store. Without `stage`, unpacked or the first stage the
+ * message has. A stage the message lacks is 404 NOT_FOUND, and no other stage is served
+ * instead.
  */
 import type { FastifyReply } from 'fastify';
 import { PassThrough, Readable } from 'node:stream';
