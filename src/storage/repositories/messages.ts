@@ -1,6 +1,6 @@
 /** The queries the API reads messages with: a filtered page, and the parts of each message. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { direct } from '../sql.js';
+import { direct, pgArray } from '../sql.js';
 
 export interface MessageRow {
   id: string;
@@ -213,7 +213,7 @@ export async function findInlineStages(
 ): Promise<Map<string, Buffer>> {
   const rows = await direct(em).all<{ stage: string; content: Buffer }>(
     `select stage, content from payload where message_id = ? and stage = any(?::text[]) and content is not null`,
-    [id, `{${stages.join(',')}}`],
+    [id, pgArray(stages)],
   );
   return new Map(rows.map((r) => [r.stage, r.content]));
 }
