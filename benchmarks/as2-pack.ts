@@ -15,8 +15,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { packOutgoing, type PackOptions } from '../src/actors/as2/pack.js';
-import { unpackIncoming } from '../src/actors/as2/unpack.js';
+import { packOutgoing, type PackOptions } from '../actors/as2/pack.js';
+import { unpackIncoming } from '../actors/as2/unpack.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string' }, size: { type: 'string' } } });
 const seconds = Number(values.seconds ?? 5);

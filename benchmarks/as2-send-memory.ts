@@ -18,11 +18,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { postAs2 } from '../src/actors/as2-sender/post.js';
-import { packOutgoing, type PackOptions } from '../src/actors/as2/pack.js';
-import { packOutgoingStreamed } from '../src/actors/as2/stream/pack-streamed.js';
-import { fileRange, type Source } from '../src/actors/as2/stream/source.js';
-import { TempFiles } from '../src/actors/as2/stream/temp-files.js';
+import { postAs2 } from '../actors/as2-sender/post.js';
+import { packOutgoing, type PackOptions } from '../actors/as2/pack.js';
+import { packOutgoingStreamed } from '../actors/as2/stream/pack-streamed.js';
+import { fileRange, type Source } from '../actors/as2/stream/source.js';
+import { TempFiles } from '../actors/as2/stream/temp-files.js';
 
 const { values } = parseArgs({ options: { size: { type: 'string' }, path: { type: 'string' } } });
 const sizeMiB = Number(values.size ?? 64);

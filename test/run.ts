@@ -6,9 +6,11 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { startEmbeddedPostgres } from '../src/storage/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../storage/embedded-postgres.js';
 
 const root = path.resolve(import.meta.dirname, '..');
+/** Tests live in test/ (those that cross folders) and beside the code they cover. */
+const codeFolders = ['test', 'pki', 'storage', 'protocol', 'actors', 'runtime', 'api', 'cli'];
 
 function testFiles(dir: string): string[] {
   const out: string[] = [];
@@ -23,9 +25,7 @@ function testFiles(dir: string): string[] {
 
 const requested = process.argv.slice(2);
 const files =
-  requested.length > 0
-    ? requested
-    : [...testFiles(path.join(root, 'test')), ...testFiles(path.join(root, 'src'))];
+  requested.length > 0 ? requested : codeFolders.flatMap((folder) => testFiles(path.join(root, folder)));
 
 let adminUrl = process.env.DATABASE_URL;
 let stopEmbedded: (() => Promise<void>) | undefined;

@@ -2,12 +2,12 @@
  * Prepares a benchmark database: migrations, optional data, and a local service account with
  * an API token made through the same services the CLI uses. Returns the token.
  */
-import { createApiToken } from '../../src/api/resources/api-tokens/service.js';
-import { createServiceAccount } from '../../src/api/resources/service-accounts/service.js';
-import { readProcessOptions } from '../../src/config.js';
-import { createApiContext } from '../../src/core.js';
-import { SecretBox } from '../../src/runtime/secrets/secret-box.js';
-import { migrate, openDatabase, type Orm } from '../../src/storage/db.js';
+import { createApiToken } from '../../api/resources/api-tokens/service.js';
+import { createServiceAccount } from '../../api/resources/service-accounts/service.js';
+import { readProcessOptions } from '../../runtime/process-options.js';
+import { createApiContext } from '../../api/create-context.js';
+import { SecretBox } from '../../runtime/secrets/secret-box.js';
+import { migrate, openDatabase, type Orm } from '../../storage/db.js';
 
 export async function prepareWithToken(url: string, prepare?: (orm: Orm) => Promise<void>): Promise<string> {
   const orm = await openDatabase(url);

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/storage/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../storage/embedded-postgres.js';
 
 export interface BenchDatabase {
   url: string;

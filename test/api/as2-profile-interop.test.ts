@@ -1,6 +1,6 @@
 // Covers the interop options of remote AS2 profiles (docs/interop.md): defaults on create and for rows older than the columns, presets filling options, explicit options winning over a preset, updates keeping what they do not name, the audit trail, bad values and as2bis conflicts refused with nothing stored.
 import t from 'tap';
-import { defaultInteropOptions, interopPresets } from '../../src/actors/as2/interop-presets.js';
+import { defaultInteropOptions, interopPresets } from '../../protocol/as2/interop-presets.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';

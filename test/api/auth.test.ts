@@ -1,8 +1,8 @@
 // Covers authentication (spec 5): header errors, API token states (expired, revoked, disabled
 // account), cache invalidation across two processes, last_used_at, and the developer build.
 import t from 'tap';
-import { readProcessOptions } from '../../src/config.js';
-import { startServer } from '../../src/server.js';
+import { readProcessOptions } from '../../runtime/process-options.js';
+import { startServer } from '../../api/server.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 

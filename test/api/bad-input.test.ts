@@ -2,7 +2,7 @@
 // types, unknown enum values, over-long texts, unknown properties, bad ids and paging,
 // oversized bodies, wrong Content-Type) and asserts a 4xx envelope and that nothing changed.
 import t, { type Test } from 'tap';
-import { idParams } from '../../src/api/schemas/common.js';
+import { idParams } from '../../api/schemas/common.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 

@@ -4,8 +4,8 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
 import { pino } from 'pino';
-import { buildApp } from '../../src/api/app.js';
-import { coreModule } from '../../src/api/modules.js';
+import { buildApp } from '../../api/app.js';
+import { coreModule } from '../../api/modules.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t, { env: { ALLOWED_ORIGINS: 'https://ui.example.com' } });

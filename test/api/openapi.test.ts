@@ -5,7 +5,7 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import t from 'tap';
 import { parse } from 'yaml';
-import { errorCodes } from '../../src/api/errors.js';
+import { errorCodes } from '../../api/errors.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);

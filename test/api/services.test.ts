@@ -139,8 +139,8 @@ t.test('enabled instances start with the server', async (t) => {
   });
   await second.close();
   // The same database again: a new process reads the configurations at start.
-  const { startServer } = await import('../../src/server.js');
-  const { readProcessOptions } = await import('../../src/config.js');
+  const { startServer } = await import('../../api/server.js');
+  const { readProcessOptions } = await import('../../runtime/process-options.js');
   const third = await startServer({
     options: readProcessOptions({
       DATABASE_URL: second.db.url,

@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import t from 'tap';
-import { streamFromBytes } from '../../src/actors/as2/stream/pack-streamed.js';
+import { streamFromBytes } from '../../actors/as2/stream/pack-streamed.js';
 import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { upload, waitForMessage, type Message } from '../helpers/flow.js';

@@ -1,7 +1,7 @@
 // Covers the as2-receiver's answers to bad input and duplicates over real HTTP: tampered body, wrong certificate, unknown AS2-To/AS2-From, unsigned when signing is required, malformed MIME, absurd and missing headers, too-large bodies; each gets the right MDN or HTTP 4xx and the right message status, and the receiver keeps working. A duplicate Message-ID of a processed message is answered with the stored receipt and noted, not routed again; a resend after an error is taken.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { packOutgoing, parseMdn, formatDispositionNotificationOptions } from '../../src/actors/as2/index.js';
+import { packOutgoing, parseMdn, formatDispositionNotificationOptions } from '../../actors/as2/index.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { agreement, messageByAs2Id, postAs2, storeCertificate, startReceiver } from '../helpers/as2.js';
 import type { Message } from '../helpers/flow.js';

@@ -1,10 +1,10 @@
 // Covers what unpackIncoming refuses as damaged: malformed MIME, truncated CMS, absurd headers, nested layers, bombs and random damage — a DispositionError with the right modifier, never another exception.
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { unpackIncoming } from '../../src/actors/as2/unpack.js';
-import { DispositionError } from '../../src/actors/as2/vocabulary/disposition-error.js';
-import { packOutgoing } from '../../src/actors/as2/pack.js';
-import type { ErrorModifier } from '../../src/actors/as2/vocabulary/dispositions.js';
+import { unpackIncoming } from '../../actors/as2/unpack.js';
+import { DispositionError } from '../../actors/as2/vocabulary/disposition-error.js';
+import { packOutgoing } from '../../actors/as2/pack.js';
+import type { ErrorModifier } from '../../actors/as2/vocabulary/dispositions.js';
 import { makeParties } from './parties.js';
 import { refusalKit } from './refusal.js';
 
@@ -60,7 +60,7 @@ t.test('malformed MIME', async (t) => {
   ];
   for (const [label, modifier, body, headers] of cases) refusal(t, label, modifier, body, headers);
   // Encrypted content that is not a MIME entity.
-  const { encryptEnveloped } = await import('../../src/actors/as2/cms/enveloped-data.js');
+  const { encryptEnveloped } = await import('../../pki/cms/enveloped-data.js');
   const garbage = encryptEnveloped(
     [Buffer.from('no header section here, just a line without a colon\r\n\r\n')],
     {
@@ -108,7 +108,7 @@ t.test('absurd headers and bombs', async (t) => {
   const many: Record<string, string> = { 'content-type': 'text/plain' };
   for (let i = 0; i < 10_000; i++) many[`x-${i}`] = 'y';
   refusal(t, '10,000 header fields', 'unexpected-processing-error', payload, many);
-  const { encryptEnveloped } = await import('../../src/actors/as2/cms/enveloped-data.js');
+  const { encryptEnveloped } = await import('../../pki/cms/enveloped-data.js');
   const hugeHeader = encryptEnveloped([Buffer.from(`X-Long: ${'a'.repeat(100_000)}\r\n\r\nbody`)], {
     algorithm: 'aes128-cbc',
     certificate: bob.certificate,
@@ -118,7 +118,7 @@ t.test('absurd headers and bombs', async (t) => {
   });
 
   // Compression nested eight deep.
-  const { compress } = await import('../../src/actors/as2/cms/compressed-data.js');
+  const { compress } = await import('../../pki/cms/compressed-data.js');
   let nested = Buffer.from('Content-Type: text/plain\r\n\r\nhi');
   for (let i = 0; i < 8; i++) {
     nested = Buffer.concat([

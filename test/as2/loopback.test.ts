@@ -1,11 +1,11 @@
 // Covers pier → pier through the library: the matrix sign {none, sha1, sha256, sha384, sha512} × encrypt {none, 3des, AES-CBC, AES-GCM} × compress {off, before-sign, after-sign}, plus the per-partner options (PSS, OAEP, no signed attributes, base64, filename forms).
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { packOutgoing, LegacyAlgorithmError, type PackOptions } from '../../src/actors/as2/pack.js';
-import { unpackIncoming } from '../../src/actors/as2/unpack.js';
-import { sameMic } from '../../src/actors/as2/mic.js';
-import type { ContentEncryption } from '../../src/actors/as2/vocabulary/encryption-algorithms.js';
-import type { MicAlgorithm } from '../../src/actors/as2/vocabulary/mic-algorithms.js';
+import { packOutgoing, LegacyAlgorithmError, type PackOptions } from '../../actors/as2/pack.js';
+import { unpackIncoming } from '../../actors/as2/unpack.js';
+import { sameMic } from '../../actors/as2/mic.js';
+import type { ContentEncryption } from '../../pki/algorithms/encryption-algorithms.js';
+import type { MicAlgorithm } from '../../pki/algorithms/mic-algorithms.js';
 import { makeParties } from './parties.js';
 
 const parties = makeParties();
@@ -162,7 +162,7 @@ t.test('per-partner options', async (t) => {
 });
 
 t.test('MIC rules of RFC 4130 §7.3.1', async (t) => {
-  const { computeMic } = await import('../../src/actors/as2/mic.js');
+  const { computeMic } = await import('../../actors/as2/mic.js');
   const plain = packOutgoing(payload, { filename: 'x.edi' });
   t.same(plain.mic, computeMic(payload, 'sha-256'), 'unsigned, unencrypted: the content without headers');
   t.same(plain.body, payload);
@@ -216,7 +216,7 @@ t.test('LF-only messages (RSSBus/CData) verify, over the exact bytes or their CR
   t.equal(got.filename, 'a.edi');
 
   // Signed over the LF bytes themselves: verified as they are.
-  const { signDetached } = await import('../../src/actors/as2/cms/signed-data.js');
+  const { signDetached } = await import('../../pki/cms/signed-data.js');
   const entity = Buffer.from(
     'Content-Type: application/edi-x12\nContent-Transfer-Encoding: binary\n\nISA*00~\nIEA*1~\n',
   );

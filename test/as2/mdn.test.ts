@@ -4,18 +4,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import YAML from 'yaml';
-import { buildMdn } from '../../src/actors/as2/mdn/build.js';
-import { MdnError, parseMdn } from '../../src/actors/as2/mdn/parse.js';
-import { computeMic, formatMic, parseMic, sameMic } from '../../src/actors/as2/mic.js';
+import { buildMdn } from '../../actors/as2/mdn/build.js';
+import { MdnError, parseMdn } from '../../actors/as2/mdn/parse.js';
+import { computeMic, formatMic, parseMic, sameMic } from '../../actors/as2/mic.js';
 import {
   formatDisposition,
   processed,
   processedWithError,
-} from '../../src/actors/as2/vocabulary/dispositions.js';
+} from '../../actors/as2/vocabulary/dispositions.js';
 import {
   parseDispositionNotificationOptions,
   formatDispositionNotificationOptions,
-} from '../../src/actors/as2/disposition-options.js';
+} from '../../actors/as2/disposition-options.js';
 import { makeParties } from './parties.js';
 
 const vectors =
@@ -206,8 +206,8 @@ t.test('Disposition-Notification-Options', async (t) => {
 });
 
 t.test('alice reads the receipt bob builds for her message', async (t) => {
-  const { packOutgoing } = await import('../../src/actors/as2/pack.js');
-  const { unpackIncoming } = await import('../../src/actors/as2/unpack.js');
+  const { packOutgoing } = await import('../../actors/as2/pack.js');
+  const { unpackIncoming } = await import('../../actors/as2/unpack.js');
   const packed = packOutgoing(Buffer.from('ST*997~'), {
     sign: { algorithm: 'sha-384', certificate: alice.certificate, privateKey: alice.privateKey },
     encrypt: { algorithm: 'aes256-gcm', certificate: bob.certificate },

@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import t, { type Test } from 'tap';
-import { openMessage, type OpenResult, type OpenTask } from '../../src/actors/as2-receiver/open-message.js';
-import { unpackStored } from '../../src/actors/as2-receiver/open-stored.js';
-import { parseMdn } from '../../src/actors/as2/index.js';
+import { openMessage, type OpenResult, type OpenTask } from '../../actors/as2-receiver/open-message.js';
+import { unpackStored } from '../../actors/as2-receiver/open-stored.js';
+import { parseMdn } from '../../actors/as2/index.js';
 import {
   algorithmIdentifier,
   explicit,
@@ -16,13 +16,13 @@ import {
   oid,
   sequence,
   toBuffer,
-} from '../../src/actors/as2/cms/asn1/writer.js';
-import { decryptEnveloped } from '../../src/actors/as2/cms/enveloped-data.js';
-import { decryptEnvelopedStream } from '../../src/actors/as2/stream/open-enveloped.js';
-import { NotStreamable } from '../../src/actors/as2/stream/read-enveloped.js';
-import { oids } from '../../src/actors/as2/vocabulary/oids.js';
-import type { As2InboundContext } from '../../src/runtime/channels/as2-protocol.js';
-import { LocalPayloadStore } from '../../src/storage/payloads/local-store.js';
+} from '../../pki/asn1/writer.js';
+import { decryptEnveloped } from '../../pki/cms/enveloped-data.js';
+import { decryptEnvelopedStream } from '../../actors/as2/stream/open-enveloped.js';
+import { NotStreamable } from '../../actors/as2/stream/read-enveloped.js';
+import { oids } from '../../pki/oids.js';
+import type { As2InboundContext } from '../../protocol/as2-protocol.js';
+import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import { asHttp, signedPart, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 

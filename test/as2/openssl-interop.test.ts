@@ -2,18 +2,15 @@
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import t from 'tap';
-import { buildReport } from '../../src/actors/as2/mdn/build.js';
-import { parseMdn } from '../../src/actors/as2/mdn/parse.js';
-import { buildEntity, joinChunks } from '../../src/actors/as2/mime/build.js';
-import { parseEntity } from '../../src/actors/as2/mime/parse.js';
-import { packOutgoing } from '../../src/actors/as2/pack.js';
-import { unpackIncoming } from '../../src/actors/as2/unpack.js';
-import { processed } from '../../src/actors/as2/vocabulary/dispositions.js';
-import type {
-  ContentEncryption,
-  KeyTransport,
-} from '../../src/actors/as2/vocabulary/encryption-algorithms.js';
-import { micAlgorithms, type MicAlgorithm } from '../../src/actors/as2/vocabulary/mic-algorithms.js';
+import { buildReport } from '../../actors/as2/mdn/build.js';
+import { parseMdn } from '../../actors/as2/mdn/parse.js';
+import { buildEntity, joinChunks } from '../../actors/as2/mime/build.js';
+import { parseEntity } from '../../actors/as2/mime/parse.js';
+import { packOutgoing } from '../../actors/as2/pack.js';
+import { unpackIncoming } from '../../actors/as2/unpack.js';
+import { processed } from '../../actors/as2/vocabulary/dispositions.js';
+import type { ContentEncryption, KeyTransport } from '../../pki/algorithms/encryption-algorithms.js';
+import { micAlgorithms, type MicAlgorithm } from '../../pki/algorithms/mic-algorithms.js';
 import { asHttp, asMessage, opensslVerifies, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 

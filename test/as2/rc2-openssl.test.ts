@@ -1,7 +1,7 @@
-// Covers pier's RC2-CBC decipher (src/actors/as2/cms/rc2.ts) against `openssl enc` from OpenSSL's legacy provider: -rc2-cbc, -rc2-40-cbc and -rc2-64-cbc with explicit keys and IVs on random data from 0 bytes to 1 MiB decrypt to the same bytes when fed in uneven pieces, and a wrong key is refused (or, when its padding happens to look valid, gives other bytes).
+// Covers pier's RC2-CBC decipher (pki/cms/rc2.ts) against `openssl enc` from OpenSSL's legacy provider: -rc2-cbc, -rc2-40-cbc and -rc2-64-cbc with explicit keys and IVs on random data from 0 bytes to 1 MiB decrypt to the same bytes when fed in uneven pieces, and a wrong key is refused (or, when its padding happens to look valid, gives other bytes).
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { Rc2CbcDecipher } from '../../src/actors/as2/cms/rc2.js';
+import { Rc2CbcDecipher } from '../../pki/cms/rc2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { decipherInPieces } from '../helpers/pieces.js';
 import { writeFixture } from '../helpers/smime.js';

@@ -5,7 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
-import { parseMdn } from '../../src/actors/as2/index.js';
+import { parseMdn } from '../../actors/as2/index.js';
 import { organization, partner, startReceiver, storeCertificate, type Profile } from '../helpers/as2.js';
 import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';

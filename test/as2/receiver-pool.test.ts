@@ -4,8 +4,8 @@
 // encrypted for another certificate are refused with the right disposition, like small ones.
 import { createHash, createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
 import t from 'tap';
-import { poolFromBytes } from '../../src/actors/as2-receiver/open-pool.js';
-import { packOutgoing, parseMdn } from '../../src/actors/as2/index.js';
+import { poolFromBytes } from '../../actors/as2-receiver/open-pool.js';
+import { packOutgoing, parseMdn } from '../../actors/as2/index.js';
 import { agreement, messageByAs2Id, postAs2, startReceiver, storeCertificate } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { startTestServer } from '../helpers/server.js';

@@ -1,9 +1,9 @@
 /** Asserts that unpacking fails with a DispositionError carrying `modifier`. */
 import type { Test } from 'tap';
-import { unpackIncoming, type UnpackOptions } from '../../src/actors/as2/unpack.js';
-import { DispositionError } from '../../src/actors/as2/vocabulary/disposition-error.js';
-import type { ErrorModifier } from '../../src/actors/as2/vocabulary/dispositions.js';
-import type { PackOptions } from '../../src/actors/as2/pack.js';
+import { unpackIncoming, type UnpackOptions } from '../../actors/as2/unpack.js';
+import { DispositionError } from '../../actors/as2/vocabulary/disposition-error.js';
+import type { ErrorModifier } from '../../actors/as2/vocabulary/dispositions.js';
+import type { PackOptions } from '../../actors/as2/pack.js';
 import type { Parties, Party } from './parties.js';
 
 export function expectRefusal(

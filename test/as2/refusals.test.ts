@@ -1,8 +1,8 @@
 // Covers what unpackIncoming refuses for security reasons: tampering, wrong keys (incl. the PKCS#1 v1.5 implicit-rejection path), strangers and missing protection, each a DispositionError with the right modifier.
 import t from 'tap';
-import { unpackIncoming } from '../../src/actors/as2/unpack.js';
-import { DispositionError } from '../../src/actors/as2/vocabulary/disposition-error.js';
-import { packOutgoing } from '../../src/actors/as2/pack.js';
+import { unpackIncoming } from '../../actors/as2/unpack.js';
+import { DispositionError } from '../../actors/as2/vocabulary/disposition-error.js';
+import { packOutgoing } from '../../actors/as2/pack.js';
 import { makeParties } from './parties.js';
 import { refusalKit } from './refusal.js';
 

@@ -3,9 +3,9 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { decryptEnveloped } from '../../src/actors/as2/cms/enveloped-data.js';
-import { certificatesInSignature } from '../../src/actors/as2/cms/signed-data.js';
-import { unpackIncoming } from '../../src/actors/as2/unpack.js';
+import { decryptEnveloped } from '../../pki/cms/enveloped-data.js';
+import { certificatesInSignature } from '../../pki/cms/signed-data.js';
+import { unpackIncoming } from '../../actors/as2/unpack.js';
 
 // The shared vectors sit beside the repository; PIER_AS2_VECTORS points elsewhere if they do not.
 const vectors =

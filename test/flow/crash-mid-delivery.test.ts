@@ -2,7 +2,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { workerEntries } from '../../src/actors/index.js';
+import { workerEntries } from '../../actors/index.js';
 import { sql } from '../helpers/database.js';
 import { must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
@@ -12,7 +12,7 @@ const server = await startTestServer(t, {
   runtime: {
     entries: {
       ...workerEntries,
-      'file-writer': new URL('../../src/actors/file-writer/fixtures/crash-once.ts', import.meta.url),
+      'file-writer': new URL('../../actors/file-writer/fixtures/crash-once.ts', import.meta.url),
     },
   },
 });

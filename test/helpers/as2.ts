@@ -1,7 +1,7 @@
 /** Setting up pier for AS2 tests over its API: certificates, receiver and senders, parties with profiles. */
 import { createServer } from 'node:net';
 import type { Fixtures } from './certificates.js';
-import { formatDispositionNotificationOptions } from '../../src/actors/as2/index.js';
+import { formatDispositionNotificationOptions } from '../../actors/as2/index.js';
 import { must, type Message } from './flow.js';
 import type { TestServer } from './server.js';
 import { uploadCertificate } from './upload.js';

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Test } from 'tap';
-import { readProcessOptions, type ProcessOptions } from '../../src/config.js';
-import { startServer, type RunningServer, type ServerSettings } from '../../src/server.js';
-import { migrate, openDatabase } from '../../src/storage/db.js';
+import { readProcessOptions, type ProcessOptions } from '../../runtime/process-options.js';
+import { startServer, type RunningServer, type ServerSettings } from '../../api/server.js';
+import { migrate, openDatabase } from '../../storage/db.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestServer extends RunningServer {
@@ -135,8 +135,8 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
   };
 
   // The first account and token are made through the services, as `pier` on the CLI would.
-  const { createServiceAccount } = await import('../../src/api/resources/service-accounts/service.js');
-  const { createApiToken } = await import('../../src/api/resources/api-tokens/service.js');
+  const { createServiceAccount } = await import('../../api/resources/service-accounts/service.js');
+  const { createApiToken } = await import('../../api/resources/api-tokens/service.js');
   const system = { kind: 'developer' as const, actor: 'system' };
   const accountName = settings.db ? `tester-${process.hrtime.bigint()}` : 'tester';
   await createServiceAccount(server.ctx, system, {

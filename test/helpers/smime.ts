@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseEntity } from '../../src/actors/as2/mime/parse.js';
+import { parseEntity } from '../../actors/as2/mime/parse.js';
 import type { Fixtures } from './certificates.js';
 
 /** An HTTP message as an S/MIME file openssl reads: the headers, a blank line, the body. */

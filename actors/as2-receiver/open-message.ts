@@ -1,0 +1,148 @@
+/**
+ * The CPU part of receiving an AS2 message: unpacking it with the partner's keys, building
+ * the receipt and keeping both (`unpacked`, `receipt`: small ones inline, storage/payloads/inline.ts). A function of plain data, so the
+ * receiver runs it on its own thread for small messages and in a worker pool for large ones
+ * (open-pool.ts) with the same result; the document is written where it was made, so a large
+ * one never travels back between threads.
+ */
+import type { As2InboundContext } from '../../protocol/as2-protocol.js';
+import {
+  DispositionError,
+  formatDisposition,
+  formatMic,
+  parseDispositionNotificationOptions,
+  processed,
+  processedWithError,
+  unpackIncoming,
+  type Disposition,
+  type UnpackedMessage,
+  type UnpackOptions,
+} from '../as2/index.js';
+import type { PayloadStore } from '../../storage/payloads/store.js';
+import { keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
+import { entityBytes } from '../as2-shared/headers.js';
+import { certificateOf, keyPairOf, privateKeyOf } from '../as2-shared/material.js';
+import { describeUnpacked } from './describe.js';
+import { makeReceipt, type Receipt } from './receipt.js';
+import { unpackStored } from './open-stored.js';
+
+export interface OpenTask {
+  /** The message the stages are stored under. */
+  messageId: string;
+  /** Null when the body is in the `received` stage already (a large one, read-body.ts). */
+  body: Uint8Array | null;
+  receivedBytes: number;
+  headers: Record<string, string | string[] | undefined>;
+  context: As2InboundContext;
+  maxPayloadBytes: number;
+  as2From: string;
+  as2To: string;
+  originalMessageId: string;
+  /** Present when the partner asked for a receipt. */
+  receipt: { identification: string; options: string | undefined } | null;
+}
+
+export interface OpenResult {
+  /** The business document kept as `unpacked`; null when the message was refused. */
+  payload: KeptStage | null;
+  /** The receipt kept as `receipt`. */
+  receiptStage: KeptStage | null;
+  fileName: string;
+  /** What protected the message, for protocols.as2. */
+  description: Record<string, unknown>;
+  /** Null when processed; else why not, and the disposition as the receipt words it. */
+  refusal: { disposition: string; text: string } | null;
+  /** `processed`, or `processed/error: decryption-failed` as the status and history say it. */
+  outcome: string;
+  receipt: Receipt | null;
+}
+
+export async function openMessage(task: OpenTask, store: PayloadStore): Promise<OpenResult> {
+  const { context } = task;
+  let unpacked: UnpackedMessage | null = null;
+  /** Bytes of `unpacked` when the large path stored it already. */
+  let storedPayloadBytes: number | null = null;
+  let refusal: { disposition: Disposition; text: string } | null = null;
+  if (!context.found)
+    refusal = { disposition: processedWithError('unknown-trading-partner'), text: context.problem };
+  else {
+    try {
+      const options: UnpackOptions = {
+        decryptionKeys: context.decryption
+          .filter((m) => m.private_key_pem)
+          .map((m) => ({
+            certificate: certificateOf(m.certificate_pem),
+            privateKey: privateKeyOf(m.private_key_pem!),
+          })),
+        verificationCerts: context.verification.map(certificateOf),
+        requireSigned: context.require_signed,
+        requireEncrypted: context.require_encrypted,
+        maxPayloadBytes: task.maxPayloadBytes,
+      };
+      const headers = task.headers as Record<string, string>;
+      if (task.body)
+        unpacked = unpackIncoming(
+          Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength),
+          headers,
+          options,
+        );
+      else
+        ({ unpacked, storedPayloadBytes } = await unpackStored(
+          store,
+          { messageId: task.messageId, bytes: task.receivedBytes },
+          headers,
+          options,
+        ));
+    } catch (error) {
+      if (!(error instanceof DispositionError)) throw error;
+      refusal = { disposition: error.disposition, text: error.message };
+    }
+  }
+  const disposition = refusal ? refusal.disposition : processed;
+  const outcome = formatDisposition(disposition).replace(/^[^;]*;\s*/, '');
+  let receipt: Receipt | null = null;
+  if (task.receipt) {
+    receipt = makeReceipt({
+      identification: task.receipt.identification,
+      as2From: task.as2From,
+      as2To: task.as2To,
+      originalMessageId: task.originalMessageId,
+      disposition,
+      mic: unpacked?.mic ?? null,
+      options: parseDispositionNotificationOptions(task.receipt.options),
+      signer: keyPairOf(context.signing),
+      modernOnly: context.found && context.as2bis,
+      text: refusal
+        ? `The message ${task.originalMessageId} could not be processed: ${outcome}.`
+        : `The message ${task.originalMessageId} was received and processed.`,
+    });
+  }
+  const [payload, receiptStage] = await Promise.all([
+    unpacked
+      ? storedPayloadBytes !== null
+        ? { size_bytes: storedPayloadBytes }
+        : keepBytes(store, { messageId: task.messageId, stage: 'unpacked' }, unpacked.payload)
+      : null,
+    receipt
+      ? keepBytes(
+          store,
+          { messageId: task.messageId, stage: 'receipt' },
+          entityBytes(receipt.headers, receipt.body),
+        )
+      : null,
+  ]);
+  return {
+    payload,
+    receiptStage,
+    fileName:
+      unpacked?.filename?.trim() || `${task.originalMessageId.replace(/[<>]/g, '').slice(0, 200)}.dat`,
+    description: {
+      ...(unpacked ? describeUnpacked(unpacked) : {}),
+      mic: unpacked ? formatMic(unpacked.mic) : null,
+      mic_algorithm: unpacked?.mic.algorithm ?? null,
+    },
+    refusal: refusal ? { disposition: formatDisposition(disposition), text: refusal.text } : null,
+    outcome,
+    receipt,
+  };
+}

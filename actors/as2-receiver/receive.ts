@@ -1,0 +1,230 @@
+/**
+ * One AS2 message received: stored as it arrived (`received`, `headers`), opened with the
+ * partner's profile (open-message.ts), the document stored (`unpacked`), the receipt built and
+ * stored (`receipt`), and the message handed to the core with what AS2 did to it: accepted,
+ * or Refused with the disposition the receipt carries. A duplicate of a processed message is
+ * answered with the stored receipt and not routed again.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { CoreClient } from '../../protocol/worker-host/host.js';
+import type { PayloadStore } from '../../storage/payloads/store.js';
+import { inlineBytes, keepBytes } from '../../storage/payloads/inline.js';
+import { formatDisposition, processed } from '../as2/index.js';
+import { headerSection, headerValue, as2Name, splitEntity } from '../as2-shared/headers.js';
+import type { InboundContexts } from './contexts.js';
+import { poolFromBytes, type MessageOpener } from './open-pool.js';
+import type { Receipt } from './receipt.js';
+
+export interface Incoming {
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+/** A large message whose body was stored as `received` while it arrived (read-body.ts). */
+export interface StoredIncoming {
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  stored: { messageId: string; bytes: number };
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** An asynchronous receipt to deliver after answering. */
+  asyncReceipt?: { address: string; receipt: Receipt };
+}
+
+export interface ReceiveDeps {
+  core: CoreClient;
+  store: PayloadStore;
+  contexts: InboundContexts;
+  opener: MessageOpener;
+  identification: string;
+  maxBytes: number;
+}
+
+const plain = (status: number, text: string): Answer => ({
+  status,
+  headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+  body: Buffer.from(`${text}\n`),
+});
+
+/** Longest AS2 name or Message-ID taken; RFC 4130 allows 128 for names, more is absurd. */
+const maxIdLength = 998;
+
+export async function receiveMessage(
+  deps: ReceiveDeps,
+  incoming: Incoming | StoredIncoming,
+): Promise<Answer> {
+  const stored = 'stored' in incoming ? incoming.stored : null;
+  const identity = identify(incoming);
+  if ('status' in identity) {
+    if (stored) await deps.store.removeMessage(stored.messageId);
+    return identity;
+  }
+  const { as2From, as2To, originalMessageId } = identity;
+  const h = (name: string) => headerValue(incoming.headers, name);
+  const wantsReceipt = h('disposition-notification-to') !== undefined;
+  const asyncAddress = h('receipt-delivery-option');
+
+  const context = await deps.contexts.get(as2To, as2From);
+
+  const id = stored ? stored.messageId : randomUUID();
+  const headersBytes = headerSection(incoming.rawHeaders);
+  const bodyBytes = stored ? stored.bytes : (incoming as Incoming).body.length;
+  const arrived = Promise.all([
+    stored
+      ? { size_bytes: stored.bytes }
+      : keepBytes(deps.store, { messageId: id, stage: 'received' }, (incoming as Incoming).body),
+    keepBytes(deps.store, { messageId: id, stage: 'headers' }, headersBytes),
+  ]);
+  // A large body is handed over to a pool thread, so it must be on disk first; a small one is
+  // kept while it is opened. Nothing reads these stages before the acceptance.
+  if (bodyBytes >= poolFromBytes) await arrived;
+  else arrived.catch(() => {}); // awaited below; a failure is reported there
+  const opened = await deps.opener.open({
+    messageId: id,
+    body: stored ? null : (incoming as Incoming).body,
+    receivedBytes: bodyBytes,
+    headers: incoming.headers,
+    context,
+    maxPayloadBytes: deps.maxBytes * 4,
+    as2From,
+    as2To,
+    originalMessageId,
+    receipt: wantsReceipt
+      ? { identification: deps.identification, options: h('disposition-notification-options') }
+      : null,
+  });
+  const { payload, receiptStage, receipt, refusal, outcome } = opened;
+  const [received, headers] = await arrived;
+
+  const stages = [
+    { stage: 'headers' as const, ...headers },
+    ...(payload !== null ? [{ stage: 'received' as const, ...received }] : []),
+    ...(receiptStage !== null ? [{ stage: 'receipt' as const, ...receiptStage }] : []),
+  ];
+  const acceptance = await deps.core.accept({
+    id,
+    from: (context.found ? context.partner : as2From).slice(0, 255),
+    to: (context.found ? context.organization : as2To).slice(0, 255),
+    file_name: opened.fileName.slice(0, 1024),
+    payload: payload !== null ? { stage: 'unpacked', ...payload } : { stage: 'received', ...received },
+    ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
+    // Stored in the acceptance's transaction: a processed message is a duplicate from then on.
+    as2_record: {
+      direction: 'inbound',
+      as2_message_id: originalMessageId,
+      as2_from: as2From,
+      as2_to: as2To,
+      processed: refusal === null,
+      info: {
+        headers: as2Headers(incoming.headers),
+        ...opened.description,
+        mdn: receipt
+          ? {
+              mode: asyncAddress ? 'async' : 'sync',
+              disposition: refusal?.disposition ?? formatDisposition(processed),
+              signed: receipt.signed,
+              message_id: receipt.headers['Message-ID'],
+            }
+          : null,
+        ...(refusal ? { error: refusal.text } : {}),
+      },
+      stages,
+    },
+  });
+  if (acceptance.duplicate) {
+    // Found out in the acceptance's transaction (no lookup before every message); what was
+    // stored for this copy goes, and the partner gets the receipt it had the first time.
+    await deps.store.removeMessage(id);
+    return answerDuplicate(
+      deps.store,
+      acceptance.message_id,
+      acceptance.receipt_stored === true ? (acceptance.receipt ?? null) : undefined,
+      { wantsReceipt, asyncAddress },
+    );
+  }
+  if (!receipt) return plain(200, refusal ? `Refused: ${outcome}` : 'Received');
+  if (asyncAddress)
+    return {
+      ...plain(200, 'Received; the receipt follows'),
+      asyncReceipt: { address: asyncAddress, receipt },
+    };
+  return { status: 200, headers: receipt.headers, body: receipt.body };
+}
+
+/** `kept`: the earlier receipt inline (base64), null when it is in the store, undefined when none. */
+async function answerDuplicate(
+  store: PayloadStore,
+  earlierId: string,
+  kept: string | null | undefined,
+  asked: { wantsReceipt: boolean; asyncAddress: string | undefined },
+): Promise<Answer> {
+  if (!asked.wantsReceipt || kept === undefined) return plain(200, 'Duplicate message; already processed');
+  const stored =
+    kept !== null
+      ? inlineBytes(kept)
+      : await readAll(await store.open({ messageId: earlierId, stage: 'receipt' }));
+  const receipt = { ...splitEntity(stored), signed: false };
+  if (asked.asyncAddress)
+    return {
+      ...plain(200, 'Duplicate; receipt follows'),
+      asyncReceipt: { address: asked.asyncAddress, receipt },
+    };
+  return { status: 200, headers: receipt.headers, body: receipt.body };
+}
+
+/** The AS2 headers worth showing (spec 2.7 protocols.as2). */
+export function as2Headers(headers: IncomingHttpHeaders): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const name of [
+    'as2-version',
+    'as2-from',
+    'as2-to',
+    'message-id',
+    'subject',
+    'content-type',
+    'content-disposition',
+    'disposition-notification-to',
+    'disposition-notification-options',
+    'receipt-delivery-option',
+    'user-agent',
+  ]) {
+    const value = headerValue(headers, name);
+    if (value !== undefined) shown[name] = value.slice(0, 1024);
+  }
+  return shown;
+}
+
+/** AS2-From, AS2-To and Message-ID, or the 400 for a message without usable ones. */
+function identify(
+  incoming: Incoming | StoredIncoming,
+): Answer | { as2From: string; as2To: string; originalMessageId: string } {
+  const h = (name: string) => headerValue(incoming.headers, name);
+  const as2From = as2Name(h('as2-from'));
+  const as2To = as2Name(h('as2-to'));
+  const originalMessageId = h('message-id')?.trim();
+  if (!as2From || !as2To || !originalMessageId)
+    return plain(400, 'An AS2 message needs AS2-From, AS2-To and Message-ID headers');
+  if ([as2From, as2To, originalMessageId].some((v) => v.length > maxIdLength || hasControl(v)))
+    return plain(400, 'AS2-From, AS2-To or Message-ID is too long or holds control characters');
+  return { as2From, as2To, originalMessageId };
+}
+
+/** Control characters (NUL, line breaks…) have no place in AS2 names or Message-IDs. */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++)
+    if (text.charCodeAt(i) < 0x20 || text.charCodeAt(i) === 0x7f) return true;
+  return false;
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,26 @@
+/** The AS2 receiver actor: an HTTP or HTTPS server on its own port (see server.ts). */
+import { InitError, runActor } from '../../protocol/worker-host/host.js';
+import { openPayloadStore } from '../../storage/payloads/open-store.js';
+import { parseSettings } from '../shared/settings.js';
+import { as2ReceiverType, type As2ReceiverSettings } from './config.js';
+import { As2ReceiverServer } from './server.js';
+import { receiverTls } from './tls.js';
+
+runActor(async (start, core) => {
+  const settings = parseSettings<As2ReceiverSettings>(as2ReceiverType, start.settings);
+  const tls = receiverTls(settings, start);
+  const server = new As2ReceiverServer(
+    settings,
+    core,
+    openPayloadStore(start.storage),
+    start.user_agent,
+    tls,
+  );
+  await server.listen().catch((error: Error) => {
+    throw new InitError(
+      'LISTEN_FAILED',
+      `cannot listen on ${settings.host}:${settings.port}: ${error.message}`,
+    );
+  });
+  return { stop: () => server.stop() };
+});

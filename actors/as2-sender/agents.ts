@@ -1,0 +1,92 @@
+/**
+ * The sender's kept-alive connections: one agent for plain HTTP, and one per TLS set-up for
+ * HTTPS (the certificates a partner's profile pins, whether it verifies, the client
+ * certificate), so consecutive messages to a partner reuse a TLS session instead of paying a
+ * handshake each, and partners with different TLS settings never share a connection.
+ */
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import tls from 'node:tls';
+import type { As2OutboundContext } from '../../protocol/as2-protocol.js';
+
+/** TLS set-ups kept at once; the least recently used one is closed beyond this. */
+const maxTlsAgents = 32;
+
+/** TLS towards a partner: the system trust store plus the certificates its profile pins. */
+export function tlsOptions(
+  context: As2OutboundContext,
+): tls.SecureContextOptions & { rejectUnauthorized: boolean } {
+  return {
+    ca: context.tls_trusted.length > 0 ? [...tls.rootCertificates, ...context.tls_trusted] : undefined,
+    rejectUnauthorized: context.tls_verify,
+    ...(context.tls_client?.private_key_pem
+      ? { cert: context.tls_client.certificate_pem, key: context.tls_client.private_key_pem }
+      : {}),
+  };
+}
+
+export class PartnerAgents {
+  readonly #http: http.Agent;
+  readonly #https = new Map<string, https.Agent>();
+  /** Contexts are kept a few seconds by the sender, so a fingerprint is worked out once for each. */
+  readonly #fingerprints = new WeakMap<As2OutboundContext, string>();
+
+  constructor(private readonly maxSockets: number) {
+    this.#http = new http.Agent({ keepAlive: true, maxSockets });
+  }
+
+  for(url: URL, context: As2OutboundContext): http.Agent {
+    if (url.protocol !== 'https:') return this.#http;
+    const key = this.#fingerprintOf(context);
+    let agent = this.#https.get(key);
+    if (agent) {
+      // Most recently used last: a Map keeps insertion order.
+      this.#https.delete(key);
+    } else {
+      agent = this.#tlsAgent(context);
+      if (this.#https.size >= maxTlsAgents) {
+        const [oldest, old] = this.#https.entries().next().value!;
+        this.#https.delete(oldest);
+        old.destroy();
+      }
+    }
+    this.#https.set(key, agent);
+    return agent;
+  }
+
+  destroy(): void {
+    this.#http.destroy();
+    for (const agent of this.#https.values()) agent.destroy();
+    this.#https.clear();
+  }
+
+  /**
+   * The TLS options as one secure context, made once per agent: the trust store is then not
+   * rebuilt, nor part of each request's pool key, for every message.
+   */
+  #tlsAgent(context: As2OutboundContext): https.Agent {
+    const { rejectUnauthorized, ...secure } = tlsOptions(context);
+    return new https.Agent({
+      keepAlive: true,
+      maxSockets: this.maxSockets,
+      secureContext: tls.createSecureContext(secure),
+      rejectUnauthorized,
+    });
+  }
+
+  #fingerprintOf(context: As2OutboundContext): string {
+    let found = this.#fingerprints.get(context);
+    if (found === undefined) {
+      const hash = createHash('sha256');
+      hash.update(context.tls_verify ? 'verify\n' : 'no-verify\n');
+      for (const pem of context.tls_trusted) hash.update(`trust\n${pem}\n`);
+      if (context.tls_client?.private_key_pem) {
+        hash.update(`client\n${context.tls_client.certificate_pem}\n${context.tls_client.private_key_pem}\n`);
+      }
+      found = hash.digest('hex');
+      this.#fingerprints.set(context, found);
+    }
+    return found;
+  }
+}

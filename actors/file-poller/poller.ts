@@ -1,0 +1,158 @@
+/**
+ * The file poller's logic, with its ports as arguments so it runs without a thread in
+ * tests. A file is taken when it is fully written: seen with the same size, time and inode
+ * in two looks at the directory (or not modified for a whole polling interval), and not
+ * named like a file in the making. Its bytes are kept (a small file inline with its record,
+ * a larger one in the payload store), the core accepts the message, and only then is the
+ * file moved to processed_directory. A file whose path names no parties becomes a Refused
+ * message, so nothing is lost and the operator sees why.
+ */
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { CoreClient } from '../../protocol/worker-host/host.js';
+import type { PayloadRef, PayloadStore } from '../../storage/payloads/store.js';
+import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
+import { Directories } from '../shared/directories.js';
+import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
+import type { FilePollerSettings } from './config.js';
+import { listFiles, moveAside } from './files.js';
+
+/** Files taken at the same time. */
+const concurrentTakes = 16;
+/**
+ * Deliveries waiting at the targets beyond which the poller holds back: the files wait in
+ * the directory rather than as queued messages, so the queue, and the time from acceptance
+ * to delivery, stay short when the targets are slower than the directory fills.
+ */
+export const maxQueuedDeliveries = 128;
+/** How long a taker pauses when the targets are that far behind. */
+const holdBackMs = 50;
+
+interface Seen {
+  size: bigint;
+  mtimeNs: bigint;
+  ino: bigint;
+}
+
+const same = (a: Seen, b: Seen) => a.size === b.size && a.mtimeNs === b.mtimeNs && a.ino === b.ino;
+
+export class FilePoller {
+  #seen = new Map<string, Seen>();
+  readonly #directories = new Directories();
+  #halted = false;
+  /** The targets' backlog as the last acceptance reported it. */
+  #queued = 0;
+  readonly #matchPath: ReturnType<typeof pathMatcher>;
+  readonly #matchName: (name: string) => boolean;
+
+  constructor(
+    private readonly settings: FilePollerSettings,
+    private readonly store: PayloadStore,
+    private readonly core: CoreClient,
+  ) {
+    this.#matchPath = pathMatcher(settings.path_pattern);
+    this.#matchName = globMatcher(settings.file_pattern);
+  }
+
+  /** One look at the directory; takes every file that was already there, unchanged, last time. */
+  async scan(): Promise<number> {
+    const files = (await listFiles(this.settings.base_directory)).filter((rel) =>
+      this.#matchName(path.posix.basename(rel)),
+    );
+    const now = new Map<string, Seen>();
+    const ready: [string, Seen][] = [];
+    const settled = BigInt(Date.now() - this.settings.polling_interval * 1000) * 1_000_000n;
+    for (const rel of files) {
+      const st = await stat(path.join(this.settings.base_directory, rel), { bigint: true }).catch(
+        () => undefined,
+      );
+      if (!st) continue;
+      const seen = { size: st.size, mtimeNs: st.mtimeNs, ino: st.ino };
+      const before = this.#seen.get(rel);
+      // Complete: unchanged since the last look, or untouched for a whole polling interval.
+      if ((before && same(before, seen)) || seen.mtimeNs <= settled) ready.push([rel, seen]);
+      else now.set(rel, seen);
+    }
+    this.#seen = now;
+    let taken = 0;
+    let next = 0;
+    // A pool of takers: each takes the next ready file until none is left, holding back
+    // while the targets are far behind.
+    const taker = async () => {
+      while (next < ready.length && !this.#halted) {
+        if (this.#queued > maxQueuedDeliveries) {
+          this.#queued = Math.floor(this.#queued / 2);
+          await new Promise((r) => setTimeout(r, holdBackMs));
+          continue;
+        }
+        const [rel, seen] = ready[next++]!;
+        if (await this.#take(rel, seen)) taken++;
+        // Not taken (it changed, or acceptance failed): ready again at the next look.
+        else this.#seen.set(rel, seen);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrentTakes }, taker));
+    return taken;
+  }
+
+  /** Takes no more files; the ones being taken finish. */
+  halt(): void {
+    this.#halted = true;
+  }
+
+  /** A small file is read and kept inline; a larger one is copied into the store. */
+  async #keep(ref: PayloadRef, full: string, size: bigint): Promise<KeptStage> {
+    if (size <= BigInt(inlineMaxBytes)) return keepBytes(this.store, ref, await readFile(full));
+    if (this.store.putFile) return { size_bytes: await this.store.putFile(ref, full) };
+    return { size_bytes: await this.store.put(ref, createReadStream(full)) };
+  }
+
+  async #take(rel: string, seen: Seen): Promise<boolean> {
+    const full = path.join(this.settings.base_directory, rel);
+    const values = this.#matchPath(rel);
+    const from = values?.from ?? this.settings.from;
+    const to = values?.to ?? this.settings.to;
+    const fileName = values?.filename ?? path.posix.basename(rel);
+    const id = randomUUID();
+    try {
+      const ref = { messageId: id, stage: 'unpacked' as const };
+      const kept = await this.#keep(ref, full, seen.size);
+      if (BigInt(kept.size_bytes) !== seen.size) {
+        // Changed while read: look again next time.
+        await this.store.removeMessage(id);
+        return false;
+      }
+      const answer = await this.core.accept({
+        id,
+        from,
+        to,
+        file_name: fileName,
+        // The path last, so the separators cannot be ambiguous.
+        source_key: `${seen.size}:${seen.mtimeNs}:${seen.ino}:${rel}`,
+        payload: { stage: 'unpacked', ...kept },
+        ...(values
+          ? {}
+          : { refusal: `Refused: the path ${rel} does not match ${this.settings.path_pattern}` }),
+      });
+      this.#queued = answer.queued;
+      this.#queued = answer.queued;
+      if (answer.duplicate) await this.store.removeMessage(id);
+      await moveAside(
+        full,
+        path.join(this.settings.processed_directory, rel),
+        answer.message_id.slice(0, 8),
+        this.#directories,
+      );
+      return true;
+    } catch (error) {
+      await this.store.removeMessage(id).catch(() => {});
+      this.core.log('warn', 'could not take a file; it stays for the next look', {
+        file: rel,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return false;
+    }
+  }
+}

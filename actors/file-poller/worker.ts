@@ -1,0 +1,61 @@
+/** The file poller actor: looks at its directory every polling_interval seconds (see poller.ts). */
+import { constants } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
+import { InitError, runActor } from '../../protocol/worker-host/host.js';
+import { openPayloadStore } from '../../storage/payloads/open-store.js';
+import { parseSettings } from '../shared/settings.js';
+import { filePollerType, type FilePollerSettings } from './config.js';
+import { FilePoller } from './poller.js';
+
+runActor(async (start, core) => {
+  const settings = parseSettings<FilePollerSettings>(filePollerType, start.settings);
+  const base = await stat(settings.base_directory).catch((error: Error) => {
+    throw new InitError(
+      'DIRECTORY_UNUSABLE',
+      `base_directory ${settings.base_directory} cannot be read: ${error.message}`,
+    );
+  });
+  if (!base.isDirectory()) {
+    throw new InitError('DIRECTORY_UNUSABLE', `base_directory ${settings.base_directory} is not a directory`);
+  }
+  try {
+    await access(settings.base_directory, constants.R_OK | constants.W_OK);
+    await mkdir(settings.processed_directory, { recursive: true });
+    await access(settings.processed_directory, constants.W_OK);
+  } catch (error) {
+    throw new InitError('DIRECTORY_UNUSABLE', `the directories cannot be used: ${(error as Error).message}`);
+  }
+  const poller = new FilePoller(settings, openPayloadStore(start.storage), core);
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let scanning: Promise<unknown> = Promise.resolve();
+  // A look starts every polling_interval seconds, counted from the start of the one before;
+  // when taking files took longer than that, the next look follows at once.
+  let lastStart = Date.now();
+  const next = () => {
+    if (stopped) return;
+    const wait = Math.max(0, lastStart + settings.polling_interval * 1000 - Date.now());
+    timer = setTimeout(() => {
+      lastStart = Date.now();
+      scanning = poller
+        .scan()
+        .catch((error: unknown) =>
+          core.log('error', 'looking at the directory failed', { error: String(error) }),
+        )
+        .finally(next);
+    }, wait);
+  };
+  // The first look only notes what is there; files are taken from the second on.
+  scanning = poller
+    .scan()
+    .catch(() => {})
+    .finally(next);
+  return {
+    async stop() {
+      stopped = true;
+      poller.halt();
+      clearTimeout(timer);
+      await scanning;
+    },
+  };
+});

@@ -1,0 +1,25 @@
+/** The file writer actor: delivers each claimed delivery as a file (see write.ts). */
+import { access, constants, mkdir } from 'node:fs/promises';
+import { openPayloadStore } from '../../storage/payloads/open-store.js';
+import { InitError, runActor } from '../../protocol/worker-host/host.js';
+import { DeliveryLoop } from '../shared/delivery-loop.js';
+import { parseSettings } from '../shared/settings.js';
+import { fileWriterType, type FileWriterSettings } from './config.js';
+import { FileWriter } from './write.js';
+
+runActor(async (start, core) => {
+  const settings = parseSettings<FileWriterSettings>(fileWriterType, start.settings);
+  try {
+    await mkdir(settings.directory, { recursive: true });
+    await access(settings.directory, constants.W_OK);
+  } catch (error) {
+    throw new InitError(
+      'DIRECTORY_UNUSABLE',
+      `directory ${settings.directory} cannot be used: ${(error as Error).message}`,
+    );
+  }
+  const store = openPayloadStore(start.storage);
+  const writer = new FileWriter(settings, store);
+  const loop = new DeliveryLoop(core, settings.max_concurrent_deliveries, (d) => writer.deliver(d));
+  return { onWork: () => loop.poke(), stop: () => loop.stop() };
+});

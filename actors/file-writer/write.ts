@@ -1,0 +1,126 @@
+/**
+ * Writing one delivery as a file: to a hidden temporary name in the target directory,
+ * flushed, then linked to its real name, which fails rather than replace a file that is
+ * there. The same content already there counts as delivered (a delivery repeated after a
+ * crash); other content is refused, or written under a new name when `if_exists` is rename.
+ */
+import { randomBytes } from 'node:crypto';
+import { link, open, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
+import { PayloadMissing, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
+import { inlineBytes } from '../../storage/payloads/inline.js';
+import { Directories } from '../shared/directories.js';
+import { fillPattern } from '../shared/path-pattern.js';
+import type { FileWriterSettings } from './config.js';
+
+const chunkSize = 64 * 1024;
+
+/** True when the two files hold the same bytes. */
+export async function sameContent(a: string, b: string): Promise<boolean> {
+  const [sa, sb] = await Promise.all([stat(a), stat(b)]);
+  if (sa.size !== sb.size) return false;
+  const [fa, fb] = await Promise.all([open(a, 'r'), open(b, 'r')]);
+  try {
+    const ba = Buffer.alloc(chunkSize);
+    const bb = Buffer.alloc(chunkSize);
+    for (let pos = 0; pos < sa.size; pos += chunkSize) {
+      const [ra, rb] = await Promise.all([fa.read(ba, 0, chunkSize, pos), fb.read(bb, 0, chunkSize, pos)]);
+      if (ra.bytesRead !== rb.bytesRead || !ba.subarray(0, ra.bytesRead).equals(bb.subarray(0, rb.bytesRead)))
+        return false;
+    }
+    return true;
+  } finally {
+    await Promise.all([fa.close(), fb.close()]);
+  }
+}
+
+/** `invoice.xml` → `invoice.1a2b3c4d.xml`: a name of its own for a message's file. */
+function renamed(file: string, messageId: string): string {
+  const ext = path.extname(file);
+  return `${file.slice(0, file.length - ext.length)}.${messageId.slice(0, 8)}${ext}`;
+}
+
+export class FileWriter {
+  readonly #directories = new Directories();
+
+  constructor(
+    private readonly settings: FileWriterSettings,
+    private readonly store: PayloadStore,
+  ) {}
+
+  /**
+   * The payload into a new temporary file, flushed to disk before it gets its real name:
+   * written from the claim when the stage is kept inline, copied by the kernel when the store
+   * is local, streamed otherwise.
+   */
+  async #writeTemp(ref: PayloadRef, content: string | undefined, dir: string, temp: string): Promise<void> {
+    if (content === undefined && this.store.copyToFile) {
+      await this.#directories.within(dir, () => this.store.copyToFile!(ref, temp));
+      return;
+    }
+    // The temporary file first: a directory removed meanwhile fails here, before the payload is read.
+    const file = await this.#directories.within(dir, () => open(temp, 'wx'));
+    try {
+      if (content !== undefined) {
+        // Small and in memory: one write, and fdatasync (cheaper than the stream's fsync).
+        await file.writeFile(inlineBytes(content));
+        await file.datasync();
+        await file.close();
+      } else await pipeline(await this.store.open(ref), file.createWriteStream({ flush: true }));
+    } catch (error) {
+      await file.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  async deliver(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
+    const { settings } = this;
+    const m = delivery.message;
+    const relative = fillPattern(settings.path_pattern, {
+      from: m.from,
+      to: m.to,
+      filename: m.file_name,
+      id: m.id,
+    });
+    const final = path.join(settings.directory, relative);
+    const dir = path.dirname(final);
+    const temp = path.join(dir, `.pier-${delivery.delivery_id}-${randomBytes(4).toString('hex')}.tmp`);
+    try {
+      await this.#writeTemp(
+        { messageId: m.id, stage: delivery.payload.stage },
+        delivery.payload.content,
+        dir,
+        temp,
+      );
+    } catch (error) {
+      await unlink(temp).catch(() => {});
+      if (error instanceof PayloadMissing) return { ok: false, retryable: false, error: error.message };
+      throw error;
+    }
+    try {
+      for (const candidate of [final, renamed(final, m.id)]) {
+        try {
+          await link(temp, candidate);
+          return { ok: true, detail: `Written to ${path.relative(settings.directory, candidate)}` };
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+        if (await sameContent(temp, candidate)) {
+          return { ok: true, detail: `Already there: ${path.relative(settings.directory, candidate)}` };
+        }
+        if (settings.if_exists === 'fail') {
+          return { ok: false, retryable: true, error: `${relative} exists with other content` };
+        }
+      }
+      return {
+        ok: false,
+        retryable: true,
+        error: `${relative} and ${path.basename(renamed(final, m.id))} exist with other content`,
+      };
+    } finally {
+      await unlink(temp).catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,25 @@
+/** The HTTP poster actor: posts each claimed delivery to its URL (see post.ts). */
+import { runActor } from '../../protocol/worker-host/host.js';
+import { openPayloadStore } from '../../storage/payloads/open-store.js';
+import { DeliveryLoop } from '../shared/delivery-loop.js';
+import { parseSettings } from '../shared/settings.js';
+import { httpPosterType, type HttpPosterSettings } from './config.js';
+import { HttpPoster, type PosterSecrets } from './post.js';
+
+runActor(async (start, core) => {
+  const settings = parseSettings<HttpPosterSettings>(httpPosterType, start.settings);
+  const poster = new HttpPoster(
+    settings,
+    start.secrets as PosterSecrets,
+    openPayloadStore(start.storage),
+    start.user_agent,
+  );
+  const loop = new DeliveryLoop(core, settings.max_concurrent_deliveries, (d) => poster.deliver(d));
+  return {
+    onWork: () => loop.poke(),
+    async stop() {
+      await loop.stop();
+      poster.close();
+    },
+  };
+});

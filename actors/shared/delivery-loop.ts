@@ -1,0 +1,86 @@
+/**
+ * What every target actor shares: claim deliveries while it has room (max_concurrent_deliveries),
+ * deliver each, report the result, and claim again when there may be more. A stop waits for
+ * the deliveries in hand.
+ */
+import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
+import type { CoreClient } from '../../protocol/worker-host/host.js';
+
+export type Deliver = (delivery: ClaimedDelivery) => Promise<DeliveryOutcome>;
+
+export class DeliveryLoop {
+  #active = 0;
+  #claiming = false;
+  /** Work may be waiting: told so, or the last claim was full. */
+  #wanted = false;
+  #stopped = false;
+  #drained: (() => void)[] = [];
+
+  constructor(
+    private readonly core: CoreClient,
+    private readonly slots: number,
+    private readonly deliver: Deliver,
+  ) {}
+
+  poke(): void {
+    this.#wanted = true;
+    void this.#pump();
+  }
+
+  /**
+   * Claims go out when a quarter of the slots are free (or none is busy), so deliveries are
+   * claimed a few at a time rather than one by one.
+   */
+  #room(): boolean {
+    const free = this.slots - this.#active;
+    return free > 0 && (this.#active === 0 || free >= Math.max(1, Math.floor(this.slots / 4)));
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#claiming) return;
+    while (this.#wanted && !this.#stopped && this.#room()) {
+      this.#wanted = false;
+      this.#claiming = true;
+      const room = this.slots - this.#active;
+      let claimed: ClaimedDelivery[] = [];
+      try {
+        claimed = await this.core.claim(room);
+      } catch (error) {
+        this.core.log('warn', 'claiming deliveries failed', { error: String(error) });
+      } finally {
+        this.#claiming = false;
+      }
+      if (claimed.length === room) this.#wanted = true;
+      for (const delivery of claimed) void this.#run(delivery);
+    }
+  }
+
+  async #run(delivery: ClaimedDelivery): Promise<void> {
+    this.#active++;
+    let outcome: DeliveryOutcome;
+    try {
+      outcome = await this.deliver(delivery);
+    } catch (error) {
+      outcome = { ok: false, retryable: true, error: error instanceof Error ? error.message : String(error) };
+    }
+    try {
+      await this.core.result(delivery, outcome);
+    } catch (error) {
+      // The claim stays with this instance; a stop or a restart gives it back.
+      this.core.log('error', 'recording a delivery result failed', {
+        delivery: delivery.delivery_id,
+        error: String(error),
+      });
+    }
+    this.#active--;
+    if (this.#active === 0) for (const resolve of this.#drained.splice(0)) resolve();
+    if (this.#wanted) void this.#pump();
+  }
+
+  /** No more claims; resolves when the deliveries in hand are reported. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#active === 0) return;
+    await new Promise<void>((resolve) => this.#drained.push(resolve));
+  }
+}

@@ -1,0 +1,20 @@
+/** An actor's first step: its settings checked against its type's declaration, or a failed start. */
+import { z } from 'zod';
+import { InitError } from '../../protocol/worker-host/host.js';
+import type { PluginTypeDefinition } from './definition.js';
+
+export function parseSettings<S>(def: PluginTypeDefinition, settings: Record<string, unknown>): S {
+  const parsed = z.object(def.fields).safeParse(settings);
+  const problems: Record<string, string> = {};
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems[String(issue.path[0] ?? '_form')] ??= issue.message;
+  } else Object.assign(problems, def.problems?.(parsed.data));
+  const list = Object.entries(problems);
+  if (list.length > 0) {
+    throw new InitError(
+      'BAD_CONFIGURATION',
+      `the configuration is not valid: ${list.map(([k, v]) => `${k}: ${v}`).join('; ')}`,
+    );
+  }
+  return parsed.data as S;
+}

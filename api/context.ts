@@ -1,0 +1,43 @@
+/** What the API's routes and services share within one process. Built once by the server. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ProcessOptions } from '../runtime/process-options.js';
+import type { AuditRecorder } from '../runtime/audit/recorder.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { SecretBox } from '../runtime/secrets/secret-box.js';
+import type { Orm } from '../storage/db.js';
+import type { ApiTokenCredential } from './auth/api-token-credential.js';
+import type { StorageSelection } from './schemas/settings.js';
+
+export interface ApiContext {
+  orm: Orm;
+  options: ProcessOptions;
+  audit: AuditRecorder;
+  /** Encrypts and decrypts secrets stored in the database. */
+  secrets: SecretBox;
+  apiTokens: ApiTokenCredential;
+  /** The payload storage this process started with (spec 2.11 storage_in_use). */
+  storageInUse: StorageSelection;
+  /** Accepts requests without Authorization as `developer` (spec 5.3). */
+  developerBuild: boolean;
+  /** Tells every pier process that tokens or accounts changed, so caches are dropped. */
+  announceAuthChange(em: EntityManager): Promise<void>;
+  now(): Date;
+  /** The message flow and plugin instances; absent in the CLI, which runs no actors. */
+  runtime?: Runtime;
+}
+
+/** The runtime of a server process; routes that need it are only registered by the server. */
+export function runtimeOf(ctx: ApiContext): Runtime {
+  if (!ctx.runtime) throw new Error('This process runs no message flow');
+  return ctx.runtime;
+}
+
+/** A fresh entity manager for one unit of work. */
+export function freshEm(ctx: ApiContext): EntityManager {
+  return ctx.orm.em.fork() as EntityManager;
+}
+
+/** Runs `work` in one transaction; the change and its audit events commit together. */
+export async function inTransaction<T>(ctx: ApiContext, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  return freshEm(ctx).transactional((em) => work(em as EntityManager));
+}

@@ -1,0 +1,45 @@
+/**
+ * Assembling one process's shared services around an open database: audit recorder,
+ * API-token checking, and the announcements that keep caches of several processes in step.
+ * Used by the server and by the CLI, so both write the same audit events the same way.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiTokenCredential, type ApiTokenCredentialOptions } from './auth/api-token-credential.js';
+import type { ApiContext } from './context.js';
+import type { StorageSelection } from './schemas/settings.js';
+import type { ProcessOptions } from '../runtime/process-options.js';
+import { AuditRecorder } from '../runtime/audit/recorder.js';
+import type { SecretBox } from '../runtime/secrets/secret-box.js';
+import type { Orm } from '../storage/db.js';
+
+/** NOTIFY channel telling every process that tokens or accounts changed. */
+export const authChannel = 'pier_auth';
+
+export interface CoreOptions {
+  orm: Orm;
+  options: ProcessOptions;
+  secrets: SecretBox;
+  storageInUse: StorageSelection;
+  developerBuild: boolean;
+  now?: () => Date;
+  tokenCache?: Partial<ApiTokenCredentialOptions>;
+}
+
+export function createApiContext(core: CoreOptions): ApiContext {
+  const now = core.now ?? (() => new Date());
+  return {
+    orm: core.orm,
+    options: core.options,
+    audit: new AuditRecorder(core.options.auditKey),
+    secrets: core.secrets,
+    apiTokens: new ApiTokenCredential(core.orm, core.tokenCache, now),
+    storageInUse: core.storageInUse,
+    developerBuild: core.developerBuild,
+    announceAuthChange: async (em: EntityManager) => {
+      await em
+        .getConnection()
+        .execute(`select pg_notify('${authChannel}', '')`, [], 'all', em.getTransactionContext());
+    },
+    now,
+  };
+}

@@ -1,0 +1,111 @@
+/** Starting and stopping one pier process: database, storage check, API, listeners. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { buildApp, type BuiltApp } from './app.js';
+import type { ApiContext } from './context.js';
+import { loadSettings, storageOf } from './resources/settings/service.js';
+import type { ProcessOptions } from '../runtime/process-options.js';
+import { authChannel, createApiContext } from './create-context.js';
+import { connectDatabase, type Database } from '../storage/connect.js';
+import { DatabaseListener } from '../storage/listener.js';
+import { prepareStorage } from '../storage/payloads/prepare.js';
+import { checkSecretKey } from '../runtime/secrets/key-check.js';
+import { loadSecretBox } from '../runtime/secrets/secret-box.js';
+import { scheduleExpiryChecks } from '../runtime/certificates/expiry-check.js';
+import { startRuntime, type RuntimeOptions } from '../runtime/runtime.js';
+
+export interface ServerSettings {
+  options: ProcessOptions;
+  developerBuild: boolean;
+  logger?: Logger | false;
+  now?: () => Date;
+  /** Bind the HTTP port; false serves only app.inject (tests). */
+  listen?: boolean;
+  /** Tests replace actor workers with fixtures, shorten timeouts, or run the sweeps themselves. */
+  runtime?: Pick<RuntimeOptions, 'entries' | 'childSpec' | 'timers'>;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  built: BuiltApp;
+  ctx: ApiContext;
+  database: Database;
+  /** http://host:port of the listening server, when it listens. */
+  url: string | undefined;
+  close(): Promise<void>;
+}
+
+export function defaultLogger(): Logger {
+  return pino({ level: process.env.LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] });
+}
+
+export async function startServer(settings: ServerSettings): Promise<RunningServer> {
+  const { options } = settings;
+  if (settings.developerBuild && options.production) {
+    throw new Error('The developer build (pier serve --dev) refuses to start with NODE_ENV=production');
+  }
+  const logger = settings.logger === undefined ? defaultLogger() : settings.logger;
+  const database = await connectDatabase(options, { runMigrations: true });
+  const closers: (() => Promise<void>)[] = [() => database.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch(() => {});
+  };
+  try {
+    const stored = await loadSettings(database.orm.em.fork());
+    const storageInUse = storageOf(stored);
+    await prepareStorage(storageInUse);
+
+    const secrets = await loadSecretBox(options.dataDir, options.secretKey);
+    await checkSecretKey(database.orm.em.fork(), secrets);
+    const ctx = createApiContext({
+      orm: database.orm,
+      options,
+      secrets,
+      storageInUse,
+      developerBuild: settings.developerBuild,
+      ...(settings.now ? { now: settings.now } : {}),
+    });
+    closers.push(async () => ctx.apiTokens.close());
+    closers.push(() => ctx.apiTokens.flushUsage());
+
+    const quiet = logger || pino({ level: 'silent' });
+    const expiryChecks = scheduleExpiryChecks({
+      em: () => database.orm.em.fork() as EntityManager,
+      now: ctx.now,
+      logger: quiet,
+    });
+    closers.push(() => expiryChecks.stop());
+
+    const listener = new DatabaseListener(database.url, quiet);
+    listener.on(authChannel, () => ctx.apiTokens.invalidate());
+    await listener.start();
+    closers.push(() => listener.close());
+
+    const runtime = await startRuntime({
+      orm: database.orm,
+      databaseUrl: database.url,
+      secrets: ctx.secrets,
+      logger: quiet,
+      now: ctx.now,
+      listener,
+      settings: stored,
+      ...settings.runtime,
+    });
+    ctx.runtime = runtime;
+    closers.push(() => runtime.close());
+
+    const built = await buildApp(ctx, { logger });
+    closers.push(() => built.app.close());
+    let url: string | undefined;
+    if (settings.listen !== false) {
+      url = await built.app.listen({ port: options.httpPort, host: options.httpHost });
+    } else {
+      await built.app.ready();
+    }
+    return { app: built.app, built, ctx, database, url, close: closeAll };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

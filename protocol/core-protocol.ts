@@ -1,0 +1,181 @@
+/**
+ * What an actor asks the core (the main thread, which owns the database): accept a
+ * message, claim deliveries, record a delivery's result. A message names its payload stage:
+ * a large one the actor has already written to the store; a small one travels here, to be
+ * kept in the row that records it (storage/payloads/inline.ts).
+ */
+import { z } from 'zod';
+import { InlineContent } from '../storage/payloads/inline.js';
+import {
+  As2AckRequest,
+  As2InboundRequest,
+  As2OutboundRequest,
+  As2Record,
+  As2RecordRequest,
+  As2SentRequest,
+  type As2Response,
+} from './as2-protocol.js';
+
+/** Text PostgreSQL can store: no NUL characters. */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !s.includes('\u0000'), 'Must not contain NUL characters');
+const partyText = text(255);
+
+export const PayloadStage = z.enum(['unpacked', 'received', 'headers', 'receipt']);
+export type PayloadStage = z.infer<typeof PayloadStage>;
+
+/** A message a source brought in; its payload is already in the store under `id`. */
+export const OfferedMessage = z.object({
+  id: z.uuid(),
+  from: partyText,
+  to: partyText,
+  file_name: text(1024).refine((s) => s !== '', 'Must not be empty'),
+  /** Identifies what the source took (a file), so offering it again gives the same message. */
+  source_key: text(2048).optional(),
+  payload: z.object({
+    stage: PayloadStage,
+    size_bytes: z.number().int().min(0),
+    content: InlineContent.optional(),
+  }),
+  /** Set when the source refuses the message (it cannot be read or routed): why. */
+  refusal: text(2048).optional(),
+  /** What AS2 did to a received message, stored with it. */
+  as2_record: As2Record.optional(),
+});
+export type OfferedMessage = z.infer<typeof OfferedMessage>;
+
+/** Accept messages (the client sends those offered while a request is under way together). */
+export const AcceptRequest = z.object({
+  type: z.literal('accept'),
+  messages: z.array(OfferedMessage).min(1).max(1000),
+});
+export type AcceptRequest = z.infer<typeof AcceptRequest>;
+
+export const Acceptance = z.object({
+  message_id: z.uuid(),
+  /** True when the source had offered this before: `message_id` is the earlier message. */
+  duplicate: z.boolean(),
+  /** An AS2 duplicate: whether the earlier message's receipt is stored (to answer with). */
+  receipt_stored: z.boolean().optional(),
+  /** That receipt's bytes when it is kept inline (else the actor reads it from the store). */
+  receipt: InlineContent.optional(),
+  status: z.string(),
+  /**
+   * Deliveries queued at the message's targets in the last few seconds and not claimed yet:
+   * a source that is far ahead of its targets holds back.
+   */
+  queued: z.number().int(),
+});
+export type Acceptance = z.infer<typeof Acceptance>;
+
+/** One acceptance per message, in order. */
+export const AcceptResponse = z.object({ type: z.literal('accepted'), accepted: z.array(Acceptance) });
+export type AcceptResponse = z.infer<typeof AcceptResponse>;
+
+/** Claim up to `limit` queued deliveries of the asking target. */
+export const ClaimRequest = z.object({ type: z.literal('claim'), limit: z.number().int().min(1).max(100) });
+export type ClaimRequest = z.infer<typeof ClaimRequest>;
+
+export const ClaimedDelivery = z.object({
+  delivery_id: z.number().int(),
+  /** The claim's number: a result is recorded only for the claim that is current. */
+  claim: z.number().int(),
+  attempt: z.number().int(),
+  message: z.object({
+    id: z.uuid(),
+    from: z.string(),
+    to: z.string(),
+    file_name: z.string(),
+    direction: z.enum(['inbound', 'outbound']),
+  }),
+  /** `content`: the bytes of a small stage, kept in its payload row; else read from the store. */
+  payload: z.object({ stage: PayloadStage, size_bytes: z.number().int(), content: InlineContent.optional() }),
+});
+export type ClaimedDelivery = z.infer<typeof ClaimedDelivery>;
+
+export const ClaimResponse = z.object({ type: z.literal('claimed'), deliveries: z.array(ClaimedDelivery) });
+export type ClaimResponse = z.infer<typeof ClaimResponse>;
+
+export const DeliveryOutcome = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    detail: z.string().max(2048).optional(),
+    /** Sent, and the partner's receipt is still to come (AS2 asynchronous MDN). */
+    awaiting_ack: z.boolean().optional(),
+    /** What AS2 did on the way, stored with the result. */
+    as2_record: As2Record.optional(),
+  }),
+  z.object({
+    ok: z.literal(false),
+    /** False for a failure that trying again cannot fix (a 4xx answer, a refused file). */
+    retryable: z.boolean(),
+    error: z.string().max(2048),
+    as2_record: As2Record.optional(),
+  }),
+]);
+export type DeliveryOutcome = z.infer<typeof DeliveryOutcome>;
+
+export const DeliveryResult = z.object({
+  delivery_id: z.number().int(),
+  claim: z.number().int(),
+  outcome: DeliveryOutcome,
+});
+export type DeliveryResult = z.infer<typeof DeliveryResult>;
+
+/** Record results (those reported while a request is under way go together). */
+export const ResultRequest = z.object({
+  type: z.literal('result'),
+  results: z.array(DeliveryResult).min(1).max(1000),
+});
+export type ResultRequest = z.infer<typeof ResultRequest>;
+
+export const ResultResponse = z.object({
+  type: z.literal('recorded'),
+  /** Per result: false when the claim was no longer current (the delivery was taken back meanwhile). */
+  applied: z.array(z.boolean()),
+});
+export type ResultResponse = z.infer<typeof ResultResponse>;
+
+export const CoreRequest = z.discriminatedUnion('type', [
+  AcceptRequest,
+  ClaimRequest,
+  ResultRequest,
+  As2InboundRequest,
+  As2OutboundRequest,
+  As2RecordRequest,
+  As2SentRequest,
+  As2AckRequest,
+]);
+export type CoreRequest = z.infer<typeof CoreRequest>;
+export type CoreResponse = AcceptResponse | ClaimResponse | ResultResponse | As2Response;
+
+/** Events an actor sends without waiting: log lines, kept out of the worker's stdout. */
+export const ActorEvent = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('log'),
+    level: z.enum(['debug', 'info', 'warn', 'error']),
+    msg: z.string().max(4096),
+    fields: z.record(z.string(), z.unknown()).optional(),
+  }),
+]);
+export type ActorEvent = z.infer<typeof ActorEvent>;
+
+/**
+ * The inline payload bytes (base64 characters) a message or a result carries, so batches of
+ * them can be kept to a size (a burst of 64 KiB messages would otherwise make one statement
+ * of a hundred megabytes).
+ */
+export function inlineChars(carrier: {
+  payload?: { content?: string | undefined };
+  as2_record?: { stages: { content?: string | undefined }[] } | undefined;
+}): number {
+  let chars = carrier.payload?.content?.length ?? 0;
+  for (const stage of carrier.as2_record?.stages ?? []) chars += stage.content?.length ?? 0;
+  return chars;
+}
+
+/** Most inline payload characters in one batch of accepts or results. */
+export const maxInlineCharsPerBatch = 8 * 1024 * 1024;

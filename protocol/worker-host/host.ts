@@ -1,0 +1,173 @@
+/**
+ * What every actor's worker.ts shares: the thread guard, the ready/init-failed handshake,
+ * and a typed client for asking the core. An actor's own module supplies `init`, which
+ * parses its configuration and opens its resources, and gets back nothing but this channel.
+ */
+import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { Batcher } from '../batcher.js';
+import {
+  AcceptResponse,
+  ClaimResponse,
+  inlineChars,
+  maxInlineCharsPerBatch,
+  ResultResponse,
+  type Acceptance,
+  type ActorEvent,
+  type ClaimedDelivery,
+  type DeliveryOutcome,
+  type DeliveryResult,
+  type OfferedMessage,
+} from '../core-protocol.js';
+import type { As2Request } from '../as2-protocol.js';
+import { ChannelError, channelErrors, Envelope, toWireError } from '../envelope.js';
+import { HostEvent, HostRequest } from '../host-protocol.js';
+import { ActorStartData } from './start-data.js';
+
+export interface CoreClient {
+  accept(message: OfferedMessage): Promise<Acceptance>;
+  claim(limit: number): Promise<ClaimedDelivery[]>;
+  /** True when the result counted; false when the delivery had been taken back meanwhile. */
+  result(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<boolean>;
+  log(level: ActorEvent['level'], msg: string, fields?: Record<string, unknown>): void;
+  /** The AS2 actors' questions; the answer is checked by the caller's schema. */
+  ask(request: As2Request): Promise<unknown>;
+}
+
+export interface Actor {
+  /** Deliveries are queued for this instance. */
+  onWork?(): void;
+  /** Finish or give up the work in hand and release every resource. */
+  stop(): Promise<void>;
+}
+
+export type ActorInit = (start: ActorStartData, core: CoreClient) => Promise<Actor>;
+
+/** An error of the actor's start, carried to the supervisor with a code. */
+export class InitError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'InitError';
+  }
+}
+
+class Channel {
+  readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  #nextId = 1;
+  actor: Actor | undefined;
+
+  constructor(private readonly port: MessagePort) {
+    port.on('message', (raw: unknown) => this.#receive(raw));
+  }
+
+  post(message: Envelope): void {
+    this.port.postMessage(message);
+  }
+
+  request(body: unknown): Promise<unknown> {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.post({ kind: 'request', id, body });
+    });
+  }
+
+  #receive(raw: unknown): void {
+    const parsed = Envelope.safeParse(raw);
+    if (!parsed.success)
+      throw new ChannelError(channelErrors.badMessage, 'The supervisor sent a bad message');
+    const message = parsed.data;
+    switch (message.kind) {
+      case 'response': {
+        const pending = this.#pending.get(message.id);
+        this.#pending.delete(message.id);
+        if (message.ok) pending?.resolve(message.body);
+        else pending?.reject(new ChannelError(message.error.code, message.error.message));
+        return;
+      }
+      case 'request': {
+        const request = HostRequest.parse(message.body);
+        switch (request.type) {
+          case 'stop':
+            (this.actor?.stop() ?? Promise.resolve()).then(
+              () => this.post({ kind: 'response', id: message.id, ok: true, body: { type: 'stopped' } }),
+              (error: unknown) =>
+                this.post({ kind: 'response', id: message.id, ok: false, error: toWireError(error) }),
+            );
+            return;
+          default: {
+            const never: never = request.type;
+            throw new Error(`unhandled ${String(never)}`);
+          }
+        }
+      }
+      case 'event': {
+        const event = HostEvent.parse(message.body);
+        if (event.type === 'work') this.actor?.onWork?.();
+        return;
+      }
+      case 'ready':
+      case 'init-failed':
+        return;
+      default: {
+        const never: never = message;
+        throw new Error(`unhandled ${String(never)}`);
+      }
+    }
+  }
+}
+
+/**
+ * The actor's side of the core. Accepts and results asked for while a request of their kind
+ * is under way go together in the next one, so a busy actor makes few trips to the core.
+ */
+function coreClient(channel: Channel): CoreClient {
+  const accepts = new Batcher<OfferedMessage, Acceptance>(
+    async (messages) => AcceptResponse.parse(await channel.request({ type: 'accept', messages })).accepted,
+    { weigh: inlineChars, maxWeight: maxInlineCharsPerBatch },
+  );
+  const results = new Batcher<DeliveryResult, boolean>(
+    async (list) => ResultResponse.parse(await channel.request({ type: 'result', results: list })).applied,
+    { weigh: (r) => inlineChars(r.outcome), maxWeight: maxInlineCharsPerBatch },
+  );
+  return {
+    accept: (message) => accepts.submit(message),
+    claim: async (limit) => ClaimResponse.parse(await channel.request({ type: 'claim', limit })).deliveries,
+    result: (delivery, outcome) =>
+      results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome }),
+    log: (level, msg, fields) => channel.post({ kind: 'event', body: { type: 'log', level, msg, fields } }),
+    ask: (request) => channel.request(request),
+  };
+}
+
+/** The body of every actor's worker.ts: `runActor(async (start, core) => …)`. */
+export function runActor(init: ActorInit): void {
+  if (isMainThread || !parentPort)
+    throw new Error('An actor runs in a worker thread started by the supervisor');
+  const channel = new Channel(parentPort);
+  const start = ActorStartData.safeParse(workerData);
+  if (!start.success) {
+    channel.post({
+      kind: 'init-failed',
+      error: { code: 'BAD_START_DATA', message: 'The start data is not valid' },
+    });
+    process.exit(1);
+  }
+  init(start.data, coreClient(channel)).then(
+    (actor) => {
+      channel.actor = actor;
+      channel.post({ kind: 'ready' });
+    },
+    (error: unknown) => {
+      // A child that failed to initialise cannot recover; exit so the thread does not linger.
+      const wire = toWireError(error);
+      channel.post({
+        kind: 'init-failed',
+        error: { ...wire, code: wire.code === 'HANDLER_FAILED' ? 'INIT_FAILED' : wire.code },
+      });
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,244 @@
+/**
+ * The as2_message rows: what AS2 did to a message, duplicate lookups, and settling the
+ * delivery of a sent message when its asynchronous receipt arrives or does not in time.
+ */
+import type { As2Record, As2RecordRequest, As2SentResponse } from '../../protocol/as2-protocol.js';
+import { toPem } from '../../pki/certificates/certificate-info.js';
+import { addHistory, lockMessages, pgArray, settleMessages, type Tx } from '../dispatch/tx.js';
+import type { MessageStatus } from '../dispatch/status.js';
+
+export interface MessageAs2Record {
+  message_id: string;
+  record: As2Record;
+}
+
+/** One record asked on its own (before an asynchronous receipt is awaited). */
+export function recordAs2(tx: Tx, at: Date, r: As2RecordRequest): Promise<void> {
+  const { type: _type, message_id, ...record } = r;
+  return recordAs2Batch(tx, at, [{ message_id, record }]);
+}
+
+/**
+ * Stores what AS2 did to these messages in three statements whatever their number: the
+ * as2_message rows (a later record of the same message adds to its info), the extra
+ * payload stages and the history lines. Runs inside the acceptance or result transaction.
+ */
+export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record[]): Promise<void> {
+  if (records.length === 0) return;
+  // One row per message: PostgreSQL refuses to upsert the same row twice in a statement.
+  const latest = [...new Map(records.map((r) => [r.message_id, r])).values()];
+  const rows = latest.map(({ message_id, record: r }) => ({
+    message_id,
+    direction: r.direction,
+    as2_message_id: r.as2_message_id,
+    as2_from: r.as2_from,
+    as2_to: r.as2_to,
+    processed: r.processed,
+    info: r.info,
+    awaiting_delivery_id: r.awaiting?.delivery_id ?? null,
+    receipt_due_at: r.awaiting ? new Date(at.getTime() + r.awaiting.hours * 3_600_000) : null,
+  }));
+  await tx.all(
+    `insert into as2_message (message_id, direction, as2_message_id, as2_from, as2_to, processed, info,
+                              awaiting_delivery_id, receipt_due_at, created_at, updated_at)
+     select x.message_id, x.direction, x.as2_message_id, x.as2_from, x.as2_to, x.processed, x.info,
+            x.awaiting_delivery_id, x.receipt_due_at, ?, ?
+       from jsonb_to_recordset(?::jsonb) as x(message_id uuid, direction text, as2_message_id text, as2_from text,
+            as2_to text, processed boolean, info jsonb, awaiting_delivery_id bigint, receipt_due_at timestamptz)
+     on conflict (message_id) do update set as2_message_id = excluded.as2_message_id,
+       processed = excluded.processed, info = as2_message.info || excluded.info,
+       awaiting_delivery_id = excluded.awaiting_delivery_id, receipt_due_at = excluded.receipt_due_at,
+       updated_at = excluded.updated_at`,
+    [at, at, JSON.stringify(rows)],
+  );
+  const stages = records.flatMap(({ message_id, record }) =>
+    record.stages.map((s) => ({
+      message_id,
+      stage: s.stage,
+      size_bytes: s.size_bytes,
+      content: s.content ?? null,
+    })),
+  );
+  if (stages.length > 0) {
+    await tx.all(
+      `insert into payload (message_id, stage, size_bytes, stored_at, content)
+       select x.message_id, x.stage, x.size_bytes, ?, decode(x.content, 'base64')
+         from jsonb_to_recordset(?::jsonb) as x(message_id uuid, stage text, size_bytes bigint, content text)
+       on conflict do nothing`,
+      [at, JSON.stringify(stages)],
+    );
+  }
+  await addHistory(
+    tx,
+    at,
+    records.flatMap(({ message_id, record }) =>
+      record.history ? [{ message_id, kind: record.history.kind, text: record.history.text }] : [],
+    ),
+  );
+}
+
+export const duplicateKey = (r: { as2_from: string; as2_message_id: string }) =>
+  `${r.as2_from}\u0000${r.as2_message_id}`;
+
+export interface EarlierMessage {
+  message_id: string;
+  status: MessageStatus;
+  has_receipt: boolean;
+  /** The receipt's bytes (base64) when it is kept inline; null when in the store or none. */
+  receipt: string | null;
+}
+
+/**
+ * The earlier inbound messages processed successfully with these Message-IDs from these
+ * partners (a resend after an error receipt is not a duplicate), keyed by duplicateKey;
+ * `duplicate_received` is noted on each found.
+ */
+export async function inboundDuplicates(
+  tx: Tx,
+  at: Date,
+  keys: { as2_from: string; as2_message_id: string }[],
+): Promise<Map<string, EarlierMessage>> {
+  const found = new Map<string, EarlierMessage>();
+  if (keys.length === 0) return found;
+  const rows = await tx.all<
+    Omit<EarlierMessage, 'receipt'> & { as2_from: string; as2_message_id: string; receipt: Buffer | null }
+  >(
+    `select distinct on (a.as2_from, a.as2_message_id) a.as2_from, a.as2_message_id, a.message_id, m.status,
+            r.message_id is not null as has_receipt, r.content as receipt
+       from as2_message a join message m on m.id = a.message_id
+       left join payload r on r.message_id = a.message_id and r.stage = 'receipt'
+       join jsonb_to_recordset(?::jsonb) as k(as2_from text, as2_message_id text)
+         on a.as2_from = k.as2_from and a.as2_message_id = k.as2_message_id
+      where a.direction = 'inbound' and a.processed
+        and a.as2_from = any(?::text[]) and a.as2_message_id = any(?::text[])
+      order by a.as2_from, a.as2_message_id, a.created_at`,
+    [
+      JSON.stringify(keys.map((k) => ({ as2_from: k.as2_from, as2_message_id: k.as2_message_id }))),
+      pgArray(keys.map((k) => k.as2_from)),
+      pgArray(keys.map((k) => k.as2_message_id)),
+    ],
+  );
+  for (const row of rows)
+    found.set(duplicateKey(row), { ...row, receipt: row.receipt && row.receipt.toString('base64') });
+  await addHistory(
+    tx,
+    at,
+    rows.map((row) => ({
+      message_id: row.message_id,
+      kind: 'duplicate_received' as const,
+      text: `The partner sent ${row.as2_message_id} again; answered with the stored receipt, not routed again`,
+    })),
+  );
+  return found;
+}
+
+export async function findSent(tx: Tx, originalMessageId: string): Promise<As2SentResponse['sent']> {
+  const [row] = await tx.all<{
+    message_id: string;
+    as2_to: string;
+    info: Record<string, unknown>;
+    awaiting_delivery_id: string | null;
+    has_receipt: boolean;
+  }>(
+    `select a.message_id, a.as2_to, a.info, a.awaiting_delivery_id,
+            exists (select 1 from payload p where p.message_id = a.message_id and p.stage = 'receipt') as has_receipt
+       from as2_message a
+      where a.direction = 'outbound' and a.as2_message_id = ? order by a.updated_at desc limit 1`,
+    [originalMessageId],
+  );
+  if (!row) return null;
+  const certs = await tx.all<{ der: Buffer }>(
+    `select c.der from as2_remote_profile r
+       join as2_profile_certificate pc on pc.business_partner_id = r.partner_id and pc.field = 'signature_certificate_ids'
+       join certificate c on c.id = pc.certificate_id where r.as2id = ? order by pc.position`,
+    [row.as2_to],
+  );
+  return {
+    message_id: row.message_id,
+    partner_as2id: row.as2_to,
+    verification: certs.map((c) => toPem(Buffer.from(c.der))),
+    info: row.info,
+    awaiting_delivery_id: row.awaiting_delivery_id === null ? null : Number(row.awaiting_delivery_id),
+    has_receipt: row.has_receipt,
+  };
+}
+
+/**
+ * awaiting_ack → delivered (positive receipt) or failed. False when the delivery was not
+ * waiting, or none was (`deliveryId` null: a late or repeated receipt); the receipt is still
+ * recorded as a history line.
+ */
+export async function settleAwaited(
+  tx: Tx,
+  at: Date,
+  messageId: string,
+  deliveryId: number | null,
+  ok: boolean,
+  text: string,
+): Promise<boolean | 'early'> {
+  await lockMessages(tx, [messageId]);
+  if (deliveryId === null) {
+    await addHistory(tx, at, [{ message_id: messageId, kind: ok ? 'mdn_received' : 'mdn_refused', text }]);
+    return false;
+  }
+  const [current] = await tx.all<{ state: string }>('select state from delivery where id = ?', [deliveryId]);
+  // The sender has not reported its attempt yet: the receipt came first; asked again shortly.
+  if (current?.state === 'delivering') return 'early';
+  const [row] = await tx.all<{ target: string }>(
+    `update delivery set state = ?, finished_at = ?, updated_at = ?, last_error = ?
+      where id = ? and message_id = ? and state = 'awaiting_ack' returning target`,
+    [ok ? 'delivered' : 'failed', at, at, ok ? '' : text, deliveryId, messageId],
+  );
+  await tx.all(
+    `update as2_message set awaiting_delivery_id = null, receipt_due_at = null, updated_at = ? where message_id = ?`,
+    [at, messageId],
+  );
+  await addHistory(tx, at, [
+    {
+      message_id: messageId,
+      kind: ok ? 'mdn_received' : 'mdn_refused',
+      text,
+      delivery_id: deliveryId,
+      target: row?.target ?? null,
+    },
+  ]);
+  if (!row) return false;
+  await addHistory(tx, at, [
+    {
+      message_id: messageId,
+      kind: 'delivery_changed',
+      delivery_id: deliveryId,
+      target: row.target,
+      old_state: 'awaiting_ack',
+      new_state: ok ? 'delivered' : 'failed',
+      text,
+    },
+  ]);
+  await settleMessages(tx, at, [messageId]);
+  return true;
+}
+
+/**
+ * Deliveries whose receipt did not come within receipt_timeout_hours fail. Only deliveries
+ * still awaiting_ack count: the wait is recorded before posting, so a post that failed (or is
+ * being retried) left one behind that no receipt was ever due for.
+ */
+export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
+  const due = await tx.all<{ message_id: string; awaiting_delivery_id: string }>(
+    `select a.message_id, a.awaiting_delivery_id from as2_message a
+       join delivery d on d.id = a.awaiting_delivery_id and d.state = 'awaiting_ack'
+      where a.receipt_due_at is not null and a.receipt_due_at <= ? limit 100`,
+    [at],
+  );
+  for (const d of due) {
+    await settleAwaited(
+      tx,
+      at,
+      d.message_id,
+      Number(d.awaiting_delivery_id),
+      false,
+      'No receipt (MDN) arrived within the receipt timeout',
+    );
+  }
+  return due.length;
+}

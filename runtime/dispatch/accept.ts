@@ -1,0 +1,300 @@
+/**
+ * Acceptance: a source hands over a message whose payload is already stored. One
+ * transaction stores the message, its payload stage, its deliveries and its history; from
+ * then on it is never lost. A source that offers the same thing again (the same file,
+ * after a crash before it could move the file away) gets the message it already has.
+ */
+import type { OfferedMessage } from '../../protocol/core-protocol.js';
+import { targetsFor, type RouteRow } from './routing.js';
+import { stallWaitSeconds } from './schedule.js';
+import { announce, pgArray, type HistoryLine, type Tx } from './tx.js';
+import { deriveMessage, type MessageStatus } from './status.js';
+import { duplicateKey, inboundDuplicates, recordAs2Batch } from '../as2/records.js';
+
+export interface AcceptItem {
+  source_type: string;
+  source_name: string;
+  message: OfferedMessage;
+  /** The target a message sent by hand names. */
+  target_hint?: string;
+  /** The first history line's text, when the source has more to say than its name. */
+  text?: string;
+}
+
+export interface AcceptOutcome {
+  message_id: string;
+  duplicate: boolean;
+  /** A duplicate AS2 message: whether the earlier one's receipt is stored (to answer with). */
+  receipt_stored?: boolean;
+  /** That receipt's bytes (base64) when it is kept inline. */
+  receipt?: string;
+  status: MessageStatus;
+  /** Deliveries still waiting for a claim at the targets of the message, after this batch. */
+  queued: number;
+}
+
+type PartyKind = 'organization' | 'partner';
+
+/** The parties named and the routes, in one query. */
+async function partiesAndRoutes(
+  tx: Tx,
+  names: string[],
+): Promise<{ kinds: Map<string, Set<PartyKind>>; routes: RouteRow[] }> {
+  const [row] = await tx.all<{ parties: { name: string; kind: PartyKind }[]; routes: RouteRow[] }>(
+    `select (select coalesce(json_agg(p), '[]') from (
+               select name, 'organization' as kind from organization where name = any(?::text[])
+               union all select name, 'partner' as kind from partner where name = any(?::text[])) p) as parties,
+            (select coalesce(json_agg(r), '[]') from (
+               select source_plugin, from_party, to_party, target_plugin from route) r) as routes`,
+    [pgArray(names), pgArray(names)],
+  );
+  const kinds = new Map<string, Set<PartyKind>>();
+  for (const p of row!.parties) kinds.set(p.name, (kinds.get(p.name) ?? new Set()).add(p.kind));
+  return { kinds, routes: row!.routes };
+}
+
+/**
+ * One party must be an organization and the other a partner. Outbound when `from` is an
+ * organization, inbound when it is a partner; a refusal when neither reading works.
+ */
+export function directionOf(
+  from: Set<PartyKind> | undefined,
+  to: Set<PartyKind> | undefined,
+): { direction: 'inbound' | 'outbound'; problem?: string } {
+  const guess = from?.has('organization') ? 'outbound' : 'inbound';
+  if (!from) return { direction: guess, problem: 'the sender is not an organization or partner' };
+  if (!to) return { direction: guess, problem: 'the receiver is not an organization or partner' };
+  if (from.has('organization') && to.has('partner')) return { direction: 'outbound' };
+  if (from.has('partner') && to.has('organization')) return { direction: 'inbound' };
+  const both = from.has('organization') ? 'organizations' : 'partners';
+  return {
+    direction: guess,
+    problem: `both parties are ${both}; one must be an organization, the other a partner`,
+  };
+}
+
+/**
+ * Accepts and dispatches a batch in one statement: the messages (with the status their
+ * routes give them), their payload stages, their deliveries and their history lines. The
+ * routes are read in the same transaction, so a route saved before applies.
+ */
+export async function acceptBatch(
+  tx: Tx,
+  at: Date,
+  node: number,
+  items: AcceptItem[],
+): Promise<{ outcomes: AcceptOutcome[]; targets: string[] }> {
+  // An AS2 message whose Message-ID the partner sent before and pier processed is not
+  // accepted again: the outcome names the earlier message (RFC 4130 §7.4 duplicates).
+  const inbound = (i: AcceptItem) =>
+    i.message.as2_record?.direction === 'inbound' ? i.message.as2_record : undefined;
+  const duplicates = await inboundDuplicates(
+    tx,
+    at,
+    items.flatMap((i) => inbound(i) ?? []),
+  );
+  const earlierOf = (i: AcceptItem) => {
+    const r = inbound(i);
+    return r ? duplicates.get(duplicateKey(r)) : undefined;
+  };
+  const fresh = items.filter((i) => !earlierOf(i));
+  const accepted = fresh.length > 0 ? await acceptNew(tx, at, node, fresh) : { outcomes: [], targets: [] };
+  const outcomes = accepted.outcomes.values();
+  return {
+    outcomes: items.map((i): AcceptOutcome => {
+      const earlier = earlierOf(i);
+      if (!earlier) return outcomes.next().value!;
+      return {
+        message_id: earlier.message_id,
+        duplicate: true,
+        receipt_stored: earlier.has_receipt,
+        ...(earlier.receipt !== null ? { receipt: earlier.receipt } : {}),
+        status: earlier.status,
+        queued: 0,
+      };
+    }),
+    targets: accepted.targets,
+  };
+}
+
+async function acceptNew(
+  tx: Tx,
+  at: Date,
+  node: number,
+  items: AcceptItem[],
+): Promise<{ outcomes: AcceptOutcome[]; targets: string[] }> {
+  const { kinds, routes } = await partiesAndRoutes(tx, [
+    ...new Set(items.flatMap((i) => [i.message.from, i.message.to])),
+  ]);
+  const deliveries: { message_id: string; target: string }[] = [];
+  const lines: (HistoryLine & { ord: number })[] = [];
+  const rows = items.map((item) => {
+    const m = item.message;
+    const { direction, problem } = directionOf(kinds.get(m.from), kinds.get(m.to));
+    const refusal =
+      m.refusal ?? (problem ? `Refused: ${problem} (from ${m.from || '-'} to ${m.to || '-'})` : null);
+    const targets = refusal
+      ? []
+      : targetsFor(
+          {
+            source_name: item.source_name,
+            from_party: m.from,
+            to_party: m.to,
+            target_hint: item.target_hint ?? null,
+          },
+          routes,
+        );
+    const { status, stage } = deriveMessage({
+      accepted: false,
+      refused: refusal !== null,
+      states: targets.map(() => 'queued'),
+    });
+    const text = item.text ?? `Accepted from ${item.source_type} ${item.source_name}`;
+    if (refusal) {
+      lines.push({
+        message_id: m.id,
+        kind: 'status_changed',
+        old_status: null,
+        new_status: status,
+        text: `${text}. ${refusal}`,
+        ord: 1,
+      });
+    } else {
+      lines.push({
+        message_id: m.id,
+        kind: 'status_changed',
+        old_status: null,
+        new_status: 'Received',
+        text,
+        ord: 1,
+      });
+      lines.push({
+        message_id: m.id,
+        kind: 'status_changed',
+        old_status: 'Received',
+        new_status: status,
+        ord: 3,
+      });
+      for (const target of targets) deliveries.push({ message_id: m.id, target });
+    }
+    return {
+      id: m.id,
+      status,
+      stage,
+      direction,
+      from_party: m.from,
+      to_party: m.to,
+      file_name: m.file_name,
+      source_type: item.source_type,
+      source_name: item.source_name,
+      source_key: m.source_key ?? null,
+      target_hint: item.target_hint ?? null,
+      refusal,
+      size_bytes: m.payload.size_bytes,
+      payload_stage: m.payload.stage,
+      payload_content: m.payload.content ?? null,
+    };
+  });
+  const nextDispatch = new Date(at.getTime() + stallWaitSeconds(0) * 1000);
+  const inserted = await tx.all<{ id: string }>(
+    `with x as (
+       select * from jsonb_to_recordset(?::jsonb) as x(id uuid, status text, stage text, direction text, from_party text,
+              to_party text, file_name text, source_type text, source_name text, source_key text, target_hint text,
+              refusal text, size_bytes bigint, payload_stage text, payload_content text)
+     ), m as (
+       insert into message (id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
+                            source_key, target_hint, refusal, accepted_by, created_at, updated_at)
+       select id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
+              source_key, target_hint, refusal, ?, ?, ? from x
+       on conflict (source_name, source_key) where source_key is not null do nothing
+       returning id
+     ), p as (
+       insert into payload (message_id, stage, size_bytes, stored_at, content)
+       select x.id, x.payload_stage, x.size_bytes, ?, decode(x.payload_content, 'base64') from x join m on m.id = x.id
+     ), d as (
+       insert into delivery (message_id, target, state, dispatches, next_dispatch_at, created_at, updated_at)
+       select y.message_id, y.target, 'queued', 1, ?, ?, ?
+         from jsonb_to_recordset(?::jsonb) as y(message_id uuid, target text) join m on m.id = y.message_id
+       returning id, message_id, target
+     ), h as (
+       insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
+                                    old_state, new_state)
+       select message_id, ?, kind, old_status, new_status, text, delivery_id, target, old_state, new_state from (
+         select l.message_id, l.kind, l.old_status, l.new_status, l.text, null::bigint as delivery_id,
+                null::text as target, null::text as old_state, null::text as new_state, l.ord
+           from jsonb_to_recordset(?::jsonb) as l(message_id uuid, kind text, old_status text, new_status text,
+                text text, ord int) join m on m.id = l.message_id
+         union all
+         select d.message_id, 'delivery_changed', null, null, 'Dispatched', d.id, d.target, null, 'queued', 2 from d
+       ) lines order by message_id, ord, delivery_id
+     )
+     select id from m`,
+    [
+      JSON.stringify(rows),
+      node,
+      at,
+      at,
+      at,
+      nextDispatch,
+      at,
+      at,
+      JSON.stringify(deliveries),
+      at,
+      JSON.stringify(lines),
+    ],
+  );
+  const fresh = new Set(inserted.map((r) => r.id));
+  await recordAs2Batch(
+    tx,
+    at,
+    items.flatMap(({ message: m }) =>
+      m.as2_record && fresh.has(m.id) ? [{ message_id: m.id, record: m.as2_record }] : [],
+    ),
+  );
+  const offeredAgain = rows.filter((r) => !fresh.has(r.id) && r.source_key !== null);
+  const earlier = new Map<string, { id: string; status: MessageStatus }>();
+  if (offeredAgain.length > 0) {
+    const found = await tx.all<{
+      id: string;
+      status: MessageStatus;
+      source_name: string;
+      source_key: string;
+    }>(
+      `select m.id, m.status, m.source_name, m.source_key from message m
+         join jsonb_to_recordset(?::jsonb) as x(source_name text, source_key text)
+           on m.source_name = x.source_name and m.source_key = x.source_key
+        where m.source_name = any(?::text[]) and m.source_key = any(?::text[])`,
+      [
+        JSON.stringify(offeredAgain.map((r) => ({ source_name: r.source_name, source_key: r.source_key }))),
+        pgArray(offeredAgain.map((r) => r.source_name)),
+        pgArray(offeredAgain.map((r) => r.source_key!)),
+      ],
+    );
+    for (const f of found) earlier.set(`${f.source_name}\u0000${f.source_key}`, f);
+  }
+  const targets = [...new Set(deliveries.filter((d) => fresh.has(d.message_id)).map((d) => d.target))];
+  await announce(tx, targets);
+  // How far the targets are behind: deliveries queued and not yet announced a second time
+  // (so less than 10 s old). A target that is not running at all stops counting after that,
+  // and does not hold its source back for longer.
+  const queuedAt = new Map<string, number>();
+  if (targets.length > 0) {
+    const counts = await tx.all<{ target: string; n: number }>(
+      `select target, count(*)::int as n from delivery
+        where state = 'queued' and dispatches = 1 and target = any(?::text[]) group by target`,
+      [pgArray(targets)],
+    );
+    for (const c of counts) queuedAt.set(c.target, c.n);
+  }
+  const targetsOf = new Map<string, string[]>();
+  for (const d of deliveries) targetsOf.set(d.message_id, [...(targetsOf.get(d.message_id) ?? []), d.target]);
+  const queued = (id: string) => Math.max(0, ...(targetsOf.get(id) ?? []).map((t) => queuedAt.get(t) ?? 0));
+  const outcomes = rows.map((r) => {
+    if (fresh.has(r.id))
+      return { message_id: r.id, duplicate: false, status: r.status, queued: queued(r.id) };
+    const before = earlier.get(`${r.source_name}\u0000${r.source_key}`);
+    if (!before) throw new Error(`Message ${r.id} was neither stored nor found`);
+    return { message_id: before.id, duplicate: true, status: before.status, queued: 0 };
+  });
+  return { outcomes, targets };
+}

@@ -1,0 +1,247 @@
+/**
+ * Claims and results. A claim takes queued deliveries of one target under row locks that
+ * other claimers skip (FOR UPDATE SKIP LOCKED), so two processes never hold the same
+ * delivery; each claim gets a number, and a result counts only for the current claim.
+ */
+import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
+import type { HeldClaim } from '../supervisor/core-port.js';
+import { deliveryTransitions, statesFor, type DeliveryState } from './delivery-states.js';
+import { retryWaitSeconds, stallWaitSeconds, type RetryPolicy } from './schedule.js';
+import { recordAs2Batch, type MessageAs2Record } from '../as2/records.js';
+import {
+  historyInsert,
+  messageDeliveriesSql,
+  storeSettled,
+  type MessageDeliveries,
+  announce,
+  pgArray,
+  type HistoryLine,
+  type Tx,
+} from './tx.js';
+
+/**
+ * Claims up to `limit` queued deliveries of `target` in one statement: pick under SKIP LOCKED,
+ * mark delivering with the next claim number, write the history lines, read what the actor
+ * needs. queued -> delivering leaves every message status as it was (both are InProgress),
+ * so a claim takes no message lock and writes no status.
+ */
+export async function claimBatch(
+  tx: Tx,
+  at: Date,
+  node: number,
+  target: string,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  const rows = await tx.all<{
+    id: string;
+    message_id: string;
+    attempts: number;
+    claims: number;
+    from_party: string;
+    to_party: string;
+    file_name: string;
+    direction: 'inbound' | 'outbound';
+    size_bytes: string | null;
+    content: Buffer | null;
+  }>(
+    `with picked as (
+       select id from delivery where target = ? and state = any(?::text[]) order by id limit ? for update skip locked
+     ), claimed as (
+       update delivery d set state = ?, attempts = d.attempts + 1, claims = d.claims + 1, claimed_by = ?,
+              claimed_at = ?, updated_at = ?, next_dispatch_at = null
+         from picked where d.id = picked.id
+       returning d.id, d.message_id, d.target, d.attempts, d.claims
+     ), lines as (
+       insert into message_history (message_id, created_at, kind, delivery_id, target, old_state, new_state, text)
+       select message_id, ?, 'delivery_changed', id, target, 'queued', 'delivering', 'Attempt ' || attempts from claimed
+     )
+     select c.id, c.message_id, c.attempts, c.claims, m.from_party, m.to_party, m.file_name, m.direction, p.size_bytes, p.content
+       from claimed c join message m on m.id = c.message_id
+       left join payload p on p.message_id = c.message_id and p.stage = 'unpacked'
+      order by c.id`,
+    [target, pgArray(statesFor('claim')), limit, deliveryTransitions.queued.claim!, node, at, at, at],
+  );
+  return rows.map((r) => ({
+    delivery_id: Number(r.id),
+    claim: r.claims,
+    attempt: r.attempts,
+    message: {
+      id: r.message_id,
+      from: r.from_party,
+      to: r.to_party,
+      file_name: r.file_name,
+      direction: r.direction,
+    },
+    payload: {
+      stage: 'unpacked',
+      size_bytes: Number(r.size_bytes ?? 0),
+      ...(r.content !== null ? { content: r.content.toString('base64') } : {}),
+    },
+  }));
+}
+
+export interface ResultItem {
+  target: string;
+  delivery_id: number;
+  claim: number;
+  outcome: DeliveryOutcome;
+  policy: RetryPolicy;
+}
+
+interface Held {
+  id: string;
+  message_id: string;
+  target: string;
+  state: DeliveryState;
+  attempts: number;
+  claims: number;
+}
+
+/**
+ * Locks the messages of these deliveries, then the deliveries, in message id order (so
+ * transactions never wait on each other in a circle); keeps those still held by the claims.
+ */
+async function lockHeld(
+  tx: Tx,
+  claims: { delivery_id: number; claim: number }[],
+): Promise<Map<number, Held>> {
+  const rows = await tx.all<Held>(
+    `select d.id, d.message_id, d.target, d.state, d.attempts, d.claims
+       from delivery d join message m on m.id = d.message_id
+      where d.id = any(?::bigint[])
+      order by m.id, d.id
+        for update of m, d`,
+    [pgArray(claims.map((c) => c.delivery_id))],
+  );
+  const wanted = new Map(claims.map((c) => [c.delivery_id, c.claim]));
+  const held = new Map<number, Held>();
+  for (const row of rows) {
+    if (row.state === 'delivering' && wanted.get(Number(row.id)) === row.claims)
+      held.set(Number(row.id), row);
+  }
+  return held;
+}
+
+interface Change {
+  id: number;
+  state: DeliveryState;
+  next_attempt_at: Date | null;
+  finished_at: Date | null;
+  last_error: string;
+  dispatches: number;
+  next_dispatch_at: Date | null;
+}
+
+/**
+ * Updates the deliveries, writes their history lines and reads back the states of every
+ * delivery of their (locked) messages, in one statement; then settles the messages.
+ */
+async function applyChanges(tx: Tx, at: Date, changes: Change[], lines: HistoryLine[]): Promise<void> {
+  const rows = await tx.all<MessageDeliveries>(
+    `with changed as (
+       update delivery d set state = x.state, next_attempt_at = x.next_attempt_at, finished_at = x.finished_at,
+              last_error = x.last_error, dispatches = x.dispatches, next_dispatch_at = x.next_dispatch_at, updated_at = ?
+         from jsonb_to_recordset(?::jsonb) as x(id bigint, state text, next_attempt_at timestamptz,
+              finished_at timestamptz, last_error text, dispatches int, next_dispatch_at timestamptz)
+        where d.id = x.id and d.id = any(?::bigint[])
+       returning d.id, d.state
+     ), lines as (
+       ${historyInsert}
+     )
+     ${messageDeliveriesSql('changed')}`,
+    [
+      at,
+      JSON.stringify(changes),
+      pgArray(changes.map((c) => c.id)),
+      at,
+      JSON.stringify(lines),
+      pgArray([...new Set(lines.map((l) => l.message_id))]),
+    ],
+  );
+  await storeSettled(tx, at, rows);
+}
+
+/** Records delivery results; answers, per item, whether its claim was still current. */
+export async function resultBatch(tx: Tx, at: Date, items: ResultItem[]): Promise<boolean[]> {
+  const held = await lockHeld(tx, items);
+  const changes: Change[] = [];
+  const lines: HistoryLine[] = [];
+  const records: MessageAs2Record[] = [];
+  const applied = items.map((item) => {
+    const row = held.get(item.delivery_id);
+    if (!row) return false;
+    held.delete(item.delivery_id); // the same result twice in a batch counts once
+    const o = item.outcome;
+    if (o.as2_record) records.push({ message_id: row.message_id, record: o.as2_record });
+    let state: DeliveryState;
+    let wait: number | undefined;
+    if (o.ok && o.awaiting_ack) state = deliveryTransitions.delivering.await_ack!;
+    else if (o.ok) state = deliveryTransitions.delivering.deliver!;
+    else if (o.retryable && (wait = retryWaitSeconds(item.policy, row.attempts)) !== undefined) {
+      state = deliveryTransitions.delivering.retry!;
+    } else state = deliveryTransitions.delivering.fail!;
+    const nextAttempt = state === 'retrying' ? new Date(at.getTime() + wait! * 1000) : null;
+    changes.push({
+      id: item.delivery_id,
+      state,
+      next_attempt_at: nextAttempt,
+      finished_at: state === 'retrying' || state === 'awaiting_ack' ? null : at,
+      last_error: o.ok ? '' : o.error,
+      dispatches: 0,
+      next_dispatch_at: null,
+    });
+    const text = o.ok
+      ? (o.detail ?? 'Delivered')
+      : state === 'retrying'
+        ? `${o.error}; attempt ${row.attempts + 1} at ${nextAttempt!.toISOString()}`
+        : o.retryable
+          ? `${o.error}; no attempts left (${item.policy.max_attempts})`
+          : o.error;
+    lines.push({
+      message_id: row.message_id,
+      kind: 'delivery_changed',
+      delivery_id: item.delivery_id,
+      target: row.target,
+      old_state: 'delivering',
+      new_state: state,
+      text,
+    });
+    return true;
+  });
+  // The AS2 record first: its history line (the receipt) comes before the delivery's change.
+  await recordAs2Batch(tx, at, records);
+  if (changes.length > 0) await applyChanges(tx, at, changes, lines);
+  return applied;
+}
+
+/** Takes back claims (the holder stopped or crashed): the deliveries are queued and announced again. */
+export async function releaseBatch(tx: Tx, at: Date, claims: HeldClaim[], reason: string): Promise<string[]> {
+  const held = await lockHeld(tx, claims);
+  if (held.size === 0) return [];
+  const rows = [...held.values()];
+  await applyChanges(
+    tx,
+    at,
+    rows.map((r) => ({
+      id: Number(r.id),
+      state: deliveryTransitions.delivering.release!,
+      next_attempt_at: null,
+      finished_at: null,
+      last_error: reason,
+      dispatches: 1,
+      next_dispatch_at: new Date(at.getTime() + stallWaitSeconds(0) * 1000),
+    })),
+    rows.map((r) => ({
+      message_id: r.message_id,
+      kind: 'delivery_changed',
+      delivery_id: Number(r.id),
+      target: r.target,
+      old_state: 'delivering',
+      new_state: 'queued',
+      text: `Taken back: ${reason}`,
+    })),
+  );
+  const targets = [...new Set(rows.map((r) => r.target))];
+  await announce(tx, targets);
+  return targets;
+}

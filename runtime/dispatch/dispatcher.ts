@@ -1,0 +1,205 @@
+/**
+ * The dispatcher owns the message flow in PostgreSQL for its process: it answers actors
+ * (accept and dispatch, claim, result, release), runs the timed sweeps,
+ * and takes operator actions. Writes from many actors are grouped into few transactions.
+ */
+import type { Logger } from 'pino';
+import type { Orm } from '../../storage/db.js';
+import {
+  inlineChars,
+  maxInlineCharsPerBatch,
+  type Acceptance,
+  type ClaimedDelivery,
+  type DeliveryResult,
+  type OfferedMessage,
+} from '../../protocol/core-protocol.js';
+import type { ActorCore, HeldClaim, InstanceRef } from '../supervisor/core-port.js';
+import { acceptBatch, type AcceptItem, type AcceptOutcome } from './accept.js';
+import { Batcher } from '../../protocol/batcher.js';
+import { claimBatch, releaseBatch, resultBatch, type ResultItem } from './claims.js';
+import { redeliver, redispatch } from './redo.js';
+import { retryPolicyOf } from './schedule.js';
+import { orphanedClaims, retriesDue, stallSchedule, undispatched } from './sweeps.js';
+import { direct, inTx } from './tx.js';
+
+export interface DispatcherOptions {
+  orm: Orm;
+  /** This process's node number (its presence lock). */
+  node: number;
+  now: () => Date;
+  logger: Logger;
+  /** Settings delivery_max_dispatches, read at start. */
+  maxDispatches: number;
+  /** Deliveries were queued for these targets by this process. */
+  onWork(targets: string[]): void;
+}
+
+/** Milliseconds between two runs of the retry and stall sweeps. */
+const tickMs = 1000;
+/** Every this many ticks, dead processes' claims and undispatched messages are looked for. */
+const recoveryEveryTicks = 5;
+/** An accepted message younger than this is left to the process that accepted it. */
+const dispatchGraceMs = 2000;
+
+export class Dispatcher implements ActorCore {
+  readonly #o: DispatcherOptions;
+  readonly #accepts: Batcher<AcceptItem, AcceptOutcome>;
+  readonly #results: Batcher<ResultItem, boolean>;
+  #timer: NodeJS.Timeout | undefined;
+  #ticks = 0;
+  #ticking: Promise<void> | undefined;
+
+  constructor(options: DispatcherOptions) {
+    this.#o = options;
+    const { orm } = options;
+    // A message is dispatched in the transaction that accepts it: the file poller and a
+    // message sent by hand have nothing left to do with it once it is stored.
+    this.#accepts = new Batcher(
+      async (items) => {
+        const { outcomes, targets } = await inTx(orm, (tx) =>
+          acceptBatch(tx, this.#o.now(), this.#o.node, items),
+        );
+        this.#o.onWork(targets);
+        return outcomes;
+      },
+      { weigh: (item) => inlineChars(item.message), maxWeight: maxInlineCharsPerBatch },
+    );
+    this.#results = new Batcher((items) => inTx(orm, (tx) => resultBatch(tx, this.#o.now(), items)), {
+      weigh: (item) => inlineChars(item.outcome),
+      maxWeight: maxInlineCharsPerBatch,
+    });
+  }
+
+  /** Accepts and dispatches messages a source actor brought in. */
+  accept(source: InstanceRef, messages: OfferedMessage[]): Promise<Acceptance[]> {
+    return Promise.all(
+      messages.map((message) =>
+        this.#accepts.submit({ source_type: source.type, source_name: source.name, message }).then((o) => ({
+          message_id: o.message_id,
+          duplicate: o.duplicate,
+          ...(o.receipt_stored === undefined ? {} : { receipt_stored: o.receipt_stored }),
+          ...(o.receipt === undefined ? {} : { receipt: o.receipt }),
+          status: o.status,
+          queued: o.queued,
+        })),
+      ),
+    );
+  }
+
+  /** Accepts and dispatches a message sent by hand. */
+  acceptAndDispatch(item: AcceptItem): Promise<AcceptOutcome> {
+    return this.#accepts.submit(item);
+  }
+
+  /** One statement, atomic by itself: no transaction around it. */
+  claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]> {
+    return claimBatch(direct(this.#o.orm), this.#o.now(), this.#o.node, target.name, limit);
+  }
+
+  result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]> {
+    const policy = retryPolicyOf(target.settings);
+    return Promise.all(
+      results.map((r) =>
+        this.#results.submit({
+          target: target.name,
+          delivery_id: r.delivery_id,
+          claim: r.claim,
+          outcome: r.outcome,
+          policy,
+        }),
+      ),
+    );
+  }
+
+  async release(_target: InstanceRef, claims: HeldClaim[], reason: string): Promise<void> {
+    const targets = await inTx(this.#o.orm, (tx) => releaseBatch(tx, this.#o.now(), claims, reason));
+    this.#o.onWork(targets);
+  }
+
+  async redispatch(messageId: string, actor: string): Promise<boolean> {
+    let targets: string[] = [];
+    const changed = await inTx(this.#o.orm, async (tx) => {
+      const done = await redispatch(tx, this.#o.now(), messageId, actor);
+      if (done) {
+        const rows = await tx.all<{ target: string }>(
+          "select target from delivery where message_id = ? and state = 'queued'",
+          [messageId],
+        );
+        targets = rows.map((r) => r.target);
+      }
+      return done;
+    });
+    this.#o.onWork(targets);
+    return changed;
+  }
+
+  async redeliver(messageId: string, deliveryId: number, actor: string): Promise<void> {
+    await inTx(this.#o.orm, (tx) => redeliver(tx, this.#o.now(), messageId, deliveryId, actor));
+    const [row] = await this.#o.orm.em
+      .getConnection()
+      .execute<{ target: string }[]>('select target from delivery where id = ?', [deliveryId]);
+    if (row) this.#o.onWork([row.target]);
+  }
+
+  /**
+   * One round of timed work. Tests call it directly with their own clock; the process runs
+   * it every second. `recovery` adds the search for dead claims and undispatched messages.
+   */
+  async tick(recovery = true): Promise<void> {
+    const { orm, now, node } = this.#o;
+    const run = async <T>(what: string, work: () => Promise<T>): Promise<T | undefined> => {
+      try {
+        return await work();
+      } catch (error) {
+        this.#o.logger.error({ err: error }, `dispatcher: ${what} failed`);
+        return undefined;
+      }
+    };
+    const announced: string[] = [];
+    announced.push(...((await run('retries', () => inTx(orm, (tx) => retriesDue(tx, now())))) ?? []));
+    const stall = await run('stall schedule', () =>
+      inTx(orm, (tx) => stallSchedule(tx, now(), this.#o.maxDispatches)),
+    );
+    announced.push(...(stall?.announced ?? []));
+    if (recovery) {
+      announced.push(
+        ...((await run('dead claims', () => inTx(orm, (tx) => orphanedClaims(tx, now(), node)))) ?? []),
+      );
+      announced.push(
+        ...((await run('undispatched', () => inTx(orm, (tx) => undispatched(tx, now(), dispatchGraceMs)))) ??
+          []),
+      );
+    }
+    if (announced.length > 0) this.#o.onWork([...new Set(announced)]);
+  }
+
+  /** Before actors start: take back dead processes' claims and dispatch what was left accepted. */
+  async recover(): Promise<void> {
+    const { orm, now, node } = this.#o;
+    const targets = [
+      ...(await inTx(orm, (tx) => orphanedClaims(tx, now(), node))),
+      ...(await inTx(orm, (tx) => undispatched(tx, now(), 0))),
+    ];
+    this.#o.onWork(targets);
+  }
+
+  startTimers(): void {
+    this.#timer = setInterval(() => {
+      if (this.#ticking) return;
+      const recovery = ++this.#ticks % recoveryEveryTicks === 0;
+      this.#ticking = this.tick(recovery).finally(() => (this.#ticking = undefined));
+    }, tickMs);
+    this.#timer.unref();
+  }
+
+  /** Waits until every submitted accept, dispatch and result is written. */
+  async idle(): Promise<void> {
+    await Promise.all([this.#accepts.idle(), this.#results.idle()]);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#ticking;
+    await this.idle();
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The runtime of one pier process: its presence in the cluster, the payload store, the
+ * dispatcher and the supervisor with its actors. Runs without the API (`runtime/` never
+ * imports `api/`); the server starts it after the database and stops it before.
+ */
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { workerEntries, type PluginType } from '../actors/index.js';
+import type { Orm } from '../storage/db.js';
+import type { DatabaseListener } from '../storage/listener.js';
+import { openPayloadStore } from '../storage/payloads/open-store.js';
+import type { PayloadStore } from '../storage/payloads/store.js';
+import { identification } from './version.js';
+import { As2Core } from './as2/as2-core.js';
+import { NodePresence } from './cluster/presence.js';
+import { Dispatcher } from './dispatch/dispatcher.js';
+import { workChannel } from './dispatch/tx.js';
+import type { SecretBox } from './secrets/secret-box.js';
+import { childSpecDefaults, type ChildSpec } from './supervisor/child-spec.js';
+import type { ActorCore } from './supervisor/core-port.js';
+import { Supervisor } from './supervisor/supervisor.js';
+
+export interface RuntimeOptions {
+  orm: Orm;
+  databaseUrl: string;
+  secrets: SecretBox;
+  logger: Logger;
+  now: () => Date;
+  listener: DatabaseListener;
+  /** Settings read at start (spec 2.11). */
+  settings: {
+    storage_backend: 'local' | 's3';
+    storage_local_directory: string;
+    delivery_max_dispatches: number;
+    identification_hide_version: boolean;
+  };
+  /** Worker entries by type; tests replace a type's worker with a fixture. */
+  entries?: Partial<Record<PluginType, URL>>;
+  childSpec?: Partial<ChildSpec>;
+  /** Run the dispatcher's sweeps every second (tests with their own clock turn this off). */
+  timers?: boolean;
+}
+
+export interface Runtime {
+  node: number;
+  dispatcher: Dispatcher;
+  as2: As2Core;
+  supervisor: Supervisor;
+  payloads: PayloadStore;
+  /** User-Agent of requests this process sends (spec 2.11). */
+  userAgent: string;
+  close(): Promise<void>;
+}
+
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  if (options.settings.storage_backend !== 'local') {
+    throw new Error('Only local payload storage is available in this build');
+  }
+  const directory = path.resolve(options.settings.storage_local_directory);
+  const presence = new NodePresence(options.databaseUrl, options.logger);
+  await presence.start();
+  const payloads = openPayloadStore({ backend: 'local', directory });
+  // The dispatcher pokes the supervisor, which answers through the dispatcher.
+  const pokes = { to: (_target: string) => {} };
+  const dispatcher = new Dispatcher({
+    orm: options.orm,
+    node: presence.nodeId,
+    now: options.now,
+    logger: options.logger.child({ component: 'dispatcher' }),
+    maxDispatches: options.settings.delivery_max_dispatches,
+    onWork: (targets) => targets.forEach((t) => pokes.to(t)),
+  });
+  const userAgent = identification(options.settings.identification_hide_version);
+  const as2 = new As2Core(
+    options.orm,
+    options.secrets,
+    options.now,
+    options.logger.child({ component: 'as2' }),
+  );
+  const core: ActorCore = {
+    accept: (source, message) => dispatcher.accept(source, message),
+    claim: (target, limit) => dispatcher.claim(target, limit),
+    result: (target, result) => dispatcher.result(target, result),
+    release: (target, claims, reason) => dispatcher.release(target, claims, reason),
+    as2: (_instance, request) => as2.answer(request),
+  };
+  const supervisor = new Supervisor({
+    orm: options.orm,
+    secrets: options.secrets,
+    core,
+    logger: options.logger.child({ component: 'supervisor' }),
+    now: options.now,
+    storage: { backend: 'local', directory },
+    userAgent,
+    entries: options.entries ?? workerEntries,
+    childSpec: { ...childSpecDefaults, ...options.childSpec },
+  });
+  pokes.to = (target) => supervisor.poke(target);
+  options.listener.on(workChannel, (target) => supervisor.poke(target));
+  try {
+    await dispatcher.recover();
+    await supervisor.startAll();
+  } catch (error) {
+    await supervisor.stopAll();
+    await presence.close();
+    throw error;
+  }
+  if (options.timers !== false) {
+    dispatcher.startTimers();
+    as2.startTimers();
+  }
+  return {
+    node: presence.nodeId,
+    dispatcher,
+    as2,
+    supervisor,
+    payloads,
+    userAgent,
+    close: async () => {
+      as2.stop();
+      await supervisor.stopAll();
+      await dispatcher.stop();
+      await presence.close();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * What the supervisor needs from the core to answer its actors: the dispatcher implements
+ * it. Kept as an interface so the supervisor runs without the database in its own tests.
+ */
+import type { PluginType } from '../../actors/index.js';
+import type { As2Request, As2Response } from '../../protocol/as2-protocol.js';
+import type {
+  Acceptance,
+  ClaimedDelivery,
+  DeliveryResult,
+  OfferedMessage,
+} from '../../protocol/core-protocol.js';
+
+export interface InstanceRef {
+  type: PluginType;
+  name: string;
+  /** The settings the instance started with (its retry settings, among others). */
+  settings: Record<string, unknown>;
+}
+
+export interface HeldClaim {
+  delivery_id: number;
+  claim: number;
+}
+
+export interface ActorCore {
+  /** One acceptance per message, in order. */
+  accept(source: InstanceRef, messages: OfferedMessage[]): Promise<Acceptance[]>;
+  claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]>;
+  /** Per result: whether its claim was still current. */
+  result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]>;
+  /** Gives back deliveries an instance held when it stopped or crashed: they are queued again. */
+  release(target: InstanceRef, claims: HeldClaim[], reason: string): Promise<void>;
+  /** The AS2 actors' questions (profiles, keys, records, receipts); absent where AS2 is not run. */
+  as2?(instance: InstanceRef, request: As2Request): Promise<As2Response>;
+}
