@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../storage/embedded-postgres.js';
 
@@ -27,11 +28,21 @@ const requested = process.argv.slice(2);
 const files =
   requested.length > 0 ? requested : codeFolders.flatMap((folder) => testFiles(path.join(root, folder)));
 
+/** PIER_TEST_PG_PORT, else a port nobody listens on, so two checkouts can test at once. */
+async function embeddedPort(): Promise<number> {
+  if (process.env.PIER_TEST_PG_PORT) return Number(process.env.PIER_TEST_PG_PORT);
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 let adminUrl = process.env.DATABASE_URL;
 let stopEmbedded: (() => Promise<void>) | undefined;
 if (!adminUrl) {
   const embedded = await startEmbeddedPostgres(path.join(root, '.test-pg'), {
-    port: 54330,
+    port: await embeddedPort(),
     database: 'postgres',
   });
   adminUrl = embedded.url;
