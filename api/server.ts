@@ -36,6 +36,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * A payload store that cannot be used stops the start; the settings record that chose it is
+ * changed from the shell, with the server's own environment, while pier is down.
+ */
+export const storageRemedy =
+  'Change the payload storage with the same environment and data directory: ' +
+  '`pier settings set storage_backend=local storage_local_directory=<a writable directory>` ' +
+  '(`pier settings show` prints the current values), then start pier again';
+
 export function defaultLogger(): Logger {
   return pino({ level: process.env.LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] });
 }
@@ -54,7 +63,9 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   try {
     const stored = await loadSettings(database.orm.em.fork());
     const storageInUse = storageOf(stored);
-    await prepareStorage(storageInUse);
+    await prepareStorage(storageInUse).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}. ${storageRemedy}`, { cause: error });
+    });
 
     const secrets = await loadSecretBox(options.dataDir, options.secretKey);
     await checkSecretKey(database.orm.em.fork(), secrets);

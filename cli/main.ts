@@ -1,16 +1,22 @@
 /**
- * The `pier` command. Every command reads DATABASE_URL / PIER_DATA_DIR like the server,
- * prints what went wrong in words, and exits non-zero on failure.
+ * The `pier` command. Every command reads DATABASE_URL / PIER_DATA_DIR like the server (so it
+ * finds the same database), prints what went wrong in words, and exits 0 on success, 1 on a
+ * failure, 2 on wrong usage. Command modules load their heavy parts only when they run.
  */
 import { Command, CommanderError } from 'commander';
 import { ApiError } from '../api/errors.js';
-import { installErrorMessages } from '../api/schemas/messages.js';
 import { serviceVersion } from '../runtime/version.js';
+import { ReportedError, UsageError } from './args.js';
 import { apiTokenCommands } from './commands/api-tokens.js';
+import { messageCommands } from './commands/messages.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
 import { serviceAccountCommands } from './commands/service-accounts.js';
+import { settingsCommands } from './commands/settings.js';
 import { userCommands } from './commands/users.js';
+import { setVerbose } from './session.js';
+
+export const exitCodes = { success: 0, failure: 1, usage: 2 } as const;
 
 /** Text for an error the user can act on; validation details name the field. */
 export function describeError(error: unknown): string {
@@ -22,33 +28,59 @@ export function describeError(error: unknown): string {
       : '';
     return details ? `${error.message}: ${details}` : error.message;
   }
-  if (error instanceof Error) return error.message;
-  return String(error);
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    return error.errors.map(describeError).join('; ');
+  }
+  if (error instanceof Error) return error.message || (error as NodeJS.ErrnoException).code || error.name;
+  // Some libraries reject with nothing at all; never print "undefined".
+  return error === undefined ? 'failed without saying why' : String(error);
 }
 
 export function buildProgram(): Command {
   const program = new Command('pier')
     .description('Pier: B2B message exchange (AS2, file and HTTP connectors)')
     .version(serviceVersion)
+    .option('--verbose', 'say which database the command connected to (on stderr)')
     .exitOverride()
-    .showHelpAfterError();
-  program.addCommand(serveCommand());
-  program.addCommand(migrateCommand());
-  program.addCommand(userCommands());
-  program.addCommand(serviceAccountCommands());
-  program.addCommand(apiTokenCommands());
+    .showHelpAfterError()
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 success, 1 failure, 2 wrong usage. `pier <command> --help` lists the environment variables a command reads.\n',
+    );
+  program.hook('preAction', (_program, action) => setVerbose(action.optsWithGlobals().verbose === true));
+  for (const command of [
+    serveCommand(),
+    migrateCommand(),
+    userCommands(),
+    serviceAccountCommands(),
+    apiTokenCommands(),
+    messageCommands(),
+    settingsCommands(),
+  ]) {
+    program.addCommand(command);
+  }
+  // Subcommands exit through the same path as the program (exit codes below).
+  const override = (command: Command) => {
+    command.exitOverride();
+    command.commands.forEach(override);
+  };
+  override(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
+  const { installErrorMessages } = await import('../api/schemas/messages.js');
   installErrorMessages();
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    return exitCodes.success;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
-    process.stderr.write(`pier: ${describeError(error)}\n`);
-    return 1;
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      return error.exitCode === 0 ? exitCodes.success : exitCodes.usage;
+    }
+    if (!(error instanceof ReportedError)) process.stderr.write(`pier: ${describeError(error)}\n`);
+    return error instanceof UsageError ? exitCodes.usage : exitCodes.failure;
   }
 }

@@ -1,30 +1,55 @@
-/** A short database session for one CLI command: connect, migrate, run, close. */
-import { createApiContext } from '../api/create-context.js';
+/**
+ * A short database session for one CLI command: connect, migrate, run, close. The heavy modules
+ * (ORM, API services) load only here, so `pier --help` and `pier --version` answer at once.
+ */
 import type { ApiContext } from '../api/context.js';
-import { loadSettings, storageOf } from '../api/resources/settings/service.js';
 import type { Caller } from '../api/auth/caller.js';
-import { readProcessOptions } from '../runtime/process-options.js';
-import { connectDatabase } from '../storage/connect.js';
-import { loadSecretBox } from '../runtime/secrets/secret-box.js';
 
 /** Changes made from the command line are recorded as made by `system` (spec 2.15). */
 export const cliCaller: Caller = { kind: 'developer', actor: 'system' };
 
+let verbose = false;
+/** `--verbose`: say on stderr which database the command connected to. */
+export function setVerbose(on: boolean): void {
+  verbose = on;
+}
+export function isVerbose(): boolean {
+  return verbose;
+}
+
 export async function withSession<T>(work: (ctx: ApiContext) => Promise<T>): Promise<T> {
+  const [
+    { createApiContext },
+    { loadSettings, storageOf },
+    { readProcessOptions },
+    { connectDatabase },
+    secretBox,
+  ] = await Promise.all([
+    import('../api/create-context.js'),
+    import('../api/resources/settings/service.js'),
+    import('../runtime/process-options.js'),
+    import('../storage/connect.js'),
+    import('../runtime/secrets/secret-box.js'),
+  ]);
   const options = readProcessOptions();
   const database = await connectDatabase(options, { runMigrations: true });
-  const ctx = createApiContext({
-    orm: database.orm,
-    options,
-    secrets: await loadSecretBox(options.dataDir, options.secretKey),
-    storageInUse: storageOf(await loadSettings(database.orm.em.fork())),
-    developerBuild: false,
-  });
+  if (verbose) process.stderr.write(`pier: connected to ${database.description}\n`);
   try {
-    return await work(ctx);
+    const ctx = createApiContext({
+      orm: database.orm,
+      options,
+      secrets: await secretBox.loadSecretBox(options.dataDir, options.secretKey),
+      storageInUse: storageOf(await loadSettings(database.orm.em.fork())),
+      developerBuild: false,
+    });
+    try {
+      return await work(ctx);
+    } finally {
+      ctx.apiTokens.close();
+      // A running server drops its cached accounts and tokens, whatever the command changed.
+      await ctx.announceAuthChange(database.orm.em.fork()).catch(() => {});
+    }
   } finally {
-    ctx.apiTokens.close();
-    await ctx.announceAuthChange(database.orm.em.fork()).catch(() => {});
     await database.close();
   }
 }

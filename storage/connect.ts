@@ -4,6 +4,8 @@ import { migrate, openDatabase, type Orm } from './db.js';
 export interface Database {
   orm: Orm;
   url: string;
+  /** Which database this is, in words and without the password (for `pier --verbose`). */
+  description: string;
   close(): Promise<void>;
 }
 
@@ -14,6 +16,17 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Loopback port of the embedded PostgreSQL (used only without databaseUrl). */
   embeddedPostgresPort: number;
+}
+
+/** A connection URL fit to print: the password replaced. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unparsable DATABASE_URL)';
+  }
 }
 
 export async function connectDatabase(
@@ -27,20 +40,36 @@ export async function connectDatabase(
         await import('./embedded-postgres.js')
       ).startEmbeddedPostgres(options.dataDir, { port: options.embeddedPostgresPort });
   const url = options.databaseUrl ?? embedded!.url;
+  const description = embedded
+    ? `${withoutPassword(url)}, the embedded PostgreSQL under ${embedded.directory} ` +
+      (embedded.startedHere ? '(started for this process)' : '(already running)')
+    : `${withoutPassword(url)} (DATABASE_URL)`;
   let orm: Orm;
   try {
     orm = await openDatabase(url);
     if (runMigrations) await migrate(orm);
   } catch (error) {
     await embedded?.stop();
-    throw error;
+    throw new Error(`Cannot use the database ${description}: ${reason(error)}`, { cause: error });
   }
   return {
     orm,
     url,
+    description,
     close: async () => {
       await orm.close();
       await embedded?.stop();
     },
   };
+}
+
+/** The driver's words; an AggregateError (every address refused) says them per address. */
+function reason(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    return [...new Set(error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))))].join(
+      '; ',
+    );
+  }
+  if (error instanceof Error) return error.message || (error as NodeJS.ErrnoException).code || error.name;
+  return String(error);
 }

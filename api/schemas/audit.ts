@@ -3,7 +3,18 @@ import { z } from 'zod';
 import { listSchema, pagingQuery, singleLineText } from './common.js';
 import { timeBound } from './time-filter.js';
 
-export const auditActions = ['create', 'update', 'delete', 'revoke'] as const;
+export const auditActions = [
+  'create',
+  'update',
+  'delete',
+  'revoke',
+  'start',
+  'stop',
+  'restart',
+  'redispatch',
+  'redeliver',
+  'upload',
+] as const;
 
 /** Unknown parameters are refused on this list (spec 4.2), hence strictObject. */
 export const AuditListQuery = z.strictObject({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 // The vocabulary lives with the status table (pure data, no server code), so both use one list.
 import { deliveryStates } from '../../runtime/dispatch/delivery-states.js';
 import { messageStages, messageStatuses } from '../../runtime/dispatch/status.js';
-import { listSchema, pagingQuery, recordName } from './common.js';
+import { listSchema, pagingQuery, recordName, singleLineText } from './common.js';
 import { timeBound } from './time-filter.js';
 
 export { messageStatuses };
@@ -71,6 +71,15 @@ export type MessageRecord = z.infer<typeof MessageRecord>;
 
 export const MessageListQuery = z.object({
   ...pagingQuery(50),
+  q: singleLineText(998)
+    .min(1)
+    .optional()
+    .describe(
+      'Find by file name (the whole name or its beginning, any case), AS2 Message-ID, or the ' +
+        'partner’s Message-ID (of its receipt); angle brackets around a Message-ID are optional',
+    ),
+  direction: z.enum(['inbound', 'outbound']).optional().describe('inbound: from a partner; outbound: to one'),
+  target: recordName.optional().describe('Messages with a delivery to this target plugin instance'),
   status: z.enum(messageStatuses).optional(),
   from: recordName.optional().describe('Party name'),
   to: recordName.optional().describe('Party name'),

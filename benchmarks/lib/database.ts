@@ -16,7 +16,7 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   let stop: (() => Promise<void>) | undefined;
   if (!admin) {
     const embedded = await startEmbeddedPostgres(path.resolve(import.meta.dirname, '../../.test-pg'), {
-      port: 54330,
+      port: Number(process.env.PIER_TEST_PG_PORT || 54330),
       database: 'postgres',
     });
     admin = embedded.url;

@@ -1,12 +1,17 @@
 /** `pier migrate`: apply pending database migrations and exit. */
 import { Command } from 'commander';
-import { readProcessOptions } from '../../runtime/process-options.js';
-import { connectDatabase } from '../../storage/connect.js';
-import { migrate } from '../../storage/db.js';
+import { environment, withEnvironment } from '../env-help.js';
+import { isVerbose } from '../session.js';
 
 export function migrateCommand(): Command {
-  return new Command('migrate').description('Apply pending database migrations').action(async () => {
+  const command = new Command('migrate').description('Apply pending database migrations').action(async () => {
+    const [{ readProcessOptions }, { connectDatabase }, { migrate }] = await Promise.all([
+      import('../../runtime/process-options.js'),
+      import('../../storage/connect.js'),
+      import('../../storage/db.js'),
+    ]);
     const database = await connectDatabase(readProcessOptions(), { runMigrations: false });
+    if (isVerbose()) process.stderr.write(`pier: connected to ${database.description}\n`);
     try {
       const applied = await migrate(database.orm);
       console.log(applied.length === 0 ? 'The database is up to date.' : `Applied: ${applied.join(', ')}`);
@@ -14,4 +19,5 @@ export function migrateCommand(): Command {
       await database.close();
     }
   });
+  return withEnvironment(command, environment.database);
 }

@@ -1,21 +1,35 @@
 /** `pier serve [--dev]`: run the server until SIGINT or SIGTERM. */
 import { Command } from 'commander';
-import { readProcessOptions } from '../../runtime/process-options.js';
-import { startServer } from '../../api/server.js';
+import { environment, withEnvironment } from '../env-help.js';
+import { ReportedError } from '../args.js';
 
 export function serveCommand(): Command {
-  return new Command('serve')
+  const command = new Command('serve')
     .description('Run the pier server (API, web UI and plugin instances)')
     .option('--dev', 'developer build: requests without Authorization act as user "developer"')
     .action(async (opts: { dev?: boolean }) => {
-      const server = await startServer({ options: readProcessOptions(), developerBuild: opts.dev === true });
-      server.app.log.info({ url: server.url, developerBuild: opts.dev === true }, 'pier is serving');
+      const [{ readProcessOptions }, { startServer, defaultLogger }] = await Promise.all([
+        import('../../runtime/process-options.js'),
+        import('../../api/server.js'),
+      ]);
+      const logger = defaultLogger();
+      const developerBuild = opts.dev === true;
+      let server: Awaited<ReturnType<typeof startServer>>;
+      try {
+        server = await startServer({ options: readProcessOptions(), developerBuild, logger });
+      } catch (error) {
+        // Operators read the log: the reason is one JSON line like every other, at level fatal.
+        logger.fatal({ err: error }, `pier could not start: ${(error as Error).message}`);
+        throw new ReportedError();
+      }
+      logger.info({ url: server.url, developerBuild }, 'pier is serving');
       await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
       });
-      server.app.log.info('pier is stopping');
+      logger.info('pier is stopping');
       await server.close();
+      logger.info('pier stopped');
     });
+  return withEnvironment(command, environment.serve);
 }

@@ -1,7 +1,9 @@
 /** `pier users add|list|enable|disable|remove`: people who sign in to the web UI. */
 import { Command } from 'commander';
-import { addUser, listUsers, removeUser, setUserEnabled } from '../../api/resources/users/service.js';
+import { environment, withEnvironment } from '../env-help.js';
 import { cliCaller, withSession } from '../session.js';
+
+const service = () => import('../../api/resources/users/service.js');
 
 export function userCommands(): Command {
   const users = new Command('users').description('Manage the people who sign in to the web UI');
@@ -12,6 +14,7 @@ export function userCommands(): Command {
     .option('--subject <sub>', 'the user’s subject (sub) at that provider')
     .action((name: string, opts: { issuer?: string; subject?: string }) =>
       withSession(async (ctx) => {
+        const { addUser } = await service();
         const user = await addUser(ctx, cliCaller, {
           name,
           ...(opts.issuer ? { oidc_issuer: opts.issuer } : {}),
@@ -25,6 +28,7 @@ export function userCommands(): Command {
     .description('List users')
     .action(() =>
       withSession(async (ctx) => {
+        const { listUsers } = await service();
         const rows = await listUsers(ctx.orm.em.fork());
         if (rows.length === 0) console.log('No users.');
         for (const u of rows) {
@@ -42,6 +46,7 @@ export function userCommands(): Command {
       .description(`${verb === 'enable' ? 'Enable' : 'Disable'} a user`)
       .action((name: string) =>
         withSession(async (ctx) => {
+          const { setUserEnabled } = await service();
           await setUserEnabled(ctx, cliCaller, name, enabled);
           console.log(`User ${name} is ${enabled ? 'enabled' : 'disabled'}.`);
         }),
@@ -52,9 +57,11 @@ export function userCommands(): Command {
     .description('Remove a user')
     .action((name: string) =>
       withSession(async (ctx) => {
+        const { removeUser } = await service();
         await removeUser(ctx, cliCaller, name);
         console.log(`Removed user ${name}.`);
       }),
     );
+  for (const command of users.commands) withEnvironment(command, environment.session);
   return users;
 }

@@ -11,7 +11,18 @@ import { auditEventVersion, eventHash, type ChainedFields } from './chain.js';
 /** Arbitrary constant naming the audit chain's advisory lock. */
 const auditLockKey = 7_313_000_001;
 
-export type AuditAction = 'create' | 'update' | 'delete' | 'revoke';
+/** Changes to records, and operator actions on the running service (spec 6.1: they name the user). */
+export type AuditAction =
+  | 'create'
+  | 'update'
+  | 'delete'
+  | 'revoke'
+  | 'start'
+  | 'stop'
+  | 'restart'
+  | 'redispatch'
+  | 'redeliver'
+  | 'upload';
 
 export interface AuditEntry {
   actor: string;

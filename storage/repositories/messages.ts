@@ -52,6 +52,9 @@ export interface PayloadRow {
 }
 
 export interface MessageFilters {
+  q?: string | undefined;
+  direction?: string | undefined;
+  target?: string | undefined;
   status?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
@@ -65,6 +68,17 @@ const columns =
 
 /** A PostgreSQL array literal of uuids. */
 const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
+
+/** A Message-ID as typed: with or without its angle brackets. */
+function messageIdSpellings(q: string): string[] {
+  const bare = q.trim().replace(/^<(.*)>$/, '$1');
+  return [bare, `<${bare}>`];
+}
+
+/** The text with LIKE's wildcards taken literally. */
+function likePrefix(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
 
 export async function findMessages(
   em: EntityManager,
@@ -80,6 +94,18 @@ export async function findMessages(
   if (f.from) add('from_party = ?', f.from);
   if (f.to) add('to_party = ?', f.to);
   if (f.since) add('created_at >= ?', f.since);
+  if (f.direction) add('direction = ?', f.direction);
+  if (f.target)
+    add('exists (select 1 from delivery d where d.target = ? and d.message_id = message.id)', f.target);
+  if (f.q) {
+    // One indexed lookup per way of finding (Migration0030MessageSearch), joined by union.
+    const ids = messageIdSpellings(f.q);
+    where.push(`id in (
+      select id from message where lower(file_name) like ? escape '\\'
+      union select message_id from as2_message where as2_message_id = any(?::text[])
+      union select message_id from as2_message where (info -> 'mdn' ->> 'message_id') = any(?::text[]))`);
+    params.push(`${likePrefix(f.q.toLowerCase())}%`, pgArray(ids), pgArray(ids));
+  }
   const clause = where.length > 0 ? `where ${where.join(' and ')}` : '';
   const conn = em.getConnection();
   const [count] = await conn.execute<{ n: string }[]>(`select count(*) as n from message ${clause}`, params);

@@ -18,9 +18,7 @@ import {
 } from '../../actors/as2/disposition-options.js';
 import { makeParties } from './parties.js';
 
-const vectors =
-  process.env.PIER_AS2_VECTORS ??
-  path.resolve(import.meta.dirname, '../../../shared/vectors/as2-line-endings');
+const vectors = path.resolve(import.meta.dirname, '../fixtures/as2-line-endings');
 const clientCert = new X509Certificate(readFileSync(path.join(vectors, 'certificates/client.crt')));
 const serverCert = new X509Certificate(readFileSync(path.join(vectors, 'certificates/server.crt')));
 

@@ -1,4 +1,4 @@
-// Covers the captured Mendelson and OpenAS2 messages in shared/vectors/as2-line-endings: each decrypts, verifies over the exact bytes, yields its document and the README's SHA-256 MIC.
+// Covers the captured Mendelson and OpenAS2 messages in test/fixtures/as2-line-endings: each decrypts, verifies over the exact bytes, yields its document and the README's SHA-256 MIC.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -7,10 +7,8 @@ import { decryptEnveloped } from '../../pki/cms/enveloped-data.js';
 import { certificatesInSignature } from '../../pki/cms/signed-data.js';
 import { unpackIncoming } from '../../actors/as2/unpack.js';
 
-// The shared vectors sit beside the repository; PIER_AS2_VECTORS points elsewhere if they do not.
-const vectors =
-  process.env.PIER_AS2_VECTORS ??
-  path.resolve(import.meta.dirname, '../../../shared/vectors/as2-line-endings');
+// Public captures kept in the repository (their licence and origin: SOURCE.md beside them).
+const vectors = path.resolve(import.meta.dirname, '../fixtures/as2-line-endings');
 const read = (name: string) => readFileSync(path.join(vectors, name));
 
 const serverKey = createPrivateKey(read('certificates/server.key'));

@@ -1,6 +1,9 @@
 /** Reading messages and the operator actions on them (spec 2.7, 3.3, 4.3). */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
+import { redeliver } from '../../../runtime/dispatch/redo.js';
+import { inTx } from '../../../storage/sql.js';
+import { recordOperatorAction } from '../../operator-actions.js';
 import {
   DeliveryNotFound,
   MessageNotFound,
@@ -130,12 +133,29 @@ function translate(error: unknown): unknown {
 }
 
 export async function redispatchMessage(ctx: ApiContext, caller: Caller, id: string): Promise<MessageRecord> {
-  await runtimeOf(ctx)
+  const changed = await runtimeOf(ctx)
     .dispatcher.redispatch(id, caller.actor)
     .catch((e: unknown) => {
       throw translate(e);
     });
-  return getMessage(freshEm(ctx), id);
+  const after = await getMessage(freshEm(ctx), id);
+  await recordOperatorAction(ctx, caller, {
+    action: 'redispatch',
+    kind: 'message',
+    record_id: id,
+    record_name: after.file_name,
+    changes: [{ field: 'redispatch', new: changed ? 'queued again' : 'nothing to do' }],
+  });
+  return after;
+}
+
+/**
+ * Redeliver through this process's dispatcher; a process without one (the `pier` command)
+ * changes the rows itself, and the announcement wakes the server's dispatcher.
+ */
+async function redeliverNow(ctx: ApiContext, id: string, deliveryId: number, actor: string): Promise<void> {
+  if (ctx.runtime) return ctx.runtime.dispatcher.redeliver(id, deliveryId, actor);
+  await inTx(ctx.orm, (tx) => redeliver(tx, ctx.now(), id, deliveryId, actor));
 }
 
 export async function redeliverDelivery(
@@ -144,10 +164,25 @@ export async function redeliverDelivery(
   id: string,
   deliveryId: number,
 ): Promise<MessageRecord> {
-  await runtimeOf(ctx)
-    .dispatcher.redeliver(id, deliveryId, caller.actor)
-    .catch((e: unknown) => {
-      throw translate(e);
-    });
-  return getMessage(freshEm(ctx), id);
+  const before = await getMessage(freshEm(ctx), id).catch(() => undefined);
+  await redeliverNow(ctx, id, deliveryId, caller.actor).catch((e: unknown) => {
+    throw translate(e);
+  });
+  const after = await getMessage(freshEm(ctx), id);
+  const delivery = after.deliveries.find((d) => d.id === deliveryId);
+  await recordOperatorAction(ctx, caller, {
+    action: 'redeliver',
+    kind: 'message',
+    record_id: id,
+    record_name: after.file_name,
+    changes: [
+      {
+        field: `deliveries.${deliveryId}.state`,
+        old: before?.deliveries.find((d) => d.id === deliveryId)?.state ?? null,
+        new: delivery?.state ?? null,
+      },
+      { field: `deliveries.${deliveryId}.target`, new: delivery?.target ?? null },
+    ],
+  });
+  return after;
 }

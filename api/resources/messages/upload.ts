@@ -20,6 +20,7 @@ import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
 import { recordName } from '../../schemas/common.js';
 import type { MessageRecord } from '../../schemas/message.js';
+import { recordOperatorAction } from '../../operator-actions.js';
 import { detailsFromZod } from '../../validation.js';
 import { getMessage } from './service.js';
 
@@ -105,7 +106,20 @@ export async function acceptUpload(
     });
     accepted = true;
     request.log.info({ user: caller.actor, message_id: outcome.message_id }, 'message sent by hand');
-    return await getMessage(freshEm(ctx), outcome.message_id);
+    const message = await getMessage(freshEm(ctx), outcome.message_id);
+    await recordOperatorAction(ctx, caller, {
+      action: 'upload',
+      kind: 'message',
+      record_id: message.id,
+      record_name: message.file_name,
+      changes: [
+        { field: 'from', new: message.from },
+        { field: 'to', new: message.to },
+        { field: 'target', new: target },
+        { field: 'size_bytes', new: file.kept.size_bytes },
+      ],
+    });
+    return message;
   } catch (error) {
     // Refused before acceptance: the stored file goes too. After it, the message owns it.
     if (!accepted) await runtime.payloads.removeMessage(id).catch(() => {});

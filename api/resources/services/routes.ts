@@ -9,6 +9,7 @@ import { ActionRefused, StartFailed, UnknownInstance } from '../../../runtime/su
 import { runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
 import type { ApiRouter } from '../../http/router.js';
+import { recordOperatorAction } from '../../operator-actions.js';
 import {
   apiServerName,
   apiServerType,
@@ -59,7 +60,15 @@ export function registerServiceRoutes(router: ApiRouter, ctx: ApiContext): void 
         'service action',
       );
       try {
-        return await runtimeOf(ctx).supervisor.act(params.type, params.name, action);
+        const after = await runtimeOf(ctx).supervisor.act(params.type, params.name, action);
+        await recordOperatorAction(ctx, caller, {
+          action,
+          kind: 'service',
+          record_id: `${params.type}/${params.name}`.slice(0, 64),
+          record_name: `${params.type}/${params.name}`,
+          changes: [{ field: 'status', new: after.status }],
+        });
+        return after;
       } catch (error) {
         if (error instanceof UnknownInstance) throw notFound(`Service ${params.type}/${params.name}`);
         if (error instanceof ActionRefused) {
