@@ -19,6 +19,7 @@ import { workChannel } from './dispatch/tx.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import { childSpecDefaults, type ChildSpec } from './supervisor/child-spec.js';
 import type { ActorCore } from './supervisor/core-port.js';
+import { serviceChannel } from './supervisor/desired-state.js';
 import { Supervisor } from './supervisor/supervisor.js';
 
 export interface RuntimeOptions {
@@ -91,12 +92,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     userAgent,
     entries: options.entries ?? workerEntries,
     childSpec: { ...childSpecDefaults, ...options.childSpec },
+    node: presence.nodeId,
   });
   pokes.to = (target) => supervisor.poke(target);
   options.listener.on(workChannel, (target) => supervisor.poke(target));
   try {
     await dispatcher.recover();
     await supervisor.startAll();
+    supervisor.follow((channel, handler) => options.listener.on(channel, handler), serviceChannel);
   } catch (error) {
     await supervisor.stopAll();
     await presence.close();

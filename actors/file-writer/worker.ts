@@ -5,6 +5,7 @@ import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { parseSettings } from '../shared/settings.js';
 import { fileWriterType, type FileWriterSettings } from './config.js';
+import { removeStaleTemporaries } from './temporaries.js';
 import { FileWriter } from './write.js';
 
 runActor(async (start, core) => {
@@ -18,6 +19,9 @@ runActor(async (start, core) => {
       `directory ${settings.directory} cannot be used: ${(error as Error).message}`,
     );
   }
+  // A crash (kill -9) between writing and cleaning up leaves temporaries; they go now.
+  const removed = await removeStaleTemporaries(settings.directory).catch(() => 0);
+  if (removed > 0) core.log('info', 'removed temporary files a crash left', { removed });
   const store = openPayloadStore(start.storage);
   const writer = new FileWriter(settings, store);
   const loop = new DeliveryLoop(core, settings.max_concurrent_deliveries, (d) => writer.deliver(d));

@@ -1,6 +1,6 @@
-// Covers the file writer's logic without a thread: atomic writes, never replacing a file, the same bytes counting as delivered, rename on request, a missing payload.
+// Covers the file writer's logic without a thread: atomic writes through the hidden .pier-tmp directory, leftovers removed, never replacing a file, the same bytes counting as delivered, rename on request, a missing payload.
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -8,6 +8,7 @@ import t from 'tap';
 import type { ClaimedDelivery } from '../../protocol/core-protocol.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import type { FileWriterSettings } from './config.js';
+import { removeStaleTemporaries, staleAfterMs, temporaryDirectory } from './temporaries.js';
 import { FileWriter } from './write.js';
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pier-writer-'));
@@ -103,3 +104,60 @@ t.test(
     await writeFile(path.join(dir, 'marker'), '');
   },
 );
+
+t.test('temporaries live in the hidden .pier-tmp directory, never beside the files', async (t) => {
+  // A store whose copy blocks lets the test look at the directory while the file is written.
+  let release!: () => void;
+  const blocked = new Promise<void>((resolve) => (release = resolve));
+  let copying!: () => void;
+  const started = new Promise<void>((resolve) => (copying = resolve));
+  const slowStore = Object.assign(Object.create(store) as LocalPayloadStore, {
+    copyToFile: async (ref: Parameters<LocalPayloadStore['copyToFile']>[0], target: string) => {
+      await writeFile(target, 'partial');
+      copying();
+      await blocked;
+      await store.copyToFile(ref, `${target}.x`);
+      await rename(`${target}.x`, target);
+      return true;
+    },
+  });
+  const writer = new FileWriter(settings('fail'), slowStore);
+  const done = writer.deliver(await delivery('slow bytes', 'slow.edi'));
+  await started;
+  t.same(await hidden(), [], 'nothing hidden in the partner directory while writing');
+  t.notOk((await readdir(path.join(out, 'globex'))).includes('slow.edi'), 'not there before it is complete');
+  t.equal((await readdir(temporaryDirectory(out))).length, 1, 'the temporary is in .pier-tmp');
+  release();
+  t.match(await done, { ok: true });
+  t.equal(await written('slow.edi'), 'slow bytes');
+  t.same(await readdir(temporaryDirectory(out)), [], 'the temporary is gone');
+});
+
+t.test('a delivery claimed again removes the temporaries its earlier attempt left', async (t) => {
+  const d = await delivery('again', 'again.edi');
+  await mkdir(temporaryDirectory(out), { recursive: true });
+  const leftover = path.join(temporaryDirectory(out), `${d.delivery_id}-deadbeef.tmp`);
+  const other = path.join(temporaryDirectory(out), `${d.delivery_id + 1000}-deadbeef.tmp`);
+  await writeFile(leftover, 'half');
+  await writeFile(other, 'someone else');
+  const writer = new FileWriter(settings('fail'), store);
+  t.match(await writer.deliver({ ...d, attempt: 2 }), { ok: true });
+  const left = await readdir(temporaryDirectory(out));
+  t.notOk(left.includes(path.basename(leftover)), 'its own leftover is removed');
+  t.ok(left.includes(path.basename(other)), "another delivery's temporary is left alone");
+  await rm(other);
+});
+
+t.test('at start, leftovers older than the grace time are removed, recent ones kept', async (t) => {
+  await mkdir(temporaryDirectory(out), { recursive: true });
+  const old = path.join(temporaryDirectory(out), '7-00000000.tmp');
+  const recent = path.join(temporaryDirectory(out), '8-00000000.tmp');
+  await writeFile(old, 'crash');
+  await writeFile(recent, 'in hand elsewhere');
+  const past = new Date(Date.now() - staleAfterMs - 60_000);
+  await utimes(old, past, past);
+  t.equal(await removeStaleTemporaries(out), 1);
+  t.same(await readdir(temporaryDirectory(out)), ['8-00000000.tmp']);
+  t.equal(await removeStaleTemporaries(out, Date.now() + staleAfterMs + 60_000), 1, 'and later that one');
+  t.equal(await removeStaleTemporaries(path.join(dir, 'never-written')), 0, 'no directory: nothing to do');
+});

@@ -1,10 +1,9 @@
 /**
- * Writing one delivery as a file: to a hidden temporary name in the target directory,
- * flushed, then linked to its real name, which fails rather than replace a file that is
+ * Writing one delivery as a file: to a temporary file in the writer's hidden `.pier-tmp`
+ * directory (temporaries.ts), flushed, then linked to its real name, which fails rather than replace a file that is
  * there. The same content already there counts as delivered (a delivery repeated after a
  * crash); other content is refused, or written under a new name when `if_exists` is rename.
  */
-import { randomBytes } from 'node:crypto';
 import { link, open, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -14,6 +13,7 @@ import { inlineBytes } from '../../storage/payloads/inline.js';
 import { Directories } from '../shared/directories.js';
 import { fillPattern } from '../shared/path-pattern.js';
 import type { FileWriterSettings } from './config.js';
+import { removeDeliveryTemporaries, temporaryPath } from './temporaries.js';
 
 const chunkSize = 64 * 1024;
 
@@ -55,7 +55,8 @@ export class FileWriter {
    * written from the claim when the stage is kept inline, copied by the kernel when the store
    * is local, streamed otherwise.
    */
-  async #writeTemp(ref: PayloadRef, content: string | undefined, dir: string, temp: string): Promise<void> {
+  async #writeTemp(ref: PayloadRef, content: string | undefined, temp: string): Promise<void> {
+    const dir = path.dirname(temp);
     if (content === undefined && this.store.copyToFile) {
       await this.#directories.within(dir, () => this.store.copyToFile!(ref, temp));
       return;
@@ -85,13 +86,13 @@ export class FileWriter {
       id: m.id,
     });
     const final = path.join(settings.directory, relative);
-    const dir = path.dirname(final);
-    const temp = path.join(dir, `.pier-${delivery.delivery_id}-${randomBytes(4).toString('hex')}.tmp`);
+    // Claimed again: an earlier attempt may have died between writing and cleaning up.
+    if (delivery.attempt > 1) await removeDeliveryTemporaries(settings.directory, delivery.delivery_id);
+    const temp = temporaryPath(settings.directory, delivery.delivery_id);
     try {
       await this.#writeTemp(
         { messageId: m.id, stage: delivery.payload.stage },
         delivery.payload.content,
-        dir,
         temp,
       );
     } catch (error) {
@@ -102,7 +103,7 @@ export class FileWriter {
     try {
       for (const candidate of [final, renamed(final, m.id)]) {
         try {
-          await link(temp, candidate);
+          await this.#directories.within(path.dirname(candidate), () => link(temp, candidate));
           return { ok: true, detail: `Written to ${path.relative(settings.directory, candidate)}` };
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

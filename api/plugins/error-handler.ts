@@ -20,9 +20,12 @@ function translateFastifyError(error: FastifyError, request: FastifyRequest): Ap
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
-    case 'FST_FILES_LIMIT':
-    case 'FST_PARTS_LIMIT':
       return new ApiError('PAYLOAD_TOO_LARGE', describeLimit(request.routeOptions.bodyLimit));
+    // Too many parts is not too many bytes (spec 7 keeps 413 for size); the upload readers name the field.
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return new ApiError('INVALID_INPUT', 'Validation failed', { _form: `Too many parts: ${error.message}` });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return new ApiError('UNSUPPORTED_MEDIA_TYPE');

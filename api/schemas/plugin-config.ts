@@ -10,6 +10,7 @@ import {
   type PluginTypeDefinition,
 } from '../../actors/index.js';
 import { readOnly, recordName, singleLineText } from './common.js';
+import { ServiceRecord } from './service.js';
 
 function mapShape(
   shape: Record<string, z.ZodType>,
@@ -23,6 +24,8 @@ const readOnlyFields = {
   secrets_set: readOnly(),
   created_at: readOnly(),
   updated_at: readOnly(),
+  service: readOnly(),
+  restart_needed: readOnly(),
 };
 
 export interface PluginConfigSchemas {
@@ -56,6 +59,17 @@ function schemasOf(def: PluginTypeDefinition): PluginConfigSchemas {
       .describe('Write-only properties that hold a value'),
     created_at: z.string(),
     updated_at: z.string(),
+    service: ServiceRecord.nullable()
+      .optional()
+      .describe(
+        'In the answer to a create: the instance in this process, started at once when enabled; null when this process does not run the type',
+      ),
+    restart_needed: z
+      .boolean()
+      .optional()
+      .describe(
+        'In the answer to an update: an instance runs with the configuration as it was; a restart applies it',
+      ),
   });
   return {
     create: create as unknown as z.ZodType<Record<string, unknown>>,

@@ -10,6 +10,25 @@ export const ServiceRecord = z.object({
   controllable: z.boolean(),
   state_since: z.string(),
   actions: z.array(z.enum(['start', 'stop', 'restart'])).describe('The actions possible now'),
+  restart_needed: z
+    .boolean()
+    .describe('Running with a configuration saved since it started: a restart applies the change'),
+  desired: z
+    .enum(['running', 'stopped'])
+    .optional()
+    .describe('What every process follows: the last service action, or enabled when none was taken since'),
+  processes: z
+    .array(
+      z.object({
+        node: z.number().int().describe('The process (its node number in the cluster)'),
+        status: z.enum(['running', 'stopped', 'error', 'starting', 'stopping']),
+        error: z.string().nullable(),
+        state_since: z.string(),
+        restart_needed: z.boolean(),
+      }),
+    )
+    .optional()
+    .describe('The state each live process of the cluster reports for the instance'),
 });
 export type ServiceRecord = z.infer<typeof ServiceRecord>;
 

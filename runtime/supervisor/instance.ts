@@ -13,6 +13,8 @@ export interface ServiceView {
   controllable: boolean;
   state_since: string;
   actions: Action[];
+  /** Running with a configuration saved since it started: a restart applies the change. */
+  restart_needed: boolean;
 }
 
 export class ManagedInstance {
@@ -21,6 +23,8 @@ export class ManagedInstance {
   error: string | null = null;
   thread: ActorThread | undefined;
   config: InstanceConfig | undefined;
+  /** When the configuration it runs with was saved. */
+  version: string | undefined;
   /** Deliveries this instance holds: delivery id → claim number. */
   readonly claims = new Map<number, number>();
 
@@ -49,7 +53,7 @@ export class ManagedInstance {
     this.status = next;
   }
 
-  view(): ServiceView {
+  view(restartNeeded = false): ServiceView {
     return {
       type: this.type,
       name: this.name,
@@ -58,6 +62,7 @@ export class ManagedInstance {
       controllable: true,
       state_since: this.since.toISOString(),
       actions: actionsIn(this.status),
+      restart_needed: restartNeeded,
     };
   }
 }

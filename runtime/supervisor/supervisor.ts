@@ -3,6 +3,10 @@
  * lifecycle table (spec 3.4). Actions wait for completion. A failed start or a crash puts
  * the instance in `error`, raises `plugin_failed`, and gives back the deliveries it held;
  * nothing a thread does can take the process or another instance down.
+ *
+ * Operators' actions hold across processes and restarts (desired-state.ts): an action is kept
+ * with the configuration and every process follows it, as it follows configurations created,
+ * changed and deleted (`reconcile`, on a notification and every few seconds).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
@@ -11,15 +15,27 @@ import type { Orm } from '../../storage/db.js';
 import { raiseAlert } from '../alerts/alerts.js';
 import { ActorThread, StartFailure } from '../../protocol/actor-thread.js';
 import { isAs2Request } from '../../protocol/as2-protocol.js';
+import { actionsIn } from '../lifecycle/states.js';
 import { ActorEvent, CoreRequest, type CoreResponse } from '../../protocol/core-protocol.js';
 import type { Action } from '../lifecycle/states.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
 import { startOrder, type ChildSpec } from './child-spec.js';
 import type { ActorCore, InstanceRef } from './core-port.js';
-import { StartFailed, UnknownInstance } from './errors.js';
+import {
+  announce,
+  processStates,
+  readDesired,
+  readVersion,
+  recordAction,
+  reportStates,
+  wantsRunning,
+  type DesiredInstance,
+  type ProcessState,
+} from './desired-state.js';
+import { ActionRefused, StartFailed, UnknownInstance } from './errors.js';
 import { openInstanceCertificates } from './instance-certificates.js';
-import { listInstances, loadInstanceConfig } from './instance-config.js';
+import { loadInstanceConfig } from './instance-config.js';
 import { ManagedInstance, type ServiceView } from './instance.js';
 
 export interface SupervisorDeps {
@@ -33,11 +49,30 @@ export interface SupervisorDeps {
   /** The worker entry of each type this process runs. */
   entries: Partial<Record<PluginType, URL>>;
   childSpec: ChildSpec;
+  /** This process's node number, under which it reports its instances' states (none: not reported). */
+  node?: number;
 }
+
+/** An instance as /services shows it: this process's view, what is wanted, and every process's state. */
+export interface ServiceListing extends ServiceView {
+  desired: 'running' | 'stopped';
+  processes: ProcessState[];
+}
+
+/** How often a process looks at the stored configurations and actions without being told. */
+export const reconcileEveryMs = 5000;
 
 export class Supervisor {
   readonly #deps: SupervisorDeps;
   readonly #instances = new Map<string, ManagedInstance>();
+  /** The action number applied here, by `type:name`; an instance not in it is new to this process. */
+  readonly #applied = new Map<string, number>();
+  /** When each configuration was last saved, as last read. */
+  readonly #versions = new Map<string, string>();
+  /** Actions and reconciling run one at a time, so two never move the same instance. */
+  #turn: Promise<unknown> = Promise.resolve();
+  #reports: Promise<unknown> = Promise.resolve();
+  #timer: NodeJS.Timeout | undefined;
   #closing = false;
 
   constructor(deps: SupervisorDeps) {
@@ -49,21 +84,143 @@ export class Supervisor {
     return this.#deps.entries[type] !== undefined;
   }
 
-  /** Starts every enabled instance, targets before sources. Failures leave `error` and an alert. */
+  /**
+   * Starts every instance that is wanted running (enabled, or started by the last action),
+   * targets before sources. Failures leave `error` and an alert.
+   */
   async startAll(): Promise<void> {
-    const stored = (await listInstances(this.#em())).filter((i) => i.enabled && this.runs(i.type));
-    stored.sort(
-      (a, b) =>
-        startOrder[pluginTypeDefinitions[a.type].role] - startOrder[pluginTypeDefinitions[b.type].role],
-    );
-    for (const item of stored) {
-      await this.#start(this.#entry(item.type, item.name)).catch(() => {});
+    await this.#serially(async () => {
+      const stored = await readDesired(this.#em());
+      for (const item of stored) this.#note(item);
+      const wanted = stored.filter((i) => wantsRunning(i) && this.runs(i.type));
+      wanted.sort(
+        (a, b) =>
+          startOrder[pluginTypeDefinitions[a.type].role] - startOrder[pluginTypeDefinitions[b.type].role],
+      );
+      for (const item of wanted) {
+        await this.#start(this.#entry(item.type, item.name)).catch(() => {});
+      }
+    });
+    this.#report();
+  }
+
+  /** Follows other processes' actions and configuration changes: now and then, and when told. */
+  follow(listen: (channel: string, handler: () => void) => void, channel: string): void {
+    listen(channel, () => void this.reconcile());
+    this.#timer = setInterval(() => void this.reconcile(), reconcileEveryMs);
+    this.#timer.unref();
+  }
+
+  /**
+   * A configuration was created, changed or deleted here: this process follows it at once,
+   * and every other process is told.
+   */
+  async changed(type: PluginType, name: string): Promise<ServiceView | undefined> {
+    await announce(this.#em(), type, name);
+    await this.reconcile();
+    const instance = this.#instances.get(`${type}:${name}`);
+    return instance ? this.#view(instance) : undefined;
+  }
+
+  /**
+   * Brings this process in line with the stored configurations and actions: new instances
+   * wanted running start, deleted ones stop and go, actions not applied here yet are.
+   */
+  async reconcile(): Promise<void> {
+    if (this.#closing) return;
+    try {
+      await this.#serially(async () => {
+        const stored = await readDesired(this.#em());
+        const byKey = new Map(stored.map((d) => [`${d.type}:${d.name}`, d]));
+        for (const [key, instance] of this.#instances) {
+          if (byKey.has(key)) continue;
+          if (instance.status === 'running') await this.#stop(instance).catch(() => {});
+          this.#instances.delete(key);
+          this.#applied.delete(key);
+          this.#versions.delete(key);
+        }
+        for (const item of stored) {
+          if (this.#closing) return;
+          if (!this.runs(item.type)) continue;
+          await this.#follow(item);
+        }
+      });
+    } catch (error) {
+      this.#deps.logger.error({ err: error }, 'could not follow the stored service actions');
     }
+    this.#report();
+  }
+
+  async #follow(item: DesiredInstance): Promise<void> {
+    const key = `${item.type}:${item.name}`;
+    const applied = this.#applied.get(key);
+    this.#note(item);
+    if (applied === undefined) {
+      // Created since this process last looked: listed at once, started when wanted.
+      const instance = this.#entry(item.type, item.name);
+      if (wantsRunning(item) && instance.status === 'stopped') await this.#start(instance).catch(() => {});
+      return;
+    }
+    if (item.seq <= applied || item.action === null) return;
+    const instance = this.#entry(item.type, item.name);
+    const can = actionsIn(instance.status);
+    if (item.action === 'restart' && instance.status === 'stopped') {
+      await this.#start(instance).catch(() => {});
+    } else if (can.includes(item.action)) {
+      await this.#perform(instance, item.action).catch(() => {});
+    }
+  }
+
+  /** Remembers the stored action number and version of a configuration as read. */
+  #note(item: DesiredInstance): void {
+    const key = `${item.type}:${item.name}`;
+    this.#applied.set(key, Math.max(item.seq, this.#applied.get(key) ?? 0));
+    this.#versions.set(key, item.version);
+  }
+
+  #serially<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#turn.then(work, work);
+    this.#turn = next.catch(() => {});
+    return next;
+  }
+
+  /** Writes this process's states for /services; in order, and never failing the caller. */
+  #report(): void {
+    const node = this.#deps.node;
+    if (node === undefined) return;
+    this.#reports = this.#reports.then(async () => {
+      const states = [...this.#instances.values()].map((i) => {
+        const v = this.#view(i);
+        return {
+          type: v.type,
+          name: v.name,
+          status: v.status,
+          error: v.error,
+          state_since: v.state_since,
+          restart_needed: v.restart_needed,
+        };
+      });
+      await reportStates(this.#em(), node, states).catch((error: unknown) => {
+        this.#deps.logger.warn({ err: error }, 'could not report the instance states');
+      });
+    });
+  }
+
+  #view(instance: ManagedInstance): ServiceView {
+    const stored = this.#versions.get(instance.key);
+    const restartNeeded =
+      instance.status === 'running' &&
+      instance.version !== undefined &&
+      stored !== undefined &&
+      stored !== instance.version;
+    return instance.view(restartNeeded);
   }
 
   /** Stops every instance, sources first, each within its shutdown time. */
   async stopAll(): Promise<void> {
     this.#closing = true;
+    clearInterval(this.#timer);
+    await this.#turn;
     const running = [...this.#instances.values()].filter(
       (i) => i.status === 'running' || i.status === 'starting',
     );
@@ -75,30 +232,71 @@ export class Supervisor {
       if (instance.status === 'running') await this.#stop(instance).catch(() => {});
       else await instance.thread?.terminate();
     }
+    await this.#reports;
+    if (this.#deps.node !== undefined) await reportStates(this.#em(), this.#deps.node, []).catch(() => {});
   }
 
-  /** Every instance this process runs or could start: its configured ones of types it runs. */
-  async list(): Promise<ServiceView[]> {
-    const stored = await listInstances(this.#em());
-    for (const item of stored) if (this.runs(item.type)) this.#entry(item.type, item.name);
-    const configured = new Set(stored.map((i) => `${i.type}:${i.name}`));
+  /**
+   * Every instance this process runs or could start (its configured ones of types it runs),
+   * with what is wanted of it and the state each live process reports.
+   */
+  async list(): Promise<ServiceListing[]> {
+    const em = this.#em();
+    const [stored, states] = await Promise.all([readDesired(em), processStates(em)]);
+    const byKey = new Map(stored.map((d) => [`${d.type}:${d.name}`, d]));
+    for (const item of stored) {
+      if (!this.runs(item.type)) continue;
+      this.#versions.set(`${item.type}:${item.name}`, item.version);
+      this.#entry(item.type, item.name);
+    }
     // An instance whose configuration was deleted stays listed while it runs.
     for (const [key, instance] of this.#instances) {
-      if (!configured.has(key) && instance.status === 'stopped') this.#instances.delete(key);
+      if (!byKey.has(key) && instance.status === 'stopped') this.#instances.delete(key);
     }
     return [...this.#instances.values()]
       .sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name))
-      .map((i) => i.view());
+      .map((i) => {
+        const item = byKey.get(i.key);
+        return {
+          ...this.#view(i),
+          desired: item && wantsRunning(item) ? 'running' : 'stopped',
+          processes: states.get(i.key) ?? [],
+        };
+      });
   }
 
   /** The instance's status in this process, if it has one. */
   statusOf(type: PluginType, name: string): ServiceView | undefined {
-    return this.#instances.get(`${type}:${name}`)?.view();
+    const instance = this.#instances.get(`${type}:${name}`);
+    return instance ? this.#view(instance) : undefined;
   }
 
-  /** Performs an operator action and waits for it to complete (spec 3.4). */
+  /**
+   * Performs an operator action and waits for it to complete here (spec 3.4). The action is
+   * kept with the configuration first, so every other process follows it, and a restart too.
+   */
   async act(type: PluginType, name: string, action: Action): Promise<ServiceView> {
     const instance = await this.#find(type, name);
+    const refuse = () => {
+      if (!actionsIn(instance.status).includes(action))
+        throw new ActionRefused(action, instance.status, actionsIn(instance.status));
+    };
+    // An instance in a move (starting, stopping) refuses at once rather than wait its turn.
+    refuse();
+    try {
+      await this.#serially(async () => {
+        refuse();
+        const seq = await recordAction(this.#em(), type, name, action);
+        if (seq !== undefined) this.#applied.set(instance.key, seq);
+        await this.#perform(instance, action);
+      });
+      return this.#view(instance);
+    } finally {
+      this.#report();
+    }
+  }
+
+  async #perform(instance: ManagedInstance, action: Action): Promise<void> {
     switch (action) {
       case 'start':
         await this.#start(instance);
@@ -114,7 +312,6 @@ export class Supervisor {
         throw new Error(`unknown action ${String(never)}`);
       }
     }
-    return instance.view();
   }
 
   /** Work is queued for the target named: tell its actor, if it runs here. */
@@ -170,6 +367,8 @@ export class Supervisor {
       if (this.#closing) throw new StartFailure('CLOSING', 'the process is shutting down');
       const entry = this.#deps.entries[type];
       if (!entry) throw new StartFailure('NOT_RUNNABLE', `${type} instances are not run by this build`);
+      // The version first: a change saved in between shows as restart_needed, never hidden.
+      const version = await readVersion(this.#em(), type, name);
       const config = await loadInstanceConfig(this.#em(), this.#deps.secrets, type, name);
       if (!config)
         throw new StartFailure('NO_CONFIGURATION', `the configuration of ${type}/${name} was deleted`);
@@ -202,6 +401,7 @@ export class Supervisor {
       });
       instance.thread = thread;
       instance.config = config;
+      instance.version = version;
       instance.apply('ready');
       this.#log(instance).info('plugin instance running');
       thread.event({ type: 'work' });
@@ -239,6 +439,7 @@ export class Supervisor {
     this.#log(instance).error({ reason }, 'plugin instance failed');
     await this.#releaseClaims(instance, `the instance failed: ${reason}`);
     await this.#alert(instance, `${instance.type} ${instance.name} failed: ${reason}`, reason);
+    this.#report();
   }
 
   async #releaseClaims(instance: ManagedInstance, reason: string): Promise<void> {

@@ -29,7 +29,6 @@ await must(server, '/plugins/configs?type=file-poller', {
 await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
 await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'initech', target_plugin: 'out' });
 await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'initech', target_plugin: 'archive' });
-await must(server, '/services/file-writer/out/start');
 const storeDir = path.join(server.dataDir, 'payloads');
 /** Messages with stages in the store's directory, and payload rows (small stages are kept inline). */
 const stored = async () => ({

@@ -43,7 +43,8 @@ const wrongPair = (
 const configs = '/api/v1/plugins/configs';
 const create = async (name: string, settings: Record<string, unknown>) =>
   server.call('POST', `${configs}?type=as2-receiver`, {
-    body: { name, host: '127.0.0.1', port: await freePort(), ...settings },
+    // Disabled: started by the tests that start them (an enabled one starts at once).
+    body: { name, host: '127.0.0.1', port: await freePort(), enabled: false, ...settings },
   });
 const start = (name: string) => server.call('POST', `/api/v1/services/as2-receiver/${name}/start`);
 const validation = (answer: Answer) => ({ status: answer.status, error: answer.body.error });

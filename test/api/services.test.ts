@@ -9,14 +9,20 @@ import { startTestServer } from '../helpers/server.js';
 const server = await startTestServer(t);
 const dir = await tempDir(t);
 await must(server, '/organizations', { name: 'acme' });
-await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: path.join(dir, 'out') });
+// Created disabled: they stay stopped until started (an enabled one starts at once).
+await must(server, '/plugins/configs?type=file-writer', {
+  name: 'out',
+  directory: path.join(dir, 'out'),
+  enabled: false,
+});
 await must(server, '/plugins/configs?type=file-poller', {
   name: 'broken',
+  enabled: false,
   base_directory: path.join(dir, 'does-not-exist'),
   processed_directory: path.join(dir, 'done'),
   from: 'acme',
 });
-await must(server, '/plugins/configs?type=as2-sender', { name: 'as2-out' });
+await must(server, '/plugins/configs?type=as2-sender', { name: 'as2-out', enabled: false });
 const action = (type: string, name: string, act: string) =>
   server.call('POST', `/api/v1/services/${type}/${name}/${act}`, { body: {} });
 
@@ -36,7 +42,7 @@ t.test('the list holds the API server and every instance this process runs', asy
       .slice(1)
       .map((s: { type: string; name: string; status: string }) => `${s.type}/${s.name}:${s.status}`),
     ['as2-sender/as2-out:stopped', 'file-poller/broken:stopped', 'file-writer/out:stopped'],
-    'created after start: stopped until started',
+    'created disabled: stopped until started',
   );
 });
 

@@ -58,7 +58,7 @@ const check = (id: number, body: Record<string, unknown> = {}) =>
   server.call('POST', `/api/v1/as2/remote-profiles/${id}/check-connection`, { body });
 
 t.test('check-connection', async (t) => {
-  await must(server, '/plugins/configs?type=as2-sender', { name: 'out', max_attempts: 1 });
+  await must(server, '/plugins/configs?type=as2-sender', { name: 'out', max_attempts: 1, enabled: false });
   const stopped = await check(partnerB, { sender: 'out' });
   t.equal(stopped.status, 503);
   t.equal(stopped.body.error.code, 'SENDER_NOT_RUNNING');

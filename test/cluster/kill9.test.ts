@@ -36,9 +36,10 @@ t.test('kill -9 during a run, then restart: all delivered, none lost', async (t)
     processed_directory: path.join(dir, 'done'),
     from: 'acme',
     polling_interval: 1,
+    // Started once the files are there.
+    enabled: false,
   });
   await must(first, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
-  await must(first, '/services/file-writer/out/start');
   for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `f${i}.dat`), content(i));
   await must(first, '/services/file-poller/in/start');
 

@@ -26,6 +26,17 @@ async function must(p: PierProcess, url: string, body: unknown = {}) {
   if (r.status >= 300) throw new Error(`${url}: ${JSON.stringify(r.body)}`);
   return r;
 }
+/** Waits until the process runs the instance named. */
+const running = (p: PierProcess, name: string) =>
+  waitFor(
+    async () => {
+      const list = (await p.call('GET', '/services')).body.data as { name: string; status: string }[];
+      return list.some((s) => s.name === name && s.status === 'running') || undefined;
+    },
+    `${name} running`,
+    30_000,
+    100,
+  );
 const one = async <T>(text: string) => (await sql(db.url, text))[0] as T;
 
 t.test('2,000 messages through two processes: each delivery claimed exactly once', async (t) => {
@@ -42,11 +53,16 @@ t.test('2,000 messages through two processes: each delivery claimed exactly once
     processed_directory: path.join(dir, 'done'),
     from: 'acme',
     polling_interval: 1,
+    // Started once the files are there.
+    enabled: false,
   });
   await must(a!, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
-  for (const p of [a!, b!]) await must(p, '/services/file-writer/out/start');
+  // The writer was created enabled: it starts in both processes (the other follows within moments).
+  for (const p of [a!, b!]) await running(p, 'out');
   for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `m${i}.txt`), `message ${i}\n`);
-  for (const p of [a!, b!]) await must(p, '/services/file-poller/in/start');
+  // A start in one process is followed by every process.
+  await must(a!, '/services/file-poller/in/start');
+  for (const p of [a!, b!]) await running(p, 'in');
 
   await waitFor(
     async () =>

@@ -22,8 +22,6 @@ const out = path.join(dir, 'out');
 await mkdir(out);
 await must(server, '/plugins/configs?type=file-writer', { name: 'fragile', directory: out });
 await must(server, '/plugins/configs?type=http-poster', { name: 'bystander', url: 'http://127.0.0.1:9/' });
-await must(server, '/services/file-writer/fragile/start');
-await must(server, '/services/http-poster/bystander/start');
 
 t.test('crash, error and alert, delivery taken back, delivered after a restart', async (t) => {
   const made = await upload(

@@ -21,8 +21,6 @@ await must(server, '/plugins/configs?type=file-poller', {
   from: 'acme',
   polling_interval: 1,
 });
-await must(server, '/services/file-writer/out/start');
-await must(server, '/services/file-poller/in/start');
 
 t.test('a file goes from the poller through a route to the writer', async (t) => {
   await must(server, '/routes', {

@@ -50,8 +50,6 @@ await must(server, '/plugins/configs?type=file-poller', {
   polling_interval: 1,
 });
 await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: '*', target_plugin: 'erp' });
-await must(server, '/services/http-poster/erp/start');
-await must(server, '/services/file-poller/in/start');
 
 async function send(name: string, content: string) {
   await writeFile(path.join(dir, 'in', 'globex', name), content);

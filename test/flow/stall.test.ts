@@ -124,7 +124,6 @@ t.test('retries wait by the clock and stop at the attempt limit', async (t) => {
     retry_interval: 60,
     retry_backoff: 2,
   });
-  await must(server, '/services/http-poster/flaky/start');
   const start = clock;
   const made = await upload(
     server,

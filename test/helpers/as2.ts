@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import type { Fixtures } from './certificates.js';
 import { formatDispositionNotificationOptions } from '../../actors/as2/index.js';
 import { must, type Message } from './flow.js';
-import type { TestServer } from './server.js';
+import type { Answer, TestServer } from './server.js';
 import { uploadCertificate } from './upload.js';
 
 export async function freePort(): Promise<number> {
@@ -39,24 +39,31 @@ export async function startReceiver(
   settings: Record<string, unknown> = {},
 ): Promise<string> {
   const port = await freePort();
-  await must(server, '/plugins/configs?type=as2-receiver', {
+  // An enabled configuration starts at once: its state is in the answer.
+  const made = await must(server, '/plugins/configs?type=as2-receiver', {
     name,
     host: '127.0.0.1',
     port,
     path: '/as2',
     ...settings,
   });
-  await must(server, `/services/as2-receiver/${name}/start`);
+  running(made);
   return `${settings.tls_certificate_id ? 'https' : 'http'}://127.0.0.1:${port}/as2`;
 }
 
 export async function startSender(server: TestServer, name: string, settings: Record<string, unknown> = {}) {
-  await must(server, '/plugins/configs?type=as2-sender', {
+  const made = await must(server, '/plugins/configs?type=as2-sender', {
     name,
     max_attempts: 1,
     ...settings,
   });
-  await must(server, `/services/as2-sender/${name}/start`);
+  running(made);
+}
+
+/** The answer to a create: its instance started, or the reason it did not. */
+function running(made: Answer): void {
+  const service = made.body.data.service as { status: string; error: string | null } | null;
+  if (service?.status !== 'running') throw new Error(`not started: ${JSON.stringify(service)}`);
 }
 
 export interface Profile {

@@ -18,6 +18,7 @@ import { keepStream, type KeptStage } from '../../../storage/payloads/inline.js'
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
+import { formFailure, partKey, putProblem, type FormProgress } from '../../http/multipart-form.js';
 import { recordName } from '../../schemas/common.js';
 import type { MessageRecord } from '../../schemas/message.js';
 import { recordOperatorAction } from '../../operator-actions.js';
@@ -26,6 +27,9 @@ import { getMessage } from './service.js';
 
 /** Largest file sent by hand (spec 8). */
 export const maxUploadBytes = 64 * 1024 * 1024;
+
+/** Counts busboy enforces; more is a 400 naming the field (spec 7 keeps 413 for size). */
+const formLimits = { fileField: 'file', files: 2, fields: 10, parts: 14 };
 
 const UploadFields = z.strictObject({ from: recordName, to: recordName, target: recordName.optional() });
 
@@ -48,6 +52,8 @@ function isTooLarge(error: unknown): boolean {
   );
 }
 
+const unnamedText = 'A part without a name; name it from, to, target or file';
+
 export async function acceptUpload(
   ctx: ApiContext,
   caller: Caller,
@@ -57,16 +63,25 @@ export async function acceptUpload(
   const id = randomUUID();
   const fields: Record<string, string> = {};
   const problems: Record<string, string> = {};
+  const progress: FormProgress = { problems };
   let file: { name: string; kept: KeptStage } | undefined;
   try {
-    for await (const part of request.parts({ limits: { fileSize: maxUploadBytes, files: 2, fields: 10 } })) {
+    for await (const part of request.parts({ limits: { fileSize: maxUploadBytes, ...formLimits } })) {
+      const key = partKey(part.fieldname);
       if (part.type === 'field') {
-        fields[part.fieldname] = String(part.value);
+        progress.lastField = key;
+        if (key === part.fieldname && (UploadFields.shape as Record<string, unknown>)[key] !== undefined)
+          fields[key] = String(part.value);
+        else putProblem(problems, key, key === part.fieldname ? 'Unknown property' : unnamedText);
         continue;
       }
-      if (part.fieldname !== 'file' || file) {
+      if (key !== 'file' || file) {
         part.file.resume();
-        problems[part.fieldname] = part.fieldname === 'file' ? 'Send one file' : 'Unknown property';
+        putProblem(
+          problems,
+          key,
+          key === 'file' ? 'Send one file' : key === part.fieldname ? 'Unknown property' : unnamedText,
+        );
         continue;
       }
       const kept = await keepStream(runtime.payloads, { messageId: id, stage: 'unpacked' }, part.file, {
@@ -79,7 +94,7 @@ export async function acceptUpload(
     await runtime.payloads.removeMessage(id);
     if (isTooLarge(error))
       throw new ApiError('PAYLOAD_TOO_LARGE', 'The file is larger than the limit of 64 MiB');
-    throw error;
+    throw formFailure(error, formLimits, progress) ?? error;
   }
   let accepted = false;
   try {

@@ -12,6 +12,7 @@ import {
   PluginTypeQuery,
 } from '../../schemas/plugin-config.js';
 import { parseOrThrow, requireObjectBody } from '../../validation.js';
+import { followCreated, followDeleted, followUpdated } from './instance-state.js';
 import { createPluginConfig, deletePluginConfig, getPluginConfig, updatePluginConfig } from './service.js';
 
 function pluginType(text: string | undefined): PluginType {
@@ -26,16 +27,18 @@ export function registerPluginConfigRoutes(router: ApiRouter, ctx: ApiContext): 
     method: 'POST',
     url: '/plugins/configs',
     tag,
-    summary: 'Create a plugin configuration of the type given by ?type=',
+    summary:
+      'Create a plugin configuration of the type given by ?type=; an enabled one starts at once (its state in `service`)',
     query: PluginTypeQuery,
     bodyDoc: anyPluginConfigCreate,
     status: 201,
     response: anyPluginConfigRecord,
     errors: ['MISSING_TYPE', 'INVALID_TYPE', 'CONFLICT'],
-    handler: ({ query, request, caller }) => {
+    handler: async ({ query, request, caller }) => {
       const type = pluginType(query.type);
       const body = parseOrThrow(pluginConfigSchemas[type].create, requireObjectBody(request.body));
-      return createPluginConfig(ctx, caller, type, body);
+      const record = await createPluginConfig(ctx, caller, type, body);
+      return { ...record, service: await followCreated(ctx, type, body.name as string) };
     },
   });
   router.add({
@@ -52,25 +55,31 @@ export function registerPluginConfigRoutes(router: ApiRouter, ctx: ApiContext): 
     method: 'PUT',
     url: '/plugins/configs/:type/:name',
     tag,
-    summary: 'Update a plugin configuration; effective when the instance restarts',
+    summary:
+      'Update a plugin configuration; effective when the instance restarts (`restart_needed` says when one runs with the old one)',
     params: PluginConfigParams,
     bodyDoc: anyPluginConfigUpdate,
     response: anyPluginConfigRecord,
     errors: ['INVALID_TYPE'],
-    handler: ({ params, request, caller }) => {
+    handler: async ({ params, request, caller }) => {
       const type = pluginType(params.type);
       const body = parseOrThrow(pluginConfigSchemas[type].update, requireObjectBody(request.body));
-      return updatePluginConfig(ctx, caller, type, params.name, body);
+      const record = await updatePluginConfig(ctx, caller, type, params.name, body);
+      return { ...record, restart_needed: await followUpdated(ctx, type, params.name) };
     },
   });
   router.add({
     method: 'DELETE',
     url: '/plugins/configs/:type/:name',
     tag,
-    summary: 'Delete a plugin configuration that no route uses',
+    summary: 'Delete a plugin configuration that no route uses; its instance stops and leaves /services',
     params: PluginConfigParams,
     status: 204,
     errors: ['INVALID_TYPE', 'CONFLICT'],
-    handler: ({ params, caller }) => deletePluginConfig(ctx, caller, pluginType(params.type), params.name),
+    handler: async ({ params, caller }) => {
+      const type = pluginType(params.type);
+      await deletePluginConfig(ctx, caller, type, params.name);
+      await followDeleted(ctx, type, params.name);
+    },
   });
 }

@@ -234,6 +234,16 @@ export async function updatePluginConfig(
       }
       em.assign(row, { enabled: after.enabled, settings, secrets: sealed });
       await em.flush();
+      // A changed `enabled` is the operator's latest word: it replaces the last service action.
+      if (before.enabled !== after.enabled)
+        await em
+          .getConnection()
+          .execute(
+            'update plugin_config set service_action = null where id = ?',
+            [row.id],
+            'run',
+            em.getTransactionContext(),
+          );
       await ctx.audit.updated(em, caller.actor, spec, auditedRecord(row.id, type, name), before, after);
     }
     return pluginConfigJson(def, row);

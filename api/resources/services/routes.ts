@@ -28,13 +28,15 @@ export function registerServiceRoutes(router: ApiRouter, ctx: ApiContext): void 
     controllable: false,
     state_since: startedAt.toISOString(),
     actions: [],
+    restart_needed: false,
   });
   const tag = 'Services';
   router.add({
     method: 'GET',
     url: '/services',
     tag,
-    summary: 'Every plugin instance this process runs, and the API server',
+    summary:
+      'Every plugin instance this process runs, and the API server; with what is wanted of each and the state each live process reports',
     response: ServiceList,
     handler: async () => [apiServer(), ...(await runtimeOf(ctx).supervisor.list())],
   });
@@ -42,7 +44,8 @@ export function registerServiceRoutes(router: ApiRouter, ctx: ApiContext): void 
     method: 'POST',
     url: '/services/:type/:name/:action',
     tag,
-    summary: 'Start, stop or restart an instance; answers when the action has completed',
+    summary:
+      'Start, stop or restart an instance; answers when the action has completed here. Every process follows the action, and it holds across restarts',
     params: ServiceActionParams,
     response: ServiceRecord,
     errors: ['FORBIDDEN', 'INVALID_STATE', 'START_FAILED'],
@@ -60,7 +63,10 @@ export function registerServiceRoutes(router: ApiRouter, ctx: ApiContext): void 
         'service action',
       );
       try {
-        const after = await runtimeOf(ctx).supervisor.act(params.type, params.name, action);
+        const supervisor = runtimeOf(ctx).supervisor;
+        const view = await supervisor.act(params.type, params.name, action);
+        const after =
+          (await supervisor.list()).find((s) => s.type === view.type && s.name === view.name) ?? view;
         await recordOperatorAction(ctx, caller, {
           action,
           kind: 'service',
