@@ -64,6 +64,8 @@ export class StorageFailed extends Error {
   constructor(
     readonly operation: string,
     readonly problem: string,
+    /** The HTTP status the service answered with, when it answered. */
+    readonly status?: number,
   ) {
     super(`S3 ${operation} failed: ${problem}`);
     this.name = 'StorageFailed';

@@ -147,7 +147,7 @@ t.test(
     });
     await t.rejects(wrong.checkBucket(), {
       name: 'StorageFailed',
-      message: /check of the bucket in bucket no-such-bucket failed/,
+      message: 'S3 check of the bucket failed: NoSuchBucket: bucket no-such-bucket does not exist',
     });
     wrong.close();
 

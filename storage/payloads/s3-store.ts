@@ -79,14 +79,35 @@ export class S3PayloadStore implements PayloadStore {
 
   #failed(operation: string, error: unknown): Error {
     if (error instanceof StorageFailed || error instanceof PayloadTooLarge) return error;
-    return new StorageFailed(`${operation} in bucket ${this.target.bucket}`, s3Problem(error, this.limits));
+    const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+    return new StorageFailed(
+      `${operation} in bucket ${this.target.bucket}`,
+      s3Problem(error, this.limits),
+      status,
+    );
   }
 
   /** The bucket answers (HeadBucket): what startup and the storage test call `connect`. */
   async checkBucket(): Promise<void> {
-    await this.#call('check of the bucket', (abortSignal) =>
-      this.client.send(new HeadBucketCommand({ Bucket: this.target.bucket }), { abortSignal }),
-    );
+    try {
+      await this.#call('check of the bucket', (abortSignal) =>
+        this.client.send(new HeadBucketCommand({ Bucket: this.target.bucket }), { abortSignal }),
+      );
+    } catch (error) {
+      // HeadBucket answers without a body, so the SDK has no words of the service to give.
+      const status = (error as StorageFailed).status;
+      if (status === 404)
+        throw new StorageFailed(
+          'check of the bucket',
+          `NoSuchBucket: bucket ${this.target.bucket} does not exist`,
+        );
+      if (status === 403)
+        throw new StorageFailed(
+          'check of the bucket',
+          `AccessDenied: the credentials may not use bucket ${this.target.bucket}`,
+        );
+      throw error;
+    }
   }
 
   async put(ref: PayloadRef, source: Readable, options: PutOptions = {}): Promise<number> {
