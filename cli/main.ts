@@ -10,6 +10,7 @@ import { apiTokenCommands } from './commands/api-tokens.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
 import { serviceAccountCommands } from './commands/service-accounts.js';
+import { storageCommands } from './commands/storage.js';
 import { userCommands } from './commands/users.js';
 
 /** Text for an error the user can act on; validation details name the field. */
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   program.addCommand(userCommands());
   program.addCommand(serviceAccountCommands());
   program.addCommand(apiTokenCommands());
+  program.addCommand(storageCommands());
   return program;
 }
 
