@@ -13,6 +13,7 @@ import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
 import { serviceAccountCommands } from './commands/service-accounts.js';
 import { settingsCommands } from './commands/settings.js';
+import { storageCommands } from './commands/storage.js';
 import { userCommands } from './commands/users.js';
 import { setVerbose } from './session.js';
 
@@ -56,6 +57,7 @@ export function buildProgram(): Command {
     apiTokenCommands(),
     messageCommands(),
     settingsCommands(),
+    storageCommands(),
   ]) {
     program.addCommand(command);
   }

@@ -3,12 +3,12 @@
  * dispatcher and the supervisor with its actors. Runs without the API (`runtime/` never
  * imports `api/`); the server starts it after the database and stops it before.
  */
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { workerEntries, type PluginType } from '../actors/index.js';
 import type { Orm } from '../storage/db.js';
 import type { DatabaseListener } from '../storage/listener.js';
 import { openPayloadStore } from '../storage/payloads/open-store.js';
+import { selectionOf } from '../storage/payloads/selection.js';
 import type { PayloadStore } from '../storage/payloads/store.js';
 import { identification } from './version.js';
 import { As2Core } from './as2/as2-core.js';
@@ -33,6 +33,9 @@ export interface RuntimeOptions {
   settings: {
     storage_backend: 'local' | 's3';
     storage_local_directory: string;
+    storage_s3_bucket: string;
+    storage_s3_region: string;
+    storage_s3_endpoint: string;
     delivery_max_dispatches: number;
     identification_hide_version: boolean;
   };
@@ -55,13 +58,12 @@ export interface Runtime {
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
-  if (options.settings.storage_backend !== 'local') {
-    throw new Error('Only local payload storage is available in this build');
-  }
-  const directory = path.resolve(options.settings.storage_local_directory);
+  // Every thread opens the same store from this selection (credentials come from the
+  // environment, which worker threads share).
+  const storage = selectionOf(options.settings);
   const presence = new NodePresence(options.databaseUrl, options.logger);
   await presence.start();
-  const payloads = openPayloadStore({ backend: 'local', directory });
+  const payloads = openPayloadStore(storage);
   // The dispatcher pokes the supervisor, which answers through the dispatcher.
   const pokes = { to: (_target: string) => {} };
   const dispatcher = new Dispatcher({
@@ -88,7 +90,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     core,
     logger: options.logger.child({ component: 'supervisor' }),
     now: options.now,
-    storage: { backend: 'local', directory },
+    storage,
     userAgent,
     entries: options.entries ?? workerEntries,
     childSpec: { ...childSpecDefaults, ...options.childSpec },

@@ -88,3 +88,12 @@ export const SettingsRecord = z.object({
   storage_in_use: StorageSelectionSchema,
   restart_needed: z.boolean(),
 });
+
+/** The answer of POST /settings/storage/test (spec 4.3): `step` and `problem` only on failure. */
+export const StorageTestResult = z.object({
+  ok: z.boolean(),
+  storage: StorageSelectionSchema,
+  elapsed_ms: z.number().int(),
+  step: z.enum(['directory', 'connect', 'write', 'read', 'compare', 'delete']).optional(),
+  problem: z.string().optional(),
+});

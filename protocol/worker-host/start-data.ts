@@ -1,5 +1,6 @@
 /** What an actor thread is started with (its workerData), checked on arrival. */
 import { z } from 'zod';
+import { StoreSelection } from '../../storage/payloads/selection.js';
 
 /** A certificate a setting names, opened for the actor: what a TLS server is given. */
 export const StartCertificate = z.object({
@@ -18,7 +19,7 @@ export const ActorStartData = z.object({
   secrets: z.record(z.string(), z.unknown()),
   /** By setting name: the certificates the settings name (certificateFields), opened. */
   certificates: z.record(z.string(), StartCertificate).default({}),
-  storage: z.object({ backend: z.literal('local'), directory: z.string() }),
+  storage: StoreSelection,
   /** User-Agent of requests the actor sends (spec 2.11 identification_hide_version). */
   user_agent: z.string(),
 });

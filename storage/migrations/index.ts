@@ -13,6 +13,7 @@ import { Migration0013InteropOptions } from './Migration0013InteropOptions.js';
 import { Migration0014InlinePayloads } from './Migration0014InlinePayloads.js';
 import { Migration0020ServiceActions } from './Migration0020ServiceActions.js';
 import { Migration0030MessageSearch } from './Migration0030MessageSearch.js';
+import { Migration0060StorageCopies } from './Migration0060StorageCopies.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -25,4 +26,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0014InlinePayloads', class: Migration0014InlinePayloads },
   { name: 'Migration0020ServiceActions', class: Migration0020ServiceActions },
   { name: 'Migration0030MessageSearch', class: Migration0030MessageSearch },
+  { name: 'Migration0060StorageCopies', class: Migration0060StorageCopies },
 ];

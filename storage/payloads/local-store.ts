@@ -20,7 +20,7 @@ import {
   type PayloadStore,
   type PutOptions,
 } from './store.js';
-import type { StoreSelection } from './open-store.js';
+import type { StoreSelection } from './selection.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

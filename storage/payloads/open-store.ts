@@ -1,19 +1,20 @@
 /** The payload store a process runs with, from the storage settings read at start. */
 import { LocalPayloadStore } from './local-store.js';
+import { S3PayloadStore } from './s3-store.js';
+import type { StoreSelection } from './selection.js';
 import type { PayloadStore } from './store.js';
 
-export interface StoreSelection {
-  backend: 'local';
-  directory: string;
-}
+export type { StoreSelection } from './selection.js';
 
 export function openPayloadStore(selection: StoreSelection): PayloadStore {
   switch (selection.backend) {
     case 'local':
       return new LocalPayloadStore(selection.directory);
+    case 's3':
+      return new S3PayloadStore(selection);
     default: {
-      const never: never = selection.backend;
-      throw new Error(`No payload store ${String(never)}`);
+      const never: never = selection;
+      throw new Error(`No payload store ${JSON.stringify(never)}`);
     }
   }
 }

@@ -1,25 +1,30 @@
 /**
  * Checking at startup that the configured payload storage can be used; a failure stops the
- * process (spec 2.11). The stores themselves live beside this file.
+ * process with a message naming the step and the problem (spec 2.11). The local directory is
+ * made when missing; a bucket must exist and take, give back and delete a probe blob.
  */
-import { constants } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
-import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { probeStorage } from './probe.js';
+import { describeSelection, selectionOf, type StorageFields } from './selection.js';
 
-export interface StorageChoice {
-  storage_backend: 'local' | 's3';
-  storage_local_directory: string;
-}
+/** How long the start may wait on the store before it gives up. */
+const startDeadlineMs = 30_000;
+
+export type StorageChoice = StorageFields;
 
 export async function prepareStorage(choice: StorageChoice): Promise<void> {
-  if (choice.storage_backend === 's3') {
-    throw new Error('S3 payload storage is not available in this build; set storage_backend to local');
+  const selection = selectionOf(choice);
+  if (selection.backend === 'local') {
+    await mkdir(selection.directory, { recursive: true }).catch((error: Error) => {
+      throw new Error(
+        `Payload storage (${describeSelection(selection)}) cannot be used: the directory step failed: ${error.message}`,
+      );
+    });
   }
-  const dir = path.resolve(choice.storage_local_directory);
-  try {
-    await mkdir(dir, { recursive: true });
-    await access(dir, constants.W_OK | constants.R_OK);
-  } catch (error) {
-    throw new Error(`Payload directory ${dir} cannot be used: ${(error as Error).message}`);
+  const result = await probeStorage(selection, { deadlineMs: startDeadlineMs });
+  if (!result.ok) {
+    throw new Error(
+      `Payload storage (${describeSelection(selection)}) cannot be used: the ${result.step} step failed: ${result.problem}`,
+    );
   }
 }

@@ -5,7 +5,7 @@
  * reader never sees a stage in the making. Stages up to 64 KiB are not written here but kept
  * in the row that records them (inline.ts).
  */
-import type { StoreSelection } from './open-store.js';
+import type { StoreSelection } from './selection.js';
 import type { Readable } from 'node:stream';
 
 /** Stages that are stored; `message` is made from `headers` and `received` when read. */

@@ -50,14 +50,24 @@ export interface TestServerOptions {
   runtime?: ServerSettings['runtime'];
   /** Where the server logs; by default it logs nothing. */
   logger?: Logger;
+  /** Storage settings saved before the server starts (an S3 bucket: test/helpers/s3.ts). */
+  storage?: Record<string, string>;
 }
 
 /** Migrates a fresh database and points its payload storage at the test's own directory. */
-async function keepPayloadsIn(url: string, directory: string): Promise<void> {
+async function keepPayloadsIn(
+  url: string,
+  directory: string,
+  storage: Record<string, string> = {},
+): Promise<void> {
   const orm = await openDatabase(url, { poolMax: 1 });
   try {
     await migrate(orm);
     await orm.em.getConnection().execute('update settings set storage_local_directory = ?', [directory]);
+    for (const [column, value] of Object.entries(storage)) {
+      if (!/^storage_[a-z0-9_]+$/.test(column)) throw new Error(`Not a storage setting: ${column}`);
+      await orm.em.getConnection().execute(`update settings set ${column} = ?`, [value]);
+    }
   } finally {
     await orm.close();
   }
@@ -77,7 +87,7 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
       ...settings.env,
     }),
   };
-  if (!settings.db) await keepPayloadsIn(db.url, path.join(dataDir, 'payloads'));
+  if (!settings.db) await keepPayloadsIn(db.url, path.join(dataDir, 'payloads'), settings.storage);
   const server = await startServer({
     options,
     developerBuild: settings.developerBuild ?? false,

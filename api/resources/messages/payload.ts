@@ -7,7 +7,7 @@
 import type { FastifyReply } from 'fastify';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { StoredStage } from '../../../storage/payloads/store.js';
+import { PayloadMissing, type StoredStage } from '../../../storage/payloads/store.js';
 import { findInlineStages, findMessage, findMessageParts } from '../../../storage/repositories/messages.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, notFound } from '../../errors.js';
@@ -69,7 +69,11 @@ export async function servePayload(
   const openPart = (s: StoredStage) =>
     inline.has(s)
       ? Promise.resolve(Readable.from([inline.get(s)!]))
-      : store.open({ messageId: id, stage: s });
+      : store.open({ messageId: id, stage: s }).catch((error: unknown) => {
+          // Recorded but gone from the store (removed behind pier's back): the stage is not there.
+          if (error instanceof PayloadMissing) throw new ApiError('NOT_FOUND', error.message);
+          throw error;
+        });
   // Opened before answering, so a stage missing from the store is an error, not a cut stream.
   const first = await openPart(parts[0]!);
   const body =

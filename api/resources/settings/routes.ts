@@ -1,8 +1,9 @@
 /** Routes of /settings (spec 2.11, 4.3). */
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
-import { SettingsRecord, SettingsUpdate } from '../../schemas/settings.js';
+import { SettingsRecord, SettingsUpdate, StorageTestResult } from '../../schemas/settings.js';
 import { getSettings, updateSettings } from './service.js';
+import { testStorage } from './storage-test.js';
 
 export function registerSettingsRoutes(router: ApiRouter, ctx: ApiContext): void {
   const tag = 'Settings';
@@ -22,5 +23,13 @@ export function registerSettingsRoutes(router: ApiRouter, ctx: ApiContext): void
     body: SettingsUpdate,
     response: SettingsRecord,
     handler: ({ body, caller }) => updateSettings(ctx, caller, body),
+  });
+  router.add({
+    method: 'POST',
+    url: '/settings/storage/test',
+    tag,
+    summary: 'Store, read back, compare and delete a probe blob with the saved storage settings',
+    response: StorageTestResult,
+    handler: () => testStorage(ctx),
   });
 }

@@ -1,0 +1,73 @@
+/**
+ * The S3 client a payload store talks through, and how its failures read. Credentials come
+ * only from the SDK's standard chain (environment, shared config and credentials files, web
+ * identity, container and instance metadata): they are never settings, and the texts made
+ * here carry the service's own words, which never include them.
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Selection } from './selection.js';
+
+/** Limits on every call, so a slow or dead endpoint fails a call instead of hanging it. */
+export interface S3Limits {
+  /** Connecting a socket. */
+  connectMs: number;
+  /** A socket without traffic (also while a body streams). */
+  idleMs: number;
+  /** One call, until its answer's headers (a streamed body is bounded by idleMs instead). */
+  callMs: number;
+  /** Attempts per call, retries included (the SDK's standard retry strategy with backoff). */
+  attempts: number;
+}
+
+export const defaultS3Limits: S3Limits = { connectMs: 5_000, idleMs: 30_000, callMs: 60_000, attempts: 3 };
+
+export function makeS3Client(selection: S3Selection, limits: S3Limits): S3Client {
+  return new S3Client({
+    region: selection.region,
+    maxAttempts: limits.attempts,
+    requestHandler: {
+      connectionTimeout: limits.connectMs,
+      socketTimeout: limits.idleMs,
+      requestTimeout: limits.callMs,
+      throwOnRequestTimeout: true,
+      httpAgent: { keepAlive: true, maxSockets: 64 },
+      httpsAgent: { keepAlive: true, maxSockets: 64 },
+    },
+    ...(selection.endpoint
+      ? {
+          endpoint: selection.endpoint,
+          forcePathStyle: true,
+          // Other S3 implementations (s3rver, some MinIO and Ceph versions) store the
+          // aws-chunked framing of a streamed body with a trailing checksum as the object's
+          // bytes (see docs/decisions.md): checksums only where the operation requires one.
+          requestChecksumCalculation: 'WHEN_REQUIRED',
+          responseChecksumValidation: 'WHEN_REQUIRED',
+        }
+      : {}),
+  });
+}
+
+/** The service's or the network's words for a failed call, e.g. `NoSuchBucket: The specified bucket does not exist`. */
+export function s3Problem(error: unknown, limits?: S3Limits): string {
+  if (!(error instanceof Error)) return String(error);
+  const e = error as Error & { code?: string; $metadata?: { httpStatusCode?: number } };
+  if (e.name === 'AbortError' || e.name === 'TimeoutError') {
+    return `no answer within ${Math.round((limits?.callMs ?? 0) / 1000)} s`;
+  }
+  const code = e.code ?? e.name;
+  const words = e.message && e.message !== code ? e.message : `HTTP ${e.$metadata?.httpStatusCode ?? '?'}`;
+  return code && code !== 'Error' ? `${code}: ${words}` : words;
+}
+
+/** A failed call of the S3 store; the message names the operation, the key and the problem. */
+export class StorageFailed extends Error {
+  constructor(
+    readonly operation: string,
+    readonly problem: string,
+    /** The HTTP status the service answered with, when it answered. */
+    readonly status?: number,
+  ) {
+    super(`S3 ${operation} failed: ${problem}`);
+    this.name = 'StorageFailed';
+  }
+}

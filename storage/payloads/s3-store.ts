@@ -1,0 +1,197 @@
+/**
+ * The S3 store: stage `s` of message `m` is the object `messages/<m>/<s>` (spec 2.11). Both
+ * ways stream: uploads go through lib-storage's Upload, one PUT up to a part and multipart
+ * above, holding at most `queueSize` parts in memory; an upload that fails (or is stopped by
+ * `maxBytes`) aborts its multipart upload, so it leaves neither an object nor parts. Every
+ * call is bounded by the limits of s3-client.ts and retried by the SDK.
+ */
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { Transform, type Readable } from 'node:stream';
+import { defaultS3Limits, makeS3Client, s3Problem, StorageFailed, type S3Limits } from './s3-client.js';
+import type { S3Selection } from './selection.js';
+import {
+  PayloadMissing,
+  PayloadTooLarge,
+  storedStages,
+  type PayloadRef,
+  type PayloadStore,
+  type PutOptions,
+} from './store.js';
+
+/** Size of a multipart part, and the largest object sent in one PUT (docs/decisions.md). */
+export const s3PartBytes = 8 * 1024 * 1024;
+/** Parts uploaded at once; the memory an upload holds is about this many parts. */
+const partsInFlight = 2;
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export const keyOf = (ref: PayloadRef): string => {
+  if (!uuid.test(ref.messageId)) throw new Error(`Not a message id: ${ref.messageId}`);
+  if (!(storedStages as readonly string[]).includes(ref.stage)) throw new Error(`Not a stage: ${ref.stage}`);
+  return `messages/${ref.messageId}/${ref.stage}`;
+};
+
+const isMissing = (error: unknown) => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
+};
+
+export class S3PayloadStore implements PayloadStore {
+  readonly client: S3Client;
+  readonly limits: S3Limits;
+
+  constructor(
+    readonly target: S3Selection,
+    limits: Partial<S3Limits> = {},
+  ) {
+    this.limits = { ...defaultS3Limits, ...limits };
+    this.client = makeS3Client(target, this.limits);
+  }
+
+  get selection(): S3Selection {
+    return this.target;
+  }
+
+  /** A signal that stops a call after `callMs`, and a way to stop the clock once answered. */
+  #deadline(): { signal: AbortSignal; done: () => void } {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.limits.callMs);
+    return { signal: controller.signal, done: () => clearTimeout(timer) };
+  }
+
+  async #call<T>(operation: string, send: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = this.#deadline();
+    try {
+      return await send(deadline.signal);
+    } catch (error) {
+      throw this.#failed(operation, error);
+    } finally {
+      deadline.done();
+    }
+  }
+
+  #failed(operation: string, error: unknown): Error {
+    if (error instanceof StorageFailed || error instanceof PayloadTooLarge) return error;
+    const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+    return new StorageFailed(
+      `${operation} in bucket ${this.target.bucket}`,
+      s3Problem(error, this.limits),
+      status,
+    );
+  }
+
+  /** The bucket answers (HeadBucket): what startup and the storage test call `connect`. */
+  async checkBucket(): Promise<void> {
+    try {
+      await this.#call('check of the bucket', (abortSignal) =>
+        this.client.send(new HeadBucketCommand({ Bucket: this.target.bucket }), { abortSignal }),
+      );
+    } catch (error) {
+      // HeadBucket answers without a body, so the SDK has no words of the service to give.
+      const status = (error as StorageFailed).status;
+      if (status === 404)
+        throw new StorageFailed(
+          'check of the bucket',
+          `NoSuchBucket: bucket ${this.target.bucket} does not exist`,
+        );
+      if (status === 403)
+        throw new StorageFailed(
+          'check of the bucket',
+          `AccessDenied: the credentials may not use bucket ${this.target.bucket}`,
+        );
+      throw error;
+    }
+  }
+
+  async put(ref: PayloadRef, source: Readable, options: PutOptions = {}): Promise<number> {
+    const Key = keyOf(ref);
+    let bytes = 0;
+    let tooLarge: PayloadTooLarge | undefined;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        if (options.maxBytes !== undefined && bytes > options.maxBytes) {
+          tooLarge = new PayloadTooLarge(options.maxBytes);
+          done(tooLarge);
+        } else done(null, chunk);
+      },
+    });
+    source.on('error', (error) => counter.destroy(error));
+    source.pipe(counter);
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.target.bucket, Key, Body: counter, ContentType: 'application/octet-stream' },
+      partSize: s3PartBytes,
+      queueSize: partsInFlight,
+      leavePartsOnError: false,
+    });
+    try {
+      await upload.done();
+    } catch (error) {
+      source.destroy();
+      counter.destroy();
+      // A failed multipart upload was aborted by Upload; a failed single PUT stored nothing.
+      if (tooLarge) throw tooLarge;
+      throw this.#failed(`upload of ${Key}`, error);
+    }
+    return bytes;
+  }
+
+  async putBytes(ref: PayloadRef, bytes: Uint8Array): Promise<number> {
+    const Key = keyOf(ref);
+    await this.#call(`upload of ${Key}`, (abortSignal) =>
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.target.bucket,
+          Key,
+          Body: bytes,
+          ContentType: 'application/octet-stream',
+        }),
+        { abortSignal },
+      ),
+    );
+    return bytes.length;
+  }
+
+  async open(ref: PayloadRef): Promise<Readable> {
+    const Key = keyOf(ref);
+    const deadline = this.#deadline();
+    try {
+      const answer = await this.client.send(new GetObjectCommand({ Bucket: this.target.bucket, Key }), {
+        abortSignal: deadline.signal,
+      });
+      // From here the body is bounded by the socket's idle limit, not by the call's clock
+      // (a large stage may take longer than one call to stream).
+      return answer.Body as Readable;
+    } catch (error) {
+      if (isMissing(error)) throw new PayloadMissing(ref);
+      throw this.#failed(`download of ${Key}`, error);
+    } finally {
+      deadline.done();
+    }
+  }
+
+  async remove(ref: PayloadRef): Promise<void> {
+    const Key = keyOf(ref);
+    await this.#call(`delete of ${Key}`, (abortSignal) =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.target.bucket, Key }), { abortSignal }),
+    );
+  }
+
+  async removeMessage(messageId: string): Promise<void> {
+    // Deleting a key that does not exist succeeds, so every stage a message may have is named.
+    await Promise.all(storedStages.map((stage) => this.remove({ messageId, stage })));
+  }
+
+  /** Closes the client's sockets (a store opened for one task, like the storage test). */
+  close(): void {
+    this.client.destroy();
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Which payload store a process (and each of its threads) opens: the storage fields of the
+ * settings read at start (spec 2.11), in a form that crosses to worker threads as data.
+ * Credentials are never part of it: the S3 client takes them from the SDK's standard sources.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+export const LocalSelection = z.object({ backend: z.literal('local'), directory: z.string() });
+export const S3Selection = z.object({
+  backend: z.literal('s3'),
+  bucket: z.string(),
+  region: z.string(),
+  /** Empty for the provider's own service; otherwise path-style addressing is used. */
+  endpoint: z.string(),
+});
+export const StoreSelection = z.discriminatedUnion('backend', [LocalSelection, S3Selection]);
+export type StoreSelection = z.infer<typeof StoreSelection>;
+export type S3Selection = z.infer<typeof S3Selection>;
+
+/** The storage fields of the settings record. */
+export interface StorageFields {
+  storage_backend: 'local' | 's3';
+  storage_local_directory: string;
+  storage_s3_bucket: string;
+  storage_s3_region: string;
+  storage_s3_endpoint: string;
+}
+
+/** The store the storage fields select; a relative directory is taken from the working directory. */
+export function selectionOf(fields: StorageFields): StoreSelection {
+  if (fields.storage_backend === 's3') {
+    return {
+      backend: 's3',
+      bucket: fields.storage_s3_bucket,
+      region: fields.storage_s3_region,
+      endpoint: fields.storage_s3_endpoint,
+    };
+  }
+  return { backend: 'local', directory: path.resolve(fields.storage_local_directory) };
+}
+
+/** A short description for messages: never anything secret (there is nothing secret in it). */
+export function describeSelection(selection: StoreSelection): string {
+  if (selection.backend === 'local') return `local directory ${selection.directory}`;
+  const where = selection.endpoint ? ` at ${selection.endpoint}` : '';
+  return `S3 bucket ${selection.bucket} (region ${selection.region})${where}`;
+}

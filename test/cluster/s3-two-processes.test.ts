@@ -1,0 +1,117 @@
+// Covers two pier processes on different data and working directories sharing one PostgreSQL and one S3 bucket (s3rver): 2,000 files above the inline limit taken by both pollers, each delivered exactly once (claims counted), deliveries crossing between the processes, every payload in the bucket and downloadable byte for byte from both processes. PIER_S3_CLUSTER_MESSAGES changes the count (default 2000).
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import t from 'tap';
+import { migrate, openDatabase } from '../../storage/db.js';
+import { inlineMaxBytes } from '../../storage/payloads/inline.js';
+import { createTestDatabase, sql } from '../helpers/database.js';
+import { tempDir } from '../helpers/flow.js';
+import { spawnPier, type PierProcess } from '../helpers/process.js';
+import { startS3 } from '../helpers/s3.js';
+import { waitFor } from '../helpers/wait.js';
+
+const files = Number(process.env.PIER_S3_CLUSTER_MESSAGES ?? 2000);
+const s3 = await startS3(t);
+const db = await createTestDatabase();
+t.teardown(() => db.drop());
+const orm = await openDatabase(db.url, { poolMax: 1 });
+await migrate(orm);
+await orm.close();
+for (const [column, value] of Object.entries(s3.settings)) {
+  await sql(db.url, `update settings set ${column} = $1`, [value]);
+}
+const dir = await tempDir(t, 'pier-s3-cluster-');
+const inbox = path.join(dir, 'in', 'globex');
+const outbox = path.join(dir, 'out');
+await mkdir(inbox, { recursive: true });
+// Separate working directories: nothing is shared but the database and the bucket.
+const [a, b] = await Promise.all(
+  ['a', 'b'].map(async (n) => {
+    await mkdir(path.join(dir, `cwd-${n}`));
+    return spawnPier(t, {
+      databaseUrl: db.url,
+      dataDir: path.join(dir, `data-${n}`),
+      cwd: path.join(dir, `cwd-${n}`),
+      env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'cluster-test-secret' },
+    });
+  }),
+);
+
+async function must(p: PierProcess, url: string, body: unknown = {}) {
+  const r = await p.call('POST', url, body);
+  if (r.status >= 300) throw new Error(`${url}: ${JSON.stringify(r.body)}`);
+  return r;
+}
+const one = async <T>(text: string) => (await sql(db.url, text))[0] as T;
+/** Each file just above the inline limit, so every payload lives in the bucket. */
+const contentOf = (i: number) => Buffer.alloc(inlineMaxBytes + 100, `message ${i};`);
+const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+t.test(`${files} messages through two processes on one bucket: each delivered exactly once`, async (t) => {
+  await must(a!, '/organizations', { name: 'acme' });
+  await must(a!, '/partners', { name: 'globex' });
+  await must(a!, '/plugins/configs?type=file-writer', {
+    name: 'out',
+    directory: outbox,
+    max_concurrent_deliveries: 4,
+  });
+  await must(a!, '/plugins/configs?type=file-poller', {
+    name: 'in',
+    base_directory: path.join(dir, 'in'),
+    processed_directory: path.join(dir, 'done'),
+    from: 'acme',
+    polling_interval: 1,
+  });
+  await must(a!, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  for (const p of [a!, b!]) await must(p, '/services/file-writer/out/start');
+  for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `m${i}.txt`), contentOf(i));
+  for (const p of [a!, b!]) await must(p, '/services/file-poller/in/start');
+
+  await waitFor(
+    async () =>
+      (await one<{ n: number }>("select count(*)::int as n from delivery where state = 'delivered'")).n ===
+      files,
+    'all delivered',
+    600_000,
+    500,
+  );
+  const totals = await one<{ messages: number; deliveries: number; claims: number; most: number }>(
+    `select (select count(*)::int from message) as messages, count(*)::int as deliveries,
+            sum(claims)::int as claims, max(claims)::int as most from delivery`,
+  );
+  t.same(totals, { messages: files, deliveries: files, claims: files, most: 1 }, 'one claim per delivery');
+  const byNode = await sql(db.url, 'select claimed_by, count(*)::int as n from delivery group by claimed_by');
+  t.equal(byNode.length, 2, `both processes delivered: ${byNode.map((r) => r.n).join(' + ')}`);
+  const crossed = await one<{ n: number }>(
+    'select count(*)::int as n from delivery d join message m on m.id = d.message_id where d.claimed_by <> m.accepted_by',
+  );
+  t.ok(crossed.n > 0, `${crossed.n} messages received by one process were delivered by the other`);
+
+  const written = (await readdir(path.join(outbox, 'acme'))).filter((f) => !f.startsWith('.'));
+  t.equal(written.length, files);
+  const ids = (await sql(db.url, 'select id::text as id, file_name from message')) as {
+    id: string;
+    file_name: string;
+  }[];
+  t.equal((await s3.keys('messages/')).length, files, 'one object per message in the bucket');
+
+  // Every payload from both processes, a few at a time.
+  let wrong = 0;
+  const queue = [...ids];
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let m = queue.pop(); m; m = queue.pop()) {
+        const expected = sha(contentOf(Number(m.file_name.slice(1, -4))));
+        for (const p of [a!, b!]) {
+          const r = await fetch(`${p.url}/api/v1/messages/${m.id}/payload`);
+          if (r.status !== 200 || sha(Buffer.from(await r.arrayBuffer())) !== expected) wrong++;
+        }
+      }
+    }),
+  );
+  t.equal(wrong, 0, `all ${files} payloads downloaded byte for byte from both processes`);
+  const sample = await readFile(path.join(outbox, 'acme', 'm0.txt'));
+  t.ok(sample.equals(contentOf(0)), 'the written file is the payload');
+  t.same(await readdir(inbox), []);
+});

@@ -1,0 +1,168 @@
+// Covers a pier server on S3 end to end: it starts with storage_in_use s3; a message sent by hand and a file-poller → file-writer flow keep stages above the inline limit in the bucket under messages/<id>/<stage> and small ones in PostgreSQL; downloads stream from the bucket; an object deleted behind pier's back is a 404 and a failed delivery naming the stage; with the endpoint gone an upload is refused with nothing half-written and a delivery fails with a clear last_error.
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import t from 'tap';
+import { sql } from '../helpers/database.js';
+import {
+  must,
+  parties,
+  sendByHand,
+  tempDir,
+  upload,
+  waitForMessage,
+  waitForMessages,
+} from '../helpers/flow.js';
+import { startS3 } from '../helpers/s3.js';
+import { startTestServer } from '../helpers/server.js';
+
+const s3 = await startS3(t);
+const server = await startTestServer(t, { storage: s3.settings });
+const dir = await tempDir(t);
+const inbox = path.join(dir, 'in');
+const outbox = path.join(dir, 'out');
+await parties(server);
+await mkdir(path.join(inbox, 'globex'), { recursive: true });
+await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
+await must(server, '/plugins/configs?type=file-poller', {
+  name: 'in',
+  base_directory: inbox,
+  processed_directory: path.join(dir, 'done'),
+  from: 'acme',
+  polling_interval: 1,
+});
+await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+await must(server, '/services/file-writer/out/start');
+await must(server, '/services/file-poller/in/start');
+
+const big = randomBytes(300 * 1024);
+const delivered = (m: { status: string }) => m.status === 'Delivered' || m.status === 'Error';
+
+t.test('the server runs on the saved S3 settings', async (t) => {
+  const s = (await server.call('GET', '/api/v1/settings')).body.data;
+  t.match(s.storage_in_use, {
+    storage_backend: 's3',
+    storage_s3_bucket: s3.bucket,
+    storage_s3_endpoint: s3.endpoint,
+  });
+  t.equal(s.restart_needed, false);
+});
+
+t.test(
+  'a message sent by hand: a large stage in the bucket, a small one inline, both delivered and downloadable',
+  async (t) => {
+    const large = await sendByHand(
+      server,
+      { from: 'acme', to: 'globex', target: 'out' },
+      { name: 'big.bin', content: big },
+    );
+    t.equal(large.status, 'Delivered', large.deliveries[0]?.last_error);
+    t.same(await s3.keys(`messages/${large.id}/`), [`messages/${large.id}/unpacked`]);
+    t.ok(
+      (await readFile(path.join(outbox, 'acme', 'big.bin'))).equals(big),
+      'the writer streamed it from S3',
+    );
+    const download = await server.call('GET', `/api/v1/messages/${large.id}/payload?stage=unpacked`);
+    t.equal(download.status, 200);
+    t.ok(download.bytes.equals(big), 'downloaded byte for byte');
+
+    const small = await sendByHand(
+      server,
+      { from: 'acme', to: 'globex', target: 'out' },
+      { name: 'small.txt', content: 'hello' },
+    );
+    t.equal(small.status, 'Delivered');
+    t.same(await s3.keys(`messages/${small.id}/`), [], 'kept in its payload row');
+    t.equal((await server.call('GET', `/api/v1/messages/${small.id}/payload`)).raw, 'hello');
+  },
+);
+
+t.test('file-poller → file-writer on S3', async (t) => {
+  const content = randomBytes(200 * 1024);
+  await writeFile(path.join(inbox, 'globex', 'order.bin'), content);
+  await writeFile(path.join(inbox, 'globex', 'note.txt'), 'small');
+  const names = (l: { file_name: string }[]) => l.map((m) => m.file_name);
+  const list = await waitForMessages(
+    server,
+    'status=Delivered',
+    (l) => names(l).includes('order.bin') && names(l).includes('note.txt'),
+    'both delivered',
+    30_000,
+  );
+  const order = list.find((m) => m.file_name === 'order.bin');
+  t.same(await s3.keys(`messages/${order.id}/`), [`messages/${order.id}/unpacked`]);
+  t.ok((await readFile(path.join(outbox, 'acme', 'order.bin'))).equals(content));
+  t.equal(await readFile(path.join(outbox, 'acme', 'note.txt'), 'utf8'), 'small');
+  t.same(await readdir(path.join(inbox, 'globex')), []);
+});
+
+t.test('an object deleted behind pier’s back: a 404 download and a failed delivery, not a 500', async (t) => {
+  const m = await sendByHand(
+    server,
+    { from: 'acme', to: 'globex', target: 'out' },
+    { name: 'gone.bin', content: big },
+  );
+  t.equal(m.status, 'Delivered');
+  await s3.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: `messages/${m.id}/unpacked` }));
+  const download = await server.call('GET', `/api/v1/messages/${m.id}/payload?stage=unpacked`);
+  t.equal(download.status, 404);
+  t.match(download.body.error, {
+    code: 'NOT_FOUND',
+    message: `Payload unpacked of message ${m.id} is not in the store`,
+  });
+
+  const again = await server.call(
+    'POST',
+    `/api/v1/messages/${m.id}/deliveries/${m.deliveries[0].id}/redeliver`,
+  );
+  t.equal(again.status, 200, again.raw);
+  const failed = await waitForMessage(
+    server,
+    m.id,
+    (x) => x.deliveries[0].state === 'failed',
+    'the delivery failed',
+  );
+  t.equal(failed.deliveries[0].last_error, `Payload unpacked of message ${m.id} is not in the store`);
+});
+
+t.test(
+  'with the endpoint gone, an upload stores nothing and a delivery fails with a clear last_error',
+  async (t) => {
+    const m = await sendByHand(
+      server,
+      { from: 'acme', to: 'globex', target: 'out' },
+      { name: 'later.bin', content: big },
+    );
+    t.equal(m.status, 'Delivered');
+    const before = (await sql(server.db.url, 'select count(*)::int as n from message'))[0]!.n;
+    await s3.close();
+
+    const refused = await upload(
+      server,
+      { from: 'acme', to: 'globex', target: 'out' },
+      { name: 'x.bin', content: big },
+    );
+    t.equal(refused.status, 500);
+    t.equal(refused.body.error.code, 'INTERNAL_ERROR');
+    t.equal(
+      (await sql(server.db.url, 'select count(*)::int as n from message'))[0]!.n,
+      before,
+      'no message recorded',
+    );
+
+    await server.call('POST', `/api/v1/messages/${m.id}/deliveries/${m.deliveries[0].id}/redeliver`);
+    const retried = await waitForMessage(
+      server,
+      m.id,
+      (x) => x.deliveries[0].last_error !== '',
+      'the delivery attempt failed',
+      60_000,
+    );
+    t.match(
+      retried.deliveries[0].last_error,
+      /^S3 download of messages\/.+\/unpacked in bucket pier-payloads failed: .*ECONNREFUSED/,
+    );
+    t.not(delivered(retried) && retried.status === 'Delivered', true);
+  },
+);
