@@ -10,6 +10,7 @@ import { registerApiTokenRoutes } from './resources/api-tokens/routes.js';
 import { registerAs2ProfileRoutes } from './resources/as2-profiles/routes.js';
 import { registerAuditRoutes } from './resources/audit/routes.js';
 import { registerCertificateRoutes } from './resources/certificates/routes.js';
+import { registerEventRoutes } from './resources/events/routes.js';
 import { registerHealthRoutes } from './resources/health/routes.js';
 import { registerPartyRoutes } from './resources/parties/routes.js';
 import { registerPluginConfigRoutes } from './resources/plugin-configs/routes.js';
@@ -42,6 +43,7 @@ export const coreModule: ApiModule = {
     registerServiceRoutes(router, ctx);
     registerMessageRoutes(router, ctx);
     registerStatsRoutes(router, ctx);
+    registerEventRoutes(router, ctx);
   },
 };
 

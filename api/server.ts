@@ -23,7 +23,7 @@ export interface ServerSettings {
   /** Bind the HTTP port; false serves only app.inject (tests). */
   listen?: boolean;
   /** Tests replace actor workers with fixtures, shorten timeouts, or run the sweeps themselves. */
-  runtime?: Pick<RuntimeOptions, 'entries' | 'childSpec' | 'timers'>;
+  runtime?: Pick<RuntimeOptions, 'entries' | 'childSpec' | 'timers' | 'events'>;
 }
 
 export interface RunningServer {

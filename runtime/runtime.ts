@@ -14,6 +14,7 @@ import { identification } from './version.js';
 import { As2Core } from './as2/as2-core.js';
 import { NodePresence } from './cluster/presence.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
+import { HistoryFeed, type StreamLimits } from './events/history-feed.js';
 import { workChannel } from './dispatch/tx.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import { childSpecDefaults, type ChildSpec } from './supervisor/child-spec.js';
@@ -39,6 +40,8 @@ export interface RuntimeOptions {
   childSpec?: Partial<ChildSpec>;
   /** Run the dispatcher's sweeps every second (tests with their own clock turn this off). */
   timers?: boolean;
+  /** Bounds of the event stream (tests shorten the keep-alive interval). */
+  events?: Partial<StreamLimits>;
 }
 
 export interface Runtime {
@@ -47,6 +50,8 @@ export interface Runtime {
   as2: As2Core;
   supervisor: Supervisor;
   payloads: PayloadStore;
+  /** New message history lines, from every process (the event stream's source). */
+  history: HistoryFeed;
   /** User-Agent of requests this process sends (spec 2.11). */
   userAgent: string;
   close(): Promise<void>;
@@ -97,6 +102,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   pokes.to = (target) => supervisor.poke(target);
   options.listener.on(workChannel, (target) => supervisor.poke(target));
+  const history = new HistoryFeed(
+    options.orm,
+    options.listener,
+    options.logger.child({ component: 'events' }),
+    options.events,
+  );
   try {
     await dispatcher.recover();
     await supervisor.startAll();
@@ -115,6 +126,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     as2,
     supervisor,
     payloads,
+    history,
     userAgent,
     close: async () => {
       as2.stop();
