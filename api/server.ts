@@ -89,6 +89,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       logger: quiet,
       now: ctx.now,
       listener,
+      publicUrl: options.publicUrl,
       settings: stored,
       ...settings.runtime,
     });

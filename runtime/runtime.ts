@@ -11,6 +11,7 @@ import type { DatabaseListener } from '../storage/listener.js';
 import { openPayloadStore } from '../storage/payloads/open-store.js';
 import type { PayloadStore } from '../storage/payloads/store.js';
 import { identification } from './version.js';
+import { Notifications } from './alerts/notifications.js';
 import { As2Core } from './as2/as2-core.js';
 import { NodePresence } from './cluster/presence.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
@@ -40,6 +41,8 @@ export interface RuntimeOptions {
   childSpec?: Partial<ChildSpec>;
   /** Run the dispatcher's sweeps every second (tests with their own clock turn this off). */
   timers?: boolean;
+  /** PUBLIC_URL, to make alert links absolute for notification receivers. */
+  publicUrl?: string;
   /** Bounds of the event stream (tests shorten the keep-alive interval). */
   events?: Partial<StreamLimits>;
 }
@@ -50,6 +53,8 @@ export interface Runtime {
   as2: As2Core;
   supervisor: Supervisor;
   payloads: PayloadStore;
+  /** The notification log's sending side (the notifiers ask it). */
+  notifications: Notifications;
   /** New message history lines, from every process (the event stream's source). */
   history: HistoryFeed;
   /** User-Agent of requests this process sends (spec 2.11). */
@@ -82,12 +87,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     options.now,
     options.logger.child({ component: 'as2' }),
   );
+  const notifications = new Notifications(options.orm, options.now, options.publicUrl ?? '');
   const core: ActorCore = {
     accept: (source, message) => dispatcher.accept(source, message),
     claim: (target, limit) => dispatcher.claim(target, limit),
     result: (target, result) => dispatcher.result(target, result),
     release: (target, claims, reason) => dispatcher.release(target, claims, reason),
     as2: (_instance, request) => as2.answer(request),
+    notify: (instance, request) => notifications.answer(instance, request),
   };
   const supervisor = new Supervisor({
     orm: options.orm,
@@ -127,6 +134,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     supervisor,
     payloads,
     history,
+    notifications,
     userAgent,
     close: async () => {
       as2.stop();

@@ -19,6 +19,7 @@ import {
   type OfferedMessage,
 } from '../core-protocol.js';
 import type { As2Request } from '../as2-protocol.js';
+import type { NotifyRequest } from '../notify-protocol.js';
 import { ChannelError, channelErrors, Envelope, toWireError } from '../envelope.js';
 import { HostEvent, HostRequest } from '../host-protocol.js';
 import { ActorStartData } from './start-data.js';
@@ -29,8 +30,8 @@ export interface CoreClient {
   /** True when the result counted; false when the delivery had been taken back meanwhile. */
   result(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<boolean>;
   log(level: ActorEvent['level'], msg: string, fields?: Record<string, unknown>): void;
-  /** The AS2 actors' questions; the answer is checked by the caller's schema. */
-  ask(request: As2Request): Promise<unknown>;
+  /** The AS2 actors' and notifiers' questions; the answer is checked by the caller's schema. */
+  ask(request: As2Request | NotifyRequest): Promise<unknown>;
 }
 
 export interface Actor {

@@ -12,6 +12,7 @@ import { Migration0011As2Messages } from './Migration0011As2Messages.js';
 import { Migration0013InteropOptions } from './Migration0013InteropOptions.js';
 import { Migration0014InlinePayloads } from './Migration0014InlinePayloads.js';
 import { Migration0040HistoryAnnounce } from './Migration0040HistoryAnnounce.js';
+import { Migration0041Notifications } from './Migration0041Notifications.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -23,4 +24,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0013InteropOptions', class: Migration0013InteropOptions },
   { name: 'Migration0014InlinePayloads', class: Migration0014InlinePayloads },
   { name: 'Migration0040HistoryAnnounce', class: Migration0040HistoryAnnounce },
+  { name: 'Migration0041Notifications', class: Migration0041Notifications },
 ];
