@@ -59,7 +59,8 @@ runActor(async (start, core) => {
       .finally(() => (running = undefined));
   }
 
-  poke();
+  // Due notifications left by an earlier run are sent once the actor has reported ready.
+  setImmediate(poke);
   return {
     onWork: poke,
     async stop() {
