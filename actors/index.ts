@@ -55,4 +55,5 @@ export const workerEntries: Partial<Record<PluginType, URL>> = {
   'file-poller': new URL(`./file-poller/worker${ext}`, import.meta.url),
   'file-writer': new URL(`./file-writer/worker${ext}`, import.meta.url),
   'http-poster': new URL(`./http-poster/worker${ext}`, import.meta.url),
+  'notification-webhook': new URL(`./notification-webhook/worker${ext}`, import.meta.url),
 };

@@ -18,6 +18,7 @@ import type { CredentialKind } from './auth/caller.js';
 import type { ApiContext } from './context.js';
 import { ApiRouter, type RegisteredRoute } from './http/router.js';
 import { installedModules, type ApiModule } from './modules.js';
+import { installEventStreams } from './resources/events/routes.js';
 import { answerHealth } from './resources/health/routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { installContentTypeRules } from './plugins/content-type.js';
@@ -74,6 +75,7 @@ export async function buildApp(
   installContentTypeRules(app);
   // Uploads (certificates, messages by hand) stream their parts; each route sets its own size limit.
   await app.register(multipart, { throwFileSizeLimit: true, limits: { fields: 20, files: 4, parts: 30 } });
+  await installEventStreams(app, ctx);
 
   const router = new ApiRouter(app, apiPrefix);
   const modules = options.modules ?? installedModules;

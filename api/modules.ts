@@ -10,6 +10,8 @@ import { registerApiTokenRoutes } from './resources/api-tokens/routes.js';
 import { registerAs2ProfileRoutes } from './resources/as2-profiles/routes.js';
 import { registerAuditRoutes } from './resources/audit/routes.js';
 import { registerCertificateRoutes } from './resources/certificates/routes.js';
+import { registerEventRoutes } from './resources/events/routes.js';
+import { registerNotificationRoutes } from './resources/notifications/routes.js';
 import { registerHealthRoutes } from './resources/health/routes.js';
 import { registerPartyRoutes } from './resources/parties/routes.js';
 import { registerPluginConfigRoutes } from './resources/plugin-configs/routes.js';
@@ -42,6 +44,7 @@ export const coreModule: ApiModule = {
     registerServiceRoutes(router, ctx);
     registerMessageRoutes(router, ctx);
     registerStatsRoutes(router, ctx);
+    registerEventRoutes(router, ctx);
   },
 };
 
@@ -73,7 +76,11 @@ export const fileModule = pluginModule('file', ['file-poller', 'file-writer']);
 export const httpModule = pluginModule('http', ['http-poster']);
 /** AS2: its plugin types and its records, the partner agreements (profiles). */
 export const as2Module = pluginModule('as2', ['as2-receiver', 'as2-sender'], registerAs2ProfileRoutes);
-export const notificationsModule = pluginModule('notifications', ['notification-webhook']);
+export const notificationsModule = pluginModule(
+  'notifications',
+  ['notification-webhook'],
+  registerNotificationRoutes,
+);
 
 /** Every installed module, in registration order. */
 export const installedModules: ApiModule[] = [

@@ -23,7 +23,7 @@ export interface ServerSettings {
   /** Bind the HTTP port; false serves only app.inject (tests). */
   listen?: boolean;
   /** Tests replace actor workers with fixtures, shorten timeouts, or run the sweeps themselves. */
-  runtime?: Pick<RuntimeOptions, 'entries' | 'childSpec' | 'timers'>;
+  runtime?: Pick<RuntimeOptions, 'entries' | 'childSpec' | 'timers' | 'events'>;
 }
 
 export interface RunningServer {
@@ -100,6 +100,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       logger: quiet,
       now: ctx.now,
       listener,
+      publicUrl: options.publicUrl,
       settings: stored,
       ...settings.runtime,
     });

@@ -15,6 +15,7 @@ import {
   As2SentRequest,
   type As2Response,
 } from './as2-protocol.js';
+import { NotifyClaimRequest, NotifyResultRequest, type NotifyResponse } from './notify-protocol.js';
 
 /** Text PostgreSQL can store: no NUL characters. */
 const text = (max: number) =>
@@ -148,9 +149,11 @@ export const CoreRequest = z.discriminatedUnion('type', [
   As2RecordRequest,
   As2SentRequest,
   As2AckRequest,
+  NotifyClaimRequest,
+  NotifyResultRequest,
 ]);
 export type CoreRequest = z.infer<typeof CoreRequest>;
-export type CoreResponse = AcceptResponse | ClaimResponse | ResultResponse | As2Response;
+export type CoreResponse = AcceptResponse | ClaimResponse | ResultResponse | As2Response | NotifyResponse;
 
 /** Events an actor sends without waiting: log lines, kept out of the worker's stdout. */
 export const ActorEvent = z.discriminatedUnion('type', [

@@ -11,10 +11,12 @@ import { openPayloadStore } from '../storage/payloads/open-store.js';
 import { selectionOf } from '../storage/payloads/selection.js';
 import type { PayloadStore } from '../storage/payloads/store.js';
 import { identification } from './version.js';
+import { Notifications } from './alerts/notifications.js';
 import { As2Core } from './as2/as2-core.js';
 import { receiptsOverdue } from './as2/records.js';
 import { NodePresence } from './cluster/presence.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
+import { HistoryFeed, type StreamLimits } from './events/history-feed.js';
 import { workChannel } from './dispatch/tx.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import { childSpecDefaults, type ChildSpec } from './supervisor/child-spec.js';
@@ -44,6 +46,10 @@ export interface RuntimeOptions {
   childSpec?: Partial<ChildSpec>;
   /** Run the dispatcher's sweeps every second (tests with their own clock turn this off). */
   timers?: boolean;
+  /** PUBLIC_URL, to make alert links absolute for notification receivers. */
+  publicUrl?: string;
+  /** Bounds of the event stream (tests shorten the keep-alive interval). */
+  events?: Partial<StreamLimits>;
 }
 
 export interface Runtime {
@@ -52,6 +58,10 @@ export interface Runtime {
   as2: As2Core;
   supervisor: Supervisor;
   payloads: PayloadStore;
+  /** The notification log's sending side (the notifiers ask it). */
+  notifications: Notifications;
+  /** New message history lines, from every process (the event stream's source). */
+  history: HistoryFeed;
   /** User-Agent of requests this process sends (spec 2.11). */
   userAgent: string;
   close(): Promise<void>;
@@ -77,12 +87,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const userAgent = identification(options.settings.identification_hide_version);
   const as2 = new As2Core(options.orm, options.secrets, options.now);
+  const notifications = new Notifications(options.orm, options.now, options.publicUrl ?? '');
   const core: ActorCore = {
     accept: (source, message) => dispatcher.accept(source, message),
     claim: (target, limit) => dispatcher.claim(target, limit),
     result: (target, result) => dispatcher.result(target, result),
     release: (target, claims, reason) => dispatcher.release(target, claims, reason),
     as2: (_instance, request) => as2.answer(request),
+    notify: (instance, request) => notifications.answer(instance, request),
   };
   const supervisor = new Supervisor({
     orm: options.orm,
@@ -98,6 +110,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   pokes.to = (target) => supervisor.poke(target);
   options.listener.on(workChannel, (target) => supervisor.poke(target));
+  const history = new HistoryFeed(
+    options.orm,
+    options.listener,
+    options.logger.child({ component: 'events' }),
+    options.events,
+  );
   try {
     await dispatcher.recover();
     await supervisor.startAll();
@@ -116,6 +134,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     as2,
     supervisor,
     payloads,
+    history,
+    notifications,
     userAgent,
     close: async () => {
       await supervisor.stopAll();

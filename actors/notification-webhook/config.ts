@@ -1,29 +1,87 @@
 /**
  * Configuration of a webhook notifier (spec 2.6, 6.2). Its URL is itself a secret (spec 2.1
- * rule 8). Stored and validated now; sending comes with the notifications module.
+ * rule 8), and so is its Standard Webhooks signing secret (`whsec_` + base64 key), which is
+ * rotated by saving a new one (it takes effect when the instance restarts).
  */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
-import { headerList, password, userName, wholeNumber } from '../shared/fields.js';
+import {
+  headerList,
+  password,
+  retryFields,
+  retryProblems,
+  userName,
+  wholeNumber,
+  type HeaderList,
+} from '../shared/fields.js';
+
+export const notificationFormats = ['json', 'slack', 'teams'] as const;
+export type NotificationFormat = (typeof notificationFormats)[number];
 
 export const notificationWebhookType: PluginTypeDefinition = {
   type: 'notification-webhook',
   role: 'notifier',
   summary: 'Sends alerts to an HTTP address',
   fields: {
-    format: z.enum(['json', 'slack', 'teams']).describe('Body format of a notification'),
+    format: z.enum(notificationFormats).describe('Body format: json (Standard Webhooks), slack or teams'),
     min_severity: z.enum(['info', 'warning', 'critical']).describe('Least severe alert sent'),
     basic_username: userName.describe('User for HTTP basic authentication; empty for none'),
     timeout_seconds: wholeNumber(1, 300).describe('Seconds an attempt may take'),
+    cooldown_seconds: wholeNumber(0, 604_800).describe(
+      'An alert with the dedupe key of one notified this long ago or less is suppressed',
+    ),
+    group_window_seconds: wholeNumber(0, 3600).describe(
+      'Alerts of one code within this window after a notification are sent together as one',
+    ),
+    ...retryFields,
   },
-  defaults: { format: 'json', min_severity: 'warning', basic_username: '', timeout_seconds: 10 },
+  defaults: {
+    format: 'json',
+    min_severity: 'warning',
+    basic_username: '',
+    timeout_seconds: 10,
+    cooldown_seconds: 900,
+    group_window_seconds: 60,
+    max_attempts: 5,
+    retry_interval: 2,
+    retry_backoff: 2,
+    retry_max_interval: 60,
+  },
   secretFields: {
     url: z.string().max(2048).describe('Write-only: the webhook address'),
     basic_password: password.describe('Write-only'),
     headers: headerList.describe('Write-only; replaced as a whole, [] removes them'),
-    signing_secret: z.string().min(16).max(256).describe('Write-only: key of the body signature'),
+    signing_secret: z
+      .string()
+      .max(256)
+      .regex(
+        /^whsec_[A-Za-z0-9+/]{22,}={0,2}$/,
+        'Must be whsec_ followed by a base64 key of 16 bytes or more',
+      )
+      .describe('Write-only: Standard Webhooks secret (whsec_…) that signs every body'),
   },
   requiredSecrets: ['url'],
   urlField: 'url',
   urlFields: ['url'],
+  problems: retryProblems,
 };
+
+export interface NotificationWebhookSettings {
+  format: NotificationFormat;
+  min_severity: 'info' | 'warning' | 'critical';
+  basic_username: string;
+  timeout_seconds: number;
+  cooldown_seconds: number;
+  group_window_seconds: number;
+  max_attempts: number;
+  retry_interval: number;
+  retry_backoff: number;
+  retry_max_interval: number;
+}
+
+export interface NotificationWebhookSecrets {
+  url: string;
+  basic_password?: string;
+  headers?: HeaderList;
+  signing_secret?: string;
+}

@@ -18,7 +18,9 @@ import {
   type DeliveryResult,
   type OfferedMessage,
 } from '../core-protocol.js';
-import { parseAs2Answer, type As2AnswerTo, type As2Request } from '../as2-protocol.js';
+import { isAs2Request, parseAs2Answer, type As2Request } from '../as2-protocol.js';
+import { parseNotifyAnswer, type NotifyRequest } from '../notify-protocol.js';
+import type { AnswerTo } from '../questions.js';
 import { ChannelError, channelErrors, Envelope, toWireError } from '../envelope.js';
 import { HostEvent, HostRequest } from '../host-protocol.js';
 import { ActorStartData } from './start-data.js';
@@ -29,8 +31,8 @@ export interface CoreClient {
   /** True when the result counted; false when the delivery had been taken back meanwhile. */
   result(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<boolean>;
   log(level: ActorEvent['level'], msg: string, fields?: Record<string, unknown>): void;
-  /** The AS2 actors' questions; each answer is checked against its question's schema. */
-  ask<R extends As2Request>(request: R): Promise<As2AnswerTo<R>>;
+  /** The AS2 actors' and notifiers' questions; each answer is checked against its question's schema. */
+  ask<R extends As2Request | NotifyRequest>(request: R): Promise<AnswerTo<R>>;
 }
 
 export interface Actor {
@@ -138,7 +140,15 @@ function coreClient(channel: Channel): CoreClient {
     result: (delivery, outcome) =>
       results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome }),
     log: (level, msg, fields) => channel.post({ kind: 'event', body: { type: 'log', level, msg, fields } }),
-    ask: async (request) => parseAs2Answer(request, await channel.request(request)),
+    ask: async <R extends As2Request | NotifyRequest>(request: R) => {
+      const answer = await channel.request(request);
+      // Each table of questions checks the answers to its own.
+      return (
+        isAs2Request(request)
+          ? parseAs2Answer(request, answer)
+          : parseNotifyAnswer(request as NotifyRequest, answer)
+      ) as AnswerTo<R>;
+    },
   };
 }
 

@@ -1,60 +1,153 @@
 /**
- * Raising alerts (spec 6.2). An alert is stored once; the notification module delivers it
- * to each notifier and keeps the notification log. Codes live in one table here.
+ * Raising alerts (spec 6.2, docs/alerts.md). An alert is stored once in the cluster and, in
+ * the same transaction, logged for each enabled notifier as queued, held for its group
+ * window, or suppressed by its cooldown; the notifiers are then told there is work.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tx } from '../dispatch/tx.js';
+import { pgArray, workChannel } from '../dispatch/tx.js';
 
+const minute = 60;
+/**
+ * Severity of each code, and `once`: seconds within which the same cause (code and subject)
+ * seen again, by this process or another, is the same alert and not raised twice.
+ */
 export const alertCodes = {
-  plugin_failed: { severity: 'critical' },
-  delivery_stalled: { severity: 'warning' },
-  certificate_expiring: { severity: 'warning' },
-  certificate_expired: { severity: 'critical' },
-} as const satisfies Record<string, { severity: 'info' | 'warning' | 'critical' }>;
+  plugin_failed: { severity: 'critical', once: minute },
+  delivery_stalled: { severity: 'warning', once: minute },
+  delivery_failed: { severity: 'warning', once: minute },
+  mdn_overdue: { severity: 'warning', once: minute },
+  message_refused: { severity: 'warning', once: minute },
+  certificate_expiring: { severity: 'warning', once: 20 * 60 * minute },
+  certificate_expired: { severity: 'critical', once: 20 * 60 * minute },
+  storage_failed: { severity: 'critical', once: 5 * minute },
+  system_degraded: { severity: 'critical', once: 24 * 60 * minute },
+  /** A notifier's test notification (POST …/notification-webhook/{name}/test); never raised. */
+  test: { severity: 'info', once: 0 },
+} as const satisfies Record<string, { severity: 'info' | 'warning' | 'critical'; once: number }>;
 
 export type AlertCode = keyof typeof alertCodes;
+export type Severity = (typeof alertCodes)[AlertCode]['severity'];
 
 export interface AlertInput {
-  code: AlertCode;
+  code: Exclude<AlertCode, 'test'>;
   subject_kind: string;
   subject_id: string | number;
   subject_name: string;
   summary: string;
   details?: Record<string, unknown>;
-  /** Alerts with the same key describe the same condition; notifiers may group them. */
+  /** Alerts with the same key describe the same condition: a notifier's cooldown applies to it. */
   dedupe_key?: string;
-  /** A path in the web UI or API where the subject can be seen. */
+  /** A path in the web UI or API where the subject can be seen (made absolute with PUBLIC_URL). */
   link?: string;
   /** The plugin instance concerned, as `<type>:<name>`, when there is one. */
   instance?: string;
 }
 
-/** Stores an alert; runs in the caller's transaction when `em` is transactional. Returns its id. */
+type Run = <T>(text: string, params: unknown[]) => Promise<T[]>;
+
+/**
+ * Stores an alert and its notification rows; runs in the caller's transaction when given one
+ * (a Tx, or a transactional entity manager), else in its own. Returns the alert's id, or that
+ * of the alert already raised for the same cause.
+ */
 export async function raiseAlert(
   db: EntityManager | Tx,
   alert: AlertInput,
   at: Date = new Date(),
 ): Promise<number> {
-  const run = (text: string, params: unknown[]) =>
-    'all' in db
-      ? db.all<{ id: string }>(text, params)
-      : db.getConnection().execute<{ id: string }[]>(text, params, 'all', db.getTransactionContext());
-  const rows = await run(
-    `insert into alert (code, severity, subject_kind, subject_id, subject_name, summary, details, dedupe_key, link, instance, raised_at)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?) returning id`,
+  if ('all' in db) return raise((text, params) => db.all(text, params), alert, at);
+  if (db.getTransactionContext()) return raise(runOn(db), alert, at);
+  return db.transactional((em) => raise(runOn(em as EntityManager), alert, at));
+}
+
+function runOn(em: EntityManager): Run {
+  return <T>(text: string, params: unknown[]) =>
+    em.getConnection().execute<T[]>(text, params, 'all', em.getTransactionContext());
+}
+
+async function raise(run: Run, alert: AlertInput, at: Date): Promise<number> {
+  const occurrence = `${alert.code}:${alert.subject_kind}:${alert.subject_id}`;
+  // Two processes seeing the same cause take turns here; the second finds the first's alert.
+  await run(`select pg_advisory_xact_lock(hashtext('pier_alert'), hashtext(?))`, [occurrence]);
+  const [earlier] = await run<{ id: string }>(
+    `select id from alert where occurrence = ? and raised_at > ? order by id desc limit 1`,
+    [occurrence, new Date(at.getTime() - alertCodes[alert.code].once * 1000)],
+  );
+  if (earlier) return Number(earlier.id);
+  const severity = alertCodes[alert.code].severity;
+  const dedupeKey = alert.dedupe_key ?? `${alert.code}:${alert.subject_kind}:${alert.subject_id}`;
+  const [row] = await run<{ id: string }>(
+    `insert into alert (code, severity, subject_kind, subject_id, subject_name, summary, details, dedupe_key,
+                        link, instance, raised_at, occurrence)
+     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?) returning id`,
     [
       alert.code,
-      alertCodes[alert.code].severity,
+      severity,
       alert.subject_kind,
       String(alert.subject_id),
       alert.subject_name,
       alert.summary,
       JSON.stringify(alert.details ?? {}),
-      alert.dedupe_key ?? `${alert.code}:${alert.subject_kind}:${alert.subject_id}`,
+      dedupeKey,
       alert.link ?? '',
       alert.instance ?? '',
       at,
+      occurrence,
     ],
   );
-  return Number(rows[0]!.id);
+  const id = Number(row!.id);
+  const logged = await run<{ instance: string; outcome: string }>(logForNotifiers, [
+    id,
+    dedupeKey,
+    at,
+    at,
+    alert.code,
+    at,
+    at,
+    severity,
+  ]);
+  const queued = logged.filter((l) => l.outcome === 'queued').map((l) => l.instance);
+  if (queued.length > 0) {
+    await run(`select pg_notify('${workChannel}', t) from unnest(?::text[]) as t`, [
+      pgArray([...new Set(queued)]),
+    ]);
+  }
+  return id;
 }
+
+/**
+ * One row per enabled notifier whose least severity the alert reaches: suppressed when the
+ * notifier was told of the same dedupe key within its cooldown; else queued, held until the
+ * group window of the first alert of the same code it was told of within that window ends
+ * (the first of a burst goes at once, the rest follow together as one).
+ * Parameters: alert id, dedupe key, time, time, code, time, time, severity.
+ */
+const logForNotifiers = `
+  with notifier as (
+    select name,
+           coalesce(settings->>'format', 'json') as format,
+           make_interval(secs => coalesce((settings->>'cooldown_seconds')::int, 900)) as cooldown,
+           make_interval(secs => coalesce((settings->>'group_window_seconds')::int, 60)) as window_
+      from plugin_config
+     where type = 'notification-webhook' and enabled
+  ), params as (select ?::bigint as alert_id, ?::text as dedupe_key, ?::timestamptz as at)
+  insert into notification (alert_id, instance, format, test, outcome, created_at, send_after)
+  select p.alert_id, c.name, c.format, false,
+         case when exists (select 1 from notification n join alert a on a.id = n.alert_id
+                            where n.instance = c.name and not n.test and n.outcome <> 'suppressed_cooldown'
+                              and a.dedupe_key = p.dedupe_key and n.alert_id <> p.alert_id
+                              and n.created_at > p.at - c.cooldown)
+              then 'suppressed_cooldown' else 'queued' end,
+         p.at,
+         greatest(?::timestamptz, coalesce(
+           (select min(n.created_at) + c.window_ from notification n join alert a on a.id = n.alert_id
+             where n.instance = c.name and not n.test and n.outcome <> 'suppressed_cooldown'
+               and a.code = ? and n.created_at > ?::timestamptz - c.window_ and n.created_at <= ?::timestamptz),
+           p.at))
+    from notifier c, params p
+   where array_position(array['info', 'warning', 'critical'], ?)
+         >= array_position(array['info', 'warning', 'critical'],
+                           coalesce((select settings->>'min_severity' from plugin_config
+                                      where type = 'notification-webhook' and name = c.name), 'warning'))
+  returning instance, outcome`;

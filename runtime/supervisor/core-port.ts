@@ -4,6 +4,7 @@
  */
 import type { PluginType } from '../../actors/index.js';
 import type { As2Request, As2Response } from '../../protocol/as2-protocol.js';
+import type { NotifyRequest, NotifyResponse } from '../../protocol/notify-protocol.js';
 import type {
   Acceptance,
   ClaimedDelivery,
@@ -33,4 +34,6 @@ export interface ActorCore {
   release(target: InstanceRef, claims: HeldClaim[], reason: string): Promise<void>;
   /** The AS2 actors' questions (profiles, keys, records, receipts); absent where AS2 is not run. */
   as2?(instance: InstanceRef, request: As2Request): Promise<As2Response>;
+  /** The notifiers' questions (notifications due, how sending went). */
+  notify?(instance: InstanceRef, request: NotifyRequest): Promise<NotifyResponse>;
 }

@@ -508,6 +508,11 @@ export class Supervisor {
         }
         return { type: 'recorded', applied };
       }
+      case 'notify_claim':
+      case 'notify_result':
+        if (role !== 'notifier' || !this.#deps.core.notify)
+          throw new Error(`${instance.type} instances do not ask ${request.type}`);
+        return this.#deps.core.notify(ref, request);
       default: {
         if (!isAs2Request(request) || !instance.type.startsWith('as2-') || !this.#deps.core.as2)
           throw new Error(`${instance.type} instances do not ask ${request.type}`);

@@ -14,6 +14,8 @@ import { Migration0014InlinePayloads } from './Migration0014InlinePayloads.js';
 import { Migration0020ServiceActions } from './Migration0020ServiceActions.js';
 import { Migration0030MessageSearch } from './Migration0030MessageSearch.js';
 import { Migration0060StorageCopies } from './Migration0060StorageCopies.js';
+import { Migration0040HistoryAnnounce } from './Migration0040HistoryAnnounce.js';
+import { Migration0041Notifications } from './Migration0041Notifications.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -27,4 +29,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0020ServiceActions', class: Migration0020ServiceActions },
   { name: 'Migration0030MessageSearch', class: Migration0030MessageSearch },
   { name: 'Migration0060StorageCopies', class: Migration0060StorageCopies },
+  { name: 'Migration0040HistoryAnnounce', class: Migration0040HistoryAnnounce },
+  { name: 'Migration0041Notifications', class: Migration0041Notifications },
 ];

@@ -121,7 +121,7 @@ t.test('the API server, unknown instances and unknown actions', async (t) => {
   t.equal(
     (await action('notification-webhook', 'hook', 'start')).status,
     404,
-    'a type this build does not run',
+    'a notifier that is not configured',
   );
   const badAction = await action('file-writer', 'out', 'pause');
   t.equal(badAction.status, 400);

@@ -1,0 +1,81 @@
+/**
+ * Sending one notification: attempts with a timeout each, retried after a growing wait on a
+ * network error, a timeout, 408, 429 or 5xx; any other non-2xx answer fails at once (the
+ * receiver would refuse it again). Used by the actor and by the API's test notification.
+ */
+import type { NotificationJob, NotificationOutcome } from '../../protocol/notify-protocol.js';
+import type { NotificationWebhookSecrets, NotificationWebhookSettings } from './config.js';
+import { renderBody } from './render.js';
+import { webhookHeaders } from './sign.js';
+
+export interface SendOptions {
+  userAgent: string;
+  now?: () => Date;
+  /** Waits between attempts; tests may shorten them. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Ends the waiting and the attempt in hand (the actor stops). */
+  signal?: AbortSignal;
+}
+
+function retryable(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** Wait before attempt `n + 1` (n ≥ 1), in milliseconds. */
+export function retryWait(settings: NotificationWebhookSettings, n: number): number {
+  const seconds = settings.retry_interval * settings.retry_backoff ** (n - 1);
+  return Math.min(seconds, settings.retry_max_interval) * 1000;
+}
+
+const sleeper = (signal?: AbortSignal) => (ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+export async function sendNotification(
+  settings: NotificationWebhookSettings,
+  secrets: NotificationWebhookSecrets,
+  job: NotificationJob,
+  options: SendOptions,
+): Promise<Omit<NotificationOutcome, 'notification_id' | 'grouped'>> {
+  const now = options.now ?? (() => new Date());
+  const sleep = options.sleep ?? sleeper(options.signal);
+  const url = new URL(secrets.url);
+  const body = renderBody(settings.format, job, now());
+  const id = `msg_pier_${job.notification_id}`;
+  let error = '';
+  for (let attempt = 1; ; attempt++) {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': options.userAgent,
+      ...webhookHeaders(secrets.signing_secret, id, now(), body),
+    };
+    if (settings.basic_username !== '') {
+      const pair = `${settings.basic_username}:${secrets.basic_password ?? ''}`;
+      headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+    }
+    for (const h of secrets.headers ?? []) headers[h.name.toLowerCase()] = h.value;
+    let again = true;
+    try {
+      const timeout = AbortSignal.timeout(settings.timeout_seconds * 1000);
+      const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+      const answer = await fetch(url, { method: 'POST', headers, body, signal, redirect: 'manual' });
+      await answer.body?.cancel().catch(() => {});
+      if (answer.status >= 200 && answer.status < 300) return { ok: true, attempts: attempt };
+      // The address is a secret (spec 2.1 rule 8): name the host only.
+      error = `${url.host} answered HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}`;
+      again = retryable(answer.status);
+    } catch (caught) {
+      const e = caught as Error & { cause?: { code?: string; message?: string } };
+      error =
+        e.name === 'TimeoutError'
+          ? `No answer from ${url.host} within ${settings.timeout_seconds} s`
+          : `Could not reach ${url.host}: ${e.cause?.code ?? e.cause?.message ?? e.message}`;
+    }
+    if (!again || attempt >= settings.max_attempts || options.signal?.aborted) {
+      return { ok: false, attempts: attempt, error };
+    }
+    await sleep(retryWait(settings, attempt));
+  }
+}

@@ -1,0 +1,65 @@
+/** GET /events (spec 6.1): the message history stream as Server-Sent Events. */
+import type { FastifyInstance } from 'fastify';
+import { FastifySSEPlugin } from 'fastify-sse-v2';
+import { z } from 'zod';
+import { runtimeOf, type ApiContext } from '../../context.js';
+import type { ApiRouter } from '../../http/router.js';
+import { validationError } from '../../errors.js';
+import { HistoryStream } from './stream.js';
+
+const EventsQuery = z.strictObject({ message_id: z.uuid().optional() });
+
+/** Streams open in each server, closed when it stops (an open stream would hold it up). */
+const openStreams = new WeakMap<ApiContext, Set<HistoryStream>>();
+
+/** The SSE plugin and the hook that ends every stream when the server closes. */
+export async function installEventStreams(app: FastifyInstance, ctx: ApiContext): Promise<void> {
+  await app.register(FastifySSEPlugin, { retryDelay: 3000 });
+  openStreams.set(ctx, new Set());
+  app.addHook('preClose', async () => {
+    for (const stream of openStreams.get(ctx) ?? []) stream.close();
+  });
+}
+
+function lastEventId(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header[0] : header;
+  if (text === undefined || !/^\d{1,15}$/.test(text.trim())) {
+    throw validationError({ 'Last-Event-ID': 'Must be the id of an event (a whole number)' });
+  }
+  return Number(text.trim());
+}
+
+export function registerEventRoutes(router: ApiRouter, ctx: ApiContext): void {
+  router.add({
+    method: 'GET',
+    url: '/events',
+    tag: 'Events',
+    summary: 'Message history lines as they are written (Server-Sent Events)',
+    query: EventsQuery,
+    raw: {
+      mediaType: 'text/event-stream',
+      description:
+        'Events `message_history` (id: the line id; data: the line as JSON) and, when the client missed too much or reads too slowly, one `reload` before the stream ends',
+    },
+    handler: async ({ query, request, reply }) => {
+      const feed = runtimeOf(ctx).history;
+      const stream = new HistoryStream(
+        feed,
+        { messageId: query.message_id, lastEventId: lastEventId(request.headers['last-event-id']) },
+        feed.limits,
+      );
+      const open = openStreams.get(ctx);
+      open?.add(stream);
+      reply.raw.once('close', () => {
+        stream.close();
+        open?.delete(stream);
+      });
+      await stream.open();
+      // Reverse proxies must pass the stream on as it comes (nginx reads X-Accel-Buffering).
+      reply.header('X-Accel-Buffering', 'no');
+      reply.header('Cache-Control', 'no-cache');
+      reply.sse(stream);
+    },
+  });
+}

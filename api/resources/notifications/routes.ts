@@ -1,0 +1,53 @@
+/** GET /notifications (spec 2.14, 4.2) and a notifier's test notification (spec 4.3, 6.2). */
+import { z } from 'zod';
+import { loadInstanceConfig } from '../../../runtime/supervisor/instance-config.js';
+import { NotificationLog } from '../../../runtime/alerts/notification-log.js';
+import { sendTestNotification } from '../../../runtime/alerts/test-notification.js';
+import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import type { ApiRouter } from '../../http/router.js';
+import { listAnswer, recordName } from '../../schemas/common.js';
+import { NotificationListQuery, NotificationRecord, notificationList } from '../../schemas/notification.js';
+
+export function registerNotificationRoutes(router: ApiRouter, ctx: ApiContext): void {
+  const log = () => new NotificationLog(ctx.orm, ctx.options.publicUrl);
+
+  router.add({
+    method: 'GET',
+    url: '/notifications',
+    tag: 'Notifications',
+    summary: 'The notification log: one row per alert and notifier, newest alert first',
+    query: NotificationListQuery,
+    response: notificationList,
+    handler: async ({ query }) => {
+      const { rows, total } = await log().list(query);
+      return listAnswer('notifications', { items: rows, total, limit: query.limit, offset: query.offset });
+    },
+  });
+
+  router.add({
+    method: 'POST',
+    url: '/plugins/configs/notification-webhook/:name/test',
+    tag: 'Notifications',
+    summary: 'Send a test notification now; answers its log row (delivered or failed with the reason)',
+    params: z.object({ name: recordName }),
+    response: NotificationRecord,
+    errors: ['NOT_FOUND'],
+    handler: async ({ params }) => {
+      const config = await loadInstanceConfig(freshEm(ctx), ctx.secrets, 'notification-webhook', params.name);
+      if (!config) throw notFound(`Plugin configuration notification-webhook/${params.name}`);
+      const runtime = runtimeOf(ctx);
+      const id = await sendTestNotification(
+        {
+          orm: ctx.orm,
+          now: ctx.now,
+          publicUrl: ctx.options.publicUrl,
+          userAgent: runtime.userAgent,
+          notifications: runtime.notifications,
+        },
+        config,
+      );
+      return log().get(id);
+    },
+  });
+}

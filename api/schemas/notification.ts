@@ -1,0 +1,56 @@
+/** The notification log (spec 2.14, 3.6) and its filters (spec 4.2). */
+import { z } from 'zod';
+import { alertCodes } from '../../runtime/alerts/alerts.js';
+import { listSchema, pagingQuery, singleLineText } from './common.js';
+import { timeBound } from './time-filter.js';
+
+export const notificationOutcomes = [
+  'queued',
+  'delivered',
+  'failed',
+  'suppressed_cooldown',
+  'grouped',
+] as const;
+const codes = Object.keys(alertCodes) as [keyof typeof alertCodes, ...(keyof typeof alertCodes)[]];
+
+/** Unknown parameters are refused on this list (spec 4.2), hence strictObject. */
+export const NotificationListQuery = z.strictObject({
+  ...pagingQuery(50),
+  severity: z.enum(['info', 'warning', 'critical']).optional(),
+  code: z.enum(codes).optional(),
+  instance: singleLineText(64).optional(),
+  outcome: z.enum(notificationOutcomes).optional(),
+  from: timeBound('from'),
+  to: timeBound('to'),
+  include_tests: z
+    .enum(['true', 'false'], 'Must be true or false')
+    .optional()
+    .transform((v) => v === 'true'),
+});
+export type NotificationListQuery = z.output<typeof NotificationListQuery>;
+
+export const NotificationRecord = z.object({
+  id: z.number().int(),
+  alert_id: z.number().int(),
+  alert_time: z.string(),
+  severity: z.enum(['info', 'warning', 'critical']),
+  code: z.string(),
+  subject_kind: z.string(),
+  subject_id: z.string(),
+  subject_name: z.string(),
+  summary: z.string(),
+  details: z.record(z.string(), z.unknown()),
+  dedupe_key: z.string(),
+  link: z.string().describe('Absolute link (PUBLIC_URL) to the subject; empty when there is none'),
+  instance: z.string().describe('The notifier'),
+  format: z.enum(['json', 'slack', 'teams']),
+  test: z.boolean(),
+  outcome: z.enum(notificationOutcomes),
+  attempts: z.number().int(),
+  last_error: z.string().nullable(),
+  created_at: z.string(),
+  delivered_at: z.string().nullable(),
+});
+export type NotificationRecord = z.infer<typeof NotificationRecord>;
+
+export const notificationList = listSchema('notifications', NotificationRecord);

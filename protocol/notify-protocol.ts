@@ -1,0 +1,76 @@
+/**
+ * What a notifier actor asks the core: the notifications due for it (the core keeps the
+ * notification log, cooldowns and groups), and how sending each one went.
+ */
+import { z } from 'zod';
+
+export const NotifiedAlert = z.object({
+  alert_id: z.number().int(),
+  code: z.string(),
+  severity: z.enum(['info', 'warning', 'critical']),
+  subject_kind: z.string(),
+  subject_id: z.string(),
+  subject_name: z.string(),
+  summary: z.string(),
+  details: z.record(z.string(), z.unknown()),
+  dedupe_key: z.string(),
+  /** Absolute address (PUBLIC_URL) where the subject can be seen; empty when there is none. */
+  link: z.string(),
+  raised_at: z.string(),
+  /** The plugin instance the alert is about, `<type>:<name>`, when there is one. */
+  instance: z.string(),
+});
+export type NotifiedAlert = z.infer<typeof NotifiedAlert>;
+
+/** One notification to send: its log row, the rows grouped into it, the alerts it lists. */
+export const NotificationJob = z.object({
+  notification_id: z.number().int(),
+  grouped: z.array(z.number().int()),
+  test: z.boolean(),
+  alerts: z.array(NotifiedAlert).min(1),
+});
+export type NotificationJob = z.infer<typeof NotificationJob>;
+
+export const NotifyClaimRequest = z.object({
+  type: z.literal('notify_claim'),
+  limit: z.number().int().min(1).max(100),
+});
+
+export const NotifyClaimResponse = z.object({
+  type: z.literal('notify_claimed'),
+  jobs: z.array(NotificationJob),
+  /** Milliseconds until the next held notification is due (a group window ends), or null. */
+  next_due_ms: z.number().int().nullable(),
+});
+export type NotifyClaimResponse = z.infer<typeof NotifyClaimResponse>;
+
+export const NotificationOutcome = z.object({
+  notification_id: z.number().int(),
+  grouped: z.array(z.number().int()),
+  ok: z.boolean(),
+  attempts: z.number().int().min(1),
+  error: z.string().max(2048).optional(),
+});
+export type NotificationOutcome = z.infer<typeof NotificationOutcome>;
+
+export const NotifyResultRequest = NotificationOutcome.extend({ type: z.literal('notify_result') });
+
+export const NotifyDone = z.object({ type: z.literal('notify_done') });
+
+export const NotifyRequest = z.discriminatedUnion('type', [NotifyClaimRequest, NotifyResultRequest]);
+export type NotifyRequest = z.infer<typeof NotifyRequest>;
+export type NotifyResponse = NotifyClaimResponse | z.infer<typeof NotifyDone>;
+
+/** Every question a notifier asks the core, each with the schema of its answer. */
+export const notifyQuestions = {
+  notify_claim: { request: NotifyClaimRequest, answer: NotifyClaimResponse },
+  notify_result: { request: NotifyResultRequest, answer: NotifyDone },
+} as const;
+
+/** The answer to one kind of notifier question. */
+export type NotifyAnswerTo<R extends NotifyRequest> = z.infer<(typeof notifyQuestions)[R['type']]['answer']>;
+
+/** Checks an answer against the schema of the question it answers. */
+export function parseNotifyAnswer<R extends NotifyRequest>(request: R, answer: unknown): NotifyAnswerTo<R> {
+  return notifyQuestions[request.type].answer.parse(answer) as NotifyAnswerTo<R>;
+}

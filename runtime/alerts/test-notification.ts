@@ -1,0 +1,63 @@
+/**
+ * A notifier's test notification (POST /plugins/configs/notification-webhook/{name}/test):
+ * logged as a row with `test: true`, sent now from the asking process with the instance's
+ * stored settings (whether or not the instance runs), and answered with its outcome.
+ */
+import { notificationWebhookType } from '../../actors/notification-webhook/config.js';
+import type {
+  NotificationWebhookSecrets,
+  NotificationWebhookSettings,
+} from '../../actors/notification-webhook/config.js';
+import { sendNotification } from '../../actors/notification-webhook/send.js';
+import type { InstanceConfig } from '../../actors/shared/definition.js';
+import { direct } from '../../storage/sql.js';
+import type { Orm } from '../../storage/db.js';
+import { alertOfRow, isoSql, type Notifications } from './notifications.js';
+
+/** The claim of a test row never runs out by itself: no notifier actor takes it. */
+const never = new Date('9999-12-31T00:00:00Z');
+
+export async function sendTestNotification(
+  deps: { orm: Orm; now: () => Date; publicUrl: string; userAgent: string; notifications: Notifications },
+  config: InstanceConfig,
+): Promise<number> {
+  const db = direct(deps.orm);
+  const at = deps.now();
+  const settings = config.settings as unknown as NotificationWebhookSettings;
+  const [row] = await db.all<Parameters<typeof alertOfRow>[0]>(
+    `with alert_row as (
+       insert into alert (code, severity, subject_kind, subject_id, subject_name, summary, details, dedupe_key,
+                          link, instance, raised_at, occurrence)
+       values ('test', 'info', 'plugin-instance', ?, ?, ?, '{}'::jsonb, ?, '/api/v1/services', ?, ?, '')
+       returning *
+     ), logged as (
+       insert into notification (alert_id, instance, format, test, outcome, created_at, send_after, claimed_until)
+       select id, ?, ?, true, 'queued', ?, ?, ? from alert_row returning id
+     )
+     select l.id, true as test, a.id as alert_id, a.code, a.severity, a.subject_kind, a.subject_id, a.subject_name,
+            a.summary, a.details, a.dedupe_key, a.link, ${isoSql('a.raised_at')} as raised_at, a.instance
+       from logged l, alert_row a`,
+    [
+      `${notificationWebhookType.type}:${config.name}`,
+      config.name,
+      `Test notification from pier to ${config.name}`,
+      `test:${config.name}`,
+      `${notificationWebhookType.type}:${config.name}`,
+      at,
+      config.name,
+      settings.format,
+      at,
+      at,
+      never,
+    ],
+  );
+  const id = Number(row!.id);
+  const outcome = await sendNotification(
+    settings,
+    config.secrets as unknown as NotificationWebhookSecrets,
+    { notification_id: id, grouped: [], test: true, alerts: [alertOfRow(row!, deps.publicUrl)] },
+    { userAgent: deps.userAgent },
+  );
+  await deps.notifications.record({ notification_id: id, grouped: [], ...outcome });
+  return id;
+}
