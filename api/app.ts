@@ -67,9 +67,10 @@ export async function buildApp(
   });
   installErrorHandling(app);
   installAuth(app, {
-    kinds: options.credentialKinds ?? [ctx.apiTokens],
+    kinds: options.credentialKinds ?? [ctx.apiTokens, ctx.jwt],
     developerBuild: ctx.developerBuild,
     protects: (path) => path === '/openapi.yaml' || path === apiPrefix || path.startsWith(`${apiPrefix}/`),
+    rolePath: (path) => (path.startsWith(`${apiPrefix}/`) ? path.slice(apiPrefix.length) : undefined),
   });
   installContentTypeRules(app);
   // Uploads (certificates, messages by hand) stream their parts; each route sets its own size limit.
