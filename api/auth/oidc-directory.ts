@@ -44,7 +44,7 @@ interface KeySource {
 }
 
 export class OidcDirectory {
-  readonly #options: OidcDirectoryOptions;
+  #options: OidcDirectoryOptions;
   #providers: { list: OidcProvider[]; fetchedAt: number } | undefined;
   readonly #keys = new Map<string, KeySource>();
 
@@ -116,6 +116,13 @@ export class OidcDirectory {
       cacheMaxAge: this.#options.jwksMaxAgeMs,
       timeoutDuration: this.#options.fetchTimeoutMs,
     });
+  }
+
+  /** Changes the cache timings (tests shorten the key cooldown); cached keys are dropped. */
+  configure(options: Partial<OidcDirectoryOptions>): void {
+    this.#options = { ...this.#options, ...options };
+    this.#keys.clear();
+    this.#providers = undefined;
   }
 
   /** Forgets the provider list (keys stay cached per issuer and provider version). */
