@@ -11,6 +11,7 @@ import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
 import { serviceAccountCommands } from './commands/service-accounts.js';
 import { userCommands } from './commands/users.js';
+import { addUserPasswordCommands } from './commands/user-passwords.js';
 
 /** Text for an error the user can act on; validation details name the field. */
 export function describeError(error: unknown): string {
@@ -34,7 +35,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   program.addCommand(serveCommand());
   program.addCommand(migrateCommand());
-  program.addCommand(userCommands());
+  program.addCommand(addUserPasswordCommands(userCommands()));
   program.addCommand(serviceAccountCommands());
   program.addCommand(apiTokenCommands());
   return program;
