@@ -14,13 +14,13 @@ import { Role } from '../../schemas/role.js';
 
 const audited = {
   kind: 'user',
-  fields: ['name', 'oidc_issuer', 'oidc_subject', 'enabled', 'role', 'password_hash'],
-  secrets: ['password_hash'],
+  fields: ['name', 'oidc_issuer', 'oidc_subject', 'enabled', 'role', 'password'],
+  secrets: ['password'],
 };
 
 /** The audit log names the password, never its hash. */
 function auditValues(u: User): Record<string, unknown> {
-  return { ...u, password_hash: u.password_hash === '' ? undefined : u.password_hash };
+  return { ...u, password: u.password_hash === '' ? undefined : u.password_hash };
 }
 
 export interface NewUser {
