@@ -24,6 +24,7 @@ import { buildOpenApiDocument } from './openapi/document.js';
 import { installContentTypeRules } from './plugins/content-type.js';
 import { installErrorHandling } from './plugins/error-handler.js';
 import { installErrorMessages } from './schemas/messages.js';
+import { installSignIn } from './ui-session/routes.js';
 
 export const apiPrefix = '/api/v1';
 /** Default request body limit (spec 8), in bytes. */
@@ -68,9 +69,10 @@ export async function buildApp(
   });
   installErrorHandling(app);
   installAuth(app, {
-    kinds: options.credentialKinds ?? [ctx.apiTokens],
+    kinds: options.credentialKinds ?? [ctx.apiTokens, ctx.jwt],
     developerBuild: ctx.developerBuild,
     protects: (path) => path === '/openapi.yaml' || path === apiPrefix || path.startsWith(`${apiPrefix}/`),
+    rolePath: (path) => (path.startsWith(`${apiPrefix}/`) ? path.slice(apiPrefix.length) : undefined),
   });
   installContentTypeRules(app);
   // Uploads (certificates, messages by hand) stream their parts; each route sets its own size limit.
@@ -93,6 +95,8 @@ export async function buildApp(
   app.get('/openapi.yaml', serveDocument);
   // Load balancers probe the root; the same answer as the API's health.
   app.get('/health', { config: { public: true } }, (_request, reply) => answerHealth(ctx, reply));
+  // Web UI sign-in under /ui/auth/; a stand-in /ui page only until the web UI registers its own.
+  await installSignIn(app, ctx, { landingPage: !app.hasRoute({ method: 'GET', url: '/ui' }) });
 
   return { app, routes: router.registered, fastifyRoutes, openapi };
 }

@@ -6,6 +6,8 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { SecretBox } from '../runtime/secrets/secret-box.js';
 import type { Orm } from '../storage/db.js';
 import type { ApiTokenCredential } from './auth/api-token-credential.js';
+import type { JwtCredential } from './auth/jwt-credential.js';
+import type { OidcDirectory } from './auth/oidc-directory.js';
 import type { StorageSelection } from './schemas/settings.js';
 
 export interface ApiContext {
@@ -15,6 +17,10 @@ export interface ApiContext {
   /** Encrypts and decrypts secrets stored in the database. */
   secrets: SecretBox;
   apiTokens: ApiTokenCredential;
+  /** Identity-provider JWTs as a credential (spec 5.4). */
+  jwt: JwtCredential;
+  /** The identity providers, their discovery documents and keys. */
+  identity: OidcDirectory;
   /** The payload storage this process started with (spec 2.11 storage_in_use). */
   storageInUse: StorageSelection;
   /** Accepts requests without Authorization as `developer` (spec 5.3). */

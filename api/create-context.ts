@@ -6,13 +6,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiTokenCredential, type ApiTokenCredentialOptions } from './auth/api-token-credential.js';
 import type { ApiContext } from './context.js';
+import { JwtCredential } from './auth/jwt-credential.js';
+import { OidcDirectory, type OidcDirectoryOptions } from './auth/oidc-directory.js';
 import type { StorageSelection } from './schemas/settings.js';
 import type { ProcessOptions } from '../runtime/process-options.js';
 import { AuditRecorder } from '../runtime/audit/recorder.js';
 import type { SecretBox } from '../runtime/secrets/secret-box.js';
 import type { Orm } from '../storage/db.js';
 
-/** NOTIFY channel telling every process that tokens or accounts changed. */
+/** NOTIFY channel telling every process that tokens, accounts, users or identity providers changed. */
 export const authChannel = 'pier_auth';
 
 export interface CoreOptions {
@@ -23,16 +25,21 @@ export interface CoreOptions {
   developerBuild: boolean;
   now?: () => Date;
   tokenCache?: Partial<ApiTokenCredentialOptions>;
+  identity?: Partial<OidcDirectoryOptions>;
 }
 
 export function createApiContext(core: CoreOptions): ApiContext {
   const now = core.now ?? (() => new Date());
+  const apiTokens = new ApiTokenCredential(core.orm, core.tokenCache, now);
+  const identity = new OidcDirectory(core.orm, core.secrets, core.identity);
   return {
     orm: core.orm,
     options: core.options,
     audit: new AuditRecorder(core.options.auditKey),
     secrets: core.secrets,
-    apiTokens: new ApiTokenCredential(core.orm, core.tokenCache, now),
+    apiTokens,
+    identity,
+    jwt: new JwtCredential(core.orm, identity, apiTokens, now),
     storageInUse: core.storageInUse,
     developerBuild: core.developerBuild,
     announceAuthChange: async (em: EntityManager) => {

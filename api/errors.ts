@@ -13,6 +13,7 @@ export const errorTable = {
   INVALID_TOKEN: { status: 401, message: 'Invalid token' },
   TOKEN_EXPIRED: { status: 401, message: 'Token has expired' },
   FORBIDDEN: { status: 403, message: 'This action is not allowed' },
+  INSUFFICIENT_ROLE: { status: 403, message: 'Your role does not allow this' },
   NOT_FOUND: { status: 404, message: 'Not found' },
   CONFLICT: { status: 409, message: 'A record with the same name exists' },
   CERTIFICATE_EXISTS: { status: 409, message: 'This certificate is already stored' },

@@ -16,6 +16,7 @@ import { registerHealthRoutes } from './resources/health/routes.js';
 import { registerPartyRoutes } from './resources/parties/routes.js';
 import { registerPluginConfigRoutes } from './resources/plugin-configs/routes.js';
 import { registerMessageRoutes } from './resources/messages/routes.js';
+import { registerOidcProviderRoutes } from './resources/oidc-providers/routes.js';
 import { registerRouteRoutes } from './resources/routes/routes.js';
 import { registerServiceRoutes } from './resources/services/routes.js';
 import { registerServiceAccountRoutes } from './resources/service-accounts/routes.js';
@@ -35,6 +36,7 @@ export const coreModule: ApiModule = {
     registerHealthRoutes(router, ctx);
     registerPartyRoutes(router, ctx);
     registerServiceAccountRoutes(router, ctx);
+    registerOidcProviderRoutes(router, ctx);
     registerApiTokenRoutes(router, ctx);
     registerSettingsRoutes(router, ctx);
     registerAuditRoutes(router, ctx);

@@ -89,7 +89,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     closers.push(() => expiryChecks.stop());
 
     const listener = new DatabaseListener(database.url, quiet);
-    listener.on(authChannel, () => ctx.apiTokens.invalidate());
+    listener.on(authChannel, () => {
+      ctx.apiTokens.invalidate();
+      ctx.jwt.invalidate();
+    });
     await listener.start();
     closers.push(() => listener.close());
 

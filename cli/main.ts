@@ -15,6 +15,7 @@ import { serviceAccountCommands } from './commands/service-accounts.js';
 import { settingsCommands } from './commands/settings.js';
 import { storageCommands } from './commands/storage.js';
 import { userCommands } from './commands/users.js';
+import { addUserPasswordCommands } from './commands/user-passwords.js';
 import { setVerbose } from './session.js';
 
 export const exitCodes = { success: 0, failure: 1, usage: 2 } as const;
@@ -52,7 +53,7 @@ export function buildProgram(): Command {
   for (const command of [
     serveCommand(),
     migrateCommand(),
-    userCommands(),
+    addUserPasswordCommands(userCommands()),
     serviceAccountCommands(),
     apiTokenCommands(),
     messageCommands(),

@@ -6,6 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Orm } from '../../storage/db.js';
 import { ApiError } from '../errors.js';
+import type { Role } from '../schemas/role.js';
 import type { Caller, CredentialKind } from './caller.js';
 import { hashToken, looksLikeApiToken, publicIdOf } from './token-format.js';
 
@@ -16,6 +17,7 @@ interface TokenRecord {
   accountName: string;
   accountEnabled: boolean;
   accountKind: string;
+  accountRole: Role;
   expiresAt: Date;
   revoked: boolean;
 }
@@ -45,6 +47,8 @@ export class ApiTokenCredential implements CredentialKind {
   readonly #cache = new Map<string, CacheEntry>();
   /** token id → account id, time of the latest use not yet written. */
   readonly #usage = new Map<number, { accountId: number; at: Date }>();
+  /** account id → latest use by another credential (an identity-provider JWT), not yet written. */
+  readonly #accountUsage = new Map<number, Date>();
   readonly #timer: NodeJS.Timeout;
   readonly #options: ApiTokenCredentialOptions;
 
@@ -73,7 +77,12 @@ export class ApiTokenCredential implements CredentialKind {
     const now = this.now();
     if (record.expiresAt.getTime() <= now.getTime()) throw new ApiError('TOKEN_EXPIRED');
     this.#usage.set(record.tokenId, { accountId: record.accountId, at: now });
-    return { kind: 'service-account', actor: `sa:${record.accountName}` };
+    return { kind: 'service-account', actor: `sa:${record.accountName}`, role: record.accountRole };
+  }
+
+  /** Notes the use of a (federated) service account; written with the next batch of last-used times. */
+  noteAccountUse(accountId: number, at: Date): void {
+    this.#accountUsage.set(accountId, at);
   }
 
   /** Forgets every cached lookup; called when tokens or accounts change anywhere. */
@@ -83,10 +92,21 @@ export class ApiTokenCredential implements CredentialKind {
 
   /** Writes pending last-used times. Lists call it first so they show current values. */
   async flushUsage(): Promise<void> {
+    const conn = this.orm.em.getConnection();
+    if (this.#accountUsage.size > 0) {
+      const accounts = JSON.stringify(
+        [...this.#accountUsage].map(([id, at]) => ({ id, at: at.toISOString() })),
+      );
+      this.#accountUsage.clear();
+      await conn.execute(
+        `update service_account a set last_used_at = greatest(coalesce(a.last_used_at, u.at), u.at)
+           from json_to_recordset(?::json) as u(id int, at timestamptz) where a.id = u.id`,
+        [accounts],
+      );
+    }
     if (this.#usage.size === 0) return;
     const pending = [...this.#usage.entries()];
     this.#usage.clear();
-    const conn = this.orm.em.getConnection();
     // One JSON parameter, because the query builder would spread an array into a list.
     const uses = JSON.stringify(
       pending.map(([id, u]) => ({ id, account: u.accountId, at: u.at.toISOString() })),
@@ -121,11 +141,12 @@ export class ApiTokenCredential implements CredentialKind {
         account_name: string;
         enabled: boolean;
         kind: string;
+        role: Role;
         expires_at: Date;
         revoked_at: Date | null;
       }[]
     >(
-      `select t.id as token_id, t.secret_hash, a.id as account_id, a.name as account_name, a.enabled, a.kind,
+      `select t.id as token_id, t.secret_hash, a.id as account_id, a.name as account_name, a.enabled, a.kind, a.role,
               t.expires_at, t.revoked_at
          from api_token t join service_account a on a.id = t.service_account_id
         where t.public_id = ?`,
@@ -139,6 +160,7 @@ export class ApiTokenCredential implements CredentialKind {
       accountName: row.account_name,
       accountEnabled: row.enabled,
       accountKind: row.kind,
+      accountRole: row.role,
       expiresAt: new Date(row.expires_at),
       revoked: row.revoked_at !== null,
     };

@@ -6,6 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 import { developerCaller, type Caller, type CredentialKind } from './caller.js';
+import { checkRole, requiredRole } from './roles.js';
+import { TokenRefused } from './token-refused.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,6 +20,8 @@ export interface AuthOptions {
   developerBuild: boolean;
   /** Paths that need authentication; everything else (web UI assets) is left to its own rules. */
   protects(path: string): boolean;
+  /** The path below the API prefix that roles are checked against, or undefined for none. */
+  rolePath?(path: string): string | undefined;
 }
 
 const bearer = /^Bearer +([^\s]+) *$/i;
@@ -40,7 +44,17 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): void {
     // CORS preflight carries no credentials by design; the CORS plugin answers it.
     if (request.method === 'OPTIONS') return;
     if (request.routeOptions.config?.public) return;
-    if (!options.protects(request.url.split('?')[0] ?? '')) return;
-    request.caller = await authenticate(request.headers.authorization, options);
+    const path = request.url.split('?')[0] ?? '';
+    if (!options.protects(path)) return;
+    try {
+      request.caller = await authenticate(request.headers.authorization, options);
+    } catch (error) {
+      // The answer never says why (spec 5.10); the log does.
+      if (error instanceof TokenRefused) request.log.info({ reason: error.reason }, 'Bearer token refused');
+      throw error;
+    }
+    // Checked against the route's pattern, so the way a path is written cannot change the answer.
+    const rolePath = options.rolePath?.(request.routeOptions.url ?? path);
+    if (rolePath !== undefined) checkRole(request.caller, requiredRole(request.method, rolePath));
   });
 }

@@ -34,6 +34,8 @@ function errorResponses(route: RegisteredRoute): Json {
   const d = route.definition;
   const codes = new Set<ErrorCode>(['INTERNAL_ERROR']);
   if (!d.public) authCodes.forEach((c) => codes.add(c));
+  // Every authenticated route is subject to the caller's role (api/auth/roles.ts).
+  if (!d.public) codes.add('INSUFFICIENT_ROLE');
   if (d.params || d.query || d.body || d.bodyDoc) codes.add('INVALID_INPUT');
   if (d.params) codes.add('NOT_FOUND');
   if (route.method !== 'GET') {
@@ -182,7 +184,8 @@ export function buildOpenApiDocument(
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'Access token of an identity provider',
+          description:
+            'Access token (JWT) of an enabled identity provider, chosen by its iss; see /oidc-providers',
         },
       },
       schemas,

@@ -1,5 +1,6 @@
 /** Service accounts (spec 2.9). */
 import { z } from 'zod';
+import { Role } from './role.js';
 import { listSchema, multiLineText, pagingQuery, readOnly, recordName, singleLineText } from './common.js';
 
 export const accountKinds = ['local', 'federated'] as const;
@@ -12,6 +13,7 @@ export const ServiceAccountCreate = z.strictObject({
   description: multiLineText(1000).default(''),
   kind: z.enum(accountKinds).default('local'),
   enabled: z.boolean().default(true),
+  role: Role.default('admin').describe('What the account may do: admin, operator or viewer'),
   oidc_issuer: issuer.default(''),
   oidc_subject: subject.default(''),
   id: z.never('Ids are assigned by the server').optional(),
@@ -26,6 +28,7 @@ export const ServiceAccountUpdate = z.strictObject({
   description: multiLineText(1000).optional(),
   kind: z.enum(accountKinds).optional().describe('Cannot change; may be sent unchanged'),
   enabled: z.boolean().optional(),
+  role: Role.optional(),
   oidc_issuer: issuer.optional(),
   oidc_subject: subject.optional(),
   last_used_at: readOnly(),
@@ -39,6 +42,7 @@ export const ServiceAccountRecord = z.object({
   description: z.string(),
   kind: z.enum(accountKinds),
   enabled: z.boolean(),
+  role: Role,
   oidc_issuer: z.string(),
   oidc_subject: z.string(),
   last_used_at: z.string().nullable(),

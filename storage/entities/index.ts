@@ -8,6 +8,7 @@ import { RouteSchema } from './route.js';
 import { ApiTokenSchema, ServiceAccountSchema } from './service-account.js';
 import { SettingsSchema } from './settings.js';
 import { UserSchema } from './user.js';
+import { OidcProviderSchema, UiSessionSchema } from './identity.js';
 
 export const entities = [
   OrganizationSchema,
@@ -24,4 +25,6 @@ export const entities = [
   As2ProfileCertificateSchema,
   PluginConfigSchema,
   RouteSchema,
+  OidcProviderSchema,
+  UiSessionSchema,
 ];

@@ -11,6 +11,7 @@ export const ServiceAccountSchema = defineEntity({
     description: p.text(),
     kind: p.string().length(16).$type<'local' | 'federated'>(),
     enabled: p.boolean(),
+    role: p.string().length(16).$type<'admin' | 'operator' | 'viewer'>(),
     oidc_issuer: p.text(),
     oidc_subject: p.text(),
     last_used_at: p.datetime().columnType('timestamptz').nullable(),

@@ -11,6 +11,10 @@ export const UserSchema = defineEntity({
     oidc_issuer: p.text(),
     oidc_subject: p.text(),
     enabled: p.boolean(),
+    role: p.string().length(16).$type<'admin' | 'operator' | 'viewer'>().default('viewer'),
+    /** scrypt hash of the local password (`pier users passwd`); empty for none. */
+    password_hash: p.text().default(''),
+    last_sign_in_at: p.datetime().columnType('timestamptz').nullable(),
     created_at: createdAt(),
     updated_at: updatedAt(),
   },

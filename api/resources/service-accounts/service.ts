@@ -12,11 +12,12 @@ import {
   type ServiceAccountRecord,
   type ServiceAccountUpdate,
 } from '../../schemas/service-account.js';
+import type { Role } from '../../schemas/role.js';
 import { revokeTokensOfAccount } from '../api-tokens/service.js';
 
 const audited = {
   kind: 'service-account',
-  fields: ['name', 'description', 'kind', 'enabled', 'oidc_issuer', 'oidc_subject'],
+  fields: ['name', 'description', 'kind', 'enabled', 'role', 'oidc_issuer', 'oidc_subject'],
 };
 
 export function serviceAccountJson(a: ServiceAccount): ServiceAccountRecord {
@@ -26,6 +27,7 @@ export function serviceAccountJson(a: ServiceAccount): ServiceAccountRecord {
     description: a.description,
     kind: a.kind,
     enabled: a.enabled,
+    role: a.role,
     oidc_issuer: a.oidc_issuer,
     oidc_subject: a.oidc_subject,
     last_used_at: iso(a.last_used_at),
@@ -86,25 +88,30 @@ async function refuseTaken(
 export async function createServiceAccount(
   ctx: ApiContext,
   caller: Caller,
-  body: z.output<typeof ServiceAccountCreate>,
+  body: Omit<z.output<typeof ServiceAccountCreate>, 'role'> & { role?: Role },
 ): Promise<ServiceAccountRecord> {
   const problems = identityProblems(body);
   if (Object.keys(problems).length > 0) throw validationError(problems);
-  return inTransaction(ctx, async (em) => {
+  const made = await inTransaction(ctx, async (em) => {
     await refuseTaken(em, body);
     const account = em.create(ServiceAccountSchema, {
       name: body.name,
       description: body.description,
       kind: body.kind,
       enabled: body.enabled,
+      role: body.role ?? 'admin',
       oidc_issuer: body.oidc_issuer,
       oidc_subject: body.oidc_subject,
       last_used_at: null,
     });
     await em.flush();
     await ctx.audit.created(em, caller.actor, audited, account, account);
+    await ctx.announceAuthChange(em);
     return serviceAccountJson(account);
   });
+  // A token of this identity may have been refused and remembered a moment ago.
+  ctx.jwt.invalidate();
+  return made;
 }
 
 export async function updateServiceAccount(
@@ -128,6 +135,7 @@ export async function updateServiceAccount(
     const next = {
       description: body.description ?? account.description,
       enabled: body.enabled ?? account.enabled,
+      role: body.role ?? account.role,
       oidc_issuer: body.oidc_issuer ?? account.oidc_issuer,
       oidc_subject: body.oidc_subject ?? account.oidc_subject,
     };
@@ -137,11 +145,12 @@ export async function updateServiceAccount(
     em.assign(account, next);
     if (await ctx.audit.updated(em, caller.actor, audited, account, before, account)) {
       await em.flush();
-      if (before.enabled !== account.enabled) await ctx.announceAuthChange(em);
+      await ctx.announceAuthChange(em);
     }
     return serviceAccountJson(account);
   });
   ctx.apiTokens.invalidate();
+  ctx.jwt.invalidate();
   return updated;
 }
 
@@ -156,6 +165,7 @@ export async function deleteServiceAccount(ctx: ApiContext, caller: Caller, id: 
     await ctx.announceAuthChange(em);
   });
   ctx.apiTokens.invalidate();
+  ctx.jwt.invalidate();
 }
 
 /** For the CLI and the token service: a local account by name. */

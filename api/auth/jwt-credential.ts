@@ -1,0 +1,150 @@
+/**
+ * JWTs of identity providers as a credential (spec 5.2, 5.4–5.10). The provider is chosen by
+ * `iss` exactly; the token is checked locally against the provider's cached keys (no network
+ * round trip once they are cached): signature with pinned asymmetric algorithms, issuer,
+ * audience, exp/nbf with a 30-second clock tolerance, and the provider's api_scopes. The caller
+ * is the federated service account or the user registered for (issuer, subject).
+ */
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { Orm } from '../../storage/db.js';
+import type { Role } from '../schemas/role.js';
+import { scopeSet } from '../schemas/oidc-provider.js';
+import type { ApiTokenCredential } from './api-token-credential.js';
+import type { Caller, CredentialKind } from './caller.js';
+import type { OidcDirectory } from './oidc-directory.js';
+import { TokenRefused } from './token-refused.js';
+
+/** Asymmetric algorithms only: never `none`, never HS* (a public key must not become an HMAC secret). */
+export const allowedJwtAlgorithms = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
+
+/** Seconds a clock may be off between the identity provider and pier. */
+export const jwtClockToleranceSeconds = 30;
+
+const jwtShape = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+interface Identity {
+  kind: 'service-account' | 'user';
+  id: number;
+  name: string;
+  enabled: boolean;
+  role: Role;
+}
+
+export class JwtCredential implements CredentialKind {
+  readonly scheme = 'bearerAuth';
+  readonly #identities = new Map<string, { found: Identity[]; at: number }>();
+
+  constructor(
+    private readonly orm: Orm,
+    private readonly directory: OidcDirectory,
+    private readonly usage: ApiTokenCredential,
+    private readonly now: () => Date = () => new Date(),
+    private readonly identityTtlMs = 10_000,
+  ) {}
+
+  accepts(token: string): boolean {
+    return jwtShape.test(token);
+  }
+
+  async authenticate(token: string): Promise<Caller> {
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    let claims: JWTPayload;
+    try {
+      header = decodeProtectedHeader(token);
+      claims = decodeJwt(token);
+    } catch {
+      throw new TokenRefused('not a well-formed JWT');
+    }
+    if (typeof header.alg !== 'string' || !allowedJwtAlgorithms.includes(header.alg)) {
+      throw new TokenRefused(`algorithm ${String(header.alg)} is not allowed`);
+    }
+    const issuer = claims.iss;
+    if (typeof issuer !== 'string') throw new TokenRefused('no iss claim');
+    const provider = await this.directory.byIssuer(issuer);
+    if (!provider) throw new TokenRefused(`no identity provider has issuer ${issuer}`);
+    if (!provider.enabled) throw new TokenRefused(`identity provider ${provider.name} is disabled`);
+
+    const noAudience =
+      claims.aud === undefined || claims.aud === '' || (Array.isArray(claims.aud) && claims.aud.length === 0);
+    const audience = provider.api_audience || provider.client_id;
+    if (noAudience && !provider.accept_tokens_without_audience) {
+      throw new TokenRefused(`token has no audience and ${provider.name} requires one`);
+    }
+    if (!noAudience && audience === '') {
+      throw new TokenRefused(`identity provider ${provider.name} has neither api_audience nor client_id`);
+    }
+
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.directory.keysOf(provider), {
+        issuer: provider.issuer_url,
+        algorithms: allowedJwtAlgorithms,
+        clockTolerance: jwtClockToleranceSeconds,
+        currentDate: this.now(),
+        requiredClaims: ['exp', 'sub'],
+        ...(noAudience ? {} : { audience }),
+      }));
+    } catch (error) {
+      const code = error instanceof joseErrors.JOSEError ? error.code : 'ERR_FETCH';
+      throw new TokenRefused(`${code}: ${(error as Error).message}`);
+    }
+
+    const granted = new Set([...scopesOf(payload.scope), ...scopesOf(payload.scp)]);
+    const missing = scopeSet(provider.api_scopes).filter((s) => !granted.has(s));
+    if (missing.length > 0) throw new TokenRefused(`token lacks scopes ${missing.join(' ')}`);
+
+    const subject = payload.sub!;
+    const found = await this.#identitiesOf(issuer, subject);
+    const account = found.find((i) => i.kind === 'service-account');
+    const user = found.find((i) => i.kind === 'user');
+    if (account) {
+      if (!account.enabled) throw new TokenRefused(`service account ${account.name} is disabled`);
+      this.usage.noteAccountUse(account.id, this.now());
+      return { kind: 'service-account', actor: `sa:${account.name}`, role: account.role };
+    }
+    if (noAudience) throw new TokenRefused(`token without audience from ${subject}, not a federated account`);
+    if (!user) throw new TokenRefused(`subject ${subject} of ${issuer} is not registered`);
+    if (!user.enabled) throw new TokenRefused(`user ${user.name} is disabled`);
+    return { kind: 'user', actor: user.name, role: user.role };
+  }
+
+  /** Forgets cached identities; called when accounts, users or providers change anywhere. */
+  invalidate(): void {
+    this.#identities.clear();
+    this.directory.invalidate();
+  }
+
+  async #identitiesOf(issuer: string, subject: string): Promise<Identity[]> {
+    const key = `${issuer}\n${subject}`;
+    const cached = this.#identities.get(key);
+    if (cached && Date.now() - cached.at < this.identityTtlMs) return cached.found;
+    const rows = await this.orm.em.getConnection().execute<Identity[]>(
+      `select 'service-account' as kind, id, name, enabled, role from service_account
+        where kind = 'federated' and oidc_issuer = ? and oidc_subject = ?
+       union all
+       select 'user' as kind, id, name, enabled, role from app_user where oidc_issuer = ? and oidc_subject = ?`,
+      [issuer, subject, issuer, subject],
+    );
+    if (this.#identities.size >= 10_000) this.#identities.clear();
+    this.#identities.set(key, { found: rows, at: Date.now() });
+    return rows;
+  }
+}
+
+function scopesOf(value: unknown): string[] {
+  if (typeof value === 'string') return scopeSet(value);
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return [];
+}

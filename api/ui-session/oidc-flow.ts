@@ -1,0 +1,103 @@
+/**
+ * Sign-in at an identity provider by authorization code with PKCE (openid-client), with `state`
+ * and `nonce`. What the callback needs to check the answer (state, nonce, code verifier) travels
+ * in a short-lived cookie sealed by the secret box, so any process can finish a sign-in that
+ * another one started, and a callback without that cookie (a replayed or forged one) is refused.
+ */
+import * as client from 'openid-client';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OidcProvider } from '../../storage/entities/identity.js';
+import type { ApiContext } from '../context.js';
+import { readCookie, setCookie } from './cookies.js';
+import { secureCookies } from './session.js';
+
+const pendingCookie = 'pier_sign_in';
+/** How long a started sign-in may take at the provider, in seconds. */
+const pendingSeconds = 10 * 60;
+
+interface Pending {
+  provider: string;
+  state: string;
+  nonce: string;
+  verifier: string;
+  startedAt: number;
+}
+
+export function redirectUri(ctx: ApiContext, provider: { name: string }): string {
+  return `${ctx.options.publicUrl}/ui/auth/${provider.name}/callback`;
+}
+
+async function configurationOf(ctx: ApiContext, provider: OidcProvider): Promise<client.Configuration> {
+  const issuer = new URL(provider.issuer_url);
+  return client.discovery(
+    issuer,
+    provider.client_id,
+    ctx.identity.clientSecret(provider),
+    undefined,
+    // Plain http is allowed for localhost issuers only (the provider's rules, spec 2.8).
+    issuer.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : undefined,
+  );
+}
+
+/** Sends the browser to the provider. */
+export async function startSignIn(
+  ctx: ApiContext,
+  reply: FastifyReply,
+  provider: OidcProvider,
+): Promise<FastifyReply> {
+  const config = await configurationOf(ctx, provider);
+  const pending: Pending = {
+    provider: provider.name,
+    state: client.randomState(),
+    nonce: client.randomNonce(),
+    verifier: client.randomPKCECodeVerifier(),
+    startedAt: Date.now(),
+  };
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri(ctx, provider),
+    scope: provider.scopes,
+    code_challenge: await client.calculatePKCECodeChallenge(pending.verifier),
+    code_challenge_method: 'S256',
+    state: pending.state,
+    nonce: pending.nonce,
+  });
+  setCookie(reply, pendingCookie, ctx.secrets.seal(JSON.stringify(pending)), {
+    path: '/ui/auth/',
+    maxAge: pendingSeconds,
+    secure: secureCookies(ctx),
+  });
+  return reply.redirect(url.href, 302);
+}
+
+/** Checks the provider's answer; the identity (issuer, subject, name hints) or a thrown reason. */
+export async function finishSignIn(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  provider: OidcProvider,
+): Promise<{ subject: string; preferredName: string | undefined }> {
+  const sealed = readCookie(request, pendingCookie);
+  // The pending sign-in is used once, whatever the outcome.
+  setCookie(reply, pendingCookie, '', { path: '/ui/auth/', maxAge: 0, secure: secureCookies(ctx) });
+  if (!sealed) throw new Error('no sign-in was started in this browser (or it was already finished)');
+  let pending: Pending;
+  try {
+    pending = JSON.parse(ctx.secrets.openText(sealed)) as Pending;
+  } catch {
+    throw new Error('the sign-in cookie is not one pier made');
+  }
+  if (pending.provider !== provider.name) throw new Error('the sign-in was started at another provider');
+  if (Date.now() - pending.startedAt > pendingSeconds * 1000) throw new Error('the sign-in took too long');
+  const config = await configurationOf(ctx, provider);
+  const current = new URL(request.url, ctx.options.publicUrl);
+  const tokens = await client.authorizationCodeGrant(config, current, {
+    pkceCodeVerifier: pending.verifier,
+    expectedState: pending.state,
+    expectedNonce: pending.nonce,
+    idTokenExpected: true,
+  });
+  const claims = tokens.claims();
+  if (!claims?.sub) throw new Error('the ID token has no subject');
+  const preferred = claims.preferred_username ?? claims.email;
+  return { subject: claims.sub, preferredName: typeof preferred === 'string' ? preferred : undefined };
+}

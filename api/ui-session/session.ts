@@ -1,0 +1,117 @@
+/**
+ * Web UI sessions: the server-side API the web UI builds on.
+ *
+ * - `getSessionUser(ctx, request)`: the signed-in user, or undefined.
+ * - `requireRole(ctx, request, role)`: the user, or throws 401 (no session) / 403 INSUFFICIENT_ROLE.
+ *
+ * A session is a random cookie value whose SHA-256 is a row of ui_session. Every check reads the
+ * database, so signing out, disabling the user or expiry count at once in every process. The
+ * cookie is HttpOnly, SameSite=Lax, Secure when PUBLIC_URL is https, replaced at each sign-in, and
+ * ends after 30 minutes without use or 12 hours after sign-in, whichever comes first. It is never
+ * a credential on /api/v1 (spec 5.9): the API reads only the Authorization header.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { ApiError } from '../errors.js';
+import { roleAllows, type Role } from '../schemas/role.js';
+import { readCookie, setCookie } from './cookies.js';
+
+export const sessionCookie = 'pier_session';
+/** A session unused this long ends. */
+export const sessionIdleSeconds = 30 * 60;
+/** A session ends this long after sign-in, used or not. */
+export const sessionAbsoluteSeconds = 12 * 60 * 60;
+/** last_seen_at is written at most this often per session. */
+const touchEverySeconds = 60;
+
+export interface SessionUser {
+  id: number;
+  name: string;
+  role: Role;
+}
+
+function hashOf(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+export function secureCookies(ctx: ApiContext): boolean {
+  return ctx.options.publicUrl.startsWith('https:');
+}
+
+export async function getSessionUser(
+  ctx: ApiContext,
+  request: FastifyRequest,
+): Promise<SessionUser | undefined> {
+  const value = readCookie(request, sessionCookie);
+  if (!value) return undefined;
+  const conn = ctx.orm.em.getConnection();
+  const rows = await conn.execute<(SessionUser & { stale: boolean })[]>(
+    `select u.id, u.name, u.role, s.last_seen_at < now() - make_interval(secs => ?) as stale
+       from ui_session s join app_user u on u.id = s.user_id
+      where s.id = ? and u.enabled and s.expires_at > now()
+        and s.last_seen_at > now() - make_interval(secs => ?)`,
+    [touchEverySeconds, hashOf(value), sessionIdleSeconds],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  if (row.stale)
+    await conn.execute('update ui_session set last_seen_at = now() where id = ?', [hashOf(value)]);
+  return { id: row.id, name: row.name, role: row.role };
+}
+
+/** The signed-in user with at least `role`; 401 without a session, 403 INSUFFICIENT_ROLE below it. */
+export async function requireRole(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  role: Role,
+): Promise<SessionUser> {
+  const user = await getSessionUser(ctx, request);
+  if (!user) throw new ApiError('INVALID_TOKEN', 'Sign in first');
+  if (!roleAllows(user.role, role)) {
+    throw new ApiError(
+      'INSUFFICIENT_ROLE',
+      `This needs the role ${role}; ${user.name} has the role ${user.role}`,
+      {
+        role: user.role,
+        required: role,
+      },
+    );
+  }
+  return user;
+}
+
+/** Starts a session for the user, ending the one the browser had (a fresh value at every sign-in). */
+export async function startSession(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: number,
+): Promise<void> {
+  const conn = ctx.orm.em.getConnection();
+  const old = readCookie(request, sessionCookie);
+  if (old) await conn.execute('delete from ui_session where id = ?', [hashOf(old)]);
+  const value = randomBytes(32).toString('base64url');
+  await conn.execute(
+    `insert into ui_session (id, user_id, expires_at) values (?, ?, now() + make_interval(secs => ?))`,
+    [hashOf(value), userId, sessionAbsoluteSeconds],
+  );
+  await conn.execute('update app_user set last_sign_in_at = now() where id = ?', [userId]);
+  // Expired sessions are swept here, where sessions are made, instead of by a timer.
+  await conn.execute(
+    'delete from ui_session where expires_at < now() or last_seen_at < now() - make_interval(secs => ?)',
+    [sessionIdleSeconds],
+  );
+  setCookie(reply, sessionCookie, value, { path: '/', secure: secureCookies(ctx) });
+}
+
+/** Ends the browser's session (sign-out). */
+export async function endSession(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const value = readCookie(request, sessionCookie);
+  if (value) await ctx.orm.em.getConnection().execute('delete from ui_session where id = ?', [hashOf(value)]);
+  setCookie(reply, sessionCookie, '', { path: '/', maxAge: 0, secure: secureCookies(ctx) });
+}
