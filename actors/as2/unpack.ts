@@ -64,6 +64,11 @@ export interface UnpackedMessage {
     signer: X509Certificate;
     signedAttributes: boolean;
     algorithmProtection: boolean;
+    /**
+     * RSASSA-PSS written without parameters verified only under the liberal reading (the
+     * SignerInfo's digest for hash and MGF1, salt of its length), not RFC 4055's SHA-1 defaults.
+     */
+    lenientPss: boolean;
     /** Only the CRLF form of an LF-only signed entity verified. */
     canonicalised: boolean;
     /** The signed entity (headers and body) the signature covers. */
@@ -195,6 +200,7 @@ function unpack(
           signer: verified.signature.signer,
           signedAttributes: verified.signature.signedAttributes,
           algorithmProtection: verified.signature.algorithmProtection,
+          lenientPss: verified.signature.lenientPss,
           canonicalised: verified.canonicalised,
           signedContent: verified.signedContent,
         };
