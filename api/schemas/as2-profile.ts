@@ -10,7 +10,8 @@ import {
   type InteropPresetName,
 } from '../../protocol/as2/interop-presets.js';
 import { contentEncryptionAlgorithms } from '../../pki/algorithms/encryption-algorithms.js';
-import { micAlgorithms, parseMicAlgorithm } from '../../pki/algorithms/mic-algorithms.js';
+import { micAlgorithms } from '../../pki/algorithms/mic-algorithms.js';
+import { signingChoiceOf, type SigningChoice } from '../../pki/algorithms/signing-choices.js';
 import {
   defaultInteropFields,
   type InteropField,
@@ -19,7 +20,16 @@ import {
 import { listSchema, pagingQuery, readOnly, singleLineText } from './common.js';
 import { httpUrlProblem } from './url.js';
 
-export const signingAlgorithms = ['none', 'sha1', 'sha256', 'sha384', 'sha512'] as const;
+export const signingAlgorithms = [
+  'none',
+  'sha1',
+  'sha256',
+  'sha384',
+  'sha512',
+  'rsa-pss-sha256',
+  'rsa-pss-sha384',
+  'rsa-pss-sha512',
+] as const satisfies readonly ('none' | SigningChoice)[];
 export const encryptionAlgorithms = [
   'none',
   '3des',
@@ -443,7 +453,7 @@ export function remoteProfileProblems(v: RemoteProfileValues): Record<string, st
 function as2bisProblems(v: RemoteProfileValues): Record<string, string> {
   if (!v.as2bis) return {};
   const problems: Record<string, string> = {};
-  const digest = v.signing_algorithm === 'none' ? null : parseMicAlgorithm(v.signing_algorithm);
+  const digest = signingChoiceOf(v.signing_algorithm)?.digest ?? null;
   if (digest && micAlgorithms[digest].legacy) {
     problems.signing_algorithm = `as2bis forbids generating ${v.signing_algorithm} signatures: choose sha256, sha384 or sha512, or turn as2bis off`;
   }
