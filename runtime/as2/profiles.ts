@@ -64,6 +64,9 @@ export interface RemoteRow extends InteropFields {
   endpoint: string;
   signing_algorithm: string;
   encryption_algorithm: string;
+  inbound_signature: string;
+  inbound_encryption: string;
+  inbound_algorithms: string;
   compression: boolean;
   mdn_mode: 'sync' | 'async' | 'none';
   mdn_signed: boolean;
@@ -108,8 +111,9 @@ export async function inboundContext(
     decryption: pick(own, decryptionIds).filter((m) => m.private_key_pem),
     signing,
     verification: pick(theirs, remoteRefs.get('signature_certificate_ids')).map((m) => m.certificate_pem),
-    require_signed: remote.signing_algorithm !== 'none',
-    require_encrypted: remote.encryption_algorithm !== 'none',
+    require_signed: remote.inbound_signature === 'required',
+    require_encrypted: remote.inbound_encryption === 'required',
+    require_modern: remote.inbound_algorithms === 'modern',
     as2bis: remote.as2bis,
   };
 }

@@ -11,6 +11,7 @@ import { Migration0009SecretCheck } from './Migration0009SecretCheck.js';
 import { Migration0011As2Messages } from './Migration0011As2Messages.js';
 import { Migration0013InteropOptions } from './Migration0013InteropOptions.js';
 import { Migration0014InlinePayloads } from './Migration0014InlinePayloads.js';
+import { Migration0070InboundPolicy } from './Migration0070InboundPolicy.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -21,4 +22,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0011As2Messages', class: Migration0011As2Messages },
   { name: 'Migration0013InteropOptions', class: Migration0013InteropOptions },
   { name: 'Migration0014InlinePayloads', class: Migration0014InlinePayloads },
+  { name: 'Migration0070InboundPolicy', class: Migration0070InboundPolicy },
 ];

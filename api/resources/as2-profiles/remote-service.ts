@@ -49,6 +49,9 @@ const auditedFields = [
   'interop_preset',
   ...interopFieldNames,
   'as2bis',
+  'inbound_signature',
+  'inbound_encryption',
+  'inbound_algorithms',
   ...secretFields,
 ] as const;
 
@@ -76,6 +79,9 @@ function profileJson(p: As2RemoteProfile, refs: Refs): RemoteProfileRecord {
     interop_preset: (p.interop_preset ?? null) as RemoteProfileRecord['interop_preset'],
     ...pickInteropFields(p),
     as2bis: p.as2bis,
+    inbound_signature: p.inbound_signature as RemoteProfileRecord['inbound_signature'],
+    inbound_encryption: p.inbound_encryption as RemoteProfileRecord['inbound_encryption'],
+    inbound_algorithms: p.inbound_algorithms as RemoteProfileRecord['inbound_algorithms'],
     created_at: iso(p.created_at),
     updated_at: iso(p.updated_at),
   };
@@ -151,6 +157,9 @@ function columnsOf(v: RemoteProfileValues, secrets: SecretBox) {
     interop_preset: v.interop_preset,
     ...pickInteropFields(v),
     as2bis: v.as2bis,
+    inbound_signature: v.inbound_signature,
+    inbound_encryption: v.inbound_encryption,
+    inbound_algorithms: v.inbound_algorithms,
   };
 }
 
@@ -235,6 +244,10 @@ export async function createRemoteProfile(
     interop_preset: body.interop_preset,
     ...withInterop(defaultInteropFields, body),
     as2bis: body.as2bis,
+    inbound_signature: body.inbound_signature,
+    inbound_encryption: body.inbound_encryption,
+    // Under as2bis the partner is expected to send modern algorithms too.
+    inbound_algorithms: body.inbound_algorithms ?? (body.as2bis ? 'modern' : 'any'),
   };
   return inTransaction(ctx, async (em) => {
     const partner = await em.findOne(PartnerSchema, { id: partnerId });
