@@ -90,6 +90,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       now: ctx.now,
       listener,
       settings: stored,
+      publicUrl: options.publicUrlGiven ? options.publicUrl : null,
       ...settings.runtime,
     });
     ctx.runtime = runtime;

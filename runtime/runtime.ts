@@ -27,6 +27,8 @@ export interface RuntimeOptions {
   logger: Logger;
   now: () => Date;
   listener: DatabaseListener;
+  /** PUBLIC_URL when it was set: the host of the derived asynchronous receipt address. */
+  publicUrl?: string | null;
   /** Settings read at start (spec 2.11). */
   settings: {
     storage_backend: 'local' | 's3';
@@ -76,6 +78,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     options.secrets,
     options.now,
     options.logger.child({ component: 'as2' }),
+    options.publicUrl ?? null,
   );
   const core: ActorCore = {
     accept: (source, message) => dispatcher.accept(source, message),

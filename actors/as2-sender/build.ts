@@ -164,7 +164,9 @@ function finishRequest(
       );
     if (context.mdn_mode === 'async') {
       if (!context.async_mdn_url)
-        throw new ProfileProblem("asynchronous receipts need the organization profile's async_mdn_url");
+        throw new ProfileProblem(
+          "asynchronous receipts need an address: the organization profile's async_mdn_url, the public_url of the one AS2 receiver, or PUBLIC_URL with one receiver",
+        );
       headers['Receipt-Delivery-Option'] = context.async_mdn_url;
     }
   }

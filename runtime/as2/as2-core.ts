@@ -21,6 +21,8 @@ export class As2Core {
     private readonly secrets: SecretBox,
     private readonly now: () => Date,
     private readonly logger: Logger,
+    /** PUBLIC_URL when it was set (see receipt-address.ts). */
+    private readonly publicUrl: string | null = null,
   ) {}
 
   answer(request: As2Request): Promise<As2Response> {
@@ -42,7 +44,13 @@ export class As2Core {
         case 'as2_outbound':
           return {
             type: 'as2_outbound',
-            context: await outboundContext(tx, this.secrets, request.organization, request.partner),
+            context: await outboundContext(
+              tx,
+              this.secrets,
+              request.organization,
+              request.partner,
+              this.publicUrl,
+            ),
           };
         case 'as2_record':
           await recordAs2(tx, at, request);

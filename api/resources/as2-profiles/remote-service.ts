@@ -89,14 +89,18 @@ function profileJson(p: As2RemoteProfile, refs: Refs): RemoteProfileRecord {
 
 /**
  * The interop options after a request: a preset named in it fills the options it sets, then
- * the options the request names itself win. Options neither touches keep their values.
+ * the options the request names itself win. Switching to another preset starts from the
+ * defaults, so one request replaces the old preset's options (docs/interop.md); otherwise
+ * options neither touches keep their values.
  */
 function withInterop(
   current: InteropFields,
   body: Partial<InteropFields> & { interop_preset?: RemoteProfileValues['interop_preset'] },
+  currentPreset: RemoteProfileValues['interop_preset'] = null,
 ): InteropFields {
+  const switching = Boolean(body.interop_preset) && body.interop_preset !== currentPreset;
   const next: InteropFields = {
-    ...current,
+    ...(switching ? defaultInteropFields : current),
     ...(body.interop_preset ? presetFields(body.interop_preset) : {}),
   };
   for (const field of interopFieldNames) {
@@ -312,7 +316,7 @@ export async function updateRemoteProfile(
     for (const [key, value] of Object.entries(changes)) {
       if (value !== undefined && key in values) (values as unknown as Record<string, unknown>)[key] = value;
     }
-    Object.assign(values, withInterop(pickInteropFields(before), body));
+    Object.assign(values, withInterop(pickInteropFields(before), body, before.interop_preset));
     await check(em, values, partnerId);
     const changed = diffChanges(auditValues(before), auditValues(values), auditedFields, secretFields);
     if (changed.length === 0) return profileJson(profile, refs);
