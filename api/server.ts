@@ -105,6 +105,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       listener,
       publicUrl: options.publicUrl,
       settings: stored,
+      receiptUrlBase: options.publicUrlGiven ? options.publicUrl : null,
       ...settings.runtime,
     });
     ctx.runtime = runtime;

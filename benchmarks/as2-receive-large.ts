@@ -113,6 +113,8 @@ try {
     as2id: 'ALICE',
     signing_algorithm: layers === 'encrypted' ? 'none' : 'sha256',
     encryption_algorithm: layers === 'signed' ? 'none' : 'aes256-cbc',
+    inbound_signature: layers === 'encrypted' ? 'optional' : 'required',
+    inbound_encryption: layers === 'signed' ? 'optional' : 'required',
     compression: false,
     mdn_mode: 'sync',
     mdn_signed: true,

@@ -34,6 +34,8 @@ const InboundFound = z.object({
   verification: z.array(z.string()),
   require_signed: z.boolean(),
   require_encrypted: z.boolean(),
+  /** Refuse SHA-1/MD5 signatures and 3DES/RC2 encryption from the partner. */
+  require_modern: z.boolean(),
   /** The AS2 modernisation draft: receipts are never signed with SHA-1 or MD5. */
   as2bis: z.boolean(),
 });

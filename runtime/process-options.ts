@@ -24,6 +24,8 @@ export interface ProcessOptions {
   allowedOrigins: string[];
   /** Base URL the service is reached at, for links and redirect URIs. */
   publicUrl: string;
+  /** PUBLIC_URL was set (publicUrl is not the localhost fallback, which no partner can reach). */
+  publicUrlGiven: boolean;
   production: boolean;
 }
 
@@ -55,6 +57,7 @@ export function readProcessOptions(env: NodeJS.ProcessEnv = process.env): Proces
       .map((s) => s.trim())
       .filter(Boolean),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${httpPort}`).replace(/\/+$/, ''),
+    publicUrlGiven: Boolean(env.PUBLIC_URL),
     production: env.NODE_ENV === 'production',
   };
 }

@@ -31,6 +31,8 @@ export interface RuntimeOptions {
   logger: Logger;
   now: () => Date;
   listener: DatabaseListener;
+  /** PUBLIC_URL only when it was set: the host of the derived asynchronous receipt address. */
+  receiptUrlBase?: string | null;
   /** Settings read at start (spec 2.11). */
   settings: {
     storage_backend: 'local' | 's3';
@@ -86,7 +88,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     ackDeadlines: receiptsOverdue,
   });
   const userAgent = identification(options.settings.identification_hide_version);
-  const as2 = new As2Core(options.orm, options.secrets, options.now);
+  const as2 = new As2Core(options.orm, options.secrets, options.now, options.receiptUrlBase ?? null);
   const notifications = new Notifications(options.orm, options.now, options.publicUrl ?? '');
   const core: ActorCore = {
     accept: (source, message) => dispatcher.accept(source, message),

@@ -28,8 +28,24 @@ export const as2ReceiverType: PluginTypeDefinition = {
         'Id of a stored certificate with its private key: the receiver serves HTTPS with it ' +
           '(and the issuers found in the store); null serves plain HTTP',
       ),
+    public_url: z
+      .string()
+      .max(2048)
+      .regex(/^(https?:\/\/[^\s/]+(\/\S*)?)?$/, 'Must be an http:// or https:// URL, or empty')
+      .describe(
+        'URL partners reach this receiver at (behind a proxy or NAT): the asynchronous receipt address ' +
+          "of organizations whose profile has no async_mdn_url. '' derives it from PUBLIC_URL's host, " +
+          "this receiver's port and path",
+      ),
   },
-  defaults: { host: '0.0.0.0', port: 10080, path: '/as2', max_message_mib: 512, tls_certificate_id: null },
+  defaults: {
+    host: '0.0.0.0',
+    port: 10080,
+    path: '/as2',
+    max_message_mib: 512,
+    tls_certificate_id: null,
+    public_url: '',
+  },
   secretFields: {},
   certificateFields: { tls_certificate_id: 'tls-server' },
 };
@@ -40,4 +56,5 @@ export interface As2ReceiverSettings {
   path: string;
   max_message_mib: number;
   tls_certificate_id: number | null;
+  public_url: string;
 }

@@ -10,6 +10,12 @@ export function describeUnpacked(u: UnpackedMessage): Record<string, unknown> {
           scheme: u.signature.scheme,
           signer: u.signature.signer.subject.replace(/\n/g, ', '),
           signed_attributes: u.signature.signedAttributes,
+          // Said only when pier was liberal, so an operator sees it read more than the RFC asks.
+          ...(u.signature.lenientPss
+            ? {
+                leniency: `RSASSA-PSS parameters were absent; verified with ${u.signature.digestAlgorithm} for hash and MGF1 and a salt of its length, not RFC 4055's SHA-1 defaults`,
+              }
+            : {}),
         }
       : null,
     encrypted: u.encryption !== null,

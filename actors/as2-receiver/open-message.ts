@@ -77,6 +77,7 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
         verificationCerts: context.verification.map(certificateOf),
         requireSigned: context.require_signed,
         requireEncrypted: context.require_encrypted,
+        requireModern: context.require_modern,
         maxPayloadBytes: task.maxPayloadBytes,
       };
       const headers = task.headers as Record<string, string>;

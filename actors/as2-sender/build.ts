@@ -11,7 +11,6 @@ import {
   formatMic,
   LegacyAlgorithmError,
   packOutgoing,
-  parseMicAlgorithm,
   type ContentEncryption,
   type InteropOptions,
   type Mic,
@@ -21,6 +20,7 @@ import {
 import { packOutgoingStreamed } from '../as2/stream/pack-streamed.js';
 import type { FileRange, Source } from '../as2/stream/source.js';
 import type { TempFiles } from '../as2/stream/temp-files.js';
+import { signingChoiceOf } from '../../pki/algorithms/signing-choices.js';
 import { formatAs2Name } from '../as2-shared/headers.js';
 import { certificateOf, keyPairOf } from '../as2-shared/material.js';
 import { formatFilename } from '../as2/mime/parameters.js';
@@ -79,8 +79,11 @@ function packOptionsOf({
   if (context.signing_algorithm !== 'none') {
     const pair = keyPairOf(context.signing);
     if (!pair) throw new ProfileProblem('the organization has no signing certificate with a private key');
+    const choice = signingChoiceOf(context.signing_algorithm);
+    if (!choice) throw new ProfileProblem(`unknown signing algorithm ${context.signing_algorithm}`);
     sign = {
-      algorithm: parseMicAlgorithm(context.signing_algorithm) ?? 'sha-256',
+      algorithm: choice.digest,
+      scheme: choice.scheme,
       ...pair,
       signedAttributes: interop.signedAttributes,
       algorithmProtection: interop.algorithmProtection,
@@ -161,7 +164,9 @@ function finishRequest(
       );
     if (context.mdn_mode === 'async') {
       if (!context.async_mdn_url)
-        throw new ProfileProblem("asynchronous receipts need the organization profile's async_mdn_url");
+        throw new ProfileProblem(
+          "asynchronous receipts need an address: the organization profile's async_mdn_url, the public_url of the one AS2 receiver, or PUBLIC_URL with one receiver",
+        );
       headers['Receipt-Delivery-Option'] = context.async_mdn_url;
     }
   }

@@ -2,6 +2,13 @@
  * Reading a partner's receipt for a message pier sent (synchronous or asynchronous): its
  * signature against the partner's certificates, its disposition, and its MIC against the
  * one pier computed when sending. The outcome is what the delivery becomes.
+ *
+ * The MIC rules (docs/interop.md, "Receipts"): a MIC the receipt carries must equal ours. A
+ * missing MIC fails the delivery only where it proves something: a signed receipt for a message
+ * pier signed. RFC 4130 §7.4.3 makes the MIC optional in unsigned receipts, and for a message
+ * pier did not sign there is no signature whose content the MIC would vouch for. A
+ * `processed/Warning` receipt (pyas2lib's answer to a repeated Message-ID, without a MIC) is
+ * delivered with its warning in the history.
  */
 import {
   formatDisposition,
@@ -21,7 +28,13 @@ export interface Verdict {
   info: Record<string, unknown>;
 }
 
-/** `sent` holds `mic` (the Received-Content-MIC form) and `mdn_signed` as recorded when sending. */
+/** How much of the partner's explanation goes into the history line. */
+const explanationLimit = 600;
+
+/**
+ * `sent` holds `mic` (the Received-Content-MIC form), `mdn_signed` and `signed` as recorded
+ * when sending.
+ */
 export function judgeReceipt(
   body: Buffer,
   headers: Record<string, string>,
@@ -31,10 +44,9 @@ export function judgeReceipt(
   const requireSigned = sent.mdn_signed === true;
   let mdn: ParsedMdn;
   try {
-    mdn = parseMdn(body, headers, {
-      verificationCerts: verificationPems.map(certificateOf),
-      requireSigned,
-    });
+    // An unsigned receipt is read even where a signed one was asked for, so that what the
+    // partner said can be shown; it is refused below all the same.
+    mdn = parseMdn(body, headers, { verificationCerts: verificationPems.map(certificateOf) });
   } catch (error) {
     const reason = error instanceof MdnError ? error.reason : 'malformed';
     return {
@@ -46,25 +58,60 @@ export function judgeReceipt(
   const disposition = mdn.disposition
     ? formatDisposition(mdn.disposition)
     : (mdn.fields.get('disposition') ?? null);
+  const explanation = partnerExplanation(mdn);
   const info = {
     disposition,
     signed: mdn.signature !== null,
     verified: mdn.signature?.verified ?? false,
     mic: mdn.mic ? `${mdn.mic.digest.toString('base64')}, ${mdn.mic.algorithmName}` : null,
     message_id: headers['message-id'] ?? null,
+    explanation,
   };
-  if (!mdn.disposition || !isSuccessful(mdn.disposition))
-    return { ok: false, text: `The partner refused the message: ${disposition ?? 'no disposition'}`, info };
-  const expected = typeof sent.mic === 'string' ? parseMic(sent.mic) : null;
-  if (
-    expected?.algorithm &&
-    (!mdn.mic || !sameMic(mdn.mic, { algorithm: expected.algorithm, digest: expected.digest }))
-  ) {
+  const said = `${disposition ?? 'no disposition'}${explanation ? ` (${explanation})` : ''}`;
+  if (requireSigned && !mdn.signature)
     return {
       ok: false,
-      text: `The receipt's MIC ${info.mic ?? '(none)'} differs from ours ${String(sent.mic)}`,
+      text: `The receipt was refused (unsigned): a signed receipt was requested, so an unsigned one proves nothing. The partner said: ${said}`,
       info,
     };
+  if (!mdn.disposition || !isSuccessful(mdn.disposition))
+    return { ok: false, text: `The partner refused the message: ${said}`, info };
+  const warning = mdn.disposition.modifier?.kind === 'warning' ? mdn.disposition.modifier.description : null;
+  const expected = typeof sent.mic === 'string' ? parseMic(sent.mic) : null;
+  const notes: string[] = [];
+  if (mdn.mic) {
+    if (expected?.algorithm && !sameMic(mdn.mic, { algorithm: expected.algorithm, digest: expected.digest }))
+      return { ok: false, text: `The receipt's MIC ${info.mic} differs from ours ${String(sent.mic)}`, info };
+  } else if (expected?.algorithm) {
+    // Records made before `signed` was stored count as signed: the stricter reading.
+    const provable = mdn.signature !== null && sent.signed !== false;
+    if (provable && warning === null)
+      return {
+        ok: false,
+        text: `The signed receipt carries no MIC (Received-Content-MIC missing); ours is ${String(sent.mic)}`,
+        info,
+      };
+    notes.push(
+      mdn.signature === null
+        ? 'The receipt carried no MIC (optional in an unsigned receipt).'
+        : sent.signed === false
+          ? 'The receipt carried no MIC (the message was not signed, so there was none to prove).'
+          : 'The receipt carried no MIC.',
+    );
   }
-  return { ok: true, text: `Receipt: ${disposition}`, info };
+  if (warning !== null) notes.unshift(`The partner processed it with a warning: ${warning}.`);
+  return { ok: true, text: [`Receipt: ${said}`, ...notes].join(' '), info };
+}
+
+/** The partner's own words: Error/Warning/Failure fields and the human-readable part, shortened. */
+function partnerExplanation(mdn: ParsedMdn): string | null {
+  const words: string[] = [];
+  for (const name of ['error', 'warning', 'failure']) {
+    const value = mdn.fields.get(name);
+    if (value) words.push(value);
+  }
+  if (mdn.text.trim()) words.push(mdn.text);
+  const text = words.join(' ').replace(/\s+/g, ' ').trim();
+  if (!text) return null;
+  return text.length > explanationLimit ? `${text.slice(0, explanationLimit - 1)}…` : text;
 }

@@ -19,11 +19,12 @@ import { verifySignedEntity } from './smime/signed.js';
 import { peekInflated, type DeferredInflate } from './stream/open-compressed.js';
 import { DispositionError, failingAs, fromCms } from './vocabulary/disposition-error.js';
 import type { ErrorModifier } from './vocabulary/dispositions.js';
-import type {
-  ReadableContentEncryption,
-  SignatureScheme,
+import {
+  contentEncryptionAlgorithms,
+  type ReadableContentEncryption,
+  type SignatureScheme,
 } from '../../pki/algorithms/encryption-algorithms.js';
-import type { MicAlgorithm } from '../../pki/algorithms/mic-algorithms.js';
+import { micAlgorithms, type MicAlgorithm } from '../../pki/algorithms/mic-algorithms.js';
 import { oidName, oids } from '../../pki/oids.js';
 
 export interface UnpackOptions {
@@ -33,6 +34,8 @@ export interface UnpackOptions {
   verificationCerts: readonly X509Certificate[];
   requireSigned?: boolean;
   requireEncrypted?: boolean;
+  /** Refuse SHA-1 and MD5 signatures and 3DES and RC2 encryption (insufficient-message-security). */
+  requireModern?: boolean;
   /**
    * The MIC algorithm for the receipt. Default: the partner's `signed-receipt-micalg` choice
    * (from the headers), else the signature's digest, else sha-256.
@@ -64,6 +67,11 @@ export interface UnpackedMessage {
     signer: X509Certificate;
     signedAttributes: boolean;
     algorithmProtection: boolean;
+    /**
+     * RSASSA-PSS written without parameters verified only under the liberal reading (the
+     * SignerInfo's digest for hash and MGF1, salt of its length), not RFC 4055's SHA-1 defaults.
+     */
+    lenientPss: boolean;
     /** Only the CRLF form of an LF-only signed entity verified. */
     canonicalised: boolean;
     /** The signed entity (headers and body) the signature covers. */
@@ -195,6 +203,7 @@ function unpack(
           signer: verified.signature.signer,
           signedAttributes: verified.signature.signedAttributes,
           algorithmProtection: verified.signature.algorithmProtection,
+          lenientPss: verified.signature.lenientPss,
           canonicalised: verified.canonicalised,
           signedContent: verified.signedContent,
         };
@@ -217,6 +226,11 @@ function unpack(
       'insufficient-message-security',
       'the partner must sign, and this message is not signed',
     );
+  }
+  if (options.requireModern) {
+    // TypeScript narrows these to their initial null across the loop's callbacks.
+    const used = { signature, encryption } as Pick<UnpackedMessage, 'signature' | 'encryption'>;
+    refuseLegacy(used.signature?.digestAlgorithm ?? null, used.encryption?.algorithm ?? null);
   }
   const payload = failingAs('unexpected-processing-error', 'undecodable payload', () =>
     decodeTransferEncoding(current.body, transferEncodingOf(current.headers)),
@@ -249,6 +263,20 @@ function unpack(
     mic,
     ...(deferredInflate ? { deferredInflate } : {}),
   };
+}
+
+/** The partner's profile accepts only modern algorithms (inbound_algorithms: modern). */
+function refuseLegacy(digest: MicAlgorithm | null, encryption: ReadableContentEncryption | null): void {
+  if (digest && micAlgorithms[digest].legacy)
+    throw new DispositionError(
+      'insufficient-message-security',
+      `the partner must use modern algorithms, and this message is signed with ${digest}`,
+    );
+  if (encryption && (encryption === 'rc2-cbc' || contentEncryptionAlgorithms[encryption].legacy))
+    throw new DispositionError(
+      'insufficient-message-security',
+      `the partner must use modern algorithms, and this message is encrypted with ${encryption}`,
+    );
 }
 
 function compressionOrder(layers: Layer[]): UnpackedMessage['compression'] {

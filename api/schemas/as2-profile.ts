@@ -10,7 +10,8 @@ import {
   type InteropPresetName,
 } from '../../protocol/as2/interop-presets.js';
 import { contentEncryptionAlgorithms } from '../../pki/algorithms/encryption-algorithms.js';
-import { micAlgorithms, parseMicAlgorithm } from '../../pki/algorithms/mic-algorithms.js';
+import { micAlgorithms } from '../../pki/algorithms/mic-algorithms.js';
+import { signingChoiceOf, type SigningChoice } from '../../pki/algorithms/signing-choices.js';
 import {
   defaultInteropFields,
   type InteropField,
@@ -19,7 +20,18 @@ import {
 import { listSchema, pagingQuery, readOnly, singleLineText } from './common.js';
 import { httpUrlProblem } from './url.js';
 
-export const signingAlgorithms = ['none', 'sha1', 'sha256', 'sha384', 'sha512'] as const;
+export const signingAlgorithms = [
+  'none',
+  'sha1',
+  'sha256',
+  'sha384',
+  'sha512',
+  'rsa-pss-sha256',
+  'rsa-pss-sha384',
+  'rsa-pss-sha512',
+] as const satisfies readonly ('none' | SigningChoice)[];
+export const inboundRequirements = ['required', 'optional'] as const;
+export const inboundAlgorithmSets = ['any', 'modern'] as const;
 export const encryptionAlgorithms = [
   'none',
   '3des',
@@ -162,6 +174,8 @@ export const remoteDefaults = {
   tls_trusted_certificate_ids: [] as number[],
   tls_client_certificate_id: null,
   as2bis: false,
+  inbound_signature: 'required',
+  inbound_encryption: 'required',
 } as const;
 
 const remoteEditable = {
@@ -206,7 +220,22 @@ const remoteEditable = {
   as2bis: z
     .boolean()
     .describe(
-      'Follow the AS2 modernisation draft (rfc4130bis): never generate SHA-1, MD5, 3DES or RC2 in messages sent to this partner; what the partner sends may still use them. Default false',
+      'Follow the AS2 modernisation draft (rfc4130bis): never generate SHA-1, MD5, 3DES or RC2 in messages sent to this partner; what the partner sends is governed by inbound_algorithms. Default false',
+    ),
+  inbound_signature: z
+    .enum(inboundRequirements)
+    .describe(
+      'Whether messages from the partner must be signed (required) or may come unsigned (optional), whatever pier sends. Default required',
+    ),
+  inbound_encryption: z
+    .enum(inboundRequirements)
+    .describe(
+      'Whether messages from the partner must be encrypted (required) or may come unencrypted (optional), whatever pier sends. Default required',
+    ),
+  inbound_algorithms: z
+    .enum(inboundAlgorithmSets)
+    .describe(
+      'Algorithms accepted from the partner: any, or modern (no SHA-1 or MD5 signatures, no 3DES or RC2 encryption). Default modern with as2bis, else any',
     ),
 };
 
@@ -291,6 +320,9 @@ export const RemoteProfileCreate = z.strictObject({
   mic_spelling: interopOnCreate(interopEditable.mic_spelling, 'mic_spelling'),
   key_transport: interopOnCreate(interopEditable.key_transport, 'key_transport'),
   as2bis: remoteEditable.as2bis.default(remoteDefaults.as2bis),
+  inbound_signature: remoteEditable.inbound_signature.default(remoteDefaults.inbound_signature),
+  inbound_encryption: remoteEditable.inbound_encryption.default(remoteDefaults.inbound_encryption),
+  inbound_algorithms: remoteEditable.inbound_algorithms.optional(),
   ...readOnlyRemote,
 });
 
@@ -321,6 +353,9 @@ export const RemoteProfileUpdate = z.strictObject({
   mic_spelling: interopEditable.mic_spelling.optional(),
   key_transport: interopEditable.key_transport.optional(),
   as2bis: remoteEditable.as2bis.optional(),
+  inbound_signature: remoteEditable.inbound_signature.optional(),
+  inbound_encryption: remoteEditable.inbound_encryption.optional(),
+  inbound_algorithms: remoteEditable.inbound_algorithms.optional(),
   ...readOnlyRemote,
 });
 
@@ -351,6 +386,9 @@ export const RemoteProfileRecord = z.object({
   mic_spelling: z.enum(interopChoices.micSpelling),
   key_transport: z.enum(interopChoices.keyTransport),
   as2bis: z.boolean(),
+  inbound_signature: z.enum(inboundRequirements),
+  inbound_encryption: z.enum(inboundRequirements),
+  inbound_algorithms: z.enum(inboundAlgorithmSets),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -376,6 +414,9 @@ export interface RemoteProfileValues extends InteropFields {
   tls_client_certificate_id: number | null;
   interop_preset: InteropPresetName | null;
   as2bis: boolean;
+  inbound_signature: (typeof inboundRequirements)[number];
+  inbound_encryption: (typeof inboundRequirements)[number];
+  inbound_algorithms: (typeof inboundAlgorithmSets)[number];
 }
 
 export const ProfileListQuery = z.object({ ...pagingQuery(20) });
@@ -443,7 +484,7 @@ export function remoteProfileProblems(v: RemoteProfileValues): Record<string, st
 function as2bisProblems(v: RemoteProfileValues): Record<string, string> {
   if (!v.as2bis) return {};
   const problems: Record<string, string> = {};
-  const digest = v.signing_algorithm === 'none' ? null : parseMicAlgorithm(v.signing_algorithm);
+  const digest = signingChoiceOf(v.signing_algorithm)?.digest ?? null;
   if (digest && micAlgorithms[digest].legacy) {
     problems.signing_algorithm = `as2bis forbids generating ${v.signing_algorithm} signatures: choose sha256, sha384 or sha512, or turn as2bis off`;
   }

@@ -34,7 +34,16 @@ import {
 export interface SignatureAlgorithm {
   scheme: SignatureScheme;
   /** RSASSA-PSS parameters; null for PKCS#1 v1.5. */
-  pss: { hash: MicAlgorithm; mgfHash: MicAlgorithm; saltLength: number } | null;
+  pss: {
+    hash: MicAlgorithm;
+    mgfHash: MicAlgorithm;
+    saltLength: number;
+    /**
+     * The parameters were absent (or NULL): RFC 4055 then means the SHA-1 defaults, but
+     * pyas2lib writes them so while signing with the SignerInfo's digest (see `lenientPss`).
+     */
+    parametersAbsent: boolean;
+  } | null;
 }
 
 /**
@@ -65,7 +74,9 @@ export function readSignatureAlgorithm(identifier: Asn1Node): SignatureAlgorithm
   let hash: MicAlgorithm = 'sha-1';
   let mgfHash: MicAlgorithm = 'sha-1';
   let saltLength = 20;
-  for (const field of identifier.children[1]?.children ?? []) {
+  const parameters = identifier.children[1];
+  const parametersAbsent = parameters === undefined || parameters.isUniversal(5);
+  for (const field of parametersAbsent ? [] : parameters.children) {
     if (field.isContext(0)) {
       const found = micAlgorithmForDigestOid(readOid(field.child(0, 'hashAlgorithm').child(0, 'algorithm')));
       if (!found) throw new Asn1Error('unsupported PSS hash');
@@ -84,7 +95,26 @@ export function readSignatureAlgorithm(identifier: Asn1Node): SignatureAlgorithm
         throw new Asn1Error('unsupported PSS trailer');
     }
   }
-  return { scheme: 'rsa-pss', pss: { hash, mgfHash, saltLength } };
+  return { scheme: 'rsa-pss', pss: { hash, mgfHash, saltLength, parametersAbsent } };
+}
+
+/**
+ * The liberal reading of RSASSA-PSS without parameters: the SignerInfo's digest for the
+ * message and MGF1, and a salt as long as that digest (what pyas2lib signs with). Null when
+ * there is no other reading to try: parameters were written, or the digest is SHA-1 (the
+ * defaults already are that reading).
+ */
+export function lenientPss(algorithm: SignatureAlgorithm, digest: MicAlgorithm): SignatureAlgorithm | null {
+  if (!algorithm.pss?.parametersAbsent || digest === 'sha-1') return null;
+  return {
+    scheme: 'rsa-pss',
+    pss: {
+      hash: digest,
+      mgfHash: digest,
+      saltLength: micAlgorithms[digest].digestBytes,
+      parametersAbsent: true,
+    },
+  };
 }
 
 export function signData(

@@ -31,6 +31,7 @@ import {
 import { identifies, issuerAndSerialNumber } from './certificates.js';
 import { readContentInfo } from './content-info.js';
 import {
+  lenientPss,
   readSignatureAlgorithm,
   signData,
   signDigestPkcs1,
@@ -118,7 +119,13 @@ export function signDetached(
 export interface VerifiedSignature {
   signer: X509Certificate;
   digestAlgorithm: MicAlgorithm;
+  /** As it verified: for RSASSA-PSS without parameters, possibly the liberal reading. */
   signatureAlgorithm: SignatureAlgorithm;
+  /**
+   * RSASSA-PSS parameters were absent and the signature verified only with the SignerInfo's
+   * digest for hash and MGF1 and a salt of its length, not with RFC 4055's SHA-1 defaults.
+   */
+  lenientPss: boolean;
   /** Digest of the content with `digestAlgorithm`: the MIC when the partner asked for that algorithm. */
   contentDigest: Buffer;
   signedAttributes: boolean;
@@ -227,18 +234,19 @@ export function verifyDetached(
     for (const certificate of candidates) {
       const key = certificate.publicKey;
       if (!signer.signedAttrs) {
-        const ok = signer.signatureAlgorithm.pss
-          ? verifyData(content, signer.digestAlgorithm, signer.signatureAlgorithm, signer.signature, key)
-          : verifyDigestPkcs1(signer.digestAlgorithm, contentDigest, signer.signature, key);
-        if (ok) return result(certificate, signer, contentDigest, false);
+        const reading = signer.signatureAlgorithm.pss
+          ? verifyingReading(content, signer, key)
+          : verifyDigestPkcs1(signer.digestAlgorithm, contentDigest, signer.signature, key)
+            ? signer.signatureAlgorithm
+            : null;
+        if (reading) return result(certificate, signer, reading, contentDigest, false);
         if (named.length > 0) integrityFailure = true;
         continue;
       }
       const signedBytes = Buffer.from(signer.signedAttrs.raw);
       signedBytes[0] = 0x31; // signed as a SET OF (RFC 5652 §5.4)
-      if (
-        !verifyData([signedBytes], signer.digestAlgorithm, signer.signatureAlgorithm, signer.signature, key)
-      ) {
+      const reading = verifyingReading([signedBytes], signer, key);
+      if (!reading) {
         if (named.length > 0) integrityFailure = true;
         continue;
       }
@@ -254,7 +262,7 @@ export function verifyDetached(
       }
       const protection = attrs.get(oids.cmsAlgorithmProtection);
       if (protection) checkAlgorithmProtection(protection, signer);
-      return result(certificate, signer, contentDigest, protection !== undefined);
+      return result(certificate, signer, reading, contentDigest, protection !== undefined);
     }
   }
   if (integrityFailure) {
@@ -271,16 +279,35 @@ function safeIdentifies(sid: Asn1Node, certificate: X509Certificate): boolean {
   }
 }
 
+/**
+ * The reading of the signer's signature algorithm under which `data` verifies, or null: the
+ * algorithm as written, then for RSASSA-PSS without parameters the liberal one (`lenientPss`).
+ * A signature that verifies under neither is refused.
+ */
+function verifyingReading(
+  data: readonly Buffer[],
+  signer: SignerInfo,
+  key: KeyObject,
+): SignatureAlgorithm | null {
+  const written = signer.signatureAlgorithm;
+  if (verifyData(data, signer.digestAlgorithm, written, signer.signature, key)) return written;
+  const lenient = lenientPss(written, signer.digestAlgorithm);
+  if (lenient && verifyData(data, signer.digestAlgorithm, lenient, signer.signature, key)) return lenient;
+  return null;
+}
+
 function result(
   signer: X509Certificate,
   info: SignerInfo,
+  reading: SignatureAlgorithm,
   contentDigest: Buffer,
   algorithmProtection: boolean,
 ): VerifiedSignature {
   return {
     signer,
     digestAlgorithm: info.digestAlgorithm,
-    signatureAlgorithm: info.signatureAlgorithm,
+    signatureAlgorithm: reading,
+    lenientPss: reading !== info.signatureAlgorithm,
     contentDigest,
     signedAttributes: info.signedAttrs !== null,
     algorithmProtection,

@@ -14,6 +14,8 @@ export class As2Core {
     private readonly orm: Orm,
     private readonly secrets: SecretBox,
     private readonly now: () => Date,
+    /** PUBLIC_URL when it was set (see receipt-address.ts). */
+    private readonly publicUrl: string | null = null,
   ) {}
 
   answer(request: As2Request): Promise<As2Response> {
@@ -35,7 +37,13 @@ export class As2Core {
         case 'as2_outbound':
           return {
             type: 'as2_outbound',
-            context: await outboundContext(tx, this.secrets, request.organization, request.partner),
+            context: await outboundContext(
+              tx,
+              this.secrets,
+              request.organization,
+              request.partner,
+              this.publicUrl,
+            ),
           };
         case 'as2_record':
           await recordAs2(tx, at, request);

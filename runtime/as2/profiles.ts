@@ -3,6 +3,7 @@
  * actors (which never touch the database). Private keys are opened from the secret box here
  * and handed over as PKCS#8 PEM; nothing here logs them.
  */
+import { derivedReceiptAddress } from './receipt-address.js';
 import type { As2InboundResponse, As2Material, As2OutboundResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -64,6 +65,9 @@ export interface RemoteRow extends InteropFields {
   endpoint: string;
   signing_algorithm: string;
   encryption_algorithm: string;
+  inbound_signature: string;
+  inbound_encryption: string;
+  inbound_algorithms: string;
   compression: boolean;
   mdn_mode: 'sync' | 'async' | 'none';
   mdn_signed: boolean;
@@ -108,8 +112,9 @@ export async function inboundContext(
     decryption: pick(own, decryptionIds).filter((m) => m.private_key_pem),
     signing,
     verification: pick(theirs, remoteRefs.get('signature_certificate_ids')).map((m) => m.certificate_pem),
-    require_signed: remote.signing_algorithm !== 'none',
-    require_encrypted: remote.encryption_algorithm !== 'none',
+    require_signed: remote.inbound_signature === 'required',
+    require_encrypted: remote.inbound_encryption === 'required',
+    require_modern: remote.inbound_algorithms === 'modern',
     as2bis: remote.as2bis,
   };
 }
@@ -120,6 +125,8 @@ export async function outboundContext(
   secrets: SecretBox,
   organization: string,
   partner: string,
+  /** PUBLIC_URL when it was set, for the derived asynchronous receipt address. */
+  publicUrl: string | null = null,
 ): Promise<As2OutboundResponse['context']> {
   const [local] = await tx.all<LocalRow>(`${localSelect} where o.name = ?`, [organization]);
   if (!local) return { found: false, problem: `organization ${organization} has no AS2 profile` };
@@ -155,7 +162,9 @@ export async function outboundContext(
     mdn_mode: remote.mdn_mode,
     mdn_signed: remote.mdn_signed,
     receipt_timeout_hours: remote.receipt_timeout_hours,
-    async_mdn_url: local.async_mdn_url,
+    async_mdn_url:
+      local.async_mdn_url ||
+      (remote.mdn_mode === 'async' ? ((await derivedReceiptAddress(tx, publicUrl)) ?? '') : ''),
     signing: pick(own, localRefs.get('signing_certificate_id'))[0] ?? null,
     encryption: pems(remoteRefs.get('partner_certificate_id'))[0] ?? null,
     verification: pems(remoteRefs.get('signature_certificate_ids')),

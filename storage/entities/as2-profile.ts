@@ -48,6 +48,10 @@ export const As2RemoteProfileSchema = defineEntity({
     key_transport: p.string().length(16),
     /** draft-ietf-ediint-rfc4130bis: never generate SHA-1, MD5, 3DES or RC2 for this partner. */
     as2bis: p.boolean(),
+    /** What pier accepts from the partner (docs/interop.md), independent of what it sends. */
+    inbound_signature: p.string().length(16),
+    inbound_encryption: p.string().length(16),
+    inbound_algorithms: p.string().length(16),
     created_at: createdAt(),
     updated_at: updatedAt(),
   },

@@ -17,6 +17,7 @@ import { Migration0060StorageCopies } from './Migration0060StorageCopies.js';
 import { Migration0040HistoryAnnounce } from './Migration0040HistoryAnnounce.js';
 import { Migration0041Notifications } from './Migration0041Notifications.js';
 import { Migration0050Identity } from './Migration0050Identity.js';
+import { Migration0070InboundPolicy } from './Migration0070InboundPolicy.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -33,4 +34,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0040HistoryAnnounce', class: Migration0040HistoryAnnounce },
   { name: 'Migration0041Notifications', class: Migration0041Notifications },
   { name: 'Migration0050Identity', class: Migration0050Identity },
+  { name: 'Migration0070InboundPolicy', class: Migration0070InboundPolicy },
 ];

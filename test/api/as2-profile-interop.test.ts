@@ -139,7 +139,7 @@ t.test('a preset fills the options it sets; options the request names win', asyn
 });
 
 t.test(
-  'updates: a preset fills its options, other options keep their values, null only drops the name',
+  'updates: a new preset replaces the old one in one request, other options keep their values, null only drops the name',
   async (t) => {
     const id = await partner('sterling-co');
     await server.call('POST', '/api/v1/as2/remote-profiles', {
@@ -149,19 +149,24 @@ t.test(
       body: { interop_preset: 'ibm-sterling' },
     });
     t.equal(sterling.status, 200);
+    // Switching presets starts from the defaults: biztalk's options and the earlier
+    // mic_spelling go, since this request does not name them.
     t.match(sterling.body.data, {
       interop_preset: 'ibm-sterling',
       algorithm_protection: false,
       transfer_encoding: 'binary',
-      key_transport: 'rsa-oaep',
-      body_framing: 'chunked',
-      mic_spelling: 'rfc3851',
+      key_transport: 'rsa-pkcs1',
+      body_framing: 'content-length',
+      mic_spelling: 'rfc5751',
     });
     const audit = await lastAudit(id);
     t.equal(audit!.action, 'update');
     t.same(audit!.changes, [
       { field: 'interop_preset', old: 'biztalk', new: 'ibm-sterling' },
       { field: 'algorithm_protection', old: true, new: false },
+      { field: 'body_framing', old: 'chunked', new: 'content-length' },
+      { field: 'mic_spelling', old: 'rfc3851', new: 'rfc5751' },
+      { field: 'key_transport', old: 'rsa-oaep', new: 'rsa-pkcs1' },
     ]);
 
     const explicit = await server.call('PUT', `/api/v1/as2/remote-profiles/${id}`, {
@@ -194,7 +199,7 @@ t.test(
     t.match(unnamed.body.data, {
       interop_preset: null,
       algorithm_protection: false,
-      key_transport: 'rsa-oaep',
+      key_transport: 'rsa-pkcs1',
       filename_quoting: 'token',
     });
 
@@ -214,6 +219,23 @@ t.test(
       [String(id)],
     );
     t.equal(after[0]!.n, events[0]!.n, 'no audit event for a change of nothing');
+
+    const switched = await server.call('PUT', `/api/v1/as2/remote-profiles/${id}`, {
+      body: { interop_preset: 'biztalk', mic_spelling: 'rfc3851' },
+    });
+    t.match(
+      switched.body.data,
+      {
+        interop_preset: 'biztalk',
+        key_transport: 'rsa-oaep',
+        body_framing: 'chunked',
+        mic_spelling: 'rfc3851',
+        algorithm_protection: true,
+        signed_attributes: true,
+        filename_quoting: 'quoted',
+      },
+      'one request with a new preset: its options, the ones sent with it, defaults for the rest',
+    );
   },
 );
 

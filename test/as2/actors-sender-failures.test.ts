@@ -105,7 +105,9 @@ t.test('failures before posting show in protocols.as2', async (t) => {
       { receiptsTo: '' },
     );
     const m = await send('nourl', 'out');
-    const error = "asynchronous receipts need the organization profile's async_mdn_url";
+    // One receiver, but no public_url and no PUBLIC_URL: no address can be derived.
+    const error =
+      "asynchronous receipts need an address: the organization profile's async_mdn_url, the public_url of the one AS2 receiver, or PUBLIC_URL with one receiver";
     t.equal(m.status, 'Error');
     t.equal(m.deliveries[0].last_error, `Not sent: ${error}`);
     t.match(m.protocols.as2, {

@@ -44,6 +44,7 @@ const context: As2InboundContext = {
   verification: [pem('alice.crt')],
   require_signed: false,
   require_encrypted: false,
+  require_modern: false,
   as2bis: false,
 };
 

@@ -119,6 +119,10 @@ export async function partner(
     partner_certificate_id: cert,
     signature_certificate_ids: [cert],
     ...profile,
+    // What the partner must send mirrors what it is sent, as before inbound policies existed;
+    // tests of the inbound policy set these fields in `extra`.
+    inbound_signature: profile.signing_algorithm === 'none' ? 'optional' : 'required',
+    inbound_encryption: profile.encryption_algorithm === 'none' ? 'optional' : 'required',
     ...extra,
   });
   return made.body.data.id as number;

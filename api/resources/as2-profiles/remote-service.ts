@@ -49,6 +49,9 @@ const auditedFields = [
   'interop_preset',
   ...interopFieldNames,
   'as2bis',
+  'inbound_signature',
+  'inbound_encryption',
+  'inbound_algorithms',
   ...secretFields,
 ] as const;
 
@@ -76,6 +79,9 @@ function profileJson(p: As2RemoteProfile, refs: Refs): RemoteProfileRecord {
     interop_preset: (p.interop_preset ?? null) as RemoteProfileRecord['interop_preset'],
     ...pickInteropFields(p),
     as2bis: p.as2bis,
+    inbound_signature: p.inbound_signature as RemoteProfileRecord['inbound_signature'],
+    inbound_encryption: p.inbound_encryption as RemoteProfileRecord['inbound_encryption'],
+    inbound_algorithms: p.inbound_algorithms as RemoteProfileRecord['inbound_algorithms'],
     created_at: iso(p.created_at),
     updated_at: iso(p.updated_at),
   };
@@ -83,14 +89,18 @@ function profileJson(p: As2RemoteProfile, refs: Refs): RemoteProfileRecord {
 
 /**
  * The interop options after a request: a preset named in it fills the options it sets, then
- * the options the request names itself win. Options neither touches keep their values.
+ * the options the request names itself win. Switching to another preset starts from the
+ * defaults, so one request replaces the old preset's options (docs/interop.md); otherwise
+ * options neither touches keep their values.
  */
 function withInterop(
   current: InteropFields,
   body: Partial<InteropFields> & { interop_preset?: RemoteProfileValues['interop_preset'] },
+  currentPreset: RemoteProfileValues['interop_preset'] = null,
 ): InteropFields {
+  const switching = Boolean(body.interop_preset) && body.interop_preset !== currentPreset;
   const next: InteropFields = {
-    ...current,
+    ...(switching ? defaultInteropFields : current),
     ...(body.interop_preset ? presetFields(body.interop_preset) : {}),
   };
   for (const field of interopFieldNames) {
@@ -151,6 +161,9 @@ function columnsOf(v: RemoteProfileValues, secrets: SecretBox) {
     interop_preset: v.interop_preset,
     ...pickInteropFields(v),
     as2bis: v.as2bis,
+    inbound_signature: v.inbound_signature,
+    inbound_encryption: v.inbound_encryption,
+    inbound_algorithms: v.inbound_algorithms,
   };
 }
 
@@ -235,6 +248,10 @@ export async function createRemoteProfile(
     interop_preset: body.interop_preset,
     ...withInterop(defaultInteropFields, body),
     as2bis: body.as2bis,
+    inbound_signature: body.inbound_signature,
+    inbound_encryption: body.inbound_encryption,
+    // Under as2bis the partner is expected to send modern algorithms too.
+    inbound_algorithms: body.inbound_algorithms ?? (body.as2bis ? 'modern' : 'any'),
   };
   return inTransaction(ctx, async (em) => {
     const partner = await em.findOne(PartnerSchema, { id: partnerId });
@@ -299,7 +316,7 @@ export async function updateRemoteProfile(
     for (const [key, value] of Object.entries(changes)) {
       if (value !== undefined && key in values) (values as unknown as Record<string, unknown>)[key] = value;
     }
-    Object.assign(values, withInterop(pickInteropFields(before), body));
+    Object.assign(values, withInterop(pickInteropFields(before), body, before.interop_preset));
     await check(em, values, partnerId);
     const changed = diffChanges(auditValues(before), auditValues(values), auditedFields, secretFields);
     if (changed.length === 0) return profileJson(profile, refs);

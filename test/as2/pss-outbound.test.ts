@@ -1,0 +1,110 @@
+// Covers the pier as2-sender signing with RSASSA-PSS (profile signing_algorithm rsa-pss-sha256/384/512): a peer on 127.0.0.1 made of openssl commands verifies each message with `openssl cms -verify`, reads the SignerInfo with `openssl cms -cmsout -print` (RSASSA-PSS with the hash, MGF1 and salt length written explicitly, salt = hash length) and answers with a signed receipt carrying the MIC `openssl dgst` computes, which delivers the message.
+import t from 'tap';
+import { organization, partner, startSender, storeCertificate } from '../helpers/as2.js';
+import { sendByHand } from '../helpers/flow.js';
+import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
+import { startTestServer } from '../helpers/server.js';
+import { asHttp, asMessage, opensslDigest, opensslVerifies, writeFixture } from '../helpers/smime.js';
+import { makeParties } from './parties.js';
+
+const server = await startTestServer(t);
+const parties = makeParties();
+t.teardown(() => parties.remove());
+const { fixtures } = parties;
+const openssl = fixtures.openssl;
+
+/** What the peer read from each message, by Message-ID. */
+const seen = new Map<string, { printed: string; mic: string }>();
+
+function answer(request: PeerRequest, index: number) {
+  const messageId = headerOf(request, 'message-id')!;
+  const contentType = headerOf(request, 'content-type')!;
+  const md = /micalg=([\w-]+)/.exec(contentType)![1]!.replace('-', '');
+  const message = asMessage({ 'Content-Type': contentType }, request.body);
+  opensslVerifies(fixtures, message, contentType, 'bob.crt');
+  openssl('cms -cmsout -print -inform DER -in signature.der -out printed.txt');
+  const mic = `${opensslDigest(fixtures, md, 'signed-part.bin')}, ${md.replace('sha', 'sha-')}`;
+  seen.set(messageId, { printed: fixtures.read('printed.txt').toString(), mic });
+  const report = [
+    'Content-Type: multipart/report; report-type=disposition-notification; boundary="r"',
+    '',
+    '--r',
+    'Content-Type: message/disposition-notification',
+    '',
+    `Original-Message-ID: ${messageId}`,
+    'Disposition: automatic-action/MDN-sent-automatically; processed',
+    `Received-Content-MIC: ${mic}`,
+    '',
+    '--r--',
+    '',
+  ].join('\r\n');
+  writeFixture(fixtures, 'report.mime', report);
+  openssl('cms -sign -binary -in report.mime -signer alice.crt -inkey alice.key -md sha256 -out mdn.eml');
+  const mdn = asHttp(fixtures.read('mdn.eml'));
+  return { status: 200, headers: { 'Message-ID': `<r${index}@alice>`, ...mdn.headers }, body: mdn.body };
+}
+
+const peer = await startPeer(t, answer);
+const bobCert = await storeCertificate(server, fixtures, 'bob');
+const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
+await organization(server, 'bob', 'BOB', bobCert);
+await startSender(server, 'out');
+
+for (const [bits, saltHex] of [
+  ['256', '20'],
+  ['384', '30'],
+  ['512', '40'],
+] as const) {
+  t.test(`rsa-pss-sha${bits}: openssl verifies it and reads explicit PSS parameters`, async (t) => {
+    await partner(server, `alice${bits}`, `ALICE${bits}`, peer.url, aliceCert, {
+      signing_algorithm: `rsa-pss-sha${bits}`,
+      encryption_algorithm: 'none',
+      compression: false,
+      mdn_mode: 'sync',
+      mdn_signed: true,
+    });
+    const sent = await sendByHand(
+      server,
+      { from: 'bob', to: `alice${bits}`, target: 'out' },
+      { name: `pss${bits}.edi`, content: "UNB+UNOC:3+BOB+ALICE'\r\n" },
+    );
+    t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
+    const peerView = seen.get(sent.protocols.as2.message_id)!;
+    t.ok(peerView, 'openssl verified the message');
+    t.equal(sent.protocols.as2.mic, peerView.mic, 'pier and openssl computed the same MIC');
+    const printed = peerView.printed;
+    // The SignerInfo's signatureAlgorithm, which openssl prints as an ASN.1 dump.
+    const algorithm = printed.slice(
+      printed.lastIndexOf('signatureAlgorithm:'),
+      printed.lastIndexOf('signature:'),
+    );
+    t.match(algorithm, /algorithm: rsassaPss/);
+    t.match(
+      algorithm,
+      new RegExp(`cont \\[ 0 \\][^]*?OBJECT\\s+:sha${bits}[^]*?cont \\[ 1 \\]`),
+      'hash written',
+    );
+    t.match(algorithm, new RegExp(`:mgf1[^]*?OBJECT\\s+:sha${bits}`), 'MGF1 with the same hash written');
+    t.match(
+      algorithm,
+      new RegExp(`cont \\[ 2 \\]\\s*\\n.*INTEGER\\s+:${saltHex}\\s*\\n`),
+      'salt = hash length',
+    );
+    t.match(sent.protocols.as2.signature, { algorithm: `rsa-pss-sha${bits}` });
+  });
+}
+
+t.test('an unknown signing_algorithm is refused with 400', async (t) => {
+  const made = await server.call('POST', '/api/v1/partners', { body: { name: 'carol' } });
+  const answer = await server.call('POST', '/api/v1/as2/remote-profiles', {
+    body: {
+      business_partner_id: made.body.data.id,
+      as2id: 'CAROL',
+      endpoint: peer.url,
+      partner_certificate_id: aliceCert,
+      signing_algorithm: 'rsa-pss-sha1',
+    },
+  });
+  t.equal(answer.status, 400);
+  t.match(answer.body.error.details, { signing_algorithm: /rsa-pss-sha256/ });
+});
