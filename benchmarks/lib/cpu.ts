@@ -1,4 +1,5 @@
 /** CPU time and memory of processes on this machine, from /proc (Linux). */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** utime + stime of a process (every thread) in milliseconds. */
@@ -31,4 +32,20 @@ export function postgresCpuMs(database?: string): number {
 export function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+/** Busy and total CPU time of the whole machine in clock ticks (the `cpu` line of /proc/stat). */
+export function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already).
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - fields[3]! - fields[4]!, total };
+}
+
+/** `openssl speed rsa2048`: RSA-2048 private-key operations per second on one core. */
+export function opensslRsaSignsPerSecond(seconds = 2): number {
+  const speed = execFileSync('openssl', ['speed', '-seconds', String(seconds), 'rsa2048'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).toString();
+  return Number(/^rsa 2048 bits\s+\S+s\s+\S+s\s+([\d.]+)/m.exec(speed)?.[1] ?? NaN);
 }
