@@ -1,17 +1,21 @@
 /**
- * Where a received message is opened (open-message.ts): on the receiver's own thread when it
- * is small, which takes well under a millisecond of CPU beyond the RSA operations, and in a
- * pool of worker threads when it is large, so decrypting and decompressing megabytes never
- * holds up the receiver's event loop (other partners' requests, receipts, health answers).
+ * Where a received message is opened (open-message.ts): in a pool of worker threads, one per
+ * core, whatever its size. Decrypting, verifying, inflating and signing the receipt are most of
+ * a message's CPU (two RSA-2048 private-key operations for a signed, encrypted message with a
+ * signed receipt); on the receiver's own thread they were capped at one core, and a large message
+ * held up every other partner's request. The receiver thread only parses HTTP and streams.
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import type { StoreSelection } from '../../storage/payloads/open-store.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
-import { openMessage, type OpenResult, type OpenTask } from './open-message.js';
+import type { OpenResult, OpenTask } from './open-message.js';
 
-/** Bodies from this size on are opened in the pool (≈ 10 ms of work and more). */
-export const poolFromBytes = 1024 * 1024;
+/**
+ * Bodies from this size on are large: stored as they arrive (read-body.ts) and moved to the
+ * pool thread rather than copied (≈ 10 ms of work and more).
+ */
+export const largeFromBytes = 1024 * 1024;
 
 /** What a pool thread gets: the task and how to open the payload store there. */
 export type PooledTask = OpenTask & { storage: StoreSelection };
@@ -26,19 +30,25 @@ export class MessageOpener {
    * A large body stored already (`body` null) is read from the store there.
    */
   async open(task: OpenTask): Promise<OpenResult> {
-    if (task.receivedBytes < poolFromBytes) return openMessage(task, this.store);
+    // Started on first use, so a receiver that gets nothing costs no threads; one thread stays
+    // (its start, loading the AS2 modules, costs about a second), more start under load.
     this.#pool ??= new Piscina({
       filename: new URL('./open-worker.mjs', import.meta.url).href,
-      minThreads: 0,
+      minThreads: 1,
       maxThreads: Math.max(1, os.availableParallelism()),
       idleTimeout: 30_000,
     });
     const body = task.body;
-    const whole = body !== null && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+    const move =
+      body !== null &&
+      task.receivedBytes >= largeFromBytes &&
+      body.byteOffset === 0 &&
+      body.byteLength === body.buffer.byteLength;
     const pooled: PooledTask = { ...task, storage: this.store.selection };
     const result = (await this.#pool.run(pooled, {
-      // Moved, not copied, when the body owns its memory (a large Buffer.concat does).
-      transferList: whole ? [body.buffer as ArrayBuffer] : [],
+      // Moved, not copied, when a large body owns its memory (a large Buffer.concat does). A
+      // small one is copied: the receiver still keeps it as `received` meanwhile.
+      transferList: move ? [body.buffer as ArrayBuffer] : [],
     })) as OpenResult;
     // Buffers arrive from another thread as plain Uint8Arrays.
     return {
