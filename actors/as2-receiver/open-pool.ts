@@ -9,7 +9,7 @@ import os from 'node:os';
 import { Piscina } from 'piscina';
 import type { StoreSelection } from '../../storage/payloads/open-store.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
-import type { OpenResult, OpenTask } from './open-message.js';
+import { openMessage, type OpenResult, type OpenTask } from './open-message.js';
 
 /**
  * Bodies from this size on are large: stored as they arrive (read-body.ts) and moved to the
@@ -21,23 +21,33 @@ export const largeFromBytes = 1024 * 1024;
 export type PooledTask = OpenTask & { storage: StoreSelection };
 
 export class MessageOpener {
-  #pool: Piscina | undefined;
+  readonly #pool: Piscina;
+  /** Whether a pool thread has loaded the AS2 modules and answered. */
+  #ready = false;
 
-  constructor(private readonly store: PayloadStore) {}
+  constructor(private readonly store: PayloadStore) {
+    // One thread starts with the receiver, more under load, up to one per core; they end
+    // after 30 s without work.
+    this.#pool = new Piscina({
+      filename: new URL('./open-worker.mjs', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: Math.max(1, os.availableParallelism()),
+      idleTimeout: 30_000,
+    });
+    // Loading the AS2 modules takes the first thread a second or more (several on a loaded
+    // machine); small messages are opened here until it answers, so none waits for that.
+    this.#pool.run({ warmUp: true }).then(
+      () => (this.#ready = true),
+      () => {},
+    );
+  }
 
   /**
    * `task.body` is handed over to the pool thread when large: the caller must not use it after.
    * A large body stored already (`body` null) is read from the store there.
    */
   async open(task: OpenTask): Promise<OpenResult> {
-    // Started on first use, so a receiver that gets nothing costs no threads; one thread stays
-    // (its start, loading the AS2 modules, costs about a second), more start under load.
-    this.#pool ??= new Piscina({
-      filename: new URL('./open-worker.mjs', import.meta.url).href,
-      minThreads: 1,
-      maxThreads: Math.max(1, os.availableParallelism()),
-      idleTimeout: 30_000,
-    });
+    if (!this.#ready && task.receivedBytes < largeFromBytes) return openMessage(task, this.store);
     const body = task.body;
     const move =
       body !== null &&
@@ -58,7 +68,7 @@ export class MessageOpener {
   }
 
   async close(): Promise<void> {
-    await this.#pool?.destroy();
+    await this.#pool.destroy();
   }
 }
 
