@@ -267,6 +267,8 @@ async function runCase(concurrency: number, mode: string, count: number) {
     p50_ms: round(quantile(latencies, 0.5)),
     p99_ms: round(quantile(latencies, 0.99)),
     server_cpu_ms_per_msg: round(serverCpu / Math.max(ok, 1), 2),
+    // How many cores' worth of CPU the server used on average: above 1, more than one thread worked.
+    server_cores_used: round(serverCpu / 1000 / seconds, 2),
     postgres_cpu_ms_per_msg: round(pgCpu / Math.max(ok, 1), 2),
     machine_busy_pct: Math.round((100 * (machine1.busy - machine0.busy)) / (machine1.total - machine0.total)),
     // Less the statistics queries of this connection: one commit and four statements per read.
