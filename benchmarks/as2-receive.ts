@@ -27,7 +27,7 @@ import pg from 'pg';
 import { packOutgoing, parseMdn, formatMic, type PackOptions } from '../actors/as2/index.js';
 import { prepareWithToken } from './lib/api-token.js';
 import { benchApi } from './lib/bench-api.js';
-import { cpuMsOf, machineTicks, opensslRsaSignsPerSecond, postgresCpuMs } from './lib/cpu.js';
+import { cpuMsOf, machineTicks, opensslRsaSignsPerSecond, watchPostgresCpu } from './lib/cpu.js';
 import { benchDatabase } from './lib/database.js';
 import { preloadMessages } from './lib/preload.js';
 import { startServerProcess } from './lib/server-process.js';
@@ -234,7 +234,7 @@ async function runCase(concurrency: number, mode: string, count: number) {
   let next = 0;
   const before = await dbCounters();
   const serverCpu0 = cpuMsOf(server.pid);
-  const pgCpu0 = postgresCpuMs(db.name);
+  const pgCpu = watchPostgresCpu(db.name);
   const machine0 = machineTicks();
   const t0 = performance.now();
   await Promise.all(
@@ -249,7 +249,7 @@ async function runCase(concurrency: number, mode: string, count: number) {
   const seconds = (performance.now() - t0) / 1000;
   const machine1 = machineTicks();
   const serverCpu = cpuMsOf(server.pid) - serverCpu0;
-  const pgCpu = postgresCpuMs(db.name) - pgCpu0;
+  const pgCpuMs = pgCpu.stop();
   // Backends report their counters to pg_stat_database at most once a second.
   await new Promise((r) => setTimeout(r, 1500));
   const after = await dbCounters();
@@ -269,7 +269,7 @@ async function runCase(concurrency: number, mode: string, count: number) {
     server_cpu_ms_per_msg: round(serverCpu / Math.max(ok, 1), 2),
     // How many cores' worth of CPU the server used on average: above 1, more than one thread worked.
     server_cores_used: round(serverCpu / 1000 / seconds, 2),
-    postgres_cpu_ms_per_msg: round(pgCpu / Math.max(ok, 1), 2),
+    postgres_cpu_ms_per_msg: round(pgCpuMs / Math.max(ok, 1), 2),
     machine_busy_pct: Math.round((100 * (machine1.busy - machine0.busy)) / (machine1.total - machine0.total)),
     // Less the statistics queries of this connection: one commit and four statements per read.
     commits_per_msg: round((after.commits - before.commits - 1) / Math.max(ok, 1), 2),

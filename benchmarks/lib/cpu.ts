@@ -15,17 +15,46 @@ export function cpuMsOf(pid: number): number {
  */
 export function postgresCpuMs(database?: string): number {
   let total = 0;
+  for (const ms of postgresCpuByPid(database).values()) total += ms;
+  return total;
+}
+
+/** postgresCpuMs per backend process id. */
+export function postgresCpuByPid(database?: string): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
       // A backend's title: "postgres: <user> <database> <client> <state>".
       if (database && !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)) continue;
-      total += cpuMsOf(Number(pid));
+      byPid.set(Number(pid), cpuMsOf(Number(pid)));
     } catch {
       // the process ended meanwhile
     }
   }
-  return total;
+  return byPid;
+}
+
+/**
+ * PostgreSQL CPU of `database`'s backends over a stretch of time, sampled every 200 ms so a
+ * backend that ends meanwhile (a pool closing a connection) still counts up to its last sample.
+ */
+export function watchPostgresCpu(database: string): { stop(): number } {
+  const first = postgresCpuByPid(database);
+  const last = new Map(first);
+  const sample = () => {
+    for (const [pid, ms] of postgresCpuByPid(database)) last.set(pid, ms);
+  };
+  const timer = setInterval(sample, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      let total = 0;
+      for (const [pid, ms] of last) total += ms - (first.get(pid) ?? 0);
+      return total;
+    },
+  };
 }
 
 /** Resident memory of a process in bytes (VmRSS). */
