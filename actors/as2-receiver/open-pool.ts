@@ -26,13 +26,15 @@ export class MessageOpener {
   #ready = false;
 
   constructor(private readonly store: PayloadStore) {
-    // One thread starts with the receiver, more under load, up to one per core; they end
-    // after 30 s without work.
+    // One thread starts with the receiver, more under load, up to one per core. A thread's
+    // start costs a second or more of CPU (tsx compiles the AS2 modules), so an extra thread
+    // stays for ten minutes without work: ended after 30 s, it was started again by every
+    // burst, at several milliseconds of CPU per message of a short one.
     this.#pool = new Piscina({
       filename: new URL('./open-worker.mjs', import.meta.url).href,
       minThreads: 1,
       maxThreads: Math.max(1, os.availableParallelism()),
-      idleTimeout: 30_000,
+      idleTimeout: 600_000,
     });
     // Loading the AS2 modules takes the first thread a second or more (several on a loaded
     // machine); small messages are opened here until it answers, so none waits for that.
