@@ -1,4 +1,4 @@
-// Covers group commit: a lone request goes at once, requests made meanwhile go together in the next batch, batches keep to their item and weight limits (an item heavier than the limit goes alone), and a failing batch is retried item by item so only the bad item fails.
+// Covers group commit: a lone request goes at once (no timer, no event-loop turn), requests made meanwhile go together in the next batch, batches keep to their item and weight limits (an item heavier than the limit goes alone), and a failing batch is retried item by item so only the bad item fails.
 import t from 'tap';
 import { Batcher } from './batcher.js';
 
@@ -52,3 +52,19 @@ t.test('a failing batch is retried item by item: only the bad item fails', async
   );
   t.same(r.batches, [[1, 2, 3], [1], [2], [3]]);
 });
+
+t.test(
+  'no timer: a lone request starts before the event loop turns; same-run requests join it',
+  async (t) => {
+    const r = recorder();
+    const batcher = new Batcher(r.run);
+    let turned = false;
+    setImmediate(() => (turned = true));
+    const both = [batcher.submit(1), batcher.submit(2)];
+    // A few microtasks, no I/O or timer phase in between.
+    for (let i = 0; i < 3; i++) await Promise.resolve();
+    t.same(r.batches, [[1, 2]], 'the batch started');
+    t.notOk(turned, 'before the event loop turned');
+    t.same(await Promise.all(both), [10, 20]);
+  },
+);

@@ -1,8 +1,9 @@
 /**
- * Group commit: requests that arrive while a batch is being written wait and go together
- * in the next one. A lone request goes at once, so latency is one transaction when the
- * system is quiet and throughput grows with load. A failing batch is retried item by
- * item, so one bad request cannot fail the others.
+ * Group commit without a timer: requests that arrive while a batch is being written wait and
+ * go together in the next one. A lone request goes at once (only requests made in the same
+ * synchronous run join it; no timer, no turn of the event loop), so latency is one
+ * transaction when the system is quiet and throughput grows with load. A failing batch is
+ * retried item by item, so one bad request cannot fail the others.
  */
 
 interface Waiting<I, O> {
@@ -69,8 +70,10 @@ export class Batcher<I, O> {
 
   async #drain(): Promise<void> {
     this.#running = true;
-    // Let requests made in the same tick join the first batch.
-    await new Promise((r) => setImmediate(r));
+    // Requests made in the same synchronous run (an actor's batch submitted item by item)
+    // join the first batch; waiting for the event loop's next turn instead cost a lone
+    // request the time every other ready callback took, milliseconds under load.
+    await Promise.resolve();
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#taken());
       try {

@@ -1,9 +1,8 @@
 /**
  * The CPU part of receiving an AS2 message: unpacking it with the partner's keys, building
- * the receipt and keeping both (`unpacked`, `receipt`: small ones inline, storage/payloads/inline.ts). A function of plain data, so the
- * receiver runs it on its own thread for small messages and in a worker pool for large ones
- * (open-pool.ts) with the same result; the document is written where it was made, so a large
- * one never travels back between threads.
+ * the receipt and keeping both (`unpacked`, `receipt`: small ones inline, storage/payloads/inline.ts).
+ * A function of plain data, so the receiver runs it in a worker pool (open-pool.ts); the
+ * document is written where it was made, so a large one never travels back between threads.
  */
 import type { As2InboundContext } from '../../protocol/as2-protocol.js';
 import {

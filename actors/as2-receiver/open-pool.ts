@@ -1,8 +1,9 @@
 /**
- * Where a received message is opened (open-message.ts): on the receiver's own thread when it
- * is small, which takes well under a millisecond of CPU beyond the RSA operations, and in a
- * pool of worker threads when it is large, so decrypting and decompressing megabytes never
- * holds up the receiver's event loop (other partners' requests, receipts, health answers).
+ * Where a received message is opened (open-message.ts): in a pool of worker threads, one per
+ * core, whatever its size. Decrypting, verifying, inflating and signing the receipt are most of
+ * a message's CPU (two RSA-2048 private-key operations for a signed, encrypted message with a
+ * signed receipt); on the receiver's own thread they were capped at one core, and a large message
+ * held up every other partner's request. The receiver thread only parses HTTP and streams.
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
@@ -10,35 +11,56 @@ import type { StoreSelection } from '../../storage/payloads/open-store.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { openMessage, type OpenResult, type OpenTask } from './open-message.js';
 
-/** Bodies from this size on are opened in the pool (≈ 10 ms of work and more). */
-export const poolFromBytes = 1024 * 1024;
+/**
+ * Bodies from this size on are large: stored as they arrive (read-body.ts) and moved to the
+ * pool thread rather than copied (≈ 10 ms of work and more).
+ */
+export const largeFromBytes = 1024 * 1024;
 
 /** What a pool thread gets: the task and how to open the payload store there. */
 export type PooledTask = OpenTask & { storage: StoreSelection };
 
 export class MessageOpener {
-  #pool: Piscina | undefined;
+  readonly #pool: Piscina;
+  /** Whether a pool thread has loaded the AS2 modules and answered. */
+  #ready = false;
 
-  constructor(private readonly store: PayloadStore) {}
+  constructor(private readonly store: PayloadStore) {
+    // One thread starts with the receiver, more under load, up to one per core. A thread's
+    // start costs a second or more of CPU (tsx compiles the AS2 modules), so an extra thread
+    // stays for ten minutes without work: ended after 30 s, it was started again by every
+    // burst, at several milliseconds of CPU per message of a short one.
+    this.#pool = new Piscina({
+      filename: new URL('./open-worker.mjs', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: Math.max(1, os.availableParallelism()),
+      idleTimeout: 600_000,
+    });
+    // Loading the AS2 modules takes the first thread a second or more (several on a loaded
+    // machine); small messages are opened here until it answers, so none waits for that.
+    this.#pool.run({ warmUp: true }).then(
+      () => (this.#ready = true),
+      () => {},
+    );
+  }
 
   /**
    * `task.body` is handed over to the pool thread when large: the caller must not use it after.
    * A large body stored already (`body` null) is read from the store there.
    */
   async open(task: OpenTask): Promise<OpenResult> {
-    if (task.receivedBytes < poolFromBytes) return openMessage(task, this.store);
-    this.#pool ??= new Piscina({
-      filename: new URL('./open-worker.mjs', import.meta.url).href,
-      minThreads: 0,
-      maxThreads: Math.max(1, os.availableParallelism()),
-      idleTimeout: 30_000,
-    });
+    if (!this.#ready && task.receivedBytes < largeFromBytes) return openMessage(task, this.store);
     const body = task.body;
-    const whole = body !== null && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+    const move =
+      body !== null &&
+      task.receivedBytes >= largeFromBytes &&
+      body.byteOffset === 0 &&
+      body.byteLength === body.buffer.byteLength;
     const pooled: PooledTask = { ...task, storage: this.store.selection };
     const result = (await this.#pool.run(pooled, {
-      // Moved, not copied, when the body owns its memory (a large Buffer.concat does).
-      transferList: whole ? [body.buffer as ArrayBuffer] : [],
+      // Moved, not copied, when a large body owns its memory (a large Buffer.concat does). A
+      // small one is copied: the receiver still keeps it as `received` meanwhile.
+      transferList: move ? [body.buffer as ArrayBuffer] : [],
     })) as OpenResult;
     // Buffers arrive from another thread as plain Uint8Arrays.
     return {
@@ -48,7 +70,7 @@ export class MessageOpener {
   }
 
   async close(): Promise<void> {
-    await this.#pool?.destroy();
+    await this.#pool.destroy();
   }
 }
 

@@ -8,7 +8,9 @@ const { openPayloadStore } = await tsImport('../../storage/payloads/open-store.t
 /** One store per selection (every receiver of a process uses the same). */
 const stores = new Map();
 
-export default function open({ storage, ...task }) {
+export default function open({ storage, warmUp, ...task }) {
+  // Sent once when the pool starts: answering it says the modules are loaded.
+  if (warmUp) return null;
   const key = JSON.stringify(storage);
   if (!stores.has(key)) stores.set(key, openPayloadStore(storage));
   return openMessage(task, stores.get(key));

@@ -14,7 +14,7 @@ import { inlineBytes, keepBytes } from '../../storage/payloads/inline.js';
 import { formatDisposition, processed } from '../as2/index.js';
 import { headerSection, headerValue, as2Name, splitEntity } from '../as2-shared/headers.js';
 import type { InboundContexts } from './contexts.js';
-import { poolFromBytes, type MessageOpener } from './open-pool.js';
+import { largeFromBytes, type MessageOpener } from './open-pool.js';
 import type { Receipt } from './receipt.js';
 
 export interface Incoming {
@@ -84,7 +84,7 @@ export async function receiveMessage(
   ]);
   // A large body is handed over to a pool thread, so it must be on disk first; a small one is
   // kept while it is opened. Nothing reads these stages before the acceptance.
-  if (bodyBytes >= poolFromBytes) await arrived;
+  if (bodyBytes >= largeFromBytes) await arrived;
   else arrived.catch(() => {}); // awaited below; a failure is reported there
   const opened = await deps.opener.open({
     messageId: id,

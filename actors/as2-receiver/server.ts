@@ -12,7 +12,7 @@ import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import type { As2ReceiverSettings } from './config.js';
 import { InboundContexts } from './contexts.js';
-import { MessageOpener, poolFromBytes } from './open-pool.js';
+import { MessageOpener, largeFromBytes } from './open-pool.js';
 import { readBody } from './read-body.js';
 import { sendAsyncReceipt } from './receipt.js';
 import { looksLikeReceipt, receiveReceipt } from './receipts-in.js';
@@ -119,7 +119,7 @@ export class As2ReceiverServer {
     };
     const work = readBody(req, {
       limit,
-      spillFromBytes: poolFromBytes,
+      spillFromBytes: largeFromBytes,
       store: this.store,
       // Receipts are small and read in memory; a large one is kept there like before.
       keepInMemory: (head) => looksLikeReceipt({ headers: req.headers, rawHeaders: [], body: head }),

@@ -21,9 +21,9 @@ export function recordAs2(tx: Tx, at: Date, r: As2RecordRequest): Promise<void> 
 }
 
 /**
- * Stores what AS2 did to these messages in three statements whatever their number: the
- * as2_message rows (a later record of the same message adds to its info), the extra
- * payload stages and the history lines. Runs inside the acceptance or result transaction.
+ * Stores what AS2 did to these messages in one statement whatever their number (two with
+ * history lines): the as2_message rows (a later record of the same message adds to its
+ * info) and the extra payload stages. Runs inside the acceptance or result transaction.
  */
 export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record[]): Promise<void> {
   if (records.length === 0) return;
@@ -40,19 +40,6 @@ export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record
     awaiting_delivery_id: r.awaiting?.delivery_id ?? null,
     receipt_due_at: r.awaiting ? new Date(at.getTime() + r.awaiting.hours * 3_600_000) : null,
   }));
-  await tx.all(
-    `insert into as2_message (message_id, direction, as2_message_id, as2_from, as2_to, processed, info,
-                              awaiting_delivery_id, receipt_due_at, created_at, updated_at)
-     select x.message_id, x.direction, x.as2_message_id, x.as2_from, x.as2_to, x.processed, x.info,
-            x.awaiting_delivery_id, x.receipt_due_at, ?, ?
-       from jsonb_to_recordset(?::jsonb) as x(message_id uuid, direction text, as2_message_id text, as2_from text,
-            as2_to text, processed boolean, info jsonb, awaiting_delivery_id bigint, receipt_due_at timestamptz)
-     on conflict (message_id) do update set as2_message_id = excluded.as2_message_id,
-       processed = excluded.processed, info = as2_message.info || excluded.info,
-       awaiting_delivery_id = excluded.awaiting_delivery_id, receipt_due_at = excluded.receipt_due_at,
-       updated_at = excluded.updated_at`,
-    [at, at, JSON.stringify(rows)],
-  );
   const stages = records.flatMap(({ message_id, record }) =>
     record.stages.map((s) => ({
       message_id,
@@ -61,15 +48,28 @@ export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record
       content: s.content ?? null,
     })),
   );
-  if (stages.length > 0) {
-    await tx.all(
-      `insert into payload (message_id, stage, size_bytes, stored_at, content)
-       select x.message_id, x.stage, x.size_bytes, ?, decode(x.content, 'base64')
-         from jsonb_to_recordset(?::jsonb) as x(message_id uuid, stage text, size_bytes bigint, content text)
-       on conflict do nothing`,
-      [at, JSON.stringify(stages)],
-    );
-  }
+  // The rows and the stages in one statement, prepared: it runs in every acceptance of a
+  // received message, and inserts from JSON have no plan that statistics could change.
+  await tx.prepared(
+    'as2-record-batch',
+    `with s as (
+       insert into payload (message_id, stage, size_bytes, stored_at, content)
+       select x.message_id, x.stage, x.size_bytes, $1, decode(x.content, 'base64')
+         from jsonb_to_recordset($3::jsonb) as x(message_id uuid, stage text, size_bytes bigint, content text)
+       on conflict do nothing
+     )
+     insert into as2_message (message_id, direction, as2_message_id, as2_from, as2_to, processed, info,
+                              awaiting_delivery_id, receipt_due_at, created_at, updated_at)
+     select x.message_id, x.direction, x.as2_message_id, x.as2_from, x.as2_to, x.processed, x.info,
+            x.awaiting_delivery_id, x.receipt_due_at, $1, $1
+       from jsonb_to_recordset($2::jsonb) as x(message_id uuid, direction text, as2_message_id text, as2_from text,
+            as2_to text, processed boolean, info jsonb, awaiting_delivery_id bigint, receipt_due_at timestamptz)
+     on conflict (message_id) do update set as2_message_id = excluded.as2_message_id,
+       processed = excluded.processed, info = as2_message.info || excluded.info,
+       awaiting_delivery_id = excluded.awaiting_delivery_id, receipt_due_at = excluded.receipt_due_at,
+       updated_at = excluded.updated_at`,
+    [at, JSON.stringify(rows), JSON.stringify(stages)],
+  );
   await addHistory(
     tx,
     at,
@@ -102,23 +102,25 @@ export async function inboundDuplicates(
 ): Promise<Map<string, EarlierMessage>> {
   const found = new Map<string, EarlierMessage>();
   if (keys.length === 0) return found;
-  const rows = await tx.all<
+  const unique = [...new Map(keys.map((k) => [duplicateKey(k), k])).values()];
+  const rows = await tx.prepared<
     Omit<EarlierMessage, 'receipt'> & { as2_from: string; as2_message_id: string; receipt: Buffer | null }
   >(
-    `select distinct on (a.as2_from, a.as2_message_id) a.as2_from, a.as2_message_id, a.message_id, m.status,
-            r.message_id is not null as has_receipt, r.content as receipt
-       from as2_message a join message m on m.id = a.message_id
-       left join payload r on r.message_id = a.message_id and r.stage = 'receipt'
-       join jsonb_to_recordset(?::jsonb) as k(as2_from text, as2_message_id text)
-         on a.as2_from = k.as2_from and a.as2_message_id = k.as2_message_id
-      where a.direction = 'inbound' and a.processed
-        and a.as2_from = any(?::text[]) and a.as2_message_id = any(?::text[])
-      order by a.as2_from, a.as2_message_id, a.created_at`,
-    [
-      JSON.stringify(keys.map((k) => ({ as2_from: k.as2_from, as2_message_id: k.as2_message_id }))),
-      pgArray(keys.map((k) => k.as2_from)),
-      pgArray(keys.map((k) => k.as2_message_id)),
-    ],
+    'as2-inbound-duplicates',
+    // One index probe per key (as2_message_inbound on both columns), whatever the statistics
+    // say: joined to jsonb_to_recordset, an un-analyzed table let the planner probe by
+    // as2_from alone and read every message the partner ever sent, each batch.
+    `select k.as2_from, k.as2_message_id, e.message_id, e.status, e.has_receipt, e.receipt
+       from unnest($1::text[], $2::text[]) as k(as2_from, as2_message_id)
+       cross join lateral (
+         select a.message_id, m.status, r.message_id is not null as has_receipt, r.content as receipt
+           from as2_message a join message m on m.id = a.message_id
+           left join payload r on r.message_id = a.message_id and r.stage = 'receipt'
+          where a.direction = 'inbound' and a.processed
+            and a.as2_from = k.as2_from and a.as2_message_id = k.as2_message_id
+          order by a.created_at limit 1
+       ) e`,
+    [pgArray(unique.map((k) => k.as2_from)), pgArray(unique.map((k) => k.as2_message_id))],
   );
   for (const row of rows)
     found.set(duplicateKey(row), { ...row, receipt: row.receipt && row.receipt.toString('base64') });
@@ -206,9 +208,13 @@ export async function settleAwaited(
  */
 export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
   const due = await tx.all<{ message_id: string; awaiting_delivery_id: string }>(
+    // The delivery is probed by its key for each row due (a lateral subquery with a limit is
+    // never turned into a join): as a join, an un-analyzed table made the planner hash the
+    // whole delivery table every few seconds to find none. Oldest first, which also makes
+    // the partial index on receipt_due_at the cheapest way to the rows.
     `select a.message_id, a.awaiting_delivery_id from as2_message a
-       join delivery d on d.id = a.awaiting_delivery_id and d.state = ?
-      where a.receipt_due_at is not null and a.receipt_due_at <= ? limit 100`,
+       cross join lateral (select 1 from delivery d where d.id = a.awaiting_delivery_id and d.state = ? limit 1) d
+      where a.receipt_due_at is not null and a.receipt_due_at <= ? order by a.receipt_due_at limit 100`,
     [awaitingAck, at],
   );
   for (const d of due) {

@@ -1,10 +1,10 @@
-// Covers large AS2 messages (1 MiB and more), which the receiver opens in its worker pool
-// instead of on its own thread: over real HTTP, a 3 MiB signed and encrypted document is
+// Covers large AS2 messages (1 MiB and more), which the receiver stores as they arrive and
+// moves to its worker pool rather than copying: over real HTTP, a 3 MiB signed and encrypted document is
 // processed with the right MIC in the receipt and stored byte for byte; a tampered one and one
 // encrypted for another certificate are refused with the right disposition, like small ones.
 import { createHash, createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
 import t from 'tap';
-import { poolFromBytes } from '../../actors/as2-receiver/open-pool.js';
+import { largeFromBytes } from '../../actors/as2-receiver/open-pool.js';
 import { packOutgoing, parseMdn } from '../../actors/as2/index.js';
 import { agreement, messageByAs2Id, postAs2, startReceiver, storeCertificate } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
@@ -45,7 +45,7 @@ const stored = (as2Id: string) => messageByAs2Id(server, as2Id);
 
 t.test('a large message is processed in the pool: MIC and document as sent', async (t) => {
   const { packed, headers } = large('<large-1@test>');
-  t.ok(packed.body.length >= poolFromBytes, 'the body is large enough for the pool');
+  t.ok(packed.body.length >= largeFromBytes, 'the body is large enough for the pool');
   const answer = await post(Buffer.concat(packed.bodyChunks), headers);
   t.equal(answer.status, 200);
   const mdn = parseMdn(answer.body, answer.headers, { verificationCerts: [pierCert] });
@@ -76,7 +76,7 @@ t.test('large and tampered: integrity-check-failed, Refused', async (t) => {
   const body = Buffer.concat(unencrypted.bodyChunks);
   const at = body.indexOf(document.subarray(1000, 1016));
   body[at] = body[at]! ^ 0xff;
-  t.ok(body.length >= poolFromBytes);
+  t.ok(body.length >= largeFromBytes);
   const answer = await post(body, { ...unencrypted.headers, 'Message-ID': '<large-2@test>' });
   const mdn = parseMdn(answer.body, answer.headers, { verificationCerts: [pierCert] });
   t.match(mdn.fields.get('disposition'), /processed\/error: integrity-check-failed$/i);
