@@ -55,6 +55,7 @@ export function layout(ui: UiRequestContext, page: PageOptions): string {
         content='{"includeIndicatorStyles":false,"allowScriptTags":false,"allowEval":false}'
       />
       <title>${page.title} · Pier</title>
+      <link rel="icon" href="data:," />
       <link rel="stylesheet" href="${assetPrefix}/app/ui.css" />
       ${(page.styles ?? []).map((s) => html`<link rel="stylesheet" href="${s}" />`)}
       <script src="${assetPrefix}/htmx/htmx.min.js" defer></script>
