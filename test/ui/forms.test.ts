@@ -317,3 +317,17 @@ t.test('a new API token is shown once; secrets are shown as set or not set', asy
   });
   t.equal(kept.status, 303, 'a blank write-only field keeps the stored value');
 });
+
+t.test('a release build serves no page until sign-in is wired', async (t) => {
+  const release = await startTestServer(t, { developerBuild: false });
+  const page = await release.app.inject({ method: 'GET', url: '/ui/partners' });
+  t.equal(page.statusCode, 401);
+  t.match(page.body, 'Sign in to use the web UI');
+  const post = await release.app.inject({
+    method: 'POST',
+    url: '/ui/partners',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'name=x',
+  });
+  t.equal(post.statusCode, 403, 'a form without a CSRF token is refused before anything else');
+});
