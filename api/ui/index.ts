@@ -23,6 +23,7 @@ import { registerRecordPages } from './pages/records.js';
 import { registerPages } from './pages/index.js';
 import { csrfField, csrfToken, csrfValid, setSecurityHeaders } from './security.js';
 import { resolveUiUser } from './current-user.js';
+import { eventStreamPath, registerEventRelay } from './live.js';
 
 export interface WebUiOptions {
   ctx: ApiContext;
@@ -79,7 +80,12 @@ export async function webUi(app: FastifyInstance, options: WebUiOptions): Promis
   const sections = allSections
     .filter((s) => api.has('GET', s.needs))
     .map(({ href, label }) => ({ href, label }));
-  const deps: UiDeps = { ctx: options.ctx, api, sections };
+  const deps: UiDeps = {
+    ctx: options.ctx,
+    api,
+    sections,
+    events: api.has('GET', '/events') ? eventStreamPath : undefined,
+  };
 
   // Forms post application/x-www-form-urlencoded; only the UI's context accepts it.
   app.addContentTypeParser(
@@ -138,6 +144,7 @@ export async function webUi(app: FastifyInstance, options: WebUiOptions): Promis
     });
   }
 
+  registerEventRelay(app, deps);
   registerPages(app, deps);
   registerRecordPages(app, deps);
   registerProfilePages(app, deps);

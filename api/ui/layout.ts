@@ -13,6 +13,8 @@ export interface UiRequestContext {
   path: string;
   /** Sections whose API routes this process has (a module not installed has no page). */
   sections: readonly NavItem[];
+  /** Where the page script subscribes to live updates (live.ts); none without an event stream. */
+  events?: string | undefined;
 }
 
 export interface NavItem {

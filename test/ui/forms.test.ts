@@ -331,3 +331,61 @@ t.test('a release build serves no page until sign-in is wired', async (t) => {
   });
   t.equal(post.statusCode, 403, 'a form without a CSRF token is refused before anything else');
 });
+
+t.test('the upload forms (file by hand, certificate) refuse as the API does', async (t) => {
+  const { multipart } = await import('../helpers/upload.js');
+  const cases: {
+    name: string;
+    ui: string;
+    api: string;
+    parts: Record<string, string | { file: Buffer; name: string }>;
+  }[] = [
+    {
+      name: 'file by hand without parties',
+      ui: '/ui/messages/send',
+      api: '/api/v1/messages',
+      parts: { file: { file: Buffer.from('x'), name: 'a.txt' } },
+    },
+    {
+      name: 'file by hand between two partners',
+      ui: '/ui/messages/send',
+      api: '/api/v1/messages',
+      parts: { from: 'globex', to: 'initech', file: { file: Buffer.from('x'), name: 'a.txt' } },
+    },
+    {
+      name: 'certificate that is no certificate',
+      ui: '/ui/certificates/upload',
+      api: '/api/v1/certificates',
+      parts: { certificate: { file: Buffer.from('not a certificate'), name: 'c.pem' } },
+    },
+    {
+      name: 'certificate missing',
+      ui: '/ui/certificates/upload',
+      api: '/api/v1/certificates',
+      parts: { description: 'nothing' },
+    },
+  ];
+  for (const c of cases) {
+    const body = await multipart(c.parts);
+    const api = await server.call('POST', c.api, {
+      payload: body.payload,
+      headers: { 'content-type': body.contentType, 'x-requested-with': 'test' },
+    });
+    const again = await multipart(c.parts);
+    const page = await server.app.inject({
+      method: 'POST',
+      url: `${c.ui}?_csrf=${ui.csrf}`,
+      headers: { cookie: ui.cookie, 'content-type': again.contentType },
+      payload: again.payload,
+    });
+    t.ok(api.status >= 400, `${c.name}: the API refuses (${api.status})`);
+    t.equal(page.statusCode, api.status, `${c.name}: same status`);
+    if (api.body.error.code === 'INVALID_INPUT') {
+      t.same(shownErrors(page.body), api.body.error.details, `${c.name}: same messages`);
+    } else {
+      t.match(page.body, api.body.error.message, `${c.name}: the API's message`);
+    }
+  }
+  const messages = await server.call('GET', '/api/v1/messages');
+  t.equal(messages.body.data.total, 0, 'no message was made');
+});

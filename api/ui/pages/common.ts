@@ -13,6 +13,8 @@ export interface UiDeps {
   ctx: ApiContext;
   api: ApiRoutes;
   sections: NavItem[];
+  /** The event stream pages subscribe to, when this process has one. */
+  events?: string | undefined;
 }
 
 export class NotSignedIn extends Error {}
