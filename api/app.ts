@@ -25,6 +25,7 @@ import { installContentTypeRules } from './plugins/content-type.js';
 import { installErrorHandling } from './plugins/error-handler.js';
 import { installErrorMessages } from './schemas/messages.js';
 import { installSignIn } from './ui-session/routes.js';
+import { webUi } from './ui/index.js';
 
 export const apiPrefix = '/api/v1';
 /** Default request body limit (spec 8), in bytes. */
@@ -82,6 +83,8 @@ export async function buildApp(
   const router = new ApiRouter(app, apiPrefix);
   const modules = options.modules ?? installedModules;
   for (const module of modules) module.register(router, ctx);
+
+  await app.register(webUi, { ctx, routes: router.registered, apiPrefix });
 
   const openapi = buildOpenApiDocument(
     router.registered,

@@ -1,0 +1,219 @@
+/**
+ * HTML forms on top of the API's zod schemas: a submitted form becomes the JSON body an API
+ * client would send (numbers, booleans and lists typed by the schema), and each field is
+ * drawn with the schema's description as its hint and the API's `details` message beside it.
+ */
+import type { z } from 'zod';
+import { html, type Html } from './html.js';
+import { csrfField } from './security.js';
+
+export type FormFields = Record<string, string | string[]>;
+
+/** The JSON kind a schema takes as input, looking through optional, default and pipes. */
+export function kindOf(schema: z.ZodType | undefined): string {
+  let s = schema as { _zod?: { def: Record<string, unknown> } } | undefined;
+  for (let i = 0; i < 20 && s?._zod; i++) {
+    const def = s._zod.def;
+    const type = def.type as string;
+    if (['optional', 'default', 'nullable', 'readonly', 'catch', 'prefault', 'nonoptional'].includes(type)) {
+      s = def.innerType as typeof s;
+    } else if (type === 'pipe') {
+      s = def.in as typeof s;
+    } else {
+      return type;
+    }
+  }
+  return 'unknown';
+}
+
+export function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType> {
+  const s = schema as { _zod?: { def: { type: string; shape?: Record<string, z.ZodType> } } } | undefined;
+  return s?._zod?.def.type === 'object' ? (s._zod.def.shape ?? {}) : {};
+}
+
+export function descriptionOf(schema: z.ZodType | undefined): string | undefined {
+  return (schema as { description?: string } | undefined)?.description;
+}
+
+function last(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[value.length - 1] : value;
+}
+
+/**
+ * The JSON body a form stands for. A number field left blank is left out (its default or
+ * stored value applies); a checkbox sends "true" after a hidden "false"; list and object
+ * fields are JSON text; a write-only field left blank keeps the stored secret. A value that
+ * is not of its kind is passed on as text, so the schema refuses it as it refuses the API's.
+ */
+export function formToBody(
+  schema: z.ZodType | undefined,
+  fields: FormFields,
+  writeOnly: readonly string[] = [],
+): Record<string, unknown> {
+  const shape = shapeOf(schema);
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if (name === csrfField) continue;
+    const text = last(value) ?? '';
+    const kind = kindOf(shape[name]);
+    if (writeOnly.includes(name) && text === '') continue;
+    if (kind === 'number' || kind === 'int' || kind === 'bigint') {
+      if (text.trim() === '') continue;
+      body[name] = /^-?[0-9]+(\.[0-9]+)?$/.test(text.trim()) ? Number(text.trim()) : text;
+    } else if (kind === 'boolean') {
+      body[name] = text === 'true' ? true : text === 'false' ? false : text;
+    } else if (kind === 'array' || kind === 'object' || kind === 'record') {
+      if (text.trim() === '') continue;
+      try {
+        body[name] = JSON.parse(text);
+      } catch {
+        body[name] = text;
+      }
+    } else {
+      body[name] = text;
+    }
+  }
+  return body;
+}
+
+/** A form-encoded body as fields (repeated names become lists). */
+export function parseFormBody(text: string): FormFields {
+  const fields: FormFields = {};
+  for (const [k, v] of new URLSearchParams(text)) {
+    const prev = fields[k];
+    fields[k] = prev === undefined ? v : [...[prev].flat(), v];
+  }
+  return fields;
+}
+
+export interface FieldSpec {
+  name: string;
+  label: string;
+  kind?: 'text' | 'number' | 'boolean' | 'select' | 'textarea' | 'password' | 'file' | 'json';
+  value?: unknown;
+  hint?: string | undefined;
+  required?: boolean;
+  options?: readonly (string | { value: string; label: string })[];
+  /** A write-only value: shown as set or not set, with a control to replace it. */
+  secretSet?: boolean;
+}
+
+export interface FormState {
+  values: Record<string, unknown>;
+  /** The API's `details`, keyed by property. */
+  errors: Record<string, unknown>;
+}
+
+export const emptyForm: FormState = { values: {}, errors: {} };
+
+/** Field spec from a schema property: its kind and hint come from the schema. */
+export function specFromSchema(name: string, schema: z.ZodType, label?: string): FieldSpec {
+  const kind = kindOf(schema);
+  const spec: FieldSpec = { name, label: label ?? name.replace(/_/g, ' '), hint: descriptionOf(schema) };
+  if (kind === 'number' || kind === 'int') spec.kind = 'number';
+  else if (kind === 'boolean') spec.kind = 'boolean';
+  else if (kind === 'enum') {
+    spec.kind = 'select';
+    const entries = (schema as unknown as { options?: string[] }).options;
+    spec.options = entries ?? enumValues(schema);
+  } else if (kind === 'array' || kind === 'object' || kind === 'record') spec.kind = 'json';
+  return spec;
+}
+
+function enumValues(schema: z.ZodType): string[] {
+  let s = schema as unknown as { _zod: { def: Record<string, unknown> } };
+  for (let i = 0; i < 20; i++) {
+    const def = s._zod.def;
+    if (def.type === 'enum') return Object.values(def.entries as Record<string, string>);
+    s = (def.innerType ?? def.in) as typeof s;
+    if (!s) break;
+  }
+  return [];
+}
+
+function asText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+export function field(spec: FieldSpec, state: FormState): Html {
+  const id = `f-${spec.name}`;
+  const error = state.errors[spec.name];
+  const errorText =
+    error === undefined ? undefined : typeof error === 'string' ? error : JSON.stringify(error);
+  const value = spec.name in state.values ? state.values[spec.name] : spec.value;
+  const described = [spec.hint ? `${id}-hint` : '', errorText ? `${id}-error` : ''].filter(Boolean).join(' ');
+  const common = html`id="${id}"
+  name="${spec.name}"${described ? html` aria-describedby="${described}"` : ''}${
+    errorText ? html` aria-invalid="true"` : ''
+  }${spec.required ? html` required` : ''}`;
+  let control: Html;
+  switch (spec.kind) {
+    case 'boolean':
+      control = html`<input type="hidden" name="${spec.name}" value="false" /><input
+          type="checkbox"
+          value="true"
+          ${common}${value === true || value === 'true' ? html` checked` : ''}
+        />`;
+      break;
+    case 'select':
+      control = html`<select ${common}>
+        ${(spec.options ?? []).map((o) => {
+          const v = typeof o === 'string' ? o : o.value;
+          const l = typeof o === 'string' ? o : o.label;
+          return html`<option value="${v}" ${asText(value) === v ? html` selected` : ''}>${l}</option>`;
+        })}
+      </select>`;
+      break;
+    case 'textarea':
+    case 'json':
+      control = html`<textarea rows="4" ${common}>${asText(value)}</textarea>`;
+      break;
+    case 'password':
+      control = html`<input type="password" autocomplete="new-password" ${common} value="" />`;
+      break;
+    case 'file':
+      control = html`<input type="file" ${common} />`;
+      break;
+    case 'number':
+      control = html`<input type="text" inputmode="numeric" ${common} value="${asText(value)}" />`;
+      break;
+    default:
+      control = html`<input type="text" ${common} value="${asText(value)}" />`;
+  }
+  const secret =
+    spec.secretSet === undefined
+      ? ''
+      : html`<span class="secret-state">${spec.secretSet ? 'set' : 'not set'}</span>
+          <span class="hint"
+            >Leave blank to keep${spec.secretSet ? ' the stored value' : ' it unset'}; type to replace.</span
+          >`;
+  return html`<div
+    class="field${errorText ? ' has-error' : ''}${spec.kind === 'boolean' ? ' field-check' : ''}"
+  >
+    <label for="${id}">${spec.label}${spec.required ? html` <span aria-hidden="true">*</span>` : ''}</label>
+    ${control} ${secret} ${spec.hint ? html`<p class="hint" id="${id}-hint">${spec.hint}</p>` : ''}
+    ${errorText ? html`<p class="error" id="${id}-error" data-field="${spec.name}">${errorText}</p>` : ''}
+  </div>`;
+}
+
+/** Errors under a property no field shows (and `_form`), so nothing the API said is lost. */
+export function formErrors(state: FormState, shown: readonly string[]): Html {
+  const rest = Object.entries(state.errors).filter(([k]) => !shown.includes(k));
+  if (rest.length === 0) return html``;
+  return html`<div class="alert alert-error" role="alert" id="form-errors">
+    <ul>
+      ${rest.map(
+        ([k, v]) =>
+          html`<li data-field="${k}">
+            ${k === '_form' ? '' : html`<strong>${k}</strong>: `}${typeof v === 'string' ? v : JSON.stringify(v)}
+          </li>`,
+      )}
+    </ul>
+  </div>`;
+}
+
+export function csrfInput(token: string): Html {
+  return html`<input type="hidden" name="${csrfField}" value="${token}" />`;
+}

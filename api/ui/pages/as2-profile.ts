@@ -1,0 +1,285 @@
+/**
+ * AS2 profiles of organizations (local) and partners (remote) in the web UI: a summary on the
+ * party's page and a profile page with the form, the interop presets explained, and for
+ * partners the connection check (step by step) and a test message.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { interopPresets } from '../../../protocol/as2/interop-presets.js';
+import { html, type Html } from '../html.js';
+import { uiPrefix, type UiRequestContext } from '../layout.js';
+import {
+  csrfInput,
+  emptyForm,
+  field,
+  formErrors,
+  formToBody,
+  kindOf,
+  shapeOf,
+  specFromSchema,
+  type FormState,
+} from '../form.js';
+import {
+  bodyFields,
+  callApi,
+  facts,
+  mustCall,
+  refusal,
+  sendPage,
+  seeOther,
+  uiContext,
+  type UiDeps,
+} from './common.js';
+
+type Row = Record<string, unknown>;
+export type ProfileSide = 'local' | 'remote';
+
+const sides = {
+  local: {
+    api: '/as2/local-profiles',
+    party: '/organizations',
+    link: 'local_organization_id',
+    word: 'organization',
+  },
+  remote: { api: '/as2/remote-profiles', party: '/partners', link: 'business_partner_id', word: 'partner' },
+} as const;
+
+const writeOnly = ['http_basic_password', 'http_headers'];
+
+export function presetList(): Html {
+  return html`<details class="presets">
+    <summary>What each interop preset does</summary>
+    <dl>
+      ${Object.entries(interopPresets).map(
+        ([name, p]) =>
+          html`<dt>${name}: ${p.description}</dt>
+            <dd>
+              <ul>
+                ${Object.values(p.reasons as Record<string, string>).map((r) => html`<li>${r}</li>`)}
+              </ul>
+            </dd>`,
+      )}
+    </dl>
+  </details>`;
+}
+
+/** The profile summary on a party's page. */
+export async function profileSection(
+  deps: UiDeps,
+  ui: UiRequestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  side: ProfileSide,
+  party: Row,
+): Promise<Html> {
+  const s = sides[side];
+  if (!deps.api.has('GET', `${s.api}/:id`)) return html``;
+  const got = await callApi<Row>(deps, ui, request, reply, 'GET', `${s.api}/:id`, {
+    params: { id: String(party.id) },
+  });
+  const profileHref = `${uiPrefix}${s.party}/${String(party.id)}/profile`;
+  if (!got.ok) {
+    return html`<section aria-labelledby="profile-heading">
+      <h2 id="profile-heading">AS2 profile</h2>
+      <p>No AS2 profile yet. <a href="${profileHref}">Add an AS2 profile</a></p>
+    </section>`;
+  }
+  const p = got.data;
+  return html`<section aria-labelledby="profile-heading">
+    <h2 id="profile-heading">AS2 profile</h2>
+    ${facts([
+      ['AS2 id', String(p.as2id)],
+      ...(side === 'remote'
+        ? ([
+            ['Endpoint', String(p.endpoint)],
+            ['Signing', String(p.signing_algorithm)],
+            ['Encryption', String(p.encryption_algorithm)],
+            ['Receipt', `${String(p.mdn_mode)}${p.mdn_signed ? ', signed' : ''}`],
+            ['Interop preset', p.interop_preset ? String(p.interop_preset) : 'none'],
+          ] as [string, string][])
+        : ([['Signing certificate', String(p.signing_certificate_id)]] as [string, string][])),
+    ])}
+    <p><a href="${profileHref}">Edit the AS2 profile</a></p>
+  </section>`;
+}
+
+function profileFields(schema: unknown, row: Row | undefined, side: ProfileSide) {
+  const shape = shapeOf(schema as never);
+  return Object.keys(shape)
+    .filter((n) => n !== sides[side].link && !['never', 'unknown'].includes(kindOf(shape[n])))
+    .map((n) => {
+      const spec = specFromSchema(n, shape[n]!);
+      if (n === 'interop_preset') {
+        spec.kind = 'select';
+        spec.options = [
+          { value: '', label: 'none' },
+          ...Object.entries(interopPresets).map(([k, p]) => ({ value: k, label: `${k}: ${p.description}` })),
+        ];
+      }
+      if (writeOnly.includes(n)) {
+        spec.secretSet = Boolean(row?.[`${n}_set`]);
+        if (n === 'http_basic_password') spec.kind = 'password';
+      }
+      return row && !writeOnly.includes(n) ? { ...spec, value: row[n] } : spec;
+    });
+}
+
+export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
+  for (const side of ['local', 'remote'] as const) {
+    const s = sides[side];
+    if (!deps.api.has('GET', `${s.api}/:id`)) continue;
+    const base = `${uiPrefix}${s.party}/:id/profile`;
+    const createSchema = deps.api.definition('POST', s.api)?.body;
+    const updateSchema = deps.api.definition('PUT', `${s.api}/:id`)?.body;
+
+    const page = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      form: FormState,
+      status = 200,
+      notices: { kind: 'ok' | 'error' | 'info'; text: string | Html }[] = [],
+      extra: Html = html``,
+    ) => {
+      const ui = uiContext(deps, request, reply);
+      const { id } = request.params as { id: string };
+      const party = await mustCall<Row>(deps, ui, request, reply, 'GET', `${s.party}/:id`, {
+        params: { id },
+      });
+      const got = await callApi<Row>(deps, ui, request, reply, 'GET', `${s.api}/:id`, { params: { id } });
+      const row = got.ok ? got.data : undefined;
+      const fields = profileFields(row ? updateSchema : createSchema, row, side);
+      const action = `${uiPrefix}${s.party}/${id}/profile`;
+      const saved = (request.query as { saved?: string }).saved;
+      return sendPage(
+        reply,
+        ui,
+        {
+          title: `AS2 profile of ${s.word} ${String(party.name)}`,
+          notices: [...(saved ? [{ kind: 'ok' as const, text: 'Saved.' }] : []), ...notices],
+          body: html`<p><a href="${uiPrefix}${s.party}/${id}">Back to ${s.word} ${String(party.name)}</a></p>
+            ${side === 'remote' ? presetList() : ''}
+            <form method="post" action="${action}" class="record-form" novalidate>
+              ${csrfInput(ui.csrf)}
+              ${formErrors(
+                form,
+                fields.map((f) => f.name),
+              )}
+              ${fields.map((f) => field(f, form))}
+              <button type="submit">${row ? 'Save profile' : 'Create profile'}</button>
+            </form>
+            ${row && side === 'remote' ? partnerTools(ui, id) : ''} ${extra}
+            ${
+              row
+                ? html`<form method="post" action="${action}/delete" class="danger-zone">
+                    ${csrfInput(ui.csrf)} <button type="submit" class="danger">Delete profile</button>
+                  </form>`
+                : ''
+            }`,
+        },
+        status,
+      );
+    };
+
+    app.get(base, (request, reply) => page(request, reply, emptyForm));
+
+    app.post(base, async (request, reply) => {
+      const ui = uiContext(deps, request, reply);
+      const { id } = request.params as { id: string };
+      const fields = bodyFields(request);
+      const exists = await callApi(deps, ui, request, reply, 'GET', `${s.api}/:id`, { params: { id } });
+      const outcome = exists.ok
+        ? await callApi(deps, ui, request, reply, 'PUT', `${s.api}/:id`, {
+            params: { id },
+            body: formToBody(updateSchema, fields, writeOnly),
+          })
+        : await callApi(deps, ui, request, reply, 'POST', s.api, {
+            body: { [s.link]: Number(id), ...formToBody(createSchema, fields, writeOnly) },
+          });
+      if (outcome.ok) return seeOther(reply, `${uiPrefix}${s.party}/${id}/profile?saved=1`);
+      const problem =
+        outcome.error.code === 'INVALID_INPUT'
+          ? []
+          : [{ kind: 'error' as const, text: refusal(outcome.error) }];
+      return page(
+        request,
+        reply,
+        { values: fields, errors: outcome.error.details ?? {} },
+        outcome.error.status,
+        problem,
+      );
+    });
+
+    app.post(`${base}/delete`, async (request, reply) => {
+      const ui = uiContext(deps, request, reply);
+      const { id } = request.params as { id: string };
+      const removed = await callApi(deps, ui, request, reply, 'DELETE', `${s.api}/:id`, { params: { id } });
+      if (removed.ok) return seeOther(reply, `${uiPrefix}${s.party}/${id}`);
+      return page(request, reply, emptyForm, removed.error.status, [
+        { kind: 'error', text: refusal(removed.error) },
+      ]);
+    });
+
+    if (side !== 'remote') continue;
+
+    app.post(`${base}/check-connection`, async (request, reply) => {
+      const ui = uiContext(deps, request, reply);
+      const { id } = request.params as { id: string };
+      const sender = bodyFields(request).sender;
+      const body = typeof sender === 'string' && sender !== '' ? { sender } : {};
+      const checked = await callApi<Row>(deps, ui, request, reply, 'POST', `${s.api}/:id/check-connection`, {
+        params: { id },
+        body,
+      });
+      if (!checked.ok)
+        return page(request, reply, emptyForm, checked.error.status, [
+          { kind: 'error', text: refusal(checked.error) },
+        ]);
+      return page(request, reply, emptyForm, 200, [], connectionSteps(checked.data));
+    });
+
+    app.post(`${base}/test-message`, async (request, reply) => {
+      const ui = uiContext(deps, request, reply);
+      const { id } = request.params as { id: string };
+      const sent = await callApi<Row>(deps, ui, request, reply, 'POST', `${s.api}/:id/test-message`, {
+        params: { id },
+        body: {},
+      });
+      if (sent.ok) return seeOther(reply, `${uiPrefix}/messages/${String(sent.data.message_id)}`);
+      return page(request, reply, emptyForm, sent.error.status, [
+        { kind: 'error', text: refusal(sent.error) },
+      ]);
+    });
+  }
+}
+
+function partnerTools(ui: UiRequestContext, id: string): Html {
+  const action = `${uiPrefix}/partners/${id}/profile`;
+  return html`<section aria-labelledby="tools-heading">
+    <h2 id="tools-heading">Try the connection</h2>
+    <div class="actions">
+      <form method="post" action="${action}/check-connection">
+        ${csrfInput(ui.csrf)} <button type="submit">Check connection</button>
+      </form>
+      <form method="post" action="${action}/test-message">
+        ${csrfInput(ui.csrf)} <button type="submit">Send a test message</button>
+      </form>
+    </div>
+  </section>`;
+}
+
+/** The check's steps in order, each with its outcome. */
+export function connectionSteps(result: Row): Html {
+  const steps = (result.steps ?? {}) as Record<string, Row>;
+  return html`<section aria-labelledby="check-heading" id="check-result">
+    <h2 id="check-heading">Connection check: ${result.ok ? 'ok' : 'failed'}</h2>
+    ${result.problem ? html`<p class="alert alert-error" role="alert">${String(result.problem)}</p>` : ''}
+    <ol class="steps">
+      ${Object.entries(steps).map(
+        ([name, step]) =>
+          html`<li class="step step-${String(step.status ?? (step.ok ? 'ok' : 'failed'))}">
+            <strong>${name}</strong>:
+            ${String(step.status ?? (step.ok ? 'ok' : 'failed'))}${step.detail || step.message ? html` — ${String(step.detail ?? step.message)}` : ''}
+          </li>`,
+      )}
+    </ol>
+  </section>`;
+}

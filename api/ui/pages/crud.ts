@@ -1,0 +1,238 @@
+/**
+ * Pages for a record resource of the API (list with filters and paging, create form,
+ * detail with update form, delete), drawn from the API route's own schemas and run through
+ * the API route itself, so what the form accepts and refuses is what the API does.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { html, type Html } from '../html.js';
+import { uiPrefix } from '../layout.js';
+import {
+  emptyForm,
+  field,
+  formErrors,
+  formToBody,
+  kindOf,
+  shapeOf,
+  specFromSchema,
+  csrfInput,
+  type FieldSpec,
+  type FormState,
+} from '../form.js';
+import {
+  bodyFields,
+  callApi,
+  mustCall,
+  pager,
+  queryOf,
+  refusal,
+  sendPage,
+  seeOther,
+  table,
+  uiContext,
+  type Column,
+  type UiDeps,
+} from './common.js';
+import type { UiRequestContext } from '../layout.js';
+
+type Row = Record<string, unknown>;
+
+export interface CrudSpec {
+  /** API path of the collection, also the UI path below /ui: `/partners`. */
+  path: string;
+  title: string;
+  singular: string;
+  listKey: string;
+  columns: Column<Row>[];
+  /** Query filters of the list (spec 4.2), drawn above it. */
+  filters?: FieldSpec[];
+  /** Fields of the create and update forms, in order; default: every property of the schema. */
+  fields?: string[];
+  /** Fields the update form leaves out (they cannot change). */
+  fixedOnUpdate?: string[];
+  /** Labels and hints beyond what the schema says. */
+  fieldOverrides?: Record<string, Partial<FieldSpec>>;
+  labelOf(row: Row): string;
+  /** More sections of the detail page (an AS2 profile of a partner). */
+  detailExtra?(
+    deps: UiDeps,
+    ui: UiRequestContext,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    row: Row,
+  ): Promise<Html>;
+  /** Text above the list. */
+  intro?: string;
+}
+
+export function formFields(schema: z.ZodType | undefined, spec: CrudSpec, leaveOut: readonly string[] = []) {
+  const shape = shapeOf(schema);
+  const names = spec.fields ?? Object.keys(shape);
+  return names
+    .filter((n) => n in shape && !leaveOut.includes(n))
+    .filter((n) => !['never', 'unknown'].includes(kindOf(shape[n])) && n !== 'id')
+    .map((n) => ({ ...specFromSchema(n, shape[n]!), ...spec.fieldOverrides?.[n] }));
+}
+
+export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: CrudSpec): void {
+  const uiPath = `${uiPrefix}${spec.path}`;
+  const createSchema = deps.api.definition('POST', spec.path)?.body;
+  const updateSchema = deps.api.definition('PUT', `${spec.path}/:id`)?.body;
+
+  const listPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: FormState,
+    status = 200,
+    notice?: Html,
+  ) => {
+    const ui = uiContext(deps, request, reply);
+    const query = queryOf(request);
+    const listed = await callApi<Row>(deps, ui, request, reply, 'GET', spec.path, { query });
+    const filters = spec.filters
+      ? html`<form
+          class="filters"
+          method="get"
+          action="${uiPath}"
+          role="search"
+          aria-label="Filter ${spec.title.toLowerCase()}"
+        >
+          ${spec.filters.map((f) => field({ ...f, value: query[f.name] }, { values: {}, errors: listed.ok ? {} : (listed.error.details ?? {}) }))}
+          <button type="submit">Filter</button>
+        </form>`
+      : '';
+    let list: Html;
+    if (listed.ok) {
+      const rows = listed.data[spec.listKey] as Row[];
+      list = html`${table(spec.title, spec.columns, rows)}${pager(uiPath, query, listed.data as never)}`;
+    } else {
+      list = html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`;
+    }
+    const fields = formFields(createSchema, spec);
+    const create = createSchema
+      ? html`<section aria-labelledby="new-heading">
+          <h2 id="new-heading">New ${spec.singular}</h2>
+          <form method="post" action="${uiPath}" class="record-form" novalidate>
+            ${csrfInput(ui.csrf)}
+            ${formErrors(
+              form,
+              fields.map((f) => f.name),
+            )}
+            ${fields.map((f) => field(f, form))}
+            <button type="submit">Create ${spec.singular}</button>
+          </form>
+        </section>`
+      : '';
+    return sendPage(
+      reply,
+      ui,
+      {
+        title: spec.title,
+        notices: notice ? [{ kind: 'error', text: notice }] : [],
+        body: html`${spec.intro ? html`<p class="intro">${spec.intro}</p>` : ''}${filters}${list}${create}`,
+      },
+      status,
+    );
+  };
+
+  app.get(uiPath, (request, reply) => listPage(request, reply, emptyForm));
+
+  app.post(uiPath, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const fields = bodyFields(request);
+    const body = formToBody(createSchema, fields);
+    const made = await callApi<Row>(deps, ui, request, reply, 'POST', spec.path, { body });
+    if (made.ok) return seeOther(reply, `${uiPath}/${String(made.data.id)}?saved=created`);
+    const form = { values: fields, errors: made.error.details ?? {} };
+    return listPage(
+      request,
+      reply,
+      form,
+      made.error.status,
+      made.error.code === 'INVALID_INPUT' ? undefined : refusal(made.error),
+    );
+  });
+
+  const detailPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: FormState,
+    status = 200,
+    problem?: Html,
+  ) => {
+    const ui = uiContext(deps, request, reply);
+    const { id } = request.params as { id: string };
+    const row = await mustCall<Row>(deps, ui, request, reply, 'GET', `${spec.path}/:id`, { params: { id } });
+    const fields = formFields(updateSchema, spec, spec.fixedOnUpdate).map((f) => ({
+      ...f,
+      value: row[f.name],
+    }));
+    const saved = (request.query as { saved?: string }).saved;
+    const extra = spec.detailExtra ? await spec.detailExtra(deps, ui, request, reply, row) : '';
+    return sendPage(
+      reply,
+      ui,
+      {
+        title: `${spec.singular[0]!.toUpperCase()}${spec.singular.slice(1)} ${spec.labelOf(row)}`,
+        notices: [
+          ...(saved ? [{ kind: 'ok' as const, text: saved === 'created' ? 'Created.' : 'Saved.' }] : []),
+          ...(problem ? [{ kind: 'error' as const, text: problem }] : []),
+        ],
+        body: html`<p><a href="${uiPath}">All ${spec.title.toLowerCase()}</a></p>
+          ${
+            updateSchema
+              ? html`<form method="post" action="${uiPath}/${id}" class="record-form" novalidate>
+                  ${csrfInput(ui.csrf)}
+                  ${formErrors(
+                    form,
+                    fields.map((f) => f.name),
+                  )}
+                  ${fields.map((f) => field(f, form))}
+                  <button type="submit">Save</button>
+                </form>`
+              : ''
+          }
+          ${extra}
+          ${
+            deps.api.has('DELETE', `${spec.path}/:id`)
+              ? html`<form method="post" action="${uiPath}/${id}/delete" class="danger-zone">
+                  ${csrfInput(ui.csrf)}
+                  <button type="submit" class="danger">Delete ${spec.singular}</button>
+                </form>`
+              : ''
+          }`,
+      },
+      status,
+    );
+  };
+
+  app.get(`${uiPath}/:id`, (request, reply) => detailPage(request, reply, emptyForm));
+
+  app.post(`${uiPath}/:id`, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const { id } = request.params as { id: string };
+    const fields = bodyFields(request);
+    const body = formToBody(updateSchema, fields);
+    const saved = await callApi(deps, ui, request, reply, 'PUT', `${spec.path}/:id`, {
+      params: { id },
+      body,
+    });
+    if (saved.ok) return seeOther(reply, `${uiPath}/${id}?saved=1`);
+    const form = { values: fields, errors: saved.error.details ?? {} };
+    return detailPage(
+      request,
+      reply,
+      form,
+      saved.error.status,
+      saved.error.code === 'INVALID_INPUT' ? undefined : refusal(saved.error),
+    );
+  });
+
+  app.post(`${uiPath}/:id/delete`, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const { id } = request.params as { id: string };
+    const removed = await callApi(deps, ui, request, reply, 'DELETE', `${spec.path}/:id`, { params: { id } });
+    if (removed.ok) return seeOther(reply, uiPath);
+    return detailPage(request, reply, emptyForm, removed.error.status, refusal(removed.error));
+  });
+}

@@ -1,0 +1,160 @@
+/** The dashboard: /stats figures, messages per hour, instances, expiring certificates, recent alerts. */
+import type { FastifyInstance } from 'fastify';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { freshEm } from '../../context.js';
+import { html } from '../html.js';
+import { assetPrefix, uiPrefix } from '../layout.js';
+import { badge, callApi, mustCall, sendPage, table, uiContext, when, type UiDeps } from './common.js';
+
+type Row = Record<string, unknown>;
+const hour = 3600 * 1000;
+
+export interface HourlySeries {
+  /** Start of each hour, seconds since the epoch (uPlot's x axis). */
+  hours: number[];
+  series: { label: string; values: number[] }[];
+}
+
+/** Messages created per hour over the window, by direction and by status. */
+export async function messagesPerHour(em: EntityManager, now: Date, hours: number): Promise<HourlySeries> {
+  const end = Math.floor(now.getTime() / hour) * hour;
+  const start = end - (hours - 1) * hour;
+  const rows = await em.getConnection().execute<{ h: Date; direction: string; status: string; n: string }[]>(
+    `select date_trunc('hour', created_at) as h, direction, status, count(*) as n
+       from message where created_at >= ? group by 1, 2, 3`,
+    [new Date(start)],
+  );
+  const index = (d: Date) => Math.round((new Date(d).getTime() - start) / hour);
+  const slots = Array.from({ length: hours }, (_, i) => (start + i * hour) / 1000);
+  const byLabel = new Map<string, number[]>();
+  const add = (label: string, i: number, n: number) => {
+    if (!byLabel.has(label)) byLabel.set(label, new Array<number>(hours).fill(0));
+    byLabel.get(label)![i]! += n;
+  };
+  add('inbound', 0, 0);
+  add('outbound', 0, 0);
+  for (const r of rows) {
+    const i = index(r.h);
+    if (i < 0 || i >= hours) continue;
+    add(r.direction, i, Number(r.n));
+    add(r.status, i, Number(r.n));
+  }
+  return { hours: slots, series: [...byLabel].map(([label, values]) => ({ label, values })) };
+}
+
+export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
+  app.get(uiPrefix, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const stats = await mustCall<Row>(deps, ui, request, reply, 'GET', '/stats');
+    const range = (request.query as { range?: string }).range === '7d' ? '7d' : '24h';
+    const chart = await messagesPerHour(freshEm(deps.ctx), deps.ctx.now(), range === '7d' ? 168 : 24);
+    const services = await callApi<Row[]>(deps, ui, request, reply, 'GET', '/services');
+    const expiring = await callApi<Row>(deps, ui, request, reply, 'GET', '/certificates/expiring', {
+      query: {},
+    });
+    const alerts = deps.api.has('GET', '/notifications')
+      ? await callApi<Row>(deps, ui, request, reply, 'GET', '/notifications', { query: { limit: '10' } })
+      : undefined;
+    const figures: [string, unknown][] = [
+      ['Messages, last 24 h', stats.messages_last_24h],
+      ['Sent, last 24 h', stats.sent_last_24h],
+      ['Received, last 24 h', stats.received_last_24h],
+      ['Messages, last 7 days', stats.messages_last_7d],
+      ['In flight', stats.in_flight_messages],
+      ['Failed, last 24 h', stats.failed_last_24h],
+    ];
+    const totals = chart.series.map((s) => ({ label: s.label, total: s.values.reduce((a, b) => a + b, 0) }));
+    const body = html` <p class="system">System status: ${badge(String(stats.system_status))}</p>
+      <ul class="figures" id="figures">
+        ${figures.map(([k, v]) => html`<li><span class="figure">${String(v ?? 0)}</span><span class="figure-label">${k}</span></li>`)}
+      </ul>
+      <section aria-labelledby="chart-heading">
+        <h2 id="chart-heading">Messages per hour, last ${range === '7d' ? '7 days' : '24 hours'}</h2>
+        <nav class="tabs" aria-label="Chart range">
+          <a href="${uiPrefix}?range=24h" ${range === '24h' ? html` aria-current="true"` : ''}>24 hours</a>
+          <a href="${uiPrefix}?range=7d" ${range === '7d' ? html` aria-current="true"` : ''}>7 days</a>
+        </nav>
+        <div
+          class="chart"
+          id="chart"
+          data-chart="${JSON.stringify(chart)}"
+          role="img"
+          aria-label="Messages per hour by direction and status; totals in the table below"
+        ></div>
+        ${table(
+          'Totals of the chart',
+          [
+            { label: 'Series', cell: (r: { label: string; total: number }) => r.label },
+            { label: 'Messages', cell: (r) => r.total },
+          ],
+          totals,
+        )}
+      </section>
+      <section aria-labelledby="instances-heading">
+        <h2 id="instances-heading">Plugin instances</h2>
+        ${
+          services.ok
+            ? table(
+                'Plugin instances',
+                [
+                  {
+                    label: 'Instance',
+                    cell: (r: Row) =>
+                      html`<a href="${uiPrefix}/instances">${String(r.type)}/${String(r.name)}</a>`,
+                  },
+                  { label: 'Status', cell: (r) => badge(String(r.status)) },
+                  { label: 'Since', cell: (r) => when(r.state_since as string) },
+                ],
+                services.data,
+              )
+            : html`<p>${services.error.message}</p>`
+        }
+      </section>
+      <section aria-labelledby="expiring-heading">
+        <h2 id="expiring-heading">Certificates expiring within 30 days</h2>
+        ${
+          expiring.ok
+            ? table(
+                'Expiring certificates',
+                [
+                  {
+                    label: 'Certificate',
+                    cell: (r: Row) =>
+                      html`<a href="${uiPrefix}/certificates/${String(r.id)}"
+                        >${String(r.description || r.common_name)}</a
+                      >`,
+                  },
+                  { label: 'State', cell: (r) => badge(String(r.state)) },
+                  { label: 'Days left', cell: (r) => String(r.days_remaining) },
+                ],
+                (expiring.data.certificates as Row[]) ?? [],
+                'No certificate expires within 30 days.',
+              )
+            : ''
+        }
+      </section>
+      ${
+        alerts?.ok
+          ? html`<section aria-labelledby="alerts-heading">
+              <h2 id="alerts-heading">Recent alerts</h2>
+              ${table(
+                'Recent alerts',
+                [
+                  { label: 'Time', cell: (r: Row) => when(r.alert_time as string) },
+                  { label: 'Severity', cell: (r) => badge(String(r.severity)) },
+                  { label: 'Summary', cell: (r) => String(r.summary) },
+                ],
+                alerts.data.notifications as Row[],
+                'No alerts.',
+              )}
+            </section>`
+          : ''
+      }`;
+    return sendPage(reply, ui, {
+      title: 'Dashboard',
+      body,
+      scripts: [`${assetPrefix}/uplot/uPlot.iife.min.js`, `${assetPrefix}/app/chart.js`],
+      styles: [`${assetPrefix}/uplot/uPlot.min.css`],
+    });
+  });
+}

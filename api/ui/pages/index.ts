@@ -1,0 +1,18 @@
+/** Registers every page module of the web UI. */
+import type { FastifyInstance } from 'fastify';
+import type { UiDeps } from './common.js';
+import { registerAdminPages } from './admin.js';
+import { registerCertificatePages } from './certificates.js';
+import { registerDashboard } from './dashboard.js';
+import { registerInstancePages } from './instances.js';
+import { registerMessagePages } from './messages.js';
+import { registerWizard } from './wizard.js';
+
+export function registerPages(app: FastifyInstance, deps: UiDeps): void {
+  registerDashboard(app, deps);
+  if (deps.api.has('GET', '/messages')) registerMessagePages(app, deps);
+  if (deps.api.has('GET', '/certificates')) registerCertificatePages(app, deps);
+  if (deps.api.has('GET', '/services')) registerInstancePages(app, deps);
+  if (deps.api.has('GET', '/as2/remote-profiles')) registerWizard(app, deps);
+  registerAdminPages(app, deps);
+}

@@ -1,0 +1,322 @@
+/**
+ * Messages: the list with every filter of spec 4.2 and paging, the detail page (deliveries,
+ * history timeline, payload stages, AS2 facts, redispatch and redeliver with the API's 409
+ * answers in words), and sending a file by hand.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { messageStatuses } from '../../../runtime/dispatch/status.js';
+import type { ApiError } from '../../errors.js';
+import { payloadStages } from '../../schemas/message.js';
+import { html, href, type Html } from '../html.js';
+import { uiPrefix, type Notice } from '../layout.js';
+import { csrfInput, emptyForm, field, formErrors, type FormState } from '../form.js';
+import {
+  badge,
+  callApi,
+  facts,
+  mustCall,
+  pager,
+  queryOf,
+  refusal,
+  sendPage,
+  seeOther,
+  table,
+  uiContext,
+  when,
+  type UiDeps,
+} from './common.js';
+import { liveRegion } from '../live.js';
+
+type Row = Record<string, unknown>;
+const base = `${uiPrefix}/messages`;
+
+function statusBadge(status: unknown): Html {
+  return badge(String(status), String(status).toLowerCase());
+}
+
+export function messageRows(rows: Row[]): Html {
+  return table(
+    'Messages',
+    [
+      { label: 'Created', cell: (r: Row) => when(r.created_at as string) },
+      {
+        label: 'Status',
+        cell: (r) => html`<span data-status-of="${String(r.id)}">${statusBadge(r.status)}</span>`,
+      },
+      { label: 'Direction', cell: (r) => String(r.direction) },
+      { label: 'From', cell: (r) => String(r.from) },
+      { label: 'To', cell: (r) => String(r.to) },
+      {
+        label: 'File',
+        cell: (r) => html`<a href="${base}/${String(r.id)}">${String(r.file_name || r.id)}</a>`,
+      },
+    ],
+    rows,
+    'No messages match.',
+  );
+}
+
+async function listPage(
+  deps: UiDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  send: FormState,
+  status = 200,
+  notices: Notice[] = [],
+) {
+  const ui = uiContext(deps, request, reply);
+  const query = queryOf(request);
+  const listed = await callApi<Row>(deps, ui, request, reply, 'GET', '/messages', { query });
+  const errors = listed.ok ? {} : (listed.error.details ?? {});
+  const filterState = { values: query, errors };
+  const body = html` <form
+      class="filters"
+      method="get"
+      action="${base}"
+      role="search"
+      aria-label="Filter messages"
+    >
+      ${field({ name: 'status', label: 'Status', kind: 'select', options: [{ value: '', label: 'any' }, ...messageStatuses] }, filterState)}
+      ${field({ name: 'from', label: 'From', hint: 'Party name' }, filterState)}
+      ${field({ name: 'to', label: 'To', hint: 'Party name' }, filterState)}
+      ${field({ name: 'since', label: 'Since', hint: 'RFC 3339 time or a date, e.g. 2026-11-01' }, filterState)}
+      <button type="submit">Filter</button>
+    </form>
+    ${
+      listed.ok
+        ? html`${liveRegion('messages', messageRows(listed.data.messages as Row[]), href('', query))}${pager(base, query, listed.data as never)}`
+        : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
+    }
+    ${deps.api.has('POST', '/messages') ? sendForm(ui.csrf, send) : ''}`;
+  return sendPage(reply, ui, { title: 'Messages', body, notices }, status);
+}
+
+function sendForm(csrf: string, state: FormState): Html {
+  const names = ['from', 'to', 'target', 'file'];
+  return html`<section aria-labelledby="send-heading">
+    <h2 id="send-heading">Send a file by hand</h2>
+    <form
+      method="post"
+      action="${base}/send?_csrf=${csrf}"
+      enctype="multipart/form-data"
+      class="record-form"
+      novalidate
+    >
+      ${formErrors(state, names)}
+      ${field({ name: 'from', label: 'From', hint: 'Party name: an organization or a partner', required: true }, state)}
+      ${field({ name: 'to', label: 'To', hint: 'Party name: the other kind', required: true }, state)}
+      ${field({ name: 'target', label: 'Target', hint: 'Target instance; leave blank for the one the routes name' }, state)}
+      ${field({ name: 'file', label: 'File', kind: 'file', hint: 'At most 64 MiB', required: true }, state)}
+      <button type="submit">Send</button>
+    </form>
+  </section>`;
+}
+
+function deliveryActions(csrf: string, id: string, d: Row): Html {
+  return html`<form method="post" action="${base}/${id}/deliveries/${String(d.id)}/redeliver" class="inline">
+    ${csrfInput(csrf)}<button type="submit" class="small">Redeliver</button>
+  </form>`;
+}
+
+function as2Facts(as2: Row | undefined): Html {
+  if (!as2) return html`<p>No AS2 facts: this message did not travel by AS2.</p>`;
+  const mdn = (as2.mdn ?? null) as Row | null;
+  const entries = Object.entries(as2).filter(([k]) => k !== 'mdn');
+  const show = (v: unknown) =>
+    v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return html`${facts(entries.map(([k, v]) => [k.replace(/_/g, ' '), show(v)]))}
+    <h3>Receipt (MDN)</h3>
+    ${mdn ? facts(Object.entries(mdn).map(([k, v]) => [k.replace(/_/g, ' '), show(v)])) : html`<p>No receipt.</p>`}`;
+}
+
+function timeline(history: Row[]): Html {
+  return html`<ol class="timeline">
+    ${history.map(
+      (h) =>
+        html`<li>
+          ${when(h.created_at as string)} <strong>${String(h.kind).replace(/_/g, ' ')}</strong>
+          ${h.old_status || h.new_status ? html`${String(h.old_status ?? '—')} → ${String(h.new_status ?? '')}` : ''}
+          ${h.old_state || h.new_state ? html` (${String(h.target ?? '')}: ${String(h.old_state ?? '—')} → ${String(h.new_state ?? '')})` : ''}
+          ${h.text ? html`<span class="text">${String(h.text)}</span>` : ''}
+        </li>`,
+    )}
+  </ol>`;
+}
+
+async function detailPage(
+  deps: UiDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status = 200,
+  notices: Notice[] = [],
+) {
+  const ui = uiContext(deps, request, reply);
+  const { id } = request.params as { id: string };
+  const m = await mustCall<Row>(deps, ui, request, reply, 'GET', '/messages/:id', { params: { id } });
+  const done = (request.query as { done?: string }).done;
+  const deliveries = m.deliveries as Row[];
+  const payloads = m.payloads as Record<string, Row>;
+  const stages = payloadStages.filter(
+    (s) => s in payloads || (s === 'message' && 'received' in payloads && 'headers' in payloads),
+  );
+  const body = html` <p><a href="${base}">All messages</a></p>
+    ${facts([
+      ['Status', statusBadge(m.status)],
+      ['Stage', String(m.stage)],
+      ['Direction', String(m.direction)],
+      ['From', String(m.from)],
+      ['To', String(m.to)],
+      ['File', String(m.file_name)],
+      ['Source', `${String(m.source_type)}/${String(m.source_name)}`],
+      ['Refusal', m.refusal as string | null],
+      ['Created', when(m.created_at as string)],
+      ['Id', html`<code>${id}</code>`],
+    ])}
+    <form method="post" action="${base}/${id}/redispatch" class="inline">
+      ${csrfInput(ui.csrf)} <button type="submit">Redispatch</button>
+    </form>
+    <section aria-labelledby="deliveries-heading">
+      <h2 id="deliveries-heading">Deliveries</h2>
+      ${table(
+        'Deliveries',
+        [
+          { label: 'Target', cell: (d: Row) => String(d.target) },
+          { label: 'State', cell: (d) => badge(String(d.state)) },
+          { label: 'Attempts', cell: (d) => String(d.attempts) },
+          { label: 'Next attempt', cell: (d) => when(d.next_attempt_at as string | null) },
+          { label: 'Last error', cell: (d) => (d.last_error as string) || '—' },
+          { label: 'Finished', cell: (d) => when(d.finished_at as string | null) },
+          { label: 'Action', cell: (d) => deliveryActions(ui.csrf, id, d) },
+        ],
+        deliveries,
+        'No deliveries.',
+      )}
+    </section>
+    <section aria-labelledby="payloads-heading">
+      <h2 id="payloads-heading">Payload stages</h2>
+      ${
+        stages.length === 0
+          ? html`<p>No stored payload.</p>`
+          : html`<ul class="downloads">
+              ${stages.map((s) => {
+                const p = payloads[s];
+                return html`<li>
+                  <a href="${href(`${base}/${id}/payload`, { stage: s })}" download>${s}</a
+                  >${p ? html` — ${String(p.size_bytes)} bytes, stored ${when(p.stored_at as string)}` : ' — made from headers and received'}
+                </li>`;
+              })}
+            </ul>`
+      }
+    </section>
+    <section aria-labelledby="as2-heading">
+      <h2 id="as2-heading">AS2</h2>
+      ${as2Facts((m.protocols as Record<string, Row>).as2)}
+    </section>
+    <section aria-labelledby="history-heading">
+      <h2 id="history-heading">History</h2>
+      ${timeline(m.history as Row[])}
+    </section>`;
+  const okNotice: Notice[] = done
+    ? [
+        {
+          kind: 'ok',
+          text:
+            done === 'redeliver'
+              ? 'Delivery queued again.'
+              : done === 'redispatch'
+                ? 'Redispatch requested.'
+                : 'Sent.',
+        },
+      ]
+    : [];
+  return sendPage(
+    reply,
+    ui,
+    { title: `Message ${String(m.file_name || id)}`, body, notices: [...okNotice, ...notices] },
+    status,
+  );
+}
+
+export function registerMessagePages(app: FastifyInstance, deps: UiDeps): void {
+  app.get(base, (request, reply) => listPage(deps, request, reply, emptyForm));
+  app.get(`${base}/rows`, async (request, reply) => {
+    // The list's rows alone, for live refreshes of the list region (htmx swaps them in).
+    const ui = uiContext(deps, request, reply);
+    const listed = await mustCall<Row>(deps, ui, request, reply, 'GET', '/messages', {
+      query: queryOf(request),
+    });
+    return reply.type('text/html; charset=utf-8').send(messageRows(listed.messages as Row[]).text);
+  });
+  app.get(`${base}/:id`, (request, reply) => detailPage(deps, request, reply));
+
+  app.post(`${base}/:id/redispatch`, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const { id } = request.params as { id: string };
+    const done = await callApi(deps, ui, request, reply, 'POST', '/messages/:id/redispatch', {
+      params: { id },
+      body: {},
+    });
+    if (done.ok) return seeOther(reply, `${base}/${id}?done=redispatch`);
+    return detailPage(deps, request, reply, done.error.status, [
+      { kind: 'error', text: refusalInWords(done.error) },
+    ]);
+  });
+
+  app.post(`${base}/:id/deliveries/:delivery_id/redeliver`, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const params = request.params as { id: string; delivery_id: string };
+    const done = await callApi(
+      deps,
+      ui,
+      request,
+      reply,
+      'POST',
+      '/messages/:id/deliveries/:delivery_id/redeliver',
+      { params, body: {} },
+    );
+    if (done.ok) return seeOther(reply, `${base}/${params.id}?done=redeliver`);
+    return detailPage(deps, request, reply, done.error.status, [
+      { kind: 'error', text: refusalInWords(done.error) },
+    ]);
+  });
+
+  app.get(`${base}/:id/payload`, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const { id } = request.params as { id: string };
+    const outcome = await callApi(deps, ui, request, reply, 'GET', '/messages/:id/payload', {
+      params: { id },
+      query: queryOf(request),
+    });
+    if (!outcome.ok) throw outcome.error;
+    return reply;
+  });
+
+  app.post(`${base}/send`, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const sent = await callApi<Row>(deps, ui, request, reply, 'POST', '/messages', {});
+    if (sent.ok) return seeOther(reply, `${base}/${String(sent.data.id)}?done=sent`);
+    const state = { values: {}, errors: sent.error.details ?? {} };
+    return listPage(
+      deps,
+      request,
+      reply,
+      state,
+      sent.error.status,
+      sent.error.code === 'INVALID_INPUT' ? [] : [{ kind: 'error', text: refusal(sent.error) }],
+    );
+  });
+}
+
+/** The 409 answers of spec 3.3 said as a sentence, with the API's code beside it. */
+function refusalInWords(error: ApiError): Html {
+  const d = (error.details ?? {}) as { state?: string; stage?: string; allowed?: string[] };
+  if (error.code === 'NOT_REDELIVERABLE') {
+    return html`This delivery is <strong>${d.state ?? 'busy'}</strong>; it can be delivered again only when it
+      is ${(d.allowed ?? []).join(', ')}. (${error.status} ${error.code})`;
+  }
+  if (error.code === 'NOT_REDISPATCHABLE') {
+    return html`This message is still <strong>${d.stage ?? 'accepted'}</strong> by its source; it can be
+      dispatched again only when it is ${(d.allowed ?? []).join(', ')}. (${error.status} ${error.code})`;
+  }
+  return refusal(error);
+}

@@ -1,0 +1,91 @@
+/** Organizations, partners, routes and service accounts: record pages from the API's own routes. */
+import type { FastifyInstance } from 'fastify';
+import { html } from '../html.js';
+import { uiPrefix } from '../layout.js';
+import { registerCrudPages, type CrudSpec } from './crud.js';
+import { badge, when, type UiDeps } from './common.js';
+import { profileSection } from './as2-profile.js';
+
+type Row = Record<string, unknown>;
+const text = (k: string) => (r: Row) => String(r[k] ?? '');
+const link = (base: string, k: string) => (r: Row) =>
+  html`<a href="${uiPrefix}${base}/${String(r.id)}">${String(r[k])}</a>`;
+const qFilter = { name: 'q', label: 'Search', hint: 'Text in name or display name' };
+
+export const partySpecs: CrudSpec[] = [
+  {
+    path: '/organizations',
+    title: 'Organizations',
+    singular: 'organization',
+    listKey: 'organizations',
+    intro:
+      'Your own parties. Each may have a local AS2 profile: its AS2 id and its signing and decryption keys.',
+    columns: [
+      { label: 'Name', cell: link('/organizations', 'name') },
+      { label: 'Display name', cell: text('display_name') },
+      { label: 'Updated', cell: (r) => when(r.updated_at as string) },
+    ],
+    filters: [qFilter],
+    fields: ['name', 'display_name'],
+    labelOf: (r) => String(r.name),
+    detailExtra: (deps, ui, request, reply, row) => profileSection(deps, ui, request, reply, 'local', row),
+  },
+  {
+    path: '/partners',
+    title: 'Partners',
+    singular: 'partner',
+    listKey: 'partners',
+    intro: 'Business partners. Each may have a remote AS2 profile: where and how to send to them.',
+    columns: [
+      { label: 'Name', cell: link('/partners', 'name') },
+      { label: 'Display name', cell: text('display_name') },
+      { label: 'Updated', cell: (r) => when(r.updated_at as string) },
+    ],
+    filters: [qFilter],
+    fields: ['name', 'display_name'],
+    labelOf: (r) => String(r.name),
+    detailExtra: (deps, ui, request, reply, row) => profileSection(deps, ui, request, reply, 'remote', row),
+  },
+];
+
+export const routeSpec: CrudSpec = {
+  path: '/routes',
+  title: 'Routes',
+  singular: 'route',
+  listKey: 'routes',
+  intro:
+    'A message from a source instance between two parties goes to the target instance of the route that matches. A saved route applies to the next message.',
+  columns: [
+    { label: 'Name', cell: link('/routes', 'name') },
+    { label: 'Source', cell: text('source_plugin') },
+    { label: 'From', cell: text('from') },
+    { label: 'To', cell: text('to') },
+    { label: 'Target', cell: text('target_plugin') },
+  ],
+  fields: ['name', 'source_plugin', 'from', 'to', 'target_plugin'],
+  labelOf: (r) => String(r.name),
+};
+
+export const serviceAccountSpec: CrudSpec = {
+  path: '/service-accounts',
+  title: 'Service accounts',
+  singular: 'service account',
+  listKey: 'service_accounts',
+  intro:
+    'Machine clients of the API. A local account authenticates with API tokens; a federated one with its identity provider’s tokens.',
+  columns: [
+    { label: 'Name', cell: link('/service-accounts', 'name') },
+    { label: 'Kind', cell: text('kind') },
+    { label: 'Enabled', cell: (r) => badge(r.enabled ? 'enabled' : 'disabled') },
+    { label: 'Last used', cell: (r) => when(r.last_used_at as string | null) },
+  ],
+  fields: ['name', 'description', 'kind', 'enabled', 'oidc_issuer', 'oidc_subject'],
+  fixedOnUpdate: ['name', 'kind'],
+  labelOf: (r) => String(r.name),
+};
+
+export function registerRecordPages(app: FastifyInstance, deps: UiDeps): void {
+  for (const spec of [...partySpecs, routeSpec, serviceAccountSpec]) {
+    if (deps.api.has('GET', spec.path)) registerCrudPages(app, deps, spec);
+  }
+}

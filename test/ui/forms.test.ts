@@ -1,0 +1,391 @@
+// Covers the web UI's one validation path: every form, given a table of bad inputs, is refused exactly as the API refuses the same submission (status, per-field messages), and stores nothing; plus CSRF, CSP and the token shown once.
+import t from 'tap';
+import { startTestServer } from '../helpers/server.js';
+import { openUi, shownErrors } from './helpers.js';
+
+const server = await startTestServer(t, { developerBuild: true });
+const ui = await openUi(server);
+
+const org = await server.call('POST', '/api/v1/organizations', { body: { name: 'acme' } });
+const partner = await server.call('POST', '/api/v1/partners', { body: { name: 'globex' } });
+t.equal(org.status, 201);
+t.equal(partner.status, 201);
+const partnerId = partner.body.data.id as number;
+
+interface Case {
+  name: string;
+  /** The form as a browser submits it. */
+  form: Record<string, string>;
+  /** The same submission as an API client sends it. */
+  json: Record<string, unknown>;
+}
+
+interface FormTable {
+  ui: string;
+  api: { method: string; url: string };
+  /** A list whose total must not change (nothing half-written). */
+  count?: string;
+  cases: Case[];
+}
+
+const long = 'x'.repeat(65);
+const tables: FormTable[] = [
+  {
+    ui: '/ui/organizations',
+    api: { method: 'POST', url: '/api/v1/organizations' },
+    count: '/api/v1/organizations',
+    cases: [
+      {
+        name: 'upper case name',
+        form: { name: 'Not OK', display_name: '' },
+        json: { name: 'Not OK', display_name: '' },
+      },
+      { name: 'empty name', form: { name: '', display_name: 'A' }, json: { name: '', display_name: 'A' } },
+      { name: 'name too long', form: { name: long }, json: { name: long } },
+      {
+        name: 'control character',
+        form: { name: 'ok', display_name: 'a\u0007b' },
+        json: { name: 'ok', display_name: 'a\u0007b' },
+      },
+      { name: 'duplicate', form: { name: 'acme' }, json: { name: 'acme' } },
+    ],
+  },
+  {
+    ui: '/ui/partners',
+    api: { method: 'POST', url: '/api/v1/partners' },
+    count: '/api/v1/partners',
+    cases: [
+      { name: 'spaces in name', form: { name: 'a b' }, json: { name: 'a b' } },
+      { name: 'duplicate', form: { name: 'globex' }, json: { name: 'globex' } },
+    ],
+  },
+  {
+    ui: `/ui/partners/${partnerId}`,
+    api: { method: 'PUT', url: `/api/v1/partners/${partnerId}` },
+    cases: [{ name: 'rename to a bad name', form: { name: 'Bad!' }, json: { name: 'Bad!' } }],
+  },
+  {
+    ui: '/ui/routes',
+    api: { method: 'POST', url: '/api/v1/routes' },
+    count: '/api/v1/routes',
+    cases: [
+      {
+        name: 'bad party',
+        form: { source_plugin: 'in', from: 'A', to: '*', target_plugin: 'out' },
+        json: { source_plugin: 'in', from: 'A', to: '*', target_plugin: 'out' },
+      },
+      {
+        name: 'unknown instances',
+        form: { source_plugin: 'nope', from: '*', to: '*', target_plugin: 'none' },
+        json: { source_plugin: 'nope', from: '*', to: '*', target_plugin: 'none' },
+      },
+    ],
+  },
+  {
+    ui: '/ui/service-accounts',
+    api: { method: 'POST', url: '/api/v1/service-accounts' },
+    count: '/api/v1/service-accounts',
+    cases: [
+      {
+        name: 'bad name and kind',
+        form: { name: 'A B', kind: 'other', enabled: 'true' },
+        json: { name: 'A B', kind: 'other', enabled: true },
+      },
+      {
+        name: 'federated without identity',
+        form: { name: 'fed', kind: 'federated', oidc_issuer: 'ftp://x', oidc_subject: '' },
+        json: { name: 'fed', kind: 'federated', oidc_issuer: 'ftp://x', oidc_subject: '' },
+      },
+    ],
+  },
+  {
+    ui: '/ui/api-tokens',
+    api: { method: 'POST', url: '/api/v1/api-tokens' },
+    count: '/api/v1/api-tokens',
+    cases: [
+      {
+        name: 'unknown account, empty label',
+        form: { service_account: 'nobody', label: '' },
+        json: { service_account: 'nobody', label: '' },
+      },
+      {
+        name: 'expiry out of range',
+        form: { service_account: 'tester', label: 'x', expires_in_days: '400' },
+        json: { service_account: 'tester', label: 'x', expires_in_days: 400 },
+      },
+      {
+        name: 'expiry not a number',
+        form: { service_account: 'tester', label: 'x', expires_in_days: 'soon' },
+        json: { service_account: 'tester', label: 'x', expires_in_days: 'soon' },
+      },
+    ],
+  },
+  {
+    ui: '/ui/settings',
+    api: { method: 'PUT', url: '/api/v1/settings' },
+    cases: [
+      {
+        name: 'dispatches out of range',
+        form: { delivery_max_dispatches: '0' },
+        json: { delivery_max_dispatches: 0 },
+      },
+      { name: 'unknown backend', form: { storage_backend: 's4' }, json: { storage_backend: 's4' } },
+      {
+        name: 's3 without bucket',
+        form: { storage_backend: 's3', storage_s3_bucket: '', storage_s3_region: '' },
+        json: { storage_backend: 's3', storage_s3_bucket: '', storage_s3_region: '' },
+      },
+    ],
+  },
+  {
+    ui: '/ui/instances/new/file-writer',
+    api: { method: 'POST', url: '/api/v1/plugins/configs?type=file-writer' },
+    cases: [
+      {
+        name: 'bad name, relative directory',
+        form: { name: 'Bad', directory: 'out', enabled: 'true' },
+        json: { name: 'Bad', directory: 'out', enabled: true },
+      },
+      {
+        name: 'concurrency out of range',
+        form: { name: 'w', directory: '/tmp/w', max_concurrent_deliveries: '0' },
+        json: { name: 'w', directory: '/tmp/w', max_concurrent_deliveries: 0 },
+      },
+      {
+        name: 'unknown if_exists',
+        form: { name: 'w', directory: '/tmp/w', if_exists: 'overwrite' },
+        json: { name: 'w', directory: '/tmp/w', if_exists: 'overwrite' },
+      },
+    ],
+  },
+  {
+    ui: `/ui/partners/${partnerId}/profile`,
+    api: { method: 'POST', url: '/api/v1/as2/remote-profiles' },
+    count: '/api/v1/as2/remote-profiles',
+    cases: [
+      {
+        name: 'encryption without certificate, bad timeout',
+        form: { as2id: 'GLOBEX', endpoint: 'https://globex.example/as2', receipt_timeout_hours: '0' },
+        json: {
+          business_partner_id: partnerId,
+          as2id: 'GLOBEX',
+          endpoint: 'https://globex.example/as2',
+          receipt_timeout_hours: 0,
+        },
+      },
+      {
+        name: 'credential in the URL',
+        form: {
+          as2id: 'GLOBEX',
+          endpoint: 'https://user:pw@globex.example/as2',
+          encryption_algorithm: 'none',
+        },
+        json: {
+          business_partner_id: partnerId,
+          as2id: 'GLOBEX',
+          endpoint: 'https://user:pw@globex.example/as2',
+          encryption_algorithm: 'none',
+        },
+      },
+    ],
+  },
+];
+
+for (const table of tables) {
+  t.test(`${table.ui} refuses as ${table.api.method} ${table.api.url}`, async (t) => {
+    const before = table.count ? (await server.call('GET', table.count)).body.data.total : undefined;
+    for (const c of table.cases) {
+      const api = await server.call(table.api.method, table.api.url, { body: c.json });
+      const page = await ui.post(table.ui, c.form);
+      t.not(api.status, 201, `${c.name}: the API refuses`);
+      t.ok(api.status >= 400, `${c.name}: the API answers ${api.status}`);
+      t.equal(page.status, api.status, `${c.name}: same status`);
+      const details = Object.fromEntries(
+        Object.entries((api.body.error.details ?? {}) as Record<string, unknown>).map(([k, v]) => [
+          k,
+          typeof v === 'string' ? v : JSON.stringify(v),
+        ]),
+      );
+      if (api.body.error.code === 'INVALID_INPUT') {
+        t.ok(Object.keys(details).length > 0, `${c.name}: the API names fields`);
+        t.same(
+          shownErrors(page.body),
+          details,
+          `${c.name}: the page shows the API's details beside their fields`,
+        );
+      } else {
+        t.match(
+          page.body,
+          api.body.error.message.replace(/&/g, '&amp;'),
+          `${c.name}: the page shows the API's message`,
+        );
+      }
+    }
+    if (table.count)
+      t.equal((await server.call('GET', table.count)).body.data.total, before, 'nothing stored');
+  });
+}
+
+t.test('a valid form is accepted as the API accepts it', async (t) => {
+  const made = await ui.post('/ui/partners', { name: 'initech', display_name: 'Initech' });
+  t.equal(made.status, 303);
+  t.match(made.headers.location, /^\/ui\/partners\/\d+\?saved=created$/);
+  const list = await server.call('GET', '/api/v1/partners?q=initech');
+  t.equal(list.body.data.partners[0].display_name, 'Initech');
+  const audit = await server.call('GET', '/api/v1/audit?kind=partner&record_name=initech');
+  t.equal(audit.body.data.events[0].actor, 'developer', 'recorded as the UI user');
+});
+
+t.test('forms need the CSRF token of the cookie and the same origin', async (t) => {
+  const missing = await ui.post('/ui/organizations', { name: 'nocsrf' }, false);
+  t.equal(missing.status, 403);
+  t.match(missing.body, 'The form has expired or came from another site');
+  const wrong = await ui.post('/ui/organizations', { name: 'nocsrf', _csrf: 'A'.repeat(43) }, false);
+  t.equal(wrong.status, 403);
+  const foreign = await server.app.inject({
+    method: 'POST',
+    url: '/ui/organizations',
+    headers: {
+      cookie: ui.cookie,
+      origin: 'https://evil.example',
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    payload: `_csrf=${ui.csrf}&name=nocsrf`,
+  });
+  t.equal(foreign.statusCode, 403);
+  const list = await server.call('GET', '/api/v1/organizations?q=nocsrf');
+  t.equal(list.body.data.total, 0, 'nothing was created');
+  const api = await server.call('POST', '/api/v1/organizations', {
+    payload: 'name=x',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  t.equal(api.status, 415, 'the API still takes JSON only');
+});
+
+t.test('every page carries a strict CSP and no inline script', async (t) => {
+  const pages = [
+    '/ui',
+    '/ui/messages',
+    '/ui/partners',
+    '/ui/organizations',
+    '/ui/certificates',
+    '/ui/routes',
+    '/ui/instances',
+    '/ui/audit',
+    '/ui/settings',
+    '/ui/service-accounts',
+    '/ui/api-tokens',
+    '/ui/users',
+    '/ui/wizard',
+    `/ui/partners/${partnerId}/profile`,
+  ];
+  for (const url of pages) {
+    const page = await ui.get(url);
+    t.equal(page.status, 200, `${url} answers`);
+    const csp = String(page.headers['content-security-policy']);
+    t.match(csp, "script-src 'self'", url);
+    t.notMatch(csp, 'unsafe-inline', url);
+    t.notMatch(page.body, /<script(?![^>]*\bsrc=)/, `${url} has no inline script`);
+    t.notMatch(page.body, / style="/, `${url} has no inline style`);
+    t.notMatch(page.body, /https?:\/\/(?!127\.0\.0\.1)[a-z]/i, `${url} loads nothing from elsewhere`);
+  }
+});
+
+t.test('a new API token is shown once; secrets are shown as set or not set', async (t) => {
+  const made = await ui.post('/ui/api-tokens', { service_account: 'tester', label: 'from the UI' });
+  t.equal(made.status, 201);
+  const token = /<p id="new-token" class="token-once">([^<]+)<\/p>/.exec(made.body)?.[1];
+  t.match(token, /^pier_/);
+  t.match(made.body, 'data-copy="new-token"');
+  const works = await server.call('GET', '/api/v1/organizations', { token: token! });
+  t.equal(works.status, 200, 'the token shown works on the API');
+  const list = await ui.get('/ui/api-tokens');
+  t.notMatch(list.body, token!, 'the list never shows it again');
+
+  const poster = await server.call('POST', '/api/v1/plugins/configs?type=http-poster', {
+    body: { name: 'poster', url: 'https://example.test/in', http_basic_password: 'hunter2-secret' },
+  });
+  t.equal(poster.status, 201);
+  const page = await ui.get('/ui/instances/http-poster/poster');
+  t.equal(page.status, 200);
+  t.notMatch(page.body, 'hunter2-secret');
+  t.match(page.body, /<label for="f-http_basic_password">[\s\S]*?<span class="secret-state">set<\/span>/);
+  t.match(page.body, /<label for="f-http_headers">[\s\S]*?<span class="secret-state">not set<\/span>/);
+  const kept = await ui.post('/ui/instances/http-poster/poster', {
+    content_type: 'text/plain',
+    http_basic_password: '',
+  });
+  t.equal(kept.status, 303, 'a blank write-only field keeps the stored value');
+});
+
+t.test('a release build serves no page until sign-in is wired', async (t) => {
+  const release = await startTestServer(t, { developerBuild: false });
+  const page = await release.app.inject({ method: 'GET', url: '/ui/partners' });
+  t.equal(page.statusCode, 401);
+  t.match(page.body, 'Sign in to use the web UI');
+  const post = await release.app.inject({
+    method: 'POST',
+    url: '/ui/partners',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'name=x',
+  });
+  t.equal(post.statusCode, 403, 'a form without a CSRF token is refused before anything else');
+});
+
+t.test('the upload forms (file by hand, certificate) refuse as the API does', async (t) => {
+  const { multipart } = await import('../helpers/upload.js');
+  const cases: {
+    name: string;
+    ui: string;
+    api: string;
+    parts: Record<string, string | { file: Buffer; name: string }>;
+  }[] = [
+    {
+      name: 'file by hand without parties',
+      ui: '/ui/messages/send',
+      api: '/api/v1/messages',
+      parts: { file: { file: Buffer.from('x'), name: 'a.txt' } },
+    },
+    {
+      name: 'file by hand between two partners',
+      ui: '/ui/messages/send',
+      api: '/api/v1/messages',
+      parts: { from: 'globex', to: 'initech', file: { file: Buffer.from('x'), name: 'a.txt' } },
+    },
+    {
+      name: 'certificate that is no certificate',
+      ui: '/ui/certificates/upload',
+      api: '/api/v1/certificates',
+      parts: { certificate: { file: Buffer.from('not a certificate'), name: 'c.pem' } },
+    },
+    {
+      name: 'certificate missing',
+      ui: '/ui/certificates/upload',
+      api: '/api/v1/certificates',
+      parts: { description: 'nothing' },
+    },
+  ];
+  for (const c of cases) {
+    const body = await multipart(c.parts);
+    const api = await server.call('POST', c.api, {
+      payload: body.payload,
+      headers: { 'content-type': body.contentType, 'x-requested-with': 'test' },
+    });
+    const again = await multipart(c.parts);
+    const page = await server.app.inject({
+      method: 'POST',
+      url: `${c.ui}?_csrf=${ui.csrf}`,
+      headers: { cookie: ui.cookie, 'content-type': again.contentType },
+      payload: again.payload,
+    });
+    t.ok(api.status >= 400, `${c.name}: the API refuses (${api.status})`);
+    t.equal(page.statusCode, api.status, `${c.name}: same status`);
+    if (api.body.error.code === 'INVALID_INPUT') {
+      t.same(shownErrors(page.body), api.body.error.details, `${c.name}: same messages`);
+    } else {
+      t.match(page.body, api.body.error.message, `${c.name}: the API's message`);
+    }
+  }
+  const messages = await server.call('GET', '/api/v1/messages');
+  t.equal(messages.body.data.total, 0, 'no message was made');
+});
