@@ -25,7 +25,9 @@ function translateFastifyError(error: FastifyError, request: FastifyRequest): Ap
     case 'FST_FILES_LIMIT':
     case 'FST_FIELDS_LIMIT':
     case 'FST_PARTS_LIMIT':
-      return new ApiError('INVALID_INPUT', 'Validation failed', { _form: `Too many parts: ${error.message}` });
+      return new ApiError('INVALID_INPUT', 'Validation failed', {
+        _form: `Too many parts: ${error.message}`,
+      });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return new ApiError('UNSUPPORTED_MEDIA_TYPE');
