@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { z } from 'zod';
 import { ApiError, errorTable } from '../errors.js';
+import { fromRuntimeError } from '../runtime-errors.js';
 import { detailsFromZod } from '../validation.js';
 
 const oneMiB = 1024 * 1024;
@@ -45,6 +46,8 @@ function translateFastifyError(error: FastifyError, request: FastifyRequest): Ap
 
 export function toApiError(error: unknown, request: FastifyRequest): ApiError | undefined {
   if (error instanceof ApiError) return error;
+  const refusal = fromRuntimeError(error);
+  if (refusal) return refusal;
   if (error instanceof z.ZodError) return new ApiError('INVALID_INPUT', undefined, detailsFromZod(error));
   if (error instanceof UniqueConstraintViolationException) {
     return new ApiError('CONFLICT');

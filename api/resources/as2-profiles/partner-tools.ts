@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { keepBytes } from '../../../storage/payloads/inline.js';
 import { checkConnection, type CheckAnswer } from '../../../actors/as2-sender/check-connection.js';
+import { as2SenderType } from '../../../actors/as2-sender/config.js';
 import { partnerReach } from '../../../runtime/as2/partner-reach.js';
 import { loadRoutes } from '../../../runtime/dispatch/dispatch.js';
 import { targetsBetween } from '../../../runtime/dispatch/routing.js';
@@ -24,7 +25,10 @@ async function senderNames(ctx: ApiContext): Promise<{ name: string; timeout_sec
     );
   return rows.map((r) => ({
     name: r.name,
-    timeout_seconds: typeof r.settings?.timeout_seconds === 'number' ? r.settings.timeout_seconds : 120,
+    timeout_seconds:
+      typeof r.settings?.timeout_seconds === 'number'
+        ? r.settings.timeout_seconds
+        : (as2SenderType.defaults.timeout_seconds as number),
   }));
 }
 

@@ -5,12 +5,6 @@ import { redeliver } from '../../../runtime/dispatch/redo.js';
 import { inTx } from '../../../storage/sql.js';
 import { recordOperatorAction } from '../../operator-actions.js';
 import {
-  DeliveryNotFound,
-  MessageNotFound,
-  NotRedeliverable,
-  NotRedispatchable,
-} from '../../../runtime/dispatch/errors.js';
-import {
   findMessageParts,
   findMessageView,
   findMessages,
@@ -19,7 +13,7 @@ import {
 } from '../../../storage/repositories/messages.js';
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
-import { ApiError, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import { iso, type Page } from '../../schemas/common.js';
 import type { HistoryRecord, MessageListQuery, MessageRecord } from '../../schemas/message.js';
 
@@ -120,24 +114,9 @@ export async function getMessage(em: EntityManager, id: string): Promise<Message
   return messageJson(found.row, found.parts);
 }
 
-function translate(error: unknown): unknown {
-  if (error instanceof MessageNotFound) return notFound('Message');
-  if (error instanceof DeliveryNotFound) return notFound('Delivery');
-  if (error instanceof NotRedispatchable) {
-    return new ApiError('NOT_REDISPATCHABLE', error.message, { stage: error.stage, allowed: error.allowed });
-  }
-  if (error instanceof NotRedeliverable) {
-    return new ApiError('NOT_REDELIVERABLE', error.message, { state: error.state, allowed: error.allowed });
-  }
-  return error;
-}
-
 export async function redispatchMessage(ctx: ApiContext, caller: Caller, id: string): Promise<MessageRecord> {
-  const changed = await runtimeOf(ctx)
-    .dispatcher.redispatch(id, caller.actor)
-    .catch((e: unknown) => {
-      throw translate(e);
-    });
+  const changed = await runtimeOf(ctx).dispatcher.redispatch(id, caller.actor);
+
   const after = await getMessage(freshEm(ctx), id);
   await recordOperatorAction(ctx, caller, {
     action: 'redispatch',
@@ -165,9 +144,7 @@ export async function redeliverDelivery(
   deliveryId: number,
 ): Promise<MessageRecord> {
   const before = await getMessage(freshEm(ctx), id).catch(() => undefined);
-  await redeliverNow(ctx, id, deliveryId, caller.actor).catch((e: unknown) => {
-    throw translate(e);
-  });
+  await redeliverNow(ctx, id, deliveryId, caller.actor);
   const after = await getMessage(freshEm(ctx), id);
   const delivery = after.deliveries.find((d) => d.id === deliveryId);
   await recordOperatorAction(ctx, caller, {

@@ -5,7 +5,6 @@
  */
 import { isPluginType } from '../../../actors/index.js';
 import { actions, type Action } from '../../../runtime/lifecycle/states.js';
-import { ActionRefused, StartFailed, UnknownInstance } from '../../../runtime/supervisor/errors.js';
 import { runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
 import type { ApiRouter } from '../../http/router.js';
@@ -62,30 +61,19 @@ export function registerServiceRoutes(router: ApiRouter, ctx: ApiContext): void 
         { user: caller.actor, service: `${params.type}/${params.name}`, action },
         'service action',
       );
-      try {
-        const supervisor = runtimeOf(ctx).supervisor;
-        const view = await supervisor.act(params.type, params.name, action);
-        const after =
-          (await supervisor.list()).find((s) => s.type === view.type && s.name === view.name) ?? view;
-        await recordOperatorAction(ctx, caller, {
-          action,
-          kind: 'service',
-          record_id: `${params.type}/${params.name}`.slice(0, 64),
-          record_name: `${params.type}/${params.name}`,
-          changes: [{ field: 'status', new: after.status }],
-        });
-        return after;
-      } catch (error) {
-        if (error instanceof UnknownInstance) throw notFound(`Service ${params.type}/${params.name}`);
-        if (error instanceof ActionRefused) {
-          throw new ApiError('INVALID_STATE', error.message, {
-            status: error.status,
-            actions: error.allowed,
-          });
-        }
-        if (error instanceof StartFailed) throw new ApiError('START_FAILED', error.reason);
-        throw error;
-      }
+      // A refusal of the supervisor is answered by the one table in api/runtime-errors.ts.
+      const supervisor = runtimeOf(ctx).supervisor;
+      const view = await supervisor.act(params.type, params.name, action);
+      const after =
+        (await supervisor.list()).find((s) => s.type === view.type && s.name === view.name) ?? view;
+      await recordOperatorAction(ctx, caller, {
+        action,
+        kind: 'service',
+        record_id: `${params.type}/${params.name}`.slice(0, 64),
+        record_name: `${params.type}/${params.name}`,
+        changes: [{ field: 'status', new: after.status }],
+      });
+      return after;
     },
   });
 }
