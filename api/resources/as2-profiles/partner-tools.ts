@@ -6,12 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { keepBytes } from '../../../storage/payloads/inline.js';
-import { checkConnection, type CheckAnswer } from '../../../actors/as2-sender/check-connection.js';
 import { as2SenderType } from '../../../actors/as2-sender/config.js';
-import { partnerReach } from '../../../runtime/as2/partner-reach.js';
-import { loadRoutes } from '../../../runtime/dispatch/dispatch.js';
-import { targetsBetween } from '../../../runtime/dispatch/routing.js';
-import { inTx } from '../../../runtime/dispatch/tx.js';
+import {
+  checkConnectionTo,
+  reachOfPartner,
+  routedTargets,
+  type CheckAnswer,
+} from '../../../runtime/facade.js';
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
@@ -59,12 +60,12 @@ export async function checkPartnerConnection(
   partnerId: number,
   body: { sender?: string | undefined },
 ): Promise<CheckAnswer & { sender: string; endpoint: string }> {
-  const reach = await inTx(ctx.orm, (tx) => partnerReach(tx, ctx.secrets, partnerId));
+  const reach = await reachOfPartner(ctx.orm, ctx.secrets, partnerId);
   if (!reach) throw notFound('AS2 profile');
   const sender = chooseSender(await senderNames(ctx), body.sender);
   if (runtimeOf(ctx).supervisor.statusOf('as2-sender', sender.name)?.status !== 'running')
     throw new ApiError('SENDER_NOT_RUNNING', `The AS2 sender ${sender.name} is not running`);
-  const answer = await checkConnection({
+  const answer = await checkConnectionTo({
     endpoint: reach.endpoint,
     certificates: reach.certificates,
     tls: reach.tls,
@@ -93,7 +94,7 @@ export async function sendTestMessage(
       `select o.name from organization o join as2_local_profile l on l.organization_id = o.id order by o.name`,
     )
   ).map((o) => o.name);
-  const routes = await inTx(ctx.orm, loadRoutes);
+  const targetsBetween = await routedTargets(ctx.orm);
   const senders = await senderNames(ctx);
   const isSender = (name: string) => senders.some((s) => s.name === name);
   let organization = body.organization;
@@ -101,7 +102,7 @@ export async function sendTestMessage(
     if (!organizations.includes(organization))
       throw validationError({ organization: `No organization with an AS2 profile is named ${organization}` });
   } else {
-    const routed = organizations.filter((o) => targetsBetween(o, partner.name, routes).some(isSender));
+    const routed = organizations.filter((o) => targetsBetween(o, partner.name).some(isSender));
     if (routed.length === 1) organization = routed[0]!;
     else if (organizations.length === 1) organization = organizations[0]!;
     else
@@ -112,7 +113,7 @@ export async function sendTestMessage(
             : 'Several organizations could send; name one',
       });
   }
-  const sender = chooseSender(senders, body.sender, targetsBetween(organization, partner.name, routes));
+  const sender = chooseSender(senders, body.sender, targetsBetween(organization, partner.name));
   const id = randomUUID();
   const at = ctx.now().toISOString();
   const fileName = `pier-test-${at.replace(/[-:]/g, '').replace(/\..*$/, '')}.txt`;

@@ -1,8 +1,7 @@
 /** Reading messages and the operator actions on them (spec 2.7, 3.3, 4.3). */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import { redeliver } from '../../../runtime/dispatch/redo.js';
-import { inTx } from '../../../storage/sql.js';
+import { redeliverWithoutRuntime } from '../../../runtime/facade.js';
 import { recordOperatorAction } from '../../operator-actions.js';
 import {
   findMessageParts,
@@ -134,7 +133,7 @@ export async function redispatchMessage(ctx: ApiContext, caller: Caller, id: str
  */
 async function redeliverNow(ctx: ApiContext, id: string, deliveryId: number, actor: string): Promise<void> {
   if (ctx.runtime) return ctx.runtime.dispatcher.redeliver(id, deliveryId, actor);
-  await inTx(ctx.orm, (tx) => redeliver(tx, ctx.now(), id, deliveryId, actor));
+  await redeliverWithoutRuntime(ctx.orm, ctx.now(), id, deliveryId, actor);
 }
 
 export async function redeliverDelivery(

@@ -8,11 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { pluginTypeDefinitions, type PluginType } from '../../../actors/index.js';
-import { directionOf } from '../../../runtime/dispatch/accept.js';
-import { loadRoutes } from '../../../runtime/dispatch/dispatch.js';
-import { targetsBetween } from '../../../runtime/dispatch/routing.js';
-import { direct, inTx } from '../../../storage/sql.js';
+import { checkHandUpload } from '../../../runtime/facade.js';
 import { PayloadTooLarge } from '../../../storage/payloads/store.js';
 import { keepStream, type KeptStage } from '../../../storage/payloads/inline.js';
 import type { Caller } from '../../auth/caller.js';
@@ -101,11 +97,15 @@ export async function acceptUpload(
     const parsed = UploadFields.safeParse(fields);
     if (!parsed.success) Object.assign(problems, detailsFromZod(parsed.error));
     if (!file) problems.file ??= 'Required';
-    if (parsed.success && Object.keys(problems).length === 0)
-      Object.assign(problems, await formProblems(ctx, parsed.data));
-    if (Object.keys(problems).length > 0 || !parsed.success || !file) throw validationError(problems);
-
-    const target = parsed.data.target ?? (await soleTarget(ctx, parsed.data.from, parsed.data.to));
+    const checked =
+      parsed.success && Object.keys(problems).length === 0
+        ? await checkHandUpload(ctx.orm, parsed.data)
+        : undefined;
+    if (checked) Object.assign(problems, checked.problems);
+    const target = checked?.target;
+    if (Object.keys(problems).length > 0 || !parsed.success || !file || target === undefined) {
+      throw validationError(problems);
+    }
     const outcome = await runtime.dispatcher.acceptAndDispatch({
       source_type: 'api',
       source_name: 'api',
@@ -140,54 +140,4 @@ export async function acceptUpload(
     if (!accepted) await runtime.payloads.removeMessage(id).catch(() => {});
     throw error;
   }
-}
-
-async function soleTarget(ctx: ApiContext, from: string, to: string): Promise<string> {
-  const targets = targetsBetween(from, to, await inTx(ctx.orm, loadRoutes));
-  if (targets.length !== 1) throw new Error('The target was checked before');
-  return targets[0]!;
-}
-
-/** Parties: one organization and one partner. Target: a target instance, or the one the routes name. */
-async function formProblems(
-  ctx: ApiContext,
-  form: { from: string; to: string; target?: string | undefined },
-): Promise<Record<string, string>> {
-  const problems: Record<string, string> = {};
-  // The parties and the target's type in one statement (a round trip per upload saved), on
-  // the driver directly (storage/sql.ts says why).
-  const rows = await direct(ctx.orm).prepared<{ name: string; kind: 'organization' | 'partner' | 'target' }>(
-    'pier_upload_form',
-    `select name, 'organization' as kind from organization where name in (?, ?)
-     union all select name, 'partner' as kind from partner where name in (?, ?)
-     union all select type, 'target' as kind from plugin_config where name = ?`,
-    [form.from, form.to, form.from, form.to, form.target ?? null],
-  );
-  const targetType = rows.find((r) => r.kind === 'target')?.name;
-  const parties = rows.flatMap((r) => (r.kind === 'target' ? [] : [{ name: r.name, kind: r.kind }]));
-  const kinds = (name: string) => {
-    const found = parties.filter((r) => r.name === name).map((r) => r.kind);
-    return found.length > 0 ? new Set(found) : undefined;
-  };
-  const from = kinds(form.from);
-  const to = kinds(form.to);
-  if (!from) problems.from = `No organization or partner is named ${form.from}`;
-  if (!to) problems.to = `No organization or partner is named ${form.to}`;
-  if (from && to && directionOf(from, to).problem) {
-    problems.to = 'One party must be an organization and the other a partner';
-  }
-  if (form.target !== undefined) {
-    if (!targetType) problems.target = `No plugin instance is named ${form.target}`;
-    else if (pluginTypeDefinitions[targetType as PluginType]?.role !== 'target') {
-      problems.target = `${form.target} is a ${targetType}, not a target`;
-    }
-  } else if (!problems.from && !problems.to) {
-    const targets = targetsBetween(form.from, form.to, await inTx(ctx.orm, loadRoutes));
-    if (targets.length === 0)
-      problems.target = `No route goes from ${form.from} to ${form.to}; name a target`;
-    if (targets.length > 1) {
-      problems.target = `Routes from ${form.from} to ${form.to} name several targets (${targets.join(', ')}); name one`;
-    }
-  }
-  return problems;
 }
