@@ -192,21 +192,27 @@ t.test('api_audience empty means the client id; api_scopes empty needs none', as
 });
 
 t.test('key rotation: an unknown kid refetches the keys at most once per cooldown', async (t) => {
-  server.ctx.identity.configure({ jwksCooldownMs: 2000 });
-  t.equal((await get(await idp.sign())).status, 200);
+  const cooldownMs = 4000;
+  server.ctx.identity.configure({ jwksCooldownMs: cooldownMs });
   const firstFetches = idp.jwksFetches();
+  // Taken before the fetch, so the bound below is never stricter than the cooldown itself.
   const fetchedAt = Date.now();
+  t.equal((await get(await idp.sign())).status, 200);
+  t.equal(idp.jwksFetches(), firstFetches + 1, 'the keys were fetched');
+  /** Fetches the cooldown allows since the first one (a slow machine may pass a cooldown mid-flood). */
+  const allowed = () => 1 + Math.floor((Date.now() - fetchedAt) / cooldownMs);
   await idp.rotate();
   const rotated = await idp.sign();
-  // Within the cooldown, a flood of unknown kids costs no fetch at all.
   const flood = await Promise.all(
     Array.from({ length: 8 }, async (_, i) => (await get(await idp.sign({}, { kid: `bogus-${i}` }))).status),
   );
   t.same(flood, Array(8).fill(401));
-  t.equal(idp.jwksFetches(), firstFetches, 'no fetch during the cooldown');
-  await new Promise((r) => setTimeout(r, Math.max(0, fetchedAt + 2200 - Date.now())));
+  t.ok(idp.jwksFetches() - firstFetches <= allowed(), 'no fetch per unknown kid');
+  await new Promise((r) => setTimeout(r, Math.max(0, fetchedAt + cooldownMs + 300 - Date.now())));
+  const rotatedAt = Date.now();
   t.equal((await get(rotated)).status, 200, 'accepted once the new keys are fetched');
-  t.equal(idp.jwksFetches(), firstFetches + 1, 'one fetch for the new kid');
+  const afterRotation = idp.jwksFetches();
+  t.ok(afterRotation - firstFetches >= 2, 'the new kid caused a fetch');
   const again = await Promise.all(
     Array.from(
       { length: 8 },
@@ -214,7 +220,10 @@ t.test('key rotation: an unknown kid refetches the keys at most once per cooldow
     ),
   );
   t.same(again, Array(8).fill(401));
-  t.equal(idp.jwksFetches(), firstFetches + 1, 'no further fetch within the cooldown');
+  t.ok(
+    idp.jwksFetches() - afterRotation <= Math.floor((Date.now() - rotatedAt) / cooldownMs),
+    'no further fetch within the cooldown',
+  );
 });
 
 t.test('a provider change counts in another process without a restart', async (t) => {
