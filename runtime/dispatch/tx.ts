@@ -72,13 +72,19 @@ export interface MessageDeliveries {
   states: DeliveryState[] | string;
 }
 
-/** Reads locked messages with the states of their deliveries; `changed` overrides states updated in the same statement. */
+/**
+ * Reads locked messages with the states of their deliveries; `changed` overrides states updated
+ * in the same statement. The deliveries are read per message by a correlated subquery, so
+ * each is an index probe by message_id whatever the statistics: as a join, an un-analyzed
+ * table made the planner hash all of `delivery` to settle five messages.
+ */
 export function messageDeliveriesSql(changed?: string): string {
   return `select m.id, m.status, m.stage, m.refusal is not null as refused,
-            coalesce(array_agg(${changed ? `coalesce(${changed}.state, d.state)` : 'd.state'}) filter (where d.id is not null), '{}') as states
-       from message m left join delivery d on d.message_id = m.id
-       ${changed ? `left join ${changed} on ${changed}.id = d.id` : ''}
-      where m.id = any(?::uuid[]) group by m.id`;
+            coalesce((select array_agg(${changed ? `coalesce(${changed}.state, d.state)` : 'd.state'})
+                        from delivery d ${changed ? `left join ${changed} on ${changed}.id = d.id` : ''}
+                       where d.message_id = m.id), '{}') as states
+       from message m
+      where m.id = any(?::uuid[])`;
 }
 
 /** Derives status and stage from the deliveries as they are now; stores and records what changed. */
