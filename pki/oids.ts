@@ -26,6 +26,9 @@ export const oids = {
   sha256: '2.16.840.1.101.3.4.2.1',
   sha384: '2.16.840.1.101.3.4.2.2',
   sha512: '2.16.840.1.101.3.4.2.3',
+  sha3_256: '2.16.840.1.101.3.4.2.8',
+  sha3_384: '2.16.840.1.101.3.4.2.9',
+  sha3_512: '2.16.840.1.101.3.4.2.10',
 
   // RSA signatures and key transport
   rsaEncryption: '1.2.840.113549.1.1.1',
@@ -36,6 +39,21 @@ export const oids = {
   sha384WithRSAEncryption: '1.2.840.113549.1.1.12',
   sha512WithRSAEncryption: '1.2.840.113549.1.1.13',
   rsassaPss: '1.2.840.113549.1.1.10',
+  // RFC 8702 (and NIST CSOR): RSA PKCS#1 v1.5 and ECDSA with SHA-3
+  rsaWithSha3_256: '2.16.840.1.101.3.4.3.14',
+  rsaWithSha3_384: '2.16.840.1.101.3.4.3.15',
+  rsaWithSha3_512: '2.16.840.1.101.3.4.3.16',
+  ecdsaWithSha3_256: '2.16.840.1.101.3.4.3.10',
+  ecdsaWithSha3_384: '2.16.840.1.101.3.4.3.11',
+  ecdsaWithSha3_512: '2.16.840.1.101.3.4.3.12',
+
+  // Elliptic curves (RFC 5480, RFC 5758 ECDSA)
+  ecPublicKey: '1.2.840.10045.2.1',
+  ecdsaWithSha1: '1.2.840.10045.4.1',
+  ecdsaWithSha224: '1.2.840.10045.4.3.1',
+  ecdsaWithSha256: '1.2.840.10045.4.3.2',
+  ecdsaWithSha384: '1.2.840.10045.4.3.3',
+  ecdsaWithSha512: '1.2.840.10045.4.3.4',
   rsaesOaep: '1.2.840.113549.1.1.7',
   mgf1: '1.2.840.113549.1.1.8',
   pSpecified: '1.2.840.113549.1.1.9',

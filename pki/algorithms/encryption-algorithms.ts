@@ -92,5 +92,8 @@ export const keyTransportAlgorithms = {
 
 export type KeyTransport = keyof typeof keyTransportAlgorithms;
 
-/** RSA signature schemes: PKCS#1 v1.5 (universal) and RSASSA-PSS (RFC 4056, S/MIME 4.0). */
-export type SignatureScheme = 'rsa-pkcs1' | 'rsa-pss';
+/**
+ * Signature schemes: RSA PKCS#1 v1.5 (universal), RSASSA-PSS (RFC 4056, S/MIME 4.0) and ECDSA
+ * (RFC 5753 §2.1, with the P-256/384/521 keys OpenAS2 signs with).
+ */
+export type SignatureScheme = 'rsa-pkcs1' | 'rsa-pss' | 'ecdsa';

@@ -12,6 +12,7 @@ export const micAlgorithms = {
     nodeHash: 'md5',
     digestOid: oids.md5,
     rsaPkcs1SignatureOid: oids.md5WithRSAEncryption,
+    ecdsaSignatureOid: null,
     digestBytes: 16,
     rfc3851: 'md5',
     rfc5751: 'md5',
@@ -22,6 +23,7 @@ export const micAlgorithms = {
     nodeHash: 'sha1',
     digestOid: oids.sha1,
     rsaPkcs1SignatureOid: oids.sha1WithRSAEncryption,
+    ecdsaSignatureOid: oids.ecdsaWithSha1,
     digestBytes: 20,
     rfc3851: 'sha1',
     rfc5751: 'sha-1',
@@ -31,6 +33,7 @@ export const micAlgorithms = {
     nodeHash: 'sha224',
     digestOid: oids.sha224,
     rsaPkcs1SignatureOid: oids.sha224WithRSAEncryption,
+    ecdsaSignatureOid: oids.ecdsaWithSha224,
     digestBytes: 28,
     rfc3851: 'sha224',
     rfc5751: 'sha-224',
@@ -40,6 +43,7 @@ export const micAlgorithms = {
     nodeHash: 'sha256',
     digestOid: oids.sha256,
     rsaPkcs1SignatureOid: oids.sha256WithRSAEncryption,
+    ecdsaSignatureOid: oids.ecdsaWithSha256,
     digestBytes: 32,
     rfc3851: 'sha256',
     rfc5751: 'sha-256',
@@ -49,6 +53,7 @@ export const micAlgorithms = {
     nodeHash: 'sha384',
     digestOid: oids.sha384,
     rsaPkcs1SignatureOid: oids.sha384WithRSAEncryption,
+    ecdsaSignatureOid: oids.ecdsaWithSha384,
     digestBytes: 48,
     rfc3851: 'sha384',
     rfc5751: 'sha-384',
@@ -58,9 +63,41 @@ export const micAlgorithms = {
     nodeHash: 'sha512',
     digestOid: oids.sha512,
     rsaPkcs1SignatureOid: oids.sha512WithRSAEncryption,
+    ecdsaSignatureOid: oids.ecdsaWithSha512,
     digestBytes: 64,
     rfc3851: 'sha512',
     rfc5751: 'sha-512',
+    legacy: false,
+  },
+  // SHA-3 (FIPS 202): no S/MIME registry name yet; Mendelson and BouncyCastle write sha3-256.
+  'sha3-256': {
+    nodeHash: 'sha3-256',
+    digestOid: oids.sha3_256,
+    rsaPkcs1SignatureOid: oids.rsaWithSha3_256,
+    ecdsaSignatureOid: oids.ecdsaWithSha3_256,
+    digestBytes: 32,
+    rfc3851: 'sha3-256',
+    rfc5751: 'sha3-256',
+    legacy: false,
+  },
+  'sha3-384': {
+    nodeHash: 'sha3-384',
+    digestOid: oids.sha3_384,
+    rsaPkcs1SignatureOid: oids.rsaWithSha3_384,
+    ecdsaSignatureOid: oids.ecdsaWithSha3_384,
+    digestBytes: 48,
+    rfc3851: 'sha3-384',
+    rfc5751: 'sha3-384',
+    legacy: false,
+  },
+  'sha3-512': {
+    nodeHash: 'sha3-512',
+    digestOid: oids.sha3_512,
+    rsaPkcs1SignatureOid: oids.rsaWithSha3_512,
+    ecdsaSignatureOid: oids.ecdsaWithSha3_512,
+    digestBytes: 64,
+    rfc3851: 'sha3-512',
+    rfc5751: 'sha3-512',
     legacy: false,
   },
 } as const;
@@ -97,6 +134,18 @@ const byDigestOid = new Map<string, MicAlgorithm>(
 const byPkcs1SignatureOid = new Map<string, MicAlgorithm>(
   micAlgorithmNames.map((name) => [micAlgorithms[name].rsaPkcs1SignatureOid, name]),
 );
+
+const byEcdsaSignatureOid = new Map<string, MicAlgorithm>(
+  micAlgorithmNames.flatMap((name) => {
+    const oid = micAlgorithms[name].ecdsaSignatureOid;
+    return oid ? [[oid, name] as const] : [];
+  }),
+);
+
+/** `ecdsa-with-SHA256` and its siblings (RFC 5758, and SHA-3's from NIST): the digest they name. */
+export function micAlgorithmForEcdsaSignatureOid(oid: string): MicAlgorithm | null {
+  return byEcdsaSignatureOid.get(oid) ?? null;
+}
 
 export function micAlgorithmForDigestOid(oid: string): MicAlgorithm | null {
   return byDigestOid.get(oid) ?? null;

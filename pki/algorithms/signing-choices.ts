@@ -1,7 +1,8 @@
 /**
  * What a partner profile's `signing_algorithm` names: the digest, and for RSA keys the
  * signature scheme (PKCS#1 v1.5, or RSASSA-PSS written with explicit parameters and a salt as
- * long as the digest). One table, read by the API's validation and by the sender.
+ * long as the digest). With an EC signing key every choice signs ECDSA with its digest. One
+ * table, read by the API's validation and by the sender.
  */
 import type { SignatureScheme } from './encryption-algorithms.js';
 import type { MicAlgorithm } from './mic-algorithms.js';
@@ -11,6 +12,9 @@ export const signingChoices = {
   sha256: { digest: 'sha-256', scheme: 'rsa-pkcs1' },
   sha384: { digest: 'sha-384', scheme: 'rsa-pkcs1' },
   sha512: { digest: 'sha-512', scheme: 'rsa-pkcs1' },
+  'sha3-256': { digest: 'sha3-256', scheme: 'rsa-pkcs1' },
+  'sha3-384': { digest: 'sha3-384', scheme: 'rsa-pkcs1' },
+  'sha3-512': { digest: 'sha3-512', scheme: 'rsa-pkcs1' },
   'rsa-pss-sha256': { digest: 'sha-256', scheme: 'rsa-pss' },
   'rsa-pss-sha384': { digest: 'sha-384', scheme: 'rsa-pss' },
   'rsa-pss-sha512': { digest: 'sha-512', scheme: 'rsa-pss' },

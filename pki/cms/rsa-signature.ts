@@ -1,6 +1,7 @@
 /**
- * RSA signatures for SignerInfo: PKCS#1 v1.5 (RFC 3370 §3.2) and RSASSA-PSS (RFC 4056) with
- * their AlgorithmIdentifiers, computed by node:crypto.
+ * Signatures for SignerInfo: RSA PKCS#1 v1.5 (RFC 3370 §3.2), RSASSA-PSS (RFC 4056) and ECDSA
+ * (RFC 5753 §2.1, RFC 5758; SHA-3 per RFC 8702's siblings) with their AlgorithmIdentifiers,
+ * computed by node:crypto.
  */
 import {
   constants,
@@ -15,6 +16,7 @@ import type { SignatureScheme } from '../algorithms/encryption-algorithms.js';
 import {
   micAlgorithms,
   micAlgorithmForDigestOid,
+  micAlgorithmForEcdsaSignatureOid,
   micAlgorithmForPkcs1SignatureOid,
   type MicAlgorithm,
 } from '../algorithms/mic-algorithms.js';
@@ -53,6 +55,12 @@ export interface SignatureAlgorithm {
  */
 export function signatureAlgorithmIdentifier(scheme: SignatureScheme, digest: MicAlgorithm): Der {
   if (scheme === 'rsa-pkcs1') return algorithmIdentifier(oids.rsaEncryption, nullValue);
+  if (scheme === 'ecdsa') {
+    const oid = micAlgorithms[digest].ecdsaSignatureOid;
+    if (!oid) throw new Asn1Error(`ECDSA with ${digest} has no algorithm identifier`);
+    // RFC 5758 §3.2: the parameters are absent.
+    return algorithmIdentifier(oid);
+  }
   return algorithmIdentifier(oids.rsassaPss, pssParameters(digest));
 }
 
@@ -70,6 +78,9 @@ export function readSignatureAlgorithm(identifier: Asn1Node): SignatureAlgorithm
   const id = readOid(identifier.child(0, 'signatureAlgorithm'));
   if (id === oids.rsaEncryption || micAlgorithmForPkcs1SignatureOid(id))
     return { scheme: 'rsa-pkcs1', pss: null };
+  // Some signers write the key's algorithm (id-ecPublicKey) instead of ecdsa-with-…; the
+  // SignerInfo's digestAlgorithm names the hash either way.
+  if (id === oids.ecPublicKey || micAlgorithmForEcdsaSignatureOid(id)) return { scheme: 'ecdsa', pss: null };
   if (id !== oids.rsassaPss) throw new Asn1Error(`unsupported signature algorithm ${id}`);
   let hash: MicAlgorithm = 'sha-1';
   let mgfHash: MicAlgorithm = 'sha-1';
@@ -117,6 +128,17 @@ export function lenientPss(algorithm: SignatureAlgorithm, digest: MicAlgorithm):
   };
 }
 
+/** The scheme a key signs with: ECDSA for an EC key, else the one asked for (PKCS#1 v1.5 by default). */
+export function signatureSchemeFor(key: KeyObject, requested: SignatureScheme | undefined): SignatureScheme {
+  if (key.asymmetricKeyType === 'ec') return 'ecdsa';
+  return requested === 'ecdsa' || requested === undefined ? 'rsa-pkcs1' : requested;
+}
+
+/** The signature's scheme fits the key: ECDSA for EC keys, an RSA scheme for RSA keys. */
+function schemeFitsKey(scheme: SignatureScheme, key: KeyObject): boolean {
+  return (scheme === 'ecdsa') === (key.asymmetricKeyType === 'ec');
+}
+
 export function signData(
   data: readonly Buffer[],
   digest: MicAlgorithm,
@@ -135,7 +157,8 @@ export function finishSignature(
   scheme: SignatureScheme,
   key: KeyObject,
 ): Buffer {
-  if (scheme === 'rsa-pkcs1') return signer.sign(key);
+  // ECDSA signatures are DER Ecdsa-Sig-Value, node:crypto's default encoding.
+  if (scheme !== 'rsa-pss') return signer.sign(key);
   return signer.sign({
     key,
     padding: constants.RSA_PKCS1_PSS_PADDING,
@@ -164,6 +187,7 @@ export function verifyData(
   signature: Buffer,
   key: KeyObject,
 ): boolean {
+  if (!schemeFitsKey(algorithm.scheme, key)) return false;
   const verifier = createVerify(micAlgorithms[digest].nodeHash);
   for (const chunk of data) verifier.update(chunk);
   if (!algorithm.pss) return verifier.verify(key, signature);

@@ -33,6 +33,7 @@ import { readContentInfo } from './content-info.js';
 import {
   lenientPss,
   readSignatureAlgorithm,
+  signatureSchemeFor,
   signData,
   signDigestPkcs1,
   signatureAlgorithmIdentifier,
@@ -76,7 +77,7 @@ export function signDetached(
   contentDigest: Buffer = digestOf(content, options.digest),
   contentSignature?: Buffer,
 ): Buffer {
-  const scheme = options.scheme ?? 'rsa-pkcs1';
+  const scheme = signatureSchemeFor(options.privateKey, options.scheme);
   const digestId = algorithmIdentifier(micAlgorithms[options.digest].digestOid);
   const signatureId = signatureAlgorithmIdentifier(scheme, options.digest);
   let signedAttributes: Der | null = null;
@@ -234,11 +235,12 @@ export function verifyDetached(
     for (const certificate of candidates) {
       const key = certificate.publicKey;
       if (!signer.signedAttrs) {
-        const reading = signer.signatureAlgorithm.pss
-          ? verifyingReading(content, signer, key)
-          : verifyDigestPkcs1(signer.digestAlgorithm, contentDigest, signer.signature, key)
-            ? signer.signatureAlgorithm
-            : null;
+        const reading =
+          signer.signatureAlgorithm.scheme !== 'rsa-pkcs1'
+            ? verifyingReading(content, signer, key)
+            : verifyDigestPkcs1(signer.digestAlgorithm, contentDigest, signer.signature, key)
+              ? signer.signatureAlgorithm
+              : null;
         if (reading) return result(certificate, signer, reading, contentDigest, false);
         if (named.length > 0) integrityFailure = true;
         continue;

@@ -28,7 +28,6 @@ export function oid(dotted: string): Buffer {
 
 const seq = (...c: Buffer[]) => tlv(0x30, ...c);
 const set = (...c: Buffer[]) => tlv(0x31, ...c);
-const nullDer = Buffer.from([0x05, 0x00]);
 
 export const testOids = {
   data: '1.2.840.113549.1.7.1',
@@ -40,6 +39,12 @@ export const testOids = {
   sha256: '2.16.840.1.101.3.4.2.1',
   sha384: '2.16.840.1.101.3.4.2.2',
   sha512: '2.16.840.1.101.3.4.2.3',
+  'sha3-256': '2.16.840.1.101.3.4.2.8',
+  'sha3-384': '2.16.840.1.101.3.4.2.9',
+  'sha3-512': '2.16.840.1.101.3.4.2.10',
+  'ecdsa-with-sha3-256': '2.16.840.1.101.3.4.3.10',
+  'ecdsa-with-sha3-384': '2.16.840.1.101.3.4.3.11',
+  'ecdsa-with-sha3-512': '2.16.840.1.101.3.4.3.12',
 };
 
 export interface HandSignOptions {
@@ -55,18 +60,46 @@ export interface HandSignOptions {
 
 /** Detached SignedData over `content` with signed attributes (contentType, messageDigest), signed RSASSA-PSS. */
 export function handSignedPss(content: Buffer, o: HandSignOptions): Buffer {
+  return handSigned(content, {
+    certificate: o.certificate,
+    hash: o.hash,
+    signatureId: seq(oid(testOids.rsassaPss), ...(o.pssParameters ? [o.pssParameters] : [])),
+    sign: (data) =>
+      sign(o.hash, data, { key: o.key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: o.saltLength }),
+  });
+}
+
+/** Detached SignedData signed ECDSA with a SHA-3 digest (openssl 3.0's cms cannot write it). */
+export function handSignedEcdsaSha3(
+  content: Buffer,
+  o: { certificate: X509Certificate; key: KeyObject; hash: 'sha3-256' | 'sha3-384' | 'sha3-512' },
+): Buffer {
+  return handSigned(content, {
+    certificate: o.certificate,
+    hash: o.hash,
+    // RFC 5758 §3.2: ECDSA identifiers have absent parameters.
+    signatureId: seq(oid(testOids[`ecdsa-with-${o.hash}`])),
+    sign: (data) => sign(o.hash, data, o.key),
+  });
+}
+
+function handSigned(
+  content: Buffer,
+  o: {
+    certificate: X509Certificate;
+    hash: 'sha1' | 'sha256' | 'sha384' | 'sha512' | 'sha3-256' | 'sha3-384' | 'sha3-512';
+    signatureId: Buffer;
+    sign: (data: Buffer) => Buffer;
+  },
+): Buffer {
   const digest = createHash(o.hash).update(content).digest();
   const attributes = set(
     seq(oid(testOids.contentType), set(oid(testOids.data))),
     seq(oid(testOids.messageDigest), set(tlv(0x04, digest))),
   );
-  const signature = sign(o.hash, attributes, {
-    key: o.key,
-    padding: constants.RSA_PKCS1_PSS_PADDING,
-    saltLength: o.saltLength,
-  });
-  const digestId = seq(oid(testOids[o.hash]), nullDer);
-  const signatureId = seq(oid(testOids.rsassaPss), ...(o.pssParameters ? [o.pssParameters] : []));
+  const signature = o.sign(attributes);
+  const digestId = seq(oid(testOids[o.hash]));
+  const signatureId = o.signatureId;
   // issuerAndSerialNumber from the certificate's own DER: tbs = cert[0]; serial and issuer inside.
   const issuerAndSerial = seq(...issuerAndSerialOf(o.certificate));
   const signedAttrs = Buffer.concat([Buffer.from([0xa0]), attributes.subarray(1)]);

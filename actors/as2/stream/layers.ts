@@ -9,7 +9,7 @@ import { createHash, createSign } from 'node:crypto';
 import { integer, octetString, oid, algorithmIdentifier, setOf } from '../../../pki/asn1/writer.js';
 import { startContentEncryption } from '../../../pki/cms/content-encryption.js';
 import { recipientInfo, type EncryptOptions } from '../../../pki/cms/enveloped-data.js';
-import { finishSignature } from '../../../pki/cms/rsa-signature.js';
+import { finishSignature, signatureSchemeFor } from '../../../pki/cms/rsa-signature.js';
 import { signDetached } from '../../../pki/cms/signed-data.js';
 import { headerSection, newBoundary, type HeaderList } from '../mime/build.js';
 import { pkcs7MimeEntity } from '../smime/pkcs7-mime.js';
@@ -68,11 +68,11 @@ export async function signedEntity(
   options: SignedEntityOptions,
 ): Promise<SignedStreamed> {
   const content = entitySource(entity);
-  const scheme = options.scheme ?? 'rsa-pkcs1';
+  const scheme = signatureSchemeFor(options.privateKey, options.scheme);
   const nodeHash = micAlgorithms[options.digest].nodeHash;
   const hash = createHash(nodeHash);
   // Only this case signs the content itself; the others sign its digest or the signed attributes.
-  const signer = scheme === 'rsa-pss' && !(options.signedAttributes ?? true) ? createSign(nodeHash) : null;
+  const signer = scheme !== 'rsa-pkcs1' && !(options.signedAttributes ?? true) ? createSign(nodeHash) : null;
   for await (const chunk of readSource(content)) {
     hash.update(chunk);
     signer?.update(chunk);

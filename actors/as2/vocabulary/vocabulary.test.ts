@@ -27,7 +27,8 @@ import { oids, oidName, type OidName } from '../../../pki/oids.js';
 
 // The assignments as the RFCs' ASN.1 modules write them (RFC 5652 §12, RFC 3274 §4, RFC 5083
 // §6, RFC 6211 §2, RFC 3370 / RFC 5754, RFC 8017 App. C, RFC 3565 §4, RFC 5084 §3, RFC 8551 §2.5.2,
-// RFC 5280 §4.2.1.2). Symbols defined earlier in the list may be used by later lines.
+// RFC 5280 §4.2.1.2, RFC 8702 §2-3 and NIST's registry for SHA-3, RFC 5480 §2.1.1 and RFC 5758 §3.2 for
+// ECDSA). Symbols defined earlier in the list may be used by later lines.
 const asn1Module = `
 pkcs-1 OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) rsadsi(113549) pkcs(1) 1 }
 aes OBJECT IDENTIFIER ::= { joint-iso-itu-t(2) country(16) us(840) organization(1) gov(101) csor(3) nistAlgorithms(4) 1 }
@@ -67,6 +68,23 @@ id-aes256-CBC OBJECT IDENTIFIER ::= { aes 42 }
 id-aes128-GCM OBJECT IDENTIFIER ::= { aes 6 }
 id-aes192-GCM OBJECT IDENTIFIER ::= { aes 26 }
 id-aes256-GCM OBJECT IDENTIFIER ::= { aes 46 }
+hashAlgs OBJECT IDENTIFIER ::= { joint-iso-itu-t(2) country(16) us(840) organization(1) gov(101) csor(3) nistAlgorithm(4) 2 }
+sigAlgs OBJECT IDENTIFIER ::= { joint-iso-itu-t(2) country(16) us(840) organization(1) gov(101) csor(3) nistAlgorithm(4) 3 }
+id-sha3-256 OBJECT IDENTIFIER ::= { hashAlgs 8 }
+id-sha3-384 OBJECT IDENTIFIER ::= { hashAlgs 9 }
+id-sha3-512 OBJECT IDENTIFIER ::= { hashAlgs 10 }
+id-rsassa-pkcs1-v1-5-with-sha3-256 OBJECT IDENTIFIER ::= { sigAlgs 14 }
+id-rsassa-pkcs1-v1-5-with-sha3-384 OBJECT IDENTIFIER ::= { sigAlgs 15 }
+id-rsassa-pkcs1-v1-5-with-sha3-512 OBJECT IDENTIFIER ::= { sigAlgs 16 }
+id-ecdsa-with-sha3-256 OBJECT IDENTIFIER ::= { sigAlgs 10 }
+id-ecdsa-with-sha3-384 OBJECT IDENTIFIER ::= { sigAlgs 11 }
+id-ecdsa-with-sha3-512 OBJECT IDENTIFIER ::= { sigAlgs 12 }
+id-ecPublicKey OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) ansi-X9-62(10045) keyType(2) 1 }
+ecdsa-with-SHA1 OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) ansi-X9-62(10045) signatures(4) 1 }
+ecdsa-with-SHA224 OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) ansi-X9-62(10045) signatures(4) ecdsa-with-SHA2(3) 1 }
+ecdsa-with-SHA256 OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) ansi-X9-62(10045) signatures(4) ecdsa-with-SHA2(3) 2 }
+ecdsa-with-SHA384 OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) ansi-X9-62(10045) signatures(4) ecdsa-with-SHA2(3) 3 }
+ecdsa-with-SHA512 OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) ansi-X9-62(10045) signatures(4) ecdsa-with-SHA2(3) 4 }
 id-alg-zlibCompress OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) rsadsi(113549) pkcs(1) pkcs-9(9) smime(16) alg(3) 8 }
 id-ce-subjectKeyIdentifier OBJECT IDENTIFIER ::= { id-ce 14 }
 `;
@@ -126,6 +144,21 @@ const expected: Record<OidName, [string, string]> = {
   aes192Gcm: ['id-aes192-GCM', 'aes-192-gcm'],
   aes256Gcm: ['id-aes256-GCM', 'aes-256-gcm'],
   zlibCompress: ['id-alg-zlibCompress', 'zlib compression'],
+  sha3_256: ['id-sha3-256', 'sha3-256'],
+  sha3_384: ['id-sha3-384', 'sha3-384'],
+  sha3_512: ['id-sha3-512', 'sha3-512'],
+  rsaWithSha3_256: ['id-rsassa-pkcs1-v1-5-with-sha3-256', 'RSA-SHA3-256'],
+  rsaWithSha3_384: ['id-rsassa-pkcs1-v1-5-with-sha3-384', 'RSA-SHA3-384'],
+  rsaWithSha3_512: ['id-rsassa-pkcs1-v1-5-with-sha3-512', 'RSA-SHA3-512'],
+  ecdsaWithSha3_256: ['id-ecdsa-with-sha3-256', 'ecdsa_with_SHA3-256'],
+  ecdsaWithSha3_384: ['id-ecdsa-with-sha3-384', 'ecdsa_with_SHA3-384'],
+  ecdsaWithSha3_512: ['id-ecdsa-with-sha3-512', 'ecdsa_with_SHA3-512'],
+  ecPublicKey: ['id-ecPublicKey', 'id-ecPublicKey'],
+  ecdsaWithSha1: ['ecdsa-with-SHA1', 'ecdsa-with-SHA1'],
+  ecdsaWithSha224: ['ecdsa-with-SHA224', 'ecdsa-with-SHA224'],
+  ecdsaWithSha256: ['ecdsa-with-SHA256', 'ecdsa-with-SHA256'],
+  ecdsaWithSha384: ['ecdsa-with-SHA384', 'ecdsa-with-SHA384'],
+  ecdsaWithSha512: ['ecdsa-with-SHA512', 'ecdsa-with-SHA512'],
   subjectKeyIdentifier: ['id-ce-subjectKeyIdentifier', 'X509v3 Subject Key Identifier'],
 };
 
@@ -164,10 +197,15 @@ t.test('MIC algorithms: every spelling partners use maps to one name', async (t)
     SHA_512: 'sha-512',
     md5: 'md5',
     MD5: 'md5',
+    'sha3-256': 'sha3-256',
+    SHA3_256: 'sha3-256',
+    'SHA3-384': 'sha3-384',
+    sha3512: 'sha3-512',
   };
   for (const [spelling, name] of Object.entries(spellings))
     t.equal(parseMicAlgorithm(spelling), name, spelling);
-  t.equal(parseMicAlgorithm('sha3-256'), null);
+  t.equal(parseMicAlgorithm('sha3-224'), null);
+  t.equal(micAlgorithmName('sha3-256', 'rfc3851'), 'sha3-256');
   t.equal(parseMicAlgorithm(''), null);
   t.equal(micAlgorithmName('sha-256'), 'sha-256');
   t.equal(micAlgorithmName('sha-256', 'rfc3851'), 'sha256');

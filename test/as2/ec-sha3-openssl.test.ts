@@ -1,0 +1,222 @@
+// Covers ECDSA (P-256, P-384, P-521) with SHA-2 and SHA-3 digests and RSA with SHA3-256/384/512, both ways with `openssl cms`: messages openssl signs (ECDSA with SHA-3, which openssl 3.0 cannot sign, built with node:crypto and hand-written DER) are processed by a running pier receiver with the MIC `openssl dgst` computes, and the receipts pier signs with its EC key verify with openssl; messages pier's sender signs with its EC key verify with `openssl cms -verify`, and the receipts openssl signs with the partner's EC key deliver them.
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import t from 'tap';
+import { partner, startReceiver, startSender, storeCertificate } from '../helpers/as2.js';
+import { makeFixtures } from '../helpers/certificates.js';
+import { must, sendByHand } from '../helpers/flow.js';
+import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
+import { handSignedEcdsaSha3 } from '../helpers/hand-cms.js';
+import { startTestServer } from '../helpers/server.js';
+import { asHttp, asMessage, opensslDigest, opensslVerifies, writeFixture } from '../helpers/smime.js';
+
+const server = await startTestServer(t);
+const fixtures = makeFixtures();
+t.teardown(() => fixtures.remove());
+const openssl = fixtures.openssl;
+const ec = (name: string, curve: string) =>
+  openssl(
+    `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:${curve} -nodes -keyout ${name}.key -out ${name}.crt -days 30 -subj`,
+    `/O=${name}/CN=${name}.as2.example`,
+  );
+ec('bob', 'P-256');
+ec('alice256', 'P-256');
+ec('alice384', 'P-384');
+ec('alice521', 'P-521');
+openssl(
+  'req -x509 -newkey rsa:2048 -nodes -keyout alicersa.key -out alicersa.crt -days 30 -subj',
+  '/CN=alicersa',
+);
+
+const bobCert = await storeCertificate(server, fixtures, 'bob');
+const bobRsa = await storeCertificate(server, fixtures, 'alicersa');
+const url = await startReceiver(server);
+// bob signs with its P-256 key; decryption (unused here) names an RSA certificate.
+const bob = await must(server, '/organizations', { name: 'bob' });
+await must(server, '/as2/local-profiles', {
+  local_organization_id: bob.body.data.id,
+  as2id: 'BOB',
+  signing_certificate_id: bobCert,
+  decryption_certificate_ids: [bobRsa],
+});
+await startSender(server, 'out');
+const signsOnly = {
+  encryption_algorithm: 'none',
+  compression: false,
+  mdn_mode: 'sync' as const,
+  mdn_signed: true,
+};
+// Messages are not encrypted: the EC certificates only verify signatures.
+const noEncryptionCertificate = { partner_certificate_id: null };
+const alices = ['alice256', 'alice384', 'alice521', 'alicersa'] as const;
+const certs: Record<string, number> = {};
+for (const name of alices) {
+  certs[name] = name === 'alicersa' ? bobRsa : await storeCertificate(server, fixtures, name, false);
+  await partner(
+    server,
+    name,
+    name.toUpperCase(),
+    url,
+    certs[name]!,
+    { ...signsOnly, signing_algorithm: 'sha256' },
+    noEncryptionCertificate,
+  );
+}
+
+const entity = Buffer.from(
+  'Content-Type: application/edi-x12\r\nContent-Transfer-Encoding: binary\r\n\r\nISA*00*EC~\r\nIEA*1~\r\n',
+);
+writeFixture(fixtures, 'entity.mime', entity);
+/** RFC 5751-style name of an openssl digest: sha256 → sha-256, sha3-256 stays. */
+const micName = (md: string) => (md.startsWith('sha3-') ? md : md.replace('sha', 'sha-'));
+
+const inbound: [string, string][] = [
+  ['alice256', 'sha256'],
+  ['alice384', 'sha384'],
+  ['alice521', 'sha512'],
+  ['alice256', 'sha3-256'],
+  ['alice384', 'sha3-384'],
+  ['alice521', 'sha3-512'],
+  ['alicersa', 'sha3-256'],
+  ['alicersa', 'sha3-384'],
+  ['alicersa', 'sha3-512'],
+];
+let number = 0;
+
+function opensslMade(signer: string, md: string) {
+  openssl(
+    `cms -sign -binary -in entity.mime -signer ${signer}.crt -inkey ${signer}.key -md ${md} -out signed.eml`,
+  );
+  return asHttp(fixtures.read('signed.eml'));
+}
+
+/** ECDSA with SHA-3, which openssl 3.0's cms cannot sign: node:crypto and DER written by hand. */
+function handMade(signer: string, md: string) {
+  const signature = handSignedEcdsaSha3(entity, {
+    certificate: new X509Certificate(fixtures.read(`${signer}.crt`)),
+    key: createPrivateKey(fixtures.read(`${signer}.key`)),
+    hash: md as 'sha3-256',
+  });
+  const boundary = 'hand-made';
+  const base64 = signature.toString('base64').replace(/.{76}/g, '$&\r\n');
+  return {
+    headers: {
+      'Content-Type': `multipart/signed; protocol="application/pkcs7-signature"; micalg=${md}; boundary="${boundary}"`,
+    },
+    body: Buffer.concat([
+      Buffer.from(`--${boundary}\r\n`),
+      entity,
+      Buffer.from(
+        `\r\n--${boundary}\r\nContent-Type: application/pkcs7-signature\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64}\r\n--${boundary}--\r\n`,
+      ),
+    ]),
+  };
+}
+
+for (const [signer, md] of inbound) {
+  t.test(`openssl → pier: ${signer} signs with ${md}`, async (t) => {
+    const request =
+      md.startsWith('sha3-') && signer !== 'alicersa' ? handMade(signer, md) : opensslMade(signer, md);
+    const id = `<ec-${++number}@alice.example>`;
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'AS2-Version': '1.2',
+        'AS2-From': signer.toUpperCase(),
+        'AS2-To': 'BOB',
+        'Message-ID': id,
+        'Disposition-Notification-To': 'edi@alice.example',
+        'Disposition-Notification-Options': `signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, ${micName(md)}`,
+        ...request.headers,
+      },
+      body: new Uint8Array(request.body),
+    });
+    t.equal(answer.status, 200);
+    writeFixture(
+      fixtures,
+      'mdn.eml',
+      asMessage(
+        { 'Content-Type': answer.headers.get('content-type')! },
+        Buffer.from(await answer.arrayBuffer()),
+      ),
+    );
+    // pier's receipt, signed with its P-256 key, verified by openssl.
+    openssl('cms -verify -in mdn.eml -CAfile bob.crt -purpose any -out report.txt');
+    const report = fixtures.read('report.txt').toString('latin1');
+    const mic = `${opensslDigest(fixtures, md, 'entity.mime')}, ${micName(md)}`;
+    t.match(report, /Disposition: automatic-action\/MDN-sent-automatically; processed\r?\n/);
+    t.match(report, `Received-Content-MIC: ${mic}`);
+    openssl('cms -cmsout -print -in mdn.eml -out printed.txt');
+    t.match(
+      fixtures.read('printed.txt').toString(),
+      /algorithm: ecdsa-with-SHA\d+/,
+      'the receipt is signed ECDSA',
+    );
+  });
+}
+
+/** The peer: what it verified, by Message-ID; it signs its receipts with alice256's or alice384's EC key. */
+const seen = new Map<string, { mic: string }>();
+let receiptSigner = 'alice256';
+function answer(request: PeerRequest, index: number) {
+  const messageId = headerOf(request, 'message-id')!;
+  const contentType = headerOf(request, 'content-type')!;
+  const micalg = /micalg=([\w-]+)/.exec(contentType)![1]!;
+  opensslVerifies(fixtures, asMessage({ 'Content-Type': contentType }, request.body), contentType, 'bob.crt');
+  const md = micalg.startsWith('sha3-') ? micalg : micalg.replace('-', '');
+  const mic = `${opensslDigest(fixtures, md, 'signed-part.bin')}, ${micalg}`;
+  seen.set(messageId, { mic });
+  const report = [
+    'Content-Type: multipart/report; report-type=disposition-notification; boundary="r"',
+    '',
+    '--r',
+    'Content-Type: message/disposition-notification',
+    '',
+    `Original-Message-ID: ${messageId}`,
+    'Disposition: automatic-action/MDN-sent-automatically; processed',
+    `Received-Content-MIC: ${mic}`,
+    '',
+    '--r--',
+    '',
+  ].join('\r\n');
+  writeFixture(fixtures, 'report.mime', report);
+  openssl(
+    `cms -sign -binary -in report.mime -signer ${receiptSigner}.crt -inkey ${receiptSigner}.key -md sha384 -out peer-mdn.eml`,
+  );
+  const mdn = asHttp(fixtures.read('peer-mdn.eml'));
+  return { status: 200, headers: { 'Message-ID': `<r${index}@alice>`, ...mdn.headers }, body: mdn.body };
+}
+const peer = await startPeer(t, answer);
+
+for (const [algorithm, signer] of [
+  ['sha256', 'alice256'],
+  ['sha384', 'alice384'],
+  ['sha3-256', 'alice256'],
+  ['sha3-512', 'alice384'],
+] as const) {
+  t.test(`pier → openssl: ECDSA P-256 with ${algorithm}, receipt signed by ${signer}`, async (t) => {
+    const name = `out-${algorithm}`;
+    await partner(
+      server,
+      name,
+      name.toUpperCase(),
+      peer.url,
+      certs[signer]!,
+      {
+        ...signsOnly,
+        signing_algorithm: algorithm,
+      },
+      noEncryptionCertificate,
+    );
+    receiptSigner = signer;
+    const sent = await sendByHand(
+      server,
+      { from: 'bob', to: name, target: 'out' },
+      { name: `${name}.edi`, content: "UNB+UNOC:3+BOB+ALICE'\r\n" },
+    );
+    t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
+    const peerView = seen.get(sent.protocols.as2.message_id);
+    t.ok(peerView, 'openssl verified the ECDSA signature');
+    t.equal(sent.protocols.as2.mic, peerView?.mic, 'the same MIC on both sides');
+    t.match(sent.protocols.as2.mdn, { signed: true, verified: true });
+  });
+}
