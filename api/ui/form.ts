@@ -121,6 +121,8 @@ export function parseFormBody(text: string): FormFields {
 
 export interface FieldSpec {
   name: string;
+  /** Element id, when two forms on a page have a field of the same name. */
+  id?: string;
   label: string;
   kind?: 'text' | 'number' | 'boolean' | 'select' | 'textarea' | 'password' | 'file' | 'json';
   value?: unknown;
@@ -183,7 +185,7 @@ function asText(value: unknown): string {
 }
 
 export function field(spec: FieldSpec, state: FormState): Html {
-  const id = `f-${spec.name}`;
+  const id = spec.id ?? `f-${spec.name}`;
   const error = state.errors[spec.name];
   const errorText =
     error === undefined ? undefined : typeof error === 'string' ? error : JSON.stringify(error);
