@@ -26,6 +26,31 @@ export function kindOf(schema: z.ZodType | undefined): string {
   return 'unknown';
 }
 
+/** How a property may be left out: its default, whether it is optional or nullable. */
+export function presence(schema: z.ZodType | undefined): {
+  optional: boolean;
+  nullable: boolean;
+  default?: unknown;
+} {
+  const out: { optional: boolean; nullable: boolean; default?: unknown } = {
+    optional: false,
+    nullable: false,
+  };
+  let s = schema as { _zod?: { def: Record<string, unknown> } } | undefined;
+  for (let i = 0; i < 20 && s?._zod; i++) {
+    const def = s._zod.def;
+    const type = def.type as string;
+    if (type === 'optional') out.optional = true;
+    else if (type === 'nullable') out.nullable = true;
+    else if (type === 'default' || type === 'prefault') {
+      out.optional = true;
+      if (!('default' in out)) out.default = def.defaultValue;
+    } else if (type !== 'readonly' && type !== 'catch' && type !== 'nonoptional' && type !== 'pipe') break;
+    s = (type === 'pipe' ? def.in : def.innerType) as typeof s;
+  }
+  return out;
+}
+
 export function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType> {
   const s = schema as { _zod?: { def: { type: string; shape?: Record<string, z.ZodType> } } } | undefined;
   return s?._zod?.def.type === 'object' ? (s._zod.def.shape ?? {}) : {};
@@ -58,10 +83,18 @@ export function formToBody(
     const kind = kindOf(shape[name]);
     if (writeOnly.includes(name) && text === '') continue;
     if (kind === 'number' || kind === 'int' || kind === 'bigint') {
-      if (text.trim() === '') continue;
+      if (text.trim() === '') {
+        // A blank number is "none" where the property may be null, otherwise left out.
+        if (presence(shape[name]).nullable) body[name] = null;
+        continue;
+      }
       body[name] = /^-?[0-9]+(\.[0-9]+)?$/.test(text.trim()) ? Number(text.trim()) : text;
     } else if (kind === 'boolean') {
+      if (text === '') continue; // "as the default": the property is left out
       body[name] = text === 'true' ? true : text === 'false' ? false : text;
+    } else if (kind === 'enum' && text === '') {
+      // No choice made: null where the property may be null, otherwise left out.
+      if (presence(shape[name]).nullable) body[name] = null;
     } else if (kind === 'array' || kind === 'object' || kind === 'record') {
       if (text.trim() === '') continue;
       try {
@@ -88,6 +121,8 @@ export function parseFormBody(text: string): FormFields {
 
 export interface FieldSpec {
   name: string;
+  /** Element id, when two forms on a page have a field of the same name. */
+  id?: string;
   label: string;
   kind?: 'text' | 'number' | 'boolean' | 'select' | 'textarea' | 'password' | 'file' | 'json';
   value?: unknown;
@@ -109,13 +144,25 @@ export const emptyForm: FormState = { values: {}, errors: {} };
 /** Field spec from a schema property: its kind and hint come from the schema. */
 export function specFromSchema(name: string, schema: z.ZodType, label?: string): FieldSpec {
   const kind = kindOf(schema);
+  const how = presence(schema);
   const spec: FieldSpec = { name, label: label ?? name.replace(/_/g, ' '), hint: descriptionOf(schema) };
+  // A create form starts from the schema's defaults, as the API does for a property left out.
+  if ('default' in how) spec.value = how.default;
   if (kind === 'number' || kind === 'int') spec.kind = 'number';
-  else if (kind === 'boolean') spec.kind = 'boolean';
-  else if (kind === 'enum') {
+  else if (kind === 'boolean') {
+    // An optional setting without a default (its value comes from elsewhere, such as a preset)
+    // needs a third choice a checkbox cannot give: leave it out.
+    if (how.optional && !('default' in how)) {
+      spec.kind = 'select';
+      spec.options = [{ value: '', label: 'default' }, 'true', 'false'];
+    } else spec.kind = 'boolean';
+  } else if (kind === 'enum') {
     spec.kind = 'select';
-    const entries = (schema as unknown as { options?: string[] }).options;
-    spec.options = entries ?? enumValues(schema);
+    const values = enumValues(schema);
+    spec.options =
+      how.nullable || (how.optional && !('default' in how))
+        ? [{ value: '', label: how.nullable ? 'none' : 'default' }, ...values]
+        : values;
   } else if (kind === 'array' || kind === 'object' || kind === 'record') spec.kind = 'json';
   return spec;
 }
@@ -138,7 +185,7 @@ function asText(value: unknown): string {
 }
 
 export function field(spec: FieldSpec, state: FormState): Html {
-  const id = `f-${spec.name}`;
+  const id = spec.id ?? `f-${spec.name}`;
   const error = state.errors[spec.name];
   const errorText =
     error === undefined ? undefined : typeof error === 'string' ? error : JSON.stringify(error);

@@ -25,6 +25,8 @@ async function freePort(): Promise<number> {
 export async function startServerProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
+  /** More arguments of `pier serve`, such as `--dev`. */
+  serveArgs: string[] = [],
 ): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-bench-'));
@@ -33,7 +35,7 @@ export async function startServerProcess(
   const nodeArgs = (process.env.PIER_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child: ChildProcess = spawn(
     process.execPath,
-    [...nodeArgs, path.join(root, 'bin/pier.js'), 'serve'],
+    [...nodeArgs, path.join(root, 'bin/pier.js'), 'serve', ...serveArgs],
     {
       cwd: dataDir,
       env: {

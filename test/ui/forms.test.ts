@@ -389,3 +389,64 @@ t.test('the upload forms (file by hand, certificate) refuse as the API does', as
   const messages = await server.call('GET', '/api/v1/messages');
   t.equal(messages.body.data.total, 0, 'no message was made');
 });
+
+t.test('a create form left at its defaults stores what the API stores for a body without them', async (t) => {
+  const { renderedForm } = await import('./helpers.js');
+  const writerPage = await ui.get('/ui/instances/new/file-writer');
+  const writerFields = {
+    ...renderedForm(writerPage.body, '/ui/instances/new/file-writer'),
+    name: 'w-ui',
+    directory: '/tmp/w-ui',
+  };
+  const made = await ui.post('/ui/instances/new/file-writer', writerFields);
+  t.equal(made.status, 303);
+  const api = await server.call('POST', '/api/v1/plugins/configs?type=file-writer', {
+    body: { name: 'w-api', directory: '/tmp/w-api' },
+  });
+  const fromUi = (await server.call('GET', '/api/v1/plugins/configs/file-writer/w-ui')).body.data;
+  const strip = ({
+    name: _n,
+    directory: _d,
+    created_at: _c,
+    updated_at: _u,
+    ...rest
+  }: Record<string, unknown>) => rest;
+  t.same(strip(fromUi), strip(api.body.data), 'the same defaults');
+
+  const other = await server.call('POST', '/api/v1/partners', { body: { name: 'hooli' } });
+  const profileUrl = `/ui/partners/${partnerId}/profile`;
+  const page = await ui.get(profileUrl);
+  const fields = {
+    ...renderedForm(page.body, profileUrl),
+    as2id: 'GLOBEX',
+    endpoint: 'https://globex.example/as2',
+    encryption_algorithm: 'none',
+    mdn_signed: 'false',
+  };
+  const saved = await ui.post(profileUrl, fields);
+  t.equal(saved.status, 303, saved.status === 303 ? 'created' : JSON.stringify(shownErrors(saved.body)));
+  const viaApi = await server.call('POST', '/api/v1/as2/remote-profiles', {
+    body: {
+      business_partner_id: other.body.data.id,
+      as2id: 'HOOLI',
+      endpoint: 'https://globex.example/as2',
+      encryption_algorithm: 'none',
+      mdn_signed: false,
+    },
+  });
+  t.equal(viaApi.status, 201);
+  const uiProfile = (await server.call('GET', `/api/v1/as2/remote-profiles/${partnerId}`)).body.data;
+  const pick = ({
+    business_partner_id: _b,
+    as2id: _a,
+    created_at: _c,
+    updated_at: _u,
+    ...rest
+  }: Record<string, unknown>) => rest;
+  t.same(
+    pick(uiProfile),
+    pick(viaApi.body.data),
+    'the secure defaults of a new profile, as the API makes them',
+  );
+  t.match(uiProfile, { signing_algorithm: 'sha256', compression: true, mdn_mode: 'sync' });
+});

@@ -60,3 +60,30 @@ export function shownErrors(page: string): Record<string, string> {
   }
   return out;
 }
+
+/** The fields a browser would submit for the first form on the page with this action, as rendered. */
+export function renderedForm(page: string, action: string): Record<string, string> {
+  const start = page.indexOf(`action="${action}"`);
+  if (start < 0) throw new Error(`no form posting to ${action}`);
+  const form = page.slice(start, page.indexOf('</form>', start));
+  const fields: Record<string, string> = {};
+  for (const m of form.matchAll(/<input\s([^>]*)>/g)) {
+    const attrs = m[1]!;
+    const name = /name="([^"]+)"/.exec(attrs)?.[1];
+    const type = /type="([^"]+)"/.exec(attrs)?.[1] ?? 'text';
+    if (!name || name === '_csrf' || type === 'file') continue;
+    const value = unescape(/value="([^"]*)"/.exec(attrs)?.[1] ?? '');
+    if (type === 'checkbox') {
+      if (/\bchecked\b/.test(attrs)) fields[name] = value;
+    } else fields[name] = value;
+  }
+  for (const m of form.matchAll(/<select\s[^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g)) {
+    const options = [...m[2]!.matchAll(/<option value="([^"]*)"\s*(selected)?\s*>/g)];
+    const chosen = options.find((o) => o[2]) ?? options[0];
+    fields[m[1]!] = unescape(chosen?.[1] ?? '');
+  }
+  for (const m of form.matchAll(/<textarea\s[^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/textarea>/g)) {
+    fields[m[1]!] = unescape(m[2]!);
+  }
+  return fields;
+}

@@ -223,8 +223,7 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
     app.post(`${base}/check-connection`, async (request, reply) => {
       const ui = uiContext(deps, request, reply);
       const { id } = request.params as { id: string };
-      const sender = bodyFields(request).sender;
-      const body = typeof sender === 'string' && sender !== '' ? { sender } : {};
+      const body = toolBody(bodyFields(request), ['sender']);
       const checked = await callApi<Row>(deps, ui, request, reply, 'POST', `${s.api}/:id/check-connection`, {
         params: { id },
         body,
@@ -241,7 +240,7 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
       const { id } = request.params as { id: string };
       const sent = await callApi<Row>(deps, ui, request, reply, 'POST', `${s.api}/:id/test-message`, {
         params: { id },
-        body: {},
+        body: toolBody(bodyFields(request), ['sender', 'organization']),
       });
       if (sent.ok) return seeOther(reply, `${uiPrefix}/messages/${String(sent.data.message_id)}`);
       return page(request, reply, emptyForm, sent.error.status, [
@@ -253,17 +252,31 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
 
 function partnerTools(ui: UiRequestContext, id: string): Html {
   const action = `${uiPrefix}/partners/${id}/profile`;
+  const blank = { values: {}, errors: {} };
   return html`<section aria-labelledby="tools-heading">
     <h2 id="tools-heading">Try the connection</h2>
-    <div class="actions">
-      <form method="post" action="${action}/check-connection">
-        ${csrfInput(ui.csrf)} <button type="submit">Check connection</button>
-      </form>
-      <form method="post" action="${action}/test-message">
-        ${csrfInput(ui.csrf)} <button type="submit">Send a test message</button>
-      </form>
-    </div>
+    <form method="post" action="${action}/check-connection" class="record-form">
+      ${csrfInput(ui.csrf)}
+      ${field({ name: 'sender', id: 'check-sender', label: 'AS2 sender instance', hint: 'May be left blank when only one exists' }, blank)}
+      <button type="submit">Check connection</button>
+    </form>
+    <form method="post" action="${action}/test-message" class="record-form">
+      ${csrfInput(ui.csrf)}
+      ${field({ name: 'sender', id: 'test-sender', label: 'AS2 sender instance', hint: 'May be left blank when it is unambiguous' }, { ...blank, values: {} })}
+      ${field({ name: 'organization', id: 'test-organization', label: 'Sending organization', hint: 'May be left blank when it is unambiguous' }, blank)}
+      <button type="submit">Send a test message</button>
+    </form>
   </section>`;
+}
+
+/** The optional text fields of a partner tool, left out when blank (as the API allows). */
+function toolBody(fields: Record<string, string | string[]>, names: string[]): Record<string, string> {
+  const body: Record<string, string> = {};
+  for (const n of names) {
+    const v = fields[n];
+    if (typeof v === 'string' && v !== '') body[n] = v;
+  }
+  return body;
 }
 
 /** The check's steps in order, each with its outcome. */
