@@ -22,7 +22,7 @@ import { registerProfilePages } from './pages/as2-profile.js';
 import { registerRecordPages } from './pages/records.js';
 import { registerPages } from './pages/index.js';
 import { csrfField, csrfToken, csrfValid, setSecurityHeaders } from './security.js';
-import { resolveUiUser } from './current-user.js';
+import { loadUiUser, resolveUiUser, signInPath } from './current-user.js';
 import { eventStreamPath, registerEventRelay } from './live.js';
 
 export interface WebUiOptions {
@@ -98,6 +98,7 @@ export async function webUi(app: FastifyInstance, options: WebUiOptions): Promis
     setSecurityHeaders(reply);
   });
   app.addHook('preHandler', async (request) => {
+    await loadUiUser(options.ctx, request);
     if (request.method !== 'POST') return;
     const body = request.body as Record<string, unknown> | undefined;
     const fromBody = typeof body?.[csrfField] === 'string' ? (body[csrfField] as string) : undefined;
@@ -112,12 +113,9 @@ export async function webUi(app: FastifyInstance, options: WebUiOptions): Promis
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof NotSignedIn) {
-      return reply
-        .code(401)
-        .type('text/plain; charset=utf-8')
-        .send(
-          'Sign in to use the web UI. Until sign-in arrives, start pier with `pier serve --dev` to use it.',
-        );
+      // A page asked for without a session goes to sign-in; anything else is refused.
+      if (request.method === 'GET') return reply.redirect(signInPath);
+      return reply.code(401).type('text/plain; charset=utf-8').send('Sign in to use the web UI');
     }
     const known = toApiError(error, request);
     if (known) return errorPage(deps, request, reply, known);

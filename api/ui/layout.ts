@@ -2,6 +2,7 @@
 import type { UiUser } from './current-user.js';
 import { html, type Html } from './html.js';
 import { csrfHeader } from './security.js';
+import { signOutPath } from './current-user.js';
 
 export const uiPrefix = '/ui';
 export const assetPrefix = `${uiPrefix}/assets`;
@@ -68,7 +69,16 @@ export function layout(ui: UiRequestContext, page: PageOptions): string {
       <a class="skip" href="#main">Skip to content</a>
       <header class="top">
         <a class="brand" href="${uiPrefix}">Pier</a>
-        <span class="user">Signed in as <strong>${ui.user.displayName}</strong></span>
+        <span class="user" id="signed-in"
+          >Signed in as <strong>${ui.user.displayName}</strong> (${ui.user.role})</span
+        >
+        ${
+          ui.user.session
+            ? html`<form class="sign-out" method="post" action="${signOutPath}">
+                <button type="submit" id="sign-out">Sign out</button>
+              </form>`
+            : ''
+        }
       </header>
       <div class="frame">
         <nav class="side" aria-label="Sections">
