@@ -13,7 +13,8 @@
  * with the receiver on the same machine, more in flight means larger batches per commit.
  * Options: --messages <n> (default 5000), --clients <n> (default 32), --source upload|files,
  * --no-large, --large-random (the 64 MiB file is random bytes, which compression cannot shrink,
- * instead of repeated EDI lines: the worst case for memory on both sides).
+ * instead of repeated EDI lines: the worst case for memory on both sides), --size <bytes of each
+ * document> (10240), --storage local|s3 (s3: an s3rver bucket in this process, lib/s3.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
@@ -29,6 +30,7 @@ import { benchApi } from './lib/bench-api.js';
 import { cpuMsOf, postgresCpuMs, rssOf } from './lib/cpu.js';
 import { benchDatabase } from './lib/database.js';
 import { startServerProcess } from './lib/server-process.js';
+import { startBenchS3 } from './lib/s3.js';
 
 const { values } = parseArgs({
   options: {
@@ -37,8 +39,14 @@ const { values } = parseArgs({
     source: { type: 'string' },
     'no-large': { type: 'boolean' },
     'large-random': { type: 'boolean' },
+    size: { type: 'string' },
+    storage: { type: 'string' },
   },
 });
+const documentBytes = Number(values.size ?? 10240);
+const storage = values.storage ?? 'local';
+if (storage !== 'local' && storage !== 's3') throw new Error('--storage is local or s3');
+const s3 = storage === 's3' ? await startBenchS3() : undefined;
 const total = Number(values.messages ?? 5000);
 const clients = Number(values.clients ?? 32);
 const source = values.source ?? 'upload';
@@ -46,7 +54,7 @@ if (source !== 'upload' && source !== 'files') throw new Error('--source is uplo
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
 const db = await benchDatabase();
-const token = await prepareWithToken(db.url);
+const token = await prepareWithToken(db.url, s3 ? (orm) => s3.select(orm) : undefined);
 
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'pier-bench-as2-'));
 execFileSync(
@@ -55,7 +63,7 @@ execFileSync(
   { cwd: workDir, stdio: 'ignore' },
 );
 
-const server = await startServerProcess(db.url);
+const server = await startServerProcess(db.url, s3?.env);
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
 try {
@@ -113,7 +121,7 @@ try {
   await api('/services/as2-sender/out/start', {});
 
   const line = "UNB+UNOC:3+ACME:14+GLOBEX:14+261121:1200+1'UNH+1+ORDERS:D:96A:UN'BGM+220+4711+9'\n";
-  const document = Buffer.from(line.repeat(Math.ceil(10240 / line.length)).slice(0, 10240));
+  const document = Buffer.from(line.repeat(Math.ceil(documentBytes / line.length)).slice(0, documentBytes));
   // The load generator must not be what limits: keep-alive connections and a multipart body
   // put together by hand cost a fraction of fetch + FormData (measured: ≈ 2 ms of CPU per
   // upload on this machine, a sixth of the whole run's CPU).
@@ -272,6 +280,8 @@ try {
       benchmark: 'as2-loopback',
       messages: total,
       source,
+      storage,
+      document_bytes: documentBytes,
       ...(source === 'upload' ? { clients } : {}),
       delivered,
       failed: total - delivered,
@@ -300,5 +310,6 @@ try {
   await client.end();
   await server.stop();
   await db.drop();
+  await s3?.close();
   rmSync(workDir, { recursive: true, force: true });
 }

@@ -8,7 +8,8 @@
  * latency, from the stored timestamps. Targets: ≥ 500 messages/s, p99 < 1 s, RSS growth
  * < 64 MiB. Prints one JSON line; progress goes to stderr.
  * Options: --files <n> (10000), --rate <files/s> (600), --seconds <n> (15),
- *          --concurrency <writer max_concurrent_deliveries> (16), --skip <backlog|paced|upload>.
+ *          --concurrency <writer max_concurrent_deliveries> (16), --skip <backlog|paced|upload>,
+ *          --size <bytes of each file> (4096), --storage local|s3 (s3: an s3rver bucket, lib/s3.ts).
  * Needs DATABASE_URL (a PostgreSQL server; a fresh database is made and dropped).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -21,6 +22,8 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { postgresCpuMs } from './lib/cpu.js';
+import { startBenchS3, type BenchS3 } from './lib/s3.js';
+import { migrate, openDatabase } from '../storage/db.js';
 
 const { values } = parseArgs({
   options: {
@@ -29,8 +32,13 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
     concurrency: { type: 'string' },
     skip: { type: 'string', multiple: true },
+    size: { type: 'string' },
+    storage: { type: 'string' },
   },
 });
+const fileBytes = Number(values.size ?? 4096);
+const storage = values.storage ?? 'local';
+if (storage !== 'local' && storage !== 's3') throw new Error('--storage is local or s3');
 const files = Number(values.files ?? 10_000);
 const rate = Number(values.rate ?? 600);
 const seconds = Number(values.seconds ?? 15);
@@ -66,7 +74,11 @@ interface Pier {
 }
 
 /** `pier serve --dev` (no token needed) in its own process, working directory `dir`. */
-async function startPier(databaseUrl: string, dir: string): Promise<Pier> {
+async function startPier(
+  databaseUrl: string,
+  dir: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Pier> {
   const root = path.resolve(import.meta.dirname, '..');
   // For profiling the server: BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
@@ -80,6 +92,7 @@ async function startPier(databaseUrl: string, dir: string): Promise<Pier> {
       HTTP_PORT: '0',
       HTTP_HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
+      ...extraEnv,
       ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -132,7 +145,7 @@ async function configure(pier: Pier, dir: string): Promise<void> {
   await pier.post('/services/file-writer/out/start', {});
 }
 
-const fourKiB = (i: number) => `${i}:`.padEnd(4096, 'x');
+const fourKiB = (i: number) => `${i}:`.padEnd(fileBytes, 'x');
 
 async function waitDelivered(db: pg.Client, n: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -175,7 +188,15 @@ async function run<T>(
 ): Promise<T> {
   return withDatabase(async (url) => {
     const dir = await mkdtemp(path.join(os.tmpdir(), `pier-bench-${name}-`));
-    const pier = await startPier(url, dir);
+    let s3: BenchS3 | undefined;
+    if (storage === 's3') {
+      s3 = await startBenchS3();
+      const orm = await openDatabase(url, { poolMax: 1 });
+      await migrate(orm);
+      await s3.select(orm);
+      await orm.close();
+    }
+    const pier = await startPier(url, dir, s3?.env);
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     try {
@@ -183,6 +204,7 @@ async function run<T>(
     } finally {
       await db.end();
       await pier.stop();
+      await s3?.close();
       await rm(dir, { recursive: true, force: true });
     }
   });
@@ -220,7 +242,8 @@ async function backlog() {
     await waitDelivered(db, files, 300_000);
     return {
       files,
-      file_bytes: 4096,
+      file_bytes: fileBytes,
+      storage,
       ...(await figures(db)),
       ...(await cpuPerMessage(pier.child.pid!, cpu, files)),
     };

@@ -10,7 +10,7 @@ import { connectDatabase } from '../../storage/connect.js';
 import { copyStages, type CopyProgress } from '../../storage/payloads/copy-stages.js';
 import { openPayloadStore } from '../../storage/payloads/open-store.js';
 import { probeStorage } from '../../storage/payloads/probe.js';
-import { S3PayloadStore } from '../../storage/payloads/s3-store.js';
+import { LazyS3PayloadStore } from '../../storage/payloads/lazy-s3-store.js';
 import { describeSelection, selectionOf, type StorageFields } from '../../storage/payloads/selection.js';
 
 type Backend = StorageFields['storage_backend'];
@@ -91,7 +91,7 @@ async function migrateStorage(to: Backend): Promise<void> {
         );
       }
     } finally {
-      for (const store of [source, target]) if (store instanceof S3PayloadStore) store.close();
+      for (const store of [source, target]) if (store instanceof LazyS3PayloadStore) await store.close();
     }
   } finally {
     await database.close();

@@ -71,3 +71,14 @@ export class StorageFailed extends Error {
     this.name = 'StorageFailed';
   }
 }
+
+/**
+ * Whether a failure (an error, or the `last_error` text an actor reported) is the payload
+ * store's: the point where the `storage_failed` alert (issue 15) hooks in, in the API's error
+ * handler and where the dispatcher records a delivery's result.
+ */
+export function isStorageFailure(failure: unknown): boolean {
+  if (failure instanceof StorageFailed) return true;
+  const text = typeof failure === 'string' ? failure : failure instanceof Error ? failure.message : '';
+  return /^S3 .+ failed: /.test(text);
+}

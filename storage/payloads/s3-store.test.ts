@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import t from 'tap';
 import { refusedEndpoint, startS3, startSilentEndpoint } from '../../test/helpers/s3.js';
 import { inlineMaxBytes, keepStream } from './inline.js';
+import { isStorageFailure } from './s3-client.js';
 import { S3PayloadStore, s3PartBytes } from './s3-store.js';
 import { PayloadMissing, PayloadTooLarge, type PayloadRef } from './store.js';
 
@@ -149,6 +150,12 @@ t.test(
       name: 'StorageFailed',
       message: 'S3 check of the bucket failed: NoSuchBucket: bucket no-such-bucket does not exist',
     });
+    const failure = await wrong.putBytes(ref(), Buffer.from('x')).catch((error: unknown) => error);
+    t.ok(
+      isStorageFailure(failure) && isStorageFailure((failure as Error).message),
+      'told as a store failure',
+    );
+    t.notOk(isStorageFailure(new PayloadMissing(ref()).message), 'a missing stage is not one');
     wrong.close();
 
     const refused = new S3PayloadStore(

@@ -50,6 +50,8 @@ export class S3PayloadStore implements PayloadStore {
   constructor(
     readonly target: S3Selection,
     limits: Partial<S3Limits> = {},
+    /** Multipart part size and parts in flight; the defaults are measured (benchmarks/s3-part-size.ts). */
+    readonly parts: { bytes: number; inFlight: number } = { bytes: s3PartBytes, inFlight: partsInFlight },
   ) {
     this.limits = { ...defaultS3Limits, ...limits };
     this.client = makeS3Client(target, this.limits);
@@ -128,8 +130,8 @@ export class S3PayloadStore implements PayloadStore {
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.target.bucket, Key, Body: counter, ContentType: 'application/octet-stream' },
-      partSize: s3PartBytes,
-      queueSize: partsInFlight,
+      partSize: this.parts.bytes,
+      queueSize: this.parts.inFlight,
       leavePartsOnError: false,
     });
     try {

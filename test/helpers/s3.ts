@@ -30,6 +30,8 @@ export interface TestS3 {
   client: S3Client;
   /** Keys under a prefix, sorted. */
   keys(prefix?: string): Promise<string[]>;
+  /** Objects in the bucket, counted on s3rver's disk (its listing fails on thousands of keys). */
+  countObjects(): Promise<number>;
   /** Multipart uploads started and neither completed nor aborted. */
   openUploads(): Promise<number>;
   close(): Promise<void>;
@@ -105,6 +107,10 @@ export async function startS3(t: Test, options: { bucket?: string } = {}): Promi
         token = page.NextContinuationToken;
       } while (token);
       return keys.sort();
+    },
+    async countObjects() {
+      const entries = await readdir(path.join(directory, bucket), { recursive: true });
+      return entries.filter((e) => e.endsWith('._S3rver_object')).length;
     },
     async openUploads() {
       return (await readdir(uploadsDir).catch(() => [])).length;
