@@ -55,7 +55,7 @@ export type As2InboundResponse = z.infer<typeof As2InboundResponse>;
 export type As2InboundContext = As2InboundResponse['context'];
 
 /** The library's InteropOptions: what the sender puts on the wire for one partner (docs/interop.md). */
-export const As2InteropOptions = z.object({
+const As2InteropOptions = z.object({
   signedAttributes: z.boolean(),
   algorithmProtection: z.boolean(),
   transferEncoding: z.enum(interopChoices.transferEncoding),
@@ -172,7 +172,7 @@ export const As2AckRequest = z.object({
   receipt_content: InlineContent.optional(),
 });
 
-export const As2Done = z.object({
+const As2Done = z.object({
   type: z.literal('as2_done'),
   applied: z.boolean(),
   /** The receipt came before the sender reported its attempt: ask again shortly. */
@@ -183,7 +183,7 @@ export const As2Done = z.object({
  * Every question the AS2 actors ask the core, each with the schema of its answer: a closed
  * set, so the core's dispatch and the actors' typed answers come from one table.
  */
-export const as2Questions = {
+const as2Questions = {
   as2_inbound: { request: As2InboundRequest, answer: As2InboundResponse },
   as2_outbound: { request: As2OutboundRequest, answer: As2OutboundResponse },
   as2_record: { request: As2RecordRequest, answer: As2Done },

@@ -29,7 +29,7 @@ export interface ProcessOptions {
   production: boolean;
 }
 
-export const defaults = {
+const defaults = {
   httpPort: 8080,
   httpHost: '0.0.0.0',
   dataDir: './data',

@@ -69,7 +69,7 @@ export function makeReceipt(r: ReceiptInput): Receipt {
 }
 
 /** Waits between attempts of an asynchronous receipt, in ms. */
-export const asyncReceiptWaits = [0, 2_000, 10_000, 60_000, 300_000];
+const asyncReceiptWaits = [0, 2_000, 10_000, 60_000, 300_000];
 
 function postOnce(url: URL, receipt: Receipt, userAgent: string): Promise<string | null> {
   const client = url.protocol === 'https:' ? https : http;

@@ -180,7 +180,7 @@ async function answerDuplicate(
 }
 
 /** The AS2 headers worth showing (spec 2.7 protocols.as2). */
-export function as2Headers(headers: IncomingHttpHeaders): Record<string, string> {
+function as2Headers(headers: IncomingHttpHeaders): Record<string, string> {
   const shown: Record<string, string> = {};
   for (const name of [
     'as2-version',

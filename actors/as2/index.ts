@@ -6,45 +6,29 @@
 export { packOutgoing, LegacyAlgorithmError, type PackOptions, type PackedMessage } from './pack.js';
 export { unpackIncoming, type UnpackOptions, type UnpackedMessage, type Layer } from './unpack.js';
 export type { DecryptionKey } from '../../pki/cms/enveloped-data.js';
-export { certificatesInSignature } from '../../pki/cms/signed-data.js';
 export { buildMdn, type MdnFields, type BuiltMdn } from './mdn/build.js';
 export { parseMdn, MdnError, type ParsedMdn, type ParseMdnOptions } from './mdn/parse.js';
-export { computeMic, formatMic, parseMic, sameMic, type Mic, type ReceivedMic } from './mic.js';
+export { formatMic, parseMic, sameMic, type Mic, type ReceivedMic } from './mic.js';
 export {
   parseDispositionNotificationOptions,
   formatDispositionNotificationOptions,
   type DispositionNotificationOptions,
 } from './disposition-options.js';
 export {
-  interopChoices,
-  interopOptions,
-  interopPresetNames,
-  interopPresets,
   defaultInteropOptions,
   type InteropOptions,
   type InteropPresetName,
 } from '../../protocol/as2/interop-presets.js';
-export { Headers } from './mime/headers.js';
-export { DispositionError, isDispositionError } from './vocabulary/disposition-error.js';
+export { DispositionError } from './vocabulary/disposition-error.js';
 export {
   formatDisposition,
-  parseDisposition,
   isSuccessful,
   processed,
   processedWithError,
-  processedWithWarning,
-  failedWithFailure,
-  errorModifiers,
   type Disposition,
   type ErrorModifier,
 } from './vocabulary/dispositions.js';
-export {
-  micAlgorithms,
-  parseMicAlgorithm,
-  micAlgorithmName,
-  type MicAlgorithm,
-  type MicSpelling,
-} from '../../pki/algorithms/mic-algorithms.js';
+export { type MicAlgorithm, type MicSpelling } from '../../pki/algorithms/mic-algorithms.js';
 export type {
   ContentEncryption,
   KeyTransport,

@@ -4,7 +4,7 @@ import type { PluginTypeDefinition } from '../shared/definition.js';
 import { absolutePath, partyNameOrEmpty, wholeNumber } from '../shared/fields.js';
 import { globProblem, patternProblem, placeholdersOf } from '../shared/path-pattern.js';
 
-export const filePollerFields = {
+const filePollerFields = {
   base_directory: absolutePath.describe('Directory watched for files'),
   processed_directory: absolutePath.describe('Where a file is moved once its message is accepted'),
   path_pattern: z
@@ -17,7 +17,7 @@ export const filePollerFields = {
   to: partyNameOrEmpty.describe('Receiving party when path_pattern has no {to}'),
 };
 
-export const filePollerDefaults = {
+const filePollerDefaults = {
   path_pattern: '{to}/{filename}',
   file_pattern: '*.*',
   polling_interval: 5, // seconds
@@ -42,7 +42,7 @@ function inside(dir: string, parent: string): boolean {
   return d === p || d.startsWith(p === '/' ? '/' : `${p}/`);
 }
 
-export function filePollerProblems(raw: Record<string, unknown>): Record<string, string> {
+function filePollerProblems(raw: Record<string, unknown>): Record<string, string> {
   const s = raw as FilePollerSettings;
   const problems: Record<string, string> = {};
   const patternIssue = patternProblem(s.path_pattern, ['from', 'to', 'filename']);

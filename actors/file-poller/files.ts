@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Directories } from '../shared/directories.js';
 
 /** Names writers use while a file is not complete (the rename protocol): never taken. */
-export function inProgressName(name: string): boolean {
+function inProgressName(name: string): boolean {
   return name.startsWith('.') || /\.(tmp|part|partial|filepart|crdownload)$/i.test(name);
 }
 

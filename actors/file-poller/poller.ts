@@ -26,7 +26,7 @@ const concurrentTakes = 16;
  * the directory rather than as queued messages, so the queue, and the time from acceptance
  * to delivery, stay short when the targets are slower than the directory fills.
  */
-export const maxQueuedDeliveries = 128;
+const maxQueuedDeliveries = 128;
 /** How long a taker pauses when the targets are that far behind. */
 const holdBackMs = 50;
 

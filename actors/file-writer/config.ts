@@ -12,7 +12,7 @@ import { patternProblem } from '../shared/path-pattern.js';
 
 export const ifExistsChoices = ['fail', 'rename'] as const;
 
-export const fileWriterFields = {
+const fileWriterFields = {
   directory: absolutePath.describe('Directory files are written to'),
   path_pattern: z
     .string()
@@ -25,7 +25,7 @@ export const fileWriterFields = {
   ...retryFields,
 };
 
-export const fileWriterDefaults = {
+const fileWriterDefaults = {
   path_pattern: '{from}/{filename}',
   if_exists: 'fail',
   max_concurrent_deliveries: 1,

@@ -12,7 +12,7 @@ import {
   wholeNumber,
 } from '../shared/fields.js';
 
-export const httpPosterFields = {
+const httpPosterFields = {
   url: z.string().max(2048).describe('Address the payload is posted to'),
   http_basic_username: userName.describe('User for HTTP basic authentication; empty for none'),
   content_type: z
@@ -26,7 +26,7 @@ export const httpPosterFields = {
   ...retryFields,
 };
 
-export const httpPosterDefaults = {
+const httpPosterDefaults = {
   http_basic_username: '',
   content_type: 'application/octet-stream',
   timeout_seconds: 60,
@@ -34,7 +34,7 @@ export const httpPosterDefaults = {
   ...retryDefaults,
 };
 
-export const httpPosterSecrets = {
+const httpPosterSecrets = {
   http_basic_password: password.describe('Write-only'),
   http_headers: headerList.describe('Write-only; replaced as a whole, [] removes them'),
 };

@@ -66,7 +66,7 @@ export function pathMatcher(pattern: string): (relativePath: string) => PathValu
 }
 
 /** A path segment made safe: no separators, no control characters, never `.` or `..`. */
-export function safeSegment(text: string): string {
+function safeSegment(text: string): string {
   // eslint-disable-next-line no-control-regex
   const cleaned = text.replace(/[/\\\u0000-\u001f\u007f]/g, '_');
   if (cleaned === '' || cleaned === '.' || cleaned === '..') return '_';

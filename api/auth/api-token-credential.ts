@@ -36,7 +36,7 @@ export interface ApiTokenCredentialOptions {
   maxEntries: number;
 }
 
-export const apiTokenCredentialDefaults: ApiTokenCredentialOptions = {
+const apiTokenCredentialDefaults: ApiTokenCredentialOptions = {
   cacheTtlMs: 10_000,
   usageFlushMs: 5_000,
   maxEntries: 10_000,

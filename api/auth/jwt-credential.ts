@@ -15,7 +15,7 @@ import type { OidcDirectory } from './oidc-directory.js';
 import { TokenRefused } from './token-refused.js';
 
 /** Asymmetric algorithms only: never `none`, never HS* (a public key must not become an HMAC secret). */
-export const allowedJwtAlgorithms = [
+const allowedJwtAlgorithms = [
   'RS256',
   'RS384',
   'RS512',
@@ -30,7 +30,7 @@ export const allowedJwtAlgorithms = [
 ];
 
 /** Seconds a clock may be off between the identity provider and pier. */
-export const jwtClockToleranceSeconds = 30;
+const jwtClockToleranceSeconds = 30;
 
 const jwtShape = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 

@@ -22,7 +22,7 @@ export interface OidcDirectoryOptions {
   fetchTimeoutMs: number;
 }
 
-export const oidcDirectoryDefaults: OidcDirectoryOptions = {
+const oidcDirectoryDefaults: OidcDirectoryOptions = {
   cacheTtlMs: 10_000,
   jwksCooldownMs: 30_000,
   jwksMaxAgeMs: 10 * 60_000,

@@ -26,7 +26,7 @@ export interface AuthOptions {
 
 const bearer = /^Bearer +([^\s]+) *$/i;
 
-export async function authenticate(header: string | undefined, options: AuthOptions): Promise<Caller> {
+async function authenticate(header: string | undefined, options: AuthOptions): Promise<Caller> {
   if (header === undefined || header === '') {
     if (options.developerBuild) return developerCaller;
     throw new ApiError('MISSING_AUTH_HEADER');

@@ -4,7 +4,7 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 
-export const tokenPrefix = 'pier';
+const tokenPrefix = 'pier';
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const publicIdLength = 12;
 const secretLength = 32;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { listSchema, pagingQuery, recordName, singleLineText } from './common.js';
 
-export const tokenStates = ['active', 'expired', 'revoked'] as const;
+const tokenStates = ['active', 'expired', 'revoked'] as const;
 
 export const ApiTokenCreate = z.strictObject({
   service_account: recordName.describe('Name of a local service account'),

@@ -47,11 +47,11 @@ export const encryptionAlgorithms = [
 export const mdnModes = ['sync', 'async', 'none'] as const;
 
 /** At most this many certificates in one list field (current, next, and a few spare). */
-export const maxCertificatesPerField = 10;
-export const maxHeaders = 20;
+const maxCertificatesPerField = 10;
+const maxHeaders = 20;
 
 /** RFC 4130 AS2 names: printable ASCII, no quotes or backslashes, 1 to 128 characters. */
-export const as2id = z
+const as2id = z
   .string()
   .min(1)
   .max(128)
@@ -65,7 +65,7 @@ const certificateIds = z.array(certificateId).max(maxCertificatesPerField);
 const partyId = z.number().int().min(1).max(2147483647);
 
 /** Headers the AS2 sender sets itself; a profile may not replace them. */
-export const reservedHeaders = new Set([
+const reservedHeaders = new Set([
   'as2-from',
   'as2-to',
   'as2-version',
@@ -164,7 +164,7 @@ export interface LocalProfileValues {
 // Remote profile ------------------------------------------------------------------------
 
 /** A new partner profile starts secure: compressed, signed, encrypted, synchronous signed receipt. */
-export const remoteDefaults = {
+const remoteDefaults = {
   partner_certificate_id: null,
   signing_algorithm: 'sha256',
   encryption_algorithm: 'aes256-cbc',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { expiringWindowDays } from '../../pki/certificates/validity.js';
 import { listSchema, multiLineText, pagingQuery, readOnly, singleLineText } from './common.js';
 
-export const certificateStates = ['valid', 'expiring', 'expired'] as const;
+const certificateStates = ['valid', 'expiring', 'expired'] as const;
 /** Largest certificate upload, in bytes (spec 8). */
 export const uploadLimitBytes = 20 * 1024 * 1024;
 /** How long an import token is valid, in milliseconds (spec 8: 10 minutes). */
@@ -114,7 +114,7 @@ export const CertificateUploadForm = z.object({
     .describe('With a single certificate, stores it at once (201); otherwise an import token is returned'),
 });
 
-export const FoundCertificate = z.object({
+const FoundCertificate = z.object({
   index: z.number().int(),
   ...certificateFacts,
   friendly_name: z.string().describe("The PKCS#12 friendly name, '' elsewhere"),
@@ -129,7 +129,7 @@ export const FoundCertificate = z.object({
     .describe('Importing it adds its private key to the stored certificate, which has none'),
 });
 
-export const FoundKey = z.object({
+const FoundKey = z.object({
   index: z.number().int(),
   key_algorithm: z.string(),
   key_size: z.number().int(),

@@ -4,7 +4,7 @@ import { listSchema, pagingQuery, readOnly, recordName, singleLineText } from '.
 import { urlCarriesCredentials } from './url.js';
 
 const scopeList = singleLineText(1000).describe('Space separated scopes');
-export const autoProvisionRoles = ['', 'viewer', 'operator'] as const;
+const autoProvisionRoles = ['', 'viewer', 'operator'] as const;
 
 const writable = {
   display_name: singleLineText(200),
@@ -85,12 +85,12 @@ export function scopeSet(text: string): string[] {
 }
 
 /** True for the loopback names that may use plain http. */
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
 }
 
 /** The problem with an issuer URL, or undefined. */
-export function issuerUrlProblem(text: string): string | undefined {
+function issuerUrlProblem(text: string): string | undefined {
   let url: URL;
   try {
     url = new URL(text);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Role } from './role.js';
 import { listSchema, multiLineText, pagingQuery, readOnly, recordName, singleLineText } from './common.js';
 
-export const accountKinds = ['local', 'federated'] as const;
+const accountKinds = ['local', 'federated'] as const;
 
 const issuer = singleLineText(2048);
 const subject = singleLineText(255);

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { singleLineText } from './common.js';
 import { httpUrlProblem } from './url.js';
 
-export const storageBackends = ['local', 's3'] as const;
+const storageBackends = ['local', 's3'] as const;
 
-export const SettingsFields = {
+const SettingsFields = {
   storage_backend: z.enum(storageBackends),
   storage_local_directory: singleLineText(1024),
   storage_s3_bucket: singleLineText(63),
@@ -74,7 +74,7 @@ export interface StorageSelection {
   storage_s3_endpoint: string;
 }
 
-export const StorageSelectionSchema = z.object({
+const StorageSelectionSchema = z.object({
   storage_backend: z.enum(storageBackends),
   storage_local_directory: z.string(),
   storage_s3_bucket: z.string(),

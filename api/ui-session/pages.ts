@@ -1,6 +1,6 @@
 /** The few plain HTML pages of signing in and out (the web UI proper lives elsewhere). */
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

@@ -17,11 +17,11 @@ import { ApiError } from '../errors.js';
 import { roleAllows, type Role } from '../schemas/role.js';
 import { readCookie, setCookie } from './cookies.js';
 
-export const sessionCookie = 'pier_session';
+const sessionCookie = 'pier_session';
 /** A session unused this long ends. */
-export const sessionIdleSeconds = 30 * 60;
+const sessionIdleSeconds = 30 * 60;
 /** A session ends this long after sign-in, used or not. */
-export const sessionAbsoluteSeconds = 12 * 60 * 60;
+const sessionAbsoluteSeconds = 12 * 60 * 60;
 /** last_seen_at is written at most this often per session. */
 const touchEverySeconds = 60;
 

@@ -72,8 +72,3 @@ export class ApiRoutes {
     }
   }
 }
-
-/** The body schema a route declares (for drawing its form). */
-export function bodySchemaOf(routes: ApiRoutes, method: HttpMethod, url: string) {
-  return routes.definition(method, url)?.body;
-}

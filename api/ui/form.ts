@@ -27,7 +27,7 @@ export function kindOf(schema: z.ZodType | undefined): string {
 }
 
 /** How a property may be left out: its default, whether it is optional or nullable. */
-export function presence(schema: z.ZodType | undefined): {
+function presence(schema: z.ZodType | undefined): {
   optional: boolean;
   nullable: boolean;
   default?: unknown;
@@ -56,7 +56,7 @@ export function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType
   return s?._zod?.def.type === 'object' ? (s._zod.def.shape ?? {}) : {};
 }
 
-export function descriptionOf(schema: z.ZodType | undefined): string | undefined {
+function descriptionOf(schema: z.ZodType | undefined): string | undefined {
   return (schema as { description?: string } | undefined)?.description;
 }
 

@@ -17,7 +17,7 @@ export class Html {
   }
 }
 
-export function escapeHtml(value: string): string {
+function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => escapes[c]!);
 }
 
@@ -34,15 +34,6 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
   let out = strings[0]!;
   for (let i = 0; i < values.length; i++) out += render(values[i]!) + strings[i + 1]!;
   return new Html(out);
-}
-
-/** Text that is already HTML (assembled by this module); never pass user input. */
-export function raw(text: string): Html {
-  return new Html(text);
-}
-
-export function join(parts: readonly Part[]): Html {
-  return new Html(parts.map(render).join(''));
 }
 
 /** A URL with query parameters; empty values are left out so links stay short. */

@@ -37,7 +37,7 @@ export interface PageOptions {
   styles?: string[];
 }
 
-export function notice(n: Notice): Html {
+function notice(n: Notice): Html {
   return html`<div class="alert alert-${n.kind}" role="${n.kind === 'error' ? 'alert' : 'status'}">
     ${n.text}
   </div>`;

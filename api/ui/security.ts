@@ -8,11 +8,11 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-export const csrfCookie = 'pier_csrf';
+const csrfCookie = 'pier_csrf';
 export const csrfField = '_csrf';
 export const csrfHeader = 'x-csrf-token';
 
-export const contentSecurityPolicy = [
+const contentSecurityPolicy = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -32,7 +32,7 @@ export function setSecurityHeaders(reply: FastifyReply): void {
   reply.header('Cache-Control', 'no-store');
 }
 
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
+function readCookie(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {

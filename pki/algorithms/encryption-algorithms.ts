@@ -69,7 +69,7 @@ export type ContentEncryption = keyof typeof contentEncryptionAlgorithms;
 /** What a received message may use: everything pier writes, plus RC2. */
 export type ReadableContentEncryption = ContentEncryption | 'rc2-cbc';
 
-export const contentEncryptionNames = Object.keys(contentEncryptionAlgorithms) as ContentEncryption[];
+const contentEncryptionNames = Object.keys(contentEncryptionAlgorithms) as ContentEncryption[];
 
 const byOid = new Map<string, ContentEncryption>(
   contentEncryptionNames.map((name) => [contentEncryptionAlgorithms[name].oid, name]),

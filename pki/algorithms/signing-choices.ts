@@ -21,7 +21,6 @@ export const signingChoices = {
 } as const satisfies Record<string, { digest: MicAlgorithm; scheme: SignatureScheme }>;
 
 export type SigningChoice = keyof typeof signingChoices;
-export const signingChoiceNames = Object.keys(signingChoices) as SigningChoice[];
 
 /** The digest and scheme a profile's `signing_algorithm` names; null for `none` or an unknown name. */
 export function signingChoiceOf(name: string): { digest: MicAlgorithm; scheme: SignatureScheme } | null {

@@ -11,7 +11,7 @@ export class Asn1Error extends Error {
   }
 }
 
-export const tagClass = { universal: 0, application: 1, context: 2, private: 3 } as const;
+const tagClass = { universal: 0, application: 1, context: 2, private: 3 } as const;
 
 export const universalTag = {
   boolean: 1,
@@ -141,7 +141,7 @@ function readNode(input: Buffer, start: number, limit: number, depth: number): A
   return new Asn1Node(input, start, headerLength, end, end, cls, constructed, tag, children);
 }
 
-export function expectUniversal(node: Asn1Node, tag: number, what: string): Asn1Node {
+function expectUniversal(node: Asn1Node, tag: number, what: string): Asn1Node {
   if (!node.isUniversal(tag)) throw new Asn1Error(`${what}: unexpected tag ${node.tagClass}/${node.tag}`);
   return node;
 }

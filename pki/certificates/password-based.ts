@@ -10,7 +10,7 @@ import { Rc2CbcDecipher } from '../cms/rc2.js';
 import { oids } from '../oids.js';
 
 /** More iterations than any real file uses; more would let an upload burn minutes of CPU. */
-export const maxIterations = 1_000_000;
+const maxIterations = 1_000_000;
 
 export class PasswordBasedError extends Error {
   constructor(

@@ -17,7 +17,7 @@ export interface CertificateIdentity {
 
 const cache = new WeakMap<X509Certificate, CertificateIdentity>();
 
-export function certificateIdentity(certificate: X509Certificate): CertificateIdentity {
+function certificateIdentity(certificate: X509Certificate): CertificateIdentity {
   const cached = cache.get(certificate);
   if (cached) return cached;
   const tbs = readBer(certificate.raw).child(0, 'tbsCertificate');

@@ -1,6 +1,5 @@
 /** ContentInfo (RFC 5652 §3): the outer wrapper of every CMS value. */
 import { Asn1Error, readBer, readOid, type Asn1Node } from '../asn1/reader.js';
-import { explicit, oid, sequence, toBuffer, type Der } from '../asn1/writer.js';
 
 export interface ContentInfo {
   /** The contentType OID. */
@@ -16,8 +15,4 @@ export function readContentInfo(der: Buffer): ContentInfo {
   const wrapper = root.child(1, 'content');
   if (!wrapper.isContext(0)) throw new Asn1Error('ContentInfo content is not [0]');
   return { type, content: wrapper.child(0, 'content') };
-}
-
-export function contentInfo(type: string, content: Der): Buffer {
-  return toBuffer(sequence(oid(type), explicit(0, content)));
 }

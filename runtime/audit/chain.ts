@@ -23,7 +23,7 @@ export interface ChainedFields {
 }
 
 /** JSON with object keys sorted, so the same event always gives the same bytes. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value instanceof Date) return JSON.stringify(value.toISOString());

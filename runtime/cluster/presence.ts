@@ -9,7 +9,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 
 /** The advisory lock class of node presence (an arbitrary constant). */
-export const nodeLockClass = 731_301;
+const nodeLockClass = 731_301;
 
 export class NodePresence {
   readonly nodeId = randomInt(1, 2 ** 31 - 1);

@@ -1,11 +1,11 @@
 /** The waits of the dispatcher: announcing queued deliveries again (stall schedule) and retrying. */
 
 /** Seconds before the first re-announcement of a queued delivery. */
-export const firstStallWaitSeconds = 10;
+const firstStallWaitSeconds = 10;
 /** Each wait is this many times the one before… */
-export const stallWaitGrowth = 4;
+const stallWaitGrowth = 4;
 /** …but never longer than this many seconds. */
-export const maxStallWaitSeconds = 600;
+const maxStallWaitSeconds = 600;
 
 /**
  * Seconds to wait after the `k`-th announcement (k from 0): 10 s × 4^k, at most 10 min.
@@ -26,7 +26,7 @@ export interface RetryPolicy {
   retry_max_interval: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = {
+const defaultRetryPolicy: RetryPolicy = {
   max_attempts: 10,
   retry_interval: 30,
   retry_backoff: 2,

@@ -12,7 +12,7 @@ export type Trigger = 'start' | 'stop' | 'restart' | 'ready' | 'fail' | 'crash' 
 export type Action = 'start' | 'stop' | 'restart';
 export const actions: readonly Action[] = ['start', 'stop', 'restart'];
 
-export const transitions: Record<ServiceStatus, Partial<Record<Trigger, ServiceStatus>>> = {
+const transitions: Record<ServiceStatus, Partial<Record<Trigger, ServiceStatus>>> = {
   stopped: { start: 'starting' },
   starting: { ready: 'running', fail: 'error' },
   // A restart of a running instance stops it first, then starts it.

@@ -36,7 +36,7 @@ export interface CopyOptions {
 }
 
 /** The name a target is recorded under: the store's selection, which holds nothing secret. */
-export const targetName = (store: PayloadStore): string => JSON.stringify(store.selection);
+const targetName = (store: PayloadStore): string => JSON.stringify(store.selection);
 
 /** Hashes and counts a stream's bytes on the way through. */
 function hasher(): Transform & { digest: () => { sha256: string; bytes: number } } {

@@ -32,7 +32,7 @@ const partsInFlight = 2;
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export const keyOf = (ref: PayloadRef): string => {
+const keyOf = (ref: PayloadRef): string => {
   if (!uuid.test(ref.messageId)) throw new Error(`Not a message id: ${ref.messageId}`);
   if (!(storedStages as readonly string[]).includes(ref.stage)) throw new Error(`Not a stage: ${ref.stage}`);
   return `messages/${ref.messageId}/${ref.stage}`;

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 
-export const LocalSelection = z.object({ backend: z.literal('local'), directory: z.string() });
+const LocalSelection = z.object({ backend: z.literal('local'), directory: z.string() });
 export const S3Selection = z.object({
   backend: z.literal('s3'),
   bucket: z.string(),

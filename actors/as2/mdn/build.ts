@@ -40,7 +40,7 @@ function field(name: string, value: string): string {
 }
 
 /** The disposition-notification fields (RFC 8098 §3.1), CRLF lines. */
-export function dispositionNotificationBody(fields: MdnFields): Buffer {
+function dispositionNotificationBody(fields: MdnFields): Buffer {
   let text = field('Reporting-UA', fields.reportingUa);
   text += field('Original-Recipient', `rfc822; ${fields.originalRecipient}`);
   text += field('Final-Recipient', `rfc822; ${fields.finalRecipient}`);

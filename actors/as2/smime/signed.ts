@@ -13,7 +13,7 @@ import {
 } from '../../../pki/cms/signed-data.js';
 import { DispositionError, failingAs, fromCms } from '../vocabulary/disposition-error.js';
 import { micAlgorithmName, type MicSpelling } from '../../../pki/algorithms/mic-algorithms.js';
-import { buildEntity, buildMultipartBody, newBoundary, type Chunks, type HeaderList } from '../mime/build.js';
+import { buildEntity, buildMultipartBody, newBoundary, type Chunks } from '../mime/build.js';
 import type { Headers } from '../mime/headers.js';
 import { contentTypeOf, parseEntity, parseMultipart, type MimeEntity } from '../mime/parse.js';
 import { encodeBase64Lines } from '../mime/transfer-encoding.js';
@@ -57,13 +57,6 @@ export function signaturePart(signature: Buffer): Chunks {
 export function multipartSignedType(boundary: string, options: SignedEntityOptions): string {
   const micalg = micAlgorithmName(options.digest, options.micSpelling ?? 'rfc5751');
   return `multipart/signed; protocol="application/pkcs7-signature"; micalg=${micalg}; boundary="${boundary}"`;
-}
-
-export function signedEntityHeaders(signed: SignedEntity): HeaderList {
-  return [
-    ['MIME-Version', '1.0'],
-    ['Content-Type', signed.contentType],
-  ];
 }
 
 export interface VerifiedEntity {
@@ -124,7 +117,7 @@ export function verifySignedEntity(
   return { signedContent, canonicalised, signature, inner };
 }
 
-export function hasBareLf(bytes: Buffer): boolean {
+function hasBareLf(bytes: Buffer): boolean {
   for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) {
     if (at === 0 || bytes[at - 1] !== 0x0d) return true;
   }
@@ -132,7 +125,7 @@ export function hasBareLf(bytes: Buffer): boolean {
 }
 
 /** RFC 5751 §3.1.1 canonical form: every line ends in CRLF. */
-export function toCrlf(bytes: Buffer): Buffer {
+function toCrlf(bytes: Buffer): Buffer {
   const out: Buffer[] = [];
   let from = 0;
   for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) {

@@ -27,7 +27,7 @@ export interface StreamedEntity {
   body: Piece | Source;
 }
 
-export function entitySource(entity: StreamedEntity): Source {
+function entitySource(entity: StreamedEntity): Source {
   return sourceOf(headerSection(entity.headers), entity.body);
 }
 

@@ -61,7 +61,7 @@ function firstBytes(chunks: readonly Buffer[], count: number): Buffer {
   return Buffer.concat(out);
 }
 
-export class InflatedTooLarge extends Error {
+class InflatedTooLarge extends Error {
   constructor(maxBytes: number) {
     super(`the content inflates to more than ${maxBytes} bytes`);
     this.name = 'InflatedTooLarge';

@@ -21,7 +21,7 @@ export interface Source {
 }
 
 /** How much of a file is read at a time: bounds the memory of every streamed pass. */
-export const readSliceBytes = 256 * 1024;
+const readSliceBytes = 256 * 1024;
 
 export function fileRange(file: string, length: number, start = 0): FileRange {
   return { file, start, length };

@@ -49,10 +49,6 @@ function isFailureModifier(modifier: string): modifier is FailureModifier {
   return failureModifierNames.has(modifier);
 }
 
-export function isDispositionError(error: unknown): error is DispositionError {
-  return error instanceof DispositionError;
-}
-
 /**
  * Runs one step of unpacking and turns whatever it throws into a DispositionError with the
  * step's modifier, so a parser bug or damaged input never escapes as an uncaught exception.

@@ -52,10 +52,10 @@ export type ErrorModifier = keyof typeof errorModifiers;
 export type FailureModifier = keyof typeof failureModifiers;
 export type WarningModifier = keyof typeof warningModifiers;
 
-export const actionModes = ['automatic-action', 'manual-action'] as const;
-export const sendingModes = ['MDN-sent-automatically', 'MDN-sent-manually'] as const;
+const actionModes = ['automatic-action', 'manual-action'] as const;
+const sendingModes = ['MDN-sent-automatically', 'MDN-sent-manually'] as const;
 /** RFC 8098 types plus `failed`, which RFC 3798 had and AS2 (RFC 4130) still uses. */
-export const dispositionTypes = ['processed', 'failed', 'displayed', 'deleted', 'dispatched'] as const;
+const dispositionTypes = ['processed', 'failed', 'displayed', 'deleted', 'dispatched'] as const;
 
 export type ActionMode = (typeof actionModes)[number];
 export type SendingMode = (typeof sendingModes)[number];
@@ -84,10 +84,6 @@ export const processed: Disposition = {
 
 export function processedWithError(modifier: ErrorModifier): Disposition {
   return { ...processed, modifier: { kind: 'error', description: modifier } };
-}
-
-export function processedWithWarning(modifier: WarningModifier): Disposition {
-  return { ...processed, modifier: { kind: 'warning', description: modifier } };
 }
 
 export function failedWithFailure(modifier: FailureModifier): Disposition {

@@ -16,7 +16,7 @@ import type { ApiTokenCreate, ApiTokenRecord } from '../../schemas/api-token.js'
 
 const dayMs = 24 * 60 * 60 * 1000;
 
-export function tokenState(t: ApiToken, now: Date): ApiTokenRecord['state'] {
+function tokenState(t: ApiToken, now: Date): ApiTokenRecord['state'] {
   if (t.revoked_at) return 'revoked';
   return new Date(t.expires_at).getTime() <= now.getTime() ? 'expired' : 'active';
 }

@@ -20,7 +20,7 @@ import type {
 import { certificateJson, certificateName } from './json.js';
 
 /** At most this many users are listed in a CERTIFICATE_IN_USE answer (spec 8). */
-export const maxUsersListed = 25;
+const maxUsersListed = 25;
 
 /** Only the description changes after upload; deletion records what identified the certificate. */
 const audited = { kind: 'certificate', fields: ['description', 'common_name', 'subject'] };

@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 const databaseTimeoutMs = 2000;
 
-export const HealthAnswer = z.object({
+const HealthAnswer = z.object({
   status: z.enum(['healthy', 'unhealthy']),
   timestamp: z.string(),
   database: z.enum(['up', 'down']),

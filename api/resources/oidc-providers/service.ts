@@ -42,7 +42,7 @@ function auditValues(p: OidcProvider): Record<string, unknown> {
   return { ...p, client_secret: p.client_secret_sealed === '' ? undefined : p.client_secret_sealed };
 }
 
-export function oidcProviderJson(p: OidcProvider): OidcProviderRecord {
+function oidcProviderJson(p: OidcProvider): OidcProviderRecord {
   return {
     id: p.id,
     name: p.name,

@@ -27,7 +27,7 @@ export const partnerKind: PartyKind = { entity: PartnerSchema, label: 'Partner',
 
 const audited = (kind: PartyKind) => ({ kind: kind.auditKind, fields: ['name', 'display_name'] });
 
-export function partyJson(p: Omit<Organization, 'total'>): PartyRecord {
+function partyJson(p: Omit<Organization, 'total'>): PartyRecord {
   return {
     id: p.id,
     name: p.name,

@@ -17,7 +17,7 @@ import { anyParty, type RouteCreate, type RouteRecord, type RouteUpdate } from '
 
 const audited = { kind: 'route', fields: ['name', 'source_plugin', 'from', 'to', 'target_plugin'] };
 
-export function routeJson(r: Route): RouteRecord {
+function routeJson(r: Route): RouteRecord {
   return {
     id: r.id,
     name: r.name,
@@ -33,7 +33,7 @@ export function routeJson(r: Route): RouteRecord {
 type RouteFields = Omit<RouteRecord, 'id' | 'created_at' | 'updated_at'>;
 
 /** A readable default name; long ones end in a hash so different routes never share one. */
-export function defaultRouteName(r: Omit<RouteFields, 'name'>): string {
+function defaultRouteName(r: Omit<RouteFields, 'name'>): string {
   const word = (p: string) => (p === anyParty ? 'any' : p);
   const name = `${r.source_plugin}-${word(r.from)}-${word(r.to)}-${r.target_plugin}`;
   if (name.length <= 64) return name;

@@ -20,7 +20,7 @@ const audited = {
   fields: ['name', 'description', 'kind', 'enabled', 'role', 'oidc_issuer', 'oidc_subject'],
 };
 
-export function serviceAccountJson(a: ServiceAccount): ServiceAccountRecord {
+function serviceAccountJson(a: ServiceAccount): ServiceAccountRecord {
   return {
     id: a.id,
     name: a.name,

@@ -7,7 +7,7 @@ import type { ApiRouter } from '../../http/router.js';
 import { StatsRecord } from '../../schemas/stats.js';
 
 /** More failed messages than this in 24 hours make the system Degraded (spec 8). */
-export const degradedThreshold = 10;
+const degradedThreshold = 10;
 
 const shown: Record<ServiceStatus, 'Running' | 'Stopped' | 'Error'> = {
   running: 'Running',
@@ -19,7 +19,7 @@ const shown: Record<ServiceStatus, 'Running' | 'Stopped' | 'Error'> = {
 
 const day = 24 * 60 * 60 * 1000;
 
-export async function stats(ctx: ApiContext): Promise<StatsRecord> {
+async function stats(ctx: ApiContext): Promise<StatsRecord> {
   const em = freshEm(ctx);
   const conn = em.getConnection();
   const now = ctx.now().getTime();

@@ -45,7 +45,7 @@ const sides = {
 
 const writeOnly = ['http_basic_password', 'http_headers'];
 
-export function presetList(): Html {
+function presetList(): Html {
   return html`<details class="presets">
     <summary>What each interop preset does</summary>
     <dl>
@@ -280,7 +280,7 @@ function toolBody(fields: Record<string, string | string[]>, names: string[]): R
 }
 
 /** The check's steps in order, each with its outcome. */
-export function connectionSteps(result: Row): Html {
+function connectionSteps(result: Row): Html {
   const steps = (result.steps ?? {}) as Record<string, Row>;
   return html`<section aria-labelledby="check-heading" id="check-result">
     <h2 id="check-heading">Connection check: ${result.ok ? 'ok' : 'failed'}</h2>

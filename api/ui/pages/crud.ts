@@ -65,7 +65,7 @@ export interface CrudSpec {
   intro?: string;
 }
 
-export function formFields(schema: z.ZodType | undefined, spec: CrudSpec, leaveOut: readonly string[] = []) {
+function formFields(schema: z.ZodType | undefined, spec: CrudSpec, leaveOut: readonly string[] = []) {
   const shape = shapeOf(schema);
   const names = spec.fields ?? Object.keys(shape);
   return names

@@ -16,7 +16,7 @@ export interface HourlySeries {
 }
 
 /** Messages created per hour over the window, by direction and by status. */
-export async function messagesPerHour(em: EntityManager, now: Date, hours: number): Promise<HourlySeries> {
+async function messagesPerHour(em: EntityManager, now: Date, hours: number): Promise<HourlySeries> {
   const end = Math.floor(now.getTime() / hour) * hour;
   const start = end - (hours - 1) * hour;
   const rows = await em.getConnection().execute<{ h: Date; direction: string; status: string; n: string }[]>(

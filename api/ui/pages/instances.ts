@@ -65,7 +65,7 @@ function configFields(type: PluginType, mode: 'create' | 'update', record?: Row)
 }
 
 /** What a service action's refusal means, in words (spec 3.4), with the API's answer. */
-export function actionRefusal(error: ApiError, action: string): Html {
+function actionRefusal(error: ApiError, action: string): Html {
   const d = (error.details ?? {}) as { status?: string; actions?: string[] };
   if (error.status === 403)
     return html`The API server cannot be ${action}ed from its own pages. (${error.status} ${error.code})`;

@@ -34,7 +34,7 @@ function statusBadge(status: unknown): Html {
   return badge(String(status), String(status).toLowerCase());
 }
 
-export function messageRows(rows: Row[]): Html {
+function messageRows(rows: Row[]): Html {
   return table(
     'Messages',
     [

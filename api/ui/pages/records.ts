@@ -12,7 +12,7 @@ const link = (base: string, k: string) => (r: Row) =>
   html`<a href="${uiPrefix}${base}/${String(r.id)}">${String(r[k])}</a>`;
 const qFilter = { name: 'q', label: 'Search', hint: 'Text in name or display name' };
 
-export const partySpecs: CrudSpec[] = [
+const partySpecs: CrudSpec[] = [
   {
     path: '/organizations',
     title: 'Organizations',
@@ -48,7 +48,7 @@ export const partySpecs: CrudSpec[] = [
   },
 ];
 
-export const routeSpec: CrudSpec = {
+const routeSpec: CrudSpec = {
   path: '/routes',
   title: 'Routes',
   singular: 'route',
@@ -66,7 +66,7 @@ export const routeSpec: CrudSpec = {
   labelOf: (r) => String(r.name),
 };
 
-export const serviceAccountSpec: CrudSpec = {
+const serviceAccountSpec: CrudSpec = {
   path: '/service-accounts',
   title: 'Service accounts',
   singular: 'service account',
