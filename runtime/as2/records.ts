@@ -4,6 +4,7 @@
  */
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
+import { receiptOverdue } from '../alerts/flow-alerts.js';
 import { addHistory, lockMessages, pgArray, settleMessages, type Tx } from '../dispatch/tx.js';
 import type { MessageStatus } from '../dispatch/status.js';
 
@@ -224,8 +225,8 @@ export async function settleAwaited(
  * being retried) left one behind that no receipt was ever due for.
  */
 export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
-  const due = await tx.all<{ message_id: string; awaiting_delivery_id: string }>(
-    `select a.message_id, a.awaiting_delivery_id from as2_message a
+  const due = await tx.all<{ message_id: string; awaiting_delivery_id: string; target: string }>(
+    `select a.message_id, a.awaiting_delivery_id, d.target from as2_message a
        join delivery d on d.id = a.awaiting_delivery_id and d.state = 'awaiting_ack'
       where a.receipt_due_at is not null and a.receipt_due_at <= ? limit 100`,
     [at],
@@ -239,6 +240,11 @@ export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
       false,
       'No receipt (MDN) arrived within the receipt timeout',
     );
+    await receiptOverdue(tx, at, {
+      message_id: d.message_id,
+      delivery_id: Number(d.awaiting_delivery_id),
+      target: d.target,
+    });
   }
   return due.length;
 }

@@ -5,6 +5,7 @@
  * after a crash before it could move the file away) gets the message it already has.
  */
 import type { OfferedMessage } from '../../protocol/core-protocol.js';
+import { messageRefused } from '../alerts/flow-alerts.js';
 import { targetsFor, type RouteRow } from './routing.js';
 import { stallWaitSeconds } from './schedule.js';
 import { announce, pgArray, type HistoryLine, type Tx } from './tx.js';
@@ -244,6 +245,10 @@ async function acceptNew(
     ],
   );
   const fresh = new Set(inserted.map((r) => r.id));
+  for (const r of rows) {
+    if (r.refusal && fresh.has(r.id) && r.source_type === 'as2-receiver')
+      await messageRefused(tx, at, { ...r, refusal: r.refusal });
+  }
   await recordAs2Batch(
     tx,
     at,

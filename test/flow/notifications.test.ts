@@ -103,7 +103,7 @@ t.test(
     await outcome(third, 'delivered');
     const [carried] = await rows(second);
     const [carrier] = await rows(third);
-    t.match(carried, { outcome: 'grouped', grouped_into: carrier.id });
+    t.match(carried, { outcome: 'grouped', grouped_into: carrier!.id });
     t.equal(receiver.received.length, sent + 1, 'one notification for both');
     t.same(
       verified(sent).data.alerts.map((a: { alert_id: number }) => a.alert_id),
@@ -121,11 +121,11 @@ t.test('raised once in a cluster: two processes seeing the same cause store one 
   };
   const ids = await Promise.all([raise(cause), raise(cause), raise(cause)]);
   t.equal(new Set(ids).size, 1);
-  const [{ n }] = await sql(
+  const [counted] = await sql(
     server.db.url,
     "select count(*)::int as n from alert where code = 'plugin_failed'",
   );
-  t.equal(n, 1);
+  t.equal(counted!.n, 1);
   await outcome(ids[0]!, 'delivered');
 });
 
