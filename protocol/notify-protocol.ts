@@ -60,3 +60,16 @@ export const NotifyDone = z.object({ type: z.literal('notify_done') });
 export const NotifyRequest = z.discriminatedUnion('type', [NotifyClaimRequest, NotifyResultRequest]);
 export type NotifyRequest = z.infer<typeof NotifyRequest>;
 export type NotifyResponse = NotifyClaimResponse | z.infer<typeof NotifyDone>;
+
+/** The body of a notification in format `json` (Standard Webhooks payload: type, timestamp, data). */
+export const AlertWebhookBody = z.object({
+  type: z.enum(['pier.alert', 'pier.alert.test']),
+  timestamp: z.string().describe('RFC 3339 time the body was made'),
+  data: z.object({
+    notification_id: z.number().int().describe('The notification log row (GET /notifications)'),
+    test: z.boolean(),
+    severity: z.enum(['info', 'warning', 'critical']).describe('The most severe of the alerts'),
+    summary: z.string(),
+    alerts: z.array(NotifiedAlert).describe('One alert, or the alerts of one code grouped in a window'),
+  }),
+});
