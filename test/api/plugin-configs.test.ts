@@ -140,7 +140,11 @@ t.test('webhook URL is itself write-only and needed on create', async (t) => {
   const none = await server.call('POST', `${configs}?type=notification-webhook`, { body: { name: 'hook' } });
   t.same(none.body.error.details, { url: 'Required' });
   const made = await server.call('POST', `${configs}?type=notification-webhook`, {
-    body: { name: 'hook', url: 'https://hooks.example/a', signing_secret: 'whsec_c2lnbmluZy1zZWNyZXQtMTIzNDU2Nzg=' },
+    body: {
+      name: 'hook',
+      url: 'https://hooks.example/a',
+      signing_secret: 'whsec_c2lnbmluZy1zZWNyZXQtMTIzNDU2Nzg=',
+    },
   });
   t.equal(made.status, 201);
   t.notMatch(made.raw, /hooks\.example|whsec_/);
