@@ -23,6 +23,7 @@ import { registerServiceAccountRoutes } from './resources/service-accounts/route
 import { registerSettingsRoutes } from './resources/settings/routes.js';
 import { registerStatsRoutes } from './resources/stats/routes.js';
 import { componentName, pluginConfigSchemas } from './schemas/plugin-config.js';
+import { alertWebhook } from './schemas/notification.js';
 
 export interface ApiModule {
   name: string;
@@ -78,11 +79,15 @@ export const fileModule = pluginModule('file', ['file-poller', 'file-writer']);
 export const httpModule = pluginModule('http', ['http-poster']);
 /** AS2: its plugin types and its records, the partner agreements (profiles). */
 export const as2Module = pluginModule('as2', ['as2-receiver', 'as2-sender'], registerAs2ProfileRoutes);
-export const notificationsModule = pluginModule(
+const notificationPlugins = pluginModule(
   'notifications',
   ['notification-webhook'],
   registerNotificationRoutes,
 );
+export const notificationsModule: ApiModule = {
+  ...notificationPlugins,
+  openapi: { ...notificationPlugins.openapi, webhooks: { alert: alertWebhook } },
+};
 
 /** Every installed module, in registration order. */
 export const installedModules: ApiModule[] = [

@@ -74,3 +74,16 @@ export type NotifyAnswerTo<R extends NotifyRequest> = z.infer<(typeof notifyQues
 export function parseNotifyAnswer<R extends NotifyRequest>(request: R, answer: unknown): NotifyAnswerTo<R> {
   return notifyQuestions[request.type].answer.parse(answer) as NotifyAnswerTo<R>;
 }
+
+/** The body of a notification in format `json` (Standard Webhooks payload: type, timestamp, data). */
+export const AlertWebhookBody = z.object({
+  type: z.enum(['pier.alert', 'pier.alert.test']),
+  timestamp: z.string().describe('RFC 3339 time the body was made'),
+  data: z.object({
+    notification_id: z.number().int().describe('The notification log row (GET /notifications)'),
+    test: z.boolean(),
+    severity: z.enum(['info', 'warning', 'critical']).describe('The most severe of the alerts'),
+    summary: z.string(),
+    alerts: z.array(NotifiedAlert).describe('One alert, or the alerts of one code grouped in a window'),
+  }),
+});

@@ -12,6 +12,11 @@ type Json = Record<string, unknown>;
 /** What a module adds beyond its routes: named component schemas. */
 export interface OpenApiContribution {
   schemas?: Record<string, z.ZodType>;
+  /** Requests the server sends (OpenAPI 3.1 `webhooks`): a name, what it is, and its JSON body. */
+  webhooks?: Record<
+    string,
+    { summary: string; description: string; headers: Record<string, string>; body: z.ZodType }
+  >;
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
@@ -167,12 +172,40 @@ export function buildOpenApiDocument(
   for (const c of contributions) {
     for (const [name, schema] of Object.entries(c.schemas ?? {})) schemas[name] = jsonSchema(schema, 'input');
   }
+  const webhooks: Json = {};
+  for (const c of contributions) {
+    for (const [name, hook] of Object.entries(c.webhooks ?? {})) {
+      webhooks[name] = {
+        post: {
+          summary: hook.summary,
+          description: hook.description,
+          operationId: `webhook-${name}`,
+          parameters: Object.entries(hook.headers).map(([header, description]) => ({
+            name: header,
+            in: 'header',
+            required: true,
+            description,
+            schema: { type: 'string' },
+          })),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchema(hook.body, 'output') } },
+          },
+          responses: {
+            '2XX': { description: 'Received; any other answer is retried (5xx, 408, 429) or failed' },
+          },
+        },
+      };
+    }
+  }
   return {
-    openapi: '3.0.3',
+    // 3.1 for `webhooks`, the notifications the server posts.
+    openapi: '3.1.0',
     info: { title: `${serviceName} REST API`, version: serviceVersion },
     servers: [{ url: prefix }],
     security: [{ apiToken: [] }, { bearerAuth: [] }],
     paths,
+    ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
     components: {
       securitySchemes: {
         apiToken: {

@@ -1,5 +1,6 @@
 /** The notification log (spec 2.14, 3.6) and its filters (spec 4.2). */
 import { z } from 'zod';
+import { AlertWebhookBody } from '../../protocol/notify-protocol.js';
 import { alertCodes } from '../../runtime/alerts/alerts.js';
 import { listSchema, pagingQuery, singleLineText } from './common.js';
 import { timeBound } from './time-filter.js';
@@ -54,3 +55,16 @@ export const NotificationRecord = z.object({
 export type NotificationRecord = z.infer<typeof NotificationRecord>;
 
 export const notificationList = listSchema('notifications', NotificationRecord);
+
+/** The notification-webhook's request in format json (spec 6.2: not shown; docs/alerts.md). */
+export const alertWebhook = {
+  summary: 'An alert (or a group of alerts of one code) sent by a notification-webhook instance',
+  description:
+    'Signed per Standard Webhooks (standardwebhooks.com) when the instance has a signing_secret; verify with any Standard Webhooks library. Formats slack and teams send Slack Block Kit and Teams Adaptive Card messages instead.',
+  headers: {
+    'webhook-id': 'msg_pier_<notification id>; the same on every attempt',
+    'webhook-timestamp': 'Unix seconds of the attempt',
+    'webhook-signature': 'v1,<base64 HMAC-SHA256 of id.timestamp.body> (only with a signing_secret)',
+  },
+  body: AlertWebhookBody,
+};

@@ -13,7 +13,8 @@ const minute = 60;
  * seen again, by this process or another, is the same alert and not raised twice.
  */
 export const alertCodes = {
-  plugin_failed: { severity: 'critical', once: minute },
+  // Every failed start is news (an operator's retry included); each process runs its own copy.
+  plugin_failed: { severity: 'critical', once: 0 },
   delivery_stalled: { severity: 'warning', once: minute },
   delivery_failed: { severity: 'warning', once: minute },
   mdn_overdue: { severity: 'warning', once: minute },

@@ -4,6 +4,7 @@
  */
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
+import { receiptOverdue } from '../alerts/flow-alerts.js';
 import { acknowledge, awaitingAck } from '../dispatch/acks.js';
 import { statesFor } from '../dispatch/delivery-states.js';
 import { addHistory, lockMessages, pgArray, type Tx } from '../dispatch/tx.js';
@@ -207,13 +208,13 @@ export async function settleAwaited(
  * being retried) left one behind that no receipt was ever due for.
  */
 export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
-  const due = await tx.all<{ message_id: string; awaiting_delivery_id: string }>(
+  const due = await tx.all<{ message_id: string; awaiting_delivery_id: string; target: string }>(
     // The delivery is probed by its key for each row due (a lateral subquery with a limit is
     // never turned into a join): as a join, an un-analyzed table made the planner hash the
     // whole delivery table every few seconds to find none. Oldest first, which also makes
     // the partial index on receipt_due_at the cheapest way to the rows.
-    `select a.message_id, a.awaiting_delivery_id from as2_message a
-       cross join lateral (select 1 from delivery d where d.id = a.awaiting_delivery_id and d.state = ? limit 1) d
+    `select a.message_id, a.awaiting_delivery_id, d.target from as2_message a
+       cross join lateral (select target from delivery d where d.id = a.awaiting_delivery_id and d.state = ? limit 1) d
       where a.receipt_due_at is not null and a.receipt_due_at <= ? order by a.receipt_due_at limit 100`,
     [awaitingAck, at],
   );
@@ -226,6 +227,11 @@ export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
       false,
       'No receipt (MDN) arrived within the receipt timeout',
     );
+    await receiptOverdue(tx, at, {
+      message_id: d.message_id,
+      delivery_id: Number(d.awaiting_delivery_id),
+      target: d.target,
+    });
   }
   return due.length;
 }

@@ -6,6 +6,7 @@
  */
 import type { OfferedMessage } from '../../protocol/core-protocol.js';
 import { bindByName } from '../../storage/sql.js';
+import { messageRefused } from '../alerts/flow-alerts.js';
 import {
   newDeliveryState,
   planAcceptance,
@@ -117,6 +118,10 @@ async function acceptNew(
   ]);
   const plan = planAcceptance(items, kinds, routes);
   const fresh = await insertAccepted(tx, at, node, plan);
+  for (const r of plan.messages) {
+    if (r.refusal && fresh.has(r.id) && r.source_type === 'as2-receiver')
+      await messageRefused(tx, at, { ...r, refusal: r.refusal });
+  }
   await recordAs2Batch(
     tx,
     at,

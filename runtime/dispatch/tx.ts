@@ -7,6 +7,7 @@
  * one on a table's key therefore also pass the keys as an array (`= any(?)`), whose length
  * the planner does know, so it probes the index instead.
  */
+import { checkDegraded } from '../alerts/flow-alerts.js';
 import type { DeliveryState } from './delivery-states.js';
 import { deriveMessage, type MessageStage, type MessageStatus } from './status.js';
 import { pgArray, type Tx } from '../../storage/sql.js';
@@ -116,6 +117,7 @@ export async function storeSettled(tx: Tx, at: Date, rows: MessageDeliveries[]):
      ${historyInsert}`,
     [at, JSON.stringify(changes), pgArray(changes.map((c) => c.message_id)), at, JSON.stringify(lines)],
   );
+  if (changes.some((c) => c.status === 'Error' || c.status === 'Stalled')) await checkDegraded(tx, at);
   return changes;
 }
 

@@ -15,7 +15,17 @@ t.test('the document is valid OpenAPI 3 and describes exactly the registered rou
   t.equal(r.status, 200);
   t.match(r.headers['content-type'], /yaml/);
   const doc = parse(r.raw);
-  t.equal(doc.openapi, '3.0.3');
+  t.equal(doc.openapi, '3.1.0');
+  t.match(
+    doc.webhooks.alert.post,
+    {
+      parameters: [{ name: 'webhook-id' }, { name: 'webhook-timestamp' }, { name: 'webhook-signature' }],
+      requestBody: {
+        content: { 'application/json': { schema: { properties: { type: {}, timestamp: {}, data: {} } } } },
+      },
+    },
+    'the notification webhook body (format json) is documented',
+  );
   await t.resolves(SwaggerParser.validate(structuredClone(doc)), 'validates');
 
   const documented = new Set<string>();

@@ -4,6 +4,7 @@ import { agreement, startReceiver, startSender, storeCertificate, type Profile }
 import { makeFixtures } from '../helpers/certificates.js';
 import { finished, sendByHand, waitForMessages, type Message } from '../helpers/flow.js';
 import { forward, headerOf, startPeer } from '../helpers/http-peer.js';
+import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -126,6 +127,11 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
     text,
   });
   t.equal(historyOf(m, 'status_changed').at(-1)?.new_status, 'Error');
+  t.match(
+    await sql(server.db.url, "select * from alert where code = 'mdn_overdue'"),
+    [{ severity: 'warning', subject_id: waiting.id, link: `/api/v1/messages/${waiting.id}` }],
+    'mdn_overdue raised',
+  );
   t.equal(await sweep(), 0, 'a second sweep finds nothing');
   t.notOk(m.payloads.receipt, 'no receipt stored while none came');
 

@@ -5,6 +5,7 @@ import { packOutgoing, parseMdn, formatDispositionNotificationOptions } from '..
 import { makeFixtures } from '../helpers/certificates.js';
 import { agreement, messageByAs2Id, postAs2, storeCertificate, startReceiver } from '../helpers/as2.js';
 import type { Message } from '../helpers/flow.js';
+import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
@@ -56,6 +57,12 @@ async function expectRefusal(t: Test, body: Buffer, headers: Record<string, stri
   const stored = await statusOf(headers['Message-ID']!);
   t.equal(stored?.status, 'Refused');
   t.match(stored?.refusal, new RegExp(`processed/error: ${modifier}`, 'i'));
+  const alerts = await sql(
+    server.db.url,
+    "select * from alert where code = 'message_refused' and subject_id = $1",
+    [stored?.id],
+  );
+  t.match(alerts, [{ severity: 'warning', summary: new RegExp(modifier, 'i') }], 'message_refused raised');
 }
 
 t.test('accepted: a good message gets processed', async (t) => {

@@ -103,7 +103,7 @@ t.test(
     await outcome(third, 'delivered');
     const [carried] = await rows(second);
     const [carrier] = await rows(third);
-    t.match(carried, { outcome: 'grouped', grouped_into: carrier.id });
+    t.match(carried, { outcome: 'grouped', grouped_into: carrier!.id });
     t.equal(receiver.received.length, sent + 1, 'one notification for both');
     t.same(
       verified(sent).data.alerts.map((a: { alert_id: number }) => a.alert_id),
@@ -115,17 +115,17 @@ t.test(
 t.test('raised once in a cluster: two processes seeing the same cause store one alert', async (t) => {
   clock += 60 * 60_000;
   const cause = {
-    code: 'plugin_failed' as const,
-    subject_kind: 'plugin-instance',
-    subject_id: 'file-writer:x',
+    code: 'storage_failed' as const,
+    subject_kind: 'storage',
+    subject_id: 'local',
   };
   const ids = await Promise.all([raise(cause), raise(cause), raise(cause)]);
   t.equal(new Set(ids).size, 1);
-  const [{ n }] = await sql(
+  const [counted] = await sql(
     server.db.url,
-    "select count(*)::int as n from alert where code = 'plugin_failed'",
+    "select count(*)::int as n from alert where code = 'storage_failed'",
   );
-  t.equal(n, 1);
+  t.equal(counted!.n, 1);
   await outcome(ids[0]!, 'delivered');
 });
 
@@ -138,9 +138,9 @@ t.test('GET /notifications: filters, order, paging, unknown parameters', async (
   const times = all.body.data.notifications.map((n: { alert_time: string }) => n.alert_time);
   t.same(times, [...times].sort().reverse(), 'newest alert first');
   t.match(all.body.data.notifications[0], {
-    code: 'plugin_failed',
+    code: 'storage_failed',
     severity: 'critical',
-    subject_id: 'file-writer:x',
+    subject_id: 'local',
     instance: 'ops',
     format: 'json',
     test: false,

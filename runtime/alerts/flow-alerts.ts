@@ -1,0 +1,118 @@
+/**
+ * Alerts the message flow raises (docs/alerts.md), each in the transaction that records its
+ * cause, so the alert exists exactly when the cause does. Called from the dispatcher and the
+ * AS2 core with one line each.
+ */
+import type { Tx } from '../../storage/sql.js';
+import { raiseAlert } from './alerts.js';
+
+/** More messages than this failed in 24 hours make the system Degraded (spec 2.13). */
+export const degradedThreshold = 10;
+
+/** A delivery reached `failed` after its retries (or with an error retrying cannot fix). */
+export async function deliveryFailed(
+  tx: Tx,
+  at: Date,
+  d: { delivery_id: number; message_id: string; target: string; text: string },
+): Promise<void> {
+  await raiseAlert(
+    tx,
+    {
+      code: 'delivery_failed',
+      subject_kind: 'delivery',
+      subject_id: d.delivery_id,
+      subject_name: `${d.message_id}/${d.target}`,
+      summary: `Delivery of message ${d.message_id} to ${d.target} failed: ${d.text}`,
+      details: { message_id: d.message_id, delivery_id: d.delivery_id, target: d.target, error: d.text },
+      dedupe_key: `delivery_failed:${d.target}`,
+      link: `/api/v1/messages/${d.message_id}`,
+      instance: d.target,
+    },
+    at,
+  );
+}
+
+/** The alert's facts from a delivery's `failed` history line. */
+export function failedLine(line: {
+  delivery_id?: number | null;
+  message_id: string;
+  target?: string | null;
+  text?: string | null;
+}) {
+  return {
+    delivery_id: line.delivery_id ?? 0,
+    message_id: line.message_id,
+    target: line.target ?? '',
+    text: line.text ?? '',
+  };
+}
+
+/** An AS2 receipt (MDN) did not arrive before its deadline. */
+export async function receiptOverdue(
+  tx: Tx,
+  at: Date,
+  d: { message_id: string; delivery_id: number; target: string | null },
+): Promise<void> {
+  await raiseAlert(
+    tx,
+    {
+      code: 'mdn_overdue',
+      subject_kind: 'message',
+      subject_id: d.message_id,
+      subject_name: d.message_id,
+      summary: `No receipt (MDN) for message ${d.message_id} arrived within the receipt timeout`,
+      details: { message_id: d.message_id, delivery_id: d.delivery_id, target: d.target },
+      dedupe_key: `mdn_overdue:${d.target ?? ''}`,
+      link: `/api/v1/messages/${d.message_id}`,
+      instance: d.target ? `as2-sender:${d.target}` : '',
+    },
+    at,
+  );
+}
+
+/** An inbound AS2 message was refused (signature, decryption, unknown partner, …). */
+export async function messageRefused(
+  tx: Tx,
+  at: Date,
+  m: { id: string; from_party: string; source_name: string; refusal: string },
+): Promise<void> {
+  await raiseAlert(
+    tx,
+    {
+      code: 'message_refused',
+      subject_kind: 'message',
+      subject_id: m.id,
+      subject_name: m.id,
+      summary: `AS2 message from ${m.from_party || 'an unknown sender'} refused: ${m.refusal}`,
+      details: { message_id: m.id, from: m.from_party, receiver: m.source_name, refusal: m.refusal },
+      dedupe_key: `message_refused:${m.from_party}`,
+      link: `/api/v1/messages/${m.id}`,
+      instance: `as2-receiver:${m.source_name}`,
+    },
+    at,
+  );
+}
+
+/** Raises system_degraded when a failure takes the last 24 hours over the threshold. */
+export async function checkDegraded(tx: Tx, at: Date): Promise<void> {
+  const [row] = await tx.all<{ n: string }>(
+    `select count(distinct message_id) as n from message_history
+      where kind = 'status_changed' and new_status in ('Error', 'Stalled') and created_at >= ?`,
+    [new Date(at.getTime() - 24 * 60 * 60 * 1000)],
+  );
+  const failed = Number(row?.n ?? 0);
+  if (failed <= degradedThreshold) return;
+  await raiseAlert(
+    tx,
+    {
+      code: 'system_degraded',
+      subject_kind: 'system',
+      subject_id: 'pier',
+      subject_name: 'pier',
+      summary: `${failed} messages failed in the last 24 hours (more than ${degradedThreshold}): the system is Degraded`,
+      details: { failed_last_24h: failed, threshold: degradedThreshold },
+      link: '/api/v1/stats',
+    },
+    at,
+  );
+}
