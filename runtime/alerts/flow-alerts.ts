@@ -32,6 +32,32 @@ export async function deliveryFailed(
   );
 }
 
+/**
+ * The payload store failed a delivery's read or write (an S3 endpoint down, a bucket gone):
+ * one alert per store, whichever message met it, so a dead endpoint is news once, not per message.
+ */
+export async function storageFailed(
+  tx: Tx,
+  at: Date,
+  d: { delivery_id: number; message_id: string; target: string; text: string },
+): Promise<void> {
+  await raiseAlert(
+    tx,
+    {
+      code: 'storage_failed',
+      subject_kind: 'storage',
+      subject_id: 's3',
+      subject_name: 'payload store (S3)',
+      summary: `The payload store failed while ${d.target} delivered message ${d.message_id}: ${d.text}`,
+      details: { message_id: d.message_id, delivery_id: d.delivery_id, target: d.target, error: d.text },
+      dedupe_key: 'storage_failed:storage:s3',
+      link: `/api/v1/messages/${d.message_id}`,
+      instance: d.target,
+    },
+    at,
+  );
+}
+
 /** The alert's facts from a delivery's `failed` history line. */
 export function failedLine(line: {
   delivery_id?: number | null;

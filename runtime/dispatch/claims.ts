@@ -5,7 +5,8 @@
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import type { HeldClaim } from '../supervisor/core-port.js';
-import { deliveryFailed, failedLine } from '../alerts/flow-alerts.js';
+import { isStorageFailure } from '../../storage/payloads/storage-failure.js';
+import { deliveryFailed, failedLine, storageFailed } from '../alerts/flow-alerts.js';
 import { deliveryTransitions, statesFor, type DeliveryState } from './delivery-states.js';
 import { retryWaitSeconds, stallWaitSeconds, type RetryPolicy } from './schedule.js';
 import { recordAs2Batch, type MessageAs2Record } from '../as2/records.js';
@@ -212,7 +213,12 @@ export async function resultBatch(tx: Tx, at: Date, items: ResultItem[]): Promis
   // The AS2 record first: its history line (the receipt) comes before the delivery's change.
   await recordAs2Batch(tx, at, records);
   if (changes.length > 0) await applyChanges(tx, at, changes, lines);
-  for (const line of lines) if (line.new_state === 'failed') await deliveryFailed(tx, at, failedLine(line));
+  for (const line of lines) {
+    if (line.new_state === 'failed') await deliveryFailed(tx, at, failedLine(line));
+    if (line.new_state !== 'delivered' && isStorageFailure(line.text)) {
+      await storageFailed(tx, at, failedLine(line));
+    }
+  }
   return applied;
 }
 

@@ -7,6 +7,8 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import type { S3Selection } from './selection.js';
 
+export { isStorageFailure, StorageFailed } from './storage-failure.js';
+
 /** Limits on every call, so a slow or dead endpoint fails a call instead of hanging it. */
 export interface S3Limits {
   /** Connecting a socket. */
@@ -57,28 +59,4 @@ export function s3Problem(error: unknown, limits?: S3Limits): string {
   const code = e.code ?? e.name;
   const words = e.message && e.message !== code ? e.message : `HTTP ${e.$metadata?.httpStatusCode ?? '?'}`;
   return code && code !== 'Error' ? `${code}: ${words}` : words;
-}
-
-/** A failed call of the S3 store; the message names the operation, the key and the problem. */
-export class StorageFailed extends Error {
-  constructor(
-    readonly operation: string,
-    readonly problem: string,
-    /** The HTTP status the service answered with, when it answered. */
-    readonly status?: number,
-  ) {
-    super(`S3 ${operation} failed: ${problem}`);
-    this.name = 'StorageFailed';
-  }
-}
-
-/**
- * Whether a failure (an error, or the `last_error` text an actor reported) is the payload
- * store's: the point where the `storage_failed` alert (issue 15) hooks in, in the API's error
- * handler and where the dispatcher records a delivery's result.
- */
-export function isStorageFailure(failure: unknown): boolean {
-  if (failure instanceof StorageFailed) return true;
-  const text = typeof failure === 'string' ? failure : failure instanceof Error ? failure.message : '';
-  return /^S3 .+ failed: /.test(text);
 }

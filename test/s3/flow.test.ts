@@ -1,4 +1,4 @@
-// Covers a pier server on S3 end to end: it starts with storage_in_use s3; a message sent by hand and a file-poller → file-writer flow keep stages above the inline limit in the bucket under messages/<id>/<stage> and small ones in PostgreSQL; downloads stream from the bucket; an object deleted behind pier's back is a 404 and a failed delivery naming the stage; with the endpoint gone an upload is refused with nothing half-written and a delivery fails with a clear last_error.
+// Covers a pier server on S3 end to end: it starts with storage_in_use s3; a message sent by hand and a file-poller → file-writer flow keep stages above the inline limit in the bucket under messages/<id>/<stage> and small ones in PostgreSQL; downloads stream from the bucket; an object deleted behind pier's back is a 404 and a failed delivery naming the stage; with the endpoint gone an upload is refused with nothing half-written and a delivery fails with a clear last_error and raises storage_failed.
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -164,5 +164,12 @@ t.test(
       /^S3 download of messages\/.+\/unpacked in bucket pier-payloads failed: .*ECONNREFUSED/,
     );
     t.not(delivered(retried) && retried.status === 'Delivered', true);
+    const alerts = await sql(
+      server.db.url,
+      "select severity, subject_kind, subject_id, summary from alert where code = 'storage_failed'",
+    );
+    t.equal(alerts.length, 1, 'storage_failed raised once');
+    t.match(alerts[0], { severity: 'critical', subject_kind: 'storage', subject_id: 's3' });
+    t.match(alerts[0]!.summary, /ECONNREFUSED/);
   },
 );
