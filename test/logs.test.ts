@@ -75,7 +75,7 @@ t.test('a request, a message by hand, its delivery and a redispatch are logged a
     (await call('POST', '/plugins/configs?type=file-writer', { name: 'out', directory: out })).status,
     201,
   );
-  t.equal((await call('POST', '/services/file-writer/out/start')).status, 200);
+  t.equal((await call('POST', '/services/file-writer/out/start', {})).status, 200);
   const upload = form(
     { from: 'acme', to: 'globex', target: 'out' },
     { name: 'order.csv', content: 'secret-payload' },
@@ -106,7 +106,7 @@ t.test('a request, a message by hand, its delivery and a redispatch are logged a
     { level: 30, source: 'api/api', from: 'acme', to: 'globex', file_name: 'order.csv', size_bytes: 14 },
     'the acceptance is logged',
   );
-  t.equal((await call('POST', `/messages/${id}/redispatch`)).status, 200);
+  t.equal((await call('POST', `/messages/${id}/redispatch`, {})).status, 200);
 
   const requests = lines().filter((l) => l.msg === 'request');
   t.match(
