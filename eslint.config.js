@@ -1,6 +1,47 @@
-// Lint rules: the recommended TypeScript set, plus the few that catch real mistakes here.
+// Lint rules: the recommended TypeScript set, the few that catch real mistakes here, and the
+// architecture's one-way dependencies between top-level folders (docs/architecture.md).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+const order = 'Dependencies point one way: cli → api → runtime → actors → protocol → pki, storage below';
+/** An import pattern of a folder, with the message saying why it may not be imported from here. */
+const folder = (name, why) => ({ group: [`**/${name}/**`, `**/${name}/*`], message: `${why}. ${order}.` });
+
+/** For each folder, the folders its code may not import (tests and fixtures may import anything). */
+const boundaries = {
+  pki: [
+    folder('api', 'pki/ is a library below every layer'),
+    folder('cli', 'pki/ is a library below every layer'),
+    folder('runtime', 'pki/ is a library below every layer'),
+    folder('actors', 'pki/ is a library below every layer'),
+    folder('protocol', 'pki/ is a library below every layer'),
+    folder('storage', 'pki/ is a library below every layer'),
+  ],
+  storage: [
+    folder('api', 'storage/ may not import the API'),
+    folder('cli', 'storage/ may not import the CLI'),
+    folder('runtime', 'storage/ may not import the runtime'),
+    folder('actors', 'storage/ may not import actors'),
+    folder('protocol', 'storage/ may not import the channel protocol'),
+  ],
+  protocol: [
+    folder('api', 'protocol/ is spoken by runtime and actors and imports neither'),
+    folder('cli', 'protocol/ is spoken by runtime and actors and imports neither'),
+    folder('runtime', 'protocol/ is spoken by runtime and actors and imports neither'),
+    folder('actors', 'protocol/ is spoken by runtime and actors and imports neither'),
+  ],
+  actors: [
+    folder('api', 'actors/ never import the API'),
+    folder('cli', 'actors/ never import the CLI'),
+    folder('runtime', 'actors/ speak to the core over their channel (protocol/), never import runtime/'),
+    {
+      group: ['**/storage/*', '!**/storage/payloads', '@mikro-orm/*', 'pg'],
+      message: `actors/ own I/O and never open the database: of storage/ they use only storage/payloads/. ${order}.`,
+    },
+  ],
+  runtime: [folder('api', 'runtime/ runs without the API'), folder('cli', 'runtime/ runs without the CLI')],
+  api: [folder('cli', 'the CLI sits on top of the API, not below it')],
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', '.tap/**', '.test-pg/**'] },
@@ -18,4 +59,9 @@ export default tseslint.config(
       eqeqeq: ['error', 'smart'],
     },
   },
+  ...Object.entries(boundaries).map(([name, patterns]) => ({
+    files: [`${name}/**/*.ts`, `${name}/**/*.mjs`],
+    ignores: ['**/*.test.ts', '**/fixtures/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns }] },
+  })),
 );

@@ -1,8 +1,14 @@
-/** The object identifiers certificates, PKCS#7 and PKCS#12 files use, with the names shown to operators. */
+/**
+ * The object identifiers certificates, PKCS#7 and PKCS#12 files use, with the names shown to
+ * operators. An identifier CMS also uses is taken from the one table in oids.ts, never typed twice.
+ */
+import { oids } from './oids.js';
+
+export const commonNameOid = '2.5.4.3';
 
 /** Distinguished-name attributes, by the short names of RFC 4514 and OpenSSL. */
 export const nameAttributes: Record<string, string> = {
-  '2.5.4.3': 'CN',
+  [commonNameOid]: 'CN',
   '2.5.4.4': 'SN',
   '2.5.4.5': 'serialNumber',
   '2.5.4.6': 'C',
@@ -22,16 +28,14 @@ export const nameAttributes: Record<string, string> = {
   '1.2.840.113549.1.9.1': 'emailAddress',
 };
 
-export const commonNameOid = '2.5.4.3';
-
 export const signatureAlgorithms: Record<string, string> = {
-  '1.2.840.113549.1.1.4': 'md5WithRSAEncryption',
-  '1.2.840.113549.1.1.5': 'sha1WithRSAEncryption',
-  '1.2.840.113549.1.1.10': 'RSASSA-PSS',
-  '1.2.840.113549.1.1.11': 'sha256WithRSAEncryption',
-  '1.2.840.113549.1.1.12': 'sha384WithRSAEncryption',
-  '1.2.840.113549.1.1.13': 'sha512WithRSAEncryption',
-  '1.2.840.113549.1.1.14': 'sha224WithRSAEncryption',
+  [oids.md5WithRSAEncryption]: 'md5WithRSAEncryption',
+  [oids.sha1WithRSAEncryption]: 'sha1WithRSAEncryption',
+  [oids.rsassaPss]: 'RSASSA-PSS',
+  [oids.sha256WithRSAEncryption]: 'sha256WithRSAEncryption',
+  [oids.sha384WithRSAEncryption]: 'sha384WithRSAEncryption',
+  [oids.sha512WithRSAEncryption]: 'sha512WithRSAEncryption',
+  [oids.sha224WithRSAEncryption]: 'sha224WithRSAEncryption',
   '1.2.840.10045.4.1': 'ecdsa-with-SHA1',
   '1.2.840.10045.4.3.1': 'ecdsa-with-SHA224',
   '1.2.840.10045.4.3.2': 'ecdsa-with-SHA256',
@@ -85,8 +89,8 @@ export const curveBits: Record<string, number> = {
 };
 
 export const cms = {
-  data: '1.2.840.113549.1.7.1',
-  signedData: '1.2.840.113549.1.7.2',
+  data: oids.data,
+  signedData: oids.signedData,
   encryptedData: '1.2.840.113549.1.7.6',
 } as const;
 
@@ -104,9 +108,9 @@ export const pkcs12 = {
 
 /** Digests a PKCS#12 MAC may use (node:crypto names). */
 export const macDigests: Record<string, { name: string; bytes: number }> = {
-  '1.3.14.3.2.26': { name: 'sha1', bytes: 20 },
-  '2.16.840.1.101.3.4.2.4': { name: 'sha224', bytes: 28 },
-  '2.16.840.1.101.3.4.2.1': { name: 'sha256', bytes: 32 },
-  '2.16.840.1.101.3.4.2.2': { name: 'sha384', bytes: 48 },
-  '2.16.840.1.101.3.4.2.3': { name: 'sha512', bytes: 64 },
+  [oids.sha1]: { name: 'sha1', bytes: 20 },
+  [oids.sha224]: { name: 'sha224', bytes: 28 },
+  [oids.sha256]: { name: 'sha256', bytes: 32 },
+  [oids.sha384]: { name: 'sha384', bytes: 48 },
+  [oids.sha512]: { name: 'sha512', bytes: 64 },
 };

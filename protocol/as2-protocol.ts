@@ -177,6 +177,19 @@ export const As2Done = z.object({
   early: z.boolean().optional(),
 });
 
+/**
+ * Every question the AS2 actors ask the core, each with the schema of its answer: a closed
+ * set, so the core's dispatch and the actors' typed answers come from one table.
+ */
+export const as2Questions = {
+  as2_inbound: { request: As2InboundRequest, answer: As2InboundResponse },
+  as2_outbound: { request: As2OutboundRequest, answer: As2OutboundResponse },
+  as2_record: { request: As2RecordRequest, answer: As2Done },
+  as2_sent: { request: As2SentRequest, answer: As2SentResponse },
+  as2_ack: { request: As2AckRequest, answer: As2Done },
+} as const;
+type As2Questions = typeof as2Questions;
+
 export const As2Request = z.discriminatedUnion('type', [
   As2InboundRequest,
   As2OutboundRequest,
@@ -185,5 +198,16 @@ export const As2Request = z.discriminatedUnion('type', [
   As2AckRequest,
 ]);
 export type As2Request = z.infer<typeof As2Request>;
-export type As2Response =
-  As2InboundResponse | As2OutboundResponse | As2SentResponse | z.infer<typeof As2Done>;
+/** The answer to one kind of question. */
+export type As2AnswerTo<R extends As2Request> = z.infer<As2Questions[R['type']]['answer']>;
+export type As2Response = As2AnswerTo<As2Request>;
+
+/** Whether a channel request is one of the AS2 questions. */
+export function isAs2Request(request: { type: string }): request is As2Request {
+  return Object.hasOwn(as2Questions, request.type);
+}
+
+/** Checks an answer against the schema of the question it answers. */
+export function parseAs2Answer<R extends As2Request>(request: R, answer: unknown): As2AnswerTo<R> {
+  return as2Questions[request.type].answer.parse(answer) as As2AnswerTo<R>;
+}

@@ -12,6 +12,7 @@ import { openPayloadStore } from '../storage/payloads/open-store.js';
 import type { PayloadStore } from '../storage/payloads/store.js';
 import { identification } from './version.js';
 import { As2Core } from './as2/as2-core.js';
+import { receiptsOverdue } from './as2/records.js';
 import { NodePresence } from './cluster/presence.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { workChannel } from './dispatch/tx.js';
@@ -69,14 +70,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger: options.logger.child({ component: 'dispatcher' }),
     maxDispatches: options.settings.delivery_max_dispatches,
     onWork: (targets) => targets.forEach((t) => pokes.to(t)),
+    ackDeadlines: receiptsOverdue,
   });
   const userAgent = identification(options.settings.identification_hide_version);
-  const as2 = new As2Core(
-    options.orm,
-    options.secrets,
-    options.now,
-    options.logger.child({ component: 'as2' }),
-  );
+  const as2 = new As2Core(options.orm, options.secrets, options.now);
   const core: ActorCore = {
     accept: (source, message) => dispatcher.accept(source, message),
     claim: (target, limit) => dispatcher.claim(target, limit),
@@ -107,7 +104,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   if (options.timers !== false) {
     dispatcher.startTimers();
-    as2.startTimers();
   }
   return {
     node: presence.nodeId,
@@ -117,7 +113,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     payloads,
     userAgent,
     close: async () => {
-      as2.stop();
       await supervisor.stopAll();
       await dispatcher.stop();
       await presence.close();

@@ -99,6 +99,23 @@ export async function inTx<T>(orm: Orm, work: (tx: Tx) => Promise<T>): Promise<T
   }
 }
 
+/**
+ * Parameters by name for a statement that uses one value in several places: `sql.at` is the
+ * placeholder (`$3`) to write into the text, `values` the list to pass. The text must then use
+ * these placeholders only, no `?`.
+ */
+export function bindByName<K extends string>(
+  named: Record<K, unknown>,
+): { sql: Record<K, string>; values: unknown[] } {
+  const sql = {} as Record<K, string>;
+  const values: unknown[] = [];
+  for (const [name, value] of Object.entries(named) as [K, unknown][]) {
+    values.push(value);
+    sql[name] = `$${values.length}`;
+  }
+  return { sql, values };
+}
+
 /** A PostgreSQL array literal, for `= any(?::text[])`: each element quoted. */
 export function pgArray(values: readonly (string | number)[]): string {
   return `{${values.map((v) => `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;

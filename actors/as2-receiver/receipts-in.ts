@@ -3,7 +3,6 @@
  * by Original-Message-ID, verified against the partner's certificates, its MIC compared
  * with the one computed when sending, and the waiting delivery settled.
  */
-import { As2Done, As2SentResponse } from '../../protocol/as2-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
@@ -38,9 +37,10 @@ export async function receiveReceipt(
     return plain(400, `Unreadable receipt: ${(error as Error).message}`);
   }
   if (!originalMessageId) return plain(400, 'The receipt has no Original-Message-ID');
-  const sent = As2SentResponse.parse(
-    await core.ask({ type: 'as2_sent', original_message_id: originalMessageId.trim().slice(0, 1024) }),
-  ).sent;
+  const { sent } = await core.ask({
+    type: 'as2_sent',
+    original_message_id: originalMessageId.trim().slice(0, 1024),
+  });
   if (!sent) return plain(404, `No message was sent with Message-ID ${originalMessageId}`);
   const verdict = judgeReceipt(
     incoming.body,
@@ -67,7 +67,7 @@ export async function receiveReceipt(
   };
   // A fast partner's receipt can overtake the sender's report of its attempt.
   for (let tries = 0; tries < 40; tries++) {
-    const done = As2Done.parse(await core.ask(ack));
+    const done = await core.ask(ack);
     if (!done.early) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

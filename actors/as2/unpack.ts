@@ -17,7 +17,7 @@ import { computeMic, type Mic } from './mic.js';
 import { pkcs7Der } from './smime/pkcs7-mime.js';
 import { verifySignedEntity } from './smime/signed.js';
 import { peekInflated, type DeferredInflate } from './stream/open-compressed.js';
-import { DispositionError, failingAs } from './vocabulary/disposition-error.js';
+import { DispositionError, failingAs, fromCms } from './vocabulary/disposition-error.js';
 import type { ErrorModifier } from './vocabulary/dispositions.js';
 import type {
   ReadableContentEncryption,
@@ -160,9 +160,14 @@ function unpack(
       );
       const cmsType = failingAs(modifier, 'unreadable CMS', () => readContentInfo(der).type);
       if (cmsType === oids.envelopedData || cmsType === oids.authEnvelopedData) {
-        decrypted(decryptEnveloped(der, options.decryptionKeys));
+        decrypted(fromCms(() => decryptEnveloped(der, options.decryptionKeys)));
       } else if (cmsType === oids.compressedData) {
-        const peeked = options.deferInnermostInflate ? peekInflated(compressedChunks(der), maxBytes) : null;
+        const peeked = options.deferInnermostInflate
+          ? peekInflated(
+              fromCms(() => compressedChunks(der)),
+              maxBytes,
+            )
+          : null;
         if (peeked) {
           // The entity is the document: the loop ends on its headers; its body is inflated later.
           deferredInflate = peeked.deferred;
@@ -170,7 +175,7 @@ function unpack(
           layers.push('compressed');
           continue;
         }
-        const inflated = decompress(der, { maxBytes });
+        const inflated = fromCms(() => decompress(der, { maxBytes }));
         current = failingAs('decompression-failed', 'the decompressed content is not a MIME entity', () =>
           parseEntity(inflated),
         );

@@ -1,7 +1,8 @@
 /** Messages (spec 2.7, 3.1–3.3, 4.2): the record, its deliveries, history and payload stages. */
 import { z } from 'zod';
 // The vocabulary lives with the status table (pure data, no server code), so both use one list.
-import { messageStatuses } from '../../runtime/dispatch/status.js';
+import { deliveryStates } from '../../runtime/dispatch/delivery-states.js';
+import { messageStages, messageStatuses } from '../../runtime/dispatch/status.js';
 import { listSchema, pagingQuery, recordName, singleLineText } from './common.js';
 import { timeBound } from './time-filter.js';
 
@@ -14,7 +15,7 @@ export type PayloadStageName = (typeof payloadStages)[number];
 export const DeliveryRecord = z.object({
   id: z.number().int(),
   target: z.string().describe('Target plugin instance'),
-  state: z.enum(['queued', 'delivering', 'retrying', 'awaiting_ack', 'delivered', 'failed', 'stalled']),
+  state: z.enum(deliveryStates),
   attempts: z.number().int(),
   next_attempt_at: z.string().nullable(),
   last_error: z.string(),
@@ -51,7 +52,7 @@ export const PayloadEntry = z.object({ size_bytes: z.number().int(), stored_at: 
 export const MessageRecord = z.object({
   id: z.uuid(),
   status: z.enum(messageStatuses),
-  stage: z.enum(['accepted', 'dispatched', 'settled']),
+  stage: z.enum(messageStages),
   direction: z.enum(['inbound', 'outbound']),
   from: z.string(),
   to: z.string(),

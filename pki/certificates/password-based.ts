@@ -1,12 +1,13 @@
 /**
  * Password-based encryption as PKCS#12 files use it: the legacy PKCS#12 schemes (SHA-1 with
  * 3DES or RC2, RFC 7292 appendix B and C) and PBES2 with PBKDF2 and AES (RFC 8018), plus the
- * PKCS#12 MAC key. The hashing and ciphers run in node:crypto; only RC2, which OpenSSL 3
- * keeps in its legacy provider, comes from node-forge.
+ * PKCS#12 MAC key. The hashing and ciphers run in node:crypto; RC2, which OpenSSL 3 keeps in
+ * its legacy provider, is pier's own (pki/cms/rc2.ts, RFC 2268).
  */
 import { createDecipheriv, createHash, pbkdf2Sync } from 'node:crypto';
-import forge from 'node-forge';
 import { children, contentOf, is, oidOf, smallInteger, tags, type Tlv } from '../asn1/tlv.js';
+import { Rc2CbcDecipher } from '../cms/rc2.js';
+import { oids } from '../oids.js';
 
 /** More iterations than any real file uses; more would let an upload burn minutes of CPU. */
 export const maxIterations = 1_000_000;
@@ -80,10 +81,10 @@ const pkcs12Schemes: Record<string, { cipher: 'des-ede3-cbc' | 'des-ede-cbc' | '
 };
 
 const pbes2Ciphers: Record<string, { name: string; key: number }> = {
-  '2.16.840.1.101.3.4.1.2': { name: 'aes-128-cbc', key: 16 },
-  '2.16.840.1.101.3.4.1.22': { name: 'aes-192-cbc', key: 24 },
-  '2.16.840.1.101.3.4.1.42': { name: 'aes-256-cbc', key: 32 },
-  '1.2.840.113549.3.7': { name: 'des-ede3-cbc', key: 24 },
+  [oids.aes128Cbc]: { name: 'aes-128-cbc', key: 16 },
+  [oids.aes192Cbc]: { name: 'aes-192-cbc', key: 24 },
+  [oids.aes256Cbc]: { name: 'aes-256-cbc', key: 32 },
+  [oids.desEde3Cbc]: { name: 'des-ede3-cbc', key: 24 },
 };
 
 const prfs: Record<string, string> = {
@@ -116,12 +117,14 @@ function decipher(name: string, key: Buffer, iv: Buffer, data: Buffer): Buffer {
   }
 }
 
+/** PKCS#12's RC2 (RFC 7292 appendix C): the effective key bits are the key's own length. */
 function rc2Decrypt(key: Buffer, iv: Buffer, data: Buffer): Buffer {
-  const cipher = forge.rc2.createDecryptionCipher(key.toString('binary'), key.length * 8);
-  cipher.start(iv.toString('binary'));
-  cipher.update(forge.util.createBuffer(data.toString('binary')));
-  if (!cipher.finish()) throw new PasswordBasedError('Decryption failed', true);
-  return Buffer.from(cipher.output.getBytes(), 'binary');
+  try {
+    const cipher = new Rc2CbcDecipher(key, key.length * 8, iv);
+    return Buffer.concat([cipher.update(data), cipher.final()]);
+  } catch {
+    throw new PasswordBasedError('Decryption failed', true);
+  }
 }
 
 /** Decrypts `data` encrypted under the AlgorithmIdentifier `algorithm`; null is "no password" (not ""). */

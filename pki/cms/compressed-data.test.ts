@@ -8,7 +8,7 @@ import t from 'tap';
 import { makeParties } from '../../test/as2/parties.js';
 import { packOutgoing } from '../../actors/as2/pack.js';
 import { unpackIncoming } from '../../actors/as2/unpack.js';
-import { DispositionError } from '../../actors/as2/vocabulary/disposition-error.js';
+import { CmsError } from './cms-error.js';
 import { compress, decompress, deflateParts } from './compressed-data.js';
 
 const header = Buffer.from('Content-Type: application/edi-x12\r\nContent-Transfer-Encoding: binary\r\n\r\n');
@@ -62,7 +62,7 @@ t.test('a large input inflating past the limit is refused, whatever the output c
     decompress(der, { maxBytes: 2 * 1024 * 1024 });
     t.fail('inflated past the limit');
   } catch (error) {
-    t.ok(error instanceof DispositionError, 'a DispositionError');
-    t.equal((error as DispositionError).modifier, 'decompression-failed');
+    t.ok(error instanceof CmsError, 'a CmsError');
+    t.equal((error as CmsError).failure, 'decompression-failed');
   }
 });

@@ -3,7 +3,7 @@
  * zlib, so this is the one CMS layer tested with `openssl asn1parse` instead of `openssl cms`.
  */
 import { constants, deflateRawSync, deflateSync, inflateSync } from 'node:zlib';
-import { DispositionError } from '../../actors/as2/vocabulary/disposition-error.js';
+import { CmsError } from './cms-error.js';
 import { oids } from '../oids.js';
 import { Asn1Error, octetChunks, readOid } from '../asn1/reader.js';
 import {
@@ -101,7 +101,7 @@ export interface DecompressOptions {
   maxBytes: number;
 }
 
-/** The decompressed content; any failure is a DispositionError with decompression-failed. */
+/** The decompressed content; any failure is a CmsError with decompression-failed. */
 export function decompress(der: Buffer, options: DecompressOptions): Buffer {
   const chunks = compressedChunks(der);
   try {
@@ -111,14 +111,14 @@ export function decompress(der: Buffer, options: DecompressOptions): Buffer {
       ...outputChunk(input.length, options.maxBytes),
     });
   } catch (error) {
-    throw new DispositionError('decompression-failed', `cannot decompress: ${(error as Error).message}`, {
+    throw new CmsError('decompression-failed', `cannot decompress: ${(error as Error).message}`, {
       cause: error,
     });
   }
 }
 
 /**
- * The zlib stream inside a CompressedData, in the pieces it was sent in; a DispositionError
+ * The zlib stream inside a CompressedData, in the pieces it was sent in; a CmsError
  * with decompression-failed when it cannot be read. Shared with the streaming reader (stream/).
  */
 export function compressedChunks(der: Buffer): Buffer[] {
@@ -132,12 +132,8 @@ export function compressedChunks(der: Buffer): Buffer[] {
     if (!eContent.isContext(0)) throw new Asn1Error('eContent is not [0]');
     return octetChunks(eContent.child(0, 'eContent octets'));
   } catch (error) {
-    throw new DispositionError(
-      'decompression-failed',
-      `unreadable CompressedData: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
+    throw new CmsError('decompression-failed', `unreadable CompressedData: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }

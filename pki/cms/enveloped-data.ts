@@ -3,7 +3,7 @@
  * (RFC 5084), for RSA key transport recipients. Encrypting writes DER; decrypting reads BER.
  */
 import type { KeyObject, X509Certificate } from 'node:crypto';
-import { DispositionError, failingAs } from '../../actors/as2/vocabulary/disposition-error.js';
+import { CmsError, failingWith } from './cms-error.js';
 import {
   contentEncryptionAlgorithms,
   type ContentEncryption,
@@ -108,11 +108,11 @@ function parse(der: Buffer): Parsed {
 
 /**
  * Decrypts with the first of `keys` the message names as a recipient (or, when it names none,
- * with each key in turn). Every failure is a DispositionError with decryption-failed.
+ * with each key in turn). Every failure is a CmsError with decryption-failed.
  */
 export function decryptEnveloped(der: Buffer, keys: readonly DecryptionKey[]): Decrypted {
-  const parsed = failingAs('decryption-failed', 'unreadable EnvelopedData', () => parse(der));
-  const { algorithm, ciphertext } = failingAs('decryption-failed', 'unreadable encrypted content', () => {
+  const parsed = failingWith('decryption-failed', 'unreadable EnvelopedData', () => parse(der));
+  const { algorithm, ciphertext } = failingWith('decryption-failed', 'unreadable encrypted content', () => {
     const eci = parsed.encryptedContentInfo;
     const algorithm = readContentAlgorithm(eci.child(1, 'contentEncryptionAlgorithm'));
     const field = eci.children[2];
@@ -149,13 +149,9 @@ export function decryptEnveloped(der: Buffer, keys: readonly DecryptionKey[]): D
     }
   }
   const mismatch = recipientMismatch(parsed.recipients, keys);
-  throw new DispositionError(
-    'decryption-failed',
-    `cannot decrypt: ${mismatch ?? (lastError as Error).message}`,
-    {
-      cause: lastError,
-    },
-  );
+  throw new CmsError('decryption-failed', `cannot decrypt: ${mismatch ?? (lastError as Error).message}`, {
+    cause: lastError,
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
  * (RFC 6211), and verification against the partner's certificates over the exact bytes given.
  */
 import { createHash, X509Certificate, type KeyObject } from 'node:crypto';
-import { DispositionError } from '../../actors/as2/vocabulary/disposition-error.js';
+import { CmsError } from './cms-error.js';
 import type { SignatureScheme } from '../algorithms/encryption-algorithms.js';
 import {
   micAlgorithms,
@@ -189,7 +189,7 @@ function checkAlgorithmProtection(protection: Asn1Node, signer: SignerInfo): voi
   const sameSignature =
     signatureField && signatureField.content.equals(signer.signatureAlgorithmNode.content);
   if (digestOid !== signer.digestAlgorithmOid || !sameSignature) {
-    throw new DispositionError(
+    throw new CmsError(
       'integrity-check-failed',
       'CMSAlgorithmProtection does not match the signer’s algorithms',
     );
@@ -198,7 +198,7 @@ function checkAlgorithmProtection(protection: Asn1Node, signer: SignerInfo): voi
 
 /**
  * Verifies a detached signature over `content` (the exact bytes of the signed entity). Throws a
- * DispositionError: authentication-failed when no given certificate made the signature,
+ * CmsError: authentication-failed when no given certificate made the signature,
  * integrity-check-failed when the content or attributes do not match it.
  */
 export function verifyDetached(
@@ -210,13 +210,9 @@ export function verifyDetached(
   try {
     parsed = readSignedData(signatureDer);
   } catch (error) {
-    throw new DispositionError(
-      'integrity-check-failed',
-      `unreadable signature: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
+    throw new CmsError('integrity-check-failed', `unreadable signature: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const digests = new Map<MicAlgorithm, Buffer>();
   // A certificate the identifier names whose signature fails means altered content or
@@ -254,7 +250,7 @@ export function verifyDetached(
       }
       const contentType = attrs.get(oids.contentType);
       if (contentType && readOid(contentType) !== oids.data) {
-        throw new DispositionError('integrity-check-failed', 'signed content type is not data');
+        throw new CmsError('integrity-check-failed', 'signed content type is not data');
       }
       const protection = attrs.get(oids.cmsAlgorithmProtection);
       if (protection) checkAlgorithmProtection(protection, signer);
@@ -262,12 +258,9 @@ export function verifyDetached(
     }
   }
   if (integrityFailure) {
-    throw new DispositionError('integrity-check-failed', 'the signature does not match the content');
+    throw new CmsError('integrity-check-failed', 'the signature does not match the content');
   }
-  throw new DispositionError(
-    'authentication-failed',
-    'signed by a certificate that is not among the partner’s',
-  );
+  throw new CmsError('authentication-failed', 'signed by a certificate that is not among the partner’s');
 }
 
 function safeIdentifies(sid: Asn1Node, certificate: X509Certificate): boolean {

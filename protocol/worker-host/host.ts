@@ -18,7 +18,7 @@ import {
   type DeliveryResult,
   type OfferedMessage,
 } from '../core-protocol.js';
-import type { As2Request } from '../as2-protocol.js';
+import { parseAs2Answer, type As2AnswerTo, type As2Request } from '../as2-protocol.js';
 import { ChannelError, channelErrors, Envelope, toWireError } from '../envelope.js';
 import { HostEvent, HostRequest } from '../host-protocol.js';
 import { ActorStartData } from './start-data.js';
@@ -29,8 +29,8 @@ export interface CoreClient {
   /** True when the result counted; false when the delivery had been taken back meanwhile. */
   result(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<boolean>;
   log(level: ActorEvent['level'], msg: string, fields?: Record<string, unknown>): void;
-  /** The AS2 actors' questions; the answer is checked by the caller's schema. */
-  ask(request: As2Request): Promise<unknown>;
+  /** The AS2 actors' questions; each answer is checked against its question's schema. */
+  ask<R extends As2Request>(request: R): Promise<As2AnswerTo<R>>;
 }
 
 export interface Actor {
@@ -138,7 +138,7 @@ function coreClient(channel: Channel): CoreClient {
     result: (delivery, outcome) =>
       results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome }),
     log: (level, msg, fields) => channel.post({ kind: 'event', body: { type: 'log', level, msg, fields } }),
-    ask: (request) => channel.request(request),
+    ask: async (request) => parseAs2Answer(request, await channel.request(request)),
   };
 }
 

@@ -1,8 +1,7 @@
 /**
- * The core's answers to the AS2 actors (see channels/as2-protocol.ts), and the sweep that
- * fails deliveries whose asynchronous receipt is overdue.
+ * The core's answers to the AS2 actors (see protocol/as2-protocol.ts), and the sweep that
+ * fails deliveries whose asynchronous receipt is overdue (run on the dispatcher's schedule).
  */
-import type { Logger } from 'pino';
 import type { As2Request, As2Response } from '../../protocol/as2-protocol.js';
 import { direct, inTx } from '../dispatch/tx.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -10,17 +9,11 @@ import type { Orm } from '../../storage/db.js';
 import { inboundContext, outboundContext } from './profiles.js';
 import { findSent, receiptsOverdue, recordAs2, settleAwaited } from './records.js';
 
-/** Milliseconds between two looks for overdue receipts. */
-const sweepEveryMs = 30_000;
-
 export class As2Core {
-  #timer: NodeJS.Timeout | undefined;
-
   constructor(
     private readonly orm: Orm,
     private readonly secrets: SecretBox,
     private readonly now: () => Date,
-    private readonly logger: Logger,
   ) {}
 
   answer(request: As2Request): Promise<As2Response> {
@@ -82,19 +75,8 @@ export class As2Core {
     });
   }
 
-  /** Fails deliveries whose receipt is overdue; returns how many. */
+  /** Fails deliveries whose receipt is overdue now; returns how many. */
   sweep(): Promise<number> {
     return inTx(this.orm, (tx) => receiptsOverdue(tx, this.now()));
-  }
-
-  startTimers(): void {
-    this.#timer = setInterval(() => {
-      this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'as2: receipt sweep failed'));
-    }, sweepEveryMs);
-    this.#timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
   }
 }

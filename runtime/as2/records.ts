@@ -4,7 +4,9 @@
  */
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
-import { addHistory, lockMessages, pgArray, settleMessages, type Tx } from '../dispatch/tx.js';
+import { acknowledge, awaitingAck } from '../dispatch/acks.js';
+import { statesFor } from '../dispatch/delivery-states.js';
+import { addHistory, lockMessages, pgArray, type Tx } from '../dispatch/tx.js';
 import type { MessageStatus } from '../dispatch/status.js';
 
 export interface MessageAs2Record {
@@ -183,39 +185,18 @@ export async function settleAwaited(
   }
   const [current] = await tx.all<{ state: string }>('select state from delivery where id = ?', [deliveryId]);
   // The sender has not reported its attempt yet: the receipt came first; asked again shortly.
-  if (current?.state === 'delivering') return 'early';
-  const [row] = await tx.all<{ target: string }>(
-    `update delivery set state = ?, finished_at = ?, updated_at = ?, last_error = ?
-      where id = ? and message_id = ? and state = 'awaiting_ack' returning target`,
-    [ok ? 'delivered' : 'failed', at, at, ok ? '' : text, deliveryId, messageId],
-  );
+  if (current?.state === statesFor('await_ack')[0]) return 'early';
   await tx.all(
     `update as2_message set awaiting_delivery_id = null, receipt_due_at = null, updated_at = ? where message_id = ?`,
     [at, messageId],
   );
-  await addHistory(tx, at, [
-    {
-      message_id: messageId,
-      kind: ok ? 'mdn_received' : 'mdn_refused',
-      text,
-      delivery_id: deliveryId,
-      target: row?.target ?? null,
-    },
-  ]);
-  if (!row) return false;
-  await addHistory(tx, at, [
-    {
-      message_id: messageId,
-      kind: 'delivery_changed',
-      delivery_id: deliveryId,
-      target: row.target,
-      old_state: 'awaiting_ack',
-      new_state: ok ? 'delivered' : 'failed',
-      text,
-    },
-  ]);
-  await settleMessages(tx, at, [messageId]);
-  return true;
+  return acknowledge(tx, at, {
+    messageId,
+    deliveryId,
+    ok,
+    text,
+    receiptKind: ok ? 'mdn_received' : 'mdn_refused',
+  });
 }
 
 /**
@@ -226,9 +207,9 @@ export async function settleAwaited(
 export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
   const due = await tx.all<{ message_id: string; awaiting_delivery_id: string }>(
     `select a.message_id, a.awaiting_delivery_id from as2_message a
-       join delivery d on d.id = a.awaiting_delivery_id and d.state = 'awaiting_ack'
+       join delivery d on d.id = a.awaiting_delivery_id and d.state = ?
       where a.receipt_due_at is not null and a.receipt_due_at <= ? limit 100`,
-    [at],
+    [awaitingAck, at],
   );
   for (const d of due) {
     await settleAwaited(

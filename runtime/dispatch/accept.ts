@@ -5,10 +5,20 @@
  * after a crash before it could move the file away) gets the message it already has.
  */
 import type { OfferedMessage } from '../../protocol/core-protocol.js';
-import { targetsFor, type RouteRow } from './routing.js';
+import { bindByName } from '../../storage/sql.js';
+import {
+  newDeliveryState,
+  planAcceptance,
+  type AcceptancePlan,
+  type PartyKind,
+  type PlannedMessage,
+} from './accept-plan.js';
+import type { RouteRow } from './routing.js';
 import { stallWaitSeconds } from './schedule.js';
-import { announce, pgArray, type HistoryLine, type Tx } from './tx.js';
-import { deriveMessage, type MessageStatus } from './status.js';
+import { announce, pgArray, type Tx } from './tx.js';
+import type { MessageStatus } from './status.js';
+
+export { directionOf } from './accept-plan.js';
 import { duplicateKey, inboundDuplicates, recordAs2Batch } from '../as2/records.js';
 
 export interface AcceptItem {
@@ -33,8 +43,6 @@ export interface AcceptOutcome {
   queued: number;
 }
 
-type PartyKind = 'organization' | 'partner';
-
 /** The parties named and the routes, in one query. */
 async function partiesAndRoutes(
   tx: Tx,
@@ -51,26 +59,6 @@ async function partiesAndRoutes(
   const kinds = new Map<string, Set<PartyKind>>();
   for (const p of row!.parties) kinds.set(p.name, (kinds.get(p.name) ?? new Set()).add(p.kind));
   return { kinds, routes: row!.routes };
-}
-
-/**
- * One party must be an organization and the other a partner. Outbound when `from` is an
- * organization, inbound when it is a partner; a refusal when neither reading works.
- */
-export function directionOf(
-  from: Set<PartyKind> | undefined,
-  to: Set<PartyKind> | undefined,
-): { direction: 'inbound' | 'outbound'; problem?: string } {
-  const guess = from?.has('organization') ? 'outbound' : 'inbound';
-  if (!from) return { direction: guess, problem: 'the sender is not an organization or partner' };
-  if (!to) return { direction: guess, problem: 'the receiver is not an organization or partner' };
-  if (from.has('organization') && to.has('partner')) return { direction: 'outbound' };
-  if (from.has('partner') && to.has('organization')) return { direction: 'inbound' };
-  const both = from.has('organization') ? 'organizations' : 'partners';
-  return {
-    direction: guess,
-    problem: `both parties are ${both}; one must be an organization, the other a partner`,
-  };
 }
 
 /**
@@ -126,124 +114,8 @@ async function acceptNew(
   const { kinds, routes } = await partiesAndRoutes(tx, [
     ...new Set(items.flatMap((i) => [i.message.from, i.message.to])),
   ]);
-  const deliveries: { message_id: string; target: string }[] = [];
-  const lines: (HistoryLine & { ord: number })[] = [];
-  const rows = items.map((item) => {
-    const m = item.message;
-    const { direction, problem } = directionOf(kinds.get(m.from), kinds.get(m.to));
-    const refusal =
-      m.refusal ?? (problem ? `Refused: ${problem} (from ${m.from || '-'} to ${m.to || '-'})` : null);
-    const targets = refusal
-      ? []
-      : targetsFor(
-          {
-            source_name: item.source_name,
-            from_party: m.from,
-            to_party: m.to,
-            target_hint: item.target_hint ?? null,
-          },
-          routes,
-        );
-    const { status, stage } = deriveMessage({
-      accepted: false,
-      refused: refusal !== null,
-      states: targets.map(() => 'queued'),
-    });
-    const text = item.text ?? `Accepted from ${item.source_type} ${item.source_name}`;
-    if (refusal) {
-      lines.push({
-        message_id: m.id,
-        kind: 'status_changed',
-        old_status: null,
-        new_status: status,
-        text: `${text}. ${refusal}`,
-        ord: 1,
-      });
-    } else {
-      lines.push({
-        message_id: m.id,
-        kind: 'status_changed',
-        old_status: null,
-        new_status: 'Received',
-        text,
-        ord: 1,
-      });
-      lines.push({
-        message_id: m.id,
-        kind: 'status_changed',
-        old_status: 'Received',
-        new_status: status,
-        ord: 3,
-      });
-      for (const target of targets) deliveries.push({ message_id: m.id, target });
-    }
-    return {
-      id: m.id,
-      status,
-      stage,
-      direction,
-      from_party: m.from,
-      to_party: m.to,
-      file_name: m.file_name,
-      source_type: item.source_type,
-      source_name: item.source_name,
-      source_key: m.source_key ?? null,
-      target_hint: item.target_hint ?? null,
-      refusal,
-      size_bytes: m.payload.size_bytes,
-      payload_stage: m.payload.stage,
-      payload_content: m.payload.content ?? null,
-    };
-  });
-  const nextDispatch = new Date(at.getTime() + stallWaitSeconds(0) * 1000);
-  const inserted = await tx.all<{ id: string }>(
-    `with x as (
-       select * from jsonb_to_recordset(?::jsonb) as x(id uuid, status text, stage text, direction text, from_party text,
-              to_party text, file_name text, source_type text, source_name text, source_key text, target_hint text,
-              refusal text, size_bytes bigint, payload_stage text, payload_content text)
-     ), m as (
-       insert into message (id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
-                            source_key, target_hint, refusal, accepted_by, created_at, updated_at)
-       select id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
-              source_key, target_hint, refusal, ?, ?, ? from x
-       on conflict (source_name, source_key) where source_key is not null do nothing
-       returning id
-     ), p as (
-       insert into payload (message_id, stage, size_bytes, stored_at, content)
-       select x.id, x.payload_stage, x.size_bytes, ?, decode(x.payload_content, 'base64') from x join m on m.id = x.id
-     ), d as (
-       insert into delivery (message_id, target, state, dispatches, next_dispatch_at, created_at, updated_at)
-       select y.message_id, y.target, 'queued', 1, ?, ?, ?
-         from jsonb_to_recordset(?::jsonb) as y(message_id uuid, target text) join m on m.id = y.message_id
-       returning id, message_id, target
-     ), h as (
-       insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
-                                    old_state, new_state)
-       select message_id, ?, kind, old_status, new_status, text, delivery_id, target, old_state, new_state from (
-         select l.message_id, l.kind, l.old_status, l.new_status, l.text, null::bigint as delivery_id,
-                null::text as target, null::text as old_state, null::text as new_state, l.ord
-           from jsonb_to_recordset(?::jsonb) as l(message_id uuid, kind text, old_status text, new_status text,
-                text text, ord int) join m on m.id = l.message_id
-         union all
-         select d.message_id, 'delivery_changed', null, null, 'Dispatched', d.id, d.target, null, 'queued', 2 from d
-       ) lines order by message_id, ord, delivery_id
-     )
-     select id from m`,
-    [
-      JSON.stringify(rows),
-      node,
-      at,
-      at,
-      at,
-      nextDispatch,
-      at,
-      at,
-      JSON.stringify(deliveries),
-      at,
-      JSON.stringify(lines),
-    ],
-  );
-  const fresh = new Set(inserted.map((r) => r.id));
+  const plan = planAcceptance(items, kinds, routes);
+  const fresh = await insertAccepted(tx, at, node, plan);
   await recordAs2Batch(
     tx,
     at,
@@ -251,50 +123,119 @@ async function acceptNew(
       m.as2_record && fresh.has(m.id) ? [{ message_id: m.id, record: m.as2_record }] : [],
     ),
   );
-  const offeredAgain = rows.filter((r) => !fresh.has(r.id) && r.source_key !== null);
-  const earlier = new Map<string, { id: string; status: MessageStatus }>();
-  if (offeredAgain.length > 0) {
-    const found = await tx.all<{
-      id: string;
-      status: MessageStatus;
-      source_name: string;
-      source_key: string;
-    }>(
-      `select m.id, m.status, m.source_name, m.source_key from message m
-         join jsonb_to_recordset(?::jsonb) as x(source_name text, source_key text)
-           on m.source_name = x.source_name and m.source_key = x.source_key
-        where m.source_name = any(?::text[]) and m.source_key = any(?::text[])`,
-      [
-        JSON.stringify(offeredAgain.map((r) => ({ source_name: r.source_name, source_key: r.source_key }))),
-        pgArray(offeredAgain.map((r) => r.source_name)),
-        pgArray(offeredAgain.map((r) => r.source_key!)),
-      ],
-    );
-    for (const f of found) earlier.set(`${f.source_name}\u0000${f.source_key}`, f);
-  }
-  const targets = [...new Set(deliveries.filter((d) => fresh.has(d.message_id)).map((d) => d.target))];
+  const earlier = await offeredBefore(
+    tx,
+    plan.messages.filter((r) => !fresh.has(r.id) && r.source_key !== null),
+  );
+  const targets = [...new Set(plan.deliveries.filter((d) => fresh.has(d.message_id)).map((d) => d.target))];
   await announce(tx, targets);
-  // How far the targets are behind: deliveries queued and not yet announced a second time
-  // (so less than 10 s old). A target that is not running at all stops counting after that,
-  // and does not hold its source back for longer.
-  const queuedAt = new Map<string, number>();
-  if (targets.length > 0) {
-    const counts = await tx.all<{ target: string; n: number }>(
-      `select target, count(*)::int as n from delivery
-        where state = 'queued' and dispatches = 1 and target = any(?::text[]) group by target`,
-      [pgArray(targets)],
-    );
-    for (const c of counts) queuedAt.set(c.target, c.n);
-  }
+  const queuedAt = await queuedPerTarget(tx, targets);
   const targetsOf = new Map<string, string[]>();
-  for (const d of deliveries) targetsOf.set(d.message_id, [...(targetsOf.get(d.message_id) ?? []), d.target]);
+  for (const d of plan.deliveries) {
+    targetsOf.set(d.message_id, [...(targetsOf.get(d.message_id) ?? []), d.target]);
+  }
   const queued = (id: string) => Math.max(0, ...(targetsOf.get(id) ?? []).map((t) => queuedAt.get(t) ?? 0));
-  const outcomes = rows.map((r) => {
+  const outcomes = plan.messages.map((r) => {
     if (fresh.has(r.id))
       return { message_id: r.id, duplicate: false, status: r.status, queued: queued(r.id) };
-    const before = earlier.get(`${r.source_name}\u0000${r.source_key}`);
+    const before = earlier.get(sourceKeyOf(r));
     if (!before) throw new Error(`Message ${r.id} was neither stored nor found`);
     return { message_id: before.id, duplicate: true, status: before.status, queued: 0 };
   });
   return { outcomes, targets };
+}
+
+/**
+ * Stores the plan in one statement: messages, payload stages, deliveries and history lines.
+ * A message whose source key is stored already is skipped with all it would have brought.
+ * Returns the ids stored.
+ */
+async function insertAccepted(tx: Tx, at: Date, node: number, plan: AcceptancePlan): Promise<Set<string>> {
+  const { sql: p, values } = bindByName({
+    at,
+    node,
+    messages: JSON.stringify(plan.messages),
+    deliveries: JSON.stringify(plan.deliveries),
+    lines: JSON.stringify(plan.lines),
+    state: newDeliveryState,
+    nextDispatch: new Date(at.getTime() + stallWaitSeconds(0) * 1000),
+  });
+  const inserted = await tx.all<{ id: string }>(
+    `with x as (
+       select * from jsonb_to_recordset(${p.messages}::jsonb) as x(id uuid, status text, stage text, direction text,
+              from_party text, to_party text, file_name text, source_type text, source_name text, source_key text,
+              target_hint text, refusal text, size_bytes bigint, payload_stage text, payload_content text)
+     ), m as (
+       insert into message (id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
+                            source_key, target_hint, refusal, accepted_by, created_at, updated_at)
+       select id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
+              source_key, target_hint, refusal, ${p.node}, ${p.at}, ${p.at} from x
+       on conflict (source_name, source_key) where source_key is not null do nothing
+       returning id
+     ), p as (
+       insert into payload (message_id, stage, size_bytes, stored_at, content)
+       select x.id, x.payload_stage, x.size_bytes, ${p.at}, decode(x.payload_content, 'base64') from x join m on m.id = x.id
+     ), d as (
+       insert into delivery (message_id, target, state, dispatches, next_dispatch_at, created_at, updated_at)
+       select y.message_id, y.target, ${p.state}, 1, ${p.nextDispatch}, ${p.at}, ${p.at}
+         from jsonb_to_recordset(${p.deliveries}::jsonb) as y(message_id uuid, target text) join m on m.id = y.message_id
+       returning id, message_id, target
+     ), h as (
+       insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
+                                    old_state, new_state)
+       select message_id, ${p.at}, kind, old_status, new_status, text, delivery_id, target, old_state, new_state from (
+         select l.message_id, l.kind, l.old_status, l.new_status, l.text, null::bigint as delivery_id,
+                null::text as target, null::text as old_state, null::text as new_state, l.ord
+           from jsonb_to_recordset(${p.lines}::jsonb) as l(message_id uuid, kind text, old_status text, new_status text,
+                text text, ord int) join m on m.id = l.message_id
+         union all
+         select d.message_id, 'delivery_changed', null, null, 'Dispatched', d.id, d.target, null, ${p.state}, 2 from d
+       ) lines order by message_id, ord, delivery_id
+     )
+     select id from m`,
+    values,
+  );
+  return new Set(inserted.map((r) => r.id));
+}
+
+const sourceKeyOf = (r: { source_name: string; source_key: string | null }) =>
+  `${r.source_name}\u0000${r.source_key}`;
+
+/** The messages stored earlier under the source keys offered again, by source key. */
+async function offeredBefore(
+  tx: Tx,
+  offeredAgain: PlannedMessage[],
+): Promise<Map<string, { id: string; status: MessageStatus }>> {
+  const earlier = new Map<string, { id: string; status: MessageStatus }>();
+  if (offeredAgain.length === 0) return earlier;
+  const found = await tx.all<{ id: string; status: MessageStatus; source_name: string; source_key: string }>(
+    `select m.id, m.status, m.source_name, m.source_key from message m
+       join jsonb_to_recordset(?::jsonb) as x(source_name text, source_key text)
+         on m.source_name = x.source_name and m.source_key = x.source_key
+      where m.source_name = any(?::text[]) and m.source_key = any(?::text[])`,
+    [
+      JSON.stringify(offeredAgain.map((r) => ({ source_name: r.source_name, source_key: r.source_key }))),
+      pgArray(offeredAgain.map((r) => r.source_name)),
+      pgArray(offeredAgain.map((r) => r.source_key!)),
+    ],
+  );
+  for (const f of found) earlier.set(sourceKeyOf(f), f);
+  return earlier;
+}
+
+/**
+ * How far the targets are behind: deliveries queued and not yet announced a second time (so
+ * less than 10 s old). A target that is not running at all stops counting after that, and
+ * does not hold its source back for longer.
+ */
+async function queuedPerTarget(tx: Tx, targets: string[]): Promise<Map<string, number>> {
+  const queuedAt = new Map<string, number>();
+  if (targets.length === 0) return queuedAt;
+  const counts = await tx.all<{ target: string; n: number }>(
+    `select target, count(*)::int as n from delivery
+      where state = ? and dispatches = 1 and target = any(?::text[]) group by target`,
+    [newDeliveryState, pgArray(targets)],
+  );
+  for (const c of counts) queuedAt.set(c.target, c.n);
+  return queuedAt;
 }

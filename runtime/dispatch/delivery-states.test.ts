@@ -1,6 +1,6 @@
 // Covers the delivery state table (spec 3.3): which states each event applies to, matching the spec's rows.
 import t from 'tap';
-import { deliveryStates, deliveryTransitions, statesFor } from './delivery-states.js';
+import { deliveryStates, deliveryTransitions, nextState, statesFor } from './delivery-states.js';
 
 t.test(
   'redeliver applies to failed, stalled, retrying, delivered (spec 3.3) and leads to queued',
@@ -27,4 +27,38 @@ t.test('the moves the spec leaves open', async (t) => {
   t.same(statesFor('fail'), ['delivering', 'awaiting_ack']);
   t.equal(deliveryTransitions.delivering.retry, 'retrying');
   t.equal(deliveryTransitions.delivering.fail, 'failed');
+});
+
+t.test('acknowledgements: sent and waiting for a receipt, then settled by it', async (t) => {
+  t.same(statesFor('await_ack'), ['delivering']);
+  t.equal(deliveryTransitions.delivering.await_ack, 'awaiting_ack');
+  t.same(statesFor('ack'), ['awaiting_ack']);
+  t.equal(nextState('awaiting_ack', 'ack'), 'delivered');
+  t.equal(nextState('awaiting_ack', 'fail'), 'failed');
+});
+
+t.test('every row of the table, and a move the table does not have refused', async (t) => {
+  const rows = deliveryStates.flatMap((from) =>
+    Object.entries(deliveryTransitions[from]).map(([event, to]) => `${from} --${event}--> ${to}`),
+  );
+  t.same(rows, [
+    'queued --claim--> delivering',
+    'queued --stall--> stalled',
+    'queued --redispatch--> queued',
+    'delivering --deliver--> delivered',
+    'delivering --await_ack--> awaiting_ack',
+    'delivering --retry--> retrying',
+    'delivering --fail--> failed',
+    'delivering --release--> queued',
+    'retrying --due--> queued',
+    'retrying --redeliver--> queued',
+    'awaiting_ack --ack--> delivered',
+    'awaiting_ack --fail--> failed',
+    'delivered --redeliver--> queued',
+    'failed --redeliver--> queued',
+    'stalled --redispatch--> queued',
+    'stalled --redeliver--> queued',
+  ]);
+  t.throws(() => nextState('delivered', 'ack'), /A delivery in delivered has no move on ack/);
+  t.throws(() => nextState('queued', 'due'), /no move on due/);
 });

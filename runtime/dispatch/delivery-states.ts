@@ -59,3 +59,10 @@ export function statesFor(event: DeliveryEvent): DeliveryState[] {
 
 /** States in which nothing more happens by itself. */
 export const finalStates: readonly DeliveryState[] = ['delivered', 'failed', 'stalled'];
+
+/** The state `event` moves a delivery in `from` to; a move the table does not have is a bug. */
+export function nextState(from: DeliveryState, event: DeliveryEvent): DeliveryState {
+  const to = deliveryTransitions[from][event];
+  if (to === undefined) throw new Error(`A delivery in ${from} has no move on ${event}`);
+  return to;
+}

@@ -15,6 +15,7 @@ import {
 } from '../../protocol/core-protocol.js';
 import type { ActorCore, HeldClaim, InstanceRef } from '../supervisor/core-port.js';
 import { acceptBatch, type AcceptItem, type AcceptOutcome } from './accept.js';
+import type { AckDeadlines } from './acks.js';
 import { Batcher } from '../../protocol/batcher.js';
 import { claimBatch, releaseBatch, resultBatch, type DeliveryEnd, type ResultItem } from './claims.js';
 import { logAccepted, logDeliveryEnd } from './log-lines.js';
@@ -33,6 +34,8 @@ export interface DispatcherOptions {
   maxDispatches: number;
   /** Deliveries were queued for these targets by this process. */
   onWork(targets: string[]): void;
+  /** The acknowledgement deadlines a protocol sets (AS2 receipt timeouts), watched on the recovery ticks. */
+  ackDeadlines?: AckDeadlines;
 }
 
 /** Milliseconds between two runs of the retry and stall sweeps. */
@@ -180,6 +183,9 @@ export class Dispatcher implements ActorCore {
         ...((await run('undispatched', () => inTx(orm, (tx) => undispatched(tx, now(), dispatchGraceMs)))) ??
           []),
       );
+      const { ackDeadlines } = this.#o;
+      if (ackDeadlines)
+        await run('acknowledgement deadlines', () => inTx(orm, (tx) => ackDeadlines(tx, now())));
     }
     if (announced.length > 0) this.#o.onWork([...new Set(announced)]);
   }

@@ -10,6 +10,7 @@ import { pluginTypeDefinitions, type PluginType } from '../../actors/index.js';
 import type { Orm } from '../../storage/db.js';
 import { raiseAlert } from '../alerts/alerts.js';
 import { ActorThread, StartFailure } from '../../protocol/actor-thread.js';
+import { isAs2Request } from '../../protocol/as2-protocol.js';
 import { ActorEvent, CoreRequest, type CoreResponse } from '../../protocol/core-protocol.js';
 import type { Action } from '../lifecycle/states.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -307,7 +308,7 @@ export class Supervisor {
         return { type: 'recorded', applied };
       }
       default: {
-        if (!request.type.startsWith('as2_') || !instance.type.startsWith('as2-') || !this.#deps.core.as2)
+        if (!isAs2Request(request) || !instance.type.startsWith('as2-') || !this.#deps.core.as2)
           throw new Error(`${instance.type} instances do not ask ${request.type}`);
         return this.#deps.core.as2(ref, request);
       }

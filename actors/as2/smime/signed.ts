@@ -11,7 +11,7 @@ import {
   type SignOptions,
   type VerifiedSignature,
 } from '../../../pki/cms/signed-data.js';
-import { DispositionError, failingAs } from '../vocabulary/disposition-error.js';
+import { DispositionError, failingAs, fromCms } from '../vocabulary/disposition-error.js';
 import { micAlgorithmName, type MicSpelling } from '../../../pki/algorithms/mic-algorithms.js';
 import { buildEntity, buildMultipartBody, newBoundary, type Chunks, type HeaderList } from '../mime/build.js';
 import type { Headers } from '../mime/headers.js';
@@ -101,7 +101,7 @@ export function verifySignedEntity(
   let signedContent = content;
   let canonicalised = false;
   try {
-    signature = verifyDetached(der, [content], certificates);
+    signature = fromCms(() => verifyDetached(der, [content], certificates));
   } catch (error) {
     if (
       !(error instanceof DispositionError) ||
@@ -112,7 +112,7 @@ export function verifySignedEntity(
     }
     signedContent = toCrlf(content);
     try {
-      signature = verifyDetached(der, [signedContent], certificates);
+      signature = fromCms(() => verifyDetached(der, [signedContent], certificates));
     } catch {
       throw error;
     }

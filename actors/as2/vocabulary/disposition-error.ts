@@ -3,6 +3,7 @@
  * Separate from the API's errors: these never become HTTP error bodies, they become MDNs.
  * `message` is for pier's log and history; the partner only ever sees the modifier.
  */
+import { CmsError } from '../../../pki/cms/cms-error.js';
 import {
   failedWithFailure,
   processedWithError,
@@ -62,7 +63,24 @@ export function failingAs<T>(modifier: ErrorModifier, what: string, step: () => 
     return step();
   } catch (error) {
     if (error instanceof DispositionError) throw error;
+    if (error instanceof CmsError) throw dispositionOf(error);
     const reason = error instanceof Error ? error.message : String(error);
     throw new DispositionError(modifier, `${what}: ${reason}`, { cause: error });
   }
+}
+
+/**
+ * Runs a call into the CMS library (pki/cms) and turns its CmsError into the DispositionError
+ * of the same modifier: the library names its failures as AS2 does, without knowing of MDNs.
+ */
+export function fromCms<T>(call: () => T): T {
+  try {
+    return call();
+  } catch (error) {
+    throw error instanceof CmsError ? dispositionOf(error) : error;
+  }
+}
+
+function dispositionOf(error: CmsError): DispositionError {
+  return new DispositionError(error.failure, error.message, { cause: error });
 }
