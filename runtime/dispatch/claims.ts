@@ -97,6 +97,19 @@ interface Held {
   state: DeliveryState;
   attempts: number;
   claims: number;
+  created_at: Date;
+}
+
+/** A delivery that reached an end (delivered, failed, stalled), for the log line the dispatcher writes. */
+export interface DeliveryEnd {
+  message_id: string;
+  delivery_id: number;
+  target: string;
+  state: DeliveryState;
+  attempts: number;
+  /** From the delivery's creation to its end. */
+  elapsed_ms: number;
+  last_error: string;
 }
 
 /**
@@ -108,7 +121,7 @@ async function lockHeld(
   claims: { delivery_id: number; claim: number }[],
 ): Promise<Map<number, Held>> {
   const rows = await tx.all<Held>(
-    `select d.id, d.message_id, d.target, d.state, d.attempts, d.claims
+    `select d.id, d.message_id, d.target, d.state, d.attempts, d.claims, d.created_at
        from delivery d join message m on m.id = d.message_id
       where d.id = any(?::bigint[])
       order by m.id, d.id
@@ -163,8 +176,16 @@ async function applyChanges(tx: Tx, at: Date, changes: Change[], lines: HistoryL
   await storeSettled(tx, at, rows);
 }
 
-/** Records delivery results; answers, per item, whether its claim was still current. */
-export async function resultBatch(tx: Tx, at: Date, items: ResultItem[]): Promise<boolean[]> {
+/**
+ * Records delivery results; answers, per item, whether its claim was still current. Deliveries
+ * that ended (delivered or failed) are added to `ended`, to be logged once the transaction commits.
+ */
+export async function resultBatch(
+  tx: Tx,
+  at: Date,
+  items: ResultItem[],
+  ended: DeliveryEnd[] = [],
+): Promise<boolean[]> {
   const held = await lockHeld(tx, items);
   const changes: Change[] = [];
   const lines: HistoryLine[] = [];
@@ -199,6 +220,17 @@ export async function resultBatch(tx: Tx, at: Date, items: ResultItem[]): Promis
         : o.retryable
           ? `${o.error}; no attempts left (${item.policy.max_attempts})`
           : o.error;
+    if (state === 'delivered' || state === 'failed') {
+      ended.push({
+        message_id: row.message_id,
+        delivery_id: item.delivery_id,
+        target: row.target,
+        state,
+        attempts: row.attempts,
+        elapsed_ms: at.getTime() - new Date(row.created_at).getTime(),
+        last_error: o.ok ? '' : o.error,
+      });
+    }
     lines.push({
       message_id: row.message_id,
       kind: 'delivery_changed',

@@ -17,7 +17,8 @@ import type { ActorCore, HeldClaim, InstanceRef } from '../supervisor/core-port.
 import { acceptBatch, type AcceptItem, type AcceptOutcome } from './accept.js';
 import type { AckDeadlines } from './acks.js';
 import { Batcher } from '../../protocol/batcher.js';
-import { claimBatch, releaseBatch, resultBatch, type ResultItem } from './claims.js';
+import { claimBatch, releaseBatch, resultBatch, type DeliveryEnd, type ResultItem } from './claims.js';
+import { logAccepted, logDeliveryEnd } from './log-lines.js';
 import { redeliver, redispatch } from './redo.js';
 import { retryPolicyOf } from './schedule.js';
 import { orphanedClaims, retriesDue, stallSchedule, undispatched } from './sweeps.js';
@@ -63,14 +64,23 @@ export class Dispatcher implements ActorCore {
           acceptBatch(tx, this.#o.now(), this.#o.node, items),
         );
         this.#o.onWork(targets);
+        items.forEach((item, i) => logAccepted(this.#o.logger, item, outcomes[i]));
         return outcomes;
       },
       { weigh: (item) => inlineChars(item.message), maxWeight: maxInlineCharsPerBatch },
     );
-    this.#results = new Batcher((items) => inTx(orm, (tx) => resultBatch(tx, this.#o.now(), items)), {
-      weigh: (item) => inlineChars(item.outcome),
-      maxWeight: maxInlineCharsPerBatch,
-    });
+    this.#results = new Batcher(
+      async (items) => {
+        const ended: DeliveryEnd[] = [];
+        const applied = await inTx(orm, (tx) => resultBatch(tx, this.#o.now(), items, ended));
+        for (const end of ended) logDeliveryEnd(this.#o.logger, end);
+        return applied;
+      },
+      {
+        weigh: (item) => inlineChars(item.outcome),
+        maxWeight: maxInlineCharsPerBatch,
+      },
+    );
   }
 
   /** Accepts and dispatches messages a source actor brought in. */
@@ -164,6 +174,7 @@ export class Dispatcher implements ActorCore {
       inTx(orm, (tx) => stallSchedule(tx, now(), this.#o.maxDispatches)),
     );
     announced.push(...(stall?.announced ?? []));
+    for (const end of stall?.ended ?? []) logDeliveryEnd(this.#o.logger, end);
     if (recovery) {
       announced.push(
         ...((await run('dead claims', () => inTx(orm, (tx) => orphanedClaims(tx, now(), node)))) ?? []),

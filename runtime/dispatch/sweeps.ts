@@ -7,7 +7,7 @@
 import { raiseAlert } from '../alerts/alerts.js';
 import { liveNodeCondition } from '../cluster/presence.js';
 import { deliveryTransitions, statesFor, type DeliveryState } from './delivery-states.js';
-import { releaseBatch } from './claims.js';
+import { releaseBatch, type DeliveryEnd } from './claims.js';
 import { dispatchBatch } from './dispatch.js';
 import { stallWaitSeconds } from './schedule.js';
 import { addHistory, announce, lockMessages, pgArray, settleMessages, type Tx } from './tx.js';
@@ -87,13 +87,14 @@ export async function stallSchedule(
   tx: Tx,
   at: Date,
   maxDispatches: number,
-): Promise<{ announced: string[]; stalled: number }> {
+): Promise<{ announced: string[]; stalled: number; ended: DeliveryEnd[] }> {
   const due = await lockCandidates(tx, `state = any(?::text[]) and next_dispatch_at <= ?`, [
     pgArray(statesFor('stall')),
     at,
   ]);
   const again = due.filter((d) => d.dispatches < maxDispatches);
   const stall = due.filter((d) => d.dispatches >= maxDispatches);
+  const ended: DeliveryEnd[] = [];
   if (again.length > 0) {
     await tx.all(
       `update delivery d set dispatches = x.dispatches, next_dispatch_at = x.next_dispatch_at, updated_at = ?
@@ -119,10 +120,11 @@ export async function stallSchedule(
   if (stall.length > 0) {
     const stalled: DeliveryState = deliveryTransitions.queued.stall!;
     const why = (d: Candidate) => `No ${d.target} instance claimed it after ${d.dispatches} announcements`;
-    await tx.all(
+    const done = await tx.all<{ id: string; attempts: number; created_at: Date }>(
       `update delivery d set state = ?, next_dispatch_at = null, finished_at = ?, last_error = x.last_error, updated_at = ?
          from jsonb_to_recordset(?::jsonb) as x(id bigint, last_error text)
-        where d.id = x.id and d.id = any(?::bigint[])`,
+        where d.id = x.id and d.id = any(?::bigint[])
+        returning d.id, d.attempts, d.created_at`,
       [
         stalled,
         at,
@@ -131,6 +133,19 @@ export async function stallSchedule(
         pgArray(stall.map((d) => d.id)),
       ],
     );
+    const rows = new Map(done.map((r) => [String(r.id), r]));
+    for (const d of stall) {
+      const row = rows.get(String(d.id));
+      ended.push({
+        message_id: d.message_id,
+        delivery_id: Number(d.id),
+        target: d.target,
+        state: stalled,
+        attempts: row?.attempts ?? 0,
+        elapsed_ms: row ? at.getTime() - new Date(row.created_at).getTime() : 0,
+        last_error: why(d),
+      });
+    }
     await addHistory(
       tx,
       at,
@@ -172,7 +187,7 @@ export async function stallSchedule(
       stall.map((d) => d.message_id),
     );
   }
-  return { announced: [...new Set(again.map((d) => d.target))], stalled: stall.length };
+  return { announced: [...new Set(again.map((d) => d.target))], stalled: stall.length, ended };
 }
 
 /** Claims held by processes that are gone (their presence lock is free) are taken back. */

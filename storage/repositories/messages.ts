@@ -95,8 +95,7 @@ export async function findMessages(
   if (f.to) add('to_party = ?', f.to);
   if (f.since) add('created_at >= ?', f.since);
   if (f.direction) add('direction = ?', f.direction);
-  if (f.target)
-    add('exists (select 1 from delivery d where d.target = ? and d.message_id = message.id)', f.target);
+  if (f.target) add('id in (select message_id from delivery where target = ?)', f.target);
   if (f.q) {
     // One indexed lookup per way of finding (Migration0030MessageSearch), joined by union.
     const ids = messageIdSpellings(f.q);

@@ -62,7 +62,10 @@ t.test('filters combine; unknown parameters and bad values are refused', async (
   const badDate = await server.call('GET', `${audit}?to=2026-02-31`);
   t.equal(badDate.status, 400);
   const badAction = await server.call('GET', `${audit}?action=rename`);
-  t.same(badAction.body.error.details, { action: 'Must be one of: create, update, delete, revoke' });
+  t.same(badAction.body.error.details, {
+    action:
+      'Must be one of: create, update, delete, revoke, start, stop, restart, redispatch, redeliver, upload',
+  });
 });
 
 t.test('the chain verifies, and tampering is found at the changed event', async (t) => {

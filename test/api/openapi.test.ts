@@ -1,5 +1,5 @@
 // Covers GET /openapi.yaml (spec 1, 9): valid OpenAPI 3, paths equal to the routes the server
-// registered, and the error codes of docs/errors.md equal to api/errors.ts and the error schema.
+// registered, X-Requested-With declared on the uploads, GET /messages' search parameters, and the error codes of docs/errors.md equal to api/errors.ts and the error schema.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -43,6 +43,22 @@ t.test('the document is valid OpenAPI 3 and describes exactly the registered rou
   t.ok(documented.has('GET /api/v1/organizations'));
   t.same(doc.components.securitySchemes.apiToken.scheme, 'bearer');
   t.same(doc.paths['/health'].get.security, [], '/health is public');
+  for (const upload of [doc.paths['/messages'].post, doc.paths['/certificates'].post]) {
+    t.match(
+      upload.parameters,
+      [{ name: 'X-Requested-With', in: 'header', required: true }],
+      `${upload.summary}: X-Requested-With is a declared header`,
+    );
+  }
+  const search = (doc.paths['/messages'].get.parameters as { name: string; description?: string }[]).map(
+    (p) => p.name,
+  );
+  for (const name of ['q', 'direction', 'target'])
+    t.ok(search.includes(name), `GET /messages documents ${name}`);
+  t.notOk(
+    JSON.stringify(doc.paths['/organizations'].post.parameters ?? []).includes('X-Requested-With'),
+    'only uploads need it',
+  );
 });
 
 t.test(

@@ -81,6 +81,11 @@ t.test('check-connection', async (t) => {
   const notTrusted = await check(unpinned);
   t.equal(notTrusted.body.data.ok, false);
   t.match(notTrusted.body.data.problem, /^tls: /);
+  t.match(
+    notTrusted.body.data.problem,
+    /self-signed or from a private authority: store it \(POST \/certificates\) and add its id to the partner profile's tls_trusted_certificate_ids$/,
+    'the TLS failure says what fixes it',
+  );
   t.equal(notTrusted.body.data.steps.http.status, 'skipped');
 
   const refused = await check(closed);

@@ -12,7 +12,12 @@ import {
   type ContentAlgorithm,
   type ContentDecipher,
 } from '../../../pki/cms/content-encryption.js';
-import { decryptionAttempts, type Decrypted, type DecryptionKey } from '../../../pki/cms/enveloped-data.js';
+import {
+  decryptionAttempts,
+  recipientMismatch,
+  type Decrypted,
+  type DecryptionKey,
+} from '../../../pki/cms/enveloped-data.js';
 import { keyTransportOf, unwrapKey } from '../../../pki/cms/key-transport.js';
 import { readOctets, type Asn1Node } from '../../../pki/asn1/reader.js';
 import { DispositionError } from '../vocabulary/disposition-error.js';
@@ -85,7 +90,12 @@ export async function decryptEnvelopedStream(
     };
   }
   out.fill(0);
-  throw new DispositionError('decryption-failed', `cannot decrypt: ${(lastError as Error).message}`, {
-    cause: lastError,
-  });
+  const mismatch = recipientMismatch(structure.recipients, keys);
+  throw new DispositionError(
+    'decryption-failed',
+    `cannot decrypt: ${mismatch ?? (lastError as Error).message}`,
+    {
+      cause: lastError,
+    },
+  );
 }

@@ -1,0 +1,117 @@
+// Covers the `pier` command for operators (issue 14): api-tokens list|revoke, service-accounts
+// list|disable|enable|delete, a failed embedded PostgreSQL start explained, and the embedded
+// server found by its postmaster.pid (messages: test/cli-messages.test.ts).
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { runningEmbeddedPort } from '../storage/embedded-postgres.js';
+import { createTestDatabase, sql } from './helpers/database.js';
+import { startTestServer } from './helpers/server.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const db = await createTestDatabase();
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-cli-shell-'));
+t.teardown(async () => {
+  await db.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function pier(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(root, 'bin/pier.js'), ...args],
+      {
+        cwd: dataDir,
+        env: {
+          ...process.env,
+          DATABASE_URL: db.url,
+          PIER_DATA_DIR: dataDir,
+          PIER_SECRET_KEY: 'pier-test-secret-key',
+          ...env,
+        },
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const server = await startTestServer(t, { db, env: { PIER_DATA_DIR: dataDir } });
+
+t.test('service accounts and API tokens: list, revoke, disable, enable, delete', async (t) => {
+  t.equal((await pier(['service-accounts', 'create', 'erp', '--description', 'ERP sync'])).code, 0);
+  const made = await pier(['api-tokens', 'create', '--service-account', 'erp', '--label', 'nightly']);
+  const token = made.stdout.trim();
+  const accounts = await pier(['service-accounts', 'list']);
+  t.match(accounts.stdout, /^erp\tlocal\tenabled\tnever used\tERP sync$/m);
+  const tokens = await pier(['api-tokens', 'list']);
+  const line = tokens.stdout.split('\n').find((l) => l.includes('\terp\tnightly\t'));
+  t.match(line, /^\d+\terp\tnightly\tactive\t\d{4}-/, 'id, account, label, state, expiry');
+  t.notMatch(tokens.stdout, token, 'never the value');
+
+  t.equal((await pier(['service-accounts', 'disable', 'erp'])).stdout, 'Service account erp is disabled.\n');
+  t.equal(
+    (await server.call('GET', '/api/v1/organizations', { token })).status,
+    401,
+    'a disabled account’s token fails',
+  );
+  t.equal((await pier(['service-accounts', 'enable', 'erp'])).stdout, 'Service account erp is enabled.\n');
+  t.equal((await server.call('GET', '/api/v1/organizations', { token })).status, 200);
+
+  const id = line!.split('\t')[0]!;
+  t.equal((await pier(['api-tokens', 'revoke', id])).stdout, `API token ${id} is revoked.\n`);
+  t.equal(
+    (await server.call('GET', '/api/v1/organizations', { token })).status,
+    401,
+    'a revoked token fails',
+  );
+  const again = await pier(['api-tokens', 'revoke', '999999']);
+  t.equal(again.code, 1);
+  t.equal(again.stderr, 'pier: API token not found\n');
+
+  t.equal((await pier(['service-accounts', 'delete', 'erp'])).stdout, 'Deleted service account erp.\n');
+  const actions = await sql<{ action: string }>(
+    db.url,
+    "select action from audit_event where kind = 'service-account' and record_name = 'erp' and actor = 'system' order by id",
+  );
+  t.same(
+    actions.map((a) => a.action),
+    ['create', 'update', 'update', 'delete'],
+  );
+});
+
+t.test('the embedded PostgreSQL: found by postmaster.pid, and a failed start says why', async (t) => {
+  const pgDir = path.join(dataDir, 'fake-pg');
+  await mkdir(pgDir, { recursive: true });
+  await writeFile(
+    path.join(pgDir, 'postmaster.pid'),
+    `${process.pid}\n${pgDir}\n1\n54999\n/tmp\n127.0.0.1\n`,
+  );
+  t.equal(await runningEmbeddedPort(pgDir), 54999, 'a live process: its port, whatever the configured one');
+  await writeFile(path.join(pgDir, 'postmaster.pid'), `999999999\n${pgDir}\n1\n54999\n`);
+  t.equal(await runningEmbeddedPort(pgDir), undefined, 'a stale file is ignored');
+
+  // A data directory whose database files are damaged: PostgreSQL refuses to start.
+  const broken = path.join(dataDir, 'broken');
+  await mkdir(path.join(broken, 'postgres'), { recursive: true });
+  await writeFile(path.join(broken, 'postgres', 'PG_VERSION'), '18\n');
+  const failed = await pier(['users', 'list'], {
+    DATABASE_URL: '',
+    PIER_DATA_DIR: broken,
+    PIER_EMBEDDED_PG_PORT: '1',
+  });
+  t.equal(failed.code, 1);
+  t.match(
+    failed.stderr,
+    /^pier: The embedded PostgreSQL under .*broken\/postgres did not start on port 1: \S/,
+  );
+  t.notMatch(failed.stderr, /undefined/);
+});
