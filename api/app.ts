@@ -21,7 +21,7 @@ import { installedModules, type ApiModule } from './modules.js';
 import { answerHealth } from './resources/health/routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { installContentTypeRules } from './plugins/content-type.js';
-import { installErrorHandling } from './plugins/error-handler.js';
+import { allowedMethodsOf, installErrorHandling, type AllowedMethods } from './plugins/error-handler.js';
 import { installErrorMessages } from './schemas/messages.js';
 
 export const apiPrefix = '/api/v1';
@@ -65,7 +65,9 @@ export async function buildApp(
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Requested-With', 'Last-Event-ID'],
     maxAge: 600,
   });
-  installErrorHandling(app);
+  // Filled once every route is registered: a path served with other methods answers 405.
+  let allowedMethods: AllowedMethods = () => [];
+  installErrorHandling(app, (path) => allowedMethods(path));
   installAuth(app, {
     kinds: options.credentialKinds ?? [ctx.apiTokens],
     developerBuild: ctx.developerBuild,
@@ -91,6 +93,7 @@ export async function buildApp(
   app.get('/openapi.yaml', serveDocument);
   // Load balancers probe the root; the same answer as the API's health.
   app.get('/health', { config: { public: true } }, (_request, reply) => answerHealth(ctx, reply));
+  allowedMethods = allowedMethodsOf(fastifyRoutes);
 
   return { app, routes: router.registered, fastifyRoutes, openapi };
 }

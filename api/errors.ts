@@ -14,6 +14,7 @@ export const errorTable = {
   TOKEN_EXPIRED: { status: 401, message: 'Token has expired' },
   FORBIDDEN: { status: 403, message: 'This action is not allowed' },
   NOT_FOUND: { status: 404, message: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'The path does not take this method' },
   CONFLICT: { status: 409, message: 'A record with the same name exists' },
   CERTIFICATE_EXISTS: { status: 409, message: 'This certificate is already stored' },
   CERTIFICATE_IN_USE: { status: 409, message: 'The certificate is in use' },
