@@ -7,6 +7,7 @@ import multipart from '@fastify/multipart';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
+  type FastifyError,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
@@ -21,7 +22,13 @@ import { installedModules, type ApiModule } from './modules.js';
 import { answerHealth } from './resources/health/routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { installContentTypeRules } from './plugins/content-type.js';
-import { allowedMethodsOf, installErrorHandling, type AllowedMethods } from './plugins/error-handler.js';
+import { ApiError } from './errors.js';
+import {
+  allowedMethodsOf,
+  installErrorHandling,
+  sendError,
+  type AllowedMethods,
+} from './plugins/error-handler.js';
 import { installErrorMessages } from './schemas/messages.js';
 
 export const apiPrefix = '/api/v1';
@@ -48,6 +55,18 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
     // Long path parameters reach validation (a 400 in the envelope) instead of the router's bare 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // The router's own refusals (a longer parameter, a URL that does not decode) in the envelope too.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      sendError(
+        reply,
+        new ApiError('INVALID_INPUT', 'Invalid request', {
+          path:
+            error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+              ? 'A path parameter is longer than 2048 characters'
+              : 'The path cannot be decoded',
+        }),
+      );
+    },
   };
   const app: FastifyInstance = options.logger
     ? (Fastify({ ...common, loggerInstance: options.logger as FastifyBaseLogger }) as FastifyInstance)
