@@ -7,6 +7,7 @@ import multipart from '@fastify/multipart';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
+  type FastifyError,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
@@ -23,7 +24,13 @@ import { installEventStreams } from './resources/events/routes.js';
 import { answerHealth } from './resources/health/routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { installContentTypeRules } from './plugins/content-type.js';
-import { installErrorHandling } from './plugins/error-handler.js';
+import { ApiError } from './errors.js';
+import {
+  allowedMethodsOf,
+  installErrorHandling,
+  sendError,
+  type AllowedMethods,
+} from './plugins/error-handler.js';
 import { installErrorMessages } from './schemas/messages.js';
 import { installSignIn } from './ui-session/routes.js';
 import { webUi } from './ui/index.js';
@@ -52,6 +59,18 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
     // Long path parameters reach validation (a 400 in the envelope) instead of the router's bare 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // The router's own refusals (a longer parameter, a URL that does not decode) in the envelope too.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      sendError(
+        reply,
+        new ApiError('INVALID_INPUT', 'Invalid request', {
+          path:
+            error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+              ? 'A path parameter is longer than 2048 characters'
+              : 'The path cannot be decoded',
+        }),
+      );
+    },
   };
   const app: FastifyInstance = options.logger
     ? (Fastify({ ...common, loggerInstance: options.logger as FastifyBaseLogger }) as FastifyInstance)
@@ -69,7 +88,9 @@ export async function buildApp(
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Requested-With', 'Last-Event-ID'],
     maxAge: 600,
   });
-  installErrorHandling(app);
+  // Filled once every route is registered: a path served with other methods answers 405.
+  let allowedMethods: AllowedMethods = () => [];
+  installErrorHandling(app, (path) => allowedMethods(path));
   installRequestLog(app);
   installAuth(app, {
     kinds: options.credentialKinds ?? [ctx.apiTokens, ctx.jwt],
@@ -102,6 +123,7 @@ export async function buildApp(
   app.get('/health', { config: { public: true } }, (_request, reply) => answerHealth(ctx, reply));
   // Web UI sign-in under /ui/auth/; a stand-in /ui page only until the web UI registers its own.
   await installSignIn(app, ctx, { landingPage: !app.hasRoute({ method: 'GET', url: '/ui' }) });
+  allowedMethods = allowedMethodsOf(fastifyRoutes);
 
   return { app, routes: router.registered, fastifyRoutes, openapi };
 }

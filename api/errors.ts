@@ -15,6 +15,7 @@ export const errorTable = {
   FORBIDDEN: { status: 403, message: 'This action is not allowed' },
   INSUFFICIENT_ROLE: { status: 403, message: 'Your role does not allow this' },
   NOT_FOUND: { status: 404, message: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'The path does not take this method' },
   CONFLICT: { status: 409, message: 'A record with the same name exists' },
   CERTIFICATE_EXISTS: { status: 409, message: 'This certificate is already stored' },
   CERTIFICATE_IN_USE: { status: 409, message: 'The certificate is in use' },

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { serviceName, serviceVersion } from '../../runtime/version.js';
 import { errorCodes, errorTable, type ErrorCode } from '../errors.js';
 import type { RegisteredRoute } from '../http/router.js';
+import { parameterKey } from '../schemas/common.js';
 
 type Json = Record<string, unknown>;
 
@@ -41,7 +42,8 @@ function errorResponses(route: RegisteredRoute): Json {
   if (!d.public) authCodes.forEach((c) => codes.add(c));
   // Every authenticated route is subject to the caller's role (api/auth/roles.ts).
   if (!d.public) codes.add('INSUFFICIENT_ROLE');
-  if (d.params || d.query || d.body || d.bodyDoc) codes.add('INVALID_INPUT');
+  // Any request can be refused as malformed (a bad URL, a bad header value, an unknown parameter).
+  codes.add('INVALID_INPUT');
   if (d.params) codes.add('NOT_FOUND');
   if (route.method !== 'GET') {
     codes.add('UNSUPPORTED_MEDIA_TYPE');
@@ -82,12 +84,15 @@ function parameters(route: RegisteredRoute): Json[] {
     if (!schema) return;
     const js = jsonSchema(schema, 'input') as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, prop] of Object.entries(js.properties ?? {})) {
-      const { description, ...rest } = prop;
+      const { description: text, [parameterKey]: value, ...rest } = prop;
+      // A parameter read from text is documented as the value it stands for (an integer id).
+      const { description: valueText, ...schema } = (value as Json | undefined) ?? rest;
+      const description = valueText ?? text;
       out.push({
         name,
         in: where,
         required: where === 'path' || (js.required ?? []).includes(name),
-        schema: rest,
+        schema,
         ...(description ? { description } : {}),
       });
     }
@@ -162,6 +167,14 @@ export function buildOpenApiDocument(
       operation.requestBody = {
         required: true,
         content: { [media]: { schema: jsonSchema(body, 'input') } },
+      };
+    } else if (route.method !== 'GET') {
+      // Spec 4.1: a POST or DELETE without a body still says Content-Type: application/json (else 415).
+      operation.requestBody = {
+        required: false,
+        description:
+          'No body is read, but the request must carry Content-Type: application/json (spec 4.1); otherwise 415',
+        content: { 'application/json': { schema: { type: 'object' } } },
       };
     }
     paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: operation };

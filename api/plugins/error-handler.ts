@@ -68,14 +68,54 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).send({ data: null, error: body });
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+/** The methods served on a path, to answer 405 with Allow rather than 404 (empty: no such path). */
+export type AllowedMethods = (path: string) => string[];
+
+/** The methods each registered route pattern serves, as a lookup by concrete path. */
+export function allowedMethodsOf(routes: { method: string; url: string }[]): AllowedMethods {
+  const patterns = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const route of routes) {
+    if (route.url === '*' || route.method === 'OPTIONS') continue;
+    const source = route.url
+      .replace(/\/+$/, '')
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    const entry = patterns.get(source) ?? { pattern: new RegExp(`^${source}/?$`), methods: new Set() };
+    entry.methods.add(route.method);
+    patterns.set(source, entry);
+  }
+  return (path) => {
+    const methods = new Set<string>();
+    for (const { pattern, methods: served } of patterns.values())
+      if (pattern.test(path)) served.forEach((m) => methods.add(m));
+    return [...methods].sort();
+  };
+}
+
+export function installErrorHandling(app: FastifyInstance, allowed: AllowedMethods = () => []): void {
   app.setErrorHandler((error, request, reply) => {
     const known = toApiError(error, request);
     if (known) return sendError(reply, known);
     request.log.error({ err: error, user: request.caller?.actor ?? 'anonymous' }, 'request failed');
     return sendError(reply, new ApiError('INTERNAL_ERROR', errorTable.INTERNAL_ERROR.message));
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const methods = allowed(path);
+    if (methods.length > 0) {
+      return sendError(
+        reply,
+        new ApiError(
+          'METHOD_NOT_ALLOWED',
+          `${path} does not take ${request.method}; it takes ${methods.join(', ')}`,
+          undefined,
+          {
+            Allow: methods.join(', '),
+          },
+        ),
+      );
+    }
+    return sendError(reply, new ApiError('NOT_FOUND', `No route ${request.method} ${path}`));
+  });
 }

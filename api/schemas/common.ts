@@ -26,12 +26,20 @@ export const multiLineText = (max: number) =>
 export const timestamp = z.string().describe('RFC 3339 timestamp');
 export const nullableTimestamp = z.string().nullable().describe('RFC 3339 timestamp, or null for never');
 
+/**
+ * How a path or query parameter read from text is documented: the value it stands for (the
+ * OpenAPI document uses this in place of the text schema; api/openapi/document.ts).
+ */
+export const parameterKey = 'x-parameter';
+const asParameter = (schema: Record<string, unknown>) => ({ [parameterKey]: schema });
+
 /** Record ids in paths: positive 32-bit integers. */
 export const idParam = z
   .string()
   .regex(/^[0-9]+$/, 'Must be a whole number')
   .transform(Number)
-  .refine((n) => n >= 1 && n <= 2147483647, 'Must be a whole number from 1 to 2147483647');
+  .refine((n) => n >= 1 && n <= 2147483647, 'Must be a whole number from 1 to 2147483647')
+  .meta(asParameter({ type: 'integer', minimum: 1, maximum: 2147483647 }));
 
 export const idParams = z.object({ id: idParam });
 
@@ -46,7 +54,16 @@ export const pagingQuery = (defaultLimit: number) => ({
       (v) => v === undefined || (wholeNumber.test(v) && Number(v) >= 1),
       'Must be a whole number of at least 1',
     )
-    .transform((v) => (v === undefined ? defaultLimit : Math.min(Number(v), maxLimit))),
+    .transform((v) => (v === undefined ? defaultLimit : Math.min(Number(v), maxLimit)))
+    .meta(
+      asParameter({
+        type: 'integer',
+        minimum: 1,
+        maximum: maxLimit,
+        default: defaultLimit,
+        description: `Page size; a larger value is read as ${maxLimit}`,
+      }),
+    ),
   offset: z
     .string()
     .optional()
@@ -54,7 +71,8 @@ export const pagingQuery = (defaultLimit: number) => ({
       (v) => v === undefined || (wholeNumber.test(v) && Number.isSafeInteger(Number(v))),
       'Must be a whole number of at least 0',
     )
-    .transform((v) => (v === undefined ? 0 : Number(v))),
+    .transform((v) => (v === undefined ? 0 : Number(v)))
+    .meta(asParameter({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })),
 });
 
 export interface Page<T> {

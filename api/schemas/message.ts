@@ -3,7 +3,7 @@ import { z } from 'zod';
 // The vocabulary lives with the status table (pure data, no server code), so both use one list.
 import { deliveryStates } from '../../runtime/dispatch/delivery-states.js';
 import { messageStages, messageStatuses } from '../../runtime/dispatch/status.js';
-import { listSchema, pagingQuery, recordName, singleLineText } from './common.js';
+import { listSchema, pagingQuery, parameterKey, recordName, singleLineText } from './common.js';
 import { timeBound } from './time-filter.js';
 
 export { messageStatuses };
@@ -94,7 +94,9 @@ export const DeliveryParams = z.object({
   delivery_id: z
     .string()
     .regex(/^[0-9]{1,15}$/, 'Must be a delivery id')
-    .transform(Number),
+    .transform(Number)
+    .refine((n) => n >= 1, 'Must be a delivery id')
+    .meta({ [parameterKey]: { type: 'integer', minimum: 1, maximum: 999_999_999_999_999 } }),
 });
 
 export const PayloadQuery = z.object({ stage: z.enum(payloadStages).optional() });

@@ -6,17 +6,26 @@ import { sql } from '../helpers/database.js';
 import { must, parties, tempDir, upload, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
-// The targets are never started: deliveries stay where the test puts them.
+// The targets are never started (created disabled): deliveries stay where the test puts them.
 const server = await startTestServer(t, { runtime: { timers: false } });
 const dir = await tempDir(t);
 await parties(server);
-await must(server, '/plugins/configs?type=file-writer', { name: 'parked', directory: path.join(dir, 'a') });
-await must(server, '/plugins/configs?type=file-writer', { name: 'other', directory: path.join(dir, 'b') });
+await must(server, '/plugins/configs?type=file-writer', {
+  name: 'parked',
+  directory: path.join(dir, 'a'),
+  enabled: false,
+});
+await must(server, '/plugins/configs?type=file-writer', {
+  name: 'other',
+  directory: path.join(dir, 'b'),
+  enabled: false,
+});
 await must(server, '/plugins/configs?type=file-poller', {
   name: 'in',
   base_directory: path.join(dir, 'in'),
   processed_directory: path.join(dir, 'done'),
   from: 'acme',
+  enabled: false,
 });
 
 async function newMessage(): Promise<Message> {

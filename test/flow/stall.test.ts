@@ -29,10 +29,11 @@ t.teardown(() => listener.end());
 const settle = () => new Promise((r) => setTimeout(r, 100));
 
 t.test('a queued delivery nobody claims is announced again, then stalled', async (t) => {
-  // A target whose instance is never started.
+  // A target whose instance is never started (created disabled).
   await must(server, '/plugins/configs?type=file-writer', {
     name: 'nobody-runs-me',
     directory: path.join(dir, 'x'),
+    enabled: false,
   });
   const start = clock;
   const made = await upload(

@@ -2,6 +2,7 @@
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { SettingsRecord, SettingsUpdate, StorageTestResult } from '../../schemas/settings.js';
+import { fieldProblems, requireObjectBody } from '../../validation.js';
 import { getSettings, updateSettings } from './service.js';
 import { testStorage } from './storage-test.js';
 
@@ -20,9 +21,14 @@ export function registerSettingsRoutes(router: ApiRouter, ctx: ApiContext): void
     url: '/settings',
     tag,
     summary: 'Change the settings; a property left out keeps its saved value',
-    body: SettingsUpdate,
+    // Read here rather than by the router: the cross-field rules run on the properties that
+    // pass, so one answer names every rejected property.
+    bodyDoc: SettingsUpdate,
     response: SettingsRecord,
-    handler: ({ body, caller }) => updateSettings(ctx, caller, body),
+    handler: ({ request, caller }) => {
+      const { problems, valid } = fieldProblems(SettingsUpdate, requireObjectBody(request.body));
+      return updateSettings(ctx, caller, valid, problems);
+    },
   });
   router.add({
     method: 'POST',

@@ -53,12 +53,22 @@ export async function getSettings(ctx: ApiContext, em: EntityManager) {
   return settingsJson(await loadSettings(em), ctx.storageInUse);
 }
 
-export async function updateSettings(ctx: ApiContext, caller: Caller, body: z.output<typeof SettingsUpdate>) {
+/**
+ * Saves the properties sent. `fieldProblems` are the properties the body got wrong: the rules
+ * over several properties run all the same (on the saved values of those), so one answer
+ * names every rejected property.
+ */
+export async function updateSettings(
+  ctx: ApiContext,
+  caller: Caller,
+  body: Partial<z.output<typeof SettingsUpdate>>,
+  fieldProblems: Record<string, string> = {},
+) {
   return inTransaction(ctx, async (em) => {
     const row = await loadSettings(em);
     const before = { ...row };
     const next = Object.fromEntries(editable.map((f) => [f, body[f] ?? row[f]])) as SettingsValues;
-    const problems = settingsProblems(next);
+    const problems = { ...settingsProblems(next), ...fieldProblems };
     if (Object.keys(problems).length > 0) throw validationError(problems);
     em.assign(row, next);
     if (await ctx.audit.updated(em, caller.actor, audited, { id: 1, name: 'settings' }, before, row)) {
