@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase, sql } from './helpers/database.js';
-import { must, parties, tempDir, upload, waitForMessage, finished } from './helpers/flow.js';
+import { must, parties, runningOn, tempDir, upload, waitForMessage, finished } from './helpers/flow.js';
 import { startTestServer } from './helpers/server.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -48,7 +48,7 @@ const server = await startTestServer(t, { db, env: { PIER_DATA_DIR: dataDir } })
 const out = await tempDir(t);
 await parties(server);
 await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: out });
-await must(server, '/services/file-writer/out/start');
+await runningOn(server, 'file-writer', 'out');
 
 t.test('messages: list with q, direction and target, show, redeliver (audited)', async (t) => {
   const sent = await upload(

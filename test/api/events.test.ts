@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import t from 'tap';
-import { must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
+import { runningOn, must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { openSse, type SseClient } from '../helpers/sse.js';
 
@@ -19,7 +19,7 @@ await must(server, '/plugins/configs?type=file-poller', {
   from: 'acme',
 });
 await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
-await must(server, '/services/file-writer/out/start');
+await runningOn(server, 'file-writer', 'out');
 const feed = server.ctx.runtime!.history;
 const auth = { authorization: `Bearer ${server.token}` };
 const events = (query = '', headers: Record<string, string> = {}) =>

@@ -57,7 +57,11 @@ t.test('a configuration created enabled starts at once; disabled stays stopped',
     name: 'hook',
     url: 'https://example.com/hook',
   });
-  t.equal(poster.body.data.service, null, 'a type this process does not run: no service');
+  t.match(
+    poster.body.data.service,
+    { type: 'notification-webhook', name: 'hook', status: 'running' },
+    'a notifier starts at once like any other instance',
+  );
 });
 
 t.test('an update of a running instance says a restart applies it', async (t) => {

@@ -13,7 +13,7 @@ import {
   startSender,
   storeCertificate,
 } from '../helpers/as2.js';
-import { must, waitForMessage } from '../helpers/flow.js';
+import { runningOn, must, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
@@ -62,7 +62,7 @@ t.test('check-connection', async (t) => {
   const stopped = await check(partnerB, { sender: 'out' });
   t.equal(stopped.status, 503);
   t.equal(stopped.body.error.code, 'SENDER_NOT_RUNNING');
-  await must(server, '/services/as2-sender/out/start');
+  await runningOn(server, 'as2-sender', 'out');
 
   const ok = await check(partnerB);
   t.equal(ok.status, 200, ok.raw);

@@ -43,6 +43,17 @@ async function must(p: PierProcess, url: string, body: unknown = {}) {
   if (r.status >= 300) throw new Error(`${url}: ${JSON.stringify(r.body)}`);
   return r;
 }
+/** Waits until the process runs the instance named. */
+const running = (p: PierProcess, name: string) =>
+  waitFor(
+    async () => {
+      const list = (await p.call('GET', '/services')).body.data as { name: string; status: string }[];
+      return list.some((s) => s.name === name && s.status === 'running') || undefined;
+    },
+    `${name} running`,
+    30_000,
+    100,
+  );
 const one = async <T>(text: string) => (await sql(db.url, text))[0] as T;
 /** Each file just above the inline limit, so every payload lives in the bucket. */
 const contentOf = (i: number) => Buffer.alloc(inlineMaxBytes + 100, `message ${i};`);
@@ -64,9 +75,10 @@ t.test(`${files} messages through two processes on one bucket: each delivered ex
     polling_interval: 1,
   });
   await must(a!, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
-  for (const p of [a!, b!]) await must(p, '/services/file-writer/out/start');
+  // Created enabled, each instance starts in both processes (the other follows within moments).
+  for (const p of [a!, b!]) await running(p, 'out');
   for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `m${i}.txt`), contentOf(i));
-  for (const p of [a!, b!]) await must(p, '/services/file-poller/in/start');
+  for (const p of [a!, b!]) await running(p, 'in');
 
   await waitFor(
     async () =>

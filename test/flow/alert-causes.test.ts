@@ -2,7 +2,7 @@
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
+import { runningOn, must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
@@ -24,7 +24,7 @@ await must(server, '/plugins/configs?type=notification-webhook', {
   name: 'ops',
   url: 'https://hooks.example/x',
 });
-await must(server, '/services/http-poster/erp/start');
+await runningOn(server, 'http-poster', 'erp');
 
 async function failOne(i: number): Promise<string> {
   const made = await upload(server, { from: 'acme', to: 'globex' }, { name: `f${i}.txt`, content: `${i}\n` });

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import t from 'tap';
 import { raiseAlert, type AlertInput } from '../../runtime/alerts/alerts.js';
 import { sql } from '../helpers/database.js';
-import { must } from '../helpers/flow.js';
+import { runningOn, must } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
@@ -28,7 +28,7 @@ await must(server, '/plugins/configs?type=notification-webhook', {
   retry_interval: 1,
   timeout_seconds: 2,
 });
-await must(server, '/services/notification-webhook/ops/start');
+await runningOn(server, 'notification-webhook', 'ops');
 const em = () => server.ctx.orm.em.fork() as EntityManager;
 const raise = (alert: Partial<AlertInput> & { subject_id: string }) =>
   raiseAlert(

@@ -21,6 +21,29 @@ export async function must(server: TestServer, url: string, body: unknown = {}):
   return answer;
 }
 
+/**
+ * Waits until the instance runs in this process, starting it when it is stopped. A
+ * configuration created enabled starts by itself (and another process follows its desired
+ * state within moments), so an explicit start may find it running already.
+ */
+export async function runningOn(server: TestServer, type: string, name: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const services = await server.call('GET', '/api/v1/services');
+      const found = (services.body.data as { type: string; name: string; status: string }[]).find(
+        (s) => s.type === type && s.name === name,
+      );
+      if (found?.status === 'running') return true;
+      if (found?.status === 'stopped' || found?.status === 'error') {
+        await server.call('POST', `/api/v1/services/${type}/${name}/start`, { body: {} });
+      }
+      return false;
+    },
+    `${type}/${name} running`,
+    30_000,
+  );
+}
+
 /** Organization acme and partner globex. */
 export async function parties(server: TestServer): Promise<void> {
   await must(server, '/organizations', { name: 'acme' });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
 import {
+  runningOn,
   must,
   parties,
   sendByHand,
@@ -33,8 +34,8 @@ await must(server, '/plugins/configs?type=file-poller', {
   polling_interval: 1,
 });
 await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
-await must(server, '/services/file-writer/out/start');
-await must(server, '/services/file-poller/in/start');
+await runningOn(server, 'file-writer', 'out');
+await runningOn(server, 'file-poller', 'in');
 
 const big = randomBytes(300 * 1024);
 const delivered = (m: { status: string }) => m.status === 'Delivered' || m.status === 'Error';

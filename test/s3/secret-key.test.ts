@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { must, parties, sendByHand, upload } from '../helpers/flow.js';
+import { runningOn, must, parties, sendByHand, upload } from '../helpers/flow.js';
 import { startS3, useS3Credentials } from '../helpers/s3.js';
 import { startTestServer, type Answer } from '../helpers/server.js';
 
@@ -32,7 +32,7 @@ t.test('nothing pier says or records contains the S3 secret key', async (t) => {
     name: 'out',
     directory: `${server.dataDir}/out`,
   });
-  await must(server, '/services/file-writer/out/start');
+  await runningOn(server, 'file-writer', 'out');
   t.equal((await call('GET', '/api/v1/settings')).status, 200);
   t.equal((await call('POST', '/api/v1/settings/storage/test')).body.data.ok, true);
   t.equal((await call('PUT', '/api/v1/settings', { storage_s3_bucket: 'no-such-bucket' })).status, 200);

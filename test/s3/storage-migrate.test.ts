@@ -5,7 +5,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { must, parties, sendByHand, tempDir } from '../helpers/flow.js';
+import { runningOn, must, parties, sendByHand, tempDir } from '../helpers/flow.js';
 import { startS3 } from '../helpers/s3.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -15,7 +15,7 @@ const server = await startTestServer(t);
 const dir = await tempDir(t, 'pier-storage-migrate-');
 await parties(server);
 await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: path.join(dir, 'out') });
-await must(server, '/services/file-writer/out/start');
+await runningOn(server, 'file-writer', 'out');
 
 const sent = new Map<string, Buffer>();
 async function send(content: Buffer) {
