@@ -72,7 +72,8 @@ t.test('a request, a message by hand, its delivery and a redispatch are logged a
   t.equal((await call('POST', '/partners', { name: 'globex' })).status, 201);
   const out = path.join(dataDir, 'out');
   t.equal(
-    (await call('POST', '/plugins/configs?type=file-writer', { name: 'out', directory: out })).status,
+    (await call('POST', '/plugins/configs?type=file-writer', { name: 'out', directory: out, enabled: false }))
+      .status,
     201,
   );
   t.equal((await call('POST', '/services/file-writer/out/start', {})).status, 200);

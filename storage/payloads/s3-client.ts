@@ -9,6 +9,10 @@ import type { S3Selection } from './selection.js';
 
 export { isStorageFailure, StorageFailed } from './storage-failure.js';
 
+// pier ships with a pinned SDK version; the SDK's notice that its later versions need Node 22 is
+// not the operator's to act on, and it would land in the middle of pier's own output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 /** Limits on every call, so a slow or dead endpoint fails a call instead of hanging it. */
 export interface S3Limits {
   /** Connecting a socket. */

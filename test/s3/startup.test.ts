@@ -52,13 +52,23 @@ function serveUntilExit(): Promise<{ code: number | null; stderr: string; stdout
   });
 }
 
+/** The message of the one fatal JSON log line a failed start writes (level 60). */
+function fatalOf(stdout: string): string {
+  const fatal = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; msg: string })
+    .find((entry) => entry.level === 60);
+  return fatal?.msg ?? '';
+}
+
 t.test('a bucket that does not exist stops the process at the connect step', async (t) => {
   await saveStorage({ ...s3.settings, storage_s3_bucket: 'no-such-bucket' });
   const run = await serveUntilExit();
   t.equal(run.code, 1);
   t.match(
-    run.stderr,
-    `pier: Payload storage (S3 bucket no-such-bucket (region us-east-1) at ${s3.endpoint}) cannot be used: the connect step failed: NoSuchBucket: bucket no-such-bucket does not exist`,
+    fatalOf(run.stdout),
+    `Payload storage (S3 bucket no-such-bucket (region us-east-1) at ${s3.endpoint}) cannot be used: the connect step failed: NoSuchBucket: bucket no-such-bucket does not exist`,
   );
   t.notMatch(run.stdout, /pier is serving/);
   t.notMatch(run.stderr + run.stdout, /startup-test-secret/);
@@ -68,7 +78,7 @@ t.test('an endpoint that refuses connections stops the process and says so', asy
   await saveStorage({ ...s3.settings, storage_s3_endpoint: await refusedEndpoint() });
   const run = await serveUntilExit();
   t.equal(run.code, 1);
-  t.match(run.stderr, /cannot be used: the connect step failed: .*ECONNREFUSED/);
+  t.match(fatalOf(run.stdout), /cannot be used: the connect step failed: .*ECONNREFUSED/);
 });
 
 t.test('a reachable bucket starts, and storage_in_use is the saved S3 storage', async (t) => {
