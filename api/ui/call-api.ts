@@ -37,6 +37,12 @@ export class ApiRoutes {
     return this.byKey.get(`${method} ${this.prefix}${url}`)?.definition;
   }
 
+  /** The body schema of a route: the router's, or the one a handler applies itself (`bodyDoc`). */
+  bodySchema(method: HttpMethod, url: string) {
+    const definition = this.definition(method, url);
+    return definition?.body ?? definition?.bodyDoc;
+  }
+
   /**
    * Runs `METHOD url` (fastify style, below the prefix) as the API would: parameters, query
    * and body through the route's schemas, then its handler. Handlers that read the request

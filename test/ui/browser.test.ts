@@ -19,12 +19,16 @@ if (!existsSync(chromiumPath)) {
 const shots = path.resolve(import.meta.dirname, '../../docs/ui');
 await mkdir(shots, { recursive: true });
 
-// Targets are never started by the runtime, so deliveries stay where the test puts them.
+// The target is created disabled, so nothing claims the deliveries the test puts in place.
 const server = await startTestServer(t, { developerBuild: true, listen: true, runtime: { timers: false } });
 const base = server.url!;
 const dir = await tempDir(t);
 await parties(server);
-await must(server, '/plugins/configs?type=file-writer', { name: 'parked', directory: path.join(dir, 'out') });
+await must(server, '/plugins/configs?type=file-writer', {
+  name: 'parked',
+  directory: path.join(dir, 'out'),
+  enabled: false,
+});
 await must(server, '/routes', {
   source_plugin: 'api',
   from: 'acme',

@@ -110,7 +110,7 @@ function registerAudit(app: FastifyInstance, deps: UiDeps): void {
 
 function registerSettings(app: FastifyInstance, deps: UiDeps): void {
   const base = `${uiPrefix}/settings`;
-  const schema = deps.api.definition('PUT', '/settings')?.body;
+  const schema = deps.api.bodySchema('PUT', '/settings');
   const page = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -182,7 +182,7 @@ function registerSettings(app: FastifyInstance, deps: UiDeps): void {
 
 function registerTokens(app: FastifyInstance, deps: UiDeps): void {
   const base = `${uiPrefix}/api-tokens`;
-  const schema = deps.api.definition('POST', '/api-tokens')?.body;
+  const schema = deps.api.bodySchema('POST', '/api-tokens');
   const page = async (
     request: FastifyRequest,
     reply: FastifyReply,

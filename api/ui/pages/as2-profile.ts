@@ -128,8 +128,8 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
     const s = sides[side];
     if (!deps.api.has('GET', `${s.api}/:id`)) continue;
     const base = `${uiPrefix}${s.party}/:id/profile`;
-    const createSchema = deps.api.definition('POST', s.api)?.body;
-    const updateSchema = deps.api.definition('PUT', `${s.api}/:id`)?.body;
+    const createSchema = deps.api.bodySchema('POST', s.api);
+    const updateSchema = deps.api.bodySchema('PUT', `${s.api}/:id`);
 
     const page = async (
       request: FastifyRequest,

@@ -76,8 +76,8 @@ function formFields(schema: z.ZodType | undefined, spec: CrudSpec, leaveOut: rea
 
 export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: CrudSpec): void {
   const uiPath = `${uiPrefix}${spec.path}`;
-  const createSchema = deps.api.definition('POST', spec.path)?.body;
-  const updateSchema = deps.api.definition('PUT', `${spec.path}/:id`)?.body;
+  const createSchema = deps.api.bodySchema('POST', spec.path);
+  const updateSchema = deps.api.bodySchema('PUT', `${spec.path}/:id`);
 
   const listPage = async (
     request: FastifyRequest,

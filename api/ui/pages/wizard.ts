@@ -69,7 +69,7 @@ export function registerWizard(app: FastifyInstance, deps: UiDeps): void {
     const ui = uiContext(deps, request, reply);
     const fields = bodyFields(request);
     const made = await callApi<Row>(deps, ui, request, reply, 'POST', '/partners', {
-      body: formToBody(deps.api.definition('POST', '/partners')?.body, fields),
+      body: formToBody(deps.api.bodySchema('POST', '/partners'), fields),
     });
     if (made.ok) return seeOther(reply, `${base}?partner=${String(made.data.id)}`);
     if (made.error.code !== 'INVALID_INPUT')
