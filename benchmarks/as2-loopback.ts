@@ -73,8 +73,15 @@ try {
   const cert = await bench.certificate(path.join(workDir, 'c.pem'), path.join(workDir, 'k.pem'));
   const port = 20000 + Math.floor(Math.random() * 20000);
   const endpoint = `http://127.0.0.1:${port}/as2`;
-  await api('/plugins/configs?type=as2-receiver', { name: 'in', host: '127.0.0.1', port, path: '/as2' });
+  await api('/plugins/configs?type=as2-receiver', {
+    enabled: false,
+    name: 'in',
+    host: '127.0.0.1',
+    port,
+    path: '/as2',
+  });
   await api('/plugins/configs?type=as2-sender', {
+    enabled: false,
     name: 'out',
     max_attempts: 1,
     max_concurrent_deliveries: 100,
@@ -108,6 +115,7 @@ try {
   if (source === 'files') {
     await mkdir(inbox, { recursive: true });
     await api('/plugins/configs?type=file-poller', {
+      enabled: false,
       name: 'erp',
       base_directory: path.join(workDir, 'outbox'),
       processed_directory: path.join(workDir, 'sent'),

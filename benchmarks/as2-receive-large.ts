@@ -95,6 +95,7 @@ try {
   const cert = await bench.certificate(path.join(workDir, 'c.pem'), path.join(workDir, 'k.pem'));
   const port = 20000 + Math.floor(Math.random() * 20000);
   await api('/plugins/configs?type=as2-receiver', {
+    enabled: false,
     name: 'in',
     host: '127.0.0.1',
     port,

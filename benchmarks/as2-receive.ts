@@ -289,7 +289,13 @@ try {
   const bench = benchApi(server.url, token);
   const api = bench.post;
   const cert = await bench.certificate(path.join(workDir, 'c.pem'), path.join(workDir, 'k.pem'));
-  await api('/plugins/configs?type=as2-receiver', { name: 'in', host: '127.0.0.1', port, path: '/as2' });
+  await api('/plugins/configs?type=as2-receiver', {
+    enabled: false,
+    name: 'in',
+    host: '127.0.0.1',
+    port,
+    path: '/as2',
+  });
   const o = await api('/organizations', { name: 'bob' });
   await api('/as2/local-profiles', {
     local_organization_id: o.id,
@@ -311,6 +317,7 @@ try {
   });
   if (!values['no-writer']) {
     await api('/plugins/configs?type=file-writer', {
+      enabled: false,
       name: 'out',
       directory: path.join(workDir, 'out'),
       max_concurrent_deliveries: 100,

@@ -60,11 +60,13 @@ async function post(route: string, body: unknown = {}): Promise<void> {
 await post('/organizations', { name: 'acme' });
 await post('/partners', { name: 'globex' });
 await post('/plugins/configs?type=file-writer', {
+  enabled: false,
   name: 'out',
   directory: path.join(work, 'out'),
   max_concurrent_deliveries: 16,
 });
 await post('/plugins/configs?type=file-poller', {
+  enabled: false,
   name: 'in',
   base_directory: path.join(work, 'in'),
   processed_directory: path.join(work, 'done'),

@@ -130,11 +130,13 @@ async function configure(pier: Pier, dir: string): Promise<void> {
   await pier.post('/organizations', { name: 'acme' });
   await pier.post('/partners', { name: 'globex' });
   await pier.post('/plugins/configs?type=file-writer', {
+    enabled: false,
     name: 'out',
     directory: path.join(dir, 'out'),
     max_concurrent_deliveries: concurrency,
   });
   await pier.post('/plugins/configs?type=file-poller', {
+    enabled: false,
     name: 'in',
     base_directory: path.join(dir, 'in'),
     processed_directory: path.join(dir, 'done'),
