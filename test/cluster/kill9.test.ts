@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { spawnPier, type PierProcess } from '../helpers/process.js';
+import { spawnPier, mustOn } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 1000;
@@ -17,20 +17,15 @@ await mkdir(inbox, { recursive: true });
 const start = () => spawnPier(t, { databaseUrl: db.url, dataDir: path.join(dir, 'data'), cwd: dir });
 const content = (i: number) => `${String(i).padStart(4, '0')}:`.padEnd(4096, 'x');
 
-async function must(p: PierProcess, url: string, body: unknown = {}) {
-  const r = await p.call('POST', url, body);
-  if (r.status >= 300) throw new Error(`${url}: ${JSON.stringify(r.body)}`);
-}
-
 const count = async (where: string) =>
   Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
 
 t.test('kill -9 during a run, then restart: all delivered, none lost', async (t) => {
   const first = await start();
-  await must(first, '/organizations', { name: 'acme' });
-  await must(first, '/partners', { name: 'globex' });
-  await must(first, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
-  await must(first, '/plugins/configs?type=file-poller', {
+  await mustOn(first, '/organizations', { name: 'acme' });
+  await mustOn(first, '/partners', { name: 'globex' });
+  await mustOn(first, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
+  await mustOn(first, '/plugins/configs?type=file-poller', {
     name: 'in',
     base_directory: path.join(dir, 'in'),
     processed_directory: path.join(dir, 'done'),
@@ -39,9 +34,9 @@ t.test('kill -9 during a run, then restart: all delivered, none lost', async (t)
     // Started once the files are there.
     enabled: false,
   });
-  await must(first, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  await mustOn(first, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
   for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `f${i}.dat`), content(i));
-  await must(first, '/services/file-poller/in/start');
+  await mustOn(first, '/services/file-poller/in/start');
 
   // Killed while files are still being taken and delivered.
   await waitFor(async () => (await count('message')) >= 200, 'the run under way', 60_000, 5);

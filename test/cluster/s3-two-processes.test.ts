@@ -7,7 +7,7 @@ import { migrate, openDatabase } from '../../storage/db.js';
 import { inlineMaxBytes } from '../../storage/payloads/inline.js';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { spawnPier, type PierProcess } from '../helpers/process.js';
+import { spawnPier, mustOn, runningIn } from '../helpers/process.js';
 import { startS3 } from '../helpers/s3.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -38,47 +38,31 @@ const [a, b] = await Promise.all(
   }),
 );
 
-async function must(p: PierProcess, url: string, body: unknown = {}) {
-  const r = await p.call('POST', url, body);
-  if (r.status >= 300) throw new Error(`${url}: ${JSON.stringify(r.body)}`);
-  return r;
-}
-/** Waits until the process runs the instance named. */
-const running = (p: PierProcess, name: string) =>
-  waitFor(
-    async () => {
-      const list = (await p.call('GET', '/services')).body.data as { name: string; status: string }[];
-      return list.some((s) => s.name === name && s.status === 'running') || undefined;
-    },
-    `${name} running`,
-    30_000,
-    100,
-  );
 const one = async <T>(text: string) => (await sql(db.url, text))[0] as T;
 /** Each file just above the inline limit, so every payload lives in the bucket. */
 const contentOf = (i: number) => Buffer.alloc(inlineMaxBytes + 100, `message ${i};`);
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 t.test(`${files} messages through two processes on one bucket: each delivered exactly once`, async (t) => {
-  await must(a!, '/organizations', { name: 'acme' });
-  await must(a!, '/partners', { name: 'globex' });
-  await must(a!, '/plugins/configs?type=file-writer', {
+  await mustOn(a!, '/organizations', { name: 'acme' });
+  await mustOn(a!, '/partners', { name: 'globex' });
+  await mustOn(a!, '/plugins/configs?type=file-writer', {
     name: 'out',
     directory: outbox,
     max_concurrent_deliveries: 4,
   });
-  await must(a!, '/plugins/configs?type=file-poller', {
+  await mustOn(a!, '/plugins/configs?type=file-poller', {
     name: 'in',
     base_directory: path.join(dir, 'in'),
     processed_directory: path.join(dir, 'done'),
     from: 'acme',
     polling_interval: 1,
   });
-  await must(a!, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  await mustOn(a!, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
   // Created enabled, each instance starts in both processes (the other follows within moments).
-  for (const p of [a!, b!]) await running(p, 'out');
+  for (const p of [a!, b!]) await runningIn(p, 'out');
   for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `m${i}.txt`), contentOf(i));
-  for (const p of [a!, b!]) await running(p, 'in');
+  for (const p of [a!, b!]) await runningIn(p, 'in');
 
   await waitFor(
     async () =>

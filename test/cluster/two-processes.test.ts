@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { spawnPier, type PierProcess } from '../helpers/process.js';
+import { spawnPier, mustOn, runningIn } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 2000;
@@ -21,33 +21,17 @@ const [a, b] = await Promise.all(
   ),
 );
 
-async function must(p: PierProcess, url: string, body: unknown = {}) {
-  const r = await p.call('POST', url, body);
-  if (r.status >= 300) throw new Error(`${url}: ${JSON.stringify(r.body)}`);
-  return r;
-}
-/** Waits until the process runs the instance named. */
-const running = (p: PierProcess, name: string) =>
-  waitFor(
-    async () => {
-      const list = (await p.call('GET', '/services')).body.data as { name: string; status: string }[];
-      return list.some((s) => s.name === name && s.status === 'running') || undefined;
-    },
-    `${name} running`,
-    30_000,
-    100,
-  );
 const one = async <T>(text: string) => (await sql(db.url, text))[0] as T;
 
 t.test('2,000 messages through two processes: each delivery claimed exactly once', async (t) => {
-  await must(a!, '/organizations', { name: 'acme' });
-  await must(a!, '/partners', { name: 'globex' });
-  await must(a!, '/plugins/configs?type=file-writer', {
+  await mustOn(a!, '/organizations', { name: 'acme' });
+  await mustOn(a!, '/partners', { name: 'globex' });
+  await mustOn(a!, '/plugins/configs?type=file-writer', {
     name: 'out',
     directory: outbox,
     max_concurrent_deliveries: 4,
   });
-  await must(a!, '/plugins/configs?type=file-poller', {
+  await mustOn(a!, '/plugins/configs?type=file-poller', {
     name: 'in',
     base_directory: path.join(dir, 'in'),
     processed_directory: path.join(dir, 'done'),
@@ -56,13 +40,13 @@ t.test('2,000 messages through two processes: each delivery claimed exactly once
     // Started once the files are there.
     enabled: false,
   });
-  await must(a!, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  await mustOn(a!, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
   // The writer was created enabled: it starts in both processes (the other follows within moments).
-  for (const p of [a!, b!]) await running(p, 'out');
+  for (const p of [a!, b!]) await runningIn(p, 'out');
   for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `m${i}.txt`), `message ${i}\n`);
   // A start in one process is followed by every process.
-  await must(a!, '/services/file-poller/in/start');
-  for (const p of [a!, b!]) await running(p, 'in');
+  await mustOn(a!, '/services/file-poller/in/start');
+  for (const p of [a!, b!]) await runningIn(p, 'in');
 
   await waitFor(
     async () =>

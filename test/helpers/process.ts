@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Test } from 'tap';
+import { waitFor } from './wait.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -75,4 +76,24 @@ export async function spawnPier(
       await exited;
     },
   };
+}
+
+/** POST under /api/v1 of a process that must succeed. */
+export async function mustOn(p: PierProcess, url: string, body: unknown = {}) {
+  const r = await p.call('POST', url, body);
+  if (r.status >= 300) throw new Error(`${url}: ${JSON.stringify(r.body)}`);
+  return r;
+}
+
+/** Waits until the process runs the instance named (a configuration created enabled starts by itself). */
+export function runningIn(p: PierProcess, name: string) {
+  return waitFor(
+    async () => {
+      const list = (await p.call('GET', '/services')).body.data as { name: string; status: string }[];
+      return list.some((s) => s.name === name && s.status === 'running') || undefined;
+    },
+    `${name} running`,
+    30_000,
+    100,
+  );
 }
