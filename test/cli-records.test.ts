@@ -1,48 +1,15 @@
 // Covers the `pier` command for operators (issue 14): api-tokens list|revoke, service-accounts
 // list|disable|enable|delete, a failed embedded PostgreSQL start explained, and the embedded
 // server found by its postmaster.pid (messages: test/cli-messages.test.ts).
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { runningEmbeddedPort } from '../storage/embedded-postgres.js';
-import { createTestDatabase, sql } from './helpers/database.js';
+import { sql } from './helpers/database.js';
+import { pierShell } from './helpers/pier-shell.js';
 import { startTestServer } from './helpers/server.js';
 
-const root = path.resolve(import.meta.dirname, '..');
-const db = await createTestDatabase();
-const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-cli-shell-'));
-t.teardown(async () => {
-  await db.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function pier(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.join(root, 'bin/pier.js'), ...args],
-      {
-        cwd: dataDir,
-        env: {
-          ...process.env,
-          DATABASE_URL: db.url,
-          PIER_DATA_DIR: dataDir,
-          PIER_SECRET_KEY: 'pier-test-secret-key',
-          ...env,
-        },
-      },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const { db, dataDir, pier } = await pierShell(t);
 
 const server = await startTestServer(t, { db, env: { PIER_DATA_DIR: dataDir } });
 
