@@ -40,8 +40,36 @@ const boundaries = {
     },
   ],
   runtime: [folder('api', 'runtime/ runs without the API'), folder('cli', 'runtime/ runs without the CLI')],
-  api: [folder('cli', 'the CLI sits on top of the API, not below it')],
+  api: [
+    folder('cli', 'the CLI sits on top of the API, not below it'),
+    {
+      group: ['**/storage/sql', '**/storage/sql.js', '**/runtime/dispatch/tx', '**/runtime/dispatch/tx.js'],
+      message: `api/ runs no SQL of its own: add a named function to storage/repositories/. ${order}.`,
+    },
+  ],
 };
+
+const noSqlHere = 'api/ runs no SQL of its own: add a named function to storage/repositories/ and call it';
+/** What the API may not do with the ORM: reach past entities to the connection, raw SQL or the query builder. */
+const apiSql = {
+  files: ['api/**/*.ts'],
+  ignores: ['**/*.test.ts', '**/fixtures/**'],
+  rules: {
+    'no-restricted-properties': [
+      'error',
+      ...['getConnection', 'getKnex', 'createQueryBuilder', 'qb', 'execute'].map((property) => ({
+        property,
+        message: noSqlHere,
+      })),
+    ],
+  },
+};
+/** Raw fragments of the ORM, in the import rule of api/ (one rule per file set, so merged here). */
+const apiOrmPaths = ['@mikro-orm/core', '@mikro-orm/postgresql', '@mikro-orm/knex'].map((name) => ({
+  name,
+  importNames: ['raw', 'sql', 'RawQueryFragment'],
+  message: noSqlHere,
+}));
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', '.tap/**', '.test-pg/**'] },
@@ -62,6 +90,9 @@ export default tseslint.config(
   ...Object.entries(boundaries).map(([name, patterns]) => ({
     files: [`${name}/**/*.ts`, `${name}/**/*.mjs`],
     ignores: ['**/*.test.ts', '**/fixtures/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns }] },
+    rules: {
+      'no-restricted-imports': ['error', name === 'api' ? { patterns, paths: apiOrmPaths } : { patterns }],
+    },
   })),
+  apiSql,
 );

@@ -9,11 +9,14 @@ import type { ApiTokenCredential } from './auth/api-token-credential.js';
 import type { JwtCredential } from './auth/jwt-credential.js';
 import type { OidcDirectory } from './auth/oidc-directory.js';
 import type { StorageSelection } from './schemas/settings.js';
+import type { OperatorActionLog } from './operator-actions.js';
 
 export interface ApiContext {
   orm: Orm;
   options: ProcessOptions;
   audit: AuditRecorder;
+  /** Audit events of operator actions (start, stop, uploads by hand …), written in groups. */
+  operatorActions: OperatorActionLog;
   /** Encrypts and decrypts secrets stored in the database. */
   secrets: SecretBox;
   apiTokens: ApiTokenCredential;

@@ -9,10 +9,12 @@ import type { ApiContext } from './context.js';
 import { JwtCredential } from './auth/jwt-credential.js';
 import { OidcDirectory, type OidcDirectoryOptions } from './auth/oidc-directory.js';
 import type { StorageSelection } from './schemas/settings.js';
+import { OperatorActionLog } from './operator-actions.js';
 import type { ProcessOptions } from '../runtime/process-options.js';
 import { AuditRecorder } from '../runtime/audit/recorder.js';
 import type { SecretBox } from '../runtime/secrets/secret-box.js';
 import type { Orm } from '../storage/db.js';
+import { announceAtCommit } from '../storage/repositories/database.js';
 
 /** NOTIFY channel telling every process that tokens, accounts, users or identity providers changed. */
 export const authChannel = 'pier_auth';
@@ -32,21 +34,19 @@ export function createApiContext(core: CoreOptions): ApiContext {
   const now = core.now ?? (() => new Date());
   const apiTokens = new ApiTokenCredential(core.orm, core.tokenCache, now);
   const identity = new OidcDirectory(core.orm, core.secrets, core.identity);
+  const audit = new AuditRecorder(core.options.auditKey);
   return {
     orm: core.orm,
     options: core.options,
-    audit: new AuditRecorder(core.options.auditKey),
+    audit,
+    operatorActions: new OperatorActionLog(core.orm, audit),
     secrets: core.secrets,
     apiTokens,
     identity,
     jwt: new JwtCredential(core.orm, identity, apiTokens, now),
     storageInUse: core.storageInUse,
     developerBuild: core.developerBuild,
-    announceAuthChange: async (em: EntityManager) => {
-      await em
-        .getConnection()
-        .execute(`select pg_notify('${authChannel}', '')`, [], 'all', em.getTransactionContext());
-    },
+    announceAuthChange: (em: EntityManager) => announceAtCommit(em, authChannel),
     now,
   };
 }

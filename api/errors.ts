@@ -31,6 +31,7 @@ export const errorTable = {
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   START_FAILED: { status: 500, message: 'The instance failed to start' },
   SENDER_NOT_RUNNING: { status: 503, message: 'The AS2 sender is not running' },
+  STORAGE_UNAVAILABLE: { status: 503, message: 'The payload store cannot be used; try again later' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorTable;

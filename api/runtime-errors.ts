@@ -1,6 +1,7 @@
 /**
- * The runtime's refusals (dispatcher and supervisor) as the API answers them: one table, read by
- * the error handler, so routes let these errors through instead of catching each by class.
+ * The runtime's refusals (dispatcher and supervisor) and the payload store's failures as the API
+ * answers them: one table, read by the error handler, so routes let these errors through instead
+ * of catching each by class.
  * The runtime knows nothing of HTTP; each entry says which code of the one error table a refusal
  * is, with the details spec 7 asks for.
  */
@@ -10,7 +11,13 @@ import {
   NotRedeliverable,
   NotRedispatchable,
 } from '../runtime/dispatch/errors.js';
-import { ActionRefused, StartFailed, UnknownInstance } from '../runtime/supervisor/errors.js';
+import {
+  ActionRefused,
+  InstanceNotRunning,
+  StartFailed,
+  UnknownInstance,
+} from '../runtime/supervisor/errors.js';
+import { StorageFailed } from '../storage/payloads/storage-failure.js';
 import { ApiError, notFound } from './errors.js';
 
 type Translation<E extends Error> = [new (...args: never[]) => E, (error: E) => ApiError];
@@ -36,6 +43,22 @@ const runtimeErrors: Translation<Error>[] = [
     (e) => new ApiError('INVALID_STATE', e.message, { status: e.status, actions: e.allowed }),
   ),
   entry(StartFailed, (e) => new ApiError('START_FAILED', e.reason)),
+  // Asked of an instance not running here: today only the AS2 sender's connection check.
+  entry(InstanceNotRunning, (e) =>
+    e.type === 'as2-sender'
+      ? new ApiError('SENDER_NOT_RUNNING', `The AS2 sender ${e.instanceName} is not running`)
+      : new ApiError('INVALID_STATE', e.message),
+  ),
+  // The store is pier's, not the caller's: a 503 naming it (docs/decisions.md), never a 500.
+  entry(
+    StorageFailed,
+    (e) =>
+      new ApiError('STORAGE_UNAVAILABLE', `The payload store cannot be used: ${e.message}`, {
+        storage: 's3',
+        operation: e.operation,
+        problem: e.problem,
+      }),
+  ),
 ];
 
 /** The API's answer to a refusal of the runtime, or undefined for any other error. */

@@ -27,18 +27,37 @@ export function detailsFromZod(error: z.ZodError, unknownKey = 'Unknown property
 /**
  * The properties a body gets wrong, and the part it gets right, so rules over several
  * properties can run on that part and every rejected property is named in one answer
- * (spec 7), not only once the others' types pass.
+ * (spec 7), not only once the others' types pass. `valid` holds every property that passed,
+ * with defaults applied (a refused property with a default takes it); a refused property
+ * without one is absent, even a required one. `complete` is `valid` when no required property
+ * was refused, else null: rules over the whole record can run on it.
  */
 export function fieldProblems<S extends z.ZodObject>(
   schema: S,
   body: Record<string, unknown>,
-): { problems: Record<string, string>; valid: Partial<z.output<S>> } {
+): { problems: Record<string, string>; valid: Partial<z.output<S>>; complete: z.output<S> | null } {
   const whole = schema.safeParse(body);
-  if (whole.success) return { problems: {}, valid: whole.data };
+  if (whole.success) return { problems: {}, valid: whole.data, complete: whole.data };
   const problems = detailsFromZod(whole.error);
   const rest = Object.fromEntries(Object.entries(body).filter(([k]) => !Object.hasOwn(problems, k)));
-  const part = schema.safeParse(rest);
-  return { problems, valid: part.success ? part.data : {} };
+  // Refused properties that cannot be left out (no default, not optional) become optional.
+  const required = Object.keys(problems).filter(
+    (k) => Object.hasOwn(schema.shape, k) && !(schema.shape[k] as z.ZodType).safeParse(undefined).success,
+  );
+  const lenient =
+    required.length > 0
+      ? schema.partial(Object.fromEntries(required.map((k) => [k, true])) as never)
+      : schema;
+  const part = lenient.safeParse(rest);
+  const valid = part.success ? (part.data as Partial<z.output<S>>) : {};
+  return { problems, valid, complete: part.success && required.length === 0 ? (valid as z.output<S>) : null };
+}
+
+/** Throws the one 400 naming every problem, when there is any. */
+export function throwProblems(...sets: (Record<string, string> | undefined)[]): void {
+  const all: Record<string, string> = {};
+  for (const set of sets) for (const [k, v] of Object.entries(set ?? {})) putDetail(all, k, v);
+  if (Object.keys(all).length > 0) throw validationError(all);
 }
 
 export function parseOrThrow<S extends z.ZodType>(
@@ -63,4 +82,18 @@ export function requireObjectBody(body: unknown): Record<string, unknown> {
     });
   }
   return body as Record<string, unknown>;
+}
+
+/**
+ * Loads the record a PUT names. When the body was found wrong already, a record that does not
+ * exist answers those problems (400) rather than 404, as every route whose body the router
+ * checks does: what is wrong with the request is said before what is missing on the server.
+ */
+export async function loadForUpdate<T>(problems: Record<string, string>, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'NOT_FOUND') throwProblems(problems);
+    throw error;
+  }
 }

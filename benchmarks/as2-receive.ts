@@ -320,6 +320,10 @@ try {
       enabled: false,
       name: 'out',
       directory: path.join(workDir, 'out'),
+      // Every request carries the same file name; a file of its own per message, as an
+      // operator would set it up (and as OpenAS2 names received files by Message-ID), instead
+      // of each delivery comparing its bytes with the one file already there.
+      path_pattern: '{from}/{id}-{filename}',
       max_concurrent_deliveries: 100,
     });
     await api('/routes', { source_plugin: 'in', from: 'alice', to: 'bob', target_plugin: 'out' });

@@ -5,7 +5,10 @@
  * Figures: per phase, delivered messages/s (first acceptance to last delivery, from the stored
  * times); with subscribers, p50/p99 from a history line's created_at (set in the transaction
  * that commits it, so an upper bound of commit-to-arrival) to its arrival at a subscriber
- * (measured on --sampled connections, all lines), and the server's peak RSS growth.
+ * (measured on --sampled connections, all lines), and the server's peak RSS growth. Each
+ * phase also reports the CPU milliseconds it took in the server, in this process (the
+ * subscribers' side) and in PostgreSQL, to tell where the time of a slower flow went; on a
+ * shared machine they are inflated and only their proportions say something.
  * Targets: p99 < 250 ms, throughput within 10 % of the phase without subscribers, RSS < 200 MiB.
  * Options: --subscribers (1000), --rate (200), --seconds (10), --rounds (1), --sampled (20).
  * Prints one JSON line; progress to stderr. Needs DATABASE_URL (else an embedded PostgreSQL).
@@ -17,7 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { prepareWithToken } from './lib/api-token.js';
-import { rssOf } from './lib/cpu.js';
+import { cpuMsOf, rssOf, watchPostgresCpu } from './lib/cpu.js';
 import { benchDatabase } from './lib/database.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -142,6 +145,9 @@ async function phase(withSubscribers: boolean) {
   );
   const before = startRows[0]!.n;
   const since = new Date();
+  const serverCpu = cpuMsOf(server.pid);
+  const clientCpu = process.cpuUsage();
+  const postgresCpu = watchPostgresCpu(database.name);
   const total = rate * seconds;
   const started = Date.now();
   for (let i = 0; i < total; i++) {
@@ -160,6 +166,11 @@ async function phase(withSubscribers: boolean) {
     if (Date.now() - started > (seconds + 120) * 1000) throw new Error('the flow did not finish');
     await new Promise((r) => setTimeout(r, 250));
   }
+  const cpu_ms = {
+    server: cpuMsOf(server.pid) - serverCpu,
+    subscribers: Math.round((process.cpuUsage(clientCpu).user + process.cpuUsage(clientCpu).system) / 1000),
+    postgres: postgresCpu.stop(),
+  };
   // Lines still on their way to the sampled subscribers.
   await new Promise((r) => setTimeout(r, 1000));
   clearInterval(sampler);
@@ -174,6 +185,7 @@ async function phase(withSubscribers: boolean) {
   const result = {
     subscribers: subs.length,
     delivered_per_s: Math.round((rows[0]!.n / span) * 10) / 10,
+    cpu_ms,
     ...(withSubscribers
       ? {
           lines_sampled: delays.length,

@@ -1,7 +1,7 @@
 /**
  * Every CMS object identifier pier reads or writes, in one table (RFC 5652 CMS, RFC 3370 / 5754
  * digests, RFC 8017 RSA, RFC 3565 / 5084 AES, RFC 3274 compression, RFC 5083 AuthEnvelopedData,
- * RFC 6211 algorithm protection). `oids.test.ts` checks each against the ASN.1 modules of those
+ * RFC 6211 algorithm protection, RFC 5753 ECDH, RFC 3394 key wrap). `oids.test.ts` checks each against the ASN.1 modules of those
  * RFCs and against OpenSSL's own names.
  */
 export const oids = {
@@ -54,6 +54,17 @@ export const oids = {
   ecdsaWithSha256: '1.2.840.10045.4.3.2',
   ecdsaWithSha384: '1.2.840.10045.4.3.3',
   ecdsaWithSha512: '1.2.840.10045.4.3.4',
+  // ECDH key agreement (RFC 5753 §7.1.4): ANSI X9.63 KDF with each hash, standard and cofactor
+  dhSinglePassStdDhSha1Kdf: '1.3.133.16.840.63.0.2',
+  dhSinglePassStdDhSha224Kdf: '1.3.132.1.11.0',
+  dhSinglePassStdDhSha256Kdf: '1.3.132.1.11.1',
+  dhSinglePassStdDhSha384Kdf: '1.3.132.1.11.2',
+  dhSinglePassStdDhSha512Kdf: '1.3.132.1.11.3',
+  dhSinglePassCofactorDhSha1Kdf: '1.3.133.16.840.63.0.3',
+  dhSinglePassCofactorDhSha224Kdf: '1.3.132.1.14.0',
+  dhSinglePassCofactorDhSha256Kdf: '1.3.132.1.14.1',
+  dhSinglePassCofactorDhSha384Kdf: '1.3.132.1.14.2',
+  dhSinglePassCofactorDhSha512Kdf: '1.3.132.1.14.3',
   rsaesOaep: '1.2.840.113549.1.1.7',
   mgf1: '1.2.840.113549.1.1.8',
   pSpecified: '1.2.840.113549.1.1.9',
@@ -67,6 +78,12 @@ export const oids = {
   aes128Gcm: '2.16.840.1.101.3.4.1.6',
   aes192Gcm: '2.16.840.1.101.3.4.1.26',
   aes256Gcm: '2.16.840.1.101.3.4.1.46',
+
+  // Key wrap (RFC 3394 AES, RFC 3217 3DES)
+  aes128Wrap: '2.16.840.1.101.3.4.1.5',
+  aes192Wrap: '2.16.840.1.101.3.4.1.25',
+  aes256Wrap: '2.16.840.1.101.3.4.1.45',
+  cms3DesWrap: '1.2.840.113549.1.9.16.3.6',
 
   // Compression
   zlibCompress: '1.2.840.113549.1.9.16.3.8',

@@ -38,6 +38,8 @@ const InboundFound = z.object({
   require_modern: z.boolean(),
   /** The AS2 modernisation draft: receipts are never signed with SHA-1 or MD5. */
   as2bis: z.boolean(),
+  /** The partner's own message size limit; null: the receiver's. */
+  max_message_bytes: z.number().int().nullable(),
 });
 export const As2InboundResponse = z.object({
   type: z.literal('as2_inbound'),

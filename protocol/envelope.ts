@@ -32,6 +32,8 @@ export const channelErrors = {
   badMessage: 'BAD_MESSAGE',
   /** The other side's handler threw. */
   handlerFailed: 'HANDLER_FAILED',
+  /** The actor has no answer to a question of this kind (it is not of a type that answers it). */
+  notAnswered: 'NOT_ANSWERED',
 } as const;
 
 export class ChannelError extends Error {

@@ -3,11 +3,7 @@
  * supervisor): the one module of runtime/ they import for operations, so the dispatcher's
  * internals (acceptance, routing, transactions) stay the runtime's own.
  */
-import {
-  checkConnection,
-  type CheckAnswer,
-  type CheckTarget,
-} from '../actors/as2-sender/check-connection.js';
+import type { CheckAnswer } from '../protocol/host-protocol.js';
 import type { Orm } from '../storage/db.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import { inTx } from '../storage/sql.js';
@@ -16,7 +12,9 @@ import { loadRoutes } from './dispatch/dispatch.js';
 import { redeliver } from './dispatch/redo.js';
 import { targetsBetween } from './dispatch/routing.js';
 
-export type { CheckAnswer } from '../actors/as2-sender/check-connection.js';
+import type { Supervisor } from './supervisor/supervisor.js';
+
+export type { CheckAnswer } from '../protocol/host-protocol.js';
 export { checkHandUpload, type HandUploadCheck, type HandUploadForm } from './hand-upload.js';
 
 /** The targets the routes name between two parties, for each pair asked about; routes read once. */
@@ -41,11 +39,25 @@ export async function redeliverWithoutRuntime(
 
 /**
  * Checks the way to a partner without sending a message: certificates, name, TCP, TLS, HTTP.
- * It runs in the calling process with the named sender's settings (it holds no state and opens
- * no database connection).
+ * The named AS2 sender makes the probes in its own thread, where it sends from, with the
+ * timeout and User-Agent it runs with; the core supplies what the partner's profile says.
+ * InstanceNotRunning when that sender is not running in this process.
  */
-export function checkConnectionTo(target: CheckTarget): Promise<CheckAnswer> {
-  return checkConnection(target);
+export async function checkConnectionTo(
+  supervisor: Supervisor,
+  sender: string,
+  reach: PartnerReach,
+  now: Date,
+): Promise<CheckAnswer> {
+  const { ok, steps, problem } = await supervisor.ask('as2-sender', sender, {
+    type: 'check_connection',
+    endpoint: reach.endpoint,
+    certificates: reach.certificates,
+    tls: reach.tls,
+    headers: reach.headers,
+    now,
+  });
+  return problem === undefined ? { ok, steps } : { ok, steps, problem };
 }
 
 /** Where and how a partner's AS2 profile says to reach it (endpoint, certificates, TLS); undefined without one. */

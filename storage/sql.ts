@@ -12,9 +12,10 @@ export interface Tx {
   all<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /**
    * The same as a statement prepared once per connection under `name` (which must be unique
-   * to this text), so PostgreSQL parses it once and, after a few runs, plans it once. Only for
-   * lookups by key that run per request: parsing and planning them cost more than running
-   * them. Not for the flow's batched statements, whose generic plans misjudge the rows.
+   * to this text), so PostgreSQL parses it once and, after a few runs, plans it once when its
+   * generic plan looks as cheap as a custom one (or always, in a transaction with
+   * `genericPlans`). For statements that run per request or per batch, whose generic plan is
+   * checked to probe indexes: parsing and planning them cost more than running them.
    */
   prepared<T = Record<string, unknown>>(name: string, text: string, params?: unknown[]): Promise<T[]>;
 }
@@ -59,12 +60,45 @@ function onConnection(connection: PgConnection): Tx {
   };
 }
 
+/**
+ * When each connection last dropped its cached plans. A generic plan is made once, for the
+ * table sizes of that moment, and kept as long as the connection lives: one made while the
+ * tables of a new installation were nearly empty scans them whole, and would still do so at
+ * millions of rows (these tables are rarely analyzed: autovacuum may be off or behind). Every
+ * so often a connection drops its plans (`discard plans`; its prepared statements stay), and
+ * the next run of each statement plans for the tables as they are then.
+ */
+const plansMadeAt = new WeakMap<PgConnection, number>();
+// Making a connection's dozen plans again costs a few milliseconds; 5 s keeps the first minutes of a
+// new installation, when the tables grow fastest, from running on plans made for empty ones.
+let replanEveryMs = 5_000;
+
+/** How often connections make their plans again (tests shorten it). */
+export function setReplanInterval(ms: number): void {
+  replanEveryMs = ms;
+}
+
+/** `discard plans; ` when this connection's plans are due to be made again, else ''. */
+function replanPrefix(connection: PgConnection): string {
+  const now = Date.now();
+  const madeAt = plansMadeAt.get(connection);
+  if (madeAt === undefined) {
+    plansMadeAt.set(connection, now);
+    return '';
+  }
+  if (now - madeAt < replanEveryMs) return '';
+  plansMadeAt.set(connection, now);
+  return 'discard plans; ';
+}
+
 /** Statements that are atomic by themselves, each on whichever pool connection is free. */
 export function direct(source: Orm | EntityManager): Tx {
   const pool = poolOf(source);
   const onFree = async <T>(use: (tx: Tx) => Promise<T>): Promise<T> => {
     const connection = await pool.acquireConnection();
     try {
+      const replan = replanPrefix(connection);
+      if (replan) await connection.query(replan);
       return await use(onConnection(connection));
     } finally {
       await pool.releaseConnection(connection);
@@ -77,11 +111,28 @@ export function direct(source: Orm | EntityManager): Tx {
   };
 }
 
-export async function inTx<T>(orm: Orm, work: (tx: Tx) => Promise<T>): Promise<T> {
+export interface TxOptions {
+  /**
+   * Plan every statement of the transaction for any parameter values, once per connection for
+   * prepared ones (`plan_cache_mode = force_generic_plan`, for this transaction only). Left to
+   * itself, PostgreSQL re-planned the flow's prepared batch statements on every run (a custom
+   * plan looked cheaper for the few rows of each batch), which cost more CPU than running them:
+   * ≈ 1 ms of PostgreSQL CPU per received message at concurrency 4. Only for transactions whose
+   * statements were checked to have good generic plans (EXPLAIN with force_generic_plan on an
+   * un-analyzed database): index probes by key, states written into the text so partial
+   * indexes apply.
+   */
+  genericPlans?: boolean;
+}
+
+export async function inTx<T>(orm: Orm, work: (tx: Tx) => Promise<T>, options: TxOptions = {}): Promise<T> {
   const pool = poolOf(orm);
   const connection = await pool.acquireConnection();
   try {
-    await connection.query('begin');
+    // One round trip either way: the simple protocol takes both statements in one string.
+    await connection.query(
+      `${replanPrefix(connection)}begin${options.genericPlans ? '; set local plan_cache_mode = force_generic_plan' : ''}`,
+    );
     let result: T;
     try {
       result = await work(onConnection(connection));

@@ -18,7 +18,24 @@ export const as2ReceiverType: PluginTypeDefinition = {
       .max(256)
       .regex(/^\/[A-Za-z0-9._~/-]*$/, 'Must be a path starting with /')
       .describe('URL path partners post to'),
-    max_message_mib: wholeNumber(1, 2048).describe('Largest message accepted, in MiB'),
+    max_message_mib: wholeNumber(1, 2048).describe(
+      "Largest message accepted, in MiB; a partner's profile may set a lower one",
+    ),
+    max_requests_per_partner: wholeNumber(1, 1000).describe(
+      'Requests one partner (by AS2-From) may have in progress at once; more are answered 503 with Retry-After',
+    ),
+    max_in_flight_mib_per_partner: wholeNumber(1, 16_384).describe(
+      'MiB of bodies one partner may have in progress at once; more are answered 503 with Retry-After',
+    ),
+    max_requests_per_address: wholeNumber(1, 1000).describe(
+      'Requests one client IP address may have in progress at once; more are answered 503 with Retry-After',
+    ),
+    max_in_flight_mib_per_address: wholeNumber(1, 16_384).describe(
+      'MiB of bodies one client IP address may have in progress at once; more are answered 503 with Retry-After',
+    ),
+    large_messages_budget_mib: wholeNumber(16, 16_384).describe(
+      'MiB of large messages (1 MiB and more) opened at once; the others wait their turn, so memory does not grow with how many arrive together',
+    ),
     tls_certificate_id: z
       .number()
       .int('Must be a whole number')
@@ -43,6 +60,11 @@ export const as2ReceiverType: PluginTypeDefinition = {
     port: 10080,
     path: '/as2',
     max_message_mib: 512,
+    max_requests_per_partner: 100,
+    max_in_flight_mib_per_partner: 1024,
+    max_requests_per_address: 100,
+    max_in_flight_mib_per_address: 1024,
+    large_messages_budget_mib: 128,
     tls_certificate_id: null,
     public_url: '',
   },
@@ -55,6 +77,11 @@ export interface As2ReceiverSettings {
   port: number;
   path: string;
   max_message_mib: number;
+  max_requests_per_partner: number;
+  max_in_flight_mib_per_partner: number;
+  max_requests_per_address: number;
+  max_in_flight_mib_per_address: number;
+  large_messages_budget_mib: number;
   tls_certificate_id: number | null;
   public_url: string;
 }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import { Piscina } from 'piscina';
 import type { StoreSelection } from '../../storage/payloads/open-store.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
+import { ByteBudget } from './byte-budget.js';
 import { openMessage, type OpenResult, type OpenTask } from './open-message.js';
 
 /**
@@ -24,8 +25,14 @@ export class MessageOpener {
   readonly #pool: Piscina;
   /** Whether a pool thread has loaded the AS2 modules and answered. */
   #ready = false;
+  /** Large messages opened at once share it: memory does not grow with how many arrive together. */
+  readonly #budget: ByteBudget;
 
-  constructor(private readonly store: PayloadStore) {
+  constructor(
+    private readonly store: PayloadStore,
+    largeMessagesBudgetBytes: number,
+  ) {
+    this.#budget = new ByteBudget(largeMessagesBudgetBytes);
     // One thread starts with the receiver, more under load, up to one per core. A thread's
     // start costs a second or more of CPU (tsx compiles the AS2 modules), so an extra thread
     // stays for ten minutes without work: ended after 30 s, it was started again by every
@@ -49,6 +56,16 @@ export class MessageOpener {
    * A large body stored already (`body` null) is read from the store there.
    */
   async open(task: OpenTask): Promise<OpenResult> {
+    if (task.receivedBytes < largeFromBytes) return this.#open(task);
+    const release = await this.#budget.take(task.receivedBytes);
+    try {
+      return await this.#open(task);
+    } finally {
+      release();
+    }
+  }
+
+  async #open(task: OpenTask): Promise<OpenResult> {
     if (!this.#ready && task.receivedBytes < largeFromBytes) return openMessage(task, this.store);
     const body = task.body;
     const move =

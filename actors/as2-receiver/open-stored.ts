@@ -6,6 +6,10 @@
  * and unpacked as a small one would be, so the outcome is the same on both paths. An innermost
  * CompressedData whose entity is the document is inflated straight into the `unpacked` stage
  * (as2/stream/open-compressed.ts) instead of next to the compressed bytes.
+ *
+ * A body whose refusal does not depend on more than its first bytes is not read whole
+ * (issue 12: garbage must not cost memory in proportion to its size): one the partner's policy
+ * refuses by its Content-Type alone, and one labelled as CMS that is neither BER nor base64.
  */
 import { unpackIncoming, type UnpackedMessage, type UnpackOptions } from '../as2/index.js';
 import { Headers } from '../as2/mime/headers.js';
@@ -13,7 +17,11 @@ import { contentTypeOf } from '../as2/mime/parse.js';
 import { inflatedBody } from '../as2/stream/open-compressed.js';
 import { decryptEnvelopedStream } from '../as2/stream/open-enveloped.js';
 import { NotStreamable } from '../as2/stream/read-enveloped.js';
+import type { Readable } from 'node:stream';
 import type { PayloadStore } from '../../storage/payloads/store.js';
+
+/** How much of a body is read to judge one that is refused by its first bytes. */
+const judgedPrefixBytes = 64 * 1024;
 
 /** The unpacked message, and the bytes of `unpacked` when it was stored here already. */
 export interface UnpackedStored {
@@ -27,21 +35,49 @@ export async function unpackStored(
   headers: Record<string, string>,
   options: UnpackOptions,
 ): Promise<UnpackedStored> {
-  const open = async (): Promise<AsyncIterable<Buffer>> =>
-    (await store.open({ messageId: received.messageId, stage: 'received' })) as AsyncIterable<Buffer>;
-  let unpack: (defer: boolean) => UnpackedMessage;
-  if (labelledPkcs7Mime(headers)) {
+  // Every stream opened is closed at the end, also one a reader gave up on half way.
+  const opened: Readable[] = [];
+  const open = async (): Promise<AsyncIterable<Buffer>> => {
+    const stream = await store.open({ messageId: received.messageId, stage: 'received' });
+    opened.push(stream);
+    return stream as AsyncIterable<Buffer>;
+  };
+  try {
+    return await unpackFrom(store, received, headers, options, open);
+  } finally {
+    for (const stream of opened) stream.destroy();
+  }
+}
+
+async function unpackFrom(
+  store: PayloadStore,
+  received: { messageId: string; bytes: number },
+  headers: Record<string, string>,
+  options: UnpackOptions,
+  open: () => Promise<AsyncIterable<Buffer>>,
+): Promise<UnpackedStored> {
+  let unpack: ((defer: boolean) => UnpackedMessage) | undefined;
+  const inMemory = (body: Buffer) => (defer: boolean) =>
+    unpackIncoming(body, headers, { ...options, deferInnermostInflate: defer });
+  const type = topType(headers);
+  if (type === 'pkcs7-mime') {
     try {
       const outer = await decryptEnvelopedStream(open, options.decryptionKeys);
       unpack = (defer) =>
         unpackIncoming(Buffer.alloc(0), headers, { ...options, deferInnermostInflate: defer }, outer);
     } catch (error) {
       if (!(error instanceof NotStreamable)) throw error;
+      // Neither DER/BER nor base64: no reading of the whole makes CMS of it, and the refusal
+      // (unreadable CMS) is found in its first bytes.
+      const head = await readHead(open, judgedPrefixBytes);
+      if (head[0] !== 0x30 && !looksLikeBase64(head)) unpack = inMemory(head);
     }
+  } else if (type === 'other' && (options.requireEncrypted || options.requireSigned)) {
+    // Neither encrypted nor signed, and the policy requires one: refused by its Content-Type,
+    // whatever the body holds (unpack.ts reads no byte of it before that refusal).
+    unpack = inMemory(Buffer.alloc(0));
   }
-  unpack ??= await readWhole(open, received.bytes).then(
-    (body) => (defer: boolean) => unpackIncoming(body, headers, { ...options, deferInnermostInflate: defer }),
-  );
+  unpack ??= inMemory(await readWhole(open, received.bytes));
   const unpacked = unpack(true);
   if (!unpacked.deferredInflate) return { unpacked, storedPayloadBytes: null };
   try {
@@ -57,14 +93,49 @@ export async function unpackStored(
   }
 }
 
-/** What unpack.ts takes for an encrypted (or compressed) body; anything unreadable is not. */
-function labelledPkcs7Mime(headers: Record<string, string>): boolean {
+/**
+ * What unpack.ts makes of the top Content-Type: an encrypted (or compressed) body, a signed
+ * one, anything else; `unreadable` when it cannot read it (it refuses that itself).
+ */
+function topType(headers: Record<string, string>): 'pkcs7-mime' | 'signed' | 'other' | 'unreadable' {
   try {
     const type = contentTypeOf(Headers.fromRecord(headers)).value;
-    return type === 'application/pkcs7-mime' || type === 'application/x-pkcs7-mime';
+    if (type === 'application/pkcs7-mime' || type === 'application/x-pkcs7-mime') return 'pkcs7-mime';
+    return type === 'multipart/signed' ? 'signed' : 'other';
   } catch {
-    return false;
+    return 'unreadable';
   }
+}
+
+/** Base64 text (with line breaks and spaces) as far as `head` goes. */
+function looksLikeBase64(head: Buffer): boolean {
+  for (const byte of head) {
+    const ok =
+      (byte >= 0x41 && byte <= 0x5a) ||
+      (byte >= 0x61 && byte <= 0x7a) ||
+      (byte >= 0x30 && byte <= 0x39) ||
+      byte === 0x2b ||
+      byte === 0x2f ||
+      byte === 0x3d ||
+      byte === 0x0d ||
+      byte === 0x0a ||
+      byte === 0x20 ||
+      byte === 0x09;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/** The first `bytes` of the stage (fewer when it is shorter). */
+async function readHead(open: () => Promise<AsyncIterable<Buffer>>, bytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of await open()) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= bytes) break;
+  }
+  return Buffer.concat(chunks, size).subarray(0, bytes);
 }
 
 /** The stage in one buffer of its stored size (no list of chunks and concatenation). */

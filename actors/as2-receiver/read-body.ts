@@ -2,7 +2,8 @@
  * Reading a request body: in memory while it is small (the fast path for the many small
  * messages), and from `spillFromBytes` on straight into the message's `received` stage as it
  * arrives, so a large body is never held whole. A body over the limit or one that ends early
- * leaves nothing stored.
+ * leaves nothing stored. A stranger's body (readPrefix) is read and dropped but for its first
+ * bytes, which are kept for the operator.
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
@@ -16,7 +17,9 @@ export type Body =
   | { kind: 'too-large' }
   | { kind: 'ended-early' }
   /** The connection went away: there is no one to answer. */
-  | { kind: 'aborted' };
+  | { kind: 'aborted' }
+  /** `count` refused more bytes: the sender has too much in flight. */
+  | { kind: 'busy' };
 
 export interface BodyOptions {
   /** Most bytes taken. */
@@ -26,6 +29,8 @@ export interface BodyOptions {
   store: PayloadStore;
   /** Asked once a body reaches `spillFromBytes`, with what arrived so far: true keeps it in memory. */
   keepInMemory: (head: Buffer) => boolean;
+  /** Told of every chunk's size when the length was not declared; false stops reading (`busy`). */
+  count?: (bytes: number) => boolean;
 }
 
 export function readBody(req: http.IncomingMessage, options: BodyOptions): Promise<Body> {
@@ -37,6 +42,10 @@ export function readBody(req: http.IncomingMessage, options: BodyOptions): Promi
     let aborted = false;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
+      if (options.count && !options.count(chunk.length)) {
+        req.off('data', onData);
+        return resolve({ kind: 'busy' });
+      }
       if (size > options.limit) {
         req.off('data', onData);
         return resolve({ kind: 'too-large' });
@@ -73,6 +82,17 @@ async function spill(req: http.IncomingMessage, head: Buffer[], options: BodyOpt
   head.length = 0;
   // pipe, not pipeline: a refused body must not destroy the request before the 413 is sent.
   req.pipe(source);
+  let busy = false;
+  const count = options.count;
+  if (count) {
+    const onData = (chunk: Buffer) => {
+      if (count(chunk.length)) return;
+      busy = true;
+      req.off('data', onData);
+      source.destroy(new Error('the sender has too much in flight'));
+    };
+    req.on('data', onData);
+  }
   req.once('close', () => {
     if (!req.complete) source.destroy(new Error('the body ended early'));
   });
@@ -87,8 +107,58 @@ async function spill(req: http.IncomingMessage, head: Buffer[], options: BodyOpt
     req.unpipe(source);
     // put removed what it wrote; the directory it made goes too.
     await options.store.removeMessage(messageId);
+    if (busy) return { kind: 'busy' };
     if (error instanceof PayloadTooLarge) return { kind: 'too-large' };
     if (!req.complete) return { kind: req.destroyed ? 'aborted' : 'ended-early' };
     throw error;
   }
+}
+
+/** A body read but for its first `keep` bytes: the prefix kept, and how long the body was. */
+export type Prefix =
+  | { kind: 'prefix'; bytes: Buffer; total: number }
+  | { kind: 'too-large' }
+  | { kind: 'ended-early' }
+  | { kind: 'aborted' }
+  | { kind: 'busy' };
+
+/**
+ * Reads a body to its end keeping only its first `keep` bytes: memory and storage stay bounded
+ * however large it is; more than `limit` bytes is `too-large`.
+ */
+export function readPrefix(
+  req: http.IncomingMessage,
+  options: { limit: number; keep: number; count?: ((bytes: number) => boolean) | undefined },
+): Promise<Prefix> {
+  return new Promise((resolve) => {
+    const head = Buffer.alloc(options.keep);
+    let kept = 0;
+    let total = 0;
+    let done = false;
+    const finish = (result: Prefix) => {
+      if (done) return;
+      done = true;
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > options.limit) {
+        req.off('data', onData);
+        return finish({ kind: 'too-large' });
+      }
+      if (options.count && !options.count(chunk.length)) {
+        req.off('data', onData);
+        return finish({ kind: 'busy' });
+      }
+      if (kept < options.keep) kept += chunk.copy(head, kept, 0, Math.min(chunk.length, options.keep - kept));
+    };
+    req.on('data', onData);
+    req.on('error', () => {});
+    req.on('aborted', () => finish({ kind: 'aborted' }));
+    req.on('end', () => {
+      if (done) return;
+      if (!req.complete) return finish({ kind: 'ended-early' });
+      finish({ kind: 'prefix', bytes: head.subarray(0, kept), total });
+    });
+  });
 }

@@ -21,6 +21,11 @@ export interface Incoming {
   headers: IncomingHttpHeaders;
   rawHeaders: string[];
   body: Buffer;
+  /**
+   * Set when `body` is only the first bytes of a stranger's body (server.ts): its real length.
+   * The prefix is kept as `received` for the operator; the rest was read and dropped.
+   */
+  truncatedFrom?: number;
 }
 
 /** A large message whose body was stored as `received` while it arrived (read-body.ts). */
@@ -134,6 +139,9 @@ export async function receiveMessage(
             }
           : null,
         ...(refusal ? { error: refusal.text } : {}),
+        ...('truncatedFrom' in incoming && incoming.truncatedFrom !== undefined
+          ? { body_bytes: incoming.truncatedFrom, kept_bytes: incoming.body.length }
+          : {}),
       },
       stages,
     },

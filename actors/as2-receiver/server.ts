@@ -1,8 +1,11 @@
 /**
  * The receiver's HTTP or HTTPS server: POSTs to its path are AS2 messages or asynchronous
- * receipts. Every answer carries the Server header of spec 2.11. Bodies over max_message_mib
- * are refused with 413 and nothing of them stays stored; large bodies are stored as they
- * arrive (read-body.ts). A failure is a 500 with no detail, never a crash.
+ * receipts. Every answer carries the Server header of spec 2.11. The sender is identified from
+ * the headers before the body is read: only a known partner's body is stored (large ones as
+ * they arrive, read-body.ts), a stranger's is dropped but for a short prefix. Bodies over
+ * max_message_mib, or the partner's own limit, are refused with 413 (before reading them when
+ * Content-Length says so) and nothing of them stays stored; a partner or client address over
+ * its in-flight limits gets 503 with Retry-After. A failure is a 500 with no detail, never a crash.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -13,16 +16,46 @@ import type { PayloadStore } from '../../storage/payloads/store.js';
 import type { As2ReceiverSettings } from './config.js';
 import { InboundContexts } from './contexts.js';
 import { MessageOpener, largeFromBytes } from './open-pool.js';
-import { readBody } from './read-body.js';
+import { as2Name, headerValue } from '../as2-shared/headers.js';
+import { InFlight, type Crossed } from './in-flight.js';
+import { lingerThenClose } from './linger.js';
+import { readBody, readPrefix } from './read-body.js';
 import { sendAsyncReceipt } from './receipt.js';
 import { looksLikeReceipt, receiveReceipt } from './receipts-in.js';
 import { receiveMessage, type Answer, type Incoming, type StoredIncoming } from './receive.js';
+
+/** What is kept of a body from no known partner, for the operator (docs/decisions.md). */
+export const strangerPrefixBytes = 64 * 1024;
+/** Seconds a sender over its in-flight limits is asked to wait (503 Retry-After). */
+export const retryAfterSeconds = 30;
+
+const text = (status: number, message: string): Answer => ({
+  status,
+  headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+  body: Buffer.from(`${message}\n`),
+});
+
+const tooLarge = (mib: number, from = ''): Answer =>
+  text(413, `Messages${from ? ` ${from}` : ''} are limited to ${Math.round(mib * 100) / 100} MiB`);
+
+const mib = 1024 * 1024;
+
+/** Content-Length as a number, null when absent (a chunked body). */
+function declaredLength(req: http.IncomingMessage): number | null {
+  const value = req.headers['content-length'];
+  if (value === undefined) return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n >= 0 ? n : null;
+}
 
 export class As2ReceiverServer {
   readonly #server: http.Server | https.Server;
   readonly #contexts: InboundContexts;
   readonly #opener: MessageOpener;
   readonly #pending = new Set<Promise<unknown>>();
+  readonly #inFlight: InFlight;
+  /** The receiver's max_message_mib in bytes. */
+  readonly #limit: number;
   #stopped = false;
 
   constructor(
@@ -34,7 +67,14 @@ export class As2ReceiverServer {
     tlsOptions?: tls.SecureContextOptions,
   ) {
     this.#contexts = new InboundContexts(core);
-    this.#opener = new MessageOpener(store);
+    this.#opener = new MessageOpener(store, settings.large_messages_budget_mib * mib);
+    this.#limit = settings.max_message_mib * mib;
+    this.#inFlight = new InFlight({
+      requestsPerPartner: settings.max_requests_per_partner,
+      bytesPerPartner: settings.max_in_flight_mib_per_partner * mib,
+      requestsPerAddress: settings.max_requests_per_address,
+      bytesPerAddress: settings.max_in_flight_mib_per_address * mib,
+    });
     const options = { maxHeaderSize: 64 * 1024 };
     const handle = (req: http.IncomingMessage, res: http.ServerResponse) => this.#handle(req, res);
     if (tlsOptions) {
@@ -95,74 +135,154 @@ export class As2ReceiverServer {
   }
 
   #handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const text = (status: number, message: string): Answer => ({
-      status,
-      headers: { 'Content-Type': 'text/plain; charset=utf-8' },
-      body: Buffer.from(`${message}\n`),
-    });
     const path = (req.url ?? '/').split('?')[0];
     if (path !== this.settings.path) return this.#send(res, text(404, 'Not an AS2 address'));
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
       return this.#send(res, text(405, 'AS2 messages are sent with POST'));
     }
-    const limit = this.settings.max_message_mib * 1024 * 1024;
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limit) {
-      res.setHeader('Connection', 'close');
-      return this.#send(res, text(413, `Messages are limited to ${this.settings.max_message_mib} MiB`));
-    }
-    const tooLarge = () => {
-      res.setHeader('Connection', 'close');
-      this.#send(res, text(413, `Messages are limited to ${this.settings.max_message_mib} MiB`));
-      req.destroy();
-    };
-    const work = readBody(req, {
-      limit,
-      spillFromBytes: largeFromBytes,
-      store: this.store,
-      // Receipts are small and read in memory; a large one is kept there like before.
-      keepInMemory: (head) => looksLikeReceipt({ headers: req.headers, rawHeaders: [], body: head }),
-    }).then(async (body) => {
+    const declared = declaredLength(req);
+    if (declared !== null && declared > this.#limit)
+      return this.#refuse(res, tooLarge(this.settings.max_message_mib), req);
+    this.#track(
+      this.#take(req, res, declared).catch((error: unknown) => {
+        this.core.log('error', 'receiving an AS2 message failed', { error: String(error) });
+        if (!res.headersSent) this.#send(res, text(500, 'The message could not be taken; send it again'));
+      }),
+    );
+  }
+
+  /**
+   * Who sends, from the headers, before any of the body is read: a known partner's body is
+   * taken up to its own limit and stored as it arrives; anyone else's (an unknown AS2-From or
+   * AS2-To, or headers that name no one) is read and dropped but for its first bytes, so a
+   * stranger cannot fill the disk. Both count against what their address (and the partner)
+   * may have in flight.
+   */
+  async #take(req: http.IncomingMessage, res: http.ServerResponse, declared: number | null): Promise<void> {
+    const as2From = as2Name(headerValue(req.headers, 'as2-from'));
+    const as2To = as2Name(headerValue(req.headers, 'as2-to'));
+    const named = as2From && as2To && as2From.length <= 998 && as2To.length <= 998;
+    const context = named ? await this.#contexts.get(as2To, as2From) : null;
+    const partner = context?.found ? context.partner : null;
+    const partnerLimit = context?.found ? context.max_message_bytes : null;
+    if (partnerLimit !== null && partnerLimit < this.#limit && declared !== null && declared > partnerLimit)
+      return this.#refuse(res, tooLarge(partnerLimit / 1024 / 1024, `from ${as2From}`), req);
+    const entry = this.#inFlight.enter(req.socket.remoteAddress ?? 'unknown', partner, declared ?? 0);
+    if (typeof entry === 'string') return this.#busy(res, entry, req);
+    try {
+      // Counted as they arrive only when no length was declared (the declared one is taken already).
+      let crossed: Crossed | null = null;
+      const count = declared === null ? (bytes: number) => (crossed = entry.grow(bytes)) === null : undefined;
+      if (partner === null) return await this.#takeFromStranger(req, res, count, () => crossed);
+      const limit = partnerLimit !== null ? Math.min(partnerLimit, this.#limit) : this.#limit;
+      const body = await readBody(req, {
+        limit,
+        spillFromBytes: largeFromBytes,
+        store: this.store,
+        // Receipts are small and read in memory; a large one is kept there like before.
+        keepInMemory: (head) => looksLikeReceipt({ headers: req.headers, rawHeaders: [], body: head }),
+        ...(count ? { count } : {}),
+      });
       switch (body.kind) {
         case 'aborted':
           return;
         case 'too-large':
-          return tooLarge();
+          return this.#refuse(
+            res,
+            tooLarge(limit / 1024 / 1024, limit < this.#limit ? `from ${as2From}` : ''),
+            req,
+          );
+        case 'busy':
+          return this.#busy(res, crossed ?? 'partner bytes', req);
         case 'ended-early':
           return this.#send(res, text(400, 'The body ended early'));
         case 'memory':
+          return await this.#answer(res, {
+            headers: req.headers,
+            rawHeaders: req.rawHeaders,
+            body: body.bytes,
+          });
         case 'stored':
-          break;
+          return await this.#answer(res, {
+            headers: req.headers,
+            rawHeaders: req.rawHeaders,
+            stored: { messageId: body.messageId, bytes: body.bytes },
+          });
         default: {
           const never: never = body;
           throw new Error(`unknown body ${String(never)}`);
         }
       }
-      const incoming: Incoming | StoredIncoming =
-        body.kind === 'memory'
-          ? { headers: req.headers, rawHeaders: req.rawHeaders, body: body.bytes }
-          : {
-              headers: req.headers,
-              rawHeaders: req.rawHeaders,
-              stored: { messageId: body.messageId, bytes: body.bytes },
-            };
-      try {
-        const answer = await this.#process(incoming);
-        this.#send(res, answer);
-        if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt.address, answer.asyncReceipt.receipt);
-      } catch (error) {
-        // Nothing was recorded for a stored body that failed: its stages go.
-        if ('stored' in incoming) await this.store.removeMessage(incoming.stored.messageId).catch(() => {});
-        throw error;
+    } finally {
+      entry.leave();
+    }
+  }
+
+  /**
+   * A body from no known partner: read to its end (so the sender gets its answer, a refusal
+   * naming the unknown party) keeping the first `strangerPrefixBytes`, which become the
+   * message's `received` stage; protocols.as2 says how long the body was.
+   */
+  async #takeFromStranger(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    count: ((bytes: number) => boolean) | undefined,
+    crossed: () => Crossed | null,
+  ): Promise<void> {
+    const body = await readPrefix(req, { limit: this.#limit, keep: strangerPrefixBytes, count });
+    switch (body.kind) {
+      case 'aborted':
+        return;
+      case 'too-large':
+        return this.#refuse(res, tooLarge(this.settings.max_message_mib), req);
+      case 'busy':
+        return this.#busy(res, crossed() ?? 'address bytes', req);
+      case 'ended-early':
+        return this.#send(res, text(400, 'The body ended early'));
+      case 'prefix':
+        break;
+      default: {
+        const never: never = body;
+        throw new Error(`unknown body ${String(never)}`);
       }
-    });
-    this.#track(
-      work.catch((error: unknown) => {
-        this.core.log('error', 'receiving an AS2 message failed', { error: String(error) });
-        if (!res.headersSent) this.#send(res, text(500, 'The message could not be taken; send it again'));
-      }),
-    );
+    }
+    const whole = body.total === body.bytes.length;
+    const incoming: Incoming = {
+      headers: req.headers,
+      rawHeaders: req.rawHeaders,
+      body: body.bytes,
+      ...(whole ? {} : { truncatedFrom: body.total }),
+    };
+    if (!whole && looksLikeReceipt(incoming))
+      return this.#send(res, text(413, `Receipts are limited to ${strangerPrefixBytes / 1024} KiB`));
+    await this.#answer(res, incoming);
+  }
+
+  async #answer(res: http.ServerResponse, incoming: Incoming | StoredIncoming): Promise<void> {
+    try {
+      const answer = await this.#process(incoming);
+      this.#send(res, answer);
+      if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt.address, answer.asyncReceipt.receipt);
+    } catch (error) {
+      // Nothing was recorded for a stored body that failed: its stages go.
+      if ('stored' in incoming) await this.store.removeMessage(incoming.stored.messageId).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** A refusal sent before or while the body arrives: the connection closes after it. */
+  #refuse(res: http.ServerResponse, answer: Answer, req?: http.IncomingMessage): void {
+    res.setHeader('Connection', 'close');
+    this.#send(res, answer);
+    if (req) lingerThenClose(req);
+  }
+
+  #busy(res: http.ServerResponse, crossed: Crossed, req?: http.IncomingMessage): void {
+    res.setHeader('Retry-After', String(retryAfterSeconds));
+    const who = crossed.startsWith('partner') ? 'this partner' : 'this address';
+    const what = crossed.endsWith('bytes') ? 'bytes of messages' : 'messages';
+    this.#refuse(res, text(503, `Too many ${what} in progress from ${who}; send again later`), req);
   }
 
   #process(incoming: Incoming | StoredIncoming): Promise<Answer> {
@@ -175,7 +295,7 @@ export class As2ReceiverServer {
         contexts: this.#contexts,
         opener: this.#opener,
         identification: this.identification,
-        maxBytes: this.settings.max_message_mib * 1024 * 1024,
+        maxBytes: this.#limit,
       },
       incoming,
     );

@@ -11,42 +11,21 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { As2OutboundContext } from '../../protocol/as2-protocol.js';
+import {
+  checkSteps,
+  type CheckAnswer,
+  type CheckConnectionRequest,
+  type CheckStep,
+  type StepResult,
+} from '../../protocol/host-protocol.js';
 import { tlsOptions } from './agents.js';
 
-export const checkSteps = ['certificates', 'resolve', 'connect', 'tls', 'http'] as const;
-export type CheckStep = (typeof checkSteps)[number];
-
-export interface StepResult {
-  status: 'ok' | 'failed' | 'skipped';
-  detail: string;
-  duration_ms: number;
-}
-
-export interface CheckAnswer {
-  ok: boolean;
-  steps: Record<CheckStep, StepResult>;
-  problem?: string;
-}
-
-/** A certificate of the profile, named by the field that refers to it. */
-export interface ProfileCertificate {
-  field: string;
-  id: number;
-  subject: string;
-  not_before: Date;
-  not_after: Date;
-}
-
-export interface CheckTarget {
-  endpoint: string;
-  certificates: ProfileCertificate[];
-  /** What TLS needs of the outbound context (trust, verification, client certificate). */
-  tls: Pick<As2OutboundContext, 'tls_trusted' | 'tls_verify' | 'tls_client'>;
-  /** Authorization and extra headers sent as the sender sends them. */
-  headers: Record<string, string>;
+/** What the sender adds to the core's question: its own timeout and User-Agent. */
+interface CheckTarget extends Omit<CheckConnectionRequest, 'type'> {
   timeoutMs: number;
-  now: Date;
 }
+
+type ProfileCertificate = CheckConnectionRequest['certificates'][number];
 
 class StepFailed extends Error {}
 

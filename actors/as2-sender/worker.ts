@@ -3,8 +3,12 @@ import { runActor } from '../../protocol/worker-host/host.js';
 import { openPayloadStore } from '../../storage/payloads/open-store.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { parseSettings } from '../shared/settings.js';
+import { checkConnection } from './check-connection.js';
 import { as2SenderType, type As2SenderSettings } from './config.js';
 import { As2Sender } from './send.js';
+
+/** Longest a connection check may wait on one step: an operator waits for its answer. */
+const checkTimeoutCapSeconds = 30;
 
 runActor(async (start, core) => {
   const settings = parseSettings<As2SenderSettings>(as2SenderType, start.settings);
@@ -12,6 +16,13 @@ runActor(async (start, core) => {
   const loop = new DeliveryLoop(core, settings.max_concurrent_deliveries, (d) => sender.deliver(d));
   return {
     onWork: () => loop.poke(),
+    // Checked here, where sending runs: with the timeout and User-Agent this instance sends with.
+    checkConnection: ({ type: _type, ...question }) =>
+      checkConnection({
+        ...question,
+        headers: { 'User-Agent': start.user_agent, ...question.headers },
+        timeoutMs: Math.min(settings.timeout_seconds, checkTimeoutCapSeconds) * 1000,
+      }),
     async stop() {
       await loop.stop();
       sender.close();

@@ -7,8 +7,12 @@
 import type { X509Certificate } from 'node:crypto';
 import { readContentInfo } from '../../pki/cms/content-info.js';
 import { compressedChunks, decompress } from '../../pki/cms/compressed-data.js';
-import { decryptEnveloped, type Decrypted, type DecryptionKey } from '../../pki/cms/enveloped-data.js';
-import type { KeyTransportUsed } from '../../pki/cms/key-transport.js';
+import {
+  decryptEnveloped,
+  type ContentKeyDelivery,
+  type Decrypted,
+  type DecryptionKey,
+} from '../../pki/cms/enveloped-data.js';
 import { parseDispositionNotificationOptions } from './disposition-options.js';
 import { Headers } from './mime/headers.js';
 import { contentTypeOf, filenameOf, parseEntity, transferEncodingOf } from './mime/parse.js';
@@ -79,7 +83,7 @@ export interface UnpackedMessage {
   };
   encryption: null | {
     algorithm: ReadableContentEncryption;
-    keyTransport: KeyTransportUsed;
+    keyTransport: ContentKeyDelivery;
     recipient: X509Certificate;
   };
   /** Where compression sat relative to the signature; `unsigned` when there was no signature. */

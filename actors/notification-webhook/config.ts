@@ -1,7 +1,9 @@
 /**
  * Configuration of a webhook notifier (spec 2.6, 6.2). Its URL is itself a secret (spec 2.1
  * rule 8), and so is its Standard Webhooks signing secret (`whsec_` + base64 key), which is
- * rotated by saving a new one (it takes effect when the instance restarts).
+ * rotated by saving a new one (it takes effect when the instance restarts). The replaced
+ * secret keeps signing beside the new one for `signing_secret_overlap_hours`, so a receiver
+ * can switch without losing a notification.
  */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
@@ -33,6 +35,9 @@ export const notificationWebhookType: PluginTypeDefinition = {
     group_window_seconds: wholeNumber(0, 3600).describe(
       'Alerts of one code within this window after a notification are sent together as one',
     ),
+    signing_secret_overlap_hours: wholeNumber(0, 720).describe(
+      'Hours a replaced signing secret keeps signing beside the new one (0: none)',
+    ),
     ...retryFields,
   },
   defaults: {
@@ -42,6 +47,7 @@ export const notificationWebhookType: PluginTypeDefinition = {
     timeout_seconds: 10,
     cooldown_seconds: 900,
     group_window_seconds: 60,
+    signing_secret_overlap_hours: 24,
     max_attempts: 5,
     retry_interval: 2,
     retry_backoff: 2,
@@ -60,6 +66,7 @@ export const notificationWebhookType: PluginTypeDefinition = {
       )
       .describe('Write-only: Standard Webhooks secret (whsec_…) that signs every body'),
   },
+  overlappingSecrets: { signing_secret: { overlapSetting: 'signing_secret_overlap_hours' } },
   requiredSecrets: ['url'],
   urlField: 'url',
   urlFields: ['url'],
@@ -73,6 +80,7 @@ export interface NotificationWebhookSettings {
   timeout_seconds: number;
   cooldown_seconds: number;
   group_window_seconds: number;
+  signing_secret_overlap_hours: number;
   max_attempts: number;
   retry_interval: number;
   retry_backoff: number;
@@ -84,4 +92,15 @@ export interface NotificationWebhookSecrets {
   basic_password?: string;
   headers?: HeaderList;
   signing_secret?: string;
+  /** The secret signing_secret replaced, still signing until `until` (RFC 3339). */
+  signing_secret_previous?: { value: string; until: string };
+}
+
+/** The secrets that sign at `at`: the current one, and the replaced one during its overlap. */
+export function signingSecrets(secrets: NotificationWebhookSecrets, at: Date): string[] {
+  const previous = secrets.signing_secret_previous;
+  return [
+    ...(secrets.signing_secret ? [secrets.signing_secret] : []),
+    ...(previous && at.getTime() < Date.parse(previous.until) ? [previous.value] : []),
+  ];
 }

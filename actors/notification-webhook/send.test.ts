@@ -1,4 +1,4 @@
-// Covers sending one notification to a real HTTP receiver on 127.0.0.1: Standard Webhooks signatures verified with the `standardwebhooks` package, retries after 500, a per-attempt timeout on a receiver that hangs, failure after the attempts on refusal, no retry on 4xx, and the json, Slack and Teams bodies against their documented shapes.
+// Covers sending one notification to a real HTTP receiver on 127.0.0.1: Standard Webhooks signatures verified with the `standardwebhooks` package, retries after 500, a per-attempt timeout on a receiver that hangs, failure after the attempts on refusal, no retry on 4xx, both secrets signing during a rotation's overlap (and only the new one after it), and the json, Slack and Teams bodies against their documented shapes.
 import { createServer, type AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import t from 'tap';
@@ -45,7 +45,8 @@ t.test('a signed json body that standardwebhooks verifies; 500 then 200 is retri
   receiver.answers = [500, 200];
   waits.length = 0;
   const outcome = await sendNotification(
-    settings(),
+    // A timeout well above the answer's time: a busy machine must not turn 500-then-200 into a third try.
+    settings({ timeout_seconds: 30 }),
     { url: receiver.url, signing_secret: secret },
     job(),
     options,
@@ -74,6 +75,39 @@ t.test('a signed json body that standardwebhooks verifies; 500 then 200 is retri
   );
   const tampered = receiver.received[0]!.body.replace('out', 'in');
   t.throws(() => verifier.verify(tampered, receiver.received[0]!.headers as Record<string, string>));
+});
+
+t.test("during a rotation's overlap both secrets sign; after it only the new one", async (t) => {
+  const receiver = await startReceiver(t);
+  const fresh = 'whsec_' + Buffer.from('the new key of 24 bytes!').toString('base64');
+  const at = new Date();
+  const rotated = (until: Date) => ({
+    url: receiver.url,
+    signing_secret: fresh,
+    signing_secret_previous: { value: secret, until: until.toISOString() },
+  });
+  const headersOf = (i: number) => receiver.received[i]!.headers as Record<string, string>;
+  const verifies = (key: string, i: number) => {
+    try {
+      new Webhook(key).verify(receiver.received[i]!.body, headersOf(i));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  await sendNotification(settings(), rotated(new Date(at.getTime() + 60_000)), job(), {
+    ...options,
+    now: () => at,
+  });
+  t.match(headersOf(0)['webhook-signature'], /^v1,\S+ v1,\S+$/, 'two space-separated signatures');
+  t.ok(verifies(fresh, 0), 'a receiver that has the new secret verifies');
+  t.ok(verifies(secret, 0), 'a receiver still on the old secret verifies');
+
+  await sendNotification(settings(), rotated(at), job(), { ...options, now: () => at });
+  t.match(headersOf(1)['webhook-signature'], /^v1,\S+$/, 'one signature once the overlap ended');
+  t.ok(verifies(fresh, 1), 'the new secret verifies');
+  t.notOk(verifies(secret, 1), 'the old secret no longer does');
 });
 
 t.test('a receiver that hangs: each attempt times out, then failed', async (t) => {

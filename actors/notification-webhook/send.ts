@@ -4,7 +4,11 @@
  * receiver would refuse it again). Used by the actor and by the API's test notification.
  */
 import type { NotificationJob, NotificationOutcome } from '../../protocol/notify-protocol.js';
-import type { NotificationWebhookSecrets, NotificationWebhookSettings } from './config.js';
+import {
+  signingSecrets,
+  type NotificationWebhookSecrets,
+  type NotificationWebhookSettings,
+} from './config.js';
 import { renderBody } from './render.js';
 import { webhookHeaders } from './sign.js';
 
@@ -46,10 +50,11 @@ export async function sendNotification(
   const id = `msg_pier_${job.notification_id}`;
   let error = '';
   for (let attempt = 1; ; attempt++) {
+    const at = now();
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': options.userAgent,
-      ...webhookHeaders(secrets.signing_secret, id, now(), body),
+      ...webhookHeaders(signingSecrets(secrets, at), id, at, body),
     };
     if (settings.basic_username !== '') {
       const pair = `${settings.basic_username}:${secrets.basic_password ?? ''}`;

@@ -46,6 +46,13 @@ export interface PluginTypeDefinition {
   defaults: Record<string, unknown>;
   /** Write-only values (spec 2.1 rule 8): stored sealed, never returned. */
   secretFields: Record<string, z.ZodType>;
+  /**
+   * Write-only values that keep working beside their replacement for a while, so the other
+   * side can switch over (a webhook signing secret). When one is replaced, the old value is
+   * kept sealed under `<field>_previous` as `{ value, until }`, until the number of hours the
+   * setting `overlapSetting` names; it is never returned and cannot be sent.
+   */
+  overlappingSecrets?: Record<string, { overlapSetting: string }>;
   /** Write-only values that a create must carry. */
   requiredSecrets?: readonly string[];
   /** The address a stored secret belongs to: changing it needs the secrets again (rule 8). */

@@ -5,6 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Orm } from '../../storage/db.js';
+import { noteAccountsUsed, noteTokensUsed, tokenByPublicId } from '../../storage/repositories/credentials.js';
 import { ApiError } from '../errors.js';
 import type { Role } from '../schemas/role.js';
 import type { Caller, CredentialKind } from './caller.js';
@@ -92,36 +93,17 @@ export class ApiTokenCredential implements CredentialKind {
 
   /** Writes pending last-used times. Lists call it first so they show current values. */
   async flushUsage(): Promise<void> {
-    const conn = this.orm.em.getConnection();
     if (this.#accountUsage.size > 0) {
-      const accounts = JSON.stringify(
-        [...this.#accountUsage].map(([id, at]) => ({ id, at: at.toISOString() })),
-      );
+      const accounts = [...this.#accountUsage].map(([id, at]) => ({ id, at }));
       this.#accountUsage.clear();
-      await conn.execute(
-        `update service_account a set last_used_at = greatest(coalesce(a.last_used_at, u.at), u.at)
-           from json_to_recordset(?::json) as u(id int, at timestamptz) where a.id = u.id`,
-        [accounts],
-      );
+      await noteAccountsUsed(this.orm.em, accounts);
     }
     if (this.#usage.size === 0) return;
     const pending = [...this.#usage.entries()];
     this.#usage.clear();
-    // One JSON parameter, because the query builder would spread an array into a list.
-    const uses = JSON.stringify(
-      pending.map(([id, u]) => ({ id, account: u.accountId, at: u.at.toISOString() })),
-    );
-    await conn.execute(
-      `update api_token t set last_used_at = greatest(coalesce(t.last_used_at, u.at), u.at)
-         from json_to_recordset(?::json) as u(id int, account int, at timestamptz) where t.id = u.id`,
-      [uses],
-    );
-    await conn.execute(
-      `update service_account a set last_used_at = greatest(coalesce(a.last_used_at, u.at), u.at)
-         from (select account, max(at) as at
-                 from json_to_recordset(?::json) as x(id int, account int, at timestamptz) group by account) u
-        where a.id = u.account`,
-      [uses],
+    await noteTokensUsed(
+      this.orm.em,
+      pending.map(([id, u]) => ({ id, account: u.accountId, at: u.at })),
     );
   }
 
@@ -133,26 +115,7 @@ export class ApiTokenCredential implements CredentialKind {
     const cached = this.#cache.get(publicId);
     const nowMs = Date.now();
     if (cached && nowMs - cached.fetchedAt < this.#options.cacheTtlMs) return cached.record;
-    const rows = await this.orm.em.getConnection().execute<
-      {
-        token_id: number;
-        secret_hash: string;
-        account_id: number;
-        account_name: string;
-        enabled: boolean;
-        kind: string;
-        role: Role;
-        expires_at: Date;
-        revoked_at: Date | null;
-      }[]
-    >(
-      `select t.id as token_id, t.secret_hash, a.id as account_id, a.name as account_name, a.enabled, a.kind, a.role,
-              t.expires_at, t.revoked_at
-         from api_token t join service_account a on a.id = t.service_account_id
-        where t.public_id = ?`,
-      [publicId],
-    );
-    const row = rows[0];
+    const row = await tokenByPublicId(this.orm.em, publicId);
     const record: TokenRecord | undefined = row && {
       tokenId: row.token_id,
       secretHash: row.secret_hash,
@@ -160,7 +123,7 @@ export class ApiTokenCredential implements CredentialKind {
       accountName: row.account_name,
       accountEnabled: row.enabled,
       accountKind: row.kind,
-      accountRole: row.role,
+      accountRole: row.role as Role,
       expiresAt: new Date(row.expires_at),
       revoked: row.revoked_at !== null,
     };

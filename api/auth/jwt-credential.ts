@@ -7,6 +7,7 @@
  */
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Orm } from '../../storage/db.js';
+import { identitiesOf } from '../../storage/repositories/credentials.js';
 import type { Role } from '../schemas/role.js';
 import { scopeSet } from '../schemas/oidc-provider.js';
 import type { ApiTokenCredential } from './api-token-credential.js';
@@ -130,13 +131,8 @@ export class JwtCredential implements CredentialKind {
     const key = `${issuer}\n${subject}`;
     const cached = this.#identities.get(key);
     if (cached && Date.now() - cached.at < this.identityTtlMs) return cached.found;
-    const rows = await this.orm.em.getConnection().execute<Identity[]>(
-      `select 'service-account' as kind, id, name, enabled, role from service_account
-        where kind = 'federated' and oidc_issuer = ? and oidc_subject = ?
-       union all
-       select 'user' as kind, id, name, enabled, role from app_user where oidc_issuer = ? and oidc_subject = ?`,
-      [issuer, subject, issuer, subject],
-    );
+    // Roles are stored as the API's role names (checked when written).
+    const rows = (await identitiesOf(this.orm.em, issuer, subject)) as Identity[];
     if (this.#identities.size >= 10_000) this.#identities.clear();
     this.#identities.set(key, { found: rows, at: Date.now() });
     return rows;

@@ -4,6 +4,7 @@
  * carry no code) and a form with too many parts are the client's mistakes: 400 INVALID_INPUT
  * naming what is wrong. Only a body above its size limit is 413 (spec 7).
  */
+import { isStorageFailure } from '../../storage/payloads/storage-failure.js';
 import { ApiError } from '../errors.js';
 
 /** The details key of a part sent without a name (`Content-Disposition: form-data` alone). */
@@ -69,6 +70,7 @@ export function formFailure(
     });
   }
   if (typeof code === 'string' && code.startsWith('FST_')) return undefined;
+  if (isStorageFailure(error)) return undefined;
   if (error instanceof Error && code === undefined) {
     return new ApiError('INVALID_INPUT', 'Invalid request body', {
       body: `The multipart form cannot be read: ${error.message}`,

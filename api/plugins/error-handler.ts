@@ -96,6 +96,13 @@ export function allowedMethodsOf(routes: { method: string; url: string }[]): All
 export function installErrorHandling(app: FastifyInstance, allowed: AllowedMethods = () => []): void {
   app.setErrorHandler((error, request, reply) => {
     const known = toApiError(error, request);
+    if (known?.code === 'STORAGE_UNAVAILABLE') {
+      // The caller is told what failed; the operator hears of it in the log as well.
+      request.log.warn(
+        { err: error, user: request.caller?.actor ?? 'anonymous' },
+        'the payload store failed',
+      );
+    }
     if (known) return sendError(reply, known);
     request.log.error({ err: error, user: request.caller?.actor ?? 'anonymous' }, 'request failed');
     return sendError(reply, new ApiError('INTERNAL_ERROR', errorTable.INTERNAL_ERROR.message));

@@ -179,6 +179,7 @@ const remoteDefaults = {
   as2bis: false,
   inbound_signature: 'required',
   inbound_encryption: 'required',
+  max_message_mib: null,
 } as const;
 
 const remoteEditable = {
@@ -240,6 +241,15 @@ const remoteEditable = {
     .describe(
       'Algorithms accepted from the partner: any, or modern (no SHA-1 or MD5 signatures, no 3DES or RC2 encryption). Default modern with as2bis, else any',
     ),
+  max_message_mib: z
+    .number()
+    .int('Must be a whole number')
+    .min(1, 'Must be from 1 to 2048')
+    .max(2048, 'Must be from 1 to 2048')
+    .nullable()
+    .describe(
+      "Largest message taken from the partner, in MiB; a larger one is refused with 413 before its body is read when Content-Length says so. null: the receiver's max_message_mib. Default null",
+    ),
 };
 
 /** Per-partner interop options (docs/interop.md): what the sender puts on the wire for this partner. */
@@ -279,7 +289,7 @@ const interopEditable = {
   key_transport: z
     .enum(interopChoices.keyTransport)
     .describe(
-      'RSA key transport of encrypted messages: rsa-pkcs1 (PKCS#1 v1.5), rsa-oaep (RSAES-OAEP with SHA-1) or rsa-oaep-sha256',
+      'RSA key transport of encrypted messages: rsa-pkcs1 (PKCS#1 v1.5), rsa-oaep (RSAES-OAEP with SHA-1) or rsa-oaep-sha256. An EC partner certificate gets ECDH key agreement (RFC 5753) instead',
     ),
 } satisfies Record<InteropField | 'interop_preset', z.ZodType>;
 
@@ -326,6 +336,7 @@ export const RemoteProfileCreate = z.strictObject({
   inbound_signature: remoteEditable.inbound_signature.default(remoteDefaults.inbound_signature),
   inbound_encryption: remoteEditable.inbound_encryption.default(remoteDefaults.inbound_encryption),
   inbound_algorithms: remoteEditable.inbound_algorithms.optional(),
+  max_message_mib: remoteEditable.max_message_mib.default(remoteDefaults.max_message_mib),
   ...readOnlyRemote,
 });
 
@@ -359,6 +370,7 @@ export const RemoteProfileUpdate = z.strictObject({
   inbound_signature: remoteEditable.inbound_signature.optional(),
   inbound_encryption: remoteEditable.inbound_encryption.optional(),
   inbound_algorithms: remoteEditable.inbound_algorithms.optional(),
+  max_message_mib: remoteEditable.max_message_mib.optional(),
   ...readOnlyRemote,
 });
 
@@ -392,6 +404,7 @@ export const RemoteProfileRecord = z.object({
   inbound_signature: z.enum(inboundRequirements),
   inbound_encryption: z.enum(inboundRequirements),
   inbound_algorithms: z.enum(inboundAlgorithmSets),
+  max_message_mib: z.number().int().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -420,6 +433,7 @@ export interface RemoteProfileValues extends InteropFields {
   inbound_signature: (typeof inboundRequirements)[number];
   inbound_encryption: (typeof inboundRequirements)[number];
   inbound_algorithms: (typeof inboundAlgorithmSets)[number];
+  max_message_mib: number | null;
 }
 
 export const ProfileListQuery = z.object({ ...pagingQuery(20) });

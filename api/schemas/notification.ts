@@ -64,7 +64,8 @@ export const alertWebhook = {
   headers: {
     'webhook-id': 'msg_pier_<notification id>; the same on every attempt',
     'webhook-timestamp': 'Unix seconds of the attempt',
-    'webhook-signature': 'v1,<base64 HMAC-SHA256 of id.timestamp.body> (only with a signing_secret)',
+    'webhook-signature':
+      'v1,<base64 HMAC-SHA256 of id.timestamp.body> (only with a signing_secret); during the overlap after a rotation, one signature per secret, space-separated',
   },
   body: AlertWebhookBody,
 };

@@ -23,7 +23,7 @@ interface Pending {
   startedAt: number;
 }
 
-function redirectUri(ctx: ApiContext, provider: { name: string }): string {
+export function redirectUri(ctx: ApiContext, provider: { name: string }): string {
   return `${ctx.options.publicUrl}/ui/auth/${provider.name}/callback`;
 }
 

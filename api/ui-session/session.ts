@@ -12,6 +12,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  createSession,
+  deleteSession,
+  sessionUser,
+  touchSession,
+} from '../../storage/repositories/ui-sessions.js';
 import type { ApiContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { roleAllows, type Role } from '../schemas/role.js';
@@ -45,19 +51,14 @@ export async function getSessionUser(
 ): Promise<SessionUser | undefined> {
   const value = readCookie(request, sessionCookie);
   if (!value) return undefined;
-  const conn = ctx.orm.em.getConnection();
-  const rows = await conn.execute<(SessionUser & { stale: boolean })[]>(
-    `select u.id, u.name, u.role, s.last_seen_at < now() - make_interval(secs => ?) as stale
-       from ui_session s join app_user u on u.id = s.user_id
-      where s.id = ? and u.enabled and s.expires_at > now()
-        and s.last_seen_at > now() - make_interval(secs => ?)`,
-    [touchEverySeconds, hashOf(value), sessionIdleSeconds],
-  );
-  const row = rows[0];
+  const row = await sessionUser(ctx.orm.em, hashOf(value), {
+    idleSeconds: sessionIdleSeconds,
+    touchSeconds: touchEverySeconds,
+  });
   if (!row) return undefined;
-  if (row.stale)
-    await conn.execute('update ui_session set last_seen_at = now() where id = ?', [hashOf(value)]);
-  return { id: row.id, name: row.name, role: row.role };
+  if (row.stale) await touchSession(ctx.orm.em, hashOf(value));
+  // Roles are stored as the API's role names (checked when written).
+  return { id: row.id, name: row.name, role: row.role as Role };
 }
 
 /** The signed-in user with at least `role`; 401 without a session, 403 INSUFFICIENT_ROLE below it. */
@@ -88,20 +89,13 @@ export async function startSession(
   reply: FastifyReply,
   userId: number,
 ): Promise<void> {
-  const conn = ctx.orm.em.getConnection();
   const old = readCookie(request, sessionCookie);
-  if (old) await conn.execute('delete from ui_session where id = ?', [hashOf(old)]);
+  if (old) await deleteSession(ctx.orm.em, hashOf(old));
   const value = randomBytes(32).toString('base64url');
-  await conn.execute(
-    `insert into ui_session (id, user_id, expires_at) values (?, ?, now() + make_interval(secs => ?))`,
-    [hashOf(value), userId, sessionAbsoluteSeconds],
-  );
-  await conn.execute('update app_user set last_sign_in_at = now() where id = ?', [userId]);
-  // Expired sessions are swept here, where sessions are made, instead of by a timer.
-  await conn.execute(
-    'delete from ui_session where expires_at < now() or last_seen_at < now() - make_interval(secs => ?)',
-    [sessionIdleSeconds],
-  );
+  await createSession(ctx.orm.em, hashOf(value), userId, {
+    lifetimeSeconds: sessionAbsoluteSeconds,
+    idleSeconds: sessionIdleSeconds,
+  });
   setCookie(reply, sessionCookie, value, { path: '/', secure: secureCookies(ctx) });
 }
 
@@ -112,6 +106,6 @@ export async function endSession(
   reply: FastifyReply,
 ): Promise<void> {
   const value = readCookie(request, sessionCookie);
-  if (value) await ctx.orm.em.getConnection().execute('delete from ui_session where id = ?', [hashOf(value)]);
+  if (value) await deleteSession(ctx.orm.em, hashOf(value));
   setCookie(reply, sessionCookie, '', { path: '/', maxAge: 0, secure: secureCookies(ctx) });
 }

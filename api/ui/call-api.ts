@@ -44,6 +44,28 @@ export class ApiRoutes {
   }
 
   /**
+   * A query read by the route's own schema, refused with the API's messages: for a page that
+   * lists through the service itself (the messages list, which counts differently, see
+   * storage/repositories/messages.ts CountMode).
+   */
+  parseQuery<T>(
+    method: HttpMethod,
+    url: string,
+    query: Record<string, string>,
+    request: FastifyRequest,
+  ): ApiOutcome<T> {
+    const def = this.definition(method, url);
+    if (!def?.query) throw new Error(`The web UI reads the query of ${method} ${url}, which has none`);
+    try {
+      return { ok: true, data: parseOrThrow(def.query, query, 'Unknown parameter') as T };
+    } catch (error) {
+      const known = toApiError(error, request);
+      if (known) return { ok: false, error: known };
+      throw error;
+    }
+  }
+
+  /**
    * Runs `METHOD url` (fastify style, below the prefix) as the API would: parameters, query
    * and body through the route's schemas, then its handler. Handlers that read the request
    * themselves (plugin configurations) see `body` as the request body.

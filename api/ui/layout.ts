@@ -35,6 +35,11 @@ export interface PageOptions {
   /** Extra scripts from the asset folder (the chart). */
   scripts?: string[];
   styles?: string[];
+  /**
+   * The page has live regions (live.ts): subscribe to the event stream, for one message's
+   * lines only when `messageId` is given.
+   */
+  live?: { messageId?: string };
 }
 
 function notice(n: Notice): Html {
@@ -43,7 +48,15 @@ function notice(n: Notice): Html {
   </div>`;
 }
 
+/** The stream address the page script opens, when the page is live and the process has events. */
+function eventsFor(ui: UiRequestContext, page: PageOptions): string | undefined {
+  if (!page.live || !ui.events) return undefined;
+  const id = page.live.messageId;
+  return id ? `${ui.events}?message_id=${encodeURIComponent(id)}` : ui.events;
+}
+
 export function layout(ui: UiRequestContext, page: PageOptions): string {
+  const events = eventsFor(ui, page);
   const current = (item: NavItem) =>
     item.href === uiPrefix
       ? ui.path === uiPrefix || ui.path === `${uiPrefix}/`
@@ -65,7 +78,10 @@ export function layout(ui: UiRequestContext, page: PageOptions): string {
       <script src="${assetPrefix}/app/ui.js" defer></script>
       ${(page.scripts ?? []).map((s) => html`<script src="${s}" defer></script>`)}
     </head>
-    <body hx-headers="${JSON.stringify({ [csrfHeader]: ui.csrf })}">
+    <body
+      hx-headers="${JSON.stringify({ [csrfHeader]: ui.csrf })}"
+      ${events ? html`data-events="${events}"` : ''}
+    >
       <a class="skip" href="#main">Skip to content</a>
       <header class="top">
         <a class="brand" href="${uiPrefix}">Pier</a>

@@ -1,9 +1,10 @@
 /**
- * The one place live updates plug in. A live region names what it shows; the page script
- * (assets/ui.js, `subscribeToEvents`) turns each event of the message history stream into a
- * `pier:message-history` DOM event, and htmx then fetches the region's rows again and swaps
- * them in place (no full reload). The stream is offered (body data-events) only when this
- * process has GET /events (the events issue); without it the regions are static.
+ * The one place live updates plug in. A page with live regions asks the layout for a
+ * subscription (PageOptions.live); the page script (assets/ui.js) then opens the event stream
+ * and turns its message history events into one `pier:message-history` DOM event at most
+ * twice a second (always after the last one), and htmx fetches each region's content again
+ * and swaps it in place: no full reload. The stream is offered only when this process has
+ * GET /events (the events issue); without it the regions are static.
  */
 import type { FastifyInstance } from 'fastify';
 import { html, type Html } from './html.js';
@@ -13,16 +14,42 @@ import { callApi, queryOf, uiContext, type UiDeps } from './pages/common.js';
 /** Where the browser subscribes: a UI route that runs GET /events for the signed-in user. */
 export const eventStreamPath = `${uiPrefix}/events`;
 
-export function liveRegion(name: 'messages', content: Html, query = ''): Html {
+interface LiveRegion {
+  /** Element id, `live-<name>`. */
+  name: string;
+  /** The UI route answering the region's content alone. */
+  url: string;
+  content: Html;
+  /**
+   * Announce changes to screen readers (aria-live). Only for small regions: a region swapped
+   * whole is read out whole.
+   */
+  announce?: boolean;
+}
+
+/** A region whose content htmx fetches again on each (coalesced) message history event. */
+export function liveRegion(region: LiveRegion): Html {
   return html`<div
-    id="live-${name}"
-    data-live="${name}"
-    hx-get="${uiPrefix}/${name}/rows${query}"
-    hx-trigger="pier:message-history from:body throttle:1s"
+    id="live-${region.name}"
+    data-live="${region.name}"
+    hx-get="${region.url}"
+    hx-trigger="pier:message-history from:body"
     hx-swap="innerHTML"
+    ${region.announce ? html`aria-live="polite"` : ''}
   >
-    ${content}
+    ${region.content}
   </div>`;
+}
+
+/**
+ * A line that says what changed, kept in the page while the region around it is swapped: a
+ * fragment updates it out of band (`hx-swap-oob`), so screen readers announce the new text
+ * (a live region inserted afresh is not announced).
+ */
+export function liveStatus(id: string, text: Html | string, outOfBand = false): Html {
+  return outOfBand
+    ? html`<p id="${id}" hx-swap-oob="innerHTML">${text}</p>`
+    : html`<p id="${id}" class="live-status" role="status" aria-live="polite" aria-atomic="true">${text}</p>`;
 }
 
 /** Relays GET /events (its own query schema, Last-Event-ID and reload) to the UI user. */

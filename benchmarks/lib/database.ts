@@ -33,6 +33,12 @@ export async function benchDatabase(): Promise<BenchDatabase> {
     url: url.toString(),
     name,
     drop: async () => {
+      // PIER_BENCH_KEEP_DB=1 keeps the database for a look afterwards (EXPLAIN, pg_stat_*).
+      if (process.env.PIER_BENCH_KEEP_DB === '1') {
+        process.stderr.write(`kept database ${name}\n`);
+        await stop?.();
+        return;
+      }
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
       await c.query(`drop database if exists "${name}" with (force)`);

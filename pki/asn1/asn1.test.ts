@@ -1,6 +1,8 @@
-// Covers the BER reader and DER writer: lengths, indefinite forms, chunked OCTET STRINGs, tags, OIDs, times, SET OF order and refusal of truncated or hostile input.
+// Covers the BER reader and DER writer: lengths, indefinite forms, chunked OCTET STRINGs, tags, OIDs, times, SET OF order and refusal of truncated or hostile input; and the two readers' one node type, each reader keeping when damaged input throws (CMS: at once, bounded by the parent; certificate files: when the children are asked for, bounded by the file).
 import t from 'tap';
+import { Asn1Node } from './node.js';
 import { Asn1Error, octetChunks, readBer, readOctets, readOid, readSmallInteger } from './reader.js';
+import { children, readTlv, readWhole } from './tlv.js';
 import {
   explicit,
   implicit,
@@ -76,6 +78,32 @@ t.test('truncated and hostile input is an Asn1Error', async (t) => {
   t.throws(() => readOid(readBer(hex('0600'))), Asn1Error, 'empty OID');
   t.throws(() => readSmallInteger(readBer(hex('0500'))), Asn1Error, 'not an integer');
   t.throws(() => readBer(hex('3000')).child(0, 'thing'), /missing thing/);
+});
+
+t.test('one node type; each reader keeps when damaged input throws', async (t) => {
+  // SEQUENCE of 2 bytes whose OCTET STRING child claims 3: past its parent, within the input.
+  const overrun = hex('30 02 04 03 414243');
+  t.throws(() => readBer(overrun), /truncated: a value of 3 bytes runs past the end/, 'CMS: at once');
+  const lazy = readTlv(overrun);
+  t.ok(lazy instanceof Asn1Node, 'the certificate reader makes the same nodes');
+  t.equal(
+    children(lazy)[0]!.content.toString(),
+    'ABC',
+    'certificate files: bounded by the file, not the parent',
+  );
+
+  // A SEQUENCE whose only child is cut short: the certificate reader throws only when asked.
+  const damagedChild = hex('30 03 04 05 41');
+  t.throws(() => readBer(damagedChild), Asn1Error, 'CMS: at once');
+  const whole = readWhole(damagedChild);
+  const error = t.throws(() => children(whole)) as Asn1Error;
+  t.ok(
+    error instanceof Asn1Error && error.truncated,
+    'certificate files: when the children are read, as truncated',
+  );
+  t.match(error.message, 'The data is cut short: an element needs 4 more bytes than the file has');
+  t.throws(() => whole.children, /cut short/, 'asking again throws again');
+  t.same(readBer(hex('30 03 04 01 41')).children[0]!.content, Buffer.from('A'));
 });
 
 t.test('times and SET OF order', async (t) => {

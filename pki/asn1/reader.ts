@@ -1,17 +1,12 @@
 /**
- * A BER reader over Buffers. CMS arrives as BER: OpenSSL, BouncyCastle and Java stream it with
+ * The CMS reader (nodes in node.ts): a BER reader over Buffers. CMS arrives as BER: OpenSSL, BouncyCastle and Java stream it with
  * indefinite lengths and chunked OCTET STRINGs. Nodes are views into the input (nothing is
  * copied), and `raw` is the exact encoding as received, which signed-attribute checks need.
  * node-forge's reader works on binary strings and re-encodes; this one keeps bytes as they are.
  */
-export class Asn1Error extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'Asn1Error';
-  }
-}
+import { Asn1Error, Asn1Node, maxDepth, readHeader, type HeaderWords } from './node.js';
 
-const tagClass = { universal: 0, application: 1, context: 2, private: 3 } as const;
+export { Asn1Error, Asn1Node };
 
 export const universalTag = {
   boolean: 1,
@@ -28,55 +23,26 @@ export const universalTag = {
   generalizedTime: 24,
 } as const;
 
-/** Deep enough for any CMS or certificate; stops a crafted message from exhausting the stack. */
-const maxDepth = 48;
+/** The CMS reader's words (they end up in logs and in the operator's view of a refusal). */
+const words: HeaderWords = {
+  noValue: ['truncated: expected a value', false],
+  tagTruncated: ['truncated or oversized tag', false],
+  tagTooLarge: ['truncated or oversized tag', false],
+  noLength: ['truncated: expected a length', false],
+  indefinitePrimitive: ['indefinite length on a primitive value', false],
+  lengthTooLarge: ['length too large', false],
+  lengthTruncated: ['truncated length', false],
+};
 
-export class Asn1Node {
-  constructor(
-    private readonly input: Buffer,
-    /** Offset of the identifier octet. */
-    readonly start: number,
-    readonly headerLength: number,
-    /** End of the contents (before the end-of-contents octets of an indefinite length). */
-    readonly contentEnd: number,
-    /** End of the whole encoding. */
-    readonly end: number,
-    readonly tagClass: number,
-    readonly constructed: boolean,
-    readonly tag: number,
-    readonly children: readonly Asn1Node[],
-  ) {}
+/** Children are read with their parent, so a node's children are always there already. */
+const readAlready = (): never => {
+  throw new Asn1Error('children read with the parent');
+};
 
-  /** The encoding exactly as received, header included. */
-  get raw(): Buffer {
-    return this.input.subarray(this.start, this.end);
-  }
-
-  get content(): Buffer {
-    return this.input.subarray(this.start + this.headerLength, this.contentEnd);
-  }
-
-  is(cls: number, tag: number): boolean {
-    return this.tagClass === cls && this.tag === tag;
-  }
-
-  isUniversal(tag: number): boolean {
-    return this.is(tagClass.universal, tag);
-  }
-
-  isContext(tag: number): boolean {
-    return this.is(tagClass.context, tag);
-  }
-
-  /** The i-th child, or an Asn1Error naming what was expected there. */
-  child(i: number, what: string): Asn1Node {
-    const node = this.children[i];
-    if (!node) throw new Asn1Error(`missing ${what}`);
-    return node;
-  }
-}
-
-/** Reads one BER value that fills `input` (trailing zero or whitespace bytes are tolerated). */
+/**
+ * Reads one BER value that fills `input` (trailing zero or whitespace bytes are tolerated), the
+ * whole tree at once: damage anywhere in it throws here.
+ */
 export function readBer(input: Buffer): Asn1Node {
   const node = readNode(input, 0, input.length, 0);
   for (let i = node.end; i < input.length; i++) {
@@ -87,29 +53,14 @@ export function readBer(input: Buffer): Asn1Node {
   return node;
 }
 
+/** One element and all below it, each bounded by its parent's end. */
 function readNode(input: Buffer, start: number, limit: number, depth: number): Asn1Node {
   if (depth > maxDepth) throw new Asn1Error('nested too deeply');
-  let pos = start;
-  if (pos >= limit) throw new Asn1Error('truncated: expected a value');
-  const first = input[pos++]!;
-  const cls = first >> 6;
-  const constructed = (first & 0x20) !== 0;
-  let tag = first & 0x1f;
-  if (tag === 0x1f) {
-    tag = 0;
-    for (let n = 0; ; n++) {
-      if (pos >= limit || n > 3) throw new Asn1Error('truncated or oversized tag');
-      const b = input[pos++]!;
-      tag = tag * 128 + (b & 0x7f);
-      if ((b & 0x80) === 0) break;
-    }
-  }
-  if (pos >= limit) throw new Asn1Error('truncated: expected a length');
-  const lengthByte = input[pos++]!;
-  if (lengthByte === 0x80) {
-    if (!constructed) throw new Asn1Error('indefinite length on a primitive value');
-    const headerLength = pos - start;
-    const children: Asn1Node[] = [];
+  const header = readHeader(input, start, limit, words);
+  const { tagClass, constructed, tag, contentStart } = header;
+  const children: Asn1Node[] = [];
+  let pos = contentStart;
+  if (header.length === null) {
     for (;;) {
       if (pos + 2 > limit) throw new Asn1Error('truncated: missing end-of-contents');
       if (input[pos] === 0 && input[pos + 1] === 0) break;
@@ -117,20 +68,21 @@ function readNode(input: Buffer, start: number, limit: number, depth: number): A
       children.push(child);
       pos = child.end;
     }
-    return new Asn1Node(input, start, headerLength, pos, pos + 2, cls, constructed, tag, children);
+    return new Asn1Node(
+      input,
+      start,
+      contentStart,
+      pos,
+      pos + 2,
+      tagClass,
+      constructed,
+      tag,
+      readAlready,
+      children,
+    );
   }
-  let length = lengthByte;
-  if (lengthByte > 0x80) {
-    const count = lengthByte & 0x7f;
-    if (count > 4) throw new Asn1Error('length too large');
-    if (pos + count > limit) throw new Asn1Error('truncated length');
-    length = 0;
-    for (let i = 0; i < count; i++) length = length * 256 + input[pos++]!;
-  }
-  const headerLength = pos - start;
-  const end = pos + length;
-  if (end > limit) throw new Asn1Error(`truncated: a value of ${length} bytes runs past the end`);
-  const children: Asn1Node[] = [];
+  const end = contentStart + header.length;
+  if (end > limit) throw new Asn1Error(`truncated: a value of ${header.length} bytes runs past the end`);
   if (constructed) {
     while (pos < end) {
       const child = readNode(input, pos, end, depth + 1);
@@ -138,7 +90,18 @@ function readNode(input: Buffer, start: number, limit: number, depth: number): A
       pos = child.end;
     }
   }
-  return new Asn1Node(input, start, headerLength, end, end, cls, constructed, tag, children);
+  return new Asn1Node(
+    input,
+    start,
+    contentStart,
+    end,
+    end,
+    tagClass,
+    constructed,
+    tag,
+    readAlready,
+    children,
+  );
 }
 
 function expectUniversal(node: Asn1Node, tag: number, what: string): Asn1Node {

@@ -1,8 +1,17 @@
 /**
- * A small BER/DER reader that keeps byte offsets. Certificates found inside PKCS#7 and
+ * The certificate reader (nodes in node.ts): a small BER/DER reader that keeps byte offsets. Certificates found inside PKCS#7 and
  * PKCS#12 files are sliced out exactly as they were signed: re-encoding a parsed tree (as
  * node-forge does) risks changing a byte, and with it the fingerprint and the signature.
  */
+import {
+  Asn1Error,
+  Asn1Node,
+  maxDepth,
+  readHeader,
+  tagClasses,
+  type HeaderWords,
+  type Word,
+} from './node.js';
 
 export const tags = {
   boolean: 0x01,
@@ -23,94 +32,80 @@ export const tags = {
   set: 0x11,
 } as const;
 
-export const tagClasses = { universal: 0, application: 1, context: 2, private: 3 } as const;
+export { Asn1Error, tagClasses };
 
-/** One element: where it sits in `source`, and its content. */
-export interface Tlv {
-  source: Buffer;
-  tagClass: number;
-  constructed: boolean;
-  tag: number;
-  /** Offset of the first header byte. */
-  start: number;
-  /** Offset of the first content byte. */
-  contentStart: number;
-  /** Offset after the content (for an indefinite length: before the end-of-contents octets). */
-  contentEnd: number;
-  /** Offset after the whole element, end-of-contents octets included. */
-  end: number;
-}
+/** One element: where it sits in `source`, and its content (the node type of node.ts). */
+export type Tlv = Asn1Node;
 
-/** Why bytes are not the ASN.1 expected; `truncated` tells a cut-off file from a damaged one. */
-export class Asn1Error extends Error {
-  constructor(
-    message: string,
-    readonly truncated = false,
-  ) {
-    super(message);
-    this.name = 'Asn1Error';
-  }
-}
+/** The certificate reader's words: operators read them in upload answers. */
+const middle: Word = ['The data ends in the middle of an element', true];
+const words: HeaderWords = {
+  noValue: middle,
+  tagTruncated: middle,
+  tagTooLarge: ['ASN.1 tag number is too large', false],
+  noLength: middle,
+  indefinitePrimitive: ['Indefinite length on a primitive element', false],
+  lengthTooLarge: ['ASN.1 length is too large', false],
+  lengthTruncated: middle,
+};
 
-/** Deep enough for every structure here; deeper nesting is hostile input. */
-const maxDepth = 48;
-
+/**
+ * One element at `offset`; its children are read when asked for (children()), each bounded by
+ * the end of `source` rather than by this element.
+ */
 export function readTlv(source: Buffer, offset = 0, depth = 0): Tlv {
   if (depth > maxDepth) throw new Asn1Error('ASN.1 nesting is too deep');
-  let pos = offset;
-  const byte = () => {
-    if (pos >= source.length) throw new Asn1Error('The data ends in the middle of an element', true);
-    return source[pos++]!;
-  };
-  const first = byte();
-  const tagClass = first >> 6;
-  const constructed = (first & 0x20) !== 0;
-  let tag = first & 0x1f;
-  if (tag === 0x1f) {
-    tag = 0;
-    for (let b = byte(), n = 0; ; b = byte(), n++) {
-      if (n > 3) throw new Asn1Error('ASN.1 tag number is too large');
-      tag = (tag << 7) | (b & 0x7f);
-      if ((b & 0x80) === 0) break;
-    }
-  }
-  const lengthByte = byte();
-  if (lengthByte === 0x80) {
-    if (!constructed) throw new Asn1Error('Indefinite length on a primitive element');
-    const contentStart = pos;
+  const header = readHeader(source, offset, source.length, words);
+  const { tagClass, constructed, tag, contentStart } = header;
+  if (header.length === null) {
     let cursor = contentStart;
     for (;;) {
       if (cursor + 2 > source.length) throw new Asn1Error('The data ends before its end marker', true);
       if (source[cursor] === 0 && source[cursor + 1] === 0) break;
       cursor = readTlv(source, cursor, depth + 1).end;
     }
-    return {
+    return new Asn1Node(
       source,
+      offset,
+      contentStart,
+      cursor,
+      cursor + 2,
       tagClass,
       constructed,
       tag,
-      start: offset,
-      contentStart,
-      contentEnd: cursor,
-      end: cursor + 2,
-    };
+      readChildren,
+    );
   }
-  let length = lengthByte;
-  if (lengthByte & 0x80) {
-    const count = lengthByte & 0x7f;
-    if (count > 4) throw new Asn1Error('ASN.1 length is too large');
-    length = 0;
-    for (let i = 0; i < count; i++) length = length * 256 + byte();
-  }
-  const contentStart = pos;
-  const contentEnd = contentStart + length;
+  const contentEnd = contentStart + header.length;
   if (contentEnd > source.length) {
     throw new Asn1Error(
       `The data is cut short: an element needs ${contentEnd - source.length} more bytes than the file has`,
       true,
     );
   }
-  return { source, tagClass, constructed, tag, start: offset, contentStart, contentEnd, end: contentEnd };
+  return new Asn1Node(
+    source,
+    offset,
+    contentStart,
+    contentEnd,
+    contentEnd,
+    tagClass,
+    constructed,
+    tag,
+    readChildren,
+  );
+}
+
+/** The elements inside a constructed one, read afresh from its content (depth starts again). */
+function readChildren(tlv: Tlv): Tlv[] {
+  if (!tlv.constructed) throw new Asn1Error('Expected a constructed element');
+  const out: Tlv[] = [];
+  for (let pos = tlv.contentStart; pos < tlv.contentEnd;) {
+    const child = readTlv(tlv.source, pos);
+    out.push(child);
+    pos = child.end;
+  }
+  return out;
 }
 
 /** Reads one element that must fill `source` exactly. */
@@ -121,14 +116,7 @@ export function readWhole(source: Buffer): Tlv {
 }
 
 export function children(tlv: Tlv): Tlv[] {
-  if (!tlv.constructed) throw new Asn1Error('Expected a constructed element');
-  const out: Tlv[] = [];
-  for (let pos = tlv.contentStart; pos < tlv.contentEnd;) {
-    const child = readTlv(tlv.source, pos);
-    out.push(child);
-    pos = child.end;
-  }
-  return out;
+  return [...tlv.children];
 }
 
 /** The whole element's bytes (header and content). */

@@ -49,6 +49,12 @@ function integerValue(encoding: Buffer): Buffer {
   return content.subarray(i);
 }
 
+/** Whether the certificate carries this SubjectKeyIdentifier. */
+export function hasSubjectKeyIdentifier(certificate: X509Certificate, ski: Buffer): boolean {
+  const id = certificateIdentity(certificate);
+  return id.subjectKeyIdentifier !== null && ski.equals(id.subjectKeyIdentifier);
+}
+
 /**
  * Whether a SignerIdentifier / RecipientIdentifier names the certificate: an
  * IssuerAndSerialNumber SEQUENCE or a [0] SubjectKeyIdentifier.

@@ -1,6 +1,7 @@
 /**
  * EnvelopedData (RFC 5652 §6) with CBC ciphers and AuthEnvelopedData (RFC 5083) with AES-GCM
- * (RFC 5084), for RSA key transport recipients. Encrypting writes DER; decrypting reads BER.
+ * (RFC 5084), for RSA key transport recipients (key-transport.ts) and EC key agreement
+ * recipients (key-agreement.ts, RFC 5753). Encrypting writes DER; decrypting reads BER.
  */
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import { CmsError, failingWith } from './cms-error.js';
@@ -10,6 +11,7 @@ import {
   type KeyTransport,
   type ReadableContentEncryption,
 } from '../algorithms/encryption-algorithms.js';
+import type { KeyAgreementUsed } from '../algorithms/key-agreement-algorithms.js';
 import { oids } from '../oids.js';
 import { Asn1Error, octetChunks, readOctets, type Asn1Node } from '../asn1/reader.js';
 import { integer, octetString, oid, sequence, setOf, tlv, toBuffer, type Der } from '../asn1/writer.js';
@@ -17,11 +19,22 @@ import { identifies, issuerAndSerialNumber } from './certificates.js';
 import { decryptContent, encryptContent, readContentAlgorithm } from './content-encryption.js';
 import { readContentInfo } from './content-info.js';
 import { keyTransportOf, unwrapKey, wrapKey, type KeyTransportUsed } from './key-transport.js';
+import {
+  agreeAndUnwrap,
+  agreementNames,
+  ecCurveOf,
+  keyAgreeRecipientInfo,
+  readKeyAgreement,
+  type KeyAgreement,
+} from './key-agreement.js';
+
+/** RSA key transport or ECDH key agreement, as protocols.as2 reports it. */
+export type ContentKeyDelivery = KeyTransportUsed | KeyAgreementUsed;
 
 export interface EncryptOptions {
   algorithm: ContentEncryption;
   certificate: X509Certificate;
-  /** Default `rsa-pkcs1`, what nearly every partner reads. */
+  /** For an RSA certificate; default `rsa-pkcs1`, what nearly every partner reads. An EC certificate gets ECDH key agreement. */
   keyTransport?: KeyTransport;
 }
 
@@ -42,13 +55,26 @@ export function encryptEnvelopedChunks(content: readonly Buffer[], options: Encr
     tlv(0x80, encrypted.ciphertext),
   );
   const gcm = contentEncryptionAlgorithms[options.algorithm].mode === 'gcm';
-  const body: Der[] = [integer(0), setOf([recipient]), encryptedContentInfo];
+  const body: Der[] = [integer(envelopedVersion(options, gcm)), setOf([recipient]), encryptedContentInfo];
   if (gcm) body.push(octetString(encrypted.tag!));
   return sequence(oid(gcm ? oids.authEnvelopedData : oids.envelopedData), tlv(0xa0, [sequence(...body)]));
 }
 
-/** KeyTransRecipientInfo: the content-encryption key wrapped for the certificate's RSA key. */
+/**
+ * The version RFC 5652 §6.1 asks for: 0 with only key transport recipients, 2 with a key
+ * agreement one (version 3). AuthEnvelopedData is always 0 (RFC 5083 §2.1).
+ */
+export function envelopedVersion(options: EncryptOptions, authenticated: boolean): number {
+  return !authenticated && ecCurveOf(options.certificate.publicKey) !== null ? 2 : 0;
+}
+
+/**
+ * The RecipientInfo for the certificate: KeyAgreeRecipientInfo (ECDH) for an EC key,
+ * KeyTransRecipientInfo for an RSA key.
+ */
 export function recipientInfo(options: EncryptOptions, contentKey: Buffer): Der {
+  if (ecCurveOf(options.certificate.publicKey) !== null)
+    return keyAgreeRecipientInfo(options.certificate, contentKey);
   const wrapped = wrapKey(options.certificate, contentKey, options.keyTransport ?? 'rsa-pkcs1');
   return sequence(
     integer(0),
@@ -66,7 +92,8 @@ export interface DecryptionKey {
 export interface Decrypted {
   content: Buffer;
   algorithm: ReadableContentEncryption;
-  keyTransport: KeyTransportUsed;
+  /** How the content key came: RSA key transport, or the ECDH scheme (for example `ecdh-sha256kdf`). */
+  keyTransport: ContentKeyDelivery;
   /** The certificate of ours the message was encrypted for. */
   recipient: X509Certificate;
   /** AuthEnvelopedData (AES-GCM): the content was also authenticated. */
@@ -119,17 +146,10 @@ export function decryptEnveloped(der: Buffer, keys: readonly DecryptionKey[]): D
     if (!field?.isContext(0)) throw new Asn1Error('no encrypted content (detached content is not supported)');
     return { algorithm, ciphertext: octetChunks(field) };
   });
-  const attempts = decryptionAttempts(parsed.recipients, keys);
   let lastError: unknown = new Error('the message is not encrypted for any of our certificates');
-  for (const { recipient, key } of attempts) {
+  for (const attempt of decryptionAttempts(parsed.recipients, keys)) {
     try {
-      const keyAlgorithm = recipient.child(2, 'keyEncryptionAlgorithm');
-      const contentKey = unwrapKey(
-        key.privateKey,
-        keyAlgorithm,
-        readOctets(recipient.child(3, 'encryptedKey')),
-        algorithm.keyBytes,
-      );
+      const { contentKey, keyTransport } = unwrapContentKey(attempt, algorithm.keyBytes);
       const content = decryptContent(
         algorithm,
         contentKey,
@@ -140,8 +160,8 @@ export function decryptEnveloped(der: Buffer, keys: readonly DecryptionKey[]): D
       return {
         content,
         algorithm: algorithm.name,
-        keyTransport: keyTransportOf(keyAlgorithm),
-        recipient: key.certificate,
+        keyTransport,
+        recipient: attempt.key.certificate,
         authenticated: parsed.authenticated,
       };
     } catch (error) {
@@ -155,25 +175,108 @@ export function decryptEnveloped(der: Buffer, keys: readonly DecryptionKey[]): D
 }
 
 /**
+ * One way to the content key: a key transport recipient, or one RecipientEncryptedKey of a key
+ * agreement recipient, with the key of ours to try on it.
+ */
+export interface DecryptionAttempt {
+  key: DecryptionKey;
+  /** KeyTransRecipientInfo, when the recipient is one. */
+  transport?: Asn1Node;
+  /** The key agreement and the wrapped key for this recipient, when it is one. */
+  agreement?: { agreement: KeyAgreement; encryptedKey: Buffer };
+}
+
+/** A recipient of the message as pier reads it; null for kinds it cannot use (KEK, password, other). */
+interface Slot {
+  rid: Asn1Node | null;
+  transport?: Asn1Node;
+  agreement?: { agreement: KeyAgreement; encryptedKey: Buffer };
+  /** Why a key agreement recipient cannot be used (static originator, unknown KDF or wrap). */
+  problem?: string;
+}
+
+function slotsOf(recipients: readonly Asn1Node[]): Slot[] {
+  const slots: Slot[] = [];
+  for (const recipient of recipients) {
+    if (recipient.isUniversal(16)) {
+      slots.push({ rid: recipient.children[1] ?? null, transport: recipient });
+    } else if (recipient.isContext(1)) {
+      let agreement: KeyAgreement;
+      try {
+        agreement = readKeyAgreement(recipient);
+      } catch (error) {
+        // Told to the operator when nothing else decrypts the message.
+        slots.push({ rid: null, problem: (error as Error).message });
+        continue;
+      }
+      for (const { rid, encryptedKey } of agreement.recipients)
+        slots.push({ rid, agreement: { agreement, encryptedKey } });
+    }
+  }
+  return slots;
+}
+
+function slotNames(slot: Slot, certificate: X509Certificate): boolean {
+  if (!slot.rid) return false;
+  try {
+    return slot.agreement ? agreementNames(slot.rid, certificate) : identifies(slot.rid, certificate);
+  } catch {
+    return false;
+  }
+}
+
+/** Key transport needs an RSA key, key agreement an EC one: other pairs cannot succeed. */
+function fits(slot: Slot, key: DecryptionKey): boolean {
+  return (ecCurveOf(key.privateKey) !== null) === (slot.agreement !== undefined);
+}
+
+/**
  * The recipient and key pairs to try, in order: those where the recipient names our
- * certificate, or every pair when none does. Shared with the streaming reader (stream/).
+ * certificate, or every pair of fitting kinds when none does. Shared with the streaming reader (stream/).
  */
 export function decryptionAttempts(
   recipients: readonly Asn1Node[],
   keys: readonly DecryptionKey[],
-): { recipient: Asn1Node; key: DecryptionKey }[] {
-  // Key transport recipients only (SEQUENCE); key agreement and others are [n]-tagged.
-  const transports = recipients.filter((r) => r.isUniversal(16));
-  const attempts: { recipient: Asn1Node; key: DecryptionKey }[] = [];
-  for (const recipient of transports) {
+): DecryptionAttempt[] {
+  const slots = slotsOf(recipients).filter((s) => s.transport || s.agreement);
+  const attempts: DecryptionAttempt[] = [];
+  for (const slot of slots) {
     for (const key of keys) {
-      if (named(recipient, key.certificate)) attempts.push({ recipient, key });
+      if (slotNames(slot, key.certificate))
+        attempts.push({ key, transport: slot.transport, agreement: slot.agreement });
     }
   }
   if (attempts.length === 0) {
-    for (const recipient of transports) for (const key of keys) attempts.push({ recipient, key });
+    for (const slot of slots)
+      for (const key of keys)
+        if (fits(slot, key)) attempts.push({ key, transport: slot.transport, agreement: slot.agreement });
   }
   return attempts;
+}
+
+/** The content key by one attempt, and how it came; throws when the key is not ours. */
+export function unwrapContentKey(
+  attempt: DecryptionAttempt,
+  keyBytes: number,
+): { contentKey: Buffer; keyTransport: ContentKeyDelivery } {
+  if (attempt.agreement) {
+    const { agreement, encryptedKey } = attempt.agreement;
+    return {
+      contentKey: agreeAndUnwrap(attempt.key.privateKey, agreement, encryptedKey),
+      keyTransport: agreement.scheme.name,
+    };
+  }
+  const recipient = attempt.transport!;
+  const keyAlgorithm = recipient.child(2, 'keyEncryptionAlgorithm');
+  return {
+    contentKey: unwrapKey(
+      attempt.key.privateKey,
+      keyAlgorithm,
+      readOctets(recipient.child(3, 'encryptedKey')),
+      keyBytes,
+    ),
+    keyTransport: keyTransportOf(keyAlgorithm),
+  };
 }
 
 /**
@@ -185,12 +288,17 @@ export function recipientMismatch(
   recipients: readonly Asn1Node[],
   keys: readonly DecryptionKey[],
 ): string | null {
-  const transports = recipients.filter((r) => r.isUniversal(16));
-  if (transports.some((r) => keys.some((k) => named(r, k.certificate)))) return null;
-  const theirs = transports.map((r) => {
+  const slots = slotsOf(recipients);
+  if (slots.some((slot) => keys.some((k) => slotNames(slot, k.certificate)))) return null;
+  const theirs = slots.map((slot) => {
+    if (slot.problem) return `a key agreement recipient pier cannot use (${slot.problem})`;
     try {
-      const rid = r.child(1, 'rid');
-      if (rid.isContext(0)) return `subject key identifier ${readOctets(rid).toString('hex')}`;
+      const rid = slot.rid!;
+      if (rid.isContext(0)) {
+        // KeyTransRecipientInfo's [0] is the identifier; KeyAgreement's [0] starts with it.
+        const ski = slot.agreement ? readOctets(rid.child(0, 'subjectKeyIdentifier')) : readOctets(rid);
+        return `subject key identifier ${ski.toString('hex')}`;
+      }
       return `serial ${serialText(rid.child(1, 'serialNumber').raw)}`;
     } catch {
       return 'an unreadable recipient';
@@ -200,7 +308,7 @@ export function recipientMismatch(
     (k) => `${k.certificate.subject.replace(/\n/g, ', ')} (serial ${k.certificate.serialNumber})`,
   );
   return (
-    `the message is encrypted for the certificate with ${theirs.join(', ') || 'no key transport recipient'}; ` +
+    `the message is encrypted for the certificate with ${theirs.join(', ') || 'no key transport or key agreement recipient'}; ` +
     `pier holds ${ours.join('; ') || 'no decryption certificate'} for this partnership`
   );
 }
@@ -211,12 +319,4 @@ function serialText(der: Buffer): string {
   let value = der.subarray(lengthBytes);
   while (value.length > 1 && value[0] === 0) value = value.subarray(1);
   return value.toString('hex').toUpperCase();
-}
-
-function named(recipient: Asn1Node, certificate: X509Certificate): boolean {
-  try {
-    return identifies(recipient.child(1, 'rid'), certificate);
-  } catch {
-    return false;
-  }
 }

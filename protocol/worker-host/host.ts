@@ -22,7 +22,13 @@ import { isAs2Request, parseAs2Answer, type As2Request } from '../as2-protocol.j
 import { parseNotifyAnswer, type NotifyRequest } from '../notify-protocol.js';
 import type { AnswerTo } from '../questions.js';
 import { ChannelError, channelErrors, Envelope, toWireError } from '../envelope.js';
-import { HostEvent, HostRequest } from '../host-protocol.js';
+import {
+  HostEvent,
+  HostRequest,
+  type CheckAnswer,
+  type CheckConnectionRequest,
+  type HostAnswerTo,
+} from '../host-protocol.js';
 import { ActorStartData } from './start-data.js';
 
 export interface CoreClient {
@@ -40,6 +46,8 @@ export interface Actor {
   onWork?(): void;
   /** Finish or give up the work in hand and release every resource. */
   stop(): Promise<void>;
+  /** The way to a partner, checked as this actor would send to it (an AS2 sender). */
+  checkConnection?(request: CheckConnectionRequest): Promise<CheckAnswer>;
 }
 
 export type ActorInit = (start: ActorStartData, core: CoreClient) => Promise<Actor>;
@@ -76,6 +84,24 @@ class Channel {
     });
   }
 
+  /** The answer to a question of the supervisor (host-protocol.ts). */
+  async #answer(request: HostRequest): Promise<HostAnswerTo<HostRequest>> {
+    switch (request.type) {
+      case 'stop':
+        await this.actor?.stop();
+        return { type: 'stopped' };
+      case 'check_connection': {
+        if (!this.actor?.checkConnection)
+          throw new ChannelError(channelErrors.notAnswered, 'This actor does not check connections');
+        return this.actor.checkConnection(request);
+      }
+      default: {
+        const never: never = request;
+        throw new Error(`unhandled ${String(never)}`);
+      }
+    }
+  }
+
   #receive(raw: unknown): void {
     const parsed = Envelope.safeParse(raw);
     if (!parsed.success)
@@ -90,20 +116,12 @@ class Channel {
         return;
       }
       case 'request': {
-        const request = HostRequest.parse(message.body);
-        switch (request.type) {
-          case 'stop':
-            (this.actor?.stop() ?? Promise.resolve()).then(
-              () => this.post({ kind: 'response', id: message.id, ok: true, body: { type: 'stopped' } }),
-              (error: unknown) =>
-                this.post({ kind: 'response', id: message.id, ok: false, error: toWireError(error) }),
-            );
-            return;
-          default: {
-            const never: never = request.type;
-            throw new Error(`unhandled ${String(never)}`);
-          }
-        }
+        this.#answer(HostRequest.parse(message.body)).then(
+          (body) => this.post({ kind: 'response', id: message.id, ok: true, body }),
+          (error: unknown) =>
+            this.post({ kind: 'response', id: message.id, ok: false, error: toWireError(error) }),
+        );
+        return;
       }
       case 'event': {
         const event = HostEvent.parse(message.body);

@@ -9,12 +9,25 @@ import { raiseAlert } from './alerts.js';
 /** More messages than this failed in 24 hours make the system Degraded (spec 2.13). */
 export const degradedThreshold = 10;
 
+/** The delivery an alert of the flow is about, from its `failed` history line (failedLine). */
+interface FailedDelivery {
+  delivery_id: number;
+  message_id: string;
+  target: string;
+  text: string;
+}
+
+/** What every delivery alert says of its delivery: the facts, the message's link, the instance. */
+function aboutDelivery(d: FailedDelivery) {
+  return {
+    details: { message_id: d.message_id, delivery_id: d.delivery_id, target: d.target, error: d.text },
+    link: `/api/v1/messages/${d.message_id}`,
+    instance: d.target,
+  };
+}
+
 /** A delivery reached `failed` after its retries (or with an error retrying cannot fix). */
-export async function deliveryFailed(
-  tx: Tx,
-  at: Date,
-  d: { delivery_id: number; message_id: string; target: string; text: string },
-): Promise<void> {
+export async function deliveryFailed(tx: Tx, at: Date, d: FailedDelivery): Promise<void> {
   await raiseAlert(
     tx,
     {
@@ -23,10 +36,8 @@ export async function deliveryFailed(
       subject_id: d.delivery_id,
       subject_name: `${d.message_id}/${d.target}`,
       summary: `Delivery of message ${d.message_id} to ${d.target} failed: ${d.text}`,
-      details: { message_id: d.message_id, delivery_id: d.delivery_id, target: d.target, error: d.text },
       dedupe_key: `delivery_failed:${d.target}`,
-      link: `/api/v1/messages/${d.message_id}`,
-      instance: d.target,
+      ...aboutDelivery(d),
     },
     at,
   );
@@ -36,11 +47,7 @@ export async function deliveryFailed(
  * The payload store failed a delivery's read or write (an S3 endpoint down, a bucket gone):
  * one alert per store, whichever message met it, so a dead endpoint is news once, not per message.
  */
-export async function storageFailed(
-  tx: Tx,
-  at: Date,
-  d: { delivery_id: number; message_id: string; target: string; text: string },
-): Promise<void> {
+export async function storageFailed(tx: Tx, at: Date, d: FailedDelivery): Promise<void> {
   await raiseAlert(
     tx,
     {
@@ -49,10 +56,8 @@ export async function storageFailed(
       subject_id: 's3',
       subject_name: 'payload store (S3)',
       summary: `The payload store failed while ${d.target} delivered message ${d.message_id}: ${d.text}`,
-      details: { message_id: d.message_id, delivery_id: d.delivery_id, target: d.target, error: d.text },
       dedupe_key: 'storage_failed:storage:s3',
-      link: `/api/v1/messages/${d.message_id}`,
-      instance: d.target,
+      ...aboutDelivery(d),
     },
     at,
   );

@@ -68,6 +68,7 @@ export interface RemoteRow extends InteropFields {
   inbound_signature: string;
   inbound_encryption: string;
   inbound_algorithms: string;
+  max_message_mib: number | null;
   compression: boolean;
   mdn_mode: 'sync' | 'async' | 'none';
   mdn_signed: boolean;
@@ -116,6 +117,7 @@ export async function inboundContext(
     require_encrypted: remote.inbound_encryption === 'required',
     require_modern: remote.inbound_algorithms === 'modern',
     as2bis: remote.as2bis,
+    max_message_bytes: remote.max_message_mib === null ? null : remote.max_message_mib * 1024 * 1024,
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
-import { receiptOverdue } from '../alerts/flow-alerts.js';
+import { deliveryFailed, receiptOverdue } from '../alerts/flow-alerts.js';
 import { acknowledge, awaitingAck } from '../dispatch/acks.js';
 import { statesFor } from '../dispatch/delivery-states.js';
 import { addHistory, lockMessages, pgArray, type Tx } from '../dispatch/tx.js';
@@ -171,7 +171,9 @@ export async function findSent(tx: Tx, originalMessageId: string): Promise<As2Se
 /**
  * awaiting_ack → delivered (positive receipt) or failed. False when the delivery was not
  * waiting, or none was (`deliveryId` null: a late or repeated receipt); the receipt is still
- * recorded as a history line.
+ * recorded as a history line. A partner's negative receipt raises delivery_failed, as any
+ * failed delivery does; a deadline that passed raises mdn_overdue instead (its caller does),
+ * so one cause is one alert.
  */
 export async function settleAwaited(
   tx: Tx,
@@ -180,26 +182,39 @@ export async function settleAwaited(
   deliveryId: number | null,
   ok: boolean,
   text: string,
+  cause: 'receipt' | 'deadline' = 'receipt',
 ): Promise<boolean | 'early'> {
   await lockMessages(tx, [messageId]);
   if (deliveryId === null) {
     await addHistory(tx, at, [{ message_id: messageId, kind: ok ? 'mdn_received' : 'mdn_refused', text }]);
     return false;
   }
-  const [current] = await tx.all<{ state: string }>('select state from delivery where id = ?', [deliveryId]);
+  const [current] = await tx.all<{ state: string; target: string }>(
+    'select state, target from delivery where id = ?',
+    [deliveryId],
+  );
   // The sender has not reported its attempt yet: the receipt came first; asked again shortly.
   if (current?.state === statesFor('await_ack')[0]) return 'early';
   await tx.all(
     `update as2_message set awaiting_delivery_id = null, receipt_due_at = null, updated_at = ? where message_id = ?`,
     [at, messageId],
   );
-  return acknowledge(tx, at, {
+  const settled = await acknowledge(tx, at, {
     messageId,
     deliveryId,
     ok,
     text,
     receiptKind: ok ? 'mdn_received' : 'mdn_refused',
   });
+  if (settled && !ok && cause === 'receipt' && current) {
+    await deliveryFailed(tx, at, {
+      delivery_id: deliveryId,
+      message_id: messageId,
+      target: current.target,
+      text,
+    });
+  }
+  return settled;
 }
 
 /**
@@ -226,6 +241,7 @@ export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
       Number(d.awaiting_delivery_id),
       false,
       'No receipt (MDN) arrived within the receipt timeout',
+      'deadline',
     );
     await receiptOverdue(tx, at, {
       message_id: d.message_id,

@@ -134,7 +134,7 @@ async function acceptNew(
     plan.messages.filter((r) => !fresh.has(r.id) && r.source_key !== null),
   );
   const targets = [...new Set(plan.deliveries.filter((d) => fresh.has(d.message_id)).map((d) => d.target))];
-  const queuedAt = await announceAndCount(tx, targets);
+  const queuedAt = await announceAndCount(tx, node, targets);
   const targetsOf = new Map<string, string[]>();
   for (const d of plan.deliveries) {
     targetsOf.set(d.message_id, [...(targetsOf.get(d.message_id) ?? []), d.target]);
@@ -232,22 +232,23 @@ async function offeredBefore(
 }
 
 /**
- * Tells every pier process that these targets have work (pg_notify, sent at commit) and
+ * Tells every other pier process that these targets have work (pg_notify, sent at commit;
+ * tagged with this node, which pokes its own actors itself: readWorkNotice) and
  * reads how far each is behind: deliveries queued and not yet announced a second time (so
  * less than 10 s old). A target that is not running at all stops counting after that, and
  * does not hold its source back for longer. One statement, prepared; the state is written
  * into the text so the partial index on queued deliveries applies to the generic plan too.
  */
-async function announceAndCount(tx: Tx, targets: string[]): Promise<Map<string, number>> {
+async function announceAndCount(tx: Tx, node: number, targets: string[]): Promise<Map<string, number>> {
   const queuedAt = new Map<string, number>();
   if (targets.length === 0) return queuedAt;
   const counts = await tx.prepared<{ target: string; n: number }>(
     'accept-announce-and-count',
-    `select t.target, pg_notify('${workChannel}', t.target) as announced,
+    `select t.target, pg_notify('${workChannel}', $2::text || ':' || t.target) as announced,
             (select count(*)::int from delivery d
               where d.state = '${newDeliveryState}' and d.dispatches = 1 and d.target = t.target) as n
        from unnest($1::text[]) as t(target)`,
-    [pgArray(targets)],
+    [pgArray(targets), node],
   );
   for (const c of counts) queuedAt.set(c.target, c.n);
   return queuedAt;

@@ -22,6 +22,16 @@ import {
 } from './tx.js';
 
 /**
+ * The states a claim takes, written into the statement's text (`'queued'`) rather than passed:
+ * so the partial index on queued deliveries serves its generic plan too (with the states as a
+ * parameter, that plan read every delivery the target ever had). Prepared, the claim is then
+ * planned once per connection.
+ */
+const claimableStates = statesFor('claim')
+  .map((state) => `'${state}'`)
+  .join(', ');
+
+/**
  * Claims up to `limit` queued deliveries of `target` in one statement: pick under SKIP LOCKED,
  * mark delivering with the next claim number, write the history lines, read what the actor
  * needs. queued -> delivering leaves every message status as it was (both are InProgress),
@@ -34,7 +44,7 @@ export async function claimBatch(
   target: string,
   limit: number,
 ): Promise<ClaimedDelivery[]> {
-  const rows = await tx.all<{
+  const rows = await tx.prepared<{
     id: string;
     message_id: string;
     attempts: number;
@@ -46,8 +56,9 @@ export async function claimBatch(
     size_bytes: string | null;
     content: Buffer | null;
   }>(
+    'claim-batch',
     `with picked as (
-       select id from delivery where target = ? and state = any(?::text[]) order by id limit ? for update skip locked
+       select id from delivery where target = ? and state in (${claimableStates}) order by id limit ? for update skip locked
      ), claimed as (
        update delivery d set state = ?, attempts = d.attempts + 1, claims = d.claims + 1, claimed_by = ?,
               claimed_at = ?, updated_at = ?, next_dispatch_at = null
@@ -61,7 +72,7 @@ export async function claimBatch(
        from claimed c join message m on m.id = c.message_id
        left join payload p on p.message_id = c.message_id and p.stage = 'unpacked'
       order by c.id`,
-    [target, pgArray(statesFor('claim')), limit, deliveryTransitions.queued.claim!, node, at, at, at],
+    [target, limit, deliveryTransitions.queued.claim!, node, at, at, at],
   );
   return rows.map((r) => ({
     delivery_id: Number(r.id),
@@ -120,7 +131,8 @@ async function lockHeld(
   tx: Tx,
   claims: { delivery_id: number; claim: number }[],
 ): Promise<Map<number, Held>> {
-  const rows = await tx.all<Held>(
+  const rows = await tx.prepared<Held>(
+    'result-lock-held',
     `select d.id, d.message_id, d.target, d.state, d.attempts, d.claims, d.created_at
        from delivery d join message m on m.id = d.message_id
       where d.id = any(?::bigint[])
@@ -152,7 +164,8 @@ interface Change {
  * delivery of their (locked) messages, in one statement; then settles the messages.
  */
 async function applyChanges(tx: Tx, at: Date, changes: Change[], lines: HistoryLine[]): Promise<void> {
-  const rows = await tx.all<MessageDeliveries>(
+  const rows = await tx.prepared<MessageDeliveries>(
+    'result-apply-changes',
     `with changed as (
        update delivery d set state = x.state, next_attempt_at = x.next_attempt_at, finished_at = x.finished_at,
               last_error = x.last_error, dispatches = x.dispatches, next_dispatch_at = x.next_dispatch_at, updated_at = ?

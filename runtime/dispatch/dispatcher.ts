@@ -60,8 +60,10 @@ export class Dispatcher implements ActorCore {
     // message sent by hand have nothing left to do with it once it is stored.
     this.#accepts = new Batcher(
       async (items) => {
-        const { outcomes, targets } = await inTx(orm, (tx) =>
-          acceptBatch(tx, this.#o.now(), this.#o.node, items),
+        const { outcomes, targets } = await inTx(
+          orm,
+          (tx) => acceptBatch(tx, this.#o.now(), this.#o.node, items),
+          { genericPlans: true },
         );
         this.#o.onWork(targets);
         items.forEach((item, i) => logAccepted(this.#o.logger, item, outcomes[i]));
@@ -72,7 +74,9 @@ export class Dispatcher implements ActorCore {
     this.#results = new Batcher(
       async (items) => {
         const ended: DeliveryEnd[] = [];
-        const applied = await inTx(orm, (tx) => resultBatch(tx, this.#o.now(), items, ended));
+        const applied = await inTx(orm, (tx) => resultBatch(tx, this.#o.now(), items, ended), {
+          genericPlans: true,
+        });
         for (const end of ended) logDeliveryEnd(this.#o.logger, end);
         return applied;
       },

@@ -26,7 +26,7 @@ export interface RetryPolicy {
   retry_max_interval: number;
 }
 
-const defaultRetryPolicy: RetryPolicy = {
+export const defaultRetryPolicy: RetryPolicy = {
   max_attempts: 10,
   retry_interval: 30,
   retry_backoff: 2,

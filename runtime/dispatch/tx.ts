@@ -107,7 +107,8 @@ export async function storeSettled(tx: Tx, at: Date, rows: MessageDeliveries[]):
       old_status: c.old_status,
       new_status: c.status,
     }));
-  await tx.all(
+  await tx.prepared(
+    'settle-store',
     `with changed as (
        update message m set status = x.status, stage = x.stage, updated_at = ?
          from jsonb_to_recordset(?::jsonb) as x(message_id uuid, status text, stage text)
@@ -136,6 +137,18 @@ function parseTextArray(text: string): DeliveryState[] {
 
 /** Tells every pier process (this one too) that these targets have queued deliveries. */
 export const workChannel = 'pier_work';
+
+/**
+ * A notice on workChannel: `target`, or `node:target` when node `node` has told its own
+ * actors already (instance names hold no colon). The acceptance tags its notices: its process
+ * pokes its targets itself once the transaction commits, and the echo of its own NOTIFY made
+ * each target claim a second time, finding nothing (a statement and a commit per message).
+ */
+export function readWorkNotice(payload: string): { node: number | null; target: string } {
+  const colon = payload.indexOf(':');
+  if (colon < 0) return { node: null, target: payload };
+  return { node: Number(payload.slice(0, colon)), target: payload.slice(colon + 1) };
+}
 
 export async function announce(tx: Tx, targets: readonly string[]): Promise<void> {
   if (targets.length === 0) return;

@@ -1,13 +1,20 @@
 /**
  * The message history as it is written, for the event stream (spec 6.1). One feed per process
  * LISTENs on `pier_history` (announced by a trigger on message_history, from any process),
- * reads the announced rows once and hands each line, serialised once, to every subscriber.
+ * reads the announced rows once and hands each line, framed once, to every subscriber.
  * Rows are read only while someone subscribes, so a process nobody watches pays nothing.
+ *
+ * Lines are handed out in batches, not one by one: a subscriber costs one call and one socket
+ * write per batch, whatever the number of lines in it. The feed runs on the main thread beside
+ * the dispatcher, so after each batch it waits several times what the batch cost before the
+ * next one (at most `coalesceMaxMs`): with few subscribers a line leaves at once, with a
+ * thousand the lines of a few dozen milliseconds share one write and the flow keeps its pace.
  */
 import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
 import type { DatabaseListener } from '../../storage/listener.js';
 import { direct, pgArray, type Tx } from '../../storage/sql.js';
+import { sseFrame } from './sse-frame.js';
 
 export const historyChannel = 'pier_history';
 export interface StreamLimits {
@@ -17,18 +24,47 @@ export interface StreamLimits {
   buffer: number;
   /** Milliseconds between keep-alive comments. */
   keepAliveMs: number;
+  /** Most milliseconds a line waits for the batch it leaves in. */
+  coalesceMaxMs: number;
 }
 
-export const defaultStreamLimits: StreamLimits = { replay: 1000, buffer: 1000, keepAliveMs: 20_000 };
+export const defaultStreamLimits: StreamLimits = {
+  replay: 1000,
+  buffer: 1000,
+  keepAliveMs: 20_000,
+  coalesceMaxMs: 100,
+};
+
+/**
+ * After a batch, the feed rests this many times what the batch took, so the fan-out takes at
+ * most about a tenth of the main thread however many clients watch.
+ */
+const restPerBusy = 9;
 
 /** One history line as the stream sends it: `data` is the JSON text of spec 6.1. */
 export interface FeedLine {
   id: number;
   message_id: string;
   data: string;
+  /** The whole SSE event (`id`, `event: message_history`, `data`), framed once for every client. */
+  frame: string;
 }
 
-export type FeedSubscriber = (lines: readonly FeedLine[]) => void;
+/** Lines handed out together, oldest first. */
+export interface FeedBatch {
+  lines: readonly FeedLine[];
+  /** Every line's frame, joined and encoded once: what a client without a filter is sent. */
+  bytes: Buffer;
+}
+
+export type FeedSubscriber = (batch: FeedBatch) => void;
+
+/** The frames of some lines as one chunk. */
+export function framesOf(lines: readonly FeedLine[]): string {
+  let text = '';
+  for (const line of lines) text += line.frame;
+  return text;
+}
 
 interface HistoryRow {
   id: string;
@@ -62,7 +98,13 @@ function toLine(row: HistoryRow): FeedLine {
   if (row.target !== null) data.target = row.target;
   if (row.old_state !== null) data.old_state = row.old_state;
   if (row.new_state !== null) data.new_state = row.new_state;
-  return { id: Number(row.id), message_id: row.message_id, data: JSON.stringify(data) };
+  const text = JSON.stringify(data);
+  return {
+    id: Number(row.id),
+    message_id: row.message_id,
+    data: text,
+    frame: sseFrame('message_history', text, row.id),
+  };
 }
 
 /** `12-40,45-45` as pairs; anything malformed is skipped (the payload is ours, but be safe). */
@@ -81,6 +123,11 @@ export class HistoryFeed {
   /** Ranges announced and not read yet; read together by the next fetch. */
   #pending: [number, number][] = [];
   #draining = false;
+  /** Lines read and not handed out yet. */
+  #outgoing: FeedLine[] = [];
+  #handOutScheduled = false;
+  /** performance.now() before which the next batch waits (the rest after the last one). */
+  #restUntil = 0;
 
   readonly limits: StreamLimits;
 
@@ -141,12 +188,46 @@ export class HistoryFeed {
             order by h.id`,
           [pgArray(ranges.map((r) => r[0])), pgArray(ranges.map((r) => r[1]))],
         );
-        if (rows.length === 0) continue;
-        const lines = rows.map(toLine);
-        for (const subscriber of this.#subscribers) subscriber(lines);
+        for (const row of rows) this.#outgoing.push(toLine(row));
+        this.#scheduleHandOut();
       } catch (error) {
         this.logger.error({ err: error }, 'could not read announced history lines');
       }
     }
+  }
+
+  #scheduleHandOut(): void {
+    if (this.#handOutScheduled || this.#outgoing.length === 0) return;
+    this.#handOutScheduled = true;
+    const wait = this.#restUntil - performance.now();
+    // setImmediate also lets reads that finish in the same turn join the batch.
+    if (wait > 1) setTimeout(() => this.#handOut(), wait);
+    else setImmediate(() => this.#handOut());
+  }
+
+  #handOut(): void {
+    const lines = this.#outgoing;
+    this.#outgoing = [];
+    if (lines.length === 0 || this.#subscribers.size === 0) {
+      this.#handOutScheduled = false;
+      return;
+    }
+    const started = performance.now();
+    const batch: FeedBatch = { lines, bytes: Buffer.from(framesOf(lines)) };
+    for (const subscriber of this.#subscribers) {
+      try {
+        subscriber(batch);
+      } catch (error) {
+        this.logger.error({ err: error }, 'an event stream subscriber failed');
+      }
+    }
+    // Responses cork their writes and send them on the next tick; this tick comes after
+    // theirs, so the cost measured includes the sockets' system calls.
+    process.nextTick(() => {
+      const finished = performance.now();
+      this.#restUntil = finished + Math.min(this.limits.coalesceMaxMs, (finished - started) * restPerBusy);
+      this.#handOutScheduled = false;
+      this.#scheduleHandOut();
+    });
   }
 }

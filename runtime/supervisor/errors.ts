@@ -29,3 +29,14 @@ export class StartFailed extends Error {
     this.name = 'StartFailed';
   }
 }
+
+/** A question for an instance that is not running in this process (or whose thread ended meanwhile). */
+export class InstanceNotRunning extends Error {
+  constructor(
+    readonly type: string,
+    readonly instanceName: string,
+  ) {
+    super(`The ${type} ${instanceName} is not running`);
+    this.name = 'InstanceNotRunning';
+  }
+}

@@ -15,6 +15,8 @@ import type { Orm } from '../../storage/db.js';
 import { raiseAlert } from '../alerts/alerts.js';
 import { ActorThread, StartFailure } from '../../protocol/actor-thread.js';
 import { isAs2Request } from '../../protocol/as2-protocol.js';
+import { ChannelError, channelErrors } from '../../protocol/envelope.js';
+import { parseHostAnswer, type HostAnswerTo, type HostRequest } from '../../protocol/host-protocol.js';
 import { actionsIn } from '../lifecycle/states.js';
 import { ActorEvent, CoreRequest, type CoreResponse } from '../../protocol/core-protocol.js';
 import type { Action } from '../lifecycle/states.js';
@@ -33,7 +35,7 @@ import {
   type DesiredInstance,
   type ProcessState,
 } from './desired-state.js';
-import { ActionRefused, StartFailed, UnknownInstance } from './errors.js';
+import { ActionRefused, InstanceNotRunning, StartFailed, UnknownInstance } from './errors.js';
 import { openInstanceCertificates } from './instance-certificates.js';
 import { loadInstanceConfig } from './instance-config.js';
 import { ManagedInstance, type ServiceView } from './instance.js';
@@ -269,6 +271,23 @@ export class Supervisor {
   statusOf(type: PluginType, name: string): ServiceView | undefined {
     const instance = this.#instances.get(`${type}:${name}`);
     return instance ? this.#view(instance) : undefined;
+  }
+
+  /**
+   * Asks a running instance of this process a question of the host protocol (the AS2 sender's
+   * connection check); the answer is checked against the question's schema. An instance that
+   * is not running, or whose thread ends before it answers, is InstanceNotRunning.
+   */
+  async ask<R extends HostRequest>(type: PluginType, name: string, request: R): Promise<HostAnswerTo<R>> {
+    const instance = this.#instances.get(`${type}:${name}`);
+    const thread = instance?.status === 'running' ? instance.thread : undefined;
+    if (!thread?.alive) throw new InstanceNotRunning(type, name);
+    const answer = await thread.request(request).catch((error: unknown) => {
+      if (error instanceof ChannelError && error.code === channelErrors.workerExited)
+        throw new InstanceNotRunning(type, name);
+      throw error;
+    });
+    return parseHostAnswer(request, answer);
   }
 
   /**

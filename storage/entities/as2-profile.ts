@@ -52,6 +52,8 @@ export const As2RemoteProfileSchema = defineEntity({
     inbound_signature: p.string().length(16),
     inbound_encryption: p.string().length(16),
     inbound_algorithms: p.string().length(16),
+    /** Largest message taken from the partner; null: the receiver's own limit. */
+    max_message_mib: p.integer().nullable(),
     created_at: createdAt(),
     updated_at: updatedAt(),
   },

@@ -1,7 +1,7 @@
 /**
  * The S3 store: stage `s` of message `m` is the object `messages/<m>/<s>` (spec 2.11). Both
- * ways stream: uploads go through lib-storage's Upload, one PUT up to a part and multipart
- * above, holding at most `queueSize` parts in memory; an upload that fails (or is stopped by
+ * ways stream: uploads go through s3-upload.ts, one PUT up to a part and multipart above,
+ * holding at most `partsInFlight` part buffers; an upload that fails (or is stopped by
  * `maxBytes`) aborts its multipart upload, so it leaves neither an object nor parts. Every
  * call is bounded by the limits of s3-client.ts and retried by the SDK.
  */
@@ -12,10 +12,10 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { defaultS3Limits, makeS3Client, s3Problem, StorageFailed, type S3Limits } from './s3-client.js';
 import type { S3Selection } from './selection.js';
+import { uploadStream, type PartLimits } from './s3-upload.js';
 import {
   PayloadMissing,
   PayloadTooLarge,
@@ -27,7 +27,7 @@ import {
 
 /** Size of a multipart part, and the largest object sent in one PUT (docs/decisions.md). */
 export const s3PartBytes = 8 * 1024 * 1024;
-/** Parts uploaded at once; the memory an upload holds is about this many parts. */
+/** Part buffers an upload holds, the one being filled included: its memory is this many parts. */
 const partsInFlight = 2;
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -51,7 +51,7 @@ export class S3PayloadStore implements PayloadStore {
     readonly target: S3Selection,
     limits: Partial<S3Limits> = {},
     /** Multipart part size and parts in flight; the defaults are measured (benchmarks/s3-part-size.ts). */
-    readonly parts: { bytes: number; inFlight: number } = { bytes: s3PartBytes, inFlight: partsInFlight },
+    readonly parts: PartLimits = { bytes: s3PartBytes, inFlight: partsInFlight },
   ) {
     this.limits = { ...defaultS3Limits, ...limits };
     this.client = makeS3Client(target, this.limits);
@@ -114,36 +114,34 @@ export class S3PayloadStore implements PayloadStore {
 
   async put(ref: PayloadRef, source: Readable, options: PutOptions = {}): Promise<number> {
     const Key = keyOf(ref);
-    let bytes = 0;
     let tooLarge: PayloadTooLarge | undefined;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
+    async function* counted(): AsyncGenerator<Buffer> {
+      let bytes = 0;
+      for await (const chunk of source as AsyncIterable<Buffer>) {
         bytes += chunk.length;
         if (options.maxBytes !== undefined && bytes > options.maxBytes) {
           tooLarge = new PayloadTooLarge(options.maxBytes);
-          done(tooLarge);
-        } else done(null, chunk);
-      },
-    });
-    source.on('error', (error) => counter.destroy(error));
-    source.pipe(counter);
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.target.bucket, Key, Body: counter, ContentType: 'application/octet-stream' },
-      partSize: this.parts.bytes,
-      queueSize: this.parts.inFlight,
-      leavePartsOnError: false,
-    });
+          throw tooLarge;
+        }
+        yield chunk;
+      }
+    }
     try {
-      await upload.done();
+      return await uploadStream(
+        {
+          client: this.client,
+          bucket: this.target.bucket,
+          key: Key,
+          parts: this.parts,
+          call: (operation, send) => this.#call(operation, send),
+        },
+        counted(),
+      );
     } catch (error) {
       source.destroy();
-      counter.destroy();
-      // A failed multipart upload was aborted by Upload; a failed single PUT stored nothing.
       if (tooLarge) throw tooLarge;
       throw this.#failed(`upload of ${Key}`, error);
     }
-    return bytes;
   }
 
   async putBytes(ref: PayloadRef, bytes: Uint8Array): Promise<number> {

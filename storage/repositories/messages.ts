@@ -80,10 +80,21 @@ function likePrefix(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/**
+ * How the total of a list is counted. The API counts exactly (spec: `total` is the records
+ * matching). The web UI counts exactly only up to `exactUpTo` rows past the page's start and
+ * says "about" the planner's estimate beyond: an exact count(*) over a million messages costs
+ * more than the rest of the page together (docs/decisions.md).
+ */
+export interface CountMode {
+  exactUpTo?: number;
+}
+
 export async function findMessages(
   em: EntityManager,
   f: MessageFilters,
-): Promise<{ rows: MessageRow[]; total: number }> {
+  countMode: CountMode = {},
+): Promise<{ rows: MessageRow[]; total: number; totalEstimated: boolean }> {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, value: unknown) => {
@@ -107,12 +118,31 @@ export async function findMessages(
   }
   const clause = where.length > 0 ? `where ${where.join(' and ')}` : '';
   const conn = em.getConnection();
-  const [count] = await conn.execute<{ n: string }[]>(`select count(*) as n from message ${clause}`, params);
   const rows = await conn.execute<MessageRow[]>(
     `select ${columns} from message ${clause} order by created_at desc, id desc limit ? offset ?`,
     [...params, f.limit, f.offset],
   );
-  return { rows, total: Number(count?.n ?? 0) };
+  if (countMode.exactUpTo === undefined) {
+    const [count] = await conn.execute<{ n: string }[]>(
+      `select count(*) as n from message ${clause}`,
+      params,
+    );
+    return { rows, total: Number(count?.n ?? 0), totalEstimated: false };
+  }
+  const cap = f.offset + countMode.exactUpTo;
+  const [capped] = await conn.execute<{ n: string }[]>(
+    `select count(*) as n from (select 1 from message ${clause} limit ?) matching`,
+    [...params, cap + 1],
+  );
+  const counted = Number(capped?.n ?? 0);
+  if (counted <= cap) return { rows, total: counted, totalEstimated: false };
+  // More than the cap: the planner's estimate of the matching rows, at least what was counted.
+  const [plan] = await conn.execute<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[]>(
+    `explain (format json) select 1 from message ${clause}`,
+    params,
+  );
+  const estimate = Math.round(plan?.['QUERY PLAN'][0].Plan['Plan Rows'] ?? 0);
+  return { rows, total: Math.max(estimate, counted), totalEstimated: true };
 }
 
 export async function findMessage(em: EntityManager, id: string): Promise<MessageRow | undefined> {

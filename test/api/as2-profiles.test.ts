@@ -31,6 +31,14 @@ for (const name of ['ours', 'ours-next', 'globex', 'globex-next', 'nokey', 'mism
 f.openssl(
   'req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ec.key -out ec.crt -subj /CN=ec.example',
 );
+f.openssl(
+  'req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-384 -nodes -keyout ec384.key -out ec384.crt -subj /CN=ec384.example',
+);
+// A curve CMS key agreement is not done on (Bitcoin's), and a key that agrees no keys at all.
+f.openssl(
+  'req -x509 -newkey ec -pkeyopt ec_paramgen_curve:secp256k1 -nodes -keyout k1.key -out k1.crt -subj /CN=k1.example',
+);
+f.openssl('req -x509 -newkey ed25519 -nodes -keyout ed.key -out ed.crt -subj /CN=ed.example');
 const ours = await store('ours', true);
 const oursNext = await store('ours-next', true);
 const globexCert = await store('globex', false);
@@ -38,6 +46,11 @@ const globexNext = await store('globex-next', false);
 const noKey = await store('nokey', false);
 const mismatch = await store('mismatch', true, 'ours.key');
 const ecWithKey = await store('ec', true);
+const ec384 = await store('ec384', true);
+const secp256k1 = await store('k1', true);
+const ed25519 = await store('ed', true);
+const encryptionKeys =
+  'an RSA certificate or an EC certificate on P-256, P-384, P-521, brainpoolP256r1, brainpoolP384r1, brainpoolP512r1';
 
 const acme = await party('organizations', 'acme');
 const initech = await party('organizations', 'initech');
@@ -87,67 +100,110 @@ t.test('local profile: create with defaults, read, list, 409 for a second one', 
   t.same(nobody.body.error, invalid({ local_organization_id: 'Organization 9999 does not exist' }));
 });
 
-t.test('local profile: certificates must exist and hold their own key; decryption needs RSA', async (t) => {
-  const base = { local_organization_id: initech, as2id: 'INITECH' };
-  const cases: [Record<string, unknown>, Record<string, string>][] = [
-    [{ signing_certificate_id: 4242 }, { signing_certificate_id: 'Certificate 4242 does not exist' }],
-    [
-      { signing_certificate_id: noKey },
-      { signing_certificate_id: `Certificate ${noKey} (nokey) has no private key; signing needs one` },
-    ],
-    [
-      { signing_certificate_id: mismatch },
-      {
-        signing_certificate_id: `Certificate ${mismatch} (mismatch) has a private key that does not belong to it; signing needs its own key`,
-      },
-    ],
-    [
-      { signing_certificate_id: ours, decryption_certificate_ids: [ours, globexCert] },
-      {
-        decryption_certificate_ids: `Certificate ${globexCert} (globex) has no private key; decryption needs one`,
-      },
-    ],
-    [
-      { signing_certificate_id: ecWithKey, decryption_certificate_ids: [ecWithKey] },
-      {
-        decryption_certificate_ids: `Certificate ${ecWithKey} (ec) has an EC key; AS2 decryption needs an RSA certificate`,
-      },
-    ],
-    [
-      { signing_certificate_id: ours, decryption_certificate_ids: [ours, ours] },
-      { decryption_certificate_ids: `Lists certificate ${ours} twice` },
-    ],
-    [
-      { signing_certificate_id: ours, decryption_certificate_ids: [] },
-      { decryption_certificate_ids: 'Must have at least 1 entries' },
-    ],
-    [
-      { signing_certificate_id: ours, async_mdn_url: 'ftp://x' },
-      { async_mdn_url: 'Must be an absolute http or https URL' },
-    ],
-    [
-      { signing_certificate_id: ours, async_mdn_url: 'https://as2.acme.example/mdn?token=abc' },
-      { async_mdn_url: 'Must not contain credentials (user name, password or a token parameter)' },
-    ],
-    [
-      { signing_certificate_id: ours, as2id: '"quoted"' },
-      {
-        as2id:
-          'Use printable ASCII characters without quotes or backslashes, not starting or ending with a space',
-      },
-    ],
-    [
-      { as2id: 'x'.repeat(129) },
-      { as2id: 'Must be at most 128 characters', signing_certificate_id: 'Required' },
-    ],
-  ];
-  for (const [body, details] of cases) {
-    const answer = await server.call('POST', '/api/v1/as2/local-profiles', { body: { ...base, ...body } });
-    t.equal(answer.status, 400, JSON.stringify(body));
-    t.same(answer.body.error, invalid(details));
-  }
-  const [count] = await sql<{ n: number }>(server.db.url, 'select count(*)::int as n from as2_local_profile');
-  t.equal(count!.n, 1, 'nothing was stored');
+t.test(
+  'local profile: certificates must exist and hold their own key; decryption needs RSA or EC',
+  async (t) => {
+    const base = { local_organization_id: initech, as2id: 'INITECH' };
+    const cases: [Record<string, unknown>, Record<string, string>][] = [
+      [{ signing_certificate_id: 4242 }, { signing_certificate_id: 'Certificate 4242 does not exist' }],
+      [
+        { signing_certificate_id: noKey },
+        { signing_certificate_id: `Certificate ${noKey} (nokey) has no private key; signing needs one` },
+      ],
+      [
+        { signing_certificate_id: mismatch },
+        {
+          signing_certificate_id: `Certificate ${mismatch} (mismatch) has a private key that does not belong to it; signing needs its own key`,
+        },
+      ],
+      [
+        { signing_certificate_id: ours, decryption_certificate_ids: [ours, globexCert] },
+        {
+          decryption_certificate_ids: `Certificate ${globexCert} (globex) has no private key; decryption needs one`,
+        },
+      ],
+      [
+        { signing_certificate_id: ecWithKey, decryption_certificate_ids: [ecWithKey, ed25519] },
+        {
+          decryption_certificate_ids: `Certificate ${ed25519} (ed) has an Ed25519 key; AS2 decryption needs ${encryptionKeys}`,
+        },
+      ],
+      [
+        { signing_certificate_id: ecWithKey, decryption_certificate_ids: [secp256k1] },
+        {
+          decryption_certificate_ids: `Certificate ${secp256k1} (k1) has an EC secp256k1 key; AS2 decryption needs ${encryptionKeys}`,
+        },
+      ],
+      [
+        { signing_certificate_id: ours, decryption_certificate_ids: [ours, ours] },
+        { decryption_certificate_ids: `Lists certificate ${ours} twice` },
+      ],
+      [
+        { signing_certificate_id: ours, decryption_certificate_ids: [] },
+        { decryption_certificate_ids: 'Must have at least 1 entries' },
+      ],
+      [
+        { signing_certificate_id: ours, async_mdn_url: 'ftp://x' },
+        { async_mdn_url: 'Must be an absolute http or https URL' },
+      ],
+      [
+        { signing_certificate_id: ours, async_mdn_url: 'https://as2.acme.example/mdn?token=abc' },
+        { async_mdn_url: 'Must not contain credentials (user name, password or a token parameter)' },
+      ],
+      [
+        { signing_certificate_id: ours, as2id: '"quoted"' },
+        {
+          as2id:
+            'Use printable ASCII characters without quotes or backslashes, not starting or ending with a space',
+        },
+      ],
+      [
+        { as2id: 'x'.repeat(129) },
+        { as2id: 'Must be at most 128 characters', signing_certificate_id: 'Required' },
+      ],
+    ];
+    for (const [body, details] of cases) {
+      const answer = await server.call('POST', '/api/v1/as2/local-profiles', { body: { ...base, ...body } });
+      t.equal(answer.status, 400, JSON.stringify(body));
+      t.same(answer.body.error, invalid(details));
+    }
+    const [count] = await sql<{ n: number }>(
+      server.db.url,
+      'select count(*)::int as n from as2_local_profile',
+    );
+    t.equal(count!.n, 1, 'nothing was stored');
+  },
+);
+
+t.test('EC certificates (P-256, P-384) decrypt for the local side and encrypt to a partner', async (t) => {
+  const local = await server.call('POST', '/api/v1/as2/local-profiles', {
+    body: {
+      local_organization_id: initech,
+      as2id: 'INITECH',
+      signing_certificate_id: ecWithKey,
+      decryption_certificate_ids: [ec384, ecWithKey],
+    },
+  });
+  t.equal(local.status, 201, local.raw);
+  t.same(local.body.data.decryption_certificate_ids, [ec384, ecWithKey]);
+  const remote = await server.call('POST', '/api/v1/as2/remote-profiles', {
+    body: {
+      business_partner_id: umbrella,
+      as2id: 'UMBRELLA',
+      endpoint: 'https://u.example/as2',
+      partner_certificate_id: ec384,
+      encryption_algorithm: 'aes256-gcm',
+    },
+  });
+  t.equal(remote.status, 201, remote.raw);
+  t.match(remote.body.data, { partner_certificate_id: ec384, encryption_algorithm: 'aes256-gcm' });
+  const moved = await server.call('PUT', `/api/v1/as2/remote-profiles/${umbrella}`, {
+    body: { partner_certificate_id: ecWithKey },
+  });
+  t.equal(moved.status, 200, moved.raw);
+  t.equal(moved.body.data.partner_certificate_id, ecWithKey);
+  t.equal((await server.call('DELETE', `/api/v1/as2/remote-profiles/${umbrella}`)).status, 204);
+  t.equal((await server.call('DELETE', `/api/v1/as2/local-profiles/${initech}`)).status, 204);
 });
 
 t.test('local profile: rollover lists, updates and the path rule', async (t) => {
@@ -221,6 +277,7 @@ t.test('remote profile: a new one starts from secure defaults', async (t) => {
     inbound_signature: 'required',
     inbound_encryption: 'required',
     inbound_algorithms: 'any',
+    max_message_mib: null,
     created_at: made.body.data.created_at,
     updated_at: made.body.data.updated_at,
   });
@@ -302,9 +359,15 @@ t.test('remote profile: ranges, values and cross-field rules', async (t) => {
     [{ endpoint: 'as2.umbrella.example' }, { endpoint: 'Must be an absolute http or https URL' }],
     [{ endpoint: 'https://u.example/as2\u0000' }, { endpoint: 'Must not contain control characters' }],
     [
-      { partner_certificate_id: ecWithKey },
+      { partner_certificate_id: secp256k1 },
       {
-        partner_certificate_id: `Certificate ${ecWithKey} (ec) has an EC key; AS2 encryption needs an RSA certificate`,
+        partner_certificate_id: `Certificate ${secp256k1} (k1) has an EC secp256k1 key; AS2 encryption needs ${encryptionKeys}`,
+      },
+    ],
+    [
+      { partner_certificate_id: ed25519 },
+      {
+        partner_certificate_id: `Certificate ${ed25519} (ed) has an Ed25519 key; AS2 encryption needs ${encryptionKeys}`,
       },
     ],
     [

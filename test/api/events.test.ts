@@ -1,4 +1,4 @@
-// Covers GET /api/v1/events over real HTTP: live lines of a message sent by hand, the message_id filter, Last-Event-ID replay with no gap or duplicate while lines keep arriving, reload for a too-old id and for a client that stops reading, keep-alive comments, the headers, and that a closed client frees its subscription.
+// Covers GET /api/v1/events over real HTTP: live lines of a message sent by hand, many lines fanned out in batches (framed and encoded once, the same bytes for every client) to 50 clients that each get every line once and in order, the message_id filter, Last-Event-ID replay with no gap or duplicate while lines keep arriving, reload for a too-old id and for a client that stops reading, keep-alive comments, the headers, and that a closed client frees its subscription.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
@@ -6,6 +6,7 @@ import t from 'tap';
 import { runningOn, must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { openSse, type SseClient } from '../helpers/sse.js';
+import type { FeedBatch } from '../../runtime/events/history-feed.js';
 
 const limits = { replay: 20, buffer: 50, keepAliveMs: 300 };
 const server = await startTestServer(t, { listen: true, runtime: { events: limits } });
@@ -90,6 +91,44 @@ t.test('live lines of a message sent by hand, with the headers that stop proxy b
   );
   client.close();
 });
+
+t.test(
+  'many lines to many clients: in batches, the same bytes for all, each line once and in order',
+  async (t) => {
+    const message = await sendByHand('fan-out.txt');
+    await historyOf(message);
+    const clients = await Promise.all(Array.from({ length: 50 }, () => keep(events())));
+    const seen: FeedBatch[][] = [[], []];
+    const unsubscribe = seen.map((batches) => feed.subscribe((b) => batches.push(b)));
+    t.teardown(() => unsubscribe.forEach((u) => u()));
+    await clients[0]!.until(() => feed.subscriberCount >= 52, 'every client subscribed');
+
+    const ids: number[] = [];
+    for (let i = 0; i < 4; i++) ids.push(...(await insertLines(message, 250, `fan${i}-`)));
+    const mine = (c: SseClient) => c.lines().filter((l) => l.message_id === message);
+    for (const client of clients) {
+      await client.until(() => mine(client).length >= ids.length, 'all 1,000 lines');
+    }
+    t.ok(
+      clients.every((c) => JSON.stringify(mine(c).map((l) => l.id)) === JSON.stringify(ids)),
+      'every client got every line once, in order',
+    );
+    const batches = seen[0]!.filter((b) => b.lines.some((l) => l.message_id === message));
+    t.ok(batches.length <= 4, `1,000 lines in ${batches.length} hand-outs, not one per line`);
+    t.ok(
+      seen[0]!.every((b, i) => b === seen[1]![i]),
+      'each batch is handed to every subscriber as the same object',
+    );
+    const first = batches[0]!;
+    t.equal(
+      first.bytes.toString(),
+      first.lines.map((l) => `id: ${l.id}\nevent: message_history\ndata: ${l.data}\n\n`).join(''),
+      'its bytes are the frames of its lines, encoded once',
+    );
+    clients.forEach((c) => c.close());
+    await clients[0]!.until(() => feed.subscriberCount === 2, 'the clients let go');
+  },
+);
 
 t.test('the message_id filter and bad parameters', async (t) => {
   const first = await sendByHand('a.txt');

@@ -1,4 +1,4 @@
-// Covers asynchronous receipts between real actors over real HTTP, with an injected clock: the pier receiver refusing a message (unsigned where the agreement signs, encrypted for a certificate it has no key for) sends an error MDN to the sender's async_mdn_url, and the sender's delivery fails with mdn_refused and the disposition; a receipt that never comes fails the delivery when the sweep runs past receipt_timeout_hours, and arriving later it changes nothing and is noted without inventing a delivery; a message that was never sent is not failed a second time by the sweep.
+// Covers asynchronous receipts between real actors over real HTTP, with an injected clock: the pier receiver refusing a message (unsigned where the agreement signs, encrypted for a certificate it has no key for) sends an error MDN to the sender's async_mdn_url, and the sender's delivery fails with mdn_refused and the disposition, raising delivery_failed; a receipt that never comes fails the delivery when the sweep runs past receipt_timeout_hours (mdn_overdue, not delivery_failed as well); and arriving later it changes nothing and is noted without inventing a delivery; a message that was never sent is not failed a second time by the sweep.
 import t from 'tap';
 import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
@@ -80,6 +80,24 @@ t.test('the receiver refuses and says so in an asynchronous error MDN', async (t
     t.equal(sent.deliveries[0].last_error, refused?.text);
     t.match(sent.protocols.as2.mdn, { disposition, signed: true, verified: true });
     t.ok(sent.payloads.receipt, `${c.tag}: the receipt is kept`);
+    t.match(
+      await sql(
+        server.db.url,
+        "select * from alert where code = 'delivery_failed' and details->>'message_id' = $1",
+        [sent.id],
+      ),
+      [
+        {
+          severity: 'warning',
+          subject_kind: 'delivery',
+          subject_id: String(sent.deliveries[0].id),
+          instance: 'out',
+          summary: `Delivery of message ${sent.id} to out failed: ${refused?.text}`,
+          link: `/api/v1/messages/${sent.id}`,
+        },
+      ],
+      `${c.tag}: the negative receipt raised delivery_failed`,
+    );
 
     const inbound = await inboundOf(c.tag);
     t.equal(inbound.status, 'Refused', `${c.tag}: Refused on the receiving side`);
@@ -131,6 +149,15 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
     await sql(server.db.url, "select * from alert where code = 'mdn_overdue'"),
     [{ severity: 'warning', subject_id: waiting.id, link: `/api/v1/messages/${waiting.id}` }],
     'mdn_overdue raised',
+  );
+  t.same(
+    await sql(
+      server.db.url,
+      "select id from alert where code = 'delivery_failed' and details->>'message_id' = $1",
+      [waiting.id],
+    ),
+    [],
+    'an overdue receipt is mdn_overdue alone, not delivery_failed as well',
   );
   t.equal(await sweep(), 0, 'a second sweep finds nothing');
   t.notOk(m.payloads.receipt, 'no receipt stored while none came');

@@ -7,7 +7,14 @@ import { must, sendByHand } from '../helpers/flow.js';
 import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
 import { handSignedEcdsaSha3 } from '../helpers/hand-cms.js';
 import { startTestServer } from '../helpers/server.js';
-import { asHttp, asMessage, opensslDigest, opensslVerifies, writeFixture } from '../helpers/smime.js';
+import {
+  asHttp,
+  asMessage,
+  opensslDigest,
+  opensslReceipt,
+  opensslVerifies,
+  writeFixture,
+} from '../helpers/smime.js';
 
 const server = await startTestServer(t);
 const fixtures = makeFixtures();
@@ -165,24 +172,7 @@ function answer(request: PeerRequest, index: number) {
   const md = micalg.startsWith('sha3-') ? micalg : micalg.replace('-', '');
   const mic = `${opensslDigest(fixtures, md, 'signed-part.bin')}, ${micalg}`;
   seen.set(messageId, { mic });
-  const report = [
-    'Content-Type: multipart/report; report-type=disposition-notification; boundary="r"',
-    '',
-    '--r',
-    'Content-Type: message/disposition-notification',
-    '',
-    `Original-Message-ID: ${messageId}`,
-    'Disposition: automatic-action/MDN-sent-automatically; processed',
-    `Received-Content-MIC: ${mic}`,
-    '',
-    '--r--',
-    '',
-  ].join('\r\n');
-  writeFixture(fixtures, 'report.mime', report);
-  openssl(
-    `cms -sign -binary -in report.mime -signer ${receiptSigner}.crt -inkey ${receiptSigner}.key -md sha384 -out peer-mdn.eml`,
-  );
-  const mdn = asHttp(fixtures.read('peer-mdn.eml'));
+  const mdn = opensslReceipt(fixtures, { messageId, mic, signer: receiptSigner, md: 'sha384' });
   return { status: 200, headers: { 'Message-ID': `<r${index}@alice>`, ...mdn.headers }, body: mdn.body };
 }
 const peer = await startPeer(t, answer);

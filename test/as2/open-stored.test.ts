@@ -1,5 +1,5 @@
-// Covers large messages opened from their stored `received` stage (the body decrypted as it is read, as2/stream/) against the same message opened in memory: for messages built by `openssl cms` (DER and -stream BER, AES-CBC, AES-GCM, 3DES, RSA-OAEP, signed then encrypted, signed only, LF-only signed, compressed) both paths give the same result, receipt MIC and `unpacked` bytes, and the refusals (wrong key, tampered ciphertext or signature, truncated body, RC2, corrupt or oversized compressed content) are the same too; an innermost compressed document goes into the store without being held in memory.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+// Covers large messages opened from their stored `received` stage (the body decrypted as it is read, as2/stream/) against the same message opened in memory: for messages built by `openssl cms` (DER and -stream BER, AES-CBC, AES-GCM, 3DES, RSA-OAEP, ECDH key agreement to P-256/384/521 certificates with each KDF, signed then encrypted, signed only, LF-only signed, compressed) both paths give the same result, receipt MIC and `unpacked` bytes, and the refusals (wrong key, tampered ciphertext or signature, truncated body, RC2, corrupt or oversized compressed content) are the same too; an innermost compressed document goes into the store without being held in memory.
+import { createHash, createPrivateKey, randomBytes, randomUUID, X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,18 +34,36 @@ const storeDir = mkdtempSync(path.join(os.tmpdir(), 'pier-open-stored-'));
 t.teardown(() => rmSync(storeDir, { recursive: true, force: true }));
 const store = new LocalPayloadStore(storeDir);
 
+// bob also decrypts with EC keys (ECDH, RFC 5753); mallory's P-256 key is nobody's.
+for (const [name, curve] of [
+  ['bob256', 'P-256'],
+  ['bob384', 'P-384'],
+  ['bob521', 'P-521'],
+  ['mallory256', 'P-256'],
+]) {
+  openssl(
+    `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:${curve} -nodes -keyout ${name}.key -out ${name}.crt -days 30 -subj`,
+    `/O=${name}/CN=${name}.as2.example`,
+    ...['-addext', 'keyUsage=critical,digitalSignature,keyAgreement'],
+  );
+}
 const pem = (name: string) => fixtures.read(name).toString();
+const decryptionPair = (name: string) => ({
+  certificate_pem: pem(`${name}.crt`),
+  private_key_pem: pem(`${name}.key`),
+});
 const context: As2InboundContext = {
   found: true,
   organization: 'bob',
   partner: 'alice',
-  decryption: [{ certificate_pem: pem('bob.crt'), private_key_pem: pem('bob.key') }],
+  decryption: ['bob', 'bob256', 'bob384', 'bob521'].map(decryptionPair),
   signing: { certificate_pem: pem('bob.crt'), private_key_pem: pem('bob.key') },
   verification: [pem('alice.crt')],
   require_signed: false,
   require_encrypted: false,
   require_modern: false,
   as2bis: false,
+  max_message_bytes: null,
 };
 
 // Random bytes past the pool's 1 MiB, with a tail that ends the last cipher block oddly.
@@ -103,31 +121,36 @@ function sign(entity: Buffer, lfOnly = false): { message: Buffer; signed: Buffer
   return { message, signed };
 }
 
+interface EncryptOptions {
+  stream?: boolean;
+  oaep?: boolean;
+  to?: string;
+  /** openssl -keyopt values for the recipient, for example ecdh_kdf_md:sha256. */
+  keyopt?: string[];
+}
+
 /** openssl encrypts `content` for bob; `stream` writes BER with indefinite lengths. */
-function encrypt(
-  content: Buffer,
-  cipher: string,
-  options: { stream?: boolean; oaep?: boolean; to?: string } = {},
-) {
+function encrypt(content: Buffer, cipher: string, options: EncryptOptions = {}) {
   writeFixture(fixtures, 'content.mime', content);
   openssl(
     `cms -encrypt -binary -in content.mime ${cipher} -recip ${options.to ?? 'bob'}.crt -outform DER -out enc.der`,
     ...(options.stream ? ['-stream'] : []),
     ...(options.oaep ? ['-keyopt', 'rsa_padding_mode:oaep'] : []),
+    ...(options.keyopt ?? []).flatMap((option) => ['-keyopt', option]),
   );
   return fixtures.read('enc.der');
 }
 
 const enveloped = { 'Content-Type': 'application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m' };
 
-function encrypted(cipher: string, options: { stream?: boolean; oaep?: boolean; to?: string } = {}): Built {
+function encrypted(cipher: string, options: EncryptOptions = {}): Built {
   const entity = entityOf(document);
   return { headers: enveloped, body: encrypt(entity, cipher, options), micOver: entity };
 }
 
-function signedThenEncrypted(cipher: string, stream = false): Built {
+function signedThenEncrypted(cipher: string, stream = false, options: EncryptOptions = {}): Built {
   const { message, signed } = sign(entityOf(document));
-  return { headers: enveloped, body: encrypt(message, cipher, { stream }), micOver: signed };
+  return { headers: enveloped, body: encrypt(message, cipher, { ...options, stream }), micOver: signed };
 }
 
 function signedOnly(lfOnly = false, inner = entityOf(document)): Built {
@@ -230,6 +253,48 @@ t.test('accepted alike from the store and from memory', async (t) => {
   }
 });
 
+t.test(
+  'ECDH key agreement (RFC 5753) from openssl: accepted alike from the store and from memory',
+  async (t) => {
+    const cases: [string, () => Built, string][] = [
+      [
+        'P-256, openssl default KDF (SHA-1), AES-128-CBC, DER',
+        () => encrypted('-aes128', { to: 'bob256' }),
+        'ecdh-sha1kdf',
+      ],
+      [
+        'P-256, SHA-256 KDF, AES-256-CBC, BER -stream',
+        () => encrypted('-aes256', { to: 'bob256', stream: true, keyopt: ['ecdh_kdf_md:sha256'] }),
+        'ecdh-sha256kdf',
+      ],
+      [
+        'P-384, SHA-384 KDF, AES-256-GCM, BER -stream',
+        () => encrypted('-aes-256-gcm', { to: 'bob384', stream: true, keyopt: ['ecdh_kdf_md:sha384'] }),
+        'ecdh-sha384kdf',
+      ],
+      [
+        'P-521, SHA-512 KDF in cofactor mode, AES-192-CBC, DER',
+        () => encrypted('-aes192', { to: 'bob521', keyopt: ['ecdh_kdf_md:sha512', 'ecdh_cofactor_mode:1'] }),
+        'ecdh-cofactor-sha512kdf',
+      ],
+      [
+        'P-384, 3DES (wrapped with RFC 3217 3DES key wrap)',
+        () => encrypted('-des3', { to: 'bob384' }),
+        'ecdh-sha1kdf',
+      ],
+      [
+        'signed then encrypted to P-256, SHA-256 KDF, AES-128-GCM, BER -stream',
+        () => signedThenEncrypted('-aes-128-gcm', true, { to: 'bob256', keyopt: ['ecdh_kdf_md:sha256'] }),
+        'ecdh-sha256kdf',
+      ],
+    ];
+    for (const [label, build, keyTransport] of cases) {
+      const stored = await accepted(t, label, build());
+      t.match(stored.description.encryption, { key_transport: keyTransport }, `${label}: ${keyTransport}`);
+    }
+  },
+);
+
 t.test('LF-only signed content verifies in its CRLF form on both paths', async (t) => {
   const crlfText = Buffer.from('ISA*00*LARGE~\r\nGS*PO*ALICE*BOB~\r\n'.repeat(48 * 1024));
   const inner = entityOf(crlfText, 'application/edi-x12');
@@ -329,6 +394,23 @@ t.test('refused alike from the store and from memory', async (t) => {
   signed.body[at]! ^= 0xff;
   await refused(t, 'tampered signed content', signed, 'integrity-check-failed');
 
+  // ECDH: a message agreed with mallory's P-256 key, and one whose wrapped key is damaged.
+  const forMallory = encrypted('-aes128', { to: 'mallory256', keyopt: ['ecdh_kdf_md:sha256'] });
+  const { stored: ecStored } = await bothWays(t, 'ECDH for another P-256 certificate', forMallory);
+  t.match(ecStored.outcome, /decryption-failed$/, 'ECDH for another certificate: decryption-failed');
+  t.match(
+    JSON.stringify(ecStored.refusal),
+    /encrypted for the certificate with serial [0-9A-F]+; pier holds .*bob256/,
+    'the refusal names the certificate the message was made for and those pier holds',
+  );
+  const damagedKey = encrypted('-aes128', { to: 'bob256', keyopt: ['ecdh_kdf_md:sha256'] });
+  writeFixture(fixtures, 'damaged.der', damagedKey.body);
+  // The wrapped key is the OCTET STRING after the recipient's serial; flip its first byte.
+  const dump = openssl('asn1parse -inform DER -in damaged.der');
+  const wrapped = /^\s*(\d+):d=\d+\s+hl=(\d+)\s+l=\s*24 prim: OCTET STRING/m.exec(dump)!;
+  damagedKey.body[Number(wrapped[1]) + Number(wrapped[2])]! ^= 0x01;
+  await refused(t, 'ECDH with a damaged wrapped key', damagedKey, 'decryption-failed');
+
   const truncated = encrypted('-aes256');
   await refused(
     t,
@@ -353,10 +435,17 @@ async function* pieces(body: Buffer): AsyncIterable<Buffer> {
 }
 
 t.test('the stream reader decrypts as decryptEnveloped does, in pieces of any size', async (t) => {
-  const keys = [{ certificate: bob.certificate, privateKey: bob.privateKey }];
+  const keys = [
+    { certificate: bob.certificate, privateKey: bob.privateKey },
+    {
+      certificate: new X509Certificate(fixtures.read('bob384.crt')),
+      privateKey: createPrivateKey(fixtures.read('bob384.key')),
+    },
+  ];
   for (const [label, built] of [
     ['DER', encrypted('-aes192')],
     ['BER -stream', encrypted('-aes-192-gcm', { stream: true })],
+    ['ECDH P-384, BER -stream', encrypted('-aes-256-gcm', { stream: true, to: 'bob384' })],
   ] as const) {
     const streamed = await decryptEnvelopedStream(async () => pieces(built.body), keys);
     const memory = decryptEnveloped(built.body, keys);

@@ -1,7 +1,8 @@
-// Covers the pier as2-sender judging a synchronous receipt made by an implementation it did not write: a peer on 127.0.0.1 decrypts and verifies pier's message with `openssl cms`, computes the MIC with `openssl dgst` and answers with a multipart/report signed by `openssl cms -sign`. A good receipt delivers the message (mdn_received, signed and verified); a receipt with another MIC, or signed by a certificate the partner's profile does not list, fails it without retry (mdn_refused).
+// Covers the pier as2-sender judging a synchronous receipt made by an implementation it did not write: a peer on 127.0.0.1 decrypts and verifies pier's message with `openssl cms`, computes the MIC with `openssl dgst` and answers with a multipart/report signed by `openssl cms -sign`. A good receipt delivers the message (mdn_received, signed and verified); a receipt with another MIC, or signed by a certificate the partner's profile does not list, fails it without retry (mdn_refused), and so does a receipt whose disposition is failed/Failure; each such failure raises the delivery_failed alert.
 import t from 'tap';
 import { organization, partner, startSender, storeCertificate } from '../helpers/as2.js';
 import { sendByHand, type Message } from '../helpers/flow.js';
+import { sql } from '../helpers/database.js';
 import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
 import { asHttp, opensslDigest, opensslVerifies, writeFixture } from '../helpers/smime.js';
@@ -14,7 +15,8 @@ const { fixtures } = parties;
 const openssl = fixtures.openssl;
 
 /** How the peer answers the next message. */
-let mode: 'good' | 'mic-of-the-document-only' | 'signed-by-mallory' = 'good';
+let mode: 'good' | 'mic-of-the-document-only' | 'signed-by-mallory' | 'failed' = 'good';
+const failedDisposition = 'automatic-action/MDN-sent-automatically; failed/Failure: unsupported format';
 /** What the peer found in each message, by Message-ID. */
 const received = new Map<string, { document: Buffer; mic: string; receiptId: string }>();
 
@@ -49,7 +51,7 @@ function answer(request: PeerRequest, index: number) {
     'Original-Recipient: rfc822; ALICE',
     'Final-Recipient: rfc822; ALICE',
     `Original-Message-ID: ${messageId}`,
-    'Disposition: automatic-action/MDN-sent-automatically; processed',
+    `Disposition: ${mode === 'failed' ? failedDisposition : 'automatic-action/MDN-sent-automatically; processed'}`,
     `Received-Content-MIC: ${mic}, sha-256`,
     '',
     '--report-1--',
@@ -91,6 +93,10 @@ const send = (name: string, content: string): Promise<Message> =>
   sendByHand(server, { from: 'bob', to: 'alice', target: 'out' }, { name, content });
 
 const historyOf = (m: Message, kind: string) => (m.history as Message[]).filter((h) => h.kind === kind);
+const deliveryFailedAlerts = (m: Message) =>
+  sql(server.db.url, "select * from alert where code = 'delivery_failed' and details->>'message_id' = $1", [
+    m.id,
+  ]);
 
 t.test('a receipt signed by openssl with the MIC openssl computed: Delivered', async (t) => {
   mode = 'good';
@@ -130,6 +136,36 @@ t.test('a receipt whose MIC covers the document without its headers: Failed, not
   t.equal(sent.deliveries[0].last_error, line?.text);
   t.match(sent.protocols.as2.mdn, { signed: true, verified: true, mic: seen.mic });
   t.equal(historyOf(sent, 'mdn_received').length, 0);
+  t.match(
+    await deliveryFailedAlerts(sent),
+    [{ severity: 'warning', subject_id: String(sent.deliveries[0].id), instance: 'out' }],
+    'delivery_failed raised',
+  );
+});
+
+t.test('a receipt with the disposition failed/Failure: Failed, delivery_failed raised', async (t) => {
+  mode = 'failed';
+  const sent = await send('failed.edi', "UNB+UNOC:3+BOB+ALICE'\r\n");
+  t.equal(sent.status, 'Error');
+  t.equal(sent.deliveries[0].attempts, 1, 'not retried');
+  const [line] = historyOf(sent, 'mdn_refused');
+  t.match(line?.text, `The partner refused the message: ${failedDisposition}`);
+  t.match(sent.protocols.as2.mdn, { disposition: failedDisposition, signed: true, verified: true });
+  t.match(
+    await deliveryFailedAlerts(sent),
+    [
+      {
+        code: 'delivery_failed',
+        severity: 'warning',
+        subject_kind: 'delivery',
+        subject_id: String(sent.deliveries[0].id),
+        instance: 'out',
+        summary: `Delivery of message ${sent.id} to out failed: The partner refused the message: ${failedDisposition}`,
+        link: `/api/v1/messages/${sent.id}`,
+      },
+    ],
+    'one delivery_failed alert, naming the partner refusal',
+  );
 });
 
 t.test('a receipt signed by a certificate not in the partner profile: Failed', async (t) => {

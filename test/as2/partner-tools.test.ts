@@ -1,8 +1,10 @@
 // Covers POST /as2/remote-profiles/{id}/check-connection and /test-message: the steps against a
 // real pier receiver over HTTP, against a local HTTPS peer (trusted by pinning, refused without),
 // a closed port and an unknown name; 503 while the sender is stopped; which sender and
-// organization are taken when left out; and a test message delivered through the normal flow.
+// organization are taken when left out; the check made by the running sender instance with the
+// timeout it runs with (not one saved since); and a test message delivered through the normal flow.
 import https from 'node:https';
+import net from 'node:net';
 import t from 'tap';
 import { makeFixtures } from '../helpers/certificates.js';
 import {
@@ -107,6 +109,55 @@ t.test('check-connection', async (t) => {
   const ambiguous = await check(partnerB);
   t.equal(ambiguous.status, 400, 'with two senders one must be named');
   t.match(ambiguous.body.error.details.sender, /other, out/);
+});
+
+t.test('the check is made by the running sender, with the settings it runs with', async (t) => {
+  // A peer that takes the connection and never answers: the http step waits the sender's timeout.
+  const held = new Set<net.Socket>();
+  const silent = net.createServer((socket) => {
+    held.add(socket);
+    socket.on('close', () => held.delete(socket));
+  });
+  const silentPort = await freePort();
+  await new Promise<void>((resolve) => silent.listen(silentPort, '127.0.0.1', resolve));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of held) socket.destroy();
+        silent.close(() => resolve());
+      }),
+  );
+  const mute = await partner(server, 'mute', 'M', `http://127.0.0.1:${silentPort}/as2`, cert, profile);
+  await startSender(server, 'patient', { timeout_seconds: 1 });
+
+  const first = await check(mute, { sender: 'patient' });
+  t.equal(first.status, 200, first.raw);
+  t.equal(first.body.data.sender, 'patient');
+  t.equal(first.body.data.steps.connect.status, 'ok');
+  t.equal(first.body.data.problem, 'http: No HTTP answer within 1 s', "the sender's own timeout");
+
+  const saved = await server.call('PUT', '/api/v1/plugins/configs/as2-sender/patient', {
+    body: { timeout_seconds: 2 },
+  });
+  t.equal(saved.status, 200, saved.raw);
+  const notApplied = await check(mute, { sender: 'patient' });
+  t.equal(
+    notApplied.body.data.problem,
+    'http: No HTTP answer within 1 s',
+    'a timeout saved but not applied is not the one the running sender checks with',
+  );
+
+  const restarted = await server.call('POST', '/api/v1/services/as2-sender/patient/restart', { body: {} });
+  t.equal(restarted.status, 200, restarted.raw);
+  const applied = await check(mute, { sender: 'patient' });
+  t.equal(applied.body.data.problem, 'http: No HTTP answer within 2 s', 'after the restart, the new timeout');
+
+  const stopped = await server.call('POST', '/api/v1/services/as2-sender/patient/stop', { body: {} });
+  t.equal(stopped.status, 200, stopped.raw);
+  const notRunning = await check(mute, { sender: 'patient' });
+  t.equal(notRunning.status, 503);
+  t.equal(notRunning.body.error.code, 'SENDER_NOT_RUNNING');
+  t.equal(notRunning.body.error.message, 'The AS2 sender patient is not running');
 });
 
 t.test('test-message', async (t) => {

@@ -1,10 +1,10 @@
-// Covers the pier as2-sender signing with RSASSA-PSS (profile signing_algorithm rsa-pss-sha256/384/512): a peer on 127.0.0.1 made of openssl commands verifies each message with `openssl cms -verify`, reads the SignerInfo with `openssl cms -cmsout -print` (RSASSA-PSS with the hash, MGF1 and salt length written explicitly, salt = hash length) and answers with a signed receipt carrying the MIC `openssl dgst` computes, which delivers the message.
+// Covers the pier as2-sender signing with RSASSA-PSS (profile signing_algorithm rsa-pss-sha256/384/512) and with RSA PKCS#1 v1.5 over SHA3-256/384/512 (sha3-256/384/512): a peer on 127.0.0.1 made of openssl commands verifies each message with `openssl cms -verify`, reads the SignerInfo with `openssl cms -cmsout -print` (RSASSA-PSS with the hash, MGF1 and salt length written explicitly, salt = hash length) and answers with a signed receipt carrying the MIC `openssl dgst` computes, which delivers the message.
 import t from 'tap';
 import { organization, partner, startSender, storeCertificate } from '../helpers/as2.js';
 import { sendByHand } from '../helpers/flow.js';
 import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
-import { asHttp, asMessage, opensslDigest, opensslVerifies, writeFixture } from '../helpers/smime.js';
+import { asMessage, opensslDigest, opensslReceipt, opensslVerifies } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 
 const server = await startTestServer(t);
@@ -19,28 +19,15 @@ const seen = new Map<string, { printed: string; mic: string }>();
 function answer(request: PeerRequest, index: number) {
   const messageId = headerOf(request, 'message-id')!;
   const contentType = headerOf(request, 'content-type')!;
-  const md = /micalg=([\w-]+)/.exec(contentType)![1]!.replace('-', '');
+  const micalg = /micalg=([\w-]+)/.exec(contentType)![1]!;
+  // openssl's digest names: sha256 for micalg sha-256; sha3-256 as written.
+  const md = micalg.startsWith('sha3-') ? micalg : micalg.replace('-', '');
   const message = asMessage({ 'Content-Type': contentType }, request.body);
   opensslVerifies(fixtures, message, contentType, 'bob.crt');
   openssl('cms -cmsout -print -inform DER -in signature.der -out printed.txt');
-  const mic = `${opensslDigest(fixtures, md, 'signed-part.bin')}, ${md.replace('sha', 'sha-')}`;
+  const mic = `${opensslDigest(fixtures, md, 'signed-part.bin')}, ${micalg}`;
   seen.set(messageId, { printed: fixtures.read('printed.txt').toString(), mic });
-  const report = [
-    'Content-Type: multipart/report; report-type=disposition-notification; boundary="r"',
-    '',
-    '--r',
-    'Content-Type: message/disposition-notification',
-    '',
-    `Original-Message-ID: ${messageId}`,
-    'Disposition: automatic-action/MDN-sent-automatically; processed',
-    `Received-Content-MIC: ${mic}`,
-    '',
-    '--r--',
-    '',
-  ].join('\r\n');
-  writeFixture(fixtures, 'report.mime', report);
-  openssl('cms -sign -binary -in report.mime -signer alice.crt -inkey alice.key -md sha256 -out mdn.eml');
-  const mdn = asHttp(fixtures.read('mdn.eml'));
+  const mdn = opensslReceipt(fixtures, { messageId, mic, signer: 'alice', md: 'sha256' });
   return { status: 200, headers: { 'Message-ID': `<r${index}@alice>`, ...mdn.headers }, body: mdn.body };
 }
 
@@ -91,6 +78,35 @@ for (const [bits, saltHex] of [
       'salt = hash length',
     );
     t.match(sent.protocols.as2.signature, { algorithm: `rsa-pss-sha${bits}` });
+  });
+}
+
+for (const bits of ['256', '384', '512'] as const) {
+  t.test(`sha3-${bits} with RSA: openssl verifies it and reads SHA3-${bits} as the digest`, async (t) => {
+    await partner(server, `carol${bits}`, `CAROL${bits}`, peer.url, aliceCert, {
+      signing_algorithm: `sha3-${bits}`,
+      encryption_algorithm: 'none',
+      compression: false,
+      mdn_mode: 'sync',
+      mdn_signed: true,
+    });
+    const sent = await sendByHand(
+      server,
+      { from: 'bob', to: `carol${bits}`, target: 'out' },
+      { name: `sha3-${bits}.edi`, content: "UNB+UNOC:3+BOB+CAROL'\r\n" },
+    );
+    t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
+    const peerView = seen.get(sent.protocols.as2.message_id)!;
+    t.ok(peerView, 'openssl verified the message');
+    t.equal(sent.protocols.as2.mic, peerView.mic, 'pier and openssl computed the same MIC');
+    t.match(peerView.mic, new RegExp(`, sha3-${bits}$`), 'the MIC is named sha3-' + bits);
+    t.match(
+      peerView.printed,
+      new RegExp(`digestAlgorithm:\\s*\\n\\s*algorithm: sha3-${bits} `),
+      'digest SHA3',
+    );
+    t.match(peerView.printed, /signatureAlgorithm:\s*\n\s*algorithm: rsaEncryption /, 'RSA PKCS#1 v1.5');
+    t.match(sent.protocols.as2.signature, { algorithm: `sha3-${bits}` });
   });
 }
 

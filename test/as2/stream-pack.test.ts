@@ -1,5 +1,5 @@
-// Covers the streamed packing of large documents (as2/stream/pack-streamed.ts) against the in-memory packOutgoing: for a 2.5 MiB document and a matrix of options (sign × encrypt, compression, transfer encoding, signed attributes, PSS, OAEP), both give the same MIC and, where nothing random differs, the same bytes; openssl cms decrypts and verifies the streamed output, node:zlib inflates its CompressedData, and unpackIncoming reads both back to the document, byte for byte. No temporary file is left behind.
-import { randomBytes } from 'node:crypto';
+// Covers the streamed packing of large documents (as2/stream/pack-streamed.ts) against the in-memory packOutgoing: for a 2.5 MiB document and a matrix of options (sign × encrypt, compression, transfer encoding, signed attributes, PSS, OAEP, ECDH key agreement to P-256/384/521 certificates), both give the same MIC and, where nothing random differs, the same bytes; openssl cms decrypts and verifies the streamed output, node:zlib inflates its CompressedData, and unpackIncoming reads both back to the document, byte for byte. No temporary file is left behind.
+import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { unpackIncoming } from '../../actors/as2/unpack.js';
 import type { ContentEncryption } from '../../pki/algorithms/encryption-algorithms.js';
 import type { MicAlgorithm } from '../../pki/algorithms/mic-algorithms.js';
 import { asMessage, opensslVerifies, writeFixture } from '../helpers/smime.js';
-import { makeParties } from './parties.js';
+import { makeParties, type Party } from './parties.js';
 
 const parties = makeParties();
 t.teardown(() => parties.remove());
@@ -31,7 +31,26 @@ const document = Buffer.concat([
 ]);
 const documentFile = path.join(tempRoot, 'document.edi');
 await writeFile(documentFile, document);
-const receive = { decryptionKeys: [bob], verificationCerts: [alice.certificate] };
+// bob's EC encryption certificates: pier agrees a key with each (ECDH, RFC 5753).
+const ecBob: Record<string, Party> = {};
+for (const curve of ['P-256', 'P-384', 'P-521']) {
+  const name = `bob-${curve}`;
+  fixtures.openssl(
+    `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:${curve} -nodes -keyout ${name}.key -out ${name}.crt -days 30 -subj`,
+    `/O=bob/CN=${name}.as2.example`,
+  );
+  ecBob[curve] = {
+    name,
+    certificate: new X509Certificate(fixtures.read(`${name}.crt`)),
+    privateKey: createPrivateKey(fixtures.read(`${name}.key`)),
+    certFile: `${name}.crt`,
+    keyFile: `${name}.key`,
+  };
+}
+const receive = {
+  decryptionKeys: [bob, ...Object.values(ecBob)],
+  verificationCerts: [alice.certificate],
+};
 const signingTime = new Date('2026-11-21T08:00:00Z');
 
 interface Case {
@@ -107,7 +126,29 @@ cases.push(
     },
   },
   { label: 'unsigned MIC with SHA-512, nothing else', options: { micAlgorithm: 'sha-512' } },
+  {
+    label: 'ECDH to a P-256 certificate, signed, AES-128-CBC',
+    options: { sign: signBy, encrypt: { algorithm: 'aes128-cbc', certificate: ecBob['P-256']!.certificate } },
+  },
+  {
+    label: 'ECDH to a P-384 certificate, AES-256-GCM, compressed before signing',
+    options: {
+      compress: 'before-sign',
+      sign: signBy,
+      encrypt: { algorithm: 'aes256-gcm', certificate: ecBob['P-384']!.certificate },
+    },
+  },
+  {
+    label: 'ECDH to a P-521 certificate, 3DES, encrypted only',
+    options: { encrypt: { algorithm: '3des', certificate: ecBob['P-521']!.certificate } },
+  },
 );
+
+/** The recipient whose key opens a message encrypted for `certificate`, by its files. */
+function recipientOf(options: PackOptions): Party {
+  const certificate = options.encrypt?.certificate;
+  return Object.values(ecBob).find((p) => p.certificate === certificate) ?? bob;
+}
 
 /** The body with the multipart boundary (random per message) replaced, to compare two messages. */
 function withoutBoundary(body: Buffer, contentType: string): string {
@@ -117,7 +158,7 @@ function withoutBoundary(body: Buffer, contentType: string): string {
 }
 
 /** Every layer of a message taken off by openssl (and node:zlib for CompressedData); the document. */
-function openedByOpenssl(headers: Record<string, string>, body: Buffer): Buffer {
+function openedByOpenssl(headers: Record<string, string>, body: Buffer, recipient: Party = bob): Buffer {
   let message = asMessage(headers, body);
   for (;;) {
     const entity = parseEntity(message);
@@ -125,7 +166,7 @@ function openedByOpenssl(headers: Record<string, string>, body: Buffer): Buffer 
     if (/enveloped-data/i.test(type)) {
       writeFixture(fixtures, 'streamed.der', decodeTransferEncoding(entity.body, 'binary'));
       fixtures.openssl(
-        'cms -decrypt -binary -inform DER -in streamed.der -inkey bob.key -recip bob.crt -out decrypted.eml',
+        `cms -decrypt -binary -inform DER -in streamed.der -inkey ${recipient.keyFile} -recip ${recipient.certFile} -out decrypted.eml`,
       );
       message = fixtures.read('decrypted.eml');
     } else if (/multipart\/signed/.test(type)) {
@@ -166,8 +207,18 @@ for (const c of cases) {
           'the same bytes as in memory',
         );
       }
-      const opened = openedByOpenssl(streamed.headers, body);
+      const recipient = recipientOf(c.options);
+      const opened = openedByOpenssl(streamed.headers, body, recipient);
       t.ok(opened.equals(document), 'openssl (and zlib) open the streamed message to the document');
+      if (recipient !== bob) {
+        t.match(
+          fixtures.openssl('asn1parse -inform DER -in streamed.der -dlimit 16'),
+          /cont \[ 1 \][\s\S]*:id-ecPublicKey[\s\S]*:dhSinglePass-stdDH-sha(256|384|512)kdf-scheme[\s\S]*:id-aes(128|192|256)-wrap/,
+          'the streamed message has a KeyAgreeRecipientInfo with an X9.63 KDF and AES key wrap',
+        );
+        const fromMemory = openedByOpenssl(inMemory.headers, inMemory.body, recipient);
+        t.ok(fromMemory.equals(document), 'openssl opens the in-memory ECDH message to the document');
+      }
       const unpacked = unpackIncoming(body, streamed.headers, {
         ...receive,
         micAlgorithm: inMemory.mic.algorithm,

@@ -7,6 +7,7 @@ import t from 'tap';
 import { sql } from '../helpers/database.js';
 import { must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
+import { readWorkNotice } from '../../runtime/dispatch/tx.js';
 
 let clock = Date.parse('2026-06-01T08:00:00.000Z');
 const server = await startTestServer(t, { now: () => new Date(clock), runtime: { timers: false } });
@@ -23,7 +24,7 @@ async function at(from: number, seconds: number) {
 const announcements: string[] = [];
 const listener = new pg.Client({ connectionString: server.db.url });
 await listener.connect();
-listener.on('notification', (n) => announcements.push(n.payload ?? ''));
+listener.on('notification', (n) => announcements.push(readWorkNotice(n.payload ?? '').target));
 await listener.query('listen pier_work');
 t.teardown(() => listener.end());
 const settle = () => new Promise((r) => setTimeout(r, 100));

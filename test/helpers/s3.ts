@@ -34,6 +34,11 @@ export interface TestS3 {
   countObjects(): Promise<number>;
   /** Multipart uploads started and neither completed nor aborted. */
   openUploads(): Promise<number>;
+  /** Stops the server, keeping its objects: connections to the endpoint are refused. */
+  stop(): Promise<void>;
+  /** Starts the stopped server again on the same port, with the objects it had. */
+  restart(): Promise<void>;
+  /** Stops the server and removes its objects. */
   close(): Promise<void>;
 }
 
@@ -49,24 +54,28 @@ export async function startS3(t: Test, options: { bucket?: string } = {}): Promi
   useS3Credentials(process.env.AWS_SECRET_ACCESS_KEY);
   const bucket = options.bucket ?? 'pier-payloads';
   const directory = await mkdtemp(path.join(os.tmpdir(), 'pier-s3-'));
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory,
-    configureBuckets: [{ name: bucket }],
-  });
   const uploadsDir = path.join(directory, bucket, '._S3rver_uploads');
-  // AbortMultipartUpload: DELETE /<bucket>/<key>?uploadId=<id>.
-  (server.middleware as unknown[]).unshift(async (ctx: KoaContext, next: () => Promise<void>) => {
-    if (ctx.method === 'DELETE' && ctx.query.uploadId) {
-      await rm(path.join(uploadsDir, path.basename(ctx.query.uploadId)), { recursive: true, force: true });
-      ctx.status = 204;
-      return;
-    }
-    await next();
-  });
-  const { port } = (await server.run()) as { port: number };
+  const serve = async (port: number): Promise<{ server: { close(): Promise<void> }; port: number }> => {
+    const server = new S3rver({
+      address: '127.0.0.1',
+      port,
+      silent: true,
+      directory,
+      configureBuckets: [{ name: bucket }],
+    });
+    // AbortMultipartUpload: DELETE /<bucket>/<key>?uploadId=<id>.
+    (server.middleware as unknown[]).unshift(async (ctx: KoaContext, next: () => Promise<void>) => {
+      if (ctx.method === 'DELETE' && ctx.query.uploadId) {
+        await rm(path.join(uploadsDir, path.basename(ctx.query.uploadId)), { recursive: true, force: true });
+        ctx.status = 204;
+        return;
+      }
+      await next();
+    });
+    return { server, port: ((await server.run()) as { port: number }).port };
+  };
+  let { server, port } = await serve(0);
+  let running = true;
   const endpoint = `http://127.0.0.1:${port}`;
   const region = 'us-east-1';
   const client = new S3Client({
@@ -77,11 +86,16 @@ export async function startS3(t: Test, options: { bucket?: string } = {}): Promi
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
   let closed = false;
+  const stop = async () => {
+    if (!running) return;
+    running = false;
+    await server.close();
+  };
   const close = async () => {
     if (closed) return;
     closed = true;
     client.destroy();
-    await (server.close() as Promise<void>);
+    await stop();
     await rm(directory, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   t.teardown(close);
@@ -114,6 +128,12 @@ export async function startS3(t: Test, options: { bucket?: string } = {}): Promi
     },
     async openUploads() {
       return (await readdir(uploadsDir).catch(() => [])).length;
+    },
+    stop,
+    async restart() {
+      if (running) return;
+      ({ server, port } = await serve(port));
+      running = true;
     },
     close,
   };

@@ -87,3 +87,32 @@ export function opensslDigest(fixtures: Fixtures, digest: string, file: string):
   fixtures.openssl(`dgst -${digest} -binary -out digest.bin ${file}`);
   return fixtures.read('digest.bin').toString('base64');
 }
+
+/**
+ * A partner's synchronous receipt made by `openssl cms -sign`: a processed disposition with
+ * `mic` for `messageId`, signed by `signer` (`<signer>.crt` and `.key` among the fixtures) with
+ * digest `md`, as the HTTP answer parts a test peer returns.
+ */
+export function opensslReceipt(
+  fixtures: Fixtures,
+  receipt: { messageId: string; mic: string; signer: string; md: string },
+): { headers: Record<string, string>; body: Buffer } {
+  const report = [
+    'Content-Type: multipart/report; report-type=disposition-notification; boundary="r"',
+    '',
+    '--r',
+    'Content-Type: message/disposition-notification',
+    '',
+    `Original-Message-ID: ${receipt.messageId}`,
+    'Disposition: automatic-action/MDN-sent-automatically; processed',
+    `Received-Content-MIC: ${receipt.mic}`,
+    '',
+    '--r--',
+    '',
+  ].join('\r\n');
+  writeFixture(fixtures, 'report.mime', report);
+  fixtures.openssl(
+    `cms -sign -binary -in report.mime -signer ${receipt.signer}.crt -inkey ${receipt.signer}.key -md ${receipt.md} -out receipt.eml`,
+  );
+  return asHttp(fixtures.read('receipt.eml'));
+}

@@ -53,7 +53,8 @@ t.test('nothing pier says or records contains the S3 secret key', async (t) => {
     { name: 'b.bin', content: randomBytes(100_000) },
   );
   answers.push(failed);
-  t.equal(failed.status, 500);
+  t.equal(failed.status, 503);
+  t.equal(failed.body.error.code, 'STORAGE_UNAVAILABLE');
   answers.push(await server.call('GET', '/api/v1/audit'));
 
   t.ok(logged.length > 0, `${logged.length} log lines were written`);

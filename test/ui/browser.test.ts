@@ -66,6 +66,12 @@ const stored = await (async () => {
   });
 })();
 if (stored.status !== 201) throw new Error(`certificate: ${stored.raw}`);
+// Used by Acme's AS2 profile, so the certificate's page has a use to show.
+await must(server, '/as2/local-profiles', {
+  local_organization_id: 1,
+  as2id: 'ACME',
+  signing_certificate_id: stored.body.data.id,
+});
 
 const browser: Browser = await chromium.launch({
   executablePath: chromiumPath,

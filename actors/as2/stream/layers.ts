@@ -8,7 +8,7 @@
 import { createHash, createSign } from 'node:crypto';
 import { integer, octetString, oid, algorithmIdentifier, setOf } from '../../../pki/asn1/writer.js';
 import { startContentEncryption } from '../../../pki/cms/content-encryption.js';
-import { recipientInfo, type EncryptOptions } from '../../../pki/cms/enveloped-data.js';
+import { envelopedVersion, recipientInfo, type EncryptOptions } from '../../../pki/cms/enveloped-data.js';
 import { finishSignature, signatureSchemeFor } from '../../../pki/cms/rsa-signature.js';
 import { signDetached } from '../../../pki/cms/signed-data.js';
 import { headerSection, newBoundary, type HeaderList } from '../mime/build.js';
@@ -128,7 +128,7 @@ export async function encryptedEntity(
   const gcm = contentEncryptionAlgorithms[options.algorithm].mode === 'gcm';
   // The structure of cms/enveloped-data.ts encryptEnvelopedChunks; the mac follows the content.
   const fields: (Source | Piece)[] = [
-    integer(0),
+    integer(envelopedVersion(options, gcm)),
     setOf([recipient]),
     derOf(0x30, [oid(oids.data), started.algorithm, derOf(0x80, [ciphertext])]),
   ];

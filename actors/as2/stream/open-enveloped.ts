@@ -15,11 +15,11 @@ import {
 import {
   decryptionAttempts,
   recipientMismatch,
+  unwrapContentKey,
+  type ContentKeyDelivery,
   type Decrypted,
   type DecryptionKey,
 } from '../../../pki/cms/enveloped-data.js';
-import { keyTransportOf, unwrapKey } from '../../../pki/cms/key-transport.js';
-import { readOctets, type Asn1Node } from '../../../pki/asn1/reader.js';
 import { DispositionError } from '../vocabulary/disposition-error.js';
 import { NotStreamable, readEnvelopedStream } from './read-enveloped.js';
 
@@ -45,17 +45,13 @@ export async function decryptEnvelopedStream(
   // Plaintext is never longer than the ciphertext; the slack takes a final block's output.
   const out = Buffer.allocUnsafe(structure.contentBytes + 32);
   let lastError: unknown = new Error('the message is not encrypted for any of our certificates');
-  for (const { recipient, key } of decryptionAttempts(structure.recipients, keys)) {
-    let keyAlgorithm: Asn1Node;
+  for (const attempt of decryptionAttempts(structure.recipients, keys)) {
+    let keyTransport: ContentKeyDelivery;
     let decipher: ContentDecipher;
     try {
-      keyAlgorithm = recipient.child(2, 'keyEncryptionAlgorithm');
-      const contentKey = unwrapKey(
-        key.privateKey,
-        keyAlgorithm,
-        readOctets(recipient.child(3, 'encryptedKey')),
-        algorithm.keyBytes,
-      );
+      const unwrapped = unwrapContentKey(attempt, algorithm.keyBytes);
+      const contentKey = unwrapped.contentKey;
+      keyTransport = unwrapped.keyTransport;
       decipher = contentDecipher(algorithm, contentKey, auth);
       contentKey.fill(0);
     } catch (error) {
@@ -84,8 +80,8 @@ export async function decryptEnvelopedStream(
     return {
       content: out.subarray(0, length),
       algorithm: algorithm.name,
-      keyTransport: keyTransportOf(keyAlgorithm),
-      recipient: key.certificate,
+      keyTransport,
+      recipient: attempt.key.certificate,
       authenticated: structure.authenticated,
     };
   }

@@ -87,6 +87,22 @@ ecdsa-with-SHA384 OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) ansi-X9-
 ecdsa-with-SHA512 OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) ansi-X9-62(10045) signatures(4) ecdsa-with-SHA2(3) 4 }
 id-alg-zlibCompress OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) rsadsi(113549) pkcs(1) pkcs-9(9) smime(16) alg(3) 8 }
 id-ce-subjectKeyIdentifier OBJECT IDENTIFIER ::= { id-ce 14 }
+x9-63-scheme OBJECT IDENTIFIER ::= { iso(1) identified-organization(3) tc68(133) country(16) x9(840) x9-63(63) schemes(0) }
+secg-scheme OBJECT IDENTIFIER ::= { iso(1) identified-organization(3) certicom(132) schemes(1) }
+dhSinglePass-stdDH-sha1kdf-scheme OBJECT IDENTIFIER ::= { x9-63-scheme 2 }
+dhSinglePass-stdDH-sha224kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 11 0 }
+dhSinglePass-stdDH-sha256kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 11 1 }
+dhSinglePass-stdDH-sha384kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 11 2 }
+dhSinglePass-stdDH-sha512kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 11 3 }
+dhSinglePass-cofactorDH-sha1kdf-scheme OBJECT IDENTIFIER ::= { x9-63-scheme 3 }
+dhSinglePass-cofactorDH-sha224kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 14 0 }
+dhSinglePass-cofactorDH-sha256kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 14 1 }
+dhSinglePass-cofactorDH-sha384kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 14 2 }
+dhSinglePass-cofactorDH-sha512kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 14 3 }
+id-aes128-wrap OBJECT IDENTIFIER ::= { aes 5 }
+id-aes192-wrap OBJECT IDENTIFIER ::= { aes 25 }
+id-aes256-wrap OBJECT IDENTIFIER ::= { aes 45 }
+id-alg-CMS3DESwrap OBJECT IDENTIFIER ::= { iso(1) member-body(2) us(840) rsadsi(113549) pkcs(1) pkcs-9(9) smime(16) alg(3) 6 }
 `;
 
 function resolveModule(text: string): Map<string, string> {
@@ -160,6 +176,35 @@ const expected: Record<OidName, [string, string]> = {
   ecdsaWithSha384: ['ecdsa-with-SHA384', 'ecdsa-with-SHA384'],
   ecdsaWithSha512: ['ecdsa-with-SHA512', 'ecdsa-with-SHA512'],
   subjectKeyIdentifier: ['id-ce-subjectKeyIdentifier', 'X509v3 Subject Key Identifier'],
+  dhSinglePassStdDhSha1Kdf: ['dhSinglePass-stdDH-sha1kdf-scheme', 'dhSinglePass-stdDH-sha1kdf-scheme'],
+  dhSinglePassStdDhSha224Kdf: ['dhSinglePass-stdDH-sha224kdf-scheme', 'dhSinglePass-stdDH-sha224kdf-scheme'],
+  dhSinglePassStdDhSha256Kdf: ['dhSinglePass-stdDH-sha256kdf-scheme', 'dhSinglePass-stdDH-sha256kdf-scheme'],
+  dhSinglePassStdDhSha384Kdf: ['dhSinglePass-stdDH-sha384kdf-scheme', 'dhSinglePass-stdDH-sha384kdf-scheme'],
+  dhSinglePassStdDhSha512Kdf: ['dhSinglePass-stdDH-sha512kdf-scheme', 'dhSinglePass-stdDH-sha512kdf-scheme'],
+  dhSinglePassCofactorDhSha1Kdf: [
+    'dhSinglePass-cofactorDH-sha1kdf-scheme',
+    'dhSinglePass-cofactorDH-sha1kdf-scheme',
+  ],
+  dhSinglePassCofactorDhSha224Kdf: [
+    'dhSinglePass-cofactorDH-sha224kdf-scheme',
+    'dhSinglePass-cofactorDH-sha224kdf-scheme',
+  ],
+  dhSinglePassCofactorDhSha256Kdf: [
+    'dhSinglePass-cofactorDH-sha256kdf-scheme',
+    'dhSinglePass-cofactorDH-sha256kdf-scheme',
+  ],
+  dhSinglePassCofactorDhSha384Kdf: [
+    'dhSinglePass-cofactorDH-sha384kdf-scheme',
+    'dhSinglePass-cofactorDH-sha384kdf-scheme',
+  ],
+  dhSinglePassCofactorDhSha512Kdf: [
+    'dhSinglePass-cofactorDH-sha512kdf-scheme',
+    'dhSinglePass-cofactorDH-sha512kdf-scheme',
+  ],
+  aes128Wrap: ['id-aes128-wrap', 'id-aes128-wrap'],
+  aes192Wrap: ['id-aes192-wrap', 'id-aes192-wrap'],
+  aes256Wrap: ['id-aes256-wrap', 'id-aes256-wrap'],
+  cms3DesWrap: ['id-alg-CMS3DESwrap', 'id-smime-alg-CMS3DESwrap'],
 };
 
 t.test('every OID equals the RFC ASN.1 module assignment', async (t) => {

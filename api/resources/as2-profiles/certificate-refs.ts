@@ -1,10 +1,13 @@
 /**
  * The certificates a profile names, kept as rows of as2_profile_certificate (one per field and
  * position), and the checks on them: they exist, they hold a matching private key where they
- * sign or decrypt for the local side, and they are RSA where AS2 encrypts to them.
+ * sign or decrypt for the local side, and they hold a key CMS can encrypt to where AS2 encrypts
+ * to them: RSA (key transport) or EC on a curve pier agrees keys on (ECDH, RFC 5753).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { keyAgreementCurves } from '../../../pki/algorithms/key-agreement-algorithms.js';
 import { As2ProfileCertificateSchema } from '../../../storage/entities/as2-profile.js';
+import { certificateFactsLocked, type CertificateFacts } from '../../../storage/repositories/certificates.js';
 
 export type Owner = { kind: 'local'; id: number } | { kind: 'remote'; id: number };
 
@@ -14,16 +17,8 @@ export interface CertificateUse {
   ids: number[];
   /** Why a private key is needed ("signing"), when it is. */
   keyFor?: string;
-  /** Why an RSA key is needed ("encryption"), when it is. */
-  rsaFor?: string;
-}
-
-interface CertificateFacts {
-  id: number;
-  name: string;
-  key_algorithm: string;
-  has_key: boolean;
-  private_key_matches: boolean;
+  /** Why a key that can carry a content-encryption key is needed ("encryption"), when it is. */
+  encryptionFor?: string;
 }
 
 /**
@@ -35,18 +30,7 @@ export async function certificateProblems(
   uses: CertificateUse[],
 ): Promise<Record<string, string>> {
   const ids = [...new Set(uses.flatMap((u) => u.ids))];
-  const facts = new Map<number, CertificateFacts>();
-  if (ids.length > 0) {
-    const rows = await em.getConnection().execute<CertificateFacts[]>(
-      `select id, coalesce(nullif(description, ''), nullif(common_name, ''), subject) as name, key_algorithm,
-              private_key is not null as has_key, private_key_matches
-         from certificate where id in (${ids.map(() => '?').join(', ')}) for key share`,
-      ids,
-      'all',
-      em.getTransactionContext(),
-    );
-    for (const row of rows) facts.set(row.id, row);
-  }
+  const facts = new Map((await certificateFactsLocked(em, ids)).map((row) => [row.id, row]));
   const problems: Record<string, string> = {};
   for (const use of uses) {
     for (const id of use.ids) {
@@ -57,8 +41,9 @@ export async function certificateProblems(
         problem = `Certificate ${id} (${c.name}) has no private key; ${use.keyFor} needs one`;
       else if (use.keyFor && !c.private_key_matches) {
         problem = `Certificate ${id} (${c.name}) has a private key that does not belong to it; ${use.keyFor} needs its own key`;
-      } else if (use.rsaFor && c.key_algorithm !== 'RSA') {
-        problem = `Certificate ${id} (${c.name}) has an ${c.key_algorithm} key; AS2 ${use.rsaFor} needs an RSA certificate`;
+      } else if (use.encryptionFor && !encryptsTo(c)) {
+        const key = c.key_curve ? `${c.key_algorithm} ${curveName(c.key_curve)}` : c.key_algorithm;
+        problem = `Certificate ${id} (${c.name}) has an ${key} key; AS2 ${use.encryptionFor} needs an RSA certificate or an EC certificate on ${ecCurvesText}`;
       }
       if (problem) {
         problems[use.field] = problem;
@@ -67,6 +52,16 @@ export async function certificateProblems(
     }
   }
   return problems;
+}
+
+/** The names operators know the NIST curves by; node:crypto reports OpenSSL's. */
+const nistNames: Record<string, string> = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' };
+const curveName = (curve: string) => nistNames[curve] ?? curve;
+const ecCurvesText = Object.keys(keyAgreementCurves).map(curveName).join(', ');
+
+/** RSA key transport, or ECDH on a curve pier agrees keys on. */
+function encryptsTo(c: CertificateFacts): boolean {
+  return c.key_algorithm === 'RSA' || (c.key_algorithm === 'EC' && c.key_curve in keyAgreementCurves);
 }
 
 function ownerColumn(owner: Owner) {

@@ -15,6 +15,7 @@ import {
   type LocalProfileUpdate,
   type LocalProfileValues,
 } from '../../schemas/as2-profile.js';
+import { loadForUpdate, throwProblems } from '../../validation.js';
 import { certificateProblems, readCertificateRefs, writeCertificateRefs } from './certificate-refs.js';
 
 const auditedFields = [
@@ -83,6 +84,8 @@ async function check(
   values: LocalProfileValues,
   organizationId: number,
   decryptionDefaulted = false,
+  /** Problems found before (api/validation.ts fieldProblems): named in the same answer, first. */
+  bodyProblems: Record<string, string> = {},
 ): Promise<void> {
   const problems: Record<string, string> = {
     ...localProfileProblems(values),
@@ -92,12 +95,13 @@ async function check(
         field: 'decryption_certificate_ids',
         ids: values.decryption_certificate_ids,
         keyFor: 'decryption',
-        rsaFor: 'decryption',
+        encryptionFor: 'decryption',
       },
     ])),
   };
+  Object.assign(problems, bodyProblems);
   if (decryptionDefaulted && problems.signing_certificate_id) delete problems.decryption_certificate_ids;
-  if (Object.keys(problems).length > 0) throw validationError(problems);
+  throwProblems(problems);
   const taken = await em.findOne(As2LocalProfileSchema, {
     as2id: values.as2id,
     organization_id: { $ne: organizationId },
@@ -119,8 +123,12 @@ function refsOf(values: LocalProfileValues): Record<string, number[]> {
 export async function createLocalProfile(
   ctx: ApiContext,
   caller: Caller,
-  body: z.output<typeof LocalProfileCreate>,
+  sent: Partial<z.output<typeof LocalProfileCreate>>,
+  /** The properties the body got wrong (api/validation.ts fieldProblems). */
+  bodyProblems: Record<string, string> = {},
 ): Promise<LocalProfileRecord> {
+  if (Object.keys(bodyProblems).length > 0) return refuseLocalProfile(ctx, sent, bodyProblems);
+  const body = sent as z.output<typeof LocalProfileCreate>;
   const organizationId = body.local_organization_id;
   const values: LocalProfileValues = {
     as2id: body.as2id,
@@ -160,15 +168,15 @@ export async function updateLocalProfile(
   ctx: ApiContext,
   caller: Caller,
   organizationId: number,
-  body: z.output<typeof LocalProfileUpdate>,
+  body: Partial<z.output<typeof LocalProfileUpdate>>,
+  bodyProblems: Record<string, string> = {},
 ): Promise<LocalProfileRecord> {
+  const problems = { ...bodyProblems };
   if (body.local_organization_id !== undefined && body.local_organization_id !== organizationId) {
-    throw validationError({
-      local_organization_id: `Names organization ${body.local_organization_id}, but the path names ${organizationId}`,
-    });
+    problems.local_organization_id ??= `Names organization ${body.local_organization_id}, but the path names ${organizationId}`;
   }
   return inTransaction(ctx, async (em) => {
-    const { profile, refs } = await load(em, organizationId);
+    const { profile, refs } = await loadForUpdate(problems, () => load(em, organizationId));
     const before = valuesOf(profile, refs);
     const values: LocalProfileValues = {
       as2id: body.as2id ?? before.as2id,
@@ -176,7 +184,7 @@ export async function updateLocalProfile(
       decryption_certificate_ids: body.decryption_certificate_ids ?? before.decryption_certificate_ids,
       async_mdn_url: body.async_mdn_url ?? before.async_mdn_url,
     };
-    await check(em, values, organizationId);
+    await check(em, values, organizationId, false, problems);
     const changes = diffChanges({ ...before }, { ...values }, auditedFields);
     if (changes.length === 0) return profileJson(profile, refs);
     em.assign(profile, { as2id: values.as2id, async_mdn_url: values.async_mdn_url, updated_at: ctx.now() });
@@ -192,6 +200,50 @@ export async function updateLocalProfile(
       changes,
     });
     return profileJson(profile, refsOf(values));
+  });
+}
+
+/**
+ * A create body with refused properties: the rules that can still be judged run on the rest
+ * (the organization, the certificates sent, the address), and one 400 names everything.
+ */
+async function refuseLocalProfile(
+  ctx: ApiContext,
+  sent: Partial<z.output<typeof LocalProfileCreate>>,
+  bodyProblems: Record<string, string>,
+): Promise<never> {
+  return inTransaction(ctx, async (em) => {
+    const problems: Record<string, string> = { ...bodyProblems };
+    const organizationId = sent.local_organization_id;
+    if (organizationId !== undefined && !(await em.findOne(OrganizationSchema, { id: organizationId })))
+      problems.local_organization_id ??= `Organization ${organizationId} does not exist`;
+    const decryption =
+      sent.decryption_certificate_ids ??
+      (sent.signing_certificate_id !== undefined ? [sent.signing_certificate_id] : []);
+    const found = {
+      ...localProfileProblems({
+        as2id: sent.as2id ?? '',
+        signing_certificate_id: sent.signing_certificate_id ?? 0,
+        decryption_certificate_ids: decryption,
+        async_mdn_url: sent.async_mdn_url ?? '',
+      }),
+      ...(await certificateProblems(em, [
+        ...(sent.signing_certificate_id !== undefined
+          ? [{ field: 'signing_certificate_id', ids: [sent.signing_certificate_id], keyFor: 'signing' }]
+          : []),
+        {
+          field: 'decryption_certificate_ids',
+          ids: decryption,
+          keyFor: 'decryption',
+          encryptionFor: 'decryption',
+        },
+      ])),
+    };
+    for (const [field, problem] of Object.entries(found)) problems[field] ??= problem;
+    if (sent.decryption_certificate_ids === undefined && problems.signing_certificate_id)
+      delete problems.decryption_certificate_ids;
+    throwProblems(problems);
+    throw new Error('refuseLocalProfile called without problems');
   });
 }
 

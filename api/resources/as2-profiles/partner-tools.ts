@@ -1,11 +1,13 @@
 /**
- * POST /as2/remote-profiles/{id}/check-connection and /test-message (spec 4.3). The check
- * runs in this process with the named sender's timeout and the partner profile's TLS trust
- * and HTTP authentication, exactly as the sender would connect; it sends no AS2 message.
+ * POST /as2/remote-profiles/{id}/check-connection and /test-message (spec 4.3). The check is
+ * made by the named sender's running instance, with its timeout and the partner profile's TLS
+ * trust and HTTP authentication, exactly as it would connect; it sends no AS2 message.
  * The test message is a small generated text file accepted and delivered by the normal flow.
  */
 import { randomUUID } from 'node:crypto';
 import { keepBytes } from '../../../storage/payloads/inline.js';
+import { organizationsWithAs2Profile, partnerWithAs2Profile } from '../../../storage/repositories/parties.js';
+import { configNamesOfType } from '../../../storage/repositories/plugin-configs.js';
 import { as2SenderType } from '../../../actors/as2-sender/config.js';
 import {
   checkConnectionTo,
@@ -15,22 +17,13 @@ import {
 } from '../../../runtime/facade.js';
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
-import { ApiError, notFound, validationError } from '../../errors.js';
+import { notFound, validationError } from '../../errors.js';
 import { getMessage } from '../messages/service.js';
 
-async function senderNames(ctx: ApiContext): Promise<{ name: string; timeout_seconds: number }[]> {
-  const rows = await freshEm(ctx)
-    .getConnection()
-    .execute<{ name: string; settings: Record<string, unknown> }[]>(
-      `select name, settings from plugin_config where type = 'as2-sender' order by name`,
-    );
-  return rows.map((r) => ({
-    name: r.name,
-    timeout_seconds:
-      typeof r.settings?.timeout_seconds === 'number'
-        ? r.settings.timeout_seconds
-        : (as2SenderType.defaults.timeout_seconds as number),
-  }));
+/** The configured AS2 senders; each check is made by the sender's running instance, with its own settings. */
+async function senderNames(ctx: ApiContext): Promise<{ name: string }[]> {
+  const names = await configNamesOfType(freshEm(ctx), as2SenderType.type);
+  return names.map((name) => ({ name }));
 }
 
 /** The named sender, or the only one there is. */
@@ -63,16 +56,8 @@ export async function checkPartnerConnection(
   const reach = await reachOfPartner(ctx.orm, ctx.secrets, partnerId);
   if (!reach) throw notFound('AS2 profile');
   const sender = chooseSender(await senderNames(ctx), body.sender);
-  if (runtimeOf(ctx).supervisor.statusOf('as2-sender', sender.name)?.status !== 'running')
-    throw new ApiError('SENDER_NOT_RUNNING', `The AS2 sender ${sender.name} is not running`);
-  const answer = await checkConnectionTo({
-    endpoint: reach.endpoint,
-    certificates: reach.certificates,
-    tls: reach.tls,
-    headers: { 'User-Agent': runtimeOf(ctx).userAgent, ...reach.headers },
-    timeoutMs: Math.min(sender.timeout_seconds, 30) * 1000,
-    now: ctx.now(),
-  });
+  // A sender not running here is 503 SENDER_NOT_RUNNING (api/runtime-errors.ts).
+  const answer = await checkConnectionTo(runtimeOf(ctx).supervisor, sender.name, reach, ctx.now());
   return { ...answer, sender: sender.name, endpoint: reach.endpoint };
 }
 
@@ -83,17 +68,10 @@ export async function sendTestMessage(
   body: { sender?: string | undefined; organization?: string | undefined },
 ): Promise<{ message_id: string; status: string; file_name: string }> {
   const runtime = runtimeOf(ctx);
-  const conn = freshEm(ctx).getConnection();
-  const [partner] = await conn.execute<{ name: string }[]>(
-    `select p.name from partner p join as2_remote_profile r on r.partner_id = p.id where p.id = ?`,
-    [partnerId],
-  );
-  if (!partner) throw notFound('AS2 profile');
-  const organizations = (
-    await conn.execute<{ name: string }[]>(
-      `select o.name from organization o join as2_local_profile l on l.organization_id = o.id order by o.name`,
-    )
-  ).map((o) => o.name);
+  const em = freshEm(ctx);
+  const partner = await partnerWithAs2Profile(em, partnerId);
+  if (partner === undefined) throw notFound('AS2 profile');
+  const organizations = await organizationsWithAs2Profile(em);
   const targetsBetween = await routedTargets(ctx.orm);
   const senders = await senderNames(ctx);
   const isSender = (name: string) => senders.some((s) => s.name === name);
@@ -102,7 +80,7 @@ export async function sendTestMessage(
     if (!organizations.includes(organization))
       throw validationError({ organization: `No organization with an AS2 profile is named ${organization}` });
   } else {
-    const routed = organizations.filter((o) => targetsBetween(o, partner.name).some(isSender));
+    const routed = organizations.filter((o) => targetsBetween(o, partner).some(isSender));
     if (routed.length === 1) organization = routed[0]!;
     else if (organizations.length === 1) organization = organizations[0]!;
     else
@@ -113,11 +91,11 @@ export async function sendTestMessage(
             : 'Several organizations could send; name one',
       });
   }
-  const sender = chooseSender(senders, body.sender, targetsBetween(organization, partner.name));
+  const sender = chooseSender(senders, body.sender, targetsBetween(organization, partner));
   const id = randomUUID();
   const at = ctx.now().toISOString();
   const fileName = `pier-test-${at.replace(/[-:]/g, '').replace(/\..*$/, '')}.txt`;
-  const text = `Test message from ${organization} to ${partner.name}, sent by pier at ${at}.\r\n`;
+  const text = `Test message from ${organization} to ${partner}, sent by pier at ${at}.\r\n`;
   const kept = await keepBytes(runtime.payloads, { messageId: id, stage: 'unpacked' }, Buffer.from(text));
   try {
     await runtime.dispatcher.acceptAndDispatch({
@@ -126,7 +104,7 @@ export async function sendTestMessage(
       message: {
         id,
         from: organization,
-        to: partner.name,
+        to: partner,
         file_name: fileName,
         payload: { stage: 'unpacked', ...kept },
       },

@@ -19,6 +19,7 @@ import { PartnerSchema } from '../../../storage/entities/party.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
 import { conflict, notFound, validationError } from '../../errors.js';
+import { loadForUpdate, throwProblems } from '../../validation.js';
 import { iso, type Page } from '../../schemas/common.js';
 import {
   remoteProfileProblems,
@@ -52,6 +53,7 @@ const auditedFields = [
   'inbound_signature',
   'inbound_encryption',
   'inbound_algorithms',
+  'max_message_mib',
   ...secretFields,
 ] as const;
 
@@ -82,6 +84,7 @@ function profileJson(p: As2RemoteProfile, refs: Refs): RemoteProfileRecord {
     inbound_signature: p.inbound_signature as RemoteProfileRecord['inbound_signature'],
     inbound_encryption: p.inbound_encryption as RemoteProfileRecord['inbound_encryption'],
     inbound_algorithms: p.inbound_algorithms as RemoteProfileRecord['inbound_algorithms'],
+    max_message_mib: p.max_message_mib ?? null,
     created_at: iso(p.created_at),
     updated_at: iso(p.updated_at),
   };
@@ -164,6 +167,7 @@ function columnsOf(v: RemoteProfileValues, secrets: SecretBox) {
     inbound_signature: v.inbound_signature,
     inbound_encryption: v.inbound_encryption,
     inbound_algorithms: v.inbound_algorithms,
+    max_message_mib: v.max_message_mib,
   };
 }
 
@@ -196,11 +200,16 @@ export async function getRemoteProfile(em: EntityManager, partnerId: number): Pr
   return profileJson(profile, refs);
 }
 
-async function check(em: EntityManager, v: RemoteProfileValues, partnerId: number): Promise<void> {
-  const problems = {
+/** The rules over the whole profile and its certificates; one message per property. */
+async function profileProblems(em: EntityManager, v: RemoteProfileValues): Promise<Record<string, string>> {
+  return {
     ...remoteProfileProblems(v),
     ...(await certificateProblems(em, [
-      { field: 'partner_certificate_id', ids: refsOf(v).partner_certificate_id!, rsaFor: 'encryption' },
+      {
+        field: 'partner_certificate_id',
+        ids: refsOf(v).partner_certificate_id!,
+        encryptionFor: 'encryption',
+      },
       { field: 'signature_certificate_ids', ids: v.signature_certificate_ids },
       { field: 'tls_trusted_certificate_ids', ids: v.tls_trusted_certificate_ids },
       {
@@ -210,7 +219,16 @@ async function check(em: EntityManager, v: RemoteProfileValues, partnerId: numbe
       },
     ])),
   };
-  if (Object.keys(problems).length > 0) throw validationError(problems);
+}
+
+async function check(
+  em: EntityManager,
+  v: RemoteProfileValues,
+  partnerId: number,
+  /** Problems found before (api/validation.ts fieldProblems): named in the same answer, first. */
+  bodyProblems: Record<string, string> = {},
+): Promise<void> {
+  throwProblems(bodyProblems, await profileProblems(em, v));
   const taken = await em.findOne(As2RemoteProfileSchema, { as2id: v.as2id, partner_id: { $ne: partnerId } });
   if (taken) {
     const owner = await em.findOne(PartnerSchema, { id: taken.partner_id });
@@ -219,13 +237,11 @@ async function check(em: EntityManager, v: RemoteProfileValues, partnerId: numbe
   }
 }
 
-export async function createRemoteProfile(
-  ctx: ApiContext,
-  caller: Caller,
-  body: z.output<typeof RemoteProfileCreate>,
-): Promise<RemoteProfileRecord> {
-  const partnerId = body.business_partner_id;
-  const values: RemoteProfileValues = {
+type CreateBody = z.output<typeof RemoteProfileCreate>;
+
+/** The profile a create body makes, defaults applied. */
+function createdValues(body: CreateBody): RemoteProfileValues {
+  return {
     as2id: body.as2id,
     endpoint: body.endpoint,
     partner_certificate_id: body.partner_certificate_id,
@@ -252,7 +268,42 @@ export async function createRemoteProfile(
     inbound_encryption: body.inbound_encryption,
     // Under as2bis the partner is expected to send modern algorithms too.
     inbound_algorithms: body.inbound_algorithms ?? (body.as2bis ? 'modern' : 'any'),
+    max_message_mib: body.max_message_mib,
   };
+}
+
+/**
+ * A create body with refused properties: the rules that can still be judged run on the rest
+ * (the partner, the certificates sent, the rules between properties, with the refused required
+ * ones left empty), and one 400 names everything.
+ */
+async function refuseRemoteProfile(
+  ctx: ApiContext,
+  sent: Partial<CreateBody>,
+  bodyProblems: Record<string, string>,
+): Promise<never> {
+  return inTransaction(ctx, async (em) => {
+    const problems: Record<string, string> = {};
+    const partnerId = sent.business_partner_id;
+    if (partnerId !== undefined && !(await em.findOne(PartnerSchema, { id: partnerId })))
+      problems.business_partner_id = `Partner ${partnerId} does not exist`;
+    const body = { ...sent, as2id: sent.as2id ?? '', endpoint: sent.endpoint ?? '' };
+    throwProblems(bodyProblems, problems, await profileProblems(em, createdValues(body as CreateBody)));
+    throw new Error('refuseRemoteProfile called without problems');
+  });
+}
+
+export async function createRemoteProfile(
+  ctx: ApiContext,
+  caller: Caller,
+  sent: Partial<CreateBody>,
+  /** The properties the body got wrong (api/validation.ts fieldProblems). */
+  bodyProblems: Record<string, string> = {},
+): Promise<RemoteProfileRecord> {
+  if (Object.keys(bodyProblems).length > 0) return refuseRemoteProfile(ctx, sent, bodyProblems);
+  const body = sent as CreateBody;
+  const partnerId = body.business_partner_id;
+  const values = createdValues(body);
   return inTransaction(ctx, async (em) => {
     const partner = await em.findOne(PartnerSchema, { id: partnerId });
     if (!partner) throw validationError({ business_partner_id: `Partner ${partnerId} does not exist` });
@@ -299,17 +350,27 @@ export async function updateRemoteProfile(
   ctx: ApiContext,
   caller: Caller,
   partnerId: number,
-  body: z.output<typeof RemoteProfileUpdate>,
+  body: Partial<z.output<typeof RemoteProfileUpdate>>,
+  bodyProblems: Record<string, string> = {},
 ): Promise<RemoteProfileRecord> {
+  const problems = { ...bodyProblems };
   if (body.business_partner_id !== undefined && body.business_partner_id !== partnerId) {
-    throw validationError({
-      business_partner_id: `Names partner ${body.business_partner_id}, but the path names ${partnerId}`,
-    });
+    problems.business_partner_id ??= `Names partner ${body.business_partner_id}, but the path names ${partnerId}`;
   }
   return inTransaction(ctx, async (em) => {
-    const { profile, refs } = await load(em, partnerId);
+    const { profile, refs } = await loadForUpdate(problems, () => load(em, partnerId));
     const before = valuesOf(profile, refs, ctx.secrets);
     const secretProblems = endpointSecretProblems(before, body);
+    if (Object.keys(problems).length > 0) {
+      // Refused properties keep their stored values for the rules; everything goes in one answer.
+      const { business_partner_id: _id, ...sent } = body;
+      const merged: RemoteProfileValues = { ...before };
+      for (const [key, value] of Object.entries(sent)) {
+        if (value !== undefined && key in merged) (merged as unknown as Record<string, unknown>)[key] = value;
+      }
+      Object.assign(merged, withInterop(pickInteropFields(before), body, before.interop_preset));
+      throwProblems(problems, secretProblems, await profileProblems(em, merged));
+    }
     if (Object.keys(secretProblems).length > 0) throw validationError(secretProblems);
     const { business_partner_id: _id, ...changes } = body;
     const values: RemoteProfileValues = { ...before };

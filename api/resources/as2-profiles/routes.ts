@@ -2,6 +2,7 @@
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';
+import { fieldProblems, requireObjectBody } from '../../validation.js';
 import {
   LocalProfileCreate,
   LocalProfileRecord,
@@ -51,11 +52,14 @@ export function registerAs2ProfileRoutes(router: ApiRouter, ctx: ApiContext): vo
     url: '/as2/local-profiles',
     tag,
     summary: 'Create the AS2 profile of an organization',
-    body: LocalProfileCreate,
+    bodyDoc: LocalProfileCreate,
     status: 201,
     response: LocalProfileRecord,
     errors: ['CONFLICT'],
-    handler: ({ body, caller }) => createLocalProfile(ctx, caller, body),
+    handler: ({ request, caller }) => {
+      const { problems, valid } = fieldProblems(LocalProfileCreate, requireObjectBody(request.body));
+      return createLocalProfile(ctx, caller, valid, problems);
+    },
   });
   router.add({
     method: 'GET',
@@ -72,10 +76,13 @@ export function registerAs2ProfileRoutes(router: ApiRouter, ctx: ApiContext): vo
     tag,
     summary: 'Update the AS2 profile of an organization (id: the organization id)',
     params: idParams,
-    body: LocalProfileUpdate,
+    bodyDoc: LocalProfileUpdate,
     response: LocalProfileRecord,
     errors: ['CONFLICT'],
-    handler: ({ params, body, caller }) => updateLocalProfile(ctx, caller, params.id, body),
+    handler: ({ params, request, caller }) => {
+      const { problems, valid } = fieldProblems(LocalProfileUpdate, requireObjectBody(request.body));
+      return updateLocalProfile(ctx, caller, params.id, valid, problems);
+    },
   });
   router.add({
     method: 'DELETE',
@@ -101,11 +108,14 @@ export function registerAs2ProfileRoutes(router: ApiRouter, ctx: ApiContext): vo
     url: '/as2/remote-profiles',
     tag,
     summary: 'Create the AS2 profile of a partner (secure defaults)',
-    body: RemoteProfileCreate,
+    bodyDoc: RemoteProfileCreate,
     status: 201,
     response: RemoteProfileRecord,
     errors: ['CONFLICT'],
-    handler: ({ body, caller }) => createRemoteProfile(ctx, caller, body),
+    handler: ({ request, caller }) => {
+      const { problems, valid } = fieldProblems(RemoteProfileCreate, requireObjectBody(request.body));
+      return createRemoteProfile(ctx, caller, valid, problems);
+    },
   });
   router.add({
     method: 'GET',
@@ -122,10 +132,13 @@ export function registerAs2ProfileRoutes(router: ApiRouter, ctx: ApiContext): vo
     tag,
     summary: 'Update the AS2 profile of a partner (id: the partner id)',
     params: idParams,
-    body: RemoteProfileUpdate,
+    bodyDoc: RemoteProfileUpdate,
     response: RemoteProfileRecord,
     errors: ['CONFLICT'],
-    handler: ({ params, body, caller }) => updateRemoteProfile(ctx, caller, params.id, body),
+    handler: ({ params, request, caller }) => {
+      const { problems, valid } = fieldProblems(RemoteProfileUpdate, requireObjectBody(request.body));
+      return updateRemoteProfile(ctx, caller, params.id, valid, problems);
+    },
   });
   router.add({
     method: 'DELETE',

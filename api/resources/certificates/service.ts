@@ -1,5 +1,5 @@
 /** Stored certificates (spec 2.4, 4.3): list and filters, get, description update, delete, PEM download. */
-import { raw, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { toPem } from '../../../pki/certificates/certificate-info.js';
 import { certificateSettings } from '../../../actors/index.js';
@@ -7,6 +7,7 @@ import { describeCertificateUsers } from '../../../runtime/certificates/usage-te
 import { dayMs, expiringWindowDays } from '../../../pki/certificates/validity.js';
 import { CertificateSchema, type Certificate } from '../../../storage/entities/certificate.js';
 import { certificateUsers } from '../../../storage/queries/certificate-users.js';
+import { certificatesByName, lockCertificateForDelete } from '../../../storage/repositories/certificates.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
@@ -62,15 +63,7 @@ export async function listCertificates(
   if (query.q) filters.push(textFilter(query.q));
   if (query.status) filters.push(statusFilter(query.status, now));
   if (query.key) filters.push({ private_key: query.key === 'present' ? { $ne: null } : null });
-  const [rows, total] = await em.findAndCount(
-    CertificateSchema,
-    filters.length > 0 ? { $and: filters } : {},
-    {
-      orderBy: [{ [raw((alias) => `lower(${alias}.common_name)`)]: 'asc' }, { id: 'asc' }],
-      limit: query.limit,
-      offset: query.offset,
-    },
-  );
+  const [rows, total] = await certificatesByName(em, filters.length > 0 ? { $and: filters } : {}, query);
   return { items: rows.map((c) => certificateJson(c, now)), total, limit: query.limit, offset: query.offset };
 }
 
@@ -127,15 +120,7 @@ export async function deleteCertificate(ctx: ApiContext, caller: Caller, id: num
     // The row lock makes the check and the delete one step: a profile or plugin configuration
     // being saved now waits for it (its reference check locks the row too), then sees the
     // certificate gone.
-    const locked = await em
-      .getConnection()
-      .execute<{ id: number }[]>(
-        'select id from certificate where id = ? for update',
-        [id],
-        'all',
-        em.getTransactionContext(),
-      );
-    if (locked.length === 0) throw notFound('Certificate');
+    if (!(await lockCertificateForDelete(em, id))) throw notFound('Certificate');
     const certificate = await load(em, id);
     const users = await certificateUsers(em, [id], certificateSettings);
     if (users.length > 0) {

@@ -12,6 +12,7 @@ import type { ParsedKey } from '../../../pki/certificates/private-key.js';
 import { diffChanges } from '../../../runtime/audit/changes.js';
 import type { AuditEntry } from '../../../runtime/audit/recorder.js';
 import { CertificateSchema, type Certificate } from '../../../storage/entities/certificate.js';
+import { lockFingerprints } from '../../../storage/repositories/certificates.js';
 import type { Caller } from '../../auth/caller.js';
 import type { ApiContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
@@ -60,22 +61,6 @@ function keyMatches(der: Buffer, key: ParsedKey): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * Transaction-scoped locks per fingerprint, taken in one order, so two uploads of the same
- * certificate take turns and two imports cannot deadlock.
- */
-async function lockFingerprints(em: EntityManager, sha256s: string[]): Promise<void> {
-  const keys = [...new Set(sha256s.map((s) => parseInt(s.slice(0, 15), 16)))].sort((a, b) => a - b);
-  await em
-    .getConnection()
-    .execute(
-      `select pg_advisory_xact_lock(k) from (values ${keys.map(() => '(?::bigint)').join(', ')}) as v(k) order by k`,
-      keys,
-      'all',
-      em.getTransactionContext(),
-    );
 }
 
 function exists(existing: Certificate, problem: string, extra: Record<string, unknown> = {}): ApiError {

@@ -1,4 +1,5 @@
 /** GET /health: public, unwrapped, 503 when the database does not answer (spec 4.3). */
+import { ping } from '../../../storage/repositories/database.js';
 import type { ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import type { FastifyReply } from 'fastify';
@@ -17,9 +18,7 @@ async function databaseUp(ctx: ApiContext): Promise<boolean> {
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), databaseTimeoutMs);
   });
-  const probe = ctx.orm.em
-    .getConnection()
-    .execute('select 1')
+  const probe = ping(ctx.orm.em)
     .then(() => true)
     .catch(() => false);
   try {

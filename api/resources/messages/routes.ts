@@ -37,7 +37,7 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     bodyDoc: MessageUpload,
     status: 201,
     response: MessageRecord,
-    errors: ['MISSING_HEADER'],
+    errors: ['MISSING_HEADER', 'STORAGE_UNAVAILABLE'],
     handler: ({ caller, request }) => acceptUpload(ctx, caller, request),
   });
   router.add({
@@ -57,6 +57,7 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     params: MessageParams,
     query: PayloadQuery,
     raw: { mediaType: 'application/octet-stream', description: 'The stage as stored' },
+    errors: ['STORAGE_UNAVAILABLE'],
     handler: ({ params, query, reply }) => servePayload(ctx, params.id, query.stage, reply),
   });
   router.add({

@@ -2,11 +2,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { redeliverWithoutRuntime } from '../../../runtime/facade.js';
-import { recordOperatorAction } from '../../operator-actions.js';
 import {
   findMessageParts,
   findMessageView,
   findMessages,
+  type CountMode,
   type MessageParts,
   type MessageRow,
 } from '../../../storage/repositories/messages.js';
@@ -95,16 +95,24 @@ function protocolsOf(row: MessageParts['as2'][number] | undefined): MessageRecor
   };
 }
 
+/** The API's list (exact total); the web UI passes a CountMode and may get an estimated total. */
 export async function listMessages(
   em: EntityManager,
   query: z.output<typeof MessageListQuery>,
-): Promise<Page<MessageRecord>> {
-  const { rows, total } = await findMessages(em, query);
+  countMode: CountMode = {},
+): Promise<Page<MessageRecord> & { totalEstimated: boolean }> {
+  const { rows, total, totalEstimated } = await findMessages(em, query, countMode);
   const parts = await findMessageParts(
     em,
     rows.map((r) => r.id),
   );
-  return { items: rows.map((r) => messageJson(r, parts)), total, limit: query.limit, offset: query.offset };
+  return {
+    items: rows.map((r) => messageJson(r, parts)),
+    total,
+    totalEstimated,
+    limit: query.limit,
+    offset: query.offset,
+  };
 }
 
 export async function getMessage(em: EntityManager, id: string): Promise<MessageRecord> {
@@ -117,7 +125,7 @@ export async function redispatchMessage(ctx: ApiContext, caller: Caller, id: str
   const changed = await runtimeOf(ctx).dispatcher.redispatch(id, caller.actor);
 
   const after = await getMessage(freshEm(ctx), id);
-  await recordOperatorAction(ctx, caller, {
+  await ctx.operatorActions.record(caller, {
     action: 'redispatch',
     kind: 'message',
     record_id: id,
@@ -146,7 +154,7 @@ export async function redeliverDelivery(
   await redeliverNow(ctx, id, deliveryId, caller.actor);
   const after = await getMessage(freshEm(ctx), id);
   const delivery = after.deliveries.find((d) => d.id === deliveryId);
-  await recordOperatorAction(ctx, caller, {
+  await ctx.operatorActions.record(caller, {
     action: 'redeliver',
     kind: 'message',
     record_id: id,

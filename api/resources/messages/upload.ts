@@ -3,13 +3,15 @@
  * memory and then inline with its record, a larger one streamed into the payload store (at
  * most 64 MiB, never held in memory whole); the form is checked; the message
  * is accepted and dispatched before the answer, which is the message as GET shows it.
- * A refused form leaves nothing behind.
+ * A refused form leaves nothing behind; a store that fails is 503 STORAGE_UNAVAILABLE (through
+ * the error handler), with no message recorded.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { checkHandUpload } from '../../../runtime/facade.js';
-import { PayloadTooLarge } from '../../../storage/payloads/store.js';
+import { isStorageFailure } from '../../../storage/payloads/storage-failure.js';
+import { PayloadTooLarge, type PayloadStore } from '../../../storage/payloads/store.js';
 import { keepStream, type KeptStage } from '../../../storage/payloads/inline.js';
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
@@ -17,7 +19,6 @@ import { ApiError, validationError } from '../../errors.js';
 import { formFailure, partKey, putProblem, type FormProgress } from '../../http/multipart-form.js';
 import { recordName } from '../../schemas/common.js';
 import type { MessageRecord } from '../../schemas/message.js';
-import { recordOperatorAction } from '../../operator-actions.js';
 import { detailsFromZod } from '../../validation.js';
 import { getMessage } from './service.js';
 
@@ -49,6 +50,26 @@ function isTooLarge(error: unknown): boolean {
 }
 
 const unnamedText = 'A part without a name; name it from, to, target or file';
+
+/**
+ * Removes what a refused upload may have stored. When the store itself failed it may not answer
+ * the removal either (a hung endpoint takes a call's whole limit): the removal then goes on
+ * without holding the answer, so the caller hears the store's failure at once. A removal that
+ * fails is logged; the failure the caller hears stays the first one.
+ */
+function discardStored(
+  store: PayloadStore,
+  id: string,
+  cause: unknown,
+  request: FastifyRequest,
+): Promise<void> {
+  const removal = store
+    .removeMessage(id)
+    .catch((error: unknown) =>
+      request.log.warn({ err: error, message_id: id }, 'the stored file of a refused upload was not removed'),
+    );
+  return isStorageFailure(cause) ? Promise.resolve() : removal;
+}
 
 export async function acceptUpload(
   ctx: ApiContext,
@@ -87,7 +108,7 @@ export async function acceptUpload(
       file = { name: uploadedFileName(part.filename), kept };
     }
   } catch (error) {
-    await runtime.payloads.removeMessage(id);
+    await discardStored(runtime.payloads, id, error, request);
     if (isTooLarge(error))
       throw new ApiError('PAYLOAD_TOO_LARGE', 'The file is larger than the limit of 64 MiB');
     throw formFailure(error, formLimits, progress) ?? error;
@@ -122,7 +143,7 @@ export async function acceptUpload(
     accepted = true;
     request.log.info({ user: caller.actor, message_id: outcome.message_id }, 'message sent by hand');
     const message = await getMessage(freshEm(ctx), outcome.message_id);
-    await recordOperatorAction(ctx, caller, {
+    await ctx.operatorActions.record(caller, {
       action: 'upload',
       kind: 'message',
       record_id: message.id,
@@ -137,7 +158,7 @@ export async function acceptUpload(
     return message;
   } catch (error) {
     // Refused before acceptance: the stored file goes too. After it, the message owns it.
-    if (!accepted) await runtime.payloads.removeMessage(id).catch(() => {});
+    if (!accepted) await discardStored(runtime.payloads, id, error, request);
     throw error;
   }
 }

@@ -5,11 +5,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { OrganizationSchema, PartnerSchema, type Organization } from '../../../storage/entities/party.js';
+import { partiesPage, type PartyRow } from '../../../storage/repositories/parties.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
-import { conflict, notFound, validationError } from '../../errors.js';
+import { conflict, notFound } from '../../errors.js';
 import { iso, likePattern, type Page } from '../../schemas/common.js';
 import type { PartyCreate, PartyRecord, PartyUpdate } from '../../schemas/party.js';
+import { throwProblems } from '../../validation.js';
 
 export interface PartyKind {
   entity: typeof OrganizationSchema | typeof PartnerSchema;
@@ -27,7 +29,7 @@ export const partnerKind: PartyKind = { entity: PartnerSchema, label: 'Partner',
 
 const audited = (kind: PartyKind) => ({ kind: kind.auditKind, fields: ['name', 'display_name'] });
 
-function partyJson(p: Omit<Organization, 'total'>): PartyRecord {
+function partyJson(p: PartyRow): PartyRecord {
   return {
     id: p.id,
     name: p.name,
@@ -37,41 +39,17 @@ function partyJson(p: Omit<Organization, 'total'>): PartyRecord {
   };
 }
 
-interface PartyRow {
-  id: number;
-  name: string;
-  display_name: string;
-  created_at: Date;
-  updated_at: Date;
-  total: string;
-}
-
-/**
- * One query for the page and its total (a window count), without entity hydration:
- * lists are the hottest read of the API.
- */
+/** One query for the page and its total, without entity hydration (storage/repositories/parties.ts). */
 export async function listParties(
   em: EntityManager,
   kind: PartyKind,
   query: { q?: string | undefined; limit: number; offset: number },
 ): Promise<Page<PartyRecord>> {
-  const table = kind.auditKind;
-  const filter = query.q ? 'where name ilike ? or display_name ilike ?' : '';
-  const params = query.q ? [likePattern(query.q), likePattern(query.q)] : [];
-  const conn = em.getConnection();
-  const rows = await conn.execute<PartyRow[]>(
-    `select id, name, display_name, created_at, updated_at, count(*) over () as total
-       from ${table} ${filter} order by name limit ? offset ?`,
-    [...params, query.limit, query.offset],
-  );
-  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
-  if (rows.length === 0 && query.offset > 0) {
-    const [count] = await conn.execute<{ n: string }[]>(
-      `select count(*) as n from ${table} ${filter}`,
-      params,
-    );
-    total = Number(count?.n ?? 0);
-  }
+  const { rows, total } = await partiesPage(em, kind.auditKind, {
+    pattern: query.q ? likePattern(query.q) : undefined,
+    limit: query.limit,
+    offset: query.offset,
+  });
   return { items: rows.map(partyJson), total, limit: query.limit, offset: query.offset };
 }
 
@@ -94,8 +72,12 @@ export async function createParty(
   ctx: ApiContext,
   caller: Caller,
   kind: PartyKind,
-  body: z.output<typeof PartyCreate>,
+  sent: Partial<z.output<typeof PartyCreate>>,
+  /** The properties the body got wrong (api/validation.ts fieldProblems). */
+  bodyProblems: Record<string, string> = {},
 ): Promise<PartyRecord> {
+  throwProblems(bodyProblems);
+  const body = sent as z.output<typeof PartyCreate>;
   return inTransaction(ctx, async (em) => {
     await refuseTakenName(em, kind, body.name);
     const party = em.create(kind.entity, { name: body.name, display_name: body.display_name ?? body.name });
@@ -110,11 +92,15 @@ export async function updateParty(
   caller: Caller,
   kind: PartyKind,
   id: number,
-  body: z.output<typeof PartyUpdate>,
+  body: Partial<z.output<typeof PartyUpdate>>,
+  bodyProblems: Record<string, string> = {},
 ): Promise<PartyRecord> {
-  if (body.id !== undefined && body.id !== id) {
-    throw validationError({ id: `Names ${kind.label.toLowerCase()} ${body.id}, but the path names ${id}` });
-  }
+  throwProblems(
+    bodyProblems,
+    body.id !== undefined && body.id !== id
+      ? { id: `Names ${kind.label.toLowerCase()} ${body.id}, but the path names ${id}` }
+      : {},
+  );
   return inTransaction(ctx, async (em) => {
     const party = await loadParty(em, kind, id);
     const before = { ...party };

@@ -6,14 +6,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { certificateUses, type CertificateUse, type PluginTypeDefinition } from '../../../actors/index.js';
-
-interface CertificateFacts {
-  id: number;
-  name: string;
-  has_key: boolean;
-  private_key_matches: boolean;
-  extended_key_usage: string[];
-}
+import { certificateFactsLocked, type CertificateFacts } from '../../../storage/repositories/certificates.js';
 
 function problemOf(id: number, c: CertificateFacts | undefined, use: CertificateUse): string | undefined {
   const need = certificateUses[use];
@@ -47,14 +40,7 @@ export async function certificateSettingProblems(
     .filter((s): s is { field: string; use: CertificateUse; id: number } => typeof s.id === 'number');
   if (named.length === 0) return {};
   const ids = [...new Set(named.map((s) => s.id))];
-  const rows = await em.getConnection().execute<CertificateFacts[]>(
-    `select id, coalesce(nullif(description, ''), nullif(common_name, ''), subject) as name,
-            private_key is not null as has_key, private_key_matches, extended_key_usage
-       from certificate where id in (${ids.map(() => '?').join(', ')}) for key share`,
-    ids,
-    'all',
-    em.getTransactionContext(),
-  );
+  const rows = await certificateFactsLocked(em, ids);
   const facts = new Map(rows.map((r) => [r.id, r]));
   const problems: Record<string, string> = {};
   for (const s of named) {

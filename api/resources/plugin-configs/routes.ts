@@ -11,7 +11,8 @@ import {
   pluginConfigSchemas,
   PluginTypeQuery,
 } from '../../schemas/plugin-config.js';
-import { parseOrThrow, requireObjectBody } from '../../validation.js';
+import type { z } from 'zod';
+import { fieldProblems, requireObjectBody } from '../../validation.js';
 import { followCreated, followDeleted, followUpdated } from './instance-state.js';
 import { createPluginConfig, deletePluginConfig, getPluginConfig, updatePluginConfig } from './service.js';
 
@@ -36,8 +37,12 @@ export function registerPluginConfigRoutes(router: ApiRouter, ctx: ApiContext): 
     errors: ['MISSING_TYPE', 'INVALID_TYPE', 'CONFLICT'],
     handler: async ({ query, request, caller }) => {
       const type = pluginType(query.type);
-      const body = parseOrThrow(pluginConfigSchemas[type].create, requireObjectBody(request.body));
-      const record = await createPluginConfig(ctx, caller, type, body);
+      const { problems, valid: body } = fieldProblems(
+        pluginConfigSchemas[type].create as unknown as z.ZodObject,
+        requireObjectBody(request.body),
+      );
+      // Every rejected property is named in one answer: the type's rules run on the rest.
+      const record = await createPluginConfig(ctx, caller, type, body, problems);
       return { ...record, service: await followCreated(ctx, type, body.name as string) };
     },
   });
@@ -63,8 +68,11 @@ export function registerPluginConfigRoutes(router: ApiRouter, ctx: ApiContext): 
     errors: ['INVALID_TYPE'],
     handler: async ({ params, request, caller }) => {
       const type = pluginType(params.type);
-      const body = parseOrThrow(pluginConfigSchemas[type].update, requireObjectBody(request.body));
-      const record = await updatePluginConfig(ctx, caller, type, params.name, body);
+      const { problems, valid: body } = fieldProblems(
+        pluginConfigSchemas[type].update as unknown as z.ZodObject,
+        requireObjectBody(request.body),
+      );
+      const record = await updatePluginConfig(ctx, caller, type, params.name, body, problems);
       return { ...record, restart_needed: await followUpdated(ctx, type, params.name) };
     },
   });

@@ -11,12 +11,16 @@ import type { SecretBox } from '../../../runtime/secrets/secret-box.js';
 import { openSecrets, settingsOf } from '../../../runtime/supervisor/instance-config.js';
 import { PluginConfigSchema, type PluginConfig } from '../../../storage/entities/plugin-config.js';
 import { RouteSchema } from '../../../storage/entities/route.js';
+import { partyNamed } from '../../../storage/repositories/parties.js';
+import { clearServiceAction, configNamedIgnoringCase } from '../../../storage/repositories/plugin-configs.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
 import { conflict, notFound, validationError } from '../../errors.js';
 import { iso } from '../../schemas/common.js';
 import { httpUrlProblem } from '../../schemas/url.js';
 import { certificateSettingProblems } from './certificate-settings.js';
+import { keepReplacedSecrets } from './secret-overlap.js';
+import { loadForUpdate } from '../../validation.js';
 
 export type PluginConfigRecord = Record<string, unknown>;
 type Values = Record<string, unknown>;
@@ -47,18 +51,6 @@ async function load(em: EntityManager, type: PluginType, name: string): Promise<
   return row;
 }
 
-async function partyExists(em: EntityManager, name: string): Promise<boolean> {
-  const rows = await em
-    .getConnection()
-    .execute<{ n: string }[]>(
-      'select (select count(*) from organization where name = ?) + (select count(*) from partner where name = ?) as n',
-      [name, name],
-      'all',
-      em.getTransactionContext(),
-    );
-  return Number(rows[0]?.n ?? 0) > 0;
-}
-
 /** Settings that name a party: each must exist when not empty. */
 const partySettings: Partial<Record<PluginType, string[]>> = { 'file-poller': ['from', 'to'] };
 
@@ -68,8 +60,12 @@ async function problemsOf(
   def: PluginTypeDefinition,
   settings: Values,
   secrets: Values,
+  /** Refused properties (api/validation.ts fieldProblems): absent from `settings`, named first. */
+  bodyProblems: Record<string, string> = {},
 ): Promise<Record<string, string>> {
-  const problems: Record<string, string> = { ...def.problems?.(settings) };
+  const problems: Record<string, string> = { ...bodyProblems };
+  for (const [field, problem] of Object.entries(typeRules(def, settings, bodyProblems)))
+    problems[field] ??= problem;
   for (const field of def.urlFields ?? []) {
     const value = settings[field] ?? secrets[field];
     if (typeof value !== 'string') continue;
@@ -81,7 +77,7 @@ async function problemsOf(
   }
   for (const field of partySettings[def.type] ?? []) {
     const name = settings[field];
-    if (typeof name === 'string' && name !== '' && !problems[field] && !(await partyExists(em, name))) {
+    if (typeof name === 'string' && name !== '' && !problems[field] && !(await partyNamed(em, name))) {
       problems[field] = `No organization or partner is named ${name}`;
     }
   }
@@ -91,22 +87,33 @@ async function problemsOf(
   return problems;
 }
 
-/** Names are unique across types without regard to case; the same type is a 409, another a 400. */
+/**
+ * The type's rules between properties. With refused properties they run on what is left; a
+ * rule that needs a refused property cannot be judged (it may throw on the missing value) and
+ * is left out: the answer names the refused property already.
+ */
+function typeRules(def: PluginTypeDefinition, settings: Values, bodyProblems: Record<string, string>) {
+  if (Object.keys(bodyProblems).length === 0) return def.problems?.(settings) ?? {};
+  try {
+    return def.problems?.(settings) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Names are unique across types without regard to case; the same type is a 409, another a 400.
+ * `only400`: with other problems in the body, a taken name is one more 400 detail.
+ */
 async function nameProblem(
   em: EntityManager,
   type: PluginType,
   name: string,
+  only400 = false,
 ): Promise<Record<string, string> | undefined> {
-  const rows = await em
-    .getConnection()
-    .execute<{ type: string; name: string }[]>(
-      'select type, name from plugin_config where lower(name) = lower(?)',
-      [name],
-      'all',
-      em.getTransactionContext(),
-    );
-  const taken = rows[0];
+  const taken = await configNamedIgnoringCase(em, name);
   if (!taken) return undefined;
+  if (taken.type === type && only400) return { name: `Is the name of another ${type} instance` };
   if (taken.type === type) throw conflict(`A ${type} named ${taken.name} exists`, { name: 'Is taken' });
   return { name: `Is the name of a ${taken.type} instance` };
 }
@@ -148,14 +155,17 @@ export async function createPluginConfig(
   caller: Caller,
   type: PluginType,
   body: Values,
+  /** The properties the body got wrong (api/validation.ts fieldProblems). */
+  bodyProblems: Record<string, string> = {},
 ): Promise<PluginConfigRecord> {
   const def = pluginTypeDefinitions[type];
   const name = body.name as string;
   const settings = pick(body, Object.keys(def.fields));
   const secrets = pick(body, Object.keys(def.secretFields));
+  const refused = Object.keys(bodyProblems).length > 0;
   return inTransaction(ctx, async (em) => {
-    const problems = { ...(await problemsOf(em, def, settings, secrets)) };
-    const taken = await nameProblem(em, type, name);
+    const problems = { ...(await problemsOf(em, def, settings, secrets, bodyProblems)) };
+    const taken = typeof name === 'string' ? await nameProblem(em, type, name, refused) : undefined;
     if (taken || Object.keys(problems).length > 0) throw validationError({ ...taken, ...problems });
     const row = em.create(PluginConfigSchema, {
       type,
@@ -185,18 +195,18 @@ export async function updatePluginConfig(
   type: PluginType,
   name: string,
   body: Values,
+  bodyProblems: Record<string, string> = {},
 ): Promise<PluginConfigRecord> {
   const def = pluginTypeDefinitions[type];
-  const names: Record<string, string> = {};
+  const names: Record<string, string> = { ...bodyProblems };
   if (body.name !== undefined && body.name !== name) {
-    names.name = `Names ${String(body.name)}, but the path names ${name}`;
+    names.name ??= `Names ${String(body.name)}, but the path names ${name}`;
   }
   if (body.type !== undefined && body.type !== type) {
-    names.type = `Names type ${String(body.type)}, but the path names ${type}`;
+    names.type ??= `Names type ${String(body.type)}, but the path names ${type}`;
   }
-  if (Object.keys(names).length > 0) throw validationError(names);
   return inTransaction(ctx, async (em) => {
-    const row = await load(em, type, name);
+    const row = await loadForUpdate(names, () => load(em, type, name));
     const storedSettings = settingsOf(def, row);
     const storedSecrets = openSecrets(ctx.secrets, row);
     const sentSecrets = pick(body, Object.keys(def.secretFields));
@@ -204,18 +214,23 @@ export async function updatePluginConfig(
     const secrets: Values = { ...storedSecrets, ...sentSecrets };
     for (const [k, v] of Object.entries(secrets)) if (clears(v)) delete secrets[k];
 
-    const problems = await problemsOf(em, def, settings, secrets);
+    const problems = await problemsOf(em, def, settings, secrets, names);
     // A stored secret belongs to the address it was entered for (spec 2.1 rule 8).
+    let addressChanged = false;
     if (def.urlField) {
       const field = def.urlField;
       const before = storedSettings[field] ?? storedSecrets[field];
       const after = settings[field] ?? secrets[field];
-      const unsent = Object.keys(storedSecrets).filter((k) => k !== field && !(k in sentSecrets));
-      if (after !== before && unsent.length > 0 && !problems[field]) {
+      addressChanged = after !== before;
+      const unsent = Object.keys(storedSecrets).filter(
+        (k) => k !== field && k in def.secretFields && !(k in sentSecrets),
+      );
+      if (addressChanged && unsent.length > 0 && !problems[field]) {
         problems[field] = `Changing ${field} needs ${unsent.join(' and ')} sent again`;
       }
     }
     if (Object.keys(problems).length > 0) throw validationError(problems);
+    keepReplacedSecrets(def, storedSecrets, secrets, settings, ctx.now(), addressChanged);
 
     const before = { name, enabled: row.enabled, ...storedSettings, ...storedSecrets };
     const after = {
@@ -235,15 +250,7 @@ export async function updatePluginConfig(
       em.assign(row, { enabled: after.enabled, settings, secrets: sealed });
       await em.flush();
       // A changed `enabled` is the operator's latest word: it replaces the last service action.
-      if (before.enabled !== after.enabled)
-        await em
-          .getConnection()
-          .execute(
-            'update plugin_config set service_action = null where id = ?',
-            [row.id],
-            'run',
-            em.getTransactionContext(),
-          );
+      if (before.enabled !== after.enabled) await clearServiceAction(em, row.id);
       await ctx.audit.updated(em, caller.actor, spec, auditedRecord(row.id, type, name), before, after);
     }
     return pluginConfigJson(def, row);

@@ -3,6 +3,7 @@ import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';
 import { RouteCreate, RouteListQuery, RouteRecord, RouteUpdate, routeList } from '../../schemas/route.js';
+import { fieldProblems, requireObjectBody } from '../../validation.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from './service.js';
 
 export function registerRouteRoutes(router: ApiRouter, ctx: ApiContext): void {
@@ -21,11 +22,16 @@ export function registerRouteRoutes(router: ApiRouter, ctx: ApiContext): void {
     url: '/routes',
     tag,
     summary: 'Create a route; applies to the next message dispatched',
-    body: RouteCreate,
+    // Read here rather than by the router: the references are checked for the properties that
+    // pass, so one answer names every rejected property.
+    bodyDoc: RouteCreate,
     status: 201,
     response: RouteRecord,
     errors: ['CONFLICT'],
-    handler: ({ body, caller }) => createRoute(ctx, caller, body),
+    handler: ({ request, caller }) => {
+      const { problems, valid } = fieldProblems(RouteCreate, requireObjectBody(request.body));
+      return createRoute(ctx, caller, valid, problems);
+    },
   });
   router.add({
     method: 'GET',
@@ -42,10 +48,13 @@ export function registerRouteRoutes(router: ApiRouter, ctx: ApiContext): void {
     tag,
     summary: 'Update a route',
     params: idParams,
-    body: RouteUpdate,
+    bodyDoc: RouteUpdate,
     response: RouteRecord,
     errors: ['CONFLICT'],
-    handler: ({ params, body, caller }) => updateRoute(ctx, caller, params.id, body),
+    handler: ({ params, request, caller }) => {
+      const { problems, valid } = fieldProblems(RouteUpdate, requireObjectBody(request.body));
+      return updateRoute(ctx, caller, params.id, valid, problems);
+    },
   });
   router.add({
     method: 'DELETE',

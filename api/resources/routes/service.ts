@@ -9,10 +9,12 @@ import { pluginTypeDefinitions, type PluginRole } from '../../../actors/index.js
 import { diffChanges } from '../../../runtime/audit/changes.js';
 import { PluginConfigSchema } from '../../../storage/entities/plugin-config.js';
 import { RouteSchema, type Route } from '../../../storage/entities/route.js';
+import { partyNamed } from '../../../storage/repositories/parties.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
-import { conflict, notFound, validationError } from '../../errors.js';
+import { conflict, notFound } from '../../errors.js';
 import { iso, type Page } from '../../schemas/common.js';
+import { loadForUpdate, throwProblems } from '../../validation.js';
 import { anyParty, type RouteCreate, type RouteRecord, type RouteUpdate } from '../../schemas/route.js';
 
 const audited = { kind: 'route', fields: ['name', 'source_plugin', 'from', 'to', 'target_plugin'] };
@@ -77,30 +79,28 @@ async function instanceProblem(
   return undefined;
 }
 
-async function partyExists(em: EntityManager, name: string): Promise<boolean> {
-  const [row] = await em
-    .getConnection()
-    .execute<{ n: string }[]>(
-      'select (select count(*) from organization where name = ?) + (select count(*) from partner where name = ?) as n',
-      [name, name],
-      'all',
-      em.getTransactionContext(),
-    );
-  return Number(row?.n ?? 0) > 0;
-}
-
-async function validate(em: EntityManager, r: RouteFields, exceptId?: number): Promise<void> {
-  const problems: Record<string, string> = {};
-  const source = await instanceProblem(em, r.source_plugin, 'source');
-  if (source) problems.source_plugin = source;
-  const target = await instanceProblem(em, r.target_plugin, 'target');
-  if (target) problems.target_plugin = target;
+/**
+ * The references of a route, each checked when present (a property the body got wrong is
+ * absent), and whether another route covers it once all four are there; then its name.
+ */
+async function validate(
+  em: EntityManager,
+  r: Partial<RouteFields>,
+  exceptId?: number,
+  bodyProblems: Record<string, string> = {},
+): Promise<void> {
+  const problems: Record<string, string> = { ...bodyProblems };
+  const source = r.source_plugin && (await instanceProblem(em, r.source_plugin, 'source'));
+  if (source) problems.source_plugin ??= source;
+  const target = r.target_plugin && (await instanceProblem(em, r.target_plugin, 'target'));
+  if (target) problems.target_plugin ??= target;
   for (const field of ['from', 'to'] as const) {
-    if (r[field] !== anyParty && !(await partyExists(em, r[field]))) {
-      problems[field] = `No organization or partner is named ${r[field]}`;
+    const party = r[field];
+    if (party !== undefined && party !== anyParty && !(await partyNamed(em, party))) {
+      problems[field] ??= `No organization or partner is named ${party}`;
     }
   }
-  if (!problems.to && !problems.from) {
+  if (isComplete(r) && Object.keys(problems).length === 0) {
     // An existing route covers this one when it sends the same source to the same target
     // for the same parties or for any.
     const covering = await em.findOne(RouteSchema, {
@@ -112,12 +112,17 @@ async function validate(em: EntityManager, r: RouteFields, exceptId?: number): P
     });
     if (covering) problems.to = `Route ${covering.name} already covers this route`;
   }
-  if (Object.keys(problems).length > 0) throw validationError(problems);
+  throwProblems(problems);
+  if (!isComplete(r)) return;
   const sameName = await em.findOne(RouteSchema, {
     name: r.name,
     ...(exceptId ? { id: { $ne: exceptId } } : {}),
   });
   if (sameName) throw conflict(`Route ${r.name} exists`, { name: `Route ${r.name} exists` });
+}
+
+function isComplete(r: Partial<RouteFields>): r is RouteFields {
+  return (['name', 'source_plugin', 'from', 'to', 'target_plugin'] as const).every((k) => r[k] !== undefined);
 }
 
 function auditView(r: RouteFields) {
@@ -133,17 +138,24 @@ function auditView(r: RouteFields) {
 export async function createRoute(
   ctx: ApiContext,
   caller: Caller,
-  body: z.output<typeof RouteCreate>,
+  body: Partial<z.output<typeof RouteCreate>>,
+  /** The properties the body got wrong (api/validation.ts fieldProblems). */
+  bodyProblems: Record<string, string> = {},
 ): Promise<RouteRecord> {
-  const fields: RouteFields = {
-    name: body.name ?? defaultRouteName(body),
+  const sent = {
     source_plugin: body.source_plugin,
     from: body.from,
     to: body.to,
     target_plugin: body.target_plugin,
   };
+  const complete = Object.keys(bodyProblems).length === 0;
+  const fields = {
+    ...sent,
+    name: body.name ?? (complete ? defaultRouteName(sent as Omit<RouteFields, 'name'>) : undefined),
+  };
   return inTransaction(ctx, async (em) => {
-    await validate(em, fields);
+    await validate(em, fields, undefined, bodyProblems);
+    if (!isComplete(fields)) throw new Error('a route without all its fields passed validation');
     const route = em.create(RouteSchema, {
       name: fields.name,
       source_plugin: fields.source_plugin,
@@ -161,13 +173,14 @@ export async function updateRoute(
   ctx: ApiContext,
   caller: Caller,
   id: number,
-  body: z.output<typeof RouteUpdate>,
+  body: Partial<z.output<typeof RouteUpdate>>,
+  bodyProblems: Record<string, string> = {},
 ): Promise<RouteRecord> {
-  if (body.id !== undefined && body.id !== id) {
-    throw validationError({ id: `Names route ${body.id}, but the path names ${id}` });
-  }
+  const problems = { ...bodyProblems };
+  if (body.id !== undefined && body.id !== id)
+    problems.id = `Names route ${body.id}, but the path names ${id}`;
   return inTransaction(ctx, async (em) => {
-    const route = await load(em, id);
+    const route = await loadForUpdate(problems, () => load(em, id));
     const before = routeJson(route);
     const next: RouteFields = {
       name: body.name ?? before.name,
@@ -176,6 +189,9 @@ export async function updateRoute(
       to: body.to ?? before.to,
       target_plugin: body.target_plugin ?? before.target_plugin,
     };
+    // With refused properties, the references sent are still checked (the stored values stand
+    // for the refused ones) and everything is named in one answer.
+    if (Object.keys(problems).length > 0) await validate(em, next, id, problems);
     if (diffChanges(auditView(before), auditView(next), audited.fields).length === 0) return before;
     await validate(em, next, id);
     em.assign(route, {

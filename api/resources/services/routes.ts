@@ -8,7 +8,6 @@ import { actions, type Action } from '../../../runtime/lifecycle/states.js';
 import { runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
 import type { ApiRouter } from '../../http/router.js';
-import { recordOperatorAction } from '../../operator-actions.js';
 import {
   apiServerName,
   apiServerType,
@@ -66,7 +65,7 @@ export function registerServiceRoutes(router: ApiRouter, ctx: ApiContext): void 
       const view = await supervisor.act(params.type, params.name, action);
       const after =
         (await supervisor.list()).find((s) => s.type === view.type && s.name === view.name) ?? view;
-      await recordOperatorAction(ctx, caller, {
+      await ctx.operatorActions.record(caller, {
         action,
         kind: 'service',
         record_id: `${params.type}/${params.name}`.slice(0, 64),

@@ -15,22 +15,33 @@ document.addEventListener('click', (event) => {
 });
 
 /**
- * Live updates: relays each message history event as a `pier:message-history` DOM event, which
- * the live regions (hx-trigger) answer by fetching their rows again. The stream's address is
+ * Live updates: the message history events of the stream become `pier:message-history` DOM
+ * events, which the live regions (hx-trigger) answer by fetching their content again. Events
+ * are coalesced: one DOM event at most every half second, always after the last stream event,
+ * so a burst costs one refresh and the final state is never skipped. The stream's address is
  * given by the server on <body data-events>; without one nothing is subscribed.
  */
 function subscribeToEvents() {
   const url = document.body.getAttribute('data-events');
   if (!url || !('EventSource' in window)) return;
-  let source = new EventSource(url);
-  const relay = (e) =>
-    document.body.dispatchEvent(new CustomEvent('pier:message-history', { detail: e.data }));
-  source.addEventListener('message_history', relay);
-  source.addEventListener('reload', () => {
-    source.close();
-    relay({ data: null });
-    source = new EventSource(url);
-    source.addEventListener('message_history', relay);
-  });
+  let pending;
+  const refresh = () => {
+    if (pending) return;
+    pending = window.setTimeout(() => {
+      pending = undefined;
+      document.body.dispatchEvent(new CustomEvent('pier:message-history'));
+    }, 500);
+  };
+  const connect = () => {
+    const source = new EventSource(url);
+    source.addEventListener('message_history', refresh);
+    // The server missed or dropped lines: show the current state and start afresh.
+    source.addEventListener('reload', () => {
+      source.close();
+      refresh();
+      connect();
+    });
+  };
+  connect();
 }
 document.addEventListener('DOMContentLoaded', subscribeToEvents);

@@ -102,12 +102,28 @@ export async function profileSection(
   </section>`;
 }
 
-function profileFields(schema: unknown, row: Row | undefined, side: ProfileSide) {
+/** A stored certificate as a choice: description or name, whether the key is stored, expiry. */
+function certificateChoice(c: Row): { value: string; label: string } {
+  const name = String(c.description || c.common_name || c.subject);
+  const key = c.has_private_key ? ', with key' : '';
+  return {
+    value: String(c.id),
+    label: `${name} (${String(c.id)}${key}, until ${String(c.not_after).slice(0, 10)})`,
+  };
+}
+
+function profileFields(schema: unknown, row: Row | undefined, side: ProfileSide, certificates: Row[]) {
   const shape = shapeOf(schema as never);
   return Object.keys(shape)
     .filter((n) => n !== sides[side].link && !['never', 'unknown'].includes(kindOf(shape[n])))
     .map((n) => {
       const spec = specFromSchema(n, shape[n]!);
+      // A certificate is picked from those stored (the wizard's "upload or pick"), by id as the API takes it.
+      if (n.endsWith('_certificate_id')) {
+        spec.kind = 'select';
+        spec.options = [{ value: '', label: 'none' }, ...certificates.map(certificateChoice)];
+        spec.hint = `${spec.hint ? `${spec.hint}. ` : ''}Upload new ones on the certificates page`;
+      }
       if (n === 'interop_preset') {
         spec.kind = 'select';
         spec.options = [
@@ -146,7 +162,11 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
       });
       const got = await callApi<Row>(deps, ui, request, reply, 'GET', `${s.api}/:id`, { params: { id } });
       const row = got.ok ? got.data : undefined;
-      const fields = profileFields(row ? updateSchema : createSchema, row, side);
+      const stored = await callApi<Row>(deps, ui, request, reply, 'GET', '/certificates', {
+        query: { limit: '200' },
+      });
+      const certificates = stored.ok ? (stored.data.certificates as Row[]) : [];
+      const fields = profileFields(row ? updateSchema : createSchema, row, side, certificates);
       const action = `${uiPrefix}${s.party}/${id}/profile`;
       const saved = (request.query as { saved?: string }).saved;
       return sendPage(

@@ -1,7 +1,7 @@
 /**
  * Certificates: the list with the filters of spec 4.2 and expiry state, upload with the
  * import-token flow (choose among what the file holds), detail with its facts, description
- * edit, delete (409 CERTIFICATE_IN_USE in words) and PEM download.
+ * edit, where it is used, delete (409 CERTIFICATE_IN_USE in words) and PEM download.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readUploadForm } from '../../resources/certificates/form.js';
@@ -26,6 +26,7 @@ import {
   when,
   type UiDeps,
 } from './common.js';
+import { usageSection } from './certificate-usage.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/certificates`;
@@ -263,6 +264,7 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
         ['SHA-1', html`<code>${String(c.fingerprint_sha1)}</code>`],
         ['SHA-256', html`<code>${String(c.fingerprint_sha256)}</code>`],
       ])}
+      ${await usageSection(deps, Number(c.id))}
       <form method="post" action="${base}/${id}" class="record-form" novalidate>
         ${csrfInput(ui.csrf)} ${formErrors(form, ['description'])}
         ${field({ name: 'description', label: 'Description', kind: 'textarea', value: c.description }, form)}

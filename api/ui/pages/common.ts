@@ -27,6 +27,7 @@ export function uiContext(deps: UiDeps, request: FastifyRequest, reply: FastifyR
     csrf: csrfToken(request, reply),
     path: request.url.split('?')[0] ?? '',
     sections: deps.sections,
+    events: deps.events,
   };
 }
 
@@ -114,6 +115,8 @@ export interface PageInfo {
   total: number;
   limit: number;
   offset: number;
+  /** The total is the planner's estimate (the messages list beyond its exact count). */
+  totalEstimated?: boolean;
 }
 
 export function pager(path: string, query: Record<string, string | undefined>, page: PageInfo): Html {
@@ -122,8 +125,9 @@ export function pager(path: string, query: Record<string, string | undefined>, p
   const to = Math.min(offset + limit, total);
   const prev = offset > 0 ? href(path, { ...query, offset: String(Math.max(0, offset - limit)) }) : undefined;
   const next = offset + limit < total ? href(path, { ...query, offset: String(offset + limit) }) : undefined;
+  const of = page.totalEstimated ? `about ${total.toLocaleString('en')}` : String(total);
   return html`<nav class="pager" aria-label="Pages">
-    <span>${from}–${to} of ${total}</span>
+    <span>${from}–${to} of ${of}</span>
     ${prev ? html`<a href="${prev}" rel="prev">Previous</a>` : ''}
     ${next ? html`<a href="${next}" rel="next">Next</a>` : ''}
   </nav>`;

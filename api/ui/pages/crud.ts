@@ -63,6 +63,13 @@ export interface CrudSpec {
   ): Promise<Html>;
   /** Text above the list. */
   intro?: string;
+  /**
+   * Write-only fields (a client secret): never filled in, shown as set or not set, and left
+   * out of the body when blank, so an update keeps the stored value.
+   */
+  writeOnly?: string[];
+  /** Which write-only fields the record has stored (the API's record never says). */
+  secretsSet?(deps: UiDeps, row: Row): Promise<string[]>;
 }
 
 function formFields(schema: z.ZodType | undefined, spec: CrudSpec, leaveOut: readonly string[] = []) {
@@ -71,7 +78,11 @@ function formFields(schema: z.ZodType | undefined, spec: CrudSpec, leaveOut: rea
   return names
     .filter((n) => n in shape && !leaveOut.includes(n))
     .filter((n) => !['never', 'unknown'].includes(kindOf(shape[n])) && n !== 'id')
-    .map((n) => ({ ...specFromSchema(n, shape[n]!), ...spec.fieldOverrides?.[n] }));
+    .map((n): FieldSpec => {
+      const made = { ...specFromSchema(n, shape[n]!), ...spec.fieldOverrides?.[n] };
+      // A write-only value is typed, never shown: no default or stored value in the page.
+      return spec.writeOnly?.includes(n) ? { ...made, kind: 'password', value: undefined } : made;
+    });
 }
 
 export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: CrudSpec): void {
@@ -140,7 +151,7 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
   app.post(uiPath, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const fields = bodyFields(request);
-    const body = formToBody(createSchema, fields);
+    const body = formToBody(createSchema, fields, spec.writeOnly);
     const made = await callApi<Row>(deps, ui, request, reply, 'POST', spec.path, { body });
     if (made.ok) return seeOther(reply, `${uiPath}/${String(made.data.id)}?saved=created`);
     const form = { values: fields, errors: made.error.details ?? {} };
@@ -163,10 +174,12 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
     const ui = uiContext(deps, request, reply);
     const { id } = request.params as { id: string };
     const row = await mustCall<Row>(deps, ui, request, reply, 'GET', `${spec.path}/:id`, { params: { id } });
-    const fields = formFields(updateSchema, spec, spec.fixedOnUpdate).map((f) => ({
-      ...f,
-      value: row[f.name],
-    }));
+    const secretsSet = spec.secretsSet ? await spec.secretsSet(deps, row) : [];
+    const fields = formFields(updateSchema, spec, spec.fixedOnUpdate).map((f) =>
+      spec.writeOnly?.includes(f.name)
+        ? { ...f, secretSet: secretsSet.includes(f.name) }
+        : { ...f, value: row[f.name] },
+    );
     const saved = (request.query as { saved?: string }).saved;
     const extra = spec.detailExtra ? await spec.detailExtra(deps, ui, request, reply, row) : '';
     return sendPage(
@@ -212,7 +225,7 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
     const ui = uiContext(deps, request, reply);
     const { id } = request.params as { id: string };
     const fields = bodyFields(request);
-    const body = formToBody(updateSchema, fields);
+    const body = formToBody(updateSchema, fields, spec.writeOnly);
     const saved = await callApi(deps, ui, request, reply, 'PUT', `${spec.path}/:id`, {
       params: { id },
       body,

@@ -1,8 +1,10 @@
 /** The dashboard: /stats figures, messages per hour, instances, expiring certificates, recent alerts. */
 import type { FastifyInstance } from 'fastify';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { messagesPerHourSince } from '../../../storage/repositories/message-counts.js';
 import { freshEm } from '../../context.js';
-import { html } from '../html.js';
+import { html, type Html } from '../html.js';
+import { liveRegion } from '../live.js';
 import { assetPrefix, uiPrefix } from '../layout.js';
 import { badge, callApi, mustCall, sendPage, table, uiContext, when, type UiDeps } from './common.js';
 
@@ -19,11 +21,7 @@ export interface HourlySeries {
 async function messagesPerHour(em: EntityManager, now: Date, hours: number): Promise<HourlySeries> {
   const end = Math.floor(now.getTime() / hour) * hour;
   const start = end - (hours - 1) * hour;
-  const rows = await em.getConnection().execute<{ h: Date; direction: string; status: string; n: string }[]>(
-    `select date_trunc('hour', created_at) as h, direction, status, count(*) as n
-       from message where created_at >= ? group by 1, 2, 3`,
-    [new Date(start)],
-  );
+  const rows = await messagesPerHourSince(em, new Date(start));
   const index = (d: Date) => Math.round((new Date(d).getTime() - start) / hour);
   const slots = Array.from({ length: hours }, (_, i) => (start + i * hour) / 1000);
   const byLabel = new Map<string, number[]>();
@@ -42,7 +40,29 @@ async function messagesPerHour(em: EntityManager, now: Date, hours: number): Pro
   return { hours: slots, series: [...byLabel].map(([label, values]) => ({ label, values })) };
 }
 
+/** The /stats figures and system status: the dashboard's live region, read out when it changes. */
+function figuresOf(stats: Row): Html {
+  const figures: [string, unknown][] = [
+    ['Messages, last 24 h', stats.messages_last_24h],
+    ['Sent, last 24 h', stats.sent_last_24h],
+    ['Received, last 24 h', stats.received_last_24h],
+    ['Messages, last 7 days', stats.messages_last_7d],
+    ['In flight', stats.in_flight_messages],
+    ['Failed, last 24 h', stats.failed_last_24h],
+  ];
+  return html`<p class="system">System status: ${badge(String(stats.system_status))}</p>
+    <ul class="figures" id="figures">
+      ${figures.map(([k, v]) => html`<li><span class="figure">${String(v ?? 0)}</span><span class="figure-label">${k}</span></li>`)}
+    </ul>`;
+}
+
 export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
+  const figuresPath = `${uiPrefix}/dashboard/figures`;
+  app.get(figuresPath, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const stats = await mustCall<Row>(deps, ui, request, reply, 'GET', '/stats');
+    return reply.type('text/html; charset=utf-8').send(figuresOf(stats).text);
+  });
   app.get(uiPrefix, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const stats = await mustCall<Row>(deps, ui, request, reply, 'GET', '/stats');
@@ -55,19 +75,8 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
     const alerts = deps.api.has('GET', '/notifications')
       ? await callApi<Row>(deps, ui, request, reply, 'GET', '/notifications', { query: { limit: '10' } })
       : undefined;
-    const figures: [string, unknown][] = [
-      ['Messages, last 24 h', stats.messages_last_24h],
-      ['Sent, last 24 h', stats.sent_last_24h],
-      ['Received, last 24 h', stats.received_last_24h],
-      ['Messages, last 7 days', stats.messages_last_7d],
-      ['In flight', stats.in_flight_messages],
-      ['Failed, last 24 h', stats.failed_last_24h],
-    ];
     const totals = chart.series.map((s) => ({ label: s.label, total: s.values.reduce((a, b) => a + b, 0) }));
-    const body = html` <p class="system">System status: ${badge(String(stats.system_status))}</p>
-      <ul class="figures" id="figures">
-        ${figures.map(([k, v]) => html`<li><span class="figure">${String(v ?? 0)}</span><span class="figure-label">${k}</span></li>`)}
-      </ul>
+    const body = html`${liveRegion({ name: 'figures', url: figuresPath, content: figuresOf(stats), announce: true })}
       <section aria-labelledby="chart-heading">
         <h2 id="chart-heading">Messages per hour, last ${range === '7d' ? '7 days' : '24 hours'}</h2>
         <nav class="tabs" aria-label="Chart range">
@@ -155,6 +164,7 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
       body,
       scripts: [`${assetPrefix}/uplot/uPlot.iife.min.js`, `${assetPrefix}/app/chart.js`],
       styles: [`${assetPrefix}/uplot/uPlot.min.css`],
+      live: {},
     });
   });
 }

@@ -6,6 +6,7 @@ import { registerCertificatePages } from './certificates.js';
 import { registerDashboard } from './dashboard.js';
 import { registerInstancePages } from './instances.js';
 import { registerMessagePages } from './messages.js';
+import { registerNotificationPages } from './notifications.js';
 import { registerWizard } from './wizard.js';
 
 export function registerPages(app: FastifyInstance, deps: UiDeps): void {
@@ -13,6 +14,7 @@ export function registerPages(app: FastifyInstance, deps: UiDeps): void {
   if (deps.api.has('GET', '/messages')) registerMessagePages(app, deps);
   if (deps.api.has('GET', '/certificates')) registerCertificatePages(app, deps);
   if (deps.api.has('GET', '/services')) registerInstancePages(app, deps);
+  if (deps.api.has('GET', '/notifications')) registerNotificationPages(app, deps);
   if (deps.api.has('GET', '/as2/remote-profiles')) registerWizard(app, deps);
   registerAdminPages(app, deps);
 }

@@ -6,9 +6,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { messageStatuses } from '../../../runtime/dispatch/status.js';
 import type { ApiError } from '../../errors.js';
-import { payloadStages } from '../../schemas/message.js';
+import type { z } from 'zod';
+import { freshEm } from '../../context.js';
+import { listMessages } from '../../resources/messages/service.js';
+import { payloadStages, type MessageListQuery } from '../../schemas/message.js';
 import { html, href, type Html } from '../html.js';
-import { uiPrefix, type Notice } from '../layout.js';
+import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
 import { csrfInput, emptyForm, field, formErrors, type FormState } from '../form.js';
 import {
   badge,
@@ -25,7 +28,7 @@ import {
   when,
   type UiDeps,
 } from './common.js';
-import { liveRegion } from '../live.js';
+import { liveRegion, liveStatus } from '../live.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/messages`;
@@ -56,6 +59,35 @@ function messageRows(rows: Row[]): Html {
   );
 }
 
+/** Counted exactly up to this many past the page's start; beyond, the planner's estimate. */
+const exactCountUpTo = 1000;
+
+type Listed = { ok: true; data: Row & { messages: Row[] } } | { ok: false; error: ApiError };
+
+/**
+ * The list as GET /messages reads its query (same schema, same refusals) from the same
+ * service, with the total counted as the UI can afford at a million messages.
+ */
+async function listForUi(
+  deps: UiDeps,
+  request: FastifyRequest,
+  query: Record<string, string>,
+): Promise<Listed> {
+  const parsed = deps.api.parseQuery<z.output<typeof MessageListQuery>>('GET', '/messages', query, request);
+  if (!parsed.ok) return parsed;
+  const page = await listMessages(freshEm(deps.ctx), parsed.data, { exactUpTo: exactCountUpTo });
+  return {
+    ok: true,
+    data: {
+      messages: page.items as unknown as Row[],
+      total: page.total,
+      totalEstimated: page.totalEstimated,
+      limit: page.limit,
+      offset: page.offset,
+    },
+  };
+}
+
 async function listPage(
   deps: UiDeps,
   request: FastifyRequest,
@@ -66,7 +98,7 @@ async function listPage(
 ) {
   const ui = uiContext(deps, request, reply);
   const query = queryOf(request);
-  const listed = await callApi<Row>(deps, ui, request, reply, 'GET', '/messages', { query });
+  const listed = await listForUi(deps, request, query);
   const errors = listed.ok ? {} : (listed.error.details ?? {});
   const filterState = { values: query, errors };
   const body = html` <form
@@ -84,11 +116,11 @@ async function listPage(
     </form>
     ${
       listed.ok
-        ? html`${liveRegion('messages', messageRows(listed.data.messages as Row[]), href('', query))}${pager(base, query, listed.data as never)}`
+        ? html`${liveRegion({ name: 'messages', url: `${base}/rows${href('', query)}`, content: messageRows(listed.data.messages as Row[]) })}${pager(base, query, listed.data as never)}`
         : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
     }
     ${deps.api.has('POST', '/messages') ? sendForm(ui.csrf, send) : ''}`;
-  return sendPage(reply, ui, { title: 'Messages', body, notices }, status);
+  return sendPage(reply, ui, { title: 'Messages', body, notices, live: {} }, status);
 }
 
 function sendForm(csrf: string, state: FormState): Html {
@@ -143,24 +175,22 @@ function timeline(history: Row[]): Html {
   </ol>`;
 }
 
-async function detailPage(
-  deps: UiDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status = 200,
-  notices: Notice[] = [],
-) {
-  const ui = uiContext(deps, request, reply);
-  const { id } = request.params as { id: string };
-  const m = await mustCall<Row>(deps, ui, request, reply, 'GET', '/messages/:id', { params: { id } });
-  const done = (request.query as { done?: string }).done;
+/** What a screen reader hears when the message changes: its status and the latest history line. */
+function statusLine(m: Row): string {
+  const history = m.history as Row[];
+  const latest = history[history.length - 1];
+  const what = latest ? `; latest: ${String(latest.kind).replace(/_/g, ' ')}` : '';
+  return `Status ${String(m.status)}, stage ${String(m.stage)}${what}`;
+}
+
+/** The parts of a message's page that change as it travels: refreshed live, swapped whole. */
+function messageSections(ui: UiRequestContext, id: string, m: Row): Html {
   const deliveries = m.deliveries as Row[];
   const payloads = m.payloads as Record<string, Row>;
   const stages = payloadStages.filter(
     (s) => s in payloads || (s === 'message' && 'received' in payloads && 'headers' in payloads),
   );
-  const body = html` <p><a href="${base}">All messages</a></p>
-    ${facts([
+  return html`${facts([
       ['Status', statusBadge(m.status)],
       ['Stage', String(m.stage)],
       ['Direction', String(m.direction)],
@@ -172,9 +202,6 @@ async function detailPage(
       ['Created', when(m.created_at as string)],
       ['Id', html`<code>${id}</code>`],
     ])}
-    <form method="post" action="${base}/${id}/redispatch" class="inline">
-      ${csrfInput(ui.csrf)} <button type="submit">Redispatch</button>
-    </form>
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
       ${table(
@@ -216,6 +243,25 @@ async function detailPage(
       <h2 id="history-heading">History</h2>
       ${timeline(m.history as Row[])}
     </section>`;
+}
+
+async function detailPage(
+  deps: UiDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status = 200,
+  notices: Notice[] = [],
+) {
+  const ui = uiContext(deps, request, reply);
+  const { id } = request.params as { id: string };
+  const m = await mustCall<Row>(deps, ui, request, reply, 'GET', '/messages/:id', { params: { id } });
+  const done = (request.query as { done?: string }).done;
+  const body = html` <p><a href="${base}">All messages</a></p>
+    ${liveStatus('message-status', statusLine(m))}
+    <form method="post" action="${base}/${id}/redispatch" class="inline">
+      ${csrfInput(ui.csrf)} <button type="submit">Redispatch</button>
+    </form>
+    ${liveRegion({ name: 'message', url: `${base}/${id}/live`, content: messageSections(ui, id, m) })}`;
   const okNotice: Notice[] = done
     ? [
         {
@@ -232,7 +278,12 @@ async function detailPage(
   return sendPage(
     reply,
     ui,
-    { title: `Message ${String(m.file_name || id)}`, body, notices: [...okNotice, ...notices] },
+    {
+      title: `Message ${String(m.file_name || id)}`,
+      body,
+      notices: [...okNotice, ...notices],
+      live: { messageId: id },
+    },
     status,
   );
 }
@@ -241,13 +292,21 @@ export function registerMessagePages(app: FastifyInstance, deps: UiDeps): void {
   app.get(base, (request, reply) => listPage(deps, request, reply, emptyForm));
   app.get(`${base}/rows`, async (request, reply) => {
     // The list's rows alone, for live refreshes of the list region (htmx swaps them in).
-    const ui = uiContext(deps, request, reply);
-    const listed = await mustCall<Row>(deps, ui, request, reply, 'GET', '/messages', {
-      query: queryOf(request),
-    });
-    return reply.type('text/html; charset=utf-8').send(messageRows(listed.messages as Row[]).text);
+    uiContext(deps, request, reply); // signed in, or sent to sign in
+    const listed = await listForUi(deps, request, queryOf(request));
+    if (!listed.ok) throw listed.error;
+    return reply.type('text/html; charset=utf-8').send(messageRows(listed.data.messages).text);
   });
   app.get(`${base}/:id`, (request, reply) => detailPage(deps, request, reply));
+  app.get(`${base}/:id/live`, async (request, reply) => {
+    // The changing parts of the message's page, and its status line out of band.
+    const ui = uiContext(deps, request, reply);
+    const { id } = request.params as { id: string };
+    const m = await mustCall<Row>(deps, ui, request, reply, 'GET', '/messages/:id', { params: { id } });
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(html`${messageSections(ui, id, m)}${liveStatus('message-status', statusLine(m), true)}`.text);
+  });
 
   app.post(`${base}/:id/redispatch`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);

@@ -5,6 +5,7 @@ import { uiPrefix } from '../layout.js';
 import { registerCrudPages, type CrudSpec } from './crud.js';
 import { badge, when, type UiDeps } from './common.js';
 import { profileSection } from './as2-profile.js';
+import { identityProviderSpec } from './identity-providers.js';
 
 type Row = Record<string, unknown>;
 const text = (k: string) => (r: Row) => String(r[k] ?? '');
@@ -85,7 +86,7 @@ const serviceAccountSpec: CrudSpec = {
 };
 
 export function registerRecordPages(app: FastifyInstance, deps: UiDeps): void {
-  for (const spec of [...partySpecs, routeSpec, serviceAccountSpec]) {
+  for (const spec of [...partySpecs, routeSpec, identityProviderSpec, serviceAccountSpec]) {
     if (deps.api.has('GET', spec.path)) registerCrudPages(app, deps, spec);
   }
 }

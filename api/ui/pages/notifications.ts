@@ -1,0 +1,98 @@
+/**
+ * The notification log (spec 2.14, 3.6): one row per alert and notifier, newest alert first,
+ * with every filter of GET /notifications. The filter fields are drawn from the route's own
+ * query schema, and a refused filter shows the API's message beside its field.
+ */
+import type { FastifyInstance } from 'fastify';
+import { html } from '../html.js';
+import { uiPrefix } from '../layout.js';
+import { field, shapeOf, specFromSchema, type FieldSpec } from '../form.js';
+import {
+  badge,
+  callApi,
+  pager,
+  queryOf,
+  refusal,
+  sendPage,
+  table,
+  uiContext,
+  when,
+  type UiDeps,
+} from './common.js';
+
+type Row = Record<string, unknown>;
+const base = `${uiPrefix}/notifications`;
+
+const labels: Record<string, [string, string?]> = {
+  severity: ['Severity'],
+  code: ['Alert code'],
+  instance: ['Notifier', 'Name of a notification-webhook instance'],
+  outcome: ['Outcome'],
+  from: ['From', 'RFC 3339 time or a date (UTC), inclusive'],
+  to: ['To', 'RFC 3339 time or a date (whole day), exclusive'],
+  include_tests: ['Test notifications', 'Left out unless shown'],
+};
+
+/** The filters of the route's query schema; an empty choice means "any" on a filter. */
+function filterFields(deps: UiDeps): FieldSpec[] {
+  const shape = shapeOf(deps.api.definition('GET', '/notifications')?.query);
+  return Object.entries(labels)
+    .filter(([name]) => name in shape)
+    .map(([name, [label, hint]]) => {
+      const spec = { ...specFromSchema(name, shape[name]!, label), hint };
+      if (name === 'include_tests')
+        spec.options = [
+          { value: '', label: 'hide' },
+          { value: 'true', label: 'show' },
+        ];
+      else if (spec.options)
+        spec.options = spec.options.map((o) =>
+          typeof o !== 'string' && o.value === '' ? { ...o, label: 'any' } : o,
+        );
+      return spec;
+    });
+}
+
+const columns = [
+  { label: 'Alert time', cell: (r: Row) => when(r.alert_time as string) },
+  { label: 'Severity', cell: (r: Row) => badge(String(r.severity)) },
+  { label: 'Code', cell: (r: Row) => html`<code>${String(r.code)}</code>` },
+  {
+    label: 'Summary',
+    cell: (r: Row) => html`${String(r.summary)}${r.test ? html` ${badge('test', 'info')}` : ''}`,
+  },
+  { label: 'Subject', cell: (r: Row) => `${String(r.subject_kind)} ${String(r.subject_name)}` },
+  { label: 'Notifier', cell: (r: Row) => `${String(r.instance)} (${String(r.format)})` },
+  {
+    label: 'Outcome',
+    cell: (r: Row) => badge(String(r.outcome).replace(/_/g, ' '), String(r.outcome)),
+  },
+  { label: 'Attempts', cell: (r: Row) => String(r.attempts) },
+  { label: 'Last error', cell: (r: Row) => (r.last_error as string | null) || '—' },
+  { label: 'Delivered', cell: (r: Row) => when(r.delivered_at as string | null) },
+];
+
+export function registerNotificationPages(app: FastifyInstance, deps: UiDeps): void {
+  const filters = filterFields(deps);
+  app.get(base, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const query = queryOf(request);
+    const listed = await callApi<Row>(deps, ui, request, reply, 'GET', '/notifications', { query });
+    const state = { values: query, errors: listed.ok ? {} : (listed.error.details ?? {}) };
+    const body = html`<p class="intro">
+        What each notifier did with each alert: delivered, failed (with the last error), held back by the
+        cooldown or grouped with others of its code.
+      </p>
+      <form class="filters" method="get" action="${base}" role="search" aria-label="Filter notifications">
+        ${filters.map((f) => field({ ...f, value: undefined }, state))}
+        <button type="submit">Filter</button>
+      </form>
+      ${
+        listed.ok
+          ? html`${table('Notifications', columns, listed.data.notifications as Row[], 'No notifications match.')}
+            ${pager(base, query, listed.data as never)}`
+          : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
+      }`;
+    return sendPage(reply, ui, { title: 'Notification log', body }, listed.ok ? 200 : listed.error.status);
+  });
+}
