@@ -101,7 +101,7 @@ export async function buildApp(
   installContentTypeRules(app);
   // Uploads (certificates, messages by hand) stream their parts; each route sets its own size limit.
   await app.register(multipart, { throwFileSizeLimit: true, limits: { fields: 20, files: 4, parts: 30 } });
-  installEventStreams(app, ctx);
+  await installEventStreams(app, ctx);
 
   const router = new ApiRouter(app, apiPrefix);
   const modules = options.modules ?? installedModules;

@@ -67,6 +67,7 @@ t.test('live lines of a message sent by hand, with the headers that stop proxy b
   t.match(client.headers['cache-control'], /no-cache/);
   t.equal(client.headers['x-accel-buffering'], 'no');
   await client.until(() => feed.subscriberCount >= 1, 'subscribed');
+  await client.until(() => client.events.some((e) => e.retry === '3000'), 'the retry delay');
 
   const id = await sendByHand('live.txt');
   const history = await historyOf(id);

@@ -7,6 +7,7 @@ export interface SseEvent {
   id?: string;
   data?: string;
   comment?: string;
+  retry?: string;
 }
 
 export interface SseClient {
@@ -36,6 +37,7 @@ function parseFrame(frame: string): SseEvent | undefined {
     if (field === 'event') event.event = value;
     else if (field === 'id') event.id = value;
     else if (field === 'data') (data ??= []).push(value);
+    else if (field === 'retry') event.retry = value;
   }
   if (data) event.data = data.join('\n');
   return Object.keys(event).length > 0 ? event : undefined;

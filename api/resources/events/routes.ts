@@ -1,10 +1,11 @@
 /** GET /events (spec 6.1): the message history stream as Server-Sent Events. */
 import type { FastifyInstance } from 'fastify';
+import { FastifySSEPlugin } from 'fastify-sse-v2';
 import { z } from 'zod';
 import { runtimeOf, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { validationError } from '../../errors.js';
-import { openSseResponse } from './sse-output.js';
+import { SseOutput } from './sse-output.js';
 import { HistoryStream } from './stream.js';
 
 /** Milliseconds a client waits before it reconnects (sent as the stream's `retry`). */
@@ -15,8 +16,10 @@ const EventsQuery = z.strictObject({ message_id: z.uuid().optional() });
 /** Streams open in each server, closed when it stops (an open stream would hold it up). */
 const openStreams = new WeakMap<ApiContext, Set<HistoryStream>>();
 
-/** The hook that ends every stream when the server closes. */
-export function installEventStreams(app: FastifyInstance, ctx: ApiContext): void {
+/** The SSE plugin and the hook that ends every stream when the server closes. */
+export async function installEventStreams(app: FastifyInstance, ctx: ApiContext): Promise<void> {
+  // Each stream sends its retry delay itself, as its first event (see SseOutput).
+  await app.register(FastifySSEPlugin, { retryDelay: false });
   openStreams.set(ctx, new Set());
   app.addHook('preClose', async () => {
     for (const stream of openStreams.get(ctx) ?? []) stream.close();
@@ -58,7 +61,7 @@ export function registerEventRoutes(router: ApiRouter, ctx: ApiContext): void {
         open?.delete(stream);
       });
       await stream.open();
-      stream.attach(openSseResponse(reply, retryMs));
+      stream.attach(new SseOutput(reply, retryMs, feed.limits.buffer));
     },
   });
 }

@@ -6,7 +6,6 @@
  * replay bound, or lets more than the buffer bound pile up unread, gets one `reload` event
  * and the end.
  */
-import type { ServerResponse } from 'node:http';
 import {
   framesOf,
   type FeedBatch,
@@ -14,8 +13,7 @@ import {
   type HistoryFeed,
   type StreamLimits,
 } from '../../../runtime/events/history-feed.js';
-import { sseComment, sseFrame } from '../../../runtime/events/sse-frame.js';
-import { SseOutput } from './sse-output.js';
+import type { SseOutput } from './sse-output.js';
 
 export class HistoryStream {
   /** Live lines that arrived before the response was open. */
@@ -58,9 +56,8 @@ export class HistoryStream {
     this.#replay = stored;
   }
 
-  /** Sends the replay and the held lines on the open response, then goes live. */
-  attach(response: ServerResponse): void {
-    const output = new SseOutput(response, this.limits.buffer);
+  /** Sends the replay and the held lines on the opened stream, then goes live. */
+  attach(output: SseOutput): void {
     this.#output = output;
     if (this.#closed) return output.end();
     if (this.#reloadAtOpen !== undefined) return this.#reload(this.#reloadAtOpen);
@@ -74,7 +71,7 @@ export class HistoryStream {
       return this.#reload('the client reads too slowly');
     }
     this.#timer = setInterval(() => {
-      if (output.idle) output.send(sseComment(' keep-alive'), 0);
+      if (output.idle) output.event({ comment: ' keep-alive' });
     }, this.limits.keepAliveMs);
   }
 
@@ -119,7 +116,7 @@ export class HistoryStream {
   #reload(reason: string): void {
     this.#closed = true;
     this.#release();
-    this.#output?.end(sseFrame('reload', JSON.stringify({ reason })));
+    this.#output?.end({ event: 'reload', data: JSON.stringify({ reason }) });
   }
 
   #release(): void {
