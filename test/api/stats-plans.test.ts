@@ -1,7 +1,8 @@
-// Covers GET /stats on a long history: with 60,000 messages, their deliveries and 180,000 history lines written and never analyzed (autovacuum off, so the planner knows only the tables' sizes), EXPLAIN of each statement /stats runs shows it reaching its rows through an index, never a sequential scan of message, delivery or message_history (and still once analyzed); and the answer counts exactly what was written.
+// Covers GET /stats on a long history: with 60,000 messages, their deliveries and 180,000 history lines written and never analyzed (autovacuum off, so the planner knows only the tables' sizes), EXPLAIN of each statement /stats runs shows it reaching its rows through an index, never a sequential scan of message, delivery or message_history (and still once analyzed); the event stream's reads of announced lines and of a replay do the same; and the answer counts exactly what was written.
 import t, { type Test } from 'tap';
 import { failedStatuses, inFlightStatuses } from '../../runtime/dispatch/status.js';
 import { statsStatements } from '../../storage/repositories/message-counts.js';
+import { feedStatements } from '../../runtime/events/history-feed.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -102,6 +103,22 @@ for (const [name, statement] of Object.entries(statements)) {
   t.test(`/stats statement "${name}" reads through an index`, (t) => readsThroughIndexes(t, statement));
 }
 
+// The event stream reads the same long history: announced lines by id, a replay after an id.
+const [{ last }] = (await sql<{ last: string }>(
+  server.db.url,
+  'select max(id) as last from message_history',
+)) as [{ last: string }];
+const lastId = Number(last);
+const feedReads = {
+  announced: feedStatements.announced([lastId - 900, lastId - 899, lastId - 12, lastId]),
+  replay: feedStatements.replay(lastId - 500, undefined, 1000),
+};
+for (const [name, statement] of Object.entries(feedReads)) {
+  t.test(`the event stream's "${name}" read reaches lines through an index`, (t) =>
+    readsThroughIndexes(t, statement),
+  );
+}
+
 t.test('GET /stats counts exactly what was written', async (t) => {
   const answer = await server.call('GET', '/api/v1/stats');
   t.equal(answer.status, 200);
@@ -122,7 +139,7 @@ t.test('GET /stats counts exactly what was written', async (t) => {
 
 t.test('and still once the tables are analyzed', async (t) => {
   await sql(server.db.url, 'analyze message, delivery, message_history');
-  for (const [name, statement] of Object.entries(statements)) {
+  for (const [name, statement] of Object.entries({ ...statements, ...feedReads })) {
     await t.test(name, (t) => readsThroughIndexes(t, statement));
   }
 });
