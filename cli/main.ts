@@ -17,6 +17,7 @@ import { storageCommands } from './commands/storage.js';
 import { userCommands } from './commands/users.js';
 import { addUserPasswordCommands } from './commands/user-passwords.js';
 import { setVerbose } from './session.js';
+import { cliIo, processIo, withIo, type CliIo } from './io.js';
 
 export const exitCodes = { success: 0, failure: 1, usage: 2 } as const;
 
@@ -62,16 +63,23 @@ export function buildProgram(): Command {
   ]) {
     program.addCommand(command);
   }
-  // Subcommands exit through the same path as the program (exit codes below).
+  // Subcommands exit through the same path as the program (exit codes below) and write where
+  // the command's output goes (a test's buffers when run in-process).
   const override = (command: Command) => {
     command.exitOverride();
+    command.configureOutput({ writeOut: (text) => cliIo().out(text), writeErr: (text) => cliIo().err(text) });
     command.commands.forEach(override);
   };
   override(program);
   return program;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** Runs one `pier` command; `io` is the process's own streams and environment unless given. */
+export function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  return withIo(io, () => run(argv));
+}
+
+async function run(argv: string[]): Promise<number> {
   const { installErrorMessages } = await import('../api/schemas/messages.js');
   installErrorMessages();
   const program = buildProgram();
@@ -83,7 +91,7 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? exitCodes.success : exitCodes.usage;
     }
-    if (!(error instanceof ReportedError)) process.stderr.write(`pier: ${describeError(error)}\n`);
+    if (!(error instanceof ReportedError)) cliIo().err(`pier: ${describeError(error)}\n`);
     return error instanceof UsageError ? exitCodes.usage : exitCodes.failure;
   }
 }

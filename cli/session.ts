@@ -4,6 +4,7 @@
  */
 import type { ApiContext } from '../api/context.js';
 import type { Caller } from '../api/auth/caller.js';
+import { cliIo } from './io.js';
 
 /** Changes made from the command line are recorded as made by `system` (spec 2.15). */
 export const cliCaller: Caller = { kind: 'developer', actor: 'system' };
@@ -31,9 +32,9 @@ export async function withSession<T>(work: (ctx: ApiContext) => Promise<T>): Pro
     import('../storage/connect.js'),
     import('../runtime/secrets/secret-box.js'),
   ]);
-  const options = readProcessOptions();
+  const options = readProcessOptions(cliIo().env);
   const database = await connectDatabase(options, { runMigrations: true });
-  if (verbose) process.stderr.write(`pier: connected to ${database.description}\n`);
+  if (verbose) cliIo().err(`pier: connected to ${database.description}\n`);
   try {
     const ctx = createApiContext({
       orm: database.orm,

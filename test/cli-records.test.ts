@@ -9,7 +9,7 @@ import { sql } from './helpers/database.js';
 import { pierShell } from './helpers/pier-shell.js';
 import { startTestServer } from './helpers/server.js';
 
-const { db, dataDir, pier } = await pierShell(t);
+const { db, dataDir, pier, pierProcess } = await pierShell(t);
 
 const server = await startTestServer(t, { db, env: { PIER_DATA_DIR: dataDir } });
 
@@ -70,7 +70,7 @@ t.test('the embedded PostgreSQL: found by postmaster.pid, and a failed start say
   const broken = path.join(dataDir, 'broken');
   await mkdir(path.join(broken, 'postgres'), { recursive: true });
   await writeFile(path.join(broken, 'postgres', 'PG_VERSION'), '18\n');
-  const failed = await pier(['users', 'list'], {
+  const failed = await pierProcess(['users', 'list'], {
     DATABASE_URL: '',
     PIER_DATA_DIR: broken,
     PIER_EMBEDDED_PG_PORT: '1',

@@ -8,7 +8,7 @@ import { sql } from './helpers/database.js';
 import { pierShell } from './helpers/pier-shell.js';
 import { startTestServer } from './helpers/server.js';
 
-const { db, dataDir, pier } = await pierShell(t);
+const { db, dataDir, pier, pierProcess } = await pierShell(t);
 
 const server = await startTestServer(t, { db, env: { PIER_DATA_DIR: dataDir } });
 
@@ -86,7 +86,7 @@ t.test('a start that fails on the payload storage names the command that fixes i
     sql(db.url, 'update settings set storage_local_directory = $1', [before[0]!.storage_local_directory]),
   );
   t.equal((await pier(['settings', 'set', `storage_local_directory=${storeDir}/payloads`])).code, 0);
-  const start = await pier(['serve'], { HTTP_PORT: '0', HTTP_HOST: '127.0.0.1' });
+  const start = await pierProcess(['serve'], { HTTP_PORT: '0', HTTP_HOST: '127.0.0.1' });
   t.equal(start.code, 1);
   const fatal = start.stdout
     .trim()

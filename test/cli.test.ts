@@ -1,37 +1,14 @@
 // Covers the `pier` command: migrate, service-accounts create, api-tokens create (the value alone
 // on stdout, usable against the API), users add|list|enable|disable|remove, and clear failures.
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import t from 'tap';
-import { createTestDatabase, sql } from './helpers/database.js';
+import { sql } from './helpers/database.js';
+import { pierShell, runPierProcess, type Run } from './helpers/pier-shell.js';
 import { startTestServer } from './helpers/server.js';
 
-const root = path.resolve(import.meta.dirname, '..');
-const db = await createTestDatabase();
-const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-cli-'));
-t.teardown(async () => {
-  await db.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function pier(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.join(root, 'bin/pier.js'), ...args],
-      { cwd: dataDir, env: { ...process.env, DATABASE_URL: db.url, PIER_DATA_DIR: dataDir } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const shell = await pierShell(t);
+const { db, dataDir } = shell;
+/** Commands run in this process (test/helpers/pier-shell.ts); the connection failure below runs bin/pier.js. */
+const pier = (...args: string[]): Promise<Run> => shell.pier(args);
 
 t.test('migrate applies migrations once', async (t) => {
   const first = await pier('migrate');
@@ -100,13 +77,17 @@ t.test('failures are explained and exit non-zero', async (t) => {
   const missing = await pier('api-tokens', 'create', '--label', 'x');
   t.equal(missing.code, 2, 'wrong usage');
   t.match(missing.stderr, /required option '--service-account <name>' not specified/);
-  const unreachable = await new Promise<Run>((resolve) =>
-    execFile(
-      process.execPath,
-      [path.join(root, 'bin/pier.js'), 'migrate'],
-      { cwd: dataDir, env: { ...process.env, DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nothing' } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    ),
+  const asShellSees = await runPierProcess(
+    ['api-tokens', 'create', '--label', 'x'],
+    { DATABASE_URL: db.url },
+    dataDir,
+  );
+  t.equal(asShellSees.code, 2, 'the process exits 2 on wrong usage');
+  t.equal(asShellSees.stderr, missing.stderr, 'and says what the command says in-process');
+  const unreachable = await runPierProcess(
+    ['migrate'],
+    { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nothing' },
+    dataDir,
   );
   t.equal(unreachable.code, 1);
   t.match(unreachable.stderr, /^pier: .*ECONNREFUSED/);

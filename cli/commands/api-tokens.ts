@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { wholeNumber } from '../args.js';
 import { environment, withEnvironment } from '../env-help.js';
 import { cliCaller, withSession } from '../session.js';
+import { cliIo, say } from '../io.js';
 
 export function apiTokenCommands(): Command {
   const tokens = new Command('api-tokens').description('Manage API tokens');
@@ -26,7 +27,7 @@ export function apiTokenCommands(): Command {
             expires_in_days: opts.expiresInDays,
           });
           const created = await createApiToken(ctx, cliCaller, body);
-          process.stdout.write(`${created.token}\n`);
+          cliIo().out(`${created.token}\n`);
         }),
       ),
     environment.session,
@@ -42,9 +43,9 @@ export function apiTokenCommands(): Command {
             import('../../api/context.js'),
           ]);
           const page = await listApiTokens(ctx, freshEm(ctx), { limit: 1000, offset: 0 });
-          if (page.items.length === 0) console.log('No API tokens.');
+          if (page.items.length === 0) say('No API tokens.');
           for (const t of page.items) {
-            console.log(
+            say(
               [t.id, t.service_account, t.label, t.state, t.expires_at, t.last_used_at ?? 'never used'].join(
                 '\t',
               ),
@@ -62,7 +63,7 @@ export function apiTokenCommands(): Command {
         withSession(async (ctx) => {
           const { revokeApiToken } = await import('../../api/resources/api-tokens/service.js');
           await revokeApiToken(ctx, cliCaller, wholeNumber(id));
-          console.log(`API token ${id} is revoked.`);
+          say(`API token ${id} is revoked.`);
         }),
       ),
     environment.session,

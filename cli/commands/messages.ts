@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { UsageError, wholeNumber } from '../args.js';
 import { environment, withEnvironment } from '../env-help.js';
 import { cliCaller, withSession } from '../session.js';
+import { say } from '../io.js';
 
 interface ListOptions {
   q?: string;
@@ -42,11 +43,11 @@ export function messageCommands(): Command {
             ),
           );
           const page = await listMessages(freshEm(ctx), query);
-          if (page.items.length === 0) console.log('No messages.');
+          if (page.items.length === 0) say('No messages.');
           for (const m of page.items) {
-            console.log([m.id, m.created_at, m.direction, m.status, m.from, m.to, m.file_name].join('\t'));
+            say([m.id, m.created_at, m.direction, m.status, m.from, m.to, m.file_name].join('\t'));
           }
-          if (page.total > page.items.length) console.log(`(${page.items.length} of ${page.total})`);
+          if (page.total > page.items.length) say(`(${page.items.length} of ${page.total})`);
         }),
       ),
     environment.session,
@@ -66,7 +67,7 @@ export function messageCommands(): Command {
             import('../../api/context.js'),
           ]);
           const params = parseOrThrow(MessageParams, { id });
-          console.log(JSON.stringify(await getMessage(freshEm(ctx), params.id), null, 2));
+          say(JSON.stringify(await getMessage(freshEm(ctx), params.id), null, 2));
         }),
       ),
     environment.session,
@@ -104,7 +105,7 @@ export function messageCommands(): Command {
           }
           const after = await redeliverDelivery(ctx, cliCaller, params.id, chosen[0]!.id);
           const delivery = after.deliveries.find((d) => d.id === chosen[0]!.id)!;
-          console.log(`Delivery ${delivery.id} to ${delivery.target} is ${delivery.state}.`);
+          say(`Delivery ${delivery.id} to ${delivery.target} is ${delivery.state}.`);
         }),
       ),
     environment.session,

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { environment, withEnvironment } from '../env-help.js';
 import { isVerbose } from '../session.js';
+import { cliIo, say } from '../io.js';
 
 export function migrateCommand(): Command {
   const command = new Command('migrate').description('Apply pending database migrations').action(async () => {
@@ -10,11 +11,11 @@ export function migrateCommand(): Command {
       import('../../storage/connect.js'),
       import('../../storage/db.js'),
     ]);
-    const database = await connectDatabase(readProcessOptions(), { runMigrations: false });
-    if (isVerbose()) process.stderr.write(`pier: connected to ${database.description}\n`);
+    const database = await connectDatabase(readProcessOptions(cliIo().env), { runMigrations: false });
+    if (isVerbose()) cliIo().err(`pier: connected to ${database.description}\n`);
     try {
       const applied = await migrate(database.orm);
-      console.log(applied.length === 0 ? 'The database is up to date.' : `Applied: ${applied.join(', ')}`);
+      say(applied.length === 0 ? 'The database is up to date.' : `Applied: ${applied.join(', ')}`);
     } finally {
       await database.close();
     }

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { environment, withEnvironment } from '../env-help.js';
 import { ReportedError } from '../args.js';
+import { cliIo } from '../io.js';
 
 export function serveCommand(): Command {
   const command = new Command('serve')
@@ -16,7 +17,7 @@ export function serveCommand(): Command {
       const developerBuild = opts.dev === true;
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
-        server = await startServer({ options: readProcessOptions(), developerBuild, logger });
+        server = await startServer({ options: readProcessOptions(cliIo().env), developerBuild, logger });
       } catch (error) {
         // Operators read the log: the reason is one JSON line like every other, at level fatal.
         logger.fatal({ err: error }, `pier could not start: ${(error as Error).message}`);

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import type { ApiContext } from '../../api/context.js';
 import { environment, withEnvironment } from '../env-help.js';
 import { cliCaller, withSession } from '../session.js';
+import { say } from '../io.js';
 
 /** The account's id from its name (the API addresses accounts by id, operators by name). */
 async function idOf(ctx: ApiContext, name: string): Promise<number> {
@@ -32,7 +33,7 @@ export function serviceAccountCommands(): Command {
           ]);
           const body = parseOrThrow(ServiceAccountCreate, { name, description: opts.description });
           const account = await createServiceAccount(ctx, cliCaller, body);
-          console.log(`Created service account ${account.name}.`);
+          say(`Created service account ${account.name}.`);
         }),
       ),
     environment.session,
@@ -48,10 +49,10 @@ export function serviceAccountCommands(): Command {
             import('../../api/context.js'),
           ]);
           const page = await listServiceAccounts(ctx, freshEm(ctx), { limit: 1000, offset: 0 });
-          if (page.items.length === 0) console.log('No service accounts.');
+          if (page.items.length === 0) say('No service accounts.');
           for (const a of page.items) {
             const state = a.enabled ? 'enabled' : 'disabled';
-            console.log([a.name, a.kind, state, a.last_used_at ?? 'never used', a.description].join('\t'));
+            say([a.name, a.kind, state, a.last_used_at ?? 'never used', a.description].join('\t'));
           }
         }),
       ),
@@ -73,7 +74,7 @@ export function serviceAccountCommands(): Command {
           withSession(async (ctx) => {
             const { updateServiceAccount } = await import('../../api/resources/service-accounts/service.js');
             await updateServiceAccount(ctx, cliCaller, await idOf(ctx, name), { enabled });
-            console.log(`Service account ${name} is ${enabled ? 'enabled' : 'disabled'}.`);
+            say(`Service account ${name} is ${enabled ? 'enabled' : 'disabled'}.`);
           }),
         ),
       environment.session,
@@ -87,7 +88,7 @@ export function serviceAccountCommands(): Command {
         withSession(async (ctx) => {
           const { deleteServiceAccount } = await import('../../api/resources/service-accounts/service.js');
           await deleteServiceAccount(ctx, cliCaller, await idOf(ctx, name));
-          console.log(`Deleted service account ${name}.`);
+          say(`Deleted service account ${name}.`);
         }),
       ),
     environment.session,

@@ -6,6 +6,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { environment, withEnvironment } from '../env-help.js';
 import { cliCaller, withSession } from '../session.js';
+import { say } from '../io.js';
 
 /** KEY=VALUE, the value typed as the setting's default is (number, true/false, text). */
 export function settingArgument(
@@ -23,7 +24,7 @@ export function settingArgument(
 }
 
 function print(values: Record<string, unknown>, keys: readonly string[]): void {
-  for (const key of keys) console.log(`${key}=${String(values[key])}`);
+  for (const key of keys) say(`${key}=${String(values[key])}`);
 }
 
 export function settingsCommands(): Command {
@@ -65,7 +66,7 @@ export function settingsCommands(): Command {
             ]);
           const body = parseOrThrow(SettingsUpdate, changes);
           print(await updateSettings(ctx, cliCaller, body), Object.keys(settingsDefaults));
-          console.log('A running pier applies the change when it restarts.');
+          say('A running pier applies the change when it restarts.');
         }),
       ),
     environment.session,

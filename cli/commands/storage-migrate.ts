@@ -11,32 +11,33 @@ import { openPayloadStore } from '../../storage/payloads/open-store.js';
 import { probeStorage } from '../../storage/payloads/probe.js';
 import { LazyS3PayloadStore } from '../../storage/payloads/lazy-s3-store.js';
 import { describeSelection, selectionOf, type StorageFields } from '../../storage/payloads/selection.js';
+import { cliIo, say } from '../io.js';
 
 export type Backend = StorageFields['storage_backend'];
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 /** A bar on a terminal, redrawn in place; a line per tenth otherwise (logs, pipes). */
-function progressPrinter(out: NodeJS.WriteStream): (p: CopyProgress) => void {
+function progressPrinter(write: (text: string) => void, isTTY: boolean): (p: CopyProgress) => void {
   let lastTenth = -1;
   return (p) => {
     const done = p.copied + p.failures.length;
     const share = p.total === 0 ? 1 : done / p.total;
     const text = `${done}/${p.total} stages, ${mib(p.bytes)}, ${p.failures.length} failed`;
-    if (out.isTTY) {
+    if (isTTY) {
       const width = 30;
       const filled = Math.round(share * width);
-      out.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}`);
-      if (done === p.total) out.write('\n');
+      write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}`);
+      if (done === p.total) write('\n');
     } else if (Math.floor(share * 10) > lastTenth) {
       lastTenth = Math.floor(share * 10);
-      out.write(`${Math.round(share * 100)}% ${text}\n`);
+      write(`${Math.round(share * 100)}% ${text}\n`);
     }
   };
 }
 
 export async function migrateStorage(to: Backend): Promise<void> {
-  const options = readProcessOptions();
+  const options = readProcessOptions(cliIo().env);
   const database = await connectDatabase(options, { runMigrations: true });
   try {
     const [saved] = await database.orm.em
@@ -68,20 +69,18 @@ export async function migrateStorage(to: Backend): Promise<void> {
     }
     const source = openPayloadStore(sourceSelection);
     const target = openPayloadStore(targetSelection);
-    console.log(
-      `Copying stages from ${describeSelection(sourceSelection)} to ${describeSelection(targetSelection)}`,
-    );
+    say(`Copying stages from ${describeSelection(sourceSelection)} to ${describeSelection(targetSelection)}`);
     try {
       const summary = await copyStages({
         orm: database.orm,
         source,
         target,
-        onProgress: progressPrinter(process.stderr),
+        onProgress: progressPrinter(cliIo().err, cliIo().errIsTty),
       });
       for (const f of summary.failures) {
-        console.log(`failed: message ${f.ref.messageId} stage ${f.ref.stage}: ${f.problem}`);
+        say(`failed: message ${f.ref.messageId} stage ${f.ref.stage}: ${f.problem}`);
       }
-      console.log(
+      say(
         `Copied ${summary.copied} objects (${summary.bytes} bytes), ${summary.skipped} copied by earlier runs, ${summary.failures.length} failures.`,
       );
       if (summary.failures.length > 0) {

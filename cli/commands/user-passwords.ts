@@ -5,12 +5,16 @@
  */
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { setUserPassword, setUserRole } from '../../api/resources/users/service.js';
 import { cliCaller, withSession } from '../session.js';
+import { cliIo, say } from '../io.js';
+
+/** The users service loads when a command runs, not with every `pier` call. */
+const service = () => import('../../api/resources/users/service.js');
 
 async function readPassword(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write('New password (at least 12 characters): ');
-  const lines = createInterface({ input: process.stdin, terminal: false });
+  const io = cliIo();
+  if (io.stdin.isTTY) io.err('New password (at least 12 characters): ');
+  const lines = createInterface({ input: io.stdin, terminal: false });
   for await (const line of lines) {
     lines.close();
     return line;
@@ -25,8 +29,9 @@ export function addUserPasswordCommands(users: Command): Command {
     .action(async (name: string) => {
       const password = await readPassword();
       await withSession(async (ctx) => {
+        const { setUserPassword } = await service();
         const { created } = await setUserPassword(ctx, cliCaller, name, password);
-        console.log(created ? `Added administrator ${name} with a password.` : `Password of ${name} set.`);
+        say(created ? `Added administrator ${name} with a password.` : `Password of ${name} set.`);
       });
     });
   users
@@ -34,8 +39,9 @@ export function addUserPasswordCommands(users: Command): Command {
     .description('Set the role of a user: admin, operator or viewer')
     .action((name: string, role: string) =>
       withSession(async (ctx) => {
+        const { setUserRole } = await service();
         await setUserRole(ctx, cliCaller, name, role);
-        console.log(`User ${name} has the role ${role}.`);
+        say(`User ${name} has the role ${role}.`);
       }),
     );
   return users;

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { environment, withEnvironment } from '../env-help.js';
 import { cliCaller, withSession } from '../session.js';
+import { say } from '../io.js';
 
 const service = () => import('../../api/resources/users/service.js');
 
@@ -20,7 +21,7 @@ export function userCommands(): Command {
           ...(opts.issuer ? { oidc_issuer: opts.issuer } : {}),
           ...(opts.subject ? { oidc_subject: opts.subject } : {}),
         });
-        console.log(`Added user ${user.name}.`);
+        say(`Added user ${user.name}.`);
       }),
     );
   users
@@ -30,10 +31,10 @@ export function userCommands(): Command {
       withSession(async (ctx) => {
         const { listUsers } = await service();
         const rows = await listUsers(ctx.orm.em.fork());
-        if (rows.length === 0) console.log('No users.');
+        if (rows.length === 0) say('No users.');
         for (const u of rows) {
           const identity = u.oidc_issuer ? `${u.oidc_issuer} ${u.oidc_subject}` : '-';
-          console.log(`${u.name}\t${u.enabled ? 'enabled' : 'disabled'}\t${identity}`);
+          say(`${u.name}\t${u.enabled ? 'enabled' : 'disabled'}\t${identity}`);
         }
       }),
     );
@@ -48,7 +49,7 @@ export function userCommands(): Command {
         withSession(async (ctx) => {
           const { setUserEnabled } = await service();
           await setUserEnabled(ctx, cliCaller, name, enabled);
-          console.log(`User ${name} is ${enabled ? 'enabled' : 'disabled'}.`);
+          say(`User ${name} is ${enabled ? 'enabled' : 'disabled'}.`);
         }),
       );
   }
@@ -59,7 +60,7 @@ export function userCommands(): Command {
       withSession(async (ctx) => {
         const { removeUser } = await service();
         await removeUser(ctx, cliCaller, name);
-        console.log(`Removed user ${name}.`);
+        say(`Removed user ${name}.`);
       }),
     );
   for (const command of users.commands) withEnvironment(command, environment.session);
