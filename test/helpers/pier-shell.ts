@@ -38,15 +38,16 @@ export async function runPier(args: string[], env: Env, stdin = ''): Promise<Run
   return { code, stdout, stderr };
 }
 
-/** `node bin/pier.js ARGS…` in `cwd`, as a shell runs it. */
-export function runPierProcess(args: string[], env: Env, cwd: string): Promise<Run> {
+/** `node bin/pier.js ARGS…` in `cwd`, as a shell runs it, with `stdin` on its standard input. */
+export function runPierProcess(args: string[], env: Env, cwd: string, stdin = ''): Promise<Run> {
   return new Promise<Run>((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [path.join(root, 'bin/pier.js'), ...args],
       { cwd, env: { ...process.env, ...env } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
+    child.stdin!.end(stdin);
   });
 }
 

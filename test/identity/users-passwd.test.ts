@@ -1,36 +1,31 @@
 // Covers `pier users passwd NAME` (password from standard input, scrypt at rest, a new name
 // becomes an administrator, too short refused) and `pier users role`, with audit rows that
 // mark the password without any value.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { verifyPassword } from '../../api/auth/password.js';
 import { createTestDatabase, sql } from '../helpers/database.js';
+import { runPier, runPierProcess, type Run } from '../helpers/pier-shell.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const db = await createTestDatabase();
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-passwd-'));
 t.teardown(async () => {
   await db.drop();
   await rm(dataDir, { recursive: true, force: true });
 });
+const env = { DATABASE_URL: db.url, PIER_DATA_DIR: dataDir };
 
-function pier(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [path.join(root, 'bin/pier.js'), ...args],
-      { cwd: dataDir, env: { ...process.env, DATABASE_URL: db.url, PIER_DATA_DIR: dataDir } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin!.end(input);
-  });
+/** The first password goes through a real process's standard input; the rest run in this process. */
+async function pierProcess(input: string, ...args: string[]): Promise<Run> {
+  return runPierProcess(args, env, dataDir, input);
 }
+const pier = (input: string, ...args: string[]): Promise<Run> =>
+  runPier(args, { ...process.env, ...env }, input);
 
 t.test('passwd makes a local administrator, then changes the password', async (t) => {
-  const first = await pier('first password 123\n', 'users', 'passwd', 'root');
+  const first = await pierProcess('first password 123\n', 'users', 'passwd', 'root');
   t.equal(first.code, 0, first.stderr);
   t.equal(first.stdout, 'Added administrator root with a password.\n');
   const [row] = await sql<{ role: string; password_hash: string }>(
