@@ -117,7 +117,7 @@ async function acceptNew(
     ...new Set(items.flatMap((i) => [i.message.from, i.message.to])),
   ]);
   const plan = planAcceptance(items, kinds, routes);
-  const fresh = await insertAccepted(tx, at, node, plan);
+  const { fresh, queuedAt } = await insertAccepted(tx, at, node, plan);
   for (const r of plan.messages) {
     if (r.refusal && fresh.has(r.id) && r.source_type === 'as2-receiver')
       await messageRefused(tx, at, { ...r, refusal: r.refusal });
@@ -133,8 +133,7 @@ async function acceptNew(
     tx,
     plan.messages.filter((r) => !fresh.has(r.id) && r.source_key !== null),
   );
-  const targets = [...new Set(plan.deliveries.filter((d) => fresh.has(d.message_id)).map((d) => d.target))];
-  const queuedAt = await announceAndCount(tx, node, targets);
+  const targets = [...queuedAt.keys()];
   const targetsOf = new Map<string, string[]>();
   for (const d of plan.deliveries) {
     targetsOf.set(d.message_id, [...(targetsOf.get(d.message_id) ?? []), d.target]);
@@ -153,9 +152,19 @@ async function acceptNew(
 /**
  * Stores the plan in one statement: messages, payload stages, deliveries and history lines.
  * A message whose source key is stored already is skipped with all it would have brought.
- * Returns the ids stored.
+ * The same statement tells every other pier process that the targets of the new deliveries
+ * have work (pg_notify, sent at commit; tagged with this node, which pokes its own actors
+ * itself: readWorkNotice) and reads how far each target is behind: deliveries queued and not
+ * yet announced a second time (so less than 10 s old), these included. A target that is not
+ * running at all stops counting after that, and does not hold its source back for longer.
+ * Returns the ids stored and the queue of each target with new deliveries.
  */
-async function insertAccepted(tx: Tx, at: Date, node: number, plan: AcceptancePlan): Promise<Set<string>> {
+async function insertAccepted(
+  tx: Tx,
+  at: Date,
+  node: number,
+  plan: AcceptancePlan,
+): Promise<{ fresh: Set<string>; queuedAt: Map<string, number> }> {
   const { sql: p, values } = bindByName({
     at,
     node,
@@ -166,8 +175,11 @@ async function insertAccepted(tx: Tx, at: Date, node: number, plan: AcceptancePl
     nextDispatch: new Date(at.getTime() + stallWaitSeconds(0) * 1000),
   });
   // Prepared: it parses and plans in milliseconds, runs in less, and inserts from JSON have
-  // no plan that statistics could change.
-  const inserted = await tx.prepared<{ id: string }>(
+  // no plan that statistics could change. The queued states are written into the text so the
+  // partial index on queued deliveries serves the count's generic plan too. One statement
+  // instead of an insert and an announcement: each round trip to PostgreSQL costs the main
+  // thread a system call each way, and at concurrency 1 every message pays them.
+  const [result] = await tx.prepared<{ ids: string[]; queued: { target: string; n: number }[] }>(
     'accept-insert',
     `with x as (
        select * from jsonb_to_recordset(${p.messages}::jsonb) as x(id uuid, status text, stage text, direction text,
@@ -200,10 +212,18 @@ async function insertAccepted(tx: Tx, at: Date, node: number, plan: AcceptancePl
          select d.message_id, 'delivery_changed', null, null, 'Dispatched', d.id, d.target, null, ${p.state}, 2 from d
        ) lines order by message_id, ord, delivery_id
      )
-     select id from m`,
+     select (select coalesce(json_agg(id), '[]') from m) as ids,
+            (select coalesce(json_agg(json_build_object('target', q.target, 'n', q.n)), '[]') from (
+               select t.target, pg_notify('${workChannel}', ${p.node}::text || ':' || t.target) as announced,
+                      t.fresh + (select count(*)::int from delivery e
+                                  where e.state = '${newDeliveryState}' and e.dispatches = 1 and e.target = t.target) as n
+                 from (select target, count(*)::int as fresh from d group by target) t) q) as queued`,
     values,
   );
-  return new Set(inserted.map((r) => r.id));
+  return {
+    fresh: new Set(result!.ids),
+    queuedAt: new Map(result!.queued.map((q) => [q.target, q.n])),
+  };
 }
 
 const sourceKeyOf = (r: { source_name: string; source_key: string | null }) =>
@@ -229,27 +249,4 @@ async function offeredBefore(
   );
   for (const f of found) earlier.set(sourceKeyOf(f), f);
   return earlier;
-}
-
-/**
- * Tells every other pier process that these targets have work (pg_notify, sent at commit;
- * tagged with this node, which pokes its own actors itself: readWorkNotice) and
- * reads how far each is behind: deliveries queued and not yet announced a second time (so
- * less than 10 s old). A target that is not running at all stops counting after that, and
- * does not hold its source back for longer. One statement, prepared; the state is written
- * into the text so the partial index on queued deliveries applies to the generic plan too.
- */
-async function announceAndCount(tx: Tx, node: number, targets: string[]): Promise<Map<string, number>> {
-  const queuedAt = new Map<string, number>();
-  if (targets.length === 0) return queuedAt;
-  const counts = await tx.prepared<{ target: string; n: number }>(
-    'accept-announce-and-count',
-    `select t.target, pg_notify('${workChannel}', $2::text || ':' || t.target) as announced,
-            (select count(*)::int from delivery d
-              where d.state = '${newDeliveryState}' and d.dispatches = 1 and d.target = t.target) as n
-       from unnest($1::text[]) as t(target)`,
-    [pgArray(targets), node],
-  );
-  for (const c of counts) queuedAt.set(c.target, c.n);
-  return queuedAt;
 }

@@ -1,0 +1,116 @@
+// Covers acceptance on a real database: a batch stores its messages with a queued delivery per
+// routed target, answers each message with how many deliveries wait at its targets (this
+// batch's included), announces each target with work once on `pier_work` (tagged with the
+// node, sent at commit), and a message offered again is the earlier one, with nothing new
+// stored or announced.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import t from 'tap';
+import { createTestDatabase } from '../../test/helpers/database.js';
+import { migrate, openDatabase, type Orm } from '../../storage/db.js';
+import { acceptBatch, type AcceptItem } from './accept.js';
+import { inTx, workChannel } from './tx.js';
+
+let orm: Orm;
+let url: string;
+t.before(async () => {
+  const database = await createTestDatabase();
+  t.teardown(() => database.drop());
+  url = database.url;
+  orm = await openDatabase(url);
+  t.teardown(() => orm.close());
+  await migrate(orm);
+  await inTx(orm, async (tx) => {
+    await tx.all(`insert into organization (name) values ('acme')`);
+    await tx.all(`insert into partner (name) values ('globex')`);
+    await tx.all(
+      `insert into route (name, source_plugin, from_party, to_party, target_plugin)
+       values ('to-out', 'in', 'globex', 'acme', 'out'), ('to-archive', 'in', 'globex', 'acme', 'archive')`,
+    );
+  });
+});
+
+const at = new Date('2026-11-22T10:00:00Z');
+const node = 7;
+
+function offered(fileName: string): AcceptItem {
+  return {
+    source_type: 'file-poller',
+    source_name: 'in',
+    message: {
+      id: randomUUID(),
+      from: 'globex',
+      to: 'acme',
+      file_name: fileName,
+      source_key: `key-${fileName}`,
+      payload: { stage: 'received', size_bytes: 5, content: Buffer.from('hello').toString('base64') },
+    },
+  };
+}
+
+/** Notifications on pier_work while `work` runs, as another process would hear them. */
+async function heard(work: () => Promise<void>): Promise<string[]> {
+  const listener = new pg.Client({ connectionString: url });
+  await listener.connect();
+  const payloads: string[] = [];
+  listener.on('notification', (n) => payloads.push(n.payload ?? ''));
+  await listener.query(`listen ${workChannel}`);
+  await work();
+  // A round trip after the commit: notifications sent before it have arrived.
+  await listener.query('select 1');
+  await listener.end();
+  return payloads.sort();
+}
+
+const accept = (items: AcceptItem[]) =>
+  inTx(orm, (tx) => acceptBatch(tx, at, node, items), { genericPlans: true });
+
+t.test('a batch: stored, counted at its targets, each target announced once', async (t) => {
+  let result: Awaited<ReturnType<typeof accept>> | undefined;
+  const payloads = await heard(async () => {
+    result = await accept([offered('a.edi'), offered('b.edi'), offered('c.edi')]);
+  });
+  t.same(payloads, [`${node}:archive`, `${node}:out`], 'one notice per target, tagged with the node');
+  t.same(result!.targets.sort(), ['archive', 'out']);
+  t.same(
+    result!.outcomes.map((o) => [o.duplicate, o.queued]),
+    [
+      [false, 3],
+      [false, 3],
+      [false, 3],
+    ],
+    'each message: the three deliveries waiting at its targets',
+  );
+  const rows = await inTx(orm, (tx) =>
+    tx.all<{ target: string; n: number }>(
+      `select target, count(*)::int as n from delivery where state = 'queued' group by target order by target`,
+    ),
+  );
+  t.same(rows, [
+    { target: 'archive', n: 3 },
+    { target: 'out', n: 3 },
+  ]);
+
+  const more = await accept([offered('d.edi')]);
+  t.same(
+    more.outcomes.map((o) => o.queued),
+    [4],
+    'the earlier deliveries count too',
+  );
+});
+
+t.test('a message offered again is the earlier one: nothing stored, nothing announced', async (t) => {
+  const first = offered('again.edi');
+  const before = await accept([first]);
+  let again: Awaited<ReturnType<typeof accept>> | undefined;
+  const payloads = await heard(async () => {
+    again = await accept([{ ...first, message: { ...first.message, id: randomUUID() } }]);
+  });
+  t.same(payloads, []);
+  t.same(again!.targets, []);
+  t.match(again!.outcomes, [{ message_id: before.outcomes[0]!.message_id, duplicate: true, queued: 0 }]);
+  const [count] = await inTx(orm, (tx) =>
+    tx.all<{ n: number }>(`select count(*)::int as n from message where file_name = 'again.edi'`),
+  );
+  t.equal(count!.n, 1);
+});
