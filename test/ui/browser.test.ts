@@ -1,22 +1,19 @@
 // Covers the web UI in a real browser (Debian chromium driven by playwright-core): every page passes axe with no serious or critical violation and no CSP violation, a form's refusal shows the API's messages, redeliver of a failed delivery (and its 409 in words), certificate import with a token, start/stop of an instance, the audit verify, keyboard use; and writes the screenshots of docs/ui/.
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { sql } from '../helpers/database.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { must, parties, tempDir, upload } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
+import {
+  launchChromium,
+  noSeriousViolations as axe,
+  openPage as openPageIn,
+  shots,
+  textOf as text,
+} from './chromium.js';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-if (!existsSync(chromiumPath)) {
-  throw new Error(
-    `${chromiumPath} is missing: apt-get install -y --no-install-recommends chromium (see .ci/run)`,
-  );
-}
-const shots = path.resolve(import.meta.dirname, '../../docs/ui');
 await mkdir(shots, { recursive: true });
 
 // The target is created disabled, so nothing claims the deliveries the test puts in place.
@@ -73,50 +70,10 @@ await must(server, '/as2/local-profiles', {
   signing_certificate_id: stored.body.data.id,
 });
 
-const browser: Browser = await chromium.launch({
-  executablePath: chromiumPath,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-});
-t.teardown(() => browser.close());
+const browser = await launchChromium(t);
 
-async function openPage(
-  width = 1280,
-  height = 800,
-  colorScheme: 'light' | 'dark' = 'light',
-): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height }, colorScheme });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
-  return { page, problems };
-}
-
-/** The text a reader sees, spaces collapsed. */
-async function text(page: Page, selector: string): Promise<string> {
-  return (await page.innerText(selector)).replace(/\s+/g, ' ').trim();
-}
-
-async function axe(t: Test, page: Page, name: string) {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  t.same(
-    bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`),
-    [],
-    `${name}: no serious or critical accessibility violation`,
-  );
-}
+const openPage = (width = 1280, height = 800, colorScheme: 'light' | 'dark' = 'light') =>
+  openPageIn(browser, { width, height, colorScheme });
 
 const pages: [string, string][] = [
   ['dashboard', '/ui'],

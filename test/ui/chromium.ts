@@ -24,6 +24,8 @@ export async function launchChromium(t: Test): Promise<Browser> {
       '--no-sandbox',
       '--disable-gpu',
       '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
       '--no-first-run',
     ],
   });
@@ -31,9 +33,15 @@ export async function launchChromium(t: Test): Promise<Browser> {
   return browser;
 }
 
-/** A page at 1280 × 800 that collects console errors and page errors (a CSP violation is one). */
-export async function openPage(browser: Browser): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+/**
+ * A page (1280 × 800 and light unless told) that collects console errors and page errors (a CSP
+ * violation is one).
+ */
+export async function openPage(
+  browser: Browser,
+  { width = 1280, height = 800, colorScheme = 'light' as 'light' | 'dark' } = {},
+): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme });
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   const problems: string[] = [];
