@@ -121,9 +121,24 @@ export interface TxOptions {
    * statements were checked to have good generic plans (EXPLAIN with force_generic_plan on an
    * un-analyzed database): index probes by key, states written into the text so partial
    * indexes apply.
+   *
+   * Such a transaction also plans without sequential scans (`enable_seqscan = off`): a generic
+   * plan counts a batch read from JSON as 100 rows, and against a table it thinks small (new,
+   * or never analyzed) hashed the whole table for a batch of four. In the receive benchmark,
+   * 4,000 messages on a new database read 4.4 million rows by sequential scans, about 1,100
+   * per message, because the plans made in the first seconds were kept (`discard plans` only
+   * re-made them for a table still too small to be probed).
    */
   genericPlans?: boolean;
 }
+
+/**
+ * Without `jit = off`, a statement left with a sequential scan it cannot avoid (the few routes,
+ * read whole) carries the planner's penalty for it in its cost, far above `jit_above_cost`, and
+ * PostgreSQL compiled it on every run: 65 ms for a read of two small tables.
+ */
+const flowPlanSettings =
+  'set local plan_cache_mode = force_generic_plan; set local enable_seqscan = off; set local jit = off';
 
 export async function inTx<T>(orm: Orm, work: (tx: Tx) => Promise<T>, options: TxOptions = {}): Promise<T> {
   const pool = poolOf(orm);
@@ -131,7 +146,7 @@ export async function inTx<T>(orm: Orm, work: (tx: Tx) => Promise<T>, options: T
   try {
     // One round trip either way: the simple protocol takes both statements in one string.
     await connection.query(
-      `${replanPrefix(connection)}begin${options.genericPlans ? '; set local plan_cache_mode = force_generic_plan' : ''}`,
+      `${replanPrefix(connection)}begin${options.genericPlans ? `; ${flowPlanSettings}` : ''}`,
     );
     let result: T;
     try {

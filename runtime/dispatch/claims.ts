@@ -35,7 +35,9 @@ const claimableStates = statesFor('claim')
  * Claims up to `limit` queued deliveries of `target` in one statement: pick under SKIP LOCKED,
  * mark delivering with the next claim number, write the history lines, read what the actor
  * needs. queued -> delivering leaves every message status as it was (both are InProgress),
- * so a claim takes no message lock and writes no status.
+ * so a claim takes no message lock and writes no status. The message and payload of each claimed
+ * delivery are read by one probe each (`lateral … limit 1`, which the planner cannot turn into
+ * a join): as a join, the plan cached on a new installation hashed both tables whole.
  */
 export async function claimBatch(
   tx: Tx,
@@ -69,8 +71,9 @@ export async function claimBatch(
        select message_id, ?, 'delivery_changed', id, target, 'queued', 'delivering', 'Attempt ' || attempts from claimed
      )
      select c.id, c.message_id, c.attempts, c.claims, m.from_party, m.to_party, m.file_name, m.direction, p.size_bytes, p.content
-       from claimed c join message m on m.id = c.message_id
-       left join payload p on p.message_id = c.message_id and p.stage = 'unpacked'
+       from claimed c
+       cross join lateral (select * from message m where m.id = c.message_id limit 1) m
+       left join lateral (select * from payload p where p.message_id = c.message_id and p.stage = 'unpacked' limit 1) p on true
       order by c.id`,
     [target, limit, deliveryTransitions.queued.claim!, node, at, at, at],
   );
