@@ -4,7 +4,7 @@
  * there. The same content already there counts as delivered (a delivery repeated after a
  * crash); other content is refused, or written under a new name when `if_exists` is rename.
  */
-import { closeSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, openSync, writeSync } from 'node:fs';
 import { link, open, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -19,24 +19,26 @@ import { removeDeliveryTemporaries, temporaryPath } from './temporaries.js';
 const chunkSize = 64 * 1024;
 
 /**
- * A small payload into a new file and flushed, in one synchronous step on the actor's own thread.
- * Through fs/promises each of open, write, fdatasync and close was a trip to libuv's thread pool,
- * and the pool's threads were the receive path's largest CPU share after RSA: at concurrency 16
- * the receiver took 2.2 instead of 2.7–3.2 ms of server CPU per message and 25–45 % more messages
- * a second this way (benchmarks/README.md, as2-receive). The thread is this actor's alone and
- * the flush of a few kilobytes is short; large payloads still stream without blocking it.
+ * A small payload into a new file, flushed. Opening, writing (into the page cache) and closing
+ * are done synchronously on the actor's own thread; only the flush, which waits for the disk,
+ * goes to libuv's thread pool, so the flushes of several deliveries still overlap. Through
+ * fs/promises each of the four steps was a trip to the pool, whose threads were the receive
+ * path's largest CPU share after RSA (benchmarks/README.md, as2-receive); all four done
+ * synchronously cost less CPU but queued every flush behind the one before, and a backlog of
+ * files went out a third slower (file-flow).
  */
-function writeSmallSync(temp: string, bytes: Buffer): void {
+async function writeSmall(temp: string, bytes: Buffer): Promise<void> {
   const fd = openSync(temp, 'wx');
   try {
     writeSync(fd, bytes);
-    fdatasyncSync(fd);
+    await new Promise<void>((resolve, reject) =>
+      fdatasync(fd, (error) => (error ? reject(error) : resolve())),
+    );
   } finally {
     closeSync(fd);
   }
 }
 
-/** True when the two files hold the same bytes. */
 export async function sameContent(a: string, b: string): Promise<boolean> {
   const [sa, sb] = await Promise.all([stat(a), stat(b)]);
   if (sa.size !== sb.size) return false;
@@ -83,7 +85,7 @@ export class FileWriter {
     if (content !== undefined) {
       const bytes = inlineBytes(content);
       // A directory removed meanwhile fails the open; `within` makes it again and retries.
-      await this.#directories.within(dir, async () => writeSmallSync(temp, bytes));
+      await this.#directories.within(dir, () => writeSmall(temp, bytes));
       return;
     }
     // The temporary file first: a directory removed meanwhile fails here, before the payload is read.
