@@ -21,13 +21,8 @@ export function recordAs2(tx: Tx, at: Date, r: As2RecordRequest): Promise<void> 
   return recordAs2Batch(tx, at, [{ message_id, record }]);
 }
 
-/**
- * Stores what AS2 did to these messages in one statement whatever their number (two with
- * history lines): the as2_message rows (a later record of the same message adds to its
- * info) and the extra payload stages. Runs inside the acceptance or result transaction.
- */
-export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record[]): Promise<void> {
-  if (records.length === 0) return;
+/** The as2_message rows and payload stages of some records, as the statements take them (JSON). */
+export function as2RecordRows(at: Date, records: MessageAs2Record[]): { rows: string; stages: string } {
   // One row per message: PostgreSQL refuses to upsert the same row twice in a statement.
   const latest = [...new Map(records.map((r) => [r.message_id, r])).values()];
   const rows = latest.map(({ message_id, record: r }) => ({
@@ -49,28 +44,38 @@ export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record
       content: s.content ?? null,
     })),
   );
-  // The rows and the stages in one statement, prepared: it runs in every acceptance of a
-  // received message, and inserts from JSON have no plan that statistics could change.
-  await tx.prepared(
-    'as2-record-batch',
-    `with s as (
+  return { rows: JSON.stringify(rows), stages: JSON.stringify(stages) };
+}
+
+/**
+ * The CTEs that store records (`rows`, `stages`: placeholders of as2RecordRows' JSON, `at` of the
+ * time) for the messages a `keep` CTE names in its `id` column, or every message when `keep` is
+ * empty: used alone below, and inside the acceptance's insert (runtime/dispatch/accept.ts).
+ */
+export function as2RecordCtes(p: { at: string; rows: string; stages: string }, keep = ''): string {
+  const kept = keep ? ` join ${keep} on ${keep}.id = x.message_id` : '';
+  return `as2s as (
        insert into payload (message_id, stage, size_bytes, stored_at, content)
-       select x.message_id, x.stage, x.size_bytes, $1, decode(x.content, 'base64')
-         from jsonb_to_recordset($3::jsonb) as x(message_id uuid, stage text, size_bytes bigint, content text)
+       select x.message_id, x.stage, x.size_bytes, ${p.at}, decode(x.content, 'base64')
+         from jsonb_to_recordset(${p.stages}::jsonb) as x(message_id uuid, stage text, size_bytes bigint, content text)${kept}
        on conflict do nothing
-     )
-     insert into as2_message (message_id, direction, as2_message_id, as2_from, as2_to, processed, info,
-                              awaiting_delivery_id, receipt_due_at, created_at, updated_at)
-     select x.message_id, x.direction, x.as2_message_id, x.as2_from, x.as2_to, x.processed, x.info,
-            x.awaiting_delivery_id, x.receipt_due_at, $1, $1
-       from jsonb_to_recordset($2::jsonb) as x(message_id uuid, direction text, as2_message_id text, as2_from text,
-            as2_to text, processed boolean, info jsonb, awaiting_delivery_id bigint, receipt_due_at timestamptz)
-     on conflict (message_id) do update set as2_message_id = excluded.as2_message_id,
-       processed = excluded.processed, info = as2_message.info || excluded.info,
-       awaiting_delivery_id = excluded.awaiting_delivery_id, receipt_due_at = excluded.receipt_due_at,
-       updated_at = excluded.updated_at`,
-    [at, JSON.stringify(rows), JSON.stringify(stages)],
-  );
+     ), as2r as (
+       insert into as2_message (message_id, direction, as2_message_id, as2_from, as2_to, processed, info,
+                                awaiting_delivery_id, receipt_due_at, created_at, updated_at)
+       select x.message_id, x.direction, x.as2_message_id, x.as2_from, x.as2_to, x.processed, x.info,
+              x.awaiting_delivery_id, x.receipt_due_at, ${p.at}, ${p.at}
+         from jsonb_to_recordset(${p.rows}::jsonb) as x(message_id uuid, direction text, as2_message_id text,
+              as2_from text, as2_to text, processed boolean, info jsonb, awaiting_delivery_id bigint,
+              receipt_due_at timestamptz)${kept}
+       on conflict (message_id) do update set as2_message_id = excluded.as2_message_id,
+         processed = excluded.processed, info = as2_message.info || excluded.info,
+         awaiting_delivery_id = excluded.awaiting_delivery_id, receipt_due_at = excluded.receipt_due_at,
+         updated_at = excluded.updated_at
+     )`;
+}
+
+/** The history lines some records ask for (a synchronous receipt's outcome). */
+export async function as2RecordHistory(tx: Tx, at: Date, records: MessageAs2Record[]): Promise<void> {
   await addHistory(
     tx,
     at,
@@ -78,6 +83,24 @@ export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record
       record.history ? [{ message_id, kind: record.history.kind, text: record.history.text }] : [],
     ),
   );
+}
+
+/**
+ * Stores what AS2 did to these messages in one statement whatever their number (two with
+ * history lines): the as2_message rows (a later record of the same message adds to its
+ * info) and the extra payload stages. Runs inside the acceptance or result transaction.
+ */
+export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record[]): Promise<void> {
+  if (records.length === 0) return;
+  const { rows, stages } = as2RecordRows(at, records);
+  // The rows and the stages in one statement, prepared: inserts from JSON have no plan that
+  // statistics could change.
+  await tx.prepared(
+    'as2-record-batch',
+    `with ${as2RecordCtes({ at: '$1', rows: '$2', stages: '$3' })} select 1`,
+    [at, rows, stages],
+  );
+  await as2RecordHistory(tx, at, records);
 }
 
 export const duplicateKey = (r: { as2_from: string; as2_message_id: string }) =>
@@ -92,39 +115,51 @@ export interface EarlierMessage {
 }
 
 /**
- * The earlier inbound messages processed successfully with these Message-IDs from these
- * partners (a resend after an error receipt is not a duplicate), keyed by duplicateKey;
- * `duplicate_received` is noted on each found.
+ * The earlier inbound message processed successfully (a resend after an error receipt is not a
+ * duplicate) of each (AS2-From, Message-ID) in two text arrays (the placeholders `from` and
+ * `ids`), as a subquery of rows `as2_from, as2_message_id, message_id,
+ * status, has_receipt, receipt` (base64, when kept inline): RFC 4130 §7.4 duplicates. One index
+ * probe per key (as2_message_inbound on both columns), whatever the statistics say: joined to
+ * jsonb_to_recordset, an un-analyzed table let the planner probe by as2_from alone and read
+ * every message the partner ever sent, each batch. Read in the acceptance's first statement
+ * (runtime/dispatch/accept.ts).
  */
-export async function inboundDuplicates(
-  tx: Tx,
-  at: Date,
-  keys: { as2_from: string; as2_message_id: string }[],
-): Promise<Map<string, EarlierMessage>> {
-  const found = new Map<string, EarlierMessage>();
-  if (keys.length === 0) return found;
-  const unique = [...new Map(keys.map((k) => [duplicateKey(k), k])).values()];
-  const rows = await tx.prepared<
-    Omit<EarlierMessage, 'receipt'> & { as2_from: string; as2_message_id: string; receipt: Buffer | null }
-  >(
-    'as2-inbound-duplicates',
-    // One index probe per key (as2_message_inbound on both columns), whatever the statistics
-    // say: joined to jsonb_to_recordset, an un-analyzed table let the planner probe by
-    // as2_from alone and read every message the partner ever sent, each batch.
-    `select k.as2_from, k.as2_message_id, e.message_id, e.status, e.has_receipt, e.receipt
-       from unnest($1::text[], $2::text[]) as k(as2_from, as2_message_id)
+export function inboundDuplicatesSql(p: { from: string; ids: string }): string {
+  return `select k.as2_from, k.as2_message_id, e.message_id, e.status, e.has_receipt, e.receipt
+       from unnest(${p.from}::text[], ${p.ids}::text[]) as k(as2_from, as2_message_id)
        cross join lateral (
-         select a.message_id, m.status, r.message_id is not null as has_receipt, r.content as receipt
+         select a.message_id, m.status, r.message_id is not null as has_receipt,
+                encode(r.content, 'base64') as receipt
            from as2_message a join message m on m.id = a.message_id
            left join payload r on r.message_id = a.message_id and r.stage = 'receipt'
           where a.direction = 'inbound' and a.processed
             and a.as2_from = k.as2_from and a.as2_message_id = k.as2_message_id
           order by a.created_at limit 1
-       ) e`,
-    [pgArray(unique.map((k) => k.as2_from)), pgArray(unique.map((k) => k.as2_message_id))],
-  );
-  for (const row of rows)
-    found.set(duplicateKey(row), { ...row, receipt: row.receipt && row.receipt.toString('base64') });
+       ) e`;
+}
+
+/** The parameters of inboundDuplicatesSql for some keys, each key once. */
+export function duplicateKeyArrays(keys: { as2_from: string; as2_message_id: string }[]): {
+  from: string;
+  ids: string;
+} {
+  const unique = [...new Map(keys.map((k) => [duplicateKey(k), k])).values()];
+  return {
+    from: pgArray(unique.map((k) => k.as2_from)),
+    ids: pgArray(unique.map((k) => k.as2_message_id)),
+  };
+}
+
+export type DuplicateRow = EarlierMessage & { as2_from: string; as2_message_id: string };
+
+/** The duplicates found, by key, each noted in the earlier message's history. */
+export async function noteDuplicates(
+  tx: Tx,
+  at: Date,
+  rows: DuplicateRow[],
+): Promise<Map<string, EarlierMessage>> {
+  const found = new Map<string, EarlierMessage>();
+  for (const row of rows) found.set(duplicateKey(row), row);
   await addHistory(
     tx,
     at,

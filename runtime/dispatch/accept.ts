@@ -20,7 +20,17 @@ import { pgArray, workChannel, type Tx } from './tx.js';
 import type { MessageStatus } from './status.js';
 
 export { directionOf } from './accept-plan.js';
-import { duplicateKey, inboundDuplicates, recordAs2Batch } from '../as2/records.js';
+import {
+  as2RecordCtes,
+  as2RecordHistory,
+  as2RecordRows,
+  duplicateKey,
+  duplicateKeyArrays,
+  inboundDuplicatesSql,
+  noteDuplicates,
+  type DuplicateRow,
+  type MessageAs2Record,
+} from '../as2/records.js';
 
 export interface AcceptItem {
   source_type: string;
@@ -44,23 +54,41 @@ export interface AcceptOutcome {
   queued: number;
 }
 
-/** The parties named and the routes, in one query. */
-async function partiesAndRoutes(
+interface Lookups {
+  kinds: Map<string, Set<PartyKind>>;
+  routes: RouteRow[];
+  duplicates: DuplicateRow[];
+}
+
+/**
+ * What the acceptance reads before it writes, in one statement: the parties named, the routes,
+ * and the earlier messages of the inbound AS2 messages offered (their duplicates). One round
+ * trip instead of two: at concurrency 1 every message pays each.
+ */
+async function lookups(
   tx: Tx,
   names: string[],
-): Promise<{ kinds: Map<string, Set<PartyKind>>; routes: RouteRow[] }> {
-  const [row] = await tx.prepared<{ parties: { name: string; kind: PartyKind }[]; routes: RouteRow[] }>(
-    'accept-parties-and-routes',
+  keys: { as2_from: string; as2_message_id: string }[],
+): Promise<Lookups> {
+  const { sql: p, values } = bindByName({ names: pgArray(names), ...duplicateKeyArrays(keys) });
+  const [row] = await tx.prepared<{
+    parties: { name: string; kind: PartyKind }[];
+    routes: RouteRow[];
+    duplicates: DuplicateRow[];
+  }>(
+    'accept-lookups',
     `select (select coalesce(json_agg(p), '[]') from (
-               select name, 'organization' as kind from organization where name = any($1::text[])
-               union all select name, 'partner' as kind from partner where name = any($1::text[])) p) as parties,
+               select name, 'organization' as kind from organization where name = any(${p.names}::text[])
+               union all select name, 'partner' as kind from partner where name = any(${p.names}::text[])) p) as parties,
             (select coalesce(json_agg(r), '[]') from (
-               select source_plugin, from_party, to_party, target_plugin from route) r) as routes`,
-    [pgArray(names)],
+               select source_plugin, from_party, to_party, target_plugin from route) r) as routes,
+            (select coalesce(json_agg(d), '[]') from (${inboundDuplicatesSql(p)}) d) as duplicates`,
+    values,
   );
   const kinds = new Map<string, Set<PartyKind>>();
-  for (const p of row!.parties) kinds.set(p.name, (kinds.get(p.name) ?? new Set()).add(p.kind));
-  return { kinds, routes: row!.routes };
+  for (const party of row!.parties)
+    kinds.set(party.name, (kinds.get(party.name) ?? new Set()).add(party.kind));
+  return { kinds, routes: row!.routes, duplicates: row!.duplicates };
 }
 
 /**
@@ -78,17 +106,19 @@ export async function acceptBatch(
   // accepted again: the outcome names the earlier message (RFC 4130 §7.4 duplicates).
   const inbound = (i: AcceptItem) =>
     i.message.as2_record?.direction === 'inbound' ? i.message.as2_record : undefined;
-  const duplicates = await inboundDuplicates(
+  const found = await lookups(
     tx,
-    at,
+    [...new Set(items.flatMap((i) => [i.message.from, i.message.to]))],
     items.flatMap((i) => inbound(i) ?? []),
   );
+  const duplicates = await noteDuplicates(tx, at, found.duplicates);
   const earlierOf = (i: AcceptItem) => {
     const r = inbound(i);
     return r ? duplicates.get(duplicateKey(r)) : undefined;
   };
   const fresh = items.filter((i) => !earlierOf(i));
-  const accepted = fresh.length > 0 ? await acceptNew(tx, at, node, fresh) : { outcomes: [], targets: [] };
+  const accepted =
+    fresh.length > 0 ? await acceptNew(tx, at, node, fresh, found) : { outcomes: [], targets: [] };
   const outcomes = accepted.outcomes.values();
   return {
     outcomes: items.map((i): AcceptOutcome => {
@@ -112,22 +142,21 @@ async function acceptNew(
   at: Date,
   node: number,
   items: AcceptItem[],
+  { kinds, routes }: Lookups,
 ): Promise<{ outcomes: AcceptOutcome[]; targets: string[] }> {
-  const { kinds, routes } = await partiesAndRoutes(tx, [
-    ...new Set(items.flatMap((i) => [i.message.from, i.message.to])),
-  ]);
   const plan = planAcceptance(items, kinds, routes);
-  const { fresh, queuedAt } = await insertAccepted(tx, at, node, plan);
+  const records = items.flatMap(({ message: m }) =>
+    m.as2_record ? [{ message_id: m.id, record: m.as2_record }] : [],
+  );
+  const { fresh, queuedAt } = await insertAccepted(tx, at, node, plan, records);
   for (const r of plan.messages) {
     if (r.refusal && fresh.has(r.id) && r.source_type === 'as2-receiver')
       await messageRefused(tx, at, { ...r, refusal: r.refusal });
   }
-  await recordAs2Batch(
+  await as2RecordHistory(
     tx,
     at,
-    items.flatMap(({ message: m }) =>
-      m.as2_record && fresh.has(m.id) ? [{ message_id: m.id, record: m.as2_record }] : [],
-    ),
+    records.filter((r) => fresh.has(r.message_id)),
   );
   const earlier = await offeredBefore(
     tx,
@@ -150,7 +179,8 @@ async function acceptNew(
 }
 
 /**
- * Stores the plan in one statement: messages, payload stages, deliveries and history lines.
+ * Stores the plan in one statement: messages, payload stages, deliveries, history lines, and
+ * the AS2 records of the messages stored (as2_message rows and their stages).
  * A message whose source key is stored already is skipped with all it would have brought.
  * The same statement tells every other pier process that the targets of the new deliveries
  * have work (pg_notify, sent at commit; tagged with this node, which pokes its own actors
@@ -164,7 +194,9 @@ async function insertAccepted(
   at: Date,
   node: number,
   plan: AcceptancePlan,
+  records: MessageAs2Record[],
 ): Promise<{ fresh: Set<string>; queuedAt: Map<string, number> }> {
+  const as2 = as2RecordRows(at, records);
   const { sql: p, values } = bindByName({
     at,
     node,
@@ -173,6 +205,8 @@ async function insertAccepted(
     lines: JSON.stringify(plan.lines),
     state: newDeliveryState,
     nextDispatch: new Date(at.getTime() + stallWaitSeconds(0) * 1000),
+    rows: as2.rows,
+    stages: as2.stages,
   });
   // Prepared: it parses and plans in milliseconds, runs in less, and inserts from JSON have
   // no plan that statistics could change. The queued states are written into the text so the
@@ -211,7 +245,7 @@ async function insertAccepted(
          union all
          select d.message_id, 'delivery_changed', null, null, 'Dispatched', d.id, d.target, null, ${p.state}, 2 from d
        ) lines order by message_id, ord, delivery_id
-     )
+     ), ${as2RecordCtes(p, 'm')}
      select (select coalesce(json_agg(id), '[]') from m) as ids,
             (select coalesce(json_agg(json_build_object('target', q.target, 'n', q.n)), '[]') from (
                select t.target, pg_notify('${workChannel}', ${p.node}::text || ':' || t.target) as announced,
