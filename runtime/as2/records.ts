@@ -118,7 +118,8 @@ export interface EarlierMessage {
  * The earlier inbound message processed successfully (a resend after an error receipt is not a
  * duplicate) of each (AS2-From, Message-ID) in two text arrays (the placeholders `from` and
  * `ids`), as a subquery of rows `as2_from, as2_message_id, message_id,
- * status, has_receipt, receipt` (base64, when kept inline): RFC 4130 §7.4 duplicates. One index
+ * status, has_receipt, receipt` (base64 without PostgreSQL's line breaks, when kept inline): RFC
+ * 4130 §7.4 duplicates. One index
  * probe per key (as2_message_inbound on both columns), whatever the statistics say: joined to
  * jsonb_to_recordset, an un-analyzed table let the planner probe by as2_from alone and read
  * every message the partner ever sent, each batch. Read in the acceptance's first statement
@@ -129,7 +130,7 @@ export function inboundDuplicatesSql(p: { from: string; ids: string }): string {
        from unnest(${p.from}::text[], ${p.ids}::text[]) as k(as2_from, as2_message_id)
        cross join lateral (
          select a.message_id, m.status, r.message_id is not null as has_receipt,
-                encode(r.content, 'base64') as receipt
+                replace(encode(r.content, 'base64'), E'\n', '') as receipt
            from as2_message a join message m on m.id = a.message_id
            left join payload r on r.message_id = a.message_id and r.stage = 'receipt'
           where a.direction = 'inbound' and a.processed
