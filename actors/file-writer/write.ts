@@ -8,6 +8,7 @@ import { closeSync, fdatasync, openSync, writeSync } from 'node:fs';
 import { link, open, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import { PayloadMissing, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
 import { inlineBytes } from '../../storage/payloads/inline.js';
@@ -17,6 +18,7 @@ import type { FileWriterSettings } from './config.js';
 import { removeDeliveryTemporaries, temporaryPath } from './temporaries.js';
 
 const chunkSize = 64 * 1024;
+const flush = promisify(fdatasync);
 
 /**
  * A small payload into a new file, flushed. Opening, writing (into the page cache) and closing
@@ -31,9 +33,7 @@ async function writeSmall(temp: string, bytes: Buffer): Promise<void> {
   const fd = openSync(temp, 'wx');
   try {
     writeSync(fd, bytes);
-    await new Promise<void>((resolve, reject) =>
-      fdatasync(fd, (error) => (error ? reject(error) : resolve())),
-    );
+    await flush(fd);
   } finally {
     closeSync(fd);
   }

@@ -4,12 +4,13 @@
 // user ending the session, the local administrator password with its rate limit, and the
 // session cookie refused as a credential on /api/v1.
 import { createServer } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import t from 'tap';
 import { addUser, setUserEnabled, setUserPassword } from '../../api/resources/users/service.js';
 import { sql } from '../helpers/database.js';
 import { startTestIdp } from '../helpers/oidc.js';
 import { startTestServer } from '../helpers/server.js';
+import { launchChromium } from '../ui/chromium.js';
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -40,19 +41,7 @@ const made = await server.call('POST', '/api/v1/oidc-providers', {
 if (made.status !== 201) throw new Error(`creating the provider failed: ${made.raw}`);
 await addUser(server.ctx, system, { name: 'bob', oidc_issuer: idp.issuer, oidc_subject: 'bob-sub' });
 
-const browser: Browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-});
-t.teardown(() => browser.close());
+const browser = await launchChromium(t);
 
 /**
  * Starts a sign-in at the provider and goes through its pages (login form, consent) as far as
