@@ -127,6 +127,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     supervisor.follow((channel, handler) => options.listener.on(channel, handler), serviceChannel);
   } catch (error) {
     await supervisor.stopAll();
+    await dispatcher.stop();
     await presence.close();
     throw error;
   }

@@ -13,26 +13,28 @@ export interface Tx {
   /**
    * The same as a statement prepared once per connection under `name` (which must be unique
    * to this text), so PostgreSQL parses it once and, after a few runs, plans it once when its
-   * generic plan looks as cheap as a custom one (or always, in a transaction with
-   * `genericPlans`). For statements that run per request or per batch, whose generic plan is
-   * checked to probe indexes: parsing and planning them cost more than running them.
+   * generic plan looks as cheap as a custom one (or always, on the flow's connections:
+   * flow-connections.ts). For statements that run per request or per batch, whose generic plan
+   * is checked to probe indexes: parsing and planning them cost more than running them.
    */
   prepared<T = Record<string, unknown>>(name: string, text: string, params?: unknown[]): Promise<T[]>;
 }
 
 /** A connection of the ORM's pool as the pg driver hands it out. */
-interface PgConnection {
+export interface PgConnection {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
-interface Pool {
+/** Where statements get their connection: the ORM's pool, or the flow's (flow-connections.ts). */
+export interface Pool {
   acquireConnection(): Promise<PgConnection>;
   releaseConnection(connection: PgConnection): Promise<void>;
 }
 
 /** The pool of the ORM (or of an entity manager's connection). */
-function poolOf(source: Orm | EntityManager): Pool {
+function poolOf(source: Orm | EntityManager | Pool): Pool {
+  if ('acquireConnection' in source) return source;
   const connection = 'em' in source ? source.em.getConnection() : source.getConnection();
   return (connection.getKnex() as unknown as { client: Pool }).client;
 }
@@ -92,7 +94,7 @@ function replanPrefix(connection: PgConnection): string {
 }
 
 /** Statements that are atomic by themselves, each on whichever pool connection is free. */
-export function direct(source: Orm | EntityManager): Tx {
+export function direct(source: Orm | EntityManager | Pool): Tx {
   const pool = poolOf(source);
   const onFree = async <T>(use: (tx: Tx) => Promise<T>): Promise<T> => {
     const connection = await pool.acquireConnection();
@@ -111,43 +113,13 @@ export function direct(source: Orm | EntityManager): Tx {
   };
 }
 
-export interface TxOptions {
-  /**
-   * Plan every statement of the transaction for any parameter values, once per connection for
-   * prepared ones (`plan_cache_mode = force_generic_plan`, for this transaction only). Left to
-   * itself, PostgreSQL re-planned the flow's prepared batch statements on every run (a custom
-   * plan looked cheaper for the few rows of each batch), which cost more CPU than running them:
-   * ≈ 1 ms of PostgreSQL CPU per received message at concurrency 4. Only for transactions whose
-   * statements were checked to have good generic plans (EXPLAIN with force_generic_plan on an
-   * un-analyzed database): index probes by key, states written into the text so partial
-   * indexes apply.
-   *
-   * Such a transaction also plans without sequential scans (`enable_seqscan = off`): a generic
-   * plan counts a batch read from JSON as 100 rows, and against a table it thinks small (new,
-   * or never analyzed) hashed the whole table for a batch of four. In the receive benchmark,
-   * 4,000 messages on a new database read 4.4 million rows by sequential scans, about 1,100
-   * per message, because the plans made in the first seconds were kept (`discard plans` only
-   * re-made them for a table still too small to be probed).
-   */
-  genericPlans?: boolean;
-}
-
-/**
- * Without `jit = off`, a statement left with a sequential scan it cannot avoid (the few routes,
- * read whole) carries the planner's penalty for it in its cost, far above `jit_above_cost`, and
- * PostgreSQL compiled it on every run: 65 ms for a read of two small tables.
- */
-const flowPlanSettings =
-  'set local plan_cache_mode = force_generic_plan; set local enable_seqscan = off; set local jit = off';
-
-export async function inTx<T>(orm: Orm, work: (tx: Tx) => Promise<T>, options: TxOptions = {}): Promise<T> {
-  const pool = poolOf(orm);
+/** Runs `work` in a transaction on a connection of `source`'s pool. */
+export async function inTx<T>(source: Orm | Pool, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const pool = poolOf(source);
   const connection = await pool.acquireConnection();
   try {
     // One round trip either way: the simple protocol takes both statements in one string.
-    await connection.query(
-      `${replanPrefix(connection)}begin${options.genericPlans ? `; ${flowPlanSettings}` : ''}`,
-    );
+    await connection.query(`${replanPrefix(connection)}begin`);
     let result: T;
     try {
       result = await work(onConnection(connection));

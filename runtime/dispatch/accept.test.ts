@@ -2,16 +2,19 @@
 // routed target, answers each message with how many deliveries wait at its targets (this
 // batch's included), announces each target with work once on `pier_work` (tagged with the
 // node, sent at commit), and a message offered again is the earlier one, with nothing new
-// stored or announced.
+// stored or announced. Both ways a batch is accepted behave so: in one statement on the flow's
+// connections (acceptAtOnce), and in a transaction (acceptBatch, for batches that bring more).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import t from 'tap';
 import { createTestDatabase } from '../../test/helpers/database.js';
 import { migrate, openDatabase, type Orm } from '../../storage/db.js';
-import { acceptBatch, type AcceptItem } from './accept.js';
+import { FlowConnections } from '../../storage/flow-connections.js';
+import { acceptAtOnce, acceptBatch, type AcceptItem } from './accept.js';
 import { inTx, workChannel } from './tx.js';
 
 let orm: Orm;
+let flow: FlowConnections;
 let url: string;
 t.before(async () => {
   const database = await createTestDatabase();
@@ -20,6 +23,8 @@ t.before(async () => {
   orm = await openDatabase(url);
   t.teardown(() => orm.close());
   await migrate(orm);
+  flow = new FlowConnections(orm);
+  t.teardown(() => flow.close());
   await inTx(orm, async (tx) => {
     await tx.all(`insert into organization (name) values ('acme')`);
     await tx.all(`insert into partner (name) values ('globex')`);
@@ -62,55 +67,63 @@ async function heard(work: () => Promise<void>): Promise<string[]> {
   return payloads.sort();
 }
 
-const accept = (items: AcceptItem[]) =>
-  inTx(orm, (tx) => acceptBatch(tx, at, node, items), { genericPlans: true });
+const ways = {
+  'in one statement': (items: AcceptItem[]) => acceptAtOnce(flow, at, node, items),
+  'in a transaction': (items: AcceptItem[]) => inTx(flow, (tx) => acceptBatch(tx, at, node, items)),
+};
 
-t.test('a batch: stored, counted at its targets, each target announced once', async (t) => {
-  let result: Awaited<ReturnType<typeof accept>> | undefined;
-  const payloads = await heard(async () => {
-    result = await accept([offered('a.edi'), offered('b.edi'), offered('c.edi')]);
+for (const [way, accept] of Object.entries(ways)) {
+  t.test(way, async (t) => {
+    t.before(() => inTx(orm, (tx) => tx.all('delete from message')));
+
+    t.test('a batch: stored, counted at its targets, each target announced once', async (t) => {
+      let result: Awaited<ReturnType<typeof accept>> | undefined;
+      const payloads = await heard(async () => {
+        result = await accept([offered('a.edi'), offered('b.edi'), offered('c.edi')]);
+      });
+      t.same(payloads, [`${node}:archive`, `${node}:out`], 'one notice per target, tagged with the node');
+      t.same(result!.targets.sort(), ['archive', 'out']);
+      t.same(
+        result!.outcomes.map((o) => [o.duplicate, o.queued]),
+        [
+          [false, 3],
+          [false, 3],
+          [false, 3],
+        ],
+        'each message: the three deliveries waiting at its targets',
+      );
+      const rows = await inTx(orm, (tx) =>
+        tx.all<{ target: string; n: number }>(
+          `select target, count(*)::int as n from delivery where state = 'queued' group by target order by target`,
+        ),
+      );
+      t.same(rows, [
+        { target: 'archive', n: 3 },
+        { target: 'out', n: 3 },
+      ]);
+
+      const more = await accept([offered('d.edi')]);
+      t.same(
+        more.outcomes.map((o) => o.queued),
+        [4],
+        'the earlier deliveries count too',
+      );
+    });
+
+    t.test('a message offered again is the earlier one: nothing stored, nothing announced', async (t) => {
+      const first = offered('again.edi');
+      const before = await accept([first]);
+      let again: Awaited<ReturnType<typeof accept>> | undefined;
+      const payloads = await heard(async () => {
+        again = await accept([{ ...first, message: { ...first.message, id: randomUUID() } }]);
+      });
+      t.same(payloads, []);
+      t.same(again!.targets, []);
+      t.match(again!.outcomes, [{ message_id: before.outcomes[0]!.message_id, duplicate: true, queued: 0 }]);
+      const [count] = await inTx(orm, (tx) =>
+        tx.all<{ n: number }>(`select count(*)::int as n from message where file_name = 'again.edi'`),
+      );
+      t.equal(count!.n, 1);
+    });
   });
-  t.same(payloads, [`${node}:archive`, `${node}:out`], 'one notice per target, tagged with the node');
-  t.same(result!.targets.sort(), ['archive', 'out']);
-  t.same(
-    result!.outcomes.map((o) => [o.duplicate, o.queued]),
-    [
-      [false, 3],
-      [false, 3],
-      [false, 3],
-    ],
-    'each message: the three deliveries waiting at its targets',
-  );
-  const rows = await inTx(orm, (tx) =>
-    tx.all<{ target: string; n: number }>(
-      `select target, count(*)::int as n from delivery where state = 'queued' group by target order by target`,
-    ),
-  );
-  t.same(rows, [
-    { target: 'archive', n: 3 },
-    { target: 'out', n: 3 },
-  ]);
-
-  const more = await accept([offered('d.edi')]);
-  t.same(
-    more.outcomes.map((o) => o.queued),
-    [4],
-    'the earlier deliveries count too',
-  );
-});
-
-t.test('a message offered again is the earlier one: nothing stored, nothing announced', async (t) => {
-  const first = offered('again.edi');
-  const before = await accept([first]);
-  let again: Awaited<ReturnType<typeof accept>> | undefined;
-  const payloads = await heard(async () => {
-    again = await accept([{ ...first, message: { ...first.message, id: randomUUID() } }]);
-  });
-  t.same(payloads, []);
-  t.same(again!.targets, []);
-  t.match(again!.outcomes, [{ message_id: before.outcomes[0]!.message_id, duplicate: true, queued: 0 }]);
-  const [count] = await inTx(orm, (tx) =>
-    tx.all<{ n: number }>(`select count(*)::int as n from message where file_name = 'again.edi'`),
-  );
-  t.equal(count!.n, 1);
-});
+}

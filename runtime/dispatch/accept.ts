@@ -16,7 +16,8 @@ import {
 } from './accept-plan.js';
 import type { RouteRow } from './routing.js';
 import { stallWaitSeconds } from './schedule.js';
-import { pgArray, workChannel, type Tx } from './tx.js';
+import { direct, inTx, pgArray, workChannel, type Tx } from './tx.js';
+import type { Pool } from '../../storage/sql.js';
 import type { MessageStatus } from './status.js';
 
 export { directionOf } from './accept-plan.js';
@@ -91,34 +92,71 @@ async function lookups(
   return { kinds, routes: row!.routes, duplicates: row!.duplicates };
 }
 
+/** What an acceptance reads before it writes, for these items. */
+function lookupsFor(tx: Tx, items: AcceptItem[]): Promise<Lookups> {
+  return lookups(
+    tx,
+    [...new Set(items.flatMap((i) => [i.message.from, i.message.to]))],
+    items.flatMap((i) => inboundRecord(i) ?? []),
+  );
+}
+
+const inboundRecord = (i: AcceptItem) =>
+  i.message.as2_record?.direction === 'inbound' ? i.message.as2_record : undefined;
+
+const as2RecordsOf = (items: AcceptItem[]): MessageAs2Record[] =>
+  items.flatMap(({ message: m }) => (m.as2_record ? [{ message_id: m.id, record: m.as2_record }] : []));
+
+interface Accepted {
+  outcomes: AcceptOutcome[];
+  targets: string[];
+}
+
 /**
- * Accepts and dispatches a batch in one statement: the messages (with the status their
- * routes give them), their payload stages, their deliveries and their history lines. The
- * routes are read in the same transaction, so a route saved before applies.
+ * Accepts and dispatches a batch in two round trips when it can: the lookups, then the one
+ * statement that stores the messages (insertAccepted), which commits by itself. A batch that
+ * brings more to write (a duplicate to note, a refusal to raise an alert for, an AS2 history
+ * line) is accepted in a transaction instead (acceptBatch). The lookups need no transaction
+ * around them: read committed, as PostgreSQL runs the flow, gave each statement of that
+ * transaction its own snapshot anyway, so a route or a duplicate committed between the reads and
+ * the insert was not seen before either.
  */
-export async function acceptBatch(
-  tx: Tx,
+export async function acceptAtOnce(
+  flow: Pool,
   at: Date,
   node: number,
   items: AcceptItem[],
-): Promise<{ outcomes: AcceptOutcome[]; targets: string[] }> {
+): Promise<Accepted> {
+  const found = await lookupsFor(direct(flow), items);
+  if (found.duplicates.length === 0) {
+    const plan = planAcceptance(items, found.kinds, found.routes);
+    const records = as2RecordsOf(items);
+    const refusesAs2 = plan.messages.some((r) => r.refusal && r.source_type === 'as2-receiver');
+    if (!refusesAs2 && !records.some((r) => r.record.history))
+      return storePlan(direct(flow), at, node, plan, records);
+  }
+  return inTx(flow, (tx) => acceptBatch(tx, at, node, items));
+}
+
+/**
+ * Accepts and dispatches a batch in one transaction: the messages (with the status their
+ * routes give them), their payload stages, their deliveries and their history lines, the
+ * duplicates noted. The routes are read in the same transaction, so a route saved before applies.
+ */
+export async function acceptBatch(tx: Tx, at: Date, node: number, items: AcceptItem[]): Promise<Accepted> {
   // An AS2 message whose Message-ID the partner sent before and pier processed is not
   // accepted again: the outcome names the earlier message (RFC 4130 §7.4 duplicates).
-  const inbound = (i: AcceptItem) =>
-    i.message.as2_record?.direction === 'inbound' ? i.message.as2_record : undefined;
-  const found = await lookups(
-    tx,
-    [...new Set(items.flatMap((i) => [i.message.from, i.message.to]))],
-    items.flatMap((i) => inbound(i) ?? []),
-  );
+  const found = await lookupsFor(tx, items);
   const duplicates = await noteDuplicates(tx, at, found.duplicates);
   const earlierOf = (i: AcceptItem) => {
-    const r = inbound(i);
+    const r = inboundRecord(i);
     return r ? duplicates.get(duplicateKey(r)) : undefined;
   };
   const fresh = items.filter((i) => !earlierOf(i));
   const accepted =
-    fresh.length > 0 ? await acceptNew(tx, at, node, fresh, found) : { outcomes: [], targets: [] };
+    fresh.length > 0
+      ? await storePlan(tx, at, node, planAcceptance(fresh, found.kinds, found.routes), as2RecordsOf(fresh))
+      : { outcomes: [], targets: [] };
   const outcomes = accepted.outcomes.values();
   return {
     outcomes: items.map((i): AcceptOutcome => {
@@ -137,17 +175,17 @@ export async function acceptBatch(
   };
 }
 
-async function acceptNew(
+/**
+ * Stores a planned batch: one statement, then what only some batches bring (alerts for
+ * refusals, AS2 history lines, the earlier messages of sources that offered one again).
+ */
+async function storePlan(
   tx: Tx,
   at: Date,
   node: number,
-  items: AcceptItem[],
-  { kinds, routes }: Lookups,
-): Promise<{ outcomes: AcceptOutcome[]; targets: string[] }> {
-  const plan = planAcceptance(items, kinds, routes);
-  const records = items.flatMap(({ message: m }) =>
-    m.as2_record ? [{ message_id: m.id, record: m.as2_record }] : [],
-  );
+  plan: AcceptancePlan,
+  records: MessageAs2Record[],
+): Promise<Accepted> {
   const { fresh, queuedAt } = await insertAccepted(tx, at, node, plan, records);
   for (const r of plan.messages) {
     if (r.refusal && fresh.has(r.id) && r.source_type === 'as2-receiver')

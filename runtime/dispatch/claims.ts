@@ -10,6 +10,8 @@ import { deliveryFailed, failedLine, storageFailed } from '../alerts/flow-alerts
 import { deliveryTransitions, statesFor, type DeliveryState } from './delivery-states.js';
 import { retryWaitSeconds, stallWaitSeconds, type RetryPolicy } from './schedule.js';
 import { recordAs2Batch, type MessageAs2Record } from '../as2/records.js';
+import { bindByName } from '../../storage/sql.js';
+import { failedStatuses, statusSql, type MessageStatus } from './status.js';
 import {
   historyInsert,
   messageDeliveriesSql,
@@ -268,6 +270,111 @@ export async function resultBatch(
     }
   }
   return applied;
+}
+
+/** Whether resultsAtOnce can take this result: a plain success, nothing else to record. */
+const plainSuccess = (item: ResultItem) =>
+  item.outcome.ok && !item.outcome.awaiting_ack && !item.outcome.as2_record;
+
+const delivered = deliveryTransitions.delivering.deliver!;
+const settledStatus = statusSql({ accepted: 'false', refused: 's.refused', states: 's.states' });
+
+/**
+ * Records a batch of plain successes in one statement that commits by itself: null when the
+ * batch holds anything else (a failure, a receipt to wait for, an AS2 record), which
+ * resultBatch records in a transaction. The statement does what resultBatch's five round trips
+ * do (begin, lock, update and history, settle, commit): it locks the messages, then the
+ * deliveries still held by these claims, in message id order; marks them delivered; settles
+ * their messages' status and stage with the derivation table rendered in SQL (statusSql); and
+ * writes the history lines, each delivery's before its message's. Deliveries that ended are
+ * added to `ended`; a message that became Error or Stalled (another of its deliveries failed)
+ * is returned in `degraded`, for the caller to check the system's state after.
+ */
+export async function resultsAtOnce(
+  db: Tx,
+  at: Date,
+  items: ResultItem[],
+  ended: DeliveryEnd[] = [],
+): Promise<{ applied: boolean[]; degraded: boolean } | null> {
+  if (!items.every(plainSuccess)) return null;
+  // The same result twice in a batch counts once: the first.
+  const firsts = new Map<number, ResultItem>();
+  for (const item of items) if (!firsts.has(item.delivery_id)) firsts.set(item.delivery_id, item);
+  const ok = [...firsts.values()].map((i) => ({
+    id: i.delivery_id,
+    claim: i.claim,
+    text: i.outcome.ok ? (i.outcome.detail ?? 'Delivered') : '',
+  }));
+  const { sql: p, values } = bindByName({
+    at,
+    ok: JSON.stringify(ok),
+    ids: pgArray(ok.map((r) => r.id)),
+  });
+  const [row] = await db.prepared<{
+    changed: { id: number; message_id: string; target: string; attempts: number; created_at: string }[];
+    statuses: MessageStatus[];
+  }>(
+    'results-at-once',
+    `with x as (
+       select * from jsonb_to_recordset(${p.ok}::jsonb) as x(id bigint, claim int, text text)
+     ), held as materialized (
+       select d.id, d.message_id, d.target, d.attempts, d.created_at, x.text
+         from delivery d join x on x.id = d.id join message m on m.id = d.message_id
+        where d.id = any(${p.ids}::bigint[]) and d.state = 'delivering' and d.claims = x.claim
+        order by m.id, d.id
+          for update of m, d
+     ), changed as (
+       update delivery d set state = '${delivered}', next_attempt_at = null, finished_at = ${p.at}, last_error = '',
+              dispatches = 0, next_dispatch_at = null, updated_at = ${p.at}
+         from held h where d.id = h.id and d.id = any(${p.ids}::bigint[])
+       returning d.id, d.message_id, d.target, d.attempts, h.created_at, h.text
+     ), s as materialized (
+       select m.id, m.status, m.stage, m.refusal is not null as refused,
+              coalesce((select array_agg(coalesce(c.state, d.state))::text[]
+                          from delivery d left join (select id, '${delivered}'::text as state from changed) c on c.id = d.id
+                         where d.message_id = m.id), '{}') as states
+         from (select distinct message_id from changed) c
+        cross join lateral (select * from message m where m.id = c.message_id limit 1) m
+     ), derived as (
+       select s.id, s.status as old_status, s.stage as old_stage, ${settledStatus.status} as status,
+              ${settledStatus.stage} as stage
+         from s
+     ), settled as (
+       update message m set status = v.status, stage = v.stage, updated_at = ${p.at}
+         from derived v where m.id = v.id and (v.status <> v.old_status or v.stage <> v.old_stage)
+       returning m.id, v.old_status, v.status
+     ), lines as (
+       insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
+                                    old_state, new_state)
+       select message_id, ${p.at}, kind, old_status, new_status, text, delivery_id, target, old_state, new_state from (
+         select c.message_id, 'delivery_changed' as kind, null as old_status, null as new_status, c.text,
+                c.id as delivery_id, c.target, 'delivering' as old_state, '${delivered}' as new_state, 1 as ord
+           from changed c
+         union all
+         select v.id, 'status_changed', v.old_status, v.status, null, null, null, null, null, 2
+           from settled v where v.status <> v.old_status
+       ) l order by message_id, ord, delivery_id
+     )
+     select (select coalesce(json_agg(c), '[]') from changed c) as changed,
+            (select coalesce(json_agg(v.status), '[]') from settled v) as statuses`,
+    values,
+  );
+  const changed = new Map(row!.changed.map((c) => [Number(c.id), c]));
+  for (const c of changed.values()) {
+    ended.push({
+      message_id: c.message_id,
+      delivery_id: Number(c.id),
+      target: c.target,
+      state: delivered,
+      attempts: c.attempts,
+      elapsed_ms: at.getTime() - new Date(c.created_at).getTime(),
+      last_error: '',
+    });
+  }
+  return {
+    applied: items.map((item) => firsts.get(item.delivery_id) === item && changed.has(item.delivery_id)),
+    degraded: row!.statuses.some((status) => failedStatuses.includes(status)),
+  };
 }
 
 /** Takes back claims (the holder stopped or crashed): the deliveries are queued and announced again. */

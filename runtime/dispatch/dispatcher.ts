@@ -14,10 +14,19 @@ import {
   type OfferedMessage,
 } from '../../protocol/core-protocol.js';
 import type { ActorCore, HeldClaim, InstanceRef } from '../supervisor/core-port.js';
-import { acceptBatch, type AcceptItem, type AcceptOutcome } from './accept.js';
+import { acceptAtOnce, type AcceptItem, type AcceptOutcome } from './accept.js';
 import type { AckDeadlines } from './acks.js';
 import { Batcher } from '../../protocol/batcher.js';
-import { claimBatch, releaseBatch, resultBatch, type DeliveryEnd, type ResultItem } from './claims.js';
+import {
+  claimBatch,
+  releaseBatch,
+  resultBatch,
+  resultsAtOnce,
+  type DeliveryEnd,
+  type ResultItem,
+} from './claims.js';
+import { FlowConnections } from '../../storage/flow-connections.js';
+import { checkDegraded } from '../alerts/flow-alerts.js';
 import { logAccepted, logDeliveryEnd } from './log-lines.js';
 import { redeliver, redispatch } from './redo.js';
 import { retryPolicyOf } from './schedule.js';
@@ -47,6 +56,8 @@ const dispatchGraceMs = 2000;
 
 export class Dispatcher implements ActorCore {
   readonly #o: DispatcherOptions;
+  /** The connections accepts, claims and results run on (storage/flow-connections.ts). */
+  readonly #flow: FlowConnections;
   readonly #accepts: Batcher<AcceptItem, AcceptOutcome>;
   readonly #results: Batcher<ResultItem, boolean>;
   #timer: NodeJS.Timeout | undefined;
@@ -55,16 +66,12 @@ export class Dispatcher implements ActorCore {
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
-    const { orm } = options;
-    // A message is dispatched in the transaction that accepts it: the file poller and a
+    const flow = (this.#flow = new FlowConnections(options.orm));
+    // A message is dispatched in the statement that accepts it: the file poller and a
     // message sent by hand have nothing left to do with it once it is stored.
     this.#accepts = new Batcher(
       async (items) => {
-        const { outcomes, targets } = await inTx(
-          orm,
-          (tx) => acceptBatch(tx, this.#o.now(), this.#o.node, items),
-          { genericPlans: true },
-        );
+        const { outcomes, targets } = await acceptAtOnce(flow, this.#o.now(), this.#o.node, items);
         this.#o.onWork(targets);
         items.forEach((item, i) => logAccepted(this.#o.logger, item, outcomes[i]));
         return outcomes;
@@ -74,9 +81,10 @@ export class Dispatcher implements ActorCore {
     this.#results = new Batcher(
       async (items) => {
         const ended: DeliveryEnd[] = [];
-        const applied = await inTx(orm, (tx) => resultBatch(tx, this.#o.now(), items, ended), {
-          genericPlans: true,
-        });
+        const at = this.#o.now();
+        const atOnce = await resultsAtOnce(direct(flow), at, items, ended);
+        if (atOnce?.degraded) await inTx(flow, (tx) => checkDegraded(tx, at));
+        const applied = atOnce?.applied ?? (await inTx(flow, (tx) => resultBatch(tx, at, items, ended)));
         for (const end of ended) logDeliveryEnd(this.#o.logger, end);
         return applied;
       },
@@ -110,7 +118,7 @@ export class Dispatcher implements ActorCore {
 
   /** One statement, atomic by itself: no transaction around it. */
   claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]> {
-    return claimBatch(direct(this.#o.orm), this.#o.now(), this.#o.node, target.name, limit);
+    return claimBatch(direct(this.#flow), this.#o.now(), this.#o.node, target.name, limit);
   }
 
   result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]> {
@@ -222,5 +230,6 @@ export class Dispatcher implements ActorCore {
     clearInterval(this.#timer);
     await this.#ticking;
     await this.idle();
+    await this.#flow.close();
   }
 }

@@ -30,73 +30,109 @@ export interface MessageFacts {
   states: readonly DeliveryState[];
 }
 
+/**
+ * What a row asks of a message, as data, so the same table is both a JavaScript test
+ * (deriveMessage) and an SQL expression (statusSql) for statements that settle messages in
+ * PostgreSQL. Every condition given must hold.
+ */
+interface Condition {
+  accepted?: true;
+  refused?: true;
+  /** It has no delivery at all. */
+  none?: true;
+  /** At least one delivery is in one of these states. */
+  some?: readonly DeliveryState[];
+  /** Every delivery is in one of these states. */
+  every?: readonly DeliveryState[];
+}
+
 interface Row {
   when: string;
-  test(f: MessageFacts): boolean;
+  if: Condition;
   status: MessageStatus;
   stage: MessageStage;
 }
 
-const any = (f: MessageFacts, ...states: DeliveryState[]) => f.states.some((s) => states.includes(s));
-const allFinal = (f: MessageFacts) => f.states.every((s) => finalStates.includes(s));
-
 /** The derivation table, in order. */
 export const statusRows: readonly Row[] = [
-  { when: 'not dispatched yet', test: (f) => f.accepted, status: 'Received', stage: 'accepted' },
+  { when: 'not dispatched yet', if: { accepted: true }, status: 'Received', stage: 'accepted' },
   {
     when: 'no deliveries, refused by its source',
-    test: (f) => f.states.length === 0 && f.refused,
+    if: { none: true, refused: true },
     status: 'Refused',
     stage: 'settled',
   },
-  {
-    when: 'no deliveries: no route matched',
-    test: (f) => f.states.length === 0,
-    status: 'NotRouted',
-    stage: 'settled',
-  },
-  {
-    when: 'a delivery is retrying',
-    test: (f) => any(f, 'retrying'),
-    status: 'Retrying',
-    stage: 'dispatched',
-  },
+  { when: 'no deliveries: no route matched', if: { none: true }, status: 'NotRouted', stage: 'settled' },
+  { when: 'a delivery is retrying', if: { some: ['retrying'] }, status: 'Retrying', stage: 'dispatched' },
   {
     when: 'a delivery is queued or delivering',
-    test: (f) => any(f, 'queued', 'delivering'),
+    if: { some: ['queued', 'delivering'] },
     status: 'InProgress',
     stage: 'dispatched',
   },
   {
     when: 'a delivery awaits its receipt',
-    test: (f) => any(f, 'awaiting_ack'),
+    if: { some: ['awaiting_ack'] },
     status: 'AwaitingReceipt',
     stage: 'dispatched',
   },
   {
     when: 'all finished, one failed',
-    test: (f) => allFinal(f) && any(f, 'failed'),
+    if: { every: finalStates, some: ['failed'] },
     status: 'Error',
     stage: 'settled',
   },
   {
     when: 'all finished, one stalled',
-    test: (f) => allFinal(f) && any(f, 'stalled'),
+    if: { every: finalStates, some: ['stalled'] },
     status: 'Stalled',
     stage: 'settled',
   },
-  {
-    when: 'all delivered',
-    test: (f) => f.states.every((s) => s === 'delivered'),
-    status: 'Delivered',
-    stage: 'settled',
-  },
+  { when: 'all delivered', if: { every: ['delivered'] }, status: 'Delivered', stage: 'settled' },
 ];
 
+function holds(c: Condition, f: MessageFacts): boolean {
+  return (
+    (!c.accepted || f.accepted) &&
+    (!c.refused || f.refused) &&
+    (!c.none || f.states.length === 0) &&
+    (!c.some || f.states.some((s) => c.some!.includes(s))) &&
+    (!c.every || f.states.every((s) => c.every!.includes(s)))
+  );
+}
+
 export function deriveMessage(facts: MessageFacts): { status: MessageStatus; stage: MessageStage } {
-  const row = statusRows.find((r) => r.test(facts));
+  const row = statusRows.find((r) => holds(r.if, facts));
   if (!row) throw new Error(`No status for deliveries ${facts.states.join(', ')}`);
   return { status: row.status, stage: row.stage };
+}
+
+/** SQL text for the states written into a statement (they are the table's own words). */
+const statesArray = (states: readonly DeliveryState[]) => `'{${states.join(',')}}'::text[]`;
+
+function conditionSql(c: Condition, facts: { accepted: string; refused: string; states: string }): string {
+  const parts = [
+    ...(c.accepted ? [facts.accepted] : []),
+    ...(c.refused ? [facts.refused] : []),
+    ...(c.none ? [`cardinality(${facts.states}) = 0`] : []),
+    ...(c.some ? [`${facts.states} && ${statesArray(c.some)}`] : []),
+    ...(c.every ? [`${facts.states} <@ ${statesArray(c.every)}`] : []),
+  ];
+  return parts.length > 0 ? parts.join(' and ') : 'true';
+}
+
+/**
+ * The derivation as two SQL expressions, status and stage, over `facts`: SQL expressions for
+ * whether the message is accepted and refused (booleans) and its deliveries' states (a text[]).
+ * status.test.ts holds it to deriveMessage for every combination of up to three states.
+ */
+export function statusSql(facts: { accepted: string; refused: string; states: string }): {
+  status: string;
+  stage: string;
+} {
+  const branches = (pick: (r: Row) => string) =>
+    `case ${statusRows.map((r) => `when ${conditionSql(r.if, facts)} then '${pick(r)}'`).join(' ')} end`;
+  return { status: branches((r) => r.status), stage: branches((r) => r.stage) };
 }
 
 /** Statuses counted as in flight (spec 2.13). */
