@@ -95,6 +95,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     claim: (target, limit) => dispatcher.claim(target, limit),
     result: (target, result) => dispatcher.result(target, result),
     release: (target, claims, reason) => dispatcher.release(target, claims, reason),
+    cancelClaims: (target) => dispatcher.cancelClaims(target),
     as2: (_instance, request) => as2.answer(request),
     notify: (instance, request) => notifications.answer(instance, request),
   };
@@ -113,7 +114,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   pokes.to = (target) => supervisor.poke(target);
   options.listener.on(workChannel, (payload) => {
     const notice = readWorkNotice(payload);
-    if (notice.node !== presence.nodeId) supervisor.poke(notice.target);
+    if (notice.node !== presence.nodeId) dispatcher.announced(notice.target);
   });
   const history = new HistoryFeed(
     options.orm,

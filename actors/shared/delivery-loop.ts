@@ -1,7 +1,8 @@
 /**
  * What every target actor shares: claim deliveries while it has room (max_concurrent_deliveries),
- * deliver each, report the result, and claim again when there may be more. A stop waits for
- * the deliveries in hand.
+ * deliver each, report the result, and claim again when there may be more: after a claim that
+ * brought deliveries, or when told of work. A claim that finds nothing waits in the core for
+ * work, so a loop with room keeps one claim out. A stop waits for the deliveries in hand.
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
@@ -50,7 +51,9 @@ export class DeliveryLoop {
       } finally {
         this.#claiming = false;
       }
-      if (claimed.length === room) this.#wanted = true;
+      // More may come: the core holds a claim that finds nothing until work arrives
+      // (runtime/dispatch/waiting-claims.ts), so one stays out while there is room.
+      if (claimed.length > 0) this.#wanted = true;
       for (const delivery of claimed) void this.#run(delivery);
     }
   }

@@ -127,3 +127,78 @@ for (const [way, accept] of Object.entries(ways)) {
     });
   });
 }
+
+/** A message offered with the stage a claim hands out, as the AS2 receiver offers one. */
+function unpacked(fileName: string): AcceptItem {
+  const item = offered(fileName);
+  return { ...item, message: { ...item.message, payload: { ...item.message.payload, stage: 'unpacked' } } };
+}
+
+t.test('deliveries for a waiting claim are claimed as they are stored, up to its room', async (t) => {
+  await inTx(orm, (tx) => tx.all('delete from message'));
+  const items = ['w1.edi', 'w2.edi', 'w3.edi'].map(unpacked);
+  let result: Awaited<ReturnType<typeof acceptAtOnce>> | undefined;
+  const payloads = await heard(async () => {
+    result = await acceptAtOnce(flow, at, node, items, new Map([['out', 2]]));
+  });
+  const claimed = result!.claimed.get('out')!;
+  t.same(
+    claimed.map((d) => [d.message.id, d.claim, d.attempt, d.payload]),
+    items
+      .slice(0, 2)
+      .map((i) => [i.message.id, 1, 1, { stage: 'unpacked', size_bytes: 5, content: 'aGVsbG8=' }]),
+    'the first two messages, claimed once, with their payload',
+  );
+  t.notOk(result!.claimed.has('archive'), 'no claim waited at archive');
+  t.same(result!.targets.sort(), ['archive', 'out'], 'both still have queued deliveries');
+  t.same(payloads, [`${node}:archive`, `${node}:out`]);
+  t.same(
+    result!.outcomes.map((o) => o.queued),
+    [3, 3, 3],
+    'the claimed deliveries do not count as waiting at out',
+  );
+  const rows = await inTx(orm, (tx) =>
+    tx.all<{ file_name: string; target: string; state: string; claimed_by: number; attempts: number }>(
+      `select m.file_name, d.target, d.state, d.claimed_by, d.attempts from delivery d join message m on m.id = d.message_id
+        order by m.file_name, d.target`,
+    ),
+  );
+  t.same(
+    rows.map((r) => `${r.file_name} ${r.target} ${r.state} ${r.claimed_by ?? '-'} ${r.attempts}`),
+    [
+      'w1.edi archive queued - 0',
+      `w1.edi out delivering ${node} 1`,
+      'w2.edi archive queued - 0',
+      `w2.edi out delivering ${node} 1`,
+      'w3.edi archive queued - 0',
+      'w3.edi out queued - 0',
+    ],
+  );
+  const history = await inTx(orm, (tx) =>
+    tx.all<{ text: string; old_state: string | null; new_state: string | null }>(
+      `select h.text, h.old_state, h.new_state from message_history h
+        where h.message_id = ? and h.target = 'out' order by h.id`,
+      [items[0]!.message.id],
+    ),
+  );
+  t.same(
+    history,
+    [
+      { text: 'Dispatched', old_state: null, new_state: 'queued' },
+      { text: 'Attempt 1', old_state: 'queued', new_state: 'delivering' },
+    ],
+    'the history reads as if the delivery had been claimed after',
+  );
+
+  const all = await acceptAtOnce(
+    flow,
+    at,
+    node,
+    [unpacked('w4.edi')],
+    new Map([
+      ['out', 5],
+      ['archive', 5],
+    ]),
+  );
+  t.same(all.targets, [], 'every delivery claimed: nothing announced to other processes');
+});

@@ -4,7 +4,8 @@
  * then on it is never lost. A source that offers the same thing again (the same file,
  * after a crash before it could move the file away) gets the message it already has.
  */
-import type { OfferedMessage } from '../../protocol/core-protocol.js';
+import type { ClaimedDelivery, OfferedMessage } from '../../protocol/core-protocol.js';
+import { deliveryTransitions } from './delivery-states.js';
 import { bindByName } from '../../storage/sql.js';
 import { messageRefused } from '../alerts/flow-alerts.js';
 import {
@@ -107,9 +108,18 @@ const inboundRecord = (i: AcceptItem) =>
 const as2RecordsOf = (items: AcceptItem[]): MessageAs2Record[] =>
   items.flatMap(({ message: m }) => (m.as2_record ? [{ message_id: m.id, record: m.as2_record }] : []));
 
-interface Accepted {
+/**
+ * How many deliveries the acceptance may claim at once per target: the room a target's waiting
+ * claim asked for (the dispatcher's parked claims).
+ */
+export type ClaimRooms = ReadonlyMap<string, number>;
+
+export interface Accepted {
   outcomes: AcceptOutcome[];
+  /** Targets with new deliveries left queued (announced). */
   targets: string[];
+  /** Deliveries claimed as they were stored, per target, for the claims that waited. */
+  claimed: Map<string, ClaimedDelivery[]>;
 }
 
 /**
@@ -119,13 +129,15 @@ interface Accepted {
  * line) is accepted in a transaction instead (acceptBatch). The lookups need no transaction
  * around them: read committed, as PostgreSQL runs the flow, gave each statement of that
  * transaction its own snapshot anyway, so a route or a duplicate committed between the reads and
- * the insert was not seen before either.
+ * the insert was not seen before either. Deliveries for targets with room in `rooms` are
+ * claimed as they are stored (the transaction's way claims none).
  */
 export async function acceptAtOnce(
   flow: Pool,
   at: Date,
   node: number,
   items: AcceptItem[],
+  rooms: ClaimRooms = new Map(),
 ): Promise<Accepted> {
   const found = await lookupsFor(direct(flow), items);
   if (found.duplicates.length === 0) {
@@ -133,7 +145,7 @@ export async function acceptAtOnce(
     const records = as2RecordsOf(items);
     const refusesAs2 = plan.messages.some((r) => r.refusal && r.source_type === 'as2-receiver');
     if (!refusesAs2 && !records.some((r) => r.record.history))
-      return storePlan(direct(flow), at, node, plan, records);
+      return storePlan(direct(flow), at, node, plan, records, rooms);
   }
   return inTx(flow, (tx) => acceptBatch(tx, at, node, items));
 }
@@ -156,7 +168,7 @@ export async function acceptBatch(tx: Tx, at: Date, node: number, items: AcceptI
   const accepted =
     fresh.length > 0
       ? await storePlan(tx, at, node, planAcceptance(fresh, found.kinds, found.routes), as2RecordsOf(fresh))
-      : { outcomes: [], targets: [] };
+      : { outcomes: [], targets: [], claimed: new Map<string, ClaimedDelivery[]>() };
   const outcomes = accepted.outcomes.values();
   return {
     outcomes: items.map((i): AcceptOutcome => {
@@ -172,6 +184,7 @@ export async function acceptBatch(tx: Tx, at: Date, node: number, items: AcceptI
       };
     }),
     targets: accepted.targets,
+    claimed: accepted.claimed,
   };
 }
 
@@ -185,8 +198,9 @@ async function storePlan(
   node: number,
   plan: AcceptancePlan,
   records: MessageAs2Record[],
+  rooms: ClaimRooms = new Map(),
 ): Promise<Accepted> {
-  const { fresh, queuedAt } = await insertAccepted(tx, at, node, plan, records);
+  const { fresh, queuedAt, claimedRows } = await insertAccepted(tx, at, node, plan, records, rooms);
   for (const r of plan.messages) {
     if (r.refusal && fresh.has(r.id) && r.source_type === 'as2-receiver')
       await messageRefused(tx, at, { ...r, refusal: r.refusal });
@@ -213,7 +227,56 @@ async function storePlan(
     if (!before) throw new Error(`Message ${r.id} was neither stored nor found`);
     return { message_id: before.id, duplicate: true, status: before.status, queued: 0 };
   });
-  return { outcomes, targets };
+  return { outcomes, targets, claimed: claimedDeliveries(plan, claimedRows) };
+}
+
+/** The deliveries claimed as they were stored, as a claim answers them, per target. */
+function claimedDeliveries(plan: AcceptancePlan, rows: ClaimedRow[]): Map<string, ClaimedDelivery[]> {
+  const messages = new Map(plan.messages.map((m) => [m.id, m]));
+  const claimed = new Map<string, ClaimedDelivery[]>();
+  for (const row of rows) {
+    const m = messages.get(row.message_id)!;
+    const delivery: ClaimedDelivery = {
+      delivery_id: Number(row.id),
+      claim: 1,
+      attempt: 1,
+      message: {
+        id: m.id,
+        from: m.from_party,
+        to: m.to_party,
+        file_name: m.file_name,
+        direction: m.direction,
+      },
+      payload: {
+        stage: 'unpacked',
+        size_bytes: m.size_bytes,
+        ...(m.payload_content !== null ? { content: m.payload_content } : {}),
+      },
+    };
+    claimed.set(row.target, [...(claimed.get(row.target) ?? []), delivery]);
+  }
+  return claimed;
+}
+
+interface ClaimedRow {
+  id: string;
+  message_id: string;
+  target: string;
+}
+
+/**
+ * Which planned deliveries are claimed as they are stored: up to each target's room, in plan
+ * order, of messages whose stage is the one a claim hands out (`unpacked`).
+ */
+function markClaims(plan: AcceptancePlan, rooms: ClaimRooms) {
+  const left = new Map(rooms);
+  const claimable = new Set(plan.messages.filter((m) => m.payload_stage === 'unpacked').map((m) => m.id));
+  return plan.deliveries.map((d) => {
+    const room = left.get(d.target) ?? 0;
+    const claim = room > 0 && claimable.has(d.message_id);
+    if (claim) left.set(d.target, room - 1);
+    return { ...d, claim };
+  });
 }
 
 /**
@@ -233,15 +296,17 @@ async function insertAccepted(
   node: number,
   plan: AcceptancePlan,
   records: MessageAs2Record[],
-): Promise<{ fresh: Set<string>; queuedAt: Map<string, number> }> {
+  rooms: ClaimRooms,
+): Promise<{ fresh: Set<string>; queuedAt: Map<string, number>; claimedRows: ClaimedRow[] }> {
   const as2 = as2RecordRows(at, records);
   const { sql: p, values } = bindByName({
     at,
     node,
     messages: JSON.stringify(plan.messages),
-    deliveries: JSON.stringify(plan.deliveries),
+    deliveries: JSON.stringify(markClaims(plan, rooms)),
     lines: JSON.stringify(plan.lines),
     state: newDeliveryState,
+    claimed: deliveryTransitions[newDeliveryState].claim!,
     nextDispatch: new Date(at.getTime() + stallWaitSeconds(0) * 1000),
     rows: as2.rows,
     stages: as2.stages,
@@ -251,7 +316,11 @@ async function insertAccepted(
   // partial index on queued deliveries serves the count's generic plan too. One statement
   // instead of an insert and an announcement: each round trip to PostgreSQL costs the main
   // thread a system call each way, and at concurrency 1 every message pays them.
-  const [result] = await tx.prepared<{ ids: string[]; queued: { target: string; n: number }[] }>(
+  const [result] = await tx.prepared<{
+    ids: string[];
+    queued: { target: string; n: number }[];
+    claimed: ClaimedRow[];
+  }>(
     'accept-insert',
     `with x as (
        select * from jsonb_to_recordset(${p.messages}::jsonb) as x(id uuid, status text, stage text, direction text,
@@ -268,10 +337,14 @@ async function insertAccepted(
        insert into payload (message_id, stage, size_bytes, stored_at, content)
        select x.id, x.payload_stage, x.size_bytes, ${p.at}, decode(x.payload_content, 'base64') from x join m on m.id = x.id
      ), d as (
-       insert into delivery (message_id, target, state, dispatches, next_dispatch_at, created_at, updated_at)
-       select y.message_id, y.target, ${p.state}, 1, ${p.nextDispatch}, ${p.at}, ${p.at}
-         from jsonb_to_recordset(${p.deliveries}::jsonb) as y(message_id uuid, target text) join m on m.id = y.message_id
-       returning id, message_id, target
+       insert into delivery (message_id, target, state, attempts, claims, claimed_by, claimed_at, dispatches,
+                             next_dispatch_at, created_at, updated_at)
+       select y.message_id, y.target, case when y.claim then ${p.claimed} else ${p.state} end, y.claim::int, y.claim::int,
+              case when y.claim then ${p.node}::int end, case when y.claim then ${p.at}::timestamptz end, 1,
+              case when y.claim then null else ${p.nextDispatch}::timestamptz end, ${p.at}, ${p.at}
+         from jsonb_to_recordset(${p.deliveries}::jsonb) as y(message_id uuid, target text, claim boolean)
+         join m on m.id = y.message_id
+       returning id, message_id, target, state
      ), h as (
        insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
                                     old_state, new_state)
@@ -282,6 +355,9 @@ async function insertAccepted(
                 text text, ord int) join m on m.id = l.message_id
          union all
          select d.message_id, 'delivery_changed', null, null, 'Dispatched', d.id, d.target, null, ${p.state}, 2 from d
+         union all
+         select d.message_id, 'delivery_changed', null, null, 'Attempt 1', d.id, d.target, ${p.state}, ${p.claimed}, 4
+           from d where d.state = ${p.claimed}
        ) lines order by message_id, ord, delivery_id
      ), ${as2RecordCtes(p, 'm')}
      select (select coalesce(json_agg(id), '[]') from m) as ids,
@@ -289,12 +365,17 @@ async function insertAccepted(
                select t.target, pg_notify('${workChannel}', ${p.node}::text || ':' || t.target) as announced,
                       t.fresh + (select count(*)::int from delivery e
                                   where e.state = '${newDeliveryState}' and e.dispatches = 1 and e.target = t.target) as n
-                 from (select target, count(*)::int as fresh from d group by target) t) q) as queued`,
+                 from (select target, count(*)::int as fresh from d where d.state = ${p.state} group by target) t) q)
+              as queued,
+            (select coalesce(json_agg(json_build_object('id', d.id, 'message_id', d.message_id, 'target', d.target)
+                                      order by d.id), '[]')
+               from d where d.state = ${p.claimed}) as claimed`,
     values,
   );
   return {
     fresh: new Set(result!.ids),
     queuedAt: new Map(result!.queued.map((q) => [q.target, q.n])),
+    claimedRows: result!.claimed,
   };
 }
 

@@ -26,6 +26,7 @@ import {
   type ResultItem,
 } from './claims.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
+import { WaitingClaims, type WaitingClaim } from './waiting-claims.js';
 import { checkDegraded } from '../alerts/flow-alerts.js';
 import { logAccepted, logDeliveryEnd } from './log-lines.js';
 import { redeliver, redispatch } from './redo.js';
@@ -41,7 +42,7 @@ export interface DispatcherOptions {
   logger: Logger;
   /** Settings delivery_max_dispatches, read at start. */
   maxDispatches: number;
-  /** Deliveries were queued for these targets by this process. */
+  /** Deliveries were queued for these targets and no claim of theirs waits here: tell their actors. */
   onWork(targets: string[]): void;
   /** The acknowledgement deadlines a protocol sets (AS2 receipt timeouts), watched on the recovery ticks. */
   ackDeadlines?: AckDeadlines;
@@ -60,6 +61,9 @@ export class Dispatcher implements ActorCore {
   readonly #flow: FlowConnections;
   readonly #accepts: Batcher<AcceptItem, AcceptOutcome>;
   readonly #results: Batcher<ResultItem, boolean>;
+  /** Targets' claims that found nothing, waiting for work (waiting-claims.ts). */
+  readonly #waiting = new WaitingClaims();
+  #stopping = false;
   #timer: NodeJS.Timeout | undefined;
   #ticks = 0;
   #ticking: Promise<void> | undefined;
@@ -68,11 +72,21 @@ export class Dispatcher implements ActorCore {
     this.#o = options;
     const flow = (this.#flow = new FlowConnections(options.orm));
     // A message is dispatched in the statement that accepts it: the file poller and a
-    // message sent by hand have nothing left to do with it once it is stored.
+    // message sent by hand have nothing left to do with it once it is stored. Its deliveries
+    // to targets whose claims wait here are claimed in that statement too.
     this.#accepts = new Batcher(
       async (items) => {
-        const { outcomes, targets } = await acceptAtOnce(flow, this.#o.now(), this.#o.node, items);
-        this.#o.onWork(targets);
+        const { taken, rooms } = this.#waiting.take();
+        let accepted;
+        try {
+          accepted = await acceptAtOnce(flow, this.#o.now(), this.#o.node, items, rooms);
+        } catch (error) {
+          this.#handBack(taken, new Map());
+          throw error;
+        }
+        this.#handBack(taken, accepted.claimed);
+        this.#work(accepted.targets);
+        const { outcomes } = accepted;
         items.forEach((item, i) => logAccepted(this.#o.logger, item, outcomes[i]));
         return outcomes;
       },
@@ -116,9 +130,68 @@ export class Dispatcher implements ActorCore {
     return this.#accepts.submit(item);
   }
 
-  /** One statement, atomic by itself: no transaction around it. */
+  /**
+   * One statement, atomic by itself: no transaction around it. A claim that finds nothing
+   * waits for work rather than answering empty (waiting-claims.ts).
+   */
   claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]> {
-    return claimBatch(direct(this.#flow), this.#o.now(), this.#o.node, target.name, limit);
+    return this.#claimOrWait(target.name, limit);
+  }
+
+  async #claimOrWait(target: string, limit: number): Promise<ClaimedDelivery[]> {
+    for (;;) {
+      if (this.#waiting.knownEmpty(target) && !this.#stopping) return this.#waiting.wait(target, limit);
+      const notices = this.#waiting.noticesOf(target);
+      const claimed = await claimBatch(direct(this.#flow), this.#o.now(), this.#o.node, target, limit);
+      if (claimed.length < limit) this.#waiting.markEmpty(target, notices);
+      if (claimed.length > 0 || this.#stopping) return claimed;
+      // Work announced while the statement ran may not have been visible to it: claim again.
+    }
+  }
+
+  /** A waiting claim whose target has work: the claim statement runs for it now. */
+  #claimFor(target: string, claim: WaitingClaim): void {
+    this.#claimOrWait(target, claim.limit).then(claim.answer, (error: unknown) => {
+      this.#o.logger.warn({ err: error, target }, 'dispatcher: claiming deliveries failed');
+      claim.answer([]);
+    });
+  }
+
+  /** The claims an acceptance took: answered with what it claimed, or waiting again. */
+  #handBack(taken: Parameters<WaitingClaims['settle']>[0], claimed: Map<string, ClaimedDelivery[]>): void {
+    const { due, orphaned } = this.#waiting.settle(taken, claimed);
+    for (const [target, claim] of due) this.#claimFor(target, claim);
+    if (orphaned.length > 0) {
+      const held = orphaned.map((d) => ({ delivery_id: d.delivery_id, claim: d.claim }));
+      this.release(undefined, held, 'the instance stopped').catch((error: unknown) =>
+        // The orphan sweep of another process, or this one's restart, takes them back.
+        this.#o.logger.error({ err: error }, 'dispatcher: giving back deliveries failed'),
+      );
+    }
+  }
+
+  /**
+   * Work for these targets (queued by this process, announced by another, or due again): a
+   * claim waiting here runs now, other targets' actors are told.
+   */
+  #work(targets: string[]): void {
+    const tell: string[] = [];
+    for (const target of new Set(targets)) {
+      const waiting = this.#waiting.notice(target);
+      if (waiting) this.#claimFor(target, waiting);
+      else tell.push(target);
+    }
+    if (tell.length > 0) this.#o.onWork(tell);
+  }
+
+  /** Another process announced work for `target` (pier_work). */
+  announced(target: string): void {
+    this.#work([target]);
+  }
+
+  /** The target's instance stopped or failed: a claim of it that waits is answered empty. */
+  cancelClaims(target: InstanceRef): void {
+    this.#waiting.cancel(target.name);
   }
 
   result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]> {
@@ -136,9 +209,9 @@ export class Dispatcher implements ActorCore {
     );
   }
 
-  async release(_target: InstanceRef, claims: HeldClaim[], reason: string): Promise<void> {
+  async release(_target: InstanceRef | undefined, claims: HeldClaim[], reason: string): Promise<void> {
     const targets = await inTx(this.#o.orm, (tx) => releaseBatch(tx, this.#o.now(), claims, reason));
-    this.#o.onWork(targets);
+    this.#work(targets);
   }
 
   async redispatch(messageId: string, actor: string): Promise<boolean> {
@@ -154,7 +227,7 @@ export class Dispatcher implements ActorCore {
       }
       return done;
     });
-    this.#o.onWork(targets);
+    this.#work(targets);
     return changed;
   }
 
@@ -163,7 +236,7 @@ export class Dispatcher implements ActorCore {
     const [row] = await this.#o.orm.em
       .getConnection()
       .execute<{ target: string }[]>('select target from delivery where id = ?', [deliveryId]);
-    if (row) this.#o.onWork([row.target]);
+    if (row) this.#work([row.target]);
   }
 
   /**
@@ -199,7 +272,7 @@ export class Dispatcher implements ActorCore {
       if (ackDeadlines)
         await run('acknowledgement deadlines', () => inTx(orm, (tx) => ackDeadlines(tx, now())));
     }
-    if (announced.length > 0) this.#o.onWork([...new Set(announced)]);
+    if (announced.length > 0) this.#work(announced);
   }
 
   /** Before actors start: take back dead processes' claims and dispatch what was left accepted. */
@@ -209,7 +282,7 @@ export class Dispatcher implements ActorCore {
       ...(await inTx(orm, (tx) => orphanedClaims(tx, now(), node))),
       ...(await inTx(orm, (tx) => undispatched(tx, now(), 0))),
     ];
-    this.#o.onWork(targets);
+    this.#work(targets);
   }
 
   startTimers(): void {
@@ -227,6 +300,8 @@ export class Dispatcher implements ActorCore {
   }
 
   async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#waiting.cancelAll();
     clearInterval(this.#timer);
     await this.#ticking;
     await this.idle();
