@@ -1,7 +1,7 @@
 /**
  * Acceptance: a source hands over a message whose payload is already stored. One
- * transaction stores the message, its payload stage, its deliveries and its history; from
- * then on it is never lost. A source that offers the same thing again (the same file,
+ * statement (or, for batches that bring more, one transaction) stores the message, its payload
+ * stage, its deliveries and its history; from then on it is never lost. A source that offers the same thing again (the same file,
  * after a crash before it could move the file away) gets the message it already has.
  */
 import type { ClaimedDelivery, OfferedMessage } from '../../protocol/core-protocol.js';

@@ -26,7 +26,7 @@ import {
   type ResultItem,
 } from './claims.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
-import { WaitingClaims, type WaitingClaim } from './waiting-claims.js';
+import { WaitingClaims, type TakenClaims, type WaitingClaim } from './waiting-claims.js';
 import { checkDegraded } from '../alerts/flow-alerts.js';
 import { logAccepted, logDeliveryEnd } from './log-lines.js';
 import { redeliver, redispatch } from './redo.js';
@@ -145,7 +145,8 @@ export class Dispatcher implements ActorCore {
       const claimed = await claimBatch(direct(this.#flow), this.#o.now(), this.#o.node, target, limit);
       if (claimed.length < limit) this.#waiting.markEmpty(target, notices);
       if (claimed.length > 0 || this.#stopping) return claimed;
-      // Work announced while the statement ran may not have been visible to it: claim again.
+      // Nothing found: the next turn waits, unless work was announced while the statement ran
+      // (its snapshot may have missed it), and then it claims again.
     }
   }
 
@@ -158,7 +159,7 @@ export class Dispatcher implements ActorCore {
   }
 
   /** The claims an acceptance took: answered with what it claimed, or waiting again. */
-  #handBack(taken: Parameters<WaitingClaims['settle']>[0], claimed: Map<string, ClaimedDelivery[]>): void {
+  #handBack(taken: TakenClaims, claimed: Map<string, ClaimedDelivery[]>): void {
     const { due, orphaned } = this.#waiting.settle(taken, claimed);
     for (const [target, claim] of due) this.#claimFor(target, claim);
     if (orphaned.length > 0) {
