@@ -39,6 +39,7 @@ async function writeSmall(temp: string, bytes: Buffer): Promise<void> {
   }
 }
 
+/** True when the two files hold the same bytes. */
 export async function sameContent(a: string, b: string): Promise<boolean> {
   const [sa, sb] = await Promise.all([stat(a), stat(b)]);
   if (sa.size !== sb.size) return false;

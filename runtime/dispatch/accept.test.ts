@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import t from 'tap';
-import { createTestDatabase } from '../../test/helpers/database.js';
-import { migrate, openDatabase, type Orm } from '../../storage/db.js';
+import { migratedDatabase } from '../../test/helpers/database.js';
+import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { acceptAtOnce, acceptBatch, type AcceptItem } from './accept.js';
 import { inTx, workChannel } from './tx.js';
@@ -17,12 +17,7 @@ let orm: Orm;
 let flow: FlowConnections;
 let url: string;
 t.before(async () => {
-  const database = await createTestDatabase();
-  t.teardown(() => database.drop());
-  url = database.url;
-  orm = await openDatabase(url);
-  t.teardown(() => orm.close());
-  await migrate(orm);
+  ({ orm, url } = await migratedDatabase(t));
   flow = new FlowConnections(orm);
   t.teardown(() => flow.close());
   await inTx(orm, async (tx) => {

@@ -1,11 +1,13 @@
 /**
- * Acceptance: a source hands over a message whose payload is already stored. One
- * statement (or, for batches that bring more, one transaction) stores the message, its payload
- * stage, its deliveries and its history; from then on it is never lost. A source that offers the same thing again (the same file,
- * after a crash before it could move the file away) gets the message it already has.
+ * Acceptance: a source hands over a message whose payload is already stored. One statement
+ * (or, for batches that bring more, one transaction) stores the message, its payload stage, its
+ * deliveries and its history; from then on it is never lost. A source that offers the same
+ * thing again (the same file, after a crash before it could move the file away) gets the
+ * message it already has.
  */
 import type { ClaimedDelivery, OfferedMessage } from '../../protocol/core-protocol.js';
 import { deliveryTransitions } from './delivery-states.js';
+import { claimedDelivery } from './claims.js';
 import { bindByName } from '../../storage/sql.js';
 import { messageRefused } from '../alerts/flow-alerts.js';
 import {
@@ -236,24 +238,16 @@ function claimedDeliveries(plan: AcceptancePlan, rows: ClaimedRow[]): Map<string
   const claimed = new Map<string, ClaimedDelivery[]>();
   for (const row of rows) {
     const m = messages.get(row.message_id)!;
-    const delivery: ClaimedDelivery = {
-      delivery_id: Number(row.id),
-      claim: 1,
-      attempt: 1,
-      message: {
-        id: m.id,
-        from: m.from_party,
-        to: m.to_party,
-        file_name: m.file_name,
-        direction: m.direction,
-      },
-      payload: {
-        stage: 'unpacked',
-        size_bytes: m.size_bytes,
-        ...(m.payload_content !== null ? { content: m.payload_content } : {}),
-      },
-    };
-    claimed.set(row.target, [...(claimed.get(row.target) ?? []), delivery]);
+    const delivery = claimedDelivery(
+      { id: row.id, claims: 1, attempts: 1 },
+      m.id,
+      m,
+      m.size_bytes,
+      m.payload_content ?? undefined,
+    );
+    const list = claimed.get(row.target);
+    if (list) list.push(delivery);
+    else claimed.set(row.target, [delivery]);
   }
   return claimed;
 }

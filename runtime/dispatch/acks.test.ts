@@ -1,19 +1,15 @@
 // Covers acknowledgements on a real database: a receipt moves awaiting_ack to the state the delivery table gives for ack or fail, writes the receipt's and the delivery's history lines, and leaves a delivery that was not waiting as it is.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { createTestDatabase } from '../../test/helpers/database.js';
-import { migrate, openDatabase, type Orm } from '../../storage/db.js';
+import { migratedDatabase } from '../../test/helpers/database.js';
+import type { Orm } from '../../storage/db.js';
 import { acknowledge, awaitingAck } from './acks.js';
 import { deliveryTransitions } from './delivery-states.js';
 import { inTx } from './tx.js';
 
 let orm: Orm;
 t.before(async () => {
-  const database = await createTestDatabase();
-  t.teardown(() => database.drop());
-  orm = await openDatabase(database.url);
-  t.teardown(() => orm.close());
-  await migrate(orm);
+  ({ orm } = await migratedDatabase(t));
 });
 
 const at = new Date('2026-11-22T10:00:00Z');

@@ -79,23 +79,41 @@ export async function claimBatch(
       order by c.id`,
     [target, limit, deliveryTransitions.queued.claim!, node, at, at, at],
   );
-  return rows.map((r) => ({
-    delivery_id: Number(r.id),
-    claim: r.claims,
-    attempt: r.attempts,
+  return rows.map((r) =>
+    claimedDelivery(
+      r,
+      r.message_id,
+      r,
+      Number(r.size_bytes ?? 0),
+      r.content !== null ? r.content.toString('base64') : undefined,
+    ),
+  );
+}
+
+/**
+ * A delivery as a claim hands it to its target: the delivery with its claim and attempt
+ * numbers, its message, and its `unpacked` payload (the bytes as base64 when kept inline).
+ */
+export function claimedDelivery(
+  d: { id: string | number; claims: number; attempts: number },
+  messageId: string,
+  m: { from_party: string; to_party: string; file_name: string; direction: 'inbound' | 'outbound' },
+  sizeBytes: number,
+  content: string | undefined,
+): ClaimedDelivery {
+  return {
+    delivery_id: Number(d.id),
+    claim: d.claims,
+    attempt: d.attempts,
     message: {
-      id: r.message_id,
-      from: r.from_party,
-      to: r.to_party,
-      file_name: r.file_name,
-      direction: r.direction,
+      id: messageId,
+      from: m.from_party,
+      to: m.to_party,
+      file_name: m.file_name,
+      direction: m.direction,
     },
-    payload: {
-      stage: 'unpacked',
-      size_bytes: Number(r.size_bytes ?? 0),
-      ...(r.content !== null ? { content: r.content.toString('base64') } : {}),
-    },
-  }));
+    payload: { stage: 'unpacked', size_bytes: sizeBytes, ...(content !== undefined ? { content } : {}) },
+  };
 }
 
 export interface ResultItem {

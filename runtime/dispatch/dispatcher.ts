@@ -77,13 +77,12 @@ export class Dispatcher implements ActorCore {
     this.#accepts = new Batcher(
       async (items) => {
         const { taken, rooms } = this.#waiting.take();
-        let accepted;
-        try {
-          accepted = await acceptAtOnce(flow, this.#o.now(), this.#o.node, items, rooms);
-        } catch (error) {
-          this.#handBack(taken, new Map());
-          throw error;
-        }
+        const accepted = await acceptAtOnce(flow, this.#o.now(), this.#o.node, items, rooms).catch(
+          (error: unknown) => {
+            this.#handBack(taken, new Map());
+            throw error;
+          },
+        );
         this.#handBack(taken, accepted.claimed);
         this.#work(accepted.targets);
         const { outcomes } = accepted;

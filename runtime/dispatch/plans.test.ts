@@ -4,8 +4,8 @@
 // results read each message by a probe), so the plans kept while the tables grow to 30,000 rows
 // stay cheap.
 import t from 'tap';
-import { createTestDatabase } from '../../test/helpers/database.js';
-import { migrate, openDatabase, type Orm } from '../../storage/db.js';
+import { migratedDatabase } from '../../test/helpers/database.js';
+import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { setReplanInterval } from '../../storage/sql.js';
 import { claimBatch, resultBatch, resultsAtOnce } from './claims.js';
@@ -15,11 +15,7 @@ import { direct, inTx } from './tx.js';
 let orm: Orm;
 let flow: FlowConnections;
 t.before(async () => {
-  const database = await createTestDatabase();
-  t.teardown(() => database.drop());
-  orm = await openDatabase(database.url);
-  t.teardown(() => orm.close());
-  await migrate(orm);
+  ({ orm } = await migratedDatabase(t));
   // One connection, so every statement below runs on the connection whose plans are watched.
   flow = new FlowConnections(orm, 1);
   t.teardown(() => flow.close());

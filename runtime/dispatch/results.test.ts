@@ -5,8 +5,8 @@
 // delivery failed ends in Error.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { createTestDatabase } from '../../test/helpers/database.js';
-import { migrate, openDatabase, type Orm } from '../../storage/db.js';
+import { migratedDatabase } from '../../test/helpers/database.js';
+import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { resultBatch, resultsAtOnce, type DeliveryEnd, type ResultItem } from './claims.js';
 import { defaultRetryPolicy } from './schedule.js';
@@ -15,11 +15,7 @@ import { direct, inTx } from './tx.js';
 let orm: Orm;
 let flow: FlowConnections;
 t.before(async () => {
-  const database = await createTestDatabase();
-  t.teardown(() => database.drop());
-  orm = await openDatabase(database.url);
-  t.teardown(() => orm.close());
-  await migrate(orm);
+  ({ orm } = await migratedDatabase(t));
   flow = new FlowConnections(orm);
   t.teardown(() => flow.close());
 });

@@ -1,6 +1,8 @@
 /** A database of its own for each test file, on the server test/run.ts prepared. */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { Test } from 'tap';
+import { migrate, openDatabase, type Orm } from '../../storage/db.js';
 
 function adminUrl(): string {
   const url = process.env.PIER_TEST_ADMIN_URL ?? process.env.DATABASE_URL;
@@ -37,6 +39,19 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await c.end();
     },
   };
+}
+
+/**
+ * A database of its own with the migrations applied, opened through the ORM; dropped and
+ * closed when `t` ends.
+ */
+export async function migratedDatabase(t: Test): Promise<{ orm: Orm; url: string }> {
+  const database = await createTestDatabase();
+  t.teardown(() => database.drop());
+  const orm = await openDatabase(database.url);
+  t.teardown(() => orm.close());
+  await migrate(orm);
+  return { orm, url: database.url };
 }
 
 /** Runs SQL directly, for tests that tamper with rows or read what was stored. */
