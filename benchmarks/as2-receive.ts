@@ -14,7 +14,8 @@
  * --connections keepalive,per-message (default both), --size <bytes> (default 10240),
  * --profile full|signed|encrypted|plain (default full), --preload <n> messages stored before
  * the server starts, without ANALYZE (default 0), --server-cpus <list> (taskset the server, e.g.
- * 0 or 0,1), --no-writer (no route: the message is only accepted).
+ * 0 or 0,1), --no-writer (no route: the message is only accepted), --warm-up <n> messages
+ * posted at concurrency 16 before the first case (default 4000; see README, "Warm-up").
  */
 import { execFileSync } from 'node:child_process';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
@@ -42,6 +43,7 @@ const { values } = parseArgs({
     preload: { type: 'string' },
     'server-cpus': { type: 'string' },
     'no-writer': { type: 'boolean' },
+    'warm-up': { type: 'string' },
   },
 });
 const perCase = Number(values.messages ?? 1000);
@@ -60,6 +62,10 @@ const profiles = {
 if (!(profileName in profiles)) throw new Error(`--profile is one of ${Object.keys(profiles).join(', ')}`);
 const profile = profiles[profileName as keyof typeof profiles];
 const preload = Number(values.preload ?? 0);
+// Every thread of the server (main, receiver, writer, each pool thread) compiles its own hot
+// code: on a slow machine V8's compiler threads were still busy 25 s (≈ 3,500 messages) into a
+// run, a tenth of the server's CPU. A receiver in service runs warm; the cases measure that.
+const warmUpMessages = Number(values['warm-up'] ?? 4000);
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'pier-bench-as2-receive-'));
@@ -331,8 +337,8 @@ try {
   }
   await api('/services/as2-receiver/in/start', {});
 
-  log('warming up…');
-  const warm = await runCase(4, 'keepalive', Math.min(200, perCase));
+  log(`warming up with ${warmUpMessages} messages…`);
+  const warm = await runCase(16, 'keepalive', Math.max(warmUpMessages, 1));
   if (warm.errors > 0) throw new Error(`warm-up failed: ${JSON.stringify(warm.problems)}`);
   for (const concurrency of concurrencies)
     for (const mode of connectionModes) {

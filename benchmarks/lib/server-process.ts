@@ -31,7 +31,8 @@ export async function startServerProcess(
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-bench-'));
   const root = path.resolve(import.meta.dirname, '../..');
-  // PIER_BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server.
+  // PIER_BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server;
+  // PIER_BENCH_STDOUT=1 passes its standard output through, into this process's (V8's `--trace-opt`).
   const nodeArgs = (process.env.PIER_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child: ChildProcess = spawn(
     process.execPath,
@@ -47,7 +48,7 @@ export async function startServerProcess(
         LOG_LEVEL: 'warn',
         ...env,
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', process.env.PIER_BENCH_STDOUT ? 'inherit' : 'ignore', 'inherit'],
     },
   );
   const url = `http://127.0.0.1:${port}`;
