@@ -6,6 +6,7 @@ import type { As2Request, As2Response } from '../../protocol/as2-protocol.js';
 import { direct, inTx } from '../dispatch/tx.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Orm } from '../../storage/db.js';
+import { inlineBytes } from '../../storage/payloads/inline.js';
 import { inboundContext, outboundContext } from './profiles.js';
 import { findSent, receiptsOverdue, recordAs2, settleAwaited } from './records.js';
 
@@ -69,8 +70,13 @@ export class As2Core {
           if (request.receipt_size !== null) {
             await tx.all(
               `insert into payload (message_id, stage, size_bytes, stored_at, content)
-               values (?, 'receipt', ?, ?, decode(?, 'base64')) on conflict do nothing`,
-              [request.message_id, request.receipt_size, at, request.receipt_content ?? null],
+               values (?, 'receipt', ?, ?, ?::bytea) on conflict do nothing`,
+              [
+                request.message_id,
+                request.receipt_size,
+                at,
+                request.receipt_content === undefined ? null : inlineBytes(request.receipt_content),
+              ],
             );
           }
           return { type: 'as2_done', applied };

@@ -9,6 +9,7 @@ import { acknowledge, awaitingAck } from '../dispatch/acks.js';
 import { statesFor } from '../dispatch/delivery-states.js';
 import { addHistory, lockMessages, pgArray, type Tx } from '../dispatch/tx.js';
 import type { MessageStatus } from '../dispatch/status.js';
+import { ContentBlob, contentSql } from '../../storage/content-blob.js';
 
 export interface MessageAs2Record {
   message_id: string;
@@ -21,8 +22,15 @@ export function recordAs2(tx: Tx, at: Date, r: As2RecordRequest): Promise<void> 
   return recordAs2Batch(tx, at, [{ message_id, record }]);
 }
 
-/** The as2_message rows and payload stages of some records, as the statements take them (JSON). */
-export function as2RecordRows(at: Date, records: MessageAs2Record[]): { rows: string; stages: string } {
+/**
+ * The as2_message rows and payload stages of some records, as the statements take them (JSON;
+ * the stages' bytes go into `blob`).
+ */
+export function as2RecordRows(
+  at: Date,
+  records: MessageAs2Record[],
+  blob: ContentBlob,
+): { rows: string; stages: string } {
   // One row per message: PostgreSQL refuses to upsert the same row twice in a statement.
   const latest = [...new Map(records.map((r) => [r.message_id, r])).values()];
   const rows = latest.map(({ message_id, record: r }) => ({
@@ -41,23 +49,28 @@ export function as2RecordRows(at: Date, records: MessageAs2Record[]): { rows: st
       message_id,
       stage: s.stage,
       size_bytes: s.size_bytes,
-      content: s.content ?? null,
+      ...blob.add(s.content),
     })),
   );
   return { rows: JSON.stringify(rows), stages: JSON.stringify(stages) };
 }
 
 /**
- * The CTEs that store records (`rows`, `stages`: placeholders of as2RecordRows' JSON, `at` of the
- * time) for the messages a `keep` CTE names in its `id` column, or every message when `keep` is
- * empty: used alone below, and inside the acceptance's insert (runtime/dispatch/accept.ts).
+ * The CTEs that store records (`rows`, `stages`: placeholders of as2RecordRows' JSON, `blob` of
+ * its stages' bytes, `at` of the time) for the messages a `keep` CTE names in its `id` column,
+ * or every message when `keep` is empty: used alone below, and inside the acceptance's insert
+ * (runtime/dispatch/accept.ts).
  */
-export function as2RecordCtes(p: { at: string; rows: string; stages: string }, keep = ''): string {
+export function as2RecordCtes(
+  p: { at: string; rows: string; stages: string; blob: string },
+  keep = '',
+): string {
   const kept = keep ? ` join ${keep} on ${keep}.id = x.message_id` : '';
   return `as2s as (
        insert into payload (message_id, stage, size_bytes, stored_at, content)
-       select x.message_id, x.stage, x.size_bytes, ${p.at}, decode(x.content, 'base64')
-         from jsonb_to_recordset(${p.stages}::jsonb) as x(message_id uuid, stage text, size_bytes bigint, content text)${kept}
+       select x.message_id, x.stage, x.size_bytes, ${p.at}, ${contentSql(p.blob, 'x')}
+         from jsonb_to_recordset(${p.stages}::jsonb) as x(message_id uuid, stage text, size_bytes bigint,
+              content_at int, content_bytes int)${kept}
        on conflict do nothing
      ), as2r as (
        insert into as2_message (message_id, direction, as2_message_id, as2_from, as2_to, processed, info,
@@ -92,13 +105,14 @@ export async function as2RecordHistory(tx: Tx, at: Date, records: MessageAs2Reco
  */
 export async function recordAs2Batch(tx: Tx, at: Date, records: MessageAs2Record[]): Promise<void> {
   if (records.length === 0) return;
-  const { rows, stages } = as2RecordRows(at, records);
+  const blob = new ContentBlob();
+  const { rows, stages } = as2RecordRows(at, records, blob);
   // The rows and the stages in one statement, prepared: inserts from JSON have no plan that
   // statistics could change.
   await tx.prepared(
     'as2-record-batch',
-    `with ${as2RecordCtes({ at: '$1', rows: '$2', stages: '$3' })} select 1`,
-    [at, rows, stages],
+    `with ${as2RecordCtes({ at: '$1', rows: '$2', stages: '$3', blob: '$4' })} select 1`,
+    [at, rows, stages, blob.bytes()],
   );
   await as2RecordHistory(tx, at, records);
 }

@@ -105,6 +105,56 @@ for (const [way, accept] of Object.entries(ways)) {
       );
     });
 
+    t.test('every stage keeps its own bytes: payloads and AS2 stages, empty, in the store', async (t) => {
+      const bytes = (text: string) => Buffer.from(text).toString('base64');
+      const withPayload = (name: string, content: string | undefined): AcceptItem => {
+        const item = offered(name);
+        const size = content === undefined ? 7 : Buffer.from(content, 'base64').length;
+        return {
+          ...item,
+          message: { ...item.message, payload: { stage: 'received', size_bytes: size, content } },
+        };
+      };
+      const as2 = withPayload('as2.edi', bytes('encrypted body'));
+      as2.message.as2_record = {
+        direction: 'inbound',
+        as2_message_id: `<${randomUUID()}@globex>`,
+        as2_from: 'GLOBEX',
+        as2_to: 'ACME',
+        processed: true,
+        info: {},
+        stages: [
+          { stage: 'headers', size_bytes: 11, content: bytes('AS2-To: x\r\n') },
+          { stage: 'receipt', size_bytes: 0, content: '' },
+        ],
+      };
+      const items = [
+        withPayload('hello.edi', bytes('hello')),
+        withPayload('empty.edi', ''),
+        withPayload('stored.edi', undefined),
+        as2,
+      ];
+      await accept(items);
+      const rows = await inTx(orm, (tx) =>
+        tx.all<{ file_name: string; stage: string; size_bytes: string; content: Buffer | null }>(
+          `select m.file_name, p.stage, p.size_bytes::text, p.content from payload p join message m on m.id = p.message_id
+            where m.id = any(?::uuid[]) order by m.file_name, p.stage::text`,
+          [`{${items.map((i) => i.message.id).join(',')}}`],
+        ),
+      );
+      t.same(
+        rows.map((r) => [r.file_name, r.stage, r.size_bytes, r.content?.toString('latin1') ?? null]),
+        [
+          ['as2.edi', 'headers', '11', 'AS2-To: x\r\n'],
+          ['as2.edi', 'receipt', '0', ''],
+          ['as2.edi', 'received', '14', 'encrypted body'],
+          ['empty.edi', 'received', '0', ''],
+          ['hello.edi', 'received', '5', 'hello'],
+          ['stored.edi', 'received', '7', null],
+        ],
+      );
+    });
+
     t.test('a message offered again is the earlier one: nothing stored, nothing announced', async (t) => {
       const first = offered('again.edi');
       const before = await accept([first]);

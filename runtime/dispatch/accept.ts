@@ -9,6 +9,7 @@ import type { ClaimedDelivery, OfferedMessage } from '../../protocol/core-protoc
 import { deliveryTransitions } from './delivery-states.js';
 import { claimedDelivery } from './claims.js';
 import { bindByName } from '../../storage/sql.js';
+import { ContentBlob, contentSql } from '../../storage/content-blob.js';
 import { messageRefused } from '../alerts/flow-alerts.js';
 import {
   newDeliveryState,
@@ -292,11 +293,13 @@ async function insertAccepted(
   records: MessageAs2Record[],
   rooms: ClaimRooms,
 ): Promise<{ fresh: Set<string>; queuedAt: Map<string, number>; claimedRows: ClaimedRow[] }> {
-  const as2 = as2RecordRows(at, records);
+  const blob = new ContentBlob();
+  const messages = plan.messages.map(({ payload_content, ...m }) => ({ ...m, ...blob.add(payload_content) }));
+  const as2 = as2RecordRows(at, records, blob);
   const { sql: p, values } = bindByName({
     at,
     node,
-    messages: JSON.stringify(plan.messages),
+    messages: JSON.stringify(messages),
     deliveries: JSON.stringify(markClaims(plan, rooms)),
     lines: JSON.stringify(plan.lines),
     state: newDeliveryState,
@@ -304,6 +307,7 @@ async function insertAccepted(
     nextDispatch: new Date(at.getTime() + stallWaitSeconds(0) * 1000),
     rows: as2.rows,
     stages: as2.stages,
+    blob: blob.bytes(),
   });
   // Prepared: it parses and plans in milliseconds, runs in less, and inserts from JSON have
   // no plan that statistics could change. The queued states are written into the text so the
@@ -319,7 +323,7 @@ async function insertAccepted(
     `with x as (
        select * from jsonb_to_recordset(${p.messages}::jsonb) as x(id uuid, status text, stage text, direction text,
               from_party text, to_party text, file_name text, source_type text, source_name text, source_key text,
-              target_hint text, refusal text, size_bytes bigint, payload_stage text, payload_content text)
+              target_hint text, refusal text, size_bytes bigint, payload_stage text, content_at int, content_bytes int)
      ), m as (
        insert into message (id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
                             source_key, target_hint, refusal, accepted_by, created_at, updated_at)
@@ -329,7 +333,7 @@ async function insertAccepted(
        returning id
      ), p as (
        insert into payload (message_id, stage, size_bytes, stored_at, content)
-       select x.id, x.payload_stage, x.size_bytes, ${p.at}, decode(x.payload_content, 'base64') from x join m on m.id = x.id
+       select x.id, x.payload_stage, x.size_bytes, ${p.at}, ${contentSql(p.blob, 'x')} from x join m on m.id = x.id
      ), d as (
        insert into delivery (message_id, target, state, attempts, claims, claimed_by, claimed_at, dispatches,
                              next_dispatch_at, created_at, updated_at)
