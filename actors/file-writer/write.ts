@@ -4,8 +4,8 @@
  * there. The same content already there counts as delivered (a delivery repeated after a
  * crash); other content is refused, or written under a new name when `if_exists` is rename.
  */
-import { closeSync, fdatasync, openSync, writeSync } from 'node:fs';
-import { link, open, stat, unlink } from 'node:fs/promises';
+import { closeSync, fdatasync, linkSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { open, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
@@ -123,10 +123,13 @@ export class FileWriter {
       if (error instanceof PayloadMissing) return { ok: false, retryable: false, error: error.message };
       throw error;
     }
+    // Linking and removing the temporary name are done synchronously, on the actor's own
+    // thread, like opening and closing the file (writeSmall): each is a directory update in the
+    // page cache, and through fs/promises each was a trip to libuv's thread pool and back.
     try {
       for (const candidate of [final, renamed(final, m.id)]) {
         try {
-          await this.#directories.within(path.dirname(candidate), () => link(temp, candidate));
+          await this.#directories.within(path.dirname(candidate), async () => linkSync(temp, candidate));
           return { ok: true, detail: `Written to ${path.relative(settings.directory, candidate)}` };
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -144,7 +147,16 @@ export class FileWriter {
         error: `${relative} and ${path.basename(renamed(final, m.id))} exist with other content`,
       };
     } finally {
-      await unlink(temp).catch(() => {});
+      removeQuietly(temp);
     }
+  }
+}
+
+/** Removes a temporary file; one left behind is removed when the writer starts (temporaries.ts). */
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // gone already, or the directory with it
   }
 }
