@@ -18,7 +18,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -31,6 +30,7 @@ import { cpuMsOf, postgresCpuMs, rssOf } from './lib/cpu.js';
 import { benchDatabase } from './lib/database.js';
 import { startServerProcess } from './lib/server-process.js';
 import { startBenchS3 } from './lib/s3.js';
+import { benchWorkDir } from './lib/work-dir.js';
 
 const { values } = parseArgs({
   options: {
@@ -56,7 +56,8 @@ const log = (text: string) => process.stderr.write(`${text}\n`);
 const db = await benchDatabase();
 const token = await prepareWithToken(db.url, s3 ? (orm) => s3.select(orm) : undefined);
 
-const workDir = mkdtempSync(path.join(os.tmpdir(), 'pier-bench-as2-'));
+const work = benchWorkDir('pier-bench-as2-');
+const workDir = work.path;
 execFileSync(
   'openssl',
   [...'req -x509 -newkey rsa:2048 -nodes -keyout k.pem -out c.pem -days 30 -subj /CN=bench'.split(' ')],
@@ -319,5 +320,5 @@ try {
   await server.stop();
   await db.drop();
   await s3?.close();
-  rmSync(workDir, { recursive: true, force: true });
+  work.finish();
 }

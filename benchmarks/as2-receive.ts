@@ -19,9 +19,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -32,6 +31,7 @@ import { cpuMsOf, machineTicks, opensslRsaSignsPerSecond, watchPostgresCpu } fro
 import { benchDatabase } from './lib/database.js';
 import { preloadMessages } from './lib/preload.js';
 import { startServerProcess } from './lib/server-process.js';
+import { benchWorkDir } from './lib/work-dir.js';
 
 const { values } = parseArgs({
   options: {
@@ -68,7 +68,8 @@ const preload = Number(values.preload ?? 0);
 const warmUpMessages = Number(values['warm-up'] ?? 4000);
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
-const workDir = mkdtempSync(path.join(os.tmpdir(), 'pier-bench-as2-receive-'));
+const work = benchWorkDir('pier-bench-as2-receive-');
+const workDir = work.path;
 execFileSync(
   'openssl',
   'req -x509 -newkey rsa:2048 -nodes -keyout k.pem -out c.pem -days 30 -subj /CN=bench'.split(' '),
@@ -350,7 +351,7 @@ try {
   await stats.end();
   await server.stop();
   await db.drop();
-  rmSync(workDir, { recursive: true, force: true });
+  work.finish();
 }
 const rsaAfter = opensslRsaSignsPerSecond();
 log(`openssl speed rsa2048 after: ${rsaAfter} sign/s`);

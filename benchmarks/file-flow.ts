@@ -14,7 +14,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +24,7 @@ import pg from 'pg';
 import { postgresCpuMs } from './lib/cpu.js';
 import { startBenchS3, type BenchS3 } from './lib/s3.js';
 import { migrate, openDatabase } from '../storage/db.js';
+import { benchWorkDir } from './lib/work-dir.js';
 
 const { values } = parseArgs({
   options: {
@@ -189,7 +190,8 @@ async function run<T>(
   work: (pier: Pier, db: pg.Client, dir: string) => Promise<T>,
 ): Promise<T> {
   return withDatabase(async (url) => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), `pier-bench-${name}-`));
+    const workDir = benchWorkDir(`pier-bench-${name}-`);
+    const dir = workDir.path;
     let s3: BenchS3 | undefined;
     if (storage === 's3') {
       s3 = await startBenchS3();
@@ -207,7 +209,7 @@ async function run<T>(
       await db.end();
       await pier.stop();
       await s3?.close();
-      await rm(dir, { recursive: true, force: true });
+      workDir.finish();
     }
   });
 }
