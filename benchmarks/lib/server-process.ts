@@ -1,6 +1,6 @@
 /** A real `pier serve` in a child process, so the load generator does not share its thread. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,10 +65,13 @@ export async function startServerProcess(
   return {
     url,
     pid: child.pid!,
-    stop: () =>
-      new Promise((resolve) => {
+    stop: async () => {
+      await new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
-      }),
+      });
+      // Its data directory holds the secret key it made; a run leaves nothing of it behind.
+      await rm(dataDir, { recursive: true, force: true });
+    },
   };
 }
