@@ -45,6 +45,8 @@ function removeOldRuns(): void {
   }
   for (const name of names) {
     const dir = path.join(setAside, name);
-    if (Date.now() - statSync(dir).mtimeMs > removableAfterMs) rmSync(dir, { recursive: true, force: true });
+    // Gone meanwhile: another run removed it.
+    const setAsideAt = statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+    if (Date.now() - setAsideAt > removableAfterMs) rmSync(dir, { recursive: true, force: true });
   }
 }

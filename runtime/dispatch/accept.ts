@@ -150,18 +150,25 @@ export async function acceptAtOnce(
     if (!refusesAs2 && !records.some((r) => r.record.history))
       return storePlan(direct(flow), at, node, plan, records, rooms);
   }
-  return inTx(flow, (tx) => acceptBatch(tx, at, node, items));
+  return inTx(flow, (tx) => acceptBatch(tx, at, node, items, found));
 }
 
 /**
  * Accepts and dispatches a batch in one transaction: the messages (with the status their
  * routes give them), their payload stages, their deliveries and their history lines, the
- * duplicates noted. The routes are read in the same transaction, so a route saved before applies.
+ * duplicates noted. The routes are read first, so a route saved before applies; `read`: what
+ * acceptAtOnce read for these items already (read outside a transaction, as said there).
  */
-export async function acceptBatch(tx: Tx, at: Date, node: number, items: AcceptItem[]): Promise<Accepted> {
+export async function acceptBatch(
+  tx: Tx,
+  at: Date,
+  node: number,
+  items: AcceptItem[],
+  read?: Lookups,
+): Promise<Accepted> {
   // An AS2 message whose Message-ID the partner sent before and pier processed is not
   // accepted again: the outcome names the earlier message (RFC 4130 §7.4 duplicates).
-  const found = await lookupsFor(tx, items);
+  const found = read ?? (await lookupsFor(tx, items));
   const duplicates = await noteDuplicates(tx, at, found.duplicates);
   const earlierOf = (i: AcceptItem) => {
     const r = inboundRecord(i);
