@@ -2,8 +2,10 @@
 // routed target, answers each message with how many deliveries wait at its targets (this
 // batch's included), announces each target with work once on `pier_work` (tagged with the
 // node, sent at commit), and a message offered again is the earlier one, with nothing new
-// stored or announced. Both ways a batch is accepted behave so: in one statement on the flow's
-// connections (acceptAtOnce), and in a transaction (acceptBatch, for batches that bring more).
+// stored or announced. Every way a batch is accepted behaves so: in one statement on the flow's
+// connections (acceptAtOnce), planned from parties and routes read before or remembered from
+// the batch before (flow-config.ts), and in a transaction (acceptBatch, for batches that bring
+// more). What is remembered gives way to a change another connection commits.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import t from 'tap';
@@ -11,6 +13,7 @@ import { migratedDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { acceptAtOnce, acceptBatch, type AcceptItem } from './accept.js';
+import { FlowConfig } from './flow-config.js';
 import { inTx, workChannel } from './tx.js';
 
 let orm: Orm;
@@ -62,8 +65,11 @@ async function heard(work: () => Promise<void>): Promise<string[]> {
   return payloads.sort();
 }
 
+const remembered = new FlowConfig();
 const ways = {
   'in one statement': (items: AcceptItem[]) => acceptAtOnce(flow, at, node, items),
+  'in one statement, from what the batch before read': (items: AcceptItem[]) =>
+    acceptAtOnce(flow, at, node, items, new Map(), remembered),
   'in a transaction': (items: AcceptItem[]) => inTx(flow, (tx) => acceptBatch(tx, at, node, items)),
 };
 
@@ -246,4 +252,83 @@ t.test('deliveries for a waiting claim are claimed as they are stored, up to its
     ]),
   );
   t.same(all.targets, [], 'every delivery claimed: nothing announced to other processes');
+});
+
+/** An AS2 message as the receiver offers it, processed, with the partner's Message-ID. */
+function as2Offered(fileName: string, as2MessageId: string): AcceptItem {
+  const item = unpacked(fileName);
+  return {
+    ...item,
+    source_type: 'as2-receiver',
+    message: {
+      ...item.message,
+      as2_record: {
+        direction: 'inbound',
+        as2_message_id: as2MessageId,
+        as2_from: 'GLOBEX',
+        as2_to: 'ACME',
+        processed: true,
+        info: {},
+        stages: [{ stage: 'receipt', size_bytes: 2, content: Buffer.from('ok').toString('base64') }],
+      },
+    },
+  };
+}
+
+t.test('a batch planned from memory sees what another connection changed since', async (t) => {
+  await inTx(orm, (tx) => tx.all('delete from message'));
+  const config = new FlowConfig();
+  const accept = (items: AcceptItem[]) => acceptAtOnce(flow, at, node, items, new Map(), config);
+  const targetsOf = async (item: AcceptItem) => {
+    await accept([item]);
+    const rows = await inTx(orm, (tx) =>
+      tx.all<{ target: string }>(`select target from delivery where message_id = ? order by target`, [
+        item.message.id,
+      ]),
+    );
+    return rows.map((r) => r.target);
+  };
+  t.same(await targetsOf(offered('m1.edi')), ['archive', 'out'], 'read, then remembered');
+  t.same(await targetsOf(offered('m2.edi')), ['archive', 'out'], 'from memory');
+
+  await inTx(orm, (tx) =>
+    tx.all(`insert into route (name, source_plugin, from_party, to_party, target_plugin)
+            values ('to-audit', 'in', 'globex', 'acme', 'audit')`),
+  );
+  t.same(await targetsOf(offered('m3.edi')), ['archive', 'audit', 'out'], 'a route added applies');
+  await inTx(orm, (tx) => tx.all(`delete from route where name = 'to-audit'`));
+  t.same(await targetsOf(offered('m4.edi')), ['archive', 'out'], 'a route removed no longer applies');
+
+  const stranger = offered('m5.edi');
+  stranger.message.from = 'initech';
+  const refused = await accept([stranger]);
+  t.match(refused.outcomes, [{ status: 'Refused' }], 'initech is not a partner yet');
+  await inTx(orm, async (tx) => {
+    await tx.all(`insert into partner (name) values ('initech')`);
+    await tx.all(`insert into route (name, source_plugin, from_party, to_party, target_plugin)
+                  values ('initech-out', 'in', 'initech', 'acme', 'out')`);
+  });
+  const known = offered('m6.edi');
+  known.message.from = 'initech';
+  t.same(await targetsOf(known), ['out'], 'a name remembered as no party is read again once it is one');
+  t.teardown(() =>
+    inTx(orm, async (tx) => {
+      await tx.all(`delete from route where name = 'initech-out'`);
+      await tx.all(`delete from message where from_party = 'initech'`);
+      await tx.all(`delete from partner where name = 'initech'`);
+    }),
+  );
+
+  const as2Id = `<${randomUUID()}@globex>`;
+  const first = await accept([as2Offered('as2-1.edi', as2Id)]);
+  const again = await accept([as2Offered('as2-2.edi', as2Id)]);
+  t.match(
+    again.outcomes,
+    [{ message_id: first.outcomes[0]!.message_id, duplicate: true, receipt_stored: true }],
+    'an AS2 duplicate is found though nothing was read before the statement',
+  );
+  const [stored] = await inTx(orm, (tx) =>
+    tx.all<{ n: number }>(`select count(*)::int as n from message where file_name like 'as2-_.edi'`),
+  );
+  t.equal(stored!.n, 1, 'the duplicate stored nothing');
 });

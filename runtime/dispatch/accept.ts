@@ -19,6 +19,7 @@ import {
   type PlannedMessage,
 } from './accept-plan.js';
 import type { RouteRow } from './routing.js';
+import { FlowConfig, type KnownConfig } from './flow-config.js';
 import { stallWaitSeconds } from './schedule.js';
 import { direct, inTx, pgArray, workChannel, type Tx } from './tx.js';
 import type { Pool } from '../../storage/sql.js';
@@ -59,16 +60,15 @@ export interface AcceptOutcome {
   queued: number;
 }
 
-interface Lookups {
-  kinds: Map<string, Set<PartyKind>>;
-  routes: RouteRow[];
+interface Lookups extends KnownConfig {
   duplicates: DuplicateRow[];
 }
 
 /**
  * What the acceptance reads before it writes, in one statement: the parties named, the routes,
- * and the earlier messages of the inbound AS2 messages offered (their duplicates). One round
- * trip instead of two: at concurrency 1 every message pays each.
+ * the version they were read at (flow-config.ts), and the earlier messages of the inbound AS2
+ * messages offered (their duplicates). One round trip instead of two: at concurrency 1 every
+ * message pays each.
  */
 async function lookups(
   tx: Tx,
@@ -77,12 +77,14 @@ async function lookups(
 ): Promise<Lookups> {
   const { sql: p, values } = bindByName({ names: pgArray(names), ...duplicateKeyArrays(keys) });
   const [row] = await tx.prepared<{
+    version: string;
     parties: { name: string; kind: PartyKind }[];
     routes: RouteRow[];
     duplicates: DuplicateRow[];
   }>(
     'accept-lookups',
-    `select (select coalesce(json_agg(p), '[]') from (
+    `select (select n::text from flow_config_version) as version,
+            (select coalesce(json_agg(p), '[]') from (
                select name, 'organization' as kind from organization where name = any(${p.names}::text[])
                union all select name, 'partner' as kind from partner where name = any(${p.names}::text[])) p) as parties,
             (select coalesce(json_agg(r), '[]') from (
@@ -93,17 +95,20 @@ async function lookups(
   const kinds = new Map<string, Set<PartyKind>>();
   for (const party of row!.parties)
     kinds.set(party.name, (kinds.get(party.name) ?? new Set()).add(party.kind));
-  return { kinds, routes: row!.routes, duplicates: row!.duplicates };
+  return { version: row!.version, kinds, routes: row!.routes, duplicates: row!.duplicates };
 }
+
+/** The organizations and partners these items name, each once. */
+const partyNames = (items: AcceptItem[]) => [
+  ...new Set(items.flatMap((i) => [i.message.from, i.message.to])),
+];
 
 /** What an acceptance reads before it writes, for these items. */
 function lookupsFor(tx: Tx, items: AcceptItem[]): Promise<Lookups> {
-  return lookups(
-    tx,
-    [...new Set(items.flatMap((i) => [i.message.from, i.message.to]))],
-    items.flatMap((i) => inboundRecord(i) ?? []),
-  );
+  return lookups(tx, partyNames(items), inboundKeys(items));
 }
+
+const inboundKeys = (items: AcceptItem[]) => items.flatMap((i) => inboundRecord(i) ?? []);
 
 const inboundRecord = (i: AcceptItem) =>
   i.message.as2_record?.direction === 'inbound' ? i.message.as2_record : undefined;
@@ -126,14 +131,16 @@ export interface Accepted {
 }
 
 /**
- * Accepts and dispatches a batch in two round trips when it can: the lookups, then the one
- * statement that stores the messages (insertAccepted), which commits by itself. A batch that
- * brings more to write (a duplicate to note, a refusal to raise an alert for, an AS2 history
- * line) is accepted in a transaction instead (acceptBatch). The lookups need no transaction
- * around them: read committed, as PostgreSQL runs the flow, gave each statement of that
- * transaction its own snapshot anyway, so a route or a duplicate committed between the reads and
- * the insert was not seen before either. Deliveries for targets with room in `rooms` are
- * claimed as they are stored (the transaction's way claims none).
+ * Accepts and dispatches a batch in one round trip when it can: the statement that stores the
+ * messages (insertAccepted), which commits by itself, planned from the parties and routes this
+ * process read before (`config`) and storing nothing if they changed since or an AS2 message
+ * offered is a duplicate. When the names are new here or something changed, the lookups are read
+ * first (two round trips). A batch that brings more to write (a duplicate to note, a refusal to
+ * raise an alert for, an AS2 history line) is accepted in a transaction instead (acceptBatch).
+ * The lookups need no transaction around them: read committed, as PostgreSQL runs the flow, gave
+ * each statement of that transaction its own snapshot anyway, so a route or a duplicate committed
+ * between the reads and the insert was not seen before either. Deliveries for targets with room
+ * in `rooms` are claimed as they are stored (the transaction's way claims none).
  */
 export async function acceptAtOnce(
   flow: Pool,
@@ -141,16 +148,46 @@ export async function acceptAtOnce(
   node: number,
   items: AcceptItem[],
   rooms: ClaimRooms = new Map(),
+  config: FlowConfig = new FlowConfig(),
 ): Promise<Accepted> {
+  const names = partyNames(items);
+  const known = config.known(names);
+  if (known) {
+    const attempt = await storeIfUnchanged(flow, at, node, items, rooms, known);
+    if (attempt === 'needs a transaction') return inTx(flow, (tx) => acceptBatch(tx, at, node, items));
+    if (attempt !== 'changed') return attempt;
+    config.forget();
+  }
   const found = await lookupsFor(direct(flow), items);
+  config.learn(found.version, names, found.kinds, found.routes);
   if (found.duplicates.length === 0) {
-    const plan = planAcceptance(items, found.kinds, found.routes);
-    const records = as2RecordsOf(items);
-    const refusesAs2 = plan.messages.some((r) => r.refusal && r.source_type === 'as2-receiver');
-    if (!refusesAs2 && !records.some((r) => r.record.history))
-      return storePlan(direct(flow), at, node, plan, records, rooms);
+    const attempt = await storeIfUnchanged(flow, at, node, items, rooms, found);
+    // Changed between the two statements: the transaction reads everything again.
+    if (attempt === 'changed') return inTx(flow, (tx) => acceptBatch(tx, at, node, items));
+    if (attempt !== 'needs a transaction') return attempt;
   }
   return inTx(flow, (tx) => acceptBatch(tx, at, node, items, found));
+}
+
+/**
+ * Plans the batch from `read` and stores it in one statement, unless the plan brings more than
+ * that statement writes, or the version read is no longer current or a duplicate arrived
+ * (nothing is stored then).
+ */
+async function storeIfUnchanged(
+  flow: Pool,
+  at: Date,
+  node: number,
+  items: AcceptItem[],
+  rooms: ClaimRooms,
+  read: KnownConfig,
+): Promise<Accepted | 'changed' | 'needs a transaction'> {
+  const plan = planAcceptance(items, read.kinds, read.routes);
+  const records = as2RecordsOf(items);
+  const refusesAs2 = plan.messages.some((r) => r.refusal && r.source_type === 'as2-receiver');
+  if (refusesAs2 || records.some((r) => r.record.history)) return 'needs a transaction';
+  const guard = { version: read.version, keys: inboundKeys(items) };
+  return (await storePlan(direct(flow), at, node, plan, records, rooms, guard)) ?? 'changed';
 }
 
 /**
@@ -179,6 +216,7 @@ export async function acceptBatch(
     fresh.length > 0
       ? await storePlan(tx, at, node, planAcceptance(fresh, found.kinds, found.routes), as2RecordsOf(fresh))
       : { outcomes: [], targets: [], claimed: new Map<string, ClaimedDelivery[]>() };
+  if (!accepted) throw new Error('An acceptance without a guard stored nothing');
   const outcomes = accepted.outcomes.values();
   return {
     outcomes: items.map((i): AcceptOutcome => {
@@ -200,7 +238,8 @@ export async function acceptBatch(
 
 /**
  * Stores a planned batch: one statement, then what only some batches bring (alerts for
- * refusals, AS2 history lines, the earlier messages of sources that offered one again).
+ * refusals, AS2 history lines, the earlier messages of sources that offered one again). Null
+ * when `guard` stopped the statement (insertAccepted).
  */
 async function storePlan(
   tx: Tx,
@@ -209,8 +248,11 @@ async function storePlan(
   plan: AcceptancePlan,
   records: MessageAs2Record[],
   rooms: ClaimRooms = new Map(),
-): Promise<Accepted> {
-  const { fresh, queuedAt, claimedRows } = await insertAccepted(tx, at, node, plan, records, rooms);
+  guard: Guard | null = null,
+): Promise<Accepted | null> {
+  const inserted = await insertAccepted(tx, at, node, plan, records, rooms, guard);
+  if (!inserted) return null;
+  const { fresh, queuedAt, claimedRows } = inserted;
   for (const r of plan.messages) {
     if (r.refusal && fresh.has(r.id) && r.source_type === 'as2-receiver')
       await messageRefused(tx, at, { ...r, refusal: r.refusal });
@@ -260,6 +302,12 @@ function claimedDeliveries(plan: AcceptancePlan, rows: ClaimedRow[]): Map<string
   return claimed;
 }
 
+/** What a planned batch assumed: the flow's configuration version, no duplicate among these AS2 keys. */
+interface Guard {
+  version: string;
+  keys: { as2_from: string; as2_message_id: string }[];
+}
+
 interface ClaimedRow {
   id: string;
   message_id: string;
@@ -290,6 +338,8 @@ function markClaims(plan: AcceptancePlan, rooms: ClaimRooms) {
  * itself: readWorkNotice) and reads how far each target is behind: deliveries queued and not
  * yet announced a second time (so less than 10 s old), these included. A target that is not
  * running at all stops counting after that, and does not hold its source back for longer.
+ * With a `guard`, the statement stores nothing (and returns null) unless flow_config_version is
+ * still the version the plan was made from and no AS2 message of `keys` is a duplicate.
  * Returns the ids stored and the queue of each target with new deliveries.
  */
 async function insertAccepted(
@@ -299,7 +349,8 @@ async function insertAccepted(
   plan: AcceptancePlan,
   records: MessageAs2Record[],
   rooms: ClaimRooms,
-): Promise<{ fresh: Set<string>; queuedAt: Map<string, number>; claimedRows: ClaimedRow[] }> {
+  guard: Guard | null,
+): Promise<{ fresh: Set<string>; queuedAt: Map<string, number>; claimedRows: ClaimedRow[] } | null> {
   const blob = new ContentBlob();
   const messages = plan.messages.map(({ payload_content, ...m }) => ({ ...m, ...blob.add(payload_content) }));
   const as2 = as2RecordRows(at, records, blob);
@@ -315,6 +366,8 @@ async function insertAccepted(
     rows: as2.rows,
     stages: as2.stages,
     blob: blob.bytes(),
+    version: guard?.version ?? null,
+    ...duplicateKeyArrays(guard?.keys ?? []),
   });
   // Prepared: it parses and plans in milliseconds, runs in less, and inserts from JSON have
   // no plan that statistics could change. The queued states are written into the text so the
@@ -322,15 +375,21 @@ async function insertAccepted(
   // instead of an insert and an announcement: each round trip to PostgreSQL costs the main
   // thread a system call each way, and at concurrency 1 every message pays them.
   const [result] = await tx.prepared<{
+    stored: boolean;
     ids: string[];
     queued: { target: string; n: number }[];
     claimed: ClaimedRow[];
   }>(
     'accept-insert',
-    `with x as (
+    `with go as (
+       select ${p.version}::bigint is null
+              or ((select n from flow_config_version) = ${p.version}::bigint
+                  and not exists (${inboundDuplicatesSql(p)})) as ok
+     ), x as (
        select * from jsonb_to_recordset(${p.messages}::jsonb) as x(id uuid, status text, stage text, direction text,
               from_party text, to_party text, file_name text, source_type text, source_name text, source_key text,
               target_hint text, refusal text, size_bytes bigint, payload_stage text, content_at int, content_bytes int)
+        where (select ok from go)
      ), m as (
        insert into message (id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
                             source_key, target_hint, refusal, accepted_by, created_at, updated_at)
@@ -365,7 +424,7 @@ async function insertAccepted(
            from d where d.state = ${p.claimed}
        ) lines order by message_id, ord, delivery_id
      ), ${as2RecordCtes(p, 'm')}
-     select (select coalesce(json_agg(id), '[]') from m) as ids,
+     select (select ok from go) as stored, (select coalesce(json_agg(id), '[]') from m) as ids,
             (select coalesce(json_agg(json_build_object('target', q.target, 'n', q.n)), '[]') from (
                select t.target, pg_notify('${workChannel}', ${p.node}::text || ':' || t.target) as announced,
                       t.fresh + (select count(*)::int from delivery e
@@ -377,6 +436,7 @@ async function insertAccepted(
                from d where d.state = ${p.claimed}) as claimed`,
     values,
   );
+  if (!result!.stored) return null;
   return {
     fresh: new Set(result!.ids),
     queuedAt: new Map(result!.queued.map((q) => [q.target, q.n])),

@@ -15,6 +15,7 @@ import {
 } from '../../protocol/core-protocol.js';
 import type { ActorCore, HeldClaim, InstanceRef } from '../supervisor/core-port.js';
 import { acceptAtOnce, type AcceptItem, type AcceptOutcome } from './accept.js';
+import { FlowConfig } from './flow-config.js';
 import type { AckDeadlines } from './acks.js';
 import { Batcher } from '../../protocol/batcher.js';
 import {
@@ -63,6 +64,8 @@ export class Dispatcher implements ActorCore {
   readonly #results: Batcher<ResultItem, boolean>;
   /** Targets' claims that found nothing, waiting for work (waiting-claims.ts). */
   readonly #waiting = new WaitingClaims();
+  /** The parties and routes acceptances plan from while they do not change (flow-config.ts). */
+  readonly #config = new FlowConfig();
   #stopping = false;
   #timer: NodeJS.Timeout | undefined;
   #ticks = 0;
@@ -77,12 +80,17 @@ export class Dispatcher implements ActorCore {
     this.#accepts = new Batcher(
       async (items) => {
         const { taken, rooms } = this.#waiting.take();
-        const accepted = await acceptAtOnce(flow, this.#o.now(), this.#o.node, items, rooms).catch(
-          (error: unknown) => {
-            this.#handBack(taken, new Map());
-            throw error;
-          },
-        );
+        const accepted = await acceptAtOnce(
+          flow,
+          this.#o.now(),
+          this.#o.node,
+          items,
+          rooms,
+          this.#config,
+        ).catch((error: unknown) => {
+          this.#handBack(taken, new Map());
+          throw error;
+        });
         this.#handBack(taken, accepted.claimed);
         this.#work(accepted.targets);
         const { outcomes } = accepted;
