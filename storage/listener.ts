@@ -13,6 +13,11 @@ export class DatabaseListener {
   #closed = false;
   readonly #handlers = new Map<string, ChannelHandler[]>();
   #retryTimer: NodeJS.Timeout | undefined;
+  /**
+   * The LISTENs sent after start, one after another: several `on` calls in one turn queued
+   * their queries on the busy connection, which pg deprecates (pg 9 will refuse it).
+   */
+  #listens: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly url: string,
@@ -22,7 +27,8 @@ export class DatabaseListener {
   on(channel: string, handler: ChannelHandler): void {
     if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Bad channel name ${channel}`);
     this.#handlers.set(channel, [...(this.#handlers.get(channel) ?? []), handler]);
-    void this.#client?.query(`listen ${channel}`).catch(() => {});
+    const client = this.#client;
+    if (client) this.#listens = this.#listens.then(() => client.query(`listen ${channel}`)).catch(() => {});
   }
 
   async start(): Promise<void> {
