@@ -5,7 +5,7 @@
  * crash); other content is refused, or written under a new name when `if_exists` is rename.
  */
 import { closeSync, fdatasync, linkSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import { open, stat, unlink } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
@@ -119,7 +119,7 @@ export class FileWriter {
         temp,
       );
     } catch (error) {
-      await unlink(temp).catch(() => {});
+      removeQuietly(temp);
       if (error instanceof PayloadMissing) return { ok: false, retryable: false, error: error.message };
       throw error;
     }

@@ -156,9 +156,9 @@ export async function acceptAtOnce(
     const attempt = await storeIfUnchanged(flow, at, node, items, rooms, known);
     if (attempt === 'needs a transaction') return inTx(flow, (tx) => acceptBatch(tx, at, node, items));
     if (attempt !== 'changed') return attempt;
-    config.forget();
   }
-  const found = await lookupsFor(direct(flow), items);
+  // What is read replaces what was remembered at another version (learn).
+  const found = await lookups(direct(flow), names, inboundKeys(items));
   config.learn(found.version, names, found.kinds, found.routes);
   if (found.duplicates.length === 0) {
     const attempt = await storeIfUnchanged(flow, at, node, items, rooms, found);

@@ -51,10 +51,4 @@ export class FlowConfig {
     this.#routes = routes;
     for (const name of names) this.#names.set(name, kinds.get(name) ?? new Set());
   }
-
-  /** The statement found the version changed: read everything again. */
-  forget(): void {
-    this.#version = null;
-    this.#names.clear();
-  }
 }
