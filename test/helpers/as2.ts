@@ -1,21 +1,12 @@
 /** Setting up pier for AS2 tests over its API: certificates, receiver and senders, parties with profiles. */
-import { createServer } from 'node:net';
 import type { Fixtures } from './certificates.js';
 import { formatDispositionNotificationOptions } from '../../actors/as2/index.js';
 import { must, type Message } from './flow.js';
 import type { Answer, TestServer } from './server.js';
 import { uploadCertificate } from './upload.js';
+import { freePort } from './free-port.js';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const port = (probe.address() as { port: number }).port;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export async function storeCertificate(
   server: TestServer,

@@ -3,22 +3,14 @@
 // sign-out, a forged state and a replayed code refused, unknown people refused, disabling a
 // user ending the session, the local administrator password with its rate limit, and the
 // session cookie refused as a credential on /api/v1.
-import { createServer } from 'node:net';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { addUser, setUserEnabled, setUserPassword } from '../../api/resources/users/service.js';
 import { sql } from '../helpers/database.js';
+import { freePort } from '../helpers/free-port.js';
 import { startTestIdp } from '../helpers/oidc.js';
 import { startTestServer } from '../helpers/server.js';
 import { launchChromium } from '../ui/chromium.js';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 const idp = await startTestIdp(t);
 const port = await freePort();
