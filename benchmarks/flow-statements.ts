@@ -25,7 +25,7 @@ import { migrate, openDatabase, type Orm } from '../storage/db.js';
 import { FlowConnections } from '../storage/flow-connections.js';
 import { direct, inTx } from '../storage/sql.js';
 import { benchDatabase, type BenchDatabase } from './lib/database.js';
-import { postgresCpuByPid } from './lib/cpu.js';
+import { postgresCpuByPid, runNsOf } from './lib/cpu.js';
 
 const { values } = parseArgs({
   options: {
@@ -116,19 +116,6 @@ function offered(): AcceptItem {
   };
 }
 
-/** CPU nanoseconds the backends of `pids` have run, from the scheduler's own accounting. */
-function runNs(pids: number[]): number {
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return total;
-}
-
 interface Tally {
   acceptNs: number;
   resultsNs: number;
@@ -138,9 +125,9 @@ interface Tally {
 /** One acceptance of `size` messages, then the results of their deliveries. */
 async function round(v: Variant, size: number, pids: number[], tally: Tally | null): Promise<void> {
   const items = Array.from({ length: size }, offered);
-  const before = runNs(pids);
+  const before = runNsOf(pids);
   const accepted = await acceptAtOnce(v.flow, new Date(), 1, items, new Map([['out', size]]), v.config);
-  const between = runNs(pids);
+  const between = runNsOf(pids);
   const claimed = accepted.claimed.get('out') ?? [];
   if (claimed.length !== size) throw new Error(`${size} deliveries expected claimed, got ${claimed.length}`);
   const results = claimed.map((d) => ({
@@ -151,7 +138,7 @@ async function round(v: Variant, size: number, pids: number[], tally: Tally | nu
     policy: defaultRetryPolicy,
   }));
   const outcome = await resultsAtOnce(direct(v.flow), new Date(), results);
-  const after = runNs(pids);
+  const after = runNsOf(pids);
   if (!outcome?.applied.every(Boolean)) throw new Error('a result was not applied');
   if (tally) {
     tally.acceptNs += between - before;

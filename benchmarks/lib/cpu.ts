@@ -10,6 +10,23 @@ export function cpuMsOf(pid: number): number {
 }
 
 /**
+ * CPU nanoseconds the processes `pids` have run, from the scheduler's own accounting
+ * (schedstat): fine enough to time one statement of a PostgreSQL backend, where `stat` counts
+ * in ticks of 10 ms. Only each process's first thread is counted, all a backend has.
+ */
+export function runNsOf(pids: readonly number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+/**
  * CPU milliseconds of the PostgreSQL processes on this machine: the backends connected to
  * `database` when given (other sessions' work on the same server is left out), else all.
  */
