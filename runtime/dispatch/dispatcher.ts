@@ -142,7 +142,8 @@ export class Dispatcher implements ActorCore {
    * waits for work rather than answering empty (waiting-claims.ts).
    */
   claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]> {
-    return this.#claimOrWait(target.name, limit);
+    const held = this.#waiting.arrive(target.name, limit);
+    return held ? Promise.resolve(held) : this.#claimOrWait(target.name, limit);
   }
 
   async #claimOrWait(target: string, limit: number): Promise<ClaimedDelivery[]> {
@@ -151,6 +152,7 @@ export class Dispatcher implements ActorCore {
       const notices = this.#waiting.noticesOf(target);
       const claimed = await claimBatch(direct(this.#flow), this.#o.now(), this.#o.node, target, limit);
       if (claimed.length < limit) this.#waiting.markEmpty(target, notices);
+      this.#waiting.answered(target, limit, claimed.length);
       if (claimed.length > 0 || this.#stopping) return claimed;
       // Nothing found: the next turn waits, unless work was announced while the statement ran
       // (its snapshot may have missed it), and then it claims again.
@@ -169,13 +171,17 @@ export class Dispatcher implements ActorCore {
   #handBack(taken: TakenClaims, claimed: Map<string, ClaimedDelivery[]>): void {
     const { due, orphaned } = this.#waiting.settle(taken, claimed);
     for (const [target, claim] of due) this.#claimFor(target, claim);
-    if (orphaned.length > 0) {
-      const held = orphaned.map((d) => ({ delivery_id: d.delivery_id, claim: d.claim }));
-      this.release(undefined, held, 'the instance stopped').catch((error: unknown) =>
-        // The orphan sweep of another process, or this one's restart, takes them back.
-        this.#o.logger.error({ err: error }, 'dispatcher: giving back deliveries failed'),
-      );
-    }
+    void this.#giveBack(orphaned);
+  }
+
+  /** Deliveries claimed for an instance that stopped before it got them. */
+  async #giveBack(deliveries: ClaimedDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    const held = deliveries.map((d) => ({ delivery_id: d.delivery_id, claim: d.claim }));
+    await this.release(undefined, held, 'the instance stopped').catch((error: unknown) =>
+      // The orphan sweep of another process, or this one's restart, takes them back.
+      this.#o.logger.error({ err: error }, 'dispatcher: giving back deliveries failed'),
+    );
   }
 
   /**
@@ -197,9 +203,9 @@ export class Dispatcher implements ActorCore {
     this.#work([target]);
   }
 
-  /** The target's instance stopped or failed: a claim of it that waits is answered empty. */
+  /** The target's instance stopped or failed: a claim of it that waits is answered empty, deliveries held for it given back. */
   cancelClaims(target: InstanceRef): void {
-    this.#waiting.cancel(target.name);
+    void this.#giveBack(this.#waiting.cancel(target.name));
   }
 
   result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]> {
@@ -309,7 +315,7 @@ export class Dispatcher implements ActorCore {
 
   async stop(): Promise<void> {
     this.#stopping = true;
-    this.#waiting.cancelAll();
+    await this.#giveBack(this.#waiting.cancelAll());
     clearInterval(this.#timer);
     await this.#ticking;
     await this.idle();

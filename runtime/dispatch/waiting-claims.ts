@@ -10,6 +10,15 @@
  * A claim handed to an acceptance in flight is `taken`: a work notice meanwhile cannot answer
  * it, so it is looked at again when the acceptance is done, and a cancel (its instance
  * stopped) is remembered, so the deliveries the acceptance claimed for it are given back.
+ *
+ * A claim answered with fewer deliveries than it asked for leaves its target room (`rest`),
+ * and the target's next claim is on its way (a delivery loop claims again at once after
+ * deliveries came). Acceptances that run before it arrives claim into that room too and keep
+ * what they claimed here (`held`) for that claim, which gets them without a statement. Before,
+ * each such acceptance queued its deliveries and the next claim ran the claim statement for
+ * them: 0.3 claim statements per received message at concurrency 4 (benchmarks/README.md,
+ * as2-receive, "Claims kept for the next claim"). Held deliveries never exceed what the target
+ * had room for when last answered; a cancel gives them back.
  */
 import type { ClaimedDelivery } from '../../protocol/core-protocol.js';
 
@@ -21,7 +30,11 @@ export interface WaitingClaim {
   cancelled: boolean;
 }
 
-export type TakenClaims = Map<string, WaitingClaim>;
+export interface TakenClaims {
+  claims: Map<string, WaitingClaim>;
+  /** Targets whose rest the acceptance may claim into; true once the target's instance stopped. */
+  rests: Map<string, { cancelled: boolean }>;
+}
 
 export class WaitingClaims {
   readonly #waiting = new Map<string, WaitingClaim>();
@@ -29,6 +42,14 @@ export class WaitingClaims {
   readonly #notices = new Map<string, number>();
   /** Per target, its work notices when a claim last found its queue empty. */
   readonly #emptyAt = new Map<string, number>();
+  /** Per target, the room its last answered claim left, until its next claim arrives. */
+  readonly #rest = new Map<string, number>();
+  /** Per target, deliveries acceptances claimed into its rest, for its next claim. */
+  readonly #held = new Map<string, ClaimedDelivery[]>();
+  /** Rests handed to the acceptance in flight. */
+  readonly #restsTaken = new Map<string, { cancelled: boolean }>();
+  /** The process stops: no more rests. */
+  #closed = false;
 
   /** Work notices for `target` so far: a claim that found nothing waits only if none came since it began. */
   noticesOf(target: string): number {
@@ -65,21 +86,60 @@ export class WaitingClaims {
     });
   }
 
-  /** Takes every waiting claim for an acceptance about to run; their rooms are what it may claim. */
+  /**
+   * A target's claim was answered with `count` deliveries: what it asked for beyond them is its
+   * rest until its next claim arrives.
+   */
+  answered(target: string, limit: number, count: number): void {
+    if (count > 0 && count < limit && !this.#closed) this.#rest.set(target, limit - count);
+    else this.#rest.delete(target);
+  }
+
+  /**
+   * A target's claim arrives: its rest ends (the claim says its room now), and it gets the
+   * deliveries held for it, up to its limit, if there are any.
+   */
+  arrive(target: string, limit: number): ClaimedDelivery[] | undefined {
+    this.#rest.delete(target);
+    const held = this.#held.get(target);
+    if (!held) return undefined;
+    const handed = held.splice(0, limit);
+    if (held.length === 0) this.#held.delete(target);
+    this.answered(target, limit, handed.length);
+    return handed.length > 0 ? handed : undefined;
+  }
+
+  /**
+   * Takes every waiting claim, and every target's rest, for an acceptance about to run: their
+   * rooms are what it may claim.
+   */
   take(): { taken: TakenClaims; rooms: Map<string, number> } {
-    const taken: TakenClaims = new Map(this.#waiting);
+    const claims = new Map(this.#waiting);
     this.#waiting.clear();
-    for (const [target, claim] of taken) {
+    const rooms = new Map<string, number>();
+    for (const [target, claim] of claims) {
       claim.noticesWhenTaken = this.noticesOf(target);
       this.#taken.set(target, claim);
+      rooms.set(target, claim.limit);
     }
-    return { taken, rooms: new Map([...taken].map(([target, claim]) => [target, claim.limit])) };
+    const rests = new Map<string, { cancelled: boolean }>();
+    for (const [target, rest] of this.#rest) {
+      const room = rest - (this.#held.get(target)?.length ?? 0);
+      if (room <= 0 || rooms.has(target) || this.#restsTaken.has(target)) continue;
+      const taken = { cancelled: false };
+      rests.set(target, taken);
+      this.#restsTaken.set(target, taken);
+      rooms.set(target, room);
+    }
+    return { taken: { claims, rests }, rooms };
   }
 
   /**
    * After the acceptance: claims it claimed deliveries for are answered with them; the others
    * wait again, unless work was announced for their target meanwhile (returned in `due`, to be
-   * claimed now). Deliveries claimed for a claim cancelled meanwhile are returned in `orphaned`.
+   * claimed now). Deliveries claimed into a rest go to the target's claim if one waits now, else
+   * are held for it. Deliveries claimed for a target whose instance stopped meanwhile are
+   * returned in `orphaned`.
    */
   settle(
     taken: TakenClaims,
@@ -87,20 +147,45 @@ export class WaitingClaims {
   ): { due: [string, WaitingClaim][]; orphaned: ClaimedDelivery[] } {
     const due: [string, WaitingClaim][] = [];
     const orphaned: ClaimedDelivery[] = [];
-    for (const [target, claim] of taken) {
+    for (const [target, claim] of taken.claims) {
       if (this.#taken.get(target) === claim) this.#taken.delete(target);
       const deliveries = claimed.get(target) ?? [];
       if (claim.cancelled) orphaned.push(...deliveries);
-      else if (deliveries.length > 0) claim.answer(deliveries);
+      else if (deliveries.length > 0) this.#answer(target, claim, deliveries);
       else if (this.noticesOf(target) !== claim.noticesWhenTaken) due.push([target, claim]);
       else if (this.#waiting.has(target)) claim.answer([]);
       else this.#waiting.set(target, claim);
     }
+    for (const [target, rest] of taken.rests) {
+      if (this.#restsTaken.get(target) === rest) this.#restsTaken.delete(target);
+      const deliveries = claimed.get(target) ?? [];
+      if (rest.cancelled) orphaned.push(...deliveries);
+      else if (deliveries.length > 0) this.#hold(target, deliveries);
+    }
     return { due, orphaned };
   }
 
-  /** The target's instance stopped: its claim is answered empty now. */
-  cancel(target: string): void {
+  #answer(target: string, claim: WaitingClaim, deliveries: ClaimedDelivery[]): void {
+    this.answered(target, claim.limit, deliveries.length);
+    claim.answer(deliveries);
+  }
+
+  /** Deliveries claimed into a target's rest: to its claim that waits now, else held for its next. */
+  #hold(target: string, deliveries: ClaimedDelivery[]): void {
+    const held = this.#held.get(target) ?? [];
+    held.push(...deliveries);
+    this.#held.set(target, held);
+    const waiting = this.#waiting.get(target);
+    if (!waiting) return;
+    this.#waiting.delete(target);
+    waiting.answer(this.arrive(target, waiting.limit) ?? []);
+  }
+
+  /**
+   * The target's instance stopped: its claim is answered empty now, and the deliveries held
+   * for it are returned, to be given back.
+   */
+  cancel(target: string): ClaimedDelivery[] {
     this.#waiting.get(target)?.answer([]);
     this.#waiting.delete(target);
     const taken = this.#taken.get(target);
@@ -108,10 +193,20 @@ export class WaitingClaims {
       taken.cancelled = true;
       taken.answer([]);
     }
+    const rest = this.#restsTaken.get(target);
+    if (rest) rest.cancelled = true;
+    this.#rest.delete(target);
+    const held = this.#held.get(target) ?? [];
+    this.#held.delete(target);
+    return held;
   }
 
-  /** Every claim is answered empty (the process stops). */
-  cancelAll(): void {
-    for (const target of new Set([...this.#waiting.keys(), ...this.#taken.keys()])) this.cancel(target);
+  /** Every claim is answered empty (the process stops); returns every held delivery, to be given back. */
+  cancelAll(): ClaimedDelivery[] {
+    this.#closed = true;
+    const targets = [this.#waiting, this.#taken, this.#restsTaken, this.#rest, this.#held].flatMap((m) => [
+      ...m.keys(),
+    ]);
+    return [...new Set(targets)].flatMap((target) => this.cancel(target));
   }
 }
