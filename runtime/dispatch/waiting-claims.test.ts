@@ -122,6 +122,7 @@ t.test('a stopped instance gets back what is held for it, also from an acceptanc
   t.same(claims.cancel('out'), [delivery(1)], 'the held delivery, to be given back');
   t.same([...claims.take().rooms], [], 'and no room is left');
 
+  t.equal(claims.arrive('out', 4), undefined, 'started again, the instance claims');
   claims.answered('out', 4, 1);
   const { taken } = claims.take();
   t.same(claims.cancel('out'), []);
@@ -149,4 +150,15 @@ t.test('cancelAll returns every held delivery and leaves no room for later answe
   );
   claims.answered('out', 4, 1);
   t.same([...claims.take().rooms], [], 'a stopping process offers no room');
+});
+
+t.test('a claim answered after its instance stopped leaves no room until the next claim', async (t) => {
+  const claims = new WaitingClaims();
+  t.equal(claims.arrive('out', 4), undefined, 'a claim arrives and goes to the database');
+  claims.cancel('out');
+  claims.answered('out', 4, 1);
+  t.same([...claims.take().rooms], [], 'the statement that ended after the stop leaves no room');
+  t.equal(claims.arrive('out', 4), undefined, 'the instance runs again and claims');
+  claims.answered('out', 4, 1);
+  t.same([...claims.take().rooms], [['out', 3]]);
 });

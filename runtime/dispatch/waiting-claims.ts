@@ -48,6 +48,8 @@ export class WaitingClaims {
   readonly #held = new Map<string, ClaimedDelivery[]>();
   /** Rests handed to the acceptance in flight. */
   readonly #restsTaken = new Map<string, { cancelled: boolean }>();
+  /** Targets whose instance stopped, until their next claim: a claim statement in flight leaves no rest. */
+  readonly #stopped = new Set<string>();
   /** The process stops: no more rests. */
   #closed = false;
 
@@ -91,7 +93,8 @@ export class WaitingClaims {
    * rest until its next claim arrives.
    */
   answered(target: string, limit: number, count: number): void {
-    if (count > 0 && count < limit && !this.#closed) this.#rest.set(target, limit - count);
+    if (count > 0 && count < limit && !this.#closed && !this.#stopped.has(target))
+      this.#rest.set(target, limit - count);
     else this.#rest.delete(target);
   }
 
@@ -100,6 +103,7 @@ export class WaitingClaims {
    * deliveries held for it, up to its limit, if there are any.
    */
   arrive(target: string, limit: number): ClaimedDelivery[] | undefined {
+    this.#stopped.delete(target);
     this.#rest.delete(target);
     const held = this.#held.get(target);
     if (!held) return undefined;
@@ -196,6 +200,7 @@ export class WaitingClaims {
     const rest = this.#restsTaken.get(target);
     if (rest) rest.cancelled = true;
     this.#rest.delete(target);
+    this.#stopped.add(target);
     const held = this.#held.get(target) ?? [];
     this.#held.delete(target);
     return held;
