@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import t from 'tap';
-import { migratedDatabase } from '../../test/helpers/database.js';
+import { globexToAcmeRoutes, migratedDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { acceptAtOnce, acceptBatch, type AcceptItem } from './accept.js';
@@ -23,14 +23,7 @@ t.before(async () => {
   ({ orm, url } = await migratedDatabase(t));
   flow = new FlowConnections(orm);
   t.teardown(() => flow.close());
-  await inTx(orm, async (tx) => {
-    await tx.all(`insert into organization (name) values ('acme')`);
-    await tx.all(`insert into partner (name) values ('globex')`);
-    await tx.all(
-      `insert into route (name, source_plugin, from_party, to_party, target_plugin)
-       values ('to-out', 'in', 'globex', 'acme', 'out'), ('to-archive', 'in', 'globex', 'acme', 'archive')`,
-    );
-  });
+  await globexToAcmeRoutes(orm);
 });
 
 const at = new Date('2026-11-22T10:00:00Z');

@@ -5,8 +5,9 @@
 // gives what is held back to the queue.
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import t from 'tap';
-import { migratedDatabase } from '../../test/helpers/database.js';
+import t, { type Test } from 'tap';
+import { globexToAcmeRoutes, migratedDatabase } from '../../test/helpers/database.js';
+import { waitFor } from '../../test/helpers/wait.js';
 import type { Orm } from '../../storage/db.js';
 import type { InstanceRef } from '../supervisor/core-port.js';
 import { Dispatcher } from './dispatcher.js';
@@ -15,14 +16,7 @@ import { inTx } from './tx.js';
 let orm: Orm;
 t.before(async () => {
   ({ orm } = await migratedDatabase(t));
-  await inTx(orm, async (tx) => {
-    await tx.all(`insert into organization (name) values ('acme')`);
-    await tx.all(`insert into partner (name) values ('globex')`);
-    await tx.all(
-      `insert into route (name, source_plugin, from_party, to_party, target_plugin)
-       values ('to-out', 'in', 'globex', 'acme', 'out'), ('to-archive', 'in', 'globex', 'acme', 'archive')`,
-    );
-  });
+  await globexToAcmeRoutes(orm);
 });
 
 const node = 7;
@@ -50,6 +44,20 @@ async function outDeliveries(): Promise<string[]> {
   return rows.map((r) => `${r.file_name} ${r.state} ${r.claims}`);
 }
 
+/** A dispatcher of this test's process; the targets it tells of work are pushed to `told`. */
+function startDispatcher(t: Test, told: string[]): Dispatcher {
+  const dispatcher = new Dispatcher({
+    orm,
+    node,
+    now: () => new Date(),
+    logger: pino({ level: 'silent' }),
+    maxDispatches: 3,
+    onWork: (targets) => told.push(...targets),
+  });
+  t.teardown(() => dispatcher.stop());
+  return dispatcher;
+}
+
 /** Whether the promise has settled, and with what, after pending callbacks ran. */
 async function state<T>(promise: Promise<T>): Promise<T | 'pending'> {
   return Promise.race([
@@ -60,15 +68,7 @@ async function state<T>(promise: Promise<T>): Promise<T | 'pending'> {
 
 t.test('acceptances claim into the rest of an answered claim, for the next claim', async (t) => {
   const told: string[] = [];
-  const dispatcher = new Dispatcher({
-    orm,
-    node,
-    now: () => new Date(),
-    logger: pino({ level: 'silent' }),
-    maxDispatches: 3,
-    onWork: (targets) => told.push(...targets),
-  });
-  t.teardown(() => dispatcher.stop());
+  const dispatcher = startDispatcher(t, told);
 
   const first = dispatcher.claim(out, 4);
   t.equal(await state(first), 'pending', 'nothing queued: the claim waits');
@@ -132,15 +132,7 @@ t.test('acceptances claim into the rest of an answered claim, for the next claim
 
 t.test('a stop of the target gives back what is held for it', async (t) => {
   await inTx(orm, (tx) => tx.all('delete from message'));
-  const dispatcher = new Dispatcher({
-    orm,
-    node,
-    now: () => new Date(),
-    logger: pino({ level: 'silent' }),
-    maxDispatches: 3,
-    onWork: () => {},
-  });
-  t.teardown(() => dispatcher.stop());
+  const dispatcher = startDispatcher(t, []);
 
   const first = dispatcher.claim(out, 4);
   await dispatcher.accept(source, [offered('f.edi')]);
@@ -149,12 +141,10 @@ t.test('a stop of the target gives back what is held for it', async (t) => {
   t.same(await outDeliveries(), ['f.edi delivering 1', 'g.edi delivering 1'], 'g.edi is held for out');
 
   dispatcher.cancelClaims(out);
-  let rows: string[] = [];
-  for (let i = 0; i < 100; i++) {
-    rows = await outDeliveries();
-    if (rows.includes('g.edi queued 1')) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const rows = await waitFor(async () => {
+    const now = await outDeliveries();
+    return now.includes('g.edi queued 1') && now;
+  }, 'g.edi given back');
   t.same(
     rows,
     ['f.edi delivering 1', 'g.edi queued 1'],

@@ -68,3 +68,17 @@ export async function sql<T extends pg.QueryResultRow = Record<string, unknown>>
     await client.end();
   }
 }
+
+/**
+ * Organization acme, partner globex, and two routes from source `in` (globex to acme): to the
+ * targets `out` and `archive`. What the dispatcher's tests accept and claim through.
+ */
+export async function globexToAcmeRoutes(orm: Orm): Promise<void> {
+  const connection = orm.em.getConnection();
+  await connection.execute(`insert into organization (name) values ('acme')`);
+  await connection.execute(`insert into partner (name) values ('globex')`);
+  await connection.execute(
+    `insert into route (name, source_plugin, from_party, to_party, target_plugin)
+     values ('to-out', 'in', 'globex', 'acme', 'out'), ('to-archive', 'in', 'globex', 'acme', 'archive')`,
+  );
+}
