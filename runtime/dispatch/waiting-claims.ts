@@ -32,7 +32,7 @@ export interface WaitingClaim {
 
 export interface TakenClaims {
   claims: Map<string, WaitingClaim>;
-  /** Targets whose rest the acceptance may claim into; true once the target's instance stopped. */
+  /** Targets whose rest the acceptance may claim into; `cancelled` once the target's instance stopped. */
   rests: Map<string, { cancelled: boolean }>;
 }
 
