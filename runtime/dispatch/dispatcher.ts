@@ -203,7 +203,10 @@ export class Dispatcher implements ActorCore {
     this.#work([target]);
   }
 
-  /** The target's instance stopped or failed: a claim of it that waits is answered empty, deliveries held for it given back. */
+  /**
+   * The target's instance stopped or failed: a claim of it that waits is answered empty, and
+   * deliveries held for it are given back.
+   */
   cancelClaims(target: InstanceRef): void {
     void this.#giveBack(this.#waiting.cancel(target.name));
   }

@@ -30,10 +30,15 @@ export interface WaitingClaim {
   cancelled: boolean;
 }
 
+/** A target's rest handed to an acceptance; `cancelled` once the target's instance stopped. */
+interface TakenRest {
+  cancelled: boolean;
+}
+
 export interface TakenClaims {
   claims: Map<string, WaitingClaim>;
-  /** Targets whose rest the acceptance may claim into; `cancelled` once the target's instance stopped. */
-  rests: Map<string, { cancelled: boolean }>;
+  /** Targets whose rest the acceptance may claim into. */
+  rests: Map<string, TakenRest>;
 }
 
 export class WaitingClaims {
@@ -47,7 +52,7 @@ export class WaitingClaims {
   /** Per target, deliveries acceptances claimed into its rest, for its next claim. */
   readonly #held = new Map<string, ClaimedDelivery[]>();
   /** Rests handed to the acceptance in flight. */
-  readonly #restsTaken = new Map<string, { cancelled: boolean }>();
+  readonly #restsTaken = new Map<string, TakenRest>();
   /** Targets whose instance stopped, until their next claim: a claim statement in flight leaves no rest. */
   readonly #stopped = new Set<string>();
   /** The process stops: no more rests. */
@@ -126,11 +131,11 @@ export class WaitingClaims {
       this.#taken.set(target, claim);
       rooms.set(target, claim.limit);
     }
-    const rests = new Map<string, { cancelled: boolean }>();
+    const rests = new Map<string, TakenRest>();
     for (const [target, rest] of this.#rest) {
       const room = rest - (this.#held.get(target)?.length ?? 0);
       if (room <= 0 || rooms.has(target) || this.#restsTaken.has(target)) continue;
-      const taken = { cancelled: false };
+      const taken: TakenRest = { cancelled: false };
       rests.set(target, taken);
       this.#restsTaken.set(target, taken);
       rooms.set(target, room);
