@@ -18,14 +18,19 @@
  * posted at concurrency 16 before the first case (default 4000; see README, "Warm-up").
  */
 import { execFileSync } from 'node:child_process';
-import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { packOutgoing, parseMdn, formatMic, type PackOptions } from '../actors/as2/index.js';
+import { parseMdn } from '../actors/as2/index.js';
 import { prepareWithToken } from './lib/api-token.js';
+import {
+  as2RequestHeaders,
+  benchKeyPair,
+  buildAs2Requests,
+  requestProfileOf,
+  type BuiltRequest,
+} from './lib/as2-requests.js';
 import { benchApi } from './lib/bench-api.js';
 import { cpuMsOf, machineTicks, opensslRsaSignsPerSecond, watchPostgresCpu } from './lib/cpu.js';
 import { benchDatabase } from './lib/database.js';
@@ -53,14 +58,7 @@ if (connectionModes.some((m) => m !== 'keepalive' && m !== 'per-message'))
   throw new Error('--connections is keepalive, per-message or both');
 const size = Number(values.size ?? 10240);
 const profileName = values.profile ?? 'full';
-const profiles = {
-  full: { sign: true, encrypt: true, compress: true },
-  signed: { sign: true, encrypt: false, compress: false },
-  encrypted: { sign: false, encrypt: true, compress: false },
-  plain: { sign: false, encrypt: false, compress: false },
-} as const;
-if (!(profileName in profiles)) throw new Error(`--profile is one of ${Object.keys(profiles).join(', ')}`);
-const profile = profiles[profileName as keyof typeof profiles];
+const profile = requestProfileOf(profileName);
 const preload = Number(values.preload ?? 0);
 // Every thread of the server (main, receiver, writer, each pool thread) compiles its own hot
 // code: on a slow machine V8's compiler threads were still busy 25 s (≈ 3,500 messages) into a
@@ -70,44 +68,13 @@ const log = (text: string) => process.stderr.write(`${text}\n`);
 
 const work = benchWorkDir('pier-bench-as2-receive-');
 const workDir = work.path;
-execFileSync(
-  'openssl',
-  'req -x509 -newkey rsa:2048 -nodes -keyout k.pem -out c.pem -days 30 -subj /CN=bench'.split(' '),
-  { cwd: workDir, stdio: 'ignore' },
-);
-const certificate = new X509Certificate(readFileSync(path.join(workDir, 'c.pem')));
-const privateKey = createPrivateKey(readFileSync(path.join(workDir, 'k.pem')));
+const keys = benchKeyPair(workDir);
+const { certificate } = keys;
 
 // ---- Requests, built before anything is timed. ----
 log(`building ${perCase} ${profileName} messages of ${size} bytes…`);
-const line = "UNB+UNOC:3+ALICE:14+BOB:14+261121:1200+1'UNH+1+ORDERS:D:96A:UN'BGM+220+4711+9'\n";
-const packOptions: PackOptions = {
-  contentType: 'application/edifact',
-  filename: 'orders.edi',
-  compress: profile.compress ? 'before-sign' : 'off',
-  sign: profile.sign ? { algorithm: 'sha-256', certificate, privateKey } : null,
-  encrypt: profile.encrypt ? { algorithm: 'aes256-cbc', certificate } : null,
-};
-interface Prebuilt {
-  body: Buffer;
-  headers: Record<string, string>;
-  mic: string;
-}
-const prebuilt: Prebuilt[] = [];
-for (let i = 0; i < perCase; i++) {
-  // Each document differs (its number up front), so each MIC does.
-  const text = `${i}:${line.repeat(Math.ceil(size / line.length))}`.slice(0, size);
-  const packed = packOutgoing(Buffer.from(text), packOptions);
-  prebuilt.push({ body: packed.body, headers: packed.headers, mic: formatMic(packed.mic) });
-}
-const baseHeaders = {
-  'AS2-Version': '1.2',
-  'AS2-From': 'ALICE',
-  'AS2-To': 'BOB',
-  'Disposition-Notification-To': 'edi@alice.example',
-  'Disposition-Notification-Options':
-    'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
-};
+const prebuilt = buildAs2Requests(perCase, size, profile, keys);
+const baseHeaders = as2RequestHeaders;
 
 const rsaBefore = opensslRsaSignsPerSecond();
 log(`openssl speed rsa2048: ${rsaBefore} sign/s`);
@@ -175,7 +142,7 @@ async function dbCounters(): Promise<DbCounters> {
 
 let sent = 0;
 async function postOne(
-  p: Prebuilt,
+  p: BuiltRequest,
   agent: http.Agent | false,
   verify: boolean,
 ): Promise<{ ok: boolean; ms: number; problem?: string }> {
@@ -295,7 +262,7 @@ const results: Record<string, unknown>[] = [];
 try {
   const bench = benchApi(server.url, token);
   const api = bench.post;
-  const cert = await bench.certificate(path.join(workDir, 'c.pem'), path.join(workDir, 'k.pem'));
+  const cert = await bench.certificate(keys.certificatePath, keys.keyPath);
   await api('/plugins/configs?type=as2-receiver', {
     enabled: false,
     name: 'in',

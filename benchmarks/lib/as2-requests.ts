@@ -1,0 +1,93 @@
+/**
+ * The AS2 requests the receive benchmarks send, built before anything is timed: pier's packer,
+ * one EDI document per message, a key pair of their own made by `openssl req`.
+ */
+import { execFileSync } from 'node:child_process';
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { formatMic, packOutgoing, type PackOptions } from '../../actors/as2/index.js';
+
+/** What protects a message: `full` is the issue's shape (compressed, signed, encrypted). */
+export const requestProfiles = {
+  full: { sign: true, encrypt: true, compress: true },
+  signed: { sign: true, encrypt: false, compress: false },
+  encrypted: { sign: false, encrypt: true, compress: false },
+  plain: { sign: false, encrypt: false, compress: false },
+} as const;
+export type RequestProfile = (typeof requestProfiles)[keyof typeof requestProfiles];
+
+export function requestProfileOf(name: string): RequestProfile {
+  if (!(name in requestProfiles))
+    throw new Error(`--profile is one of ${Object.keys(requestProfiles).join(', ')}`);
+  return requestProfiles[name as keyof typeof requestProfiles];
+}
+
+export interface BenchKeyPair {
+  certificatePath: string;
+  keyPath: string;
+  certificate: X509Certificate;
+  privateKey: KeyObject;
+}
+
+/** A self-signed RSA-2048 certificate and its key in `dir` (c.pem, k.pem). */
+export function benchKeyPair(dir: string): BenchKeyPair {
+  execFileSync(
+    'openssl',
+    'req -x509 -newkey rsa:2048 -nodes -keyout k.pem -out c.pem -days 30 -subj /CN=bench'.split(' '),
+    { cwd: dir, stdio: 'ignore' },
+  );
+  const certificatePath = path.join(dir, 'c.pem');
+  const keyPath = path.join(dir, 'k.pem');
+  return {
+    certificatePath,
+    keyPath,
+    certificate: new X509Certificate(readFileSync(certificatePath)),
+    privateKey: createPrivateKey(readFileSync(keyPath)),
+  };
+}
+
+export interface BuiltRequest {
+  body: Buffer;
+  /** The packer's entity headers (Content-Type and the like). */
+  headers: Record<string, string>;
+  /** The MIC the receipt must return, as `Received-Content-MIC` words it. */
+  mic: string;
+}
+
+/** ALICE sends to BOB and asks for a synchronous receipt signed with SHA-256. */
+export const as2RequestHeaders = {
+  'AS2-Version': '1.2',
+  'AS2-From': 'ALICE',
+  'AS2-To': 'BOB',
+  'Disposition-Notification-To': 'edi@alice.example',
+  'Disposition-Notification-Options':
+    'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
+};
+
+/** `count` messages of `size` bytes of EDI text, signed and encrypted with `keys` as `profile` says. */
+export function buildAs2Requests(
+  count: number,
+  size: number,
+  profile: RequestProfile,
+  keys: BenchKeyPair,
+): BuiltRequest[] {
+  const line = "UNB+UNOC:3+ALICE:14+BOB:14+261121:1200+1'UNH+1+ORDERS:D:96A:UN'BGM+220+4711+9'\n";
+  const packOptions: PackOptions = {
+    contentType: 'application/edifact',
+    filename: 'orders.edi',
+    compress: profile.compress ? 'before-sign' : 'off',
+    sign: profile.sign
+      ? { algorithm: 'sha-256', certificate: keys.certificate, privateKey: keys.privateKey }
+      : null,
+    encrypt: profile.encrypt ? { algorithm: 'aes256-cbc', certificate: keys.certificate } : null,
+  };
+  const built: BuiltRequest[] = [];
+  for (let i = 0; i < count; i++) {
+    // Each document differs (its number up front), so each MIC does.
+    const text = `${i}:${line.repeat(Math.ceil(size / line.length))}`.slice(0, size);
+    const packed = packOutgoing(Buffer.from(text), packOptions);
+    built.push({ body: packed.body, headers: packed.headers, mic: formatMic(packed.mic) });
+  }
+  return built;
+}
