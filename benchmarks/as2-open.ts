@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openMessage, type OpenTask } from '../actors/as2-receiver/open-message.js';
-import { MessageOpener } from '../actors/as2-receiver/open-pool.js';
+import { largeFromBytes, MessageOpener } from '../actors/as2-receiver/open-pool.js';
 import { LocalPayloadStore } from '../storage/payloads/local-store.js';
 import type { As2InboundContext } from '../protocol/as2-protocol.js';
 import {
@@ -53,8 +53,10 @@ if (values.cpus)
 
 const work = benchWorkDir('pier-bench-as2-open-');
 const keys = benchKeyPair(work.path);
-log(`building 1000 ${profileName} messages of ${size} bytes…`);
-const requests = buildAs2Requests(1000, size, profile, keys);
+// Opened over and over in turn: up to 1,000 different ones, within 256 MiB.
+const distinct = Math.max(10, Math.min(1000, Math.floor((256 * 1024 * 1024) / size)));
+log(`building ${distinct} ${profileName} messages of ${size} bytes…`);
+const requests = buildAs2Requests(distinct, size, profile, keys);
 const certificatePem = readFileSync(keys.certificatePath, 'utf8');
 const material = { certificate_pem: certificatePem, private_key_pem: readFileSync(keys.keyPath, 'utf8') };
 const context: As2InboundContext = {
@@ -64,7 +66,7 @@ const context: As2InboundContext = {
   decryption: [material],
   signing: material,
   verification: [certificatePem],
-  require_signed: true,
+  require_signed: profile.sign,
   require_encrypted: profile.encrypt,
   require_modern: true,
   as2bis: false,
@@ -76,7 +78,8 @@ const opener = values['in-thread'] ? null : new MessageOpener(store, 64 * 1024 *
 function taskOf(request: BuiltRequest, n: number): OpenTask {
   return {
     messageId: randomUUID(),
-    body: request.body,
+    // The pool takes a large body over (it is moved, not copied): each task gets its own.
+    body: request.body.length >= largeFromBytes ? Buffer.from(request.body) : request.body,
     receivedBytes: request.body.length,
     headers: { ...as2RequestHeaders, ...request.headers },
     context,
