@@ -11,7 +11,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openMessage, type OpenTask } from '../actors/as2-receiver/open-message.js';
@@ -57,15 +56,14 @@ const keys = benchKeyPair(work.path);
 const distinct = Math.max(10, Math.min(1000, Math.floor((256 * 1024 * 1024) / size)));
 log(`building ${distinct} ${profileName} messages of ${size} bytes…`);
 const requests = buildAs2Requests(distinct, size, profile, keys);
-const certificatePem = readFileSync(keys.certificatePath, 'utf8');
-const material = { certificate_pem: certificatePem, private_key_pem: readFileSync(keys.keyPath, 'utf8') };
+const material = { certificate_pem: keys.certificatePem, private_key_pem: keys.keyPem };
 const context: As2InboundContext = {
   found: true,
   organization: 'bob',
   partner: 'alice',
   decryption: [material],
   signing: material,
-  verification: [certificatePem],
+  verification: [keys.certificatePem],
   require_signed: profile.sign,
   require_encrypted: profile.encrypt,
   require_modern: true,

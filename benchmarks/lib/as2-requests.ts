@@ -26,6 +26,8 @@ export function requestProfileOf(name: string): RequestProfile {
 export interface BenchKeyPair {
   certificatePath: string;
   keyPath: string;
+  certificatePem: string;
+  keyPem: string;
   certificate: X509Certificate;
   privateKey: KeyObject;
 }
@@ -39,11 +41,15 @@ export function benchKeyPair(dir: string): BenchKeyPair {
   );
   const certificatePath = path.join(dir, 'c.pem');
   const keyPath = path.join(dir, 'k.pem');
+  const certificatePem = readFileSync(certificatePath, 'utf8');
+  const keyPem = readFileSync(keyPath, 'utf8');
   return {
     certificatePath,
     keyPath,
-    certificate: new X509Certificate(readFileSync(certificatePath)),
-    privateKey: createPrivateKey(readFileSync(keyPath)),
+    certificatePem,
+    keyPem,
+    certificate: new X509Certificate(certificatePem),
+    privateKey: createPrivateKey(keyPem),
   };
 }
 
