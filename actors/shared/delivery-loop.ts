@@ -1,132 +1,153 @@
 /**
- * What every target actor shares: claim deliveries while it has room (max_concurrent_deliveries),
- * deliver each, report the result, and claim again when there may be more: after a claim that
- * brought deliveries, or when told of work. A claim that finds nothing waits in the core for
- * work, so a loop with room keeps one claim out. A stop waits for the deliveries in hand.
+ * What every target actor shares: claim deliveries while it has room, deliver each at most
+ * `max_concurrent_deliveries` at a time in the order claimed, report the results, and claim
+ * again when there may be more: after a claim that brought deliveries, or when told of work.
+ * A claim that finds nothing waits in the core for work, so a loop with room keeps one claim
+ * out. A stop waits for the deliveries in hand.
  *
- * Results are held back a little to be recorded together (`resultLingerMs`): each report is a
- * statement in PostgreSQL, and one for a handful of results costs little more than one for one
- * (benchmarks/README.md, as2-receive, "Results recorded together"). A held result keeps its slot,
- * so a loop with no free slot (max_concurrent_deliveries 1, or all busy) reports at once: no
- * other delivery could come to it while it waited. Nobody waits on a result but the operator
- * reading the message's status, and a result lost with the process (kill -9) only repeats the
- * delivery, which the targets take as done (a file with the same content is already there).
+ * The room is the claim window (claim-window.ts): a target with a backlog claims ahead of its
+ * concurrency, so a claim and a report serve many deliveries. Results go to the reporter
+ * (result-reporter.ts), which records them together and keeps them through a database outage;
+ * a delivery's window place is free again once its result is recorded.
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
+import { ClaimWindow } from './claim-window.js';
+import { ResultReporter, resultLingerMs } from './result-reporter.js';
+
+export { resultLingerMs } from './result-reporter.js';
 
 export type Deliver = (delivery: ClaimedDelivery) => Promise<DeliveryOutcome>;
 
-/** The longest a result waits for others to be recorded with it, in milliseconds. */
-export const resultLingerMs = 25;
-/** Most results held back at once; more are reported at once. */
-const maxHeldResults = 100;
-
-interface HeldResult {
-  delivery: ClaimedDelivery;
-  outcome: DeliveryOutcome;
-  reported(): void;
-}
+/** Waits before claiming again after a claim failed (the database is away), in ms. */
+const claimRetryMs = [500, 1_000, 2_000, 5_000];
+/** How long a stop waits for results the database does not take, in ms. */
+const stopGraceMs = 2_000;
 
 export class DeliveryLoop {
-  /** Slots in use: deliveries being delivered, and those whose result is not recorded yet. */
-  #active = 0;
+  /** Claimed, waiting for a free slot, in claim order. */
+  #queue: ClaimedDelivery[] = [];
+  /** Deliveries being delivered now (at most `slots`). */
+  #running = 0;
   #claiming = false;
   /** Work may be waiting: told so, or the last claim was full. */
   #wanted = false;
   #stopped = false;
+  #claimFailures = 0;
+  #retryTimer: NodeJS.Timeout | undefined;
   #drained: (() => void)[] = [];
-  #held: HeldResult[] = [];
-  #flushTimer: NodeJS.Timeout | undefined;
+  readonly #window: ClaimWindow;
+  readonly #reporter: ResultReporter;
 
   constructor(
     private readonly core: CoreClient,
     private readonly slots: number,
     private readonly deliver: Deliver,
     /** How long a result may wait for others (tests set their own). */
-    private readonly lingerMs = resultLingerMs,
-  ) {}
+    lingerMs = resultLingerMs,
+  ) {
+    this.#window = new ClaimWindow(slots);
+    this.#reporter = new ResultReporter(core, () => this.#afterRecorded(), lingerMs);
+  }
 
   poke(): void {
     this.#wanted = true;
     void this.#pump();
   }
 
+  /** Deliveries in hand: claimed and not yet recorded. */
+  #inHand(): number {
+    return this.#queue.length + this.#running + this.#reporter.unrecorded;
+  }
+
   /**
-   * Claims go out when a quarter of the slots are free (or none is busy), so deliveries are
-   * claimed a few at a time rather than one by one.
+   * Claims go out when a quarter of the window is free (or nothing is in hand), so deliveries
+   * are claimed a few at a time rather than one by one.
    */
-  #room(): boolean {
-    const free = this.slots - this.#active;
-    return free > 0 && (this.#active === 0 || free >= Math.max(1, Math.floor(this.slots / 4)));
+  #room(): number {
+    const free = this.#window.size - this.#inHand();
+    const enough = this.#inHand() === 0 || free >= Math.max(1, Math.floor(this.#window.size / 4));
+    return free > 0 && enough ? free : 0;
   }
 
   async #pump(): Promise<void> {
     if (this.#claiming) return;
-    while (this.#wanted && !this.#stopped && this.#room()) {
+    let room: number;
+    while (this.#wanted && !this.#stopped && this.#retryTimer === undefined && (room = this.#room()) > 0) {
       this.#wanted = false;
       this.#claiming = true;
-      const room = this.slots - this.#active;
       let claimed: ClaimedDelivery[] = [];
       try {
         claimed = await this.core.claim(room);
+        this.#claimSucceeded();
       } catch (error) {
-        this.core.log('warn', 'claiming deliveries failed', { error: String(error) });
+        this.#claimFailed(error);
       } finally {
         this.#claiming = false;
       }
+      this.#window.claimed(room, claimed.length);
       // More may come: the core holds a claim that finds nothing until work arrives
       // (runtime/dispatch/waiting-claims.ts), so one stays out while there is room.
       if (claimed.length > 0) this.#wanted = true;
-      for (const delivery of claimed) void this.#run(delivery);
+      this.#queue.push(...claimed);
+      this.#startQueued();
     }
   }
 
+  #claimSucceeded(): void {
+    if (this.#claimFailures > 0) this.core.log('info', 'claiming deliveries works again');
+    this.#claimFailures = 0;
+  }
+
+  /** Logged once per outage; the loop claims again after a wait instead of waiting for a poke. */
+  #claimFailed(error: unknown): void {
+    if (this.#claimFailures === 0)
+      this.core.log('warn', 'claiming deliveries failed; trying again', { error: String(error) });
+    const wait = claimRetryMs[Math.min(this.#claimFailures, claimRetryMs.length - 1)]!;
+    this.#claimFailures++;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.poke();
+    }, wait).unref();
+  }
+
+  #startQueued(): void {
+    while (this.#running < this.slots && this.#queue.length > 0) void this.#run(this.#queue.shift()!);
+  }
+
   async #run(delivery: ClaimedDelivery): Promise<void> {
-    this.#active++;
+    this.#running++;
     let outcome: DeliveryOutcome;
     try {
       outcome = await this.deliver(delivery);
     } catch (error) {
       outcome = { ok: false, retryable: true, error: error instanceof Error ? error.message : String(error) };
     }
-    await new Promise<void>((reported) => this.#hold({ delivery, outcome, reported }));
-    this.#active--;
-    if (this.#active === 0) for (const resolve of this.#drained.splice(0)) resolve();
+    this.#running--;
+    this.#startQueued();
+    if (this.#running === 0 && this.#queue.length === 0)
+      for (const resolve of this.#drained.splice(0)) resolve();
+    // Nothing else in hand will finish soon: waiting for company would only delay this result.
+    const alone = this.#running === 0 && this.#queue.length === 0;
+    this.#reporter.add(delivery, outcome, alone || this.#stopped);
+  }
+
+  #afterRecorded(): void {
     if (this.#wanted) void this.#pump();
   }
 
-  /** Reported now when nothing more could join it, else with the next ones or after lingerMs. */
-  #hold(result: HeldResult): void {
-    this.#held.push(result);
-    const full = this.#active >= this.slots || this.#held.length >= maxHeldResults;
-    if (full || this.#stopped) this.#flush();
-    else this.#flushTimer ??= setTimeout(() => this.#flush(), this.lingerMs);
-  }
-
-  /** Reports the held results in one synchronous run: the core client sends them as one request. */
-  #flush(): void {
-    clearTimeout(this.#flushTimer);
-    this.#flushTimer = undefined;
-    for (const { delivery, outcome, reported } of this.#held.splice(0)) {
-      this.core
-        .result(delivery, outcome)
-        .catch((error: unknown) => {
-          // The claim stays with this instance; a stop or a restart gives it back.
-          this.core.log('error', 'recording a delivery result failed', {
-            delivery: delivery.delivery_id,
-            error: String(error),
-          });
-        })
-        .finally(reported);
-    }
-  }
-
-  /** No more claims; resolves when the deliveries in hand are reported. */
+  /**
+   * No more claims; resolves when the deliveries being delivered are done and their results
+   * recorded (or kept back by a database that does not answer, for at most a moment). Those
+   * claimed and not started are left alone: the supervisor gives them back to the queue, where
+   * the next claim (of any process) takes them, rather than a stop waiting for a window's worth.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#flush();
-    if (this.#active === 0) return;
-    await new Promise<void>((resolve) => this.#drained.push(resolve));
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#queue = [];
+    if (this.#running > 0) await new Promise<void>((resolve) => this.#drained.push(resolve));
+    await this.#reporter.close(stopGraceMs);
   }
 }

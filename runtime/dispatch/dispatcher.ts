@@ -27,6 +27,7 @@ import {
   type ResultItem,
 } from './claims.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
+import { OutageLog } from '../../storage/outage-log.js';
 import { WaitingClaims, type TakenClaims, type WaitingClaim } from './waiting-claims.js';
 import { checkDegraded } from '../alerts/flow-alerts.js';
 import { logAccepted, logDeliveryEnd } from './log-lines.js';
@@ -66,6 +67,8 @@ export class Dispatcher implements ActorCore {
   readonly #waiting = new WaitingClaims();
   /** The parties and routes acceptances plan from while they do not change (flow-config.ts). */
   readonly #config = new FlowConfig();
+  /** Statements that failed while the database was away: logged once per outage. */
+  readonly #outage: OutageLog;
   #stopping = false;
   #timer: NodeJS.Timeout | undefined;
   #ticks = 0;
@@ -73,6 +76,7 @@ export class Dispatcher implements ActorCore {
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
+    this.#outage = new OutageLog(options.logger);
     const flow = (this.#flow = new FlowConnections(options.orm));
     // A message is dispatched in the statement that accepts it: the file poller and a
     // message sent by hand have nothing left to do with it once it is stored. Its deliveries
@@ -103,11 +107,18 @@ export class Dispatcher implements ActorCore {
       async (items) => {
         const ended: DeliveryEnd[] = [];
         const at = this.#o.now();
-        const atOnce = await resultsAtOnce(direct(flow), at, items, ended);
-        if (atOnce?.degraded) await inTx(flow, (tx) => checkDegraded(tx, at));
-        const applied = atOnce?.applied ?? (await inTx(flow, (tx) => resultBatch(tx, at, items, ended)));
-        for (const end of ended) logDeliveryEnd(this.#o.logger, end);
-        return applied;
+        try {
+          const atOnce = await resultsAtOnce(direct(flow), at, items, ended);
+          if (atOnce?.degraded) await inTx(flow, (tx) => checkDegraded(tx, at));
+          const applied = atOnce?.applied ?? (await inTx(flow, (tx) => resultBatch(tx, at, items, ended)));
+          this.#outage.answered();
+          for (const end of ended) logDeliveryEnd(this.#o.logger, end);
+          return applied;
+        } catch (error) {
+          // The actor keeps the results and reports them again (actors/shared/result-reporter.ts).
+          this.#outage.failed('recording delivery results', error);
+          throw error;
+        }
       },
       {
         weigh: (item) => inlineChars(item.outcome),
@@ -162,7 +173,7 @@ export class Dispatcher implements ActorCore {
   /** A waiting claim whose target has work: the claim statement runs for it now. */
   #claimFor(target: string, claim: WaitingClaim): void {
     this.#claimOrWait(target, claim.limit).then(claim.answer, (error: unknown) => {
-      this.#o.logger.warn({ err: error, target }, 'dispatcher: claiming deliveries failed');
+      this.#outage.failed(`claiming deliveries for ${target}`, error);
       claim.answer([]);
     });
   }
@@ -262,11 +273,13 @@ export class Dispatcher implements ActorCore {
    */
   async tick(recovery = true): Promise<void> {
     const { orm, now, node } = this.#o;
+    let failed = false;
     const run = async <T>(what: string, work: () => Promise<T>): Promise<T | undefined> => {
       try {
         return await work();
       } catch (error) {
-        this.#o.logger.error({ err: error }, `dispatcher: ${what} failed`);
+        failed = true;
+        this.#outage.failed(what, error);
         return undefined;
       }
     };
@@ -289,6 +302,7 @@ export class Dispatcher implements ActorCore {
       if (ackDeadlines)
         await run('acknowledgement deadlines', () => inTx(orm, (tx) => ackDeadlines(tx, now())));
     }
+    if (!failed) this.#outage.answered();
     if (announced.length > 0) this.#work(announced);
   }
 

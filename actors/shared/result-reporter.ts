@@ -1,0 +1,148 @@
+/**
+ * Records a target's delivery results: held back a little to go together (`lingerMs`), and
+ * kept through a database outage until they are recorded.
+ *
+ * Each report is a statement in PostgreSQL, and one for a handful of results costs little
+ * more than one for one (benchmarks/README.md, as2-receive, "Results recorded together"). A
+ * held result does not hold a delivery slot: the next delivery starts while it waits, so
+ * holding results back never slows a target down.
+ *
+ * A report that fails (PostgreSQL restarting, say) is not dropped: the delivery happened, and
+ * a result that never arrives left its message `InProgress` until the process was restarted.
+ * The results are kept and reported again, with a growing wait, until the database takes them;
+ * the loop logs one line when recording starts failing and one when it works again. Nobody
+ * waits on a result but the operator reading the message's status, and a result lost with the
+ * process (kill -9) only repeats the delivery, which the targets take as done.
+ */
+import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
+import type { CoreClient } from '../../protocol/worker-host/host.js';
+
+/** The longest a result waits for others to be recorded with it, in milliseconds. */
+export const resultLingerMs = 25;
+/** Most results in one report. */
+const maxPerReport = 64;
+/** Waits between attempts to record results while the database does not take them, in ms. */
+const firstRetryMs = 500;
+const maxRetryMs = 15_000;
+
+interface Result {
+  delivery: ClaimedDelivery;
+  outcome: DeliveryOutcome;
+}
+
+export class ResultReporter {
+  #held: Result[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  /** Results whose report failed, waiting for the next attempt. */
+  #failed: Result[] = [];
+  #retryMs = firstRetryMs;
+  #retryTimer: NodeJS.Timeout | undefined;
+  /** Recording failed and has not worked since: logged once, not per attempt. */
+  #failing = false;
+  #closed = false;
+  #reporting = 0;
+  #settled: (() => void)[] = [];
+
+  constructor(
+    private readonly core: Pick<CoreClient, 'result' | 'log'>,
+    /** Called after results were recorded (or found no longer current): their places are free. */
+    private readonly recorded: (count: number) => void,
+    private readonly lingerMs = resultLingerMs,
+  ) {}
+
+  /** Results held, being reported or waiting to be reported again. */
+  get unrecorded(): number {
+    return this.#held.length + this.#failed.length + this.#reporting;
+  }
+
+  /** Holds a result; `soon` when nothing else could join it, so waiting would only delay it. */
+  add(delivery: ClaimedDelivery, outcome: DeliveryOutcome, soon: boolean): void {
+    this.#held.push({ delivery, outcome });
+    if (soon || this.#held.length >= maxPerReport) this.flush();
+    else this.#timer ??= setTimeout(() => this.flush(), this.lingerMs);
+  }
+
+  /** Reports the held results now, in one synchronous run (the core client sends one request). */
+  flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const batch = this.#held.splice(0);
+    if (batch.length > 0) this.#report(batch);
+  }
+
+  #report(batch: Result[]): void {
+    this.#reporting += batch.length;
+    const outcomes = batch.map(({ delivery, outcome }) =>
+      this.core.result(delivery, outcome).then(
+        () => true,
+        (error: unknown) => error,
+      ),
+    );
+    void Promise.all(outcomes).then((answers) => {
+      this.#reporting -= batch.length;
+      const failed = batch.filter((_, i) => answers[i] !== true);
+      const done = batch.length - failed.length;
+      if (done > 0) this.#recovered();
+      if (failed.length > 0)
+        this.#keep(
+          failed,
+          answers.find((a) => a !== true),
+        );
+      if (done > 0) this.recorded(done);
+      this.#maybeSettled();
+    });
+  }
+
+  #keep(failed: Result[], error: unknown): void {
+    if (!this.#failing) {
+      this.#failing = true;
+      this.core.log('error', 'recording delivery results failed; they are kept and recorded once it works', {
+        results: failed.length,
+        error: String(error),
+      });
+    }
+    this.#failed.push(...failed);
+    if (this.#closed) return;
+    this.#retryTimer ??= setTimeout(() => {
+      this.#retryTimer = undefined;
+      const again = this.#failed.splice(0);
+      if (again.length > 0) this.#report(again);
+    }, this.#retryMs).unref();
+    this.#retryMs = Math.min(this.#retryMs * 2, maxRetryMs);
+  }
+
+  #recovered(): void {
+    if (!this.#failing) return;
+    this.#failing = false;
+    this.#retryMs = firstRetryMs;
+    this.core.log('info', 'recording delivery results works again');
+  }
+
+  #maybeSettled(): void {
+    if (this.unrecorded === 0) for (const resolve of this.#settled.splice(0)) resolve();
+  }
+
+  /**
+   * Reports what is held and tries once more what failed; resolves when every result is
+   * recorded or, for results the database still refuses, after `graceMs` (the supervisor then
+   * gives their deliveries back, or another process's sweep does).
+   */
+  async close(graceMs: number): Promise<void> {
+    this.#closed = true;
+    this.flush();
+    if (this.#failed.length > 0) {
+      clearTimeout(this.#retryTimer);
+      this.#retryTimer = undefined;
+      this.#report(this.#failed.splice(0));
+    }
+    if (this.unrecorded === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.#settled.push(resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+  }
+}
