@@ -2,8 +2,9 @@
  * JWTs of identity providers as a credential (spec 5.2, 5.4–5.10). The provider is chosen by
  * `iss` exactly; the token is checked locally against the provider's cached keys (no network
  * round trip once they are cached): signature with pinned asymmetric algorithms, issuer,
- * audience, exp/nbf with a 30-second clock tolerance, and the provider's api_scopes. The caller
- * is the federated service account or the user registered for (issuer, subject).
+ * audience, exp/nbf with a 30-second clock tolerance, and the provider's api_scopes. Every claim
+ * read is typed first (token-claims.ts). The caller is the federated service account or the user
+ * registered for (issuer, subject).
  */
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Orm } from '../../storage/db.js';
@@ -13,6 +14,7 @@ import { scopeSet } from '../schemas/oidc-provider.js';
 import type { ApiTokenCredential } from './api-token-credential.js';
 import type { Caller, CredentialKind } from './caller.js';
 import type { OidcDirectory } from './oidc-directory.js';
+import { grantedScopes, readTokenClaims } from './token-claims.js';
 import { TokenRefused } from './token-refused.js';
 
 /** Asymmetric algorithms only: never `none`, never HS* (a public key must not become an HMAC secret). */
@@ -61,18 +63,19 @@ export class JwtCredential implements CredentialKind {
 
   async authenticate(token: string): Promise<Caller> {
     let header: ReturnType<typeof decodeProtectedHeader>;
-    let claims: JWTPayload;
+    let decoded: JWTPayload;
     try {
       header = decodeProtectedHeader(token);
-      claims = decodeJwt(token);
+      decoded = decodeJwt(token);
     } catch {
       throw new TokenRefused('not a well-formed JWT');
     }
     if (typeof header.alg !== 'string' || !allowedJwtAlgorithms.includes(header.alg)) {
       throw new TokenRefused(`algorithm ${String(header.alg)} is not allowed`);
     }
+    // Read before the signature is checked, only to choose the provider and its audience rule.
+    const claims = readTokenClaims(decoded);
     const issuer = claims.iss;
-    if (typeof issuer !== 'string') throw new TokenRefused('no iss claim');
     const provider = await this.directory.byIssuer(issuer);
     if (!provider) throw new TokenRefused(`no identity provider has issuer ${issuer}`);
     if (!provider.enabled) throw new TokenRefused(`identity provider ${provider.name} is disabled`);
@@ -102,12 +105,14 @@ export class JwtCredential implements CredentialKind {
       throw new TokenRefused(`${code}: ${(error as Error).message}`);
     }
 
-    const granted = new Set([...scopesOf(payload.scope), ...scopesOf(payload.scp)]);
+    // What grants access is read from the verified payload only.
+    const verified = readTokenClaims(payload);
+    const granted = grantedScopes(verified);
     const missing = scopeSet(provider.api_scopes).filter((s) => !granted.has(s));
     if (missing.length > 0) throw new TokenRefused(`token lacks scopes ${missing.join(' ')}`);
 
-    const subject = payload.sub!;
-    const found = await this.#identitiesOf(issuer, subject);
+    const { iss: verifiedIssuer, sub: subject } = verified;
+    const found = await this.#identitiesOf(verifiedIssuer, subject);
     const account = found.find((i) => i.kind === 'service-account');
     const user = found.find((i) => i.kind === 'user');
     if (account) {
@@ -116,7 +121,7 @@ export class JwtCredential implements CredentialKind {
       return { kind: 'service-account', actor: `sa:${account.name}`, role: account.role };
     }
     if (noAudience) throw new TokenRefused(`token without audience from ${subject}, not a federated account`);
-    if (!user) throw new TokenRefused(`subject ${subject} of ${issuer} is not registered`);
+    if (!user) throw new TokenRefused(`subject ${subject} of ${verifiedIssuer} is not registered`);
     if (!user.enabled) throw new TokenRefused(`user ${user.name} is disabled`);
     return { kind: 'user', actor: user.name, role: user.role };
   }
@@ -137,10 +142,4 @@ export class JwtCredential implements CredentialKind {
     this.#identities.set(key, { found: rows, at: Date.now() });
     return rows;
   }
-}
-
-function scopesOf(value: unknown): string[] {
-  if (typeof value === 'string') return scopeSet(value);
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
-  return [];
 }

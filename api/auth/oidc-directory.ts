@@ -24,7 +24,9 @@ export interface OidcDirectoryOptions {
 
 const oidcDirectoryDefaults: OidcDirectoryOptions = {
   cacheTtlMs: 10_000,
-  jwksCooldownMs: 30_000,
+  // Bounds how long a key rotated in just after a fetch is refused; still at most one fetch per
+  // provider per 5 s, however many made-up kids arrive (jose's 30 s default held a rollover up).
+  jwksCooldownMs: 5_000,
   jwksMaxAgeMs: 10 * 60_000,
   fetchTimeoutMs: 5_000,
 };

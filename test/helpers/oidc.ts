@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { CompactSign, exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
 import Provider, { errors as oidcErrors } from 'oidc-provider';
 import type { Test } from 'tap';
 
@@ -23,6 +23,8 @@ export interface TestIdp {
   clientCredentialsToken(scope?: string): Promise<string>;
   /** A token signed with the provider's current key; claims default to a valid robot token. */
   sign(claims?: JWTPayload, options?: { alg?: string; kid?: string; omit?: string[] }): Promise<string>;
+  /** A token whose payload is exactly this text (JSON that JSON.stringify cannot write, like 1e999). */
+  signText(payload: string): Promise<string>;
   /** The current public key as a JWK. */
   publicJwk(): JWK;
   /** Replaces the signing key with a new one (new kid). */
@@ -150,6 +152,11 @@ export async function startTestIdp(t: Test): Promise<TestIdp> {
       for (const name of options.omit ?? []) delete payload[name];
       return new SignJWT(payload)
         .setProtectedHeader({ alg: options.alg ?? 'RS256', kid: options.kid ?? key.kid, typ: 'at+jwt' })
+        .sign(key.privateKey);
+    },
+    async signText(payload) {
+      return new CompactSign(new TextEncoder().encode(payload))
+        .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'at+jwt' })
         .sign(key.privateKey);
     },
     publicJwk: () => key.publicJwk,
