@@ -3,7 +3,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const order = 'Dependencies point one way: cli → api → runtime → actors → protocol → pki, storage below';
+const order =
+  'Dependencies point one way: cli → api → runtime → actors → flow → protocol → pki, storage below';
 /** An import pattern of a folder, with the message saying why it may not be imported from here. */
 const folder = (name, why) => ({ group: [`**/${name}/**`, `**/${name}/*`], message: `${why}. ${order}.` });
 
@@ -16,6 +17,7 @@ const boundaries = {
     folder('actors', 'pki/ is a library below every layer'),
     folder('protocol', 'pki/ is a library below every layer'),
     folder('storage', 'pki/ is a library below every layer'),
+    folder('flow', 'pki/ is a library below every layer'),
   ],
   storage: [
     folder('api', 'storage/ may not import the API'),
@@ -23,12 +25,25 @@ const boundaries = {
     folder('runtime', 'storage/ may not import the runtime'),
     folder('actors', 'storage/ may not import actors'),
     folder('protocol', 'storage/ may not import the channel protocol'),
+    folder('flow', 'storage/ may not import the message flow commands'),
   ],
   protocol: [
     folder('api', 'protocol/ is spoken by runtime and actors and imports neither'),
     folder('cli', 'protocol/ is spoken by runtime and actors and imports neither'),
     folder('runtime', 'protocol/ is spoken by runtime and actors and imports neither'),
     folder('actors', 'protocol/ is spoken by runtime and actors and imports neither'),
+    folder('flow', 'protocol/ is spoken by runtime and actors and imports neither'),
+  ],
+  flow: [
+    folder('api', 'flow/ holds the state moves that the runtime and actors run'),
+    folder('cli', 'flow/ holds the state moves that the runtime and actors run'),
+    folder('runtime', 'flow/ runs in actor threads too, where the runtime is not'),
+    folder('actors', 'flow/ holds the state moves that the runtime and actors run'),
+    {
+      group: ['@mikro-orm/*'],
+      allowTypeImports: true,
+      message: `flow/ runs on the driver (storage/sql.ts) in actor threads, where no ORM is opened. ${order}.`,
+    },
   ],
   actors: [
     folder('api', 'actors/ never import the API'),
@@ -36,14 +51,18 @@ const boundaries = {
     folder('runtime', 'actors/ speak to the core over their channel (protocol/), never import runtime/'),
     {
       group: ['**/storage/*', '!**/storage/payloads', '@mikro-orm/*', 'pg'],
-      message: `actors/ own I/O and never open the database: of storage/ they use only storage/payloads/. ${order}.`,
+      message: `actors/ reach the database only through the flow's commands (flow/actor-commands.ts); of storage/ they use only storage/payloads/. ${order}.`,
+    },
+    {
+      group: ['**/flow/**', '!**/flow/actor-commands.js'],
+      message: `actors/ run the flow's commands through flow/actor-commands.ts alone. ${order}.`,
     },
   ],
   runtime: [folder('api', 'runtime/ runs without the API'), folder('cli', 'runtime/ runs without the CLI')],
   api: [
     folder('cli', 'the CLI sits on top of the API, not below it'),
     {
-      group: ['**/storage/sql', '**/storage/sql.js', '**/runtime/dispatch/tx', '**/runtime/dispatch/tx.js'],
+      group: ['**/storage/sql', '**/storage/sql.js', '**/flow/tx', '**/flow/tx.js'],
       message: `api/ runs no SQL of its own: add a named function to storage/repositories/. ${order}.`,
     },
   ],

@@ -5,12 +5,7 @@
  * The runtime knows nothing of HTTP; each entry says which code of the one error table a refusal
  * is, with the details spec 7 asks for.
  */
-import {
-  DeliveryNotFound,
-  MessageNotFound,
-  NotRedeliverable,
-  NotRedispatchable,
-} from '../runtime/dispatch/errors.js';
+import { DeliveryNotFound, MessageNotFound, NotRedeliverable, NotRedispatchable } from '../flow/errors.js';
 import {
   ActionRefused,
   InstanceNotRunning,

@@ -8,9 +8,9 @@ import type { Orm } from '../storage/db.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import { inTx } from '../storage/sql.js';
 import { partnerReach, type PartnerReach } from './as2/partner-reach.js';
-import { loadRoutes } from './dispatch/dispatch.js';
-import { redeliver } from './dispatch/redo.js';
-import { targetsBetween } from './dispatch/routing.js';
+import { loadRoutes } from '../flow/commands/dispatch.js';
+import { redeliver } from '../flow/commands/redo.js';
+import { targetsBetween } from '../flow/tables/routing.js';
 
 import type { Supervisor } from './supervisor/supervisor.js';
 

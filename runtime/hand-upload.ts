@@ -7,8 +7,8 @@
 import { pluginTypeDefinitions, type PluginType } from '../actors/index.js';
 import type { Orm } from '../storage/db.js';
 import { direct } from '../storage/sql.js';
-import { directionOf, type PartyKind } from './dispatch/accept-plan.js';
-import { targetsBetween, type RouteRow } from './dispatch/routing.js';
+import { directionOf, type PartyKind } from '../flow/commands/accept-plan.js';
+import { targetsBetween, type RouteRow } from '../flow/tables/routing.js';
 
 export interface HandUploadForm {
   from: string;

@@ -20,7 +20,7 @@ import type { PgConnection, Pool } from './sql.js';
  *   against a table it thinks small (new, or never analyzed) hashed the whole table for a batch
  *   of four. In the receive benchmark, 4,000 messages on a new database read 4.4 million rows
  *   by sequential scans. The flow's statements were checked to probe indexes
- *   (runtime/dispatch/plans.test.ts); the API's queries, on the ORM's connections, keep the
+ *   (flow/commands/plans.test.ts); the API's queries, on the ORM's connections, keep the
  *   planner's defaults.
  * - `jit = off`: a statement left with a sequential scan it cannot avoid (the few routes, read
  *   whole) carries the planner's penalty for it in its cost, far above `jit_above_cost`, and

@@ -1,8 +1,8 @@
 /** Messages (spec 2.7, 3.1–3.3, 4.2): the record, its deliveries, history and payload stages. */
 import { z } from 'zod';
 // The vocabulary lives with the status table (pure data, no server code), so both use one list.
-import { deliveryStates } from '../../runtime/dispatch/delivery-states.js';
-import { messageStages, messageStatuses } from '../../runtime/dispatch/status.js';
+import { deliveryStates } from '../../flow/tables/delivery-states.js';
+import { messageStages, messageStatuses } from '../../flow/tables/status.js';
 import { listSchema, pagingQuery, parameterKey, recordName, singleLineText } from './common.js';
 import { timeBound } from './time-filter.js';
 

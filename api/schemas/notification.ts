@@ -1,7 +1,7 @@
 /** The notification log (spec 2.14, 3.6) and its filters (spec 4.2). */
 import { z } from 'zod';
 import { AlertWebhookBody } from '../../protocol/notify-protocol.js';
-import { alertCodes } from '../../runtime/alerts/alerts.js';
+import { alertCodes } from '../../flow/alerts/alerts.js';
 import { listSchema, pagingQuery, singleLineText } from './common.js';
 import { timeBound } from './time-filter.js';
 

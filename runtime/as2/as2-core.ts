@@ -3,12 +3,12 @@
  * fails deliveries whose asynchronous receipt is overdue (run on the dispatcher's schedule).
  */
 import type { As2Request, As2Response } from '../../protocol/as2-protocol.js';
-import { direct, inTx } from '../dispatch/tx.js';
+import { direct, inTx } from '../../flow/tx.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Orm } from '../../storage/db.js';
 import { inlineBytes } from '../../storage/payloads/inline.js';
 import { inboundContext, outboundContext } from './profiles.js';
-import { findSent, receiptsOverdue, recordAs2, settleAwaited } from './records.js';
+import { findSent, receiptsOverdue, recordAs2, settleAwaited } from '../../flow/commands/as2-records.js';
 
 export class As2Core {
   constructor(

@@ -5,7 +5,7 @@
  */
 import type { As2OutboundContext } from '../../protocol/as2-protocol.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { pgArray, type Tx } from '../dispatch/tx.js';
+import { pgArray, type Tx } from '../../flow/tx.js';
 import { materials, pick, refsOf, remoteSelect, type RemoteRow } from './profiles.js';
 
 export interface PartnerReach {

@@ -7,7 +7,7 @@ import { derivedReceiptAddress } from './receipt-address.js';
 import type { As2InboundResponse, As2Material, As2OutboundResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { pgArray, type Tx } from '../dispatch/tx.js';
+import { pgArray, type Tx } from '../../flow/tx.js';
 import { interopOptionsOf, pickInteropFields, type InteropFields } from './interop-fields.js';
 
 interface CertRow {

@@ -4,7 +4,7 @@
  * receiver's scheme, port and path. Derived only when one receiver is meant: the only enabled
  * one, or the only enabled one with a public_url. Otherwise null, and the sender says why.
  */
-import type { Tx } from '../dispatch/tx.js';
+import type { Tx } from '../../flow/tx.js';
 
 interface ReceiverRow {
   name: string;

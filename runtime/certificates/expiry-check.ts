@@ -5,7 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { raiseAlert, type AlertCode } from '../alerts/alerts.js';
+import { raiseAlert, type AlertCode } from '../../flow/alerts/alerts.js';
 import { certificateSettings } from '../../actors/index.js';
 import { certificatesNamedBySettings, certificateUsers } from '../../storage/queries/certificate-users.js';
 import { describeCertificateUsers } from './usage-text.js';

@@ -7,9 +7,9 @@
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { nodeLockClass } from '../../flow/node-presence.js';
 
-/** The advisory lock class of node presence (an arbitrary constant). */
-const nodeLockClass = 731_301;
+export { liveNodeCondition } from '../../flow/node-presence.js';
 
 export class NodePresence {
   readonly nodeId = randomInt(1, 2 ** 31 - 1);
@@ -59,10 +59,4 @@ export class NodePresence {
     clearTimeout(this.#retry);
     await this.#client?.end().catch(() => {});
   }
-}
-
-/** SQL condition: the node holding `column`'s claim is alive (its presence lock is held). */
-export function liveNodeCondition(column: string): string {
-  return `exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.classid = ${nodeLockClass}
-                   and l.objid = ${column}::oid and l.objsubid = 2 and l.granted)`;
 }

@@ -11,7 +11,7 @@ import { waitFor } from '../../test/helpers/wait.js';
 import type { Orm } from '../../storage/db.js';
 import type { InstanceRef } from '../supervisor/core-port.js';
 import { Dispatcher } from './dispatcher.js';
-import { inTx } from './tx.js';
+import { inTx } from '../../flow/tx.js';
 
 let orm: Orm;
 t.before(async () => {

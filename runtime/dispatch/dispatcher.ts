@@ -14,9 +14,9 @@ import {
   type OfferedMessage,
 } from '../../protocol/core-protocol.js';
 import type { ActorCore, HeldClaim, InstanceRef } from '../supervisor/core-port.js';
-import { acceptAtOnce, type AcceptItem, type AcceptOutcome } from './accept.js';
-import { FlowConfig } from './flow-config.js';
-import type { AckDeadlines } from './acks.js';
+import { acceptAtOnce, type AcceptItem, type AcceptOutcome } from '../../flow/commands/accept.js';
+import { FlowConfig } from '../../flow/commands/flow-config.js';
+import type { AckDeadlines } from '../../flow/commands/acks.js';
 import { Batcher } from '../../protocol/batcher.js';
 import {
   claimBatch,
@@ -25,16 +25,16 @@ import {
   resultsAtOnce,
   type DeliveryEnd,
   type ResultItem,
-} from './claims.js';
+} from '../../flow/commands/claims.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { OutageLog } from '../../storage/outage-log.js';
 import { WaitingClaims, type TakenClaims, type WaitingClaim } from './waiting-claims.js';
-import { checkDegraded } from '../alerts/flow-alerts.js';
+import { checkDegraded } from '../../flow/alerts/flow-alerts.js';
 import { logAccepted, logDeliveryEnd } from './log-lines.js';
-import { redeliver, redispatch } from './redo.js';
-import { retryPolicyOf } from './schedule.js';
-import { orphanedClaims, retriesDue, stallSchedule, undispatched } from './sweeps.js';
-import { direct, inTx } from './tx.js';
+import { redeliver, redispatch } from '../../flow/commands/redo.js';
+import { retryPolicyOf } from '../../flow/tables/schedule.js';
+import { orphanedClaims, retriesDue, stallSchedule, undispatched } from '../../flow/commands/sweeps.js';
+import { direct, inTx } from '../../flow/tx.js';
 
 export interface DispatcherOptions {
   orm: Orm;

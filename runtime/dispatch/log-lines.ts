@@ -4,8 +4,8 @@
  * made the change committed, so the log never tells of a change that was rolled back.
  */
 import type { Logger } from 'pino';
-import type { AcceptItem, AcceptOutcome } from './accept.js';
-import type { DeliveryEnd } from './claims.js';
+import type { AcceptItem, AcceptOutcome } from '../../flow/commands/accept.js';
+import type { DeliveryEnd } from '../../flow/commands/claims.js';
 
 export function logAccepted(logger: Logger, item: AcceptItem, outcome: AcceptOutcome | undefined): void {
   if (!outcome || outcome.duplicate) return;

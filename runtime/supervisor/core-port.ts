@@ -19,10 +19,9 @@ export interface InstanceRef {
   settings: Record<string, unknown>;
 }
 
-export interface HeldClaim {
-  delivery_id: number;
-  claim: number;
-}
+import type { HeldClaim } from '../../flow/commands/claims.js';
+
+export type { HeldClaim };
 
 export interface ActorCore {
   /** One acceptance per message, in order. */

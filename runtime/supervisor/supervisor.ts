@@ -12,7 +12,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { pluginTypeDefinitions, type PluginType } from '../../actors/index.js';
 import type { Orm } from '../../storage/db.js';
-import { raiseAlert } from '../alerts/alerts.js';
+import { raiseAlert } from '../../flow/alerts/alerts.js';
 import { ActorThread, StartFailure } from '../../protocol/actor-thread.js';
 import { isAs2Request } from '../../protocol/as2-protocol.js';
 import { ChannelError, channelErrors } from '../../protocol/envelope.js';

@@ -1,6 +1,6 @@
 // Covers GET /stats on a long history: with 60,000 messages, their deliveries and 180,000 history lines written and never analyzed (autovacuum off, so the planner knows only the tables' sizes), EXPLAIN of each statement /stats runs shows it reaching its rows through an index, never a sequential scan of message, delivery or message_history (and still once analyzed); the event stream's reads of announced lines and of a replay do the same; and the answer counts exactly what was written.
 import t, { type Test } from 'tap';
-import { failedStatuses, inFlightStatuses } from '../../runtime/dispatch/status.js';
+import { failedStatuses, inFlightStatuses } from '../../flow/tables/status.js';
 import { statsStatements } from '../../storage/repositories/message-counts.js';
 import { feedStatements } from '../../runtime/events/history-feed.js';
 import { sql } from '../helpers/database.js';

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Webhook } from 'standardwebhooks';
 import t from 'tap';
-import { raiseAlert, type AlertInput } from '../../runtime/alerts/alerts.js';
+import { raiseAlert, type AlertInput } from '../../flow/alerts/alerts.js';
 import { sql } from '../helpers/database.js';
 import { runningOn, must } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';

@@ -7,7 +7,7 @@ import t from 'tap';
 import { sql } from '../helpers/database.js';
 import { must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
-import { readWorkNotice } from '../../runtime/dispatch/tx.js';
+import { readWorkNotice } from '../../flow/tx.js';
 
 let clock = Date.parse('2026-06-01T08:00:00.000Z');
 const server = await startTestServer(t, { now: () => new Date(clock), runtime: { timers: false } });

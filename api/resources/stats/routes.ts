@@ -1,6 +1,6 @@
 /** GET /stats (spec 2.13): counts over the message flow and the instances of this process. */
 import { listInstances } from '../../../runtime/supervisor/instance-config.js';
-import { failedStatuses, inFlightStatuses } from '../../../runtime/dispatch/status.js';
+import { failedStatuses, inFlightStatuses } from '../../../flow/tables/status.js';
 import { statsCounts } from '../../../storage/repositories/message-counts.js';
 import type { ServiceStatus } from '../../../runtime/lifecycle/states.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';

@@ -4,7 +4,7 @@
  * answers in words), and sending a file by hand.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { messageStatuses } from '../../../runtime/dispatch/status.js';
+import { messageStatuses } from '../../../flow/tables/status.js';
 import type { ApiError } from '../../errors.js';
 import type { z } from 'zod';
 import { freshEm } from '../../context.js';

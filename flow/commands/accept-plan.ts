@@ -4,10 +4,10 @@
  * lines to write. Pure, so the rules read in one place and the statement only stores them.
  */
 import type { AcceptItem } from './accept.js';
-import { deliveryStates } from './delivery-states.js';
-import { targetsFor, type RouteRow } from './routing.js';
-import { deriveMessage, type MessageStage, type MessageStatus } from './status.js';
-import type { HistoryLine } from './tx.js';
+import { deliveryStates } from '../tables/delivery-states.js';
+import { targetsFor, type RouteRow } from '../tables/routing.js';
+import { deriveMessage, type MessageStage, type MessageStatus } from '../tables/status.js';
+import type { HistoryLine } from '../tx.js';
 
 export type PartyKind = 'organization' | 'partner';
 

@@ -14,7 +14,7 @@ import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { acceptAtOnce, acceptBatch, type AcceptItem } from './accept.js';
 import { FlowConfig } from './flow-config.js';
-import { inTx, workChannel } from './tx.js';
+import { inTx, workChannel } from '../tx.js';
 
 let orm: Orm;
 let flow: FlowConnections;

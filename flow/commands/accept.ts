@@ -6,7 +6,7 @@
  * message it already has.
  */
 import type { ClaimedDelivery, OfferedMessage } from '../../protocol/core-protocol.js';
-import { deliveryTransitions } from './delivery-states.js';
+import { deliveryTransitions } from '../tables/delivery-states.js';
 import { claimedDelivery } from './claims.js';
 import { bindByName } from '../../storage/sql.js';
 import { ContentBlob, contentSql } from '../../storage/content-blob.js';
@@ -18,12 +18,12 @@ import {
   type PartyKind,
   type PlannedMessage,
 } from './accept-plan.js';
-import type { RouteRow } from './routing.js';
+import type { RouteRow } from '../tables/routing.js';
 import { FlowConfig, type KnownConfig } from './flow-config.js';
-import { stallWaitSeconds } from './schedule.js';
-import { direct, inTx, pgArray, workChannel, type Tx } from './tx.js';
+import { stallWaitSeconds } from '../tables/schedule.js';
+import { direct, inTx, pgArray, workChannel, type Tx } from '../tx.js';
 import type { Pool } from '../../storage/sql.js';
-import type { MessageStatus } from './status.js';
+import type { MessageStatus } from '../tables/status.js';
 
 export { directionOf } from './accept-plan.js';
 import {
@@ -36,7 +36,7 @@ import {
   noteDuplicates,
   type DuplicateRow,
   type MessageAs2Record,
-} from '../as2/records.js';
+} from './as2-records.js';
 
 export interface AcceptItem {
   source_type: string;

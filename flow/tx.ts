@@ -7,12 +7,12 @@
  * one on a table's key therefore also pass the keys as an array (`= any(?)`), whose length
  * the planner does know, so it probes the index instead.
  */
-import { checkDegraded } from '../alerts/flow-alerts.js';
-import type { DeliveryState } from './delivery-states.js';
-import { deriveMessage, type MessageStage, type MessageStatus } from './status.js';
-import { pgArray, type Tx } from '../../storage/sql.js';
+import { checkDegraded } from './alerts/flow-alerts.js';
+import type { DeliveryState } from './tables/delivery-states.js';
+import { deriveMessage, type MessageStage, type MessageStatus } from './tables/status.js';
+import { pgArray, type Tx } from '../storage/sql.js';
 
-export { direct, inTx, pgArray, type Tx } from '../../storage/sql.js';
+export { direct, inTx, pgArray, type Tx } from '../storage/sql.js';
 
 export type HistoryKind =
   | 'status_changed'

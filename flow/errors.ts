@@ -1,6 +1,6 @@
 /** Refusals of operator actions on messages (spec 3.3); the API maps each to its answer. */
-import type { DeliveryState } from './delivery-states.js';
-import type { MessageStage } from './status.js';
+import type { DeliveryState } from './tables/delivery-states.js';
+import type { MessageStage } from './tables/status.js';
 
 export class MessageNotFound extends Error {
   constructor() {

@@ -4,14 +4,13 @@
  * delivery; each claim gets a number, and a result counts only for the current claim.
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
-import type { HeldClaim } from '../supervisor/core-port.js';
 import { isStorageFailure } from '../../storage/payloads/storage-failure.js';
 import { deliveryFailed, failedLine, storageFailed } from '../alerts/flow-alerts.js';
-import { deliveryTransitions, statesFor, type DeliveryState } from './delivery-states.js';
-import { retryWaitSeconds, stallWaitSeconds, type RetryPolicy } from './schedule.js';
-import { recordAs2Batch, type MessageAs2Record } from '../as2/records.js';
+import { deliveryTransitions, statesFor, type DeliveryState } from '../tables/delivery-states.js';
+import { retryWaitSeconds, stallWaitSeconds, type RetryPolicy } from '../tables/schedule.js';
+import { recordAs2Batch, type MessageAs2Record } from './as2-records.js';
 import { bindByName } from '../../storage/sql.js';
-import { failedStatuses, statusSql, type MessageStatus } from './status.js';
+import { failedStatuses, statusSql, type MessageStatus } from '../tables/status.js';
 import {
   historyInsert,
   messageDeliveriesSql,
@@ -21,7 +20,7 @@ import {
   pgArray,
   type HistoryLine,
   type Tx,
-} from './tx.js';
+} from '../tx.js';
 
 /**
  * The states a claim takes, written into the statement's text (`'queued'`) rather than passed:
@@ -114,6 +113,12 @@ export function claimedDelivery(
     },
     payload: { stage: 'unpacked', size_bytes: sizeBytes, ...(content !== undefined ? { content } : {}) },
   };
+}
+
+/** A delivery an instance holds under its claim number: what a release gives back. */
+export interface HeldClaim {
+  delivery_id: number;
+  claim: number;
 }
 
 export interface ResultItem {

@@ -5,12 +5,12 @@
  * dispatch). Rows another process is working on are skipped, never waited for.
  */
 import { raiseAlert } from '../alerts/alerts.js';
-import { liveNodeCondition } from '../cluster/presence.js';
-import { deliveryTransitions, statesFor, type DeliveryState } from './delivery-states.js';
+import { liveNodeCondition } from '../node-presence.js';
+import { deliveryTransitions, statesFor, type DeliveryState } from '../tables/delivery-states.js';
 import { releaseBatch, type DeliveryEnd } from './claims.js';
 import { dispatchBatch } from './dispatch.js';
-import { stallWaitSeconds } from './schedule.js';
-import { addHistory, announce, lockMessages, pgArray, settleMessages, type Tx } from './tx.js';
+import { stallWaitSeconds } from '../tables/schedule.js';
+import { addHistory, announce, lockMessages, pgArray, settleMessages, type Tx } from '../tx.js';
 
 /** Rows taken per sweep; the rest waits for the next tick. */
 const sweepBatch = 500;

@@ -3,13 +3,13 @@
  * deliveries again and adds deliveries for targets the routes match now; redeliver sends
  * one finished or retrying delivery again from the start. Both name the user in history.
  */
-import { deliveryTransitions, statesFor, type DeliveryState } from './delivery-states.js';
+import { deliveryTransitions, statesFor, type DeliveryState } from '../tables/delivery-states.js';
 import { loadRoutes, queueDeliveries } from './dispatch.js';
-import { DeliveryNotFound, MessageNotFound, NotRedeliverable, NotRedispatchable } from './errors.js';
-import { targetsFor, type Routable } from './routing.js';
-import { stallWaitSeconds } from './schedule.js';
-import { messageStages, type MessageStage } from './status.js';
-import { addHistory, announce, pgArray, settleMessages, type HistoryLine, type Tx } from './tx.js';
+import { DeliveryNotFound, MessageNotFound, NotRedeliverable, NotRedispatchable } from '../errors.js';
+import { targetsFor, type Routable } from '../tables/routing.js';
+import { stallWaitSeconds } from '../tables/schedule.js';
+import { messageStages, type MessageStage } from '../tables/status.js';
+import { addHistory, announce, pgArray, settleMessages, type HistoryLine, type Tx } from '../tx.js';
 
 async function lockMessage(tx: Tx, id: string): Promise<Routable & { stage: MessageStage }> {
   const [message] = await tx.all<Routable & { stage: MessageStage }>(

@@ -4,8 +4,8 @@
  * or fail for a negative one) and a deadline that passes fails it. The moves come from the
  * delivery table like every other; the protocol says only when, and with which words.
  */
-import { deliveryTransitions, nextState } from './delivery-states.js';
-import { addHistory, settleMessages, type HistoryKind, type Tx } from './tx.js';
+import { deliveryTransitions, nextState } from '../tables/delivery-states.js';
+import { addHistory, settleMessages, type HistoryKind, type Tx } from '../tx.js';
 
 /** The state a delivery waits for its acknowledgement in. */
 export const awaitingAck = deliveryTransitions.delivering.await_ack!;

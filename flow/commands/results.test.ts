@@ -9,8 +9,8 @@ import { migratedDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { resultBatch, resultsAtOnce, type DeliveryEnd, type ResultItem } from './claims.js';
-import { defaultRetryPolicy } from './schedule.js';
-import { direct, inTx } from './tx.js';
+import { defaultRetryPolicy } from '../tables/schedule.js';
+import { direct, inTx } from '../tx.js';
 
 let orm: Orm;
 let flow: FlowConnections;

@@ -5,10 +5,10 @@
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
 import { deliveryFailed, receiptOverdue } from '../alerts/flow-alerts.js';
-import { acknowledge, awaitingAck } from '../dispatch/acks.js';
-import { statesFor } from '../dispatch/delivery-states.js';
-import { addHistory, lockMessages, pgArray, type Tx } from '../dispatch/tx.js';
-import type { MessageStatus } from '../dispatch/status.js';
+import { acknowledge, awaitingAck } from './acks.js';
+import { statesFor } from '../tables/delivery-states.js';
+import { addHistory, lockMessages, pgArray, type Tx } from '../tx.js';
+import type { MessageStatus } from '../tables/status.js';
 import { ContentBlob, contentSql } from '../../storage/content-blob.js';
 
 export interface MessageAs2Record {
@@ -59,7 +59,7 @@ export function as2RecordRows(
  * The CTEs that store records (`rows`, `stages`: placeholders of as2RecordRows' JSON, `blob` of
  * its stages' bytes, `at` of the time) for the messages a `keep` CTE names in its `id` column,
  * or every message when `keep` is empty: used alone below, and inside the acceptance's insert
- * (runtime/dispatch/accept.ts).
+ * (flow/commands/accept.ts).
  */
 export function as2RecordCtes(
   p: { at: string; rows: string; stages: string; blob: string },
@@ -137,7 +137,7 @@ export interface EarlierMessage {
  * probe per key (as2_message_inbound on both columns), whatever the statistics say: joined to
  * jsonb_to_recordset, an un-analyzed table let the planner probe by as2_from alone and read
  * every message the partner ever sent, each batch. Read in the acceptance's first statement
- * (runtime/dispatch/accept.ts).
+ * (flow/commands/accept.ts).
  */
 export function inboundDuplicatesSql(p: { from: string; ids: string }): string {
   return `select k.as2_from, k.as2_message_id, e.message_id, e.status, e.has_receipt, e.receipt

@@ -8,7 +8,7 @@
  * exactly the parties and routes it was read with.
  */
 import type { PartyKind } from './accept-plan.js';
-import type { RouteRow } from './routing.js';
+import type { RouteRow } from '../tables/routing.js';
 
 /**
  * Names remembered at most. The names offered come from partners' headers (an unknown sender's

@@ -4,8 +4,8 @@ import t from 'tap';
 import { migratedDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
 import { acknowledge, awaitingAck } from './acks.js';
-import { deliveryTransitions } from './delivery-states.js';
-import { inTx } from './tx.js';
+import { deliveryTransitions } from '../tables/delivery-states.js';
+import { inTx } from '../tx.js';
 
 let orm: Orm;
 t.before(async () => {

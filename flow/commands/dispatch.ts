@@ -3,9 +3,9 @@
  * queued delivery per target; each target is announced to every process. A message that
  * matches nothing is settled as NotRouted.
  */
-import { addHistory, announce, lockMessages, pgArray, settleMessages, type Tx } from './tx.js';
-import { targetsFor, type Routable, type RouteRow } from './routing.js';
-import { stallWaitSeconds } from './schedule.js';
+import { addHistory, announce, lockMessages, pgArray, settleMessages, type Tx } from '../tx.js';
+import { targetsFor, type Routable, type RouteRow } from '../tables/routing.js';
+import { stallWaitSeconds } from '../tables/schedule.js';
 
 export interface NewDelivery {
   id: number;

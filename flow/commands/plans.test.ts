@@ -9,8 +9,8 @@ import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { setReplanInterval } from '../../storage/sql.js';
 import { claimBatch, resultBatch, resultsAtOnce } from './claims.js';
-import { defaultRetryPolicy } from './schedule.js';
-import { direct, inTx } from './tx.js';
+import { defaultRetryPolicy } from '../tables/schedule.js';
+import { direct, inTx } from '../tx.js';
 
 let orm: Orm;
 let flow: FlowConnections;
