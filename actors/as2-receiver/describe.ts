@@ -13,7 +13,7 @@ export function describeUnpacked(u: UnpackedMessage): Record<string, unknown> {
           // Said only when pier was liberal, so an operator sees it read more than the RFC asks.
           ...(u.signature.lenientPss
             ? {
-                leniency: `RSASSA-PSS parameters were absent; verified with ${u.signature.digestAlgorithm} for hash and MGF1 and a salt of its length, not RFC 4055's SHA-1 defaults`,
+                leniency: `RSASSA-PSS parameters were absent; verified with ${u.signature.digestAlgorithm} for hash and MGF1 and the ${u.signature.pssSaltLength}-byte salt the signature carries, not RFC 4055's SHA-1 defaults`,
               }
             : {}),
         }

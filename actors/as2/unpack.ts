@@ -73,9 +73,12 @@ export interface UnpackedMessage {
     algorithmProtection: boolean;
     /**
      * RSASSA-PSS written without parameters verified only under the liberal reading (the
-     * SignerInfo's digest for hash and MGF1, salt of its length), not RFC 4055's SHA-1 defaults.
+     * SignerInfo's digest for hash and MGF1, the salt length the signature carries), not RFC
+     * 4055's SHA-1 defaults.
      */
     lenientPss: boolean;
+    /** The salt length an RSASSA-PSS signature verified with; null for other schemes. */
+    pssSaltLength: number | null;
     /** Only the CRLF form of an LF-only signed entity verified. */
     canonicalised: boolean;
     /** The signed entity (headers and body) the signature covers. */
@@ -208,6 +211,7 @@ function unpack(
           signedAttributes: verified.signature.signedAttributes,
           algorithmProtection: verified.signature.algorithmProtection,
           lenientPss: verified.signature.lenientPss,
+          pssSaltLength: verified.signature.signatureAlgorithm.pss?.saltLength ?? null,
           canonicalised: verified.canonicalised,
           signedContent: verified.signedContent,
         };

@@ -1,5 +1,5 @@
-// Covers verifying RSASSA-PSS SignerInfos written with the parameters absent (as pyas2lib writes them), built by hand with node:crypto and DER written in the test: RFC 4055's SHA-1 defaults are tried first, then the SignerInfo's digest with MGF1 and a salt of its length, which is reported as lenient; a signature that verifies under neither reading is refused.
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+// Covers verifying RSASSA-PSS SignerInfos written with the parameters absent (as pyas2lib writes them), built by hand with node:crypto and DER written in the test: RFC 4055's SHA-1 defaults are tried first, then the SignerInfo's digest with MGF1 and the salt length read from the signature (pyas2lib's maximum, the digest's length, none), which is reported as lenient; a signature that verifies under neither reading is refused.
+import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import t from 'tap';
 import { makeFixtures } from '../../test/helpers/certificates.js';
 import { handSignedPss, oid, testOids, tlv } from '../../test/helpers/hand-cms.js';
@@ -67,15 +67,35 @@ function failureOf(fn: () => unknown): string | null {
   }
 }
 
+t.test('the salt length is read from the signature, whatever it is', async (t) => {
+  // RSA-2048: the encoded message is 256 bytes, so the largest salt is 256 - hLen - 2.
+  for (const [hash, salt, name] of [
+    ['sha256', 222, 'sha-256'],
+    ['sha256', 20, 'sha-256'],
+    ['sha256', 0, 'sha-256'],
+    ['sha512', 190, 'sha-512'],
+    ['sha1', 234, 'sha-1'],
+  ] as const) {
+    const der = handSignedPss(content, { certificate, key, hash, saltLength: salt });
+    const verified = verifyDetached(der, [content], [certificate]);
+    t.equal(verified.lenientPss, true, `${hash} salt ${salt}: lenient`);
+    t.match(verified.signatureAlgorithm.pss, { hash: name, mgfHash: name, saltLength: salt });
+  }
+});
+
 t.test('a signature that verifies under no reading is refused', async (t) => {
-  const wrongSalt = handSignedPss(content, { certificate, key, hash: 'sha256', saltLength: 20 });
+  const maximum = handSignedPss(content, { certificate, key, hash: 'sha256', saltLength: 222 });
   t.equal(
-    failureOf(() => verifyDetached(wrongSalt, [content], [certificate])),
+    failureOf(() => verifyDetached(maximum, [Buffer.concat([content, Buffer.from('x')])], [certificate])),
     'integrity-check-failed',
+    'altered content',
   );
-  const good = handSignedPss(content, { certificate, key, hash: 'sha256', saltLength: 32 });
+  // Made by another key under this certificate's name: its encoding reads as nothing.
+  const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const stranger = handSignedPss(content, { certificate, key: other, hash: 'sha256', saltLength: 222 });
   t.equal(
-    failureOf(() => verifyDetached(good, [Buffer.concat([content, Buffer.from('x')])], [certificate])),
+    failureOf(() => verifyDetached(stranger, [content], [certificate])),
     'integrity-check-failed',
+    'another key',
   );
 });

@@ -21,6 +21,7 @@ import {
   type MicAlgorithm,
 } from '../algorithms/mic-algorithms.js';
 import { oids } from '../oids.js';
+import { pssSaltLength } from './pss-salt.js';
 import { Asn1Error, readBer, readOctets, readOid, readSmallInteger, type Asn1Node } from '../asn1/reader.js';
 import {
   algorithmIdentifier,
@@ -42,7 +43,8 @@ export interface SignatureAlgorithm {
     saltLength: number;
     /**
      * The parameters were absent (or NULL): RFC 4055 then means the SHA-1 defaults, but
-     * pyas2lib writes them so while signing with the SignerInfo's digest (see `lenientPss`).
+     * pyas2lib writes them so while signing with the SignerInfo's digest and the maximum salt
+     * length (see `lenientPss`).
      */
     parametersAbsent: boolean;
   } | null;
@@ -111,20 +113,24 @@ export function readSignatureAlgorithm(identifier: Asn1Node): SignatureAlgorithm
 
 /**
  * The liberal reading of RSASSA-PSS without parameters: the SignerInfo's digest for the
- * message and MGF1, and a salt as long as that digest (what pyas2lib signs with). Null when
- * there is no other reading to try: parameters were written, or the digest is SHA-1 (the
- * defaults already are that reading).
+ * message and MGF1, and the salt length the signature itself carries (`pssSaltLength`):
+ * pyas2lib writes the parameters absent and signs with the maximum salt length. Null when
+ * there is no other reading to try: parameters were written, the signature is no PSS encoding
+ * under that digest for this key, or the reading is RFC 4055's defaults (SHA-1, salt 20),
+ * already tried.
  */
-export function lenientPss(algorithm: SignatureAlgorithm, digest: MicAlgorithm): SignatureAlgorithm | null {
-  if (!algorithm.pss?.parametersAbsent || digest === 'sha-1') return null;
+export function lenientPss(
+  algorithm: SignatureAlgorithm,
+  digest: MicAlgorithm,
+  signature: Buffer,
+  key: KeyObject,
+): SignatureAlgorithm | null {
+  if (!algorithm.pss?.parametersAbsent) return null;
+  const saltLength = pssSaltLength(signature, key, digest);
+  if (saltLength === null || (digest === 'sha-1' && saltLength === 20)) return null;
   return {
     scheme: 'rsa-pss',
-    pss: {
-      hash: digest,
-      mgfHash: digest,
-      saltLength: micAlgorithms[digest].digestBytes,
-      parametersAbsent: true,
-    },
+    pss: { hash: digest, mgfHash: digest, saltLength, parametersAbsent: true },
   };
 }
 

@@ -124,7 +124,8 @@ export interface VerifiedSignature {
   signatureAlgorithm: SignatureAlgorithm;
   /**
    * RSASSA-PSS parameters were absent and the signature verified only with the SignerInfo's
-   * digest for hash and MGF1 and a salt of its length, not with RFC 4055's SHA-1 defaults.
+   * digest for hash and MGF1 and the salt length read from the signature (in
+   * `signatureAlgorithm.pss.saltLength`), not with RFC 4055's SHA-1 defaults.
    */
   lenientPss: boolean;
   /** Digest of the content with `digestAlgorithm`: the MIC when the partner asked for that algorithm. */
@@ -293,7 +294,7 @@ function verifyingReading(
 ): SignatureAlgorithm | null {
   const written = signer.signatureAlgorithm;
   if (verifyData(data, signer.digestAlgorithm, written, signer.signature, key)) return written;
-  const lenient = lenientPss(written, signer.digestAlgorithm);
+  const lenient = lenientPss(written, signer.digestAlgorithm, signer.signature, key);
   if (lenient && verifyData(data, signer.digestAlgorithm, lenient, signer.signature, key)) return lenient;
   return null;
 }

@@ -454,17 +454,33 @@ t.test('remote profile: write-only secrets are sealed, never shown, and tied to 
   });
   t.match(kept.body.data, { mdn_mode: 'async', http_basic_password_set: true, http_headers_set: true });
 
+  const storedRow = () =>
+    sql(server.db.url, 'select * from as2_remote_profile where partner_id = $1', [globex]);
+  const rowBefore = await storedRow();
+  // Spec 2.1 rule 8: the failure is on the property that changed, not on the secrets left out.
   const moved = await server.call('PUT', `/api/v1/as2/remote-profiles/${globex}`, {
-    body: { endpoint: 'https://new.globex.example/as2' },
+    body: { endpoint: 'https://new.globex.example/as2', mdn_mode: 'sync' },
   });
   t.equal(moved.status, 400);
   t.same(
     moved.body.error,
     invalid({
-      http_basic_password: 'The endpoint changes: send the password again (an empty text removes it)',
-      http_headers: 'The endpoint changes: send the headers again (an empty list removes them)',
+      endpoint:
+        'Changing endpoint needs http_basic_password and http_headers sent again: stored secrets are not kept for a new endpoint (an empty text or list removes one)',
     }),
   );
+  const onePart = await server.call('PUT', `/api/v1/as2/remote-profiles/${globex}`, {
+    body: { endpoint: 'https://new.globex.example/as2', http_headers: [] },
+  });
+  t.same(
+    onePart.body.error,
+    invalid({
+      endpoint:
+        'Changing endpoint needs http_basic_password sent again: stored secrets are not kept for a new endpoint (an empty text or list removes one)',
+    }),
+    'only the secret still left out is named',
+  );
+  t.same(await storedRow(), rowBefore, 'nothing changed in the stored profile');
   const unchanged = await server.call('GET', `/api/v1/as2/remote-profiles/${globex}`);
   t.equal(unchanged.body.data.endpoint, 'https://as2.globex.example/receive', 'nothing changed');
 
@@ -487,6 +503,7 @@ t.test('remote profile: write-only secrets are sealed, never shown, and tied to 
     set,
     kept,
     moved,
+    onePart,
     unchanged,
     resent,
     cleared,

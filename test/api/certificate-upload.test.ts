@@ -1,4 +1,4 @@
-// Covers POST /certificates and /certificates/import with real openssl files: every format stored or explained, dedupe across formats, keys added later, import tokens, keys never shown, bad input.
+// Covers POST /certificates and /certificates/import with real openssl files: every format stored or explained, dedupe across formats (a stored certificate is 409 even with its key), keys added later by the import, import tokens, keys never shown, bad input.
 import { Readable } from 'node:stream';
 import t from 'tap';
 import { makeStandardFixtures, password } from '../helpers/certificates.js';
@@ -94,14 +94,65 @@ t.test('the same certificate in another format is 409 CERTIFICATE_EXISTS with ex
   t.equal(await storedCount(), 1);
 });
 
-t.test('the PKCS#12 of a stored certificate adds its key; a second key is refused', async (t) => {
+t.test(
+  'a stored certificate uploaded again with its key is 409 in every format and changes nothing',
+  async (t) => {
+    const [stored] = await sql<{ id: number }>(server.db.url, 'select id from certificate');
+    const row = () => sql(server.db.url, 'select * from certificate where id = $1', [stored!.id]);
+    const auditCount = async () =>
+      (await sql(server.db.url, "select id from audit_event where kind = 'certificate'")).length;
+    const [rowBefore, auditBefore] = [await row(), await auditCount()];
+    for (const [name, parts] of [
+      ['PKCS#12 with key', { certificate: f.read('modern.p12'), password, description: 'again' }],
+      ['PKCS#12 (legacy) with key', { certificate: f.read('legacy.p12'), password, description: 'again' }],
+      [
+        'PEM with key',
+        { certificate: f.read('rsa.crt'), private_key: f.read('rsa.key'), description: 'again' },
+      ],
+      [
+        'PEM certificate and key in one file',
+        { certificate: Buffer.concat([f.read('rsa.crt'), f.read('rsa.key')]), description: 'again' },
+      ],
+      [
+        'DER with a DER key',
+        { certificate: f.read('rsa.der'), private_key: f.read('rsa-pkcs8.der'), description: 'again' },
+      ],
+    ] as const) {
+      const answer = await upload(parts);
+      t.equal(answer.status, 409, name);
+      t.same(
+        answer.body.error,
+        {
+          code: 'CERTIFICATE_EXISTS',
+          message: `This certificate is already stored as certificate ${stored!.id} (Acme AS2 2027); to add its private key, use the import: upload the file without a description, then import the certificate with the import token`,
+          details: { existing_id: stored!.id },
+        },
+        name,
+      );
+    }
+    t.same(await row(), rowBefore, 'the stored row is unchanged');
+    t.equal(await storedCount(), 1);
+    t.equal(await auditCount(), auditBefore, 'nothing audited');
+  },
+);
+
+t.test('the import adds the key to a stored certificate; a second key is refused', async (t) => {
   const [stored] = await sql<{ id: number }>(server.db.url, 'select id from certificate');
-  const added = await upload({ certificate: f.read('modern.p12'), password, description: 'ignored' });
-  t.equal(added.status, 200, 'nothing new was created');
-  t.equal(added.body.data.id, stored!.id);
-  t.equal(added.body.data.description, 'Acme AS2 2027', 'the stored description is kept');
-  t.equal(added.body.data.has_private_key, true);
-  t.equal(added.body.data.private_key_matches, true);
+  const found = await upload({ certificate: f.read('modern.p12'), password });
+  t.equal(found.status, 200);
+  t.match(found.body.data.found.certificates, [{ existing_id: stored!.id, adds_private_key: true }]);
+  const added = await call('POST', '/api/v1/certificates/import', {
+    import_token: found.body.data.import_token,
+    certificates: [{ index: 0, description: 'ignored' }],
+  });
+  t.equal(added.status, 201);
+  t.equal(added.body.data.certificates.length, 1);
+  const [record] = added.body.data.certificates;
+  t.equal(record.id, stored!.id, 'nothing new was created');
+  t.equal(record.description, 'Acme AS2 2027', 'the stored description is kept');
+  t.equal(record.has_private_key, true);
+  t.equal(record.private_key_matches, true);
+  t.equal(await storedCount(), 1);
   const [audit] = await sql<{ changes: unknown[] }>(
     server.db.url,
     "select changes from audit_event where kind = 'certificate' and action = 'update' order by id desc limit 1",
@@ -118,6 +169,14 @@ t.test('the PKCS#12 of a stored certificate adds its key; a second key is refuse
     `This certificate is already stored as certificate ${stored!.id} (Acme AS2 2027), with a private key`,
   );
   t.same(again.body.error.details, { existing_id: stored!.id });
+  const foundAgain = await upload({ certificate: f.read('legacy.p12'), password });
+  t.match(foundAgain.body.data.found.certificates, [{ existing_id: stored!.id, adds_private_key: false }]);
+  const importedAgain = await call('POST', '/api/v1/certificates/import', {
+    import_token: foundAgain.body.data.import_token,
+    certificates: [{ index: 0 }],
+  });
+  t.equal(importedAgain.status, 409);
+  t.same(importedAgain.body.error.details, { existing_id: stored!.id, index: 0 });
 });
 
 t.test('private keys are sealed at rest and open to the key that was uploaded', async (t) => {

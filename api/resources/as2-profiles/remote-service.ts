@@ -330,20 +330,26 @@ export async function createRemoteProfile(
   });
 }
 
-/** Spec 2.1 rule 8: secrets belong to the URL they were entered for. */
+/**
+ * Spec 2.1 rule 8: secrets belong to the URL they were entered for. The failure is on
+ * `endpoint`, the property that changed, as for a plugin's `url`: the secrets were left out,
+ * so there is nothing wrong with them to point at.
+ */
 function endpointSecretProblems(
   before: RemoteProfileValues,
   body: z.output<typeof RemoteProfileUpdate>,
 ): Record<string, string> {
-  const problems: Record<string, string> = {};
-  if (body.endpoint === undefined || body.endpoint === before.endpoint) return problems;
-  if (before.http_basic_password !== '' && body.http_basic_password === undefined) {
-    problems.http_basic_password = 'The endpoint changes: send the password again (an empty text removes it)';
-  }
-  if (before.http_headers.length > 0 && body.http_headers === undefined) {
-    problems.http_headers = 'The endpoint changes: send the headers again (an empty list removes them)';
-  }
-  return problems;
+  if (body.endpoint === undefined || body.endpoint === before.endpoint) return {};
+  const unsent = [
+    ...(before.http_basic_password !== '' && body.http_basic_password === undefined
+      ? ['http_basic_password']
+      : []),
+    ...(before.http_headers.length > 0 && body.http_headers === undefined ? ['http_headers'] : []),
+  ];
+  if (unsent.length === 0) return {};
+  return {
+    endpoint: `Changing endpoint needs ${unsent.join(' and ')} sent again: stored secrets are not kept for a new endpoint (an empty text or list removes one)`,
+  };
 }
 
 export async function updateRemoteProfile(

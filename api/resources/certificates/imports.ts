@@ -105,7 +105,8 @@ export async function importCertificates(
       return { info, key, description, details: { index: choice.index } };
     });
     const now = ctx.now();
-    const stored = (await storeCertificates(ctx, em, caller, items)).map((s) =>
+    // The import is where a stored certificate without a key gets the key found with it.
+    const stored = (await storeCertificates(ctx, em, caller, items, { addKeys: true })).map((s) =>
       certificateJson(s.certificate, now),
     );
     // One use: a second import of the same token would only find every certificate stored.

@@ -52,8 +52,8 @@ export function registerCertificateRoutes(router: ApiRouter, ctx: ApiContext): v
       {
         status: 200,
         description:
-          'Anything but one certificate with a description: what was found, with an import token; or the stored record when the upload added its private key',
-        response: CertificateRecord.or(UploadFindings),
+          'Anything but one certificate with a description: what was found, with an import token (an import also adds a private key to a stored certificate that has none)',
+        response: UploadFindings,
       },
     ],
     errors: ['CERTIFICATE_EXISTS'],

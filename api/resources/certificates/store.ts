@@ -1,8 +1,10 @@
 /**
  * Storing certificates found in an upload, shared by the direct upload and the import: a new
- * certificate is created; the same certificate stored without a key gets the key that belongs
- * to it; anything else already stored is 409 CERTIFICATE_EXISTS. A batch is stored with one
- * lookup, one insert and one audit write, so importing a large bundle stays quick.
+ * certificate is created; with `addKeys` (the import), the same certificate stored without a
+ * key gets the key that belongs to it; anything else already stored is 409 CERTIFICATE_EXISTS
+ * (spec 4.3: the direct upload refuses every stored fingerprint, whatever the format). A batch
+ * is stored with one lookup, one insert and one audit write, so importing a large bundle stays
+ * quick.
  */
 import { X509Certificate } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -25,6 +27,15 @@ export interface ToStore {
   /** Added to the details of a 409 about this item (the import's index). */
   details?: Record<string, unknown>;
 }
+
+export interface StoreOptions {
+  /** A key for a stored certificate that has none is added to it (the import); else 409. */
+  addKeys: boolean;
+}
+
+/** Where the 409 of a direct upload sends someone who meant to add the key. */
+export const addKeyByImport =
+  '; to add its private key, use the import: upload the file without a description, then import the certificate with the import token';
 
 export interface Stored {
   certificate: Certificate;
@@ -106,6 +117,7 @@ export async function storeCertificates(
   em: EntityManager,
   caller: Caller,
   items: ToStore[],
+  options: StoreOptions,
 ): Promise<Stored[]> {
   if (items.length === 0) return [];
   await lockFingerprints(
@@ -127,6 +139,7 @@ export async function storeCertificates(
     if (!keyMatches(item.info.der, item.key)) {
       throw exists(existing, '; the private key sent does not belong to it', item.details);
     }
+    if (!options.addKeys) throw exists(existing, addKeyByImport, item.details);
     const before = auditView(existing, false);
     existing.private_key = ctx.secrets.seal(item.key.pkcs8);
     existing.private_key_matches = true;

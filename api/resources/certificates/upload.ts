@@ -15,8 +15,7 @@ import { certificateJson, factsJson } from './json.js';
 import { storeCertificates, type Stored } from './store.js';
 
 export type UploadAnswer =
-  /** 201 for a new certificate; 200 when the upload added the key to a stored certificate. */
-  { status: 201 | 200; record: CertificateRecord } | { status: 200; findings: Record<string, unknown> };
+  { status: 201; record: CertificateRecord } | { status: 200; findings: Record<string, unknown> };
 
 function inspect(form: UploadForm): Inspection {
   try {
@@ -89,10 +88,12 @@ export async function uploadCertificates(
   const [single] = inspection.certificates;
   if (single && inspection.certificates.length === 1 && inspection.keys.length <= 1 && description) {
     const key = inspection.keys[0]?.key ?? null;
-    const [{ certificate, created }] = (await inTransaction(ctx, (em) =>
-      storeCertificates(ctx, em, caller, [{ info: single.info, key, description }]),
+    // A stored fingerprint is 409 here whatever came with it (spec 4.3); adding a key to a
+    // stored certificate is the import's work, which the 409's message points to.
+    const [{ certificate }] = (await inTransaction(ctx, (em) =>
+      storeCertificates(ctx, em, caller, [{ info: single.info, key, description }], { addKeys: false }),
     )) as [Stored];
-    return { status: created ? 201 : 200, record: certificateJson(certificate, ctx.now()) };
+    return { status: 201, record: certificateJson(certificate, ctx.now()) };
   }
   return { status: 200, findings: await findings(ctx, caller, inspection) };
 }
