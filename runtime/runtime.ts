@@ -89,7 +89,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const userAgent = identification(options.settings.identification_hide_version);
   const as2 = new As2Core(options.orm, options.secrets, options.now, options.receiptUrlBase ?? null);
-  const notifications = new Notifications(options.orm, options.now, options.publicUrl ?? '');
+  const notifications = new Notifications(
+    options.orm,
+    options.now,
+    options.publicUrl ?? '',
+    options.logger.child({ component: 'notifications' }),
+  );
   const core: ActorCore = {
     accept: (source, message) => dispatcher.accept(source, message),
     claim: (target, limit) => dispatcher.claim(target, limit),
@@ -145,6 +150,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     notifications,
     userAgent,
     close: async () => {
+      await notifications.close();
       await supervisor.stopAll();
       await dispatcher.stop();
       await presence.close();
