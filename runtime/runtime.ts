@@ -12,6 +12,7 @@ import { selectionOf } from '../storage/payloads/selection.js';
 import type { PayloadStore } from '../storage/payloads/store.js';
 import { identification } from './version.js';
 import { Notifications } from './alerts/notifications.js';
+import { storageReports } from './alerts/storage-alerts.js';
 import { As2Core } from './as2/as2-core.js';
 import { receiptsOverdue } from './as2/records.js';
 import { NodePresence } from './cluster/presence.js';
@@ -115,6 +116,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     entries: options.entries ?? workerEntries,
     childSpec: { ...childSpecDefaults, ...options.childSpec },
     node: presence.nodeId,
+    onStorage: storageReports({
+      orm: options.orm,
+      now: options.now,
+      logger: options.logger.child({ component: 'storage' }),
+      storage,
+    }),
   });
   pokes.to = (target) => supervisor.poke(target);
   options.listener.on(workChannel, (payload) => {
