@@ -85,5 +85,7 @@ export async function sendNotification(
     }
     await options.onRetry?.(attempt, error);
     await sleep(retryWait(settings, attempt));
+    // Stopped while waiting: the last attempt's error stands, no aborted attempt is counted.
+    if (options.signal?.aborted) return { ok: false, attempts: attempt, error };
   }
 }
