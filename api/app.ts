@@ -24,6 +24,7 @@ import { installEventStreams } from './resources/events/routes.js';
 import { answerHealth } from './resources/health/routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { installContentTypeRules } from './plugins/content-type.js';
+import { installTransportSecurity } from './plugins/transport-security.js';
 import { ApiError } from './errors.js';
 import {
   allowedMethodsOf,
@@ -81,6 +82,7 @@ export async function buildApp(
     for (const method of [route.method].flat()) fastifyRoutes.push({ method, url: route.url });
   });
 
+  installTransportSecurity(app, ctx.options.publicUrl);
   const allowed = new Set(ctx.options.allowedOrigins);
   await app.register(cors, {
     origin: (origin, cb) => cb(null, origin !== undefined && allowed.has(origin)),

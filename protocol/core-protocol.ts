@@ -163,6 +163,11 @@ export const ActorEvent = z.discriminatedUnion('type', [
     msg: z.string().max(4096),
     fields: z.record(z.string(), z.unknown()).optional(),
   }),
+  /**
+   * The payload store stopped taking stages (`ok` false, with the store's words) or takes them
+   * again: sent when that changes, not per stage, so the core raises one alert and its end.
+   */
+  z.object({ type: z.literal('storage'), ok: z.boolean(), problem: z.string().max(2048).optional() }),
 ]);
 export type ActorEvent = z.infer<typeof ActorEvent>;
 

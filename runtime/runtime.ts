@@ -12,6 +12,7 @@ import { selectionOf } from '../storage/payloads/selection.js';
 import type { PayloadStore } from '../storage/payloads/store.js';
 import { identification } from './version.js';
 import { Notifications } from './alerts/notifications.js';
+import { storageReports } from './alerts/storage-alerts.js';
 import { As2Core } from './as2/as2-core.js';
 import { receiptsOverdue } from '../flow/commands/as2-records.js';
 import { NodePresence } from './cluster/presence.js';
@@ -89,7 +90,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const userAgent = identification(options.settings.identification_hide_version);
   const as2 = new As2Core(options.orm, options.secrets, options.now, options.receiptUrlBase ?? null);
-  const notifications = new Notifications(options.orm, options.now, options.publicUrl ?? '');
+  const notifications = new Notifications(
+    options.orm,
+    options.now,
+    options.publicUrl ?? '',
+    options.logger.child({ component: 'notifications' }),
+  );
   const core: ActorCore = {
     accept: (source, message) => dispatcher.accept(source, message),
     claim: (target, limit) => dispatcher.claim(target, limit),
@@ -110,6 +116,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     entries: options.entries ?? workerEntries,
     childSpec: { ...childSpecDefaults, ...options.childSpec },
     node: presence.nodeId,
+    onStorage: storageReports({
+      orm: options.orm,
+      now: options.now,
+      logger: options.logger.child({ component: 'storage' }),
+      storage,
+    }),
   });
   pokes.to = (target) => supervisor.poke(target);
   options.listener.on(workChannel, (payload) => {
@@ -145,6 +157,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     notifications,
     userAgent,
     close: async () => {
+      await notifications.close();
       await supervisor.stopAll();
       await dispatcher.stop();
       await presence.close();

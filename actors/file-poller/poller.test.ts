@@ -36,6 +36,7 @@ class RecordingCore implements CoreClient {
     throw new Error('the file poller asks the core no protocol questions');
   }
   log(): void {}
+  storage(): void {}
 }
 
 let n = 0;

@@ -5,7 +5,9 @@
  * named like a file in the making. Its bytes are kept (a small file inline with its record,
  * a larger one in the payload store), the core accepts the message, and only then is the
  * file moved to processed_directory. A file whose path names no parties becomes a Refused
- * message, so nothing is lost and the operator sees why.
+ * message, so nothing is lost and the operator sees why. While the store cannot take files (full,
+ * read-only), a look tries one file that needs the store and leaves the rest for later: the
+ * core hears of the failure once (StoreHealth), and the log gets no line per file.
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -14,7 +16,9 @@ import path from 'node:path';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { PayloadRef, PayloadStore } from '../../storage/payloads/store.js';
 import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
+import { isStoreUnwritable } from '../../storage/payloads/storage-failure.js';
 import { Directories } from '../shared/directories.js';
+import { StoreHealth } from '../shared/store-health.js';
 import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
 import type { FilePollerSettings } from './config.js';
 import { listFiles, moveAside } from './files.js';
@@ -41,6 +45,7 @@ const same = (a: Seen, b: Seen) => a.size === b.size && a.mtimeNs === b.mtimeNs 
 export class FilePoller {
   #seen = new Map<string, Seen>();
   readonly #directories = new Directories();
+  readonly #health: StoreHealth;
   #halted = false;
   /** The targets' backlog as the last acceptance reported it. */
   #queued = 0;
@@ -54,6 +59,7 @@ export class FilePoller {
   ) {
     this.#matchPath = pathMatcher(settings.path_pattern);
     this.#matchName = globMatcher(settings.file_pattern);
+    this.#health = new StoreHealth(core);
   }
 
   /** One look at the directory; takes every file that was already there, unchanged, last time. */
@@ -78,6 +84,8 @@ export class FilePoller {
     this.#seen = now;
     let taken = 0;
     let next = 0;
+    /** Files this look tried in a store that was failing: one at most, to see whether it works again. */
+    let tries = 0;
     // A pool of takers: each takes the next ready file until none is left, holding back
     // while the targets are far behind.
     const taker = async () => {
@@ -88,6 +96,10 @@ export class FilePoller {
           continue;
         }
         const [rel, seen] = ready[next++]!;
+        if (this.#health.failing && seen.size > BigInt(inlineMaxBytes) && tries++ > 0) {
+          this.#seen.set(rel, seen);
+          continue;
+        }
         if (await this.#take(rel, seen)) taken++;
         // Not taken (it changed, or acceptance failed): ready again at the next look.
         else this.#seen.set(rel, seen);
@@ -109,6 +121,11 @@ export class FilePoller {
     return { size_bytes: await this.store.put(ref, createReadStream(full)) };
   }
 
+  #storeDirectory(): string | undefined {
+    const selection = this.store.selection;
+    return selection.backend === 'local' ? selection.directory : undefined;
+  }
+
   async #take(rel: string, seen: Seen): Promise<boolean> {
     const full = path.join(this.settings.base_directory, rel);
     const values = this.#matchPath(rel);
@@ -119,6 +136,7 @@ export class FilePoller {
     try {
       const ref = { messageId: id, stage: 'unpacked' as const };
       const kept = await this.#keep(ref, full, seen.size);
+      if (kept.content === undefined) this.#health.worked();
       if (BigInt(kept.size_bytes) !== seen.size) {
         // Changed while read: look again next time.
         await this.store.removeMessage(id);
@@ -137,7 +155,6 @@ export class FilePoller {
           : { refusal: `Refused: the path ${rel} does not match ${this.settings.path_pattern}` }),
       });
       this.#queued = answer.queued;
-      this.#queued = answer.queued;
       if (answer.duplicate) await this.store.removeMessage(id);
       await moveAside(
         full,
@@ -148,6 +165,10 @@ export class FilePoller {
       return true;
     } catch (error) {
       await this.store.removeMessage(id).catch(() => {});
+      if (isStoreUnwritable(error, this.#storeDirectory())) {
+        this.#health.failed(error instanceof Error ? error.message : String(error));
+        return false;
+      }
       this.core.log('warn', 'could not take a file; it stays for the next look', {
         file: rel,
         error: error instanceof Error ? error.message : String(error),

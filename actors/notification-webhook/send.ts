@@ -19,6 +19,8 @@ export interface SendOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Ends the waiting and the attempt in hand (the actor stops). */
   signal?: AbortSignal;
+  /** Told of a failed attempt that will be tried again, before the wait. */
+  onRetry?: (attempts: number, error: string) => Promise<void> | void;
 }
 
 function retryable(status: number): boolean {
@@ -81,6 +83,9 @@ export async function sendNotification(
     if (!again || attempt >= settings.max_attempts || options.signal?.aborted) {
       return { ok: false, attempts: attempt, error };
     }
+    await options.onRetry?.(attempt, error);
     await sleep(retryWait(settings, attempt));
+    // Stopped while waiting: the last attempt's error stands, no aborted attempt is counted.
+    if (options.signal?.aborted) return { ok: false, attempts: attempt, error };
   }
 }

@@ -23,6 +23,7 @@ import { registerRecordPages } from './pages/records.js';
 import { registerPages } from './pages/index.js';
 import { csrfField, csrfToken, csrfValid, setSecurityHeaders } from './security.js';
 import { loadUiUser, resolveUiUser, signInPath } from './current-user.js';
+import { secureCookies } from '../ui-session/session.js';
 import { eventStreamPath, registerEventRelay } from './live.js';
 
 export interface WebUiOptions {
@@ -59,7 +60,7 @@ function errorPage(deps: UiDeps, request: FastifyRequest, reply: FastifyReply, e
   if (!user) return reply.code(error.status).type('text/plain; charset=utf-8').send(error.message);
   const ui = {
     user,
-    csrf: csrfToken(request, reply),
+    csrf: csrfToken(request, reply, secureCookies(deps.ctx)),
     path: request.url.split('?')[0] ?? '',
     sections: deps.sections,
   };

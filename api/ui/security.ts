@@ -44,13 +44,19 @@ function readCookie(request: FastifyRequest, name: string): string | undefined {
 
 const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
 
-/** The request's CSRF token; a new one is made (and set as cookie) when it has none. */
-export function csrfToken(request: FastifyRequest, reply: FastifyReply): string {
+/**
+ * The request's CSRF token; a new one is made (and set as cookie) when it has none. `secure`
+ * follows PUBLIC_URL's scheme, as the session cookie does: behind a proxy that ends TLS the
+ * request itself arrives over plain http.
+ */
+export function csrfToken(request: FastifyRequest, reply: FastifyReply, secure: boolean): string {
   const existing = readCookie(request, csrfCookie);
   if (existing && tokenPattern.test(existing)) return existing;
   const token = randomBytes(32).toString('base64url');
-  const secure = request.protocol === 'https' ? '; Secure' : '';
-  reply.header('Set-Cookie', `${csrfCookie}=${token}; Path=/ui; HttpOnly; SameSite=Strict${secure}`);
+  reply.header(
+    'Set-Cookie',
+    `${csrfCookie}=${token}; Path=/ui; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`,
+  );
   return token;
 }
 

@@ -10,7 +10,9 @@ import { pgArray, workChannel } from '../tx.js';
 const minute = 60;
 /**
  * Severity of each code, and `once`: seconds within which the same cause (code and subject)
- * seen again, by this process or another, is the same alert and not raised twice.
+ * seen again, by this process or another, is the same alert and not raised twice. `resolves`
+ * names the code whose end this one announces: it is raised only while that code's last alert
+ * on the subject stands unresolved, and after it the same failure is news again at once.
  */
 export const alertCodes = {
   // Every failed start is news (an operator's retry included); each process runs its own copy.
@@ -22,10 +24,15 @@ export const alertCodes = {
   certificate_expiring: { severity: 'warning', once: 20 * 60 * minute },
   certificate_expired: { severity: 'critical', once: 20 * 60 * minute },
   storage_failed: { severity: 'critical', once: 5 * minute },
+  // The end of a failure reaches every notifier that heard of the failure: the same severity.
+  storage_recovered: { severity: 'critical', once: 0, resolves: 'storage_failed' },
   system_degraded: { severity: 'critical', once: 24 * 60 * minute },
   /** A notifier's test notification (POST …/notification-webhook/{name}/test); never raised. */
   test: { severity: 'info', once: 0 },
-} as const satisfies Record<string, { severity: 'info' | 'warning' | 'critical'; once: number }>;
+} as const satisfies Record<
+  string,
+  { severity: 'info' | 'warning' | 'critical'; once: number; resolves?: string }
+>;
 
 export type AlertCode = keyof typeof alertCodes;
 export type Severity = (typeof alertCodes)[AlertCode]['severity'];
@@ -50,7 +57,8 @@ type Run = <T>(text: string, params: unknown[]) => Promise<T[]>;
 /**
  * Stores an alert and its notification rows; runs in the caller's transaction when given one
  * (a Tx, or a transactional entity manager), else in its own. Returns the alert's id, or that
- * of the alert already raised for the same cause.
+ * of the alert already raised for the same cause (for an end with no failure to end: the last
+ * end's, or 0).
  */
 export async function raiseAlert(
   db: EntityManager | Tx,
@@ -67,15 +75,40 @@ function runOn(em: EntityManager): Run {
     em.getConnection().execute<T[]>(text, params, 'all', em.getTransactionContext());
 }
 
+/** The code a resolving code ends, and the code that ends a code, when there is one. */
+const resolvedCode = (code: AlertCode): AlertCode | undefined => {
+  const spec = alertCodes[code];
+  return 'resolves' in spec ? spec.resolves : undefined;
+};
+const resolvingCode = (code: AlertCode): AlertCode | undefined =>
+  (Object.keys(alertCodes) as AlertCode[]).find((c) => resolvedCode(c) === code);
+
 async function raise(run: Run, alert: AlertInput, at: Date): Promise<number> {
-  const occurrence = `${alert.code}:${alert.subject_kind}:${alert.subject_id}`;
-  // Two processes seeing the same cause take turns here; the second finds the first's alert.
-  await run(`select pg_advisory_xact_lock(hashtext('pier_alert'), hashtext(?))`, [occurrence]);
-  const [earlier] = await run<{ id: string }>(
-    `select id from alert where occurrence = ? and raised_at > ? order by id desc limit 1`,
-    [occurrence, new Date(at.getTime() - alertCodes[alert.code].once * 1000)],
-  );
-  if (earlier) return Number(earlier.id);
+  const of = (code: AlertCode) => `${code}:${alert.subject_kind}:${alert.subject_id}`;
+  const occurrence = of(alert.code);
+  const ends = resolvedCode(alert.code);
+  const endedBy = resolvingCode(alert.code);
+  // Two processes seeing the same cause take turns here; the second finds the first's alert. A
+  // failure and its end take the same turn, so they alternate.
+  await run(`select pg_advisory_xact_lock(hashtext('pier_alert'), hashtext(?))`, [of(ends ?? alert.code)]);
+  if (ends) {
+    const [last] = await run<{ id: string; occurrence: string }>(
+      `select id, occurrence from alert where occurrence in (?, ?) order by id desc limit 1`,
+      [of(ends), occurrence],
+    );
+    // Nothing to end: no failure, or its end was raised already (by this process or another).
+    if (last?.occurrence !== of(ends)) return last ? Number(last.id) : 0;
+  } else {
+    const [earlier] = await run<{ id: string; occurrence: string }>(
+      `select id, occurrence from alert where occurrence in (?, ?) and raised_at > ? order by id desc limit 1`,
+      [
+        occurrence,
+        endedBy ? of(endedBy) : occurrence,
+        new Date(at.getTime() - alertCodes[alert.code].once * 1000),
+      ],
+    );
+    if (earlier?.occurrence === occurrence) return Number(earlier.id);
+  }
   const severity = alertCodes[alert.code].severity;
   const dedupeKey = alert.dedupe_key ?? `${alert.code}:${alert.subject_kind}:${alert.subject_id}`;
   const [row] = await run<{ id: string }>(

@@ -36,7 +36,13 @@ export interface CoreClient {
   claim(limit: number): Promise<ClaimedDelivery[]>;
   /** True when the result counted; false when the delivery had been taken back meanwhile. */
   result(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<boolean>;
-  log(level: ActorEvent['level'], msg: string, fields?: Record<string, unknown>): void;
+  log(
+    level: Extract<ActorEvent, { type: 'log' }>['level'],
+    msg: string,
+    fields?: Record<string, unknown>,
+  ): void;
+  /** Tells the core the payload store stopped taking stages, or takes them again. */
+  storage(ok: boolean, problem?: string): void;
   /** The AS2 actors' and notifiers' questions; each answer is checked against its question's schema. */
   ask<R extends As2Request | NotifyRequest>(request: R): Promise<AnswerTo<R>>;
 }
@@ -158,6 +164,7 @@ function coreClient(channel: Channel): CoreClient {
     result: (delivery, outcome) =>
       results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome }),
     log: (level, msg, fields) => channel.post({ kind: 'event', body: { type: 'log', level, msg, fields } }),
+    storage: (ok, problem) => channel.post({ kind: 'event', body: { type: 'storage', ok, problem } }),
     ask: async <R extends As2Request | NotifyRequest>(request: R) => {
       const answer = await channel.request(request);
       // Each table of questions checks the answers to its own.

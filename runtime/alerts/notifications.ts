@@ -10,6 +10,7 @@ import type {
   NotifyRequest,
   NotifyResponse,
 } from '../../protocol/notify-protocol.js';
+import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
 import { direct, inTx, pgArray, type Tx } from '../../storage/sql.js';
 import type { InstanceRef } from '../supervisor/core-port.js';
@@ -65,13 +66,38 @@ export function leaseSeconds(settings: Record<string, unknown>): number {
 
 export class Notifications {
   readonly #db: Tx;
+  /** Sends this process finishes after answering (a test notification's retries), until close. */
+  readonly #sending = new Set<Promise<void>>();
+  readonly #closing = new AbortController();
 
   constructor(
     private readonly orm: Orm,
     private readonly now: () => Date,
     private readonly publicUrl: string,
+    private readonly logger?: Logger,
   ) {
     this.#db = direct(orm);
+  }
+
+  /** Ends when the process closes: a send carried on in the background stops waiting then. */
+  get closing(): AbortSignal {
+    return this.#closing.signal;
+  }
+
+  /** Keeps a send that goes on after its answer, so close waits for it to record its outcome. */
+  carryOn(work: Promise<unknown>): void {
+    const kept = work.then(
+      () => {},
+      (error: unknown) => this.logger?.error({ err: error }, 'a notification sent in the background failed'),
+    );
+    this.#sending.add(kept);
+    void kept.finally(() => this.#sending.delete(kept));
+  }
+
+  /** Stops the sends carried on: each records the attempts it made, and close waits for that. */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    await Promise.all([...this.#sending]);
   }
 
   async answer(instance: InstanceRef, request: NotifyRequest): Promise<NotifyResponse> {
@@ -142,6 +168,14 @@ export class Notifications {
       [instance, at],
     );
     return row?.due ? Math.max(0, Date.parse(row.due) - at.getTime()) : null;
+  }
+
+  /** A failed attempt of a notification still being sent: the row shows it while it stays queued. */
+  async progress(notificationId: number, attempts: number, error: string): Promise<void> {
+    await this.#db.all(
+      `update notification set attempts = ?, last_error = ? where id = ? and outcome = 'queued'`,
+      [attempts, error, notificationId],
+    );
   }
 
   async record(outcome: NotificationOutcome): Promise<void> {

@@ -1,7 +1,10 @@
 /**
  * A notifier's test notification (POST /plugins/configs/notification-webhook/{name}/test):
  * logged as a row with `test: true`, sent now from the asking process with the instance's
- * stored settings (whether or not the instance runs), and answered with its outcome.
+ * stored settings (whether or not the instance runs), and answered after the first attempt:
+ * delivered, failed for good, or still queued with that attempt's error while the retries go
+ * on in the background (with the defaults they take over a minute; nobody waits that long for
+ * an answer).
  */
 import { notificationWebhookType } from '../../actors/notification-webhook/config.js';
 import type {
@@ -52,12 +55,22 @@ export async function sendTestNotification(
     ],
   );
   const id = Number(row!.id);
-  const outcome = await sendNotification(
+  let firstFailed = () => {};
+  const retrying = new Promise<void>((resolve) => (firstFailed = resolve));
+  const sending = sendNotification(
     settings,
     config.secrets as unknown as NotificationWebhookSecrets,
     { notification_id: id, grouped: [], test: true, alerts: [alertOfRow(row!, deps.publicUrl)] },
-    { userAgent: deps.userAgent },
-  );
-  await deps.notifications.record({ notification_id: id, grouped: [], ...outcome });
+    {
+      userAgent: deps.userAgent,
+      signal: deps.notifications.closing,
+      onRetry: async (attempts, error) => {
+        await deps.notifications.progress(id, attempts, error);
+        firstFailed();
+      },
+    },
+  ).then((outcome) => deps.notifications.record({ notification_id: id, grouped: [], ...outcome }));
+  deps.notifications.carryOn(sending);
+  await Promise.race([sending, retrying]);
   return id;
 }

@@ -53,6 +53,8 @@ export interface SupervisorDeps {
   childSpec: ChildSpec;
   /** This process's node number, under which it reports its instances' states (none: not reported). */
   node?: number;
+  /** An instance (`type:name`) found the payload store failing, or working again. */
+  onStorage?: (instance: string, ok: boolean, problem?: string) => Promise<void>;
 }
 
 /** An instance as /services shows it: this process's view, what is wanted, and every process's state. */
@@ -545,7 +547,18 @@ export class Supervisor {
   #onEvent(instance: ManagedInstance, body: unknown): void {
     const event = ActorEvent.safeParse(body);
     if (!event.success) return;
-    this.#log(instance)[event.data.level](event.data.fields ?? {}, event.data.msg);
+    switch (event.data.type) {
+      case 'log':
+        this.#log(instance)[event.data.level](event.data.fields ?? {}, event.data.msg);
+        return;
+      case 'storage':
+        void this.#deps.onStorage?.(instance.key, event.data.ok, event.data.problem);
+        return;
+      default: {
+        const never: never = event.data;
+        throw new Error(`unhandled ${String(never)}`);
+      }
+    }
   }
 
   #log(instance: ManagedInstance): Logger {

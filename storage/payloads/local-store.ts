@@ -76,7 +76,16 @@ export class LocalPayloadStore implements PayloadStore {
     let made = this.#made.get(dir);
     if (!made) {
       if (this.#made.size >= 1000) this.#made.clear();
-      made = mkdir(dir, { recursive: true });
+      made = mkdir(dir, { recursive: true }).catch((error: NodeJS.ErrnoException) =>
+        // A recursive mkdir says ENOENT when it could not make a directory (a read-only or
+        // full file system); a plain one says why, for the log and the storage_failed alert.
+        mkdir(dir).then(
+          () => undefined,
+          (plain: NodeJS.ErrnoException) => {
+            throw plain.code === 'EEXIST' ? error : plain;
+          },
+        ),
+      );
       made.catch(() => this.#made.delete(dir));
       this.#made.set(dir, made);
     }

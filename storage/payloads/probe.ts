@@ -6,7 +6,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, stat, statfs } from 'node:fs/promises';
 import { LocalPayloadStore } from './local-store.js';
 import { s3Problem } from './s3-client.js';
 import { S3PayloadStore } from './s3-store.js';
@@ -21,6 +21,34 @@ export type ProbeResult =
 export interface ProbeOptions {
   /** The whole probe ends by then, answered or not. */
   deadlineMs: number;
+  /**
+   * Fail the write step of a local store whose file system has less room than lowSpace says
+   * (the storage test: a store about to fill is a store about to fail). Not at start: a
+   * process with little room left still serves what it has.
+   */
+  checkFreeSpace?: boolean;
+}
+
+/**
+ * A local store's file system is short of room below 1 GiB free, or below 5 % of its size when
+ * that is less (a small file system is judged by its share): docs/decisions.md.
+ */
+export const lowSpace = { bytes: 1024 ** 3, share: 0.05 } as const;
+
+const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+
+/** The write step's failure when the directory's file system has too little room left. */
+async function checkFreeSpace(directory: string): Promise<void> {
+  const fs = await statfs(directory);
+  const free = fs.bavail * fs.bsize;
+  const size = fs.blocks * fs.bsize;
+  const needed = Math.min(lowSpace.bytes, size * lowSpace.share);
+  if (free < needed) {
+    throw new StepFailed(
+      'write',
+      `${directory} has ${mib(free)} free of ${mib(size)} (${free} bytes), below the ${mib(needed)} pier wants free`,
+    );
+  }
 }
 
 class StepFailed extends Error {
@@ -59,7 +87,12 @@ async function checkDirectory(directory: string): Promise<void> {
   });
 }
 
-async function runSteps(store: PayloadStore, selection: StoreSelection, mark: (s: ProbeStep) => void) {
+async function runSteps(
+  store: PayloadStore,
+  selection: StoreSelection,
+  mark: (s: ProbeStep) => void,
+  options: ProbeOptions,
+) {
   const step = async <T>(name: ProbeStep, work: () => Promise<T>): Promise<T> => {
     mark(name);
     try {
@@ -77,6 +110,10 @@ async function runSteps(store: PayloadStore, selection: StoreSelection, mark: (s
   }
   const ref: PayloadRef = { messageId: randomUUID(), stage: 'received' };
   const blob = randomBytes(4096);
+  if (selection.backend === 'local' && options.checkFreeSpace) {
+    mark('write');
+    await checkFreeSpace(selection.directory);
+  }
   await step('write', () => store.putBytes(ref, blob));
   const back = await step('read', async () => readAll(await store.open(ref)));
   mark('compare');
@@ -113,7 +150,7 @@ export async function probeStorage(selection: StoreSelection, options: ProbeOpti
     );
   });
   try {
-    await Promise.race([runSteps(store, selection, (s) => (current = s)), deadline]);
+    await Promise.race([runSteps(store, selection, (s) => (current = s), options), deadline]);
     return { ok: true, elapsed_ms: elapsed() };
   } catch (error) {
     const failed = error instanceof StepFailed ? error : new StepFailed(current, problemOf(error));

@@ -14,6 +14,9 @@ const probeDeadlineMs = 9_000;
 
 export async function testStorage(ctx: ApiContext) {
   const storage = storageOf(await loadSettings(freshEm(ctx)));
-  const result = await probeStorage(selectionOf(storage), { deadlineMs: probeDeadlineMs });
+  const result = await probeStorage(selectionOf(storage), {
+    deadlineMs: probeDeadlineMs,
+    checkFreeSpace: true,
+  });
   return { ...result, storage };
 }

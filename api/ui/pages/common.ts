@@ -5,6 +5,7 @@ import type { ApiError } from '../../errors.js';
 import type { HttpMethod } from '../../http/router.js';
 import type { ApiCall, ApiOutcome, ApiRoutes } from '../call-api.js';
 import { resolveUiUser } from '../current-user.js';
+import { secureCookies } from '../../ui-session/session.js';
 import { html, href, type Html } from '../html.js';
 import { layout, type NavItem, type PageOptions, type UiRequestContext } from '../layout.js';
 import { csrfToken } from '../security.js';
@@ -24,7 +25,7 @@ export function uiContext(deps: UiDeps, request: FastifyRequest, reply: FastifyR
   if (!user) throw new NotSignedIn('Sign in to use the web UI');
   return {
     user,
-    csrf: csrfToken(request, reply),
+    csrf: csrfToken(request, reply, secureCookies(deps.ctx)),
     path: request.url.split('?')[0] ?? '',
     sections: deps.sections,
     events: deps.events,
