@@ -9,6 +9,7 @@ import { DeliveryNotFound, MessageNotFound, NotRedeliverable, NotRedispatchable 
 import {
   ActionRefused,
   InstanceNotRunning,
+  InstanceUnresponsive,
   StartFailed,
   UnknownInstance,
 } from '../runtime/supervisor/errors.js';
@@ -42,6 +43,12 @@ const runtimeErrors: Translation<Error>[] = [
   entry(InstanceNotRunning, (e) =>
     e.type === 'as2-sender'
       ? new ApiError('SENDER_NOT_RUNNING', `The AS2 sender ${e.instanceName} is not running`)
+      : new ApiError('INVALID_STATE', e.message),
+  ),
+  // It did not answer in time and was ended: not running any more, as the answer says why.
+  entry(InstanceUnresponsive, (e) =>
+    e.type === 'as2-sender'
+      ? new ApiError('SENDER_NOT_RUNNING', `The AS2 sender ${e.instanceName} ${e.reason} and was stopped`)
       : new ApiError('INVALID_STATE', e.message),
   ),
   // The store is pier's, not the caller's: a 503 naming it (docs/decisions.md), never a 500.

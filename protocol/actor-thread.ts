@@ -3,6 +3,11 @@
  * handshake, requests in both directions with their pending answers, and the end of the
  * thread, expected (a stop) or not (a crash). Every pending request is rejected with a
  * code when the thread ends.
+ *
+ * Every wait here has a deadline, including the wait for the thread to end once terminated: a
+ * thread busy in native code (Node 20's recursive mkdir under /proc) never ends, and a caller
+ * that waited for it would wait for ever. Such a thread is left behind, still registered in
+ * `threads`, so its owner can tell that the process cannot end by itself.
  */
 import { Worker } from 'node:worker_threads';
 import { ChannelError, channelErrors, Envelope, toWireError, type WireError } from './envelope.js';
@@ -12,6 +17,10 @@ export interface ActorThreadOptions {
   workerData: unknown;
   /** How long the actor may take to answer `ready`. */
   startTimeoutMs: number;
+  /** How long to wait for the thread to end once it is terminated; then it is left behind. */
+  endTimeoutMs: number;
+  /** Holds the thread from its spawn until it has ended (its owner's register of live threads). */
+  threads?: Set<ActorThread>;
   /** Requests from the actor (accept, claim, result); the answer or a thrown error goes back. */
   onRequest(body: unknown): Promise<unknown>;
   onEvent(body: unknown): void;
@@ -29,7 +38,8 @@ export class StartFailure extends Error {
   }
 }
 
-function duration(ms: number): string {
+/** A deadline as the reasons in answers and logs write it: `400 ms`, `15 s`. */
+export function duration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }
 
@@ -65,7 +75,9 @@ export class ActorThread {
   private constructor(options: ActorThreadOptions) {
     this.#options = options;
     this.#worker = spawnWorker(options.entry, options.workerData);
+    options.threads?.add(this);
     this.#exited = new Promise((resolve) => this.#worker.once('exit', resolve));
+    void this.#exited.then(() => options.threads?.delete(this));
   }
 
   /** Starts the thread and resolves once it is ready; rejects with StartFailure otherwise. */
@@ -81,7 +93,10 @@ export class ActorThread {
           code: 'START_TIMEOUT',
           message: `did not become ready within ${duration(this.#options.startTimeoutMs)}`,
         };
-        void this.#worker.terminate();
+        // Answered now, not when the thread has ended: that may be never.
+        this.#stopping = true;
+        reject(new StartFailure(this.#initFailure.code, this.#initFailure.message));
+        void this.#end();
       }, this.#options.startTimeoutMs);
       this.#worker.on('message', (raw: unknown) => {
         const parsed = Envelope.safeParse(raw);
@@ -168,12 +183,26 @@ export class ActorThread {
     return this.#alive;
   }
 
-  request(body: unknown): Promise<unknown> {
+  /** Asks the actor; with `timeoutMs`, gives up after that long (TIMED_OUT) and forgets the question. */
+  request(body: unknown, timeoutMs?: number): Promise<unknown> {
     if (!this.#alive)
       return Promise.reject(new ChannelError(channelErrors.workerExited, 'the actor thread ended'));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              this.#pending.delete(id);
+              reject(new ChannelError(channelErrors.timedOut, `no answer within ${duration(timeoutMs)}`));
+            }, timeoutMs);
+      const settle =
+        <V>(done: (value: V) => void) =>
+        (value: V) => {
+          clearTimeout(timer);
+          done(value);
+        };
+      this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
       this.#post({ kind: 'request', id, body });
     });
   }
@@ -184,28 +213,45 @@ export class ActorThread {
 
   /**
    * Asks the actor to stop and waits up to `timeoutMs`; then ends the thread whatever it
-   * did. True when the actor answered in time.
+   * did. True when the actor answered in time. `alive` tells afterwards whether the thread
+   * ended within its end time.
    */
   async stop(timeoutMs: number): Promise<boolean> {
     this.#stopping = true;
     if (!this.#alive) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
     const answered = this.request({ type: 'stop' }).then(
       () => true,
       () => false,
     );
-    const clean = await Promise.race([answered, timeout, this.#exited.then(() => false)]);
-    clearTimeout(timer);
-    await this.#worker.terminate();
-    await this.#exited;
+    const clean = await within(timeoutMs, Promise.race([answered, this.#exited.then(() => false)]), false);
+    await this.#end();
     return clean;
   }
 
-  /** Ends the thread at once (process shutdown after the grace period). */
+  /** Ends the thread at once (process shutdown after the grace period); see `alive` afterwards. */
   async terminate(): Promise<void> {
     this.#stopping = true;
-    await this.#worker.terminate();
-    await this.#exited;
+    await this.#end();
+  }
+
+  /** Terminates the thread and waits for its end, but never longer than the end time. */
+  async #end(): Promise<void> {
+    if (!this.#alive) return;
+    await within(
+      this.#options.endTimeoutMs,
+      Promise.all([this.#worker.terminate().catch(() => 0), this.#exited]),
+      undefined,
+    );
+  }
+}
+
+/** The promise's value, or `otherwise` once `ms` have passed. */
+async function within<T, O>(ms: number, promise: Promise<T>, otherwise: O): Promise<T | O> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<O>((resolve) => (timer = setTimeout(() => resolve(otherwise), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

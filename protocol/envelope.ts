@@ -34,6 +34,8 @@ export const channelErrors = {
   handlerFailed: 'HANDLER_FAILED',
   /** The actor has no answer to a question of this kind (it is not of a type that answers it). */
   notAnswered: 'NOT_ANSWERED',
+  /** No answer came within the time the asking side gave. */
+  timedOut: 'TIMED_OUT',
 } as const;
 
 export class ChannelError extends Error {

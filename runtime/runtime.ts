@@ -68,6 +68,8 @@ export interface Runtime {
   /** User-Agent of requests this process sends (spec 2.11). */
   userAgent: string;
   close(): Promise<void>;
+  /** Actor threads that did not end when terminated (after close: the process cannot end by itself). */
+  unendedThreads(): number;
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -162,5 +164,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       await dispatcher.stop();
       await presence.close();
     },
+    unendedThreads: () => supervisor.unendedThreads,
   };
 }

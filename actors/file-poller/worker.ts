@@ -1,6 +1,7 @@
 /** The file poller actor: looks at its directory every polling_interval seconds (see poller.ts). */
 import { constants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
+import { makeDirectory } from '../shared/make-directory.js';
 import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { openPayloadStore } from '../../storage/payloads/open-store.js';
 import { parseSettings } from '../shared/settings.js';
@@ -20,7 +21,7 @@ runActor(async (start, core) => {
   }
   try {
     await access(settings.base_directory, constants.R_OK | constants.W_OK);
-    await mkdir(settings.processed_directory, { recursive: true });
+    await makeDirectory(settings.processed_directory);
     await access(settings.processed_directory, constants.W_OK);
   } catch (error) {
     throw new InitError('DIRECTORY_UNUSABLE', `the directories cannot be used: ${(error as Error).message}`);

@@ -1,5 +1,6 @@
 /** The file writer actor: delivers each claimed delivery as a file (see write.ts). */
-import { access, constants, mkdir } from 'node:fs/promises';
+import { access, constants } from 'node:fs/promises';
+import { makeDirectory } from '../shared/make-directory.js';
 import { openPayloadStore } from '../../storage/payloads/open-store.js';
 import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
@@ -11,7 +12,7 @@ import { FileWriter } from './write.js';
 runActor(async (start, core) => {
   const settings = parseSettings<FileWriterSettings>(fileWriterType, start.settings);
   try {
-    await mkdir(settings.directory, { recursive: true });
+    await makeDirectory(settings.directory);
     await access(settings.directory, constants.W_OK);
   } catch (error) {
     throw new InitError(

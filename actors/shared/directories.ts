@@ -3,14 +3,14 @@
  * to make the same directory for every file. A directory removed behind its back is made
  * again on the next failure.
  */
-import { mkdir } from 'node:fs/promises';
+import { makeDirectory } from './make-directory.js';
 
 export class Directories {
   readonly #made = new Set<string>();
 
   async ensure(dir: string): Promise<void> {
     if (this.#made.has(dir)) return;
-    await mkdir(dir, { recursive: true });
+    await makeDirectory(dir);
     if (this.#made.size > 10_000) this.#made.clear();
     this.#made.add(dir);
   }

@@ -1,5 +1,6 @@
 /** Setting schemas several plugin types share. Pure zod, so the web forms can use them too. */
 import { z } from 'zod';
+import { pseudoFilesystemOf } from './directory-path.js';
 
 /** A directory on the server's file system, written as an absolute path. */
 export const absolutePath = z
@@ -7,7 +8,11 @@ export const absolutePath = z
   .max(1024)
   .regex(/^\//, 'Must be an absolute path')
   // eslint-disable-next-line no-control-regex
-  .regex(/^[^\u0000-\u001f]*$/, 'Must not contain control characters');
+  .regex(/^[^\u0000-\u001f]*$/, 'Must not contain control characters')
+  .superRefine((value, ctx) => {
+    const top = value.startsWith('/') ? pseudoFilesystemOf(value) : undefined;
+    if (top) ctx.addIssue({ code: 'custom', message: `Must not be on ${top}, a kernel pseudo-filesystem` });
+  });
 
 /** A party name in a configuration; empty where the setting is not needed. */
 export const partyNameOrEmpty = z

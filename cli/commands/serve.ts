@@ -30,6 +30,16 @@ export function serveCommand(): Command {
       });
       logger.info('pier is stopping');
       await server.close();
+      const unended = server.ctx.runtime?.unendedThreads() ?? 0;
+      if (unended > 0) {
+        // Node joins every thread before the process may exit, even on process.exit; a thread
+        // stuck in native code would keep pier alive for ever, so the process ends itself hard.
+        logger.fatal(
+          { threads: unended },
+          'pier stopped, but actor threads would not end: killing the process',
+        );
+        process.kill(process.pid, 'SIGKILL');
+      }
       logger.info('pier stopped');
     });
   return withEnvironment(command, environment.serve);

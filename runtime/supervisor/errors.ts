@@ -40,3 +40,15 @@ export class InstanceNotRunning extends Error {
     this.name = 'InstanceNotRunning';
   }
 }
+
+/** A running instance did not answer a question within its deadline; its thread was ended. */
+export class InstanceUnresponsive extends Error {
+  constructor(
+    readonly type: string,
+    readonly instanceName: string,
+    readonly reason: string,
+  ) {
+    super(`The ${type} ${instanceName} ${reason}`);
+    this.name = 'InstanceUnresponsive';
+  }
+}

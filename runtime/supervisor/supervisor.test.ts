@@ -77,7 +77,7 @@ function supervisor(
     storage: { backend: 'local', directory: '/tmp' },
     userAgent: 'pier-test',
     entries: Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, fixture(v!)])),
-    childSpec: { startTimeoutMs: 5000, shutdownTimeoutMs },
+    childSpec: { startTimeoutMs: 5000, shutdownTimeoutMs, endTimeoutMs: 2000, checkTimeoutMs: 5000 },
   });
 }
 
@@ -146,7 +146,7 @@ t.test('a module that throws while loading, and one that never gets ready', asyn
     storage: { backend: 'local', directory: '/tmp' },
     userAgent: 'pier-test',
     entries: { 'http-poster': fixture('never-ready') },
-    childSpec: { startTimeoutMs: 400, shutdownTimeoutMs: 500 },
+    childSpec: { startTimeoutMs: 400, shutdownTimeoutMs: 500, endTimeoutMs: 2000, checkTimeoutMs: 5000 },
   });
   const starting = s2.act('http-poster', b, 'start').catch((e: unknown) => e);
   await waitFor(() => s2.statusOf('http-poster', b)?.status === 'starting', 'starting');

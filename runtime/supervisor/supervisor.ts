@@ -7,13 +7,16 @@
  * Operators' actions hold across processes and restarts (desired-state.ts): an action is kept
  * with the configuration and every process follows it, as it follows configurations created,
  * changed and deleted (`reconcile`, on a notification and every few seconds).
+ *
+ * Work on instances takes turns per instance (turns.ts), and every step is bounded by the
+ * child spec's deadlines: one instance's start, stop or question holds up nothing else.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { pluginTypeDefinitions, type PluginType } from '../../actors/index.js';
+import { pluginTypeDefinitions, type PluginRole, type PluginType } from '../../actors/index.js';
 import type { Orm } from '../../storage/db.js';
 import { raiseAlert } from '../../flow/alerts/alerts.js';
-import { ActorThread, StartFailure } from '../../protocol/actor-thread.js';
+import { ActorThread, duration, StartFailure } from '../../protocol/actor-thread.js';
 import { isAs2Request } from '../../protocol/as2-protocol.js';
 import { ChannelError, channelErrors } from '../../protocol/envelope.js';
 import { parseHostAnswer, type HostAnswerTo, type HostRequest } from '../../protocol/host-protocol.js';
@@ -35,10 +38,17 @@ import {
   type DesiredInstance,
   type ProcessState,
 } from './desired-state.js';
-import { ActionRefused, InstanceNotRunning, StartFailed, UnknownInstance } from './errors.js';
+import {
+  ActionRefused,
+  InstanceNotRunning,
+  InstanceUnresponsive,
+  StartFailed,
+  UnknownInstance,
+} from './errors.js';
 import { openInstanceCertificates } from './instance-certificates.js';
 import { loadInstanceConfig } from './instance-config.js';
 import { ManagedInstance, type ServiceView } from './instance.js';
+import { Turns } from './turns.js';
 
 export interface SupervisorDeps {
   orm: Orm;
@@ -73,8 +83,13 @@ export class Supervisor {
   readonly #applied = new Map<string, number>();
   /** When each configuration was last saved, as last read. */
   readonly #versions = new Map<string, string>();
-  /** Actions and reconciling run one at a time, so two never move the same instance. */
-  #turn: Promise<unknown> = Promise.resolve();
+  /** Actions, starts and follows of one instance run one at a time, so two never move it at once. */
+  readonly #turns = new Turns();
+  /** Every actor thread spawned that has not ended, those left behind by a deadline included. */
+  readonly #threads = new Set<ActorThread>();
+  /** The reconcile under way, and whether another was asked for meanwhile. */
+  #reconciling: Promise<void> | undefined;
+  #again = false;
   #reports: Promise<unknown> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #closing = false;
@@ -93,19 +108,27 @@ export class Supervisor {
    * targets before sources. Failures leave `error` and an alert.
    */
   async startAll(): Promise<void> {
-    await this.#serially(async () => {
-      const stored = await readDesired(this.#em());
-      for (const item of stored) this.#note(item);
-      const wanted = stored.filter((i) => wantsRunning(i) && this.runs(i.type));
-      wanted.sort(
-        (a, b) =>
-          startOrder[pluginTypeDefinitions[a.type].role] - startOrder[pluginTypeDefinitions[b.type].role],
+    const stored = await readDesired(this.#em());
+    for (const item of stored) this.#note(item);
+    const wanted = stored.filter((i) => wantsRunning(i) && this.runs(i.type));
+    // The instances of one role start side by side: one that hangs delays the rest, and the
+    // server's start, by its start deadline at most.
+    for (const role of rolesInOrder(1)) {
+      await Promise.all(
+        wanted
+          .filter((i) => pluginTypeDefinitions[i.type].role === role)
+          .map((i) => {
+            const instance = this.#entry(i.type, i.name);
+            return this.#turns.run(instance.key, () => this.#start(instance).catch(() => {}));
+          }),
       );
-      for (const item of wanted) {
-        await this.#start(this.#entry(item.type, item.name)).catch(() => {});
-      }
-    });
+    }
     this.#report();
+  }
+
+  /** Threads that did not end when terminated: the process cannot end by itself while any is left. */
+  get unendedThreads(): number {
+    return this.#threads.size;
   }
 
   /** Follows other processes' actions and configuration changes: now and then, and when told. */
@@ -121,8 +144,21 @@ export class Supervisor {
    */
   async changed(type: PluginType, name: string): Promise<ServiceView | undefined> {
     await announce(this.#em(), type, name);
-    await this.reconcile();
-    const instance = this.#instances.get(`${type}:${name}`);
+    const key = `${type}:${name}`;
+    // This instance alone: another's start under way is not waited for.
+    await this.#turns
+      .run(key, async () => {
+        const stored = await readDesired(this.#em());
+        await this.#followKey(
+          key,
+          stored.find((d) => d.type === type && d.name === name),
+        );
+      })
+      .catch((error: unknown) => {
+        this.#deps.logger.error({ err: error, instance: key }, 'could not follow the stored service action');
+      });
+    this.#report();
+    const instance = this.#instances.get(key);
     return instance ? this.#view(instance) : undefined;
   }
 
@@ -130,29 +166,60 @@ export class Supervisor {
    * Brings this process in line with the stored configurations and actions: new instances
    * wanted running start, deleted ones stop and go, actions not applied here yet are.
    */
-  async reconcile(): Promise<void> {
-    if (this.#closing) return;
+  reconcile(): Promise<void> {
+    if (this.#closing) return Promise.resolve();
+    // One at a time; asks that come meanwhile are answered by one more round after it.
+    if (this.#reconciling) {
+      this.#again = true;
+      return this.#reconciling;
+    }
+    const rounds = async () => {
+      do {
+        this.#again = false;
+        await this.#reconcileOnce();
+      } while (this.#again && !this.#closing);
+    };
+    this.#reconciling = rounds().finally(() => (this.#reconciling = undefined));
+    return this.#reconciling;
+  }
+
+  async #reconcileOnce(): Promise<void> {
     try {
-      await this.#serially(async () => {
-        const stored = await readDesired(this.#em());
-        const byKey = new Map(stored.map((d) => [`${d.type}:${d.name}`, d]));
-        for (const [key, instance] of this.#instances) {
-          if (byKey.has(key)) continue;
-          if (instance.status === 'running') await this.#stop(instance).catch(() => {});
-          this.#instances.delete(key);
-          this.#applied.delete(key);
-          this.#versions.delete(key);
-        }
-        for (const item of stored) {
-          if (this.#closing) return;
-          if (!this.runs(item.type)) continue;
-          await this.#follow(item);
-        }
-      });
+      const stored = await readDesired(this.#em());
+      const byKey = new Map(stored.map((d) => [`${d.type}:${d.name}`, d]));
+      const keys = new Set([...this.#instances.keys(), ...byKey.keys()]);
+      // Each instance in its own turn, side by side: one whose start hangs holds up only itself.
+      await Promise.all(
+        [...keys].map((key) =>
+          this.#turns
+            .run(key, () => this.#followKey(key, byKey.get(key)))
+            .catch((error: unknown) => {
+              this.#deps.logger.error(
+                { err: error, instance: key },
+                'could not follow the stored service action',
+              );
+            }),
+        ),
+      );
     } catch (error) {
       this.#deps.logger.error({ err: error }, 'could not follow the stored service actions');
     }
     this.#report();
+  }
+
+  /** One instance in line with its stored configuration and action (none: deleted); in its turn. */
+  async #followKey(key: string, item: DesiredInstance | undefined): Promise<void> {
+    if (this.#closing) return;
+    if (!item) {
+      const instance = this.#instances.get(key);
+      if (!instance) return;
+      if (instance.status === 'running') await this.#stop(instance).catch(() => {});
+      this.#instances.delete(key);
+      this.#applied.delete(key);
+      this.#versions.delete(key);
+      return;
+    }
+    if (this.runs(item.type)) await this.#follow(item);
   }
 
   async #follow(item: DesiredInstance): Promise<void> {
@@ -180,12 +247,6 @@ export class Supervisor {
     const key = `${item.type}:${item.name}`;
     this.#applied.set(key, Math.max(item.seq, this.#applied.get(key) ?? 0));
     this.#versions.set(key, item.version);
-  }
-
-  #serially<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.#turn.then(work, work);
-    this.#turn = next.catch(() => {});
-    return next;
   }
 
   /** Writes this process's states for /services; in order, and never failing the caller. */
@@ -220,21 +281,28 @@ export class Supervisor {
     return instance.view(restartNeeded);
   }
 
-  /** Stops every instance, sources first, each within its shutdown time. */
+  /**
+   * Stops every instance, sources first, each within its shutdown time. Work under way ends
+   * first, each step within its deadline; threads that do not end are left behind and logged.
+   */
   async stopAll(): Promise<void> {
     this.#closing = true;
     clearInterval(this.#timer);
-    await this.#turn;
-    const running = [...this.#instances.values()].filter(
-      (i) => i.status === 'running' || i.status === 'starting',
-    );
-    running.sort(
-      (a, b) =>
-        startOrder[pluginTypeDefinitions[b.type].role] - startOrder[pluginTypeDefinitions[a.type].role],
-    );
-    for (const instance of running) {
-      if (instance.status === 'running') await this.#stop(instance).catch(() => {});
-      else await instance.thread?.terminate();
+    await this.#turns.settled();
+    for (const role of rolesInOrder(-1)) {
+      await Promise.all(
+        [...this.#instances.values()]
+          .filter((i) => i.status === 'running' && pluginTypeDefinitions[i.type].role === role)
+          .map((i) => this.#turns.run(i.key, () => this.#stop(i).catch(() => {}))),
+      );
+    }
+    // Threads of starts that missed their deadline, or that did not end when first terminated.
+    await Promise.all([...this.#threads].map((thread) => thread.terminate()));
+    if (this.#threads.size > 0) {
+      this.#deps.logger.error(
+        { threads: this.#threads.size },
+        'actor threads could not be ended; the process cannot end by itself',
+      );
     }
     await this.#reports;
     if (this.#deps.node !== undefined) await reportStates(this.#em(), this.#deps.node, []).catch(() => {});
@@ -283,13 +351,28 @@ export class Supervisor {
   async ask<R extends HostRequest>(type: PluginType, name: string, request: R): Promise<HostAnswerTo<R>> {
     const instance = this.#instances.get(`${type}:${name}`);
     const thread = instance?.status === 'running' ? instance.thread : undefined;
-    if (!thread?.alive) throw new InstanceNotRunning(type, name);
-    const answer = await thread.request(request).catch((error: unknown) => {
-      if (error instanceof ChannelError && error.code === channelErrors.workerExited)
-        throw new InstanceNotRunning(type, name);
-      throw error;
-    });
+    if (!instance || !thread?.alive) throw new InstanceNotRunning(type, name);
+    const answer = await thread
+      .request(request, this.#deps.childSpec.checkTimeoutMs)
+      .catch(async (error: unknown) => {
+        if (error instanceof ChannelError && error.code === channelErrors.workerExited)
+          throw new InstanceNotRunning(type, name);
+        if (error instanceof ChannelError && error.code === channelErrors.timedOut) {
+          const reason = `did not answer a ${request.type} within ${duration(this.#deps.childSpec.checkTimeoutMs)}`;
+          await this.#turns.run(instance.key, () => this.#unresponsive(instance, thread, reason));
+          throw new InstanceUnresponsive(type, name, reason);
+        }
+        throw error;
+      });
     return parseHostAnswer(request, answer);
+  }
+
+  /** A thread that stopped answering is ended, and its instance failed (error, alert). */
+  async #unresponsive(instance: ManagedInstance, thread: ActorThread, reason: string): Promise<void> {
+    if (instance.thread !== thread) return;
+    // Ended before its claims are given back, so it cannot deliver what another then claims.
+    await thread.terminate();
+    await this.#crashed(instance, reason);
   }
 
   /**
@@ -305,7 +388,7 @@ export class Supervisor {
     // An instance in a move (starting, stopping) refuses at once rather than wait its turn.
     refuse();
     try {
-      await this.#serially(async () => {
+      await this.#turns.run(instance.key, async () => {
         refuse();
         const seq = await recordAction(this.#em(), type, name, action);
         if (seq !== undefined) this.#applied.set(instance.key, seq);
@@ -414,6 +497,8 @@ export class Supervisor {
         entry,
         workerData: start,
         startTimeoutMs: this.#deps.childSpec.startTimeoutMs,
+        endTimeoutMs: this.#deps.childSpec.endTimeoutMs,
+        threads: this.#threads,
         onRequest: (body) => this.#answer(instance, thread, body),
         onEvent: (body) => this.#onEvent(instance, body),
         onExit: (end) => {
@@ -447,6 +532,8 @@ export class Supervisor {
     const clean = await instance.thread?.stop(this.#deps.childSpec.shutdownTimeoutMs);
     if (clean === false)
       this.#log(instance).warn('plugin instance did not stop in time; its thread was ended');
+    if (instance.thread?.alive)
+      this.#log(instance).error('plugin instance thread did not end when terminated; it is left behind');
     instance.thread = undefined;
     await this.#releaseClaims(instance, 'the instance stopped');
     if (instance.status === 'stopping') instance.apply('stopped');
@@ -564,4 +651,10 @@ export class Supervisor {
   #log(instance: ManagedInstance): Logger {
     return this.#deps.logger.child({ instance: instance.key });
   }
+}
+
+/** Roles in start order (1) or stop order (-1). */
+function rolesInOrder(direction: 1 | -1): PluginRole[] {
+  const roles = Object.keys(startOrder) as PluginRole[];
+  return roles.sort((a, b) => direction * (startOrder[a] - startOrder[b]));
 }
