@@ -56,20 +56,25 @@ export function postgresCpuByPid(database?: string): Map<number, number> {
  * PostgreSQL CPU of `database`'s backends over a stretch of time, sampled every 200 ms so a
  * backend that ends meanwhile (a pool closing a connection) still counts up to its last sample.
  */
-export function watchPostgresCpu(database: string): { stop(): number } {
+export function watchPostgresCpu(database: string): { read(): number; stop(): number } {
   const first = postgresCpuByPid(database);
   const last = new Map(first);
   const sample = () => {
     for (const [pid, ms] of postgresCpuByPid(database)) last.set(pid, ms);
   };
   const timer = setInterval(sample, 200);
+  /** Milliseconds so far, sampled now. */
+  const read = () => {
+    sample();
+    let total = 0;
+    for (const [pid, ms] of last) total += ms - (first.get(pid) ?? 0);
+    return total;
+  };
   return {
+    read,
     stop() {
       clearInterval(timer);
-      sample();
-      let total = 0;
-      for (const [pid, ms] of last) total += ms - (first.get(pid) ?? 0);
-      return total;
+      return read();
     },
   };
 }
