@@ -6,6 +6,7 @@
  * batch of results paid a `begin` and a `commit`, two round trips each. Here a statement that
  * does everything a step needs commits by itself, in one round trip.
  */
+import pg from 'pg';
 import type { Orm } from './db.js';
 import type { PgConnection, Pool } from './sql.js';
 
@@ -35,6 +36,44 @@ interface RawConnections {
   destroyRawConnection(connection: PgConnection): Promise<void>;
 }
 
+/**
+ * Plain driver clients read values as the ORM's connections do (MikroORM's PostgreSqlConnection):
+ * dates and times as the text PostgreSQL sends, arrays of them parsed into lists of that text.
+ */
+const ormLikeTypes = new pg.TypeOverrides();
+for (const oid of [1082, 1114, 1184, 1186]) ormLikeTypes.setTypeParser(oid, (text: string) => text);
+for (const oid of [1182, 1115, 1185, 1187]) {
+  // text[]'s parser: the same array syntax (its oid is not in the driver's list of builtins).
+  const parseArray = (pg.types.getTypeParser as (oid: number) => (text: string) => unknown)(1009);
+  ormLikeTypes.setTypeParser(oid, (text: string) => parseArray(text) as unknown);
+}
+
+/**
+ * Connections made with the pg driver directly, named so that PostgreSQL shows who holds them
+ * (pg_stat_activity.application_name) and the supervisor can end them when their thread ended.
+ */
+function clientsOf(url: string, applicationName: string): RawConnections {
+  return {
+    async acquireRawConnection() {
+      const client = new pg.Client({
+        connectionString: url,
+        types: ormLikeTypes,
+        application_name: applicationName,
+      });
+      // A socket that fails between statements marks the client, which the pool then drops.
+      client.on(
+        'error',
+        (error) => ((client as PgConnection & { __knex__disposed?: unknown }).__knex__disposed = error),
+      );
+      await client.connect();
+      return client as unknown as PgConnection;
+    },
+    async destroyRawConnection(connection) {
+      await (connection as unknown as pg.Client).end();
+    },
+  };
+}
+
 /** Set by knex on a connection whose socket failed, and by inTx on one left mid-transaction. */
 const isBroken = (connection: PgConnection) =>
   (connection as PgConnection & { __knex__disposed?: unknown }).__knex__disposed !== undefined;
@@ -49,10 +88,14 @@ export class FlowConnections implements Pool {
 
   /**
    * `max`: the flow writes from one acceptance batch, one result batch and one claim per target
-   * at a time, so a few connections serve it; more wait their turn.
+   * at a time, so a few connections serve it; more wait their turn. `source`: the ORM, whose
+   * driver makes the connections, or a URL (an actor's thread, where no ORM is opened).
    */
-  constructor(orm: Orm, max = 4) {
-    this.#raw = (orm.em.getConnection().getKnex() as unknown as { client: RawConnections }).client;
+  constructor(source: Orm | { url: string; applicationName: string }, max = 4) {
+    this.#raw =
+      'url' in source
+        ? clientsOf(source.url, source.applicationName)
+        : (source.em.getConnection().getKnex() as unknown as { client: RawConnections }).client;
     this.#max = max;
   }
 

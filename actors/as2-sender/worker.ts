@@ -2,6 +2,7 @@
 import { runActor } from '../../protocol/worker-host/host.js';
 import { openPayloadStore } from '../../storage/payloads/open-store.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
+import { deliveryPort } from '../shared/delivery-port.js';
 import { parseSettings } from '../shared/settings.js';
 import { checkConnection } from './check-connection.js';
 import { as2SenderType, type As2SenderSettings } from './config.js';
@@ -13,7 +14,8 @@ const checkTimeoutCapSeconds = 30;
 runActor(async (start, core) => {
   const settings = parseSettings<As2SenderSettings>(as2SenderType, start.settings);
   const sender = new As2Sender(settings, openPayloadStore(start.storage), core, start.user_agent);
-  const loop = new DeliveryLoop(core, settings.max_concurrent_deliveries, (d) => sender.deliver(d));
+  const port = deliveryPort(start, core);
+  const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) => sender.deliver(d));
   return {
     onWork: () => loop.poke(),
     // Checked here, where sending runs: with the timeout and User-Agent this instance sends with.
@@ -25,6 +27,7 @@ runActor(async (start, core) => {
       }),
     async stop() {
       await loop.stop();
+      await port.close();
       sender.close();
     },
   };

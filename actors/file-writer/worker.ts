@@ -4,6 +4,7 @@ import { makeDirectory } from '../shared/make-directory.js';
 import { openPayloadStore } from '../../storage/payloads/open-store.js';
 import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
+import { deliveryPort } from '../shared/delivery-port.js';
 import { parseSettings } from '../shared/settings.js';
 import { fileWriterType, type FileWriterSettings } from './config.js';
 import { removeStaleTemporaries } from './temporaries.js';
@@ -25,6 +26,13 @@ runActor(async (start, core) => {
   if (removed > 0) core.log('info', 'removed temporary files a crash left', { removed });
   const store = openPayloadStore(start.storage);
   const writer = new FileWriter(settings, store);
-  const loop = new DeliveryLoop(core, settings.max_concurrent_deliveries, (d) => writer.deliver(d));
-  return { onWork: () => loop.poke(), stop: () => loop.stop() };
+  const port = deliveryPort(start, core);
+  const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) => writer.deliver(d));
+  return {
+    onWork: () => loop.poke(),
+    async stop() {
+      await loop.stop();
+      await port.close();
+    },
+  };
 });

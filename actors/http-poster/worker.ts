@@ -2,6 +2,7 @@
 import { runActor } from '../../protocol/worker-host/host.js';
 import { openPayloadStore } from '../../storage/payloads/open-store.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
+import { deliveryPort } from '../shared/delivery-port.js';
 import { parseSettings } from '../shared/settings.js';
 import { httpPosterType, type HttpPosterSettings } from './config.js';
 import { HttpPoster, type PosterSecrets } from './post.js';
@@ -14,11 +15,13 @@ runActor(async (start, core) => {
     openPayloadStore(start.storage),
     start.user_agent,
   );
-  const loop = new DeliveryLoop(core, settings.max_concurrent_deliveries, (d) => poster.deliver(d));
+  const port = deliveryPort(start, core);
+  const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) => poster.deliver(d));
   return {
     onWork: () => loop.poke(),
     async stop() {
       await loop.stop();
+      await port.close();
       poster.close();
     },
   };

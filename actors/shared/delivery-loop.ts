@@ -40,7 +40,7 @@ export class DeliveryLoop {
   readonly #reporter: ResultReporter;
 
   constructor(
-    private readonly core: CoreClient,
+    private readonly core: Pick<CoreClient, 'claim' | 'result' | 'log'>,
     private readonly slots: number,
     private readonly deliver: Deliver,
     /** How long a result may wait for others (tests set their own). */

@@ -22,5 +22,12 @@ export const ActorStartData = z.object({
   storage: StoreSelection,
   /** User-Agent of requests the actor sends (spec 2.11 identification_hide_version). */
   user_agent: z.string(),
+  /**
+   * For a target: the database its flow commands run on (flow/actor-commands.ts). Absent, the
+   * target claims and reports through the core (a supervisor run without a database).
+   */
+  flow: z
+    .object({ database_url: z.string(), node: z.number().int(), application_name: z.string().max(63) })
+    .optional(),
 });
 export type ActorStartData = z.infer<typeof ActorStartData>;

@@ -1,0 +1,58 @@
+/**
+ * Where a target claims its deliveries and records their results: on its own database
+ * connections through the flow's commands when the supervisor gave it access (a running
+ * server), else through the core over its channel (a supervisor tested without a database).
+ * Results reported in one synchronous run are recorded together, as the channel client does.
+ */
+import { TargetCommands, retryPolicyOf, type DeliveryEnd } from '../../flow/actor-commands.js';
+import { Batcher } from '../../protocol/batcher.js';
+import {
+  inlineChars,
+  maxInlineCharsPerBatch,
+  type ClaimedDelivery,
+  type DeliveryOutcome,
+  type DeliveryResult,
+} from '../../protocol/core-protocol.js';
+import type { CoreClient } from '../../protocol/worker-host/host.js';
+import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
+
+export type DeliveryPort = Pick<CoreClient, 'claim' | 'result' | 'log'> & {
+  /** Closes what the port opened; after the loop stopped. */
+  close(): Promise<void>;
+};
+
+export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryPort {
+  if (!start.flow) return { claim: core.claim, result: core.result, log: core.log, close: async () => {} };
+  const commands = new TargetCommands(start.flow, start.name, retryPolicyOf(start.settings));
+  const results = new Batcher<DeliveryResult, boolean>(
+    async (list) => {
+      const { applied, ended } = await commands.record(list);
+      for (const end of ended) logEnd(core, end);
+      return applied;
+    },
+    { maxItems: 100, weigh: (r) => inlineChars(r.outcome), maxWeight: maxInlineCharsPerBatch },
+  );
+  return {
+    claim: (limit) => commands.claim(limit),
+    result: (delivery: ClaimedDelivery, outcome: DeliveryOutcome) =>
+      results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome }),
+    log: core.log,
+    close: async () => {
+      await results.idle();
+      await commands.close();
+    },
+  };
+}
+
+/** The operator's line for a delivery that ended, as the dispatcher writes it for the others. */
+function logEnd(core: CoreClient, end: DeliveryEnd): void {
+  core.log('info', `delivery ${end.state}`, {
+    message_id: end.message_id,
+    delivery_id: end.delivery_id,
+    target: end.target,
+    state: end.state,
+    attempts: end.attempts,
+    elapsed_ms: end.elapsed_ms,
+    last_error: end.last_error,
+  });
+}

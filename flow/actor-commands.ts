@@ -1,0 +1,78 @@
+/**
+ * The flow's commands an actor runs itself, on connections of its own: whoever holds the work
+ * runs the command (docs/architecture.md). A target claims its deliveries and records their
+ * results here, without relaying through the main thread: that relay (target → main → PostgreSQL
+ * → main → target, twice per delivery) cost more CPU than the statements themselves.
+ *
+ * This file is the one door of flow/ for actors/ (eslint.config.js).
+ */
+import type { ClaimedDelivery, DeliveryResult } from '../protocol/core-protocol.js';
+import { FlowConnections } from '../storage/flow-connections.js';
+import { direct, inTx } from '../storage/sql.js';
+import { checkDegraded } from './alerts/flow-alerts.js';
+import {
+  claimBatch,
+  resultBatch,
+  resultsAtOnce,
+  type DeliveryEnd,
+  type ResultItem,
+} from './commands/claims.js';
+import type { RetryPolicy } from './tables/schedule.js';
+
+export type { DeliveryEnd } from './commands/claims.js';
+export { retryPolicyOf } from './tables/schedule.js';
+
+/** Where an actor's flow connections go, and under which names (protocol/worker-host/start-data.ts). */
+export interface FlowAccess {
+  database_url: string;
+  /** The process's node number: claims are marked with it, so a dead process's are found. */
+  node: number;
+  /** The connections' application_name, by which the supervisor ends them with their thread. */
+  application_name: string;
+}
+
+/**
+ * Connections per target instance: one claim and one report of results may run at once. With the
+ * main thread's flow connections (4) and the ORM's pool (10), a process opens at most
+ * 14 + 2 × (running target instances) connections to PostgreSQL.
+ */
+export const connectionsPerTarget = 2;
+
+export class TargetCommands {
+  readonly #flow: FlowConnections;
+
+  constructor(
+    private readonly access: FlowAccess,
+    private readonly target: string,
+    private readonly policy: RetryPolicy,
+  ) {
+    this.#flow = new FlowConnections(
+      { url: access.database_url, applicationName: access.application_name },
+      connectionsPerTarget,
+    );
+  }
+
+  /** Claims up to `limit` queued deliveries of this target (flow/commands/claims.ts, claimBatch). */
+  claim(limit: number): Promise<ClaimedDelivery[]> {
+    return claimBatch(direct(this.#flow), new Date(), this.access.node, this.target, limit);
+  }
+
+  /**
+   * Records results: plain successes in one statement, anything else in a transaction (with
+   * the alerts a failure raises). Per result, whether its claim was still current; the
+   * deliveries that ended, for the log.
+   */
+  async record(results: DeliveryResult[]): Promise<{ applied: boolean[]; ended: DeliveryEnd[] }> {
+    const at = new Date();
+    const items: ResultItem[] = results.map((r) => ({ ...r, target: this.target, policy: this.policy }));
+    const ended: DeliveryEnd[] = [];
+    const atOnce = await resultsAtOnce(direct(this.#flow), at, items, ended);
+    if (atOnce?.degraded) await inTx(this.#flow, (tx) => checkDegraded(tx, at));
+    const applied = atOnce?.applied ?? (await inTx(this.#flow, (tx) => resultBatch(tx, at, items, ended)));
+    return { applied, ended };
+  }
+
+  close(): Promise<void> {
+    return this.#flow.close();
+  }
+}
