@@ -47,11 +47,17 @@ export async function addHistory(tx: Tx, at: Date, lines: HistoryLine[]): Promis
   await tx.all(historyInsert, [at, JSON.stringify(lines)]);
 }
 
-/** Locks messages (in id order, so transactions never wait on each other in a circle). */
+/**
+ * Locks messages, in id order as every command does (docs/architecture.md, "Lock order of the
+ * message flow"). FOR NO KEY UPDATE, not FOR UPDATE: the commands only change a message's status
+ * and stage, and FOR UPDATE would block the FOR KEY SHARE that a claim's history lines take on
+ * the message while the claim holds its deliveries, which closed a circle with a command
+ * waiting for those deliveries (deadlocks under load, issue 31).
+ */
 export async function lockMessages(tx: Tx, ids: readonly string[], skipLocked = false): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await tx.all<{ id: string }>(
-    `select id from message where id = any(?::uuid[]) order by id for update${skipLocked ? ' skip locked' : ''}`,
+    `select id from message where id = any(?::uuid[]) order by id for no key update${skipLocked ? ' skip locked' : ''}`,
     [pgArray([...new Set(ids)])],
   );
   return rows.map((r) => r.id);

@@ -4,6 +4,11 @@
  * deliveries and its history; from then on it is never lost. A source that offers the same
  * thing again (the same file, after a crash before it could move the file away) gets the
  * message it already has.
+ *
+ * Locks: only rows it inserts (`message`, `payload`, `delivery`, `message_history`,
+ * `as2_message`; the deliveries it claims are among them), and alerts; the duplicates and the
+ * queue count are plain reads. A source key offered by two acceptances at once makes the second
+ * wait for the first's commit (its unique index), nothing else.
  */
 import type { ClaimedDelivery, OfferedMessage } from '../../protocol/core-protocol.js';
 import { deliveryTransitions } from '../tables/delivery-states.js';

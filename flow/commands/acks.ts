@@ -3,6 +3,9 @@
  * (AS2 asynchronous MDN) waits in the table's await_ack state. The receipt settles it (ack,
  * or fail for a negative one) and a deadline that passes fails it. The moves come from the
  * delivery table like every other; the protocol says only when, and with which words.
+ *
+ * Locks: its caller holds the `message` row (settleAwaited, flow/commands/as2-records.ts); then the
+ * `delivery` row, `message_history`.
  */
 import { deliveryTransitions, nextState } from '../tables/delivery-states.js';
 import { addHistory, settleMessages, type HistoryKind, type Tx } from '../tx.js';

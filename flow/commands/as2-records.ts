@@ -1,6 +1,11 @@
 /**
  * The as2_message rows: what AS2 did to a message, duplicate lookups, and settling the
  * delivery of a sent message when its asynchronous receipt arrives or does not in time.
+ *
+ * Locks (docs/architecture.md, "Lock order of the message flow"): settleAwaited and
+ * receiptsOverdue take the `message` rows (id order, FOR NO KEY UPDATE), then the `delivery`
+ * row, then `as2_message`, `payload` and `message_history`; then alerts. recordAs2Batch runs
+ * under its caller's message locks (or on messages its caller is inserting).
  */
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
@@ -239,8 +244,9 @@ export async function settleAwaited(
     await addHistory(tx, at, [{ message_id: messageId, kind: ok ? 'mdn_received' : 'mdn_refused', text }]);
     return false;
   }
+  // Locked before its as2_message row is written: the flow's order (docs/architecture.md).
   const [current] = await tx.all<{ state: string; target: string }>(
-    'select state, target from delivery where id = ?',
+    'select state, target from delivery where id = ? for no key update',
     [deliveryId],
   );
   // The sender has not reported its attempt yet: the receipt came first; asked again shortly.
@@ -282,6 +288,12 @@ export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
        cross join lateral (select target from delivery d where d.id = a.awaiting_delivery_id and d.state = ? limit 1) d
       where a.receipt_due_at is not null and a.receipt_due_at <= ? order by a.receipt_due_at limit 100`,
     [awaitingAck, at],
+  );
+  // All their messages first, in id order as every command locks messages: locked one by one
+  // in deadline order, a result batch locking two of them in id order could wait in a circle.
+  await lockMessages(
+    tx,
+    due.map((d) => d.message_id),
   );
   for (const d of due) {
     await settleAwaited(

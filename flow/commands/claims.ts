@@ -2,6 +2,15 @@
  * Claims and results. A claim takes queued deliveries of one target under row locks that
  * other claimers skip (FOR UPDATE SKIP LOCKED), so two processes never hold the same
  * delivery; each claim gets a number, and a result counts only for the current claim.
+ *
+ * Locks, in the flow's order (docs/architecture.md, "Lock order of the message flow"):
+ * - claimBatch: queued `delivery` rows of one target, id order, FOR NO KEY UPDATE SKIP LOCKED
+ *   (never waits); FOR KEY SHARE on their `message` rows (history lines' foreign key); inserts
+ *   `message_history`.
+ * - resultBatch, releaseBatch: `message` then `delivery` rows, by (message id, delivery id),
+ *   FOR NO KEY UPDATE; then `as2_message`, `payload`, `message_history`; alerts.
+ * - resultsAtOnce: the same rows and order in one statement, SKIP LOCKED: a row held elsewhere
+ *   sends the batch to resultBatch instead of waiting.
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import { isStorageFailure } from '../../storage/payloads/storage-failure.js';
@@ -61,7 +70,7 @@ export async function claimBatch(
   }>(
     'claim-batch',
     `with picked as (
-       select id from delivery where target = ? and state in (${claimableStates}) order by id limit ? for update skip locked
+       select id from delivery where target = ? and state in (${claimableStates}) order by id limit ? for no key update skip locked
      ), claimed as (
        update delivery d set state = ?, attempts = d.attempts + 1, claims = d.claims + 1, claimed_by = ?,
               claimed_at = ?, updated_at = ?, next_dispatch_at = null
@@ -165,7 +174,7 @@ async function lockHeld(
        from delivery d join message m on m.id = d.message_id
       where d.id = any(?::bigint[])
       order by m.id, d.id
-        for update of m, d`,
+        for no key update of m, d`,
     [pgArray(claims.map((c) => c.delivery_id))],
   );
   const wanted = new Map(claims.map((c) => [c.delivery_id, c.claim]));
@@ -312,6 +321,11 @@ const settledStatus = statusSql({ accepted: 'false', refused: 's.refused', state
  * writes the history lines, each delivery's before its message's. Deliveries that ended are
  * added to `ended`; a message that became Error or Stalled (another of its deliveries failed)
  * is returned in `degraded`, for the caller to check the system's state after.
+ * Null too when a message or delivery of the batch is held by another transaction, or its message
+ * changed since the statement began: the statement reads the other deliveries of a message as
+ * they were when it began, so after waiting for a lock it settled the message from states another
+ * transaction had changed meanwhile (a receipt's failure was overwritten by AwaitingReceipt);
+ * resultBatch reads them after its locks.
  */
 export async function resultsAtOnce(
   db: Tx,
@@ -334,22 +348,30 @@ export async function resultsAtOnce(
     ids: pgArray(ok.map((r) => r.id)),
   });
   const [row] = await db.prepared<{
+    unmoved: boolean;
     changed: { id: number; message_id: string; target: string; attempts: number; created_at: string }[];
     statuses: MessageStatus[];
   }>(
     'results-at-once',
     `with x as (
        select * from jsonb_to_recordset(${p.ok}::jsonb) as x(id bigint, claim int, text text)
+     ), seen as materialized (
+       select d.id, m.xmin::text as version
+         from delivery d join x on x.id = d.id join message m on m.id = d.message_id
+        where d.id = any(${p.ids}::bigint[]) and d.state = 'delivering' and d.claims = x.claim
      ), held as materialized (
-       select d.id, d.message_id, d.target, d.attempts, d.created_at, x.text
+       select d.id, d.message_id, d.target, d.attempts, d.created_at, x.text, m.xmin::text as version
          from delivery d join x on x.id = d.id join message m on m.id = d.message_id
         where d.id = any(${p.ids}::bigint[]) and d.state = 'delivering' and d.claims = x.claim
         order by m.id, d.id
-          for update of m, d
+          for no key update of m, d skip locked
+     ), unmoved as (
+       select (select count(*) from seen) = (select count(*) from held)
+              and not exists (select 1 from seen s join held h on h.id = s.id where h.version <> s.version) as ok
      ), changed as (
        update delivery d set state = '${delivered}', next_attempt_at = null, finished_at = ${p.at}, last_error = '',
               dispatches = 0, next_dispatch_at = null, updated_at = ${p.at}
-         from held h where d.id = h.id and d.id = any(${p.ids}::bigint[])
+         from held h where d.id = h.id and d.id = any(${p.ids}::bigint[]) and (select ok from unmoved)
        returning d.id, d.message_id, d.target, d.attempts, h.created_at, h.text
      ), s as materialized (
        select m.id, m.status, m.stage, m.refusal is not null as refused,
@@ -378,10 +400,11 @@ export async function resultsAtOnce(
            from settled v where v.status <> v.old_status
        ) l order by message_id, ord, delivery_id
      )
-     select (select coalesce(json_agg(c), '[]') from changed c) as changed,
+     select (select ok from unmoved) as unmoved, (select coalesce(json_agg(c), '[]') from changed c) as changed,
             (select coalesce(json_agg(v.status), '[]') from settled v) as statuses`,
     values,
   );
+  if (!row!.unmoved) return null;
   const changed = new Map(row!.changed.map((c) => [Number(c.id), c]));
   for (const c of changed.values()) {
     ended.push({

@@ -2,6 +2,9 @@
  * Dispatch: accepted messages are matched against the routes as they are now and get one
  * queued delivery per target; each target is announced to every process. A message that
  * matches nothing is settled as NotRouted.
+ *
+ * Locks (docs/architecture.md, "Lock order of the message flow"): `message` rows, id order,
+ * FOR NO KEY UPDATE SKIP LOCKED; inserts their `delivery` and `message_history` rows.
  */
 import { addHistory, announce, lockMessages, pgArray, settleMessages, type Tx } from '../tx.js';
 import { targetsFor, type Routable, type RouteRow } from '../tables/routing.js';

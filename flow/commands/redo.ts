@@ -2,6 +2,10 @@
  * Operator actions on a message (spec 3.3): redispatch queues its queued and stalled
  * deliveries again and adds deliveries for targets the routes match now; redeliver sends
  * one finished or retrying delivery again from the start. Both name the user in history.
+ *
+ * Locks (docs/architecture.md, "Lock order of the message flow"): the `message` row, then its
+ * `delivery` rows (redispatch: all, id order; redeliver: one), FOR NO KEY UPDATE; inserts
+ * `delivery` (redispatch) and `message_history`; updates the message's status.
  */
 import { deliveryTransitions, statesFor, type DeliveryState } from '../tables/delivery-states.js';
 import { loadRoutes, queueDeliveries } from './dispatch.js';
@@ -13,7 +17,7 @@ import { addHistory, announce, pgArray, settleMessages, type HistoryLine, type T
 
 async function lockMessage(tx: Tx, id: string): Promise<Routable & { stage: MessageStage }> {
   const [message] = await tx.all<Routable & { stage: MessageStage }>(
-    'select source_name, from_party, to_party, target_hint, stage from message where id = ? for update',
+    'select source_name, from_party, to_party, target_hint, stage from message where id = ? for no key update',
     [id],
   );
   if (!message) throw new MessageNotFound();
@@ -30,7 +34,7 @@ export async function redispatch(tx: Tx, at: Date, messageId: string, actor: str
     );
   }
   const deliveries = await tx.all<{ id: string; target: string; state: DeliveryState }>(
-    'select id, target, state from delivery where message_id = ? order by id for update',
+    'select id, target, state from delivery where message_id = ? order by id for no key update',
     [messageId],
   );
   const again = deliveries.filter((d) => statesFor('redispatch').includes(d.state));
@@ -89,7 +93,7 @@ export async function redeliver(
 ): Promise<void> {
   await lockMessage(tx, messageId);
   const [delivery] = await tx.all<{ id: string; target: string; state: DeliveryState }>(
-    'select id, target, state from delivery where id = ? and message_id = ? for update',
+    'select id, target, state from delivery where id = ? and message_id = ? for no key update',
     [deliveryId, messageId],
   );
   if (!delivery) throw new DeliveryNotFound();

@@ -2,7 +2,8 @@
 // successes in one statement (resultsAtOnce) and any batch in a transaction (resultBatch). Each
 // way: a delivered result settles its message with the history lines in order, a result of an
 // old claim changes nothing, the same result twice counts once, and a message whose other
-// delivery failed ends in Error.
+// delivery failed ends in Error. The one statement leaves to the transaction a message another
+// transaction holds, whose deliveries it would read as they were before that one committed.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { migratedDatabase } from '../../test/helpers/database.js';
@@ -11,6 +12,7 @@ import { FlowConnections } from '../../storage/flow-connections.js';
 import { resultBatch, resultsAtOnce, type DeliveryEnd, type ResultItem } from './claims.js';
 import { defaultRetryPolicy } from '../tables/schedule.js';
 import { direct, inTx } from '../tx.js';
+import { settleAwaited } from './as2-records.js';
 
 let orm: Orm;
 let flow: FlowConnections;
@@ -135,5 +137,22 @@ t.test('one statement takes only plain successes, and says when a message ended 
   t.same(await resultsAtOnce(direct(flow), at, [delivered(m.deliveries[1]!)]), {
     applied: [true],
     degraded: true,
+  });
+});
+
+t.test('one statement leaves a message held by another transaction to the transaction', async (t) => {
+  const m = await message(['awaiting_ack', 'delivering']);
+  let atOnce: ReturnType<typeof resultsAtOnce> | undefined;
+  await inTx(orm, async (tx) => {
+    // A negative receipt fails the other delivery; the result arrives before it commits.
+    await settleAwaited(tx, at, m.id, m.deliveries[0]!, false, 'The partner refused it');
+    atOnce = resultsAtOnce(direct(flow), at, [delivered(m.deliveries[1]!)]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  });
+  t.equal(await atOnce, null, 'not recorded in one statement');
+  t.same(await inTx(flow, (tx) => resultBatch(tx, at, [delivered(m.deliveries[1]!)])), [true]);
+  t.match(await stored(m.id), {
+    message: { status: 'Error', stage: 'settled' },
+    deliveries: [{ state: 'failed' }, { state: 'delivered' }],
   });
 });

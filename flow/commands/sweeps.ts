@@ -3,6 +3,11 @@
  * that are due, the stall schedule of queued deliveries nobody claims, claims of processes
  * that died, and accepted messages nobody dispatched (a crash between acceptance and
  * dispatch). Rows another process is working on are skipped, never waited for.
+ *
+ * Locks (docs/architecture.md, "Lock order of the message flow"): `message` rows, id order,
+ * FOR NO KEY UPDATE SKIP LOCKED; then their `delivery` rows, id order, FOR NO KEY UPDATE (a
+ * claim may hold one for the length of its statement); inserts `message_history` (and, undispatched,
+ * `delivery`); alerts. orphanedClaims locks as releaseBatch does.
  */
 import { raiseAlert } from '../alerts/alerts.js';
 import { liveNodeCondition } from '../node-presence.js';
@@ -37,7 +42,7 @@ async function lockCandidates(tx: Tx, condition: string, params: unknown[]): Pro
   if (messages.length === 0) return [];
   return tx.all<Candidate>(
     `select id, message_id, target, dispatches from delivery
-      where id = any(?::bigint[]) and message_id = any(?::uuid[]) and ${condition} for update`,
+      where id = any(?::bigint[]) and message_id = any(?::uuid[]) and ${condition} order by id for no key update`,
     [pgArray(found.map((f) => f.id)), pgArray(messages), ...params],
   );
 }
