@@ -51,31 +51,19 @@ const params = (running: readonly Running[]): unknown[] => [
 ];
 
 export interface SettleTiming {
-  /** Most milliseconds between two looks at the transactions waited for. */
+  /** Milliseconds between two looks at the transactions waited for. */
   pollMs: number;
   /** Milliseconds a transaction is waited for before pg_locks is asked whether it writes history. */
   lingerMs: number;
 }
 
-export const defaultSettleTiming: SettleTiming = { pollMs: 10, lingerMs: 50 };
-
-/** Fewest milliseconds between two looks, so a stream of commits does not become a stream of queries. */
-const minPauseMs = 2;
+export const defaultSettleTiming: SettleTiming = { pollMs: 5, lingerMs: 50 };
 
 export class SettledIds {
-  #woken = false;
-  #wake: (() => void) | undefined;
-
   constructor(
     private readonly db: Tx,
     private readonly timing: SettleTiming = defaultSettleTiming,
   ) {}
-
-  /** Something committed (or the caller wants an answer soon): look again before the poll is due. */
-  wake(): void {
-    this.#woken = true;
-    this.#wake?.();
-  }
 
   /**
    * A mark at or above `known` up to which every id is settled; waits for the transactions
@@ -89,9 +77,10 @@ export class SettledIds {
     const started = performance.now();
     let askedLocks = false;
     while (waiting.length > 0) {
-      await this.#pause();
+      // A poll, not a wake per commit: under load every look finds writers in flight, and a
+      // look per commit would be a query per commit.
+      await new Promise((resolve) => setTimeout(resolve, this.timing.pollMs));
       if (stop()) return known;
-      this.#woken = false;
       waiting = await this.db.all<Running>(settleStatements.stillRunning, params(waiting));
       if (waiting.length > 0 && !askedLocks && performance.now() - started >= this.timing.lingerMs) {
         askedLocks = true;
@@ -100,23 +89,5 @@ export class SettledIds {
       }
     }
     return m;
-  }
-
-  /** Until the poll is due or a wake, and at least minPauseMs. */
-  #pause(): Promise<void> {
-    return new Promise((resolve) => {
-      const soonest = performance.now() + minPauseMs;
-      let timer: NodeJS.Timeout | undefined;
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#wake = undefined;
-        resolve();
-      };
-      timer = setTimeout(done, this.#woken ? minPauseMs : this.timing.pollMs);
-      this.#wake = () => {
-        clearTimeout(timer);
-        timer = setTimeout(done, Math.max(0, soonest - performance.now()));
-      };
-    });
   }
 }
