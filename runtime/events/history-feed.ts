@@ -1,8 +1,12 @@
 /**
  * The message history as it is written, for the event stream (spec 6.1). One feed per process
- * LISTENs on `pier_history` (announced by a trigger on message_history, from any process),
- * reads the announced rows once and hands each line, framed once, to every subscriber.
- * Rows are read only while someone subscribes, so a process nobody watches pays nothing.
+ * follows message_history while someone subscribes: woken by `pier_history` (announced by a
+ * trigger on message_history, from any process), it finds up to which id every line is settled
+ * (settled-ids.ts), reads the lines up to there once, in id order, and hands each line, framed
+ * once, to every subscriber. The live order is then the order a replay after `Last-Event-ID`
+ * reads, so a client that reconnects after any line gets what follows it, without a gap: ids
+ * are taken before commit, and handing lines out in commit order lost, on resume, the lines
+ * that committed after a larger id (issue 32). A process nobody watches pays nothing.
  *
  * Lines are handed out in batches, not one by one: a subscriber costs one call and one socket
  * write per batch, whatever the number of lines in it. The feed runs on the main thread beside
@@ -13,7 +17,8 @@
 import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
 import type { DatabaseListener } from '../../storage/listener.js';
-import { direct, pgArray, type Tx } from '../../storage/sql.js';
+import { direct, type Tx } from '../../storage/sql.js';
+import { defaultSettleTiming, SettledIds, type SettleTiming } from './settled-ids.js';
 import { sseFrame } from './sse-frame.js';
 
 export const historyChannel = 'pier_history';
@@ -26,6 +31,8 @@ export interface StreamLimits {
   keepAliveMs: number;
   /** Most milliseconds a line waits for the batch it leaves in. */
   coalesceMaxMs: number;
+  /** How the feed waits for the lines still in flight (settled-ids.ts). */
+  settle: SettleTiming;
 }
 
 export const defaultStreamLimits: StreamLimits = {
@@ -33,7 +40,24 @@ export const defaultStreamLimits: StreamLimits = {
   buffer: 1000,
   keepAliveMs: 20_000,
   coalesceMaxMs: 100,
+  settle: defaultSettleTiming,
 };
+
+/** Most lines read by one statement; a larger burst is read, and handed out, page by page. */
+const readPage = 1000;
+/**
+ * Milliseconds after which the feed looks at the table without being woken: an announcement
+ * missed (the listener reconnecting) delays lines by at most this.
+ */
+const unwokenLookMs = 1000;
+/**
+ * Fewest milliseconds from one look at the table to the next. Each look is three or four small
+ * statements, and under load it is woken by every commit: at most 50 looks a second keeps the
+ * feed's share of PostgreSQL and of the main thread small, for at most this much more latency.
+ */
+const lookEveryMs = 20;
+/** Milliseconds before the feed tries again after a failed read. */
+const retryMs = 1000;
 
 /**
  * After a batch, the feed rests this many times what the batch took, so the fan-out takes at
@@ -58,6 +82,16 @@ export interface FeedBatch {
 }
 
 export type FeedSubscriber = (batch: FeedBatch) => void;
+
+export interface Subscription {
+  /**
+   * The id after which the subscriber gets every line; the lines up to it are settled, so a
+   * replay read now finds all of them. Resolves once the feed follows the table (at once when
+   * it already does).
+   */
+  from: Promise<number>;
+  unsubscribe(): void;
+}
 
 /** The frames of some lines as one chunk. */
 export function framesOf(lines: readonly FeedLine[]): string {
@@ -107,52 +141,44 @@ function toLine(row: HistoryRow): FeedLine {
   };
 }
 
-/** `12-40,45-45` as pairs; anything malformed is skipped (the payload is ours, but be safe). */
-export function parseRanges(payload: string): [number, number][] {
-  const ranges: [number, number][] = [];
-  for (const part of payload.split(',')) {
-    const match = /^(\d+)-(\d+)$/.exec(part);
-    if (match) ranges.push([Number(match[1]), Number(match[2])]);
-  }
-  return ranges;
-}
-
-/** The ids of some ranges, each range in full (they come from our own trigger). */
-function idsIn(ranges: readonly [number, number][]): number[] {
-  const ids: number[] = [];
-  for (const [lo, hi] of ranges) for (let id = lo; id <= hi; id++) ids.push(id);
-  return ids;
-}
-
 /**
  * The feed's statements, given so that test/api/stats-plans.test.ts can EXPLAIN exactly them on
  * a long history the planner knows nothing about: each must reach its lines through the
- * primary key. Announced lines are read by their ids, not by `id between lo and hi` joined to
- * the ranges: for that join the planner guesses a ninth of the table per range and scanned
- * message_history whole on every read, so each batch cost more as the history grew (the
- * events benchmark's PostgreSQL CPU doubled over three rounds).
+ * primary key (or, for one message, its index), never scan message_history whole.
  */
 export const feedStatements = {
-  announced: (ids: readonly number[]) => ({
-    sql: `select ${columns} from message_history where id = any(?::bigint[]) order by id`,
-    params: [pgArray(ids)] as unknown[],
-  }),
-  /** Stored lines after `afterId` (of one message, when given), oldest first, at most `limit`. */
-  replay: (afterId: number, messageId: string | undefined, limit: number) => ({
+  /** Lines after `afterId` up to `upTo` (of one message, when given), oldest first, at most `limit`. */
+  between: (afterId: number, upTo: number, messageId: string | undefined, limit: number) => ({
     sql: `select ${columns} from message_history
-           where id > ?${messageId ? ' and message_id = ?' : ''} order by id limit ?`,
-    params: (messageId ? [afterId, messageId, limit] : [afterId, limit]) as unknown[],
+           where id > ? and id <= ?${messageId ? ' and message_id = ?' : ''} order by id limit ?`,
+    params: (messageId ? [afterId, upTo, messageId, limit] : [afterId, upTo, limit]) as unknown[],
   }),
 };
 
+interface Joining {
+  subscriber: FeedSubscriber;
+  start: (from: number) => void;
+}
+
 export class HistoryFeed {
+  /** Subscribers the feed hands batches to. */
   readonly #subscribers = new Set<FeedSubscriber>();
+  /** Subscribers waiting for the feed to find where it starts following. */
+  #joining: Joining[] = [];
   readonly #db: Tx;
-  /** Ranges announced and not read yet; read together by the next fetch. */
-  #pending: [number, number][] = [];
-  #draining = false;
-  /** Lines read and not handed out yet. */
+  readonly #settled: SettledIds;
+  /** The loop that follows the table runs; one at a time keeps lines in id order. */
+  #following = false;
+  /** Woken since the loop last looked at the table. */
+  #woken = false;
+  #wakeLoop: (() => void) | undefined;
+  /** Every line up to this id is read; undefined while the feed does not follow the table. */
+  #readUpTo: number | undefined;
+  /** Every line up to this id was handed out, or came before the subscriptions. */
+  #handedOut = 0;
+  /** Lines read and not handed out yet, and the id up to which they are all the lines. */
   #outgoing: FeedLine[] = [];
+  #outgoingUpTo = 0;
   #handOutScheduled = false;
   /** performance.now() before which the next batch waits (the rest after the last one). */
   #restUntil = 0;
@@ -167,57 +193,136 @@ export class HistoryFeed {
   ) {
     this.#db = direct(orm);
     this.limits = { ...defaultStreamLimits, ...limits };
-    listener.on(historyChannel, (payload) => this.#announced(payload));
+    this.#settled = new SettledIds(this.#db, this.limits.settle);
+    // The announcement's ids are not needed: the table, read up to the settled mark, is the truth.
+    listener.on(historyChannel, () => this.#wake());
   }
 
+  /** Subscribers the feed hands lines to (those still joining not counted). */
   get subscriberCount(): number {
     return this.#subscribers.size;
   }
 
-  subscribe(subscriber: FeedSubscriber): () => void {
-    this.#subscribers.add(subscriber);
-    return () => this.#subscribers.delete(subscriber);
+  subscribe(subscriber: FeedSubscriber): Subscription {
+    let joining: Joining | undefined;
+    let from: Promise<number>;
+    if (this.#readUpTo !== undefined) {
+      this.#subscribers.add(subscriber);
+      from = Promise.resolve(this.#handedOut);
+    } else {
+      from = new Promise((start) => {
+        joining = { subscriber, start };
+        this.#joining.push(joining);
+      });
+      this.#follow();
+    }
+    return {
+      from,
+      unsubscribe: () => {
+        this.#subscribers.delete(subscriber);
+        if (joining) {
+          this.#joining = this.#joining.filter((j) => j !== joining);
+          // Whoever awaits it checks that it closed.
+          joining.start(0);
+        }
+        if (this.#subscribers.size + this.#joining.length === 0) this.#wake();
+      },
+    };
   }
 
   /**
-   * Stored lines after `afterId` (of one message, when given), oldest first, at most `limit`.
+   * Stored lines after `afterId` up to `upTo` (of one message, when given), oldest first, at
+   * most `limit`.
    */
-  async after(afterId: number, messageId: string | undefined, limit: number): Promise<FeedLine[]> {
-    const { sql, params } = feedStatements.replay(afterId, messageId, limit);
+  async between(
+    afterId: number,
+    upTo: number,
+    messageId: string | undefined,
+    limit: number,
+  ): Promise<FeedLine[]> {
+    const { sql, params } = feedStatements.between(afterId, upTo, messageId, limit);
     return (await this.#db.all<HistoryRow>(sql, params)).map(toLine);
   }
 
-  #announced(payload: string): void {
-    if (this.#subscribers.size === 0) return;
-    this.#pending.push(...parseRanges(payload));
-    // One read at a time keeps lines in the order their transactions committed.
-    if (this.#draining) return;
-    this.#draining = true;
-    void this.#drain();
+  get #watched(): boolean {
+    return this.#subscribers.size + this.#joining.length > 0;
   }
 
-  async #drain(): Promise<void> {
-    for (;;) {
-      if (this.#pending.length === 0) {
-        // Cleared in the same turn as the last check, so no announcement is left waiting.
-        this.#draining = false;
-        return;
-      }
-      const ranges = this.#pending;
-      this.#pending = [];
+  #wake(): void {
+    this.#woken = true;
+    this.#wakeLoop?.();
+  }
+
+  #follow(): void {
+    if (this.#following) return;
+    this.#following = true;
+    void this.#loop();
+  }
+
+  async #loop(): Promise<void> {
+    while (this.#watched) {
+      this.#woken = false;
+      const looked = performance.now();
       try {
-        const { sql, params } = feedStatements.announced(idsIn(ranges));
-        const rows = await this.#db.all<HistoryRow>(sql, params);
-        for (const row of rows) this.#outgoing.push(toLine(row));
-        this.#scheduleHandOut();
+        const mark = await this.#settled.mark(this.#readUpTo ?? 0, () => !this.#watched);
+        if (!this.#watched) break;
+        if (this.#readUpTo === undefined) this.#start(mark);
+        else if (mark > this.#readUpTo) await this.#read(mark);
       } catch (error) {
-        this.logger.error({ err: error }, 'could not read announced history lines');
+        this.logger.error({ err: error }, 'could not read the history lines');
+        await this.#rest(retryMs);
+        continue;
       }
+      if (!this.#woken) await this.#rest(unwokenLookMs);
+      const early = looked + lookEveryMs - performance.now();
+      if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
+    }
+    // Cleared in the same turn as the last check, so a subscriber that comes next starts afresh.
+    this.#following = false;
+    this.#readUpTo = undefined;
+    this.#outgoing = [];
+  }
+
+  /** Lines up to `mark` came before every subscription: the joining subscribers start after it. */
+  #start(mark: number): void {
+    this.#readUpTo = this.#handedOut = this.#outgoingUpTo = mark;
+    const joining = this.#joining;
+    this.#joining = [];
+    for (const { subscriber, start } of joining) {
+      this.#subscribers.add(subscriber);
+      start(mark);
     }
   }
 
+  async #read(mark: number): Promise<void> {
+    let after = this.#readUpTo ?? mark;
+    for (;;) {
+      const { sql, params } = feedStatements.between(after, mark, undefined, readPage);
+      const rows = await this.#db.all<HistoryRow>(sql, params);
+      for (const row of rows) this.#outgoing.push(toLine(row));
+      const whole = rows.length < readPage;
+      after = whole ? mark : Number(rows[rows.length - 1]!.id);
+      this.#readUpTo = this.#outgoingUpTo = after;
+      this.#scheduleHandOut();
+      if (whole || !this.#watched) return;
+    }
+  }
+
+  /** Until a wake or `ms`. */
+  #rest(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#wakeLoop = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wakeLoop = done;
+    });
+  }
+
   #scheduleHandOut(): void {
-    if (this.#handOutScheduled || this.#outgoing.length === 0) return;
+    if (this.#handOutScheduled || this.#outgoingUpTo <= this.#handedOut) return;
     this.#handOutScheduled = true;
     const wait = this.#restUntil - performance.now();
     // setImmediate also lets reads that finish in the same turn join the batch.
@@ -228,6 +333,8 @@ export class HistoryFeed {
   #handOut(): void {
     const lines = this.#outgoing;
     this.#outgoing = [];
+    // A subscriber that comes from now on joins after these lines.
+    this.#handedOut = Math.max(this.#handedOut, this.#outgoingUpTo);
     if (lines.length === 0 || this.#subscribers.size === 0) {
       this.#handOutScheduled = false;
       return;

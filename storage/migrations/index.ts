@@ -20,6 +20,7 @@ import { Migration0050Identity } from './Migration0050Identity.js';
 import { Migration0070InboundPolicy } from './Migration0070InboundPolicy.js';
 import { Migration0080PartnerLimits } from './Migration0080PartnerLimits.js';
 import { Migration0090FlowConfigVersion } from './Migration0090FlowConfigVersion.js';
+import { Migration0100HistoryIdAfterXid } from './Migration0100HistoryIdAfterXid.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -39,4 +40,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0070InboundPolicy', class: Migration0070InboundPolicy },
   { name: 'Migration0080PartnerLimits', class: Migration0080PartnerLimits },
   { name: 'Migration0090FlowConfigVersion', class: Migration0090FlowConfigVersion },
+  { name: 'Migration0100HistoryIdAfterXid', class: Migration0100HistoryIdAfterXid },
 ];

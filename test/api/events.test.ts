@@ -100,7 +100,7 @@ t.test(
     await historyOf(message);
     const clients = await Promise.all(Array.from({ length: 50 }, () => keep(events())));
     const seen: FeedBatch[][] = [[], []];
-    const unsubscribe = seen.map((batches) => feed.subscribe((b) => batches.push(b)));
+    const unsubscribe = seen.map((batches) => feed.subscribe((b) => batches.push(b)).unsubscribe);
     t.teardown(() => unsubscribe.forEach((u) => u()));
     await clients[0]!.until(() => feed.subscriberCount >= 52, 'every client subscribed');
 

@@ -103,15 +103,16 @@ for (const [name, statement] of Object.entries(statements)) {
   t.test(`/stats statement "${name}" reads through an index`, (t) => readsThroughIndexes(t, statement));
 }
 
-// The event stream reads the same long history: announced lines by id, a replay after an id.
-const [{ last }] = (await sql<{ last: string }>(
+// The event stream reads the same long history: the settled lines live, a replay after an id.
+const [{ last, message }] = (await sql<{ last: string; message: string }>(
   server.db.url,
-  'select max(id) as last from message_history',
-)) as [{ last: string }];
+  'select id as last, message_id as message from message_history order by id desc limit 1',
+)) as [{ last: string; message: string }];
 const lastId = Number(last);
 const feedReads = {
-  announced: feedStatements.announced([lastId - 900, lastId - 899, lastId - 12, lastId]),
-  replay: feedStatements.replay(lastId - 500, undefined, 1000),
+  live: feedStatements.between(lastId - 900, lastId, undefined, 1000),
+  replay: feedStatements.between(lastId - 500, lastId - 20, undefined, 1000),
+  'replay of one message': feedStatements.between(lastId - 500, lastId, message, 1000),
 };
 for (const [name, statement] of Object.entries(feedReads)) {
   t.test(`the event stream's "${name}" read reaches lines through an index`, (t) =>

@@ -1,10 +1,10 @@
 /**
  * One subscriber of the message history stream (spec 6.1): the replay after `Last-Event-ID`,
- * then live lines, keep-alive comments, and the bounds. It subscribes before it reads the
- * replay and holds live lines back until the response is open, then drops those the replay
- * already sent: no gap and no duplicate at the seam. A client that asked for more than the
- * replay bound, or lets more than the buffer bound pile up unread, gets one `reload` event
- * and the end.
+ * then live lines, keep-alive comments, and the bounds. The feed says after which id it hands
+ * this subscriber every line, and every line up to that id is settled: the replay reads the
+ * lines after `Last-Event-ID` up to there, live lines follow, held back until the response is
+ * open. No gap and no duplicate at the seam. A client that asked for more than the replay
+ * bound, or lets more than the buffer bound pile up unread, gets one `reload` event and the end.
  */
 import {
   framesOf,
@@ -20,11 +20,10 @@ export class HistoryStream {
   #held: FeedLine[] | undefined;
   #replay: FeedLine[] = [];
   /**
-   * Ids the replay sent that may still come live: a line the feed had read (or was reading)
-   * when the replay was read is handed out after it. Each is dropped once when it comes; at
-   * most the replay bound of ids.
+   * Live lines up to this id are dropped: the client named it, and another node may have shown
+   * it lines this process has not handed out yet.
    */
-  #replayed: Set<number> | undefined;
+  #seenUpTo = 0;
   /** Why the stream ends with `reload` before it is even open. */
   #reloadAtOpen: string | undefined;
   #output: SseOutput | undefined;
@@ -38,16 +37,20 @@ export class HistoryStream {
     private readonly limits: StreamLimits,
   ) {}
 
-  /** Subscribes and reads the replay; live lines are held until `attach`. */
+  /**
+   * Subscribes, waits until the feed knows where this subscriber starts (at once while it
+   * follows the table) and reads the replay; live lines are held until `attach`.
+   */
   async open(): Promise<void> {
     this.#held = [];
-    this.#unsubscribe = this.feed.subscribe((batch) => this.#live(batch));
-    if (this.filter.lastEventId === undefined) return;
-    const stored = await this.feed.after(
-      this.filter.lastEventId,
-      this.filter.messageId,
-      this.limits.replay + 1,
-    );
+    const subscription = this.feed.subscribe((batch) => this.#live(batch));
+    this.#unsubscribe = subscription.unsubscribe;
+    const from = await subscription.from;
+    const afterId = this.filter.lastEventId;
+    if (this.#closed || afterId === undefined) return;
+    this.#seenUpTo = afterId;
+    if (afterId >= from) return;
+    const stored = await this.feed.between(afterId, from, this.filter.messageId, this.limits.replay + 1);
     if (this.#closed) return;
     if (stored.length > this.limits.replay) {
       this.#endAtOpen(`more than ${this.limits.replay} lines were missed`);
@@ -61,8 +64,7 @@ export class HistoryStream {
     this.#output = output;
     if (this.#closed) return output.end();
     if (this.#reloadAtOpen !== undefined) return this.#reload(this.#reloadAtOpen);
-    if (this.#replay.length > 0) this.#replayed = new Set(this.#replay.map((line) => line.id));
-    const held = this.#withoutReplayed(this.#held ?? []);
+    const held = this.#unseen(this.#held ?? []);
     const first = [...this.#replay, ...held];
     this.#replay = [];
     this.#held = undefined;
@@ -93,19 +95,21 @@ export class HistoryStream {
       if (this.#held.length > this.limits.buffer) this.#endAtOpen('the client reads too slowly');
       return;
     }
-    lines = this.#withoutReplayed(lines);
+    lines = this.#unseen(lines);
     if (lines.length === 0) return;
     // Without a filter the batch's bytes, encoded once, go to every client as they are.
     const chunk = lines === batch.lines ? batch.bytes : framesOf(lines);
     if (!this.#output?.send(chunk, lines.length)) this.#reload('the client reads too slowly');
   }
 
-  /** The lines the replay did not send (the same array when that is all of them). */
-  #withoutReplayed(lines: readonly FeedLine[]): readonly FeedLine[] {
-    const replayed = this.#replayed;
-    if (!replayed || replayed.size === 0) return lines;
-    const fresh = lines.filter((line) => !replayed.delete(line.id));
-    return fresh.length === lines.length ? lines : fresh;
+  /** The lines after the client's `Last-Event-ID` (the same array when that is all of them). */
+  #unseen(lines: readonly FeedLine[]): readonly FeedLine[] {
+    const seenUpTo = this.#seenUpTo;
+    if (lines.length === 0 || lines[0]!.id > seenUpTo) return lines;
+    const fresh = lines.filter((line) => line.id > seenUpTo);
+    // Lines come in id order: once one is past the mark, every later one is.
+    if (fresh.length > 0) this.#seenUpTo = 0;
+    return fresh;
   }
 
   #endAtOpen(reason: string): void {
@@ -125,6 +129,5 @@ export class HistoryStream {
     clearInterval(this.#timer);
     this.#held = undefined;
     this.#replay = [];
-    this.#replayed = undefined;
   }
 }
