@@ -9,6 +9,7 @@ import type { ProcessOptions } from '../runtime/process-options.js';
 import { authChannel, createApiContext } from './create-context.js';
 import { connectDatabase, type Database } from '../storage/connect.js';
 import { DatabaseListener } from '../storage/listener.js';
+import { OutageLog } from '../storage/outage-log.js';
 import { prepareStorage } from '../storage/payloads/prepare.js';
 import { checkSecretKey } from '../runtime/secrets/key-check.js';
 import { loadSecretBox } from '../runtime/secrets/secret-box.js';
@@ -88,7 +89,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     });
     closers.push(() => expiryChecks.stop());
 
-    const listener = new DatabaseListener(database.url, quiet);
+    const outage = new OutageLog(quiet.child({ component: 'database' }));
+    const listener = new DatabaseListener(database.url, quiet, outage);
     listener.on(authChannel, () => {
       ctx.apiTokens.invalidate();
       ctx.jwt.invalidate();
@@ -102,6 +104,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       secrets: ctx.secrets,
       logger: quiet,
       now: ctx.now,
+      ownClock: settings.now !== undefined,
+      outage,
       listener,
       publicUrl: options.publicUrl,
       settings: stored,

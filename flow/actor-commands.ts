@@ -8,10 +8,11 @@
  */
 import type { ClaimedDelivery, DeliveryResult } from '../protocol/core-protocol.js';
 import { FlowConnections } from '../storage/flow-connections.js';
-import { direct, inTx } from '../storage/sql.js';
+import { direct, inTx, pgArray } from '../storage/sql.js';
 import { checkDegraded } from './alerts/flow-alerts.js';
 import {
   claimBatch,
+  releaseBatch,
   resultBatch,
   resultsAtOnce,
   type DeliveryEnd,
@@ -20,6 +21,7 @@ import {
 import type { RetryPolicy } from './tables/schedule.js';
 
 export type { DeliveryEnd } from './commands/claims.js';
+export { isDatabaseAway } from '../storage/outage-log.js';
 export { retryPolicyOf } from './tables/schedule.js';
 
 /** Where an actor's flow connections go, and under which names (protocol/worker-host/start-data.ts). */
@@ -70,6 +72,23 @@ export class TargetCommands {
     if (atOnce?.degraded) await inTx(this.#flow, (tx) => checkDegraded(tx, at));
     const applied = atOnce?.applied ?? (await inTx(this.#flow, (tx) => resultBatch(tx, at, items, ended)));
     return { applied, ended };
+  }
+
+  /**
+   * Gives back the deliveries this target's process holds that the thread does not know of: a
+   * claim whose connection broke may have committed in PostgreSQL with its answer lost, and
+   * those deliveries would stay `delivering` under a live node, where no sweep takes them.
+   */
+  async releaseLost(inHand: readonly number[], reason: string): Promise<number> {
+    const lost = await direct(this.#flow).all<{ id: string; claims: number }>(
+      `select id, claims from delivery
+        where target = ? and claimed_by = ? and state = 'delivering' and not (id = any(?::bigint[]))`,
+      [this.target, this.access.node, pgArray([...inHand])],
+    );
+    if (lost.length === 0) return 0;
+    const claims = lost.map((d) => ({ delivery_id: Number(d.id), claim: d.claims }));
+    await inTx(this.#flow, (tx) => releaseBatch(tx, new Date(), claims, reason));
+    return lost.length;
   }
 
   close(): Promise<void> {

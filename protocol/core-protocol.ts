@@ -168,6 +168,16 @@ export const ActorEvent = z.discriminatedUnion('type', [
    * again: sent when that changes, not per stage, so the core raises one alert and its end.
    */
   z.object({ type: z.literal('storage'), ok: z.boolean(), problem: z.string().max(2048).optional() }),
+  /**
+   * A statement of the actor's own found the database away (`ok` false, with what it was doing
+   * and the driver's words) or answering again: the process tells an outage once, whoever saw it.
+   */
+  z.object({
+    type: z.literal('database'),
+    ok: z.boolean(),
+    what: z.string().max(256),
+    error: z.string().max(2048).optional(),
+  }),
 ]);
 export type ActorEvent = z.infer<typeof ActorEvent>;
 

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { workerEntries, type PluginType } from '../actors/index.js';
 import type { Orm } from '../storage/db.js';
 import type { DatabaseListener } from '../storage/listener.js';
+import { OutageLog } from '../storage/outage-log.js';
 import { openPayloadStore } from '../storage/payloads/open-store.js';
 import { selectionOf } from '../storage/payloads/selection.js';
 import type { PayloadStore } from '../storage/payloads/store.js';
@@ -31,6 +32,14 @@ export interface RuntimeOptions {
   secrets: SecretBox;
   logger: Logger;
   now: () => Date;
+  /**
+   * `now` is not the real clock (tests that move time): targets then claim and record through
+   * the core, which reads it, instead of on their own connections, since a clock function
+   * cannot cross to their threads.
+   */
+  ownClock?: boolean;
+  /** Tells a database outage once for the process (storage/outage-log.ts); made here when not given. */
+  outage?: OutageLog;
   listener: DatabaseListener;
   /** PUBLIC_URL only when it was set: the host of the derived asynchronous receipt address. */
   receiptUrlBase?: string | null;
@@ -76,7 +85,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Every thread opens the same store from this selection (credentials come from the
   // environment, which worker threads share).
   const storage = selectionOf(options.settings);
-  const presence = new NodePresence(options.databaseUrl, options.logger);
+  const outage = options.outage ?? new OutageLog(options.logger.child({ component: 'database' }));
+  const presence = new NodePresence(options.databaseUrl, options.logger, outage);
   await presence.start();
   const payloads = openPayloadStore(storage);
   // The dispatcher pokes the supervisor, which answers through the dispatcher.
@@ -89,6 +99,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     maxDispatches: options.settings.delivery_max_dispatches,
     onWork: (targets) => targets.forEach((t) => pokes.to(t)),
     ackDeadlines: receiptsOverdue,
+    outage,
   });
   const userAgent = identification(options.settings.identification_hide_version);
   const as2 = new As2Core(options.orm, options.secrets, options.now, options.receiptUrlBase ?? null);
@@ -103,6 +114,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     claim: (target, limit) => dispatcher.claim(target, limit),
     result: (target, result) => dispatcher.result(target, result),
     release: (target, claims, reason) => dispatcher.release(target, claims, reason),
+    releaseHeldBy: (target, name, reason) => dispatcher.releaseHeldBy(target, name, reason),
     cancelClaims: (target) => dispatcher.cancelClaims(target),
     as2: (_instance, request) => as2.answer(request),
     notify: (instance, request) => notifications.answer(instance, request),
@@ -118,6 +130,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     entries: options.entries ?? workerEntries,
     childSpec: { ...childSpecDefaults, ...options.childSpec },
     node: presence.nodeId,
+    ...(options.ownClock ? {} : { flowDatabaseUrl: options.databaseUrl }),
+    outage,
     onStorage: storageReports({
       orm: options.orm,
       now: options.now,

@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { OutageLog } from './outage-log.js';
 
 export type ChannelHandler = (payload: string) => void;
 
@@ -22,6 +23,8 @@ export class DatabaseListener {
   constructor(
     private readonly url: string,
     private readonly logger: Logger,
+    /** Tells a lost connection once per outage, with the process's other statements. */
+    private readonly outage?: OutageLog,
   ) {}
 
   on(channel: string, handler: ChannelHandler): void {
@@ -37,12 +40,14 @@ export class DatabaseListener {
       for (const handler of this.#handlers.get(n.channel) ?? []) handler(n.payload ?? '');
     });
     client.on('error', (error) => {
-      this.logger.warn({ err: error }, 'database listener lost its connection; reconnecting');
+      if (this.outage) this.outage.failed('listening for announcements', error);
+      else this.logger.warn({ err: error }, 'database listener lost its connection; reconnecting');
       this.#reconnectLater();
     });
     await client.connect();
     for (const channel of this.#handlers.keys()) await client.query(`listen ${channel}`);
     this.#client = client;
+    this.outage?.answered();
   }
 
   #reconnectLater(): void {

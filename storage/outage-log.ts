@@ -49,6 +49,9 @@ export class OutageLog {
 /** Network errors of the driver's socket, and PostgreSQL's own codes for a server that went or is starting. */
 const awayCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
 const awaySqlStates = /^(08|57P0[1-3])/;
+/** The same in words, for an error that crossed a thread's channel and lost its code. */
+const awayWords =
+  /\b(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH)\b|Connection terminated|connection is closed|Client has encountered a connection error|the database system is (starting up|shutting down)|terminating connection due to administrator command/i;
 
 /** Whether an error says the database is not reachable, rather than that a statement was wrong. */
 export function isDatabaseAway(error: unknown): boolean {
@@ -58,14 +61,9 @@ export function isDatabaseAway(error: unknown): boolean {
     seen.add(current);
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && (awayCodes.has(code) || awaySqlStates.test(code))) return true;
-    if (
-      /Connection terminated|connection is closed|Client has encountered a connection error/i.test(
-        current.message,
-      )
-    )
-      return true;
+    if (awayWords.test(current.message)) return true;
     if (current instanceof AggregateError && current.errors.some(isDatabaseAway)) return true;
     current = current.cause;
   }
-  return false;
+  return typeof current === 'string' && awayWords.test(current);
 }

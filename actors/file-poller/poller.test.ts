@@ -37,6 +37,7 @@ class RecordingCore implements CoreClient {
   }
   log(): void {}
   storage(): void {}
+  database(): void {}
 }
 
 let n = 0;

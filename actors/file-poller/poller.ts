@@ -17,6 +17,8 @@ import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { PayloadRef, PayloadStore } from '../../storage/payloads/store.js';
 import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { isStoreUnwritable } from '../../storage/payloads/storage-failure.js';
+import { isDatabaseAway } from '../../flow/actor-commands.js';
+import { tellDatabase } from '../shared/database-outage.js';
 import { Directories } from '../shared/directories.js';
 import { StoreHealth } from '../shared/store-health.js';
 import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
@@ -40,6 +42,9 @@ interface Seen {
   ino: bigint;
 }
 
+/** The core did not accept a file (the database is away): every other file would fail the same way. */
+class AcceptFailed extends Error {}
+
 const same = (a: Seen, b: Seen) => a.size === b.size && a.mtimeNs === b.mtimeNs && a.ino === b.ino;
 
 export class FilePoller {
@@ -49,6 +54,12 @@ export class FilePoller {
   #halted = false;
   /** The targets' backlog as the last acceptance reported it. */
   #queued = 0;
+  /**
+   * Acceptance failed (the database is away): the rest of the look is left for the next one,
+   * and the failure is logged once, not once per file per look.
+   */
+  #acceptFailing = false;
+  #lookFailed = false;
   readonly #matchPath: ReturnType<typeof pathMatcher>;
   readonly #matchName: (name: string) => boolean;
 
@@ -86,10 +97,11 @@ export class FilePoller {
     let next = 0;
     /** Files this look tried in a store that was failing: one at most, to see whether it works again. */
     let tries = 0;
+    this.#lookFailed = false;
     // A pool of takers: each takes the next ready file until none is left, holding back
     // while the targets are far behind.
     const taker = async () => {
-      while (next < ready.length && !this.#halted) {
+      while (next < ready.length && !this.#halted && !this.#lookFailed) {
         if (this.#queued > maxQueuedDeliveries) {
           this.#queued = Math.floor(this.#queued / 2);
           await new Promise((r) => setTimeout(r, holdBackMs));
@@ -107,6 +119,22 @@ export class FilePoller {
     };
     await Promise.all(Array.from({ length: concurrentTakes }, taker));
     return taken;
+  }
+
+  /** The core's acceptance, its failures told apart from the file's own. */
+  async #accept(message: Parameters<CoreClient['accept']>[0]) {
+    let answer;
+    try {
+      answer = await this.core.accept(message);
+    } catch (error) {
+      // Only the database being away fails every file alike; any other refusal is this file's.
+      throw isDatabaseAway(error)
+        ? new AcceptFailed(error instanceof Error ? error.message : String(error))
+        : error;
+    }
+    if (this.#acceptFailing) tellDatabase(this.core, true, 'taking files');
+    this.#acceptFailing = false;
+    return answer;
   }
 
   /** Takes no more files; the ones being taken finish. */
@@ -142,7 +170,7 @@ export class FilePoller {
         await this.store.removeMessage(id);
         return false;
       }
-      const answer = await this.core.accept({
+      const answer = await this.#accept({
         id,
         from,
         to,
@@ -167,6 +195,12 @@ export class FilePoller {
       await this.store.removeMessage(id).catch(() => {});
       if (isStoreUnwritable(error, this.#storeDirectory())) {
         this.#health.failed(error instanceof Error ? error.message : String(error));
+        return false;
+      }
+      if (error instanceof AcceptFailed) {
+        this.#lookFailed = true;
+        if (!this.#acceptFailing) tellDatabase(this.core, false, 'taking files', error.message);
+        this.#acceptFailing = true;
         return false;
       }
       this.core.log('warn', 'could not take a file; it stays for the next look', {

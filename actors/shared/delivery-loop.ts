@@ -12,6 +12,8 @@
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
+import { tellDatabase, type OutageTeller } from './database-outage.js';
+import type { DeliveryPort } from './delivery-port.js';
 import { ClaimWindow } from './claim-window.js';
 import { ResultReporter, resultLingerMs } from './result-reporter.js';
 
@@ -34,20 +36,26 @@ export class DeliveryLoop {
   #wanted = false;
   #stopped = false;
   #claimFailures = 0;
+  /** A claim failed: its statement may have committed, its deliveries unknown to this loop. */
+  #claimsLost = false;
+  /** The deliveries in hand, claimed and not yet recorded. */
+  readonly #hand = new Set<number>();
   #retryTimer: NodeJS.Timeout | undefined;
   #drained: (() => void)[] = [];
   readonly #window: ClaimWindow;
   readonly #reporter: ResultReporter;
 
   constructor(
-    private readonly core: Pick<CoreClient, 'claim' | 'result' | 'log'>,
+    private readonly core: Pick<CoreClient, 'claim' | 'result'> &
+      OutageTeller &
+      Pick<DeliveryPort, 'releaseLost'>,
     private readonly slots: number,
     private readonly deliver: Deliver,
     /** How long a result may wait for others (tests set their own). */
     lingerMs = resultLingerMs,
   ) {
     this.#window = new ClaimWindow(slots);
-    this.#reporter = new ResultReporter(core, () => this.#afterRecorded(), lingerMs);
+    this.#reporter = new ResultReporter(core, (recorded) => this.#afterRecorded(recorded), lingerMs);
   }
 
   poke(): void {
@@ -57,7 +65,7 @@ export class DeliveryLoop {
 
   /** Deliveries in hand: claimed and not yet recorded. */
   #inHand(): number {
-    return this.#queue.length + this.#running + this.#reporter.unrecorded;
+    return this.#hand.size;
   }
 
   /**
@@ -78,6 +86,8 @@ export class DeliveryLoop {
       this.#claiming = true;
       let claimed: ClaimedDelivery[] = [];
       try {
+        if (this.#claimsLost && this.core.releaseLost) await this.core.releaseLost([...this.#hand]);
+        this.#claimsLost = false;
         claimed = await this.core.claim(room);
         this.#claimSucceeded();
       } catch (error) {
@@ -89,20 +99,21 @@ export class DeliveryLoop {
       // More may come: the core holds a claim that finds nothing until work arrives
       // (runtime/dispatch/waiting-claims.ts), so one stays out while there is room.
       if (claimed.length > 0) this.#wanted = true;
+      for (const d of claimed) this.#hand.add(d.delivery_id);
       this.#queue.push(...claimed);
       this.#startQueued();
     }
   }
 
   #claimSucceeded(): void {
-    if (this.#claimFailures > 0) this.core.log('info', 'claiming deliveries works again');
+    if (this.#claimFailures > 0) tellDatabase(this.core, true, 'claiming deliveries');
     this.#claimFailures = 0;
   }
 
   /** Logged once per outage; the loop claims again after a wait instead of waiting for a poke. */
   #claimFailed(error: unknown): void {
-    if (this.#claimFailures === 0)
-      this.core.log('warn', 'claiming deliveries failed; trying again', { error: String(error) });
+    if (this.#claimFailures === 0) tellDatabase(this.core, false, 'claiming deliveries', error);
+    this.#claimsLost = true;
     const wait = claimRetryMs[Math.min(this.#claimFailures, claimRetryMs.length - 1)]!;
     this.#claimFailures++;
     this.#retryTimer = setTimeout(() => {
@@ -132,7 +143,8 @@ export class DeliveryLoop {
     this.#reporter.add(delivery, outcome, alone || this.#stopped);
   }
 
-  #afterRecorded(): void {
+  #afterRecorded(recorded: ClaimedDelivery[]): void {
+    for (const d of recorded) this.#hand.delete(d.delivery_id);
     if (this.#wanted) void this.#pump();
   }
 
@@ -146,7 +158,7 @@ export class DeliveryLoop {
     this.#stopped = true;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
-    this.#queue = [];
+    for (const d of this.#queue.splice(0)) this.#hand.delete(d.delivery_id);
     if (this.#running > 0) await new Promise<void>((resolve) => this.#drained.push(resolve));
     await this.#reporter.close(stopGraceMs);
   }

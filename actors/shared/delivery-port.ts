@@ -16,13 +16,22 @@ import {
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
 
-export type DeliveryPort = Pick<CoreClient, 'claim' | 'result' | 'log'> & {
+export type DeliveryPort = Pick<CoreClient, 'claim' | 'result' | 'log' | 'database'> & {
+  /** Gives back deliveries claimed for this thread that it does not hold (a claim's answer lost). */
+  releaseLost?(inHand: readonly number[]): Promise<void>;
   /** Closes what the port opened; after the loop stopped. */
   close(): Promise<void>;
 };
 
 export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryPort {
-  if (!start.flow) return { claim: core.claim, result: core.result, log: core.log, close: async () => {} };
+  if (!start.flow)
+    return {
+      claim: core.claim,
+      result: core.result,
+      log: core.log,
+      database: core.database,
+      close: async () => {},
+    };
   const commands = new TargetCommands(start.flow, start.name, retryPolicyOf(start.settings));
   const results = new Batcher<DeliveryResult, boolean>(
     async (list) => {
@@ -37,6 +46,14 @@ export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryP
     result: (delivery: ClaimedDelivery, outcome: DeliveryOutcome) =>
       results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome }),
     log: core.log,
+    database: core.database,
+    releaseLost: async (inHand) => {
+      const released = await commands.releaseLost(
+        inHand,
+        'its claim was answered while the database connection broke',
+      );
+      if (released > 0) core.log('info', 'gave back deliveries a broken claim had taken', { released });
+    },
     close: async () => {
       await results.idle();
       await commands.close();

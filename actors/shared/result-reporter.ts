@@ -16,6 +16,7 @@
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
+import { tellDatabase, type OutageTeller } from './database-outage.js';
 
 /** The longest a result waits for others to be recorded with it, in milliseconds. */
 export const resultLingerMs = 25;
@@ -44,9 +45,9 @@ export class ResultReporter {
   #settled: (() => void)[] = [];
 
   constructor(
-    private readonly core: Pick<CoreClient, 'result' | 'log'>,
+    private readonly core: Pick<CoreClient, 'result'> & OutageTeller,
     /** Called after results were recorded (or found no longer current): their places are free. */
-    private readonly recorded: (count: number) => void,
+    private readonly recorded: (deliveries: ClaimedDelivery[]) => void,
     private readonly lingerMs = resultLingerMs,
   ) {}
 
@@ -88,7 +89,7 @@ export class ResultReporter {
           failed,
           answers.find((a) => a !== true),
         );
-      if (done > 0) this.recorded(done);
+      if (done > 0) this.recorded(batch.filter((_, i) => answers[i] === true).map((r) => r.delivery));
       this.#maybeSettled();
     });
   }
@@ -96,10 +97,7 @@ export class ResultReporter {
   #keep(failed: Result[], error: unknown): void {
     if (!this.#failing) {
       this.#failing = true;
-      this.core.log('error', 'recording delivery results failed; they are kept and recorded once it works', {
-        results: failed.length,
-        error: String(error),
-      });
+      tellDatabase(this.core, false, 'recording delivery results', error);
     }
     this.#failed.push(...failed);
     if (this.#closed) return;
@@ -115,7 +113,7 @@ export class ResultReporter {
     if (!this.#failing) return;
     this.#failing = false;
     this.#retryMs = firstRetryMs;
-    this.core.log('info', 'recording delivery results works again');
+    tellDatabase(this.core, true, 'recording delivery results');
   }
 
   #maybeSettled(): void {

@@ -7,6 +7,7 @@
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { OutageLog } from '../../storage/outage-log.js';
 import { nodeLockClass } from '../../flow/node-presence.js';
 
 export { liveNodeCondition } from '../../flow/node-presence.js';
@@ -20,12 +21,15 @@ export class NodePresence {
   constructor(
     private readonly url: string,
     private readonly logger: Logger,
+    /** Tells a lost connection once per outage, with the process's other statements. */
+    private readonly outage?: OutageLog,
   ) {}
 
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url });
     client.on('error', (error) => {
-      this.logger.warn({ err: error }, 'node presence lost its connection; reconnecting');
+      if (this.outage) this.outage.failed("holding the node's presence", error);
+      else this.logger.warn({ err: error }, 'node presence lost its connection; reconnecting');
       this.#reconnectLater();
     });
     await client.connect();

@@ -46,6 +46,8 @@ export interface DispatcherOptions {
   maxDispatches: number;
   /** Deliveries were queued for these targets and no claim of theirs waits here: tell their actors. */
   onWork(targets: string[]): void;
+  /** Tells a database outage once for the process (storage/outage-log.ts). */
+  outage?: OutageLog;
   /** The acknowledgement deadlines a protocol sets (AS2 receipt timeouts), watched on the recovery ticks. */
   ackDeadlines?: AckDeadlines;
 }
@@ -76,7 +78,7 @@ export class Dispatcher implements ActorCore {
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
-    this.#outage = new OutageLog(options.logger);
+    this.#outage = options.outage ?? new OutageLog(options.logger);
     const flow = (this.#flow = new FlowConnections(options.orm));
     // A message is dispatched in the statement that accepts it: the file poller and a
     // message sent by hand have nothing left to do with it once it is stored. Its deliveries
@@ -240,6 +242,28 @@ export class Dispatcher implements ActorCore {
   async release(_target: InstanceRef | undefined, claims: HeldClaim[], reason: string): Promise<void> {
     const targets = await inTx(this.#o.orm, (tx) => releaseBatch(tx, this.#o.now(), claims, reason));
     this.#work(targets);
+  }
+
+  async releaseHeldBy(target: InstanceRef, applicationName: string, reason: string): Promise<void> {
+    const db = direct(this.#o.orm);
+    // A statement of the ended thread may still run in PostgreSQL (a thread ended by force does
+    // not wait for its answers): ended with its connection, it is rolled back instead of
+    // claiming after the release.
+    await db.all(
+      `select pg_terminate_backend(pid, 5000) from pg_stat_activity
+        where application_name = ? and pid <> pg_backend_pid()`,
+      [applicationName],
+    );
+    const held = await db.all<{ id: string; claims: number }>(
+      `select id, claims from delivery where target = ? and claimed_by = ? and state = 'delivering'`,
+      [target.name, this.#o.node],
+    );
+    if (held.length === 0) return;
+    await this.release(
+      target,
+      held.map((d) => ({ delivery_id: Number(d.id), claim: d.claims })),
+      reason,
+    );
   }
 
   async redispatch(messageId: string, actor: string): Promise<boolean> {

@@ -34,6 +34,11 @@ export interface ActorCore {
   result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]>;
   /** Gives back deliveries an instance held when it stopped or crashed: they are queued again. */
   release(target: InstanceRef, claims: HeldClaim[], reason: string): Promise<void>;
+  /**
+   * Gives back what a thread that claimed on its own connections (named `applicationName`)
+   * held: its connections are ended first, so none of its statements claims after the release.
+   */
+  releaseHeldBy?(target: InstanceRef, applicationName: string, reason: string): Promise<void>;
   /** The AS2 actors' questions (profiles, keys, records, receipts); absent where AS2 is not run. */
   as2?(instance: InstanceRef, request: As2Request): Promise<As2Response>;
   /** The notifiers' questions (notifications due, how sending went). */

@@ -25,8 +25,13 @@ export class ManagedInstance {
   config: InstanceConfig | undefined;
   /** When the configuration it runs with was saved. */
   version: string | undefined;
-  /** Deliveries this instance holds: delivery id → claim number. */
+  /** Deliveries this instance holds: delivery id → claim number (those claimed through the core). */
   readonly claims = new Map<number, number>();
+  /**
+   * The application_name of the database connections its thread claims on, when it runs the
+   * flow's commands itself (flow/actor-commands.ts): what it holds is found by that name.
+   */
+  flowName: string | undefined;
 
   constructor(
     readonly type: PluginType,

@@ -15,6 +15,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { pluginTypeDefinitions, type PluginRole, type PluginType } from '../../actors/index.js';
 import type { Orm } from '../../storage/db.js';
+import type { OutageLog } from '../../storage/outage-log.js';
 import { raiseAlert } from '../../flow/alerts/alerts.js';
 import { ActorThread, duration, StartFailure } from '../../protocol/actor-thread.js';
 import { isAs2Request } from '../../protocol/as2-protocol.js';
@@ -63,6 +64,13 @@ export interface SupervisorDeps {
   childSpec: ChildSpec;
   /** This process's node number, under which it reports its instances' states (none: not reported). */
   node?: number;
+  /**
+   * The database targets claim and record on themselves (flow/actor-commands.ts); without it
+   * (tests of the supervisor alone) they ask the core.
+   */
+  flowDatabaseUrl?: string;
+  /** Tells a database outage once for the process, whoever saw it (storage/outage-log.ts). */
+  outage?: OutageLog;
   /** An instance (`type:name`) found the payload store failing, or working again. */
   onStorage?: (instance: string, ok: boolean, problem?: string) => Promise<void>;
 }
@@ -90,6 +98,8 @@ export class Supervisor {
   /** The reconcile under way, and whether another was asked for meanwhile. */
   #reconciling: Promise<void> | undefined;
   #again = false;
+  /** Numbers the threads that get connections of their own, for their names. */
+  #threadNumber = 0;
   #reports: Promise<unknown> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #closing = false;
@@ -202,7 +212,8 @@ export class Supervisor {
         ),
       );
     } catch (error) {
-      this.#deps.logger.error({ err: error }, 'could not follow the stored service actions');
+      if (this.#deps.outage) this.#deps.outage.failed('following the stored service actions', error);
+      else this.#deps.logger.error({ err: error }, 'could not follow the stored service actions');
     }
     this.#report();
   }
@@ -266,6 +277,7 @@ export class Supervisor {
         };
       });
       await reportStates(this.#em(), node, states).catch((error: unknown) => {
+        if (this.#deps.outage) return this.#deps.outage.failed('reporting the instance states', error);
         this.#deps.logger.warn({ err: error }, 'could not report the instance states');
       });
     });
@@ -492,6 +504,7 @@ export class Supervisor {
         certificates: opened.certificates,
         storage: this.#deps.storage,
         user_agent: this.#deps.userAgent,
+        ...this.#flowAccess(instance),
       };
       const thread: ActorThread = await ActorThread.start({
         entry,
@@ -552,7 +565,24 @@ export class Supervisor {
     this.#report();
   }
 
+  /** Flow access for a target's thread, under a connection name of its own. */
+  #flowAccess(instance: ManagedInstance): Pick<ActorStartData, 'flow'> {
+    const { flowDatabaseUrl: url, node } = this.#deps;
+    instance.flowName = undefined;
+    if (!url || node === undefined || pluginTypeDefinitions[instance.type].role !== 'target') return {};
+    instance.flowName = `pier-${node}-${++this.#threadNumber}`;
+    return { flow: { database_url: url, node, application_name: instance.flowName } };
+  }
+
   async #releaseClaims(instance: ManagedInstance, reason: string): Promise<void> {
+    const { flowName } = instance;
+    if (flowName && this.#deps.core.releaseHeldBy) {
+      instance.flowName = undefined;
+      await this.#deps.core.releaseHeldBy(this.#ref(instance), flowName, reason).catch((error: unknown) => {
+        // The orphan sweep finds them once this process is gone; until then they wait.
+        this.#log(instance).error({ err: error }, 'could not give back held deliveries');
+      });
+    }
     if (instance.claims.size === 0) return;
     const claims = [...instance.claims].map(([delivery_id, claim]) => ({ delivery_id, claim }));
     instance.claims.clear();
@@ -640,6 +670,11 @@ export class Supervisor {
         return;
       case 'storage':
         void this.#deps.onStorage?.(instance.key, event.data.ok, event.data.problem);
+        return;
+      case 'database':
+        if (event.data.ok) this.#deps.outage?.answered();
+        else
+          this.#deps.outage?.failed(`${instance.key}: ${event.data.what}`, new Error(event.data.error ?? ''));
         return;
       default: {
         const never: never = event.data;

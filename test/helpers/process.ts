@@ -13,6 +13,8 @@ const root = path.resolve(import.meta.dirname, '../..');
 export interface PierProcess {
   child: ChildProcess;
   url: string;
+  /** Every log line the process wrote so far, parsed. */
+  logLines: { level: number; msg: string; time: number; [field: string]: unknown }[];
   /** JSON call under /api/v1 as the developer (the processes run the developer build). */
   call(method: string, url: string, body?: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   kill(signal: NodeJS.Signals): Promise<void>;
@@ -47,11 +49,13 @@ export async function spawnPier(
       await exited;
     }
   });
+  const logLines: PierProcess['logLines'] = [];
   const url = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       try {
         const entry = JSON.parse(line) as { msg?: string; url?: string };
+        logLines.push(entry as PierProcess['logLines'][number]);
         if (entry.msg === 'pier is serving' && entry.url) resolve(entry.url);
       } catch {
         // not a log line
@@ -62,6 +66,7 @@ export async function spawnPier(
   return {
     child,
     url,
+    logLines,
     async call(method, route, body) {
       const r = await fetch(`${url}/api/v1${route}`, {
         method,

@@ -1,0 +1,96 @@
+// Covers a database outage in the middle of a file flow: every connection of a running pier to PostgreSQL is reset and refused for several seconds; pier carries on by itself once the database answers, every file is delivered exactly once, no message stays InProgress, and the outage is told in a handful of log lines, not one per failed statement.
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import t from 'tap';
+import { createTestDatabase, sql } from '../helpers/database.js';
+import { tempDir } from '../helpers/flow.js';
+import { mustOn, spawnPier } from '../helpers/process.js';
+import { tcpProxy } from '../helpers/tcp-proxy.js';
+import { waitFor } from '../helpers/wait.js';
+
+const files = 300;
+const outageMs = 8_000;
+const db = await createTestDatabase();
+t.teardown(() => db.drop());
+const direct = new URL(db.url);
+const proxy = await tcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+t.teardown(() => proxy.close());
+const throughProxy = new URL(db.url);
+throughProxy.host = `127.0.0.1:${proxy.port}`;
+
+const dir = await tempDir(t, 'pier-outage-');
+const inbox = path.join(dir, 'in', 'globex');
+const outbox = path.join(dir, 'out');
+await mkdir(inbox, { recursive: true });
+
+/** Counted on the database directly, past the proxy. */
+const count = async (where: string) =>
+  Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+
+t.test('the database goes away mid-flow and comes back: nothing lost, nothing stuck', async (t) => {
+  const pier = await spawnPier(t, {
+    databaseUrl: throughProxy.toString(),
+    dataDir: path.join(dir, 'data'),
+    cwd: dir,
+  });
+  await mustOn(pier, '/organizations', { name: 'acme' });
+  await mustOn(pier, '/partners', { name: 'globex' });
+  await mustOn(pier, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
+  await mustOn(pier, '/plugins/configs?type=file-poller', {
+    name: 'in',
+    base_directory: path.join(dir, 'in'),
+    processed_directory: path.join(dir, 'done'),
+    from: 'acme',
+    polling_interval: 1,
+    enabled: false,
+  });
+  await mustOn(pier, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `f${i}.dat`), `file ${i}\n`.repeat(50));
+  await mustOn(pier, '/services/file-poller/in/start');
+
+  await waitFor(
+    async () => (await count("delivery where state = 'delivered'")) >= 30,
+    'the flow under way',
+    60_000,
+  );
+  const linesBefore = pier.logLines.length;
+  await proxy.cut();
+  const cutAt = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, outageMs));
+  const duringOutage = pier.logLines.slice(linesBefore);
+  await proxy.restore();
+  t.comment(`the database was away for ${Date.now() - cutAt} ms`);
+
+  await waitFor(
+    async () => (await count("message where status = 'Delivered'")) === files,
+    'every message delivered, without a restart',
+    90_000,
+    200,
+  ).catch(async (error: unknown) => {
+    const states = await sql(db.url, 'select state, count(*)::int as n from delivery group by state');
+    const statuses = await sql(db.url, 'select status, count(*)::int as n from message group by status');
+    const loud = pier.logLines.slice(linesBefore).filter((l) => l.level >= 40);
+    t.comment(
+      JSON.stringify({ states, statuses, files: (await readdir(inbox)).length, loud: loud.slice(0, 30) }),
+    );
+    throw error;
+  });
+  t.equal(await count("message where status <> 'Delivered'"), 0, 'no message left InProgress or failed');
+  t.equal(await count('message'), files, 'each file accepted once');
+  const written = (await readdir(path.join(outbox, 'acme'))).filter((f) => !f.startsWith('.'));
+  t.equal(written.length, files, 'every file written');
+  t.equal(new Set(written).size, files, 'none twice');
+
+  const loud = duringOutage.filter((l) => l.level >= 40);
+  t.same(
+    loud.map((l) => l.msg),
+    ['the database does not answer; work in hand is kept and tried again until it does'],
+    'one line when the database goes away, not one per failed statement',
+  );
+  t.equal(
+    pier.logLines.filter((l) => l.msg === 'the database answers again').length,
+    1,
+    'one line when the database answers again',
+  );
+  await pier.kill('SIGTERM');
+});

@@ -1,0 +1,53 @@
+/**
+ * A loopback TCP proxy a test can cut: every open connection is reset and the port refuses new
+ * ones until it is restored. Between pier and its PostgreSQL it is a real database outage, as
+ * a restart or a network fault gives, without stopping the server other tests share.
+ */
+import net from 'node:net';
+
+export interface TcpProxy {
+  port: number;
+  /** Resets every connection through the proxy and refuses new ones. */
+  cut(): Promise<void>;
+  /** Accepts connections on the same port again. */
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const open = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  let port = 0;
+  const listen = async () => {
+    const s = net.createServer((client) => {
+      const upstream = net.connect(target.port, target.host);
+      for (const socket of [client, upstream]) {
+        open.add(socket);
+        socket.on('close', () => open.delete(socket));
+        socket.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', resolve));
+    port = (s.address() as net.AddressInfo).port;
+    server = s;
+  };
+  const stop = async () => {
+    const s = server;
+    server = undefined;
+    for (const socket of open) socket.resetAndDestroy();
+    if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+  };
+  await listen();
+  return {
+    get port() {
+      return port;
+    },
+    cut: stop,
+    restore: listen,
+    close: stop,
+  };
+}
