@@ -4,6 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
+import { waitFor } from './helpers/wait.js';
 import { runningEmbeddedPort } from '../storage/embedded-postgres.js';
 import { sql } from './helpers/database.js';
 import { pierShell } from './helpers/pier-shell.js';
@@ -25,13 +26,19 @@ t.test('service accounts and API tokens: list, revoke, disable, enable, delete',
   t.notMatch(tokens.stdout, token, 'never the value');
 
   t.equal((await pier(['service-accounts', 'disable', 'erp'])).stdout, 'Service account erp is disabled.\n');
-  t.equal(
-    (await server.call('GET', '/api/v1/organizations', { token })).status,
-    401,
-    'a disabled account’s token fails',
-  );
+  // The server hears of the change by NOTIFY from the command's commit, a moment later.
+  const statusSoon = (want: number) =>
+    waitFor(
+      async () => {
+        const status = (await server.call('GET', '/api/v1/organizations', { token })).status;
+        return status === want ? status : undefined;
+      },
+      `status ${want}`,
+      5_000,
+    ).catch(async () => (await server.call('GET', '/api/v1/organizations', { token })).status);
+  t.equal(await statusSoon(401), 401, 'a disabled account’s token fails');
   t.equal((await pier(['service-accounts', 'enable', 'erp'])).stdout, 'Service account erp is enabled.\n');
-  t.equal((await server.call('GET', '/api/v1/organizations', { token })).status, 200);
+  t.equal(await statusSoon(200), 200, 'and works again once the account is enabled');
 
   const id = line!.split('\t')[0]!;
   t.equal((await pier(['api-tokens', 'revoke', id])).stdout, `API token ${id} is revoked.\n`);
