@@ -10,7 +10,7 @@
  * queue count are plain reads. A source key offered by two acceptances at once makes the second
  * wait for the first's commit (its unique index), nothing else.
  */
-import type { ClaimedDelivery, OfferedMessage } from '../../protocol/core-protocol.js';
+import type { Acceptance, ClaimedDelivery, OfferedMessage } from '../../protocol/core-protocol.js';
 import { deliveryTransitions } from '../tables/delivery-states.js';
 import { claimedDelivery } from './claims.js';
 import { bindByName } from '../../storage/sql.js';
@@ -64,6 +64,54 @@ export interface AcceptOutcome {
   /** Deliveries still waiting for a claim at the targets of the message, after this batch. */
   queued: number;
 }
+
+/** What a source is answered for an acceptance (protocol/core-protocol.ts). */
+export function acceptanceOf(o: AcceptOutcome): Acceptance {
+  return {
+    message_id: o.message_id,
+    duplicate: o.duplicate,
+    ...(o.receipt_stored === undefined ? {} : { receipt_stored: o.receipt_stored }),
+    ...(o.receipt === undefined ? {} : { receipt: o.receipt }),
+    status: o.status,
+    queued: o.queued,
+  };
+}
+
+/**
+ * The operator's line for an accepted message (the log's record of the flow): none for a
+ * duplicate. Written after the acceptance committed, by whoever ran it.
+ */
+export function acceptedLine(
+  item: AcceptItem,
+  outcome: AcceptOutcome | undefined,
+): { msg: string; fields: Record<string, unknown> } | undefined {
+  if (!outcome || outcome.duplicate) return undefined;
+  const m = item.message;
+  return {
+    msg: m.refusal ? 'message refused' : 'message accepted',
+    fields: {
+      message_id: outcome.message_id,
+      source: `${item.source_type}/${item.source_name}`,
+      from: m.from,
+      to: m.to,
+      file_name: m.file_name,
+      size_bytes: m.payload.size_bytes,
+      status: outcome.status,
+      ...(m.as2_record
+        ? { as2_message_id: m.as2_record.as2_message_id, as2_from: m.as2_record.as2_from }
+        : {}),
+      ...(m.refusal ? { refusal: m.refusal } : {}),
+    },
+  };
+}
+
+/**
+ * Who is told of the new deliveries (the acceptance's pg_notify): `others` tags the notice with
+ * the node, whose process pokes its own target actors itself (the dispatcher, which accepts in
+ * the main thread); `all` leaves it untagged, so this process's listener pokes them as well (a
+ * source's own acceptance, in a thread that has no way to its targets).
+ */
+export type Announce = 'others' | 'all';
 
 interface Lookups extends KnownConfig {
   duplicates: DuplicateRow[];
@@ -154,24 +202,27 @@ export async function acceptAtOnce(
   items: AcceptItem[],
   rooms: ClaimRooms = new Map(),
   config: FlowConfig = new FlowConfig(),
+  announce: Announce = 'others',
 ): Promise<Accepted> {
   const names = partyNames(items);
   const known = config.known(names);
   if (known) {
-    const attempt = await storeIfUnchanged(flow, at, node, items, rooms, known);
-    if (attempt === 'needs a transaction') return inTx(flow, (tx) => acceptBatch(tx, at, node, items));
+    const attempt = await storeIfUnchanged(flow, at, node, items, rooms, known, announce);
+    if (attempt === 'needs a transaction')
+      return inTx(flow, (tx) => acceptBatch(tx, at, node, items, undefined, announce));
     if (attempt !== 'changed') return attempt;
   }
   // What is read replaces what was remembered at another version (learn).
   const found = await lookups(direct(flow), names, inboundKeys(items));
   config.learn(found.version, names, found.kinds, found.routes);
   if (found.duplicates.length === 0) {
-    const attempt = await storeIfUnchanged(flow, at, node, items, rooms, found);
+    const attempt = await storeIfUnchanged(flow, at, node, items, rooms, found, announce);
     // Changed between the two statements: the transaction reads everything again.
-    if (attempt === 'changed') return inTx(flow, (tx) => acceptBatch(tx, at, node, items));
+    if (attempt === 'changed')
+      return inTx(flow, (tx) => acceptBatch(tx, at, node, items, undefined, announce));
     if (attempt !== 'needs a transaction') return attempt;
   }
-  return inTx(flow, (tx) => acceptBatch(tx, at, node, items, found));
+  return inTx(flow, (tx) => acceptBatch(tx, at, node, items, found, announce));
 }
 
 /**
@@ -186,13 +237,14 @@ async function storeIfUnchanged(
   items: AcceptItem[],
   rooms: ClaimRooms,
   read: KnownConfig,
+  announce: Announce,
 ): Promise<Accepted | 'changed' | 'needs a transaction'> {
   const plan = planAcceptance(items, read.kinds, read.routes);
   const records = as2RecordsOf(items);
   const refusesAs2 = plan.messages.some((r) => r.refusal && r.source_type === 'as2-receiver');
   if (refusesAs2 || records.some((r) => r.record.history)) return 'needs a transaction';
   const guard = { version: read.version, keys: inboundKeys(items) };
-  return (await storePlan(direct(flow), at, node, plan, records, rooms, guard)) ?? 'changed';
+  return (await storePlan(direct(flow), at, node, plan, records, rooms, guard, announce)) ?? 'changed';
 }
 
 /**
@@ -207,6 +259,7 @@ export async function acceptBatch(
   node: number,
   items: AcceptItem[],
   read?: Lookups,
+  announce: Announce = 'others',
 ): Promise<Accepted> {
   // An AS2 message whose Message-ID the partner sent before and pier processed is not
   // accepted again: the outcome names the earlier message (RFC 4130 §7.4 duplicates).
@@ -219,7 +272,16 @@ export async function acceptBatch(
   const fresh = items.filter((i) => !earlierOf(i));
   const accepted =
     fresh.length > 0
-      ? await storePlan(tx, at, node, planAcceptance(fresh, found.kinds, found.routes), as2RecordsOf(fresh))
+      ? await storePlan(
+          tx,
+          at,
+          node,
+          planAcceptance(fresh, found.kinds, found.routes),
+          as2RecordsOf(fresh),
+          new Map(),
+          null,
+          announce,
+        )
       : { outcomes: [], targets: [], claimed: new Map<string, ClaimedDelivery[]>() };
   if (!accepted) throw new Error('An acceptance without a guard stored nothing');
   const outcomes = accepted.outcomes.values();
@@ -254,8 +316,9 @@ async function storePlan(
   records: MessageAs2Record[],
   rooms: ClaimRooms = new Map(),
   guard: Guard | null = null,
+  announce: Announce = 'others',
 ): Promise<Accepted | null> {
-  const inserted = await insertAccepted(tx, at, node, plan, records, rooms, guard);
+  const inserted = await insertAccepted(tx, at, node, plan, records, rooms, guard, announce);
   if (!inserted) return null;
   const { fresh, queuedAt, claimedRows } = inserted;
   for (const r of plan.messages) {
@@ -340,7 +403,7 @@ function markClaims(plan: AcceptancePlan, rooms: ClaimRooms) {
  * A message whose source key is stored already is skipped with all it would have brought.
  * The same statement tells every other pier process that the targets of the new deliveries
  * have work (pg_notify, sent at commit; tagged with this node, which pokes its own actors
- * itself: readWorkNotice) and reads how far each target is behind: deliveries queued and not
+ * itself, unless `announce` is `all`: readWorkNotice) and reads how far each target is behind: deliveries queued and not
  * yet announced a second time (so less than 10 s old), these included. A target that is not
  * running at all stops counting after that, and does not hold its source back for longer.
  * With a `guard`, the statement stores nothing (and returns null) unless flow_config_version is
@@ -355,6 +418,7 @@ async function insertAccepted(
   records: MessageAs2Record[],
   rooms: ClaimRooms,
   guard: Guard | null,
+  announce: Announce,
 ): Promise<{ fresh: Set<string>; queuedAt: Map<string, number>; claimedRows: ClaimedRow[] } | null> {
   const blob = new ContentBlob();
   const messages = plan.messages.map(({ payload_content, ...m }) => ({ ...m, ...blob.add(payload_content) }));
@@ -372,6 +436,7 @@ async function insertAccepted(
     stages: as2.stages,
     blob: blob.bytes(),
     version: guard?.version ?? null,
+    tag: announce === 'others' ? `${node}:` : '',
     ...duplicateKeyArrays(guard?.keys ?? []),
   });
   // Prepared: it parses and plans in milliseconds, runs in less, and inserts from JSON have
@@ -431,7 +496,7 @@ async function insertAccepted(
      ), ${as2RecordCtes(p, 'm')}
      select (select ok from go) as stored, (select coalesce(json_agg(id), '[]') from m) as ids,
             (select coalesce(json_agg(json_build_object('target', q.target, 'n', q.n)), '[]') from (
-               select t.target, pg_notify('${workChannel}', ${p.node}::text || ':' || t.target) as announced,
+               select t.target, pg_notify('${workChannel}', ${p.tag}::text || t.target) as announced,
                       t.fresh + (select count(*)::int from delivery e
                                   where e.state = '${newDeliveryState}' and e.dispatches = 1 and e.target = t.target) as n
                  from (select target, count(*)::int as fresh from d where d.state = ${p.state} group by target) t) q)

@@ -14,7 +14,12 @@ import {
   type OfferedMessage,
 } from '../../protocol/core-protocol.js';
 import type { ActorCore, HeldClaim, InstanceRef } from '../supervisor/core-port.js';
-import { acceptAtOnce, type AcceptItem, type AcceptOutcome } from '../../flow/commands/accept.js';
+import {
+  acceptAtOnce,
+  acceptanceOf,
+  type AcceptItem,
+  type AcceptOutcome,
+} from '../../flow/commands/accept.js';
 import { FlowConfig } from '../../flow/commands/flow-config.js';
 import type { AckDeadlines } from '../../flow/commands/acks.js';
 import { Batcher } from '../../protocol/batcher.js';
@@ -133,14 +138,9 @@ export class Dispatcher implements ActorCore {
   accept(source: InstanceRef, messages: OfferedMessage[]): Promise<Acceptance[]> {
     return Promise.all(
       messages.map((message) =>
-        this.#accepts.submit({ source_type: source.type, source_name: source.name, message }).then((o) => ({
-          message_id: o.message_id,
-          duplicate: o.duplicate,
-          ...(o.receipt_stored === undefined ? {} : { receipt_stored: o.receipt_stored }),
-          ...(o.receipt === undefined ? {} : { receipt: o.receipt }),
-          status: o.status,
-          queued: o.queued,
-        })),
+        this.#accepts
+          .submit({ source_type: source.type, source_name: source.name, message })
+          .then(acceptanceOf),
       ),
     );
   }

@@ -565,11 +565,16 @@ export class Supervisor {
     this.#report();
   }
 
-  /** Flow access for a target's thread, under a connection name of its own. */
+  /**
+   * Flow access for a target's or a source's thread, under a connection name of its own. A
+   * source holds no claims: ending its connections with its thread (releaseHeldBy) rolls back
+   * an acceptance under way, which its source offers again, and finds nothing to give back.
+   */
   #flowAccess(instance: ManagedInstance): Pick<ActorStartData, 'flow'> {
     const { flowDatabaseUrl: url, node } = this.#deps;
     instance.flowName = undefined;
-    if (!url || node === undefined || pluginTypeDefinitions[instance.type].role !== 'target') return {};
+    const { role } = pluginTypeDefinitions[instance.type];
+    if (!url || node === undefined || (role !== 'target' && role !== 'source')) return {};
     instance.flowName = `pier-${node}-${++this.#threadNumber}`;
     return { flow: { database_url: url, node, application_name: instance.flowName } };
   }
