@@ -541,7 +541,6 @@ export class Supervisor {
 
   /** From `stopping`: the actor finishes its work in hand, or its thread ends after the grace time. */
   async #finishStop(instance: ManagedInstance): Promise<void> {
-    this.#deps.core.cancelClaims?.(this.#ref(instance));
     const clean = await instance.thread?.stop(this.#deps.childSpec.shutdownTimeoutMs);
     if (clean === false)
       this.#log(instance).warn('plugin instance did not stop in time; its thread was ended');
@@ -558,7 +557,6 @@ export class Supervisor {
     instance.apply('crash');
     instance.error = reason;
     instance.thread = undefined;
-    this.#deps.core.cancelClaims?.(this.#ref(instance));
     this.#log(instance).error({ reason }, 'plugin instance failed');
     await this.#releaseClaims(instance, `the instance failed: ${reason}`);
     await this.#alert(instance, `${instance.type} ${instance.name} failed: ${reason}`, reason);
