@@ -131,8 +131,7 @@ export class SourceCommands {
 
   /**
    * Accepts and dispatches these messages (flow/commands/accept.ts, acceptAtOnce), answered as
-   * the core answered a source's acceptance. Nothing is claimed as it is stored: no claim waits
-   * in this thread. The targets of the new deliveries are told by the acceptance's own NOTIFY,
+   * the core answered a source's acceptance. The targets of the new deliveries are told by the acceptance's own NOTIFY,
    * sent untagged: this process's listener hears it like another process's and pokes the
    * targets' actors here (runtime/runtime.ts). That notice is sent to every listening process
    * anyway; untagged, it costs nothing more than the echo this process used to ignore, where an
@@ -149,7 +148,6 @@ export class SourceCommands {
       new Date(),
       this.access.node,
       items,
-      new Map(),
       this.#config,
       'all',
     );

@@ -6,13 +6,11 @@
  * message it already has.
  *
  * Locks: only rows it inserts (`message`, `payload`, `delivery`, `message_history`,
- * `as2_message`; the deliveries it claims are among them), and alerts; the duplicates and the
- * queue count are plain reads. A source key offered by two acceptances at once makes the second
- * wait for the first's commit (its unique index), nothing else.
+ * `as2_message`), and alerts; the duplicates and the queue count are plain reads. A source key
+ * offered by two acceptances at once makes the second wait for the first's commit (its unique
+ * index), nothing else.
  */
-import type { Acceptance, ClaimedDelivery, OfferedMessage } from '../../protocol/core-protocol.js';
-import { deliveryTransitions } from '../tables/delivery-states.js';
-import { claimedDelivery } from './claims.js';
+import type { Acceptance, OfferedMessage } from '../../protocol/core-protocol.js';
 import { bindByName } from '../../storage/sql.js';
 import { ContentBlob, contentSql } from '../../storage/content-blob.js';
 import { messageRefused } from '../alerts/flow-alerts.js';
@@ -169,18 +167,10 @@ const inboundRecord = (i: AcceptItem) =>
 const as2RecordsOf = (items: AcceptItem[]): MessageAs2Record[] =>
   items.flatMap(({ message: m }) => (m.as2_record ? [{ message_id: m.id, record: m.as2_record }] : []));
 
-/**
- * How many deliveries the acceptance may claim at once per target: the room a target's waiting
- * claim asked for (the dispatcher's parked claims).
- */
-export type ClaimRooms = ReadonlyMap<string, number>;
-
 export interface Accepted {
   outcomes: AcceptOutcome[];
-  /** Targets with new deliveries left queued (announced). */
+  /** Targets with new deliveries queued (announced). */
   targets: string[];
-  /** Deliveries claimed as they were stored, per target, for the claims that waited. */
-  claimed: Map<string, ClaimedDelivery[]>;
 }
 
 /**
@@ -192,22 +182,20 @@ export interface Accepted {
  * raise an alert for, an AS2 history line) is accepted in a transaction instead (acceptBatch).
  * The lookups need no transaction around them: read committed, as PostgreSQL runs the flow, gave
  * each statement of that transaction its own snapshot anyway, so a route or a duplicate committed
- * between the reads and the insert was not seen before either. Deliveries for targets with room
- * in `rooms` are claimed as they are stored (the transaction's way claims none).
+ * between the reads and the insert was not seen before either.
  */
 export async function acceptAtOnce(
   flow: Pool,
   at: Date,
   node: number,
   items: AcceptItem[],
-  rooms: ClaimRooms = new Map(),
   config: FlowConfig = new FlowConfig(),
   announce: Announce = 'others',
 ): Promise<Accepted> {
   const names = partyNames(items);
   const known = config.known(names);
   if (known) {
-    const attempt = await storeIfUnchanged(flow, at, node, items, rooms, known, announce);
+    const attempt = await storeIfUnchanged(flow, at, node, items, known, announce);
     if (attempt === 'needs a transaction')
       return inTx(flow, (tx) => acceptBatch(tx, at, node, items, undefined, announce));
     if (attempt !== 'changed') return attempt;
@@ -216,7 +204,7 @@ export async function acceptAtOnce(
   const found = await lookups(direct(flow), names, inboundKeys(items));
   config.learn(found.version, names, found.kinds, found.routes);
   if (found.duplicates.length === 0) {
-    const attempt = await storeIfUnchanged(flow, at, node, items, rooms, found, announce);
+    const attempt = await storeIfUnchanged(flow, at, node, items, found, announce);
     // Changed between the two statements: the transaction reads everything again.
     if (attempt === 'changed')
       return inTx(flow, (tx) => acceptBatch(tx, at, node, items, undefined, announce));
@@ -235,7 +223,6 @@ async function storeIfUnchanged(
   at: Date,
   node: number,
   items: AcceptItem[],
-  rooms: ClaimRooms,
   read: KnownConfig,
   announce: Announce,
 ): Promise<Accepted | 'changed' | 'needs a transaction'> {
@@ -244,7 +231,7 @@ async function storeIfUnchanged(
   const refusesAs2 = plan.messages.some((r) => r.refusal && r.source_type === 'as2-receiver');
   if (refusesAs2 || records.some((r) => r.record.history)) return 'needs a transaction';
   const guard = { version: read.version, keys: inboundKeys(items) };
-  return (await storePlan(direct(flow), at, node, plan, records, rooms, guard, announce)) ?? 'changed';
+  return (await storePlan(direct(flow), at, node, plan, records, guard, announce)) ?? 'changed';
 }
 
 /**
@@ -278,11 +265,10 @@ export async function acceptBatch(
           node,
           planAcceptance(fresh, found.kinds, found.routes),
           as2RecordsOf(fresh),
-          new Map(),
           null,
           announce,
         )
-      : { outcomes: [], targets: [], claimed: new Map<string, ClaimedDelivery[]>() };
+      : { outcomes: [], targets: [] };
   if (!accepted) throw new Error('An acceptance without a guard stored nothing');
   const outcomes = accepted.outcomes.values();
   return {
@@ -299,7 +285,6 @@ export async function acceptBatch(
       };
     }),
     targets: accepted.targets,
-    claimed: accepted.claimed,
   };
 }
 
@@ -314,13 +299,12 @@ async function storePlan(
   node: number,
   plan: AcceptancePlan,
   records: MessageAs2Record[],
-  rooms: ClaimRooms = new Map(),
   guard: Guard | null = null,
   announce: Announce = 'others',
 ): Promise<Accepted | null> {
-  const inserted = await insertAccepted(tx, at, node, plan, records, rooms, guard, announce);
+  const inserted = await insertAccepted(tx, at, node, plan, records, guard, announce);
   if (!inserted) return null;
-  const { fresh, queuedAt, claimedRows } = inserted;
+  const { fresh, queuedAt } = inserted;
   for (const r of plan.messages) {
     if (r.refusal && fresh.has(r.id) && r.source_type === 'as2-receiver')
       await messageRefused(tx, at, { ...r, refusal: r.refusal });
@@ -347,54 +331,13 @@ async function storePlan(
     if (!before) throw new Error(`Message ${r.id} was neither stored nor found`);
     return { message_id: before.id, duplicate: true, status: before.status, queued: 0 };
   });
-  return { outcomes, targets, claimed: claimedDeliveries(plan, claimedRows) };
-}
-
-/** The deliveries claimed as they were stored, as a claim answers them, per target. */
-function claimedDeliveries(plan: AcceptancePlan, rows: ClaimedRow[]): Map<string, ClaimedDelivery[]> {
-  const messages = new Map(plan.messages.map((m) => [m.id, m]));
-  const claimed = new Map<string, ClaimedDelivery[]>();
-  for (const row of rows) {
-    const m = messages.get(row.message_id)!;
-    const delivery = claimedDelivery(
-      { id: row.id, claims: 1, attempts: 1 },
-      m.id,
-      m,
-      m.size_bytes,
-      m.payload_content ?? undefined,
-    );
-    const list = claimed.get(row.target);
-    if (list) list.push(delivery);
-    else claimed.set(row.target, [delivery]);
-  }
-  return claimed;
+  return { outcomes, targets };
 }
 
 /** What a planned batch assumed: the flow's configuration version, no duplicate among these AS2 keys. */
 interface Guard {
   version: string;
   keys: { as2_from: string; as2_message_id: string }[];
-}
-
-interface ClaimedRow {
-  id: string;
-  message_id: string;
-  target: string;
-}
-
-/**
- * Which planned deliveries are claimed as they are stored: up to each target's room, in plan
- * order, of messages whose stage is the one a claim hands out (`unpacked`).
- */
-function markClaims(plan: AcceptancePlan, rooms: ClaimRooms) {
-  const left = new Map(rooms);
-  const claimable = new Set(plan.messages.filter((m) => m.payload_stage === 'unpacked').map((m) => m.id));
-  return plan.deliveries.map((d) => {
-    const room = left.get(d.target) ?? 0;
-    const claim = room > 0 && claimable.has(d.message_id);
-    if (claim) left.set(d.target, room - 1);
-    return { ...d, claim };
-  });
 }
 
 /**
@@ -416,10 +359,9 @@ async function insertAccepted(
   node: number,
   plan: AcceptancePlan,
   records: MessageAs2Record[],
-  rooms: ClaimRooms,
   guard: Guard | null,
   announce: Announce,
-): Promise<{ fresh: Set<string>; queuedAt: Map<string, number>; claimedRows: ClaimedRow[] } | null> {
+): Promise<{ fresh: Set<string>; queuedAt: Map<string, number> } | null> {
   const blob = new ContentBlob();
   const messages = plan.messages.map(({ payload_content, ...m }) => ({ ...m, ...blob.add(payload_content) }));
   const as2 = as2RecordRows(at, records, blob);
@@ -427,10 +369,9 @@ async function insertAccepted(
     at,
     node,
     messages: JSON.stringify(messages),
-    deliveries: JSON.stringify(markClaims(plan, rooms)),
+    deliveries: JSON.stringify(plan.deliveries),
     lines: JSON.stringify(plan.lines),
     state: newDeliveryState,
-    claimed: deliveryTransitions[newDeliveryState].claim!,
     nextDispatch: new Date(at.getTime() + stallWaitSeconds(0) * 1000),
     rows: as2.rows,
     stages: as2.stages,
@@ -448,7 +389,6 @@ async function insertAccepted(
     stored: boolean;
     ids: string[];
     queued: { target: string; n: number }[];
-    claimed: ClaimedRow[];
   }>(
     'accept-insert',
     `with go as (
@@ -471,14 +411,12 @@ async function insertAccepted(
        insert into payload (message_id, stage, size_bytes, stored_at, content)
        select x.id, x.payload_stage, x.size_bytes, ${p.at}, ${contentSql(p.blob, 'x')} from x join m on m.id = x.id
      ), d as (
-       insert into delivery (message_id, target, state, attempts, claims, claimed_by, claimed_at, dispatches,
-                             next_dispatch_at, created_at, updated_at)
-       select y.message_id, y.target, case when y.claim then ${p.claimed} else ${p.state} end, y.claim::int, y.claim::int,
-              case when y.claim then ${p.node}::int end, case when y.claim then ${p.at}::timestamptz end, 1,
-              case when y.claim then null else ${p.nextDispatch}::timestamptz end, ${p.at}, ${p.at}
-         from jsonb_to_recordset(${p.deliveries}::jsonb) as y(message_id uuid, target text, claim boolean)
+       insert into delivery (message_id, target, state, attempts, claims, dispatches, next_dispatch_at,
+                             created_at, updated_at)
+       select y.message_id, y.target, ${p.state}, 0, 0, 1, ${p.nextDispatch}::timestamptz, ${p.at}, ${p.at}
+         from jsonb_to_recordset(${p.deliveries}::jsonb) as y(message_id uuid, target text)
          join m on m.id = y.message_id
-       returning id, message_id, target, state
+       returning id, message_id, target
      ), h as (
        insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
                                     old_state, new_state)
@@ -489,9 +427,6 @@ async function insertAccepted(
                 text text, ord int) join m on m.id = l.message_id
          union all
          select d.message_id, 'delivery_changed', null, null, 'Dispatched', d.id, d.target, null, ${p.state}, 2 from d
-         union all
-         select d.message_id, 'delivery_changed', null, null, 'Attempt 1', d.id, d.target, ${p.state}, ${p.claimed}, 4
-           from d where d.state = ${p.claimed}
        ) lines order by message_id, ord, delivery_id
      ), ${as2RecordCtes(p, 'm')}
      select (select ok from go) as stored, (select coalesce(json_agg(id), '[]') from m) as ids,
@@ -499,18 +434,14 @@ async function insertAccepted(
                select t.target, pg_notify('${workChannel}', ${p.tag}::text || t.target) as announced,
                       t.fresh + (select count(*)::int from delivery e
                                   where e.state = '${newDeliveryState}' and e.dispatches = 1 and e.target = t.target) as n
-                 from (select target, count(*)::int as fresh from d where d.state = ${p.state} group by target) t) q)
-              as queued,
-            (select coalesce(json_agg(json_build_object('id', d.id, 'message_id', d.message_id, 'target', d.target)
-                                      order by d.id), '[]')
-               from d where d.state = ${p.claimed}) as claimed`,
+                 from (select target, count(*)::int as fresh from d group by target) t) q)
+              as queued`,
     values,
   );
   if (!result!.stored) return null;
   return {
     fresh: new Set(result!.ids),
     queuedAt: new Map(result!.queued.map((q) => [q.target, q.n])),
-    claimedRows: result!.claimed,
   };
 }
 

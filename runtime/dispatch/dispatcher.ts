@@ -87,14 +87,7 @@ export class Dispatcher implements ActorCore {
     // committed; the statement's notice is for the other processes (accept.ts, `announce`).
     this.#accepts = new Batcher(
       async (items) => {
-        const accepted = await acceptAtOnce(
-          flow,
-          this.#o.now(),
-          this.#o.node,
-          items,
-          new Map(),
-          this.#config,
-        );
+        const accepted = await acceptAtOnce(flow, this.#o.now(), this.#o.node, items, this.#config);
         this.#work(accepted.targets);
         const { outcomes } = accepted;
         items.forEach((item, i) => logAccepted(this.#o.logger, item, outcomes[i]));
