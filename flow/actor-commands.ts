@@ -2,11 +2,17 @@
  * The flow's commands an actor runs itself, on connections of its own: whoever holds the work
  * runs the command (docs/architecture.md). A target claims its deliveries and records their
  * results here, without relaying through the main thread: that relay (target → main → PostgreSQL
- * → main → target, twice per delivery) cost more CPU than the statements themselves.
+ * → main → target, twice per delivery) cost more CPU than the statements themselves. A source
+ * (the AS2 receiver, the file poller) records its acceptances here, for the same reason.
  *
  * This file is the one door of flow/ for actors/ (eslint.config.js).
  */
-import type { ClaimedDelivery, DeliveryResult } from '../protocol/core-protocol.js';
+import type {
+  Acceptance,
+  ClaimedDelivery,
+  DeliveryResult,
+  OfferedMessage,
+} from '../protocol/core-protocol.js';
 import { FlowConnections } from '../storage/flow-connections.js';
 import { direct, inTx, pgArray } from '../storage/sql.js';
 import { checkDegraded } from './alerts/flow-alerts.js';
@@ -18,6 +24,8 @@ import {
   type DeliveryEnd,
   type ResultItem,
 } from './commands/claims.js';
+import { acceptAtOnce, acceptanceOf, acceptedLine, type AcceptItem } from './commands/accept.js';
+import { FlowConfig } from './commands/flow-config.js';
 import type { RetryPolicy } from './tables/schedule.js';
 
 export type { DeliveryEnd } from './commands/claims.js';
@@ -89,6 +97,65 @@ export class TargetCommands {
     const claims = lost.map((d) => ({ delivery_id: Number(d.id), claim: d.claims }));
     await inTx(this.#flow, (tx) => releaseBatch(tx, new Date(), claims, reason));
     return lost.length;
+  }
+
+  close(): Promise<void> {
+    return this.#flow.close();
+  }
+}
+
+/**
+ * Connections per source instance: its acceptances go one batch at a time (the actor batches
+ * them, protocol/batcher.ts), and a batch's statements run one after the other.
+ */
+export const connectionsPerSource = 1;
+
+/** The operator's line for an accepted or refused message, written once it committed. */
+export type AcceptedLine = (msg: string, fields: Record<string, unknown>) => void;
+
+export class SourceCommands {
+  readonly #flow: FlowConnections;
+  /** The parties and routes this source's acceptances plan from (flow/commands/flow-config.ts). */
+  readonly #config = new FlowConfig();
+
+  constructor(
+    private readonly access: FlowAccess,
+    private readonly source: { type: string; name: string },
+    private readonly line: AcceptedLine,
+  ) {
+    this.#flow = new FlowConnections(
+      { url: access.database_url, applicationName: access.application_name },
+      connectionsPerSource,
+    );
+  }
+
+  /**
+   * Accepts and dispatches these messages (flow/commands/accept.ts, acceptAtOnce), answered as
+   * the core answered a source's acceptance. The targets of the new deliveries are told by the acceptance's own NOTIFY,
+   * sent untagged: this process's listener hears it like another process's and pokes the
+   * targets' actors here (runtime/runtime.ts). That notice is sent to every listening process
+   * anyway; untagged, it costs nothing more than the echo this process used to ignore, where an
+   * event to the core carrying the targets needed a message of its own and a new kind of event.
+   */
+  async accept(messages: OfferedMessage[]): Promise<Acceptance[]> {
+    const items: AcceptItem[] = messages.map((message) => ({
+      source_type: this.source.type,
+      source_name: this.source.name,
+      message,
+    }));
+    const { outcomes } = await acceptAtOnce(
+      this.#flow,
+      new Date(),
+      this.access.node,
+      items,
+      this.#config,
+      'all',
+    );
+    items.forEach((item, i) => {
+      const line = acceptedLine(item, outcomes[i]);
+      if (line) this.line(line.msg, line.fields);
+    });
+    return outcomes.map(acceptanceOf);
   }
 
   close(): Promise<void> {

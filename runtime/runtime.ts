@@ -115,7 +115,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     result: (target, result) => dispatcher.result(target, result),
     release: (target, claims, reason) => dispatcher.release(target, claims, reason),
     releaseHeldBy: (target, name, reason) => dispatcher.releaseHeldBy(target, name, reason),
-    cancelClaims: (target) => dispatcher.cancelClaims(target),
     as2: (_instance, request) => as2.answer(request),
     notify: (instance, request) => notifications.answer(instance, request),
   };

@@ -1,6 +1,7 @@
 /** The AS2 receiver actor: an HTTP or HTTPS server on its own port (see server.ts). */
 import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { openPayloadStore } from '../../storage/payloads/open-store.js';
+import { acceptancePort, withAcceptance } from '../shared/acceptance-port.js';
 import { parseSettings } from '../shared/settings.js';
 import { as2ReceiverType, type As2ReceiverSettings } from './config.js';
 import { As2ReceiverServer } from './server.js';
@@ -9,18 +10,25 @@ import { receiverTls } from './tls.js';
 runActor(async (start, core) => {
   const settings = parseSettings<As2ReceiverSettings>(as2ReceiverType, start.settings);
   const tls = receiverTls(settings, start);
+  const acceptances = acceptancePort(start, core);
   const server = new As2ReceiverServer(
     settings,
-    core,
+    withAcceptance(core, acceptances),
     openPayloadStore(start.storage),
     start.user_agent,
     tls,
   );
-  await server.listen().catch((error: Error) => {
+  await server.listen().catch(async (error: Error) => {
+    await acceptances.close();
     throw new InitError(
       'LISTEN_FAILED',
       `cannot listen on ${settings.host}:${settings.port}: ${error.message}`,
     );
   });
-  return { stop: () => server.stop() };
+  return {
+    async stop() {
+      await server.stop();
+      await acceptances.close();
+    },
+  };
 });

@@ -4,6 +4,7 @@ import { access, stat } from 'node:fs/promises';
 import { makeDirectory } from '../shared/make-directory.js';
 import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { openPayloadStore } from '../../storage/payloads/open-store.js';
+import { acceptancePort, withAcceptance } from '../shared/acceptance-port.js';
 import { parseSettings } from '../shared/settings.js';
 import { filePollerType, type FilePollerSettings } from './config.js';
 import { FilePoller } from './poller.js';
@@ -26,7 +27,8 @@ runActor(async (start, core) => {
   } catch (error) {
     throw new InitError('DIRECTORY_UNUSABLE', `the directories cannot be used: ${(error as Error).message}`);
   }
-  const poller = new FilePoller(settings, openPayloadStore(start.storage), core);
+  const acceptances = acceptancePort(start, core);
+  const poller = new FilePoller(settings, openPayloadStore(start.storage), withAcceptance(core, acceptances));
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let scanning: Promise<unknown> = Promise.resolve();
@@ -57,6 +59,7 @@ runActor(async (start, core) => {
       poller.halt();
       clearTimeout(timer);
       await scanning;
+      await acceptances.close();
     },
   };
 });

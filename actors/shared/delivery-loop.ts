@@ -96,8 +96,8 @@ export class DeliveryLoop {
         this.#claiming = false;
       }
       this.#window.claimed(room, claimed.length);
-      // More may come: the core holds a claim that finds nothing until work arrives
-      // (runtime/dispatch/waiting-claims.ts), so one stays out while there is room.
+      // More may be queued: claims go on while they find some and there is room; one that
+      // finds nothing waits for the next poke.
       if (claimed.length > 0) this.#wanted = true;
       for (const d of claimed) this.#hand.add(d.delivery_id);
       this.#queue.push(...claimed);

@@ -1,7 +1,8 @@
 // Covers acceptance on a real database: a batch stores its messages with a queued delivery per
 // routed target, answers each message with how many deliveries wait at its targets (this
 // batch's included), announces each target with work once on `pier_work` (tagged with the
-// node, sent at commit), and a message offered again is the earlier one, with nothing new
+// node, sent at commit; untagged for a source's own acceptance, whose process pokes its targets
+// from the notice too), and a message offered again is the earlier one, with nothing new
 // stored or announced. Every way a batch is accepted behaves so: in one statement on the flow's
 // connections (acceptAtOnce), planned from parties and routes read before or remembered from
 // the batch before (flow-config.ts), and in a transaction (acceptBatch, for batches that bring
@@ -62,7 +63,7 @@ const remembered = new FlowConfig();
 const ways = {
   'in one statement': (items: AcceptItem[]) => acceptAtOnce(flow, at, node, items),
   'in one statement, from what the batch before read': (items: AcceptItem[]) =>
-    acceptAtOnce(flow, at, node, items, new Map(), remembered),
+    acceptAtOnce(flow, at, node, items, remembered),
   'in a transaction': (items: AcceptItem[]) => inTx(flow, (tx) => acceptBatch(tx, at, node, items)),
 };
 
@@ -178,73 +179,17 @@ function unpacked(fileName: string): AcceptItem {
   return { ...item, message: { ...item.message, payload: { ...item.message.payload, stage: 'unpacked' } } };
 }
 
-t.test('deliveries for a waiting claim are claimed as they are stored, up to its room', async (t) => {
+t.test("a source's own acceptance announces its targets to every process, its own too", async (t) => {
   await inTx(orm, (tx) => tx.all('delete from message'));
-  const items = ['w1.edi', 'w2.edi', 'w3.edi'].map(unpacked);
-  let result: Awaited<ReturnType<typeof acceptAtOnce>> | undefined;
+  const items = [offered('s1.edi'), offered('s2.edi')];
   const payloads = await heard(async () => {
-    result = await acceptAtOnce(flow, at, node, items, new Map([['out', 2]]));
+    await acceptAtOnce(flow, at, node, items, new FlowConfig(), 'all');
   });
-  const claimed = result!.claimed.get('out')!;
-  t.same(
-    claimed.map((d) => [d.message.id, d.claim, d.attempt, d.payload]),
-    items
-      .slice(0, 2)
-      .map((i) => [i.message.id, 1, 1, { stage: 'unpacked', size_bytes: 5, content: 'aGVsbG8=' }]),
-    'the first two messages, claimed once, with their payload',
-  );
-  t.notOk(result!.claimed.has('archive'), 'no claim waited at archive');
-  t.same(result!.targets.sort(), ['archive', 'out'], 'both still have queued deliveries');
-  t.same(payloads, [`${node}:archive`, `${node}:out`]);
-  t.same(
-    result!.outcomes.map((o) => o.queued),
-    [3, 3, 3],
-    'the claimed deliveries do not count as waiting at out',
-  );
-  const rows = await inTx(orm, (tx) =>
-    tx.all<{ file_name: string; target: string; state: string; claimed_by: number; attempts: number }>(
-      `select m.file_name, d.target, d.state, d.claimed_by, d.attempts from delivery d join message m on m.id = d.message_id
-        order by m.file_name, d.target`,
-    ),
-  );
-  t.same(
-    rows.map((r) => `${r.file_name} ${r.target} ${r.state} ${r.claimed_by ?? '-'} ${r.attempts}`),
-    [
-      'w1.edi archive queued - 0',
-      `w1.edi out delivering ${node} 1`,
-      'w2.edi archive queued - 0',
-      `w2.edi out delivering ${node} 1`,
-      'w3.edi archive queued - 0',
-      'w3.edi out queued - 0',
-    ],
-  );
-  const history = await inTx(orm, (tx) =>
-    tx.all<{ text: string; old_state: string | null; new_state: string | null }>(
-      `select h.text, h.old_state, h.new_state from message_history h
-        where h.message_id = ? and h.target = 'out' order by h.id`,
-      [items[0]!.message.id],
-    ),
-  );
-  t.same(
-    history,
-    [
-      { text: 'Dispatched', old_state: null, new_state: 'queued' },
-      { text: 'Attempt 1', old_state: 'queued', new_state: 'delivering' },
-    ],
-    'the history reads as if the delivery had been claimed after',
-  );
-
-  const all = await acceptAtOnce(
-    flow,
-    at,
-    node,
-    [unpacked('w4.edi')],
-    new Map([
-      ['out', 5],
-      ['archive', 5],
-    ]),
-  );
-  t.same(all.targets, [], 'every delivery claimed: nothing announced to other processes');
+  t.same(payloads, ['archive', 'out'], 'one untagged notice per target');
+  const viaTx = await heard(async () => {
+    await inTx(flow, (tx) => acceptBatch(tx, at, node, [offered('s3.edi')], undefined, 'all'));
+  });
+  t.same(viaTx, ['archive', 'out'], 'the same from a transaction');
 });
 
 /** An AS2 message as the receiver offers it, processed, with the partner's Message-ID. */
@@ -271,7 +216,7 @@ function as2Offered(fileName: string, as2MessageId: string): AcceptItem {
 t.test('a batch planned from memory sees what another connection changed since', async (t) => {
   await inTx(orm, (tx) => tx.all('delete from message'));
   const config = new FlowConfig();
-  const accept = (items: AcceptItem[]) => acceptAtOnce(flow, at, node, items, new Map(), config);
+  const accept = (items: AcceptItem[]) => acceptAtOnce(flow, at, node, items, config);
   const targetsOf = async (item: AcceptItem) => {
     await accept([item]);
     const rows = await inTx(orm, (tx) =>

@@ -6,13 +6,11 @@
  * message it already has.
  *
  * Locks: only rows it inserts (`message`, `payload`, `delivery`, `message_history`,
- * `as2_message`; the deliveries it claims are among them), and alerts; the duplicates and the
- * queue count are plain reads. A source key offered by two acceptances at once makes the second
- * wait for the first's commit (its unique index), nothing else.
+ * `as2_message`), and alerts; the duplicates and the queue count are plain reads. A source key
+ * offered by two acceptances at once makes the second wait for the first's commit (its unique
+ * index), nothing else.
  */
-import type { ClaimedDelivery, OfferedMessage } from '../../protocol/core-protocol.js';
-import { deliveryTransitions } from '../tables/delivery-states.js';
-import { claimedDelivery } from './claims.js';
+import type { Acceptance, OfferedMessage } from '../../protocol/core-protocol.js';
 import { bindByName } from '../../storage/sql.js';
 import { ContentBlob, contentSql } from '../../storage/content-blob.js';
 import { messageRefused } from '../alerts/flow-alerts.js';
@@ -64,6 +62,54 @@ export interface AcceptOutcome {
   /** Deliveries still waiting for a claim at the targets of the message, after this batch. */
   queued: number;
 }
+
+/** What a source is answered for an acceptance (protocol/core-protocol.ts). */
+export function acceptanceOf(o: AcceptOutcome): Acceptance {
+  return {
+    message_id: o.message_id,
+    duplicate: o.duplicate,
+    ...(o.receipt_stored === undefined ? {} : { receipt_stored: o.receipt_stored }),
+    ...(o.receipt === undefined ? {} : { receipt: o.receipt }),
+    status: o.status,
+    queued: o.queued,
+  };
+}
+
+/**
+ * The operator's line for an accepted message (the log's record of the flow): none for a
+ * duplicate. Written after the acceptance committed, by whoever ran it.
+ */
+export function acceptedLine(
+  item: AcceptItem,
+  outcome: AcceptOutcome | undefined,
+): { msg: string; fields: Record<string, unknown> } | undefined {
+  if (!outcome || outcome.duplicate) return undefined;
+  const m = item.message;
+  return {
+    msg: m.refusal ? 'message refused' : 'message accepted',
+    fields: {
+      message_id: outcome.message_id,
+      source: `${item.source_type}/${item.source_name}`,
+      from: m.from,
+      to: m.to,
+      file_name: m.file_name,
+      size_bytes: m.payload.size_bytes,
+      status: outcome.status,
+      ...(m.as2_record
+        ? { as2_message_id: m.as2_record.as2_message_id, as2_from: m.as2_record.as2_from }
+        : {}),
+      ...(m.refusal ? { refusal: m.refusal } : {}),
+    },
+  };
+}
+
+/**
+ * Who is told of the new deliveries (the acceptance's pg_notify): `others` tags the notice with
+ * the node, whose process pokes its own target actors itself (the dispatcher, which accepts in
+ * the main thread); `all` leaves it untagged, so this process's listener pokes them as well (a
+ * source's own acceptance, in a thread that has no way to its targets).
+ */
+export type Announce = 'others' | 'all';
 
 interface Lookups extends KnownConfig {
   duplicates: DuplicateRow[];
@@ -121,18 +167,10 @@ const inboundRecord = (i: AcceptItem) =>
 const as2RecordsOf = (items: AcceptItem[]): MessageAs2Record[] =>
   items.flatMap(({ message: m }) => (m.as2_record ? [{ message_id: m.id, record: m.as2_record }] : []));
 
-/**
- * How many deliveries the acceptance may claim at once per target: the room a target's waiting
- * claim asked for (the dispatcher's parked claims).
- */
-export type ClaimRooms = ReadonlyMap<string, number>;
-
 export interface Accepted {
   outcomes: AcceptOutcome[];
-  /** Targets with new deliveries left queued (announced). */
+  /** Targets with new deliveries queued (announced). */
   targets: string[];
-  /** Deliveries claimed as they were stored, per target, for the claims that waited. */
-  claimed: Map<string, ClaimedDelivery[]>;
 }
 
 /**
@@ -144,34 +182,35 @@ export interface Accepted {
  * raise an alert for, an AS2 history line) is accepted in a transaction instead (acceptBatch).
  * The lookups need no transaction around them: read committed, as PostgreSQL runs the flow, gave
  * each statement of that transaction its own snapshot anyway, so a route or a duplicate committed
- * between the reads and the insert was not seen before either. Deliveries for targets with room
- * in `rooms` are claimed as they are stored (the transaction's way claims none).
+ * between the reads and the insert was not seen before either.
  */
 export async function acceptAtOnce(
   flow: Pool,
   at: Date,
   node: number,
   items: AcceptItem[],
-  rooms: ClaimRooms = new Map(),
   config: FlowConfig = new FlowConfig(),
+  announce: Announce = 'others',
 ): Promise<Accepted> {
   const names = partyNames(items);
   const known = config.known(names);
   if (known) {
-    const attempt = await storeIfUnchanged(flow, at, node, items, rooms, known);
-    if (attempt === 'needs a transaction') return inTx(flow, (tx) => acceptBatch(tx, at, node, items));
+    const attempt = await storeIfUnchanged(flow, at, node, items, known, announce);
+    if (attempt === 'needs a transaction')
+      return inTx(flow, (tx) => acceptBatch(tx, at, node, items, undefined, announce));
     if (attempt !== 'changed') return attempt;
   }
   // What is read replaces what was remembered at another version (learn).
   const found = await lookups(direct(flow), names, inboundKeys(items));
   config.learn(found.version, names, found.kinds, found.routes);
   if (found.duplicates.length === 0) {
-    const attempt = await storeIfUnchanged(flow, at, node, items, rooms, found);
+    const attempt = await storeIfUnchanged(flow, at, node, items, found, announce);
     // Changed between the two statements: the transaction reads everything again.
-    if (attempt === 'changed') return inTx(flow, (tx) => acceptBatch(tx, at, node, items));
+    if (attempt === 'changed')
+      return inTx(flow, (tx) => acceptBatch(tx, at, node, items, undefined, announce));
     if (attempt !== 'needs a transaction') return attempt;
   }
-  return inTx(flow, (tx) => acceptBatch(tx, at, node, items, found));
+  return inTx(flow, (tx) => acceptBatch(tx, at, node, items, found, announce));
 }
 
 /**
@@ -184,15 +223,15 @@ async function storeIfUnchanged(
   at: Date,
   node: number,
   items: AcceptItem[],
-  rooms: ClaimRooms,
   read: KnownConfig,
+  announce: Announce,
 ): Promise<Accepted | 'changed' | 'needs a transaction'> {
   const plan = planAcceptance(items, read.kinds, read.routes);
   const records = as2RecordsOf(items);
   const refusesAs2 = plan.messages.some((r) => r.refusal && r.source_type === 'as2-receiver');
   if (refusesAs2 || records.some((r) => r.record.history)) return 'needs a transaction';
   const guard = { version: read.version, keys: inboundKeys(items) };
-  return (await storePlan(direct(flow), at, node, plan, records, rooms, guard)) ?? 'changed';
+  return (await storePlan(direct(flow), at, node, plan, records, guard, announce)) ?? 'changed';
 }
 
 /**
@@ -207,6 +246,7 @@ export async function acceptBatch(
   node: number,
   items: AcceptItem[],
   read?: Lookups,
+  announce: Announce = 'others',
 ): Promise<Accepted> {
   // An AS2 message whose Message-ID the partner sent before and pier processed is not
   // accepted again: the outcome names the earlier message (RFC 4130 §7.4 duplicates).
@@ -219,8 +259,16 @@ export async function acceptBatch(
   const fresh = items.filter((i) => !earlierOf(i));
   const accepted =
     fresh.length > 0
-      ? await storePlan(tx, at, node, planAcceptance(fresh, found.kinds, found.routes), as2RecordsOf(fresh))
-      : { outcomes: [], targets: [], claimed: new Map<string, ClaimedDelivery[]>() };
+      ? await storePlan(
+          tx,
+          at,
+          node,
+          planAcceptance(fresh, found.kinds, found.routes),
+          as2RecordsOf(fresh),
+          null,
+          announce,
+        )
+      : { outcomes: [], targets: [] };
   if (!accepted) throw new Error('An acceptance without a guard stored nothing');
   const outcomes = accepted.outcomes.values();
   return {
@@ -237,7 +285,6 @@ export async function acceptBatch(
       };
     }),
     targets: accepted.targets,
-    claimed: accepted.claimed,
   };
 }
 
@@ -252,12 +299,12 @@ async function storePlan(
   node: number,
   plan: AcceptancePlan,
   records: MessageAs2Record[],
-  rooms: ClaimRooms = new Map(),
   guard: Guard | null = null,
+  announce: Announce = 'others',
 ): Promise<Accepted | null> {
-  const inserted = await insertAccepted(tx, at, node, plan, records, rooms, guard);
+  const inserted = await insertAccepted(tx, at, node, plan, records, guard, announce);
   if (!inserted) return null;
-  const { fresh, queuedAt, claimedRows } = inserted;
+  const { fresh, queuedAt } = inserted;
   for (const r of plan.messages) {
     if (r.refusal && fresh.has(r.id) && r.source_type === 'as2-receiver')
       await messageRefused(tx, at, { ...r, refusal: r.refusal });
@@ -284,27 +331,7 @@ async function storePlan(
     if (!before) throw new Error(`Message ${r.id} was neither stored nor found`);
     return { message_id: before.id, duplicate: true, status: before.status, queued: 0 };
   });
-  return { outcomes, targets, claimed: claimedDeliveries(plan, claimedRows) };
-}
-
-/** The deliveries claimed as they were stored, as a claim answers them, per target. */
-function claimedDeliveries(plan: AcceptancePlan, rows: ClaimedRow[]): Map<string, ClaimedDelivery[]> {
-  const messages = new Map(plan.messages.map((m) => [m.id, m]));
-  const claimed = new Map<string, ClaimedDelivery[]>();
-  for (const row of rows) {
-    const m = messages.get(row.message_id)!;
-    const delivery = claimedDelivery(
-      { id: row.id, claims: 1, attempts: 1 },
-      m.id,
-      m,
-      m.size_bytes,
-      m.payload_content ?? undefined,
-    );
-    const list = claimed.get(row.target);
-    if (list) list.push(delivery);
-    else claimed.set(row.target, [delivery]);
-  }
-  return claimed;
+  return { outcomes, targets };
 }
 
 /** What a planned batch assumed: the flow's configuration version, no duplicate among these AS2 keys. */
@@ -313,34 +340,13 @@ interface Guard {
   keys: { as2_from: string; as2_message_id: string }[];
 }
 
-interface ClaimedRow {
-  id: string;
-  message_id: string;
-  target: string;
-}
-
-/**
- * Which planned deliveries are claimed as they are stored: up to each target's room, in plan
- * order, of messages whose stage is the one a claim hands out (`unpacked`).
- */
-function markClaims(plan: AcceptancePlan, rooms: ClaimRooms) {
-  const left = new Map(rooms);
-  const claimable = new Set(plan.messages.filter((m) => m.payload_stage === 'unpacked').map((m) => m.id));
-  return plan.deliveries.map((d) => {
-    const room = left.get(d.target) ?? 0;
-    const claim = room > 0 && claimable.has(d.message_id);
-    if (claim) left.set(d.target, room - 1);
-    return { ...d, claim };
-  });
-}
-
 /**
  * Stores the plan in one statement: messages, payload stages, deliveries, history lines, and
  * the AS2 records of the messages stored (as2_message rows and their stages).
  * A message whose source key is stored already is skipped with all it would have brought.
  * The same statement tells every other pier process that the targets of the new deliveries
  * have work (pg_notify, sent at commit; tagged with this node, which pokes its own actors
- * itself: readWorkNotice) and reads how far each target is behind: deliveries queued and not
+ * itself, unless `announce` is `all`: readWorkNotice) and reads how far each target is behind: deliveries queued and not
  * yet announced a second time (so less than 10 s old), these included. A target that is not
  * running at all stops counting after that, and does not hold its source back for longer.
  * With a `guard`, the statement stores nothing (and returns null) unless flow_config_version is
@@ -353,9 +359,9 @@ async function insertAccepted(
   node: number,
   plan: AcceptancePlan,
   records: MessageAs2Record[],
-  rooms: ClaimRooms,
   guard: Guard | null,
-): Promise<{ fresh: Set<string>; queuedAt: Map<string, number>; claimedRows: ClaimedRow[] } | null> {
+  announce: Announce,
+): Promise<{ fresh: Set<string>; queuedAt: Map<string, number> } | null> {
   const blob = new ContentBlob();
   const messages = plan.messages.map(({ payload_content, ...m }) => ({ ...m, ...blob.add(payload_content) }));
   const as2 = as2RecordRows(at, records, blob);
@@ -363,15 +369,15 @@ async function insertAccepted(
     at,
     node,
     messages: JSON.stringify(messages),
-    deliveries: JSON.stringify(markClaims(plan, rooms)),
+    deliveries: JSON.stringify(plan.deliveries),
     lines: JSON.stringify(plan.lines),
     state: newDeliveryState,
-    claimed: deliveryTransitions[newDeliveryState].claim!,
     nextDispatch: new Date(at.getTime() + stallWaitSeconds(0) * 1000),
     rows: as2.rows,
     stages: as2.stages,
     blob: blob.bytes(),
     version: guard?.version ?? null,
+    tag: announce === 'others' ? `${node}:` : '',
     ...duplicateKeyArrays(guard?.keys ?? []),
   });
   // Prepared: it parses and plans in milliseconds, runs in less, and inserts from JSON have
@@ -383,7 +389,6 @@ async function insertAccepted(
     stored: boolean;
     ids: string[];
     queued: { target: string; n: number }[];
-    claimed: ClaimedRow[];
   }>(
     'accept-insert',
     `with go as (
@@ -406,14 +411,12 @@ async function insertAccepted(
        insert into payload (message_id, stage, size_bytes, stored_at, content)
        select x.id, x.payload_stage, x.size_bytes, ${p.at}, ${contentSql(p.blob, 'x')} from x join m on m.id = x.id
      ), d as (
-       insert into delivery (message_id, target, state, attempts, claims, claimed_by, claimed_at, dispatches,
-                             next_dispatch_at, created_at, updated_at)
-       select y.message_id, y.target, case when y.claim then ${p.claimed} else ${p.state} end, y.claim::int, y.claim::int,
-              case when y.claim then ${p.node}::int end, case when y.claim then ${p.at}::timestamptz end, 1,
-              case when y.claim then null else ${p.nextDispatch}::timestamptz end, ${p.at}, ${p.at}
-         from jsonb_to_recordset(${p.deliveries}::jsonb) as y(message_id uuid, target text, claim boolean)
+       insert into delivery (message_id, target, state, attempts, claims, dispatches, next_dispatch_at,
+                             created_at, updated_at)
+       select y.message_id, y.target, ${p.state}, 0, 0, 1, ${p.nextDispatch}::timestamptz, ${p.at}, ${p.at}
+         from jsonb_to_recordset(${p.deliveries}::jsonb) as y(message_id uuid, target text)
          join m on m.id = y.message_id
-       returning id, message_id, target, state
+       returning id, message_id, target
      ), h as (
        insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
                                     old_state, new_state)
@@ -424,28 +427,21 @@ async function insertAccepted(
                 text text, ord int) join m on m.id = l.message_id
          union all
          select d.message_id, 'delivery_changed', null, null, 'Dispatched', d.id, d.target, null, ${p.state}, 2 from d
-         union all
-         select d.message_id, 'delivery_changed', null, null, 'Attempt 1', d.id, d.target, ${p.state}, ${p.claimed}, 4
-           from d where d.state = ${p.claimed}
        ) lines order by message_id, ord, delivery_id
      ), ${as2RecordCtes(p, 'm')}
      select (select ok from go) as stored, (select coalesce(json_agg(id), '[]') from m) as ids,
             (select coalesce(json_agg(json_build_object('target', q.target, 'n', q.n)), '[]') from (
-               select t.target, pg_notify('${workChannel}', ${p.node}::text || ':' || t.target) as announced,
+               select t.target, pg_notify('${workChannel}', ${p.tag}::text || t.target) as announced,
                       t.fresh + (select count(*)::int from delivery e
                                   where e.state = '${newDeliveryState}' and e.dispatches = 1 and e.target = t.target) as n
-                 from (select target, count(*)::int as fresh from d where d.state = ${p.state} group by target) t) q)
-              as queued,
-            (select coalesce(json_agg(json_build_object('id', d.id, 'message_id', d.message_id, 'target', d.target)
-                                      order by d.id), '[]')
-               from d where d.state = ${p.claimed}) as claimed`,
+                 from (select target, count(*)::int as fresh from d group by target) t) q)
+              as queued`,
     values,
   );
   if (!result!.stored) return null;
   return {
     fresh: new Set(result!.ids),
     queuedAt: new Map(result!.queued.map((q) => [q.target, q.n])),
-    claimedRows: result!.claimed,
   };
 }
 

@@ -23,8 +23,9 @@ export const ActorStartData = z.object({
   /** User-Agent of requests the actor sends (spec 2.11 identification_hide_version). */
   user_agent: z.string(),
   /**
-   * For a target: the database its flow commands run on (flow/actor-commands.ts). Absent, the
-   * target claims and reports through the core (a supervisor run without a database).
+   * For a target or a source: the database its flow commands run on (flow/actor-commands.ts).
+   * Absent, the target claims and reports, the source accepts, through the core (a supervisor
+   * run without a database, a runtime on a test's own clock).
    */
   flow: z
     .object({ database_url: z.string(), node: z.number().int(), application_name: z.string().max(63) })

@@ -14,7 +14,12 @@ import {
   type OfferedMessage,
 } from '../../protocol/core-protocol.js';
 import type { ActorCore, HeldClaim, InstanceRef } from '../supervisor/core-port.js';
-import { acceptAtOnce, type AcceptItem, type AcceptOutcome } from '../../flow/commands/accept.js';
+import {
+  acceptAtOnce,
+  acceptanceOf,
+  type AcceptItem,
+  type AcceptOutcome,
+} from '../../flow/commands/accept.js';
 import { FlowConfig } from '../../flow/commands/flow-config.js';
 import type { AckDeadlines } from '../../flow/commands/acks.js';
 import { Batcher } from '../../protocol/batcher.js';
@@ -28,7 +33,6 @@ import {
 } from '../../flow/commands/claims.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { OutageLog } from '../../storage/outage-log.js';
-import { WaitingClaims, type TakenClaims, type WaitingClaim } from './waiting-claims.js';
 import { checkDegraded } from '../../flow/alerts/flow-alerts.js';
 import { logAccepted, logDeliveryEnd } from './log-lines.js';
 import { redeliver, redispatch } from '../../flow/commands/redo.js';
@@ -65,13 +69,10 @@ export class Dispatcher implements ActorCore {
   readonly #flow: FlowConnections;
   readonly #accepts: Batcher<AcceptItem, AcceptOutcome>;
   readonly #results: Batcher<ResultItem, boolean>;
-  /** Targets' claims that found nothing, waiting for work (waiting-claims.ts). */
-  readonly #waiting = new WaitingClaims();
   /** The parties and routes acceptances plan from while they do not change (flow-config.ts). */
   readonly #config = new FlowConfig();
   /** Statements that failed while the database was away: logged once per outage. */
   readonly #outage: OutageLog;
-  #stopping = false;
   #timer: NodeJS.Timeout | undefined;
   #ticks = 0;
   #ticking: Promise<void> | undefined;
@@ -80,24 +81,13 @@ export class Dispatcher implements ActorCore {
     this.#o = options;
     this.#outage = options.outage ?? new OutageLog(options.logger);
     const flow = (this.#flow = new FlowConnections(options.orm));
-    // A message is dispatched in the statement that accepts it: the file poller and a
-    // message sent by hand have nothing left to do with it once it is stored. Its deliveries
-    // to targets whose claims wait here are claimed in that statement too.
+    // A message is dispatched in the statement that accepts it: a message sent by hand (or
+    // a source's, relayed when the source has no connection of its own) has nothing left to
+    // do with it once it is stored. The targets of its deliveries are poked here, once it
+    // committed; the statement's notice is for the other processes (accept.ts, `announce`).
     this.#accepts = new Batcher(
       async (items) => {
-        const { taken, rooms } = this.#waiting.take();
-        const accepted = await acceptAtOnce(
-          flow,
-          this.#o.now(),
-          this.#o.node,
-          items,
-          rooms,
-          this.#config,
-        ).catch((error: unknown) => {
-          this.#handBack(taken, new Map());
-          throw error;
-        });
-        this.#handBack(taken, accepted.claimed);
+        const accepted = await acceptAtOnce(flow, this.#o.now(), this.#o.node, items, this.#config);
         this.#work(accepted.targets);
         const { outcomes } = accepted;
         items.forEach((item, i) => logAccepted(this.#o.logger, item, outcomes[i]));
@@ -133,14 +123,9 @@ export class Dispatcher implements ActorCore {
   accept(source: InstanceRef, messages: OfferedMessage[]): Promise<Acceptance[]> {
     return Promise.all(
       messages.map((message) =>
-        this.#accepts.submit({ source_type: source.type, source_name: source.name, message }).then((o) => ({
-          message_id: o.message_id,
-          duplicate: o.duplicate,
-          ...(o.receipt_stored === undefined ? {} : { receipt_stored: o.receipt_stored }),
-          ...(o.receipt === undefined ? {} : { receipt: o.receipt }),
-          status: o.status,
-          queued: o.queued,
-        })),
+        this.#accepts
+          .submit({ source_type: source.type, source_name: source.name, message })
+          .then(acceptanceOf),
       ),
     );
   }
@@ -152,76 +137,23 @@ export class Dispatcher implements ActorCore {
 
   /**
    * One statement, atomic by itself: no transaction around it. A claim that finds nothing
-   * waits for work rather than answering empty (waiting-claims.ts).
+   * answers empty at once: the target's delivery loop claims again when it is poked
+   * (actors/shared/delivery-loop.ts). Only targets without connections of their own relay
+   * their claims here (a runtime on a test's own clock, the supervisor's unit tests).
    */
   claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]> {
-    const held = this.#waiting.arrive(target.name, limit);
-    return held ? Promise.resolve(held) : this.#claimOrWait(target.name, limit);
+    return claimBatch(direct(this.#flow), this.#o.now(), this.#o.node, target.name, limit);
   }
 
-  async #claimOrWait(target: string, limit: number): Promise<ClaimedDelivery[]> {
-    for (;;) {
-      if (this.#waiting.knownEmpty(target) && !this.#stopping) return this.#waiting.wait(target, limit);
-      const notices = this.#waiting.noticesOf(target);
-      const claimed = await claimBatch(direct(this.#flow), this.#o.now(), this.#o.node, target, limit);
-      if (claimed.length < limit) this.#waiting.markEmpty(target, notices);
-      this.#waiting.answered(target, limit, claimed.length);
-      if (claimed.length > 0 || this.#stopping) return claimed;
-      // Nothing found: the next turn waits, unless work was announced while the statement ran
-      // (its snapshot may have missed it), and then it claims again.
-    }
-  }
-
-  /** A waiting claim whose target has work: the claim statement runs for it now. */
-  #claimFor(target: string, claim: WaitingClaim): void {
-    this.#claimOrWait(target, claim.limit).then(claim.answer, (error: unknown) => {
-      this.#outage.failed(`claiming deliveries for ${target}`, error);
-      claim.answer([]);
-    });
-  }
-
-  /** The claims an acceptance took: answered with what it claimed, or waiting again. */
-  #handBack(taken: TakenClaims, claimed: Map<string, ClaimedDelivery[]>): void {
-    const { due, orphaned } = this.#waiting.settle(taken, claimed);
-    for (const [target, claim] of due) this.#claimFor(target, claim);
-    void this.#giveBack(orphaned);
-  }
-
-  /** Deliveries claimed for an instance that stopped before it got them. */
-  async #giveBack(deliveries: ClaimedDelivery[]): Promise<void> {
-    if (deliveries.length === 0) return;
-    const held = deliveries.map((d) => ({ delivery_id: d.delivery_id, claim: d.claim }));
-    await this.release(undefined, held, 'the instance stopped').catch((error: unknown) =>
-      // The orphan sweep of another process, or this one's restart, takes them back.
-      this.#o.logger.error({ err: error }, 'dispatcher: giving back deliveries failed'),
-    );
-  }
-
-  /**
-   * Work for these targets (queued by this process, announced by another, or due again): a
-   * claim waiting here runs now, other targets' actors are told.
-   */
+  /** Work for these targets (queued by this process, announced by another, or due again): their actors are told. */
   #work(targets: string[]): void {
-    const tell: string[] = [];
-    for (const target of new Set(targets)) {
-      const waiting = this.#waiting.notice(target);
-      if (waiting) this.#claimFor(target, waiting);
-      else tell.push(target);
-    }
+    const tell = [...new Set(targets)];
     if (tell.length > 0) this.#o.onWork(tell);
   }
 
   /** Another process announced work for `target` (pier_work). */
   announced(target: string): void {
     this.#work([target]);
-  }
-
-  /**
-   * The target's instance stopped or failed: a claim of it that waits is answered empty, and
-   * deliveries held for it are given back.
-   */
-  cancelClaims(target: InstanceRef): void {
-    void this.#giveBack(this.#waiting.cancel(target.name));
   }
 
   result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]> {
@@ -355,8 +287,6 @@ export class Dispatcher implements ActorCore {
   }
 
   async stop(): Promise<void> {
-    this.#stopping = true;
-    await this.#giveBack(this.#waiting.cancelAll());
     clearInterval(this.#timer);
     await this.#ticking;
     await this.idle();

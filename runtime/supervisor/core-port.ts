@@ -26,10 +26,8 @@ export type { HeldClaim };
 export interface ActorCore {
   /** One acceptance per message, in order. */
   accept(source: InstanceRef, messages: OfferedMessage[]): Promise<Acceptance[]>;
-  /** Answers when there are deliveries to hand out (or the claim is cancelled): it may wait for work. */
+  /** Up to `limit` deliveries to hand out, none when nothing is queued; it does not wait for work. */
   claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]>;
-  /** The instance stopped or failed: a claim of it that waits for work is answered empty. */
-  cancelClaims?(target: InstanceRef): void;
   /** Per result: whether its claim was still current. */
   result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]>;
   /** Gives back deliveries an instance held when it stopped or crashed: they are queued again. */

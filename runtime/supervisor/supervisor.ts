@@ -541,7 +541,6 @@ export class Supervisor {
 
   /** From `stopping`: the actor finishes its work in hand, or its thread ends after the grace time. */
   async #finishStop(instance: ManagedInstance): Promise<void> {
-    this.#deps.core.cancelClaims?.(this.#ref(instance));
     const clean = await instance.thread?.stop(this.#deps.childSpec.shutdownTimeoutMs);
     if (clean === false)
       this.#log(instance).warn('plugin instance did not stop in time; its thread was ended');
@@ -558,18 +557,22 @@ export class Supervisor {
     instance.apply('crash');
     instance.error = reason;
     instance.thread = undefined;
-    this.#deps.core.cancelClaims?.(this.#ref(instance));
     this.#log(instance).error({ reason }, 'plugin instance failed');
     await this.#releaseClaims(instance, `the instance failed: ${reason}`);
     await this.#alert(instance, `${instance.type} ${instance.name} failed: ${reason}`, reason);
     this.#report();
   }
 
-  /** Flow access for a target's thread, under a connection name of its own. */
+  /**
+   * Flow access for a target's or a source's thread, under a connection name of its own. A
+   * source holds no claims: ending its connections with its thread (releaseHeldBy) rolls back
+   * an acceptance under way, which its source offers again, and finds nothing to give back.
+   */
   #flowAccess(instance: ManagedInstance): Pick<ActorStartData, 'flow'> {
     const { flowDatabaseUrl: url, node } = this.#deps;
     instance.flowName = undefined;
-    if (!url || node === undefined || pluginTypeDefinitions[instance.type].role !== 'target') return {};
+    const { role } = pluginTypeDefinitions[instance.type];
+    if (!url || node === undefined || (role !== 'target' && role !== 'source')) return {};
     instance.flowName = `pier-${node}-${++this.#threadNumber}`;
     return { flow: { database_url: url, node, application_name: instance.flowName } };
   }

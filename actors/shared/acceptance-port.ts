@@ -1,0 +1,46 @@
+/**
+ * Where a source records its acceptances: on its own database connection through the flow's
+ * commands when the supervisor gave it access (a running server), else through the core over
+ * its channel (a runtime on a test's own clock, a supervisor tested without a database).
+ * Acceptances asked for while one is being written go together in the next, as the channel
+ * client groups them, within the same limits.
+ */
+import { SourceCommands } from '../../flow/actor-commands.js';
+import { Batcher } from '../../protocol/batcher.js';
+import {
+  inlineChars,
+  maxInlineCharsPerBatch,
+  type Acceptance,
+  type OfferedMessage,
+} from '../../protocol/core-protocol.js';
+import type { CoreClient } from '../../protocol/worker-host/host.js';
+import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
+
+export interface AcceptancePort {
+  accept: CoreClient['accept'];
+  /** Waits for the acceptances under way and closes what the port opened; after the source stopped. */
+  close(): Promise<void>;
+}
+
+export function acceptancePort(start: ActorStartData, core: CoreClient): AcceptancePort {
+  if (!start.flow) return { accept: core.accept, close: async () => {} };
+  const commands = new SourceCommands(start.flow, { type: start.type, name: start.name }, (msg, fields) =>
+    core.log('info', msg, fields),
+  );
+  const accepts = new Batcher<OfferedMessage, Acceptance>((messages) => commands.accept(messages), {
+    weigh: inlineChars,
+    maxWeight: maxInlineCharsPerBatch,
+  });
+  return {
+    accept: (message) => accepts.submit(message),
+    close: async () => {
+      await accepts.idle();
+      await commands.close();
+    },
+  };
+}
+
+/** The core a source speaks to, its acceptances going through `port`. */
+export function withAcceptance(core: CoreClient, port: AcceptancePort): CoreClient {
+  return { ...core, accept: port.accept };
+}
