@@ -27,6 +27,6 @@ export class ClaimWindow {
   claimed(asked: number, got: number): void {
     const ceiling = Math.max(maxWindow, this.concurrency);
     if (got >= asked) this.#size = Math.min(ceiling, this.#size * 2);
-    else if (got < asked / 2) this.#size = Math.max(this.concurrency, Math.floor(this.#size / 2));
+    else this.#size = Math.max(this.concurrency, Math.floor(this.#size / 2));
   }
 }

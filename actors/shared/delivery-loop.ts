@@ -1,9 +1,9 @@
 /**
  * What every target actor shares: claim deliveries while it has room, deliver each at most
  * `max_concurrent_deliveries` at a time in the order claimed, report the results, and claim
- * again when there may be more: after a claim that brought deliveries, or when told of work.
- * A claim that finds nothing waits in the core for work, so a loop with room keeps one claim
- * out. A stop waits for the deliveries in hand.
+ * again when there may be more: after a claim that came back full, or when told of work (every
+ * acceptance's notice pokes its targets; one that arrives while a claim runs makes the loop
+ * claim again after it, so none is missed). A stop waits for the deliveries being delivered.
  *
  * The room is the claim window (claim-window.ts): a target with a backlog claims ahead of its
  * concurrency, so a claim and a report serve many deliveries. Results go to the reporter
@@ -96,9 +96,9 @@ export class DeliveryLoop {
         this.#claiming = false;
       }
       this.#window.claimed(room, claimed.length);
-      // More may be queued: claims go on while they find some and there is room; one that
-      // finds nothing waits for the next poke.
-      if (claimed.length > 0) this.#wanted = true;
+      // A full claim may have left more queued: claim again while there is room. A short one
+      // took all there was; the next notice of work pokes the loop.
+      if (claimed.length >= room) this.#wanted = true;
       for (const d of claimed) this.#hand.add(d.delivery_id);
       this.#queue.push(...claimed);
       this.#startQueued();
