@@ -28,7 +28,7 @@ import { acceptAtOnce, acceptanceOf, acceptedLine, type AcceptItem } from './com
 import { FlowConfig } from './commands/flow-config.js';
 import type { RetryPolicy } from './tables/schedule.js';
 
-export type { DeliveryEnd } from './commands/claims.js';
+export { deliveryEndLine, type DeliveryEnd } from './commands/claims.js';
 export { isDatabaseAway } from '../storage/outage-log.js';
 export { retryPolicyOf } from './tables/schedule.js';
 

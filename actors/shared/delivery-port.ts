@@ -4,7 +4,7 @@
  * server), else through the core over its channel (a supervisor tested without a database).
  * Results reported in one synchronous run are recorded together, as the channel client does.
  */
-import { TargetCommands, retryPolicyOf, type DeliveryEnd } from '../../flow/actor-commands.js';
+import { TargetCommands, deliveryEndLine, retryPolicyOf } from '../../flow/actor-commands.js';
 import { Batcher } from '../../protocol/batcher.js';
 import {
   inlineChars,
@@ -36,7 +36,10 @@ export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryP
   const results = new Batcher<DeliveryResult, boolean>(
     async (list) => {
       const { applied, ended } = await commands.record(list);
-      for (const end of ended) logEnd(core, end);
+      for (const end of ended) {
+        const line = deliveryEndLine(end);
+        core.log('info', line.msg, line.fields);
+      }
       return applied;
     },
     { maxItems: 100, weigh: (r) => inlineChars(r.outcome), maxWeight: maxInlineCharsPerBatch },
@@ -59,17 +62,4 @@ export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryP
       await commands.close();
     },
   };
-}
-
-/** The operator's line for a delivery that ended, as the dispatcher writes it for the others. */
-function logEnd(core: CoreClient, end: DeliveryEnd): void {
-  core.log('info', `delivery ${end.state}`, {
-    message_id: end.message_id,
-    delivery_id: end.delivery_id,
-    target: end.target,
-    state: end.state,
-    attempts: end.attempts,
-    elapsed_ms: end.elapsed_ms,
-    last_error: end.last_error,
-  });
 }

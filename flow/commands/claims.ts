@@ -160,6 +160,22 @@ export interface DeliveryEnd {
   last_error: string;
 }
 
+/** The operator's log line for a delivery that ended, whichever thread recorded it. */
+export function deliveryEndLine(end: DeliveryEnd): { msg: string; fields: Record<string, unknown> } {
+  return {
+    msg: `delivery ${end.state}`,
+    fields: {
+      message_id: end.message_id,
+      delivery_id: end.delivery_id,
+      target: end.target,
+      state: end.state,
+      attempts: end.attempts,
+      elapsed_ms: end.elapsed_ms,
+      last_error: end.last_error,
+    },
+  };
+}
+
 /**
  * Locks the messages of these deliveries, then the deliveries, in message id order (so
  * transactions never wait on each other in a circle); keeps those still held by the claims.

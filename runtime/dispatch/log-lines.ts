@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { acceptedLine, type AcceptItem, type AcceptOutcome } from '../../flow/commands/accept.js';
-import type { DeliveryEnd } from '../../flow/commands/claims.js';
+import { deliveryEndLine, type DeliveryEnd } from '../../flow/commands/claims.js';
 
 export function logAccepted(logger: Logger, item: AcceptItem, outcome: AcceptOutcome | undefined): void {
   const line = acceptedLine(item, outcome);
@@ -13,16 +13,6 @@ export function logAccepted(logger: Logger, item: AcceptItem, outcome: AcceptOut
 }
 
 export function logDeliveryEnd(logger: Logger, end: DeliveryEnd): void {
-  logger.info(
-    {
-      message_id: end.message_id,
-      delivery_id: end.delivery_id,
-      target: end.target,
-      state: end.state,
-      attempts: end.attempts,
-      elapsed_ms: end.elapsed_ms,
-      last_error: end.last_error,
-    },
-    `delivery ${end.state}`,
-  );
+  const line = deliveryEndLine(end);
+  logger.info(line.fields, line.msg);
 }

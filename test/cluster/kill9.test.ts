@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { spawnPier, mustOn } from '../helpers/process.js';
+import { fileFlowOn, spawnPier, mustOn } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 1000;
@@ -22,19 +22,7 @@ const count = async (where: string) =>
 
 t.test('kill -9 during a run, then restart: all delivered, none lost', async (t) => {
   const first = await start();
-  await mustOn(first, '/organizations', { name: 'acme' });
-  await mustOn(first, '/partners', { name: 'globex' });
-  await mustOn(first, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
-  await mustOn(first, '/plugins/configs?type=file-poller', {
-    name: 'in',
-    base_directory: path.join(dir, 'in'),
-    processed_directory: path.join(dir, 'done'),
-    from: 'acme',
-    polling_interval: 1,
-    // Started once the files are there.
-    enabled: false,
-  });
-  await mustOn(first, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  await fileFlowOn(first, dir, outbox);
   for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `f${i}.dat`), content(i));
   await mustOn(first, '/services/file-poller/in/start');
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { mustOn, spawnPier } from '../helpers/process.js';
+import { fileFlowOn, mustOn, spawnPier } from '../helpers/process.js';
 import { tcpProxy } from '../helpers/tcp-proxy.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -33,18 +33,7 @@ t.test('the database goes away mid-flow and comes back: nothing lost, nothing st
     dataDir: path.join(dir, 'data'),
     cwd: dir,
   });
-  await mustOn(pier, '/organizations', { name: 'acme' });
-  await mustOn(pier, '/partners', { name: 'globex' });
-  await mustOn(pier, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
-  await mustOn(pier, '/plugins/configs?type=file-poller', {
-    name: 'in',
-    base_directory: path.join(dir, 'in'),
-    processed_directory: path.join(dir, 'done'),
-    from: 'acme',
-    polling_interval: 1,
-    enabled: false,
-  });
-  await mustOn(pier, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  await fileFlowOn(pier, dir, outbox);
   for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `f${i}.dat`), `file ${i}\n`.repeat(50));
   await mustOn(pier, '/services/file-poller/in/start');
 

@@ -102,3 +102,28 @@ export function runningIn(p: PierProcess, name: string) {
     100,
   );
 }
+
+/**
+ * The file flow the crash and outage tests run: organization acme, partner globex, a file
+ * writer `out` into `outbox`, and a file poller `in` over `<dir>/in` (files under
+ * `in/globex/`), created stopped so the test starts it once its files are there.
+ */
+export async function fileFlowOn(
+  p: PierProcess,
+  dir: string,
+  outbox: string,
+  writer: Record<string, unknown> = {},
+): Promise<void> {
+  await mustOn(p, '/organizations', { name: 'acme' });
+  await mustOn(p, '/partners', { name: 'globex' });
+  await mustOn(p, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox, ...writer });
+  await mustOn(p, '/plugins/configs?type=file-poller', {
+    name: 'in',
+    base_directory: path.join(dir, 'in'),
+    processed_directory: path.join(dir, 'done'),
+    from: 'acme',
+    polling_interval: 1,
+    enabled: false,
+  });
+  await mustOn(p, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+}
