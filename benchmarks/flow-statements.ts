@@ -128,7 +128,7 @@ async function round(v: Variant, size: number, pids: number[], tally: Tally | nu
   const before = runNsOf(pids);
   await acceptAtOnce(v.flow, new Date(), 1, items, v.config);
   const accepted = runNsOf(pids);
-  const claimed = await claimBatch(direct(v.flow), new Date(), 1, 'out', size);
+  const { deliveries: claimed } = await claimBatch(direct(v.flow), new Date(), 1, 'out', size);
   const between = runNsOf(pids);
   if (claimed.length !== size) throw new Error(`${size} deliveries expected claimed, got ${claimed.length}`);
   const results = claimed.map((d) => ({

@@ -63,7 +63,7 @@ export class TargetCommands {
   }
 
   /** Claims up to `limit` queued deliveries of this target (flow/commands/claims.ts, claimBatch). */
-  claim(limit: number): Promise<ClaimedDelivery[]> {
+  claim(limit: number): Promise<{ deliveries: ClaimedDelivery[]; more: boolean }> {
     return claimBatch(direct(this.#flow), new Date(), this.access.node, this.target, limit);
   }
 

@@ -4,6 +4,7 @@ import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-proto
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { DeliveryLoop } from './delivery-loop.js';
+import type { DeliveryPort } from './delivery-port.js';
 
 const delivery = (id: number): ClaimedDelivery => ({
   delivery_id: id,
@@ -15,7 +16,7 @@ const delivery = (id: number): ClaimedDelivery => ({
 const many = (n: number) => Array.from({ length: n }, (_, i) => delivery(i + 1));
 
 /**
- * A core that hands out `queued` to claims (a claim that finds nothing waits, as the real one
+ * A port that hands out `queued` to claims (saying whether more are left, as the real claim
  * does) and records results by synchronous run: the real core client sends one run as one
  * request. `down` makes claims and results fail, as they do while PostgreSQL is away.
  */
@@ -25,14 +26,12 @@ function fakeCore(queued: ClaimedDelivery[]) {
   const logs: string[] = [];
   const state = { down: false, resultsDown: false };
   let run: number[] | null = null;
-  const waiting: ((d: ClaimedDelivery[]) => void)[] = [];
   const core = {
     claim: (limit: number) => {
       asked.push(limit);
       if (state.down) return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
-      return queued.length > 0
-        ? Promise.resolve(queued.splice(0, limit))
-        : new Promise<ClaimedDelivery[]>((resolve) => waiting.push(resolve));
+      const deliveries = queued.splice(0, limit);
+      return Promise.resolve({ deliveries, more: queued.length > 0 });
     },
     result: (d: ClaimedDelivery) => {
       if (state.down || state.resultsDown)
@@ -46,21 +45,20 @@ function fakeCore(queued: ClaimedDelivery[]) {
       return Promise.resolve(true);
     },
     log: (_level: string, msg: string) => logs.push(msg),
-  } as unknown as CoreClient;
+  } as unknown as DeliveryPort & CoreClient;
   return {
     core,
     reports,
     asked,
     logs,
     state,
-    release: () => waiting.splice(0).forEach((resolve) => resolve([])),
   };
 }
 
 const ok: DeliveryOutcome = { ok: true, detail: 'Written' };
 
 t.test('one slot: a backlog is delivered one at a time, in claim order, and reported together', async (t) => {
-  const { core, reports, release } = fakeCore(many(3));
+  const { core, reports } = fakeCore(many(3));
   const order: number[] = [];
   let busy = 0;
   let most = 0;
@@ -81,22 +79,20 @@ t.test('one slot: a backlog is delivered one at a time, in claim order, and repo
   t.equal(most, 1, 'never two deliveries at once');
   t.same(order, [1, 2, 3], 'in the order claimed');
   t.same(reports, [[1, 2, 3]], 'one report, sent when the last finished, not after the linger');
-  release();
   await loop.stop();
 });
 
 t.test('a lone delivery is reported at once', async (t) => {
-  const { core, reports, release } = fakeCore([delivery(1)]);
+  const { core, reports } = fakeCore([delivery(1)]);
   const loop = new DeliveryLoop(core, 1, async () => ok, 60_000);
   loop.poke();
   await waitFor(() => reports.length === 1, 'the result', 5_000);
   t.same(reports, [[1]]);
-  release();
   await loop.stop();
 });
 
 t.test('a result waiting for company does not hold a slot, and goes after the linger', async (t) => {
-  const { core, reports, release } = fakeCore([delivery(1), delivery(2)]);
+  const { core, reports } = fakeCore([delivery(1), delivery(2)]);
   let finishFirst!: () => void;
   const first = new Promise<DeliveryOutcome>((resolve) => (finishFirst = () => resolve(ok)));
   const loop = new DeliveryLoop(core, 2, (d) => (d.delivery_id === 1 ? first : Promise.resolve(ok)), 200);
@@ -108,12 +104,11 @@ t.test('a result waiting for company does not hold a slot, and goes after the li
   finishFirst();
   await waitFor(() => reports.length === 2, 'the second report', 5_000);
   t.same(reports, [[2], [1]], 'the first reported at once: nothing else was in hand');
-  release();
   await loop.stop();
 });
 
 t.test('claims grow with the backlog and shrink when it is gone', async (t) => {
-  const { core, asked, reports, release } = fakeCore(many(300));
+  const { core, asked, reports } = fakeCore(many(300));
   const loop = new DeliveryLoop(core, 1, async () => ok, 5);
   loop.poke();
   await waitFor(() => reports.flat().length === 300, 'every result', 10_000);
@@ -125,12 +120,11 @@ t.test('claims grow with the backlog and shrink when it is gone', async (t) => {
   // Told of new work once the backlog is gone, the loop asks for less.
   loop.poke();
   await waitFor(() => asked.at(-1)! < 64, 'a smaller claim once the backlog is gone', 5_000);
-  release();
   await loop.stop();
 });
 
 t.test('results the database does not take are kept and recorded once it answers', async (t) => {
-  const { core, reports, logs, state, release } = fakeCore(many(3));
+  const { core, reports, logs, state } = fakeCore(many(3));
   state.resultsDown = true;
   let delivered = 0;
   const loop = new DeliveryLoop(
@@ -154,12 +148,11 @@ t.test('results the database does not take are kept and recorded once it answers
     ['recording delivery results failed; trying again', 'recording delivery results works again'],
     'one line when recording fails and one when it works again',
   );
-  release();
   await loop.stop();
 });
 
 t.test('a failed claim is tried again without being told of work, and logged once', async (t) => {
-  const { core, reports, logs, state, release } = fakeCore(many(2));
+  const { core, reports, logs, state } = fakeCore(many(2));
   state.down = true;
   const loop = new DeliveryLoop(core, 1, async () => ok, 10);
   loop.poke();
@@ -171,12 +164,11 @@ t.test('a failed claim is tried again without being told of work, and logged onc
     logs.filter((l) => l.startsWith('claiming')),
     ['claiming deliveries failed; trying again', 'claiming deliveries works again'],
   );
-  release();
   await loop.stop();
 });
 
 t.test('a stop reports the held results at once and leaves unstarted deliveries alone', async (t) => {
-  const { core, reports, release } = fakeCore(many(3));
+  const { core, reports } = fakeCore(many(3));
   const started: number[] = [];
   let finishFirst!: () => void;
   const first = new Promise<DeliveryOutcome>((resolve) => (finishFirst = () => resolve(ok)));
@@ -193,7 +185,6 @@ t.test('a stop reports the held results at once and leaves unstarted deliveries 
   await waitFor(() => started.length === 1, 'the first delivery');
   // Let the loop claim ahead while the first runs.
   await new Promise((r) => setTimeout(r, 50));
-  release();
   const stopping = Date.now();
   const stopped = loop.stop();
   finishFirst();

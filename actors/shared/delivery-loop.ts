@@ -11,7 +11,6 @@
  * a delivery's window place is free again once its result is recorded.
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
-import type { CoreClient } from '../../protocol/worker-host/host.js';
 import { tellDatabase, type OutageTeller } from './database-outage.js';
 import type { DeliveryPort } from './delivery-port.js';
 import { ClaimWindow } from './claim-window.js';
@@ -46,9 +45,7 @@ export class DeliveryLoop {
   readonly #reporter: ResultReporter;
 
   constructor(
-    private readonly core: Pick<CoreClient, 'claim' | 'result'> &
-      OutageTeller &
-      Pick<DeliveryPort, 'releaseLost'>,
+    private readonly core: Pick<DeliveryPort, 'claim' | 'result' | 'releaseLost'> & OutageTeller,
     private readonly slots: number,
     private readonly deliver: Deliver,
     /** How long a result may wait for others (tests set their own). */
@@ -85,10 +82,11 @@ export class DeliveryLoop {
       this.#wanted = false;
       this.#claiming = true;
       let claimed: ClaimedDelivery[] = [];
+      let more = false;
       try {
         if (this.#claimsLost && this.core.releaseLost) await this.core.releaseLost([...this.#hand]);
         this.#claimsLost = false;
-        claimed = await this.core.claim(room);
+        ({ deliveries: claimed, more } = await this.core.claim(room));
         this.#claimSucceeded();
       } catch (error) {
         this.#claimFailed(error);
@@ -96,9 +94,9 @@ export class DeliveryLoop {
         this.#claiming = false;
       }
       this.#window.claimed(room, claimed.length);
-      // A full claim may have left more queued: claim again while there is room. A short one
-      // took all there was; the next notice of work pokes the loop.
-      if (claimed.length >= room) this.#wanted = true;
+      // More still queued: claim again while there is room. Otherwise the claim took all there
+      // was, and the next notice of work pokes the loop.
+      if (more) this.#wanted = true;
       for (const d of claimed) this.#hand.add(d.delivery_id);
       this.#queue.push(...claimed);
       this.#startQueued();

@@ -16,7 +16,14 @@ import {
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
 
-export type DeliveryPort = Pick<CoreClient, 'claim' | 'result' | 'log' | 'database'> & {
+/** What a claim brought, and whether more of the target's deliveries are still queued. */
+export interface Claimed {
+  deliveries: ClaimedDelivery[];
+  more: boolean;
+}
+
+export type DeliveryPort = Pick<CoreClient, 'result' | 'log' | 'database'> & {
+  claim(limit: number): Promise<Claimed>;
   /** Gives back deliveries claimed for this thread that it does not hold (a claim's answer lost). */
   releaseLost?(inHand: readonly number[]): Promise<void>;
   /** Closes what the port opened; after the loop stopped. */
@@ -26,7 +33,11 @@ export type DeliveryPort = Pick<CoreClient, 'claim' | 'result' | 'log' | 'databa
 export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryPort {
   if (!start.flow)
     return {
-      claim: core.claim,
+      // The core answers the deliveries alone: a full answer may have left more.
+      claim: async (limit) => {
+        const deliveries = await core.claim(limit);
+        return { deliveries, more: deliveries.length >= limit };
+      },
       result: core.result,
       log: core.log,
       database: core.database,

@@ -48,6 +48,10 @@ const claimableStates = statesFor('claim')
  * so a claim takes no message lock and writes no status. The message and payload of each claimed
  * delivery are read by one probe each (`lateral … limit 1`, which the planner cannot turn into
  * a join): as a join, the plan cached on a new installation hashed both tables whole.
+ * `more`: deliveries of the target are still queued after those claimed (a probe of the
+ * partial index on queued deliveries), so the target claims again at once; without it, a
+ * target that claimed as many as it asked for claimed again to find nothing, one more
+ * statement and commit per message at concurrency 1.
  */
 export async function claimBatch(
   tx: Tx,
@@ -55,7 +59,7 @@ export async function claimBatch(
   node: number,
   target: string,
   limit: number,
-): Promise<ClaimedDelivery[]> {
+): Promise<{ deliveries: ClaimedDelivery[]; more: boolean }> {
   const rows = await tx.prepared<{
     id: string;
     message_id: string;
@@ -67,6 +71,7 @@ export async function claimBatch(
     direction: 'inbound' | 'outbound';
     size_bytes: string | null;
     content: Buffer | null;
+    more: boolean;
   }>(
     'claim-batch',
     `with picked as (
@@ -80,14 +85,16 @@ export async function claimBatch(
        insert into message_history (message_id, created_at, kind, delivery_id, target, old_state, new_state, text)
        select message_id, ?, 'delivery_changed', id, target, 'queued', 'delivering', 'Attempt ' || attempts from claimed
      )
-     select c.id, c.message_id, c.attempts, c.claims, m.from_party, m.to_party, m.file_name, m.direction, p.size_bytes, p.content
+     select c.id, c.message_id, c.attempts, c.claims, m.from_party, m.to_party, m.file_name, m.direction, p.size_bytes, p.content,
+            exists (select 1 from delivery q where q.target = ? and q.state in (${claimableStates})
+                       and q.id > (select max(id) from picked)) as more
        from claimed c
        cross join lateral (select * from message m where m.id = c.message_id limit 1) m
        left join lateral (select * from payload p where p.message_id = c.message_id and p.stage = 'unpacked' limit 1) p on true
       order by c.id`,
-    [target, limit, deliveryTransitions.queued.claim!, node, at, at, at],
+    [target, limit, deliveryTransitions.queued.claim!, node, at, at, at, target],
   );
-  return rows.map((r) =>
+  const deliveries = rows.map((r) =>
     claimedDelivery(
       r,
       r.message_id,
@@ -96,6 +103,7 @@ export async function claimBatch(
       r.content !== null ? r.content.toString('base64') : undefined,
     ),
   );
+  return { deliveries, more: rows[0]?.more ?? false };
 }
 
 /**

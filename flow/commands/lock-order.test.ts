@@ -175,7 +175,13 @@ t.test('every command at once on the same messages: no deadlock, every row valid
       const claimFlow = pool(`claim ${target}`);
       return loop(`claim ${target}`, 10 + i, async (random) => {
         const by = random() < 0.2 ? deadNode : node;
-        const claimed = await claimBatch(direct(claimFlow), now(), by, target, 1 + Math.floor(random() * 8));
+        const { deliveries: claimed } = await claimBatch(
+          direct(claimFlow),
+          now(),
+          by,
+          target,
+          1 + Math.floor(random() * 8),
+        );
         // The dead process's claims stay with it, for the orphan sweep to take back.
         if (by === node)
           for (const d of claimed)

@@ -50,7 +50,7 @@ async function queued(count: number): Promise<void> {
  */
 let rounds = 0;
 async function deliverQueued(): Promise<number> {
-  const claimed = await claimBatch(direct(flow), at, 1, 'out', 100);
+  const { deliveries: claimed } = await claimBatch(direct(flow), at, 1, 'out', 100);
   const results = claimed.map((c) => ({
     target: 'out',
     delivery_id: c.delivery_id,
@@ -103,8 +103,11 @@ async function wholeReads(statement: string, args: string): Promise<string[]> {
 }
 
 const lockHeldArgs = `'{1}'`;
-/** target, limit, new state, node, and the time three times: nothing is queued, so nothing changes. */
-const claimArgs = `'out', 100, 'delivering', 1, now(), now(), now()`;
+/**
+ * target, limit, new state, node, the time three times, and the target again (for `more`):
+ * nothing is queued, so nothing changes.
+ */
+const claimArgs = `'out', 100, 'delivering', 1, now(), now(), now(), 'out'`;
 /** The time, one result for a delivery that is not there, its id. */
 const resultsArgs = `now(), '[{"id": 1, "claim": 1, "text": "Delivered"}]', '{1}'`;
 

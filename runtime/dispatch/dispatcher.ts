@@ -142,7 +142,9 @@ export class Dispatcher implements ActorCore {
    * their claims here (a runtime on a test's own clock, the supervisor's unit tests).
    */
   claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]> {
-    return claimBatch(direct(this.#flow), this.#o.now(), this.#o.node, target.name, limit);
+    return claimBatch(direct(this.#flow), this.#o.now(), this.#o.node, target.name, limit).then(
+      (claimed) => claimed.deliveries,
+    );
   }
 
   /** Work for these targets (queued by this process, announced by another, or due again): their actors are told. */
