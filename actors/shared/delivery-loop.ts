@@ -93,6 +93,8 @@ export class DeliveryLoop {
       } finally {
         this.#claiming = false;
       }
+      // Stopped while the claim ran: what it brought is not started; the supervisor gives it back.
+      if (this.#stopped) return;
       this.#window.claimed(room, claimed.length);
       // More still queued: claim again while there is room. Otherwise the claim took all there
       // was, and the next notice of work pokes the loop.

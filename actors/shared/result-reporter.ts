@@ -10,7 +10,8 @@
  * A report that fails (PostgreSQL restarting, say) is not dropped: the delivery happened, and
  * a result that never arrives left its message `InProgress` until the process was restarted.
  * The results are kept and reported again, with a growing wait, until the database takes them;
- * the loop logs one line when recording starts failing and one when it works again. Nobody
+ * the reporter tells the core when recording starts failing and when it works again (once
+ * each, database-outage.ts), and the process logs the outage once. Nobody
  * waits on a result but the operator reading the message's status, and a result lost with the
  * process (kill -9) only repeats the delivery, which the targets take as done.
  */
@@ -52,7 +53,7 @@ export class ResultReporter {
   ) {}
 
   /** Results held, being reported or waiting to be reported again. */
-  get unrecorded(): number {
+  private get unrecorded(): number {
     return this.#held.length + this.#failed.length + this.#reporting;
   }
 
