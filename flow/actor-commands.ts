@@ -15,12 +15,10 @@ import type {
 } from '../protocol/core-protocol.js';
 import { FlowConnections } from '../storage/flow-connections.js';
 import { direct, inTx, pgArray } from '../storage/sql.js';
-import { checkDegraded } from './alerts/flow-alerts.js';
 import {
   claimBatch,
   releaseBatch,
-  resultBatch,
-  resultsAtOnce,
+  recordResults,
   type DeliveryEnd,
   type ResultItem,
 } from './commands/claims.js';
@@ -76,9 +74,7 @@ export class TargetCommands {
     const at = new Date();
     const items: ResultItem[] = results.map((r) => ({ ...r, target: this.target, policy: this.policy }));
     const ended: DeliveryEnd[] = [];
-    const atOnce = await resultsAtOnce(direct(this.#flow), at, items, ended);
-    if (atOnce?.degraded) await inTx(this.#flow, (tx) => checkDegraded(tx, at));
-    const applied = atOnce?.applied ?? (await inTx(this.#flow, (tx) => resultBatch(tx, at, items, ended)));
+    const applied = await recordResults(this.#flow, at, items, ended);
     return { applied, ended };
   }
 

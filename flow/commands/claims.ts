@@ -14,11 +14,11 @@
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import { isStorageFailure } from '../../storage/payloads/storage-failure.js';
-import { deliveryFailed, failedLine, storageFailed } from '../alerts/flow-alerts.js';
+import { checkDegraded, deliveryFailed, failedLine, storageFailed } from '../alerts/flow-alerts.js';
 import { deliveryTransitions, statesFor, type DeliveryState } from '../tables/delivery-states.js';
 import { retryWaitSeconds, stallWaitSeconds, type RetryPolicy } from '../tables/schedule.js';
 import { recordAs2Batch, type MessageAs2Record } from './as2-records.js';
-import { bindByName } from '../../storage/sql.js';
+import { bindByName, direct, inTx, type Pool } from '../../storage/sql.js';
 import { failedStatuses, statusSql, type MessageStatus } from '../tables/status.js';
 import {
   historyInsert,
@@ -445,6 +445,22 @@ export async function resultsAtOnce(
     applied: items.map((item) => firsts.get(item.delivery_id) === item && changed.has(item.delivery_id)),
     degraded: row!.statuses.some((status) => failedStatuses.includes(status)),
   };
+}
+
+/**
+ * Records a batch of results on `pool`, whichever thread holds them: plain successes in one
+ * statement (resultsAtOnce), anything else in a transaction (resultBatch); the system's state
+ * checked when a message became Error or Stalled. Per result, whether its claim was current.
+ */
+export async function recordResults(
+  pool: Pool,
+  at: Date,
+  items: ResultItem[],
+  ended: DeliveryEnd[],
+): Promise<boolean[]> {
+  const atOnce = await resultsAtOnce(direct(pool), at, items, ended);
+  if (atOnce?.degraded) await inTx(pool, (tx) => checkDegraded(tx, at));
+  return atOnce?.applied ?? (await inTx(pool, (tx) => resultBatch(tx, at, items, ended)));
 }
 
 /** Takes back claims (the holder stopped or crashed): the deliveries are queued and announced again. */

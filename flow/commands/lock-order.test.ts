@@ -5,6 +5,7 @@
 // every message's status is the one its deliveries give.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
+import { seededRandom } from '../../test/helpers/seeded.js';
 import { migratedDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
@@ -48,17 +49,6 @@ t.before(async () => {
     );
   });
 });
-
-/** mulberry32: the same choices on every run, whatever the timing does with them. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let fileNumber = 0;
 function offered(): AcceptItem {
@@ -113,7 +103,7 @@ t.test('every command at once on the same messages: no deadlock, every row valid
 
   /** Runs `step` over and over until the end, each run counted, deadlocks and surprises noted. */
   async function loop(name: string, seed: number, step: (random: () => number) => Promise<unknown>) {
-    const random = seeded(seed);
+    const random = seededRandom(seed);
     while (Date.now() < end) {
       // A step with nothing to do finishes without I/O: let the other loops run in between.
       await new Promise((resolve) => setImmediate(resolve));

@@ -26,14 +26,12 @@ import { Batcher } from '../../protocol/batcher.js';
 import {
   claimBatch,
   releaseBatch,
-  resultBatch,
-  resultsAtOnce,
+  recordResults,
   type DeliveryEnd,
   type ResultItem,
 } from '../../flow/commands/claims.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { OutageLog } from '../../storage/outage-log.js';
-import { checkDegraded } from '../../flow/alerts/flow-alerts.js';
 import { logAccepted, logDeliveryEnd } from './log-lines.js';
 import { redeliver, redispatch } from '../../flow/commands/redo.js';
 import { retryPolicyOf } from '../../flow/tables/schedule.js';
@@ -100,9 +98,7 @@ export class Dispatcher implements ActorCore {
         const ended: DeliveryEnd[] = [];
         const at = this.#o.now();
         try {
-          const atOnce = await resultsAtOnce(direct(flow), at, items, ended);
-          if (atOnce?.degraded) await inTx(flow, (tx) => checkDegraded(tx, at));
-          const applied = atOnce?.applied ?? (await inTx(flow, (tx) => resultBatch(tx, at, items, ended)));
+          const applied = await recordResults(flow, at, items, ended);
           this.#outage.answered();
           for (const end of ended) logDeliveryEnd(this.#o.logger, end);
           return applied;

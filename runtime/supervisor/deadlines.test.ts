@@ -2,22 +2,15 @@
 import { pino } from 'pino';
 import t from 'tap';
 import type { PluginType } from '../../actors/index.js';
-import { createTestDatabase, sql } from '../../test/helpers/database.js';
+import { migratedDatabase, sql } from '../../test/helpers/database.js';
 import { waitFor } from '../../test/helpers/wait.js';
-import { migrate, openDatabase } from '../../storage/db.js';
 import { SecretBox } from '../secrets/secret-box.js';
 import type { ActorCore } from './core-port.js';
 import type { ChildSpec } from './child-spec.js';
 import { InstanceUnresponsive, StartFailed } from './errors.js';
 import { Supervisor } from './supervisor.js';
 
-const db = await createTestDatabase();
-const orm = await openDatabase(db.url);
-await migrate(orm);
-t.teardown(async () => {
-  await orm.close();
-  await db.drop();
-});
+const { orm, url } = await migratedDatabase(t);
 
 const fixture = (name: string) => new URL(`./fixtures/${name}.ts`, import.meta.url);
 
@@ -53,7 +46,7 @@ function supervisor(entries: Partial<Record<PluginType, string>>, childSpec = sp
 let configs = 0;
 async function configure(type: PluginType, enabled = false): Promise<string> {
   const name = `d${++configs}`;
-  await sql(db.url, "insert into plugin_config (type, name, enabled, settings) values ($1, $2, $3, '{}')", [
+  await sql(url, "insert into plugin_config (type, name, enabled, settings) values ($1, $2, $3, '{}')", [
     type,
     name,
     enabled,
@@ -62,7 +55,7 @@ async function configure(type: PluginType, enabled = false): Promise<string> {
 }
 
 async function alertsFor(name: string) {
-  return sql(db.url, "select details from alert where subject_name = $1 and code = 'plugin_failed'", [name]);
+  return sql(url, "select details from alert where subject_name = $1 and code = 'plugin_failed'", [name]);
 }
 
 /** The promise's outcome, or `late` once `ms` have passed: a wait that fails cannot hang the file. */

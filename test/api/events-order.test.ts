@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import t from 'tap';
+import { seededRandom } from '../helpers/seeded.js';
 import { startTestServer } from '../helpers/server.js';
 import { openSse, type SseClient } from '../helpers/sse.js';
 
@@ -39,17 +40,6 @@ async function events(lastEventId?: number): Promise<SseClient> {
 const idsOf = (client: SseClient) => client.lines().map((l) => l.id);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** mulberry32: the same writers' schedule on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function insertLine(client: pg.Client, text: string): Promise<number> {
   const r = await client.query(
     `insert into message_history (message_id, created_at, kind, text)
@@ -65,7 +55,7 @@ async function insertLine(client: pg.Client, text: string): Promise<number> {
  * Answers the ids it committed.
  */
 async function writer(client: pg.Client, seed: number, transactions: number): Promise<number[]> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const committed: number[] = [];
   for (let i = 0; i < transactions; i++) {
     await client.query('begin');
@@ -111,7 +101,7 @@ t.test('concurrent writers: every disconnect point resumes without a gap or a du
   let done = false;
   void writing.finally(() => (done = true));
   let client = await events(baseline);
-  const next = random(seed);
+  const next = seededRandom(seed);
   while (!done) {
     await sleep(150 + Math.floor(next() * 300));
     client.close();

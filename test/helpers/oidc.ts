@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { CompactSign, exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
 import Provider, { errors as oidcErrors } from 'oidc-provider';
 import type { Test } from 'tap';
+import type { TestServer } from './server.js';
 
 export const apiAudience = 'urn:pier:api';
 export const apiScope = 'pier:api';
@@ -171,4 +172,28 @@ export async function startTestIdp(t: Test): Promise<TestIdp> {
     },
   };
   return idp;
+}
+
+/**
+ * Registers the test provider for API tokens (audience apiAudience, scope apiScope, no sign-in)
+ * and its robot client as the federated service account `robot-sa`; their ids.
+ */
+export async function trustTestIdp(
+  server: TestServer,
+  idp: TestIdp,
+): Promise<{ providerId: number; accountId: number }> {
+  const provider = await server.call('POST', '/api/v1/oidc-providers', {
+    body: {
+      name: 'test-idp',
+      issuer_url: idp.issuer,
+      sign_in: false,
+      scopes: '',
+      api_audience: apiAudience,
+      api_scopes: apiScope,
+    },
+  });
+  const account = await server.call('POST', '/api/v1/service-accounts', {
+    body: { name: 'robot-sa', kind: 'federated', oidc_issuer: idp.issuer, oidc_subject: idp.robot.clientId },
+  });
+  return { providerId: provider.body.data.id as number, accountId: account.body.data.id as number };
 }

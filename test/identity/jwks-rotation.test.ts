@@ -1,6 +1,6 @@
 // Covers a key rollover right after an unknown-kid fetch with the default key cache: the new key is accepted within the refetch cooldown and a little, and a flood of made-up kids still fetches at most once per cooldown.
 import t from 'tap';
-import { apiAudience, apiScope, startTestIdp } from '../helpers/oidc.js';
+import { startTestIdp, trustTestIdp } from '../helpers/oidc.js';
 import { startTestServer } from '../helpers/server.js';
 
 /** The default cooldown (docs/decisions.md, "Faults, round three") and the slack a busy machine needs. */
@@ -9,19 +9,7 @@ const slackMs = 2_000;
 
 const idp = await startTestIdp(t);
 const server = await startTestServer(t);
-await server.call('POST', '/api/v1/oidc-providers', {
-  body: {
-    name: 'test-idp',
-    issuer_url: idp.issuer,
-    sign_in: false,
-    scopes: '',
-    api_audience: apiAudience,
-    api_scopes: apiScope,
-  },
-});
-await server.call('POST', '/api/v1/service-accounts', {
-  body: { name: 'robot-sa', kind: 'federated', oidc_issuer: idp.issuer, oidc_subject: idp.robot.clientId },
-});
+await trustTestIdp(server, idp);
 
 async function status(token: string): Promise<number> {
   return (await server.call('GET', '/api/v1/partners', { token })).status;

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { addUser, setUserEnabled } from '../../api/resources/users/service.js';
 import { sql } from '../helpers/database.js';
-import { apiAudience, apiScope, startTestIdp } from '../helpers/oidc.js';
+import { apiAudience, apiScope, startTestIdp, trustTestIdp } from '../helpers/oidc.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -16,21 +16,7 @@ const idp = await startTestIdp(t);
 const server = await startTestServer(t, { logger });
 const system = { kind: 'developer' as const, actor: 'system' };
 
-const provider = await server.call('POST', '/api/v1/oidc-providers', {
-  body: {
-    name: 'test-idp',
-    issuer_url: idp.issuer,
-    sign_in: false,
-    scopes: '',
-    api_audience: apiAudience,
-    api_scopes: apiScope,
-  },
-});
-const providerId = provider.body.data.id as number;
-const account = await server.call('POST', '/api/v1/service-accounts', {
-  body: { name: 'robot-sa', kind: 'federated', oidc_issuer: idp.issuer, oidc_subject: idp.robot.clientId },
-});
-const accountId = account.body.data.id as number;
+const { providerId, accountId } = await trustTestIdp(server, idp);
 await addUser(server.ctx, system, {
   name: 'alice',
   oidc_issuer: idp.issuer,

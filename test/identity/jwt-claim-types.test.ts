@@ -4,7 +4,7 @@ import type { JWTPayload } from 'jose';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { addUser } from '../../api/resources/users/service.js';
-import { apiAudience, apiScope, startTestIdp } from '../helpers/oidc.js';
+import { apiAudience, apiScope, startTestIdp, trustTestIdp } from '../helpers/oidc.js';
 import { startTestServer } from '../helpers/server.js';
 
 /** Bounded and seeded, so the file runs in seconds and a failure replays the same way. */
@@ -17,19 +17,7 @@ const idp = await startTestIdp(t);
 const server = await startTestServer(t, { logger });
 const system = { kind: 'developer' as const, actor: 'system' };
 
-await server.call('POST', '/api/v1/oidc-providers', {
-  body: {
-    name: 'test-idp',
-    issuer_url: idp.issuer,
-    sign_in: false,
-    scopes: '',
-    api_audience: apiAudience,
-    api_scopes: apiScope,
-  },
-});
-await server.call('POST', '/api/v1/service-accounts', {
-  body: { name: 'robot-sa', kind: 'federated', oidc_issuer: idp.issuer, oidc_subject: idp.robot.clientId },
-});
+await trustTestIdp(server, idp);
 await addUser(server.ctx, system, { name: 'alice', oidc_issuer: idp.issuer, oidc_subject: 'alice-sub' });
 // The text a lone surrogate becomes when encoded as UTF-8: a subject that must not be matched by one.
 await addUser(server.ctx, system, { name: 'rex', oidc_issuer: idp.issuer, oidc_subject: '\ufffd' });
