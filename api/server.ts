@@ -15,6 +15,7 @@ import { checkSecretKey } from '../runtime/secrets/key-check.js';
 import { loadSecretBox } from '../runtime/secrets/secret-box.js';
 import { scheduleExpiryChecks } from '../runtime/certificates/expiry-check.js';
 import { startRuntime, type RuntimeOptions } from '../runtime/runtime.js';
+import { listenForMetrics, type MetricsListener, type MetricsSource } from './metrics-listener.js';
 
 export interface ServerSettings {
   options: ProcessOptions;
@@ -34,6 +35,8 @@ export interface RunningServer {
   database: Database;
   /** http://host:port of the listening server, when it listens. */
   url: string | undefined;
+  /** http://host:port of the Prometheus endpoint, when METRICS_PORT is not off and it could listen. */
+  metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -48,6 +51,28 @@ export const storageRemedy =
 
 export function defaultLogger(): Logger {
   return pino({ level: process.env.LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] });
+}
+
+/**
+ * The metrics listener, unless METRICS_PORT is off. A port that is taken does not stop the
+ * gateway: messages matter more than their counts; the error line names the variable to change.
+ */
+async function serveMetrics(
+  runtime: { metrics: MetricsSource },
+  options: ProcessOptions,
+  logger: Logger,
+): Promise<MetricsListener | undefined> {
+  if (options.metricsPort === null) return undefined;
+  const where = { port: options.metricsPort, host: options.metricsHost };
+  try {
+    return await listenForMetrics(runtime.metrics, where, logger.child({ component: 'metrics' }));
+  } catch (error) {
+    logger.error(
+      { err: error, port: where.port, host: where.host },
+      'the metrics endpoint could not listen; set METRICS_PORT to a free port, or METRICS_PORT=off',
+    );
+    return undefined;
+  }
 }
 
 export async function startServer(settings: ServerSettings): Promise<RunningServer> {
@@ -123,7 +148,9 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     } else {
       await built.app.ready();
     }
-    return { app: built.app, built, ctx, database, url, close: closeAll };
+    const metricsUrl = await serveMetrics(runtime, options, quiet);
+    if (metricsUrl) closers.push(metricsUrl.close);
+    return { app: built.app, built, ctx, database, url, metricsUrl: metricsUrl?.url, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;

@@ -25,8 +25,11 @@ import {
 import { acceptAtOnce, acceptanceOf, acceptedLine, type AcceptItem } from './commands/accept.js';
 import { FlowConfig } from './commands/flow-config.js';
 import type { RetryPolicy } from './tables/schedule.js';
+import { countAccepted } from './flow-metrics.js';
+import { noMetrics, type MetricsPort } from '../protocol/metrics/port.js';
 
 export { deliveryEndLine, type DeliveryEnd } from './commands/claims.js';
+export { countDeliveryEnd } from './flow-metrics.js';
 export { isDatabaseAway } from '../storage/outage-log.js';
 export { retryPolicyOf } from './tables/schedule.js';
 
@@ -118,6 +121,7 @@ export class SourceCommands {
     private readonly access: FlowAccess,
     private readonly source: { type: string; name: string },
     private readonly line: AcceptedLine,
+    private readonly metrics: MetricsPort = noMetrics,
   ) {
     this.#flow = new FlowConnections(
       { url: access.database_url, applicationName: access.application_name },
@@ -150,6 +154,7 @@ export class SourceCommands {
     items.forEach((item, i) => {
       const line = acceptedLine(item, outcomes[i]);
       if (line) this.line(line.msg, line.fields);
+      countAccepted(this.metrics, item, outcomes[i]);
     });
     return outcomes.map(acceptanceOf);
   }

@@ -16,6 +16,7 @@ import {
   type As2Response,
 } from './as2-protocol.js';
 import { NotifyClaimRequest, NotifyResultRequest, type NotifyResponse } from './notify-protocol.js';
+import { MetricsBatch } from './metrics/batch.js';
 
 /** Text PostgreSQL can store: no NUL characters. */
 const text = (max: number) =>
@@ -178,6 +179,8 @@ export const ActorEvent = z.discriminatedUnion('type', [
     what: z.string().max(256),
     error: z.string().max(2048).optional(),
   }),
+  /** What the actor counted since its last batch (protocol/metrics/tally.ts), about once a second. */
+  z.object({ type: z.literal('metrics'), batch: MetricsBatch }),
 ]);
 export type ActorEvent = z.infer<typeof ActorEvent>;
 

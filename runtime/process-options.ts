@@ -27,6 +27,10 @@ export interface ProcessOptions {
   /** PUBLIC_URL was set (publicUrl is not the localhost fallback, which no partner can reach). */
   publicUrlGiven: boolean;
   production: boolean;
+  /** Port of the Prometheus endpoint (`GET /metrics`); null when METRICS_PORT=off. */
+  metricsPort: number | null;
+  /** Address the metrics endpoint binds to; loopback unless the operator opens it. */
+  metricsHost: string;
 }
 
 const defaults = {
@@ -34,7 +38,19 @@ const defaults = {
   httpHost: '0.0.0.0',
   dataDir: './data',
   embeddedPostgresPort: 54329,
+  /** The port OpenTelemetry's Prometheus exporter uses; Prometheus lists it as taken by exporters. */
+  metricsPort: 9464,
+  metricsHost: '127.0.0.1',
 } as const;
+
+function metricsPortOf(value: string | undefined): number | null {
+  if (value === undefined || value === '') return defaults.metricsPort;
+  if (value === 'off') return null;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`METRICS_PORT must be a port number from 0 to 65535 or "off", not "${value}"`);
+  return port;
+}
 
 export function readProcessOptions(env: NodeJS.ProcessEnv = process.env): ProcessOptions {
   const httpPort = env.HTTP_PORT ? Number(env.HTTP_PORT) : defaults.httpPort;
@@ -59,5 +75,7 @@ export function readProcessOptions(env: NodeJS.ProcessEnv = process.env): Proces
     publicUrl: (env.PUBLIC_URL || `http://localhost:${httpPort}`).replace(/\/+$/, ''),
     publicUrlGiven: Boolean(env.PUBLIC_URL),
     production: env.NODE_ENV === 'production',
+    metricsPort: metricsPortOf(env.METRICS_PORT),
+    metricsHost: env.METRICS_HOST || defaults.metricsHost,
   };
 }

@@ -11,7 +11,12 @@ import { OutageLog } from '../storage/outage-log.js';
 import { openPayloadStore } from '../storage/payloads/open-store.js';
 import { selectionOf } from '../storage/payloads/selection.js';
 import type { PayloadStore } from '../storage/payloads/store.js';
-import { identification } from './version.js';
+import { identification, serviceVersion } from './version.js';
+import { PierMetrics } from './metrics/registry.js';
+import { processGauges } from './metrics/process-gauges.js';
+import { clusterGauges } from './metrics/cluster-gauges.js';
+import { storeTiming } from '../protocol/metrics/store-timing.js';
+import { timedStore } from '../storage/payloads/timed-store.js';
 import { Notifications } from './alerts/notifications.js';
 import { storageReports } from './alerts/storage-alerts.js';
 import { As2Core } from './as2/as2-core.js';
@@ -76,6 +81,8 @@ export interface Runtime {
   history: HistoryFeed;
   /** User-Agent of requests this process sends (spec 2.11). */
   userAgent: string;
+  /** The process's Prometheus registry: what its threads counted, its gauges (GET /metrics). */
+  metrics: PierMetrics;
   close(): Promise<void>;
   /** Actor threads that did not end when terminated (after close: the process cannot end by itself). */
   unendedThreads(): number;
@@ -88,7 +95,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const outage = options.outage ?? new OutageLog(options.logger.child({ component: 'database' }));
   const presence = new NodePresence(options.databaseUrl, options.logger, outage);
   await presence.start();
-  const payloads = openPayloadStore(storage);
+  const metrics = new PierMetrics({ version: serviceVersion });
+  const payloads = timedStore(openPayloadStore(storage), storeTiming(metrics, storage.backend));
   // The dispatcher pokes the supervisor, which answers through the dispatcher.
   const pokes = { to: (_target: string) => {} };
   const dispatcher = new Dispatcher({
@@ -100,6 +108,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     onWork: (targets) => targets.forEach((t) => pokes.to(t)),
     ackDeadlines: receiptsOverdue,
     outage,
+    metrics,
   });
   const userAgent = identification(options.settings.identification_hide_version);
   const as2 = new As2Core(options.orm, options.secrets, options.now, options.receiptUrlBase ?? null);
@@ -108,6 +117,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     options.now,
     options.publicUrl ?? '',
     options.logger.child({ component: 'notifications' }),
+    metrics,
   );
   const core: ActorCore = {
     accept: (source, message) => dispatcher.accept(source, message),
@@ -137,7 +147,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       logger: options.logger.child({ component: 'storage' }),
       storage,
     }),
+    metrics,
   });
+  processGauges(metrics, supervisor, options.orm);
+  clusterGauges(metrics, options.orm, () => presence.exportsClusterMetrics());
   pokes.to = (target) => supervisor.poke(target);
   options.listener.on(workChannel, (payload) => {
     const notice = readWorkNotice(payload);
@@ -148,6 +161,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     options.listener,
     options.logger.child({ component: 'events' }),
     options.events,
+  );
+  metrics.gauge(
+    'pier_sse_subscribers',
+    "Clients following this process's message history stream (GET /api/v1/events)",
+    [],
+    (set) => set({}, history.subscriberCount),
   );
   try {
     await dispatcher.recover();
@@ -171,6 +190,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     history,
     notifications,
     userAgent,
+    metrics,
     close: async () => {
       await notifications.close();
       await supervisor.stopAll();

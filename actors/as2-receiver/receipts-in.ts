@@ -6,7 +6,7 @@
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
-import { judgeReceipt, type Verdict } from '../as2-shared/judge-receipt.js';
+import { countReceipt, judgeReceipt, type Verdict } from '../as2-shared/judge-receipt.js';
 import { entityBytes, headerValue } from '../as2-shared/headers.js';
 import { parseMdn } from '../as2/index.js';
 import type { Answer, Incoming } from './receive.js';
@@ -48,6 +48,7 @@ export async function receiveReceipt(
     sent.verification,
     sent.info,
   );
+  countReceipt(core.metrics, verdict);
   if (sent.awaiting_delivery_id === null) {
     // Kept as evidence when the message has none (its delivery timed out); a second copy of a
     // receipt already stored does not replace it.

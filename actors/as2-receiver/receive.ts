@@ -16,6 +16,7 @@ import { headerSection, headerValue, as2Name, splitEntity } from '../as2-shared/
 import type { InboundContexts } from './contexts.js';
 import { largeFromBytes, type MessageOpener } from './open-pool.js';
 import type { Receipt } from './receipt.js';
+import { countReceived } from './count-received.js';
 
 export interface Incoming {
   headers: IncomingHttpHeaders;
@@ -145,6 +146,12 @@ export async function receiveMessage(
       },
       stages,
     },
+  });
+  countReceived(deps.core.metrics, {
+    partner: context.found ? context.partner : undefined,
+    outcome,
+    duplicate: acceptance.duplicate,
+    receipt: receipt ? (asyncAddress ? 'async' : 'sync') : null,
   });
   if (acceptance.duplicate) {
     // Found out in the acceptance's transaction (no lookup before every message); what was

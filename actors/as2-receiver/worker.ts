@@ -1,6 +1,6 @@
 /** The AS2 receiver actor: an HTTP or HTTPS server on its own port (see server.ts). */
 import { InitError, runActor } from '../../protocol/worker-host/host.js';
-import { openPayloadStore } from '../../storage/payloads/open-store.js';
+import { openActorStore } from '../shared/payload-store.js';
 import { acceptancePort, withAcceptance } from '../shared/acceptance-port.js';
 import { parseSettings } from '../shared/settings.js';
 import { as2ReceiverType, type As2ReceiverSettings } from './config.js';
@@ -14,7 +14,7 @@ runActor(async (start, core) => {
   const server = new As2ReceiverServer(
     settings,
     withAcceptance(core, acceptances),
-    openPayloadStore(start.storage),
+    openActorStore(start, core),
     start.user_agent,
     tls,
   );

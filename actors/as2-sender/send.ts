@@ -19,7 +19,7 @@ import { streamFromBytes } from '../as2/stream/pack-streamed.js';
 import { fileRange, type FileRange } from '../as2/stream/source.js';
 import { TempFiles } from '../as2/stream/temp-files.js';
 import { entityBytes, messageIdFor } from '../as2-shared/headers.js';
-import { judgeReceipt } from '../as2-shared/judge-receipt.js';
+import { countReceipt, judgeReceipt } from '../as2-shared/judge-receipt.js';
 import { retryableStatus } from '../http-poster/post.js';
 import {
   buildRequest,
@@ -172,6 +172,7 @@ export class As2Sender {
         as2_record: record(info),
       };
     const verdict = judgeReceipt(response.body, response.headers, context.verification, info);
+    countReceipt(this.core.metrics, verdict);
     const kept = await this.#keepReceipt(m.id, response);
     const judged = record(
       { ...info, mdn: verdict.info },

@@ -1,6 +1,6 @@
 /** The AS2 sender actor: sends each claimed delivery to the partner (see send.ts). */
 import { runActor } from '../../protocol/worker-host/host.js';
-import { openPayloadStore } from '../../storage/payloads/open-store.js';
+import { openActorStore } from '../shared/payload-store.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { deliveryPort } from '../shared/delivery-port.js';
 import { parseSettings } from '../shared/settings.js';
@@ -13,7 +13,7 @@ const checkTimeoutCapSeconds = 30;
 
 runActor(async (start, core) => {
   const settings = parseSettings<As2SenderSettings>(as2SenderType, start.settings);
-  const sender = new As2Sender(settings, openPayloadStore(start.storage), core, start.user_agent);
+  const sender = new As2Sender(settings, openActorStore(start, core), core, start.user_agent);
   const port = deliveryPort(start, core);
   const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) => sender.deliver(d));
   return {

@@ -20,12 +20,21 @@ import {
   type ParsedMdn,
 } from '../as2/index.js';
 import { certificateOf } from './material.js';
+import type { MetricsPort } from '../../protocol/metrics/port.js';
 
 export interface Verdict {
   ok: boolean;
   /** History text: why delivered or not. */
   text: string;
   info: Record<string, unknown>;
+}
+
+/** A receipt received, for the process's metrics: processed, or refused (by the partner or by us). */
+export function countReceipt(metrics: MetricsPort, verdict: Verdict): void {
+  metrics.count('pier_as2_mdns_total', {
+    direction: 'received',
+    outcome: verdict.ok ? 'processed' : 'refused',
+  });
 }
 
 /** How much of the partner's explanation goes into the history line. */

@@ -5,6 +5,7 @@ import path from 'node:path';
 import t from 'tap';
 import type { Acceptance, OfferedMessage } from '../../protocol/core-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
+import { noMetrics } from '../../protocol/metrics/port.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import { inlineMaxBytes } from '../../storage/payloads/inline.js';
 import type { FilePollerSettings } from './config.js';
@@ -38,6 +39,7 @@ class RecordingCore implements CoreClient {
   log(): void {}
   storage(): void {}
   database(): void {}
+  metrics = noMetrics;
 }
 
 let n = 0;

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { makeDirectory } from '../shared/make-directory.js';
 import { InitError, runActor } from '../../protocol/worker-host/host.js';
-import { openPayloadStore } from '../../storage/payloads/open-store.js';
+import { openActorStore } from '../shared/payload-store.js';
 import { acceptancePort, withAcceptance } from '../shared/acceptance-port.js';
 import { parseSettings } from '../shared/settings.js';
 import { filePollerType, type FilePollerSettings } from './config.js';
@@ -28,7 +28,7 @@ runActor(async (start, core) => {
     throw new InitError('DIRECTORY_UNUSABLE', `the directories cannot be used: ${(error as Error).message}`);
   }
   const acceptances = acceptancePort(start, core);
-  const poller = new FilePoller(settings, openPayloadStore(start.storage), withAcceptance(core, acceptances));
+  const poller = new FilePoller(settings, openActorStore(start, core), withAcceptance(core, acceptances));
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let scanning: Promise<unknown> = Promise.resolve();

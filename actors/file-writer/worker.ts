@@ -1,7 +1,7 @@
 /** The file writer actor: delivers each claimed delivery as a file (see write.ts). */
 import { access, constants } from 'node:fs/promises';
 import { makeDirectory } from '../shared/make-directory.js';
-import { openPayloadStore } from '../../storage/payloads/open-store.js';
+import { openActorStore } from '../shared/payload-store.js';
 import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { deliveryPort } from '../shared/delivery-port.js';
@@ -24,7 +24,7 @@ runActor(async (start, core) => {
   // A crash (kill -9) between writing and cleaning up leaves temporaries; they go now.
   const removed = await removeStaleTemporaries(settings.directory).catch(() => 0);
   if (removed > 0) core.log('info', 'removed temporary files a crash left', { removed });
-  const store = openPayloadStore(start.storage);
+  const store = openActorStore(start, core);
   const writer = new FileWriter(settings, store);
   const port = deliveryPort(start, core);
   const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) => writer.deliver(d));

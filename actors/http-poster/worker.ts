@@ -1,6 +1,6 @@
 /** The HTTP poster actor: posts each claimed delivery to its URL (see post.ts). */
 import { runActor } from '../../protocol/worker-host/host.js';
-import { openPayloadStore } from '../../storage/payloads/open-store.js';
+import { openActorStore } from '../shared/payload-store.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { deliveryPort } from '../shared/delivery-port.js';
 import { parseSettings } from '../shared/settings.js';
@@ -12,7 +12,7 @@ runActor(async (start, core) => {
   const poster = new HttpPoster(
     settings,
     start.secrets as PosterSecrets,
-    openPayloadStore(start.storage),
+    openActorStore(start, core),
     start.user_agent,
   );
   const port = deliveryPort(start, core);

@@ -24,8 +24,11 @@ export interface AcceptancePort {
 
 export function acceptancePort(start: ActorStartData, core: CoreClient): AcceptancePort {
   if (!start.flow) return { accept: core.accept, close: async () => {} };
-  const commands = new SourceCommands(start.flow, { type: start.type, name: start.name }, (msg, fields) =>
-    core.log('info', msg, fields),
+  const commands = new SourceCommands(
+    start.flow,
+    { type: start.type, name: start.name },
+    (msg, fields) => core.log('info', msg, fields),
+    core.metrics,
   );
   const accepts = new Batcher<OfferedMessage, Acceptance>((messages) => commands.accept(messages), {
     weigh: inlineChars,

@@ -4,7 +4,12 @@
  * server), else through the core over its channel (a supervisor tested without a database).
  * Results reported in one synchronous run are recorded together, as the channel client does.
  */
-import { TargetCommands, deliveryEndLine, retryPolicyOf } from '../../flow/actor-commands.js';
+import {
+  TargetCommands,
+  countDeliveryEnd,
+  deliveryEndLine,
+  retryPolicyOf,
+} from '../../flow/actor-commands.js';
 import { Batcher } from '../../protocol/batcher.js';
 import {
   inlineChars,
@@ -30,6 +35,18 @@ export type DeliveryPort = Pick<CoreClient, 'result' | 'log' | 'database'> & {
   close(): Promise<void>;
 };
 
+/** Counts one attempt for the process's metrics: its outcome, and whether it was a retry. */
+function countAttempt(
+  core: CoreClient,
+  target: string,
+  delivery: ClaimedDelivery,
+  outcome: DeliveryOutcome,
+): void {
+  const result = outcome.ok ? 'ok' : outcome.retryable ? 'retryable_failure' : 'permanent_failure';
+  core.metrics.count('pier_delivery_attempts_total', { target, outcome: result });
+  if (delivery.attempt > 1) core.metrics.count('pier_delivery_retries_total', { target });
+}
+
 export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryPort {
   if (!start.flow)
     return {
@@ -38,7 +55,10 @@ export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryP
         const deliveries = await core.claim(limit);
         return { deliveries, more: deliveries.length >= limit };
       },
-      result: core.result,
+      result: (delivery, outcome) => {
+        countAttempt(core, start.name, delivery, outcome);
+        return core.result(delivery, outcome);
+      },
       log: core.log,
       database: core.database,
       close: async () => {},
@@ -50,6 +70,7 @@ export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryP
       for (const end of ended) {
         const line = deliveryEndLine(end);
         core.log('info', line.msg, line.fields);
+        countDeliveryEnd(core.metrics, end);
       }
       return applied;
     },
@@ -57,8 +78,10 @@ export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryP
   );
   return {
     claim: (limit) => commands.claim(limit),
-    result: (delivery: ClaimedDelivery, outcome: DeliveryOutcome) =>
-      results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome }),
+    result: (delivery: ClaimedDelivery, outcome: DeliveryOutcome) => {
+      countAttempt(core, start.name, delivery, outcome);
+      return results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome });
+    },
     log: core.log,
     database: core.database,
     releaseLost: async (inHand) => {

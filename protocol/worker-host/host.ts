@@ -30,6 +30,11 @@ import {
   type HostAnswerTo,
 } from '../host-protocol.js';
 import { ActorStartData } from './start-data.js';
+import { MetricTally } from '../metrics/tally.js';
+import type { MetricsPort } from '../metrics/port.js';
+
+/** How often an actor sends what it counted to the main thread's registry. */
+export const metricsIntervalMs = 1000;
 
 export interface CoreClient {
   accept(message: OfferedMessage): Promise<Acceptance>;
@@ -45,6 +50,8 @@ export interface CoreClient {
   storage(ok: boolean, problem?: string): void;
   /** Tells the core the database did not answer one of the actor's statements, or answers again. */
   database(ok: boolean, what: string, error?: string): void;
+  /** Counts for the process's metrics; sent to the main thread in batches. */
+  metrics: MetricsPort;
   /** The AS2 actors' and notifiers' questions; each answer is checked against its question's schema. */
   ask<R extends As2Request | NotifyRequest>(request: R): Promise<AnswerTo<R>>;
 }
@@ -75,9 +82,21 @@ class Channel {
   readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   #nextId = 1;
   actor: Actor | undefined;
+  /** Set once `ready` went out: the supervisor takes no event before it. */
+  ready = false;
+  readonly metrics = new MetricTally(() => this.sendMetrics());
 
   constructor(private readonly port: MessagePort) {
     port.on('message', (raw: unknown) => this.#receive(raw));
+    // Unref'd: the counts never keep a thread alive; a stop sends the last of them.
+    setInterval(() => this.sendMetrics(), metricsIntervalMs).unref();
+  }
+
+  /** Sends what was counted since the last batch, if anything. */
+  sendMetrics(): void {
+    if (!this.ready) return;
+    const batch = this.metrics.take();
+    if (batch) this.post({ kind: 'event', body: { type: 'metrics', batch } });
   }
 
   post(message: Envelope): void {
@@ -97,6 +116,7 @@ class Channel {
     switch (request.type) {
       case 'stop':
         await this.actor?.stop();
+        this.sendMetrics();
         return { type: 'stopped' };
       case 'check_connection': {
         if (!this.actor?.checkConnection)
@@ -169,6 +189,7 @@ function coreClient(channel: Channel): CoreClient {
     storage: (ok, problem) => channel.post({ kind: 'event', body: { type: 'storage', ok, problem } }),
     database: (ok, what, error) =>
       channel.post({ kind: 'event', body: { type: 'database', ok, what, ...(error ? { error } : {}) } }),
+    metrics: channel.metrics,
     ask: async <R extends As2Request | NotifyRequest>(request: R) => {
       const answer = await channel.request(request);
       // Each table of questions checks the answers to its own.
@@ -198,6 +219,7 @@ export function runActor(init: ActorInit): void {
     (actor) => {
       channel.actor = actor;
       channel.post({ kind: 'ready' });
+      channel.ready = true;
     },
     (error: unknown) => {
       // A child that failed to initialise cannot recover; exit so the thread does not linger.

@@ -3,6 +3,7 @@
  * one notification per alert code (a group carries the alerts held for its window), with a
  * lease so that one process sends each; records how sending went.
  */
+import { noMetrics, type MetricsPort } from '../../protocol/metrics/port.js';
 import type {
   NotificationJob,
   NotificationOutcome,
@@ -75,6 +76,7 @@ export class Notifications {
     private readonly now: () => Date,
     private readonly publicUrl: string,
     private readonly logger?: Logger,
+    private readonly metrics: MetricsPort = noMetrics,
   ) {
     this.#db = direct(orm);
   }
@@ -106,6 +108,10 @@ export class Notifications {
       return { type: 'notify_claimed', jobs, next_due_ms: await this.nextDue(instance.name) };
     }
     await this.record(request);
+    this.metrics.count('pier_notifications_total', {
+      notifier: instance.name,
+      outcome: request.ok ? 'delivered' : 'failed',
+    });
     return { type: 'notify_done' };
   }
 

@@ -17,6 +17,8 @@ export class NodePresence {
   #client: pg.Client | undefined;
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
+  /** Whether this process holds the cluster's metrics lock (it exports the cluster-wide gauges). */
+  #exporter = false;
 
   constructor(
     private readonly url: string,
@@ -46,9 +48,26 @@ export class NodePresence {
     this.#client = client;
   }
 
+  /**
+   * Whether this process exports the cluster-wide gauges: the one that holds a second session
+   * lock on the presence connection (key 0, which no node number takes). Tried again at each
+   * scrape, so when the holder dies another process takes over at its next scrape.
+   */
+  async exportsClusterMetrics(): Promise<boolean> {
+    if (this.#exporter || !this.#client) return this.#exporter;
+    const [row] = (
+      await this.#client.query<{ locked: boolean }>('select pg_try_advisory_lock($1, 0) as locked', [
+        nodeLockClass,
+      ])
+    ).rows;
+    this.#exporter = row?.locked === true;
+    return this.#exporter;
+  }
+
   #reconnectLater(): void {
     const old = this.#client;
     this.#client = undefined;
+    this.#exporter = false; // the lock went with the connection
     void old?.end().catch(() => {});
     if (this.#closed || this.#retry) return;
     this.#retry = setTimeout(() => {

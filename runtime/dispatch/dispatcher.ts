@@ -37,6 +37,7 @@ import { redeliver, redispatch } from '../../flow/commands/redo.js';
 import { retryPolicyOf } from '../../flow/tables/schedule.js';
 import { orphanedClaims, retriesDue, stallSchedule, undispatched } from '../../flow/commands/sweeps.js';
 import { direct, inTx } from '../../flow/tx.js';
+import { noMetrics, type MetricsPort } from '../../protocol/metrics/port.js';
 
 export interface DispatcherOptions {
   orm: Orm;
@@ -52,6 +53,8 @@ export interface DispatcherOptions {
   outage?: OutageLog;
   /** The acknowledgement deadlines a protocol sets (AS2 receipt timeouts), watched on the recovery ticks. */
   ackDeadlines?: AckDeadlines;
+  /** The process's metrics: acceptances and ended deliveries recorded here are counted. */
+  metrics?: MetricsPort;
 }
 
 /** Milliseconds between two runs of the retry and stall sweeps. */
@@ -71,12 +74,14 @@ export class Dispatcher implements ActorCore {
   readonly #config = new FlowConfig();
   /** Statements that failed while the database was away: logged once per outage. */
   readonly #outage: OutageLog;
+  readonly #metrics: MetricsPort;
   #timer: NodeJS.Timeout | undefined;
   #ticks = 0;
   #ticking: Promise<void> | undefined;
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
+    this.#metrics = options.metrics ?? noMetrics;
     this.#outage = options.outage ?? new OutageLog(options.logger);
     const flow = (this.#flow = new FlowConnections(options.orm));
     // A message is dispatched in the statement that accepts it: a message sent by hand (or
@@ -88,7 +93,7 @@ export class Dispatcher implements ActorCore {
         const accepted = await acceptAtOnce(flow, this.#o.now(), this.#o.node, items, this.#config);
         this.#work(accepted.targets);
         const { outcomes } = accepted;
-        items.forEach((item, i) => logAccepted(this.#o.logger, item, outcomes[i]));
+        items.forEach((item, i) => logAccepted(this.#o.logger, this.#metrics, item, outcomes[i]));
         return outcomes;
       },
       { weigh: (item) => inlineChars(item.message), maxWeight: maxInlineCharsPerBatch },
@@ -100,7 +105,7 @@ export class Dispatcher implements ActorCore {
         try {
           const applied = await recordResults(flow, at, items, ended);
           this.#outage.answered();
-          for (const end of ended) logDeliveryEnd(this.#o.logger, end);
+          for (const end of ended) logDeliveryEnd(this.#o.logger, this.#metrics, end);
           return applied;
         } catch (error) {
           // The actor keeps the results and reports them again (actors/shared/result-reporter.ts).
@@ -243,7 +248,7 @@ export class Dispatcher implements ActorCore {
       inTx(orm, (tx) => stallSchedule(tx, now(), this.#o.maxDispatches)),
     );
     announced.push(...(stall?.announced ?? []));
-    for (const end of stall?.ended ?? []) logDeliveryEnd(this.#o.logger, end);
+    for (const end of stall?.ended ?? []) logDeliveryEnd(this.#o.logger, this.#metrics, end);
     if (recovery) {
       announced.push(
         ...((await run('dead claims', () => inTx(orm, (tx) => orphanedClaims(tx, now(), node)))) ?? []),

@@ -6,13 +6,23 @@
 import type { Logger } from 'pino';
 import { acceptedLine, type AcceptItem, type AcceptOutcome } from '../../flow/commands/accept.js';
 import { deliveryEndLine, type DeliveryEnd } from '../../flow/commands/claims.js';
+import { countAccepted, countDeliveryEnd } from '../../flow/flow-metrics.js';
+import type { MetricsPort } from '../../protocol/metrics/port.js';
 
-export function logAccepted(logger: Logger, item: AcceptItem, outcome: AcceptOutcome | undefined): void {
+/** The line and the counts (flow/flow-metrics.ts) for a message the main thread accepted. */
+export function logAccepted(
+  logger: Logger,
+  metrics: MetricsPort,
+  item: AcceptItem,
+  outcome: AcceptOutcome | undefined,
+): void {
   const line = acceptedLine(item, outcome);
   if (line) logger.info(line.fields, line.msg);
+  countAccepted(metrics, item, outcome);
 }
 
-export function logDeliveryEnd(logger: Logger, end: DeliveryEnd): void {
+export function logDeliveryEnd(logger: Logger, metrics: MetricsPort, end: DeliveryEnd): void {
   const line = deliveryEndLine(end);
   logger.info(line.fields, line.msg);
+  countDeliveryEnd(metrics, end);
 }

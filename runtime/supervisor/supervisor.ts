@@ -11,6 +11,7 @@
  * Work on instances takes turns per instance (turns.ts), and every step is bounded by the
  * child spec's deadlines: one instance's start, stop or question holds up nothing else.
  */
+import type { MetricsBatch } from '../../protocol/metrics/batch.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { pluginTypeDefinitions, type PluginRole, type PluginType } from '../../actors/index.js';
@@ -23,7 +24,7 @@ import { ChannelError, channelErrors } from '../../protocol/envelope.js';
 import { parseHostAnswer, type HostAnswerTo, type HostRequest } from '../../protocol/host-protocol.js';
 import { actionsIn } from '../lifecycle/states.js';
 import { ActorEvent, CoreRequest, type CoreResponse } from '../../protocol/core-protocol.js';
-import type { Action } from '../lifecycle/states.js';
+import type { Action, ServiceStatus } from '../lifecycle/states.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
 import { startOrder, type ChildSpec } from './child-spec.js';
@@ -73,6 +74,8 @@ export interface SupervisorDeps {
   outage?: OutageLog;
   /** An instance (`type:name`) found the payload store failing, or working again. */
   onStorage?: (instance: string, ok: boolean, problem?: string) => Promise<void>;
+  /** The process's registry, which adds what each actor thread counted. */
+  metrics?: { apply(batch: MetricsBatch): void };
 }
 
 /** An instance as /services shows it: this process's view, what is wanted, and every process's state. */
@@ -347,6 +350,11 @@ export class Supervisor {
           processes: states.get(i.key) ?? [],
         };
       });
+  }
+
+  /** Every instance this process knows and its status here, without reading the database (metrics). */
+  states(): { type: PluginType; name: string; status: ServiceStatus }[] {
+    return [...this.#instances.values()].map((i) => ({ type: i.type, name: i.name, status: i.status }));
   }
 
   /** The instance's status in this process, if it has one. */
@@ -678,6 +686,9 @@ export class Supervisor {
         if (event.data.ok) this.#deps.outage?.answered();
         else
           this.#deps.outage?.failed(`${instance.key}: ${event.data.what}`, new Error(event.data.error ?? ''));
+        return;
+      case 'metrics':
+        this.#deps.metrics?.apply(event.data.batch);
         return;
       default: {
         const never: never = event.data;

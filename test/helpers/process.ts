@@ -32,6 +32,7 @@ export async function spawnPier(
       PIER_DATA_DIR: options.dataDir,
       PIER_SECRET_KEY: 'cluster-test-key',
       HTTP_PORT: '0',
+      METRICS_PORT: 'off',
       HTTP_HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       ...options.env,

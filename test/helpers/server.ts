@@ -84,6 +84,8 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
       HTTP_HOST: '127.0.0.1',
       // One key for every test process, as a cluster shares one key (the key file is tested on its own).
       PIER_SECRET_KEY: 'pier-test-secret-key',
+      // Tests that scrape turn it on (METRICS_PORT=0); others would contend for one port.
+      METRICS_PORT: 'off',
       ...settings.env,
     }),
   };

@@ -1,0 +1,43 @@
+/**
+ * An actor thread's counts since its last batch, as they cross to the main thread (an
+ * `ActorEvent` of type `metrics`, protocol/core-protocol.ts). The main thread checks every
+ * batch against the catalog: a name it does not know, a label it does not take or a missing
+ * one refuses the batch, so a thread can never mint a series the catalog does not declare.
+ */
+import { z } from 'zod';
+import { metricCatalog, metricNames, type MetricName } from './catalog.js';
+
+/** Longest label value taken; names of records are at most 255 characters. */
+const labelValue = z.string().max(256);
+const labels = z.record(z.string(), labelValue);
+
+/** Most series or observations in one batch; a tally sends before it holds more (tally.ts). */
+export const maxBatchEntries = 10_000;
+
+export const MetricsBatch = z
+  .object({
+    counters: z
+      .array(z.object({ name: z.enum(metricNames), labels, by: z.number().finite().nonnegative() }))
+      .max(maxBatchEntries),
+    observations: z
+      .array(
+        z.object({
+          name: z.enum(metricNames),
+          labels,
+          values: z.array(z.number().finite()).min(1).max(maxBatchEntries),
+        }),
+      )
+      .max(maxBatchEntries),
+  })
+  .superRefine((batch, ctx) => {
+    const check = (kind: 'counter' | 'histogram', name: MetricName, given: Record<string, string>) => {
+      const entry = metricCatalog[name];
+      if (entry.kind !== kind) ctx.addIssue({ code: 'custom', message: `${name} is not a ${kind}` });
+      const wanted = [...entry.labels].sort().join(',');
+      if (Object.keys(given).sort().join(',') !== wanted)
+        ctx.addIssue({ code: 'custom', message: `${name} takes the labels ${wanted}` });
+    };
+    for (const c of batch.counters) check('counter', c.name, c.labels);
+    for (const o of batch.observations) check('histogram', o.name, o.labels);
+  });
+export type MetricsBatch = z.infer<typeof MetricsBatch>;
