@@ -26,9 +26,10 @@ export interface ReceivedCount {
 
 export function countReceived(metrics: MetricsPort, received: ReceivedCount): void {
   const partner = received.partner ?? 'unknown';
-  const disposition = received.duplicate ? 'duplicate' : received.outcome;
+  // Lower case, as PromQL matchers are written: `processed/error: decryption-failed`.
+  const disposition = received.duplicate ? 'duplicate' : received.outcome.toLowerCase();
   metrics.count('pier_as2_received_total', { partner, disposition });
-  const modifier = /error:\s*(.+)$/.exec(received.outcome)?.[1]?.trim() as ErrorModifier | undefined;
+  const modifier = /error:\s*(.+)$/i.exec(received.outcome)?.[1]?.trim() as ErrorModifier | undefined;
   const check = modifier && securityChecks[modifier];
   if (check && !received.duplicate) metrics.count('pier_as2_security_failures_total', { partner, check });
   if (received.receipt)
