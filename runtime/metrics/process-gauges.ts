@@ -19,11 +19,11 @@ export function processGauges(metrics: PierMetrics, supervisor: Supervisor, orm:
   metrics.gauge(
     'pier_instance_state',
     'Plugin instances of this process: 1 for the state each is in, 0 for the others',
-    ['type', 'instance', 'state'],
+    ['type', 'name', 'state'],
     (set) => {
       for (const i of supervisor.states())
         for (const state of serviceStatuses)
-          set({ type: i.type, instance: i.name, state }, i.status === state ? 1 : 0);
+          set({ type: i.type, name: i.name, state }, i.status === state ? 1 : 0);
     },
   );
   const pool = () =>

@@ -92,6 +92,6 @@ t.test('an exchange and three refusals, counted by partner and disposition', asy
   t.equal(valueOf(m, 'pier_messages_accepted_total', { source: 'in', outcome: 'accepted' }), 1);
   t.equal(valueOf(m, 'pier_messages_accepted_total', { source: 'in', outcome: 'refused' }), 3);
   t.equal(valueOf(m, 'pier_delivery_attempts_total', { target: 'out', outcome: 'ok' }), 1);
-  t.equal(valueOf(m, 'pier_instance_state', { type: 'as2-receiver', instance: 'in', state: 'running' }), 1);
-  t.equal(valueOf(m, 'pier_instance_state', { type: 'as2-sender', instance: 'out', state: 'running' }), 1);
+  t.equal(valueOf(m, 'pier_instance_state', { type: 'as2-receiver', name: 'in', state: 'running' }), 1);
+  t.equal(valueOf(m, 'pier_instance_state', { type: 'as2-sender', name: 'out', state: 'running' }), 1);
 });

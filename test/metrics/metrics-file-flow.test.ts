@@ -1,5 +1,5 @@
 // Covers GET /metrics after a real file flow (file-poller → route → file-writer): messages accepted and refused by source, deliveries and attempts by target with their latency, payload store calls, instance states, the cluster gauges, Node's own metrics, and the endpoint's own answers (loopback only, 404, 405, not on the API port).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { must, parties, tempDir, waitForMessages } from '../helpers/flow.js';
@@ -80,9 +80,9 @@ t.test('three files delivered and one refused are counted, by source and by targ
   for (const s of calls) t.match(s.labels, { backend: 'local', outcome: 'ok' });
 
   // Gauges read at the scrape.
-  t.equal(valueOf(m, 'pier_instance_state', { type: 'file-poller', instance: 'in', state: 'running' }), 1);
-  t.equal(valueOf(m, 'pier_instance_state', { type: 'file-poller', instance: 'in', state: 'error' }), 0);
-  t.equal(valueOf(m, 'pier_instance_state', { type: 'file-writer', instance: 'out', state: 'running' }), 1);
+  t.equal(valueOf(m, 'pier_instance_state', { type: 'file-poller', name: 'in', state: 'running' }), 1);
+  t.equal(valueOf(m, 'pier_instance_state', { type: 'file-poller', name: 'in', state: 'error' }), 0);
+  t.equal(valueOf(m, 'pier_instance_state', { type: 'file-writer', name: 'out', state: 'running' }), 1);
   t.equal(valueOf(m, 'pier_cluster_metrics_exporter'), 1, 'the only process exports the cluster gauges');
   t.equal(valueOf(m, 'pier_messages_in_flight'), 0);
   t.same(m.get('pier_deliveries_pending')?.samples, [], 'nothing pending');
@@ -107,6 +107,23 @@ t.test("the process's own metrics and its version", async (t) => {
     'process_resident_memory_bytes',
   ])
     t.ok(m.has(name), name);
+});
+
+t.test('the Grafana dashboard and the alerting rules use only names pier exports', async (t) => {
+  const m = await scrape(server);
+  const root = path.join(import.meta.dirname, '..', '..', 'deploy');
+  const texts = await Promise.all([
+    readFile(path.join(root, 'grafana', 'pier-dashboard.json'), 'utf8'),
+    readFile(path.join(root, 'prometheus', 'pier-alerts.yml'), 'utf8'),
+  ]);
+  const used = new Set(texts.flatMap((text) => text.match(/\b(?:pier|nodejs|process)_[a-z0-9_]+/g) ?? []));
+  t.ok(used.size > 15, `${used.size} names used`);
+  const exported = (name: string) =>
+    m.has(name) || m.has(name.replace(/_(bucket|sum|count)$/, '')) || name.startsWith('pier_check');
+  for (const name of used) t.ok(exported(name), `${name} is exported`);
+  for (const family of m.values())
+    for (const s of family.samples)
+      t.notOk('instance' in s.labels || 'job' in s.labels, `${s.name}: no label Prometheus sets itself`);
 });
 
 t.test('a metrics port that is taken does not stop pier', async (t) => {
