@@ -149,7 +149,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     }),
     metrics,
   });
-  processGauges(metrics, supervisor, options.orm);
+  processGauges(metrics, supervisor, options.orm, () => dispatcher.flowPool);
   clusterGauges(metrics, options.orm, () => presence.exportsClusterMetrics());
   pokes.to = (target) => supervisor.poke(target);
   options.listener.on(workChannel, (payload) => {

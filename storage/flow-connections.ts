@@ -99,6 +99,11 @@ export class FlowConnections implements Pool {
     this.#max = max;
   }
 
+  /** Connections handed out and not given back, idle ones, and callers waiting for one (metrics). */
+  get usage(): { inUse: number; idle: number; waiting: number } {
+    return { inUse: this.#open - this.#idle.length, idle: this.#idle.length, waiting: this.#waiting.length };
+  }
+
   async acquireConnection(): Promise<PgConnection> {
     if (this.#closed) throw new Error('The flow connections are closed');
     const idle = this.#idle.pop();

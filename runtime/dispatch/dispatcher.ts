@@ -79,6 +79,11 @@ export class Dispatcher implements ActorCore {
   #ticks = 0;
   #ticking: Promise<void> | undefined;
 
+  /** The main thread's flow connections in use, idle and waited for (metrics). */
+  get flowPool(): FlowConnections['usage'] {
+    return this.#flow.usage;
+  }
+
   constructor(options: DispatcherOptions) {
     this.#o = options;
     this.#metrics = options.metrics ?? noMetrics;

@@ -1,6 +1,6 @@
 /**
  * Gauges of this process, read when Prometheus scrapes: the state of each plugin instance it
- * runs, and its ORM connection pool. Every process exports its own; summed over the cluster
+ * runs, and the main thread's connection pools. Every process exports its own; summed over the cluster
  * they count instances and connections, as they should.
  */
 import type { Orm } from '../../storage/db.js';
@@ -15,7 +15,12 @@ interface TarnPool {
   numPendingAcquires(): number;
 }
 
-export function processGauges(metrics: PierMetrics, supervisor: Supervisor, orm: Orm): void {
+export function processGauges(
+  metrics: PierMetrics,
+  supervisor: Supervisor,
+  orm: Orm,
+  flowPool: () => { inUse: number; idle: number; waiting: number },
+): void {
   metrics.gauge(
     'pier_instance_state',
     'Plugin instances of this process: 1 for the state each is in, 0 for the others',
@@ -30,14 +35,20 @@ export function processGauges(metrics: PierMetrics, supervisor: Supervisor, orm:
     (orm.em.getConnection().getKnex() as unknown as { client: { pool?: TarnPool } }).client.pool;
   metrics.gauge(
     'pier_db_pool_connections',
-    "This process's ORM pool of PostgreSQL connections: in use, idle, and requests waiting for one",
-    ['state'],
+    "This process's PostgreSQL connections of the main thread: the ORM's pool (pool=orm) and the " +
+      "flow's (pool=flow), in use, idle, and requests waiting for one",
+    ['pool', 'state'],
     (set) => {
       const p = pool();
-      if (!p) return;
-      set({ state: 'in_use' }, p.numUsed());
-      set({ state: 'idle' }, p.numFree());
-      set({ state: 'waiting' }, p.numPendingAcquires());
+      if (p) {
+        set({ pool: 'orm', state: 'in_use' }, p.numUsed());
+        set({ pool: 'orm', state: 'idle' }, p.numFree());
+        set({ pool: 'orm', state: 'waiting' }, p.numPendingAcquires());
+      }
+      const flow = flowPool();
+      set({ pool: 'flow', state: 'in_use' }, flow.inUse);
+      set({ pool: 'flow', state: 'idle' }, flow.idle);
+      set({ pool: 'flow', state: 'waiting' }, flow.waiting);
     },
   );
 }

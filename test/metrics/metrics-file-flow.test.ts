@@ -89,8 +89,15 @@ t.test('three files delivered and one refused are counted, by source and by targ
   t.ok(m.has('pier_alerts_raised'), 'alerts raised, by code');
   t.equal(valueOf(m, 'pier_alerts_open', { code: 'storage_failed' }), 0);
   t.equal(valueOf(m, 'pier_sse_subscribers'), 0);
-  t.ok(valueOf(m, 'pier_db_pool_connections', { state: 'in_use' }) >= 0);
-  t.ok(m.get('pier_db_pool_connections')!.samples.length === 3, 'in use, idle and waiting');
+  t.same(
+    m
+      .get('pier_db_pool_connections')!
+      .samples.map((s) => `${s.labels.pool} ${s.labels.state}`)
+      .sort(),
+    ['flow idle', 'flow in_use', 'flow waiting', 'orm idle', 'orm in_use', 'orm waiting'],
+  );
+  t.equal(valueOf(m, 'pier_db_pool_connections', { pool: 'flow', state: 'waiting' }), 0);
+  t.ok(valueOf(m, 'pier_db_pool_connections', { pool: 'flow', state: 'idle' }) >= 1, 'the flow used one');
 });
 
 t.test("the process's own metrics and its version", async (t) => {
