@@ -50,8 +50,9 @@ export class MetricTally implements MetricsPort {
   }
 
   #grew(): void {
-    // One short of the limit: the batch never holds more entries or values than it may.
-    if (++this.#held === maxBatchEntries - 1) this.onFull();
+    // One short of the limit, and again at every count until it is taken: the batch never holds
+    // more entries or values than it may (a thread not yet ready cannot send it).
+    if (++this.#held >= maxBatchEntries - 1) this.onFull();
   }
 
   /** What was counted since the last call, or null when nothing was; the tally starts again. */

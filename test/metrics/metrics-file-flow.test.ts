@@ -2,7 +2,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { must, parties, tempDir, waitForMessages } from '../helpers/flow.js';
+import { must, parties, tempDir, upload, waitForMessage, waitForMessages } from '../helpers/flow.js';
 import { valueOf } from '../helpers/prometheus-text.js';
 import { scrape, scrapeUntil } from '../helpers/scrape.js';
 import { startTestServer } from '../helpers/server.js';
@@ -97,7 +97,26 @@ t.test('three files delivered and one refused are counted, by source and by targ
     ['flow idle', 'flow in_use', 'flow waiting', 'orm idle', 'orm in_use', 'orm waiting'],
   );
   t.equal(valueOf(m, 'pier_db_pool_connections', { pool: 'flow', state: 'waiting' }), 0);
-  t.ok(valueOf(m, 'pier_db_pool_connections', { pool: 'flow', state: 'idle' }) >= 1, 'the flow used one');
+});
+
+t.test('a message sent by hand is counted by the main thread, on its flow connections', async (t) => {
+  const made = await upload(
+    server,
+    { from: 'acme', to: 'globex', target: 'out' },
+    { name: 'hand.edi', content: 'x' },
+  );
+  t.equal(made.status, 201);
+  await waitForMessage(server, made.body.data.id, (m) => m.status === 'Delivered', 'delivered');
+  const m = await scrapeUntil(
+    server,
+    (m) => valueOf(m, 'pier_deliveries_finished_total', { target: 'out', outcome: 'delivered' }) === 4,
+    'the fourth delivery',
+  );
+  t.equal(valueOf(m, 'pier_messages_accepted_total', { source: 'api', outcome: 'accepted' }), 1);
+  t.ok(
+    valueOf(m, 'pier_db_pool_connections', { pool: 'flow', state: 'idle' }) >= 1,
+    'the acceptance used one',
+  );
 });
 
 t.test("the process's own metrics and its version", async (t) => {
