@@ -199,9 +199,10 @@ export class DeliveryLoop {
     if (this.#running === 0 && this.#queue.length === 0)
       for (const resolve of this.#drained.splice(0)) resolve();
     // Nothing else in hand will finish soon: waiting for company would only delay this result.
-    // Nor does a result that a wanted claim rides with: the slot it frees has nothing to start.
+    // Nor does a result that a claim waits for (every slot was busy, #claimWaitsForResult): the
+    // slot it frees has nothing to start until that claim comes back.
     const alone = this.#running === 0 && this.#queue.length === 0;
-    const claimRides = this.#wanted && this.#queue.length === 0;
+    const claimRides = this.#wanted && this.#queue.length === 0 && this.#running + 1 >= this.slots;
     this.#reporter.add(delivery, outcome, alone || claimRides || this.#stopped);
   }
 
