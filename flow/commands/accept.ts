@@ -76,7 +76,7 @@ export function acceptanceOf(o: AcceptOutcome): Acceptance {
 }
 
 /** The disposition modifier of a refusal (`Refused: processed/error: decryption-failed: …`). */
-const refusedCheck = /^Refused: [^:]*?(?:error|failure): ([a-z-]+)/;
+const refusedCheck = /^Refused: [^:]*?(?:error|failure): ([a-z-]+)/i;
 
 /**
  * The operator's line for an accepted message (the log's record of the flow): none for a
