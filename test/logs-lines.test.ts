@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { pino } from 'pino';
 import t from 'tap';
 import { loggerOptions } from '../api/logger.js';
+import { setUserPassword } from '../api/resources/users/service.js';
 import {
   freePort,
   organization,
@@ -49,6 +50,7 @@ const secrets = {
   poster: 'poster-basic-secret-4711',
   partner: 'partner-basic-secret-0815',
   payload: 'payload-text-never-logged',
+  person: 'correct horse battery staple 77',
 };
 
 t.test('every line has an ISO-8601 UTC time', async (t) => {
@@ -98,6 +100,38 @@ t.test('a web UI request names its user', async (t) => {
     'the UI request line',
   );
   t.match(line, { route: '/ui/partners', user: 'developer' });
+});
+
+t.test('a signed-in person’s web UI requests name them; the password is never logged', async (t) => {
+  const mine: string[] = [];
+  const release = await startTestServer(t, {
+    env: { PUBLIC_URL: 'https://pier.example.com' },
+    logger: pino(loggerOptions({ LOG_LEVEL: 'info' }), { write: (line: string) => void mine.push(line) }),
+  });
+  await setUserPassword(release.ctx, { kind: 'developer', actor: 'system' }, 'root', secrets.person);
+  const signIn = await release.app.inject({
+    method: 'POST',
+    url: '/ui/auth/local',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://pier.example.com' },
+    payload: `name=root&password=${encodeURIComponent(secrets.person)}`,
+  });
+  t.equal(signIn.statusCode, 303);
+  const cookie = [signIn.headers['set-cookie']]
+    .flat()
+    .find((c) => c?.startsWith('pier_session='))!
+    .split(';')[0]!;
+  const page = await release.app.inject({ method: 'GET', url: '/ui/partners', headers: { cookie } });
+  t.equal(page.statusCode, 200);
+  const line = await waitFor(
+    () =>
+      mine
+        .map((l) => JSON.parse(l) as Line)
+        .find((l) => l.msg === 'request' && l.request_id === page.headers['x-request-id']),
+    'the signed-in request line',
+  );
+  t.match(line, { route: '/ui/partners', status: 200, user: 'root' });
+  t.notOk(mine.join('').includes(secrets.person), 'no password');
+  t.notOk(mine.join('').includes(cookie.split('=')[1]!), 'no session cookie');
 });
 
 t.test('each delivery attempt has a line: retrying with its next time, then failed', async (t) => {
