@@ -17,7 +17,7 @@ import { stringify } from 'yaml';
 import { installAuth } from './auth/plugin.js';
 import type { CredentialKind } from './auth/caller.js';
 import type { ApiContext } from './context.js';
-import { installRequestLog } from './http/request-log.js';
+import { installRequestLog, requestIdOf } from './http/request-log.js';
 import { ApiRouter, type RegisteredRoute } from './http/router.js';
 import { installedModules, type ApiModule } from './modules.js';
 import { installEventStreams } from './resources/events/routes.js';
@@ -57,7 +57,9 @@ export async function buildApp(
   const common = {
     bodyLimit: defaultBodyLimit,
     // Fastify's own two lines per request are replaced by one (api/http/request-log.ts).
-    logController: new LogController({ disableRequestLogging: true }),
+    // Every line of a request carries its id as `request_id` (api/http/request-log.ts).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    genReqId: requestIdOf,
     // Long path parameters reach validation (a 400 in the envelope) instead of the router's bare 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // The router's own refusals (a longer parameter, a URL that does not decode) in the envelope too.

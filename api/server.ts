@@ -2,6 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
+import { makeLogger } from './logger.js';
 import { buildApp, type BuiltApp } from './app.js';
 import type { ApiContext } from './context.js';
 import { loadSettings, storageOf } from './resources/settings/service.js';
@@ -47,7 +48,7 @@ export const storageRemedy =
   '(`pier settings show` prints the current values), then start pier again';
 
 export function defaultLogger(): Logger {
-  return pino({ level: process.env.LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] });
+  return makeLogger(process.env);
 }
 
 export async function startServer(settings: ServerSettings): Promise<RunningServer> {

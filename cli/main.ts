@@ -8,6 +8,7 @@ import { ApiError } from '../api/errors.js';
 import { serviceVersion } from '../runtime/version.js';
 import { ReportedError, UsageError } from './args.js';
 import { apiTokenCommands } from './commands/api-tokens.js';
+import { doctorCommand } from './commands/doctor.js';
 import { messageCommands } from './commands/messages.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
@@ -60,6 +61,7 @@ export function buildProgram(): Command {
     messageCommands(),
     settingsCommands(),
     storageCommands(),
+    doctorCommand(),
   ]) {
     program.addCommand(command);
   }

@@ -263,7 +263,7 @@ export class As2ReceiverServer {
     try {
       const answer = await this.#process(incoming);
       this.#send(res, answer);
-      if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt.address, answer.asyncReceipt.receipt);
+      if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt);
     } catch (error) {
       // Nothing was recorded for a stored body that failed: its stages go.
       if ('stored' in incoming) await this.store.removeMessage(incoming.stored.messageId).catch(() => {});
@@ -301,11 +301,15 @@ export class As2ReceiverServer {
     );
   }
 
-  #sendLater(address: string, receipt: Parameters<typeof sendAsyncReceipt>[1]): void {
+  #sendLater({ address, receipt, messageId }: NonNullable<Answer['asyncReceipt']>): void {
     const work = sendAsyncReceipt(address, receipt, this.identification, () => this.#stopped).then(
       (problem) => {
         if (problem)
-          this.core.log('warn', 'an asynchronous receipt could not be delivered', { address, problem });
+          this.core.log('warn', 'an asynchronous receipt could not be delivered', {
+            message_id: messageId,
+            address,
+            problem,
+          });
       },
     );
     this.#track(work);

@@ -67,7 +67,7 @@ export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryP
       );
       for (const end of ended) {
         const line = deliveryEndLine(end);
-        core.log('info', line.msg, line.fields);
+        core.log(line.level, line.msg, line.fields);
       }
       return { applied, claimed };
     },

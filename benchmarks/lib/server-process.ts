@@ -45,7 +45,8 @@ export async function startServerProcess(
         PIER_DATA_DIR: dataDir,
         HTTP_PORT: String(port),
         HTTP_HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
+        // PIER_BENCH_LOG_LEVEL=info measures what the log lines cost (issue 34).
+        LOG_LEVEL: process.env.PIER_BENCH_LOG_LEVEL ?? 'warn',
         ...env,
       },
       stdio: ['ignore', process.env.PIER_BENCH_STDOUT ? 'inherit' : 'ignore', 'inherit'],

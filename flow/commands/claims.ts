@@ -60,7 +60,10 @@ interface Held {
   created_at: Date;
 }
 
-/** A delivery that reached an end (delivered, failed, stalled), for the log line the dispatcher writes. */
+/**
+ * The outcome of a delivery attempt (delivered, failed, retrying, awaiting its receipt) or a
+ * delivery's end by a stall, for the log line written once the transaction committed.
+ */
 export interface DeliveryEnd {
   message_id: string;
   delivery_id: number;
@@ -70,11 +73,21 @@ export interface DeliveryEnd {
   /** From the delivery's creation to its end. */
   elapsed_ms: number;
   last_error: string;
+  /** When the next attempt is due (ISO-8601), for an attempt that will be retried. */
+  next_attempt_at?: string;
 }
 
-/** The operator's log line for a delivery that ended, whichever thread recorded it. */
-export function deliveryEndLine(end: DeliveryEnd): { msg: string; fields: Record<string, unknown> } {
+/** States whose line is a warning: an attempt or a delivery that did not succeed. */
+const warningStates: readonly DeliveryState[] = ['retrying', 'failed', 'stalled'];
+
+/** The operator's log line for a delivery attempt or end, whichever thread recorded it. */
+export function deliveryEndLine(end: DeliveryEnd): {
+  level: 'info' | 'warn';
+  msg: string;
+  fields: Record<string, unknown>;
+} {
   return {
+    level: warningStates.includes(end.state) ? 'warn' : 'info',
     msg: `delivery ${end.state}`,
     fields: {
       message_id: end.message_id,
@@ -84,6 +97,7 @@ export function deliveryEndLine(end: DeliveryEnd): { msg: string; fields: Record
       attempts: end.attempts,
       elapsed_ms: end.elapsed_ms,
       last_error: end.last_error,
+      ...(end.next_attempt_at ? { next_attempt_at: end.next_attempt_at } : {}),
     },
   };
 }
@@ -155,8 +169,8 @@ async function applyChanges(tx: Tx, at: Date, changes: Change[], lines: HistoryL
 }
 
 /**
- * Records delivery results; answers, per item, whether its claim was still current. Deliveries
- * that ended (delivered or failed) are added to `ended`, to be logged once the transaction commits.
+ * Records delivery results; answers, per item, whether its claim was still current. Each
+ * recorded attempt's outcome is added to `ended`, to be logged once the transaction commits.
  */
 export async function resultBatch(
   tx: Tx,
@@ -198,17 +212,17 @@ export async function resultBatch(
         : o.retryable
           ? `${o.error}; no attempts left (${item.policy.max_attempts})`
           : o.error;
-    if (state === 'delivered' || state === 'failed') {
-      ended.push({
-        message_id: row.message_id,
-        delivery_id: item.delivery_id,
-        target: row.target,
-        state,
-        attempts: row.attempts,
-        elapsed_ms: at.getTime() - new Date(row.created_at).getTime(),
-        last_error: o.ok ? '' : o.error,
-      });
-    }
+    // Every attempt's outcome is logged, retries and receipts awaited included (issue 34).
+    ended.push({
+      message_id: row.message_id,
+      delivery_id: item.delivery_id,
+      target: row.target,
+      state,
+      attempts: row.attempts,
+      elapsed_ms: at.getTime() - new Date(row.created_at).getTime(),
+      last_error: o.ok ? '' : o.error,
+      ...(nextAttempt ? { next_attempt_at: nextAttempt.toISOString() } : {}),
+    });
     lines.push({
       message_id: row.message_id,
       kind: 'delivery_changed',
