@@ -1,4 +1,5 @@
 /** Starting and stopping one pier process: database, storage check, API, listeners. */
+import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
@@ -11,6 +12,7 @@ import { connectDatabase, type Database } from '../storage/connect.js';
 import { DatabaseListener } from '../storage/listener.js';
 import { OutageLog } from '../storage/outage-log.js';
 import { prepareStorage } from '../storage/payloads/prepare.js';
+import { legacyPayloads } from '../storage/payloads/selection.js';
 import { checkSecretKey } from '../runtime/secrets/key-check.js';
 import { loadSecretBox } from '../runtime/secrets/secret-box.js';
 import { scheduleExpiryChecks } from '../runtime/certificates/expiry-check.js';
@@ -57,6 +59,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   }
   const logger = settings.logger === undefined ? defaultLogger() : settings.logger;
   const database = await connectDatabase(options, { runMigrations: true });
+  if (logger) logger.info({ database: database.description }, 'using the database');
   const closers: (() => Promise<void>)[] = [() => database.close()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch(() => {});
@@ -64,9 +67,18 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   try {
     const stored = await loadSettings(database.orm.em.fork());
     const storageInUse = storageOf(stored);
-    await prepareStorage(storageInUse).catch((error: unknown) => {
+    await prepareStorage(storageInUse, options.dataDir).catch((error: unknown) => {
       throw new Error(`${(error as Error).message}. ${storageRemedy}`, { cause: error });
     });
+    const legacy = legacyPayloads(storageInUse, options.dataDir);
+    if (legacy && logger) {
+      logger.warn(
+        { directory: legacy, moveTo: path.join(options.dataDir, 'payloads') },
+        `payloads are kept in ${legacy}, where pier kept them before they moved into the data directory; ` +
+          `to move them, stop pier, run \`mv ${legacy} ${path.join(options.dataDir, 'payloads')}\` and start it again ` +
+          `(or keep them there: \`pier settings set storage_local_directory=${legacy}\`)`,
+      );
+    }
 
     const secrets = await loadSecretBox(options.dataDir, options.secretKey);
     await checkSecretKey(database.orm.em.fork(), secrets);
@@ -101,6 +113,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     const runtime = await startRuntime({
       orm: database.orm,
       databaseUrl: database.url,
+      dataDir: options.dataDir,
       secrets: ctx.secrets,
       logger: quiet,
       now: ctx.now,

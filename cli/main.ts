@@ -9,6 +9,7 @@ import { serviceVersion } from '../runtime/version.js';
 import { ReportedError, UsageError } from './args.js';
 import { apiTokenCommands } from './commands/api-tokens.js';
 import { messageCommands } from './commands/messages.js';
+import { initCommand } from './commands/init.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
 import { serviceAccountCommands } from './commands/service-accounts.js';
@@ -53,6 +54,7 @@ export function buildProgram(): Command {
   program.hook('preAction', (_program, action) => setVerbose(action.optsWithGlobals().verbose === true));
   for (const command of [
     serveCommand(),
+    initCommand(),
     migrateCommand(),
     addUserPasswordCommands(userCommands()),
     serviceAccountCommands(),

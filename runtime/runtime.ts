@@ -43,6 +43,8 @@ export interface RuntimeOptions {
   listener: DatabaseListener;
   /** PUBLIC_URL only when it was set: the host of the derived asynchronous receipt address. */
   receiptUrlBase?: string | null;
+  /** The process's data directory: the default local payload store is under it. */
+  dataDir: string;
   /** Settings read at start (spec 2.11). */
   settings: {
     storage_backend: 'local' | 's3';
@@ -84,7 +86,7 @@ export interface Runtime {
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Every thread opens the same store from this selection (credentials come from the
   // environment, which worker threads share).
-  const storage = selectionOf(options.settings);
+  const storage = selectionOf(options.settings, options.dataDir);
   const outage = options.outage ?? new OutageLog(options.logger.child({ component: 'database' }));
   const presence = new NodePresence(options.databaseUrl, options.logger, outage);
   await presence.start();

