@@ -45,6 +45,8 @@ export interface RuntimeOptions {
   receiptUrlBase?: string | null;
   /** The process's data directory: the default local payload store is under it. */
   dataDir: string;
+  /** How long close() lets work in hand finish (PIER_SHUTDOWN_TIMEOUT); each instance's own shutdown time without it. */
+  shutdownTimeoutMs?: number;
   /** Settings read at start (spec 2.11). */
   settings: {
     storage_backend: 'local' | 's3';
@@ -175,7 +177,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     userAgent,
     close: async () => {
       await notifications.close();
-      await supervisor.stopAll();
+      await supervisor.stopAll(options.shutdownTimeoutMs);
       await dispatcher.stop();
       await presence.close();
     },

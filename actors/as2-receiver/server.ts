@@ -28,6 +28,8 @@ import { receiveMessage, type Answer, type Incoming, type StoredIncoming } from 
 export const strangerPrefixBytes = 64 * 1024;
 /** Seconds a sender over its in-flight limits is asked to wait (503 Retry-After). */
 export const retryAfterSeconds = 30;
+/** Seconds a sender is asked to wait while the receiver stops: about a restart's time. */
+export const drainingRetryAfterSeconds = 10;
 
 const text = (status: number, message: string): Answer => ({
   status,
@@ -57,6 +59,8 @@ export class As2ReceiverServer {
   /** The receiver's max_message_mib in bytes. */
   readonly #limit: number;
   #stopped = false;
+  /** Stopping: requests under way finish, new ones are answered 503 with Retry-After. */
+  #draining = false;
 
   constructor(
     private readonly settings: As2ReceiverSettings,
@@ -126,6 +130,8 @@ export class As2ReceiverServer {
   }
 
   #send(res: http.ServerResponse, answer: Answer): void {
+    // While stopping, no connection is kept for a next request that would find the port closed.
+    if (this.#draining) res.setHeader('Connection', 'close');
     res.writeHead(answer.status, {
       ...answer.headers,
       Server: this.identification,
@@ -135,6 +141,10 @@ export class As2ReceiverServer {
   }
 
   #handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (this.#draining) {
+      res.setHeader('Retry-After', String(drainingRetryAfterSeconds));
+      return this.#refuse(res, text(503, 'The receiver is stopping; send again later'), req);
+    }
     const path = (req.url ?? '/').split('?')[0];
     if (path !== this.settings.path) return this.#send(res, text(404, 'Not an AS2 address'));
     if (req.method !== 'POST') {
@@ -316,13 +326,20 @@ export class As2ReceiverServer {
     void work.finally(() => this.#pending.delete(work));
   }
 
+  /**
+   * Drains, then closes: requests under way are answered (their messages recorded first), new
+   * ones get 503 with Retry-After until then, so a sender is told to come back rather than cut
+   * off; then the port closes. The supervisor's deadline (PIER_SHUTDOWN_TIMEOUT) bounds the wait.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#draining = true;
+    this.#server.closeIdleConnections();
+    await Promise.allSettled([...this.#pending]);
     await new Promise<void>((resolve) => {
       this.#server.close(() => resolve());
       this.#server.closeIdleConnections();
     });
-    await Promise.allSettled([...this.#pending]);
     await this.#opener.close();
   }
 }
