@@ -90,13 +90,13 @@ async function configure(p: PierProcess, receiverPort: number): Promise<void> {
     directory: outbox,
     path_pattern: '{from}/{id}-{filename}',
   });
-  await mustOn(p, '/routes', { source_plugin: 'in', from: 'alice', to: 'bob', target_plugin: 'out' });
   await mustOn(p, '/plugins/configs?type=as2-receiver', {
     name: 'in',
     host: '127.0.0.1',
     port: receiverPort,
     path: '/as2',
   });
+  await mustOn(p, '/routes', { source_plugin: 'in', from: 'alice', to: 'bob', target_plugin: 'out' });
 }
 
 type Outcome =
