@@ -61,8 +61,8 @@ t.test('pier init makes the data directory once; commands then use it', async (t
     'a second init changes nothing',
   );
   const users = await runPierProcess(['users', 'list'], env, dir);
-  t.equal(users.code, 0, users.stderr);
-  t.equal(users.stdout, 'No users.\n');
+  t.equal(users.code, 0, `a command then works ${users.stderr}`);
+  t.equal(users.stdout, 'No users.\n', 'on the new database');
 });
 
 t.test(
