@@ -49,10 +49,15 @@ t.test('pier init makes the data directory once; commands then use it', async (t
     PIER_EMBEDDED_PG_PORT: String(await freePort()),
   };
   const made = await runPierProcess(['init'], env, dir);
-  t.equal(made.code, 0, made.stderr);
-  t.equal(made.stdout, `Made the embedded database and secret.key in the data directory ${dataDir}.\n`);
+  t.equal(made.code, 0, `init exits 0 ${made.stderr}`);
+  t.equal(
+    made.stdout,
+    `Made the embedded database and secret.key in the data directory ${dataDir}.\n`,
+    'init says what it made',
+  );
   t.ok(
     existsSync(path.join(dataDir, 'postgres', 'PG_VERSION')) && existsSync(path.join(dataDir, 'secret.key')),
+    'and made it',
   );
   const again = await runPierProcess(['init'], env, dir);
   t.equal(
