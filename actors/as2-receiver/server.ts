@@ -30,6 +30,13 @@ export const strangerPrefixBytes = 64 * 1024;
 export const retryAfterSeconds = 30;
 /** Seconds a sender is asked to wait while the receiver stops: about a restart's time. */
 export const drainingRetryAfterSeconds = 10;
+/**
+ * A connection the kernel took but Node had not yet accepted when the port closes is reset, its
+ * request lost to the sender: the port closes after this long without a new connection…
+ */
+const drainQuietMs = 300;
+/** …or after this long of draining, whichever comes first. */
+const drainQuietMaxMs = 3_000;
 
 const text = (status: number, message: string): Answer => ({
   status,
@@ -61,6 +68,7 @@ export class As2ReceiverServer {
   #stopped = false;
   /** Stopping: requests under way finish, new ones are answered 503 with Retry-After. */
   #draining = false;
+  #lastConnectionAt = 0;
 
   constructor(
     private readonly settings: As2ReceiverSettings,
@@ -92,6 +100,7 @@ export class As2ReceiverServer {
     } else {
       this.#server = http.createServer(options, handle);
     }
+    this.#server.on('connection', () => (this.#lastConnectionAt = Date.now()));
     this.#server.headersTimeout = 60_000;
     this.#server.requestTimeout = 0;
   }
@@ -329,13 +338,17 @@ export class As2ReceiverServer {
   /**
    * Drains, then closes: requests under way are answered (their messages recorded first), new
    * ones get 503 with Retry-After until then, so a sender is told to come back rather than cut
-   * off; then the port closes. The supervisor's deadline (PIER_SHUTDOWN_TIMEOUT) bounds the wait.
+   * off; then, once no connection came for a moment, the port closes. The supervisor's deadline
+   * (PIER_SHUTDOWN_TIMEOUT) bounds the wait.
    */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#draining = true;
     this.#server.closeIdleConnections();
+    const drainingSince = Date.now();
     await Promise.allSettled([...this.#pending]);
+    while (Date.now() - this.#lastConnectionAt < drainQuietMs && Date.now() - drainingSince < drainQuietMaxMs)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     await new Promise<void>((resolve) => {
       this.#server.close(() => resolve());
       this.#server.closeIdleConnections();

@@ -11,7 +11,8 @@ import type { Readiness } from './readiness.js';
 /** Seconds a client is asked to wait: about a restart's time, so a rolling restart is not felt. */
 export const notReadyRetryAfterSeconds = 10;
 
-const probes = new Set(['/health', '/ready']);
+/** Liveness (at the root and under the API, spec 4.3) and readiness answer whatever the state. */
+const probes = new Set(['/health', '/api/v1/health', '/ready']);
 
 export function installReadinessGate(app: FastifyInstance, readiness: Readiness): void {
   app.addHook('onRequest', async (request, reply) => {

@@ -186,13 +186,15 @@ t.test(
             tally.broken.push(`${i}: ${outcome.what}`);
             break;
           }
-          // Sent again, as an AS2 sender does after a 503 or a refused connection (sooner
-          // than Retry-After asks, to keep the test short).
+          // Sent again, as an AS2 sender does: after Retry-After for a 503, and soon after a
+          // refused connection (nothing was sent; the next process will listen).
+          let waitMs = 200;
           if (outcome.kind === 'busy') {
             tally.busy++;
             retryAfters.add(outcome.retryAfter);
+            waitMs = Number(outcome.retryAfter) * 1000;
           } else tally.refused++;
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await new Promise((resolve) => setTimeout(resolve, waitMs));
         }
       }
     };

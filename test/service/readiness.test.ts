@@ -49,6 +49,7 @@ t.test('draining: /ready says so, other requests get 503 NOT_READY with Retry-Af
   t.equal(draining.status, 503);
   t.match(draining.body, { status: 'draining', database: 'up', payload_store: 'up' });
   t.equal((await server.call('GET', '/health', { token: null })).status, 200, '/health still answers 200');
+  t.equal((await server.call('GET', '/api/v1/health', { token: null })).status, 200, 'under the API too');
   const refused = await server.call('GET', '/api/v1/organizations');
   t.equal(refused.status, 503);
   t.same(refused.body, {
