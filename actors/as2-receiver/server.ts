@@ -344,11 +344,19 @@ export class As2ReceiverServer {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#draining = true;
-    this.#server.closeIdleConnections();
+    // Idle connections are left open: Node counts one accepted whose request has not been
+    // read yet as idle, and closing it would reset a sender mid-request. Their next request
+    // is answered 503 (Connection: close); the close below ends those still idle then.
     const drainingSince = Date.now();
     await Promise.allSettled([...this.#pending]);
-    while (Date.now() - this.#lastConnectionAt < drainQuietMs && Date.now() - drainingSince < drainQuietMaxMs)
+    for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 50));
+      // Checked after the loop's poll phase, where connections waiting in the kernel's queue
+      // are accepted: a busy thread's timer may fire late, with connections still queued.
+      await new Promise((resolve) => setImmediate(resolve));
+      const quiet = Date.now() - this.#lastConnectionAt >= drainQuietMs;
+      if (quiet || Date.now() - drainingSince >= drainQuietMaxMs) break;
+    }
     await new Promise<void>((resolve) => {
       this.#server.close(() => resolve());
       this.#server.closeIdleConnections();
