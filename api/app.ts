@@ -22,6 +22,8 @@ import { ApiRouter, type RegisteredRoute } from './http/router.js';
 import { installedModules, type ApiModule } from './modules.js';
 import { installEventStreams } from './resources/events/routes.js';
 import { answerHealth } from './resources/health/routes.js';
+import { answerReady, StoreCheck } from './resources/health/ready.js';
+import { installReadinessGate } from './readiness/gate.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { installContentTypeRules } from './plugins/content-type.js';
 import { installTransportSecurity } from './plugins/transport-security.js';
@@ -85,6 +87,7 @@ export async function buildApp(
   });
 
   installTransportSecurity(app, ctx.options.publicUrl);
+  installReadinessGate(app, ctx.readiness);
   const allowed = new Set(ctx.options.allowedOrigins);
   await app.register(cors, {
     origin: (origin, cb) => cb(null, origin !== undefined && allowed.has(origin)),
@@ -125,6 +128,9 @@ export async function buildApp(
   app.get('/openapi.yaml', serveDocument);
   // Load balancers probe the root; the same answer as the API's health.
   app.get('/health', { config: { public: true } }, (_request, reply) => answerHealth(ctx, reply));
+  // Readiness for load balancers and service managers (api/readiness/); not an API resource.
+  const storeCheck = new StoreCheck(ctx);
+  app.get('/ready', { config: { public: true } }, (_request, reply) => answerReady(ctx, storeCheck, reply));
   // Web UI sign-in under /ui/auth/; a stand-in /ui page only until the web UI registers its own.
   await installSignIn(app, ctx, { landingPage: !app.hasRoute({ method: 'GET', url: '/ui' }) });
   allowedMethods = allowedMethodsOf(fastifyRoutes);

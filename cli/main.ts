@@ -10,6 +10,7 @@ import { ReportedError, UsageError } from './args.js';
 import { apiTokenCommands } from './commands/api-tokens.js';
 import { doctorCommand } from './commands/doctor.js';
 import { messageCommands } from './commands/messages.js';
+import { initCommand } from './commands/init.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
 import { serviceAccountCommands } from './commands/service-accounts.js';
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
   program.hook('preAction', (_program, action) => setVerbose(action.optsWithGlobals().verbose === true));
   for (const command of [
     serveCommand(),
+    initCommand(),
     migrateCommand(),
     addUserPasswordCommands(userCommands()),
     serviceAccountCommands(),

@@ -27,6 +27,11 @@ export interface ProcessOptions {
   /** PUBLIC_URL was set (publicUrl is not the localhost fallback, which no partner can reach). */
   publicUrlGiven: boolean;
   production: boolean;
+  /**
+   * Milliseconds a stopping process gives work in hand (PIER_SHUTDOWN_TIMEOUT, in seconds):
+   * deliveries and received messages under way finish within it; the rest is given back.
+   */
+  shutdownTimeoutMs: number;
 }
 
 const defaults = {
@@ -34,7 +39,20 @@ const defaults = {
   httpHost: '0.0.0.0',
   dataDir: './data',
   embeddedPostgresPort: 54329,
+  /** Seconds (PIER_SHUTDOWN_TIMEOUT). */
+  shutdownTimeout: 30,
 } as const;
+
+function shutdownTimeoutMs(value: string | undefined): number {
+  if (!value) return defaults.shutdownTimeout * 1000;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    throw new Error(
+      `PIER_SHUTDOWN_TIMEOUT must be a positive number of seconds, at most 3600, not "${value}"`,
+    );
+  }
+  return Math.round(seconds * 1000);
+}
 
 export function readProcessOptions(env: NodeJS.ProcessEnv = process.env): ProcessOptions {
   const httpPort = env.HTTP_PORT ? Number(env.HTTP_PORT) : defaults.httpPort;
@@ -59,5 +77,6 @@ export function readProcessOptions(env: NodeJS.ProcessEnv = process.env): Proces
     publicUrl: (env.PUBLIC_URL || `http://localhost:${httpPort}`).replace(/\/+$/, ''),
     publicUrlGiven: Boolean(env.PUBLIC_URL),
     production: env.NODE_ENV === 'production',
+    shutdownTimeoutMs: shutdownTimeoutMs(env.PIER_SHUTDOWN_TIMEOUT),
   };
 }

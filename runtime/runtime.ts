@@ -43,6 +43,10 @@ export interface RuntimeOptions {
   listener: DatabaseListener;
   /** PUBLIC_URL only when it was set: the host of the derived asynchronous receipt address. */
   receiptUrlBase?: string | null;
+  /** The process's data directory: the default local payload store is under it. */
+  dataDir: string;
+  /** How long close() lets work in hand finish (PIER_SHUTDOWN_TIMEOUT); each instance's own shutdown time without it. */
+  shutdownTimeoutMs?: number;
   /** Settings read at start (spec 2.11). */
   settings: {
     storage_backend: 'local' | 's3';
@@ -84,7 +88,7 @@ export interface Runtime {
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Every thread opens the same store from this selection (credentials come from the
   // environment, which worker threads share).
-  const storage = selectionOf(options.settings);
+  const storage = selectionOf(options.settings, options.dataDir);
   const outage = options.outage ?? new OutageLog(options.logger.child({ component: 'database' }));
   const presence = new NodePresence(options.databaseUrl, options.logger, outage);
   await presence.start();
@@ -173,7 +177,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     userAgent,
     close: async () => {
       await notifications.close();
-      await supervisor.stopAll();
+      await supervisor.stopAll(options.shutdownTimeoutMs);
       await dispatcher.stop();
       await presence.close();
     },

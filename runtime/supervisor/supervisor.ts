@@ -297,15 +297,22 @@ export class Supervisor {
    * Stops every instance, sources first, each within its shutdown time. Work under way ends
    * first, each step within its deadline; threads that do not end are left behind and logged.
    */
-  async stopAll(): Promise<void> {
+  async stopAll(deadlineMs?: number): Promise<void> {
     this.#closing = true;
     clearInterval(this.#timer);
+    // A process's stop (PIER_SHUTDOWN_TIMEOUT) bounds the whole of it, every role together;
+    // without one, each instance has its own shutdown time.
+    const until = deadlineMs === undefined ? undefined : Date.now() + deadlineMs;
+    const timeLeft = () =>
+      until === undefined
+        ? this.#deps.childSpec.shutdownTimeoutMs
+        : Math.max(until - Date.now(), minimumStopMs);
     await this.#turns.settled();
     for (const role of rolesInOrder(-1)) {
       await Promise.all(
         [...this.#instances.values()]
           .filter((i) => i.status === 'running' && pluginTypeDefinitions[i.type].role === role)
-          .map((i) => this.#turns.run(i.key, () => this.#stop(i).catch(() => {}))),
+          .map((i) => this.#turns.run(i.key, () => this.#stop(i, timeLeft()).catch(() => {}))),
       );
     }
     // Threads of starts that missed their deadline, or that did not end when first terminated.
@@ -534,14 +541,17 @@ export class Supervisor {
     }
   }
 
-  async #stop(instance: ManagedInstance): Promise<void> {
+  async #stop(instance: ManagedInstance, timeoutMs = this.#deps.childSpec.shutdownTimeoutMs): Promise<void> {
     instance.apply('stop');
-    await this.#finishStop(instance);
+    await this.#finishStop(instance, timeoutMs);
   }
 
   /** From `stopping`: the actor finishes its work in hand, or its thread ends after the grace time. */
-  async #finishStop(instance: ManagedInstance): Promise<void> {
-    const clean = await instance.thread?.stop(this.#deps.childSpec.shutdownTimeoutMs);
+  async #finishStop(
+    instance: ManagedInstance,
+    timeoutMs = this.#deps.childSpec.shutdownTimeoutMs,
+  ): Promise<void> {
+    const clean = await instance.thread?.stop(timeoutMs);
     if (clean === false)
       this.#log(instance).warn('plugin instance did not stop in time; its thread was ended');
     if (instance.thread?.alive)
@@ -692,6 +702,9 @@ export class Supervisor {
 }
 
 /** Roles in start order (1) or stop order (-1). */
+/** Every role's actors get at least this long to stop, even when an earlier role used the deadline up. */
+const minimumStopMs = 500;
+
 function rolesInOrder(direction: 1 | -1): PluginRole[] {
   const roles = Object.keys(startOrder) as PluginRole[];
   return roles.sort((a, b) => direction * (startOrder[a] - startOrder[b]));
