@@ -9,7 +9,7 @@
  */
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
-import { deliveryFailed, receiptOverdue } from '../alerts/flow-alerts.js';
+import { deliveryFailed, receiptArrived, receiptOverdue } from '../alerts/flow-alerts.js';
 import { acknowledge, awaitingAck } from './acks.js';
 import { statesFor } from '../tables/delivery-states.js';
 import { addHistory, lockMessages, pgArray, type Tx } from '../tx.js';
@@ -262,6 +262,7 @@ export async function settleAwaited(
     text,
     receiptKind: ok ? 'mdn_received' : 'mdn_refused',
   });
+  if (settled && cause === 'receipt') await receiptArrived(tx, at, messageId);
   if (settled && !ok && cause === 'receipt' && current) {
     await deliveryFailed(tx, at, {
       delivery_id: deliveryId,

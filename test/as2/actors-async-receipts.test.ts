@@ -93,7 +93,7 @@ t.test('the receiver refuses and says so in an asynchronous error MDN', async (t
           subject_id: String(sent.deliveries[0].id),
           instance: 'out',
           summary: `Delivery of message ${sent.id} to out failed: ${refused?.text}`,
-          link: `/api/v1/messages/${sent.id}`,
+          link: `/ui/messages/${sent.id}`,
         },
       ],
       `${c.tag}: the negative receipt raised delivery_failed`,
@@ -147,7 +147,7 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
   t.equal(historyOf(m, 'status_changed').at(-1)?.new_status, 'Error');
   t.match(
     await sql(server.db.url, "select * from alert where code = 'mdn_overdue'"),
-    [{ severity: 'warning', subject_id: waiting.id, link: `/api/v1/messages/${waiting.id}` }],
+    [{ severity: 'warning', subject_id: waiting.id, link: `/ui/messages/${waiting.id}` }],
     'mdn_overdue raised',
   );
   t.same(
