@@ -86,10 +86,10 @@ for (const name of ['erp', 'slow', 'in']) {
   await runningOn(server, type, name);
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Row = Record<string, any>;
 const alerts = (code: string) =>
-  sql(server.db.url, 'select * from alert where code = $1 order by id', [code]) as Promise<
-    Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
-  >;
+  sql<Row>(server.db.url, 'select * from alert where code = $1 order by id', [code]);
 /** The alerts the webhook receiver got, by code. */
 const hooked = (code: string) =>
   hooks.received
@@ -134,7 +134,7 @@ t.test(
       link: '/ui/instances/http-poster/erp',
       summary: /cannot be reached: 3 attempts failed in a row .*ECONNREFUSED/,
     });
-    t.match(alert.details, { failed_attempts: 3, last_error: /ECONNREFUSED/ });
+    t.match(alert!.details, { failed_attempts: 3, last_error: /ECONNREFUSED/ });
     const [notified] = await waitFor(() => {
       const got = hooked('partner_unreachable');
       return got.length > 0 ? got : false;
