@@ -19,12 +19,14 @@ interface SmtpError extends Error {
   responseCode?: number;
 }
 
-/** Errors the server or the account must change before a repeat can work. */
-const finalCodes = new Set(['EAUTH', 'EENVELOPE', 'EMESSAGE', 'ENOAUTH']);
-
+/**
+ * The server's reply decides when there is one: 4xx is "later", 5xx is "no" (nodemailer tags a
+ * refusal by its stage, EENVELOPE or EMESSAGE, whichever the code). Without a reply, refused
+ * authentication is final; the rest (refused connection, DNS, TLS, timeout) may pass.
+ */
 function retryable(e: SmtpError): boolean {
-  if (e.responseCode !== undefined && e.responseCode >= 500) return false;
-  return !finalCodes.has(e.code ?? '');
+  if (e.responseCode !== undefined) return e.responseCode < 500;
+  return e.code !== 'EAUTH' && e.code !== 'ENOAUTH';
 }
 
 /** The transport's options for one attempt: TLS as the settings say, the password only over TLS. */
