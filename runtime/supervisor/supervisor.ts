@@ -533,7 +533,11 @@ export class Supervisor {
       instance.apply('fail');
       instance.error = reason;
       this.#log(instance).error({ reason }, 'plugin instance failed to start');
-      await this.#alert(instance, `${type} ${name} failed to start: ${reason}`, reason);
+      // A taken port is the most common failed start of a receiver: say what to do about it.
+      const hint = /EADDRINUSE/.test(reason)
+        ? ': its port is taken by another program; stop that program or give this instance another port'
+        : '';
+      await this.#alert(instance, `${type} ${name} failed to start: ${reason}${hint}`, reason);
       throw new StartFailed(reason);
     }
   }
