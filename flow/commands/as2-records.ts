@@ -242,6 +242,8 @@ export async function settleAwaited(
   await lockMessages(tx, [messageId]);
   if (deliveryId === null) {
     await addHistory(tx, at, [{ message_id: messageId, kind: ok ? 'mdn_received' : 'mdn_refused', text }]);
+    // Late, but a receipt: the partner does send them.
+    await receiptArrived(tx, at, messageId);
     return false;
   }
   // Locked before its as2_message row is written: the flow's order (docs/architecture.md).

@@ -1,4 +1,4 @@
-// Covers asynchronous receipts between real actors over real HTTP, with an injected clock: the pier receiver refusing a message (unsigned where the agreement signs, encrypted for a certificate it has no key for) sends an error MDN to the sender's async_mdn_url, and the sender's delivery fails with mdn_refused and the disposition, raising delivery_failed; a receipt that never comes fails the delivery when the sweep runs past receipt_timeout_hours (mdn_overdue, not delivery_failed as well); and arriving later it changes nothing and is noted without inventing a delivery; a message that was never sent is not failed a second time by the sweep.
+// Covers asynchronous receipts between real actors over real HTTP, with an injected clock: the pier receiver refusing a message (unsigned where the agreement signs, encrypted for a certificate it has no key for) sends an error MDN to the sender's async_mdn_url, and the sender's delivery fails with mdn_refused and the disposition, raising delivery_failed; a receipt that never comes fails the delivery when the sweep runs past receipt_timeout_hours (mdn_overdue, not delivery_failed as well); and arriving later it changes nothing and is noted without inventing a delivery (receipts_missing stands for the partner until then, and the late receipt ends it); a message that was never sent is not failed a second time by the sweep.
 import t from 'tap';
 import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
@@ -159,6 +159,12 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
     [],
     'an overdue receipt is mdn_overdue alone, not delivery_failed as well',
   );
+  const [missing] = await sql(server.db.url, "select * from alert where code = 'receipts_missing'");
+  t.match(
+    missing,
+    { subject_kind: 'partner', subject_id: waiting.to, link: /^\/ui\/partners\/\d+\/profile$/ },
+    'receipts_missing stands for the partner',
+  );
   t.equal(await sweep(), 0, 'a second sweep finds nothing');
   t.notOk(m.payloads.receipt, 'no receipt stored while none came');
 
@@ -173,6 +179,11 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
     const lines = (after.history as Message[]).slice(m.history.length);
     t.equal(lines.length, 1, 'one line, no status change');
     t.match(lines[0], { kind: 'mdn_received', text: /no delivery was waiting/i });
+    t.match(
+      await sql(server.db.url, "select * from alert where code = 'receipts_resumed'"),
+      [{ subject_kind: 'partner', subject_id: waiting.to }],
+      'a receipt from the partner ends receipts_missing',
+    );
     t.notOk('delivery_id' in lines[0], 'no made-up delivery');
     t.match(lines[0].text, /processed/, 'says what the receipt said');
 
