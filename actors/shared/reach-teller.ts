@@ -4,6 +4,10 @@
  * (retryable: refused, DNS, TLS, timeout, 5xx; not the payload store's failure, not a 4xx), and
  * the first success after such failures or after the actor started. Successes in a row are told
  * once, so a healthy partner costs one event per start, not one per delivery.
+ *
+ * A delivery that succeeds after one failed on the payload store also tells the core the store
+ * works again: the dispatcher raised `storage_failed` for that failure, and without a file
+ * poller writing to the store nothing else would end it.
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
@@ -12,9 +16,11 @@ import { isStorageFailure } from '../../storage/payloads/storage-failure.js';
 export class ReachTeller {
   /** Partners whose last attempt succeeded and was told; absent: unknown or failing. */
   readonly #reachable = new Set<string>();
+  /** A delivery failed on the payload store, and none has succeeded since. */
+  #storeFailing = false;
 
   constructor(
-    private readonly core: Pick<CoreClient, 'reach'>,
+    private readonly core: Pick<CoreClient, 'reach' | 'storage'>,
     /** The partner of a delivery when the target sends to many (an AS2 sender); '' for the target's own. */
     private readonly partnerOf: (delivery: ClaimedDelivery) => string = () => '',
   ) {}
@@ -29,13 +35,21 @@ export class ReachTeller {
   observe(delivery: ClaimedDelivery, outcome: DeliveryOutcome): void {
     const partner = this.partnerOf(delivery);
     if (outcome.ok) {
+      if (this.#storeFailing) {
+        this.#storeFailing = false;
+        this.core.storage(true);
+      }
       if (this.#reachable.has(partner)) return;
       this.#reachable.add(partner);
       this.core.reach(true, partner || undefined);
       return;
     }
-    // A refusal (4xx, a negative receipt) comes from a partner that answered; a store failure is ours.
-    if (!outcome.retryable || isStorageFailure(outcome.error)) return;
+    if (isStorageFailure(outcome.error)) {
+      this.#storeFailing = true;
+      return;
+    }
+    // A refusal (4xx, a negative receipt) comes from a partner that answered.
+    if (!outcome.retryable) return;
     this.#reachable.delete(partner);
     this.core.reach(false, partner || undefined, outcome.error);
   }
