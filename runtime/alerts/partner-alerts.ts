@@ -126,7 +126,7 @@ export class PartnerAlerts {
       const id = await raiseAlert(em, alert, this.deps.now());
       if (code === 'partner_unreachable')
         this.deps.logger.warn({ instance, partner, alert_id: id }, alert.summary);
-      else if (id > 0 && f) this.deps.logger.info({ instance, partner, alert_id: id }, alert.summary);
+      else if (id > 0 && f?.raised) this.deps.logger.info({ instance, partner, alert_id: id }, alert.summary);
     } catch (error) {
       this.deps.logger.error({ err: error, instance, partner }, `could not raise the ${code} alert`);
     }
