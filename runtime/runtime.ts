@@ -14,6 +14,7 @@ import type { PayloadStore } from '../storage/payloads/store.js';
 import { identification } from './version.js';
 import { Notifications } from './alerts/notifications.js';
 import { storageReports } from './alerts/storage-alerts.js';
+import { PartnerAlerts } from './alerts/partner-alerts.js';
 import { As2Core } from './as2/as2-core.js';
 import { receiptsOverdue } from '../flow/commands/as2-records.js';
 import { NodePresence } from './cluster/presence.js';
@@ -122,6 +123,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     as2: (_instance, request) => as2.answer(request),
     notify: (instance, request) => notifications.answer(instance, request),
   };
+  const partners = new PartnerAlerts({
+    orm: options.orm,
+    now: options.now,
+    logger: options.logger.child({ component: 'partners' }),
+  });
   const supervisor = new Supervisor({
     orm: options.orm,
     secrets: options.secrets,
@@ -141,6 +147,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       logger: options.logger.child({ component: 'storage' }),
       storage,
     }),
+    onReach: (instance, ok, partner, error) => partners.report(instance, ok, partner, error),
   });
   pokes.to = (target) => supervisor.poke(target);
   options.listener.on(workChannel, (payload) => {
@@ -159,6 +166,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     supervisor.follow((channel, handler) => options.listener.on(channel, handler), serviceChannel);
   } catch (error) {
     await supervisor.stopAll();
+    await partners.close();
     await dispatcher.stop();
     await presence.close();
     throw error;
@@ -178,6 +186,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     close: async () => {
       await notifications.close();
       await supervisor.stopAll(options.shutdownTimeoutMs);
+      await partners.close();
       await dispatcher.stop();
       await presence.close();
     },

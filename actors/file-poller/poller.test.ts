@@ -37,6 +37,7 @@ class RecordingCore implements CoreClient {
   }
   log(): void {}
   storage(): void {}
+  reach(): void {}
   database(): void {}
 }
 

@@ -50,6 +50,7 @@ import { openInstanceCertificates } from './instance-certificates.js';
 import { loadInstanceConfig } from './instance-config.js';
 import { ManagedInstance, type ServiceView } from './instance.js';
 import { Turns } from './turns.js';
+import { alertLinks } from '../../flow/alerts/links.js';
 
 export interface SupervisorDeps {
   orm: Orm;
@@ -73,6 +74,8 @@ export interface SupervisorDeps {
   outage?: OutageLog;
   /** An instance (`type:name`) found the payload store failing, or working again. */
   onStorage?: (instance: string, ok: boolean, problem?: string) => Promise<void>;
+  /** A target's partner failed an attempt as an unreachable one does, or took one (partner-alerts.ts). */
+  onReach?: (instance: InstanceRef, ok: boolean, partner?: string, error?: string) => void;
 }
 
 /** An instance as /services shows it: this process's view, what is wanted, and every process's state. */
@@ -530,13 +533,18 @@ export class Supervisor {
       instance.version = version;
       instance.apply('ready');
       this.#log(instance).info('plugin instance running');
+      await this.#recovered(instance);
       thread.event({ type: 'work' });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       instance.apply('fail');
       instance.error = reason;
       this.#log(instance).error({ reason }, 'plugin instance failed to start');
-      await this.#alert(instance, `${type} ${name} failed to start: ${reason}`, reason);
+      // A taken port is the most common failed start of a receiver: say what to do about it.
+      const hint = /EADDRINUSE/.test(reason)
+        ? ': its port is taken by another program; stop that program or give this instance another port'
+        : '';
+      await this.#alert(instance, `${type} ${name} failed to start: ${reason}${hint}`, reason);
       throw new StartFailed(reason);
     }
   }
@@ -617,12 +625,34 @@ export class Supervisor {
           summary,
           details: { type: instance.type, name: instance.name, reason },
           instance: instance.key,
-          link: '/api/v1/services',
+          link: alertLinks.instance(instance.type, instance.name),
         },
         this.#deps.now(),
       );
     } catch (error) {
       this.#log(instance).error({ err: error }, 'could not raise the plugin_failed alert');
+    }
+  }
+
+  /** Ends the instance's standing plugin_failed, if one stands (raising nothing otherwise). */
+  async #recovered(instance: ManagedInstance): Promise<void> {
+    try {
+      await raiseAlert(
+        this.#em(),
+        {
+          code: 'plugin_recovered',
+          subject_kind: 'plugin-instance',
+          subject_id: instance.key,
+          subject_name: instance.name,
+          summary: `${instance.type} ${instance.name} is running again`,
+          details: { type: instance.type, name: instance.name },
+          instance: instance.key,
+          link: alertLinks.instance(instance.type, instance.name),
+        },
+        this.#deps.now(),
+      );
+    } catch (error) {
+      this.#log(instance).error({ err: error }, 'could not raise the plugin_recovered alert');
     }
   }
 
@@ -683,6 +713,9 @@ export class Supervisor {
         return;
       case 'storage':
         void this.#deps.onStorage?.(instance.key, event.data.ok, event.data.problem);
+        return;
+      case 'reach':
+        this.#deps.onReach?.(this.#ref(instance), event.data.ok, event.data.partner, event.data.error);
         return;
       case 'database':
         if (event.data.ok) this.#deps.outage?.answered();
