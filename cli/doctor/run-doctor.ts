@@ -72,7 +72,11 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
         );
       } else {
         const title = (id: string) => needsDatabase.find(([i]) => i === id)![1];
-        results.push(await guarded('payload-store', title('payload-store'), () => checkPayloadStore(em())));
+        results.push(
+          await guarded('payload-store', title('payload-store'), () =>
+            checkPayloadStore(em(), process.dataDir),
+          ),
+        );
         let secrets: Awaited<ReturnType<typeof checkSecretKey>>['box'];
         results.push(
           await guarded('secret-key', title('secret-key'), async () => {

@@ -22,7 +22,8 @@ export interface DatabaseCheck {
 export async function checkDatabase(options: ProcessOptions): Promise<DatabaseCheck> {
   let database: Database;
   try {
-    database = await connectDatabase(options, { runMigrations: false });
+    // A data directory never made is reported, not made (pier init makes it).
+    database = await connectDatabase(options, { runMigrations: false, create: false });
   } catch (error) {
     return {
       migrated: false,

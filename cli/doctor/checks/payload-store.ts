@@ -15,8 +15,8 @@ const title = 'Payload store writable with free space';
 
 const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
 
-export async function checkPayloadStore(em: EntityManager): Promise<CheckResult> {
-  const selection = selectionOf(storageOf(await loadSettings(em)));
+export async function checkPayloadStore(em: EntityManager, dataDir: string): Promise<CheckResult> {
+  const selection = selectionOf(storageOf(await loadSettings(em)), dataDir);
   const where = describeSelection(selection);
   const result = await probeStorage(selection, { deadlineMs: 9_000, checkFreeSpace: true });
   if (!result.ok) {
