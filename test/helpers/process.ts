@@ -24,7 +24,7 @@ export async function spawnPier(
   t: Test,
   options: { databaseUrl: string; dataDir: string; cwd: string; env?: Record<string, string> },
 ): Promise<PierProcess> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/pier.js'), 'serve', '--dev'], {
+  const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), 'serve', '--dev'], {
     cwd: options.cwd,
     env: {
       PATH: process.env.PATH ?? '',
