@@ -35,6 +35,7 @@
  * --rate <msg/s>, --duration <s> (default 60), --cap <n> outstanding requests (default 2000).
  */
 import { execFileSync } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { prepareWithToken } from './lib/api-token.js';
@@ -135,6 +136,23 @@ const target: LoadTarget = {
   messageId: () => `<bench-${process.pid}-${++sent}@alice.example>`,
 };
 
+/** Resolves once something accepts connections on the loopback `port` (60 s at most). */
+async function untilListening(port: number): Promise<void> {
+  for (let waited = 0; waited < 60_000; waited += 50) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing listens on port ${port} after 60 s`);
+}
+
 /** One closed-loop case, measured until its last document is written. */
 async function closedCase(concurrency: number, mode: string, count: number) {
   const state = newLoadState();
@@ -198,6 +216,8 @@ try {
     await api('/services/file-writer/out/start', {});
   }
   await api('/services/as2-receiver/in/start', {});
+  // The start is answered before the receiver's thread listens (it loads its modules first).
+  await untilListening(port);
 
   // --warm-up 0 measures a cold server: its first messages, threads still compiling.
   if (warmUpMessages > 0) {

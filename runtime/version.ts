@@ -3,7 +3,9 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 // The sources sit one folder below package.json, the compiled build (dist/runtime/) two.
-const pkg = require(import.meta.url.endsWith('.ts') ? '../package.json' : '../../package.json') as {
+const pkg = require(
+  new URL(import.meta.url).pathname.endsWith('.ts') ? '../package.json' : '../../package.json',
+) as {
   version: string;
 };
 

@@ -21,8 +21,13 @@ export const largeFromBytes = 1024 * 1024;
 /** What a pool thread gets: the task and how to open the payload store there. */
 export type PooledTask = OpenTask & { storage: StoreSelection };
 
-/** The compiled build runs the pool's task as JavaScript; the sources load it through tsx. */
-const taskFile = import.meta.url.endsWith('.ts') ? './open-worker-sources.mjs' : './open-worker.js';
+/**
+ * The compiled build runs the pool's task as JavaScript; the sources load it through tsx. The
+ * path, not the URL: a module tsx loads into a thread carries a query (`?tsx-namespace=…`).
+ */
+const taskFile = new URL(import.meta.url).pathname.endsWith('.ts')
+  ? './open-worker-sources.mjs'
+  : './open-worker.js';
 
 export class MessageOpener {
   readonly #pool: Piscina;
