@@ -2,8 +2,8 @@
  * How long pier takes to start, the compiled build (dist/) against the TypeScript sources run
  * through tsx, interleaved (sources, dist, sources, dist, …) so a busy moment of a shared machine
  * falls on both. Per round and build: `pier serve` until `GET /health` answers healthy (wall
- * time, and the server's CPU up to then), `pier --help` and `pier users list` (wall time of the
- * whole process, DATABASE_URL given). The database is migrated once before the rounds.
+ * time, and the server's CPU up to then), `pier --help` and `pier users list` (wall and CPU
+ * time of the whole process, DATABASE_URL given). The database is migrated once before the rounds.
  * The first 1,000 AS2 messages of a cold server are measured by as2-receive
  * (`--warm-up 0 --messages 1000 --concurrency 16 --connections keepalive`) with
  * PIER_BENCH_BUILD=sources or dist; see benchmarks/README.md.
@@ -37,13 +37,21 @@ const env = {
   LOG_LEVEL: 'warn',
 };
 
-/** Wall milliseconds of one `pier ARGS` process; it must exit 0. */
-function timeCommand(build: PierBuild, args: string[]): number {
+/**
+ * Wall and CPU (user + system) milliseconds of one `pier ARGS` process, which must exit 0. CPU
+ * comes from GNU time (`/usr/bin/time`), and tells more than the wall time on a shared machine.
+ */
+function timeCommand(build: PierBuild, args: string[]): { wall_ms: number; cpu_ms: number } {
   const started = performance.now();
-  const r = spawnSync(process.execPath, [entries[build], ...args], { env, cwd: dataDir, stdio: 'pipe' });
-  const ms = performance.now() - started;
+  const r = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', process.execPath, entries[build], ...args], {
+    env,
+    cwd: dataDir,
+    stdio: 'pipe',
+  });
+  const wall = performance.now() - started;
   if (r.status !== 0) throw new Error(`pier ${args.join(' ')} (${build}) exited ${r.status}: ${r.stderr}`);
-  return ms;
+  const [, user, system] = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr.toString()) ?? [];
+  return { wall_ms: Math.round(wall), cpu_ms: Math.round((Number(user) + Number(system)) * 1000) };
 }
 
 /** `pier serve` until /health says healthy: wall and server CPU milliseconds; then stopped. */
@@ -78,17 +86,28 @@ async function timeHealthy(build: PierBuild): Promise<{ wall_ms: number; cpu_ms:
   }
 }
 
-type Sample = { health_ms: number; health_cpu_ms: number; help_ms: number; users_list_ms: number };
+type Sample = {
+  health_ms: number;
+  health_cpu_ms: number;
+  help_ms: number;
+  help_cpu_ms: number;
+  users_list_ms: number;
+  users_list_cpu_ms: number;
+};
 const samples: Record<PierBuild, Sample[]> = { sources: [], dist: [] };
 try {
   for (let round = 1; round <= rounds; round++)
     for (const build of round % 2 ? builds : [...builds].reverse()) {
       const health = await timeHealthy(build);
+      const help = timeCommand(build, ['--help']);
+      const usersList = timeCommand(build, ['users', 'list']);
       const sample = {
         health_ms: Math.round(health.wall_ms),
         health_cpu_ms: health.cpu_ms,
-        help_ms: Math.round(timeCommand(build, ['--help'])),
-        users_list_ms: Math.round(timeCommand(build, ['users', 'list'])),
+        help_ms: help.wall_ms,
+        help_cpu_ms: help.cpu_ms,
+        users_list_ms: usersList.wall_ms,
+        users_list_cpu_ms: usersList.cpu_ms,
       };
       log(`round ${round} ${build}: ${JSON.stringify(sample)}`);
       samples[build].push(sample);
@@ -104,7 +123,9 @@ const median = (xs: number[]) => {
 };
 const summary = (b: PierBuild) =>
   Object.fromEntries(
-    (['health_ms', 'health_cpu_ms', 'help_ms', 'users_list_ms'] as const).map((k) => [
+    (
+      ['health_ms', 'health_cpu_ms', 'help_ms', 'help_cpu_ms', 'users_list_ms', 'users_list_cpu_ms'] as const
+    ).map((k) => [
       k,
       { median: median(samples[b].map((s) => s[k])), min: Math.min(...samples[b].map((s) => s[k])) },
     ]),
