@@ -3,10 +3,12 @@
 // engine warning on this Node; the installed `pier` answers --help and database commands from any
 // directory, and `pier serve` from there (PIER_DATA_DIR elsewhere) serves /health, the web UI's
 // assets and the OpenAPI document, runs actor threads (a file moved from a poller to a writer),
-// and stops on SIGTERM with exit code 0.
+// and stops on SIGTERM with exit code 0; without DATABASE_URL it runs its embedded PostgreSQL
+// under PIER_DATA_DIR, as on a machine with only Node.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase } from './helpers/database.js';
@@ -154,5 +156,51 @@ t.test(
       server.logLines.some((l) => l.msg === 'pier stopped'),
       'it logged its stop',
     );
+  },
+);
+
+/** Command lines of the running postgres processes that name `dataDir` (Linux /proc). */
+function postgresOf(dataDir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmdline.includes('postgres') && cmdline.includes(dataDir)) found.push(`${pid}: ${cmdline}`);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return found;
+}
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+t.test(
+  'the installed pier without DATABASE_URL: its embedded PostgreSQL in the data directory',
+  async (t) => {
+    // Under root the embedded PostgreSQL runs as the postgres user, who must reach the binaries.
+    await chmod(dir, 0o755);
+    const dataDir = path.join(dir, 'embedded-data');
+    const server = await spawnPier(t, {
+      databaseUrl: '',
+      dataDir,
+      cwd: elsewhere,
+      command: [path.join(prefix, 'bin/pier')],
+      env: { PATH, PIER_EMBEDDED_PG_PORT: String(await freePort()) },
+    });
+    const health = await fetch(`${server.url}/health`);
+    t.match(await health.json(), { status: 'healthy', database: 'up' });
+    t.ok(existsSync(path.join(dataDir, 'postgres', 'PG_VERSION')), 'the data directory holds the database');
+    t.not(postgresOf(dataDir).length, 0, 'its PostgreSQL runs from the data directory');
+    await server.kill('SIGTERM');
+    t.equal(server.child.exitCode, 0, 'SIGTERM stops it with exit code 0');
+    await waitFor(() => postgresOf(dataDir).length === 0, 'its PostgreSQL stopped', 30_000, 200);
+    t.pass('no PostgreSQL of that data directory is left');
   },
 );
