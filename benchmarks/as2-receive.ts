@@ -16,7 +16,9 @@
  * answered − documents written) once a second, server and PostgreSQL CPU per message up to the
  * last receipt and up to the last document written, the latter also in RSA-2048 private-key
  * operations (`openssl speed rsa2048` before and after each case), commits and statements per
- * message, scans of `delivery` and `message`, how busy the machine was.
+ * message, scans of `delivery` and `message`, how busy the machine was; the message's
+ * cryptography and compression alone timed in this process around each case (crypto-floor.ts)
+ * and the server's CPU per message as a multiple of it; the server's RSS after each case.
  *
  * `--rate <msg/s>` runs the sustained mode instead: an open loop sending `rate` requests a second
  * on a fixed schedule for `--duration` seconds whatever the answers (at most `--cap` outstanding),
@@ -42,10 +44,11 @@ import { prepareWithToken } from './lib/api-token.js';
 import { measureCase, type CaseWatch } from './lib/as2-case.js';
 import { closedLoopFigures, sustainedFigures } from './lib/as2-figures.js';
 import { closedLoop, newLoadState, openLoop, type LoadTarget } from './lib/as2-load.js';
-import { benchKeyPair, buildAs2Requests, requestProfileOf } from './lib/as2-requests.js';
+import { benchDocument, benchKeyPair, buildAs2Requests, requestProfileOf } from './lib/as2-requests.js';
 import { seriesLine } from './lib/backlog.js';
 import { benchApi } from './lib/bench-api.js';
-import { opensslRsaSignsPerSecond } from './lib/cpu.js';
+import { opensslRsaSignsPerSecond, rssOf } from './lib/cpu.js';
+import { measureCryptoFloor, type CryptoFloor } from './lib/crypto-floor.js';
 import { benchDatabase } from './lib/database.js';
 import { dbCounterReader } from './lib/pg-counters.js';
 import { preloadMessages } from './lib/preload.js';
@@ -168,6 +171,32 @@ function rsaOverCase(): number {
   return mean;
 }
 
+/** The message's cryptography and compression alone (crypto-floor.ts), timed around each case too. */
+const floorInput = {
+  document: benchDocument(0, size),
+  bodyBytes: prebuilt[0]!.body.length,
+  ...profile,
+  privateKey: keys.privateKey,
+  certificate: keys.certificate,
+};
+let lastFloor = measureCryptoFloor(floorInput);
+let rssAfterWarmUp = 0;
+function cryptoOverCase(serverMsPerMsg: number, totalMsPerMsg: number) {
+  const now = measureCryptoFloor(floorInput);
+  const floor: CryptoFloor = {
+    total_ms: Math.round(((lastFloor.total_ms + now.total_ms) / 2) * 1000) / 1000,
+    steps_ms: now.steps_ms,
+  };
+  lastFloor = now;
+  return {
+    crypto_floor_ms_per_msg: floor.total_ms,
+    crypto_floor_steps_ms: floor.steps_ms,
+    server_cpu_over_crypto_floor: Math.round((serverMsPerMsg / floor.total_ms) * 100) / 100,
+    total_cpu_over_crypto_floor: Math.round((totalMsPerMsg / floor.total_ms) * 100) / 100,
+    server_rss_mib_after: Math.round(rssOf(server.pid) / 1048576),
+  };
+}
+
 const results: Record<string, unknown>[] = [];
 try {
   const bench = benchApi(server.url, token);
@@ -231,18 +260,21 @@ try {
     );
   }
   lastRsa = opensslRsaSignsPerSecond();
+  lastFloor = measureCryptoFloor(floorInput);
+  rssAfterWarmUp = Math.round(rssOf(server.pid) / 1048576);
   if (rate !== null) {
     const state = newLoadState();
     let open: Awaited<ReturnType<typeof openLoop>> | undefined;
     const m = await measureCase(watch, state, async (stopped) => {
       open = await openLoop(target, state, rate, durationS, connectionModes[0]!, cap, stopped);
     });
-    const r = sustainedFigures(m, open!, rsaOverCase(), {
+    const figures = sustainedFigures(m, open!, rsaOverCase(), {
       offered_msg_per_s: rate,
       duration_s: durationS,
       connections: connectionModes[0]!,
       cap,
     });
+    const r = { ...figures, ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms) };
     log(`backlog (in flight) per second: ${seriesLine(m.samples)}`);
     log(JSON.stringify(r));
     results.push(r);
@@ -250,7 +282,15 @@ try {
     for (const concurrency of concurrencies)
       for (const mode of connectionModes) {
         const m = await closedCase(concurrency, mode, perCase);
-        const r = closedLoopFigures(m, rsaOverCase(), { concurrency, connections: mode, messages: perCase });
+        const figures = closedLoopFigures(m, rsaOverCase(), {
+          concurrency,
+          connections: mode,
+          messages: perCase,
+        });
+        const r = {
+          ...figures,
+          ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms),
+        };
         log(`backlog (in flight) per second: ${seriesLine(m.samples)}`);
         log(JSON.stringify(r));
         results.push(r);
@@ -272,6 +312,7 @@ console.log(
     max_concurrent_deliveries: writer ? (maxConcurrentDeliveries ?? 'default') : null,
     statements_counted: counters.hasStatements,
     openssl_rsa2048_sign_per_s: { before: rsaBefore, after: lastRsa },
+    server_rss_mib_after_warm_up: rssAfterWarmUp,
     cases: results,
   }),
 );
