@@ -32,10 +32,12 @@
  * --server-cpus <list> (taskset the server, e.g. 0 or 0,1), --no-writer (no route: the message
  * is only accepted, no delivered figures), --max-concurrent-deliveries <n> (the writer's
  * setting; default its own default, 1), --drain-timeout <s> (default 120), --warm-up <n>
- * messages posted at concurrency 16 before the first case (default 4000; see README, "Warm-up"),
+ * messages posted at concurrency 16 before the first case (default 4000; 0 for a cold server; see
+ * README, "Warm-up"),
  * --rate <msg/s>, --duration <s> (default 60), --cap <n> outstanding requests (default 2000).
  */
 import { execFileSync } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { prepareWithToken } from './lib/api-token.js';
@@ -137,6 +139,23 @@ const target: LoadTarget = {
   messageId: () => `<bench-${process.pid}-${++sent}@alice.example>`,
 };
 
+/** Resolves once something accepts connections on the loopback `port` (60 s at most). */
+async function untilListening(port: number): Promise<void> {
+  for (let waited = 0; waited < 60_000; waited += 50) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing listens on port ${port} after 60 s`);
+}
+
 /** One closed-loop case, measured until its last document is written. */
 async function closedCase(concurrency: number, mode: string, count: number) {
   const state = newLoadState();
@@ -226,15 +245,20 @@ try {
     await api('/services/file-writer/out/start', {});
   }
   await api('/services/as2-receiver/in/start', {});
+  // The start is answered before the receiver's thread listens (it loads its modules first).
+  await untilListening(port);
 
-  log(`warming up with ${warmUpMessages} messages…`);
-  const warm = await closedCase(16, 'keepalive', Math.max(warmUpMessages, 1));
-  if (warm.state.ok < warm.state.sent)
-    throw new Error(`warm-up failed: ${JSON.stringify(Object.fromEntries(warm.state.problems))}`);
-  log(
-    `warm-up: ${warm.state.ok} receipts in ${warm.receiptSeconds.toFixed(1)} s` +
-      (warm.delivery ? `, last document written at ${warm.delivery.seconds.toFixed(1)} s` : ''),
-  );
+  // --warm-up 0 measures a cold server: its first messages, threads still compiling.
+  if (warmUpMessages > 0) {
+    log(`warming up with ${warmUpMessages} messages…`);
+    const warm = await closedCase(16, 'keepalive', warmUpMessages);
+    if (warm.state.ok < warm.state.sent)
+      throw new Error(`warm-up failed: ${JSON.stringify(Object.fromEntries(warm.state.problems))}`);
+    log(
+      `warm-up: ${warm.state.ok} receipts in ${warm.receiptSeconds.toFixed(1)} s` +
+        (warm.delivery ? `, last document written at ${warm.delivery.seconds.toFixed(1)} s` : ''),
+    );
+  }
   lastRsa = opensslRsaSignsPerSecond();
   lastFloor = measureCryptoFloor(floorInput);
   rssAfterWarmUp = Math.round(rssOf(server.pid) / 1048576);

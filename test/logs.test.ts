@@ -24,7 +24,7 @@ interface Line {
   [key: string]: unknown;
 }
 
-const child = spawn(process.execPath, [path.join(root, 'bin/pier.js'), 'serve', '--dev'], {
+const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), 'serve', '--dev'], {
   cwd: dataDir,
   env: {
     ...process.env,
