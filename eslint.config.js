@@ -91,7 +91,7 @@ const apiOrmPaths = ['@mikro-orm/core', '@mikro-orm/postgresql', '@mikro-orm/kne
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', '.tap/**', '.test-pg/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', '.test-output/**', '.tap/**', '.test-pg/**'] },
   js.configs.recommended,
   {
     files: ['**/*.js', '**/*.mjs'],

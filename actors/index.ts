@@ -7,6 +7,7 @@ import { as2SenderType } from './as2-sender/config.js';
 import { filePollerType } from './file-poller/config.js';
 import { fileWriterType } from './file-writer/config.js';
 import { httpPosterType } from './http-poster/config.js';
+import { notificationEmailType } from './notification-email/config.js';
 import { notificationWebhookType } from './notification-webhook/config.js';
 import {
   certificateUses,
@@ -33,6 +34,7 @@ export const pluginTypeDefinitions: Record<PluginType, PluginTypeDefinition> = {
   'file-writer': fileWriterType,
   'http-poster': httpPosterType,
   'notification-webhook': notificationWebhookType,
+  'notification-email': notificationEmailType,
 };
 
 /** Every setting, of every type, that names a stored certificate. */
@@ -56,4 +58,5 @@ export const workerEntries: Partial<Record<PluginType, URL>> = {
   'file-writer': new URL(`./file-writer/worker${ext}`, import.meta.url),
   'http-poster': new URL(`./http-poster/worker${ext}`, import.meta.url),
   'notification-webhook': new URL(`./notification-webhook/worker${ext}`, import.meta.url),
+  'notification-email': new URL(`./notification-email/worker${ext}`, import.meta.url),
 };

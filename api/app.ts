@@ -17,11 +17,13 @@ import { stringify } from 'yaml';
 import { installAuth } from './auth/plugin.js';
 import type { CredentialKind } from './auth/caller.js';
 import type { ApiContext } from './context.js';
-import { installRequestLog } from './http/request-log.js';
+import { installRequestLog, requestIdOf } from './http/request-log.js';
 import { ApiRouter, type RegisteredRoute } from './http/router.js';
 import { installedModules, type ApiModule } from './modules.js';
 import { installEventStreams } from './resources/events/routes.js';
 import { answerHealth } from './resources/health/routes.js';
+import { answerReady, StoreCheck } from './resources/health/ready.js';
+import { installReadinessGate } from './readiness/gate.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { installContentTypeRules } from './plugins/content-type.js';
 import { installTransportSecurity } from './plugins/transport-security.js';
@@ -57,7 +59,9 @@ export async function buildApp(
   const common = {
     bodyLimit: defaultBodyLimit,
     // Fastify's own two lines per request are replaced by one (api/http/request-log.ts).
-    logController: new LogController({ disableRequestLogging: true }),
+    // Every line of a request carries its id as `request_id` (api/http/request-log.ts).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    genReqId: requestIdOf,
     // Long path parameters reach validation (a 400 in the envelope) instead of the router's bare 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // The router's own refusals (a longer parameter, a URL that does not decode) in the envelope too.
@@ -83,6 +87,7 @@ export async function buildApp(
   });
 
   installTransportSecurity(app, ctx.options.publicUrl);
+  installReadinessGate(app, ctx.readiness);
   const allowed = new Set(ctx.options.allowedOrigins);
   await app.register(cors, {
     origin: (origin, cb) => cb(null, origin !== undefined && allowed.has(origin)),
@@ -123,6 +128,9 @@ export async function buildApp(
   app.get('/openapi.yaml', serveDocument);
   // Load balancers probe the root; the same answer as the API's health.
   app.get('/health', { config: { public: true } }, (_request, reply) => answerHealth(ctx, reply));
+  // Readiness for load balancers and service managers (api/readiness/); not an API resource.
+  const storeCheck = new StoreCheck(ctx);
+  app.get('/ready', { config: { public: true } }, (_request, reply) => answerReady(ctx, storeCheck, reply));
   // Web UI sign-in under /ui/auth/; a stand-in /ui page only until the web UI registers its own.
   await installSignIn(app, ctx, { landingPage: !app.hasRoute({ method: 'GET', url: '/ui' }) });
   allowedMethods = allowedMethodsOf(fastifyRoutes);

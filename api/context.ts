@@ -10,6 +10,7 @@ import type { JwtCredential } from './auth/jwt-credential.js';
 import type { OidcDirectory } from './auth/oidc-directory.js';
 import type { StorageSelection } from './schemas/settings.js';
 import type { OperatorActionLog } from './operator-actions.js';
+import type { Readiness } from './readiness/readiness.js';
 
 export interface ApiContext {
   orm: Orm;
@@ -31,6 +32,8 @@ export interface ApiContext {
   /** Tells every pier process that tokens or accounts changed, so caches are dropped. */
   announceAuthChange(em: EntityManager): Promise<void>;
   now(): Date;
+  /** Starting, ready or draining (GET /ready, and the gate that answers 503 meanwhile). */
+  readiness: Readiness;
   /** The message flow and plugin instances; absent in the CLI, which runs no actors. */
   runtime?: Runtime;
 }

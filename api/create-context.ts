@@ -10,6 +10,7 @@ import { JwtCredential } from './auth/jwt-credential.js';
 import { OidcDirectory, type OidcDirectoryOptions } from './auth/oidc-directory.js';
 import type { StorageSelection } from './schemas/settings.js';
 import { OperatorActionLog } from './operator-actions.js';
+import { Readiness } from './readiness/readiness.js';
 import type { ProcessOptions } from '../runtime/process-options.js';
 import { AuditRecorder } from '../runtime/audit/recorder.js';
 import type { SecretBox } from '../runtime/secrets/secret-box.js';
@@ -28,6 +29,8 @@ export interface CoreOptions {
   now?: () => Date;
   tokenCache?: Partial<ApiTokenCredentialOptions>;
   identity?: Partial<OidcDirectoryOptions>;
+  /** The server's, which starts at `starting`; any other context is ready at once. */
+  readiness?: Readiness;
 }
 
 export function createApiContext(core: CoreOptions): ApiContext {
@@ -47,6 +50,7 @@ export function createApiContext(core: CoreOptions): ApiContext {
     storageInUse: core.storageInUse,
     developerBuild: core.developerBuild,
     announceAuthChange: (em: EntityManager) => announceAtCommit(em, authChannel),
+    readiness: core.readiness ?? new Readiness('ready'),
     now,
   };
 }

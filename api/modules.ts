@@ -81,7 +81,7 @@ export const httpModule = pluginModule('http', ['http-poster']);
 export const as2Module = pluginModule('as2', ['as2-receiver', 'as2-sender'], registerAs2ProfileRoutes);
 const notificationPlugins = pluginModule(
   'notifications',
-  ['notification-webhook'],
+  ['notification-webhook', 'notification-email'],
   registerNotificationRoutes,
 );
 export const notificationsModule: ApiModule = {

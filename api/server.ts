@@ -1,7 +1,9 @@
 /** Starting and stopping one pier process: database, storage check, API, listeners. */
+import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
+import { makeLogger } from './logger.js';
 import { buildApp, type BuiltApp } from './app.js';
 import type { ApiContext } from './context.js';
 import { loadSettings, storageOf } from './resources/settings/service.js';
@@ -11,6 +13,8 @@ import { connectDatabase, type Database } from '../storage/connect.js';
 import { DatabaseListener } from '../storage/listener.js';
 import { OutageLog } from '../storage/outage-log.js';
 import { prepareStorage } from '../storage/payloads/prepare.js';
+import { legacyPayloads, type StorageFields } from '../storage/payloads/selection.js';
+import { Readiness } from './readiness/readiness.js';
 import { checkSecretKey } from '../runtime/secrets/key-check.js';
 import { loadSecretBox } from '../runtime/secrets/secret-box.js';
 import { scheduleExpiryChecks } from '../runtime/certificates/expiry-check.js';
@@ -50,7 +54,7 @@ export const storageRemedy =
   '(`pier settings show` prints the current values), then start pier again';
 
 export function defaultLogger(): Logger {
-  return pino({ level: process.env.LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] });
+  return makeLogger(process.env);
 }
 
 /**
@@ -82,6 +86,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   }
   const logger = settings.logger === undefined ? defaultLogger() : settings.logger;
   const database = await connectDatabase(options, { runMigrations: true });
+  if (logger) logger.info({ database: database.description }, 'using the database');
   const closers: (() => Promise<void>)[] = [() => database.close()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch(() => {});
@@ -89,9 +94,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   try {
     const stored = await loadSettings(database.orm.em.fork());
     const storageInUse = storageOf(stored);
-    await prepareStorage(storageInUse).catch((error: unknown) => {
+    await prepareStorage(storageInUse, options.dataDir).catch((error: unknown) => {
       throw new Error(`${(error as Error).message}. ${storageRemedy}`, { cause: error });
     });
+    if (logger) tellLegacyPayloads(logger, storageInUse, options.dataDir);
 
     const secrets = await loadSecretBox(options.dataDir, options.secretKey);
     await checkSecretKey(database.orm.em.fork(), secrets);
@@ -101,6 +107,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       secrets,
       storageInUse,
       developerBuild: settings.developerBuild,
+      readiness: new Readiness(),
       ...(settings.now ? { now: settings.now } : {}),
     });
     closers.push(async () => ctx.apiTokens.close());
@@ -123,9 +130,22 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     await listener.start();
     closers.push(() => listener.close());
 
+    // The HTTP port opens before the message flow starts: meanwhile GET /ready answers 503
+    // `starting` and other requests 503 NOT_READY, rather than a refused connection.
+    const built = await buildApp(ctx, { logger });
+    closers.push(() => built.app.close());
+    let url: string | undefined;
+    if (settings.listen !== false) {
+      url = await built.app.listen({ port: options.httpPort, host: options.httpHost });
+    } else {
+      await built.app.ready();
+    }
+
     const runtime = await startRuntime({
       orm: database.orm,
       databaseUrl: database.url,
+      dataDir: options.dataDir,
+      shutdownTimeoutMs: options.shutdownTimeoutMs,
       secrets: ctx.secrets,
       logger: quiet,
       now: ctx.now,
@@ -138,21 +158,32 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       ...settings.runtime,
     });
     ctx.runtime = runtime;
+    // Closed first (closers run in reverse): the flow drains while the API still answers
+    // GET /ready with `draining`; the database closes last.
     closers.push(() => runtime.close());
-
-    const built = await buildApp(ctx, { logger });
-    closers.push(() => built.app.close());
-    let url: string | undefined;
-    if (settings.listen !== false) {
-      url = await built.app.listen({ port: options.httpPort, host: options.httpHost });
-    } else {
-      await built.app.ready();
-    }
     const metricsUrl = await serveMetrics(runtime, options, quiet);
     if (metricsUrl) closers.push(metricsUrl.close);
-    return { app: built.app, built, ctx, database, url, metricsUrl: metricsUrl?.url, close: closeAll };
+    ctx.readiness.ready();
+    const close = async () => {
+      ctx.readiness.drain();
+      await closeAll();
+    };
+    return { app: built.app, built, ctx, database, url, metricsUrl: metricsUrl?.url, close };
   } catch (error) {
     await closeAll();
     throw error;
   }
+}
+
+/** An install from before the data directory held payloads keeps them where they are, and is told how to move. */
+function tellLegacyPayloads(logger: Logger, storage: StorageFields, dataDir: string): void {
+  const legacy = legacyPayloads(storage, dataDir);
+  if (!legacy) return;
+  const moveTo = path.join(dataDir, 'payloads');
+  logger.warn(
+    { directory: legacy, moveTo },
+    `payloads are kept in ${legacy}, where pier kept them before they moved into the data directory; ` +
+      `to move them, stop pier, run \`mv ${legacy} ${moveTo}\` and start it again ` +
+      `(or keep them there: \`pier settings set storage_local_directory=${legacy}\`)`,
+  );
 }

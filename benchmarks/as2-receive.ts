@@ -16,7 +16,9 @@
  * answered − documents written) once a second, server and PostgreSQL CPU per message up to the
  * last receipt and up to the last document written, the latter also in RSA-2048 private-key
  * operations (`openssl speed rsa2048` before and after each case), commits and statements per
- * message, scans of `delivery` and `message`, how busy the machine was.
+ * message, scans of `delivery` and `message`, how busy the machine was; the message's
+ * cryptography and compression alone timed in this process around each case (crypto-floor.ts)
+ * and the server's CPU per message as a multiple of it; the server's RSS after each case.
  *
  * `--rate <msg/s>` runs the sustained mode instead: an open loop sending `rate` requests a second
  * on a fixed schedule for `--duration` seconds whatever the answers (at most `--cap` outstanding),
@@ -30,20 +32,23 @@
  * --server-cpus <list> (taskset the server, e.g. 0 or 0,1), --no-writer (no route: the message
  * is only accepted, no delivered figures), --max-concurrent-deliveries <n> (the writer's
  * setting; default its own default, 1), --drain-timeout <s> (default 120), --warm-up <n>
- * messages posted at concurrency 16 before the first case (default 4000; see README, "Warm-up"),
+ * messages posted at concurrency 16 before the first case (default 4000; 0 for a cold server; see
+ * README, "Warm-up"),
  * --rate <msg/s>, --duration <s> (default 60), --cap <n> outstanding requests (default 2000).
  */
 import { execFileSync } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { prepareWithToken } from './lib/api-token.js';
 import { measureCase, type CaseWatch } from './lib/as2-case.js';
 import { closedLoopFigures, sustainedFigures } from './lib/as2-figures.js';
 import { closedLoop, newLoadState, openLoop, type LoadTarget } from './lib/as2-load.js';
-import { benchKeyPair, buildAs2Requests, requestProfileOf } from './lib/as2-requests.js';
+import { benchDocument, benchKeyPair, buildAs2Requests, requestProfileOf } from './lib/as2-requests.js';
 import { seriesLine } from './lib/backlog.js';
 import { benchApi } from './lib/bench-api.js';
-import { opensslRsaSignsPerSecond } from './lib/cpu.js';
+import { opensslRsaSignsPerSecond, rssOf } from './lib/cpu.js';
+import { measureCryptoFloor, type CryptoFloor } from './lib/crypto-floor.js';
 import { benchDatabase } from './lib/database.js';
 import { dbCounterReader } from './lib/pg-counters.js';
 import { preloadMessages } from './lib/preload.js';
@@ -134,6 +139,23 @@ const target: LoadTarget = {
   messageId: () => `<bench-${process.pid}-${++sent}@alice.example>`,
 };
 
+/** Resolves once something accepts connections on the loopback `port` (60 s at most). */
+async function untilListening(port: number): Promise<void> {
+  for (let waited = 0; waited < 60_000; waited += 50) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing listens on port ${port} after 60 s`);
+}
+
 /** One closed-loop case, measured until its last document is written. */
 async function closedCase(concurrency: number, mode: string, count: number) {
   const state = newLoadState();
@@ -147,6 +169,32 @@ function rsaOverCase(): number {
   const mean = (lastRsa + now) / 2;
   lastRsa = now;
   return mean;
+}
+
+/** The message's cryptography and compression alone (crypto-floor.ts), timed around each case too. */
+const floorInput = {
+  document: benchDocument(0, size),
+  bodyBytes: prebuilt[0]!.body.length,
+  ...profile,
+  privateKey: keys.privateKey,
+  certificate: keys.certificate,
+};
+let lastFloor = measureCryptoFloor(floorInput);
+let rssAfterWarmUp = 0;
+function cryptoOverCase(serverMsPerMsg: number, totalMsPerMsg: number) {
+  const now = measureCryptoFloor(floorInput);
+  const floor: CryptoFloor = {
+    total_ms: Math.round(((lastFloor.total_ms + now.total_ms) / 2) * 1000) / 1000,
+    steps_ms: now.steps_ms,
+  };
+  lastFloor = now;
+  return {
+    crypto_floor_ms_per_msg: floor.total_ms,
+    crypto_floor_steps_ms: floor.steps_ms,
+    server_cpu_over_crypto_floor: Math.round((serverMsPerMsg / floor.total_ms) * 100) / 100,
+    total_cpu_over_crypto_floor: Math.round((totalMsPerMsg / floor.total_ms) * 100) / 100,
+    server_rss_mib_after: Math.round(rssOf(server.pid) / 1048576),
+  };
 }
 
 const results: Record<string, unknown>[] = [];
@@ -197,28 +245,36 @@ try {
     await api('/services/file-writer/out/start', {});
   }
   await api('/services/as2-receiver/in/start', {});
+  // The start is answered before the receiver's thread listens (it loads its modules first).
+  await untilListening(port);
 
-  log(`warming up with ${warmUpMessages} messages…`);
-  const warm = await closedCase(16, 'keepalive', Math.max(warmUpMessages, 1));
-  if (warm.state.ok < warm.state.sent)
-    throw new Error(`warm-up failed: ${JSON.stringify(Object.fromEntries(warm.state.problems))}`);
-  log(
-    `warm-up: ${warm.state.ok} receipts in ${warm.receiptSeconds.toFixed(1)} s` +
-      (warm.delivery ? `, last document written at ${warm.delivery.seconds.toFixed(1)} s` : ''),
-  );
+  // --warm-up 0 measures a cold server: its first messages, threads still compiling.
+  if (warmUpMessages > 0) {
+    log(`warming up with ${warmUpMessages} messages…`);
+    const warm = await closedCase(16, 'keepalive', warmUpMessages);
+    if (warm.state.ok < warm.state.sent)
+      throw new Error(`warm-up failed: ${JSON.stringify(Object.fromEntries(warm.state.problems))}`);
+    log(
+      `warm-up: ${warm.state.ok} receipts in ${warm.receiptSeconds.toFixed(1)} s` +
+        (warm.delivery ? `, last document written at ${warm.delivery.seconds.toFixed(1)} s` : ''),
+    );
+  }
   lastRsa = opensslRsaSignsPerSecond();
+  lastFloor = measureCryptoFloor(floorInput);
+  rssAfterWarmUp = Math.round(rssOf(server.pid) / 1048576);
   if (rate !== null) {
     const state = newLoadState();
     let open: Awaited<ReturnType<typeof openLoop>> | undefined;
     const m = await measureCase(watch, state, async (stopped) => {
       open = await openLoop(target, state, rate, durationS, connectionModes[0]!, cap, stopped);
     });
-    const r = sustainedFigures(m, open!, rsaOverCase(), {
+    const figures = sustainedFigures(m, open!, rsaOverCase(), {
       offered_msg_per_s: rate,
       duration_s: durationS,
       connections: connectionModes[0]!,
       cap,
     });
+    const r = { ...figures, ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms) };
     log(`backlog (in flight) per second: ${seriesLine(m.samples)}`);
     log(JSON.stringify(r));
     results.push(r);
@@ -226,7 +282,15 @@ try {
     for (const concurrency of concurrencies)
       for (const mode of connectionModes) {
         const m = await closedCase(concurrency, mode, perCase);
-        const r = closedLoopFigures(m, rsaOverCase(), { concurrency, connections: mode, messages: perCase });
+        const figures = closedLoopFigures(m, rsaOverCase(), {
+          concurrency,
+          connections: mode,
+          messages: perCase,
+        });
+        const r = {
+          ...figures,
+          ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms),
+        };
         log(`backlog (in flight) per second: ${seriesLine(m.samples)}`);
         log(JSON.stringify(r));
         results.push(r);
@@ -248,6 +312,7 @@ console.log(
     max_concurrent_deliveries: writer ? (maxConcurrentDeliveries ?? 'default') : null,
     statements_counted: counters.hasStatements,
     openssl_rsa2048_sign_per_s: { before: rsaBefore, after: lastRsa },
+    server_rss_mib_after_warm_up: rssAfterWarmUp,
     cases: results,
   }),
 );

@@ -22,6 +22,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { postgresCpuMs } from './lib/cpu.js';
+import { pierEntry } from './lib/pier-entry.js';
 import { startBenchS3, type BenchS3 } from './lib/s3.js';
 import { migrate, openDatabase } from '../storage/db.js';
 import { benchWorkDir } from './lib/work-dir.js';
@@ -80,10 +81,9 @@ async function startPier(
   dir: string,
   extraEnv: Record<string, string> = {},
 ): Promise<Pier> {
-  const root = path.resolve(import.meta.dirname, '..');
   // For profiling the server: BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/pier.js'), 'serve', '--dev'], {
+  const child = spawn(process.execPath, [...nodeArgs, pierEntry(), 'serve', '--dev'], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? '',

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 
 const database = [
   ['DATABASE_URL', 'PostgreSQL URL; without it, the embedded PostgreSQL under PIER_DATA_DIR'],
-  ['PIER_DATA_DIR', 'data directory (embedded database, secret.key); default ./data'],
+  ['PIER_DATA_DIR', 'data directory (embedded database, secret.key, payloads); default ./data'],
   ['PIER_EMBEDDED_PG_PORT', 'port to start the embedded PostgreSQL on when it is not running; default 54329'],
 ] as const;
 const secrets = [['PIER_SECRET_KEY', 'key of secrets at rest; default <data dir>/secret.key']] as const;
@@ -14,7 +14,9 @@ const server = [
   ['ALLOWED_ORIGINS', 'comma-separated origins browser pages may call the API from'],
   ['PUBLIC_URL', 'address users reach pier at; default http://localhost:<HTTP_PORT>'],
   ['LOG_LEVEL', 'pino log level; default info'],
+  ['LOG_FORMAT', 'json (default) or pretty, for a terminal'],
   ['NODE_ENV', 'production refuses --dev'],
+  ['PIER_SHUTDOWN_TIMEOUT', 'seconds a stop lets work in hand finish; default 30'],
 ] as const;
 
 /** What a command that opens the database reads; `serve` reads the server's variables as well. */

@@ -8,7 +8,9 @@ import { ApiError } from '../api/errors.js';
 import { serviceVersion } from '../runtime/version.js';
 import { ReportedError, UsageError } from './args.js';
 import { apiTokenCommands } from './commands/api-tokens.js';
+import { doctorCommand } from './commands/doctor.js';
 import { messageCommands } from './commands/messages.js';
+import { initCommand } from './commands/init.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
 import { serviceAccountCommands } from './commands/service-accounts.js';
@@ -53,6 +55,7 @@ export function buildProgram(): Command {
   program.hook('preAction', (_program, action) => setVerbose(action.optsWithGlobals().verbose === true));
   for (const command of [
     serveCommand(),
+    initCommand(),
     migrateCommand(),
     addUserPasswordCommands(userCommands()),
     serviceAccountCommands(),
@@ -60,6 +63,7 @@ export function buildProgram(): Command {
     messageCommands(),
     settingsCommands(),
     storageCommands(),
+    doctorCommand(),
   ]) {
     program.addCommand(command);
   }

@@ -33,7 +33,8 @@ export async function withSession<T>(work: (ctx: ApiContext) => Promise<T>): Pro
     import('../runtime/secrets/secret-box.js'),
   ]);
   const options = readProcessOptions(cliIo().env);
-  const database = await connectDatabase(options, { runMigrations: true });
+  // A mistyped PIER_DATA_DIR is refused rather than given a new, empty database.
+  const database = await connectDatabase(options, { runMigrations: true, create: false });
   if (verbose) cliIo().err(`pier: connected to ${database.description}\n`);
   try {
     const ctx = createApiContext({

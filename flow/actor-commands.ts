@@ -7,21 +7,11 @@
  *
  * This file is the one door of flow/ for actors/ (eslint.config.js).
  */
-import type {
-  Acceptance,
-  ClaimedDelivery,
-  DeliveryResult,
-  OfferedMessage,
-} from '../protocol/core-protocol.js';
+import type { Acceptance, DeliveryResult, OfferedMessage } from '../protocol/core-protocol.js';
 import { FlowConnections } from '../storage/flow-connections.js';
 import { direct, inTx, pgArray } from '../storage/sql.js';
-import {
-  claimBatch,
-  releaseBatch,
-  recordResults,
-  type DeliveryEnd,
-  type ResultItem,
-} from './commands/claims.js';
+import { claimBatch, type Claimed } from './commands/claim.js';
+import { releaseBatch, recordResultsAndClaim, type DeliveryEnd, type ResultItem } from './commands/claims.js';
 import { acceptAtOnce, acceptanceOf, acceptedLine, type AcceptItem } from './commands/accept.js';
 import { FlowConfig } from './commands/flow-config.js';
 import type { RetryPolicy } from './tables/schedule.js';
@@ -30,6 +20,7 @@ import { noMetrics, type MetricsPort } from '../protocol/metrics/port.js';
 
 export { deliveryEndLine, type DeliveryEnd } from './commands/claims.js';
 export { countDeliveryEnd } from './flow-metrics.js';
+export type { Claimed } from './commands/claim.js';
 export { isDatabaseAway } from '../storage/outage-log.js';
 export { retryPolicyOf } from './tables/schedule.js';
 
@@ -64,21 +55,27 @@ export class TargetCommands {
   }
 
   /** Claims up to `limit` queued deliveries of this target (flow/commands/claims.ts, claimBatch). */
-  claim(limit: number): Promise<{ deliveries: ClaimedDelivery[]; more: boolean }> {
+  claim(limit: number): Promise<Claimed> {
     return claimBatch(direct(this.#flow), new Date(), this.access.node, this.target, limit);
   }
 
   /**
    * Records results: plain successes in one statement, anything else in a transaction (with
    * the alerts a failure raises). Per result, whether its claim was still current; the
-   * deliveries that ended, for the log.
+   * deliveries that ended, for the log. With `claimLimit`, up to that many of the target's
+   * next deliveries are claimed along (in the results' statement when it takes them).
    */
-  async record(results: DeliveryResult[]): Promise<{ applied: boolean[]; ended: DeliveryEnd[] }> {
+  async record(
+    results: DeliveryResult[],
+    claimLimit = 0,
+  ): Promise<{ applied: boolean[]; ended: DeliveryEnd[]; claimed: Claimed | null }> {
     const at = new Date();
     const items: ResultItem[] = results.map((r) => ({ ...r, target: this.target, policy: this.policy }));
     const ended: DeliveryEnd[] = [];
-    const applied = await recordResults(this.#flow, at, items, ended);
-    return { applied, ended };
+    const claim =
+      claimLimit > 0 ? { node: this.access.node, target: this.target, limit: claimLimit } : undefined;
+    const { applied, claimed } = await recordResultsAndClaim(this.#flow, at, items, ended, claim);
+    return { applied, ended, claimed };
   }
 
   /**

@@ -170,6 +170,18 @@ export const ActorEvent = z.discriminatedUnion('type', [
    */
   z.object({ type: z.literal('storage'), ok: z.boolean(), problem: z.string().max(2048).optional() }),
   /**
+   * A target's partner failed an attempt the way an unreachable partner does (`ok` false, with
+   * the error), or took one after failing or for the first time since the actor started: the core
+   * raises `partner_unreachable` and its end (runtime/alerts/partner-alerts.ts).
+   */
+  z.object({
+    type: z.literal('reach'),
+    ok: z.boolean(),
+    /** The partner the attempt went to, when the target sends to many (an AS2 sender): its name. */
+    partner: z.string().max(256).optional(),
+    error: z.string().max(2048).optional(),
+  }),
+  /**
    * A statement of the actor's own found the database away (`ok` false, with what it was doing
    * and the driver's words) or answering again: the process tells an outage once, whoever saw it.
    */

@@ -31,6 +31,11 @@ export interface ProcessOptions {
   metricsPort: number | null;
   /** Address the metrics endpoint binds to; loopback unless the operator opens it. */
   metricsHost: string;
+  /**
+   * Milliseconds a stopping process gives work in hand (PIER_SHUTDOWN_TIMEOUT, in seconds):
+   * deliveries and received messages under way finish within it; the rest is given back.
+   */
+  shutdownTimeoutMs: number;
 }
 
 const defaults = {
@@ -41,6 +46,8 @@ const defaults = {
   /** The port OpenTelemetry's Prometheus exporter uses; Prometheus lists it as taken by exporters. */
   metricsPort: 9464,
   metricsHost: '127.0.0.1',
+  /** Seconds (PIER_SHUTDOWN_TIMEOUT). */
+  shutdownTimeout: 30,
 } as const;
 
 function metricsPortOf(value: string | undefined): number | null {
@@ -50,6 +57,17 @@ function metricsPortOf(value: string | undefined): number | null {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`METRICS_PORT must be a port number from 0 to 65535 or "off", not "${value}"`);
   return port;
+}
+
+function shutdownTimeoutMs(value: string | undefined): number {
+  if (!value) return defaults.shutdownTimeout * 1000;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    throw new Error(
+      `PIER_SHUTDOWN_TIMEOUT must be a positive number of seconds, at most 3600, not "${value}"`,
+    );
+  }
+  return Math.round(seconds * 1000);
 }
 
 export function readProcessOptions(env: NodeJS.ProcessEnv = process.env): ProcessOptions {
@@ -77,5 +95,6 @@ export function readProcessOptions(env: NodeJS.ProcessEnv = process.env): Proces
     production: env.NODE_ENV === 'production',
     metricsPort: metricsPortOf(env.METRICS_PORT),
     metricsHost: env.METRICS_HOST || defaults.metricsHost,
+    shutdownTimeoutMs: shutdownTimeoutMs(env.PIER_SHUTDOWN_TIMEOUT),
   };
 }

@@ -19,6 +19,7 @@ import { storeTiming } from '../protocol/metrics/store-timing.js';
 import { timedStore } from '../storage/payloads/timed-store.js';
 import { Notifications } from './alerts/notifications.js';
 import { storageReports } from './alerts/storage-alerts.js';
+import { PartnerAlerts } from './alerts/partner-alerts.js';
 import { As2Core } from './as2/as2-core.js';
 import { receiptsOverdue } from '../flow/commands/as2-records.js';
 import { NodePresence } from './cluster/presence.js';
@@ -48,6 +49,10 @@ export interface RuntimeOptions {
   listener: DatabaseListener;
   /** PUBLIC_URL only when it was set: the host of the derived asynchronous receipt address. */
   receiptUrlBase?: string | null;
+  /** The process's data directory: the default local payload store is under it. */
+  dataDir: string;
+  /** How long close() lets work in hand finish (PIER_SHUTDOWN_TIMEOUT); each instance's own shutdown time without it. */
+  shutdownTimeoutMs?: number;
   /** Settings read at start (spec 2.11). */
   settings: {
     storage_backend: 'local' | 's3';
@@ -91,7 +96,7 @@ export interface Runtime {
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Every thread opens the same store from this selection (credentials come from the
   // environment, which worker threads share).
-  const storage = selectionOf(options.settings);
+  const storage = selectionOf(options.settings, options.dataDir);
   const outage = options.outage ?? new OutageLog(options.logger.child({ component: 'database' }));
   const presence = new NodePresence(options.databaseUrl, options.logger, outage);
   await presence.start();
@@ -128,6 +133,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     as2: (_instance, request) => as2.answer(request),
     notify: (instance, request) => notifications.answer(instance, request),
   };
+  const partners = new PartnerAlerts({
+    orm: options.orm,
+    now: options.now,
+    logger: options.logger.child({ component: 'partners' }),
+  });
   const supervisor = new Supervisor({
     orm: options.orm,
     secrets: options.secrets,
@@ -148,6 +158,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       storage,
     }),
     metrics,
+    onReach: (instance, ok, partner, error) => partners.report(instance, ok, partner, error),
   });
   processGauges(metrics, supervisor, options.orm, () => dispatcher.flowPool);
   clusterGauges(metrics, options.orm, () => presence.exportsClusterMetrics());
@@ -174,6 +185,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     supervisor.follow((channel, handler) => options.listener.on(channel, handler), serviceChannel);
   } catch (error) {
     await supervisor.stopAll();
+    await partners.close();
     await dispatcher.stop();
     await presence.close();
     throw error;
@@ -193,7 +205,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     metrics,
     close: async () => {
       await notifications.close();
-      await supervisor.stopAll();
+      await supervisor.stopAll(options.shutdownTimeoutMs);
+      await partners.close();
       await dispatcher.stop();
       await presence.close();
     },

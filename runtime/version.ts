@@ -2,7 +2,12 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const pkg = require('../package.json') as { version: string };
+// The sources sit one folder below package.json, the compiled build (dist/runtime/) two.
+const pkg = require(
+  new URL(import.meta.url).pathname.endsWith('.ts') ? '../package.json' : '../../package.json',
+) as {
+  version: string;
+};
 
 export const serviceName = 'pier';
 export const serviceVersion = pkg.version;

@@ -17,7 +17,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const depthFlag = process.argv.indexOf('--depth');
 const depth = depthFlag >= 0 ? Number(process.argv[depthFlag + 1]) : 1;
 const withTests = process.argv.includes('--tests');
-const skipped = new Set(['node_modules', 'data', 'payloads', 'docs', 'coverage']);
+const skipped = new Set(['node_modules', 'data', 'dist', 'payloads', 'docs', 'coverage']);
 if (!withTests) for (const harness of ['test', 'benchmarks', 'scripts', 'fixtures']) skipped.add(harness);
 const codeFile = /\.(ts|mts|js|mjs)$/;
 const specifier = /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g;

@@ -31,18 +31,32 @@ export function withoutPassword(url: string): string {
 
 export async function connectDatabase(
   options: DatabaseOptions,
-  { runMigrations }: { runMigrations: boolean },
+  {
+    runMigrations,
+    create = true,
+  }: {
+    runMigrations: boolean;
+    /**
+     * Initialise an embedded database that is not there yet (serve, migrate, init). Other
+     * commands refuse instead: a mistyped PIER_DATA_DIR must not make an empty new one.
+     */
+    create?: boolean;
+  },
 ): Promise<Database> {
   // Loaded only when needed: the embedded server's package installs process exit hooks.
   const embedded = options.databaseUrl
     ? undefined
     : await (
         await import('./embedded-postgres.js')
-      ).startEmbeddedPostgres(options.dataDir, { port: options.embeddedPostgresPort });
+      ).startEmbeddedPostgres(options.dataDir, { port: options.embeddedPostgresPort, create });
   const url = options.databaseUrl ?? embedded!.url;
   const description = embedded
     ? `${withoutPassword(url)}, the embedded PostgreSQL under ${embedded.directory} ` +
-      (embedded.startedHere ? '(started for this process)' : '(already running)')
+      (embedded.startedHere
+        ? '(started for this process)'
+        : embedded.adopted
+          ? '(left running by a pier process that ended without stopping it; this process stops it)'
+          : '(already running)')
     : `${withoutPassword(url)} (DATABASE_URL)`;
   let orm: Orm;
   try {

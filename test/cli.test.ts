@@ -7,7 +7,7 @@ import { startTestServer } from './helpers/server.js';
 
 const shell = await pierShell(t);
 const { db, dataDir } = shell;
-/** Commands run in this process (test/helpers/pier-shell.ts); the connection failure below runs bin/pier.js. */
+/** Commands run in this process (test/helpers/pier-shell.ts); the connection failure below runs bin/pier-sources.js. */
 const pier = (...args: string[]): Promise<Run> => shell.pier(args);
 
 t.test('migrate applies migrations once', async (t) => {

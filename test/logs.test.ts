@@ -24,7 +24,7 @@ interface Line {
   [key: string]: unknown;
 }
 
-const child = spawn(process.execPath, [path.join(root, 'bin/pier.js'), 'serve', '--dev'], {
+const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), 'serve', '--dev'], {
   cwd: dataDir,
   env: {
     ...process.env,
@@ -143,7 +143,7 @@ t.test('SIGTERM stops pier in order: nothing logged at warn or above, nothing on
   const after = lines()
     .slice(before)
     .filter((l) => l.msg !== 'request');
-  t.equal(after[0]?.msg, 'pier is stopping');
+  t.equal(after[0]?.msg, 'pier is stopping: work in hand finishes, new work is refused');
   t.equal(after.at(-1)?.msg, 'pier stopped');
   t.same(
     lines().filter((l) => l.level >= 40),

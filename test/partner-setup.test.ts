@@ -27,7 +27,7 @@ interface Side {
 async function startPier(t: Test, name: string): Promise<string> {
   const db = await createTestDatabase();
   const dataDir = await tempDir(t, `pier-${name}-`);
-  const child = spawn(process.execPath, [path.join(root, 'bin/pier.js'), 'serve', '--dev'], {
+  const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), 'serve', '--dev'], {
     cwd: dataDir,
     env: {
       ...process.env,

@@ -12,7 +12,7 @@ import { startEmbeddedPostgres } from '../storage/embedded-postgres.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 /** Tests live in test/ (those that cross folders) and beside the code they cover. */
-const codeFolders = ['test', 'pki', 'storage', 'protocol', 'actors', 'runtime', 'api', 'cli'];
+const codeFolders = ['test', 'pki', 'storage', 'protocol', 'flow', 'actors', 'runtime', 'api', 'cli'];
 
 function testFiles(dir: string): string[] {
   const out: string[] = [];

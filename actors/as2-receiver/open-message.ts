@@ -24,6 +24,7 @@ import { certificateOf, keyPairOf, privateKeyOf } from '../as2-shared/material.j
 import { describeUnpacked } from './describe.js';
 import { makeReceipt, type Receipt } from './receipt.js';
 import { unpackStored } from './open-stored.js';
+import { checkedCertificates } from './refusal-certificates.js';
 
 export interface OpenTask {
   /** The message the stages are stored under. */
@@ -95,7 +96,10 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
         ));
     } catch (error) {
       if (!(error instanceof DispositionError)) throw error;
-      refusal = { disposition: error.disposition, text: error.message };
+      refusal = {
+        disposition: error.disposition,
+        text: error.message + checkedCertificates(error.modifier, context),
+      };
     }
   }
   const disposition = refusal ? refusal.disposition : processed;

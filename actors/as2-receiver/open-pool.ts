@@ -21,6 +21,14 @@ export const largeFromBytes = 1024 * 1024;
 /** What a pool thread gets: the task and how to open the payload store there. */
 export type PooledTask = OpenTask & { storage: StoreSelection };
 
+/**
+ * The compiled build runs the pool's task as JavaScript; the sources load it through tsx. The
+ * path, not the URL: a module tsx loads into a thread carries a query (`?tsx-namespace=…`).
+ */
+const taskFile = new URL(import.meta.url).pathname.endsWith('.ts')
+  ? './open-worker-sources.mjs'
+  : './open-worker.js';
+
 export class MessageOpener {
   readonly #pool: Piscina;
   /** Whether a pool thread has loaded the AS2 modules and answered. */
@@ -34,11 +42,11 @@ export class MessageOpener {
   ) {
     this.#budget = new ByteBudget(largeMessagesBudgetBytes);
     // One thread starts with the receiver, more under load, up to one per core. A thread's
-    // start costs a second or more of CPU (tsx compiles the AS2 modules), so an extra thread
+    // start costs a second or more of CPU (loading and compiling the AS2 modules), so an extra thread
     // stays for ten minutes without work: ended after 30 s, it was started again by every
     // burst, at several milliseconds of CPU per message of a short one.
     this.#pool = new Piscina({
-      filename: new URL('./open-worker.mjs', import.meta.url).href,
+      filename: new URL(taskFile, import.meta.url).href,
       minThreads: 1,
       maxThreads: Math.max(1, os.availableParallelism()),
       idleTimeout: 600_000,

@@ -41,7 +41,8 @@ export interface Answer {
   headers: Record<string, string>;
   body: Buffer;
   /** An asynchronous receipt to deliver after answering. */
-  asyncReceipt?: { address: string; receipt: Receipt };
+  /** `messageId`: the stored message the receipt is for (its log lines name it). */
+  asyncReceipt?: { address: string; receipt: Receipt; messageId: string };
 }
 
 export interface ReceiveDeps {
@@ -168,7 +169,7 @@ export async function receiveMessage(
   if (asyncAddress)
     return {
       ...plain(200, 'Received; the receipt follows'),
-      asyncReceipt: { address: asyncAddress, receipt },
+      asyncReceipt: { address: asyncAddress, receipt, messageId: acceptance.message_id },
     };
   return { status: 200, headers: receipt.headers, body: receipt.body };
 }
@@ -189,7 +190,7 @@ async function answerDuplicate(
   if (asked.asyncAddress)
     return {
       ...plain(200, 'Duplicate; receipt follows'),
-      asyncReceipt: { address: asked.asyncAddress, receipt },
+      asyncReceipt: { address: asked.asyncAddress, receipt, messageId: earlierId },
     };
   return { status: 200, headers: receipt.headers, body: receipt.body };
 }

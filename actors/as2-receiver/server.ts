@@ -28,6 +28,15 @@ import { receiveMessage, type Answer, type Incoming, type StoredIncoming } from 
 export const strangerPrefixBytes = 64 * 1024;
 /** Seconds a sender over its in-flight limits is asked to wait (503 Retry-After). */
 export const retryAfterSeconds = 30;
+/** Seconds a sender is asked to wait while the receiver stops: about a restart's time. */
+export const drainingRetryAfterSeconds = 10;
+/**
+ * A connection the kernel took but Node had not yet accepted when the port closes is reset, its
+ * request lost to the sender: the port closes after this long without a new connection…
+ */
+const drainQuietMs = 300;
+/** …or after this long of draining, whichever comes first. */
+const drainQuietMaxMs = 3_000;
 
 const text = (status: number, message: string): Answer => ({
   status,
@@ -57,6 +66,9 @@ export class As2ReceiverServer {
   /** The receiver's max_message_mib in bytes. */
   readonly #limit: number;
   #stopped = false;
+  /** Stopping: requests under way finish, new ones are answered 503 with Retry-After. */
+  #draining = false;
+  #lastConnectionAt = 0;
 
   constructor(
     private readonly settings: As2ReceiverSettings,
@@ -88,6 +100,7 @@ export class As2ReceiverServer {
     } else {
       this.#server = http.createServer(options, handle);
     }
+    this.#server.on('connection', () => (this.#lastConnectionAt = Date.now()));
     this.#server.headersTimeout = 60_000;
     this.#server.requestTimeout = 0;
   }
@@ -126,6 +139,8 @@ export class As2ReceiverServer {
   }
 
   #send(res: http.ServerResponse, answer: Answer): void {
+    // While stopping, no connection is kept for a next request that would find the port closed.
+    if (this.#draining) res.setHeader('Connection', 'close');
     res.writeHead(answer.status, {
       ...answer.headers,
       Server: this.identification,
@@ -135,6 +150,10 @@ export class As2ReceiverServer {
   }
 
   #handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (this.#draining) {
+      res.setHeader('Retry-After', String(drainingRetryAfterSeconds));
+      return this.#refuse(res, text(503, 'The receiver is stopping; send again later'), req);
+    }
     const path = (req.url ?? '/').split('?')[0];
     if (path !== this.settings.path) return this.#send(res, text(404, 'Not an AS2 address'));
     if (req.method !== 'POST') {
@@ -263,7 +282,7 @@ export class As2ReceiverServer {
     try {
       const answer = await this.#process(incoming);
       this.#send(res, answer);
-      if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt.address, answer.asyncReceipt.receipt);
+      if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt);
     } catch (error) {
       // Nothing was recorded for a stored body that failed: its stages go.
       if ('stored' in incoming) await this.store.removeMessage(incoming.stored.messageId).catch(() => {});
@@ -301,11 +320,15 @@ export class As2ReceiverServer {
     );
   }
 
-  #sendLater(address: string, receipt: Parameters<typeof sendAsyncReceipt>[1]): void {
+  #sendLater({ address, receipt, messageId }: NonNullable<Answer['asyncReceipt']>): void {
     const work = sendAsyncReceipt(address, receipt, this.identification, () => this.#stopped).then(
       (problem) => {
         if (problem)
-          this.core.log('warn', 'an asynchronous receipt could not be delivered', { address, problem });
+          this.core.log('warn', 'an asynchronous receipt could not be delivered', {
+            message_id: messageId,
+            address,
+            problem,
+          });
       },
     );
     this.#track(work);
@@ -316,13 +339,32 @@ export class As2ReceiverServer {
     void work.finally(() => this.#pending.delete(work));
   }
 
+  /**
+   * Drains, then closes: requests under way are answered (their messages recorded first), new
+   * ones get 503 with Retry-After until then, so a sender is told to come back rather than cut
+   * off; then, once no connection came for a moment, the port closes. The supervisor's deadline
+   * (PIER_SHUTDOWN_TIMEOUT) bounds the wait.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#draining = true;
+    // Idle connections are left open: Node counts one accepted whose request has not been
+    // read yet as idle, and closing it would reset a sender mid-request. Their next request
+    // is answered 503 (Connection: close); the close below ends those still idle then.
+    const drainingSince = Date.now();
+    await Promise.allSettled([...this.#pending]);
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Checked after the loop's poll phase, where connections waiting in the kernel's queue
+      // are accepted: a busy thread's timer may fire late, with connections still queued.
+      await new Promise((resolve) => setImmediate(resolve));
+      const quiet = Date.now() - this.#lastConnectionAt >= drainQuietMs;
+      if (quiet || Date.now() - drainingSince >= drainQuietMaxMs) break;
+    }
     await new Promise<void>((resolve) => {
       this.#server.close(() => resolve());
       this.#server.closeIdleConnections();
     });
-    await Promise.allSettled([...this.#pending]);
     await this.#opener.close();
   }
 }

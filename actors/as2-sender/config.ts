@@ -9,6 +9,8 @@ import {
   retryDefaults,
   retryFields,
   retryProblems,
+  unreachableAlertDefaults,
+  unreachableAlertFields,
   wholeNumber,
 } from '../shared/fields.js';
 
@@ -23,12 +25,14 @@ export const as2SenderType: PluginTypeDefinition = {
       .enum(['before-sign', 'after-sign'])
       .describe('Where the compressed layer goes for partners whose profile compresses'),
     ...retryFields,
+    ...unreachableAlertFields,
   },
   defaults: {
     timeout_seconds: 120,
     max_concurrent_deliveries: 5,
     compression_order: 'before-sign',
     ...retryDefaults,
+    ...unreachableAlertDefaults,
   },
   secretFields: {},
   problems: retryProblems,

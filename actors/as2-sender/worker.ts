@@ -3,6 +3,7 @@ import { runActor } from '../../protocol/worker-host/host.js';
 import { openActorStore } from '../shared/payload-store.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { deliveryPort } from '../shared/delivery-port.js';
+import { ReachTeller } from '../shared/reach-teller.js';
 import { parseSettings } from '../shared/settings.js';
 import { checkConnection } from './check-connection.js';
 import { as2SenderType, type As2SenderSettings } from './config.js';
@@ -15,7 +16,11 @@ runActor(async (start, core) => {
   const settings = parseSettings<As2SenderSettings>(as2SenderType, start.settings);
   const sender = new As2Sender(settings, openActorStore(start, core), core, start.user_agent);
   const port = deliveryPort(start, core);
-  const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) => sender.deliver(d));
+  // One sender serves every AS2 partner: reachability is told per partner (the message's receiver).
+  const reach = new ReachTeller(core, (d) => d.message.to);
+  const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) =>
+    reach.watch(d, sender.deliver(d)),
+  );
   return {
     onWork: () => loop.poke(),
     // Checked here, where sending runs: with the timeout and User-Agent this instance sends with.

@@ -38,6 +38,7 @@ class RecordingCore implements CoreClient {
   }
   log(): void {}
   storage(): void {}
+  reach(): void {}
   database(): void {}
   metrics = noMetrics;
 }

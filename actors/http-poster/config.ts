@@ -8,6 +8,8 @@ import {
   retryDefaults,
   retryFields,
   retryProblems,
+  unreachableAlertDefaults,
+  unreachableAlertFields,
   userName,
   wholeNumber,
 } from '../shared/fields.js';
@@ -24,6 +26,7 @@ const httpPosterFields = {
   timeout_seconds: wholeNumber(1, 3600).describe('Seconds an attempt may take'),
   max_concurrent_deliveries: maxConcurrentDeliveries,
   ...retryFields,
+  ...unreachableAlertFields,
 };
 
 const httpPosterDefaults = {
@@ -32,6 +35,7 @@ const httpPosterDefaults = {
   timeout_seconds: 60,
   max_concurrent_deliveries: 5,
   ...retryDefaults,
+  ...unreachableAlertDefaults,
 };
 
 const httpPosterSecrets = {

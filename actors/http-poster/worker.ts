@@ -3,6 +3,7 @@ import { runActor } from '../../protocol/worker-host/host.js';
 import { openActorStore } from '../shared/payload-store.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { deliveryPort } from '../shared/delivery-port.js';
+import { ReachTeller } from '../shared/reach-teller.js';
 import { parseSettings } from '../shared/settings.js';
 import { httpPosterType, type HttpPosterSettings } from './config.js';
 import { HttpPoster, type PosterSecrets } from './post.js';
@@ -16,7 +17,10 @@ runActor(async (start, core) => {
     start.user_agent,
   );
   const port = deliveryPort(start, core);
-  const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) => poster.deliver(d));
+  const reach = new ReachTeller(core);
+  const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) =>
+    reach.watch(d, poster.deliver(d)),
+  );
   return {
     onWork: () => loop.poke(),
     async stop() {

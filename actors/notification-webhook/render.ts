@@ -10,7 +10,7 @@ import type { NotificationFormat } from './config.js';
 const icon = { info: 'ℹ️', warning: '⚠️', critical: '🚨' } as const;
 
 /** A group is as severe as its most severe alert. */
-function worst(alerts: NotifiedAlert[]): NotifiedAlert['severity'] {
+export function worst(alerts: NotifiedAlert[]): NotifiedAlert['severity'] {
   const order = ['info', 'warning', 'critical'] as const;
   return alerts.reduce(
     (w, a) => (order.indexOf(a.severity) > order.indexOf(w) ? a.severity : w),

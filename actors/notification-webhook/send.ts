@@ -28,12 +28,15 @@ function retryable(status: number): boolean {
 }
 
 /** Wait before attempt `n + 1` (n ≥ 1), in milliseconds. */
-export function retryWait(settings: NotificationWebhookSettings, n: number): number {
+export function retryWait(
+  settings: Pick<NotificationWebhookSettings, 'retry_interval' | 'retry_backoff' | 'retry_max_interval'>,
+  n: number,
+): number {
   const seconds = settings.retry_interval * settings.retry_backoff ** (n - 1);
   return Math.min(seconds, settings.retry_max_interval) * 1000;
 }
 
-const sleeper = (signal?: AbortSignal) => (ms: number) =>
+export const sleeper = (signal?: AbortSignal) => (ms: number) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });

@@ -12,6 +12,7 @@ export const pluginTypes = [
   'file-writer',
   'http-poster',
   'notification-webhook',
+  'notification-email',
 ] as const;
 export type PluginType = (typeof pluginTypes)[number];
 

@@ -2,85 +2,94 @@
  * Where a target claims its deliveries and records their results: on its own database
  * connections through the flow's commands when the supervisor gave it access (a running
  * server), else through the core over its channel (a supervisor tested without a database).
- * Results reported in one synchronous run are recorded together, as the channel client does.
+ * A report records a batch of results at once and may claim the target's next deliveries
+ * along (result-reporter.ts says when).
  */
 import {
   TargetCommands,
   countDeliveryEnd,
   deliveryEndLine,
   retryPolicyOf,
+  type Claimed,
 } from '../../flow/actor-commands.js';
-import { Batcher } from '../../protocol/batcher.js';
-import {
-  inlineChars,
-  maxInlineCharsPerBatch,
-  type ClaimedDelivery,
-  type DeliveryOutcome,
-  type DeliveryResult,
-} from '../../protocol/core-protocol.js';
+import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
 
-/** What a claim brought, and whether more of the target's deliveries are still queued. */
-export interface Claimed {
-  deliveries: ClaimedDelivery[];
-  more: boolean;
+export type { Claimed } from '../../flow/actor-commands.js';
+
+/** A delivery's result as the target reports it. */
+export interface Reported {
+  delivery: ClaimedDelivery;
+  outcome: DeliveryOutcome;
 }
 
-export type DeliveryPort = Pick<CoreClient, 'result' | 'log' | 'database'> & {
+/** Per result, whether its claim was still current; what a claim along brought, if one was asked. */
+export interface Recorded {
+  applied: boolean[];
+  claimed: Claimed | null;
+}
+
+export type DeliveryPort = Pick<CoreClient, 'log' | 'database'> & {
   claim(limit: number): Promise<Claimed>;
+  /** Records the results together; with `claimLimit` above 0, claims up to that many along. */
+  record(results: Reported[], claimLimit: number): Promise<Recorded>;
   /** Gives back deliveries claimed for this thread that it does not hold (a claim's answer lost). */
   releaseLost?(inHand: readonly number[]): Promise<void>;
   /** Closes what the port opened; after the loop stopped. */
   close(): Promise<void>;
 };
 
-/** Counts one attempt for the process's metrics: its outcome, and whether it was a retry. */
-function countAttempt(
-  core: CoreClient,
-  target: string,
-  delivery: ClaimedDelivery,
-  outcome: DeliveryOutcome,
-): void {
-  const result = outcome.ok ? 'ok' : outcome.retryable ? 'retryable_failure' : 'permanent_failure';
-  core.metrics.count('pier_delivery_attempts_total', { target, outcome: result });
-  if (delivery.attempt > 1) core.metrics.count('pier_delivery_retries_total', { target });
+/** Counts each attempt for the process's metrics: its outcome, and whether it was a retry. */
+function countAttempts(core: CoreClient, target: string, results: Reported[]): void {
+  for (const { delivery, outcome } of results) {
+    const result = outcome.ok ? 'ok' : outcome.retryable ? 'retryable_failure' : 'permanent_failure';
+    core.metrics.count('pier_delivery_attempts_total', { target, outcome: result });
+    if (delivery.attempt > 1) core.metrics.count('pier_delivery_retries_total', { target });
+  }
 }
 
 export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryPort {
-  if (!start.flow)
+  if (!start.flow) {
+    // The core answers the deliveries alone: a full answer may have left more.
+    const claim = async (limit: number): Promise<Claimed> => {
+      const deliveries = await core.claim(limit);
+      return { deliveries, more: deliveries.length >= limit };
+    };
     return {
-      // The core answers the deliveries alone: a full answer may have left more.
-      claim: async (limit) => {
-        const deliveries = await core.claim(limit);
-        return { deliveries, more: deliveries.length >= limit };
-      },
-      result: (delivery, outcome) => {
-        countAttempt(core, start.name, delivery, outcome);
-        return core.result(delivery, outcome);
+      claim,
+      // Results asked for in one synchronous run go to the core as one request (host.ts).
+      record: async (results, claimLimit) => {
+        countAttempts(core, start.name, results);
+        return {
+          applied: await Promise.all(results.map((r) => core.result(r.delivery, r.outcome))),
+          claimed: claimLimit > 0 ? await claim(claimLimit) : null,
+        };
       },
       log: core.log,
       database: core.database,
       close: async () => {},
     };
+  }
   const commands = new TargetCommands(start.flow, start.name, retryPolicyOf(start.settings));
-  const results = new Batcher<DeliveryResult, boolean>(
-    async (list) => {
-      const { applied, ended } = await commands.record(list);
-      for (const end of ended) {
-        const line = deliveryEndLine(end);
-        core.log('info', line.msg, line.fields);
-        countDeliveryEnd(core.metrics, end);
-      }
-      return applied;
-    },
-    { maxItems: 100, weigh: (r) => inlineChars(r.outcome), maxWeight: maxInlineCharsPerBatch },
-  );
   return {
     claim: (limit) => commands.claim(limit),
-    result: (delivery: ClaimedDelivery, outcome: DeliveryOutcome) => {
-      countAttempt(core, start.name, delivery, outcome);
-      return results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome });
+    record: async (results, claimLimit) => {
+      countAttempts(core, start.name, results);
+      const { applied, ended, claimed } = await commands.record(
+        results.map((r) => ({
+          delivery_id: r.delivery.delivery_id,
+          claim: r.delivery.claim,
+          outcome: r.outcome,
+        })),
+        claimLimit,
+      );
+      for (const end of ended) {
+        const line = deliveryEndLine(end);
+        core.log(line.level, line.msg, line.fields);
+        countDeliveryEnd(core.metrics, end);
+      }
+      return { applied, claimed };
     },
     log: core.log,
     database: core.database,
@@ -91,9 +100,6 @@ export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryP
       );
       if (released > 0) core.log('info', 'gave back deliveries a broken claim had taken', { released });
     },
-    close: async () => {
-      await results.idle();
-      await commands.close();
-    },
+    close: () => commands.close(),
   };
 }

@@ -45,6 +45,25 @@ export const retryDefaults = {
   retry_max_interval: 3600, // seconds
 };
 
+/**
+ * When a target's partner counts as unreachable (alert `partner_unreachable`): after this many
+ * failed attempts in a row that an unreachable partner makes (refused, DNS, TLS, timeout, 5xx),
+ * or this long after the first of them with no success since, whichever comes first.
+ */
+export const unreachableAlertFields = {
+  unreachable_alert_attempts: wholeNumber(1, 1000).describe(
+    'Failed attempts in a row (refused, DNS, TLS, timeout, 5xx) after which partner_unreachable is raised',
+  ),
+  unreachable_alert_seconds: wholeNumber(10, 86_400).describe(
+    'Seconds after a first such failure, with no success since, after which partner_unreachable is raised',
+  ),
+};
+
+export const unreachableAlertDefaults = {
+  unreachable_alert_attempts: 3,
+  unreachable_alert_seconds: 300, // five minutes
+};
+
 export function retryProblems(s: Record<string, unknown>): Record<string, string> {
   const problems: Record<string, string> = {};
   if ((s.retry_max_interval as number) < (s.retry_interval as number)) {

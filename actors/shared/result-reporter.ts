@@ -14,10 +14,15 @@
  * each, database-outage.ts), and the process logs the outage once. Nobody
  * waits on a result but the operator reading the message's status, and a result lost with the
  * process (kill -9) only repeats the delivery, which the targets take as done.
+ *
+ * A report may carry the target's next claim (`claimAlong`, asked of the delivery loop as the
+ * report goes): a target whose slots are all busy claims with the result that frees one,
+ * in one statement, instead of a claim of its own and a report (a statement and a commit
+ * each).
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
-import type { CoreClient } from '../../protocol/worker-host/host.js';
 import { tellDatabase, type OutageTeller } from './database-outage.js';
+import type { Claimed, DeliveryPort } from './delivery-port.js';
 
 /** The longest a result waits for others to be recorded with it, in milliseconds. */
 export const resultLingerMs = 25;
@@ -30,6 +35,18 @@ const maxRetryMs = 15_000;
 interface Result {
   delivery: ClaimedDelivery;
   outcome: DeliveryOutcome;
+}
+
+/** What the reporter asks of and tells its delivery loop. */
+export interface ReporterHooks {
+  /** Results were recorded (or found no longer current): their places are free. */
+  recorded(deliveries: ClaimedDelivery[]): void;
+  /** How many deliveries to claim along with a report of `freeing` results (0: none). */
+  claimAlong(freeing: number): number;
+  /** A claim along was answered: `asked` deliveries asked for, what came. */
+  claimedAlong(asked: number, claimed: Claimed): void;
+  /** A claim along failed with its report (it may have committed, its answer lost). */
+  claimAlongFailed(error: unknown): void;
 }
 
 export class ResultReporter {
@@ -46,9 +63,8 @@ export class ResultReporter {
   #settled: (() => void)[] = [];
 
   constructor(
-    private readonly core: Pick<CoreClient, 'result'> & OutageTeller,
-    /** Called after results were recorded (or found no longer current): their places are free. */
-    private readonly recorded: (deliveries: ClaimedDelivery[]) => void,
+    private readonly core: Pick<DeliveryPort, 'record'> & OutageTeller,
+    private readonly hooks: ReporterHooks,
     private readonly lingerMs = resultLingerMs,
   ) {}
 
@@ -69,30 +85,27 @@ export class ResultReporter {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const batch = this.#held.splice(0);
-    if (batch.length > 0) this.#report(batch);
+    if (batch.length > 0) this.#report(batch, this.#closed ? 0 : this.hooks.claimAlong(batch.length));
   }
 
-  #report(batch: Result[]): void {
+  /** Records `batch` in one report, with a claim of up to `claimLimit` along. */
+  #report(batch: Result[], claimLimit = 0): void {
     this.#reporting += batch.length;
-    const outcomes = batch.map(({ delivery, outcome }) =>
-      this.core.result(delivery, outcome).then(
-        () => true,
-        (error: unknown) => error,
-      ),
+    this.core.record(batch, claimLimit).then(
+      ({ claimed }) => {
+        this.#reporting -= batch.length;
+        this.#recovered();
+        this.hooks.recorded(batch.map((r) => r.delivery));
+        if (claimLimit > 0) this.hooks.claimedAlong(claimLimit, claimed ?? { deliveries: [], more: false });
+        this.#maybeSettled();
+      },
+      (error: unknown) => {
+        this.#reporting -= batch.length;
+        this.#keep(batch, error);
+        if (claimLimit > 0) this.hooks.claimAlongFailed(error);
+        this.#maybeSettled();
+      },
     );
-    void Promise.all(outcomes).then((answers) => {
-      this.#reporting -= batch.length;
-      const failed = batch.filter((_, i) => answers[i] !== true);
-      const done = batch.length - failed.length;
-      if (done > 0) this.#recovered();
-      if (failed.length > 0)
-        this.#keep(
-          failed,
-          answers.find((a) => a !== true),
-        );
-      if (done > 0) this.recorded(batch.filter((_, i) => answers[i] === true).map((r) => r.delivery));
-      this.#maybeSettled();
-    });
   }
 
   #keep(failed: Result[], error: unknown): void {

@@ -78,7 +78,12 @@ export class ApiTokenCredential implements CredentialKind {
     const now = this.now();
     if (record.expiresAt.getTime() <= now.getTime()) throw new ApiError('TOKEN_EXPIRED');
     this.#usage.set(record.tokenId, { accountId: record.accountId, at: now });
-    return { kind: 'service-account', actor: `sa:${record.accountName}`, role: record.accountRole };
+    return {
+      kind: 'service-account',
+      actor: `sa:${record.accountName}`,
+      role: record.accountRole,
+      tokenId: record.tokenId,
+    };
   }
 
   /** Notes the use of a (federated) service account; written with the next batch of last-used times. */

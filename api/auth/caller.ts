@@ -8,6 +8,8 @@ export interface Caller {
   actor: string;
   /** What the caller may do; absent for the command line and the system, which may do everything. */
   role?: Role;
+  /** The API token that authenticated a service account (for log lines; never its value). */
+  tokenId?: number;
 }
 
 export const developerCaller: Caller = { kind: 'developer', actor: 'developer', role: 'admin' };

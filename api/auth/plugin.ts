@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import { developerCaller, type Caller, type CredentialKind } from './caller.js';
 import { checkRole, requiredRole } from './roles.js';
 import { TokenRefused } from './token-refused.js';
+import { bindCaller } from '../http/request-log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,14 +41,14 @@ async function authenticate(header: string | undefined, options: AuthOptions): P
 
 export function installAuth(app: FastifyInstance, options: AuthOptions): void {
   app.decorateRequest('caller', null as unknown as Caller);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     // CORS preflight carries no credentials by design; the CORS plugin answers it.
     if (request.method === 'OPTIONS') return;
     if (request.routeOptions.config?.public) return;
     const path = request.url.split('?')[0] ?? '';
     if (!options.protects(path)) return;
     try {
-      request.caller = await authenticate(request.headers.authorization, options);
+      bindCaller(request, reply, await authenticate(request.headers.authorization, options));
     } catch (error) {
       // The answer never says why (spec 5.10); the log does.
       if (error instanceof TokenRefused) request.log.info({ reason: error.reason }, 'Bearer token refused');

@@ -44,7 +44,9 @@ export const NotificationRecord = z.object({
   dedupe_key: z.string(),
   link: z.string().describe('Absolute link (PUBLIC_URL) to the subject; empty when there is none'),
   instance: z.string().describe('The notifier'),
-  format: z.enum(['json', 'slack', 'teams']),
+  format: z
+    .enum(['json', 'slack', 'teams', 'email'])
+    .describe('The webhook format, or email for an email notifier'),
   test: z.boolean(),
   outcome: z.enum(notificationOutcomes),
   attempts: z.number().int(),

@@ -9,6 +9,23 @@ export const StatsRecord = z.object({
   in_flight_messages: z.number().int().describe('Received, InProgress, Retrying or AwaitingReceipt'),
   failed_last_24h: z.number().int().describe('Messages that reached Error or Stalled'),
   system_status: z.enum(['Healthy', 'Degraded']),
+  open_alerts: z
+    .array(
+      z.object({
+        alert_id: z.number().int(),
+        code: z.string(),
+        severity: z.enum(['info', 'warning', 'critical']),
+        subject_kind: z.string(),
+        subject_id: z.string(),
+        subject_name: z.string(),
+        summary: z.string(),
+        link: z.string().describe('Absolute link (PUBLIC_URL) to the web UI page where it is fixed'),
+        raised_at: z.string(),
+      }),
+    )
+    .describe(
+      'Conditions raised and not ended (a partner unreachable, an instance failed, the payload store failing); the dashboard is not Healthy while any stands',
+    ),
   plugin_status: z.record(z.string(), z.enum(['Enabled', 'Running', 'Stopped', 'Error'])),
 });
 export type StatsRecord = z.infer<typeof StatsRecord>;

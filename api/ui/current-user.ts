@@ -5,7 +5,8 @@
  * runs (`loadUiUser`, a hook of the UI plugin); pages and form handlers only ever ask
  * `resolveUiUser`, and what they may do is the role's, checked by the API routes they run.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bindCaller } from '../http/request-log.js';
 import { developerCaller, type Caller } from '../auth/caller.js';
 import type { ApiContext } from '../context.js';
 import type { Role } from '../schemas/role.js';
@@ -33,16 +34,23 @@ const developer: UiUser = {
 const signedIn = new WeakMap<FastifyRequest, UiUser>();
 
 /** Finds the request's signed-in user, if any; the UI plugin runs this before every page. */
-export async function loadUiUser(ctx: ApiContext, request: FastifyRequest): Promise<void> {
-  if (ctx.developerBuild) return;
+export async function loadUiUser(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  // The request's log lines name the user, as an API request's do.
+  if (ctx.developerBuild) return bindCaller(request, reply, developer.caller);
   const user = await getSessionUser(ctx, request);
   if (!user) return;
-  signedIn.set(request, {
+  const uiUser: UiUser = {
     caller: { kind: 'user', actor: user.name, role: user.role },
     displayName: user.name,
     role: user.role,
     session: true,
-  });
+  };
+  signedIn.set(request, uiUser);
+  bindCaller(request, reply, uiUser.caller);
 }
 
 /** Returns the user, or undefined when nobody is signed in (the page sends them to sign in). */

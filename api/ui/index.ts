@@ -98,8 +98,8 @@ export async function webUi(app: FastifyInstance, options: WebUiOptions): Promis
   app.addHook('onRequest', async (request, reply) => {
     setSecurityHeaders(reply);
   });
-  app.addHook('preHandler', async (request) => {
-    await loadUiUser(options.ctx, request);
+  app.addHook('preHandler', async (request, reply) => {
+    await loadUiUser(options.ctx, request, reply);
     if (request.method !== 'POST') return;
     const body = request.body as Record<string, unknown> | undefined;
     const fromBody = typeof body?.[csrfField] === 'string' ? (body[csrfField] as string) : undefined;

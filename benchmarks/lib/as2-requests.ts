@@ -71,6 +71,12 @@ export const as2RequestHeaders = {
     'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
 };
 
+/** The `i`th document: `size` bytes of EDI text, each different (its number up front), so each MIC is. */
+export function benchDocument(i: number, size: number): Buffer {
+  const line = "UNB+UNOC:3+ALICE:14+BOB:14+261121:1200+1'UNH+1+ORDERS:D:96A:UN'BGM+220+4711+9'\n";
+  return Buffer.from(`${i}:${line.repeat(Math.ceil(size / line.length))}`.slice(0, size));
+}
+
 /** `count` messages of `size` bytes of EDI text, signed and encrypted with `keys` as `profile` says. */
 export function buildAs2Requests(
   count: number,
@@ -78,7 +84,6 @@ export function buildAs2Requests(
   profile: RequestProfile,
   keys: BenchKeyPair,
 ): BuiltRequest[] {
-  const line = "UNB+UNOC:3+ALICE:14+BOB:14+261121:1200+1'UNH+1+ORDERS:D:96A:UN'BGM+220+4711+9'\n";
   const packOptions: PackOptions = {
     contentType: 'application/edifact',
     filename: 'orders.edi',
@@ -90,9 +95,7 @@ export function buildAs2Requests(
   };
   const built: BuiltRequest[] = [];
   for (let i = 0; i < count; i++) {
-    // Each document differs (its number up front), so each MIC does.
-    const text = `${i}:${line.repeat(Math.ceil(size / line.length))}`.slice(0, size);
-    const packed = packOutgoing(Buffer.from(text), packOptions);
+    const packed = packOutgoing(benchDocument(i, size), packOptions);
     built.push({ body: packed.body, headers: packed.headers, mic: formatMic(packed.mic) });
   }
   return built;

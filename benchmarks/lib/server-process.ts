@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pierEntry } from './pier-entry.js';
 
 export interface ServerProcess {
   url: string;
@@ -30,27 +31,23 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-bench-'));
-  const root = path.resolve(import.meta.dirname, '../..');
   // PIER_BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server;
   // PIER_BENCH_STDOUT=1 passes its standard output through, into this process's (V8's `--trace-opt`).
   const nodeArgs = (process.env.PIER_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...nodeArgs, path.join(root, 'bin/pier.js'), 'serve', ...serveArgs],
-    {
-      cwd: dataDir,
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        PIER_DATA_DIR: dataDir,
-        HTTP_PORT: String(port),
-        HTTP_HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        ...env,
-      },
-      stdio: ['ignore', process.env.PIER_BENCH_STDOUT ? 'inherit' : 'ignore', 'inherit'],
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, pierEntry(), 'serve', ...serveArgs], {
+    cwd: dataDir,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PIER_DATA_DIR: dataDir,
+      HTTP_PORT: String(port),
+      HTTP_HOST: '127.0.0.1',
+      // PIER_BENCH_LOG_LEVEL=info measures what the log lines cost (issue 34).
+      LOG_LEVEL: process.env.PIER_BENCH_LOG_LEVEL ?? 'warn',
+      ...env,
     },
-  );
+    stdio: ['ignore', process.env.PIER_BENCH_STDOUT ? 'inherit' : 'ignore', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     try {

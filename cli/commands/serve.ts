@@ -1,5 +1,6 @@
 /** `pier serve [--dev]`: run the server until SIGINT or SIGTERM. */
 import { Command } from 'commander';
+import type { Logger } from 'pino';
 import { environment, withEnvironment } from '../env-help.js';
 import { ReportedError } from '../args.js';
 import { cliIo } from '../io.js';
@@ -24,11 +25,12 @@ export function serveCommand(): Command {
         throw new ReportedError();
       }
       logger.info({ url: server.url, developerBuild }, 'pier is serving');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
-      });
-      logger.info('pier is stopping');
+      const first = await stopSignal();
+      logger.info(
+        { signal: first, shutdownTimeoutSeconds: server.ctx.options.shutdownTimeoutMs / 1000 },
+        'pier is stopping: work in hand finishes, new work is refused',
+      );
+      stopAtOnceOnSecondSignal(logger);
       await server.close();
       const unended = server.ctx.runtime?.unendedThreads() ?? 0;
       if (unended > 0) {
@@ -43,4 +45,35 @@ export function serveCommand(): Command {
       logger.info('pier stopped');
     });
   return withEnvironment(command, environment.serve);
+}
+
+/** Resolves with the first SIGINT or SIGTERM. */
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+}
+
+/**
+ * A Ctrl-C under `npm start` arrives twice at once (the terminal signals the process group and
+ * npm passes its own on): a signal this soon after the first is the same request.
+ */
+const sameSignalWithinMs = 1_000;
+
+/**
+ * A second signal ends the process at once. Nothing acknowledged is lost: a message is
+ * answered, a file removed or a delivery reported only after its rows committed; what was
+ * under way is offered again by its sender or taken up by the next process.
+ */
+function stopAtOnceOnSecondSignal(logger: Logger): void {
+  const since = Date.now();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (Date.now() - since < sameSignalWithinMs) return;
+    logger.warn({ signal }, 'pier is stopping at once (a second signal): work in hand is abandoned');
+    // 128 + the signal's number, as a shell reports a process ended by it.
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }

@@ -38,7 +38,7 @@ function progressPrinter(write: (text: string) => void, isTTY: boolean): (p: Cop
 
 export async function migrateStorage(to: Backend): Promise<void> {
   const options = readProcessOptions(cliIo().env);
-  const database = await connectDatabase(options, { runMigrations: true });
+  const database = await connectDatabase(options, { runMigrations: true, create: false });
   try {
     const [saved] = await database.orm.em
       .getConnection()
@@ -52,8 +52,8 @@ export async function migrateStorage(to: Backend): Promise<void> {
       );
     }
     const from: Backend = to === 's3' ? 'local' : 's3';
-    const sourceSelection = selectionOf({ ...saved, storage_backend: from });
-    const targetSelection = selectionOf(saved);
+    const sourceSelection = selectionOf({ ...saved, storage_backend: from }, options.dataDir);
+    const targetSelection = selectionOf(saved, options.dataDir);
     // A local target is made, as a server makes its directory at start.
     if (targetSelection.backend === 'local') await mkdir(targetSelection.directory, { recursive: true });
     for (const [role, selection] of [

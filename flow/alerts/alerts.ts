@@ -9,6 +9,12 @@ import { pgArray, workChannel } from '../tx.js';
 
 const minute = 60;
 /**
+ * A standing condition (a partner down, receipts missing) is one alert until its end is raised:
+ * seen again within this many seconds while unended, it is the same alert. After 30 days an
+ * operator who ignored it hears of it again.
+ */
+const untilEnded = 30 * 24 * 60 * minute;
+/**
  * Severity of each code, and `once`: seconds within which the same cause (code and subject)
  * seen again, by this process or another, is the same alert and not raised twice. `resolves`
  * names the code whose end this one announces: it is raised only while that code's last alert
@@ -17,6 +23,14 @@ const minute = 60;
 export const alertCodes = {
   // Every failed start is news (an operator's retry included); each process runs its own copy.
   plugin_failed: { severity: 'critical', once: 0 },
+  /** An instance that failed is running again (a receiver whose port was taken, restarted). */
+  plugin_recovered: { severity: 'critical', once: 0, resolves: 'plugin_failed' },
+  /** A partner failed a few attempts in a row, or for a few minutes (partner-alerts.ts). */
+  partner_unreachable: { severity: 'critical', once: untilEnded },
+  partner_reachable: { severity: 'critical', once: 0, resolves: 'partner_unreachable' },
+  /** An AS2 partner's asynchronous receipts stopped arriving: one overdue stands for the rest. */
+  receipts_missing: { severity: 'warning', once: untilEnded },
+  receipts_resumed: { severity: 'warning', once: 0, resolves: 'receipts_missing' },
   delivery_stalled: { severity: 'warning', once: minute },
   delivery_failed: { severity: 'warning', once: minute },
   mdn_overdue: { severity: 'warning', once: minute },
@@ -35,6 +49,11 @@ export const alertCodes = {
 >;
 
 export type AlertCode = keyof typeof alertCodes;
+
+/** Codes whose alert stands until a later code ends it: `storage_failed` → `storage_recovered`, … */
+export const endingCodes = Object.fromEntries(
+  Object.entries(alertCodes).flatMap(([code, spec]) => ('resolves' in spec ? [[spec.resolves, code]] : [])),
+) as Partial<Record<AlertCode, AlertCode>>;
 export type Severity = (typeof alertCodes)[AlertCode]['severity'];
 
 export interface AlertInput {
@@ -46,7 +65,7 @@ export interface AlertInput {
   details?: Record<string, unknown>;
   /** Alerts with the same key describe the same condition: a notifier's cooldown applies to it. */
   dedupe_key?: string;
-  /** A path in the web UI or API where the subject can be seen (made absolute with PUBLIC_URL). */
+  /** A path of the web UI where the subject is seen and fixed (links.ts; made absolute with PUBLIC_URL). */
   link?: string;
   /** The plugin instance concerned, as `<type>:<name>`, when there is one. */
   instance?: string;
@@ -160,11 +179,11 @@ async function raise(run: Run, alert: AlertInput, at: Date): Promise<number> {
 const logForNotifiers = `
   with notifier as (
     select name,
-           coalesce(settings->>'format', 'json') as format,
+           case when type = 'notification-email' then 'email' else coalesce(settings->>'format', 'json') end as format,
            make_interval(secs => coalesce((settings->>'cooldown_seconds')::int, 900)) as cooldown,
            make_interval(secs => coalesce((settings->>'group_window_seconds')::int, 60)) as window_
       from plugin_config
-     where type = 'notification-webhook' and enabled
+     where type in ('notification-webhook', 'notification-email') and enabled
   ), params as (select ?::bigint as alert_id, ?::text as dedupe_key, ?::timestamptz as at)
   insert into notification (alert_id, instance, format, test, outcome, created_at, send_after)
   select p.alert_id, c.name, c.format, false,
@@ -183,5 +202,6 @@ const logForNotifiers = `
    where array_position(array['info', 'warning', 'critical'], ?)
          >= array_position(array['info', 'warning', 'critical'],
                            coalesce((select settings->>'min_severity' from plugin_config
-                                      where type = 'notification-webhook' and name = c.name), 'warning'))
+                                      where type in ('notification-webhook', 'notification-email')
+                                        and name = c.name), 'warning'))
   returning instance, outcome`;

@@ -5,6 +5,7 @@
  */
 import type { Tx } from '../../storage/sql.js';
 import { raiseAlert } from './alerts.js';
+import { alertLinks } from './links.js';
 
 /** More messages than this failed in 24 hours make the system Degraded (spec 2.13). */
 export const degradedThreshold = 10;
@@ -21,7 +22,7 @@ interface FailedDelivery {
 function aboutDelivery(d: FailedDelivery) {
   return {
     details: { message_id: d.message_id, delivery_id: d.delivery_id, target: d.target, error: d.text },
-    link: `/api/v1/messages/${d.message_id}`,
+    link: alertLinks.message(d.message_id),
     instance: d.target,
   };
 }
@@ -58,6 +59,8 @@ export async function storageFailed(tx: Tx, at: Date, d: FailedDelivery): Promis
       summary: `The payload store failed while ${d.target} delivered message ${d.message_id}: ${d.text}`,
       dedupe_key: 'storage_failed:storage:s3',
       ...aboutDelivery(d),
+      // Fixed in the storage settings (or the store itself), not on the message.
+      link: alertLinks.settings(),
     },
     at,
   );
@@ -94,8 +97,67 @@ export async function receiptOverdue(
       summary: `No receipt (MDN) for message ${d.message_id} arrived within the receipt timeout`,
       details: { message_id: d.message_id, delivery_id: d.delivery_id, target: d.target },
       dedupe_key: `mdn_overdue:${d.target ?? ''}`,
-      link: `/api/v1/messages/${d.message_id}`,
+      link: alertLinks.message(d.message_id),
       instance: d.target ? `as2-sender:${d.target}` : '',
+    },
+    at,
+  );
+  await receiptsMissing(tx, at, d.message_id, d.target);
+}
+
+/**
+ * A partner whose asynchronous receipt is overdue stopped sending receipts, as far as pier can
+ * tell: `receipts_missing` stands for the partner (one alert however many messages wait) until
+ * one of its receipts arrives (receiptArrived). Raised with each mdn_overdue; the alert table
+ * keeps it one while it stands.
+ */
+async function receiptsMissing(tx: Tx, at: Date, messageId: string, sender: string | null): Promise<void> {
+  const [message] = await tx.all<{ to_party: string }>('select to_party from message where id = ?', [
+    messageId,
+  ]);
+  if (!message?.to_party) return;
+  const partner = message.to_party;
+  const [row] = await tx.all<{ id: number }>('select id from partner where name = ?', [partner]);
+  await raiseAlert(
+    tx,
+    {
+      code: 'receipts_missing',
+      subject_kind: 'partner',
+      subject_id: partner,
+      subject_name: partner,
+      summary: `Partner ${partner} sends no receipts (MDN): the one for message ${messageId} did not arrive within the receipt timeout`,
+      details: { partner, message_id: messageId, target: sender },
+      link: row ? alertLinks.partnerProfile(row.id) : alertLinks.message(messageId),
+      instance: sender ? `as2-sender:${sender}` : '',
+    },
+    at,
+  );
+}
+
+/**
+ * A receipt arrived for a sent message: ends the partner's standing `receipts_missing`. One
+ * indexed look per receipt; the alert is raised only when one stands.
+ */
+export async function receiptArrived(tx: Tx, at: Date, messageId: string): Promise<void> {
+  const [row] = await tx.all<{ to_party: string; last: string | null }>(
+    `select m.to_party,
+            (select a.code from alert a where a.occurrence in ('receipts_missing:partner:' || m.to_party,
+                                                               'receipts_resumed:partner:' || m.to_party)
+              order by a.id desc limit 1) as last
+       from message m where m.id = ?`,
+    [messageId],
+  );
+  if (row?.last !== 'receipts_missing') return;
+  await raiseAlert(
+    tx,
+    {
+      code: 'receipts_resumed',
+      subject_kind: 'partner',
+      subject_id: row.to_party,
+      subject_name: row.to_party,
+      summary: `Partner ${row.to_party} sends receipts (MDN) again: one arrived for message ${messageId}`,
+      details: { partner: row.to_party, message_id: messageId },
+      link: alertLinks.message(messageId),
     },
     at,
   );
@@ -117,7 +179,7 @@ export async function messageRefused(
       summary: `AS2 message from ${m.from_party || 'an unknown sender'} refused: ${m.refusal}`,
       details: { message_id: m.id, from: m.from_party, receiver: m.source_name, refusal: m.refusal },
       dedupe_key: `message_refused:${m.from_party}`,
-      link: `/api/v1/messages/${m.id}`,
+      link: alertLinks.message(m.id),
       instance: `as2-receiver:${m.source_name}`,
     },
     at,
@@ -142,7 +204,7 @@ export async function checkDegraded(tx: Tx, at: Date): Promise<void> {
       subject_name: 'pier',
       summary: `${failed} messages failed in the last 24 hours (more than ${degradedThreshold}): the system is Degraded`,
       details: { failed_last_24h: failed, threshold: degradedThreshold },
-      link: '/api/v1/stats',
+      link: alertLinks.dashboard(),
     },
     at,
   );

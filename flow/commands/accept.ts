@@ -75,6 +75,9 @@ export function acceptanceOf(o: AcceptOutcome): Acceptance {
   };
 }
 
+/** The disposition modifier of a refusal (`Refused: processed/error: decryption-failed: …`). */
+const refusedCheck = /^Refused: [^:]*?(?:error|failure): ([a-z-]+)/i;
+
 /**
  * The operator's line for an accepted message (the log's record of the flow): none for a
  * duplicate. Written after the acceptance committed, by whoever ran it.
@@ -98,7 +101,8 @@ export function acceptedLine(
       ...(m.as2_record
         ? { as2_message_id: m.as2_record.as2_message_id, as2_from: m.as2_record.as2_from }
         : {}),
-      ...(m.refusal ? { refusal: m.refusal } : {}),
+      // Which check refused it (`authentication-failed`, …); the refusal names the certificates.
+      ...(m.refusal ? { check: refusedCheck.exec(m.refusal)?.[1] ?? 'refused', refusal: m.refusal } : {}),
     },
   };
 }

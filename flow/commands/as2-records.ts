@@ -9,7 +9,7 @@
  */
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
-import { deliveryFailed, receiptOverdue } from '../alerts/flow-alerts.js';
+import { deliveryFailed, receiptArrived, receiptOverdue } from '../alerts/flow-alerts.js';
 import { acknowledge, awaitingAck } from './acks.js';
 import { statesFor } from '../tables/delivery-states.js';
 import { addHistory, lockMessages, pgArray, type Tx } from '../tx.js';
@@ -242,6 +242,8 @@ export async function settleAwaited(
   await lockMessages(tx, [messageId]);
   if (deliveryId === null) {
     await addHistory(tx, at, [{ message_id: messageId, kind: ok ? 'mdn_received' : 'mdn_refused', text }]);
+    // Late, but a receipt: the partner does send them.
+    await receiptArrived(tx, at, messageId);
     return false;
   }
   // Locked before its as2_message row is written: the flow's order (docs/architecture.md).
@@ -262,6 +264,7 @@ export async function settleAwaited(
     text,
     receiptKind: ok ? 'mdn_received' : 'mdn_refused',
   });
+  if (settled && cause === 'receipt') await receiptArrived(tx, at, messageId);
   if (settled && !ok && cause === 'receipt' && current) {
     await deliveryFailed(tx, at, {
       delivery_id: deliveryId,

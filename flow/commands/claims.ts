@@ -1,23 +1,28 @@
 /**
- * Claims and results. A claim takes queued deliveries of one target under row locks that
- * other claimers skip (FOR UPDATE SKIP LOCKED), so two processes never hold the same
- * delivery; each claim gets a number, and a result counts only for the current claim.
+ * Results and releases of claimed deliveries (the claims themselves: claim.ts). A result counts
+ * only for the delivery's current claim.
  *
  * Locks, in the flow's order (docs/architecture.md, "Lock order of the message flow"):
- * - claimBatch: queued `delivery` rows of one target, id order, FOR NO KEY UPDATE SKIP LOCKED
- *   (never waits); FOR KEY SHARE on their `message` rows (history lines' foreign key); inserts
- *   `message_history`.
  * - resultBatch, releaseBatch: `message` then `delivery` rows, by (message id, delivery id),
  *   FOR NO KEY UPDATE; then `as2_message`, `payload`, `message_history`; alerts.
  * - resultsAtOnce: the same rows and order in one statement, SKIP LOCKED: a row held elsewhere
- *   sends the batch to resultBatch instead of waiting.
+ *   sends the batch to resultBatch instead of waiting. With a claim along, then the claim's
+ *   queued deliveries as claimBatch takes them.
  */
-import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
+import type { DeliveryOutcome } from '../../protocol/core-protocol.js';
 import { isStorageFailure } from '../../storage/payloads/storage-failure.js';
 import { checkDegraded, deliveryFailed, failedLine, storageFailed } from '../alerts/flow-alerts.js';
-import { deliveryTransitions, statesFor, type DeliveryState } from '../tables/delivery-states.js';
+import { deliveryTransitions, type DeliveryState } from '../tables/delivery-states.js';
 import { retryWaitSeconds, stallWaitSeconds, type RetryPolicy } from '../tables/schedule.js';
 import { recordAs2Batch, type MessageAs2Record } from './as2-records.js';
+import {
+  claimAlongSql,
+  claimBatch,
+  claimedOf,
+  type ClaimAlong,
+  type Claimed,
+  type ClaimedRow,
+} from './claim.js';
 import { bindByName, direct, inTx, type Pool } from '../../storage/sql.js';
 import { failedStatuses, statusSql, type MessageStatus } from '../tables/status.js';
 import {
@@ -30,107 +35,6 @@ import {
   type HistoryLine,
   type Tx,
 } from '../tx.js';
-
-/**
- * The states a claim takes, written into the statement's text (`'queued'`) rather than passed:
- * so the partial index on queued deliveries serves its generic plan too (with the states as a
- * parameter, that plan read every delivery the target ever had). Prepared, the claim is then
- * planned once per connection.
- */
-const claimableStates = statesFor('claim')
-  .map((state) => `'${state}'`)
-  .join(', ');
-
-/**
- * Claims up to `limit` queued deliveries of `target` in one statement: pick under SKIP LOCKED,
- * mark delivering with the next claim number, write the history lines, read what the actor
- * needs. queued -> delivering leaves every message status as it was (both are InProgress),
- * so a claim takes no message lock and writes no status. The message and payload of each claimed
- * delivery are read by one probe each (`lateral … limit 1`, which the planner cannot turn into
- * a join): as a join, the plan cached on a new installation hashed both tables whole.
- * `more`: deliveries of the target are still queued after those claimed (a probe of the
- * partial index on queued deliveries), so the target claims again at once; without it, a
- * target that claimed as many as it asked for claimed again to find nothing, one more
- * statement and commit per message at concurrency 1.
- */
-export async function claimBatch(
-  tx: Tx,
-  at: Date,
-  node: number,
-  target: string,
-  limit: number,
-): Promise<{ deliveries: ClaimedDelivery[]; more: boolean }> {
-  const rows = await tx.prepared<{
-    id: string;
-    message_id: string;
-    attempts: number;
-    claims: number;
-    from_party: string;
-    to_party: string;
-    file_name: string;
-    direction: 'inbound' | 'outbound';
-    size_bytes: string | null;
-    content: Buffer | null;
-    more: boolean;
-  }>(
-    'claim-batch',
-    `with picked as (
-       select id from delivery where target = ? and state in (${claimableStates}) order by id limit ? for no key update skip locked
-     ), claimed as (
-       update delivery d set state = ?, attempts = d.attempts + 1, claims = d.claims + 1, claimed_by = ?,
-              claimed_at = ?, updated_at = ?, next_dispatch_at = null
-         from picked where d.id = picked.id
-       returning d.id, d.message_id, d.target, d.attempts, d.claims
-     ), lines as (
-       insert into message_history (message_id, created_at, kind, delivery_id, target, old_state, new_state, text)
-       select message_id, ?, 'delivery_changed', id, target, 'queued', 'delivering', 'Attempt ' || attempts from claimed
-     )
-     select c.id, c.message_id, c.attempts, c.claims, m.from_party, m.to_party, m.file_name, m.direction, p.size_bytes, p.content,
-            exists (select 1 from delivery q where q.target = ? and q.state in (${claimableStates})
-                       and q.id > (select max(id) from picked)) as more
-       from claimed c
-       cross join lateral (select * from message m where m.id = c.message_id limit 1) m
-       left join lateral (select * from payload p where p.message_id = c.message_id and p.stage = 'unpacked' limit 1) p on true
-      order by c.id`,
-    [target, limit, deliveryTransitions.queued.claim!, node, at, at, at, target],
-  );
-  const deliveries = rows.map((r) =>
-    claimedDelivery(
-      r,
-      r.message_id,
-      r,
-      Number(r.size_bytes ?? 0),
-      r.content !== null ? r.content.toString('base64') : undefined,
-    ),
-  );
-  return { deliveries, more: rows[0]?.more ?? false };
-}
-
-/**
- * A delivery as a claim hands it to its target: the delivery with its claim and attempt
- * numbers, its message, and its `unpacked` payload (the bytes as base64 when kept inline).
- */
-export function claimedDelivery(
-  d: { id: string | number; claims: number; attempts: number },
-  messageId: string,
-  m: { from_party: string; to_party: string; file_name: string; direction: 'inbound' | 'outbound' },
-  sizeBytes: number,
-  content: string | undefined,
-): ClaimedDelivery {
-  return {
-    delivery_id: Number(d.id),
-    claim: d.claims,
-    attempt: d.attempts,
-    message: {
-      id: messageId,
-      from: m.from_party,
-      to: m.to_party,
-      file_name: m.file_name,
-      direction: m.direction,
-    },
-    payload: { stage: 'unpacked', size_bytes: sizeBytes, ...(content !== undefined ? { content } : {}) },
-  };
-}
 
 /** A delivery an instance holds under its claim number: what a release gives back. */
 export interface HeldClaim {
@@ -156,7 +60,10 @@ interface Held {
   created_at: Date;
 }
 
-/** A delivery that reached an end (delivered, failed, stalled), for the log line the dispatcher writes. */
+/**
+ * The outcome of a delivery attempt (delivered, failed, retrying, awaiting its receipt) or a
+ * delivery's end by a stall, for the log line written once the transaction committed.
+ */
 export interface DeliveryEnd {
   message_id: string;
   delivery_id: number;
@@ -166,11 +73,21 @@ export interface DeliveryEnd {
   /** From the delivery's creation to its end. */
   elapsed_ms: number;
   last_error: string;
+  /** When the next attempt is due (ISO-8601), for an attempt that will be retried. */
+  next_attempt_at?: string;
 }
 
-/** The operator's log line for a delivery that ended, whichever thread recorded it. */
-export function deliveryEndLine(end: DeliveryEnd): { msg: string; fields: Record<string, unknown> } {
+/** States whose line is a warning: an attempt or a delivery that did not succeed. */
+const warningStates: readonly DeliveryState[] = ['retrying', 'failed', 'stalled'];
+
+/** The operator's log line for a delivery attempt or end, whichever thread recorded it. */
+export function deliveryEndLine(end: DeliveryEnd): {
+  level: 'info' | 'warn';
+  msg: string;
+  fields: Record<string, unknown>;
+} {
   return {
+    level: warningStates.includes(end.state) ? 'warn' : 'info',
     msg: `delivery ${end.state}`,
     fields: {
       message_id: end.message_id,
@@ -180,6 +97,7 @@ export function deliveryEndLine(end: DeliveryEnd): { msg: string; fields: Record
       attempts: end.attempts,
       elapsed_ms: end.elapsed_ms,
       last_error: end.last_error,
+      ...(end.next_attempt_at ? { next_attempt_at: end.next_attempt_at } : {}),
     },
   };
 }
@@ -251,8 +169,8 @@ async function applyChanges(tx: Tx, at: Date, changes: Change[], lines: HistoryL
 }
 
 /**
- * Records delivery results; answers, per item, whether its claim was still current. Deliveries
- * that ended (delivered or failed) are added to `ended`, to be logged once the transaction commits.
+ * Records delivery results; answers, per item, whether its claim was still current. Each
+ * recorded attempt's outcome is added to `ended`, to be logged once the transaction commits.
  */
 export async function resultBatch(
   tx: Tx,
@@ -294,17 +212,17 @@ export async function resultBatch(
         : o.retryable
           ? `${o.error}; no attempts left (${item.policy.max_attempts})`
           : o.error;
-    if (state === 'delivered' || state === 'failed') {
-      ended.push({
-        message_id: row.message_id,
-        delivery_id: item.delivery_id,
-        target: row.target,
-        state,
-        attempts: row.attempts,
-        elapsed_ms: at.getTime() - new Date(row.created_at).getTime(),
-        last_error: o.ok ? '' : o.error,
-      });
-    }
+    // Every attempt's outcome is logged, retries and receipts awaited included (issue 34).
+    ended.push({
+      message_id: row.message_id,
+      delivery_id: item.delivery_id,
+      target: row.target,
+      state,
+      attempts: row.attempts,
+      elapsed_ms: at.getTime() - new Date(row.created_at).getTime(),
+      last_error: o.ok ? '' : o.error,
+      ...(nextAttempt ? { next_attempt_at: nextAttempt.toISOString() } : {}),
+    });
     lines.push({
       message_id: row.message_id,
       kind: 'delivery_changed',
@@ -356,7 +274,8 @@ export async function resultsAtOnce(
   at: Date,
   items: ResultItem[],
   ended: DeliveryEnd[] = [],
-): Promise<{ applied: boolean[]; degraded: boolean } | null> {
+  claim?: ClaimAlong,
+): Promise<{ applied: boolean[]; degraded: boolean; claimed: Claimed | null } | null> {
   if (!items.every(plainSuccess)) return null;
   // The same result twice in a batch counts once: the first.
   const firsts = new Map<number, ResultItem>();
@@ -366,17 +285,21 @@ export async function resultsAtOnce(
     claim: i.claim,
     text: i.outcome.ok ? (i.outcome.detail ?? 'Delivered') : '',
   }));
-  const { sql: p, values } = bindByName({
+  const { sql: p, values } = bindByName<string>({
     at,
     ok: JSON.stringify(ok),
     ids: pgArray(ok.map((r) => r.id)),
+    ...(claim ? { target: claim.target, limit: claim.limit, node: claim.node } : {}),
   });
+  const along = claim ? claimAlongSql(p) : null;
   const [row] = await db.prepared<{
     unmoved: boolean;
     changed: { id: number; message_id: string; target: string; attempts: number; created_at: string }[];
     statuses: MessageStatus[];
+    claimed?: ClaimedRow[];
+    more?: boolean;
   }>(
-    'results-at-once',
+    claim ? 'results-at-once-and-claim' : 'results-at-once',
     `with x as (
        select * from jsonb_to_recordset(${p.ok}::jsonb) as x(id bigint, claim int, text text)
      ), seen as materialized (
@@ -412,7 +335,7 @@ export async function resultsAtOnce(
        update message m set status = v.status, stage = v.stage, updated_at = ${p.at}
          from derived v where m.id = v.id and (v.status <> v.old_status or v.stage <> v.old_stage)
        returning m.id, v.old_status, v.status
-     ), lines as (
+     )${along?.ctes ?? ''}, lines as (
        insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
                                     old_state, new_state)
        select message_id, ${p.at}, kind, old_status, new_status, text, delivery_id, target, old_state, new_state from (
@@ -421,11 +344,11 @@ export async function resultsAtOnce(
            from changed c
          union all
          select v.id, 'status_changed', v.old_status, v.status, null, null, null, null, null, 2
-           from settled v where v.status <> v.old_status
+           from settled v where v.status <> v.old_status${along?.lines ?? ''}
        ) l order by message_id, ord, delivery_id
      )
      select (select ok from unmoved) as unmoved, (select coalesce(json_agg(c), '[]') from changed c) as changed,
-            (select coalesce(json_agg(v.status), '[]') from settled v) as statuses`,
+            (select coalesce(json_agg(v.status), '[]') from settled v) as statuses${along?.select ?? ''}`,
     values,
   );
   if (!row!.unmoved) return null;
@@ -444,6 +367,7 @@ export async function resultsAtOnce(
   return {
     applied: items.map((item) => firsts.get(item.delivery_id) === item && changed.has(item.delivery_id)),
     degraded: row!.statuses.some((status) => failedStatuses.includes(status)),
+    claimed: claim ? claimedOf(row!.claimed ?? [], row!.more ?? false) : null,
   };
 }
 
@@ -458,9 +382,26 @@ export async function recordResults(
   items: ResultItem[],
   ended: DeliveryEnd[],
 ): Promise<boolean[]> {
-  const atOnce = await resultsAtOnce(direct(pool), at, items, ended);
+  return (await recordResultsAndClaim(pool, at, items, ended)).applied;
+}
+
+/**
+ * recordResults, and with `claim` the target's next deliveries claimed too: in the results'
+ * own statement when it takes them (resultsAtOnce), else by a claim of its own after them.
+ */
+export async function recordResultsAndClaim(
+  pool: Pool,
+  at: Date,
+  items: ResultItem[],
+  ended: DeliveryEnd[],
+  claim?: ClaimAlong,
+): Promise<{ applied: boolean[]; claimed: Claimed | null }> {
+  const atOnce = await resultsAtOnce(direct(pool), at, items, ended, claim);
   if (atOnce?.degraded) await inTx(pool, (tx) => checkDegraded(tx, at));
-  return atOnce?.applied ?? (await inTx(pool, (tx) => resultBatch(tx, at, items, ended)));
+  if (atOnce) return atOnce;
+  const applied = await inTx(pool, (tx) => resultBatch(tx, at, items, ended));
+  const claimed = claim ? await claimBatch(direct(pool), at, claim.node, claim.target, claim.limit) : null;
+  return { applied, claimed };
 }
 
 /** Takes back claims (the holder stopped or crashed): the deliveries are queued and announced again. */

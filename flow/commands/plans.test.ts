@@ -1,14 +1,15 @@
 // Covers the flow's cached plans on a real database: plans made while the tables of a new
 // installation were nearly empty probe the indexes of `delivery` and `message` instead of
 // reading them whole (the flow's connections plan without sequential scans, the claim and the
-// results read each message by a probe), so the plans kept while the tables grow to 30,000 rows
+// results, also together in one statement, read each message by a probe), so the plans kept while the tables grow to 30,000 rows
 // stay cheap.
 import t from 'tap';
 import { migratedDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { setReplanInterval } from '../../storage/sql.js';
-import { claimBatch, resultBatch, resultsAtOnce } from './claims.js';
+import { claimBatch } from './claim.js';
+import { resultBatch, resultsAtOnce } from './claims.js';
 import { defaultRetryPolicy } from '../tables/schedule.js';
 import { direct, inTx } from '../tx.js';
 
@@ -44,9 +45,9 @@ async function queued(count: number): Promise<void> {
 }
 
 /**
- * Claims what is queued and reports each delivered, as a file writer does: every other claim
- * reported in one statement, the others in a transaction (as the dispatcher does when a batch
- * holds more than plain successes).
+ * Claims what is queued and reports each delivered, as a file writer does: by turns in one
+ * statement, in a transaction (as when a batch holds more than plain successes), and in one
+ * statement with a claim along.
  */
 let rounds = 0;
 async function deliverQueued(): Promise<number> {
@@ -58,10 +59,15 @@ async function deliverQueued(): Promise<number> {
     outcome: { ok: true as const },
     policy: defaultRetryPolicy,
   }));
+  const way = rounds++ % 3;
   const applied =
-    rounds++ % 2 === 0
+    way === 0
       ? (await resultsAtOnce(direct(flow), at, results))!.applied
-      : await inTx(flow, (tx) => resultBatch(tx, at, results));
+      : way === 1
+        ? await inTx(flow, (tx) => resultBatch(tx, at, results))
+        : // A target's results with its next claim along (nothing is queued for `along`).
+          (await resultsAtOnce(direct(flow), at, results, [], { node: 1, target: 'along', limit: 10 }))!
+            .applied;
   return applied.filter(Boolean).length;
 }
 
@@ -110,16 +116,24 @@ const lockHeldArgs = `'{1}'`;
 const claimArgs = `'out', 100, 'delivering', 1, now(), now(), now(), 'out'`;
 /** The time, one result for a delivery that is not there, its id. */
 const resultsArgs = `now(), '[{"id": 1, "claim": 1, "text": "Delivered"}]', '{1}'`;
+/** The same, then the claim along: target, limit, node. */
+const resultsAndClaimArgs = `${resultsArgs}, 'out', 100, 1`;
 
 /** The flow's per-batch statements, each with the whole reads of its plan. */
 async function flowPlans(): Promise<Record<string, string[]>> {
   return {
     claim: await wholeReads('claim-batch', claimArgs),
     'results in one statement': await wholeReads('results-at-once', resultsArgs),
+    'results and claim in one statement': await wholeReads('results-at-once-and-claim', resultsAndClaimArgs),
     'results in a transaction: the lock': await wholeReads('result-lock-held', lockHeldArgs),
   };
 }
-const none = { claim: [], 'results in one statement': [], 'results in a transaction: the lock': [] };
+const none = {
+  claim: [],
+  'results in one statement': [],
+  'results and claim in one statement': [],
+  'results in a transaction: the lock': [],
+};
 
 t.test('plans made on nearly empty tables probe indexes, and still do at 30,000 rows', async (t) => {
   setReplanInterval(3_600_000);

@@ -137,6 +137,7 @@ t.test('one statement takes only plain successes, and says when a message ended 
   t.same(await resultsAtOnce(direct(flow), at, [delivered(m.deliveries[1]!)]), {
     applied: [true],
     degraded: true,
+    claimed: null,
   });
 });
 

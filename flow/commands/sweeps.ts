@@ -16,6 +16,7 @@ import { releaseBatch, type DeliveryEnd } from './claims.js';
 import { dispatchBatch } from './dispatch.js';
 import { stallWaitSeconds } from '../tables/schedule.js';
 import { addHistory, announce, lockMessages, pgArray, settleMessages, type Tx } from '../tx.js';
+import { alertLinks } from '../alerts/links.js';
 
 /** Rows taken per sweep; the rest waits for the next tick. */
 const sweepBatch = 500;
@@ -180,7 +181,7 @@ export async function stallSchedule(
             dispatches: d.dispatches,
           },
           dedupe_key: `delivery_stalled:${d.target}`,
-          link: `/api/v1/messages/${d.message_id}`,
+          link: alertLinks.message(d.message_id),
           instance: d.target,
         },
         at,

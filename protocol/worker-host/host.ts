@@ -48,6 +48,8 @@ export interface CoreClient {
   ): void;
   /** Tells the core the payload store stopped taking stages, or takes them again. */
   storage(ok: boolean, problem?: string): void;
+  /** Tells the core a target's partner failed an attempt as an unreachable one does, or took one. */
+  reach(ok: boolean, partner?: string, error?: string): void;
   /** Tells the core the database did not answer one of the actor's statements, or answers again. */
   database(ok: boolean, what: string, error?: string): void;
   /** Counts for the process's metrics; sent to the main thread in batches. */
@@ -187,6 +189,11 @@ function coreClient(channel: Channel): CoreClient {
       results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome }),
     log: (level, msg, fields) => channel.post({ kind: 'event', body: { type: 'log', level, msg, fields } }),
     storage: (ok, problem) => channel.post({ kind: 'event', body: { type: 'storage', ok, problem } }),
+    reach: (ok, partner, error) =>
+      channel.post({
+        kind: 'event',
+        body: { type: 'reach', ok, ...(partner ? { partner } : {}), ...(error ? { error } : {}) },
+      }),
     database: (ok, what, error) =>
       channel.post({ kind: 'event', body: { type: 'database', ok, what, ...(error ? { error } : {}) } }),
     metrics: channel.metrics,

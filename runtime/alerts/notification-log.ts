@@ -29,7 +29,7 @@ export interface LogRow {
   dedupe_key: string;
   link: string;
   instance: string;
-  format: 'json' | 'slack' | 'teams';
+  format: 'json' | 'slack' | 'teams' | 'email';
   test: boolean;
   outcome: 'queued' | 'delivered' | 'failed' | 'suppressed_cooldown' | 'grouped';
   attempts: number;

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
 import type { StoreSelection } from '../../storage/payloads/selection.js';
 import { raiseAlert } from '../../flow/alerts/alerts.js';
+import { alertLinks } from '../../flow/alerts/links.js';
 
 export interface StorageAlertDeps {
   orm: Orm;
@@ -27,7 +28,7 @@ export function storageReports(deps: StorageAlertDeps) {
     subject_kind: 'storage',
     subject_id: deps.storage.backend,
     subject_name: `payload store (${deps.storage.backend === 'local' ? 'local directory' : 'S3'})`,
-    link: '/api/v1/settings',
+    link: alertLinks.settings(),
   };
   const name = nameOf(deps.storage);
   // One report at a time, so an end never overtakes the failure it ends.

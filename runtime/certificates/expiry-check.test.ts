@@ -86,7 +86,7 @@ t.test('used certificates in the window or expired raise one alert each', async 
     rows[1]!.summary,
     /^Certificate soon certificate expires in (19|20) days \(on \d{4}-\d{2}-\d{2}\); it is used by the AS2 profile of partner globex \(partner_certificate_id, signature_certificate_ids\)$/,
   );
-  t.equal(rows[1]!.link, `/api/v1/certificates/${soon}`);
+  t.equal(rows[1]!.link, `/ui/certificates/${soon}`);
   t.same(
     rows[1]!.details.users.map((u) => u.name),
     ['globex'],

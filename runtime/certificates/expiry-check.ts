@@ -10,6 +10,7 @@ import { certificateSettings } from '../../actors/index.js';
 import { certificatesNamedBySettings, certificateUsers } from '../../storage/queries/certificate-users.js';
 import { describeCertificateUsers } from './usage-text.js';
 import { dayMs, daysRemaining, expiringWindowDays } from '../../pki/certificates/validity.js';
+import { alertLinks } from '../../flow/alerts/links.js';
 
 /** Arbitrary constant naming the advisory lock, so two processes of a cluster do not both raise. */
 const expiryLockKey = 7_313_000_004;
@@ -81,7 +82,7 @@ export async function checkCertificateExpiry(em: EntityManager, now: Date): Prom
             users: mine.map(({ kind, name, fields, link }) => ({ kind, name, fields, link })),
           },
           dedupe_key: dedupeKey,
-          link: `/api/v1/certificates/${c.id}`,
+          link: alertLinks.certificate(c.id),
         },
         now,
       );

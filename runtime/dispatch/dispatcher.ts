@@ -23,8 +23,8 @@ import {
 import { FlowConfig } from '../../flow/commands/flow-config.js';
 import type { AckDeadlines } from '../../flow/commands/acks.js';
 import { Batcher } from '../../protocol/batcher.js';
+import { claimBatch } from '../../flow/commands/claim.js';
 import {
-  claimBatch,
   releaseBatch,
   recordResults,
   type DeliveryEnd,

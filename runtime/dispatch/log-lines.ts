@@ -1,7 +1,7 @@
 /**
  * The operator's record of the message flow in the log: one info line per accepted message and
  * one per delivery that ended (delivered, failed, stalled). Written after the transaction that
- * made the change committed, so the log never tells of a change that was rolled back.
+ * made the change committed (one line per delivery attempt, retries included), so the log never tells of a change that was rolled back.
  */
 import type { Logger } from 'pino';
 import { acceptedLine, type AcceptItem, type AcceptOutcome } from '../../flow/commands/accept.js';
@@ -23,6 +23,6 @@ export function logAccepted(
 
 export function logDeliveryEnd(logger: Logger, metrics: MetricsPort, end: DeliveryEnd): void {
   const line = deliveryEndLine(end);
-  logger.info(line.fields, line.msg);
+  logger[line.level](line.fields, line.msg);
   countDeliveryEnd(metrics, end);
 }

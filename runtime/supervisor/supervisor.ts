@@ -51,6 +51,7 @@ import { openInstanceCertificates } from './instance-certificates.js';
 import { loadInstanceConfig } from './instance-config.js';
 import { ManagedInstance, type ServiceView } from './instance.js';
 import { Turns } from './turns.js';
+import { alertLinks } from '../../flow/alerts/links.js';
 
 export interface SupervisorDeps {
   orm: Orm;
@@ -76,6 +77,8 @@ export interface SupervisorDeps {
   onStorage?: (instance: string, ok: boolean, problem?: string) => Promise<void>;
   /** The process's registry, which adds what each actor thread counted. */
   metrics?: { apply(batch: MetricsBatch): void };
+  /** A target's partner failed an attempt as an unreachable one does, or took one (partner-alerts.ts). */
+  onReach?: (instance: InstanceRef, ok: boolean, partner?: string, error?: string) => void;
 }
 
 /** An instance as /services shows it: this process's view, what is wanted, and every process's state. */
@@ -300,15 +303,22 @@ export class Supervisor {
    * Stops every instance, sources first, each within its shutdown time. Work under way ends
    * first, each step within its deadline; threads that do not end are left behind and logged.
    */
-  async stopAll(): Promise<void> {
+  async stopAll(deadlineMs?: number): Promise<void> {
     this.#closing = true;
     clearInterval(this.#timer);
+    // A process's stop (PIER_SHUTDOWN_TIMEOUT) bounds the whole of it, every role together;
+    // without one, each instance has its own shutdown time.
+    const until = deadlineMs === undefined ? undefined : Date.now() + deadlineMs;
+    const timeLeft = () =>
+      until === undefined
+        ? this.#deps.childSpec.shutdownTimeoutMs
+        : Math.max(until - Date.now(), minimumStopMs);
     await this.#turns.settled();
     for (const role of rolesInOrder(-1)) {
       await Promise.all(
         [...this.#instances.values()]
           .filter((i) => i.status === 'running' && pluginTypeDefinitions[i.type].role === role)
-          .map((i) => this.#turns.run(i.key, () => this.#stop(i).catch(() => {}))),
+          .map((i) => this.#turns.run(i.key, () => this.#stop(i, timeLeft()).catch(() => {}))),
       );
     }
     // Threads of starts that missed their deadline, or that did not end when first terminated.
@@ -531,25 +541,33 @@ export class Supervisor {
       instance.version = version;
       instance.apply('ready');
       this.#log(instance).info('plugin instance running');
+      await this.#recovered(instance);
       thread.event({ type: 'work' });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       instance.apply('fail');
       instance.error = reason;
       this.#log(instance).error({ reason }, 'plugin instance failed to start');
-      await this.#alert(instance, `${type} ${name} failed to start: ${reason}`, reason);
+      // A taken port is the most common failed start of a receiver: say what to do about it.
+      const hint = /EADDRINUSE/.test(reason)
+        ? ': its port is taken by another program; stop that program or give this instance another port'
+        : '';
+      await this.#alert(instance, `${type} ${name} failed to start: ${reason}${hint}`, reason);
       throw new StartFailed(reason);
     }
   }
 
-  async #stop(instance: ManagedInstance): Promise<void> {
+  async #stop(instance: ManagedInstance, timeoutMs = this.#deps.childSpec.shutdownTimeoutMs): Promise<void> {
     instance.apply('stop');
-    await this.#finishStop(instance);
+    await this.#finishStop(instance, timeoutMs);
   }
 
   /** From `stopping`: the actor finishes its work in hand, or its thread ends after the grace time. */
-  async #finishStop(instance: ManagedInstance): Promise<void> {
-    const clean = await instance.thread?.stop(this.#deps.childSpec.shutdownTimeoutMs);
+  async #finishStop(
+    instance: ManagedInstance,
+    timeoutMs = this.#deps.childSpec.shutdownTimeoutMs,
+  ): Promise<void> {
+    const clean = await instance.thread?.stop(timeoutMs);
     if (clean === false)
       this.#log(instance).warn('plugin instance did not stop in time; its thread was ended');
     if (instance.thread?.alive)
@@ -615,12 +633,34 @@ export class Supervisor {
           summary,
           details: { type: instance.type, name: instance.name, reason },
           instance: instance.key,
-          link: '/api/v1/services',
+          link: alertLinks.instance(instance.type, instance.name),
         },
         this.#deps.now(),
       );
     } catch (error) {
       this.#log(instance).error({ err: error }, 'could not raise the plugin_failed alert');
+    }
+  }
+
+  /** Ends the instance's standing plugin_failed, if one stands (raising nothing otherwise). */
+  async #recovered(instance: ManagedInstance): Promise<void> {
+    try {
+      await raiseAlert(
+        this.#em(),
+        {
+          code: 'plugin_recovered',
+          subject_kind: 'plugin-instance',
+          subject_id: instance.key,
+          subject_name: instance.name,
+          summary: `${instance.type} ${instance.name} is running again`,
+          details: { type: instance.type, name: instance.name },
+          instance: instance.key,
+          link: alertLinks.instance(instance.type, instance.name),
+        },
+        this.#deps.now(),
+      );
+    } catch (error) {
+      this.#log(instance).error({ err: error }, 'could not raise the plugin_recovered alert');
     }
   }
 
@@ -682,6 +722,9 @@ export class Supervisor {
       case 'storage':
         void this.#deps.onStorage?.(instance.key, event.data.ok, event.data.problem);
         return;
+      case 'reach':
+        this.#deps.onReach?.(this.#ref(instance), event.data.ok, event.data.partner, event.data.error);
+        return;
       case 'database':
         if (event.data.ok) this.#deps.outage?.answered();
         else
@@ -703,6 +746,9 @@ export class Supervisor {
 }
 
 /** Roles in start order (1) or stop order (-1). */
+/** Every role's actors get at least this long to stop, even when an earlier role used the deadline up. */
+const minimumStopMs = 500;
+
 function rolesInOrder(direction: 1 | -1): PluginRole[] {
   const roles = Object.keys(startOrder) as PluginRole[];
   return roles.sort((a, b) => direction * (startOrder[a] - startOrder[b]));

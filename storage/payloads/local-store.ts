@@ -159,7 +159,9 @@ export class LocalPayloadStore implements PayloadStore {
 
   async copyToFile(ref: PayloadRef, destination: string): Promise<boolean> {
     try {
-      await copyFile(this.pathOf(ref), destination, constants.COPYFILE_EXCL);
+      // A clone where the file system can (XFS, btrfs: the blocks are shared, nothing is copied or
+      // flushed again), else a copy by the kernel.
+      await copyFile(this.pathOf(ref), destination, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !(await exists(this.pathOf(ref)))) {
         throw new PayloadMissing(ref);

@@ -12,8 +12,8 @@ const startDeadlineMs = 30_000;
 
 export type StorageChoice = StorageFields;
 
-export async function prepareStorage(choice: StorageChoice): Promise<void> {
-  const selection = selectionOf(choice);
+export async function prepareStorage(choice: StorageChoice, dataDir: string): Promise<void> {
+  const selection = selectionOf(choice, dataDir);
   if (selection.backend === 'local') {
     await mkdir(selection.directory, { recursive: true }).catch((error: Error) => {
       throw new Error(

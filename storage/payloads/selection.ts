@@ -3,6 +3,7 @@
  * settings read at start (spec 2.11), in a form that crosses to worker threads as data.
  * Credentials are never part of it: the S3 client takes them from the SDK's standard sources.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -27,8 +28,36 @@ export interface StorageFields {
   storage_s3_endpoint: string;
 }
 
-/** The store the storage fields select; a relative directory is taken from the working directory. */
-export function selectionOf(fields: StorageFields): StoreSelection {
+/** storage_local_directory's default (spec 2.11, api/schemas/settings.ts): the default place. */
+export const defaultLocalDirectory = './payloads';
+
+/**
+ * Where the default storage_local_directory puts payloads: `<data dir>/payloads`, so that all
+ * pier writes lives under the data directory and two data directories never share a store.
+ * An install from before, whose payloads are in `./payloads` under the working directory,
+ * keeps using that directory (the server logs how to move it: legacyPayloads).
+ */
+export function defaultPayloadDirectory(dataDir: string): string {
+  const legacy = path.resolve(defaultLocalDirectory);
+  return existsSync(legacy) ? legacy : path.join(dataDir, 'payloads');
+}
+
+/** `./payloads` under the working directory when an install from before still uses it. */
+export function legacyPayloads(fields: StorageFields, dataDir: string): string | undefined {
+  if (fields.storage_backend !== 'local' || !isDefault(fields.storage_local_directory)) return undefined;
+  const directory = defaultPayloadDirectory(dataDir);
+  return directory === path.join(dataDir, 'payloads') ? undefined : directory;
+}
+
+function isDefault(directory: string): boolean {
+  return path.normalize(directory) === path.normalize(defaultLocalDirectory);
+}
+
+/**
+ * The store the storage fields select. The default directory is under the data directory
+ * (defaultPayloadDirectory); another relative directory is taken from the working directory.
+ */
+export function selectionOf(fields: StorageFields, dataDir: string): StoreSelection {
   if (fields.storage_backend === 's3') {
     return {
       backend: 's3',
@@ -37,7 +66,10 @@ export function selectionOf(fields: StorageFields): StoreSelection {
       endpoint: fields.storage_s3_endpoint,
     };
   }
-  return { backend: 'local', directory: path.resolve(fields.storage_local_directory) };
+  const directory = isDefault(fields.storage_local_directory)
+    ? defaultPayloadDirectory(dataDir)
+    : path.resolve(fields.storage_local_directory);
+  return { backend: 'local', directory };
 }
 
 /** A short description for messages: never anything secret (there is nothing secret in it). */

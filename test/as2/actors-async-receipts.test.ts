@@ -1,4 +1,4 @@
-// Covers asynchronous receipts between real actors over real HTTP, with an injected clock: the pier receiver refusing a message (unsigned where the agreement signs, encrypted for a certificate it has no key for) sends an error MDN to the sender's async_mdn_url, and the sender's delivery fails with mdn_refused and the disposition, raising delivery_failed; a receipt that never comes fails the delivery when the sweep runs past receipt_timeout_hours (mdn_overdue, not delivery_failed as well); and arriving later it changes nothing and is noted without inventing a delivery; a message that was never sent is not failed a second time by the sweep.
+// Covers asynchronous receipts between real actors over real HTTP, with an injected clock: the pier receiver refusing a message (unsigned where the agreement signs, encrypted for a certificate it has no key for) sends an error MDN to the sender's async_mdn_url, and the sender's delivery fails with mdn_refused and the disposition, raising delivery_failed; a receipt that never comes fails the delivery when the sweep runs past receipt_timeout_hours (mdn_overdue, not delivery_failed as well); and arriving later it changes nothing and is noted without inventing a delivery (receipts_missing stands for the partner until then, and the late receipt ends it); a message that was never sent is not failed a second time by the sweep.
 import t from 'tap';
 import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
@@ -93,7 +93,7 @@ t.test('the receiver refuses and says so in an asynchronous error MDN', async (t
           subject_id: String(sent.deliveries[0].id),
           instance: 'out',
           summary: `Delivery of message ${sent.id} to out failed: ${refused?.text}`,
-          link: `/api/v1/messages/${sent.id}`,
+          link: `/ui/messages/${sent.id}`,
         },
       ],
       `${c.tag}: the negative receipt raised delivery_failed`,
@@ -147,7 +147,7 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
   t.equal(historyOf(m, 'status_changed').at(-1)?.new_status, 'Error');
   t.match(
     await sql(server.db.url, "select * from alert where code = 'mdn_overdue'"),
-    [{ severity: 'warning', subject_id: waiting.id, link: `/api/v1/messages/${waiting.id}` }],
+    [{ severity: 'warning', subject_id: waiting.id, link: `/ui/messages/${waiting.id}` }],
     'mdn_overdue raised',
   );
   t.same(
@@ -158,6 +158,12 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
     ),
     [],
     'an overdue receipt is mdn_overdue alone, not delivery_failed as well',
+  );
+  const [missing] = await sql(server.db.url, "select * from alert where code = 'receipts_missing'");
+  t.match(
+    missing,
+    { subject_kind: 'partner', subject_id: waiting.to, link: /^\/ui\/partners\/\d+\/profile$/ },
+    'receipts_missing stands for the partner',
   );
   t.equal(await sweep(), 0, 'a second sweep finds nothing');
   t.notOk(m.payloads.receipt, 'no receipt stored while none came');
@@ -173,6 +179,11 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
     const lines = (after.history as Message[]).slice(m.history.length);
     t.equal(lines.length, 1, 'one line, no status change');
     t.match(lines[0], { kind: 'mdn_received', text: /no delivery was waiting/i });
+    t.match(
+      await sql(server.db.url, "select * from alert where code = 'receipts_resumed'"),
+      [{ subject_kind: 'partner', subject_id: waiting.to }],
+      'a receipt from the partner ends receipts_missing',
+    );
     t.notOk('delivery_id' in lines[0], 'no made-up delivery');
     t.match(lines[0].text, /processed/, 'says what the receipt said');
 

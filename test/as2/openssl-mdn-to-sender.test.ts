@@ -161,7 +161,7 @@ t.test('a receipt with the disposition failed/Failure: Failed, delivery_failed r
         subject_id: String(sent.deliveries[0].id),
         instance: 'out',
         summary: `Delivery of message ${sent.id} to out failed: The partner refused the message: ${failedDisposition}`,
-        link: `/api/v1/messages/${sent.id}`,
+        link: `/ui/messages/${sent.id}`,
       },
     ],
     'one delivery_failed alert, naming the partner refusal',

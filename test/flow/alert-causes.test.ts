@@ -46,7 +46,7 @@ t.test('a failing http-poster raises delivery_failed', async (t) => {
     subject_kind: 'delivery',
     instance: 'erp',
     dedupe_key: 'delivery_failed:erp',
-    link: `/api/v1/messages/${id}`,
+    link: `/ui/messages/${id}`,
     summary: /failed: .*answered HTTP 403/,
   });
   const listed = await server.call('GET', '/api/v1/notifications?code=delivery_failed');

@@ -2,7 +2,7 @@
  * The `pier` command for tests, with a database and data directory of the test file's own.
  * `pier` runs a command in the test's process (cli/main.ts with its own streams and
  * environment), which spares each call a Node start and a second of module loading;
- * `pierProcess` runs bin/pier.js as an operator's shell would, for what only a process shows
+ * `pierProcess` runs bin/pier-sources.js as an operator's shell would, for what only a process shows
  * (`serve`, the embedded PostgreSQL, the exit code a shell sees).
  */
 import { execFile } from 'node:child_process';
@@ -38,12 +38,12 @@ export async function runPier(args: string[], env: Env, stdin = ''): Promise<Run
   return { code, stdout, stderr };
 }
 
-/** `node bin/pier.js ARGS…` in `cwd`, as a shell runs it, with `stdin` on its standard input. */
+/** `node bin/pier-sources.js ARGS…` in `cwd`, as a shell runs it, with `stdin` on its standard input. */
 export function runPierProcess(args: string[], env: Env, cwd: string, stdin = ''): Promise<Run> {
   return new Promise<Run>((resolve) => {
     const child = execFile(
       process.execPath,
-      [path.join(root, 'bin/pier.js'), ...args],
+      [path.join(root, 'bin/pier-sources.js'), ...args],
       { cwd, env: { ...process.env, ...env } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

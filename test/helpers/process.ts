@@ -22,9 +22,17 @@ export interface PierProcess {
 
 export async function spawnPier(
   t: Test,
-  options: { databaseUrl: string; dataDir: string; cwd: string; env?: Record<string, string> },
+  options: {
+    databaseUrl: string;
+    dataDir: string;
+    cwd: string;
+    env?: Record<string, string>;
+    /** The `pier` to run, as a program and its first arguments: the sources through tsx unless given. */
+    command?: string[];
+  },
 ): Promise<PierProcess> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/pier.js'), 'serve', '--dev'], {
+  const [program, ...first] = options.command ?? [process.execPath, path.join(root, 'bin/pier-sources.js')];
+  const child = spawn(program!, [...first, 'serve', '--dev'], {
     cwd: options.cwd,
     env: {
       PATH: process.env.PATH ?? '',

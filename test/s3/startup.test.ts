@@ -26,7 +26,7 @@ async function saveStorage(values: Record<string, string>) {
 /** Runs `pier serve` to its end; it must not get as far as serving. */
 function serveUntilExit(): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/pier.js'), 'serve', '--dev'], {
+    const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), 'serve', '--dev'], {
       cwd: dir,
       env: {
         PATH: process.env.PATH ?? '',

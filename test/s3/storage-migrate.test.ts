@@ -28,7 +28,7 @@ async function send(content: Buffer) {
 
 function pier(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/pier.js'), ...args], {
+    const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), ...args], {
       cwd: dir,
       env: {
         PATH: process.env.PATH ?? '',

@@ -1,4 +1,4 @@
-// Covers the web UI in a real browser (Debian chromium driven by playwright-core): every page passes axe with no serious or critical violation and no CSP violation, a form's refusal shows the API's messages, redeliver of a failed delivery (and its 409 in words), certificate import with a token, start/stop of an instance, the audit verify, keyboard use; and writes the screenshots of docs/ui/.
+// Covers the web UI in a real browser (Debian chromium driven by playwright-core): every page passes axe with no serious or critical violation and no CSP violation, a form's refusal shows the API's messages, redeliver of a failed delivery (and its 409 in words), certificate import with a token, start/stop of an instance, the audit verify, keyboard use; and writes the screenshots (test/ui/chromium.ts says where).
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';

@@ -1,14 +1,20 @@
 /** Debian's chromium driven by playwright-core for the web UI's browser tests, and axe on a page. */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Test } from 'tap';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Where the browser tests write the screenshots the README links. */
-export const shots = path.resolve(import.meta.dirname, '../../docs/ui');
+/**
+ * Where the browser tests write their screenshots: a git-ignored folder, so a test run never
+ * rewrites tracked files. `npm run screenshots` points it at docs/ui/ (the ones the README links).
+ */
+export const shots = path.resolve(
+  process.env.PIER_SCREENSHOTS_DIR ?? path.join(import.meta.dirname, '../../.test-output/screenshots'),
+);
+mkdirSync(shots, { recursive: true });
 
 /** A headless chromium, closed when the test ends. */
 export async function launchChromium(t: Test): Promise<Browser> {

@@ -1,4 +1,4 @@
-// Covers the identity providers and notification log pages in a real browser (chromium + playwright-core): axe with no serious or critical violation, screenshots for docs/ui/, a provider created from the form whose client secret is shown only as set, and the notification log's filters (a test notification shown on request, a bad filter refused with the API's message).
+// Covers the identity providers and notification log pages in a real browser (chromium + playwright-core): axe with no serious or critical violation, screenshots (test/ui/chromium.ts says where), a provider created from the form whose client secret is shown only as set, and the notification log's filters (a test notification shown on request, a bad filter refused with the API's message).
 import path from 'node:path';
 import t from 'tap';
 import { must } from '../helpers/flow.js';

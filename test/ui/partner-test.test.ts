@@ -1,12 +1,13 @@
 // Covers the partner tools in a real browser (Debian chromium + playwright-core) over real AS2 on loopback: the connection check shown step by step, and a test message sent from the profile page and followed on its message page until its receipt (MDN) arrives.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium } from 'playwright-core';
 import t from 'tap';
 import { agreement, startReceiver, startSender, storeCertificate, syncSigned } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { startTestServer } from '../helpers/server.js';
+import { shots } from './chromium.js';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 if (!existsSync(chromiumPath)) {
@@ -14,7 +15,6 @@ if (!existsSync(chromiumPath)) {
     `${chromiumPath} is missing: apt-get install -y --no-install-recommends chromium (see .ci/run)`,
   );
 }
-const shots = path.resolve(import.meta.dirname, '../../docs/ui');
 
 const server = await startTestServer(t, { developerBuild: true, listen: true });
 const fixtures = makeFixtures();

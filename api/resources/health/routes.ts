@@ -13,7 +13,7 @@ const HealthAnswer = z.object({
   database: z.enum(['up', 'down']),
 });
 
-async function databaseUp(ctx: ApiContext): Promise<boolean> {
+export async function databaseUp(ctx: ApiContext): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), databaseTimeoutMs);

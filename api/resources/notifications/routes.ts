@@ -25,29 +25,31 @@ export function registerNotificationRoutes(router: ApiRouter, ctx: ApiContext): 
     },
   });
 
-  router.add({
-    method: 'POST',
-    url: '/plugins/configs/notification-webhook/:name/test',
-    tag: 'Notifications',
-    summary: 'Send a test notification now; answers its log row (delivered or failed with the reason)',
-    params: z.object({ name: recordName }),
-    response: NotificationRecord,
-    errors: ['NOT_FOUND'],
-    handler: async ({ params }) => {
-      const config = await loadInstanceConfig(freshEm(ctx), ctx.secrets, 'notification-webhook', params.name);
-      if (!config) throw notFound(`Plugin configuration notification-webhook/${params.name}`);
-      const runtime = runtimeOf(ctx);
-      const id = await sendTestNotification(
-        {
-          orm: ctx.orm,
-          now: ctx.now,
-          publicUrl: ctx.options.publicUrl,
-          userAgent: runtime.userAgent,
-          notifications: runtime.notifications,
-        },
-        config,
-      );
-      return log().get(id);
-    },
-  });
+  for (const type of ['notification-webhook', 'notification-email'] as const) {
+    router.add({
+      method: 'POST',
+      url: `/plugins/configs/${type}/:name/test`,
+      tag: 'Notifications',
+      summary: 'Send a test notification now; answers its log row (delivered or failed with the reason)',
+      params: z.object({ name: recordName }),
+      response: NotificationRecord,
+      errors: ['NOT_FOUND'],
+      handler: async ({ params }) => {
+        const config = await loadInstanceConfig(freshEm(ctx), ctx.secrets, type, params.name);
+        if (!config) throw notFound(`Plugin configuration ${type}/${params.name}`);
+        const runtime = runtimeOf(ctx);
+        const id = await sendTestNotification(
+          {
+            orm: ctx.orm,
+            now: ctx.now,
+            publicUrl: ctx.options.publicUrl,
+            userAgent: runtime.userAgent,
+            notifications: runtime.notifications,
+          },
+          config,
+        );
+        return log().get(id);
+      },
+    });
+  }
 }

@@ -14,7 +14,7 @@ const probeDeadlineMs = 9_000;
 
 export async function testStorage(ctx: ApiContext) {
   const storage = storageOf(await loadSettings(freshEm(ctx)));
-  const result = await probeStorage(selectionOf(storage), {
+  const result = await probeStorage(selectionOf(storage, ctx.options.dataDir), {
     deadlineMs: probeDeadlineMs,
     checkFreeSpace: true,
   });

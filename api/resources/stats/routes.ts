@@ -6,6 +6,7 @@ import type { ServiceStatus } from '../../../runtime/lifecycle/states.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { StatsRecord } from '../../schemas/stats.js';
+import { openAlerts } from '../../../runtime/alerts/open-alerts.js';
 
 /** More failed messages than this in 24 hours make the system Degraded (spec 8). */
 const degradedThreshold = 10;
@@ -40,6 +41,7 @@ async function stats(ctx: ApiContext): Promise<StatsRecord> {
     in_flight_messages: inFlight,
     failed_last_24h: failedCount,
     system_status: failedCount > degradedThreshold ? 'Degraded' : 'Healthy',
+    open_alerts: await openAlerts(em, ctx.options.publicUrl),
     plugin_status,
   };
 }

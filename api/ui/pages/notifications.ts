@@ -26,7 +26,7 @@ const base = `${uiPrefix}/notifications`;
 const labels: Record<string, [string, string?]> = {
   severity: ['Severity'],
   code: ['Alert code'],
-  instance: ['Notifier', 'Name of a notification-webhook instance'],
+  instance: ['Notifier', 'Name of a notification-webhook or notification-email instance'],
   outcome: ['Outcome'],
   from: ['From', 'RFC 3339 time or a date (UTC), inclusive'],
   to: ['To', 'RFC 3339 time or a date (whole day), exclusive'],

@@ -1,0 +1,60 @@
+/**
+ * The email of a notification: a subject line with the severity and the headline (the webhook's,
+ * so every channel says the same), and a text and an HTML part listing each alert with its
+ * summary, subject, time and the link to the web UI page where it is seen and fixed.
+ */
+import type { NotificationJob, NotifiedAlert } from '../../protocol/notify-protocol.js';
+import { headline, worst } from '../notification-webhook/render.js';
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Mail clients show about this much of a subject; a longer one is cut with an ellipsis. */
+const subjectMax = 200;
+
+const escape = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+
+/** Line breaks in a header would start another header: a subject is one line. */
+const oneLine = (text: string) => text.replace(/[\r\n]+/g, ' ').trim();
+
+function textOf(a: NotifiedAlert): string {
+  return [
+    `[${a.severity}] ${a.code}: ${a.summary}`,
+    `  Subject: ${a.subject_kind} ${a.subject_name}`,
+    `  Raised: ${a.raised_at}`,
+    ...(a.link ? [`  Open: ${a.link}`] : []),
+  ].join('\n');
+}
+
+function htmlOf(a: NotifiedAlert): string {
+  const link = a.link ? `<br><a href="${escape(a.link)}">Open in pier</a>` : '';
+  return (
+    `<li><strong>[${escape(a.severity)}] ${escape(a.code)}</strong>: ${escape(a.summary)}<br>` +
+    `<small>${escape(a.subject_kind)} ${escape(a.subject_name)} · ${escape(a.raised_at)}</small>${link}</li>`
+  );
+}
+
+export function renderEmail(job: NotificationJob, prefix: string): RenderedEmail {
+  const severity = worst(job.alerts);
+  const line = oneLine(`${prefix ? `${prefix} ` : ''}[${severity}] ${headline(job)}`);
+  const subject = line.length <= subjectMax ? line : `${line.slice(0, subjectMax - 1)}…`;
+  const intro = job.test
+    ? 'This is a test notification from pier: the email notifier works.'
+    : job.alerts.length === 1
+      ? 'pier raised an alert:'
+      : `pier raised ${job.alerts.length} alerts of one kind:`;
+  return {
+    subject,
+    text: `${intro}\n\n${job.alerts.map(textOf).join('\n\n')}\n`,
+    html:
+      `<!doctype html><html><body><p>${escape(intro)}</p>` +
+      `<ul>${job.alerts.map(htmlOf).join('')}</ul></body></html>`,
+  };
+}

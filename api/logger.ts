@@ -1,0 +1,64 @@
+/**
+ * The process's log: JSON lines with ISO-8601 UTC times (`"time":"2026-11-23T03:04:05.678Z"`),
+ * so a line read at 3 a.m. says when without arithmetic, or with LOG_FORMAT=pretty one
+ * coloured line per entry for a terminal (pino-pretty, in this thread so nothing is lost at
+ * exit). Fields that could hold a secret are censored wherever they appear, as a last guard:
+ * no log line is meant to carry them in the first place.
+ */
+import { pino, stdTimeFunctions, type Logger, type LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
+
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * Field names censored where they appear at the top level of a line, and the request headers
+ * that carry credentials. Not one level down (`*.password`): fast-redact's wildcards made every
+ * line four times as dear (benchmarks/README.md, "Logs for 3 a.m.").
+ */
+export const redactPaths = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers.cookie',
+  'authorization',
+  'cookie',
+  'password',
+  'passphrase',
+  'private_key',
+  'client_secret',
+  'http_basic_password',
+  'http_headers',
+  'secret',
+  'token',
+];
+
+export function logFormatOf(env: NodeJS.ProcessEnv): LogFormat {
+  const format = env.LOG_FORMAT ?? 'json';
+  if (format !== 'json' && format !== 'pretty') {
+    throw new Error(`LOG_FORMAT must be json or pretty, not "${format}"`);
+  }
+  return format;
+}
+
+export function loggerOptions(env: NodeJS.ProcessEnv): LoggerOptions {
+  return {
+    level: env.LOG_LEVEL ?? 'info',
+    timestamp: stdTimeFunctions.isoTime,
+    redact: { paths: redactPaths, censor: '[redacted]' },
+  };
+}
+
+/** The logger `pier serve` writes to standard output. */
+export function makeLogger(env: NodeJS.ProcessEnv = process.env): Logger {
+  const options = loggerOptions(env);
+  if (logFormatOf(env) === 'json') return pino(options);
+  return pino(
+    options,
+    pretty({
+      colorize: process.stdout.isTTY === true,
+      sync: true,
+      translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l o',
+      ignore: 'pid,hostname',
+    }),
+  );
+}

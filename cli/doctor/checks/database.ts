@@ -1,0 +1,77 @@
+/**
+ * Database reachable and migrated. The doctor never migrates: it says what `pier migrate`
+ * would apply, and notices a database migrated by a newer pier than this one.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ProcessOptions } from '../../../runtime/process-options.js';
+import { connectDatabase, type Database } from '../../../storage/connect.js';
+import { migrationsList } from '../../../storage/migrations/index.js';
+import { appliedMigrations } from '../../../storage/queries/doctor.js';
+import { failed, passed, type CheckResult } from '../checklist.js';
+
+const id = 'database';
+const title = 'Database reachable and migrated';
+
+export interface DatabaseCheck {
+  result: CheckResult;
+  /** Open when the database answered (migrated or not); the caller closes it. */
+  database?: Database;
+  migrated: boolean;
+}
+
+export async function checkDatabase(options: ProcessOptions): Promise<DatabaseCheck> {
+  let database: Database;
+  try {
+    // A data directory never made is reported, not made (pier init makes it).
+    database = await connectDatabase(options, { runMigrations: false, create: false });
+  } catch (error) {
+    return {
+      migrated: false,
+      result: failed(
+        id,
+        title,
+        (error as Error).message,
+        options.databaseUrl
+          ? 'Start PostgreSQL or correct DATABASE_URL (host, port, user, password, database name); ' +
+              'the same URL must work with `psql "$DATABASE_URL" -c "select 1"`'
+          : `The embedded PostgreSQL under ${options.dataDir} did not start (its words are above): ` +
+              'free its port (PIER_EMBEDDED_PG_PORT) or its data directory, or set DATABASE_URL to your PostgreSQL',
+      ),
+    };
+  }
+  const applied = await appliedMigrations(database.orm.em.fork() as EntityManager);
+  const known = migrationsList.map((m) => m.name);
+  const pending = known.filter((name) => !(applied ?? []).includes(name));
+  const unknown = (applied ?? []).filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    return {
+      database,
+      migrated: false,
+      result: failed(
+        id,
+        title,
+        `${database.description} was migrated by a newer pier: this installation does not know ${unknown.join(', ')}`,
+        'Run the pier version that migrated this database (upgrade this installation); never run an older pier against it',
+      ),
+    };
+  }
+  if (pending.length > 0) {
+    return {
+      database,
+      migrated: false,
+      result: failed(
+        id,
+        title,
+        applied === undefined
+          ? `${database.description} has never been migrated (${known.length} migrations to apply)`
+          : `${database.description} lacks ${pending.length} of ${known.length} migrations (first: ${pending[0]})`,
+        '`pier migrate` with the same DATABASE_URL (the server also migrates when it starts)',
+      ),
+    };
+  }
+  return {
+    database,
+    migrated: true,
+    result: passed(id, title, `${database.description}; all ${known.length} migrations applied`),
+  };
+}

@@ -1,0 +1,206 @@
+// Covers the release an operator installs (issue 33): `npm pack` gives a tarball of the compiled
+// build without sources, tests or tsx; `npm install -g` of it into an empty prefix prints no
+// engine warning on this Node; the installed `pier` answers --help and database commands from any
+// directory, and `pier serve` from there (PIER_DATA_DIR elsewhere) serves /health, the web UI's
+// assets and the OpenAPI document, runs actor threads (a file moved from a poller to a writer),
+// and stops on SIGTERM with exit code 0; without DATABASE_URL it runs its embedded PostgreSQL
+// under PIER_DATA_DIR, as on a machine with only Node.
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import t from 'tap';
+import { createTestDatabase } from './helpers/database.js';
+import { tempDir } from './helpers/flow.js';
+import { fileFlowOn, mustOn, runningIn, spawnPier } from './helpers/process.js';
+import { waitFor } from './helpers/wait.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const dir = await tempDir(t, 'pier-release-');
+const prefix = path.join(dir, 'prefix');
+const elsewhere = path.join(dir, 'elsewhere');
+await mkdir(elsewhere);
+// The node running the tests is the one the installed `pier` (#!/usr/bin/env node) finds.
+const PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`;
+// Settings npm passed to this test (npm_config_*) would steer the nested npm; it gets none.
+const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+function run(program: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(
+      program,
+      args,
+      { cwd, env: { ...cleanEnv, PATH, ...env }, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const db = await createTestDatabase();
+t.teardown(() => db.drop());
+
+let tarball = '';
+t.test(
+  'npm pack: the compiled build, bin/pier.js and deploy/, no sources, tests or build state',
+  async (t) => {
+    // prepack builds dist/ first (npm run build), so a pack never ships an old build.
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], root);
+    t.equal(packed.code, 0, packed.stderr);
+    const json = packed.stdout.slice(packed.stdout.search(/^\[/m));
+    const [info] = JSON.parse(json) as { filename: string; files: { path: string }[] }[];
+    const files = info!.files.map((f) => f.path);
+    for (const needed of [
+      'bin/pier.js',
+      'dist/cli/main.js',
+      'dist/actors/file-writer/worker.js',
+      'dist/actors/as2-receiver/open-worker.js',
+      'dist/storage/migrations/index.js',
+      'dist/api/ui/assets/ui.css',
+      'deploy/pier.service',
+      'package.json',
+      'README.md',
+    ])
+      t.ok(files.includes(needed), `${needed} is in the tarball`);
+    t.same(
+      files.filter((f) => /\.ts$|^test\/|^bin\/pier-sources|tsbuildinfo|\.built$/.test(f)),
+      [],
+      'no TypeScript source, test, tsx entry or build state',
+    );
+    tarball = path.join(dir, info!.filename);
+  },
+);
+
+t.test('npm install -g of the tarball: no engine warning, no tsx or TypeScript installed', async (t) => {
+  const installed = await run(
+    'npm',
+    ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball],
+    elsewhere,
+  );
+  t.equal(installed.code, 0, installed.stderr);
+  t.notMatch(installed.stderr, /EBADENGINE/, 'no dependency asks for another Node');
+  const modules = path.join(prefix, 'lib/node_modules/pier/node_modules');
+  t.ok(existsSync(path.join(modules, 'fastify')), 'the runtime dependencies are installed');
+  t.notOk(existsSync(path.join(modules, 'tsx')), 'tsx is not installed');
+  t.notOk(existsSync(path.join(modules, 'typescript')), 'TypeScript is not installed');
+});
+
+t.test(
+  'the installed pier: --help anywhere, serve from another directory, a file through two actors',
+  async (t) => {
+    const pier = path.join(prefix, 'bin/pier');
+    const help = await run(pier, ['--help'], elsewhere);
+    t.equal(help.code, 0, help.stderr);
+    t.match(help.stdout, /^Usage: pier /);
+    t.equal(help.stderr, '', 'nothing on stderr (no build hint outside a checkout)');
+
+    const dataDir = path.join(dir, 'data');
+    const server = await spawnPier(t, {
+      databaseUrl: db.url,
+      dataDir,
+      cwd: elsewhere,
+      command: [pier],
+      env: { PATH },
+    });
+    const health = await fetch(`${server.url}/health`);
+    t.equal(health.status, 200);
+    t.match(await health.json(), { status: 'healthy', database: 'up' });
+    const css = await fetch(`${server.url}/ui/assets/app/ui.css`);
+    t.equal(css.status, 200, 'the web UI assets ship in dist/');
+    t.equal(await css.text(), await readFile(path.join(root, 'api/ui/assets/ui.css'), 'utf8'));
+    const openapi = await fetch(`${server.url}/openapi.yaml`);
+    t.equal(openapi.status, 200);
+    t.match(await openapi.text(), /^openapi: 3/);
+
+    // A poller and a writer, each a worker thread running dist/'s JavaScript.
+    const work = path.join(dir, 'flow');
+    const inbox = path.join(work, 'in', 'globex');
+    const outbox = path.join(work, 'out');
+    await mkdir(inbox, { recursive: true });
+    await fileFlowOn(server, work, outbox);
+    await runningIn(server, 'out');
+    await writeFile(path.join(inbox, 'order-1.edi'), 'UNB+UNOC:3+ACME+GLOBEX\n');
+    await mustOn(server, '/services/file-poller/in/start');
+    const written = await waitFor(
+      async () => {
+        const names = await readdir(path.join(outbox, 'acme')).catch(() => []);
+        return names.filter((n) => !n.startsWith('.')).length > 0 && names;
+      },
+      'the file written by the installed pier',
+      60_000,
+      100,
+    );
+    t.same(
+      written.filter((n) => !n.startsWith('.')),
+      ['order-1.edi'],
+    );
+    t.equal(await readFile(path.join(outbox, 'acme', 'order-1.edi'), 'utf8'), 'UNB+UNOC:3+ACME+GLOBEX\n');
+
+    // A database command of the installed CLI, beside the running server.
+    const users = await run(pier, ['users', 'list'], elsewhere, {
+      DATABASE_URL: db.url,
+      PIER_DATA_DIR: dataDir,
+    });
+    t.equal(users.code, 0, users.stderr);
+    t.equal(users.stdout, 'No users.\n');
+
+    await server.kill('SIGTERM');
+    t.equal(server.child.exitCode, 0, 'SIGTERM stops it with exit code 0');
+    t.ok(
+      server.logLines.some((l) => l.msg === 'pier stopped'),
+      'it logged its stop',
+    );
+  },
+);
+
+/** Command lines of the running postgres processes that name `dataDir` (Linux /proc). */
+function postgresOf(dataDir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmdline.includes('postgres') && cmdline.includes(dataDir)) found.push(`${pid}: ${cmdline}`);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return found;
+}
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+t.test(
+  'the installed pier without DATABASE_URL: its embedded PostgreSQL in the data directory',
+  async (t) => {
+    // Under root the embedded PostgreSQL runs as the postgres user, who must reach the binaries.
+    await chmod(dir, 0o755);
+    const dataDir = path.join(dir, 'embedded-data');
+    const server = await spawnPier(t, {
+      databaseUrl: '',
+      dataDir,
+      cwd: elsewhere,
+      command: [path.join(prefix, 'bin/pier')],
+      env: { PATH, PIER_EMBEDDED_PG_PORT: String(await freePort()) },
+    });
+    const health = await fetch(`${server.url}/health`);
+    t.match(await health.json(), { status: 'healthy', database: 'up' });
+    t.ok(existsSync(path.join(dataDir, 'postgres', 'PG_VERSION')), 'the data directory holds the database');
+    t.not(postgresOf(dataDir).length, 0, 'its PostgreSQL runs from the data directory');
+    await server.kill('SIGTERM');
+    t.equal(server.child.exitCode, 0, 'SIGTERM stops it with exit code 0');
+    await waitFor(() => postgresOf(dataDir).length === 0, 'its PostgreSQL stopped', 30_000, 200);
+    t.pass('no PostgreSQL of that data directory is left');
+  },
+);

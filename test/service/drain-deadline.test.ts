@@ -1,0 +1,128 @@
+// Covers the drain's deadline and the second signal (issue 33): deliveries that outlast
+// PIER_SHUTDOWN_TIMEOUT are cut at it and given back at once (none left claimed), so the exit
+// comes at the deadline with code 0; a second signal ends the process at once (143); either
+// way the next process delivers every file.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { createTestDatabase, sql } from '../helpers/database.js';
+import { tempDir } from '../helpers/flow.js';
+import { startPeer } from '../helpers/http-peer.js';
+import { mustOn, spawnPier, type PierProcess } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
+
+const files = 20;
+const shutdownTimeoutSeconds = 3;
+
+/** A partner endpoint that holds every request until `release()` (then answers at once). */
+async function slowPeer(t: Test) {
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const peer = await startPeer(t, async () => {
+    await released;
+    return { status: 200, body: 'ok' };
+  });
+  t.teardown(() => release());
+  return { peer, release };
+}
+
+async function flow(t: Test, name: string) {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const dir = await tempDir(t, `pier-drain-${name}-`);
+  const inbox = path.join(dir, 'in', 'globex');
+  await mkdir(inbox, { recursive: true });
+  const { peer, release } = await slowPeer(t);
+  const start = () =>
+    spawnPier(t, {
+      databaseUrl: db.url,
+      dataDir: path.join(dir, 'data'),
+      cwd: dir,
+      env: { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) },
+    });
+  const count = async (where: string) =>
+    Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+  const first = await start();
+  await mustOn(first, '/organizations', { name: 'acme' });
+  await mustOn(first, '/partners', { name: 'globex' });
+  await mustOn(first, '/plugins/configs?type=http-poster', {
+    name: 'post',
+    url: peer.url,
+    max_concurrent_deliveries: 5,
+    timeout_seconds: 600,
+  });
+  await mustOn(first, '/plugins/configs?type=file-poller', {
+    name: 'in',
+    base_directory: path.join(dir, 'in'),
+    processed_directory: path.join(dir, 'done'),
+    from: 'acme',
+    polling_interval: 1,
+  });
+  await mustOn(first, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'post' });
+  for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `f${i}.dat`), `file ${i}`);
+  // Five deliveries under way at the partner, which does not answer.
+  await waitFor(() => peer.requests.length >= 5, 'five deliveries under way', 60_000, 20);
+  return { first, start, count, peer, release };
+}
+
+function exitOf(p: PierProcess): Promise<{ code: number | null; at: number }> {
+  return new Promise((resolve) => p.child.once('exit', (code) => resolve({ code, at: Date.now() })));
+}
+
+t.test('deliveries that outlast the deadline are cut at it and given back at once', async (t) => {
+  const { first, start, count, release } = await flow(t, 'deadline');
+  const exited = exitOf(first);
+  const signalledAt = Date.now();
+  first.child.kill('SIGTERM');
+  const { code, at } = await exited;
+  const seconds = (at - signalledAt) / 1000;
+  t.equal(code, 0, 'exit code 0');
+  t.ok(
+    seconds >= shutdownTimeoutSeconds - 0.5 && seconds < shutdownTimeoutSeconds + 5,
+    `it waited for the deliveries up to the deadline, then stopped (${seconds.toFixed(1)} s)`,
+  );
+  t.ok(
+    first.logLines.some((l) => l.msg === 'plugin instance did not stop in time; its thread was ended'),
+    'the log says which instance was cut',
+  );
+  t.equal(await count("delivery where state = 'delivering'"), 0, 'nothing is left claimed');
+
+  release();
+  await start();
+  await waitFor(
+    async () => (await count("delivery where state = 'delivered'")) === files,
+    'all delivered',
+    60_000,
+    100,
+  );
+  t.equal(await count('message'), files, 'one message per file');
+});
+
+t.test('a second signal stops the process at once; the next process delivers everything', async (t) => {
+  const { first, start, count, release } = await flow(t, 'second-signal');
+  const exited = exitOf(first);
+  first.child.kill('SIGTERM');
+  // Past the moment in which a second signal is the same one delivered twice.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const secondAt = Date.now();
+  first.child.kill('SIGTERM');
+  const { code, at } = await exited;
+  t.equal(code, 143, 'exit code 143 (128 + SIGTERM)');
+  t.ok(at - secondAt < 1_000, `it stopped at once (${at - secondAt} ms)`);
+  t.ok(
+    first.logLines.some(
+      (l) => l.msg === 'pier is stopping at once (a second signal): work in hand is abandoned',
+    ),
+    'the log says so',
+  );
+
+  release();
+  await start();
+  await waitFor(
+    async () => (await count("delivery where state = 'delivered'")) === files,
+    'all delivered',
+    60_000,
+    100,
+  );
+  t.equal(await count('message'), files, 'one message per file: nothing acknowledged was lost');
+});

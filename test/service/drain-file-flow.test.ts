@@ -1,0 +1,110 @@
+// Covers a clean stop in the middle of a 2,000-file flow (issue 33): SIGTERM makes `pier serve`
+// exit 0 within PIER_SHUTDOWN_TIMEOUT with nothing left claimed; a second process, seen
+// `starting` then `ready` on GET /ready, delivers the rest; every file exactly once.
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import t from 'tap';
+import { createTestDatabase, sql } from '../helpers/database.js';
+import { tempDir } from '../helpers/flow.js';
+import { freePort } from '../helpers/free-port.js';
+import { fileFlowOn, spawnPier, mustOn } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
+
+const files = 2000;
+const shutdownTimeoutSeconds = 20;
+const db = await createTestDatabase();
+t.teardown(() => db.drop());
+const dir = await tempDir(t, 'pier-drain-flow-');
+const inbox = path.join(dir, 'in', 'globex');
+const outbox = path.join(dir, 'out');
+await mkdir(inbox, { recursive: true });
+const start = (port = 0) =>
+  spawnPier(t, {
+    databaseUrl: db.url,
+    dataDir: path.join(dir, 'data'),
+    cwd: dir,
+    env: { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds), HTTP_PORT: String(port) },
+  });
+const content = (i: number) => `${String(i).padStart(4, '0')}:`.padEnd(4096, 'x');
+const count = async (where: string) =>
+  Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+
+/** Every answer GET /ready gives at `port` until it says ready, in order, without repeats. */
+async function readinessUntilReady(port: number): Promise<string[]> {
+  const seen: string[] = [];
+  await waitFor(
+    async () => {
+      const answer = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => undefined);
+      if (!answer) return false;
+      const body = (await answer.json()) as { status: string };
+      const said = `${answer.status} ${body.status}`;
+      if (seen.at(-1) !== said) seen.push(said);
+      return answer.status === 200;
+    },
+    'the second process ready',
+    60_000,
+    10,
+  );
+  return seen;
+}
+
+t.test(
+  'SIGTERM mid-flow: exit 0 in time, nothing held; the next process delivers the rest once',
+  async (t) => {
+    const first = await start();
+    await fileFlowOn(first, dir, outbox);
+    for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `f${i}.dat`), content(i));
+    t.equal((await fetch(`${first.url}/ready`)).status, 200, 'the first process is ready');
+    await mustOn(first, '/services/file-poller/in/start');
+
+    await waitFor(async () => (await count('message')) >= 300, 'the run under way', 60_000, 5);
+    const signalledAt = Date.now();
+    const exited = new Promise<number | null>((resolve) => first.child.once('exit', (code) => resolve(code)));
+    first.child.kill('SIGTERM');
+    const code = await exited;
+    const stopSeconds = (Date.now() - signalledAt) / 1000;
+    t.equal(code, 0, 'exit code 0');
+    t.ok(stopSeconds < shutdownTimeoutSeconds, `stopped in ${stopSeconds.toFixed(1)} s, within the deadline`);
+    const said = first.logLines.map((l) => l.msg);
+    t.ok(
+      said.some((m) => m.startsWith('pier is stopping')) && said.includes('pier stopped'),
+      'the stop is logged',
+    );
+
+    const accepted = await count('message');
+    const delivered = await count("delivery where state = 'delivered'");
+    t.ok(accepted < files, `stopped mid-run: ${accepted} accepted, ${delivered} delivered`);
+    t.equal(
+      await count("delivery where state = 'delivering'"),
+      0,
+      'no delivery is left claimed (none waits for a lease)',
+    );
+    t.equal(
+      await count('message where id not in (select message_id from delivery)'),
+      0,
+      'every accepted message has its delivery',
+    );
+
+    // The instances are enabled, so the next process starts them itself; its port is open before.
+    const port = await freePort();
+    const readiness = readinessUntilReady(port);
+    await start(port);
+    t.same(await readiness, ['503 starting', '200 ready'], 'GET /ready: starting, then ready');
+    await waitFor(
+      async () => (await count("delivery where state = 'delivered'")) === files,
+      'all delivered',
+      180_000,
+      100,
+    );
+    t.equal(await count('message'), files, 'one message per file: none lost, none doubled');
+    t.same(await readdir(inbox), [], 'every file was taken');
+    const written = (await readdir(path.join(outbox, 'acme'))).filter((f) => !f.startsWith('.'));
+    t.equal(written.length, files, 'every file written once, under its own name');
+    const wrong: string[] = [];
+    for (let i = 0; i < files; i++) {
+      const bytes = await readFile(path.join(outbox, 'acme', `f${i}.dat`), 'utf8');
+      if (bytes !== content(i)) wrong.push(`f${i}.dat`);
+    }
+    t.same(wrong, [], 'every file has its own content');
+  },
+);
