@@ -31,6 +31,7 @@ const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), '
     DATABASE_URL: db.url,
     PIER_DATA_DIR: dataDir,
     HTTP_PORT: '0',
+    METRICS_PORT: 'off',
     HTTP_HOST: '127.0.0.1',
     PIER_SECRET_KEY: 'pier-test-secret-key',
     LOG_LEVEL: 'info',

@@ -34,6 +34,7 @@ async function startPier(t: Test, name: string): Promise<string> {
       DATABASE_URL: db.url,
       PIER_DATA_DIR: dataDir,
       HTTP_PORT: '0',
+      METRICS_PORT: 'off',
       HTTP_HOST: '127.0.0.1',
       PIER_SECRET_KEY: 'pier-test-secret-key',
     },

@@ -34,6 +34,7 @@ function serveUntilExit(): Promise<{ code: number | null; stderr: string; stdout
         PIER_DATA_DIR: path.join(dir, 'data'),
         PIER_SECRET_KEY: 'startup-test-key',
         HTTP_PORT: '0',
+        METRICS_PORT: 'off',
         HTTP_HOST: '127.0.0.1',
         AWS_ACCESS_KEY_ID: 'S3RVER',
         AWS_SECRET_ACCESS_KEY: 'startup-test-secret',

@@ -88,6 +88,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
         PIER_EMBEDDED_PG_PORT: String(await freePort()),
         PIER_SECRET_KEY: 'embedded-lifecycle-key',
         HTTP_PORT: String(port),
+        METRICS_PORT: 'off',
         HTTP_HOST: '127.0.0.1',
       },
     });
