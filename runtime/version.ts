@@ -1,13 +1,15 @@
 /** The product name and version used in User-Agent and Server headers (spec 2.11). */
-import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const require = createRequire(import.meta.url);
-// The sources sit one folder below package.json, the compiled build (dist/runtime/) two.
-const pkg = require(
-  new URL(import.meta.url).pathname.endsWith('.ts') ? '../package.json' : '../../package.json',
-) as {
-  version: string;
-};
+// package.json is one folder above this file in the sources (runtime/) and two in the compiled
+// build (dist/runtime/): the nearer one that exists.
+const here = path.dirname(fileURLToPath(import.meta.url));
+const packageJson = [path.join(here, '..', 'package.json'), path.join(here, '..', '..', 'package.json')].find(
+  (candidate) => existsSync(candidate),
+)!;
+const pkg = JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string };
 
 export const serviceName = 'pier';
 export const serviceVersion = pkg.version;
