@@ -41,19 +41,15 @@ export async function claimBatch(
   target: string,
   limit: number,
 ): Promise<Claimed> {
-  const rows = await tx.prepared<{
-    id: string;
-    message_id: string;
-    attempts: number;
-    claims: number;
-    from_party: string;
-    to_party: string;
-    file_name: string;
-    direction: 'inbound' | 'outbound';
-    size_bytes: string | null;
-    content: Buffer | null;
-    more: boolean;
-  }>(
+  // As the driver reads them: bigints as strings, the payload's bytes as a Buffer.
+  const rows = await tx.prepared<
+    Omit<ClaimedRow, 'id' | 'size_bytes' | 'content'> & {
+      id: string;
+      size_bytes: string | null;
+      content: Buffer | null;
+      more: boolean;
+    }
+  >(
     'claim-batch',
     `with picked as (
        select id from delivery where target = ? and state in (${claimableStates}) order by id limit ? for no key update skip locked
