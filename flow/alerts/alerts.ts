@@ -102,6 +102,30 @@ const resolvedCode = (code: AlertCode): AlertCode | undefined => {
 const resolvingCode = (code: AlertCode): AlertCode | undefined =>
   (Object.keys(alertCodes) as AlertCode[]).find((c) => resolvedCode(c) === code);
 
+/** The turn (advisory lock key) an alert's raising takes: a failure and its end share one. */
+export function alertTurn(code: AlertCode, subjectKind: string, subjectId: string): string {
+  return `${resolvedCode(code) ?? code}:${subjectKind}:${subjectId}`;
+}
+
+const degradedTurn = 'system_degraded:system:pier';
+
+/**
+ * Takes the turns of alerts a transaction is about to raise, before it raises any, in the one
+ * order of the flow (docs/architecture.md, "Lock order of the message flow"): the system's
+ * state first (every settle that ends a message in Error takes it before its own alerts), then
+ * the others by name. A transaction that raises several alerts one after another (the receipt
+ * deadlines: a message settled, then its partner's alert, then the next message) otherwise took
+ * them in its own order and could wait in a circle with a receipt that took the same two turns
+ * the other way round.
+ */
+export async function takeAlertTurns(tx: Tx, turns: readonly string[]): Promise<void> {
+  const sorted = [...new Set(turns)].sort((a, b) =>
+    a === degradedTurn ? -1 : b === degradedTurn ? 1 : a < b ? -1 : a > b ? 1 : 0,
+  );
+  for (const turn of sorted)
+    await tx.all(`select pg_advisory_xact_lock(hashtext('pier_alert'), hashtext(?))`, [turn]);
+}
+
 async function raise(run: Run, alert: AlertInput, at: Date): Promise<number> {
   const of = (code: AlertCode) => `${code}:${alert.subject_kind}:${alert.subject_id}`;
   const occurrence = of(alert.code);

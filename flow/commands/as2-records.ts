@@ -9,6 +9,7 @@
  */
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
+import { alertTurn, takeAlertTurns } from '../alerts/alerts.js';
 import { deliveryFailed, receiptArrived, receiptOverdue } from '../alerts/flow-alerts.js';
 import { acknowledge, awaitingAck } from './acks.js';
 import { statesFor } from '../tables/delivery-states.js';
@@ -298,6 +299,18 @@ export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
     tx,
     due.map((d) => d.message_id),
   );
+  // The alerts the loop raises (the system's state when a message ends in Error, each partner's
+  // receipts_missing), their turns taken first in the flow's order.
+  if (due.length > 0) {
+    const partners = await tx.all<{ to_party: string }>(
+      'select distinct to_party from message where id = any(?::uuid[])',
+      [pgArray(due.map((d) => d.message_id))],
+    );
+    await takeAlertTurns(tx, [
+      alertTurn('system_degraded', 'system', 'pier'),
+      ...partners.map((p) => alertTurn('receipts_missing', 'partner', p.to_party)),
+    ]);
+  }
   for (const d of due) {
     await settleAwaited(
       tx,
