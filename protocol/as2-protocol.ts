@@ -124,8 +124,17 @@ export const As2Record = z.object({
   as2_to: z.string().max(1024),
   /** Inbound: processed successfully (counts for duplicates). Outbound: null until the receipt. */
   processed: z.boolean().nullable(),
-  /** Outbound asynchronous receipts: the delivery waiting, and hours until it fails. */
-  awaiting: z.object({ delivery_id: z.number().int(), hours: z.number().int() }).optional(),
+  /**
+   * Outbound asynchronous receipts: the delivery waiting, hours until it fails, and minutes
+   * until a receipt still missing raises receipts_missing for the partner (0: at the timeout).
+   */
+  awaiting: z
+    .object({
+      delivery_id: z.number().int(),
+      hours: z.number().int(),
+      alert_minutes: z.number().int().min(0).default(0),
+    })
+    .optional(),
   info: z.record(z.string(), z.unknown()),
   /** `content`: a small stage's bytes, kept in its payload row (storage/payloads/inline.ts). */
   stages: z.array(

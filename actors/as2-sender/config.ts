@@ -26,6 +26,9 @@ export const as2SenderType: PluginTypeDefinition = {
       .describe('Where the compressed layer goes for partners whose profile compresses'),
     ...retryFields,
     ...unreachableAlertFields,
+    receipt_alert_minutes: wholeNumber(0, 1440).describe(
+      'Minutes an asynchronous receipt (MDN) may be late before receipts_missing is raised for the partner; 0: only at the receipt timeout',
+    ),
   },
   defaults: {
     timeout_seconds: 120,
@@ -33,6 +36,9 @@ export const as2SenderType: PluginTypeDefinition = {
     compression_order: 'before-sign',
     ...retryDefaults,
     ...unreachableAlertDefaults,
+    // A partner's asynchronous receipt usually comes within seconds; the profile's receipt
+    // timeout (hours) is when the delivery fails, far too late to hear that receipts stopped.
+    receipt_alert_minutes: 15,
   },
   secretFields: {},
   problems: retryProblems,
@@ -42,4 +48,5 @@ export interface As2SenderSettings {
   timeout_seconds: number;
   max_concurrent_deliveries: number;
   compression_order: 'before-sign' | 'after-sign';
+  receipt_alert_minutes: number;
 }

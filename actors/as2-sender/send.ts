@@ -127,7 +127,11 @@ export class As2Sender {
           type: 'as2_record',
           message_id: m.id,
           ...record(info, {
-            awaiting: { delivery_id: delivery.delivery_id, hours: context.receipt_timeout_hours },
+            awaiting: {
+              delivery_id: delivery.delivery_id,
+              hours: context.receipt_timeout_hours,
+              alert_minutes: this.settings.receipt_alert_minutes,
+            },
           }),
         });
       }

@@ -102,16 +102,34 @@ export async function receiptOverdue(
     },
     at,
   );
-  await receiptsMissing(tx, at, d.message_id, d.target);
+  await receiptsMissing(tx, at, d.message_id, d.target, 'did not arrive within the receipt timeout');
+}
+
+/**
+ * An AS2 receipt (MDN) is late by the sender's receipt_alert_minutes, its deadline still ahead:
+ * the partner is taken to have stopped sending receipts (the delivery keeps waiting).
+ */
+export async function receiptLate(
+  tx: Tx,
+  at: Date,
+  d: { message_id: string; target: string },
+): Promise<void> {
+  await receiptsMissing(tx, at, d.message_id, d.target, 'is late');
 }
 
 /**
  * A partner whose asynchronous receipt is overdue stopped sending receipts, as far as pier can
  * tell: `receipts_missing` stands for the partner (one alert however many messages wait) until
- * one of its receipts arrives (receiptArrived). Raised with each mdn_overdue; the alert table
- * keeps it one while it stands.
+ * one of its receipts arrives (receiptArrived). Raised when a receipt is late by the sender's
+ * receipt_alert_minutes and with each mdn_overdue; the alert table keeps it one while it stands.
  */
-async function receiptsMissing(tx: Tx, at: Date, messageId: string, sender: string | null): Promise<void> {
+async function receiptsMissing(
+  tx: Tx,
+  at: Date,
+  messageId: string,
+  sender: string | null,
+  why: string,
+): Promise<void> {
   const [message] = await tx.all<{ to_party: string }>('select to_party from message where id = ?', [
     messageId,
   ]);
@@ -125,7 +143,7 @@ async function receiptsMissing(tx: Tx, at: Date, messageId: string, sender: stri
       subject_kind: 'partner',
       subject_id: partner,
       subject_name: partner,
-      summary: `Partner ${partner} sends no receipts (MDN): the one for message ${messageId} did not arrive within the receipt timeout`,
+      summary: `Partner ${partner} sends no receipts (MDN): the one for message ${messageId} ${why}`,
       details: { partner, message_id: messageId, target: sender },
       link: row ? alertLinks.partnerProfile(row.id) : alertLinks.message(messageId),
       instance: sender ? `as2-sender:${sender}` : '',

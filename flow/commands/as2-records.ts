@@ -10,7 +10,7 @@
 import type { As2Record, As2RecordRequest, As2SentResponse } from '../../protocol/as2-protocol.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
 import { alertTurn, takeAlertTurns } from '../alerts/alerts.js';
-import { deliveryFailed, receiptArrived, receiptOverdue } from '../alerts/flow-alerts.js';
+import { deliveryFailed, receiptArrived, receiptLate, receiptOverdue } from '../alerts/flow-alerts.js';
 import { acknowledge, awaitingAck } from './acks.js';
 import { statesFor } from '../tables/delivery-states.js';
 import { addHistory, lockMessages, pgArray, type Tx } from '../tx.js';
@@ -49,6 +49,7 @@ export function as2RecordRows(
     info: r.info,
     awaiting_delivery_id: r.awaiting?.delivery_id ?? null,
     receipt_due_at: r.awaiting ? new Date(at.getTime() + r.awaiting.hours * 3_600_000) : null,
+    receipt_alert_at: receiptAlertAt(at, r.awaiting),
   }));
   const stages = records.flatMap(({ message_id, record }) =>
     record.stages.map((s) => ({
@@ -59,6 +60,16 @@ export function as2RecordRows(
     })),
   );
   return { rows: JSON.stringify(rows), stages: JSON.stringify(stages) };
+}
+
+/**
+ * When a receipt still missing raises receipts_missing for the partner: alert_minutes after
+ * posting, if that comes before the receipt timeout (then the timeout's mdn_overdue raises it).
+ */
+function receiptAlertAt(at: Date, awaiting: As2Record['awaiting']): Date | null {
+  if (!awaiting || awaiting.alert_minutes <= 0 || awaiting.alert_minutes * 60 >= awaiting.hours * 3600)
+    return null;
+  return new Date(at.getTime() + awaiting.alert_minutes * 60_000);
 }
 
 /**
@@ -80,16 +91,16 @@ export function as2RecordCtes(
        on conflict do nothing
      ), as2r as (
        insert into as2_message (message_id, direction, as2_message_id, as2_from, as2_to, processed, info,
-                                awaiting_delivery_id, receipt_due_at, created_at, updated_at)
+                                awaiting_delivery_id, receipt_due_at, receipt_alert_at, created_at, updated_at)
        select x.message_id, x.direction, x.as2_message_id, x.as2_from, x.as2_to, x.processed, x.info,
-              x.awaiting_delivery_id, x.receipt_due_at, ${p.at}, ${p.at}
+              x.awaiting_delivery_id, x.receipt_due_at, x.receipt_alert_at, ${p.at}, ${p.at}
          from jsonb_to_recordset(${p.rows}::jsonb) as x(message_id uuid, direction text, as2_message_id text,
               as2_from text, as2_to text, processed boolean, info jsonb, awaiting_delivery_id bigint,
-              receipt_due_at timestamptz)${kept}
+              receipt_due_at timestamptz, receipt_alert_at timestamptz)${kept}
        on conflict (message_id) do update set as2_message_id = excluded.as2_message_id,
          processed = excluded.processed, info = as2_message.info || excluded.info,
          awaiting_delivery_id = excluded.awaiting_delivery_id, receipt_due_at = excluded.receipt_due_at,
-         updated_at = excluded.updated_at
+         receipt_alert_at = excluded.receipt_alert_at, updated_at = excluded.updated_at
      )`;
 }
 
@@ -255,7 +266,8 @@ export async function settleAwaited(
   // The sender has not reported its attempt yet: the receipt came first; asked again shortly.
   if (current?.state === statesFor('await_ack')[0]) return 'early';
   await tx.all(
-    `update as2_message set awaiting_delivery_id = null, receipt_due_at = null, updated_at = ? where message_id = ?`,
+    `update as2_message set awaiting_delivery_id = null, receipt_due_at = null, receipt_alert_at = null,
+            updated_at = ? where message_id = ?`,
     [at, messageId],
   );
   const settled = await acknowledge(tx, at, {
@@ -283,6 +295,7 @@ export async function settleAwaited(
  * being retried) left one behind that no receipt was ever due for.
  */
 export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
+  await receiptsLate(tx, at);
   const due = await tx.all<{ message_id: string; awaiting_delivery_id: string; target: string }>(
     // The delivery is probed by its key for each row due (a lateral subquery with a limit is
     // never turned into a join): as a join, an un-analyzed table made the planner hash the
@@ -328,4 +341,48 @@ export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
     });
   }
   return due.length;
+}
+
+/**
+ * Receipts still missing receipt_alert_minutes after their message was posted (the sender's
+ * setting): each such message's partner gets receipts_missing now, hours before its receipt
+ * timeout fails the delivery. The alert stands for the partner until one of its receipts
+ * arrives; each message counts once (its alert time is cleared).
+ */
+async function receiptsLate(tx: Tx, at: Date): Promise<void> {
+  // Rows whose delivery stopped waiting some other way (redelivered, say) are let go, skipping
+  // any a command holds: this statement waits for nobody, so it can close no circle.
+  await tx.all(
+    `update as2_message set receipt_alert_at = null where message_id in (
+       select a.message_id from as2_message a
+        where a.receipt_alert_at is not null and a.receipt_alert_at <= ?
+          and not exists (select 1 from delivery d where d.id = a.awaiting_delivery_id and d.state = ?)
+        order by a.receipt_alert_at limit 100 for no key update skip locked)`,
+    [at, awaitingAck],
+  );
+  const late = await tx.all<{ message_id: string; target: string }>(
+    // By key, as the deadline sweep below and for the same reason; the partial index on
+    // receipt_alert_at finds the rows.
+    `select a.message_id, d.target from as2_message a
+       cross join lateral (select target from delivery d where d.id = a.awaiting_delivery_id and d.state = ? limit 1) d
+      where a.receipt_alert_at is not null and a.receipt_alert_at <= ? order by a.receipt_alert_at limit 100`,
+    [awaitingAck, at],
+  );
+  if (late.length === 0) return;
+  await lockMessages(
+    tx,
+    late.map((l) => l.message_id),
+  );
+  const partners = await tx.all<{ to_party: string }>(
+    'select distinct to_party from message where id = any(?::uuid[])',
+    [pgArray(late.map((l) => l.message_id))],
+  );
+  await takeAlertTurns(
+    tx,
+    partners.map((p) => alertTurn('receipts_missing', 'partner', p.to_party)),
+  );
+  for (const l of late) await receiptLate(tx, at, l);
+  await tx.all('update as2_message set receipt_alert_at = null where message_id = any(?::uuid[])', [
+    pgArray(late.map((l) => l.message_id)),
+  ]);
 }

@@ -190,7 +190,11 @@ t.test('every command at once on the same messages: no deadlock, every row valid
             as2_from: 'acme',
             as2_to: 'globex',
             processed: null,
-            awaiting: { delivery_id: c.delivery_id, hours: 0 },
+            // Half overdue at once, half only late (their alert due within the sweeps' hour).
+            awaiting:
+              c.delivery_id % 2 === 0
+                ? { delivery_id: c.delivery_id, hours: 0, alert_minutes: 0 }
+                : { delivery_id: c.delivery_id, hours: 2, alert_minutes: 30 },
             info: {},
             stages: [],
           };

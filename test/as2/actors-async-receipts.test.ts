@@ -1,4 +1,4 @@
-// Covers asynchronous receipts between real actors over real HTTP, with an injected clock: the pier receiver refusing a message (unsigned where the agreement signs, encrypted for a certificate it has no key for) sends an error MDN to the sender's async_mdn_url, and the sender's delivery fails with mdn_refused and the disposition, raising delivery_failed; a receipt that never comes fails the delivery when the sweep runs past receipt_timeout_hours (mdn_overdue, not delivery_failed as well); and arriving later it changes nothing and is noted without inventing a delivery (receipts_missing stands for the partner until then, and the late receipt ends it); a message that was never sent is not failed a second time by the sweep.
+// Covers asynchronous receipts between real actors over real HTTP, with an injected clock: the pier receiver refusing a message (unsigned where the agreement signs, encrypted for a certificate it has no key for) sends an error MDN to the sender's async_mdn_url, and the sender's delivery fails with mdn_refused and the disposition, raising delivery_failed; a receipt that never comes fails the delivery when the sweep runs past receipt_timeout_hours (mdn_overdue, not delivery_failed as well); a receipt late by the sender's receipt_alert_minutes raises receipts_missing for the partner hours before that, once, and ends it when it comes; and arriving later it changes nothing and is noted without inventing a delivery (receipts_missing stands for the partner until then, and the late receipt ends it); a message that was never sent is not failed a second time by the sweep.
 import t from 'tap';
 import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
@@ -200,6 +200,79 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
     t.same(last.payloads.receipt, after.payloads.receipt, 'and does not replace the stored one');
   });
 });
+
+t.test(
+  'a receipt late by receipt_alert_minutes raises receipts_missing hours before the timeout',
+  async (t) => {
+    const held = await startPeer(t, () => ({ status: 200, body: 'Thanks' }));
+    await agreement(
+      server,
+      'slow',
+      receiver,
+      cert,
+      asyncSigned,
+      { receipt_timeout_hours: 24 },
+      { receiptsTo: held.url },
+    );
+    const waiting = await send('slow', (m) => m.status === 'AwaitingReceipt', 'awaiting the receipt');
+    await waitFor(() => held.requests.length === 1, 'the receipt sent, to the wrong place');
+    const missing = () =>
+      sql(server.db.url, "select * from alert where code = 'receipts_missing' and subject_id = $1", [
+        waiting.to,
+      ]);
+
+    // The sender's default: 15 minutes.
+    ahead += 14 * 60_000;
+    await sweep();
+    t.same(await missing(), [], 'fourteen minutes late: nothing yet');
+
+    ahead += 2 * 60_000;
+    await sweep();
+    t.match(
+      await missing(),
+      [
+        {
+          severity: 'warning',
+          subject_kind: 'partner',
+          instance: 'as2-sender:out',
+          summary: `Partner ${waiting.to} sends no receipts (MDN): the one for message ${waiting.id} is late`,
+          link: /^\/ui\/partners\/\d+\/profile$/,
+        },
+      ],
+      'sixteen minutes late: receipts_missing for the partner',
+    );
+    const m = (await server.call('GET', `/api/v1/messages/${waiting.id}`)).body.data;
+    t.equal(m.status, 'AwaitingReceipt', 'the message still waits: its timeout is hours away');
+    t.equal(m.deliveries[0].state, 'awaiting_ack');
+    t.same(
+      await sql(server.db.url, "select id from alert where code = 'mdn_overdue' and subject_id = $1", [
+        waiting.id,
+      ]),
+      [],
+      'no mdn_overdue before the timeout',
+    );
+    ahead += 60_000;
+    await sweep();
+    t.equal((await missing()).length, 1, 'raised once for the message');
+
+    const came = await forward(receiver, held.requests[0]!);
+    t.equal(came.status, 200);
+    const done = (await server.call('GET', `/api/v1/messages/${waiting.id}`)).body.data;
+    t.equal(done.status, 'Delivered', 'the receipt, late, settles the delivery');
+    t.match(
+      await sql(server.db.url, "select * from alert where code = 'receipts_resumed' and subject_id = $1", [
+        waiting.to,
+      ]),
+      [
+        {
+          subject_kind: 'partner',
+          summary: `Partner ${waiting.to} sends receipts (MDN) again: one arrived for message ${waiting.id}`,
+        },
+      ],
+      'the receipt ends receipts_missing',
+    );
+  },
+);
 
 t.test('a message whose post failed is not failed again by the sweep', async (t) => {
   const down = await startPeer(t, () => ({ status: 503, body: 'Down for maintenance' }));
