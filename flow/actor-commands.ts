@@ -17,6 +17,34 @@ import { FlowConfig } from './commands/flow-config.js';
 import type { RetryPolicy } from './tables/schedule.js';
 import { countAccepted } from './flow-metrics.js';
 import { noMetrics, type MetricsPort } from '../protocol/metrics/port.js';
+import { setPoolProbe } from '../protocol/metrics/pool-probe.js';
+
+/** This thread's flow connections, open ones only: the metrics batch carries their sum. */
+const threadPools = new Set<FlowConnections>();
+setPoolProbe(() => {
+  const sum = { in_use: 0, idle: 0, waiting: 0 };
+  for (const pool of threadPools) {
+    const u = pool.usage;
+    sum.in_use += u.inUse;
+    sum.idle += u.idle;
+    sum.waiting += u.waiting;
+  }
+  return sum;
+});
+
+function openPool(access: FlowAccess, max: number): FlowConnections {
+  const pool = new FlowConnections(
+    { url: access.database_url, applicationName: access.application_name },
+    max,
+  );
+  threadPools.add(pool);
+  return pool;
+}
+
+function closePool(pool: FlowConnections): Promise<void> {
+  threadPools.delete(pool);
+  return pool.close();
+}
 
 export { deliveryEndLine, type DeliveryEnd } from './commands/claims.js';
 export { countDeliveryEnd } from './flow-metrics.js';
@@ -48,10 +76,7 @@ export class TargetCommands {
     private readonly target: string,
     private readonly policy: RetryPolicy,
   ) {
-    this.#flow = new FlowConnections(
-      { url: access.database_url, applicationName: access.application_name },
-      connectionsPerTarget,
-    );
+    this.#flow = openPool(access, connectionsPerTarget);
   }
 
   /** Claims up to `limit` queued deliveries of this target (flow/commands/claims.ts, claimBatch). */
@@ -96,7 +121,7 @@ export class TargetCommands {
   }
 
   close(): Promise<void> {
-    return this.#flow.close();
+    return closePool(this.#flow);
   }
 }
 
@@ -120,10 +145,7 @@ export class SourceCommands {
     private readonly line: AcceptedLine,
     private readonly metrics: MetricsPort = noMetrics,
   ) {
-    this.#flow = new FlowConnections(
-      { url: access.database_url, applicationName: access.application_name },
-      connectionsPerSource,
-    );
+    this.#flow = openPool(access, connectionsPerSource);
   }
 
   /**
@@ -157,6 +179,6 @@ export class SourceCommands {
   }
 
   close(): Promise<void> {
-    return this.#flow.close();
+    return closePool(this.#flow);
   }
 }

@@ -28,6 +28,17 @@ export const MetricsBatch = z
         }),
       )
       .max(maxBatchEntries),
+    /**
+     * The thread's own PostgreSQL connections (the flow's commands run there) when it sent the
+     * batch: a gauge, so the latest replaces the one before.
+     */
+    pool: z
+      .object({
+        in_use: z.number().int().nonnegative(),
+        idle: z.number().int().nonnegative(),
+        waiting: z.number().int().nonnegative(),
+      })
+      .optional(),
   })
   .superRefine((batch, ctx) => {
     const check = (kind: 'counter' | 'histogram', name: MetricName, given: Record<string, string>) => {

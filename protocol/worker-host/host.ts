@@ -30,6 +30,7 @@ import {
   type HostAnswerTo,
 } from '../host-protocol.js';
 import { ActorStartData } from './start-data.js';
+import { poolUsage } from '../metrics/pool-probe.js';
 import { MetricTally } from '../metrics/tally.js';
 import type { MetricsPort } from '../metrics/port.js';
 
@@ -94,11 +95,21 @@ class Channel {
     setInterval(() => this.sendMetrics(), metricsIntervalMs).unref();
   }
 
-  /** Sends what was counted since the last batch, if anything. */
+  /** The pool's state last sent, to send it again only when it changed (or with counts). */
+  #poolSent = '';
+
+  /** Sends what was counted since the last batch, and the thread's connections, if anything. */
   sendMetrics(): void {
     if (!this.ready) return;
     const batch = this.metrics.take();
-    if (batch) this.post({ kind: 'event', body: { type: 'metrics', batch } });
+    const pool = poolUsage();
+    const poolNow = pool ? `${pool.in_use}/${pool.idle}/${pool.waiting}` : '';
+    if (!batch && poolNow === this.#poolSent) return;
+    this.#poolSent = poolNow;
+    this.post({
+      kind: 'event',
+      body: { type: 'metrics', batch: { ...(batch ?? { counters: [], observations: [] }), pool } },
+    });
   }
 
   post(message: Envelope): void {

@@ -1,6 +1,6 @@
 /**
  * Gauges of this process, read when Prometheus scrapes: the state of each plugin instance it
- * runs, and the main thread's connection pools. Every process exports its own; summed over the cluster
+ * runs, and its connection pools (the main thread's, and the actor threads' as they report them). Every process exports its own; summed over the cluster
  * they count instances and connections, as they should.
  */
 import type { Orm } from '../../storage/db.js';
@@ -35,8 +35,8 @@ export function processGauges(
     (orm.em.getConnection().getKnex() as unknown as { client: { pool?: TarnPool } }).client.pool;
   metrics.gauge(
     'pier_db_pool_connections',
-    "This process's PostgreSQL connections of the main thread: the ORM's pool (pool=orm) and the " +
-      "flow's (pool=flow), in use, idle, and requests waiting for one",
+    "This process's PostgreSQL connections: the main thread's ORM pool (pool=orm) and flow pool " +
+      "(pool=flow), and the actor threads' own (pool=actors, summed), in use, idle, and requests waiting for one",
     ['pool', 'state'],
     (set) => {
       const p = pool();
@@ -49,6 +49,10 @@ export function processGauges(
       set({ pool: 'flow', state: 'in_use' }, flow.inUse);
       set({ pool: 'flow', state: 'idle' }, flow.idle);
       set({ pool: 'flow', state: 'waiting' }, flow.waiting);
+      const actors = metrics.threadPools();
+      set({ pool: 'actors', state: 'in_use' }, actors.in_use);
+      set({ pool: 'actors', state: 'idle' }, actors.idle);
+      set({ pool: 'actors', state: 'waiting' }, actors.waiting);
     },
   );
 }

@@ -54,13 +54,36 @@ export class PierMetrics implements MetricsPort {
     this.#histograms.get(name)!.observe(labels, value);
   }
 
-  /** Adds what an actor thread counted (already checked against the catalog by its schema). */
-  apply(batch: MetricsBatch): void {
+  /** Each running actor thread's own database connections, as its latest batch said. */
+  readonly #threadPools = new Map<string, NonNullable<MetricsBatch['pool']>>();
+
+  /**
+   * Adds what an actor thread (`thread`: its instance) counted, already checked against the
+   * catalog by its schema, and keeps the state of its connections.
+   */
+  apply(batch: MetricsBatch, thread: string): void {
+    if (batch.pool) this.#threadPools.set(thread, batch.pool);
     for (const c of batch.counters) this.#counters.get(c.name as CounterName)?.inc(c.labels, c.by);
     for (const o of batch.observations) {
       const histogram = this.#histograms.get(o.name as HistogramName);
       for (const value of o.values) histogram?.observe(o.labels, value);
     }
+  }
+
+  /** A thread ended: its connections are gone with it. */
+  threadEnded(thread: string): void {
+    this.#threadPools.delete(thread);
+  }
+
+  /** The actor threads' connections summed (the gauge pier_db_pool_connections, pool=actors). */
+  threadPools(): { in_use: number; idle: number; waiting: number } {
+    const sum = { in_use: 0, idle: 0, waiting: 0 };
+    for (const p of this.#threadPools.values()) {
+      sum.in_use += p.in_use;
+      sum.idle += p.idle;
+      sum.waiting += p.waiting;
+    }
+    return sum;
   }
 
   /**

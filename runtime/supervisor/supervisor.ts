@@ -76,7 +76,7 @@ export interface SupervisorDeps {
   /** An instance (`type:name`) found the payload store failing, or working again. */
   onStorage?: (instance: string, ok: boolean, problem?: string) => Promise<void>;
   /** The process's registry, which adds what each actor thread counted. */
-  metrics?: { apply(batch: MetricsBatch): void };
+  metrics?: { apply(batch: MetricsBatch, thread: string): void; threadEnded(thread: string): void };
   /** A target's partner failed an attempt as an unreachable one does, or took one (partner-alerts.ts). */
   onReach?: (instance: InstanceRef, ok: boolean, partner?: string, error?: string) => void;
 }
@@ -533,6 +533,7 @@ export class Supervisor {
         onRequest: (body) => this.#answer(instance, thread, body),
         onEvent: (body) => this.#onEvent(instance, body),
         onExit: (end) => {
+          this.#deps.metrics?.threadEnded(instance.key);
           if (!end.expected) void this.#crashed(instance, end.reason);
         },
       });
@@ -731,7 +732,7 @@ export class Supervisor {
           this.#deps.outage?.failed(`${instance.key}: ${event.data.what}`, new Error(event.data.error ?? ''));
         return;
       case 'metrics':
-        this.#deps.metrics?.apply(event.data.batch);
+        this.#deps.metrics?.apply(event.data.batch, instance.key);
         return;
       default: {
         const never: never = event.data;

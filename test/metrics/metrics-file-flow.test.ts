@@ -94,9 +94,26 @@ t.test('three files delivered and one refused are counted, by source and by targ
       .get('pier_db_pool_connections')!
       .samples.map((s) => `${s.labels.pool} ${s.labels.state}`)
       .sort(),
-    ['flow idle', 'flow in_use', 'flow waiting', 'orm idle', 'orm in_use', 'orm waiting'],
+    [
+      'actors idle',
+      'actors in_use',
+      'actors waiting',
+      'flow idle',
+      'flow in_use',
+      'flow waiting',
+      'orm idle',
+      'orm in_use',
+      'orm waiting',
+    ],
   );
   t.equal(valueOf(m, 'pier_db_pool_connections', { pool: 'flow', state: 'waiting' }), 0);
+  // The poller accepted and the writer claimed on their own threads' connections, which their
+  // metrics batches report (one a second).
+  await scrapeUntil(
+    server,
+    (m) => valueOf(m, 'pier_db_pool_connections', { pool: 'actors', state: 'idle' }) >= 2,
+    "the actor threads' connections, one at least for the poller and one for the writer",
+  );
 });
 
 t.test('a message sent by hand is counted by the main thread, on its flow connections', async (t) => {
