@@ -3,7 +3,7 @@
  * answers them: one table, read by the error handler, so routes let these errors through instead
  * of catching each by class.
  * The runtime knows nothing of HTTP; each entry says which code of the one error table a refusal
- * is, with the details spec 7 asks for.
+ * is, with the details docs/api/conventions.md#errors asks for.
  */
 import { DeliveryNotFound, MessageNotFound, NotRedeliverable, NotRedispatchable } from '../flow/errors.js';
 import {

@@ -1,5 +1,5 @@
 /**
- * The receiver's opening work alone (issue 19, item 2): the same requests as `as2-receive`,
+ * The receiver's opening work alone: the same requests as `as2-receive`,
  * opened by the receiver's pool (`MessageOpener`: decrypt, verify, inflate, MIC, signed receipt)
  * with no HTTP, no PostgreSQL and no load generator sharing the cores. Run it with `--cpus 0` and
  * `--cpus 0,1` to see how the opening scales with the cores it gets; `--in-thread` opens on this

@@ -1,5 +1,5 @@
 /**
- * The S3 store: stage `s` of message `m` is the object `messages/<m>/<s>` (spec 2.11). Both
+ * The S3 store: stage `s` of message `m` is the object `messages/<m>/<s>` (docs/api/settings.md). Both
  * ways stream: uploads go through s3-upload.ts, one PUT up to a part and multipart above,
  * holding at most `partsInFlight` part buffers; an upload that fails (or is stopped by
  * `maxBytes`) aborts its multipart upload, so it leaves neither an object nor parts. Every
