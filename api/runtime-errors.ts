@@ -51,7 +51,7 @@ const runtimeErrors: Translation<Error>[] = [
       ? new ApiError('SENDER_NOT_RUNNING', `The AS2 sender ${e.instanceName} ${e.reason} and was stopped`)
       : new ApiError('INVALID_STATE', e.message),
   ),
-  // The store is pier's, not the caller's: a 503 naming it (docs/decisions.md), never a 500.
+  // The store is pier's, not the caller's: a 503 naming it (docs/decisions/a-store-that-fails-is-503-storage-unavailable-not-500.md), never a 500.
   entry(
     StorageFailed,
     (e) =>

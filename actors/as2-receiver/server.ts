@@ -24,7 +24,7 @@ import { sendAsyncReceipt } from './receipt.js';
 import { looksLikeReceipt, receiveReceipt } from './receipts-in.js';
 import { receiveMessage, type Answer, type Incoming, type StoredIncoming } from './receive.js';
 
-/** What is kept of a body from no known partner, for the operator (docs/decisions.md). */
+/** What is kept of a body from no known partner, for the operator (docs/decisions/strangers-and-senders-at-the-as2-receiver.md). */
 export const strangerPrefixBytes = 64 * 1024;
 /** Seconds a sender over its in-flight limits is asked to wait (503 Retry-After). */
 export const retryAfterSeconds = 30;

@@ -31,7 +31,7 @@ export interface ProbeOptions {
 
 /**
  * A local store's file system is short of room below 1 GiB free, or below 5 % of its size when
- * that is less (a small file system is judged by its share): docs/decisions.md.
+ * that is less (a small file system is judged by its share): docs/decisions/free-space-in-the-storage-test.md.
  */
 export const lowSpace = { bytes: 1024 ** 3, share: 0.05 } as const;
 

@@ -25,7 +25,7 @@ import {
   type PutOptions,
 } from './store.js';
 
-/** Size of a multipart part, and the largest object sent in one PUT (docs/decisions.md). */
+/** Size of a multipart part, and the largest object sent in one PUT (docs/decisions/part-size-8-mib-two-part-buffers-pier-s-own-multipart-upload.md). */
 export const s3PartBytes = 8 * 1024 * 1024;
 /** Part buffers an upload holds, the one being filled included: its memory is this many parts. */
 const partsInFlight = 2;
