@@ -24,7 +24,10 @@ const indexFile = path.join(decisionsDir, 'README.md');
 const sections = ['## Context', '## Decision', '## Consequences'];
 
 /** A record's header, or the ways it departs from the form. */
-export function readRecord(file: string, text: string): DecisionRecord | { file: string; problems: string[] } {
+export function readRecord(
+  file: string,
+  text: string,
+): DecisionRecord | { file: string; problems: string[] } {
   const problems: string[] = [];
   const title = /^# (.+)\n/.exec(text)?.[1]?.trim();
   const field = (name: string) => new RegExp(`^- ${name}: (.+)$`, 'm').exec(text)?.[1]?.trim();
