@@ -60,3 +60,21 @@ export const workerEntries: Partial<Record<PluginType, URL>> = {
   'notification-webhook': new URL(`./notification-webhook/worker${ext}`, import.meta.url),
   'notification-email': new URL(`./notification-email/worker${ext}`, import.meta.url),
 };
+
+/**
+ * Adds a plugin type that lives outside this folder, with the worker that runs it: how a test
+ * fixture brings its own type (docs/contributing.md, "Add a plugin type"). A type of this
+ * build is added to the tables above instead. Call it before the API or the runtime is
+ * imported: they build their schemas, forms and role tables from this registry when loaded.
+ */
+export function registerPluginType(
+  definition: Omit<PluginTypeDefinition, 'type'> & { type: string },
+  worker: URL,
+): void {
+  if (isPluginType(definition.type)) throw new Error(`Plugin type ${definition.type} is already registered`);
+  // The tables are typed by this build's types; a registered type joins them by name.
+  const type = definition.type as PluginType;
+  (pluginTypes as readonly string[] as string[]).push(type);
+  pluginTypeDefinitions[type] = { ...definition, type };
+  workerEntries[type] = worker;
+}

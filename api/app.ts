@@ -39,7 +39,7 @@ import { installSignIn } from './ui-session/routes.js';
 import { webUi } from './ui/index.js';
 
 export const apiPrefix = '/api/v1';
-/** Default request body limit (spec 8), in bytes. */
+/** Default request body limit (docs/api/conventions.md#limits), in bytes. */
 export const defaultBodyLimit = 1024 * 1024;
 
 export interface BuiltApp {

@@ -21,13 +21,13 @@ export interface ApiContext {
   /** Encrypts and decrypts secrets stored in the database. */
   secrets: SecretBox;
   apiTokens: ApiTokenCredential;
-  /** Identity-provider JWTs as a credential (spec 5.4). */
+  /** Identity-provider JWTs as a credential (docs/api/authentication.md). */
   jwt: JwtCredential;
   /** The identity providers, their discovery documents and keys. */
   identity: OidcDirectory;
-  /** The payload storage this process started with (spec 2.11 storage_in_use). */
+  /** The payload storage this process started with (docs/api/settings.md storage_in_use). */
   storageInUse: StorageSelection;
-  /** Accepts requests without Authorization as `developer` (spec 5.3). */
+  /** Accepts requests without Authorization as `developer` (docs/api/authentication.md). */
   developerBuild: boolean;
   /** Tells every pier process that tokens or accounts changed, so caches are dropped. */
   announceAuthChange(em: EntityManager): Promise<void>;

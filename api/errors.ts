@@ -1,5 +1,5 @@
 /**
- * Every error code of spec section 7, with its HTTP status and default message.
+ * Every error code of docs/api/conventions.md#errors, with its HTTP status and default message.
  * Code throws `new ApiError(code, …)`; the error handler turns it into the failure envelope.
  */
 

@@ -4,7 +4,7 @@
  * partners and browsers, while what the metrics tell (partner names, volumes, failures) is for
  * whoever can reach the host's loopback or the network the operator opens it to. No token:
  * Prometheus scrapes without a secret to leak or rotate, and the bind address is the control
- * (docs/decisions.md, "Metrics endpoint").
+ * (docs/decisions/metrics-on-a-port-of-its-own-bound-to-loopback.md).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * Operator actions in the audit log (spec 6.1: the operator action log names the user):
+ * Operator actions in the audit log (docs/api/events.md#message-history-stream: the operator action log names the user):
  * service start, stop and restart, redispatch, redeliver and uploads by hand. The action runs
  * first in its own transaction (the dispatcher's and the supervisor's); its event follows once
  * it succeeded, so the log never shows an action that did not happen.

@@ -3,7 +3,7 @@
  * answers them: one table, read by the error handler, so routes let these errors through instead
  * of catching each by class.
  * The runtime knows nothing of HTTP; each entry says which code of the one error table a refusal
- * is, with the details spec 7 asks for.
+ * is, with the details docs/api/conventions.md#errors asks for.
  */
 import { DeliveryNotFound, MessageNotFound, NotRedeliverable, NotRedispatchable } from '../flow/errors.js';
 import {
@@ -51,7 +51,7 @@ const runtimeErrors: Translation<Error>[] = [
       ? new ApiError('SENDER_NOT_RUNNING', `The AS2 sender ${e.instanceName} ${e.reason} and was stopped`)
       : new ApiError('INVALID_STATE', e.message),
   ),
-  // The store is pier's, not the caller's: a 503 naming it (docs/decisions.md), never a 500.
+  // The store is pier's, not the caller's: a 503 naming it (docs/decisions/a-store-that-fails-is-503-storage-unavailable-not-500.md), never a 500.
   entry(
     StorageFailed,
     (e) =>

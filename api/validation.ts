@@ -1,4 +1,4 @@
-/** Turning zod failures into the validation details of spec section 7. */
+/** Turning zod failures into the validation details of docs/api/conventions.md#errors. */
 import type { z } from 'zod';
 import { ApiError, validationError } from './errors.js';
 
@@ -27,7 +27,7 @@ export function detailsFromZod(error: z.ZodError, unknownKey = 'Unknown property
 /**
  * The properties a body gets wrong, and the part it gets right, so rules over several
  * properties can run on that part and every rejected property is named in one answer
- * (spec 7), not only once the others' types pass. `valid` holds every property that passed,
+ * (docs/api/conventions.md#errors), not only once the others' types pass. `valid` holds every property that passed,
  * with defaults applied (a refused property with a default takes it); a refused property
  * without one is absent, even a required one. `complete` is `valid` when no required property
  * was refused, else null: rules over the whole record can run on it.

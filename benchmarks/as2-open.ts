@@ -1,11 +1,11 @@
 /**
- * The receiver's opening work alone (issue 19, item 2): the same requests as `as2-receive`,
+ * The receiver's opening work alone: the same requests as `as2-receive`,
  * opened by the receiver's pool (`MessageOpener`: decrypt, verify, inflate, MIC, signed receipt)
  * with no HTTP, no PostgreSQL and no load generator sharing the cores. Run it with `--cpus 0` and
  * `--cpus 0,1` to see how the opening scales with the cores it gets; `--in-thread` opens on this
  * thread instead, for what the pool itself costs.
  * Options: --messages <n> timed (default 3000), --warm-up <n> opened first (default 4000: each
- * pool thread compiles its own code, README "Warm-up"), --in-flight <n> (default 8), --cpus
+ * pool thread compiles its own code, benchmarks/history/2026-11-23-warm-up-and-stage-bytes-as-one-binary-parameter.md), --in-flight <n> (default 8), --cpus
  * <list> (taskset this process, every thread), --in-thread, --size <bytes> (default 10240),
  * --profile full|signed|encrypted|plain (default full).
  */

@@ -3,7 +3,7 @@
  * whole server-rendered, filtered list (p50/p99 of 200 loads each), and, when Debian's chromium
  * is installed, the time until the browser has rendered it (DOMContentLoaded).
  * Target on the 2-core machine: p99 under 300 ms. The page's total is exact up to 1,000 matches
- * and the planner's estimate beyond (docs/decisions.md); `api_filtered` counts exactly, as the API does.
+ * and the planner's estimate beyond (docs/decisions/the-messages-page-counts-up-to-1-000-then-estimates.md); `api_filtered` counts exactly, as the API does.
  * Options: --messages <n> (default 1000000), --loads <n> (default 200).
  */
 import { existsSync } from 'node:fs';
@@ -69,7 +69,7 @@ try {
   if (check.status !== 200 || (html.match(/<tr>/g) ?? []).length < 51) {
     throw new Error(`unexpected answer ${check.status}`);
   }
-  // The page counts exactly up to 1,000 and estimates beyond (docs/decisions.md): say which it showed.
+  // The page counts exactly up to 1,000 and estimates beyond (docs/decisions/the-messages-page-counts-up-to-1-000-then-estimates.md): say which it showed.
   const shown = /<nav class="pager" aria-label="Pages">\s*<span>([^<]*)<\/span>/.exec(html)?.[1];
   const figures: Record<string, unknown> = { benchmark: 'ui', messages, loads, filtered_pager: shown };
   for (const [name, url] of Object.entries(pages)) {

@@ -6,7 +6,7 @@ import type { ApiContext } from '../api/context.js';
 import type { Caller } from '../api/auth/caller.js';
 import { cliIo } from './io.js';
 
-/** Changes made from the command line are recorded as made by `system` (spec 2.15). */
+/** Changes made from the command line are recorded as made by `system` (docs/api/audit.md). */
 export const cliCaller: Caller = { kind: 'developer', actor: 'system' };
 
 let verbose = false;

@@ -1,4 +1,4 @@
-/** Refusals of operator actions on messages (spec 3.3); the API maps each to its answer. */
+/** Refusals of operator actions on messages (docs/api/lifecycles.md#delivery-state); the API maps each to its answer. */
 import type { DeliveryState } from './tables/delivery-states.js';
 import type { MessageStage } from './tables/status.js';
 

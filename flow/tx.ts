@@ -52,7 +52,7 @@ export async function addHistory(tx: Tx, at: Date, lines: HistoryLine[]): Promis
  * message flow"). FOR NO KEY UPDATE, not FOR UPDATE: the commands only change a message's status
  * and stage, and FOR UPDATE would block the FOR KEY SHARE that a claim's history lines take on
  * the message while the claim holds its deliveries, which closed a circle with a command
- * waiting for those deliveries (deadlocks under load, issue 31).
+ * waiting for those deliveries (deadlocks under load, seen in the lock-order test).
  */
 export async function lockMessages(tx: Tx, ids: readonly string[], skipLocked = false): Promise<string[]> {
   if (ids.length === 0) return [];

@@ -53,7 +53,7 @@ export interface RuntimeOptions {
   dataDir: string;
   /** How long close() lets work in hand finish (PIER_SHUTDOWN_TIMEOUT); each instance's own shutdown time without it. */
   shutdownTimeoutMs?: number;
-  /** Settings read at start (spec 2.11). */
+  /** Settings read at start (docs/api/settings.md). */
   settings: {
     storage_backend: 'local' | 's3';
     storage_local_directory: string;
@@ -84,7 +84,7 @@ export interface Runtime {
   notifications: Notifications;
   /** New message history lines, from every process (the event stream's source). */
   history: HistoryFeed;
-  /** User-Agent of requests this process sends (spec 2.11). */
+  /** User-Agent of requests this process sends (docs/api/settings.md). */
   userAgent: string;
   /** The process's Prometheus registry: what its threads counted, its gauges (GET /metrics). */
   metrics: PierMetrics;

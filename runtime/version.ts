@@ -1,4 +1,4 @@
-/** The product name and version used in User-Agent and Server headers (spec 2.11). */
+/** The product name and version used in User-Agent and Server headers (docs/api/settings.md). */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

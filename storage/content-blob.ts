@@ -4,7 +4,7 @@
  * (`content_at`, `content_bytes`). As base64 inside that JSON (the form they cross threads in,
  * storage/payloads/inline.ts), PostgreSQL lexed every character of them as a JSON string and
  * decoded them again, and a third more bytes went over the connection: about a tenth of
- * PostgreSQL's CPU per received message (benchmarks/README.md, as2-receive).
+ * PostgreSQL's CPU per received message (benchmarks/history/2026-11-23-warm-up-and-stage-bytes-as-one-binary-parameter.md).
  */
 export interface ContentSlice {
   /** Where the stage starts in the blob, from 0; null when it has no inline bytes. */

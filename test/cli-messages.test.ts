@@ -1,4 +1,4 @@
-// Covers `pier messages list|show|redeliver` (issue 14): finding a message by the beginning of
+// Covers `pier messages list|show|redeliver`: finding a message by the beginning of
 // its file name, direction and target, showing it as the API does, and redelivering it from the
 // shell while the server runs (audited, with the user in its history).
 import t from 'tap';

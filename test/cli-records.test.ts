@@ -1,4 +1,4 @@
-// Covers the `pier` command for operators (issue 14): api-tokens list|revoke, service-accounts
+// Covers the `pier` command for operators: api-tokens list|revoke, service-accounts
 // list|disable|enable|delete, a failed embedded PostgreSQL start explained, and the embedded
 // server found by its postmaster.pid (messages: test/cli-messages.test.ts).
 import { mkdir, writeFile } from 'node:fs/promises';

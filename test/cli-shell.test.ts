@@ -1,4 +1,4 @@
-// Covers the `pier` command for operators (issue 14): settings show|set with the API's validation
+// Covers the `pier` command for operators: settings show|set with the API's validation
 // and audit, the start-up failure that names `pier settings set`, --verbose, the environment in
 // --help and exit codes 0/1/2 (records and messages: test/cli-records.test.ts).
 import { writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Covers the log's lines for 3 a.m. (issue 34): ISO-8601 times; a request id on every line of a
+// Covers the log's lines for 3 a.m.: ISO-8601 times; a request id on every line of a
 // request, answered in X-Request-Id; the token's user and id on every line of an API request and
 // the user on a web UI request's; a line per delivery attempt (retries with their next time, then
 // the failure); a refused AS2 message naming the check that failed and the certificates it was

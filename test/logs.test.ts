@@ -1,4 +1,4 @@
-// Covers what `pier serve` logs (issue 14): one info line per API request (method, route, status,
+// Covers what `pier serve` logs: one info line per API request (method, route, status,
 // duration, user; never the body), per accepted message and per ended delivery, operator actions
 // in the audit log with the user, and a SIGTERM that stops it with no error logged.
 import { spawn } from 'node:child_process';

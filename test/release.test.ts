@@ -1,4 +1,4 @@
-// Covers the release an operator installs (issue 33): `npm pack` gives a tarball of the compiled
+// Covers the release an operator installs: `npm pack` gives a tarball of the compiled
 // build without sources, tests or tsx; `npm install -g` of it into an empty prefix prints no
 // engine warning on this Node; the installed `pier` answers --help and database commands from any
 // directory, and `pier serve` from there (PIER_DATA_DIR elsewhere) serves /health, the web UI's

@@ -1,5 +1,5 @@
 /**
- * A budget of bytes shared by the large messages being opened at once (issue 12, item 4):
+ * A budget of bytes shared by the large messages being opened at once:
  * opening holds about a message's size in memory (the plaintext it verifies), so three 100 MiB
  * messages opened together cost three times that. A message waits (in arrival order) until its
  * size fits in what is left; its body is on disk meanwhile. One message larger than the whole

@@ -1,5 +1,5 @@
 /**
- * Configuration of the AS2 receiver (spec 2.6): where it listens, how much it takes, and
+ * Configuration of the AS2 receiver (docs/api/plugin-configs.md): where it listens, how much it takes, and
  * whether it speaks HTTPS with a certificate from the store.
  */
 import { z } from 'zod';

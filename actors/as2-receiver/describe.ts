@@ -1,4 +1,4 @@
-/** What protected a received message, for protocols.as2 (spec 2.7). */
+/** What protected a received message, for protocols.as2 (docs/api/messages.md). */
 import type { UnpackedMessage } from '../as2/index.js';
 
 export function describeUnpacked(u: UnpackedMessage): Record<string, unknown> {

@@ -8,7 +8,7 @@
  * (as2/stream/open-compressed.ts) instead of next to the compressed bytes.
  *
  * A body whose refusal does not depend on more than its first bytes is not read whole
- * (issue 12: garbage must not cost memory in proportion to its size): one the partner's policy
+ * (garbage must not cost memory in proportion to its size): one the partner's policy
  * refuses by its Content-Type alone, and one labelled as CMS that is neither BER nor base64.
  */
 import { unpackIncoming, type UnpackedMessage, type UnpackOptions } from '../as2/index.js';

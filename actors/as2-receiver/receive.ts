@@ -195,7 +195,7 @@ async function answerDuplicate(
   return { status: 200, headers: receipt.headers, body: receipt.body };
 }
 
-/** The AS2 headers worth showing (spec 2.7 protocols.as2). */
+/** The AS2 headers worth showing (docs/api/messages.md protocols.as2). */
 function as2Headers(headers: IncomingHttpHeaders): Record<string, string> {
   const shown: Record<string, string> = {};
   for (const name of [

@@ -1,6 +1,6 @@
 /**
  * The receiver's HTTP or HTTPS server: POSTs to its path are AS2 messages or asynchronous
- * receipts. Every answer carries the Server header of spec 2.11. The sender is identified from
+ * receipts. Every answer carries the Server header of docs/api/settings.md. The sender is identified from
  * the headers before the body is read: only a known partner's body is stored (large ones as
  * they arrive, read-body.ts), a stranger's is dropped but for a short prefix. Bodies over
  * max_message_mib, or the partner's own limit, are refused with 413 (before reading them when
@@ -24,7 +24,7 @@ import { sendAsyncReceipt } from './receipt.js';
 import { looksLikeReceipt, receiveReceipt } from './receipts-in.js';
 import { receiveMessage, type Answer, type Incoming, type StoredIncoming } from './receive.js';
 
-/** What is kept of a body from no known partner, for the operator (docs/decisions.md). */
+/** What is kept of a body from no known partner, for the operator (docs/decisions/strangers-and-senders-at-the-as2-receiver.md). */
 export const strangerPrefixBytes = 64 * 1024;
 /** Seconds a sender over its in-flight limits is asked to wait (503 Retry-After). */
 export const retryAfterSeconds = 30;

@@ -1,5 +1,5 @@
 /**
- * Configuration of the AS2 sender (spec 2.6). The partner's address (endpoint) and what
+ * Configuration of the AS2 sender (docs/api/plugin-configs.md). The partner's address (endpoint) and what
  * protects its messages belong to its AS2 profile.
  */
 import { z } from 'zod';

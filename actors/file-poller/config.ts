@@ -1,4 +1,4 @@
-/** Configuration of the file poller (spec 2.6): a directory watched for files to send. */
+/** Configuration of the file poller (docs/api/plugin-configs.md): a directory watched for files to send. */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
 import { absolutePath, partyNameOrEmpty, wholeNumber } from '../shared/fields.js';

@@ -1,4 +1,4 @@
-/** Configuration of the file writer (spec 2.6): delivers payloads as files into a directory. */
+/** Configuration of the file writer (docs/api/plugin-configs.md): delivers payloads as files into a directory. */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
 import {

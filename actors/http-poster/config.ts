@@ -1,4 +1,4 @@
-/** Configuration of the HTTP poster (spec 2.6): delivers payloads by POST to a URL. */
+/** Configuration of the HTTP poster (docs/api/plugin-configs.md): delivers payloads by POST to a URL. */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
 import {

@@ -1,5 +1,5 @@
 /**
- * Configuration of an email notifier (issue 34): alerts sent by SMTP, the channel Mendelson and
+ * Configuration of an email notifier: alerts sent by SMTP, the channel Mendelson and
  * the commercial gateways alert on. The same alerts, cooldowns, groups and notification log as
  * the webhook (docs/alerts.md); the password is write-only and sealed at rest like every secret.
  */

@@ -1,6 +1,5 @@
 /**
- * Configuration of a webhook notifier (spec 2.6, 6.2). Its URL is itself a secret (spec 2.1
- * rule 8), and so is its Standard Webhooks signing secret (`whsec_` + base64 key), which is
+ * Configuration of a webhook notifier (docs/api/plugin-configs.md, docs/api/events.md#alerts-and-notifications). Its URL is itself a secret (docs/api/conventions.md#write-only-values), and so is its Standard Webhooks signing secret (`whsec_` + base64 key), which is
  * rotated by saving a new one (it takes effect when the instance restarts). The replaced
  * secret keeps signing beside the new one for `signing_secret_overlap_hours`, so a receiver
  * can switch without losing a notification.

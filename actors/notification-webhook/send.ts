@@ -73,7 +73,7 @@ export async function sendNotification(
       const answer = await fetch(url, { method: 'POST', headers, body, signal, redirect: 'manual' });
       await answer.body?.cancel().catch(() => {});
       if (answer.status >= 200 && answer.status < 300) return { ok: true, attempts: attempt };
-      // The address is a secret (spec 2.1 rule 8): name the host only.
+      // The address is a secret (docs/api/conventions.md#write-only-values): name the host only.
       error = `${url.host} answered HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}`;
       again = retryable(answer.status);
     } catch (caught) {

@@ -1,5 +1,5 @@
 /**
- * What every plugin type declares about its configuration (spec 2.6): its settings with
+ * What every plugin type declares about its configuration (docs/api/plugin-configs.md): its settings with
  * their defaults, its write-only values, its addresses and its cross-field rules. The API,
  * the web forms and the worker all read the same declaration.
  */
@@ -45,7 +45,7 @@ export interface PluginTypeDefinition {
   fields: Record<string, z.ZodType>;
   /** Default of each setting; a setting without one is required on create. */
   defaults: Record<string, unknown>;
-  /** Write-only values (spec 2.1 rule 8): stored sealed, never returned. */
+  /** Write-only values (docs/api/conventions.md#write-only-values): stored sealed, never returned. */
   secretFields: Record<string, z.ZodType>;
   /**
    * Write-only values that keep working beside their replacement for a while, so the other

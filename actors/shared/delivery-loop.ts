@@ -13,7 +13,7 @@
  * When every slot is busy and nothing waits to start, a notice of work does not claim at once:
  * nothing claimed could start before a delivery ends, so the claim goes with that delivery's
  * result, in its statement: one statement and commit instead of two (at concurrency 1 the
- * receive benchmark went from 2.93 to 2.55 commits per message; benchmarks/README.md).
+ * receive benchmark went from 2.93 to 2.55 commits per message; benchmarks/history/2026-11-23-a-claim-rides-with-the-result-that-frees-a-busy-slot.md).
  */
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import { tellDatabase, type OutageTeller } from './database-outage.js';

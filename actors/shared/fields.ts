@@ -23,7 +23,7 @@ export const partyNameOrEmpty = z
 export const wholeNumber = (min: number, max: number) =>
   z.number().int('Must be a whole number').min(min).max(max);
 
-/** How many deliveries an instance works on at the same time (spec 2.6, 8). */
+/** How many deliveries an instance works on at the same time (docs/api/plugin-configs.md, docs/api/conventions.md#limits). */
 export const maxConcurrentDeliveries = wholeNumber(1, 100);
 
 /** Retry settings of every target: a failed attempt is tried again after a growing wait. */

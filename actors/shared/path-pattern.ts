@@ -78,7 +78,7 @@ export function fillPattern(pattern: string, values: PathValues): string {
   return pattern.replace(placeholderText, (_m, name: Placeholder) => safeSegment(values[name] ?? ''));
 }
 
-/** A file name glob: `*` any run of characters, `?` one character (spec 2.6 file_pattern). */
+/** A file name glob: `*` any run of characters, `?` one character (docs/api/plugin-configs.md file_pattern). */
 export function globProblem(glob: string): string | undefined {
   if (glob === '') return 'Must not be empty';
   if (glob.includes('/')) return 'Must match file names, without /';

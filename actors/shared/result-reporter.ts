@@ -3,7 +3,7 @@
  * kept through a database outage until they are recorded.
  *
  * Each report is a statement in PostgreSQL, and one for a handful of results costs little
- * more than one for one (benchmarks/README.md, as2-receive, "Results recorded together"). A
+ * more than one for one (benchmarks/history/2026-11-23-results-recorded-together.md). A
  * held result does not hold a delivery slot: the next delivery starts while it waits, so
  * holding results back never slows a target down.
  *

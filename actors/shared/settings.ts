@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { InitError } from '../../protocol/worker-host/host.js';
 import type { PluginTypeDefinition } from './definition.js';
 
-export function parseSettings<S>(def: PluginTypeDefinition, settings: Record<string, unknown>): S {
+export function parseSettings<S>(
+  def: Pick<PluginTypeDefinition, 'fields' | 'problems'>,
+  settings: Record<string, unknown>,
+): S {
   const parsed = z.object(def.fields).safeParse(settings);
   const problems: Record<string, string> = {};
   if (!parsed.success) {

@@ -1,5 +1,5 @@
 /**
- * JWTs of identity providers as a credential (spec 5.2, 5.4–5.10). The provider is chosen by
+ * JWTs of identity providers as a credential (docs/api/authentication.md). The provider is chosen by
  * `iss` exactly; the token is checked locally against the provider's cached keys (no network
  * round trip once they are cached): signature with pinned asymmetric algorithms, issuer,
  * audience, exp/nbf with a 30-second clock tolerance, and the provider's api_scopes. Every claim

@@ -66,7 +66,7 @@ export class OidcDirectory {
     return list;
   }
 
-  /** The provider whose issuer URL is exactly `issuer` (spec 5.4), enabled or not. */
+  /** The provider whose issuer URL is exactly `issuer` (docs/api/authentication.md), enabled or not. */
   async byIssuer(issuer: string): Promise<OidcProvider | undefined> {
     return (await this.all()).find((p) => p.issuer_url === issuer);
   }

@@ -1,5 +1,5 @@
 /**
- * The local administrator's password (issue 16): scrypt with a random salt, compared in
+ * The local administrator's password: scrypt with a random salt, compared in
  * constant time. A missing user costs the same scrypt run as a wrong password, so timing does
  * not tell which names exist.
  */

@@ -1,5 +1,5 @@
 /**
- * Authentication of every request under the API prefix (spec 5): `Authorization: Bearer`,
+ * Authentication of every request under the API prefix (docs/api/authentication.md): `Authorization: Bearer`,
  * checked by the first credential kind that accepts the token. The developer build lets a
  * request without the header through as `developer`; a given credential is always checked.
  */
@@ -50,7 +50,7 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): void {
     try {
       bindCaller(request, reply, await authenticate(request.headers.authorization, options));
     } catch (error) {
-      // The answer never says why (spec 5.10); the log does.
+      // The answer never says why (docs/api/authentication.md); the log does.
       if (error instanceof TokenRefused) request.log.info({ reason: error.reason }, 'Bearer token refused');
       throw error;
     }

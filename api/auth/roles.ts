@@ -1,6 +1,6 @@
 /**
- * Which role an API request needs (issue 16; the spec leaves authorization open, see
- * docs/decisions.md "Roles"): reading needs viewer, changing messages, services, certificates,
+ * Which role an API request needs (roles are pier's own rule, see
+ * docs/identity.md): reading needs viewer, changing messages, services, certificates,
  * partners and the rest of the exchange configuration needs operator, and changing who may get
  * in (identity providers, service accounts, API tokens) or the global settings needs admin.
  */

@@ -1,5 +1,5 @@
 /**
- * A refused token: always 401 INVALID_TOKEN with the same words (spec 5.10), while the real
+ * A refused token: always 401 INVALID_TOKEN with the same words (docs/api/authentication.md), while the real
  * reason travels along for the log only.
  */
 import { ApiError } from '../errors.js';

@@ -2,7 +2,7 @@
  * What every multipart upload shares: how a part without a name is reported, and how the
  * reader's failures become answers. A body that is not well-formed multipart (busboy's errors
  * carry no code) and a form with too many parts are the client's mistakes: 400 INVALID_INPUT
- * naming what is wrong. Only a body above its size limit is 413 (spec 7).
+ * naming what is wrong. Only a body above its size limit is 413 (docs/api/conventions.md#errors).
  */
 import { isStorageFailure } from '../../storage/payloads/storage-failure.js';
 import { ApiError } from '../errors.js';

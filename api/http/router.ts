@@ -9,7 +9,7 @@ import type { ErrorCode } from '../errors.js';
 import { parseOrThrow, requireObjectBody } from '../validation.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-/** What a body-changing request must carry (spec 4.1). */
+/** What a body-changing request must carry (docs/api/conventions.md#request-headers). */
 export type Consumes = 'json' | 'multipart';
 
 type Schema = z.ZodType | undefined;

@@ -169,11 +169,11 @@ export function buildOpenApiDocument(
         content: { [media]: { schema: jsonSchema(body, 'input') } },
       };
     } else if (route.method !== 'GET') {
-      // Spec 4.1: a POST or DELETE without a body still says Content-Type: application/json (else 415).
+      // docs/api/conventions.md#request-headers: a POST or DELETE without a body still says Content-Type: application/json (else 415).
       operation.requestBody = {
         required: false,
         description:
-          'No body is read, but the request must carry Content-Type: application/json (spec 4.1); otherwise 415',
+          'No body is read, but the request must carry Content-Type: application/json (docs/api/conventions.md#request-headers); otherwise 415',
         content: { 'application/json': { schema: { type: 'object' } } },
       };
     }

@@ -1,5 +1,5 @@
 /**
- * The Content-Type rules of spec 4.1: body-changing requests say what they send, and JSON
+ * The Content-Type rules of docs/api/conventions.md#request-headers: body-changing requests say what they send, and JSON
  * bodies are parsed here so a malformed one is INVALID_INPUT with the decoder's text.
  */
 import type { FastifyInstance } from 'fastify';
@@ -46,7 +46,7 @@ export function installContentTypeRules(app: FastifyInstance): void {
         Accept: expected[consumes],
       });
     }
-    // Uploads need X-Requested-With (spec 4.1, 5.11): a plain HTML form from another site cannot send it.
+    // Uploads need X-Requested-With (docs/api/conventions.md#request-headers, docs/api/authentication.md): a plain HTML form from another site cannot send it.
     if (consumes === 'multipart' && request.headers['x-requested-with'] === undefined) {
       throw new ApiError('MISSING_HEADER');
     }

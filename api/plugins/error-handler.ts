@@ -22,7 +22,7 @@ function translateFastifyError(error: FastifyError, request: FastifyRequest): Ap
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
       return new ApiError('PAYLOAD_TOO_LARGE', describeLimit(request.routeOptions.bodyLimit));
-    // Too many parts is not too many bytes (spec 7 keeps 413 for size); the upload readers name the field.
+    // Too many parts is not too many bytes (docs/api/conventions.md#errors keeps 413 for size); the upload readers name the field.
     case 'FST_FILES_LIMIT':
     case 'FST_FIELDS_LIMIT':
     case 'FST_PARTS_LIMIT':

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 
 /**
  * One year, as OWASP and the HSTS preload list ask. No includeSubDomains: pier's host name
- * may share its domain with hosts pier knows nothing of (docs/decisions.md).
+ * may share its domain with hosts pier knows nothing of (docs/decisions/hsts.md).
  */
 export const hstsMaxAgeSeconds = 365 * 24 * 60 * 60;
 

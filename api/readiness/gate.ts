@@ -11,7 +11,7 @@ import type { Readiness } from './readiness.js';
 /** Seconds a client is asked to wait: about a restart's time, so a rolling restart is not felt. */
 export const notReadyRetryAfterSeconds = 10;
 
-/** Liveness (at the root and under the API, spec 4.3) and readiness answer whatever the state. */
+/** Liveness (at the root and under the API, docs/api/health.md) and readiness answer whatever the state. */
 const probes = new Set(['/health', '/api/v1/health', '/ready']);
 
 export function installReadinessGate(app: FastifyInstance, readiness: Readiness): void {

@@ -1,4 +1,4 @@
-/** API tokens (spec 2.10). */
+/** API tokens (docs/api/api-tokens.md). */
 import { z } from 'zod';
 import { listSchema, pagingQuery, recordName, singleLineText } from './common.js';
 

@@ -1,4 +1,4 @@
-/** Bodies and answers of the partner tools: connection check and test message (spec 4.3). */
+/** Bodies and answers of the partner tools: connection check and test message (docs/api/as2-profiles.md). */
 import { z } from 'zod';
 import { recordName } from './common.js';
 

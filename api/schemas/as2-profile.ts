@@ -1,5 +1,5 @@
 /**
- * AS2 profiles (spec 2.5): the local profile of an organization and the remote profile of a
+ * AS2 profiles (docs/api/as2-profiles.md): the local profile of an organization and the remote profile of a
  * partner. The rules between fields live here as pure functions, so the API and the web
  * form refuse the same things with the same words.
  */

@@ -1,4 +1,4 @@
-/** The audit log (spec 2.15) and its filters (spec 4.2). */
+/** The audit log (docs/api/audit.md) and its filters (docs/api/conventions.md#lists). */
 import { z } from 'zod';
 import { listSchema, pagingQuery, singleLineText } from './common.js';
 import { timeBound } from './time-filter.js';
@@ -16,7 +16,7 @@ export const auditActions = [
   'upload',
 ] as const;
 
-/** Unknown parameters are refused on this list (spec 4.2), hence strictObject. */
+/** Unknown parameters are refused on this list (docs/api/conventions.md#lists), hence strictObject. */
 export const AuditListQuery = z.strictObject({
   ...pagingQuery(50),
   kind: singleLineText(64).optional(),

@@ -1,12 +1,12 @@
-/** Certificates (spec 2.4), their upload and import (3.7, 4.3) and list filters (4.2). */
+/** Certificates (docs/api/certificates.md), their upload and import (3.7, 4.3) and list filters (4.2). */
 import { z } from 'zod';
 import { expiringWindowDays } from '../../pki/certificates/validity.js';
 import { listSchema, multiLineText, pagingQuery, readOnly, singleLineText } from './common.js';
 
 const certificateStates = ['valid', 'expiring', 'expired'] as const;
-/** Largest certificate upload, in bytes (spec 8). */
+/** Largest certificate upload, in bytes (docs/api/conventions.md#limits). */
 export const uploadLimitBytes = 20 * 1024 * 1024;
-/** How long an import token is valid, in milliseconds (spec 8: 10 minutes). */
+/** How long an import token is valid, in milliseconds (docs/api/conventions.md#limits: 10 minutes). */
 export const importTokenLifetimeMs = 10 * 60 * 1000;
 
 /** What a certificate says about itself: shared by stored records and upload findings. */

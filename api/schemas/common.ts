@@ -1,7 +1,7 @@
 /** Building blocks shared by the resource schemas. Imports nothing server-side. */
 import { z } from 'zod';
 
-/** Names of records that URLs and routes refer to (spec 2.2, 2.6, 2.8, 2.9). */
+/** Names of records that URLs and routes refer to (docs/api/parties.md, docs/api/plugin-configs.md, docs/api/oidc-providers.md, docs/api/service-accounts.md). */
 export const recordName = z
   .string()
   .min(1)
@@ -43,7 +43,7 @@ export const idParam = z
 
 export const idParams = z.object({ id: idParam });
 
-/** Paging of every list (spec 4.2). */
+/** Paging of every list (docs/api/conventions.md#lists). */
 export const maxLimit = 500;
 const wholeNumber = /^[0-9]+$/;
 export const pagingQuery = (defaultLimit: number) => ({
@@ -82,7 +82,7 @@ export interface Page<T> {
   items: T[];
 }
 
-/** The list answer of spec 2.1 rule 4: the page under a plural key, plus total, limit, offset. */
+/** The list answer of docs/api/conventions.md#lists: the page under a plural key, plus total, limit, offset. */
 export function listAnswer<T>(key: string, page: Page<T>): Record<string, unknown> {
   return { [key]: page.items, total: page.total, limit: page.limit, offset: page.offset };
 }

@@ -1,4 +1,4 @@
-/** Messages (spec 2.7, 3.1–3.3, 4.2): the record, its deliveries, history and payload stages. */
+/** Messages (docs/api/messages.md, docs/api/lifecycles.md#message-status, docs/api/conventions.md#lists): the record, its deliveries, history and payload stages. */
 import { z } from 'zod';
 // The vocabulary lives with the status table (pure data, no server code), so both use one list.
 import { deliveryStates } from '../../flow/tables/delivery-states.js';

@@ -1,4 +1,4 @@
-/** The notification log (spec 2.14, 3.6) and its filters (spec 4.2). */
+/** The notification log (docs/api/notifications.md, docs/api/lifecycles.md#notification-outcome) and its filters (docs/api/conventions.md#lists). */
 import { z } from 'zod';
 import { AlertWebhookBody } from '../../protocol/notify-protocol.js';
 import { alertCodes } from '../../flow/alerts/alerts.js';
@@ -14,7 +14,7 @@ export const notificationOutcomes = [
 ] as const;
 const codes = Object.keys(alertCodes) as [keyof typeof alertCodes, ...(keyof typeof alertCodes)[]];
 
-/** Unknown parameters are refused on this list (spec 4.2), hence strictObject. */
+/** Unknown parameters are refused on this list (docs/api/conventions.md#lists), hence strictObject. */
 export const NotificationListQuery = z.strictObject({
   ...pagingQuery(50),
   severity: z.enum(['info', 'warning', 'critical']).optional(),
@@ -58,7 +58,7 @@ export type NotificationRecord = z.infer<typeof NotificationRecord>;
 
 export const notificationList = listSchema('notifications', NotificationRecord);
 
-/** The notification-webhook's request in format json (spec 6.2: not shown; docs/alerts.md). */
+/** The notification-webhook's request in format json (docs/api/events.md#alerts-and-notifications: not shown; docs/alerts.md). */
 export const alertWebhook = {
   summary: 'An alert (or a group of alerts of one code) sent by a notification-webhook instance',
   description:

@@ -1,4 +1,4 @@
-/** Identity providers (spec 2.8). */
+/** Identity providers (docs/api/oidc-providers.md). */
 import { z } from 'zod';
 import { listSchema, pagingQuery, readOnly, recordName, singleLineText } from './common.js';
 import { urlCarriesCredentials } from './url.js';
@@ -106,7 +106,7 @@ function issuerUrlProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** Rules between fields of the stored result (spec 2.8); `hasSecret` says a secret is or will be stored. */
+/** Rules between fields of the stored result (docs/api/oidc-providers.md); `hasSecret` says a secret is or will be stored. */
 export function providerProblems(p: {
   issuer_url: string;
   client_id: string;

@@ -1,4 +1,4 @@
-/** Organizations and partners (spec 2.2): the same fields for both. */
+/** Organizations and partners (docs/api/parties.md): the same fields for both. */
 import { z } from 'zod';
 import { listSchema, pagingQuery, readOnly, recordName, singleLineText } from './common.js';
 

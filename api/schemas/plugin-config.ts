@@ -1,5 +1,5 @@
 /**
- * Plugin configurations (spec 2.6): create, update and record schemas of every type, built
+ * Plugin configurations (docs/api/plugin-configs.md): create, update and record schemas of every type, built
  * from the type's declaration so defaults and rules are written once.
  */
 import { z } from 'zod';

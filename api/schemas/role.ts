@@ -1,4 +1,4 @@
-/** Roles of users and service accounts (issue 16; the spec leaves authorization open, see docs/decisions.md). */
+/** Roles of users and service accounts (pier's own rule, see docs/identity.md). */
 import { z } from 'zod';
 
 export const roles = ['admin', 'operator', 'viewer'] as const;

@@ -1,4 +1,4 @@
-/** Routes (spec 2.3): from a source instance, between two parties (or any), to a target instance. */
+/** Routes (docs/api/routes.md): from a source instance, between two parties (or any), to a target instance. */
 import { z } from 'zod';
 import { listSchema, pagingQuery, readOnly, recordName } from './common.js';
 

@@ -1,4 +1,4 @@
-/** Service accounts (spec 2.9). */
+/** Service accounts (docs/api/service-accounts.md). */
 import { z } from 'zod';
 import { Role } from './role.js';
 import { listSchema, multiLineText, pagingQuery, readOnly, recordName, singleLineText } from './common.js';

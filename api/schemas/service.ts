@@ -1,4 +1,4 @@
-/** Service instances (spec 2.12) and their actions (spec 3.4). */
+/** Service instances (docs/api/services.md) and their actions (docs/api/lifecycles.md#service-instance-status). */
 import { z } from 'zod';
 import { singleLineText } from './common.js';
 

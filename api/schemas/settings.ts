@@ -1,4 +1,4 @@
-/** The settings record (spec 2.11) and its validation. */
+/** The settings record (docs/api/settings.md) and its validation. */
 import { z } from 'zod';
 import { singleLineText } from './common.js';
 import { httpUrlProblem } from './url.js';
@@ -89,7 +89,7 @@ export const SettingsRecord = z.object({
   restart_needed: z.boolean(),
 });
 
-/** The answer of POST /settings/storage/test (spec 4.3): `step` and `problem` only on failure. */
+/** The answer of POST /settings/storage/test (docs/api/settings.md): `step` and `problem` only on failure. */
 export const StorageTestResult = z.object({
   ok: z.boolean(),
   storage: StorageSelectionSchema,

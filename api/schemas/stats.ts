@@ -1,4 +1,4 @@
-/** GET /stats (spec 2.13). */
+/** GET /stats (docs/api/stats.md). */
 import { z } from 'zod';
 
 export const StatsRecord = z.object({

@@ -1,4 +1,4 @@
-/** `from`/`to` filters that take an RFC 3339 time or a date (spec 4.2). */
+/** `from`/`to` filters that take an RFC 3339 time or a date (docs/api/conventions.md#lists). */
 import { z } from 'zod';
 
 const dateOnly = /^(\d{4})-(\d{2})-(\d{2})$/;

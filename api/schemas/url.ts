@@ -1,4 +1,4 @@
-/** URL rules shared by every resource that stores an address (spec 2.1 rule 9). */
+/** URL rules shared by every resource that stores an address (docs/api/conventions.md#urls). */
 
 /** Query parameter names that carry a credential. */
 const credentialParams =

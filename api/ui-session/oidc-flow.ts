@@ -34,7 +34,7 @@ async function configurationOf(ctx: ApiContext, provider: OidcProvider): Promise
     provider.client_id,
     ctx.identity.clientSecret(provider),
     undefined,
-    // Plain http is allowed for localhost issuers only (the provider's rules, spec 2.8).
+    // Plain http is allowed for localhost issuers only (the provider's rules, docs/api/oidc-providers.md).
     issuer.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : undefined,
   );
 }

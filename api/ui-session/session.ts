@@ -8,7 +8,7 @@
  * database, so signing out, disabling the user or expiry count at once in every process. The
  * cookie is HttpOnly, SameSite=Lax, Secure when PUBLIC_URL is https, replaced at each sign-in, and
  * ends after 30 minutes without use or 12 hours after sign-in, whichever comes first. It is never
- * a credential on /api/v1 (spec 5.9): the API reads only the Authorization header.
+ * a credential on /api/v1 (docs/api/authentication.md): the API reads only the Authorization header.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';

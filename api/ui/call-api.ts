@@ -1,5 +1,5 @@
 /**
- * The one validation path (issue 18 item 6): a page or form runs the API route itself, as
+ * The one validation path (docs/api/conventions.md#create-update-delete: the API and the web UI validate alike): a page or form runs the API route itself, as
  * registered in /api/v1, with its own zod schemas for path, query and body and its own
  * handler (which calls the record service). So a submission is accepted or refused by the
  * web UI exactly as by the API, with the same messages; only the presentation differs.

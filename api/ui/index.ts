@@ -1,5 +1,5 @@
 /**
- * The web UI under /ui (issue 18): server-rendered pages served by the same fastify process
+ * The web UI under /ui: server-rendered pages served by the same fastify process
  * as the API, running the API's own routes (see call-api.ts), with assets served from the
  * package (htmx, uPlot, our CSS and script), a strict CSP and CSRF protection on forms.
  * Registered by app.ts as one plugin, in its own fastify context, so its form parser, error

@@ -1,5 +1,5 @@
 /**
- * The web UI's browser protections (spec 5.11, issue 18 item 7): a strict
+ * The web UI's browser protections (docs/api/authentication.md#browser-protections): a strict
  * Content-Security-Policy (no inline script or style, nothing from another origin), and
  * CSRF protection for every form. The CSRF token is a random value kept in an HttpOnly,
  * SameSite=Strict cookie and repeated in each form (double submit); a POST whose token does

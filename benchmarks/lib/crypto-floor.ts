@@ -1,7 +1,7 @@
 /**
  * The cost of a received message's cryptography and compression alone, timed with node:crypto
  * and node:zlib in the benchmark's own process, in the same run as the server is measured: what
- * no AS2 receiver can avoid for the message the benchmark sends. Issue 31, item 4 holds the
+ * no AS2 receiver can avoid for the message the benchmark sends. The large-message target holds the
  * server's CPU per message against it (within 2×), so that a large message's overhead beyond its
  * cryptography shows whatever the machine's speed.
  *

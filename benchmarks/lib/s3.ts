@@ -1,6 +1,6 @@
 /**
  * `--storage s3` for the benchmarks: an s3rver (the only S3 server installable here, see
- * docs/decisions.md) on 127.0.0.1 in the benchmark's own process, a bucket, the settings that
+ * docs/decisions/checksums-when-required-with-an-endpoint.md) on 127.0.0.1 in the benchmark's own process, a bucket, the settings that
  * select it and the credentials a pier process takes from its environment.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

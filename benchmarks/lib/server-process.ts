@@ -42,7 +42,7 @@ export async function startServerProcess(
       PIER_DATA_DIR: dataDir,
       HTTP_PORT: String(port),
       HTTP_HOST: '127.0.0.1',
-      // PIER_BENCH_LOG_LEVEL=info measures what the log lines cost (issue 34).
+      // PIER_BENCH_LOG_LEVEL=info measures what the log lines cost.
       LOG_LEVEL: process.env.PIER_BENCH_LOG_LEVEL ?? 'warn',
       ...env,
     },

@@ -1,5 +1,5 @@
 /**
- * `pier settings show|set`: the settings record (spec 2.11) from the shell, with the API's
+ * `pier settings show|set`: the settings record (docs/api/settings.md) from the shell, with the API's
  * validation and audit. It works while the server is stopped, which is when a setting that
  * keeps pier from starting (an unusable payload store) has to be put back.
  */

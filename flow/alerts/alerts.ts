@@ -1,5 +1,5 @@
 /**
- * Raising alerts (spec 6.2, docs/alerts.md). An alert is stored once in the cluster and, in
+ * Raising alerts (docs/api/events.md#alerts-and-notifications, docs/alerts.md). An alert is stored once in the cluster and, in
  * the same transaction, logged for each enabled notifier as queued, held for its group
  * window, or suppressed by its cooldown; the notifiers are then told there is work.
  */

@@ -7,7 +7,7 @@ import type { Tx } from '../../storage/sql.js';
 import { raiseAlert } from './alerts.js';
 import { alertLinks } from './links.js';
 
-/** More messages than this failed in 24 hours make the system Degraded (spec 2.13). */
+/** More messages than this failed in 24 hours make the system Degraded (docs/api/stats.md). */
 export const degradedThreshold = 10;
 
 /** The delivery an alert of the flow is about, from its `failed` history line (failedLine). */

@@ -1,6 +1,6 @@
 /**
  * Where an alert's link leads: the web UI page on which its subject is seen and, for a
- * condition, fixed (issue 34: an operator who opens a notification lands on a page, not on
+ * condition, fixed (an operator who opens a notification lands on a page, not on
  * JSON). Paths under the web UI's prefix, made absolute with PUBLIC_URL when shown or sent.
  */
 

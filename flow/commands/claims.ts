@@ -212,7 +212,7 @@ export async function resultBatch(
         : o.retryable
           ? `${o.error}; no attempts left (${item.policy.max_attempts})`
           : o.error;
-    // Every attempt's outcome is logged, retries and receipts awaited included (issue 34).
+    // Every attempt's outcome is logged, retries and receipts awaited included, so an operator can follow a delivery in the log alone.
     ended.push({
       message_id: row.message_id,
       delivery_id: item.delivery_id,

@@ -1,5 +1,5 @@
 /**
- * Operator actions on a message (spec 3.3): redispatch queues its queued and stalled
+ * Operator actions on a message (docs/api/lifecycles.md#delivery-state): redispatch queues its queued and stalled
  * deliveries again and adds deliveries for targets the routes match now; redeliver sends
  * one finished or retrying delivery again from the start. Both name the user in history.
  *

@@ -85,7 +85,7 @@ export async function retriesDue(tx: Tx, at: Date): Promise<string[]> {
 }
 
 /**
- * The stall schedule (spec 3.3): a queued delivery is announced again after each wait
+ * The stall schedule (docs/api/lifecycles.md#delivery-state): a queued delivery is announced again after each wait
  * until it has been announced `maxDispatches` times; after the last wait it is stalled and
  * `delivery_stalled` is raised.
  */

@@ -1,9 +1,9 @@
-// Covers the delivery state table (spec 3.3): which states each event applies to, matching the spec's rows.
+// Covers the delivery state table (docs/api/lifecycles.md#delivery-state): which states each event applies to, matching the table's rows.
 import t from 'tap';
 import { deliveryStates, deliveryTransitions, nextState, statesFor } from './delivery-states.js';
 
 t.test(
-  'redeliver applies to failed, stalled, retrying, delivered (spec 3.3) and leads to queued',
+  'redeliver applies to failed, stalled, retrying, delivered (docs/api/lifecycles.md#delivery-state) and leads to queued',
   async (t) => {
     t.same(statesFor('redeliver').sort(), ['delivered', 'failed', 'retrying', 'stalled']);
     for (const s of statesFor('redeliver')) t.equal(deliveryTransitions[s].redeliver, 'queued');
@@ -17,7 +17,7 @@ t.test('redispatch queues queued and stalled deliveries again, leaves the rest a
   for (const s of statesFor('redispatch')) t.equal(deliveryTransitions[s].redispatch, 'queued');
 });
 
-t.test('the moves the spec leaves open', async (t) => {
+t.test('the moves pier makes by itself', async (t) => {
   t.same(statesFor('claim'), ['queued']);
   t.same(statesFor('stall'), ['queued'], 'only a queued delivery stalls');
   t.same(statesFor('release'), ['delivering']);

@@ -1,5 +1,5 @@
 /**
- * Delivery states and the moves between them (spec 3.3 plus the moves it leaves open:
+ * Delivery states and the moves between them (docs/api/lifecycles.md#delivery-state plus the moves it leaves open:
  * claiming, retry scheduling, taking back a claim). The dispatcher's SQL reads its
  * conditions from this table, so the table is what happens.
  */

@@ -1,5 +1,5 @@
 /**
- * Route matching (spec 2.3, 2.7): a message goes to every target instance whose route
+ * Route matching (docs/api/routes.md, docs/api/messages.md): a message goes to every target instance whose route
  * names its source instance and its parties (or `*`); one delivery per target. A message
  * sent by hand goes to the target it names.
  */

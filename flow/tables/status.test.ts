@@ -1,4 +1,4 @@
-// Covers the status derivation table (spec 3.1, 3.2) row by row, with the combinations that
+// Covers the status derivation table (docs/api/lifecycles.md#message-status, docs/api/lifecycles.md#message-stage) row by row, with the combinations that
 // decide between rows; and its SQL rendering against the JavaScript one on a real PostgreSQL.
 import t from 'tap';
 import { sql } from '../../test/helpers/database.js';

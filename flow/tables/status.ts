@@ -1,5 +1,5 @@
 /**
- * Message status and stage, derived from the deliveries (spec 2.7, 3.1, 3.2). One table,
+ * Message status and stage, derived from the deliveries (docs/api/messages.md, docs/api/lifecycles.md#message-status, docs/api/lifecycles.md#message-stage). One table,
  * documented in docs/message-status.md: the first row that matches gives the status.
  * While any delivery is still moving, the message shows the work that remains; only when
  * every delivery has finished does it show how it ended.
@@ -135,12 +135,12 @@ export function statusSql(facts: { accepted: string; refused: string; states: st
   return { status: branches((r) => r.status), stage: branches((r) => r.stage) };
 }
 
-/** Statuses counted as in flight (spec 2.13). */
+/** Statuses counted as in flight (docs/api/stats.md). */
 export const inFlightStatuses: readonly MessageStatus[] = [
   'Received',
   'InProgress',
   'Retrying',
   'AwaitingReceipt',
 ];
-/** Statuses counted as failed (spec 2.13); Refused is not. */
+/** Statuses counted as failed (docs/api/stats.md); Refused is not. */
 export const failedStatuses: readonly MessageStatus[] = ['Error', 'Stalled'];

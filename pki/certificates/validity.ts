@@ -1,6 +1,6 @@
 /** Where a certificate stands in its validity period. Pure: the API schemas import it too. */
 
-/** Days before expiry in which a certificate is `expiring` (spec 2.4, 8). */
+/** Days before expiry in which a certificate is `expiring` (docs/api/certificates.md, docs/api/conventions.md#limits). */
 export const expiringWindowDays = 30;
 
 export const dayMs = 24 * 60 * 60 * 1000;

@@ -20,7 +20,7 @@ export const ActorStartData = z.object({
   /** By setting name: the certificates the settings name (certificateFields), opened. */
   certificates: z.record(z.string(), StartCertificate).default({}),
   storage: StoreSelection,
-  /** User-Agent of requests the actor sends (spec 2.11 identification_hide_version). */
+  /** User-Agent of requests the actor sends (docs/api/settings.md identification_hide_version). */
   user_agent: z.string(),
   /**
    * For a target or a source: the database its flow commands run on (flow/actor-commands.ts).

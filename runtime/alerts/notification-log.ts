@@ -1,4 +1,4 @@
-/** Reading the notification log (spec 2.14): rows joined with their alerts, newest alert first. */
+/** Reading the notification log (docs/api/notifications.md): rows joined with their alerts, newest alert first. */
 import { direct, type Tx } from '../../storage/sql.js';
 import type { Orm } from '../../storage/db.js';
 import { absoluteLink, isoSql } from './notifications.js';

@@ -1,5 +1,5 @@
 /**
- * The core's side of the notifiers (spec 2.14, 3.6): hands a notifier the rows that are due,
+ * The core's side of the notifiers (docs/api/notifications.md, docs/api/lifecycles.md#notification-outcome): hands a notifier the rows that are due,
  * one notification per alert code (a group carries the alerts held for its window), with a
  * lease so that one process sends each; records how sending went.
  */

@@ -1,5 +1,5 @@
 /**
- * Alerts that stand (issue 34): a condition raised and not yet ended (a partner unreachable, its
+ * Alerts that stand (docs/alerts.md): a condition raised and not yet ended (a partner unreachable, its
  * receipts missing, an instance failed, the payload store failing): the failure code of a pair
  * (flow/alerts/alerts.ts, `resolves`) whose last alert on its subject is the failure. Alerts
  * without an end (a refused message, a failed delivery) are news, not conditions, and never

@@ -1,5 +1,5 @@
 /**
- * `partner_unreachable` and its end (issue 34): a target's partner that fails attempts the way
+ * `partner_unreachable` and its end (docs/alerts.md): a target's partner that fails attempts the way
  * an unreachable one does (the targets tell each, actors/shared/reach-teller.ts) is alerted after
  * `unreachable_alert_attempts` failures in a row or `unreachable_alert_seconds` after the first,
  * whichever comes first, instead of when a delivery runs out of retries hours later; the first

@@ -11,7 +11,7 @@ import { auditEventVersion, eventHash, type ChainedFields } from './chain.js';
 /** Arbitrary constant naming the audit chain's advisory lock. */
 const auditLockKey = 7_313_000_001;
 
-/** Changes to records, and operator actions on the running service (spec 6.1: they name the user). */
+/** Changes to records, and operator actions on the running service (docs/api/events.md#message-history-stream: they name the user). */
 export type AuditAction =
   | 'create'
   | 'update'

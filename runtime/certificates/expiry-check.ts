@@ -1,5 +1,5 @@
 /**
- * The daily certificate expiry check (issue 4 item 5): a certificate an AS2 profile or a
+ * The daily certificate expiry check: a certificate an AS2 profile or a
  * plugin configuration (a receiver's HTTPS certificate) uses raises certificate_expiring once when it enters the expiring window, and
  * certificate_expired once when it expires. The notification module delivers the alerts.
  */

@@ -1,12 +1,12 @@
 /**
- * The message history as it is written, for the event stream (spec 6.1). One feed per process
+ * The message history as it is written, for the event stream (docs/api/events.md#message-history-stream). One feed per process
  * follows message_history while someone subscribes: woken by `pier_history` (announced by a
  * trigger on message_history, from any process), it finds up to which id every line is settled
  * (settled-ids.ts), reads the lines up to there once, in id order, and hands each line, framed
  * once, to every subscriber. The live order is then the order a replay after `Last-Event-ID`
  * reads, so a client that reconnects after any line gets what follows it, without a gap: ids
  * are taken before commit, and handing lines out in commit order lost, on resume, the lines
- * that committed after a larger id (issue 32). A process nobody watches pays nothing.
+ * that committed after a larger id. A process nobody watches pays nothing.
  *
  * Lines are handed out in batches, not one by one: a subscriber costs one call and one socket
  * write per batch, whatever the number of lines in it. The feed runs on the main thread beside
@@ -65,7 +65,7 @@ const retryMs = 1000;
  */
 const restPerBusy = 9;
 
-/** One history line as the stream sends it: `data` is the JSON text of spec 6.1. */
+/** One history line as the stream sends it: `data` is the JSON text of docs/api/events.md#message-history-stream. */
 export interface FeedLine {
   id: number;
   message_id: string;
@@ -124,7 +124,7 @@ function toLine(row: HistoryRow): FeedLine {
     created_at: row.created_at,
     kind: row.kind,
   };
-  // Only the fields the line has (spec 6.1 "as applicable").
+  // Only the fields the line has (docs/api/events.md#message-history-stream "as applicable").
   if (row.old_status !== null) data.old_status = row.old_status;
   if (row.new_status !== null) data.new_status = row.new_status;
   if (row.text !== null) data.text = row.text;

@@ -2,7 +2,7 @@
  * Which history line ids are settled: at or below a mark, every id is either committed (and
  * seen by any read that starts now) or will never be. Ids come from a sequence before commit,
  * so lines commit out of id order; the event stream hands out only settled lines, in id order,
- * which is the order a replay after `Last-Event-ID` reads them in (spec 6.1: no gap and no
+ * which is the order a replay after `Last-Event-ID` reads them in (docs/api/events.md#message-history-stream: no gap and no
  * duplicate across a reconnect).
  *
  * The reader does the work, the writers pay nothing but their id's default, which takes the

@@ -1,4 +1,4 @@
-// Covers the service lifecycle table (spec 3.4) row by row: every allowed move, every refused one, the actions shown.
+// Covers the service lifecycle table (docs/api/lifecycles.md#service-instance-status) row by row: every allowed move, every refused one, the actions shown.
 import t from 'tap';
 import { actionsIn, serviceStatuses, transition, type ServiceStatus, type Trigger } from './states.js';
 

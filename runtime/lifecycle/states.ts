@@ -1,5 +1,5 @@
 /**
- * The service instance lifecycle (spec 3.4) as a table: every allowed move is a row, every
+ * The service instance lifecycle (docs/api/lifecycles.md#service-instance-status) as a table: every allowed move is a row, every
  * other move is refused. `starting` and `stopping` are transient: no action is taken on an
  * instance in them.
  */
@@ -27,7 +27,7 @@ export function transition(from: ServiceStatus, trigger: Trigger): ServiceStatus
   return transitions[from][trigger];
 }
 
-/** The operator actions possible now (spec 2.12 `actions`). */
+/** The operator actions possible now (docs/api/services.md `actions`). */
 export function actionsIn(status: ServiceStatus): Action[] {
   return actions.filter((a) => transition(status, a) !== undefined);
 }

@@ -1,9 +1,9 @@
 /**
  * How the supervisor treats its children, as data (after OTP's child specs). There is no
  * automatic restart: an instance that fails stays in `error`, with an alert, until an
- * operator acts (spec 3.4), so a delivery that crashes its actor cannot loop.
+ * operator acts (docs/api/lifecycles.md#service-instance-status), so a delivery that crashes its actor cannot loop.
  *
- * Every lifecycle step has a deadline (docs/decisions.md, "Deadlines of lifecycle steps"): an
+ * Every lifecycle step has a deadline (docs/decisions/deadlines-of-lifecycle-steps.md): an
  * actor that misses one is terminated and its instance goes to `error`, so no instance can
  * hold up another, an API answer or the process's shutdown.
  */

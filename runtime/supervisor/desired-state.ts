@@ -1,6 +1,6 @@
 /**
  * What operators want of each instance, kept with its configuration so every process of a
- * cluster, and every restart, follows it (docs/decisions.md, "Service actions"); and what
+ * cluster, and every restart, follows it (docs/decisions/service-actions-across-processes-and-restarts.md); and what
  * each process reports of its own instances, so /services can show them all.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -1,4 +1,4 @@
-/** Why the supervisor refused or failed an action; the API maps each to its answer (spec 3.4). */
+/** Why the supervisor refused or failed an action; the API maps each to its answer (docs/api/lifecycles.md#service-instance-status). */
 import type { Action, ServiceStatus } from '../lifecycle/states.js';
 
 export class UnknownInstance extends Error {

@@ -1,6 +1,6 @@
 /**
  * The supervisor: one worker thread per plugin instance, started and stopped by the
- * lifecycle table (spec 3.4). Actions wait for completion. A failed start or a crash puts
+ * lifecycle table (docs/api/lifecycles.md#service-instance-status). Actions wait for completion. A failed start or a crash puts
  * the instance in `error`, raises `plugin_failed`, and gives back the deliveries it held;
  * nothing a thread does can take the process or another instance down.
  *
@@ -406,7 +406,7 @@ export class Supervisor {
   }
 
   /**
-   * Performs an operator action and waits for it to complete here (spec 3.4). The action is
+   * Performs an operator action and waits for it to complete here (docs/api/lifecycles.md#service-instance-status). The action is
    * kept with the configuration first, so every other process follows it, and a restart too.
    */
   async act(type: PluginType, name: string, action: Action): Promise<ServiceView> {

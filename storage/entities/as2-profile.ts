@@ -1,5 +1,5 @@
 /**
- * AS2 profiles (spec 2.5): one per organization (local) or partner (remote), keyed by the
+ * AS2 profiles (docs/api/as2-profiles.md): one per organization (local) or partner (remote), keyed by the
  * party's id. Every certificate a profile names is a row of As2ProfileCertificate.
  */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';

@@ -1,4 +1,4 @@
-/** One audit log event (spec 2.15). Rows are only ever inserted. */
+/** One audit log event (docs/api/audit.md). Rows are only ever inserted. */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export interface AuditChange {

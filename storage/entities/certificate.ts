@@ -1,4 +1,4 @@
-/** Stored certificates (spec 2.4) and the pending imports of uploads (spec 3.7). */
+/** Stored certificates (docs/api/certificates.md) and the pending imports of uploads (docs/api/lifecycles.md#certificate-import-token). */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { createdAt, updatedAt } from './timestamps.js';
 

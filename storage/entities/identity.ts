@@ -1,4 +1,4 @@
-/** OpenID Connect providers (spec 2.8) and web UI sign-in sessions. */
+/** OpenID Connect providers (docs/api/oidc-providers.md) and web UI sign-in sessions. */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { createdAt, updatedAt } from './timestamps.js';
 

@@ -1,4 +1,4 @@
-/** Organizations (the operator's own parties) and partners (business partners): spec 2.2. */
+/** Organizations (the operator's own parties) and partners (business partners): docs/api/parties.md. */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { createdAt, updatedAt } from './timestamps.js';
 

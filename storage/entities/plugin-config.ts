@@ -1,4 +1,4 @@
-/** A plugin instance's configuration (spec 2.6): its type, name, settings and sealed secrets. */
+/** A plugin instance's configuration (docs/api/plugin-configs.md): its type, name, settings and sealed secrets. */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { createdAt, updatedAt } from './timestamps.js';
 

@@ -1,4 +1,4 @@
-/** A route (spec 2.3): messages from a source instance between two parties go to a target instance. */
+/** A route (docs/api/routes.md): messages from a source instance between two parties go to a target instance. */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { createdAt, updatedAt } from './timestamps.js';
 

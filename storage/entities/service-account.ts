@@ -1,4 +1,4 @@
-/** Service accounts (spec 2.9) and their API tokens (spec 2.10). */
+/** Service accounts (docs/api/service-accounts.md) and their API tokens (docs/api/api-tokens.md). */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { createdAt, updatedAt } from './timestamps.js';
 

@@ -1,4 +1,4 @@
-/** The one settings record (spec 2.11); its id is always 1. */
+/** The one settings record (docs/api/settings.md); its id is always 1. */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { updatedAt } from './timestamps.js';
 

@@ -1,5 +1,5 @@
 /**
- * The certificate store (spec 2.4), pending imports (3.7) and AS2 profiles (2.5). Profiles
+ * The certificate store (docs/api/certificates.md), pending imports (3.7) and AS2 profiles (2.5). Profiles
  * name certificates through one table, so "who uses this certificate" is one query and the
  * database itself refuses to delete a certificate still in use.
  */

@@ -18,7 +18,7 @@ export class Migration0004Runtime extends Migration {
         created_at timestamptz not null default now(),
         updated_at timestamptz not null default now()
       );
-      -- names are unique across all types, compared without regard to case (spec 2.6)
+      -- names are unique across all types, compared without regard to case (docs/api/plugin-configs.md)
       create unique index plugin_config_name on plugin_config (lower(name));
 
       create table route (

@@ -3,7 +3,7 @@
  * Compressed with lz4 where the server has it: EDI text shrinks to a fraction, often small
  * enough to stay in the row itself, and lz4 costs the database less CPU than its default
  * (pglz) or than splitting the bytes uncompressed into TOAST chunks (measured in
- * benchmarks/README.md, as2-loopback). A server built without lz4 keeps its default.
+ * benchmarks/history/2026-11-21-as2-loopback-results.md). A server built without lz4 keeps its default.
  */
 import { Migration } from '@mikro-orm/migrations';
 

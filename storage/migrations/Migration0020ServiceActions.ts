@@ -1,6 +1,5 @@
 /**
- * Service actions that hold across processes and restarts (docs/decisions.md, "Service
- * actions"): the last operator action on an instance is kept with its configuration, with a
+ * Service actions that hold across processes and restarts (docs/decisions/service-actions-across-processes-and-restarts.md): the last operator action on an instance is kept with its configuration, with a
  * sequence number every process follows; each process reports its own instances' states.
  */
 import { Migration } from '@mikro-orm/migrations';

@@ -1,5 +1,5 @@
 /**
- * The notification log (spec 2.14, 3.6): one row per alert and notifier, with its outcome.
+ * The notification log (docs/api/notifications.md, docs/api/lifecycles.md#notification-outcome): one row per alert and notifier, with its outcome.
  * `send_after` holds an alert back until its group window ends; `claimed_until` is the lease
  * of the process sending it; `grouped_into` names the row whose notification carried it.
  * Alerts gain `occurrence`, the cause they describe, so a cause several processes see is

@@ -1,5 +1,5 @@
 /**
- * Identity (issue 16): OpenID Connect providers, roles of users and service accounts, the local
+ * Identity (docs/identity.md): OpenID Connect providers, roles of users and service accounts, the local
  * administrator's password, and web UI sessions.
  */
 import { Migration } from '@mikro-orm/migrations';

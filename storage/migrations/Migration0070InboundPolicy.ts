@@ -1,5 +1,5 @@
 /**
- * What pier accepts from a partner, separate from what it sends (issue 13, docs/interop.md):
+ * What pier accepts from a partner, separate from what it sends (docs/interop.md):
  * a signature and encryption `required` or `optional`, and `any` or only `modern` algorithms.
  * New profiles are secure by default; existing ones keep today's behaviour, where the outbound
  * signing_algorithm and encryption_algorithm also decided what was accepted (`none` meant

@@ -1,5 +1,5 @@
 /**
- * A partner's own message size limit (issue 12): the receiver refuses a larger body before
+ * A partner's own message size limit: the receiver refuses a larger body before
  * reading it when Content-Length says so. Null, the value of every existing profile, keeps the
  * receiver's max_message_mib as the only limit.
  */

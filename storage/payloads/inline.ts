@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { PayloadTooLarge, type PayloadRef, type PayloadStore, type PutOptions } from './store.js';
 
-/** Stages up to this size are kept in their payload row (docs/decisions.md). */
+/** Stages up to this size are kept in their payload row (docs/decisions/small-stages-are-kept-in-the-database.md). */
 export const inlineMaxBytes = 64 * 1024;
 
 /** A small stage's bytes as they cross to the core: base64, at most inlineMaxBytes. */

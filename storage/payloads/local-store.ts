@@ -1,5 +1,5 @@
 /**
- * The local directory store: `<directory>/<message id>/<stage>` (spec 2.11). A stage is
+ * The local directory store: `<directory>/<message id>/<stage>` (docs/api/settings.md). A stage is
  * written once (never replaced) and flushed to disk before put resolves. A crash can leave
  * a partial file, but only of a stage that was never recorded, which nothing reads.
  * Flushing is fdatasync where we call it ourselves: it writes the data and what is needed to

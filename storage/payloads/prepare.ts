@@ -1,6 +1,6 @@
 /**
  * Checking at startup that the configured payload storage can be used; a failure stops the
- * process with a message naming the step and the problem (spec 2.11). The local directory is
+ * process with a message naming the step and the problem (docs/api/settings.md). The local directory is
  * made when missing; a bucket must exist and take, give back and delete a probe blob.
  */
 import { mkdir } from 'node:fs/promises';

@@ -1,7 +1,7 @@
 /**
- * The storage test (spec 4.3 POST /settings/storage/test) and the check at start (2.11):
+ * The storage test (docs/api/README.md POST /settings/storage/test) and the check at start (2.11):
  * store a probe blob, read it back, compare, delete it, and name the step that failed with
- * the store's own words. The whole probe is bounded (spec 8: 10 s): a step still running at
+ * the store's own words. The whole probe is bounded (docs/api/conventions.md#limits: 10 s): a step still running at
  * the deadline is the failing one, whatever the endpoint does.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -31,7 +31,7 @@ export interface ProbeOptions {
 
 /**
  * A local store's file system is short of room below 1 GiB free, or below 5 % of its size when
- * that is less (a small file system is judged by its share): docs/decisions.md.
+ * that is less (a small file system is judged by its share): docs/decisions/free-space-in-the-storage-test.md.
  */
 export const lowSpace = { bytes: 1024 ** 3, share: 0.05 } as const;
 

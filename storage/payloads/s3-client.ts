@@ -45,7 +45,7 @@ export function makeS3Client(selection: S3Selection, limits: S3Limits): S3Client
           forcePathStyle: true,
           // Other S3 implementations (s3rver, some MinIO and Ceph versions) store the
           // aws-chunked framing of a streamed body with a trailing checksum as the object's
-          // bytes (see docs/decisions.md): checksums only where the operation requires one.
+          // bytes (see docs/decisions/checksums-when-required-with-an-endpoint.md): checksums only where the operation requires one.
           requestChecksumCalculation: 'WHEN_REQUIRED',
           responseChecksumValidation: 'WHEN_REQUIRED',
         }

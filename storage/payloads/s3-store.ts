@@ -1,5 +1,5 @@
 /**
- * The S3 store: stage `s` of message `m` is the object `messages/<m>/<s>` (spec 2.11). Both
+ * The S3 store: stage `s` of message `m` is the object `messages/<m>/<s>` (docs/api/settings.md). Both
  * ways stream: uploads go through s3-upload.ts, one PUT up to a part and multipart above,
  * holding at most `partsInFlight` part buffers; an upload that fails (or is stopped by
  * `maxBytes`) aborts its multipart upload, so it leaves neither an object nor parts. Every
@@ -25,7 +25,7 @@ import {
   type PutOptions,
 } from './store.js';
 
-/** Size of a multipart part, and the largest object sent in one PUT (docs/decisions.md). */
+/** Size of a multipart part, and the largest object sent in one PUT (docs/decisions/part-size-8-mib-two-part-buffers-pier-s-own-multipart-upload.md). */
 export const s3PartBytes = 8 * 1024 * 1024;
 /** Part buffers an upload holds, the one being filled included: its memory is this many parts. */
 const partsInFlight = 2;

@@ -4,7 +4,7 @@
  * upload. lib-storage's Upload was not used for this: it gathers each part as a list of chunks
  * and then concatenates them (a second copy of the part), keeps the next part's first bytes as a
  * view into that copy, and holds a part more than its queue size while it gathers, which made a
- * 64 MiB upload grow the process by several parts more than it sends (docs/decisions.md).
+ * 64 MiB upload grow the process by several parts more than it sends (docs/decisions/part-size-8-mib-two-part-buffers-pier-s-own-multipart-upload.md).
  * Here each part is copied once into a buffer that is reused once its part is stored.
  */
 import {
@@ -49,7 +49,7 @@ export const abortRetrySeconds = [1, 5, 30, 120, 600];
 /**
  * Tries `abort` again after each delay until it succeeds, without keeping the process alive; an
  * upload still open after the last attempt (or when the process stops first) is removed by the
- * bucket's lifecycle rule for incomplete multipart uploads (docs/decisions.md).
+ * bucket's lifecycle rule for incomplete multipart uploads (docs/decisions/aborted-uploads.md).
  */
 function abortLater(abort: () => Promise<unknown>, attempt = 0): void {
   const seconds = abortRetrySeconds[attempt];

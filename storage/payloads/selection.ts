@@ -1,6 +1,6 @@
 /**
  * Which payload store a process (and each of its threads) opens: the storage fields of the
- * settings read at start (spec 2.11), in a form that crosses to worker threads as data.
+ * settings read at start (docs/api/settings.md), in a form that crosses to worker threads as data.
  * Credentials are never part of it: the S3 client takes them from the SDK's standard sources.
  */
 import { existsSync } from 'node:fs';
@@ -28,7 +28,7 @@ export interface StorageFields {
   storage_s3_endpoint: string;
 }
 
-/** storage_local_directory's default (spec 2.11, api/schemas/settings.ts): the default place. */
+/** storage_local_directory's default (docs/api/settings.md, api/schemas/settings.ts): the default place. */
 export const defaultLocalDirectory = './payloads';
 
 /**

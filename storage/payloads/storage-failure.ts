@@ -19,7 +19,7 @@ export class StorageFailed extends Error {
 
 /**
  * Whether a failure (an error, or the `last_error` text an actor reported) is the payload
- * store's: the point where the `storage_failed` alert (issue 15) hooks in, in the API's error
+ * store's: the point where the `storage_failed` alert (docs/alerts.md) hooks in, in the API's error
  * handler and where the dispatcher records a delivery's result.
  */
 export function isStorageFailure(failure: unknown): boolean {

@@ -1,5 +1,5 @@
 /**
- * Where payload bytes live (spec 2.11): one interface, a local directory now and S3 later.
+ * Where payload bytes live (docs/api/settings.md): one interface, a local directory now and S3 later.
  * Stages are streamed both ways, so memory stays flat whatever the payload size. A stage is
  * read only once the database records it, and it is recorded only after put resolved, so a
  * reader never sees a stage in the making. Stages up to 64 KiB are not written here but kept

@@ -1,6 +1,6 @@
 /**
  * Which AS2 profiles and plugin configurations use which certificates, and in which fields:
- * for the delete refusal (spec 7 CERTIFICATE_IN_USE) and the expiry alerts.
+ * for the delete refusal (docs/api/conventions.md#errors CERTIFICATE_IN_USE) and the expiry alerts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 

@@ -11,7 +11,7 @@ export interface CountStatement {
 const day = 24 * 60 * 60 * 1000;
 
 /**
- * The statements behind GET /stats (spec 2.13), given so that a test can EXPLAIN exactly them
+ * The statements behind GET /stats (docs/api/stats.md), given so that a test can EXPLAIN exactly them
  * on a database the planner knows nothing about (test/api/stats-plans.test.ts): each must reach
  * its rows through an index, so /stats stays quick however long the history.
  */

@@ -81,10 +81,10 @@ function likePrefix(text: string): string {
 }
 
 /**
- * How the total of a list is counted. The API counts exactly (spec: `total` is the records
+ * How the total of a list is counted. The API counts exactly (docs/api/conventions.md#lists: `total` is the records
  * matching). The web UI counts exactly only up to `exactUpTo` rows past the page's start and
  * says "about" the planner's estimate beyond: an exact count(*) over a million messages costs
- * more than the rest of the page together (docs/decisions.md).
+ * more than the rest of the page together (docs/decisions/the-messages-page-counts-up-to-1-000-then-estimates.md).
  */
 export interface CountMode {
   exactUpTo?: number;

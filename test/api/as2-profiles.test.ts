@@ -1,4 +1,4 @@
-// Covers AS2 profiles (spec 2.5, 7): local and remote profiles, secure defaults, certificate rules, rollover lists, write-only secrets, the endpoint rule, 409s, and certificates refused deletion while in use.
+// Covers AS2 profiles (docs/api/as2-profiles.md, docs/api/conventions.md#errors): local and remote profiles, secure defaults, certificate rules, rollover lists, write-only secrets, the endpoint rule, 409s, and certificates refused deletion while in use.
 import pg from 'pg';
 import t from 'tap';
 import { signingAlgorithms } from '../../api/schemas/as2-profile.js';
@@ -293,7 +293,7 @@ t.test('remote profile: a new one starts from secure defaults', async (t) => {
   t.same(sameId.body.error.details, { as2id: 'AS2 ID GLOBEX-AS2 is used by the profile of partner globex' });
 });
 
-t.test('remote profile: the validation examples of spec section 7', async (t) => {
+t.test('remote profile: the validation examples of docs/api/conventions.md#errors', async (t) => {
   const encryptedWithoutCertificate = await server.call('POST', '/api/v1/as2/remote-profiles', {
     body: {
       business_partner_id: umbrella,
@@ -457,7 +457,7 @@ t.test('remote profile: write-only secrets are sealed, never shown, and tied to 
   const storedRow = () =>
     sql(server.db.url, 'select * from as2_remote_profile where partner_id = $1', [globex]);
   const rowBefore = await storedRow();
-  // Spec 2.1 rule 8: the failure is on the property that changed, not on the secrets left out.
+  // docs/api/conventions.md#write-only-values: the failure is on the property that changed, not on the secrets left out.
   const moved = await server.call('PUT', `/api/v1/as2/remote-profiles/${globex}`, {
     body: { endpoint: 'https://new.globex.example/as2', mdn_mode: 'sync' },
   });

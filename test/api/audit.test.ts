@@ -1,4 +1,4 @@
-// Covers the audit log (spec 2.15, 4.2, 4.3): events for configuration changes, every filter,
+// Covers the audit log (docs/api/audit.md, docs/api/conventions.md#lists): events for configuration changes, every filter,
 // unknown parameters, record_gone, the HMAC chain detecting tampering, and AUDIT_KEY_REQUIRED.
 import t from 'tap';
 import { sql } from '../helpers/database.js';

@@ -1,4 +1,4 @@
-// Covers authentication (spec 5): header errors, API token states (expired, revoked, disabled
+// Covers authentication (docs/api/authentication.md): header errors, API token states (expired, revoked, disabled
 // account), cache invalidation across two processes, last_used_at, and the developer build.
 import t from 'tap';
 import { readProcessOptions } from '../../runtime/process-options.js';

@@ -1,4 +1,4 @@
-// Covers the HTTP edge rules (spec 4.1, 4.2, 7, 8): Content-Type and 415 with Accept, body
+// Covers the HTTP edge rules (docs/api/conventions.md#request-headers, docs/api/conventions.md#lists, docs/api/conventions.md#errors, docs/api/conventions.md#limits): Content-Type and 415 with Accept, body
 // limits, malformed bodies, paging errors, path ids, unknown routes, CORS, and 500s that
 // log the cause with the user but never tell it.
 import { Writable } from 'node:stream';

@@ -1,4 +1,4 @@
-// Covers the event stream's order against concurrent writers (issue 32): lines reach a client in id order, so that for every point where it could disconnect, the lines before it plus a resume after it (Last-Event-ID) are every committed line once, through real reconnects too, and what the stream waits for (an open history writer) and what it does not (another open transaction).
+// Covers the event stream's order against concurrent writers: lines reach a client in id order, so that for every point where it could disconnect, the lines before it plus a resume after it (Last-Event-ID) are every committed line once, through real reconnects too, and what the stream waits for (an open history writer) and what it does not (another open transaction).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import t from 'tap';

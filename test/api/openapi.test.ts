@@ -1,4 +1,4 @@
-// Covers GET /openapi.yaml (spec 1, 9): valid OpenAPI 3, paths equal to the routes the server
+// Covers GET /openapi.yaml (docs/api/conventions.md#versioning): valid OpenAPI 3, paths equal to the routes the server
 // registered, X-Requested-With declared on the uploads, GET /messages' search parameters, and the error codes of docs/errors.md equal to api/errors.ts and the error schema.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

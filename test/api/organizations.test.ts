@@ -1,4 +1,4 @@
-// Covers organizations and partners (spec 2.2): CRUD, q filter, 409 on duplicates, 404, PUT rules.
+// Covers organizations and partners (docs/api/parties.md): CRUD, q filter, 409 on duplicates, 404, PUT rules.
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 

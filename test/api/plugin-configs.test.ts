@@ -1,4 +1,4 @@
-// Covers plugin configurations (spec 2.6, 2.1 rules 8/9): types, defaults, unique names across types, write-only values, URL rules, audit.
+// Covers plugin configurations (docs/api/plugin-configs.md, docs/api/conventions.md#write-only-values/9): types, defaults, unique names across types, write-only values, URL rules, audit.
 import t from 'tap';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';

@@ -1,4 +1,4 @@
-// Covers routes (spec 2.3): CRUD, default names, instance roles and parties, the "already covered" rule, 409 on names, configs in use.
+// Covers routes (docs/api/routes.md): CRUD, default names, instance roles and parties, the "already covered" rule, 409 on names, configs in use.
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 

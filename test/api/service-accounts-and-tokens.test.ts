@@ -1,4 +1,4 @@
-// Covers service accounts (spec 2.9) and API tokens (spec 2.10): rules, conflicts, the token
+// Covers service accounts (docs/api/service-accounts.md) and API tokens (docs/api/api-tokens.md): rules, conflicts, the token
 // shown once and stored as a hash only, list order and validation of every field.
 import t from 'tap';
 import { sql } from '../helpers/database.js';

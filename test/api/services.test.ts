@@ -1,4 +1,4 @@
-// Covers /services (spec 2.12, 3.4): the list with the API server, start/stop/restart, 403/404/400/409, a failed start (error, plugin_failed alert, 500), enabled instances started with the server.
+// Covers /services (docs/api/services.md, docs/api/lifecycles.md#service-instance-status): the list with the API server, start/stop/restart, 403/404/400/409, a failed start (error, plugin_failed alert, 500), enabled instances started with the server.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';

@@ -1,4 +1,4 @@
-// Covers the settings record (spec 2.11): defaults, validation of every property,
+// Covers the settings record (docs/api/settings.md): defaults, validation of every property,
 // storage_in_use and restart_needed, partial updates, and auditing of changes.
 import t from 'tap';
 import { sql } from '../helpers/database.js';

@@ -1,4 +1,4 @@
-// Covers redeliver of a delivered AS2 message (spec 3.3, last row) through real actors and real HTTP: the request goes out again with the same Message-ID (seen by a recording proxy in front of the pier receiver and in the receiver's stored headers), the receiver takes it as a duplicate (duplicate_received, answered with the stored receipt, not stored or routed again), and the sender's delivery ends Delivered again; with a synchronous and with an asynchronous receipt.
+// Covers redeliver of a delivered AS2 message (docs/api/lifecycles.md#delivery-state, last row) through real actors and real HTTP: the request goes out again with the same Message-ID (seen by a recording proxy in front of the pier receiver and in the receiver's stored headers), the receiver takes it as a duplicate (duplicate_received, answered with the stored receipt, not stored or routed again), and the sender's delivery ends Delivered again; with a synchronous and with an asynchronous receipt.
 import t from 'tap';
 import { agreement, startReceiver, startSender, storeCertificate } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';

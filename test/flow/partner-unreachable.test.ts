@@ -1,4 +1,4 @@
-// Covers partner_unreachable (issue 34) over real HTTP: a partner that stops answering is alerted after the configured failed attempts in a row, or the configured time after a first failure, whichever comes first, with a webhook notification linking to the web UI page where it is fixed; /stats lists it as open; its end is raised and notified when the partner is back and a delivery succeeds.
+// Covers partner_unreachable over real HTTP: a partner that stops answering is alerted after the configured failed attempts in a row, or the configured time after a first failure, whichever comes first, with a webhook notification linking to the web UI page where it is fixed; /stats lists it as open; its end is raised and notified when the partner is back and a delivery succeeds.
 import { createServer, type Server } from 'node:http';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Covers redispatch and redeliver (spec 3.3) row by row: which states move, 409s with details, history naming the user, "changes nothing → 200, no history", new deliveries for routes matched now.
+// Covers redispatch and redeliver (docs/api/lifecycles.md#delivery-state) row by row: which states move, 409s with details, history naming the user, "changes nothing → 200, no history", new deliveries for routes matched now.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import t from 'tap';

@@ -3,7 +3,7 @@ import t from 'tap';
 import { startTestIdp, trustTestIdp } from '../helpers/oidc.js';
 import { startTestServer } from '../helpers/server.js';
 
-/** The default cooldown (docs/decisions.md, "Faults, round three") and the slack a busy machine needs. */
+/** The default cooldown (docs/decisions/key-refetch-cooldown-5-seconds.md) and the slack a busy machine needs. */
 const cooldownMs = 5_000;
 const slackMs = 2_000;
 

@@ -1,4 +1,4 @@
-// Covers identity-provider JWTs on the API (spec 5.2, 5.4–5.10, 7) against a real oidc-provider:
+// Covers identity-provider JWTs on the API (docs/api/authentication.md, docs/api/conventions.md#errors) against a real oidc-provider:
 // client-credentials tokens of a federated service account, users' tokens, and every refusal
 // (401 INVALID_TOKEN that never says why, the reason in the log), key rotation and kid floods.
 import { SignJWT, base64url, generateKeyPair } from 'jose';

@@ -1,4 +1,4 @@
-// Covers /api/v1/oidc-providers (spec 2.8): defaults, every field rule, the write-only client
+// Covers /api/v1/oidc-providers (docs/api/oidc-providers.md): defaults, every field rule, the write-only client
 // secret (sealed at rest, kept, required again with a new issuer), conflicts, and audit rows of
 // kind oidc-provider with the secret marked and never valued.
 import t from 'tap';

@@ -1,4 +1,4 @@
-// Covers roles (issue 16; spec 5.13 leaves authorization open): viewer reads only, operator
+// Covers roles (docs/api/authentication.md#roles, docs/identity.md): viewer reads only, operator
 // changes the exchange but not who may get in, admin does everything; a forbidden operation is
 // 403 INSUFFICIENT_ROLE naming both roles; role changes are audited as service-account events.
 import t from 'tap';

@@ -1,4 +1,4 @@
-// Covers the start of a process on S3 (spec 2.11): `pier serve` whose saved bucket is missing, or whose endpoint refuses connections, stops before serving with exit code 1 and a message naming the storage, the step and the problem; the same settings on a reachable bucket start and report storage_in_use exactly.
+// Covers the start of a process on S3 (docs/api/settings.md): `pier serve` whose saved bucket is missing, or whose endpoint refuses connections, stops before serving with exit code 1 and a message naming the storage, the step and the problem; the same settings on a reachable bucket start and report storage_in_use exactly.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';

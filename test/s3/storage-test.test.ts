@@ -1,4 +1,4 @@
-// Covers POST /api/v1/settings/storage/test (spec 4.3, 8): it probes the saved settings (not those in use) and answers 200 with ok, storage and elapsed_ms; on failure the step and the store's own words, for a missing or unwritable local directory, a wrong bucket, refused connections and an endpoint that never answers (within 10 s); the probe leaves nothing behind.
+// Covers POST /api/v1/settings/storage/test (docs/api/conventions.md#limits): it probes the saved settings (not those in use) and answers 200 with ok, storage and elapsed_ms; on failure the step and the store's own words, for a missing or unwritable local directory, a wrong bucket, refused connections and an endpoint that never answers (within 10 s); the probe leaves nothing behind.
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';

@@ -1,4 +1,4 @@
-// Covers one data directory (issue 33): a `pier` command pointed at a data directory that was
+// Covers one data directory: a `pier` command pointed at a data directory that was
 // never made (and no DATABASE_URL) says so and exits 1 without making one, `pier init` makes
 // one, payloads go to <data dir>/payloads by default (two data directories from one working
 // directory never share a store), and an install that kept them in ./payloads keeps them there

@@ -1,4 +1,4 @@
-// Covers a clean stop in the middle of an AS2 receive at concurrency 16 (issue 33): every
+// Covers a clean stop in the middle of an AS2 receive at concurrency 16: every
 // request is answered 200 with a `processed` receipt or 503 with Retry-After, never a reset;
 // `pier serve` exits 0 within PIER_SHUTDOWN_TIMEOUT; a second process takes the requests sent
 // again and delivers what the first left; every message is stored and written exactly once.

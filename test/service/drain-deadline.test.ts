@@ -1,4 +1,4 @@
-// Covers the drain's deadline and the second signal (issue 33): deliveries that outlast
+// Covers the drain's deadline and the second signal: deliveries that outlast
 // PIER_SHUTDOWN_TIMEOUT are cut at it and given back at once (none left claimed), so the exit
 // comes at the deadline with code 0; a second signal ends the process at once (143); either
 // way the next process delivers every file.

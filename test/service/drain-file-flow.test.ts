@@ -1,4 +1,4 @@
-// Covers a clean stop in the middle of a 2,000-file flow (issue 33): SIGTERM makes `pier serve`
+// Covers a clean stop in the middle of a 2,000-file flow: SIGTERM makes `pier serve`
 // exit 0 within PIER_SHUTDOWN_TIMEOUT with nothing left claimed; a second process, seen
 // `starting` then `ready` on GET /ready, delivers the rest; every file exactly once.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';

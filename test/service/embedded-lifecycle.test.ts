@@ -1,4 +1,4 @@
-// Covers the embedded PostgreSQL's starts and stops (issue 33): a server killed with -9 leaves
+// Covers the embedded PostgreSQL's starts and stops: a server killed with -9 leaves
 // its PostgreSQL running, the next server adopts it and its clean stop stops it; Ctrl-C
 // (SIGINT to the process group) and SIGTERM under `npm start` log the stop and leave no node
 // or postgres process of the data directory behind.

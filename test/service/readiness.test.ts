@@ -1,4 +1,4 @@
-// Covers GET /ready (issue 33): 200 when started with its database and payload store up; 503
+// Covers GET /ready: 200 when started with its database and payload store up; 503
 // naming what is down, or `draining` once a stop began, while GET /health stays liveness; and
 // every other request answered 503 NOT_READY with Retry-After while draining.
 import { rename, rm, writeFile } from 'node:fs/promises';

@@ -497,7 +497,7 @@ t.test('a create form left at its defaults stores what the API stores for a body
     directory: _d,
     created_at: _c,
     updated_at: _u,
-    // The create answer also shows the instance it started (docs/decisions.md); GET shows the configuration.
+    // The create answer also shows the instance it started (docs/decisions/plugin-instances-follow-their-configuration.md); GET shows the configuration.
     service: _s,
     ...rest
   }: Record<string, unknown>) => rest;

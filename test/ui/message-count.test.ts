@@ -1,4 +1,4 @@
-// Covers the messages page's total (docs/decisions.md): counted exactly up to 1,000 past the page's start, beyond that the planner's estimate shown as "about"; the API's total stays exact; the page refuses a bad filter with the API's messages.
+// Covers the messages page's total (docs/decisions/the-messages-page-counts-up-to-1-000-then-estimates.md): counted exactly up to 1,000 past the page's start, beyond that the planner's estimate shown as "about"; the API's total stays exact; the page refuses a bad filter with the API's messages.
 import t from 'tap';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';

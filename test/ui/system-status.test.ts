@@ -1,4 +1,4 @@
-// Covers the dashboard's system status in a real browser (issue 34): Healthy with nothing open; a receiver whose port another program holds makes it "Needs attention", naming the failure with a link that opens the instance's settings page; once the port is free and the instance restarted, plugin_recovered ends the alert and the status is Healthy again.
+// Covers the dashboard's system status in a real browser: Healthy with nothing open; a receiver whose port another program holds makes it "Needs attention", naming the failure with a link that opens the instance's settings page; once the port is free and the instance restarted, plugin_recovered ends the alert and the status is Healthy again.
 import { createServer, type Server } from 'node:net';
 import t from 'tap';
 import { sql } from '../helpers/database.js';

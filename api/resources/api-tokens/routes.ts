@@ -1,4 +1,4 @@
-/** Routes of /api-tokens (spec 2.10, 4.3). */
+/** Routes of /api-tokens (docs/api/api-tokens.md). */
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { ApiTokenCreate, ApiTokenCreated, ApiTokenListQuery, apiTokenList } from '../../schemas/api-token.js';

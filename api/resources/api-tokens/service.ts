@@ -1,4 +1,4 @@
-/** API tokens (spec 2.10): made for a local service account, shown once, revoked, never changed. */
+/** API tokens (docs/api/api-tokens.md): made for a local service account, shown once, revoked, never changed. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import {

@@ -1,4 +1,4 @@
-/** Local AS2 profiles (spec 2.5): one per organization, addressed by the organization's id. */
+/** Local AS2 profiles (docs/api/as2-profiles.md): one per organization, addressed by the organization's id. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { diffChanges } from '../../../runtime/audit/changes.js';

@@ -1,5 +1,5 @@
 /**
- * POST /as2/remote-profiles/{id}/check-connection and /test-message (spec 4.3). The check is
+ * POST /as2/remote-profiles/{id}/check-connection and /test-message (docs/api/as2-profiles.md). The check is
  * made by the named sender's running instance, with its timeout and the partner profile's TLS
  * trust and HTTP authentication, exactly as it would connect; it sends no AS2 message.
  * The test message is a small generated text file accepted and delivered by the normal flow.

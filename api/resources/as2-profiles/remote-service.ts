@@ -1,6 +1,6 @@
 /**
- * Remote AS2 profiles (spec 2.5): one per partner, addressed by the partner's id. The basic
- * auth password and the extra headers are write-only and sealed at rest (spec 2.1 rule 8).
+ * Remote AS2 profiles (docs/api/as2-profiles.md): one per partner, addressed by the partner's id. The basic
+ * auth password and the extra headers are write-only and sealed at rest (docs/api/conventions.md#write-only-values).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
@@ -331,7 +331,7 @@ export async function createRemoteProfile(
 }
 
 /**
- * Spec 2.1 rule 8: secrets belong to the URL they were entered for. The failure is on
+ * docs/api/conventions.md#write-only-values: secrets belong to the URL they were entered for. The failure is on
  * `endpoint`, the property that changed, as for a plugin's `url`: the secrets were left out,
  * so there is nothing wrong with them to point at.
  */

@@ -1,4 +1,4 @@
-/** Routes of /as2/local-profiles and /as2/remote-profiles (spec 4.3); the path id is the party's id. */
+/** Routes of /as2/local-profiles and /as2/remote-profiles (docs/api/as2-profiles.md); the path id is the party's id. */
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';

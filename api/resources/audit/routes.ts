@@ -1,4 +1,4 @@
-/** Routes of /audit (spec 2.15, 4.3). */
+/** Routes of /audit (docs/api/audit.md). */
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { AuditListQuery, AuditVerifyResult, auditList } from '../../schemas/audit.js';

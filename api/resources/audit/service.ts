@@ -1,4 +1,4 @@
-/** Reading and verifying the audit log (spec 2.15, 4.3). The log itself is written by runtime/audit. */
+/** Reading and verifying the audit log (docs/api/audit.md). The log itself is written by runtime/audit. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { ChainVerifier, type StoredEvent, type VerifyResult } from '../../../runtime/audit/chain.js';

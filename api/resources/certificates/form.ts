@@ -1,6 +1,6 @@
 /**
  * Reading the parts of a certificate upload (multipart/form-data). Each part may be a file or
- * pasted text. The whole request is held to 20 MiB (spec 8): a declared length above it is
+ * pasted text. The whole request is held to 20 MiB (docs/api/conventions.md#limits): a declared length above it is
  * refused before reading, and the bytes actually read are counted for chunked requests.
  */
 import type { FastifyRequest } from 'fastify';
@@ -30,7 +30,7 @@ function tooLarge(): ApiError {
   return new ApiError('PAYLOAD_TOO_LARGE', 'The upload is larger than the limit of 20 MiB');
 }
 
-/** Counts busboy enforces; more is a 400 naming the field (spec 7 keeps 413 for size). */
+/** Counts busboy enforces; more is a 400 naming the field (docs/api/conventions.md#errors keeps 413 for size). */
 const formLimits = { fileField: 'certificate', files: 2, fields: 5, parts: 7 };
 
 export async function readUploadForm(request: FastifyRequest): Promise<UploadForm> {

@@ -1,5 +1,5 @@
 /**
- * Import tokens (spec 3.7): what an upload found is kept, sealed, for ten minutes in the
+ * Import tokens (docs/api/lifecycles.md#certificate-import-token): what an upload found is kept, sealed, for ten minutes in the
  * database (any pier process of a cluster may receive the import), bound to the caller who
  * uploaded it. An import stores the chosen certificates, each with its paired key, all or none.
  */

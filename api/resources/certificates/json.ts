@@ -1,4 +1,4 @@
-/** Certificates as the API shows them (spec 2.4): one shape for list, get, update, upload and import. */
+/** Certificates as the API shows them (docs/api/certificates.md): one shape for list, get, update, upload and import. */
 import type { CertificateInfo } from '../../../pki/certificates/certificate-info.js';
 import { colonHex } from '../../../pki/certificates/certificate-info.js';
 import { certificateState, daysRemaining } from '../../../pki/certificates/validity.js';

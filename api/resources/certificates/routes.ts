@@ -1,4 +1,4 @@
-/** Routes of /certificates (spec 4.3). */
+/** Routes of /certificates (docs/api/certificates.md). */
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';

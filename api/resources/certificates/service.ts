@@ -1,4 +1,4 @@
-/** Stored certificates (spec 2.4, 4.3): list and filters, get, description update, delete, PEM download. */
+/** Stored certificates (docs/api/certificates.md): list and filters, get, description update, delete, PEM download. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { toPem } from '../../../pki/certificates/certificate-info.js';
@@ -20,7 +20,7 @@ import type {
 } from '../../schemas/certificate.js';
 import { certificateJson, certificateName } from './json.js';
 
-/** At most this many users are listed in a CERTIFICATE_IN_USE answer (spec 8). */
+/** At most this many users are listed in a CERTIFICATE_IN_USE answer (docs/api/conventions.md#limits). */
 const maxUsersListed = 25;
 
 /** Only the description changes after upload; deletion records what identified the certificate. */

@@ -2,7 +2,7 @@
  * Storing certificates found in an upload, shared by the direct upload and the import: a new
  * certificate is created; with `addKeys` (the import), the same certificate stored without a
  * key gets the key that belongs to it; anything else already stored is 409 CERTIFICATE_EXISTS
- * (spec 4.3: the direct upload refuses every stored fingerprint, whatever the format). A batch
+ * (docs/api/certificates.md: the direct upload refuses every stored fingerprint, whatever the format). A batch
  * is stored with one lookup, one insert and one audit write, so importing a large bundle stays
  * quick.
  */

@@ -1,6 +1,6 @@
 /**
  * POST /certificates: one certificate (with or without its key) and a description is stored
- * at once (201); anything else is described, with an import token (200, spec 3.7).
+ * at once (201); anything else is described, with an import token (200, docs/api/lifecycles.md#certificate-import-token).
  */
 import { inspectUpload, UploadProblem, type Inspection } from '../../../pki/certificates/inspect.js';
 import { CertificateSchema } from '../../../storage/entities/certificate.js';
@@ -88,7 +88,7 @@ export async function uploadCertificates(
   const [single] = inspection.certificates;
   if (single && inspection.certificates.length === 1 && inspection.keys.length <= 1 && description) {
     const key = inspection.keys[0]?.key ?? null;
-    // A stored fingerprint is 409 here whatever came with it (spec 4.3); adding a key to a
+    // A stored fingerprint is 409 here whatever came with it (docs/api/certificates.md); adding a key to a
     // stored certificate is the import's work, which the 409's message points to.
     const [{ certificate }] = (await inTransaction(ctx, (em) =>
       storeCertificates(ctx, em, caller, [{ info: single.info, key, description }], { addKeys: false }),

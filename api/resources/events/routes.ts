@@ -1,4 +1,4 @@
-/** GET /events (spec 6.1): the message history stream as Server-Sent Events. */
+/** GET /events (docs/api/events.md#message-history-stream): the message history stream as Server-Sent Events. */
 import type { FastifyInstance } from 'fastify';
 import { FastifySSEPlugin } from 'fastify-sse-v2';
 import { z } from 'zod';

@@ -4,7 +4,7 @@
  * History lines take a shorter way: a batch of them, framed once by the feed for every
  * client, is written to the socket as one chunk, because the plugin serialises one event per
  * step of an async iterator, per client, and with a thousand clients that cost the flow most
- * of its pace (benchmarks/README.md, "events").
+ * of its pace (benchmarks/history/2026-11-22-events-results.md).
  *
  * A batch leaves as it comes while the socket takes it; when the socket says "enough" (write
  * answers false), later batches wait here, counted in lines, until it drains, and then leave

@@ -1,5 +1,5 @@
 /**
- * One subscriber of the message history stream (spec 6.1): the replay after `Last-Event-ID`,
+ * One subscriber of the message history stream (docs/api/events.md#message-history-stream): the replay after `Last-Event-ID`,
  * then live lines, keep-alive comments, and the bounds. The feed says after which id it hands
  * this subscriber every line, and every line up to that id is settled: the replay reads the
  * lines after `Last-Event-ID` up to there, live lines follow, held back until the response is

@@ -1,4 +1,4 @@
-/** GET /health: public, unwrapped, 503 when the database does not answer (spec 4.3). */
+/** GET /health: public, unwrapped, 503 when the database does not answer (docs/api/health.md). */
 import { ping } from '../../../storage/repositories/database.js';
 import type { ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';

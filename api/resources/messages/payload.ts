@@ -1,5 +1,5 @@
 /**
- * GET /messages/{id}/payload (spec 4.3): a stage's bytes, from its payload row when kept
+ * GET /messages/{id}/payload (docs/api/messages.md): a stage's bytes, from its payload row when kept
  * inline, else streamed from the store. Without `stage`, unpacked or the first stage the
  * message has. A stage the message lacks is 404 NOT_FOUND, and no other stage is served
  * instead.

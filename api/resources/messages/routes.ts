@@ -1,4 +1,4 @@
-/** Routes of /messages (spec 4.3). */
+/** Routes of /messages (docs/api/messages.md). */
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { listAnswer } from '../../schemas/common.js';
@@ -64,7 +64,7 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     method: 'POST',
     url: '/messages/:id/redispatch',
     tag,
-    summary: 'Dispatch a message again (spec 3.3)',
+    summary: 'Dispatch a message again (docs/api/lifecycles.md#delivery-state)',
     params: MessageParams,
     response: MessageRecord,
     errors: ['NOT_REDISPATCHABLE'],
@@ -74,7 +74,7 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     method: 'POST',
     url: '/messages/:id/deliveries/:delivery_id/redeliver',
     tag,
-    summary: 'Deliver one delivery again from the start (spec 3.3)',
+    summary: 'Deliver one delivery again from the start (docs/api/lifecycles.md#delivery-state)',
     params: DeliveryParams,
     response: MessageRecord,
     errors: ['NOT_REDELIVERABLE'],

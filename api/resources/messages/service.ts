@@ -1,4 +1,4 @@
-/** Reading messages and the operator actions on them (spec 2.7, 3.3, 4.3). */
+/** Reading messages and the operator actions on them (docs/api/messages.md, docs/api/lifecycles.md#delivery-state). */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { redeliverWithoutRuntime } from '../../../runtime/facade.js';
@@ -79,7 +79,7 @@ export function messageJson(m: MessageRow, parts: MessageParts): MessageRecord {
   };
 }
 
-/** protocols.as2 (spec 2.7): the AS2 headers, MIC, protection and receipt of the message. */
+/** protocols.as2 (docs/api/messages.md): the AS2 headers, MIC, protection and receipt of the message. */
 function protocolsOf(row: MessageParts['as2'][number] | undefined): MessageRecord['protocols'] {
   if (!row) return {};
   const { mdn, ...info } = row.info as { mdn?: Record<string, unknown> | null };

@@ -1,5 +1,5 @@
 /**
- * POST /messages: a file sent by hand (spec 4.3). The file part is kept: up to 64 KiB in
+ * POST /messages: a file sent by hand (docs/api/messages.md). The file part is kept: up to 64 KiB in
  * memory and then inline with its record, a larger one streamed into the payload store (at
  * most 64 MiB, never held in memory whole); the form is checked; the message
  * is accepted and dispatched before the answer, which is the message as GET shows it.
@@ -22,10 +22,10 @@ import type { MessageRecord } from '../../schemas/message.js';
 import { detailsFromZod } from '../../validation.js';
 import { getMessage } from './service.js';
 
-/** Largest file sent by hand (spec 8). */
+/** Largest file sent by hand (docs/api/conventions.md#limits). */
 export const maxUploadBytes = 64 * 1024 * 1024;
 
-/** Counts busboy enforces; more is a 400 naming the field (spec 7 keeps 413 for size). */
+/** Counts busboy enforces; more is a 400 naming the field (docs/api/conventions.md#errors keeps 413 for size). */
 const formLimits = { fileField: 'file', files: 2, fields: 10, parts: 14 };
 
 const UploadFields = z.strictObject({ from: recordName, to: recordName, target: recordName.optional() });

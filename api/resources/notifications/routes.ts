@@ -1,4 +1,4 @@
-/** GET /notifications (spec 2.14, 4.2) and a notifier's test notification (spec 4.3, 6.2). */
+/** GET /notifications (docs/api/notifications.md, docs/api/conventions.md#lists) and a notifier's test notification (docs/api/notifications.md, docs/api/events.md#alerts-and-notifications). */
 import { z } from 'zod';
 import { loadInstanceConfig } from '../../../runtime/supervisor/instance-config.js';
 import { NotificationLog } from '../../../runtime/alerts/notification-log.js';

@@ -1,4 +1,4 @@
-/** Routes of /oidc-providers (spec 2.8, 4.3). */
+/** Routes of /oidc-providers (docs/api/oidc-providers.md). */
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';

@@ -1,5 +1,5 @@
 /**
- * Identity providers (spec 2.8). The client secret is sealed at rest, never returned, and
+ * Identity providers (docs/api/oidc-providers.md). The client secret is sealed at rest, never returned, and
  * audited as changed without values. Every change is announced on the auth channel, so each
  * process uses it from the next sign-in and the next token.
  */
@@ -143,7 +143,7 @@ export async function updateOidcProvider(
     }
     const before = auditValues(provider);
     const issuerChanged = body.issuer_url !== undefined && body.issuer_url !== provider.issuer_url;
-    // A stored secret belongs to the issuer it was entered for (spec 2.1 rule 8).
+    // A stored secret belongs to the issuer it was entered for (docs/api/conventions.md#write-only-values).
     if (issuerChanged && body.client_secret === undefined && provider.client_secret_sealed !== '') {
       throw validationError({ client_secret: 'Send the client secret again when issuer_url changes' });
     }

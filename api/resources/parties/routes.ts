@@ -1,4 +1,4 @@
-/** Routes of /organizations and /partners (spec 4.3). */
+/** Routes of /organizations and /partners (docs/api/parties.md). */
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';

@@ -1,5 +1,5 @@
 /**
- * Organizations and partners (spec 2.2). Both are parties with the same fields, so one
+ * Organizations and partners (docs/api/parties.md). Both are parties with the same fields, so one
  * service serves both; `PartyKind` says which table, words and audit kind.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';

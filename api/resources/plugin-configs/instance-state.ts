@@ -1,5 +1,5 @@
 /**
- * What a saved configuration does to its instance (docs/decisions.md, "Plugin instances"):
+ * What a saved configuration does to its instance (docs/decisions/plugin-instances-follow-their-configuration.md):
  * a configuration created enabled starts at once, a deleted one stops and leaves /services,
  * a changed one keeps running as it was and says that a restart applies the change. Every
  * other process is told and follows (runtime/supervisor/desired-state.ts).

@@ -1,4 +1,4 @@
-/** Routes of /plugins/configs (spec 2.6, 4.3): one set of operations for every plugin type. */
+/** Routes of /plugins/configs (docs/api/plugin-configs.md): one set of operations for every plugin type. */
 import { isPluginType, type PluginType } from '../../../actors/index.js';
 import { freshEm, type ApiContext } from '../../context.js';
 import { ApiError } from '../../errors.js';

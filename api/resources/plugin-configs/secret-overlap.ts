@@ -19,7 +19,7 @@ export const previousKey = (field: string): string => `${field}_previous`;
 /**
  * Updates `secrets` (the values about to be stored) in place: a replaced value becomes the
  * field's previous one for the overlap; a previous one that has run out, whose field was
- * removed, or that belonged to the address before a change of address (spec 2.1 rule 8), is
+ * removed, or that belonged to the address before a change of address (docs/api/conventions.md#write-only-values), is
  * dropped.
  */
 export function keepReplacedSecrets(

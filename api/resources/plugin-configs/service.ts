@@ -1,5 +1,5 @@
 /**
- * Plugin configurations (spec 2.6, 2.1 rules 8 and 9). Settings are stored with defaults
+ * Plugin configurations (docs/api/plugin-configs.md, docs/api/conventions.md#write-only-values). Settings are stored with defaults
  * filled in; write-only values are sealed by the secret box and never leave this module
  * except to start an instance. A change takes effect when the instance restarts.
  */
@@ -215,7 +215,7 @@ export async function updatePluginConfig(
     for (const [k, v] of Object.entries(secrets)) if (clears(v)) delete secrets[k];
 
     const problems = await problemsOf(em, def, settings, secrets, names);
-    // A stored secret belongs to the address it was entered for (spec 2.1 rule 8).
+    // A stored secret belongs to the address it was entered for (docs/api/conventions.md#write-only-values).
     let addressChanged = false;
     if (def.urlField) {
       const field = def.urlField;

@@ -1,4 +1,4 @@
-/** Routes of /routes (spec 2.3, 4.3). */
+/** Routes of /routes (docs/api/routes.md). */
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';

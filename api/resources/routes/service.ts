@@ -1,5 +1,5 @@
 /**
- * Routes (spec 2.3). A route names instances and parties by name; it is read at every
+ * Routes (docs/api/routes.md). A route names instances and parties by name; it is read at every
  * dispatch, so a saved route applies to the next message without a restart.
  */
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-/** Routes of /service-accounts (spec 2.9, 4.3). */
+/** Routes of /service-accounts (docs/api/service-accounts.md). */
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';

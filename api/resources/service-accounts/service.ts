@@ -1,4 +1,4 @@
-/** Service accounts (spec 2.9): local ones hold API tokens, federated ones are identity-provider subjects. */
+/** Service accounts (docs/api/service-accounts.md): local ones hold API tokens, federated ones are identity-provider subjects. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { ServiceAccountSchema, type ServiceAccount } from '../../../storage/entities/service-account.js';

@@ -1,6 +1,6 @@
 /**
- * GET /services and POST /services/{type}/{name}/{action} (spec 2.12, 3.4, 4.3). Actions
- * wait for completion. Codes the spec leaves open: 403 FORBIDDEN on the API server,
+ * GET /services and POST /services/{type}/{name}/{action} (docs/api/services.md, docs/api/lifecycles.md#service-instance-status). Actions
+ * wait for completion. Codes pier chose where the contract names none (docs/errors.md): 403 FORBIDDEN on the API server,
  * 409 INVALID_STATE for a move the lifecycle table lacks, 500 START_FAILED with the reason.
  */
 import { isPluginType } from '../../../actors/index.js';

@@ -1,4 +1,4 @@
-/** Routes of /settings (spec 2.11, 4.3). */
+/** Routes of /settings (docs/api/settings.md). */
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { SettingsRecord, SettingsUpdate, StorageTestResult } from '../../schemas/settings.js';

@@ -1,4 +1,4 @@
-/** The settings record (spec 2.11): read at start, changed by PUT, effective after a restart. */
+/** The settings record (docs/api/settings.md): read at start, changed by PUT, effective after a restart. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { SettingsSchema, type Settings } from '../../../storage/entities/settings.js';

@@ -1,5 +1,5 @@
 /**
- * POST /settings/storage/test (spec 4.3, 8): probes the *saved* storage settings, which may
+ * POST /settings/storage/test (docs/api/settings.md, docs/api/conventions.md#limits): probes the *saved* storage settings, which may
  * differ from the storage this process runs with, and answers within 10 seconds whatever
  * the store does. A failure names the step and the store's own words; S3 credentials come
  * from the environment and appear in neither.
@@ -9,7 +9,7 @@ import { selectionOf } from '../../../storage/payloads/selection.js';
 import { freshEm, type ApiContext } from '../../context.js';
 import { loadSettings, storageOf } from './service.js';
 
-/** Below the spec's 10 s, leaving room for reading the settings and answering. */
+/** Below the 10 s limit of docs/api/conventions.md#limits, leaving room for reading the settings and answering. */
 const probeDeadlineMs = 9_000;
 
 export async function testStorage(ctx: ApiContext) {

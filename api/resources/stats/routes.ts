@@ -1,4 +1,4 @@
-/** GET /stats (spec 2.13): counts over the message flow and the instances of this process. */
+/** GET /stats (docs/api/stats.md): counts over the message flow and the instances of this process. */
 import { listInstances } from '../../../runtime/supervisor/instance-config.js';
 import { failedStatuses, inFlightStatuses } from '../../../flow/tables/status.js';
 import { statsCounts } from '../../../storage/repositories/message-counts.js';
@@ -8,7 +8,7 @@ import type { ApiRouter } from '../../http/router.js';
 import { StatsRecord } from '../../schemas/stats.js';
 import { openAlerts } from '../../../runtime/alerts/open-alerts.js';
 
-/** More failed messages than this in 24 hours make the system Degraded (spec 8). */
+/** More failed messages than this in 24 hours make the system Degraded (docs/api/conventions.md#limits). */
 const degradedThreshold = 10;
 
 const shown: Record<ServiceStatus, 'Running' | 'Stopped' | 'Error'> = {

@@ -1,6 +1,6 @@
 /**
  * People who sign in to the web UI. Managed by the `pier users` command and the web UI;
- * deliberately not in the REST API (spec 1). Every change is announced on the auth channel,
+ * deliberately not in the REST API (docs/api/README.md). Every change is announced on the auth channel,
  * so a disabled user's tokens and sessions stop working in every process at once.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -1,5 +1,5 @@
 /**
- * Certificates: the list with the filters of spec 4.2 and expiry state, upload with the
+ * Certificates: the list with the filters of docs/api/conventions.md#lists and expiry state, upload with the
  * import-token flow (choose among what the file holds), detail with its facts, description
  * edit, where it is used, delete (409 CERTIFICATE_IN_USE in words) and PEM download.
  */

@@ -44,7 +44,7 @@ export interface CrudSpec {
   singular: string;
   listKey: string;
   columns: Column<Row>[];
-  /** Query filters of the list (spec 4.2), drawn above it. */
+  /** Query filters of the list (docs/api/conventions.md#lists), drawn above it. */
   filters?: FieldSpec[];
   /** Fields of the create and update forms, in order; default: every property of the schema. */
   fields?: string[];

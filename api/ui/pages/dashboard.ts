@@ -51,8 +51,8 @@ function fixLabel(path: string): string {
 }
 
 /**
- * The system status: Degraded by the failures of the last 24 hours (spec 2.13), else "Needs
- * attention" while any alert stands (issue 34), each named with a link to where it is fixed.
+ * The system status: Degraded by the failures of the last 24 hours (docs/api/stats.md), else "Needs
+ * attention" while any alert stands (docs/alerts.md), each named with a link to where it is fixed.
  */
 function statusOf(stats: Row): Html {
   const open = (stats.open_alerts as Row[] | undefined) ?? [];

@@ -1,5 +1,5 @@
 /**
- * Identity providers (spec 2.8): record pages over the API's /oidc-providers routes. The
+ * Identity providers (docs/api/oidc-providers.md): record pages over the API's /oidc-providers routes. The
  * client secret is write-only: typed into a password field, never put in a page, shown only
  * as set or not set; a blank field keeps the stored secret, as an update that leaves it out.
  */

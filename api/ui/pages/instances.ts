@@ -64,7 +64,7 @@ function configFields(type: PluginType, mode: 'create' | 'update', record?: Row)
     });
 }
 
-/** What a service action's refusal means, in words (spec 3.4), with the API's answer. */
+/** What a service action's refusal means, in words (docs/api/lifecycles.md#service-instance-status), with the API's answer. */
 function actionRefusal(error: ApiError, action: string): Html {
   const d = (error.details ?? {}) as { status?: string; actions?: string[] };
   if (error.status === 403)

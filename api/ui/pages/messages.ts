@@ -1,5 +1,5 @@
 /**
- * Messages: the list with every filter of spec 4.2 and paging, the detail page (deliveries,
+ * Messages: the list with every filter of docs/api/conventions.md#lists and paging, the detail page (deliveries,
  * history timeline, payload stages, AS2 facts, redispatch and redeliver with the API's 409
  * answers in words), and sending a file by hand.
  */
@@ -366,7 +366,7 @@ export function registerMessagePages(app: FastifyInstance, deps: UiDeps): void {
   });
 }
 
-/** The 409 answers of spec 3.3 said as a sentence, with the API's code beside it. */
+/** The 409 answers of docs/api/lifecycles.md#delivery-state said as a sentence, with the API's code beside it. */
 function refusalInWords(error: ApiError): Html {
   const d = (error.details ?? {}) as { state?: string; stage?: string; allowed?: string[] };
   if (error.code === 'NOT_REDELIVERABLE') {

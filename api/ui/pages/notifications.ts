@@ -1,5 +1,5 @@
 /**
- * The notification log (spec 2.14, 3.6): one row per alert and notifier, newest alert first,
+ * The notification log (docs/api/notifications.md, docs/api/lifecycles.md#notification-outcome): one row per alert and notifier, newest alert first,
  * with every filter of GET /notifications. The filter fields are drawn from the route's own
  * query schema, and a refused filter shows the API's message beside its field.
  */

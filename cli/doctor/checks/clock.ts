@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { databaseClock } from '../../../storage/queries/doctor.js';
 import { failed, passed, type CheckResult } from '../checklist.js';
 
-/** More than this apart (seconds) fails: docs/decisions.md "pier doctor". */
+/** More than this apart (seconds) fails: docs/decisions/thresholds.md. */
 export const maxClockSkewSeconds = 5;
 
 const id = 'clock';

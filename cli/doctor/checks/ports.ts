@@ -1,7 +1,7 @@
 /**
  * Every enabled instance's port free or held by pier. A port is tried by binding it where the
  * instance would; one that is taken is asked who holds it: pier's receivers answer every
- * request with `Server: pier…` (spec 2.11), any other program does not.
+ * request with `Server: pier…` (docs/api/settings.md), any other program does not.
  */
 import http from 'node:http';
 import https from 'node:https';
