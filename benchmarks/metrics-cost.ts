@@ -50,7 +50,7 @@ for (let round = 0; round < 2; round++) {
   }
   batches.push(collector.take());
   const apply = nsPer(() => {
-    for (const batch of batches) if (batch) metrics.apply(batch, "file-writer:bench");
+    for (const batch of batches) if (batch) metrics.apply(batch, 'file-writer:bench');
   }, 2 * n);
   const scrapes = 20;
   const started = process.hrtime.bigint();
