@@ -68,16 +68,30 @@ function radio(name: string, value: string, label: string, state: FormState, dis
   </div>`;
 }
 
+/** The fields the choice draws, so a problem on one it does not draw is listed above the form. */
+export function choiceFieldNames(options: ChoiceOptions): string[] {
+  const stored = options.stored.some((c) => !options.ownKey || c.has_private_key);
+  return [
+    'source',
+    'certificate',
+    ...(options.ownKey ? ['private_key', 'password'] : []),
+    ...(stored ? ['certificate_id'] : []),
+    ...(options.ownKey && options.canGenerate
+      ? ['key_algorithm', 'common_name', 'valid_days', 'output']
+      : []),
+  ];
+}
+
 /** The choice as form controls: one radio per source, each with its own fields below it. */
 export function certificateChoice(options: ChoiceOptions, state: FormState): Html {
   const error = state.errors.source;
   const storedOptions = options.stored.filter((c) => !options.ownKey || c.has_private_key);
   return html`<fieldset
     class="choice${error ? ' has-error' : ''}"
-    ${error ? html` aria-describedby="source-error"` : ''}
+    ${error ? html` aria-describedby="f-source-error"` : ''}
   >
     <legend>${options.legend}</legend>
-    ${error ? html`<p class="error" id="source-error" data-field="source">${String(error)}</p>` : ''}
+    ${error ? html`<p class="error" id="f-source-error" data-field="source">${String(error)}</p>` : ''}
     ${radio('source', 'upload', options.ownKey ? 'Upload a key and its certificate' : 'Upload the certificate', state)}
     <div class="choice-body">
       ${field({ name: 'certificate', label: options.ownKey ? 'Certificate or PKCS#12 file' : 'Certificate file', kind: 'file', hint: options.ownKey ? 'PEM or DER certificate, or a PKCS#12 (.p12, .pfx) file holding the key too' : 'The certificate the partner sent: PEM, DER or PKCS#7' }, state)}
@@ -158,7 +172,7 @@ export async function obtainCertificate(
   const source = text(form, 'source');
   if (source === 'stored') {
     const id = text(form, 'certificate_id');
-    if (!/^[1-9][0-9]*$/.test(id)) return void work.problem('certificate_id', 'Choose a stored certificate');
+    if (!/^[1-9][0-9]*$/.test(id)) return void work.problem('source', 'Choose a stored certificate, or another source');
     return { id: Number(id) };
   }
   if (source === 'upload') return upload(work, form, options, keep);

@@ -9,7 +9,13 @@ import { html } from '../../html.js';
 import { uiPrefix, type Notice } from '../../layout.js';
 import { field, formErrors, formToBody, type FormState } from '../../form.js';
 import { refusal, seeOther, uiContext, type UiDeps } from '../common.js';
-import { certificateChoice, generateBody, generatePath, obtainCertificate } from './certificate-choice.js';
+import {
+  certificateChoice,
+  choiceFieldNames,
+  generateBody,
+  generatePath,
+  obtainCertificate,
+} from './certificate-choice.js';
 import { keptValues, storedCertificates, textOf } from './form-values.js';
 import { sendWizardPage } from './frame.js';
 import { readFilesForm, type FilesForm } from './multipart.js';
@@ -49,6 +55,12 @@ export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): vo
     const state = await loadState(deps, ui, request, reply);
     const stored = await storedCertificates(deps, ui, request, reply);
     const current = state.organization && state.localProfile ? state.organization : undefined;
+    const choice = {
+      ownKey: true,
+      canGenerate: deps.api.has('POST', generatePath),
+      stored,
+      legend: 'Your key and certificate',
+    };
     const body = html`<p class="intro">
         Your side of the exchange: the organization partners send to, the AS2 id that names it on the wire,
         and the key that signs your messages and opens theirs. Partners receive its certificate from you.
@@ -100,11 +112,11 @@ export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): vo
           class="record-form"
           novalidate
         >
-          ${formErrors(form, shown)}
+          ${formErrors(form, ['name', 'display_name', 'as2id', ...choiceFieldNames(choice)])}
           ${field({ name: 'name', label: 'Name in pier', hint: 'Lower case letters, digits, _ or -; used in routes and folders', required: true }, form)}
           ${field({ name: 'display_name', label: 'Display name', hint: 'Your company’s name as people write it' }, form)}
           ${field({ name: 'as2id', label: 'AS2 id', hint: 'What partners know you by (AS2-From); agreed with them', required: true }, form)}
-          ${certificateChoice({ ownKey: true, canGenerate: deps.api.has('POST', generatePath), stored, legend: 'Your key and certificate' }, form)}
+          ${certificateChoice(choice, form)}
           <button type="submit">Create organization and key</button>
         </form>
       </section>`;

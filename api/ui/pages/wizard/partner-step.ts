@@ -9,15 +9,13 @@ import { html } from '../../html.js';
 import { uiPrefix, type Notice } from '../../layout.js';
 import { field, formErrors, formToBody, type FormState } from '../../form.js';
 import { callApi, refusal, seeOther, uiContext, type UiDeps } from '../common.js';
-import { certificateChoice, obtainCertificate } from './certificate-choice.js';
+import { certificateChoice, choiceFieldNames, obtainCertificate } from './certificate-choice.js';
 import { keptValues, storedCertificates, textOf } from './form-values.js';
 import { sendWizardPage } from './frame.js';
 import { readFilesForm, type FilesForm } from './multipart.js';
 import { loadState, type Row } from './state.js';
 import { StepWork } from './step-work.js';
 import { idsOf, stepHref, wizardBase } from './steps.js';
-
-const shown = ['name', 'display_name', 'source', 'certificate', 'certificate_id'];
 
 export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
   const path = `${wizardBase}/partner`;
@@ -39,6 +37,7 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
       (p) => Number(p.id) !== state.ids.partner,
     );
     const current = state.partner;
+    const choice = { ownKey: false, canGenerate: false, stored, legend: 'The partner’s certificate' };
     const body = html`<p class="intro">
         The partner: its name in pier (used in routes and folders) and the certificate it sent you, which
         encrypts what you send it and checks its signatures.
@@ -78,10 +77,10 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
           class="record-form"
           novalidate
         >
-          ${formErrors(form, shown)}
+          ${formErrors(form, ['name', 'display_name', ...choiceFieldNames(choice)])}
           ${field({ name: 'name', label: 'Name in pier', hint: 'Lower case letters, digits, _ or -; received files go to a folder of this name', required: true }, form)}
           ${field({ name: 'display_name', label: 'Display name', hint: 'The partner’s company name' }, form)}
-          ${certificateChoice({ ownKey: false, canGenerate: false, stored, legend: 'The partner’s certificate' }, form)}
+          ${certificateChoice(choice, form)}
           <button type="submit">Create partner</button>
         </form>
       </section>`;
