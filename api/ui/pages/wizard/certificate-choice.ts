@@ -172,7 +172,8 @@ export async function obtainCertificate(
   const source = text(form, 'source');
   if (source === 'stored') {
     const id = text(form, 'certificate_id');
-    if (!/^[1-9][0-9]*$/.test(id)) return void work.problem('source', 'Choose a stored certificate, or another source');
+    if (!/^[1-9][0-9]*$/.test(id))
+      return void work.problem('source', 'Choose a stored certificate, or another source');
     return { id: Number(id) };
   }
   if (source === 'upload') return upload(work, form, options, keep);

@@ -23,21 +23,6 @@ import { loadState } from './state.js';
 import { StepWork } from './step-work.js';
 import { stepHref, wizardBase } from './steps.js';
 
-const shown = [
-  'name',
-  'display_name',
-  'as2id',
-  'source',
-  'certificate',
-  'private_key',
-  'password',
-  'certificate_id',
-  'key_algorithm',
-  'common_name',
-  'valid_days',
-  'output',
-];
-
 export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): void {
   const path = `${wizardBase}/organization`;
 
