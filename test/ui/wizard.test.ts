@@ -264,6 +264,11 @@ t.test('receiver on a suggested free port, a sender, and a route each way', asyn
     'folders default to the data directory',
   );
 
+  const noSender = await ui.post(`/ui/wizard/routes?${ids}`, { ...routeFields, sender: 'nope' });
+  t.equal(noSender.status, 400);
+  t.equal(shownErrors(noSender.body).sender, 'Choose an as2-sender; make one in step 4 when there is none');
+  t.equal((await api('/routes')).total, 0, 'a refused step makes no route');
+
   const inside = await ui.post(`/ui/wizard/routes?${ids}`, {
     ...routeFields,
     sent_directory: path.join(routeFields.outbox_directory!, 'sent'),

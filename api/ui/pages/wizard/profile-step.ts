@@ -9,6 +9,7 @@ import { interopPresets } from '../../../../protocol/as2/interop-presets.js';
 import { html, type Html } from '../../html.js';
 import { uiPrefix, type Notice } from '../../layout.js';
 import {
+  csrfInput,
   field,
   formErrors,
   formToBody,
@@ -152,8 +153,8 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
           </p>
           ${presetHelp()}
           <form method="post" action="${stepHref('profile', state.ids)}" class="record-form" novalidate>
-            <input type="hidden" name="_csrf" value="${ui.csrf}" />
-            ${formErrors(state0, [...main, ...folded])} ${mainSpecs.map((s) => field(s, state0))}
+            ${csrfInput(ui.csrf)} ${formErrors(state0, [...main, ...folded])}
+            ${mainSpecs.map((s) => field(s, state0))}
             <details class="advanced" ${foldedSpecs.some((s) => s.name in state0.errors) ? html` open` : ''}>
               <summary>More settings</summary>
               ${foldedSpecs.map((s) => field(s, state0))}

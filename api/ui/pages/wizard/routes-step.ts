@@ -219,6 +219,13 @@ export function registerRoutesStep(app: FastifyInstance, deps: UiDeps): void {
       };
     };
 
+    const needs = (name: 'receiver' | 'sender', type: string) => {
+      const chosen = textOf(fields, name);
+      if (!state.instances.some((i) => i.type === type && i.name === chosen))
+        work.problem(name, `Choose an ${type}; make one in step 4 when there is none`);
+    };
+    if (!inbound) needs('receiver', 'as2-receiver');
+    if (!outbound) needs('sender', 'as2-sender');
     if (!inbound) {
       let target = textOf(fields, 'inbound_target');
       if (target === '') {
