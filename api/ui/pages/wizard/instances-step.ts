@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { pluginTypeDefinitions } from '../../../../actors/index.js';
 import { pluginConfigSchemas } from '../../../schemas/plugin-config.js';
 import { html, type Html } from '../../html.js';
-import type { Notice } from '../../layout.js';
+import { uiPrefix, type Notice } from '../../layout.js';
 import { csrfInput, field, formErrors, formToBody, type FormState } from '../../form.js';
 import { bodyFields, seeOther, uiContext, type UiDeps } from '../common.js';
 import { keptValues, textOf } from './form-values.js';
@@ -74,6 +74,19 @@ export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void 
         One AS2 receiver takes messages from every partner on its own port, and one AS2 sender sends to every
         partner: use the ones you have, or make them here. A new instance starts at once.
       </p>
+      ${
+        receivers.length + senders.length > 0
+          ? html`<p>
+              Edit on their own pages:
+              ${[...receivers, ...senders].map(
+                (i, n) =>
+                  html`${n > 0 ? ', ' : ''}<a href="${uiPrefix}/instances/${i.type}/${i.name}"
+                      >${i.type} ${i.name}</a
+                    >`,
+              )}.
+            </p>`
+          : ''
+      }
       <form method="post" action="${stepHref('instances', state.ids)}" class="record-form" novalidate>
         ${csrfInput(ui.csrf)} ${formErrors(values, shown)}
         ${section(
