@@ -5,7 +5,7 @@
  * Needs what the browser tests need: /usr/bin/chromium and a PostgreSQL (test/run.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -15,9 +15,32 @@ const takers = readdirSync(uiTests)
   .filter((f) => f.endsWith('.test.ts') && readFileSync(path.join(uiTests, f), 'utf8').includes('shots'))
   .map((f) => path.join('test/ui', f));
 
+/**
+ * The partner onboarding wizard's steps, as docs/ui/README.md shows them (taken by
+ * test/ui/task-onboard-partner.test.ts): each must come out of this run, not linger from an
+ * older one.
+ */
+const wizardSteps = [
+  'wizard-1-organization',
+  'wizard-2-partner',
+  'wizard-3-profile',
+  'wizard-4-instances',
+  'wizard-4-instances-390',
+  'wizard-5-routes',
+  'wizard-6-check',
+];
+
+const shots = path.join(root, 'docs/ui');
+const started = Date.now();
 const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/run.ts', ...takers], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, PIER_SCREENSHOTS_DIR: path.join(root, 'docs/ui') },
+  env: { ...process.env, PIER_SCREENSHOTS_DIR: shots },
 });
-process.exit(run.status ?? 1);
+const stale = wizardSteps.filter((name) => {
+  const file = path.join(shots, `${name}.png`);
+  return !existsSync(file) || statSync(file).mtimeMs < started;
+});
+if (stale.length > 0)
+  console.error(`Not taken by this run: ${stale.map((n) => `docs/ui/${n}.png`).join(', ')}`);
+process.exit(run.status === 0 && stale.length > 0 ? 1 : (run.status ?? 1));

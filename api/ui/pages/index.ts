@@ -7,7 +7,7 @@ import { registerDashboard } from './dashboard.js';
 import { registerInstancePages } from './instances.js';
 import { registerMessagePages } from './messages.js';
 import { registerNotificationPages } from './notifications.js';
-import { registerWizard } from './wizard.js';
+import { registerWizard } from './wizard/index.js';
 
 export function registerPages(app: FastifyInstance, deps: UiDeps): void {
   registerDashboard(app, deps);

@@ -1,0 +1,217 @@
+/**
+ * Step 6: the connection check (each step of reaching the partner, no message sent), a test
+ * message followed on this page until its receipt arrives, and whether the partner is ready.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { html, type Html } from '../../html.js';
+import { uiPrefix, type Notice } from '../../layout.js';
+import { csrfInput, field } from '../../form.js';
+import { liveRegion } from '../../live.js';
+import { badge, bodyFields, callApi, facts, refusal, seeOther, uiContext, type UiDeps } from '../common.js';
+import { textOf } from './form-values.js';
+import { readinessList, sendWizardPage } from './frame.js';
+import { findRoutes } from './readiness.js';
+import { partnerFacingUrl, receiverConfigs } from './receivers.js';
+import { loadState, type Row, type WizardState } from './state.js';
+import { stepHref, wizardBase } from './steps.js';
+
+function connectionSteps(result: Row): Html {
+  const steps = (result.steps ?? {}) as Record<string, Row>;
+  return html`<section aria-labelledby="check-heading" id="check-result">
+    <h2 id="check-heading">Connection check: ${result.ok ? 'ok' : 'failed'}</h2>
+    ${result.problem ? html`<p class="alert alert-error" role="alert">${String(result.problem)}</p>` : ''}
+    <ol class="steps">
+      ${Object.entries(steps).map(
+        ([name, step]) =>
+          html`<li class="step step-${String(step.status)}">
+            <strong>${name}</strong>:
+            ${String(step.status)}${step.detail ? html` — ${String(step.detail)}` : ''}
+          </li>`,
+      )}
+    </ol>
+  </section>`;
+}
+
+/** The test message as it travels, and its receipt once it is back. */
+export function testMessageView(m: Row): Html {
+  const as2 = ((m.protocols ?? {}) as Record<string, Row>).as2;
+  const mdn = (as2?.mdn ?? null) as Row | null;
+  const show = (v: unknown) =>
+    v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return html`${facts([
+      ['Status', badge(String(m.status), String(m.status).toLowerCase())],
+      ['File', String(m.file_name)],
+      ['From', String(m.from)],
+      ['To', String(m.to)],
+      ['AS2 Message-ID', as2 ? String(as2.message_id ?? '—') : '—'],
+    ])}
+    <h3>Receipt (MDN)</h3>
+    ${
+      mdn
+        ? html`<div id="receipt">
+            ${facts(Object.entries(mdn).map(([k, v]) => [k.replace(/_/g, ' '), show(v)]))}
+          </div>`
+        : html`<p id="receipt-waiting">
+            No receipt
+            yet${m.status === 'AwaitingReceipt' || m.status === 'InProgress' || m.status === 'Received' ? ': waiting for it' : ''}.
+          </p>`
+    }
+    <p>
+      <a href="${uiPrefix}/messages/${String(m.id)}">The whole message: deliveries, history, downloads</a>
+    </p>`;
+}
+
+function senderOptions(state: WizardState) {
+  return state.instances
+    .filter((i) => i.type === 'as2-sender')
+    .map((i) => ({ value: i.name, label: `${i.name} (${i.status})` }));
+}
+
+export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
+  const stepPath = `${wizardBase}/check`;
+
+  const page = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: Html = html``,
+    status = 200,
+    notices: Notice[] = [],
+  ) => {
+    const ui = uiContext(deps, request, reply);
+    const state = await loadState(deps, ui, request, reply);
+    if (!state.partner || !state.remoteProfile)
+      return seeOther(reply, stepHref(state.partner ? 'profile' : 'partner', state.ids));
+    const partner = String(state.partner.name);
+    const messageId = (request.query as { message?: string }).message;
+    const { inbound, outbound } = findRoutes({
+      organization: state.organization ? { id: 0, name: String(state.organization.name) } : undefined,
+      partner: { id: 0, name: partner },
+      instances: state.instances,
+      routes: state.routes,
+    });
+    const configs = await receiverConfigs(deps, ui, request, reply, state.instances);
+    const receiver = configs.get(inbound?.source_plugin ?? '') ?? [...configs.values()][0];
+    const sender = outbound?.target_plugin ?? senderOptions(state)[0]?.value ?? '';
+    const senderState = { values: { sender }, errors: {} };
+    const partnerId = String(state.partner.id);
+    let message: Html = html``;
+    if (messageId) {
+      const got = await callApi<Row>(deps, ui, request, reply, 'GET', '/messages/:id', {
+        params: { id: messageId },
+      });
+      message = got.ok
+        ? html`<section aria-labelledby="test-heading">
+            <h2 id="test-heading">Test message</h2>
+            ${liveRegion({ name: 'test-message', url: `${wizardBase}/test-message/${messageId}`, content: testMessageView(got.data), announce: true })}
+          </section>`
+        : html`<div class="alert alert-error" role="alert">${refusal(got.error)}</div>`;
+    }
+    const body = html`${readinessList(state.readiness, partner)}
+      ${
+        receiver
+          ? html`<section aria-labelledby="give-heading">
+              <h2 id="give-heading">Give ${partner} these</h2>
+              ${facts([
+                [
+                  'Your AS2 URL',
+                  html`<code id="our-url">${partnerFacingUrl(receiver, deps.ctx.options.publicUrl)}</code>`,
+                ],
+                ['Your AS2 id', state.localProfile ? String(state.localProfile.as2id) : '—'],
+                [
+                  'Your certificate',
+                  state.localProfile
+                    ? html`<a
+                        href="${uiPrefix}/certificates/${String(state.localProfile.signing_certificate_id)}/download"
+                        download
+                        >Download it (PEM)</a
+                      >`
+                    : '—',
+                ],
+              ])}
+              ${deps.ctx.options.publicUrlGiven ? '' : html`<p class="hint">The host is PUBLIC_URL's, which is not set: use the name partners reach this server by.</p>`}
+            </section>`
+          : ''
+      }
+      <section aria-labelledby="try-heading">
+        <h2 id="try-heading">Try it</h2>
+        <form method="post" action="${stepHref('check', state.ids)}" class="record-form">
+          ${csrfInput(ui.csrf)}
+          ${field({ name: 'sender', id: 'check-sender', label: 'AS2 sender', kind: 'select', options: senderOptions(state) }, senderState)}
+          <button type="submit" name="action" value="check">Check the connection</button>
+          <button type="submit" name="action" value="test">Send a test message</button>
+        </form>
+        <p class="hint">
+          The check reaches ${partner}'s address step by step and sends nothing. The test message is a small
+          text file; its receipt appears below when ${partner} answers. Both are also on
+          <a href="${uiPrefix}/partners/${partnerId}/profile">the AS2 profile page</a>.
+        </p>
+      </section>
+      ${extra} ${message}`;
+    return sendWizardPage(reply, ui, state, {
+      step: 'check',
+      title: `Partner set-up: check and test ${partner}`,
+      body,
+      notices,
+      status,
+      ...(messageId ? { live: { messageId } } : {}),
+    });
+  };
+
+  app.get(stepPath, (request, reply) => page(request, reply));
+
+  app.post(stepPath, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const state = await loadState(deps, ui, request, reply);
+    if (!state.partner) return seeOther(reply, stepHref('partner', state.ids));
+    const fields = bodyFields(request);
+    const sender = textOf(fields, 'sender');
+    const params = { id: String(state.partner.id) };
+    if (textOf(fields, 'action') === 'test') {
+      const body = {
+        ...(sender ? { sender } : {}),
+        ...(state.organization ? { organization: String(state.organization.name) } : {}),
+      };
+      const sent = await callApi<Row>(
+        deps,
+        ui,
+        request,
+        reply,
+        'POST',
+        '/as2/remote-profiles/:id/test-message',
+        { params, body },
+      );
+      if (sent.ok)
+        return seeOther(reply, stepHref('check', state.ids, { message: String(sent.data.message_id) }));
+      return page(request, reply, html``, sent.error.status, [
+        { kind: 'error', text: html`Test message: ${refusal(sent.error)}` },
+      ]);
+    }
+    const checked = await callApi<Row>(
+      deps,
+      ui,
+      request,
+      reply,
+      'POST',
+      '/as2/remote-profiles/:id/check-connection',
+      {
+        params,
+        body: sender ? { sender } : {},
+      },
+    );
+    if (!checked.ok) {
+      return page(request, reply, html``, checked.error.status, [
+        { kind: 'error', text: html`Connection check: ${refusal(checked.error)}` },
+      ]);
+    }
+    return page(request, reply, connectionSteps(checked.data));
+  });
+
+  app.get(`${wizardBase}/test-message/:id`, async (request, reply) => {
+    // The test message's region alone, for live refreshes (htmx swaps it in).
+    const ui = uiContext(deps, request, reply);
+    const { id } = request.params as { id: string };
+    const got = await callApi<Row>(deps, ui, request, reply, 'GET', '/messages/:id', { params: { id } });
+    if (!got.ok) throw got.error;
+    return reply.type('text/html; charset=utf-8').send(testMessageView(got.data).text);
+  });
+}

@@ -1,0 +1,82 @@
+/** The wizard's start: how it goes, and every partner with whether it is ready and what is next. */
+import type { FastifyInstance } from 'fastify';
+import { html } from '../../html.js';
+import { mustCall, table, uiContext, badge, type UiDeps } from '../common.js';
+import { sendWizardPage } from './frame.js';
+import { readiness } from './readiness.js';
+import { loadState, type Row } from './state.js';
+import { stepHref, wizardBase, wizardSteps } from './steps.js';
+
+export function registerOverview(app: FastifyInstance, deps: UiDeps): void {
+  app.get(wizardBase, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const state = await loadState(deps, ui, request, reply);
+    const [partners, profiles] = await Promise.all([
+      mustCall<{ partners: Row[] }>(deps, ui, request, reply, 'GET', '/partners', {
+        query: { limit: '500' },
+      }),
+      mustCall<{ profiles: Row[] }>(deps, ui, request, reply, 'GET', '/as2/remote-profiles', {
+        query: { limit: '500' },
+      }),
+    ]);
+    const as2idOf = new Map(profiles.profiles.map((p) => [Number(p.business_partner_id), String(p.as2id)]));
+    const org = state.organization;
+    const rows = partners.partners.map((p) => {
+      const ids = { organization: state.ids.organization, partner: Number(p.id) };
+      const verdict = readiness(
+        {
+          organization: org
+            ? {
+                id: Number(org.id),
+                name: String(org.name),
+                as2id: state.localProfile ? String(state.localProfile.as2id) : undefined,
+              }
+            : undefined,
+          partner: { id: Number(p.id), name: String(p.name), as2id: as2idOf.get(Number(p.id)) },
+          instances: state.instances,
+          routes: state.routes,
+        },
+        ids,
+      );
+      const next = verdict.checks.find((c) => !c.ok);
+      return { p, ids, verdict, next };
+    });
+    const body = html`<p class="intro">
+        From nothing to a working exchange with a partner, one form per step: your organization and key, the
+        partner and its certificate, its AS2 profile, the receiver and sender, a route each way, then a
+        connection check and a test message with its receipt. Each record stays editable on its own page.
+      </p>
+      <p>
+        <a class="next" href="${stepHref('organization', state.ids)}"
+          >Start: ${wizardSteps[0].title.toLowerCase()}</a
+        >
+      </p>
+      <section aria-labelledby="partners-heading">
+        <h2 id="partners-heading">Partners</h2>
+        ${table(
+          'Partners and whether they are ready',
+          [
+            { label: 'Partner', cell: (r) => String(r.p.name) },
+            { label: 'AS2 id', cell: (r) => as2idOf.get(Number(r.p.id)) ?? '—' },
+            {
+              label: 'Ready',
+              cell: (r) =>
+                r.verdict.ready
+                  ? badge('ready', 'ok')
+                  : badge(`${r.verdict.checks.filter((c) => !c.ok).length} missing`, 'warning'),
+            },
+            {
+              label: 'Next',
+              cell: (r) =>
+                r.next
+                  ? html`<a href="${stepHref(r.next.step, r.ids)}">${r.next.text}</a>`
+                  : html`<a href="${stepHref('check', r.ids)}">Check and test</a>`,
+            },
+          ],
+          rows,
+          'No partners yet.',
+        )}
+      </section>`;
+    return sendWizardPage(reply, ui, state, { step: undefined, title: 'Partner set-up', body });
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * Step 2: the partner and its certificate, in one submission: the partner record and the
+ * certificate it sent (uploaded, or picked from those stored), which the next step's profile
+ * encrypts to and checks signatures with.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toApiError } from '../../../plugins/error-handler.js';
+import { html } from '../../html.js';
+import { uiPrefix, type Notice } from '../../layout.js';
+import { field, formErrors, formToBody, type FormState } from '../../form.js';
+import { callApi, refusal, seeOther, uiContext, type UiDeps } from '../common.js';
+import { certificateChoice, choiceFieldNames, obtainCertificate } from './certificate-choice.js';
+import { keptValues, storedCertificates, textOf } from './form-values.js';
+import { sendWizardPage } from './frame.js';
+import { readFilesForm, type FilesForm } from './multipart.js';
+import { loadState, type Row } from './state.js';
+import { StepWork } from './step-work.js';
+import { idsOf, stepHref, wizardBase } from './steps.js';
+
+export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
+  const path = `${wizardBase}/partner`;
+
+  const page = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: FormState = { values: { source: 'upload' }, errors: {} },
+    status = 200,
+    notices: Notice[] = [],
+  ) => {
+    const ui = uiContext(deps, request, reply);
+    const state = await loadState(deps, ui, request, reply);
+    const stored = await storedCertificates(deps, ui, request, reply);
+    const partners = await callApi<{ partners: Row[] }>(deps, ui, request, reply, 'GET', '/partners', {
+      query: { limit: '500' },
+    });
+    const others = (partners.ok ? partners.data.partners : []).filter(
+      (p) => Number(p.id) !== state.ids.partner,
+    );
+    const current = state.partner;
+    const choice = { ownKey: false, canGenerate: false, stored, legend: 'The partner’s certificate' };
+    const body = html`<p class="intro">
+        The partner: its name in pier (used in routes and folders) and the certificate it sent you, which
+        encrypts what you send it and checks its signatures.
+      </p>
+      ${
+        current
+          ? html`<section aria-labelledby="current-heading" class="done-summary">
+              <h2 id="current-heading">Done: ${String(current.name)}</h2>
+              <p>Edit <a href="${uiPrefix}/partners/${String(current.id)}">the partner</a>.</p>
+              <p><a class="next" href="${stepHref('profile', state.ids)}">Next: the AS2 profile</a></p>
+            </section>`
+          : ''
+      }
+      ${
+        others.length > 0
+          ? html`<section aria-labelledby="existing-heading">
+              <h2 id="existing-heading">Partners made before</h2>
+              <ul>
+                ${others.map(
+                  (p) =>
+                    html`<li>
+                      <a href="${stepHref('profile', { ...state.ids, partner: Number(p.id) })}"
+                        >Continue with ${String(p.name)}</a
+                      >
+                    </li>`,
+                )}
+              </ul>
+            </section>`
+          : ''
+      }
+      <section aria-labelledby="new-heading">
+        <h2 id="new-heading">A new partner</h2>
+        <form
+          method="post"
+          action="${stepHref('partner', state.ids, { _csrf: ui.csrf })}"
+          enctype="multipart/form-data"
+          class="record-form"
+          novalidate
+        >
+          ${formErrors(form, ['name', 'display_name', ...choiceFieldNames(choice)])}
+          ${field({ name: 'name', label: 'Name in pier', hint: 'Lower case letters, digits, _ or -; received files go to a folder of this name', required: true }, form)}
+          ${field({ name: 'display_name', label: 'Display name', hint: 'The partner’s company name' }, form)}
+          ${certificateChoice(choice, form)}
+          <button type="submit">Create partner</button>
+        </form>
+      </section>`;
+    return sendWizardPage(reply, ui, state, {
+      step: 'partner',
+      title: 'Partner set-up: the partner',
+      body,
+      notices,
+      status,
+    });
+  };
+
+  app.get(path, (request, reply) => page(request, reply));
+
+  app.post(path, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    let form: FilesForm;
+    try {
+      form = await readFilesForm(request, ['certificate']);
+    } catch (error) {
+      const known = toApiError(error, request);
+      if (!known) throw error;
+      return page(request, reply, { values: {}, errors: known.details ?? {} }, known.status, [
+        { kind: 'error', text: refusal(known) },
+      ]);
+    }
+    const work = new StepWork(deps, ui, request, reply);
+    const keep = keptValues(form.fields);
+    const refused = async () => {
+      await work.takeBack();
+      return page(request, reply, { values: keep, errors: work.errors }, work.status, work.notices);
+    };
+    const name = textOf(form.fields, 'name');
+    const schema = deps.api.bodySchema('POST', '/partners');
+    const partnerBody = formToBody(schema, { name, display_name: textOf(form.fields, 'display_name') });
+    const place = { label: 'Partner', fields: { name: 'name', display_name: 'display_name' } };
+    work.precheck(schema, partnerBody, place);
+    if (work.failed) return refused();
+    const partner = await work.call<{ id: number; name: string }>(
+      'POST',
+      '/partners',
+      { body: partnerBody },
+      place,
+    );
+    if (!partner) return refused();
+    work.made(`partner ${partner.name}`, 'DELETE', '/partners/:id', { id: String(partner.id) });
+    const certificate = await obtainCertificate(
+      work,
+      form,
+      { ownKey: false, description: `${name} AS2 certificate`, commonName: name },
+      keep,
+    );
+    if (!certificate) return refused();
+    const ids = { ...idsOf(request.query), partner: partner.id };
+    return seeOther(reply, stepHref('profile', ids, { certificate: String(certificate.id) }));
+  });
+}

@@ -1,0 +1,197 @@
+/**
+ * Step 3: the partner's AS2 profile: its AS2 id and address, the certificate from step 2, the
+ * interop preset for the partner's product, and the security settings at their secure
+ * defaults (signed, encrypted, a signed receipt). Less common settings are folded; every
+ * setting stays editable on the profile page.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { interopPresets } from '../../../../protocol/as2/interop-presets.js';
+import { html, type Html } from '../../html.js';
+import { uiPrefix, type Notice } from '../../layout.js';
+import {
+  csrfInput,
+  field,
+  formErrors,
+  formToBody,
+  shapeOf,
+  specFromSchema,
+  type FieldSpec,
+  type FormState,
+} from '../../form.js';
+import { bodyFields, seeOther, uiContext, type UiDeps } from '../common.js';
+import { keptValues, storedCertificates } from './form-values.js';
+import { sendWizardPage } from './frame.js';
+import { loadState, type Row } from './state.js';
+import { StepWork } from './step-work.js';
+import { stepHref, wizardBase } from './steps.js';
+
+const labels: Record<string, string> = {
+  as2id: 'Partner’s AS2 id',
+  endpoint: 'Partner’s AS2 URL',
+  interop_preset: 'Partner’s AS2 product',
+  partner_certificate_id: 'Partner’s certificate',
+  signing_algorithm: 'Sign with',
+  encryption_algorithm: 'Encrypt with',
+  compression: 'Compress',
+  mdn_mode: 'Receipt (MDN)',
+  mdn_signed: 'Ask for a signed receipt',
+  receipt_timeout_hours: 'Wait for an asynchronous receipt (hours)',
+  tls_verify: 'Verify the partner’s HTTPS certificate',
+  inbound_signature: 'Messages from the partner must be signed',
+  inbound_encryption: 'Messages from the partner must be encrypted',
+  http_basic_user: 'HTTP basic user',
+  http_basic_password: 'HTTP basic password',
+};
+const main = [
+  'as2id',
+  'endpoint',
+  'interop_preset',
+  'partner_certificate_id',
+  'signing_algorithm',
+  'encryption_algorithm',
+  'compression',
+  'mdn_mode',
+  'mdn_signed',
+];
+const folded = [
+  'receipt_timeout_hours',
+  'tls_verify',
+  'inbound_signature',
+  'inbound_encryption',
+  'http_basic_user',
+  'http_basic_password',
+];
+const writeOnly = ['http_basic_password'];
+
+function presetHelp(): Html {
+  return html`<details class="presets">
+    <summary>What each product preset changes</summary>
+    <dl>
+      ${Object.entries(interopPresets).map(
+        ([name, p]) =>
+          html`<dt>${name}: ${p.description}</dt>
+            <dd>${Object.values(p.reasons as Record<string, string>).join(' ')}</dd>`,
+      )}
+    </dl>
+  </details>`;
+}
+
+function specs(schema: unknown, certificates: Row[], names: string[]): FieldSpec[] {
+  const shape = shapeOf(schema as never);
+  return names
+    .filter((n) => n in shape)
+    .map((n) => {
+      const spec = { ...specFromSchema(n, shape[n]!), label: labels[n] ?? n, id: `f-${n}` };
+      if (n === 'partner_certificate_id') {
+        spec.kind = 'select';
+        spec.options = [
+          { value: '', label: 'none (messages are not encrypted)' },
+          ...certificates.map((c) => ({
+            value: String(c.id),
+            label: `${String(c.description || c.common_name)} (${String(c.common_name)}, until ${String(c.not_after).slice(0, 10)})`,
+          })),
+        ];
+      }
+      if (n === 'interop_preset') {
+        spec.kind = 'select';
+        spec.hint = 'Settings known to work with the partner’s product; none for current standards';
+        spec.options = [
+          { value: '', label: 'none: current standards' },
+          ...Object.entries(interopPresets).map(([k, p]) => ({ value: k, label: `${p.description} (${k})` })),
+        ];
+      }
+      if (n === 'http_basic_password') {
+        spec.kind = 'password';
+        spec.hint = 'Entered, never shown again';
+      }
+      if (n === 'endpoint')
+        spec.hint = 'The address the partner gave you, such as https://as2.example.com/as2';
+      if (n === 'as2id') spec.hint = 'What the partner is known by (AS2-To), as agreed with it';
+      return spec;
+    });
+}
+
+export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
+  const path = `${wizardBase}/profile`;
+  const schema = deps.api.bodySchema('POST', '/as2/remote-profiles');
+
+  const page = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form?: FormState,
+    status = 200,
+    notices: Notice[] = [],
+  ) => {
+    const ui = uiContext(deps, request, reply);
+    const state = await loadState(deps, ui, request, reply);
+    if (!state.partner) return seeOther(reply, stepHref('partner', state.ids));
+    const certificates = await storedCertificates(deps, ui, request, reply);
+    const chosen = (request.query as { certificate?: string }).certificate;
+    const state0: FormState = form ?? {
+      values: chosen ? { partner_certificate_id: chosen } : {},
+      errors: {},
+    };
+    const partnerName = String(state.partner.name);
+    const profileHref = `${uiPrefix}/partners/${String(state.partner.id)}/profile`;
+    const mainSpecs = specs(schema, certificates, main);
+    const foldedSpecs = specs(schema, certificates, folded);
+    const body = state.remoteProfile
+      ? html`<section aria-labelledby="current-heading" class="done-summary">
+          <h2 id="current-heading">Done: the AS2 profile of ${partnerName}</h2>
+          <p>
+            AS2 id <strong>${String(state.remoteProfile.as2id)}</strong> at
+            <code>${String(state.remoteProfile.endpoint)}</code>, preset
+            ${String(state.remoteProfile.interop_preset ?? 'none')}.
+            <a href="${profileHref}">Edit the AS2 profile</a>.
+          </p>
+          <p><a class="next" href="${stepHref('instances', state.ids)}">Next: the receiver and sender</a></p>
+        </section>`
+      : html`<p class="intro">
+            How to reach ${partnerName} and how to protect what you send it. The defaults are what AS2
+            partners expect: signed with SHA-256, encrypted with AES-256, a signed receipt on the same
+            connection.
+          </p>
+          ${presetHelp()}
+          <form method="post" action="${stepHref('profile', state.ids)}" class="record-form" novalidate>
+            ${csrfInput(ui.csrf)} ${formErrors(state0, [...main, ...folded])}
+            ${mainSpecs.map((s) => field(s, state0))}
+            <details class="advanced" ${foldedSpecs.some((s) => s.name in state0.errors) ? html` open` : ''}>
+              <summary>More settings</summary>
+              ${foldedSpecs.map((s) => field(s, state0))}
+            </details>
+            <button type="submit">Create AS2 profile</button>
+          </form>`;
+    return sendWizardPage(reply, ui, state, {
+      step: 'profile',
+      title: `Partner set-up: AS2 profile of ${partnerName}`,
+      body,
+      notices,
+      status,
+    });
+  };
+
+  app.get(path, (request, reply) => page(request, reply));
+
+  app.post(path, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const state = await loadState(deps, ui, request, reply);
+    if (!state.partner) return seeOther(reply, stepHref('partner', state.ids));
+    const fields = bodyFields(request);
+    const work = new StepWork(deps, ui, request, reply);
+    const body = { business_partner_id: Number(state.partner.id), ...formToBody(schema, fields, writeOnly) };
+    const place = {
+      label: 'AS2 profile',
+      fields: Object.fromEntries([...main, ...folded].map((n) => [n, n])),
+    };
+    const made = await work.call('POST', '/as2/remote-profiles', { body }, place);
+    if (!made)
+      return page(
+        request,
+        reply,
+        { values: keptValues(fields, writeOnly), errors: work.errors },
+        work.status,
+        work.notices,
+      );
+    return seeOther(reply, stepHref('instances', state.ids));
+  });
+}
