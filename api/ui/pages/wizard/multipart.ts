@@ -1,6 +1,6 @@
 /**
  * Reading a wizard form that carries files (a key, a certificate) with its text fields, within
- * the certificate upload's limit of 20 MiB (spec 8). A file field left empty is sent by
+ * the certificate upload's limit of 20 MiB. A file field left empty is sent by
  * browsers as an empty part: the same as no file.
  */
 import type { FastifyRequest } from 'fastify';

@@ -18,7 +18,7 @@ export interface Party {
 export interface Instance {
   type: string;
   name: string;
-  /** running, stopped, error, starting, stopping (spec 2.12). */
+  /** running, stopped, error, starting, stopping, as docs/api/lifecycles.md names them. */
   status: string;
   error?: string | null | undefined;
 }

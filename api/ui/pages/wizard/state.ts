@@ -25,7 +25,7 @@ export interface WizardState {
   readiness: Readiness;
 }
 
-/** The most a list answers in one page (spec 8); a gateway's instances and routes fit. */
+/** The most a list answers in one page (500, docs/api/conventions.md); a gateway's instances and routes fit. */
 const wholeList = { limit: '500' };
 
 async function optional(
