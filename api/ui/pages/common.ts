@@ -16,7 +16,11 @@ export interface UiDeps {
   sections: NavItem[];
   /** The event stream pages subscribe to, when this process has one. */
   events?: string | undefined;
+  /** Write-only values of refused forms, kept for the next submission. */
+  kept: KeptSecrets;
 }
+
+import type { KeptSecrets } from '../kept-secrets.js';
 
 export class NotSignedIn extends Error {}
 

@@ -64,6 +64,7 @@ const routeSpec: CrudSpec = {
     { label: 'Target', cell: text('target_plugin') },
   ],
   fields: ['name', 'source_plugin', 'from', 'to', 'target_plugin'],
+  pickers: 'route',
   labelOf: (r) => String(r.name),
 };
 
