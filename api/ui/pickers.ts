@@ -31,9 +31,6 @@ export type PickerKind =
   | 'party-or-empty'
   | 'organization';
 
-/** The name of the instance messages sent by hand come through (the API and the web UI). */
-export const handSource = 'api';
-
 export async function loadChoices(
   deps: UiDeps,
   ui: UiRequestContext,
@@ -87,11 +84,7 @@ function optionsFor(kind: PickerKind, choices: Choices): Option[] {
     case 'certificates':
       return choices.certificates.map(certificateChoice);
     case 'source':
-      return [
-        { value: '', label: 'choose a source' },
-        { value: handSource, label: `${handSource} (files sent by hand in the web UI or the API)` },
-        ...instances('source'),
-      ];
+      return [{ value: '', label: 'choose a source' }, ...instances('source')];
     case 'target':
       return [{ value: '', label: 'choose a target' }, ...instances('target')];
     case 'as2-sender':
