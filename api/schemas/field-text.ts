@@ -47,6 +47,20 @@ const retries = 'retries' as const;
 
 export const fieldTexts: Record<string, FieldText> = {
   // Records
+  id: { label: 'Id', help: 'Assigned by the server; when sent, must be the id in the path' },
+  role: { label: 'Role', help: 'What it may do: admin, operator or viewer' },
+  auto_provision_role: {
+    label: 'Role of new people',
+    help: "Role given to a person the provider signs in whom pier does not know yet; '' refuses them",
+    section: 'identity',
+  },
+  local_organization_id: { label: 'Organization', help: 'The organization the profile belongs to' },
+  business_partner_id: { label: 'Partner', help: 'The partner the profile belongs to' },
+  import_token: { label: 'Import token', help: 'The token the upload answered, valid for 10 minutes' },
+  certificates: {
+    label: 'Certificates to import',
+    help: 'Each by its index in the upload, with a description',
+  },
   name: {
     label: 'Name',
     help: 'Lower case letters, digits, _ or -; unique. Other settings refer to it by this name',

@@ -47,7 +47,7 @@ export function signInPage(providers: SignInPageProvider[], error?: string, noUs
     .join('');
   return page(
     'Sign in',
-    `${error ? `<p class="alert alert-error" role="alert">${escapeHtml(error)}</p>` : ''}${noUsersYet ? firstRunHelp() : ''}${buttons}
+    `${error ? `<p class="alert alert-error error" role="alert">${escapeHtml(error)}</p>` : ''}${noUsersYet ? firstRunHelp() : ''}${buttons}
 <form method="post" action="/ui/auth/local" class="record-form">
 <div class="field"><label for="sign-in-name">User name</label>
 <input id="sign-in-name" name="name" autocomplete="username" required></div>
@@ -61,7 +61,7 @@ export function signInPage(providers: SignInPageProvider[], error?: string, noUs
 export function messagePage(title: string, message: string): string {
   return page(
     title,
-    `<p class="alert alert-error" role="alert">${escapeHtml(message)}</p><p><a href="/ui/auth/">Back to sign-in</a></p>`,
+    `<p class="alert alert-error error" role="alert">${escapeHtml(message)}</p><p><a href="/ui/auth/">Back to sign-in</a></p>`,
   );
 }
 

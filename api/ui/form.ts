@@ -63,8 +63,16 @@ export function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType
   return s?._zod?.def.type === 'object' ? (s._zod.def.shape ?? {}) : {};
 }
 
+/** The description nearest the property: its own, else that of the schema it wraps (a default of a described one). */
 function descriptionOf(schema: z.ZodType | undefined): string | undefined {
-  return (schema as { description?: string } | undefined)?.description;
+  let s = schema as { description?: string; _zod?: { def: Record<string, unknown> } } | undefined;
+  for (let i = 0; i < 20 && s; i++) {
+    if (s.description) return s.description;
+    const def = s._zod?.def;
+    if (!def) return undefined;
+    s = (def.type === 'pipe' ? def.in : def.innerType) as typeof s;
+  }
+  return undefined;
 }
 
 function last(value: string | string[] | undefined): string | undefined {

@@ -72,3 +72,15 @@ export async function noSeriousViolations(t: Test, page: Page, name: string): Pr
     `${name}: no serious or critical accessibility violation`,
   );
 }
+
+/** axe on the page: no violation of any impact (moderate and minor ones too). */
+export async function noViolations(t: Test, page: Page, name: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).analyze();
+  t.same(
+    result.violations.map(
+      (v) => `${v.impact ?? ''} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`,
+    ),
+    [],
+    `${name}: axe reports no violation`,
+  );
+}

@@ -67,7 +67,10 @@ function legendOf(chart: HourlySeries): Html {
           label: 'Line',
           cell: (r: { label: string; total: number }) => {
             const look = lookOf(r.label);
-            return html`<span class="swatch tone-${look.tone} pattern-${look.pattern}" aria-hidden="true"></span
+            return html`<span
+                class="swatch tone-${look.tone} pattern-${look.pattern}"
+                aria-hidden="true"
+              ></span
               ><span class="visually-hidden">${look.pattern} line</span>`;
           },
         },
@@ -75,7 +78,8 @@ function legendOf(chart: HourlySeries): Html {
           label: 'Series',
           cell: (r) => {
             const meaning = lookOf(r.label).meaning;
-            return html`<strong>${r.label}</strong>${meaning ? html` <span class="muted">${meaning}</span>` : ''}`;
+            return html`<strong>${r.label}</strong
+              >${meaning ? html` <span class="muted">${meaning}</span>` : ''}`;
           },
         },
         { label: 'Messages', cell: (r) => r.total },
