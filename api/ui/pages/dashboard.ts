@@ -193,7 +193,7 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
         ${
           services.ok
             ? table(
-                'Plugin instances',
+                'States of the plugin instances',
                 [
                   {
                     label: 'Instance',
@@ -236,7 +236,7 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
           ? html`<section aria-labelledby="alerts-heading">
               <h2 id="alerts-heading">Recent alerts</h2>
               ${table(
-                'Recent alerts',
+                'The ten newest alerts',
                 [
                   { label: 'Time', cell: (r: Row) => when(r.alert_time as string) },
                   { label: 'Severity', cell: (r) => badge(String(r.severity)) },
