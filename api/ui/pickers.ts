@@ -18,6 +18,8 @@ export interface Choices {
   instances: { type: string; name: string; role: PluginRole }[];
   organizations: string[];
   partners: string[];
+  /** Issuer URLs of the identity providers, with their display names. */
+  issuers: { value: string; label: string }[];
 }
 
 /** What a form's reference fields point at. */
@@ -29,16 +31,17 @@ export type PickerKind =
   | 'as2-sender'
   | 'party-or-any'
   | 'party-or-empty'
-  | 'organization';
+  | 'organization'
+  | 'issuer';
 
 export async function loadChoices(
   deps: UiDeps,
   ui: UiRequestContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  need: { certificates?: boolean; instances?: boolean; parties?: boolean },
+  need: { certificates?: boolean; instances?: boolean; parties?: boolean; issuers?: boolean },
 ): Promise<Choices> {
-  const choices: Choices = { certificates: [], instances: [], organizations: [], partners: [] };
+  const choices: Choices = { certificates: [], instances: [], organizations: [], partners: [], issuers: [] };
   const list = async (path: string, key: string): Promise<Row[]> => {
     if (!deps.api.has('GET', path)) return [];
     const got = await callApi<Row>(deps, ui, request, reply, 'GET', path, { query: { limit: '500' } });
@@ -49,6 +52,11 @@ export async function loadChoices(
     choices.organizations = (await list('/organizations', 'organizations')).map((r) => String(r.name));
     choices.partners = (await list('/partners', 'partners')).map((r) => String(r.name));
   }
+  if (need.issuers)
+    choices.issuers = (await list('/oidc-providers', 'oidc_providers')).map((p) => ({
+      value: String(p.issuer_url),
+      label: `${String(p.display_name || p.name)} (${String(p.issuer_url)})`,
+    }));
   if (need.instances && deps.api.has('GET', '/services')) {
     const got = await callApi<Row[]>(deps, ui, request, reply, 'GET', '/services');
     if (got.ok)
@@ -93,6 +101,8 @@ function optionsFor(kind: PickerKind, choices: Choices): Option[] {
       return [{ value: '*', label: '* (any party)' }, ...parties];
     case 'party-or-empty':
       return [{ value: '', label: 'none (from the path pattern)' }, ...parties];
+    case 'issuer':
+      return [{ value: '', label: 'none (a local account)' }, ...choices.issuers];
     case 'organization':
       return [
         { value: '', label: 'the only one' },
@@ -124,7 +134,7 @@ export function asPicker(spec: FieldSpec, kind: PickerKind, choices: Choices, cu
 /** The picker each reference field of the forms takes, by property name. */
 export function pickerOf(
   name: string,
-  context: 'route' | 'profile' | 'instance' | 'tools',
+  context: 'route' | 'profile' | 'instance' | 'tools' | 'service-account',
 ): PickerKind | undefined {
   if (/_certificate_ids$/.test(name)) return 'certificates';
   if (/_certificate_id$/.test(name)) return 'certificate';
@@ -133,6 +143,7 @@ export function pickerOf(
     if (name === 'target_plugin') return 'target';
     if (name === 'from' || name === 'to') return 'party-or-any';
   }
+  if (context === 'service-account' && name === 'oidc_issuer') return 'issuer';
   if (context === 'tools') {
     if (name === 'sender') return 'as2-sender';
     if (name === 'organization') return 'organization';

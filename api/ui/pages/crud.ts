@@ -74,7 +74,7 @@ export interface CrudSpec {
   /** Which write-only fields the record has stored (the API's record never says). */
   secretsSet?(deps: UiDeps, row: Row): Promise<string[]>;
   /** Reference fields drawn as pickers (api/ui/pickers.ts), by the form's kind. */
-  pickers?: 'route';
+  pickers?: 'route' | 'service-account';
 }
 
 /** The reference fields of a form as pickers, with their choices loaded once for the page. */
@@ -89,7 +89,13 @@ async function withPickers(
 ): Promise<FieldSpec[]> {
   const context = spec.pickers;
   if (!context) return fields;
-  const choices = await loadChoices(deps, ui, request, reply, { instances: true, parties: true });
+  const choices = await loadChoices(
+    deps,
+    ui,
+    request,
+    reply,
+    context === 'route' ? { instances: true, parties: true } : { issuers: true },
+  );
   return fields.map((f) => {
     const kind = pickerOf(f.name, context);
     return kind ? asPicker(f, kind, choices, form.values[f.name] ?? f.value) : f;

@@ -83,6 +83,7 @@ const serviceAccountSpec: CrudSpec = {
   ],
   fields: ['name', 'description', 'kind', 'enabled', 'oidc_issuer', 'oidc_subject'],
   fixedOnUpdate: ['name', 'kind'],
+  pickers: 'service-account',
   labelOf: (r) => String(r.name),
 };
 
