@@ -73,9 +73,10 @@ export async function noSeriousViolations(t: Test, page: Page, name: string): Pr
   );
 }
 
-/** axe on the page: no violation of any impact (moderate and minor ones too). */
-export async function noViolations(t: Test, page: Page, name: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
+/** axe on the page (every rule, or those named): no violation of any impact, moderate and minor too. */
+export async function noViolations(t: Test, page: Page, name: string, rules?: string[]): Promise<void> {
+  const builder = new AxeBuilder({ page });
+  const result = await (rules ? builder.withRules(rules) : builder).analyze();
   t.same(
     result.violations.map(
       (v) => `${v.impact ?? ''} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`,

@@ -4,19 +4,18 @@
  * dashboard, one per address shape (/ui/partners/7 standing for every partner).
  */
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { Test } from 'tap';
 import { must, parties, tempDir, upload } from '../helpers/flow.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { uploadCertificate } from '../helpers/upload.js';
-import { launchChromium, openPage } from './chromium.js';
+import { launchChromium } from './chromium.js';
 
 export interface EveryPage {
   server: TestServer;
   base: string;
   browser: Browser;
-  pages: string[];
   partnerId: number;
 }
 
@@ -97,12 +96,18 @@ export async function everyPage(t: Test): Promise<EveryPage> {
   if (made.status !== 201) throw new Error(`message: ${made.raw}`);
 
   const browser = await launchChromium(t);
-  const pages = await crawl(browser, base);
-  return { server, base, browser, pages, partnerId };
+  return { server, base, browser, partnerId };
 }
 
-async function crawl(browser: Browser, base: string): Promise<string[]> {
-  const { page } = await openPage(browser);
+/**
+ * Visits every page once, from the dashboard along its links, running the check on each as it
+ * is reached (one page load per page, so a slow machine still finishes); the pages visited.
+ */
+export async function visitEveryPage(
+  page: Page,
+  base: string,
+  check: (url: string, status: number | undefined) => Promise<void>,
+): Promise<string[]> {
   const seen = new Map<string, string>();
   const queue = ['/ui'];
   while (queue.length > 0 && seen.size < 80) {
@@ -110,7 +115,9 @@ async function crawl(browser: Browser, base: string): Promise<string[]> {
     const shape = shapeOf(url);
     if (seen.has(shape)) continue;
     seen.set(shape, url);
-    await page.goto(`${base}${url}`);
+    const answer = await page.goto(`${base}${url}`);
+    await page.waitForSelector('main h1');
+    await check(url, answer?.status());
     const links = await page.$$eval('a[href^="/ui"]', (as) => as.map((a) => a.getAttribute('href')!));
     for (const link of links) {
       const clean = link.split('#')[0]!;
@@ -118,6 +125,21 @@ async function crawl(browser: Browser, base: string): Promise<string[]> {
       if (!seen.has(shapeOf(clean))) queue.push(clean);
     }
   }
-  await page.context().close();
   return [...seen.values()];
+}
+
+/** The pages an operator uses most, which the links must lead to. */
+export function expectedPages(partnerId: number): string[] {
+  return [
+    '/ui',
+    '/ui/messages',
+    '/ui/partners',
+    `/ui/partners/${partnerId}/profile`,
+    '/ui/instances',
+    '/ui/instances/new/notification-webhook',
+    '/ui/instances/notification-webhook/ops-hook',
+    '/ui/settings',
+    '/ui/routes',
+    '/ui/notifications',
+  ];
 }
