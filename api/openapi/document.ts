@@ -7,6 +7,7 @@ import { serviceName, serviceVersion } from '../../runtime/version.js';
 import { errorCodes, errorTable, type ErrorCode } from '../errors.js';
 import type { RegisteredRoute } from '../http/router.js';
 import { parameterKey } from '../schemas/common.js';
+import { addFieldTexts } from '../schemas/field-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -226,6 +227,9 @@ export function buildOpenApiDocument(
       };
     }
   }
+  // Labels and help of the properties, the words the web forms print beside the same fields.
+  addFieldTexts(paths);
+  addFieldTexts(schemas);
   return {
     // 3.1 for `webhooks`, the notifications the server posts.
     openapi: '3.1.0',

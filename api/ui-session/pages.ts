@@ -4,13 +4,17 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** The web UI's own style sheet (api/ui/layout.ts serves it), so signing in looks like the rest. */
+const styleSheet = '/ui/assets/app/ui.css';
+
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Pier</title>
-<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}
-form{display:grid;gap:.5rem;margin:1rem 0}a.button,button{padding:.5rem 1rem}.error{color:#a00}</style>
-</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${styleSheet}">
+</head><body class="auth-page"><header class="top"><span class="brand">Pier</span></header>
+<main class="auth-main"><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
 export interface SignInPageProvider {
@@ -18,7 +22,22 @@ export interface SignInPageProvider {
   display_name: string;
 }
 
-export function signInPage(providers: SignInPageProvider[], error?: string): string {
+/**
+ * What a fresh install's sign-in page says while no user exists: nobody can sign in with a
+ * password yet, and the first administrator is made on the server with the `pier` command.
+ */
+function firstRunHelp(): string {
+  return `<section class="alert alert-info first-run" aria-labelledby="first-run-heading">
+<h2 id="first-run-heading">No user exists yet</h2>
+<p>This is a fresh install. Create the first administrator on the server, in the directory Pier runs from:</p>
+<pre><code>npx pier users passwd NAME</code></pre>
+<p>It reads the password (at least 12 characters) from standard input; a name nobody has yet becomes a local
+administrator. Then sign in here with that name and password. (<code>pier users add NAME</code> makes a viewer
+without a password, for people who sign in with an identity provider.)</p>
+</section>`;
+}
+
+export function signInPage(providers: SignInPageProvider[], error?: string, noUsersYet = false): string {
   const buttons = providers
     .map(
       (p) =>
@@ -28,10 +47,12 @@ export function signInPage(providers: SignInPageProvider[], error?: string): str
     .join('');
   return page(
     'Sign in',
-    `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}${buttons}
-<form method="post" action="/ui/auth/local">
-<label>User name <input name="name" autocomplete="username" required></label>
-<label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+    `${error ? `<p class="alert alert-error error" role="alert">${escapeHtml(error)}</p>` : ''}${noUsersYet ? firstRunHelp() : ''}${buttons}
+<form method="post" action="/ui/auth/local" class="record-form">
+<div class="field"><label for="sign-in-name">User name</label>
+<input id="sign-in-name" name="name" autocomplete="username" required></div>
+<div class="field"><label for="sign-in-password">Password</label>
+<input id="sign-in-password" name="password" type="password" autocomplete="current-password" required></div>
 <button type="submit">Sign in with a password</button>
 </form>`,
   );
@@ -40,7 +61,7 @@ export function signInPage(providers: SignInPageProvider[], error?: string): str
 export function messagePage(title: string, message: string): string {
   return page(
     title,
-    `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="/ui/auth/">Back to sign-in</a></p>`,
+    `<p class="alert alert-error error" role="alert">${escapeHtml(message)}</p><p><a href="/ui/auth/">Back to sign-in</a></p>`,
   );
 }
 

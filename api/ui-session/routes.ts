@@ -23,7 +23,10 @@ function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply
     .code(status)
     .header('cache-control', 'no-store')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+    .header(
+      'content-security-policy',
+      "default-src 'none'; style-src 'self'; img-src data:; form-action 'self'",
+    )
     .type('text/html; charset=utf-8')
     .send(body);
 }
@@ -70,7 +73,9 @@ export async function installSignIn(
       status = 200,
     ) => {
       const providers = (await ctx.identity.all()).filter((p) => p.enabled && p.sign_in);
-      return html(reply, status, signInPage(providers, error));
+      // A fresh install has nobody to sign in as; the page says how to make the first administrator.
+      const noUsersYet = (await ctx.orm.em.fork().count(UserSchema, {})) === 0;
+      return html(reply, status, signInPage(providers, error, noUsersYet));
     };
     scope.get('/ui/auth/', (request, reply) => showSignIn(request, reply));
 

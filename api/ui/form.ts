@@ -4,8 +4,15 @@
  * drawn with the schema's description as its hint and the API's `details` message beside it.
  */
 import type { z } from 'zod';
+import { fieldTextOf, sectionTitles, type FieldSection } from '../schemas/field-text.js';
 import { html, type Html } from './html.js';
 import { csrfField } from './security.js';
+
+/**
+ * A hidden field naming a multi-select list: its chosen options (repeated names) make the list,
+ * and none chosen is the empty list, which a form otherwise could not send.
+ */
+export const listMarker = '_list';
 
 export type FormFields = Record<string, string | string[]>;
 
@@ -56,12 +63,47 @@ export function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType
   return s?._zod?.def.type === 'object' ? (s._zod.def.shape ?? {}) : {};
 }
 
+/** The description nearest the property: its own, else that of the schema it wraps (a default of a described one). */
 function descriptionOf(schema: z.ZodType | undefined): string | undefined {
-  return (schema as { description?: string } | undefined)?.description;
+  let s = schema as { description?: string; _zod?: { def: Record<string, unknown> } } | undefined;
+  for (let i = 0; i < 20 && s; i++) {
+    if (s.description) return s.description;
+    const def = s._zod?.def;
+    if (!def) return undefined;
+    s = (def.type === 'pipe' ? def.in : def.innerType) as typeof s;
+  }
+  return undefined;
 }
 
 function last(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[value.length - 1] : value;
+}
+
+/** The schema of a list's items, looking through optional, default and pipes. */
+function elementOf(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let s = schema as { _zod?: { def: Record<string, unknown> } } | undefined;
+  for (let i = 0; i < 20 && s?._zod; i++) {
+    const def = s._zod.def;
+    if (def.type === 'array') return def.element as z.ZodType;
+    s = (def.type === 'pipe' ? def.in : def.innerType) as typeof s;
+  }
+  return undefined;
+}
+
+/** A text typed as the JSON kind the schema takes: numbers as numbers, anything else as text. */
+function typedItem(schema: z.ZodType | undefined, text: string): unknown {
+  const kind = kindOf(schema);
+  if ((kind === 'number' || kind === 'int') && /^-?[0-9]+$/.test(text.trim())) return Number(text.trim());
+  return text;
+}
+
+export interface FormToBodyOptions {
+  /**
+   * A create form: a blank text the property's own rules refuse, on a property the API lets a
+   * body leave out (a route's name, made from the other fields), is left out, as an API client
+   * would leave it out. An update form sends the blank, so it is refused rather than ignored.
+   */
+  creating?: boolean;
 }
 
 /**
@@ -74,14 +116,33 @@ export function formToBody(
   schema: z.ZodType | undefined,
   fields: FormFields,
   writeOnly: readonly string[] = [],
+  options: FormToBodyOptions = {},
 ): Record<string, unknown> {
   const shape = shapeOf(schema);
   const body: Record<string, unknown> = {};
+  const lists = [fields[listMarker] ?? []].flat();
   for (const [name, value] of Object.entries(fields)) {
-    if (name === csrfField) continue;
+    if (name === csrfField || name === listMarker) continue;
     const text = last(value) ?? '';
     const kind = kindOf(shape[name]);
     if (writeOnly.includes(name) && text === '') continue;
+    if (lists.includes(name)) {
+      const element = elementOf(shape[name]);
+      body[name] = [value]
+        .flat()
+        .filter((v) => v !== '')
+        .map((v) => typedItem(element, v));
+      continue;
+    }
+    if (
+      options.creating &&
+      text === '' &&
+      kind === 'string' &&
+      presence(shape[name]).optional &&
+      !('default' in presence(shape[name])) &&
+      !shape[name]!.safeParse('').success
+    )
+      continue;
     if (kind === 'number' || kind === 'int' || kind === 'bigint') {
       if (text.trim() === '') {
         // A blank number is "none" where the property may be null, otherwise left out.
@@ -106,6 +167,7 @@ export function formToBody(
       body[name] = text;
     }
   }
+  for (const name of lists) if (!(name in body) && name in shape) body[name] = [];
   return body;
 }
 
@@ -129,14 +191,20 @@ export interface FieldSpec {
   hint?: string | undefined;
   required?: boolean;
   options?: readonly (string | { value: string; label: string })[];
+  /** A select of several choices (a list of certificates): sent as repeated names. */
+  multiple?: boolean;
   /** A write-only value: shown as set or not set, with a control to replace it. */
   secretSet?: boolean;
+  /** Where the form draws it (section titles in api/schemas/field-text.ts). */
+  section?: FieldSection;
 }
 
 export interface FormState {
   values: Record<string, unknown>;
   /** The API's `details`, keyed by property. */
   errors: Record<string, unknown>;
+  /** Write-only fields the refused submission carried, kept server-side (api/ui/kept-secrets.ts). */
+  kept?: readonly string[];
 }
 
 export const emptyForm: FormState = { values: {}, errors: {} };
@@ -145,7 +213,14 @@ export const emptyForm: FormState = { values: {}, errors: {} };
 export function specFromSchema(name: string, schema: z.ZodType, label?: string): FieldSpec {
   const kind = kindOf(schema);
   const how = presence(schema);
-  const spec: FieldSpec = { name, label: label ?? name.replace(/_/g, ' '), hint: descriptionOf(schema) };
+  // The words come from one place the OpenAPI document reads too; the schema's own description wins.
+  const text = fieldTextOf(name);
+  const spec: FieldSpec = {
+    name,
+    label: label ?? text.label,
+    hint: descriptionOf(schema) ?? (text.help || undefined),
+  };
+  if (text.section) spec.section = text.section;
   // A create form starts from the schema's defaults, as the API does for a property left out.
   if ('default' in how) spec.value = how.default;
   if (kind === 'number' || kind === 'int') spec.kind = 'number';
@@ -189,7 +264,14 @@ export function field(spec: FieldSpec, state: FormState): Html {
   const error = state.errors[spec.name];
   const errorText =
     error === undefined ? undefined : typeof error === 'string' ? error : JSON.stringify(error);
-  const value = spec.name in state.values ? state.values[spec.name] : spec.value;
+  const submitted = state.values[spec.name];
+  // A submitted form holds texts; a checkbox sends its hidden "false" before "true".
+  const value =
+    spec.name in state.values
+      ? Array.isArray(submitted) && !spec.multiple
+        ? submitted[submitted.length - 1]
+        : submitted
+      : spec.value;
   const described = [spec.hint ? `${id}-hint` : '', errorText ? `${id}-error` : ''].filter(Boolean).join(' ');
   const common = html`id="${id}"
   name="${spec.name}"${described ? html` aria-describedby="${described}"` : ''}${
@@ -205,6 +287,23 @@ export function field(spec: FieldSpec, state: FormState): Html {
         />`;
       break;
     case 'select':
+      if (spec.multiple) {
+        const chosen = new Set(
+          (Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]).map(asText),
+        );
+        control = html`<input type="hidden" name="${listMarker}" value="${spec.name}" /><select
+            multiple
+            size="${String(Math.min(6, Math.max(3, (spec.options ?? []).length)))}"
+            ${common}
+          >
+            ${(spec.options ?? []).map((o) => {
+              const v = typeof o === 'string' ? o : o.value;
+              const l = typeof o === 'string' ? o : o.label;
+              return html`<option value="${v}" ${chosen.has(v) ? html` selected` : ''}>${l}</option>`;
+            })}
+          </select>`;
+        break;
+      }
       control = html`<select ${common}>
         ${(spec.options ?? []).map((o) => {
           const v = typeof o === 'string' ? o : o.value;
@@ -229,8 +328,11 @@ export function field(spec: FieldSpec, state: FormState): Html {
     default:
       control = html`<input type="text" ${common} value="${asText(value)}" />`;
   }
-  const secret =
-    spec.secretSet === undefined
+  const entered = state.kept?.includes(spec.name) === true;
+  const secret = entered
+    ? html`<span class="secret-state" id="${id}-kept">entered, not shown</span>
+        <span class="hint">Kept for this form for 10 minutes; leave blank to use it, type to replace.</span>`
+    : spec.secretSet === undefined
       ? ''
       : html`<span class="secret-state">${spec.secretSet ? 'set' : 'not set'}</span>
           <span class="hint"
@@ -243,6 +345,46 @@ export function field(spec: FieldSpec, state: FormState): Html {
     ${control} ${secret} ${spec.hint ? html`<p class="hint" id="${id}-hint">${spec.hint}</p>` : ''}
     ${errorText ? html`<p class="error" id="${id}-error" data-field="${spec.name}">${errorText}</p>` : ''}
   </div>`;
+}
+
+/**
+ * The fields in their sections (api/schemas/field-text.ts), in the order the fields come:
+ * open sections as fieldsets, folded ones as a `<details>` that opens when a field in it was
+ * refused, so no message is hidden.
+ */
+export function fieldSections(specs: readonly FieldSpec[], state: FormState): Html {
+  const order: FieldSection[] = [];
+  const bySection = new Map<FieldSection, FieldSpec[]>();
+  for (const spec of specs) {
+    const section = spec.section ?? 'basics';
+    if (!bySection.has(section)) {
+      bySection.set(section, []);
+      order.push(section);
+    }
+    bySection.get(section)!.push(spec);
+  }
+  // Basics first whatever comes first; folded sections last.
+  order.sort(
+    (a, b) =>
+      Number(sectionTitles[a].folded) - Number(sectionTitles[b].folded) ||
+      Number(b === 'basics') - Number(a === 'basics'),
+  );
+  if (order.length === 1) return html`${specs.map((f) => field(f, state))}`;
+  return html`${order.map((section) => {
+    const inside = bySection.get(section)!;
+    const { title, folded } = sectionTitles[section];
+    const drawn = inside.map((f) => field(f, state));
+    if (!folded)
+      return html`<fieldset class="form-section" data-section="${section}">
+        <legend>${title}</legend>
+        ${drawn}
+      </fieldset>`;
+    const refused = inside.some((f) => f.name in state.errors);
+    return html`<details class="form-section" data-section="${section}" ${refused ? html` open` : ''}>
+      <summary>${title}</summary>
+      ${drawn}
+    </details>`;
+  })}`;
 }
 
 /** Errors under a property no field shows (and `_form`), so nothing the API said is lost. */

@@ -18,6 +18,7 @@ import { parseFormBody } from './form.js';
 import { html } from './html.js';
 import { assetPrefix, layout, uiPrefix, type NavItem } from './layout.js';
 import { NotSignedIn, refusal, type UiDeps } from './pages/common.js';
+import { KeptSecrets } from './kept-secrets.js';
 import { registerProfilePages } from './pages/as2-profile.js';
 import { registerRecordPages } from './pages/records.js';
 import { registerPages } from './pages/index.js';
@@ -86,6 +87,7 @@ export async function webUi(app: FastifyInstance, options: WebUiOptions): Promis
     api,
     sections,
     events: api.has('GET', '/events') ? eventStreamPath : undefined,
+    kept: new KeptSecrets(),
   };
 
   // Forms post application/x-www-form-urlencoded; only the UI's context accepts it.

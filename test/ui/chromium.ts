@@ -72,3 +72,16 @@ export async function noSeriousViolations(t: Test, page: Page, name: string): Pr
     `${name}: no serious or critical accessibility violation`,
   );
 }
+
+/** axe on the page (every rule, or those named): no violation of any impact, moderate and minor too. */
+export async function noViolations(t: Test, page: Page, name: string, rules?: string[]): Promise<void> {
+  const builder = new AxeBuilder({ page });
+  const result = await (rules ? builder.withRules(rules) : builder).analyze();
+  t.same(
+    result.violations.map(
+      (v) => `${v.impact ?? ''} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`,
+    ),
+    [],
+    `${name}: axe reports no violation`,
+  );
+}

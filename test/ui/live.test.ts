@@ -1,4 +1,4 @@
-// Covers live updates in a real browser (chromium + playwright-core): with the messages list, a message's page and the dashboard open, messages flow and GET /events brings the new message, its changed status, deliveries and history, and the dashboard's figures into the pages without a reload; the message page and the dashboard announce changes through aria-live regions.
+// Covers live updates in a real browser (chromium + playwright-core): with the messages list, a message's page and the dashboard open, messages flow and GET /events brings the new message, its changed status, deliveries and history, and the dashboard's figures and its chart (data, drawing and legend) into the pages without a reload; the message page and the dashboard announce changes through aria-live regions.
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import t from 'tap';
@@ -66,6 +66,17 @@ t.test('the list, a message and the dashboard follow the flow without reloading'
   t.notMatch(statusBefore, 'Delivered', `not delivered yet (${statusBefore})`);
   const figure = async () => Number(await dashboard.page.innerText('#figures li:first-child .figure'));
   const before = await figure();
+  /** Messages in the chart's data: the inbound and outbound series together. */
+  const charted = () =>
+    dashboard.page.evaluate(() => {
+      const data = JSON.parse(document.getElementById('chart-data')!.getAttribute('data-chart')!) as {
+        series: { label: string; values: number[] }[];
+      };
+      return data.series
+        .filter((s) => s.label === 'inbound' || s.label === 'outbound')
+        .reduce((sum, s) => sum + s.values.reduce((a, b) => a + b, 0), 0);
+    });
+  const chartedBefore = await charted();
   const reloads = await Promise.all([list, detail, dashboard].map((p) => watchReloads(p.page)));
   const started = await server.call('POST', '/api/v1/services/file-writer/inbox/start', { body: {} });
   t.equal(started.status, 200, started.raw);
@@ -94,6 +105,24 @@ t.test('the list, a message and the dashboard follow the flow without reloading'
   );
   t.equal(await dashboard.page.getAttribute('#live-figures', 'aria-live'), 'polite');
   t.equal(await figure(), before + 1, 'the dashboard counted the new message');
+  // The chart follows the same event as the cards: its data and its drawing are refreshed too.
+  await dashboard.page.waitForFunction(() => document.getElementById('chart')?.hasAttribute('data-updated'));
+  await dashboard.page.waitForFunction((n) => {
+    const data = JSON.parse(document.getElementById('chart-data')!.getAttribute('data-chart')!) as {
+      series: { label: string; values: number[] }[];
+    };
+    const total = data.series
+      .filter((s) => s.label === 'inbound' || s.label === 'outbound')
+      .reduce((sum, s) => sum + s.values.reduce((a, b) => a + b, 0), 0);
+    return total >= n + 1;
+  }, chartedBefore);
+  t.equal(await charted(), chartedBefore + 1, 'the chart counted the new message too');
+  t.ok(await dashboard.page.$('#chart canvas'), 'the chart is drawn');
+  t.match(
+    await textOf(dashboard.page, '#live-chart'),
+    /Delivered\s+delivered/,
+    'the legend names each status',
+  );
   t.notMatch(
     await textOf(detail.page, '.timeline'),
     'second.edi',

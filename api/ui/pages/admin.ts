@@ -11,6 +11,7 @@ import {
   csrfInput,
   emptyForm,
   field,
+  fieldSections,
   formErrors,
   formToBody,
   kindOf,
@@ -108,6 +109,15 @@ function registerAudit(app: FastifyInstance, deps: UiDeps): void {
   });
 }
 
+/** The storage a process runs with, as an operator says it: "local directory ./payloads". */
+function storageInWords(storage: Row | undefined): string {
+  if (!storage) return 'unknown';
+  if (storage.storage_backend === 'local')
+    return `local directory ${String(storage.storage_local_directory)}`;
+  const endpoint = storage.storage_s3_endpoint ? ` at ${String(storage.storage_s3_endpoint)}` : '';
+  return `S3 bucket ${String(storage.storage_s3_bucket)} in ${String(storage.storage_s3_region)}${endpoint}`;
+}
+
 function registerSettings(app: FastifyInstance, deps: UiDeps): void {
   const base = `${uiPrefix}/settings`;
   const schema = deps.api.bodySchema('PUT', '/settings');
@@ -127,7 +137,7 @@ function registerSettings(app: FastifyInstance, deps: UiDeps): void {
     const saved = (request.query as { saved?: string }).saved;
     const body = html` ${s.restart_needed ? html`<div class="alert alert-info" role="status">The saved storage differs from the storage this process runs with; it takes effect after a restart.</div>` : ''}
       ${facts([
-        ['Storage in use', JSON.stringify(s.storage_in_use)],
+        ['Storage in use', storageInWords(s.storage_in_use as Row | undefined)],
         ['Updated', when(s.updated_at as string)],
       ])}
       <form method="post" action="${base}" class="record-form" novalidate>
@@ -136,7 +146,7 @@ function registerSettings(app: FastifyInstance, deps: UiDeps): void {
           state,
           fields.map((f) => f.name),
         )}
-        ${fields.map((f) => field(f, state))}
+        ${fieldSections(fields, state)}
         <button type="submit">Save settings</button>
       </form>
       ${

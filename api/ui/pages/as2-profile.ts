@@ -11,6 +11,7 @@ import {
   csrfInput,
   emptyForm,
   field,
+  fieldSections,
   formErrors,
   formToBody,
   kindOf,
@@ -29,6 +30,11 @@ import {
   uiContext,
   type UiDeps,
 } from './common.js';
+
+import { z } from 'zod';
+import { keptField } from '../kept-secrets.js';
+import { asPicker, loadChoices, pickerOf, type Choices } from '../pickers.js';
+import { refusedForm } from './crud.js';
 
 type Row = Record<string, unknown>;
 export type ProfileSide = 'local' | 'remote';
@@ -102,26 +108,23 @@ export async function profileSection(
   </section>`;
 }
 
-/** A stored certificate as a choice: description or name, whether the key is stored, expiry. */
-function certificateChoice(c: Row): { value: string; label: string } {
-  const name = String(c.description || c.common_name || c.subject);
-  const key = c.has_private_key ? ', with key' : '';
-  return {
-    value: String(c.id),
-    label: `${name} (${String(c.id)}${key}, until ${String(c.not_after).slice(0, 10)})`,
-  };
-}
-
-function profileFields(schema: unknown, row: Row | undefined, side: ProfileSide, certificates: Row[]) {
+function profileFields(
+  schema: unknown,
+  row: Row | undefined,
+  side: ProfileSide,
+  choices: Choices,
+  state: FormState,
+) {
   const shape = shapeOf(schema as never);
   return Object.keys(shape)
     .filter((n) => n !== sides[side].link && !['never', 'unknown'].includes(kindOf(shape[n])))
     .map((n) => {
-      const spec = specFromSchema(n, shape[n]!);
-      // A certificate is picked from those stored (the wizard's "upload or pick"), by id as the API takes it.
-      if (n.endsWith('_certificate_id')) {
-        spec.kind = 'select';
-        spec.options = [{ value: '', label: 'none' }, ...certificates.map(certificateChoice)];
+      let spec = specFromSchema(n, shape[n]!);
+      if (row && !writeOnly.includes(n)) spec.value = row[n];
+      // A certificate is picked from those stored, a list of them from a multi-select.
+      const picker = pickerOf(n, 'profile');
+      if (picker) {
+        spec = asPicker(spec, picker, choices, state.values[n] ?? spec.value);
         spec.hint = `${spec.hint ? `${spec.hint}. ` : ''}Upload new ones on the certificates page`;
       }
       if (n === 'interop_preset') {
@@ -135,7 +138,7 @@ function profileFields(schema: unknown, row: Row | undefined, side: ProfileSide,
         spec.secretSet = Boolean(row?.[`${n}_set`]);
         if (n === 'http_basic_password') spec.kind = 'password';
       }
-      return row && !writeOnly.includes(n) ? { ...spec, value: row[n] } : spec;
+      return spec;
     });
 }
 
@@ -162,11 +165,13 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
       });
       const got = await callApi<Row>(deps, ui, request, reply, 'GET', `${s.api}/:id`, { params: { id } });
       const row = got.ok ? got.data : undefined;
-      const stored = await callApi<Row>(deps, ui, request, reply, 'GET', '/certificates', {
-        query: { limit: '200' },
+      const choices = await loadChoices(deps, ui, request, reply, {
+        certificates: true,
+        instances: side === 'remote',
+        parties: side === 'remote',
       });
-      const certificates = stored.ok ? (stored.data.certificates as Row[]) : [];
-      const fields = profileFields(row ? updateSchema : createSchema, row, side, certificates);
+      const fields = profileFields(row ? updateSchema : createSchema, row, side, choices, form);
+      const ticket = (form as FormState & { ticket?: string }).ticket;
       const action = `${uiPrefix}${s.party}/${id}/profile`;
       const saved = (request.query as { saved?: string }).saved;
       return sendPage(
@@ -179,14 +184,15 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
             ${side === 'remote' ? presetList() : ''}
             <form method="post" action="${action}" class="record-form" novalidate>
               ${csrfInput(ui.csrf)}
+              ${ticket ? html`<input type="hidden" name="${keptField}" value="${ticket}" />` : ''}
               ${formErrors(
                 form,
                 fields.map((f) => f.name),
               )}
-              ${fields.map((f) => field(f, form))}
+              ${fieldSections(fields, form)}
               <button type="submit">${row ? 'Save profile' : 'Create profile'}</button>
             </form>
-            ${row && side === 'remote' ? partnerTools(ui, id) : ''} ${extra}
+            ${row && side === 'remote' ? partnerTools(ui, id, choices) : ''} ${extra}
             ${
               row
                 ? html`<form method="post" action="${action}/delete" class="danger-zone">
@@ -204,7 +210,7 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
     app.post(base, async (request, reply) => {
       const ui = uiContext(deps, request, reply);
       const { id } = request.params as { id: string };
-      const fields = bodyFields(request);
+      const fields = deps.kept.restore(ui.csrf, bodyFields(request), writeOnly);
       const exists = await callApi(deps, ui, request, reply, 'GET', `${s.api}/:id`, { params: { id } });
       const outcome = exists.ok
         ? await callApi(deps, ui, request, reply, 'PUT', `${s.api}/:id`, {
@@ -212,7 +218,10 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
             body: formToBody(updateSchema, fields, writeOnly),
           })
         : await callApi(deps, ui, request, reply, 'POST', s.api, {
-            body: { [s.link]: Number(id), ...formToBody(createSchema, fields, writeOnly) },
+            body: {
+              [s.link]: Number(id),
+              ...formToBody(createSchema, fields, writeOnly, { creating: true }),
+            },
           });
       if (outcome.ok) return seeOther(reply, `${uiPrefix}${s.party}/${id}/profile?saved=1`);
       const problem =
@@ -222,7 +231,7 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
       return page(
         request,
         reply,
-        { values: fields, errors: outcome.error.details ?? {} },
+        refusedForm(deps, ui, fields, outcome.error.details ?? {}, writeOnly),
         outcome.error.status,
         problem,
       );
@@ -270,20 +279,20 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
   }
 }
 
-function partnerTools(ui: UiRequestContext, id: string): Html {
+function partnerTools(ui: UiRequestContext, id: string, choices: Choices): Html {
   const action = `${uiPrefix}/partners/${id}/profile`;
   const blank = { values: {}, errors: {} };
+  const sender = (elementId: string) =>
+    asPicker({ ...specFromSchema('sender', z.string()), id: elementId }, 'as2-sender', choices);
   return html`<section aria-labelledby="tools-heading">
     <h2 id="tools-heading">Try the connection</h2>
     <form method="post" action="${action}/check-connection" class="record-form">
-      ${csrfInput(ui.csrf)}
-      ${field({ name: 'sender', id: 'check-sender', label: 'AS2 sender instance', hint: 'May be left blank when only one exists' }, blank)}
+      ${csrfInput(ui.csrf)} ${field(sender('check-sender'), blank)}
       <button type="submit">Check connection</button>
     </form>
     <form method="post" action="${action}/test-message" class="record-form">
-      ${csrfInput(ui.csrf)}
-      ${field({ name: 'sender', id: 'test-sender', label: 'AS2 sender instance', hint: 'May be left blank when it is unambiguous' }, { ...blank, values: {} })}
-      ${field({ name: 'organization', id: 'test-organization', label: 'Sending organization', hint: 'May be left blank when it is unambiguous' }, blank)}
+      ${csrfInput(ui.csrf)} ${field(sender('test-sender'), blank)}
+      ${field(asPicker({ ...specFromSchema('organization', z.string()), id: 'test-organization' }, 'organization', choices), blank)}
       <button type="submit">Send a test message</button>
     </form>
   </section>`;

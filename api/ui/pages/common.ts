@@ -16,7 +16,11 @@ export interface UiDeps {
   sections: NavItem[];
   /** The event stream pages subscribe to, when this process has one. */
   events?: string | undefined;
+  /** Write-only values of refused forms, kept for the next submission. */
+  kept: KeptSecrets;
 }
+
+import type { KeptSecrets } from '../kept-secrets.js';
 
 export class NotSignedIn extends Error {}
 
@@ -90,7 +94,9 @@ export function table<T>(
   empty = 'Nothing here yet.',
 ): Html {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}">
+  // Focusable so a keyboard can scroll a wide table; a named group, not a landmark region, because
+  // the section around it is already the landmark and often has the same name (axe landmark-unique).
+  return html`<div class="table-wrap" tabindex="0" role="group" aria-label="${caption}">
     <table>
       <caption class="visually-hidden">
         ${caption}

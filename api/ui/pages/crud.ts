@@ -10,6 +10,7 @@ import { uiPrefix } from '../layout.js';
 import {
   emptyForm,
   field,
+  fieldSections,
   formErrors,
   formToBody,
   kindOf,
@@ -34,6 +35,8 @@ import {
   type UiDeps,
 } from './common.js';
 import type { UiRequestContext } from '../layout.js';
+import { keptField } from '../kept-secrets.js';
+import { asPicker, loadChoices, pickerOf } from '../pickers.js';
 
 type Row = Record<string, unknown>;
 
@@ -70,6 +73,52 @@ export interface CrudSpec {
   writeOnly?: string[];
   /** Which write-only fields the record has stored (the API's record never says). */
   secretsSet?(deps: UiDeps, row: Row): Promise<string[]>;
+  /** Reference fields drawn as pickers (api/ui/pickers.ts), by the form's kind. */
+  pickers?: 'route' | 'service-account';
+}
+
+/** The reference fields of a form as pickers, with their choices loaded once for the page. */
+async function withPickers(
+  deps: UiDeps,
+  ui: UiRequestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  spec: CrudSpec,
+  fields: FieldSpec[],
+  form: FormState,
+): Promise<FieldSpec[]> {
+  const context = spec.pickers;
+  if (!context) return fields;
+  const choices = await loadChoices(
+    deps,
+    ui,
+    request,
+    reply,
+    context === 'route' ? { instances: true, parties: true } : { issuers: true },
+  );
+  return fields.map((f) => {
+    const kind = pickerOf(f.name, context);
+    return kind ? asPicker(f, kind, choices, form.values[f.name] ?? f.value) : f;
+  });
+}
+
+/** The hidden ticket of write-only values kept from a refused submission (api/ui/kept-secrets.ts). */
+function keptInput(form: FormState): Html {
+  const ticket = (form as FormState & { ticket?: string }).ticket;
+  return ticket ? html`<input type="hidden" name="${keptField}" value="${ticket}" />` : html``;
+}
+
+/** The state of a refused form: what was entered, the API's messages, and the kept secrets. */
+export function refusedForm(
+  deps: UiDeps,
+  ui: UiRequestContext,
+  fields: Record<string, string | string[]>,
+  errors: Record<string, unknown>,
+  writeOnly: readonly string[],
+): FormState & { ticket?: string } {
+  const kept = deps.kept.keep(ui.csrf, fields, writeOnly);
+  const values = Object.fromEntries(Object.entries(fields).filter(([k]) => !writeOnly.includes(k)));
+  return kept ? { values, errors, kept: kept.names, ticket: kept.ticket } : { values, errors };
 }
 
 function formFields(schema: z.ZodType | undefined, spec: CrudSpec, leaveOut: readonly string[] = []) {
@@ -119,17 +168,17 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
     } else {
       list = html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`;
     }
-    const fields = formFields(createSchema, spec);
+    const fields = await withPickers(deps, ui, request, reply, spec, formFields(createSchema, spec), form);
     const create = createSchema
       ? html`<section aria-labelledby="new-heading">
           <h2 id="new-heading">New ${spec.singular}</h2>
           <form method="post" action="${uiPath}" class="record-form" novalidate>
-            ${csrfInput(ui.csrf)}
+            ${csrfInput(ui.csrf)} ${keptInput(form)}
             ${formErrors(
               form,
               fields.map((f) => f.name),
             )}
-            ${fields.map((f) => field(f, form))}
+            ${fieldSections(fields, form)}
             <button type="submit">Create ${spec.singular}</button>
           </form>
         </section>`
@@ -150,11 +199,12 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
 
   app.post(uiPath, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
-    const fields = bodyFields(request);
-    const body = formToBody(createSchema, fields, spec.writeOnly);
+    const writeOnly = spec.writeOnly ?? [];
+    const fields = deps.kept.restore(ui.csrf, bodyFields(request), writeOnly);
+    const body = formToBody(createSchema, fields, writeOnly, { creating: true });
     const made = await callApi<Row>(deps, ui, request, reply, 'POST', spec.path, { body });
     if (made.ok) return seeOther(reply, `${uiPath}/${String(made.data.id)}?saved=created`);
-    const form = { values: fields, errors: made.error.details ?? {} };
+    const form = refusedForm(deps, ui, fields, made.error.details ?? {}, writeOnly);
     return listPage(
       request,
       reply,
@@ -175,10 +225,18 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
     const { id } = request.params as { id: string };
     const row = await mustCall<Row>(deps, ui, request, reply, 'GET', `${spec.path}/:id`, { params: { id } });
     const secretsSet = spec.secretsSet ? await spec.secretsSet(deps, row) : [];
-    const fields = formFields(updateSchema, spec, spec.fixedOnUpdate).map((f) =>
-      spec.writeOnly?.includes(f.name)
-        ? { ...f, secretSet: secretsSet.includes(f.name) }
-        : { ...f, value: row[f.name] },
+    const fields = await withPickers(
+      deps,
+      ui,
+      request,
+      reply,
+      spec,
+      formFields(updateSchema, spec, spec.fixedOnUpdate).map((f) =>
+        spec.writeOnly?.includes(f.name)
+          ? { ...f, secretSet: secretsSet.includes(f.name) }
+          : { ...f, value: row[f.name] },
+      ),
+      form,
     );
     const saved = (request.query as { saved?: string }).saved;
     const extra = spec.detailExtra ? await spec.detailExtra(deps, ui, request, reply, row) : '';
@@ -195,12 +253,12 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
           ${
             updateSchema
               ? html`<form method="post" action="${uiPath}/${id}" class="record-form" novalidate>
-                  ${csrfInput(ui.csrf)}
+                  ${csrfInput(ui.csrf)} ${keptInput(form)}
                   ${formErrors(
                     form,
                     fields.map((f) => f.name),
                   )}
-                  ${fields.map((f) => field(f, form))}
+                  ${fieldSections(fields, form)}
                   <button type="submit">Save</button>
                 </form>`
               : ''
@@ -224,14 +282,15 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
   app.post(`${uiPath}/:id`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const { id } = request.params as { id: string };
-    const fields = bodyFields(request);
-    const body = formToBody(updateSchema, fields, spec.writeOnly);
+    const writeOnly = spec.writeOnly ?? [];
+    const fields = deps.kept.restore(ui.csrf, bodyFields(request), writeOnly);
+    const body = formToBody(updateSchema, fields, writeOnly);
     const saved = await callApi(deps, ui, request, reply, 'PUT', `${spec.path}/:id`, {
       params: { id },
       body,
     });
     if (saved.ok) return seeOther(reply, `${uiPath}/${id}?saved=1`);
-    const form = { values: fields, errors: saved.error.details ?? {} };
+    const form = refusedForm(deps, ui, fields, saved.error.details ?? {}, writeOnly);
     return detailPage(
       request,
       reply,

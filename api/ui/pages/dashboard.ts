@@ -6,6 +6,7 @@ import { freshEm } from '../../context.js';
 import { html, type Html } from '../html.js';
 import { liveRegion } from '../live.js';
 import { assetPrefix, uiPrefix } from '../layout.js';
+import { dashes, lookOf } from '../status-look.js';
 import { badge, callApi, mustCall, sendPage, table, uiContext, when, type UiDeps } from './common.js';
 
 type Row = Record<string, unknown>;
@@ -38,6 +39,53 @@ async function messagesPerHour(em: EntityManager, now: Date, hours: number): Pro
     add(r.status, i, Number(r.n));
   }
   return { hours: slots, series: [...byLabel].map(([label, values]) => ({ label, values })) };
+}
+
+/** The chart's data for chart.js: each series with the tone and dash of its status. */
+function chartData(chart: HourlySeries) {
+  return {
+    hours: chart.hours,
+    series: chart.series.map((s) => {
+      const look = lookOf(s.label);
+      return { label: s.label, values: s.values, tone: look.tone, dash: dashes[look.pattern] };
+    }),
+  };
+}
+
+/**
+ * The legend of the chart with each series' total: the line's colour and pattern drawn beside
+ * its name and meaning, so no series is told by colour alone. It carries the chart's data too
+ * (hidden), so the live refresh that updates the legend redraws the chart from the same numbers.
+ */
+function legendOf(chart: HourlySeries): Html {
+  const rows = chart.series.map((s) => ({ label: s.label, total: s.values.reduce((a, b) => a + b, 0) }));
+  return html`<div id="chart-data" hidden data-chart="${JSON.stringify(chartData(chart))}"></div>
+    ${table(
+      'Legend and totals of the chart',
+      [
+        {
+          label: 'Line',
+          cell: (r: { label: string; total: number }) => {
+            const look = lookOf(r.label);
+            return html`<span
+                class="swatch tone-${look.tone} pattern-${look.pattern}"
+                aria-hidden="true"
+              ></span
+              ><span class="visually-hidden">${look.pattern} line</span>`;
+          },
+        },
+        {
+          label: 'Series',
+          cell: (r) => {
+            const meaning = lookOf(r.label).meaning;
+            return html`<strong>${r.label}</strong
+              >${meaning ? html` <span class="muted">${meaning}</span>` : ''}`;
+          },
+        },
+        { label: 'Messages', cell: (r) => r.total },
+      ],
+      rows,
+    )}`;
 }
 
 /** What the page an alert links to is for, by its path (flow/alerts/links.ts). */
@@ -97,16 +145,27 @@ function figuresOf(stats: Row): Html {
 
 export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
   const figuresPath = `${uiPrefix}/dashboard/figures`;
+  const legendPath = `${uiPrefix}/dashboard/chart`;
+  const rangeOf = (request: { query: unknown }) =>
+    (request.query as { range?: string }).range === '7d' ? '7d' : '24h';
+  const chartOf = (range: '7d' | '24h') =>
+    messagesPerHour(freshEm(deps.ctx), deps.ctx.now(), range === '7d' ? 168 : 24);
   app.get(figuresPath, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const stats = await mustCall<Row>(deps, ui, request, reply, 'GET', '/stats');
     return reply.type('text/html; charset=utf-8').send(figuresOf(stats).text);
   });
+  // The same message history event refreshes the cards and the chart, so they never disagree.
+  app.get(legendPath, async (request, reply) => {
+    uiContext(deps, request, reply);
+    const chart = await chartOf(rangeOf(request));
+    return reply.type('text/html; charset=utf-8').send(legendOf(chart).text);
+  });
   app.get(uiPrefix, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const stats = await mustCall<Row>(deps, ui, request, reply, 'GET', '/stats');
-    const range = (request.query as { range?: string }).range === '7d' ? '7d' : '24h';
-    const chart = await messagesPerHour(freshEm(deps.ctx), deps.ctx.now(), range === '7d' ? 168 : 24);
+    const range = rangeOf(request);
+    const chart = await chartOf(range);
     const services = await callApi<Row[]>(deps, ui, request, reply, 'GET', '/services');
     const expiring = await callApi<Row>(deps, ui, request, reply, 'GET', '/certificates/expiring', {
       query: {},
@@ -114,7 +173,6 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
     const alerts = deps.api.has('GET', '/notifications')
       ? await callApi<Row>(deps, ui, request, reply, 'GET', '/notifications', { query: { limit: '10' } })
       : undefined;
-    const totals = chart.series.map((s) => ({ label: s.label, total: s.values.reduce((a, b) => a + b, 0) }));
     const body = html`${liveRegion({ name: 'figures', url: figuresPath, content: figuresOf(stats), announce: true })}
       <section aria-labelledby="chart-heading">
         <h2 id="chart-heading">Messages per hour, last ${range === '7d' ? '7 days' : '24 hours'}</h2>
@@ -125,25 +183,17 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
         <div
           class="chart"
           id="chart"
-          data-chart="${JSON.stringify(chart)}"
           role="img"
-          aria-label="Messages per hour by direction and status; totals in the table below"
+          aria-label="Messages per hour by direction and status; the legend with totals is below"
         ></div>
-        ${table(
-          'Totals of the chart',
-          [
-            { label: 'Series', cell: (r: { label: string; total: number }) => r.label },
-            { label: 'Messages', cell: (r) => r.total },
-          ],
-          totals,
-        )}
+        ${liveRegion({ name: 'chart', url: `${legendPath}?range=${range}`, content: legendOf(chart) })}
       </section>
       <section aria-labelledby="instances-heading">
         <h2 id="instances-heading">Plugin instances</h2>
         ${
           services.ok
             ? table(
-                'Plugin instances',
+                'States of the plugin instances',
                 [
                   {
                     label: 'Instance',
@@ -186,7 +236,7 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
           ? html`<section aria-labelledby="alerts-heading">
               <h2 id="alerts-heading">Recent alerts</h2>
               ${table(
-                'Recent alerts',
+                'The ten newest alerts',
                 [
                   { label: 'Time', cell: (r: Row) => when(r.alert_time as string) },
                   { label: 'Severity', cell: (r) => badge(String(r.severity)) },

@@ -12,12 +12,13 @@ import { uiPrefix, type Notice } from '../layout.js';
 import {
   csrfInput,
   emptyForm,
-  field,
+  fieldSections,
   formErrors,
   formToBody,
   kindOf,
   shapeOf,
   specFromSchema,
+  type FieldSpec,
   type FormState,
 } from '../form.js';
 import {
@@ -34,8 +35,48 @@ import {
   type UiDeps,
 } from './common.js';
 
+import { keptField } from '../kept-secrets.js';
+import { asPicker, loadChoices, pickerOf, type Choices } from '../pickers.js';
+import { refusedForm } from './crud.js';
+
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/instances`;
+
+/** The reference fields of a type's form as pickers: certificates, and a poller's parties. */
+function withPickers(type: PluginType, fields: FieldSpec[], choices: Choices, state: FormState): FieldSpec[] {
+  return fields.map((f) => {
+    const kind =
+      type === 'file-poller' && (f.name === 'from' || f.name === 'to')
+        ? 'party-or-empty'
+        : pickerOf(f.name, 'instance');
+    return kind ? asPicker(f, kind, choices, state.values[f.name] ?? f.value) : f;
+  });
+}
+
+/** What the save did to a running instance, in words: a failed start is no "Saved.". */
+function savedNotice(
+  saved: string,
+  service: Row | undefined,
+  type: string,
+  name: string,
+  csrf: string,
+): Notice {
+  if (service?.status === 'error')
+    return {
+      kind: 'error',
+      text: html`Saved, but the instance failed to start: ${String(service.error ?? 'no reason given')}. Fix
+      the settings below and save again, or see the instance list.`,
+    };
+  if (saved === 'restart')
+    return {
+      kind: 'info',
+      text: html`Saved. The instance runs with the previous settings until it restarts.
+        <form method="post" action="${base}/${type}/${name}/restart" class="inline">
+          ${csrfInput(csrf)}<button type="submit" class="small">Restart now</button>
+        </form>`,
+    };
+  return { kind: 'ok', text: 'Saved.' };
+}
 
 /** The form fields of a type, in declaration order; write-only ones show set / not set. */
 function configFields(type: PluginType, mode: 'create' | 'update', record?: Row) {
@@ -182,22 +223,60 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
           params: { type, name },
         })
       : undefined;
-    const fields = configFields(type, record ? 'update' : 'create', record);
+    const needs = configFields(type, record ? 'update' : 'create', record);
+    const choices = await loadChoices(deps, ui, request, reply, {
+      certificates: needs.some((f) => /_certificate_ids?$/.test(f.name)),
+      parties: type === 'file-poller',
+    });
+    const fields = withPickers(type, needs, choices, state);
     const action = record ? `${base}/${type}/${name}` : `${base}/new/${type}`;
     const saved = (request.query as { saved?: string }).saved;
+    const services = record ? await callApi<Row[]>(deps, ui, request, reply, 'GET', '/services') : undefined;
+    const service = services?.ok ? services.data.find((r) => r.type === type && r.name === name) : undefined;
+    const ticket = (state as FormState & { ticket?: string }).ticket;
+    const testPath = `/plugins/configs/${type}/:name/test`;
     const body = html`<p><a href="${base}">All instances</a></p>
       <p class="intro">
         ${pluginTypeDefinitions[type].summary}. Changes take effect when the instance restarts.
       </p>
+      ${
+        service
+          ? html`<p class="instance-state">
+              Status:
+              ${badge(String(service.status))}${service.error ? html` <span>${String(service.error)}</span>` : ''}
+              ${(service.actions as string[]).map(
+                (a) =>
+                  html`<form method="post" action="${base}/${type}/${name}/${a}" class="inline">
+                    ${csrfInput(ui.csrf)}<button type="submit" class="small">${a}</button>
+                  </form> `,
+              )}
+            </p>`
+          : ''
+      }
       <form method="post" action="${action}" class="record-form" novalidate>
         ${csrfInput(ui.csrf)}
+        ${ticket ? html`<input type="hidden" name="${keptField}" value="${ticket}" />` : ''}
         ${formErrors(
           state,
           fields.map((f) => f.name),
         )}
-        ${fields.map((f) => field(f, state))}
+        ${fieldSections(fields, state)}
         <button type="submit">${record ? 'Save' : 'Create'}</button>
       </form>
+      ${
+        record && deps.api.has('POST', testPath)
+          ? html`<section aria-labelledby="test-heading">
+              <h2 id="test-heading">Send a test</h2>
+              <p>
+                Sends a test alert through this notifier now, with the saved settings, and shows what
+                happened.
+              </p>
+              <form method="post" action="${action}/test" class="actions">
+                ${csrfInput(ui.csrf)}<button type="submit">Send a test notification</button>
+              </form>
+            </section>`
+          : ''
+      }
       ${
         record
           ? html`<form method="post" action="${action}/delete" class="danger-zone">
@@ -211,7 +290,7 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
       {
         title: record ? `${type}/${name}` : `New ${type}`,
         body,
-        notices: [...(saved ? [{ kind: 'ok' as const, text: 'Saved.' }] : []), ...notices],
+        notices: [...(saved && name ? [savedNotice(saved, service, type, name, ui.csrf)] : []), ...notices],
       },
       status,
     );
@@ -224,17 +303,17 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
   app.post(`${base}/new/:type`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const { type } = request.params as { type: string };
-    const fields = bodyFields(request);
+    const fields = deps.kept.restore(ui.csrf, bodyFields(request), secretNames(type));
     const schema = isPluginType(type) ? pluginConfigSchemas[type].create : undefined;
     const made = await callApi<Row>(deps, ui, request, reply, 'POST', '/plugins/configs', {
       query: { type },
-      body: formToBody(schema, fields, secretNames(type)),
+      body: formToBody(schema, fields, secretNames(type), { creating: true }),
     });
     if (made.ok) return seeOther(reply, `${base}/${type}/${String(made.data.name)}?saved=1`);
     return form(
       request,
       reply,
-      { values: fields, errors: made.error.details ?? {} },
+      refusedForm(deps, ui, fields, made.error.details ?? {}, secretNames(type)),
       made.error.status,
       made.error.code === 'INVALID_INPUT' ? [] : [{ kind: 'error', text: refusal(made.error) }],
     );
@@ -243,20 +322,57 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
   app.post(`${base}/:type/:name`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const params = request.params as { type: string; name: string };
-    const fields = bodyFields(request);
+    const fields = deps.kept.restore(ui.csrf, bodyFields(request), secretNames(params.type));
     const schema = isPluginType(params.type) ? pluginConfigSchemas[params.type].update : undefined;
-    const saved = await callApi(deps, ui, request, reply, 'PUT', '/plugins/configs/:type/:name', {
+    const saved = await callApi<Row>(deps, ui, request, reply, 'PUT', '/plugins/configs/:type/:name', {
       params,
       body: formToBody(schema, fields, secretNames(params.type)),
     });
-    if (saved.ok) return seeOther(reply, `${base}/${params.type}/${params.name}?saved=1`);
+    if (saved.ok)
+      return seeOther(
+        reply,
+        `${base}/${params.type}/${params.name}?saved=${saved.data.restart_needed ? 'restart' : '1'}`,
+      );
     return form(
       request,
       reply,
-      { values: fields, errors: saved.error.details ?? {} },
+      refusedForm(deps, ui, fields, saved.error.details ?? {}, secretNames(params.type)),
       saved.error.status,
       saved.error.code === 'INVALID_INPUT' ? [] : [{ kind: 'error', text: refusal(saved.error) }],
     );
+  });
+  app.post(`${base}/:type/:name/test`, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const params = request.params as { type: string; name: string };
+    const path = `/plugins/configs/${params.type}/:name/test`;
+    if (!deps.api.has('POST', path))
+      return form(request, reply, emptyForm, 404, [{ kind: 'error', text: 'This instance sends no tests.' }]);
+    const sent = await callApi<Row>(deps, ui, request, reply, 'POST', path, {
+      params: { name: params.name },
+      body: {},
+    });
+    if (!sent.ok)
+      return form(request, reply, emptyForm, sent.error.status, [
+        { kind: 'error', text: refusal(sent.error) },
+      ]);
+    const row = sent.data;
+    const outcome = String(row.outcome);
+    const notice: Notice =
+      outcome === 'delivered'
+        ? { kind: 'ok', text: html`Test notification delivered (attempt ${String(row.attempts)}).` }
+        : outcome === 'failed'
+          ? {
+              kind: 'error',
+              text: html`The test notification failed: ${String(row.last_error ?? 'no reason given')}.`,
+            }
+          : {
+              kind: 'info',
+              text: html`Test notification
+                ${outcome.replace(/_/g, ' ')}${row.last_error ? html`: the first attempt failed (${String(row.last_error)}) and retries go on` : ''};
+                <a href="${uiPrefix}/notifications?include_tests=true">the notification log</a> shows how it
+                ends.`,
+            };
+    return form(request, reply, emptyForm, 200, [notice]);
   });
   app.post(`${base}/:type/:name/delete`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);

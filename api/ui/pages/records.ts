@@ -64,6 +64,7 @@ const routeSpec: CrudSpec = {
     { label: 'Target', cell: text('target_plugin') },
   ],
   fields: ['name', 'source_plugin', 'from', 'to', 'target_plugin'],
+  pickers: 'route',
   labelOf: (r) => String(r.name),
 };
 
@@ -82,6 +83,7 @@ const serviceAccountSpec: CrudSpec = {
   ],
   fields: ['name', 'description', 'kind', 'enabled', 'oidc_issuer', 'oidc_subject'],
   fixedOnUpdate: ['name', 'kind'],
+  pickers: 'service-account',
   labelOf: (r) => String(r.name),
 };
 
