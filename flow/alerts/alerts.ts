@@ -4,8 +4,8 @@
  * window, or suppressed by its cooldown; the notifiers are then told there is work.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Tx } from '../tx.js';
-import { pgArray, workChannel } from '../tx.js';
+import { pgArray, type Tx } from '../../storage/sql.js';
+import { workChannel } from '../work-notice.js';
 
 const minute = 60;
 /**
