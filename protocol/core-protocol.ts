@@ -5,7 +5,7 @@
  * kept in the row that records it (storage/payloads/inline.ts).
  */
 import { z } from 'zod';
-import { InlineContent } from '../storage/payloads/inline.js';
+import { InlineContent } from './payload-wire.js';
 import {
   As2AckRequest,
   As2InboundRequest,

@@ -10,7 +10,7 @@
  * offered by two acceptances at once makes the second wait for the first's commit (its unique
  * index), nothing else.
  */
-import type { Acceptance, OfferedMessage } from '../../protocol/core-protocol.js';
+import type { Acceptance } from '../../protocol/core-protocol.js';
 import { bindByName } from '../../storage/sql.js';
 import { ContentBlob, contentSql } from '../../storage/content-blob.js';
 import { messageRefused } from '../alerts/flow-alerts.js';

@@ -1,8 +1,6 @@
 /** GET /notifications (spec 2.14, 4.2) and a notifier's test notification (spec 4.3, 6.2). */
 import { z } from 'zod';
-import { loadInstanceConfig } from '../../../runtime/supervisor/instance-config.js';
-import { NotificationLog } from '../../../runtime/alerts/notification-log.js';
-import { sendTestNotification } from '../../../runtime/alerts/test-notification.js';
+import { loadInstanceConfig, NotificationLog, sendTestNotification } from '../../../runtime/index.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import type { ApiRouter } from '../../http/router.js';
