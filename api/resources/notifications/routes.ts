@@ -41,7 +41,7 @@ export function registerNotificationRoutes(router: ApiRouter, ctx: ApiContext): 
             orm: ctx.orm,
             now: ctx.now,
             publicUrl: ctx.options.publicUrl,
-            userAgent: runtime.userAgent,
+            supervisor: runtime.supervisor,
             notifications: runtime.notifications,
           },
           config,
