@@ -11,7 +11,8 @@ export interface ImportEdge {
   to: string;
 }
 
-const skippedAlways = ['node_modules', 'data', 'dist', 'payloads', 'docs', 'coverage'];
+/** Folders of the root that hold data or output, not code (storage/payloads/ is code and is read). */
+const notCode = ['data', 'dist', 'payloads', 'docs', 'coverage'];
 /** Tests, fixtures and harnesses may import any layer, so they are left out unless asked for. */
 const harnesses = ['test', 'benchmarks', 'scripts', 'fixtures'];
 const codeFile = /\.(ts|mts|js|mjs)$/;
@@ -19,10 +20,11 @@ const specifier =
   /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]|\brequire\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/g;
 
 function sourceFiles(root: string, dir: string, withTests: boolean): string[] {
-  const skipped = new Set(withTests ? skippedAlways : [...skippedAlways, ...harnesses]);
+  const skipped = new Set(['node_modules', ...(withTests ? [] : harnesses)]);
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.name.startsWith('.') || skipped.has(entry.name)) continue;
+    if (dir === root && notCode.includes(entry.name)) continue;
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) out.push(...sourceFiles(root, full, withTests));
     else if (codeFile.test(entry.name) && !entry.name.endsWith('.d.ts')) {

@@ -113,19 +113,7 @@ export async function takeAuditChainTurn(
 }
 
 /** One audit event as it is inserted, its id and hash already given (takeAuditChainTurn). */
-export interface NewAuditEvent {
-  id: number;
-  v: number;
-  at: Date;
-  actor: string;
-  action: string;
-  kind: string;
-  record_id: string;
-  record_name: string;
-  changes: AuditChange[];
-  prev_hash: string;
-  hash: string;
-}
+export type NewAuditEvent = Omit<AuditEventRow, 'id'> & { id: number };
 
 /**
  * Inserts audit events as given, many rows per statement. SQL, not the entity API: an import
