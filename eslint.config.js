@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const order =
-  'Dependencies point one way: cli → api → runtime → actors → flow → protocol → pki, storage below';
+  'Dependencies point one way: cli → api → runtime → actors → flow → protocol → pki, storage below (of protocol/ it takes only protocol/payload-wire.ts)';
 /** An import pattern of a folder, with the message saying why it may not be imported from here. */
 const folder = (name, why) => ({ group: [`**/${name}/**`, `**/${name}/*`], message: `${why}. ${order}.` });
 
