@@ -4,9 +4,22 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const order =
-  'Dependencies point one way: cli → api → runtime → actors → flow → protocol → pki, storage below';
+  'Dependencies point one way: cli → api → runtime → actors → flow → protocol → pki, storage below (of protocol/ it takes only protocol/payload-wire.ts)';
 /** An import pattern of a folder, with the message saying why it may not be imported from here. */
 const folder = (name, why) => ({ group: [`**/${name}/**`, `**/${name}/*`], message: `${why}. ${order}.` });
+
+/**
+ * One door into the runtime: api/ and cli/ import runtime/index.ts, never a module behind it, so
+ * the runtime's insides can change without touching them. Two light leaves are open as well, for
+ * the CLI, which loads them before it knows whether it will start anything.
+ */
+const runtimeDoor = {
+  regex: String.raw`^(\.\./)+runtime/(?!(index|version|secrets/secret-box)\.js$)`,
+  message:
+    'One door into the runtime: import runtime/index.ts (add the name there if it is missing); of the modules behind it, only runtime/version.ts and runtime/secrets/secret-box.ts are open',
+};
+/** A database driver or the ORM, where none may be known (pki/) or none is opened (protocol/). */
+const database = (why) => ({ group: ['@mikro-orm/*', 'pg', 'pg-*'], message: `${why}. ${order}.` });
 
 /** For each folder, the folders its code may not import (tests and fixtures may import anything). */
 const boundaries = {
@@ -18,13 +31,17 @@ const boundaries = {
     folder('protocol', 'pki/ is a library below every layer'),
     folder('storage', 'pki/ is a library below every layer'),
     folder('flow', 'pki/ is a library below every layer'),
+    database('pki/ knows no database: its callers read the rows and pass the certificates in'),
   ],
   storage: [
     folder('api', 'storage/ may not import the API'),
     folder('cli', 'storage/ may not import the CLI'),
     folder('runtime', 'storage/ may not import the runtime'),
     folder('actors', 'storage/ may not import actors'),
-    folder('protocol', 'storage/ may not import the channel protocol'),
+    {
+      regex: String.raw`^(\.\./)+protocol/(?!payload-wire\.js$)`,
+      message: `storage/ may not import the channel protocol, only the payload shapes that cross it (protocol/payload-wire.ts). ${order}.`,
+    },
     folder('flow', 'storage/ may not import the message flow commands'),
   ],
   protocol: [
@@ -33,6 +50,11 @@ const boundaries = {
     folder('runtime', 'protocol/ is spoken by runtime and actors and imports neither'),
     folder('actors', 'protocol/ is spoken by runtime and actors and imports neither'),
     folder('flow', 'protocol/ is spoken by runtime and actors and imports neither'),
+    folder(
+      'storage',
+      'protocol/ is what crosses a thread and owns its shapes: storage/ takes them from protocol/payload-wire.ts',
+    ),
+    database('protocol/ is data crossing a thread and runs no SQL'),
   ],
   flow: [
     folder('api', 'flow/ holds the state moves that the runtime and actors run'),
@@ -58,8 +80,17 @@ const boundaries = {
       message: `actors/ run the flow's commands through flow/actor-commands.ts alone. ${order}.`,
     },
   ],
-  runtime: [folder('api', 'runtime/ runs without the API'), folder('cli', 'runtime/ runs without the CLI')],
+  runtime: [
+    folder('api', 'runtime/ runs without the API'),
+    folder('cli', 'runtime/ runs without the CLI'),
+    {
+      regex: String.raw`^(\.\./)+actors/(?!(index|shared/definition|shared/fields|[a-z0-9-]+/config)\.js$)`,
+      message: `An actor's work runs in its own thread: runtime/ asks the running instance over its channel (Supervisor.ask, protocol/host-protocol.ts) and imports of actors/ only the registry (actors/index.ts), config schemas and definitions. ${order}.`,
+    },
+  ],
+  cli: [runtimeDoor],
   api: [
+    runtimeDoor,
     folder('cli', 'the CLI sits on top of the API, not below it'),
     {
       group: ['**/storage/sql', '**/storage/sql.js', '**/flow/tx', '**/flow/tx.js'],
@@ -68,10 +99,19 @@ const boundaries = {
   ],
 };
 
-const noSqlHere = 'api/ runs no SQL of its own: add a named function to storage/repositories/ and call it';
-/** What the API may not do with the ORM: reach past entities to the connection, raw SQL or the query builder. */
-const apiSql = {
-  files: ['api/**/*.ts'],
+/**
+ * One way to the database per kind of work: records through the ORM's entities, the message flow
+ * through flow/commands/ on storage/sql.ts, and every other statement a named function in
+ * storage/ (repositories/, queries/) whose comment says why it is not the entity API. Outside
+ * storage/ no code reaches past the entities to the connection, the query builder or a raw client.
+ */
+const noSqlHere =
+  'One way to the database: SQL of its own lives in storage/ (a named function in storage/repositories/ or storage/queries/, saying why it is not the entity API); call that';
+const sqlOutsideStorage = {
+  files: ['api', 'cli', 'runtime', 'actors', 'flow', 'protocol', 'pki'].flatMap((name) => [
+    `${name}/**/*.ts`,
+    `${name}/**/*.mjs`,
+  ]),
   ignores: ['**/*.test.ts', '**/fixtures/**'],
   rules: {
     'no-restricted-properties': [
@@ -83,12 +123,15 @@ const apiSql = {
     ],
   },
 };
-/** Raw fragments of the ORM, in the import rule of api/ (one rule per file set, so merged here). */
-const apiOrmPaths = ['@mikro-orm/core', '@mikro-orm/postgresql', '@mikro-orm/knex'].map((name) => ({
-  name,
-  importNames: ['raw', 'sql', 'RawQueryFragment'],
-  message: noSqlHere,
-}));
+/** Raw clients and raw fragments of the ORM, merged into each folder's import rule (one rule per file set). */
+const rawDatabasePaths = [
+  { name: 'pg', message: noSqlHere },
+  ...['@mikro-orm/core', '@mikro-orm/postgresql', '@mikro-orm/knex'].map((name) => ({
+    name,
+    importNames: ['raw', 'sql', 'RawQueryFragment'],
+    message: noSqlHere,
+  })),
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'dist/**', '.test-output/**', '.tap/**', '.test-pg/**'] },
@@ -110,8 +153,11 @@ export default tseslint.config(
     files: [`${name}/**/*.ts`, `${name}/**/*.mjs`],
     ignores: ['**/*.test.ts', '**/fixtures/**'],
     rules: {
-      'no-restricted-imports': ['error', name === 'api' ? { patterns, paths: apiOrmPaths } : { patterns }],
+      'no-restricted-imports': [
+        'error',
+        name === 'storage' ? { patterns } : { patterns, paths: rawDatabasePaths },
+      ],
     },
   })),
-  apiSql,
+  sqlOutsideStorage,
 );

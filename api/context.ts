@@ -1,9 +1,8 @@
 /** What the API's routes and services share within one process. Built once by the server. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ProcessOptions } from '../runtime/process-options.js';
-import type { AuditRecorder } from '../runtime/audit/recorder.js';
-import type { Runtime } from '../runtime/runtime.js';
-import type { SecretBox } from '../runtime/secrets/secret-box.js';
+import type { ProcessOptions } from './process-options.js';
+import type { AuditRecorder } from './audit/recorder.js';
+import type { Runtime, SecretBox } from '../runtime/index.js';
 import type { Orm } from '../storage/db.js';
 import type { ApiTokenCredential } from './auth/api-token-credential.js';
 import type { JwtCredential } from './auth/jwt-credential.js';

@@ -11,9 +11,9 @@ import { OidcDirectory, type OidcDirectoryOptions } from './auth/oidc-directory.
 import type { StorageSelection } from './schemas/settings.js';
 import { OperatorActionLog } from './operator-actions.js';
 import { Readiness } from './readiness/readiness.js';
-import type { ProcessOptions } from '../runtime/process-options.js';
-import { AuditRecorder } from '../runtime/audit/recorder.js';
-import type { SecretBox } from '../runtime/secrets/secret-box.js';
+import type { ProcessOptions } from './process-options.js';
+import { AuditRecorder } from './audit/recorder.js';
+import type { SecretBox } from '../runtime/index.js';
 import type { Orm } from '../storage/db.js';
 import { announceAtCommit } from '../storage/repositories/database.js';
 

@@ -12,7 +12,7 @@
 import type { Caller } from './auth/caller.js';
 import { Batcher } from '../protocol/batcher.js';
 import type { AuditChange } from '../storage/entities/audit-event.js';
-import type { AuditAction, AuditEntry, AuditRecorder } from '../runtime/audit/recorder.js';
+import type { AuditAction, AuditEntry, AuditRecorder } from './audit/recorder.js';
 import type { Orm } from '../storage/db.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 

@@ -12,7 +12,7 @@ import {
   InstanceUnresponsive,
   StartFailed,
   UnknownInstance,
-} from '../runtime/supervisor/errors.js';
+} from '../runtime/index.js';
 import { StorageFailed } from '../storage/payloads/storage-failure.js';
 import { ApiError, notFound } from './errors.js';
 

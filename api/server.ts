@@ -7,7 +7,7 @@ import { makeLogger } from './logger.js';
 import { buildApp, type BuiltApp } from './app.js';
 import type { ApiContext } from './context.js';
 import { loadSettings, storageOf } from './resources/settings/service.js';
-import type { ProcessOptions } from '../runtime/process-options.js';
+import type { ProcessOptions } from './process-options.js';
 import { authChannel, createApiContext } from './create-context.js';
 import { connectDatabase, type Database } from '../storage/connect.js';
 import { DatabaseListener } from '../storage/listener.js';
@@ -15,10 +15,13 @@ import { OutageLog } from '../storage/outage-log.js';
 import { prepareStorage } from '../storage/payloads/prepare.js';
 import { legacyPayloads, type StorageFields } from '../storage/payloads/selection.js';
 import { Readiness } from './readiness/readiness.js';
-import { checkSecretKey } from '../runtime/secrets/key-check.js';
-import { loadSecretBox } from '../runtime/secrets/secret-box.js';
-import { scheduleExpiryChecks } from '../runtime/certificates/expiry-check.js';
-import { startRuntime, type RuntimeOptions } from '../runtime/runtime.js';
+import {
+  checkSecretKey,
+  loadSecretBox,
+  type RuntimeOptions,
+  scheduleExpiryChecks,
+  startRuntime,
+} from '../runtime/index.js';
 import { listenForMetrics, type MetricsListener, type MetricsSource } from './metrics-listener.js';
 
 export interface ServerSettings {

@@ -28,7 +28,7 @@ export async function withSession<T>(work: (ctx: ApiContext) => Promise<T>): Pro
   ] = await Promise.all([
     import('../api/create-context.js'),
     import('../api/resources/settings/service.js'),
-    import('../runtime/process-options.js'),
+    import('../api/process-options.js'),
     import('../storage/connect.js'),
     import('../runtime/secrets/secret-box.js'),
   ]);

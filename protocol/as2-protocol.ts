@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { interopChoices } from './as2/interop-presets.js';
-import { InlineContent } from '../storage/payloads/inline.js';
+import { InlineContent } from './payload-wire.js';
 
 export const As2Material = z.object({
   certificate_pem: z.string(),

@@ -5,7 +5,7 @@
  * kept in the row that records it (storage/payloads/inline.ts).
  */
 import { z } from 'zod';
-import { InlineContent } from '../storage/payloads/inline.js';
+import { InlineContent } from './payload-wire.js';
 import {
   As2AckRequest,
   As2InboundRequest,
@@ -15,7 +15,12 @@ import {
   As2SentRequest,
   type As2Response,
 } from './as2-protocol.js';
-import { NotifyClaimRequest, NotifyResultRequest, type NotifyResponse } from './notify-protocol.js';
+import {
+  NotifyClaimRequest,
+  NotifyProgressRequest,
+  NotifyResultRequest,
+  type NotifyResponse,
+} from './notify-protocol.js';
 import { MetricsBatch } from './metrics/batch.js';
 
 /** Text PostgreSQL can store: no NUL characters. */
@@ -152,6 +157,7 @@ export const CoreRequest = z.discriminatedUnion('type', [
   As2AckRequest,
   NotifyClaimRequest,
   NotifyResultRequest,
+  NotifyProgressRequest,
 ]);
 export type CoreRequest = z.infer<typeof CoreRequest>;
 export type CoreResponse = AcceptResponse | ClaimResponse | ResultResponse | As2Response | NotifyResponse;

@@ -55,9 +55,21 @@ export type NotificationOutcome = z.infer<typeof NotificationOutcome>;
 
 export const NotifyResultRequest = NotificationOutcome.extend({ type: z.literal('notify_result') });
 
+/** A failed attempt of a notification still being sent: the log row shows it while the retries go on. */
+export const NotifyProgressRequest = z.object({
+  type: z.literal('notify_progress'),
+  notification_id: z.number().int(),
+  attempts: z.number().int().min(1),
+  error: z.string().max(2048),
+});
+
 export const NotifyDone = z.object({ type: z.literal('notify_done') });
 
-export const NotifyRequest = z.discriminatedUnion('type', [NotifyClaimRequest, NotifyResultRequest]);
+export const NotifyRequest = z.discriminatedUnion('type', [
+  NotifyClaimRequest,
+  NotifyResultRequest,
+  NotifyProgressRequest,
+]);
 export type NotifyRequest = z.infer<typeof NotifyRequest>;
 export type NotifyResponse = NotifyClaimResponse | z.infer<typeof NotifyDone>;
 
@@ -65,6 +77,7 @@ export type NotifyResponse = NotifyClaimResponse | z.infer<typeof NotifyDone>;
 export const notifyQuestions = {
   notify_claim: { request: NotifyClaimRequest, answer: NotifyClaimResponse },
   notify_result: { request: NotifyResultRequest, answer: NotifyDone },
+  notify_progress: { request: NotifyProgressRequest, answer: NotifyDone },
 } as const;
 
 /** The answer to one kind of notifier question. */

@@ -1,7 +1,7 @@
 /**
  * What the API and the CLI ask of the runtime beyond the running Runtime object (dispatcher,
- * supervisor): the one module of runtime/ they import for operations, so the dispatcher's
- * internals (acceptance, routing, transactions) stay the runtime's own.
+ * supervisor): its operations, offered through the runtime's door (runtime/index.ts), so the
+ * dispatcher's internals (acceptance, routing, transactions) stay the runtime's own.
  */
 import type { CheckAnswer } from '../protocol/host-protocol.js';
 import type { Orm } from '../storage/db.js';

@@ -113,6 +113,28 @@ export function direct(source: Orm | EntityManager | Pool): Tx {
   };
 }
 
+/**
+ * Statements in the transaction an entity manager holds (each on its own when it holds none), for
+ * code in the middle of an entity unit of work that needs what the entity API has no words for:
+ * advisory locks, `insert … select`, counts and aggregates across tables, conditional updates.
+ * The same `Tx` as the flow's statements, so raw SQL outside storage/ has one shape and one door.
+ */
+export function inEntityTx(em: EntityManager): Tx {
+  const run = <T>(text: string, params: unknown[] = []) =>
+    em.getConnection().execute<T[]>(text, params, 'all', em.getTransactionContext());
+  return { all: run, prepared: (_name, text, params) => run(text, params) };
+}
+
+/** The ORM's pool as its pool library counts it, for the process's gauges; undefined before it opens. */
+export function ormPoolCounts(orm: Orm): { used: number; free: number; pending: number } | undefined {
+  const pool = (
+    orm.em.getConnection().getKnex() as unknown as {
+      client: { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } };
+    }
+  ).client.pool;
+  return pool && { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() };
+}
+
 /** Runs `work` in a transaction on a connection of `source`'s pool. */
 export async function inTx<T>(source: Orm | Pool, work: (tx: Tx) => Promise<T>): Promise<T> {
   const pool = poolOf(source);

@@ -12,7 +12,7 @@ import { sendEmail } from './send.js';
 runActor(async (start, core) => {
   const settings = parseSettings<NotificationEmailSettings>(notificationEmailType, start.settings);
   const secrets = start.secrets as unknown as NotificationEmailSecrets;
-  return notifierActor(core, (job, signal) =>
-    sendEmail(settings, secrets, job, { userAgent: start.user_agent, signal }),
+  return notifierActor(core, (job, signal, onRetry) =>
+    sendEmail(settings, secrets, job, { userAgent: start.user_agent, signal, onRetry }),
   );
 });

@@ -12,7 +12,7 @@ import { sendNotification } from './send.js';
 runActor(async (start, core) => {
   const settings = parseSettings<NotificationWebhookSettings>(notificationWebhookType, start.settings);
   const secrets = start.secrets as unknown as NotificationWebhookSecrets;
-  return notifierActor(core, (job, signal) =>
-    sendNotification(settings, secrets, job, { userAgent: start.user_agent, signal }),
+  return notifierActor(core, (job, signal, onRetry) =>
+    sendNotification(settings, secrets, job, { userAgent: start.user_agent, signal, onRetry }),
   );
 });

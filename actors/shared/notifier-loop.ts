@@ -13,6 +13,8 @@ import type { Actor, CoreClient } from '../../protocol/worker-host/host.js';
 export type SendJob = (
   job: NotificationJob,
   signal: AbortSignal,
+  /** Called after each failed attempt that will be tried again. */
+  onRetry: (attempts: number, error: string) => Promise<void>,
 ) => Promise<Omit<NotificationOutcome, 'notification_id' | 'grouped'>>;
 
 export function notifierActor(core: CoreClient, send: SendJob): Actor {
@@ -22,7 +24,11 @@ export function notifierActor(core: CoreClient, send: SendJob): Actor {
   let dueTimer: NodeJS.Timeout | undefined;
 
   const sendOne = async (job: NotificationJob) => {
-    const outcome = await send(job, stopping.signal);
+    // Each failed attempt shows on the log row while the retries go on (a test notification is
+    // answered after its first attempt, from that row).
+    const outcome = await send(job, stopping.signal, async (attempts, error) => {
+      await core.ask({ type: 'notify_progress', notification_id: job.notification_id, attempts, error });
+    });
     // Stopped mid-way: the claim runs out and the notification is sent again by whoever runs next.
     if (stopping.signal.aborted) return;
     await core.ask({

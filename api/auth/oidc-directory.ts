@@ -7,7 +7,7 @@
  * flood of made-up kids cannot hammer the identity provider.
  */
 import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
-import type { SecretBox } from '../../runtime/secrets/secret-box.js';
+import type { SecretBox } from '../../runtime/index.js';
 import type { Orm } from '../../storage/db.js';
 import { OidcProviderSchema, type OidcProvider } from '../../storage/entities/identity.js';
 

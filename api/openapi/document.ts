@@ -3,7 +3,7 @@
  * the parts modules contribute (component schemas such as plugin configurations).
  */
 import { z } from 'zod';
-import { serviceName, serviceVersion } from '../../runtime/version.js';
+import { serviceName, serviceVersion } from '../../runtime/index.js';
 import { errorCodes, errorTable, type ErrorCode } from '../errors.js';
 import type { RegisteredRoute } from '../http/router.js';
 import { parameterKey } from '../schemas/common.js';

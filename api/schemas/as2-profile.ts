@@ -12,11 +12,7 @@ import {
 import { contentEncryptionAlgorithms } from '../../pki/algorithms/encryption-algorithms.js';
 import { micAlgorithms } from '../../pki/algorithms/mic-algorithms.js';
 import { signingChoiceOf, type SigningChoice } from '../../pki/algorithms/signing-choices.js';
-import {
-  defaultInteropFields,
-  type InteropField,
-  type InteropFields,
-} from '../../runtime/as2/interop-fields.js';
+import { defaultInteropFields, type InteropField, type InteropFields } from '../../runtime/index.js';
 import { listSchema, pagingQuery, readOnly, singleLineText } from './common.js';
 import { httpUrlProblem } from './url.js';
 

@@ -4,7 +4,7 @@
  */
 import { createApiToken } from '../../api/resources/api-tokens/service.js';
 import { createServiceAccount } from '../../api/resources/service-accounts/service.js';
-import { readProcessOptions } from '../../runtime/process-options.js';
+import { readProcessOptions } from '../../api/process-options.js';
 import { createApiContext } from '../../api/create-context.js';
 import { SecretBox } from '../../runtime/secrets/secret-box.js';
 import { migrate, openDatabase, type Orm } from '../../storage/db.js';

@@ -16,7 +16,7 @@ export function initCommand(): Command {
     .description('Make a data directory: the embedded database (without DATABASE_URL) and the secret key')
     .action(async () => {
       const [{ readProcessOptions }, { connectDatabase }, { loadSecretBox }] = await Promise.all([
-        import('../../runtime/process-options.js'),
+        import('../../api/process-options.js'),
         import('../../storage/connect.js'),
         import('../../runtime/secrets/secret-box.js'),
       ]);

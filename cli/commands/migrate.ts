@@ -7,7 +7,7 @@ import { cliIo, say } from '../io.js';
 export function migrateCommand(): Command {
   const command = new Command('migrate').description('Apply pending database migrations').action(async () => {
     const [{ readProcessOptions }, { connectDatabase }, { migrate }] = await Promise.all([
-      import('../../runtime/process-options.js'),
+      import('../../api/process-options.js'),
       import('../../storage/connect.js'),
       import('../../storage/db.js'),
     ]);

@@ -11,7 +11,7 @@ export function serveCommand(): Command {
     .option('--dev', 'developer build: requests without Authorization act as user "developer"')
     .action(async (opts: { dev?: boolean }) => {
       const [{ readProcessOptions }, { startServer, defaultLogger }] = await Promise.all([
-        import('../../runtime/process-options.js'),
+        import('../../api/process-options.js'),
         import('../../api/server.js'),
       ]);
       const logger = defaultLogger();

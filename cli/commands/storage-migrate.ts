@@ -4,7 +4,7 @@
  * summary. Runs beside serving processes. The README says how an operator moves from local to S3.
  */
 import { mkdir } from 'node:fs/promises';
-import { readProcessOptions } from '../../runtime/process-options.js';
+import { readProcessOptions } from '../../api/process-options.js';
 import { connectDatabase } from '../../storage/connect.js';
 import { copyStages, type CopyProgress } from '../../storage/payloads/copy-stages.js';
 import { openPayloadStore } from '../../storage/payloads/open-store.js';
@@ -12,6 +12,7 @@ import { probeStorage } from '../../storage/payloads/probe.js';
 import { LazyS3PayloadStore } from '../../storage/payloads/lazy-s3-store.js';
 import { describeSelection, selectionOf, type StorageFields } from '../../storage/payloads/selection.js';
 import { cliIo, say } from '../io.js';
+import { inEntityTx } from '../../storage/sql.js';
 
 export type Backend = StorageFields['storage_backend'];
 
@@ -40,11 +41,9 @@ export async function migrateStorage(to: Backend): Promise<void> {
   const options = readProcessOptions(cliIo().env);
   const database = await connectDatabase(options, { runMigrations: true, create: false });
   try {
-    const [saved] = await database.orm.em
-      .getConnection()
-      .execute<StorageFields[]>(
-        'select storage_backend, storage_local_directory, storage_s3_bucket, storage_s3_region, storage_s3_endpoint from settings where id = 1',
-      );
+    const [saved] = await inEntityTx(database.orm.em).all<StorageFields>(
+      'select storage_backend, storage_local_directory, storage_s3_bucket, storage_s3_region, storage_s3_endpoint from settings where id = 1',
+    );
     if (!saved) throw new Error('The settings record is missing; run pier migrate');
     if (saved.storage_backend !== to) {
       throw new Error(

@@ -4,7 +4,7 @@
  * migrated they are shown as skipped. Nothing is changed: no migration, no key file, no alert.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readProcessOptions } from '../../runtime/process-options.js';
+import { readProcessOptions } from '../../api/process-options.js';
 import type { Database } from '../../storage/connect.js';
 import { checkAs2Library } from './checks/as2-self-test.js';
 import { checkCertificateReferences, checkExpiringCertificates } from './checks/certificates.js';

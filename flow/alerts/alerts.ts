@@ -4,8 +4,8 @@
  * window, or suppressed by its cooldown; the notifiers are then told there is work.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Tx } from '../tx.js';
-import { pgArray, workChannel } from '../tx.js';
+import { inEntityTx, pgArray, type Tx } from '../../storage/sql.js';
+import { workChannel } from '../work-notice.js';
 
 const minute = 60;
 /**
@@ -90,8 +90,8 @@ export async function raiseAlert(
 }
 
 function runOn(em: EntityManager): Run {
-  return <T>(text: string, params: unknown[]) =>
-    em.getConnection().execute<T[]>(text, params, 'all', em.getTransactionContext());
+  const tx = inEntityTx(em);
+  return <T>(text: string, params: unknown[]) => tx.all<T>(text, params);
 }
 
 /** The code a resolving code ends, and the code that ends a code, when there is one. */

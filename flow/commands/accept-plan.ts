@@ -3,13 +3,24 @@
  * direction, refusal, targets, status and stage, the deliveries to create and the history
  * lines to write. Pure, so the rules read in one place and the statement only stores them.
  */
-import type { AcceptItem } from './accept.js';
+import type { OfferedMessage } from '../../protocol/core-protocol.js';
 import { deliveryStates } from '../tables/delivery-states.js';
 import { targetsFor, type RouteRow } from '../tables/routing.js';
 import { deriveMessage, type MessageStage, type MessageStatus } from '../tables/status.js';
 import type { HistoryLine } from '../tx.js';
 
 export type PartyKind = 'organization' | 'partner';
+
+/** A message a source offers, as the acceptance takes it (accept.ts). */
+export interface AcceptItem {
+  source_type: string;
+  source_name: string;
+  message: OfferedMessage;
+  /** The target a message sent by hand names. */
+  target_hint?: string;
+  /** The first history line's text, when the source has more to say than its name. */
+  text?: string;
+}
 
 /** A message row as the acceptance statement inserts it. */
 export interface PlannedMessage {

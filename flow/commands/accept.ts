@@ -10,7 +10,7 @@
  * offered by two acceptances at once makes the second wait for the first's commit (its unique
  * index), nothing else.
  */
-import type { Acceptance, OfferedMessage } from '../../protocol/core-protocol.js';
+import type { Acceptance } from '../../protocol/core-protocol.js';
 import { bindByName } from '../../storage/sql.js';
 import { ContentBlob, contentSql } from '../../storage/content-blob.js';
 import { messageRefused } from '../alerts/flow-alerts.js';
@@ -18,6 +18,7 @@ import {
   newDeliveryState,
   planAcceptance,
   type AcceptancePlan,
+  type AcceptItem,
   type PartyKind,
   type PlannedMessage,
 } from './accept-plan.js';
@@ -28,7 +29,7 @@ import { direct, inTx, pgArray, workChannel, type Tx } from '../tx.js';
 import type { Pool } from '../../storage/sql.js';
 import type { MessageStatus } from '../tables/status.js';
 
-export { directionOf } from './accept-plan.js';
+export { directionOf, type AcceptItem } from './accept-plan.js';
 import {
   as2RecordCtes,
   as2RecordHistory,
@@ -40,16 +41,6 @@ import {
   type DuplicateRow,
   type MessageAs2Record,
 } from './as2-records.js';
-
-export interface AcceptItem {
-  source_type: string;
-  source_name: string;
-  message: OfferedMessage;
-  /** The target a message sent by hand names. */
-  target_hint?: string;
-  /** The first history line's text, when the source has more to say than its name. */
-  text?: string;
-}
 
 export interface AcceptOutcome {
   message_id: string;

@@ -1,39 +1,41 @@
 /**
- * The issuers of a stored certificate that the store also holds, nearest first: what a TLS
- * server sends after its own certificate so that clients trusting only the root can build the
- * path. A candidate counts only when its signature over the certificate verifies (names alone
- * can be copied). The self-signed root is left out: clients must hold it already
+ * The issuers of a certificate that a collection of certificates also holds, nearest first: what
+ * a TLS server sends after its own certificate so that clients trusting only the root can build
+ * the path. A candidate counts only when its signature over the certificate verifies (names
+ * alone can be copied). The self-signed root is left out: clients must hold it already
  * (RFC 8446 4.4.2), and sending it costs bytes on every handshake.
+ *
+ * The collection is the caller's (pier's certificate store: storage/queries/certificate-chain.ts);
+ * this library only judges the certificates it is handed, so it knows no database.
  */
 import { X509Certificate } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 
 /** Longer paths than this are not seen in practice; the bound also stops a loop of cross-signed CAs. */
 const maxIssuers = 8;
 
-interface Row {
+/** A certificate of the collection: an id that tells it apart, its DER and its issuer's name. */
+export interface HeldCertificate {
   id: number;
-  der: Buffer;
+  der: Uint8Array;
   issuer: string;
 }
 
-export async function storedIssuers(em: EntityManager, certificateId: number): Promise<X509Certificate[]> {
-  const rows = (sql: string, params: unknown[]) =>
-    em.getConnection().execute<Row[]>(sql, params, 'all', em.getTransactionContext());
-  const [leaf] = await rows('select id, der, issuer from certificate where id = ?', [certificateId]);
-  if (!leaf) return [];
+/**
+ * The issuers of `leaf` among the certificates `withSubject` returns for an issuer's name, the
+ * one valid longest first among several (a renewed issuer with the same key verifies too).
+ */
+export async function heldIssuers(
+  leaf: HeldCertificate,
+  withSubject: (subject: string) => Promise<HeldCertificate[]>,
+): Promise<X509Certificate[]> {
   const issuers: X509Certificate[] = [];
   const seen = new Set<number>([leaf.id]);
   let current = { certificate: new X509Certificate(Buffer.from(leaf.der)), issuer: leaf.issuer };
   while (issuers.length < maxIssuers) {
-    // A renewed issuer with the same key verifies too: the one valid longest is sent.
-    const candidates = await rows(
-      'select id, der, issuer from certificate where subject = ? order by not_after desc, id',
-      [current.issuer],
-    );
+    const candidates = await withSubject(current.issuer);
     const found = candidates
       .filter((c) => !seen.has(c.id))
-      .map((c) => ({ row: c, certificate: new X509Certificate(Buffer.from(c.der)) }))
+      .map((c) => ({ held: c, certificate: new X509Certificate(Buffer.from(c.der)) }))
       .find(
         (c) =>
           current.certificate.checkIssued(c.certificate) &&
@@ -45,8 +47,8 @@ export async function storedIssuers(em: EntityManager, certificateId: number): P
       found.certificate.verify(found.certificate.publicKey);
     if (selfSigned) break;
     issuers.push(found.certificate);
-    seen.add(found.row.id);
-    current = { certificate: found.certificate, issuer: found.row.issuer };
+    seen.add(found.held.id);
+    current = { certificate: found.certificate, issuer: found.held.issuer };
   }
   return issuers;
 }

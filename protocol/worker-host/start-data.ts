@@ -1,6 +1,6 @@
 /** What an actor thread is started with (its workerData), checked on arrival. */
 import { z } from 'zod';
-import { StoreSelection } from '../../storage/payloads/selection.js';
+import { StoreSelection } from '../payload-wire.js';
 
 /** A certificate a setting names, opened for the actor: what a TLS server is given. */
 export const StartCertificate = z.object({

@@ -67,9 +67,10 @@ export function leaseSeconds(settings: Record<string, unknown>): number {
 
 export class Notifications {
   readonly #db: Tx;
-  /** Sends this process finishes after answering (a test notification's retries), until close. */
-  readonly #sending = new Set<Promise<void>>();
-  readonly #closing = new AbortController();
+  /** Who waits for a notification's first attempt (firstAttempt), by notification id. */
+  readonly #firstAttempts = new Map<number, (() => void)[]>();
+  /** Who waits for a notification's outcome (settled), by notification id. */
+  readonly #outcomes = new Map<number, (() => void)[]>();
 
   constructor(
     private readonly orm: Orm,
@@ -81,31 +82,20 @@ export class Notifications {
     this.#db = direct(orm);
   }
 
-  /** Ends when the process closes: a send carried on in the background stops waiting then. */
-  get closing(): AbortSignal {
-    return this.#closing.signal;
-  }
-
-  /** Keeps a send that goes on after its answer, so close waits for it to record its outcome. */
-  carryOn(work: Promise<unknown>): void {
-    const kept = work.then(
-      () => {},
-      (error: unknown) => this.logger?.error({ err: error }, 'a notification sent in the background failed'),
-    );
-    this.#sending.add(kept);
-    void kept.finally(() => this.#sending.delete(kept));
-  }
-
-  /** Stops the sends carried on: each records the attempts it made, and close waits for that. */
+  /** Answers whoever still waits for a first attempt: the process is stopping, the rows stay as they are. */
   async close(): Promise<void> {
-    this.#closing.abort();
-    await Promise.all([...this.#sending]);
+    for (const waiters of [this.#firstAttempts, this.#outcomes])
+      for (const id of [...waiters.keys()]) this.#told(waiters, id);
   }
 
   async answer(instance: InstanceRef, request: NotifyRequest): Promise<NotifyResponse> {
     if (request.type === 'notify_claim') {
       const jobs = await this.claim(instance, request.limit);
       return { type: 'notify_claimed', jobs, next_due_ms: await this.nextDue(instance.name) };
+    }
+    if (request.type === 'notify_progress') {
+      await this.progress(request.notification_id, request.attempts, request.error);
+      return { type: 'notify_done' };
     }
     await this.record(request);
     this.metrics.count('pier_notifications_total', {
@@ -182,6 +172,39 @@ export class Notifications {
       `update notification set attempts = ?, last_error = ? where id = ? and outcome = 'queued'`,
       [attempts, error, notificationId],
     );
+    this.#told(this.#firstAttempts, notificationId);
+  }
+
+  /**
+   * Resolves once the notifier reports the first attempt of a notification (a retry's progress
+   * or its outcome), or after `withinMs` at the latest: whoever waits then reads the row as it
+   * stands. Register before the notifier gets the notification.
+   */
+  firstAttempt(notificationId: number, withinMs: number): Promise<void> {
+    return this.#wait(this.#firstAttempts, notificationId, withinMs);
+  }
+
+  /** Resolves once the notification's outcome is recorded, or after `withinMs` at the latest. */
+  settled(notificationId: number, withinMs: number): Promise<void> {
+    return this.#wait(this.#outcomes, notificationId, withinMs);
+  }
+
+  #wait(waiters: Map<number, (() => void)[]>, notificationId: number, withinMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, withinMs);
+      timer.unref();
+      waiters.set(notificationId, [...(waiters.get(notificationId) ?? []), done]);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  }
+
+  #told(waiters: Map<number, (() => void)[]>, notificationId: number): void {
+    const waiting = waiters.get(notificationId);
+    waiters.delete(notificationId);
+    for (const done of waiting ?? []) done();
   }
 
   async record(outcome: NotificationOutcome): Promise<void> {
@@ -213,5 +236,8 @@ export class Notifications {
         );
       }
     });
+    // After the commit, so whoever waits reads the outcome.
+    this.#told(this.#firstAttempts, outcome.notification_id);
+    this.#told(this.#outcomes, outcome.notification_id);
   }
 }

@@ -13,6 +13,7 @@ import { raiseAlert, type AlertInput } from '../../flow/alerts/alerts.js';
 import { alertLinks } from '../../flow/alerts/links.js';
 import type { Orm } from '../../storage/db.js';
 import type { InstanceRef } from '../supervisor/core-port.js';
+import { inEntityTx } from '../../storage/sql.js';
 
 export interface PartnerAlertDeps {
   orm: Orm;
@@ -150,9 +151,7 @@ async function subjectOf(em: EntityManager, ref: InstanceRef, partner: string | 
       subject_name: ref.name,
       link: alertLinks.instance(ref.type, ref.name),
     };
-  const [row] = await em
-    .getConnection()
-    .execute<{ id: number }[]>('select id from partner where name = ?', [partner], 'all');
+  const [row] = await inEntityTx(em).all<{ id: number }>('select id from partner where name = ?', [partner]);
   return {
     subject_kind: 'partner',
     subject_id: partner,

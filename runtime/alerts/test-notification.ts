@@ -1,43 +1,40 @@
 /**
  * A notifier's test notification (POST /plugins/configs/notification-webhook/{name}/test, and
- * …/notification-email/{name}/test):
- * logged as a row with `test: true`, sent now from the asking process with the instance's
- * stored settings (whether or not the instance runs), and answered after the first attempt:
- * delivered, failed for good, or still queued with that attempt's error while the retries go
- * on in the background (with the defaults they take over a minute; nobody waits that long for
- * an answer).
+ * …/notification-email/{name}/test): logged as a row with `test: true`, and sent by the
+ * notifier's own worker, in a thread run once for it with the settings as saved (whether or not
+ * the instance runs), which claims and reports that notification as a notifier claims and
+ * reports every other (Supervisor.runOnce). The answer comes after the first attempt:
+ * delivered, failed for good, or still queued with that attempt's error while the thread goes
+ * on with the retries (with the defaults they take over a minute; nobody waits that long).
  */
-import type {
-  NotificationEmailSecrets,
-  NotificationEmailSettings,
-} from '../../actors/notification-email/config.js';
-import { sendEmail } from '../../actors/notification-email/send.js';
-import type {
-  NotificationWebhookSecrets,
-  NotificationWebhookSettings,
-} from '../../actors/notification-webhook/config.js';
-import { sendNotification } from '../../actors/notification-webhook/send.js';
 import type { InstanceConfig } from '../../actors/shared/definition.js';
 import { alertLinks } from '../../flow/alerts/links.js';
-import type { SendOptions } from '../../actors/notification-webhook/send.js';
-import type { NotificationJob } from '../../protocol/notify-protocol.js';
-import { direct } from '../../storage/sql.js';
+import type { CoreRequest, CoreResponse } from '../../protocol/core-protocol.js';
 import type { Orm } from '../../storage/db.js';
-import { alertOfRow, isoSql, type Notifications } from './notifications.js';
+import { direct } from '../../storage/sql.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
+import { alertOfRow, isoSql, leaseSeconds, type Notifications } from './notifications.js';
 
-/** The claim of a test row never runs out by itself: no notifier actor takes it. */
-const never = new Date('9999-12-31T00:00:00Z');
+/** Beyond one attempt's own timeout, how long the answer waits for the worker to start and send. */
+const startUpMs = 30_000;
 
 export async function sendTestNotification(
-  deps: { orm: Orm; now: () => Date; publicUrl: string; userAgent: string; notifications: Notifications },
+  deps: {
+    orm: Orm;
+    now: () => Date;
+    publicUrl: string;
+    supervisor: Supervisor;
+    notifications: Notifications;
+  },
   config: InstanceConfig,
 ): Promise<number> {
-  const db = direct(deps.orm);
   const at = deps.now();
   const email = config.type === 'notification-email';
-  const format = email ? 'email' : (config.settings as unknown as NotificationWebhookSettings).format;
+  const format = email ? 'email' : String(config.settings.format);
   const key = `${config.type}:${config.name}`;
-  const [row] = await db.all<Parameters<typeof alertOfRow>[0]>(
+  // Leased to this run until its attempts are over, so a running notifier does not send it too.
+  const leasedUntil = new Date(at.getTime() + leaseSeconds(config.settings) * 1000);
+  const [row] = await direct(deps.orm).all<Parameters<typeof alertOfRow>[0]>(
     `with alert_row as (
        insert into alert (code, severity, subject_kind, subject_id, subject_name, summary, details, dedupe_key,
                           link, instance, raised_at, occurrence)
@@ -62,38 +59,41 @@ export async function sendTestNotification(
       format,
       at,
       at,
-      never,
+      leasedUntil,
     ],
   );
   const id = Number(row!.id);
-  let firstFailed = () => {};
-  const retrying = new Promise<void>((resolve) => (firstFailed = resolve));
-  const send = (job: NotificationJob, options: SendOptions) =>
-    email
-      ? sendEmail(
-          config.settings as unknown as NotificationEmailSettings,
-          config.secrets as NotificationEmailSecrets,
-          job,
-          options,
-        )
-      : sendNotification(
-          config.settings as unknown as NotificationWebhookSettings,
-          config.secrets as unknown as NotificationWebhookSecrets,
-          job,
-          options,
-        );
-  const sending = send(
-    { notification_id: id, grouped: [], test: true, alerts: [alertOfRow(row!, deps.publicUrl)] },
-    {
-      userAgent: deps.userAgent,
-      signal: deps.notifications.closing,
-      onRetry: async (attempts, error) => {
-        await deps.notifications.progress(id, attempts, error);
-        firstFailed();
-      },
-    },
-  ).then((outcome) => deps.notifications.record({ notification_id: id, grouped: [], ...outcome }));
-  deps.notifications.carryOn(sending);
-  await Promise.race([sending, retrying]);
+  const job = { notification_id: id, grouped: [], test: true, alerts: [alertOfRow(row!, deps.publicUrl)] };
+  const timeoutSeconds =
+    typeof config.settings.timeout_seconds === 'number' ? config.settings.timeout_seconds : 10;
+  const attempted = deps.notifications.firstAttempt(id, timeoutSeconds * 1000 + startUpMs);
+  const settled = deps.notifications.settled(id, leasedUntil.getTime() - at.getTime());
+  const ref = { type: config.type, name: config.name, settings: config.settings };
+  let handedOut = false;
+  // The worker's notifier round asks for work: this notification once, then nothing more.
+  const answer = async (request: CoreRequest): Promise<CoreResponse> => {
+    if (request.type === 'notify_claim') {
+      const jobs = handedOut ? [] : [job];
+      handedOut = true;
+      return { type: 'notify_claimed', jobs, next_due_ms: null };
+    }
+    if (request.type === 'notify_progress' || request.type === 'notify_result')
+      return deps.notifications.answer(ref, request);
+    throw new Error(`${config.type} workers do not ask ${request.type}`);
+  };
+  try {
+    await deps.supervisor.runOnce(config.type, config.name, answer, settled);
+  } catch (error) {
+    // It could not start (a setting it refuses, the process stopping): the row says why.
+    const reason = error instanceof Error ? error.message : String(error);
+    await deps.notifications.record({
+      notification_id: id,
+      grouped: [],
+      ok: false,
+      attempts: 0,
+      error: `the ${config.type} could not start: ${reason}`,
+    });
+  }
+  await attempted;
   return id;
 }

@@ -11,6 +11,7 @@ import { certificatesNamedBySettings, certificateUsers } from '../../storage/que
 import { describeCertificateUsers } from './usage-text.js';
 import { dayMs, daysRemaining, expiringWindowDays } from '../../pki/certificates/validity.js';
 import { alertLinks } from '../../flow/alerts/links.js';
+import { inEntityTx } from '../../storage/sql.js';
 
 /** Arbitrary constant naming the advisory lock, so two processes of a cluster do not both raise. */
 const expiryLockKey = 7_313_000_004;
@@ -33,11 +34,10 @@ function summary(code: AlertCode, c: Candidate, now: Date, users: string): strin
 /** Raises the alerts due at `now`; returns how many were raised. Safe to run at any time, as often as wanted. */
 export async function checkCertificateExpiry(em: EntityManager, now: Date): Promise<number> {
   return em.transactional(async (tx) => {
-    const conn = tx.getConnection();
-    const trx = tx.getTransactionContext();
-    await conn.execute('select pg_advisory_xact_lock(?)', [expiryLockKey], 'all', trx);
+    const conn = inEntityTx(tx as EntityManager);
+    await conn.all('select pg_advisory_xact_lock(?)', [expiryLockKey]);
     const namedBySettings = await certificatesNamedBySettings(tx as EntityManager, certificateSettings);
-    const candidates = await conn.execute<Candidate[]>(
+    const candidates = await conn.all<Candidate>(
       `select c.id, coalesce(nullif(c.description, ''), nullif(c.common_name, ''), c.subject) as name, c.not_after
          from certificate c
         where c.not_after <= ?
@@ -45,8 +45,6 @@ export async function checkCertificateExpiry(em: EntityManager, now: Date): Prom
                or c.id = any(?::int[]))
         order by c.not_after, c.id`,
       [new Date(now.getTime() + expiringWindowDays * dayMs), `{${namedBySettings.join(',')}}`],
-      'all',
-      trx,
     );
     if (candidates.length === 0) return 0;
     const users = await certificateUsers(
@@ -60,12 +58,7 @@ export async function checkCertificateExpiry(em: EntityManager, now: Date): Prom
       const code: AlertCode =
         notAfter.getTime() <= now.getTime() ? 'certificate_expired' : 'certificate_expiring';
       const dedupeKey = `${code}:certificate:${c.id}`;
-      const [seen] = await conn.execute<unknown[]>(
-        'select 1 from alert where dedupe_key = ? limit 1',
-        [dedupeKey],
-        'all',
-        trx,
-      );
+      const [seen] = await conn.all('select 1 from alert where dedupe_key = ? limit 1', [dedupeKey]);
       if (seen) continue;
       const mine = users.filter((u) => u.certificate_id === c.id);
       await raiseAlert(

@@ -5,16 +5,16 @@
  * a claim from a live one without clocks or heartbeats.
  */
 import { randomInt } from 'node:crypto';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import type { OutageLog } from '../../storage/outage-log.js';
+import { openSessionConnection, type SessionConnection } from '../../storage/session-connection.js';
 import { nodeLockClass } from '../../flow/node-presence.js';
 
 export { liveNodeCondition } from '../../flow/node-presence.js';
 
 export class NodePresence {
   readonly nodeId = randomInt(1, 2 ** 31 - 1);
-  #client: pg.Client | undefined;
+  #client: SessionConnection | undefined;
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
   /** Whether this process holds the cluster's metrics lock (it exports the cluster-wide gauges). */
@@ -28,19 +28,15 @@ export class NodePresence {
   ) {}
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
-    client.on('error', (error) => {
+    const client = await openSessionConnection(this.url, (error) => {
       if (this.outage) this.outage.failed("holding the node's presence", error);
       else this.logger.warn({ err: error }, 'node presence lost its connection; reconnecting');
       this.#reconnectLater();
     });
-    await client.connect();
-    const [row] = (
-      await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1, $2) as locked', [
-        nodeLockClass,
-        this.nodeId,
-      ])
-    ).rows;
+    const [row] = await client.rows<{ locked: boolean }>('select pg_try_advisory_lock($1, $2) as locked', [
+      nodeLockClass,
+      this.nodeId,
+    ]);
     if (!row?.locked) {
       await client.end();
       throw new Error(`Node number ${this.nodeId} is taken by a live process`);
@@ -55,11 +51,10 @@ export class NodePresence {
    */
   async exportsClusterMetrics(): Promise<boolean> {
     if (this.#exporter || !this.#client) return this.#exporter;
-    const [row] = (
-      await this.#client.query<{ locked: boolean }>('select pg_try_advisory_lock($1, 0) as locked', [
-        nodeLockClass,
-      ])
-    ).rows;
+    const [row] = await this.#client.rows<{ locked: boolean }>(
+      'select pg_try_advisory_lock($1, 0) as locked',
+      [nodeLockClass],
+    );
     this.#exporter = row?.locked === true;
     return this.#exporter;
   }

@@ -38,6 +38,7 @@ import { retryPolicyOf } from '../../flow/tables/schedule.js';
 import { orphanedClaims, retriesDue, stallSchedule, undispatched } from '../../flow/commands/sweeps.js';
 import { direct, inTx } from '../../flow/tx.js';
 import { noMetrics, type MetricsPort } from '../../protocol/metrics/port.js';
+import { inEntityTx } from '../../storage/sql.js';
 
 export interface DispatcherOptions {
   orm: Orm;
@@ -225,9 +226,10 @@ export class Dispatcher implements ActorCore {
 
   async redeliver(messageId: string, deliveryId: number, actor: string): Promise<void> {
     await inTx(this.#o.orm, (tx) => redeliver(tx, this.#o.now(), messageId, deliveryId, actor));
-    const [row] = await this.#o.orm.em
-      .getConnection()
-      .execute<{ target: string }[]>('select target from delivery where id = ?', [deliveryId]);
+    const [row] = await inEntityTx(this.#o.orm.em).all<{ target: string }>(
+      'select target from delivery where id = ?',
+      [deliveryId],
+    );
     if (row) this.#work([row.target]);
   }
 

@@ -20,6 +20,7 @@ import type { DatabaseListener } from '../../storage/listener.js';
 import { direct, type Tx } from '../../storage/sql.js';
 import { defaultSettleTiming, SettledIds, type SettleTiming } from './settled-ids.js';
 import { sseFrame } from './sse-frame.js';
+import type { HistoryRowAsText } from '../../storage/repositories/messages.js';
 
 export const historyChannel = 'pier_history';
 export interface StreamLimits {
@@ -100,19 +101,8 @@ export function framesOf(lines: readonly FeedLine[]): string {
   return text;
 }
 
-interface HistoryRow {
-  id: string;
-  message_id: string;
-  created_at: string;
-  kind: string;
-  old_status: string | null;
-  new_status: string | null;
-  text: string | null;
-  delivery_id: string | null;
-  target: string | null;
-  old_state: string | null;
-  new_state: string | null;
-}
+/** The rows of message_history as this feed reads them (storage/repositories/messages.ts declares them). */
+type HistoryRow = HistoryRowAsText;
 
 /** created_at as RFC 3339 in UTC with milliseconds, as the messages API shows it. */
 const columns = `id, message_id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, kind, old_status, new_status, text, delivery_id, target, old_state, new_state`;

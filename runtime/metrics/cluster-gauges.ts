@@ -8,6 +8,7 @@
 import type { Orm } from '../../storage/db.js';
 import { alertCodes, type AlertCode } from '../../flow/alerts/alerts.js';
 import type { PierMetrics } from './registry.js';
+import { inEntityTx } from '../../storage/sql.js';
 
 /** Delivery states that are not final: the work still in hand somewhere in the cluster. */
 const pendingStates = ['queued', 'delivering', 'retrying', 'awaiting_ack'];
@@ -19,7 +20,7 @@ for (const [code, spec] of Object.entries(alertCodes) as [AlertCode, (typeof ale
 
 export function clusterGauges(metrics: PierMetrics, orm: Orm, exporter: () => Promise<boolean>): void {
   const query = <T extends object>(sql: string, params: unknown[] = []) =>
-    orm.em.getConnection().execute<T[]>(sql, params, 'all');
+    inEntityTx(orm.em).all<T>(sql, params);
   // One check per scrape, shared by the gauges below (each collects on its own).
   let checked: { at: number; holds: Promise<boolean> } | undefined;
   const holds = () => {

@@ -4,16 +4,10 @@
  * they count instances and connections, as they should.
  */
 import type { Orm } from '../../storage/db.js';
+import { ormPoolCounts } from '../../storage/sql.js';
 import { serviceStatuses } from '../lifecycle/states.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { PierMetrics } from './registry.js';
-
-/** What knex's pool (tarn) tells of itself. */
-interface TarnPool {
-  numUsed(): number;
-  numFree(): number;
-  numPendingAcquires(): number;
-}
 
 export function processGauges(
   metrics: PierMetrics,
@@ -31,19 +25,17 @@ export function processGauges(
           set({ type: i.type, name: i.name, state }, i.status === state ? 1 : 0);
     },
   );
-  const pool = () =>
-    (orm.em.getConnection().getKnex() as unknown as { client: { pool?: TarnPool } }).client.pool;
   metrics.gauge(
     'pier_db_pool_connections',
     "This process's PostgreSQL connections: the main thread's ORM pool (pool=orm) and flow pool " +
       "(pool=flow), and the actor threads' own (pool=actors, summed), in use, idle, and requests waiting for one",
     ['pool', 'state'],
     (set) => {
-      const p = pool();
+      const p = ormPoolCounts(orm);
       if (p) {
-        set({ pool: 'orm', state: 'in_use' }, p.numUsed());
-        set({ pool: 'orm', state: 'idle' }, p.numFree());
-        set({ pool: 'orm', state: 'waiting' }, p.numPendingAcquires());
+        set({ pool: 'orm', state: 'in_use' }, p.used);
+        set({ pool: 'orm', state: 'idle' }, p.free);
+        set({ pool: 'orm', state: 'waiting' }, p.pending);
       }
       const flow = flowPool();
       set({ pool: 'flow', state: 'in_use' }, flow.inUse);

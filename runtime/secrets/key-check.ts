@@ -5,18 +5,17 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SecretBox } from './secret-box.js';
+import { inEntityTx } from '../../storage/sql.js';
 
 const knownValue = 'pier secret key check';
 
 export async function checkSecretKey(em: EntityManager, secrets: SecretBox): Promise<void> {
-  const conn = em.getConnection();
-  const [row] = await conn.execute<{ secret_check: string }[]>(
-    'select secret_check from settings where id = 1',
-  );
+  const conn = inEntityTx(em);
+  const [row] = await conn.all<{ secret_check: string }>('select secret_check from settings where id = 1');
   if (!row) throw new Error('The settings record is missing; run pier migrate');
   if (row.secret_check === '') {
     // First start with this database: remember the key by a value sealed with it.
-    await conn.execute("update settings set secret_check = ? where id = 1 and secret_check = ''", [
+    await conn.all("update settings set secret_check = ? where id = 1 and secret_check = ''", [
       secrets.seal(knownValue),
     ]);
     return;

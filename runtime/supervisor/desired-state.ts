@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { pluginTypeDefinitions, type PluginType } from '../../actors/index.js';
 import type { Action, ServiceStatus } from '../lifecycle/states.js';
 import { liveNodeCondition } from '../cluster/presence.js';
+import { inEntityTx } from '../../storage/sql.js';
 
 /** The channel a process announces a changed configuration or action on (payload `type:name`). */
 export const serviceChannel = 'pier_service';
@@ -31,7 +32,7 @@ export function wantsRunning(item: Pick<DesiredInstance, 'enabled' | 'action'>):
 const versionOf = `to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
 
 function run<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
-  return em.getConnection().execute<T[]>(sql, params, 'all');
+  return inEntityTx(em).all<T>(sql, params);
 }
 
 export async function readDesired(em: EntityManager): Promise<DesiredInstance[]> {

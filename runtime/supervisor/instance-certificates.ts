@@ -9,7 +9,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { certificateUses, type PluginTypeDefinition } from '../../actors/index.js';
 import { StartFailure } from '../../protocol/actor-thread.js';
-import { storedIssuers } from '../../pki/certificates/chain.js';
+import { heldIssuers } from '../../pki/certificates/chain.js';
+import { storedCertificate, storedWithSubject } from '../../storage/queries/certificate-chain.js';
 import { CertificateNotFoundError, loadCertificateMaterial } from '../certificates/material.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { StartCertificate } from '../../protocol/worker-host/start-data.js';
@@ -55,7 +56,8 @@ export async function openInstanceCertificates(
         `${field}: certificate ${id} is valid only from ${validFrom.toISOString()}; ${purpose} with it anyway`,
       );
     }
-    const issuers = await storedIssuers(em, id);
+    const leaf = await storedCertificate(em, id);
+    const issuers = leaf ? await heldIssuers(leaf, (subject) => storedWithSubject(em, subject)) : [];
     opened.certificates[field] = {
       chain_pem: [material.pem, ...issuers.map((c) => c.toString())].join(''),
       private_key_pem: material.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),

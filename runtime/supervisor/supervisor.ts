@@ -48,6 +48,7 @@ import {
   UnknownInstance,
 } from './errors.js';
 import { openInstanceCertificates } from './instance-certificates.js';
+import { runOnce } from './run-once.js';
 import { loadInstanceConfig } from './instance-config.js';
 import { ManagedInstance, type ServiceView } from './instance.js';
 import { Turns } from './turns.js';
@@ -448,6 +449,20 @@ export class Supervisor {
     }
   }
 
+  /**
+   * Runs a plugin type's worker once with the configuration as saved, outside the instances
+   * (run-once.ts): `answer` gets its questions, and it is stopped when `done` settles.
+   */
+  runOnce(
+    type: PluginType,
+    name: string,
+    answer: (request: CoreRequest) => Promise<CoreResponse>,
+    done: Promise<unknown>,
+  ): Promise<void> {
+    if (this.#closing) throw new StartFailure('CLOSING', 'the process is shutting down');
+    return runOnce({ ...this.#deps, threads: this.#threads }, type, name, answer, done);
+  }
+
   /** Work is queued for the target named: tell its actor, if it runs here. */
   poke(target: string): void {
     for (const instance of this.#instances.values()) {
@@ -702,6 +717,7 @@ export class Supervisor {
       }
       case 'notify_claim':
       case 'notify_result':
+      case 'notify_progress':
         if (role !== 'notifier' || !this.#deps.core.notify)
           throw new Error(`${instance.type} instances do not ask ${request.type}`);
         return this.#deps.core.notify(ref, request);

@@ -8,14 +8,11 @@
  * and readers take `content` when a stage has it, else the store.
  */
 import { Readable } from 'node:stream';
-import { z } from 'zod';
+import { inlineMaxBytes } from '../../protocol/payload-wire.js';
 import { PayloadTooLarge, type PayloadRef, type PayloadStore, type PutOptions } from './store.js';
 
 /** Stages up to this size are kept in their payload row (docs/decisions/small-stages-are-kept-in-the-database.md). */
-export const inlineMaxBytes = 64 * 1024;
-
-/** A small stage's bytes as they cross to the core: base64, at most inlineMaxBytes. */
-export const InlineContent = z.string().max(Math.ceil(inlineMaxBytes / 3) * 4);
+export { InlineContent, inlineMaxBytes } from '../../protocol/payload-wire.js';
 
 /** A stage stored: its size, and its bytes (base64) when it is kept in its payload row. */
 export interface KeptStage {

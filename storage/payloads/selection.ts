@@ -5,19 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import type { StoreSelection } from '../../protocol/payload-wire.js';
 
-const LocalSelection = z.object({ backend: z.literal('local'), directory: z.string() });
-export const S3Selection = z.object({
-  backend: z.literal('s3'),
-  bucket: z.string(),
-  region: z.string(),
-  /** Empty for the provider's own service; otherwise path-style addressing is used. */
-  endpoint: z.string(),
-});
-export const StoreSelection = z.discriminatedUnion('backend', [LocalSelection, S3Selection]);
-export type StoreSelection = z.infer<typeof StoreSelection>;
-export type S3Selection = z.infer<typeof S3Selection>;
+/** The selection's shape crosses to worker threads, so the channel's protocol declares it. */
+export { S3Selection, StoreSelection } from '../../protocol/payload-wire.js';
 
 /** The storage fields of the settings record. */
 export interface StorageFields {

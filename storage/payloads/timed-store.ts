@@ -4,9 +4,10 @@
  * which the caller supplies: storage/ knows nothing of the metrics registry or the threads.
  * `open` is timed until the stream is handed back, not until it has been read.
  */
+import type { StoreCallObserver } from '../../protocol/payload-wire.js';
 import type { PayloadStore } from './store.js';
 
-export type StoreCallObserver = (operation: string, ok: boolean, seconds: number) => void;
+export type { StoreCallObserver } from '../../protocol/payload-wire.js';
 
 export function timedStore(store: PayloadStore, observe: StoreCallObserver): PayloadStore {
   const timed =

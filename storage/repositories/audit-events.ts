@@ -5,6 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuditChange } from '../entities/audit-event.js';
+import { inEntityTx } from '../sql.js';
 
 interface AuditEventRow {
   id: string;
@@ -86,4 +87,59 @@ export function auditEventsAfter(em: EntityManager, after: number, limit: number
   return em
     .getConnection()
     .execute<AuditEventRow[]>('select * from audit_event where id > ? order by id limit ?', [after, limit]);
+}
+
+/** The advisory lock that makes writers of the audit chain take turns (one chain, one order). */
+const auditLockKey = 7_313_000_001;
+
+/**
+ * Takes the audit chain's turn for this transaction, then reads the hash the chain ends with
+ * and reserves `count` ids for the next events, in order. SQL, not the entity API: the lock and
+ * the sequence must be taken before any event is built, since each event's hash covers its id
+ * and its predecessor's hash, and the ORM would number the rows only when it flushes them.
+ */
+export async function takeAuditChainTurn(
+  em: EntityManager,
+  count: number,
+): Promise<{ prevHash: string; ids: number[] }> {
+  const tx = inEntityTx(em);
+  await tx.all('select pg_advisory_xact_lock(?)', [auditLockKey]);
+  const [head] = await tx.all<{ hash: string }>('select hash from audit_event order by id desc limit 1');
+  const ids = await tx.all<{ id: string }>(
+    "select nextval('audit_event_id_seq') as id from generate_series(1, ?)",
+    [count],
+  );
+  return { prevHash: head?.hash ?? '', ids: ids.map((r) => Number(r.id)).sort((a, b) => a - b) };
+}
+
+/** One audit event as it is inserted, its id and hash already given (takeAuditChainTurn). */
+export type NewAuditEvent = Omit<AuditEventRow, 'id'> & { id: number };
+
+/**
+ * Inserts audit events as given, many rows per statement. SQL, not the entity API: an import
+ * records thousands of events in one transaction, and the ORM would insert them one by one.
+ */
+export async function insertAuditEvents(em: EntityManager, events: NewAuditEvent[]): Promise<void> {
+  const tx = inEntityTx(em);
+  // 11 parameters per row; chunks stay far below PostgreSQL's 65,535 parameters.
+  for (let start = 0; start < events.length; start += 1000) {
+    const chunk = events.slice(start, start + 1000);
+    await tx.all(
+      `insert into audit_event (id, v, at, actor, action, kind, record_id, record_name, changes, prev_hash, hash)
+       values ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)').join(', ')}`,
+      chunk.flatMap((e) => [
+        e.id,
+        e.v,
+        e.at,
+        e.actor,
+        e.action,
+        e.kind,
+        e.record_id,
+        e.record_name,
+        JSON.stringify(e.changes),
+        e.prev_hash,
+        e.hash,
+      ]),
+    );
+  }
 }

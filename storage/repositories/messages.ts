@@ -44,6 +44,9 @@ export interface HistoryRow {
   new_state: string | null;
 }
 
+/** A history line with created_at read as RFC 3339 text (the event stream reads it so). */
+export type HistoryRowAsText = Omit<HistoryRow, 'created_at'> & { created_at: string };
+
 export interface PayloadRow {
   message_id: string;
   stage: string;

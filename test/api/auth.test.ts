@@ -1,7 +1,7 @@
 // Covers authentication (docs/api/authentication.md): header errors, API token states (expired, revoked, disabled
 // account), cache invalidation across two processes, last_used_at, and the developer build.
 import t from 'tap';
-import { readProcessOptions } from '../../runtime/process-options.js';
+import { readProcessOptions } from '../../api/process-options.js';
 import { startServer } from '../../api/server.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';

@@ -146,7 +146,7 @@ t.test('enabled instances start with the server', async (t) => {
   await second.close();
   // The same database again: a new process reads the configurations at start.
   const { startServer } = await import('../../api/server.js');
-  const { readProcessOptions } = await import('../../runtime/process-options.js');
+  const { readProcessOptions } = await import('../../api/process-options.js');
   const third = await startServer({
     options: readProcessOptions({
       DATABASE_URL: second.db.url,

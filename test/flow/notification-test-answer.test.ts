@@ -1,4 +1,4 @@
-// Covers POST …/notification-webhook/{name}/test against a receiver that answers 500: the answer comes after the first attempt (attempts 1, still queued, the error named), well before the first retry's wait ends, and the retries go on in the background until the row says failed.
+// Covers POST …/notification-webhook/{name}/test against a receiver that answers 500: the answer comes right after the first attempt (attempts 1, still queued, the error named), well before the first retry's wait ends, and the retries go on in the background until the row says failed.
 import t from 'tap';
 import { must, runningOn } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
@@ -21,9 +21,8 @@ await runningOn(server, 'notification-webhook', 'ops');
 const host = new URL(receiver.url).host;
 
 t.test('the answer follows the first attempt; the retries follow in the background', async (t) => {
-  const started = performance.now();
   const answer = await server.call('POST', '/api/v1/plugins/configs/notification-webhook/ops/test');
-  const tookMs = performance.now() - started;
+  const answeredAt = performance.now();
   t.equal(answer.status, 200);
   t.match(answer.body.data, {
     test: true,
@@ -34,8 +33,13 @@ t.test('the answer follows the first attempt; the retries follow in the backgrou
     last_error: `${host} answered HTTP 500 Internal Server Error`,
     delivered_at: null,
   });
-  t.ok(tookMs < (retryIntervalSeconds * 1000) / 2, `answered in ${Math.round(tookMs)} ms`);
   t.equal(receiver.received.length, 1, 'one attempt before the answer');
+  // Timed from the attempt, not the request: the worker's thread starts first (run once for it).
+  const afterAttemptMs = answeredAt - receiver.received[0]!.at;
+  t.ok(
+    afterAttemptMs < (retryIntervalSeconds * 1000) / 2,
+    `answered ${Math.round(afterAttemptMs)} ms after the attempt`,
+  );
 
   const row = async () =>
     (await server.call('GET', '/api/v1/notifications?include_tests=true')).body.data.notifications.find(

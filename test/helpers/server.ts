@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Test } from 'tap';
-import { readProcessOptions, type ProcessOptions } from '../../runtime/process-options.js';
+import { readProcessOptions, type ProcessOptions } from '../../api/process-options.js';
 import { startServer, type RunningServer, type ServerSettings } from '../../api/server.js';
 import { migrate, openDatabase } from '../../storage/db.js';
 import { createTestDatabase, type TestDatabase } from './database.js';

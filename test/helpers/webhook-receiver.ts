@@ -8,6 +8,8 @@ export type Behaviour = number | 'hang';
 export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
+  /** When the request ended, on performance.now()'s clock. */
+  at: number;
 }
 
 export interface Receiver {
@@ -25,7 +27,11 @@ export async function startReceiver(t: Test): Promise<Receiver> {
     const chunks: Buffer[] = [];
     request.on('data', (c: Buffer) => chunks.push(c));
     request.on('end', () => {
-      receiver.received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      receiver.received.push({
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: performance.now(),
+      });
       const behaviour = receiver.answers.shift() ?? receiver.otherwise;
       if (behaviour === 'hang') hanging.push(response);
       else response.writeHead(behaviour).end('ok');

@@ -1,7 +1,7 @@
 /** Local AS2 profiles (docs/api/as2-profiles.md): one per organization, addressed by the organization's id. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import { diffChanges } from '../../../runtime/audit/changes.js';
+import { diffChanges } from '../../audit/changes.js';
 import { As2LocalProfileSchema, type As2LocalProfile } from '../../../storage/entities/as2-profile.js';
 import { OrganizationSchema } from '../../../storage/entities/party.js';
 import type { Caller } from '../../auth/caller.js';

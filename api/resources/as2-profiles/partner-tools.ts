@@ -10,11 +10,11 @@ import { organizationsWithAs2Profile, partnerWithAs2Profile } from '../../../sto
 import { configNamesOfType } from '../../../storage/repositories/plugin-configs.js';
 import { as2SenderType } from '../../../actors/as2-sender/config.js';
 import {
+  type CheckAnswer,
   checkConnectionTo,
   reachOfPartner,
   routedTargets,
-  type CheckAnswer,
-} from '../../../runtime/facade.js';
+} from '../../../runtime/index.js';
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { notFound, validationError } from '../../errors.js';

@@ -6,14 +6,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import {
   defaultInteropFields,
+  type InteropField,
   interopFieldNames,
+  type InteropFields,
   pickInteropFields,
   presetFields,
-  type InteropField,
-  type InteropFields,
-} from '../../../runtime/as2/interop-fields.js';
-import { diffChanges } from '../../../runtime/audit/changes.js';
-import type { SecretBox } from '../../../runtime/secrets/secret-box.js';
+  type SecretBox,
+} from '../../../runtime/index.js';
+import { diffChanges } from '../../audit/changes.js';
 import { As2RemoteProfileSchema, type As2RemoteProfile } from '../../../storage/entities/as2-profile.js';
 import { PartnerSchema } from '../../../storage/entities/party.js';
 import type { Caller } from '../../auth/caller.js';

@@ -1,7 +1,7 @@
-/** Reading and verifying the audit log (docs/api/audit.md). The log itself is written by runtime/audit. */
+/** Reading and verifying the audit log (docs/api/audit.md). The log itself is written by api/audit/. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import { ChainVerifier, type StoredEvent, type VerifyResult } from '../../../runtime/audit/chain.js';
+import { ChainVerifier, type StoredEvent, type VerifyResult } from '../../audit/chain.js';
 import {
   auditEventsAfter,
   auditEventsPage,

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { toPem } from '../../../pki/certificates/certificate-info.js';
 import { certificateSettings } from '../../../actors/index.js';
-import { describeCertificateUsers } from '../../../runtime/certificates/usage-text.js';
+import { describeCertificateUsers } from '../../../runtime/index.js';
 import { dayMs, expiringWindowDays } from '../../../pki/certificates/validity.js';
 import { CertificateSchema, type Certificate } from '../../../storage/entities/certificate.js';
 import { certificateUsers } from '../../../storage/queries/certificate-users.js';

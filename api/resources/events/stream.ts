@@ -7,12 +7,12 @@
  * bound, or lets more than the buffer bound pile up unread, gets one `reload` event and the end.
  */
 import {
-  framesOf,
   type FeedBatch,
   type FeedLine,
+  framesOf,
   type HistoryFeed,
   type StreamLimits,
-} from '../../../runtime/events/history-feed.js';
+} from '../../../runtime/index.js';
 import type { SseOutput } from './sse-output.js';
 
 export class HistoryStream {

@@ -1,7 +1,7 @@
 /** Reading messages and the operator actions on them (docs/api/messages.md, docs/api/lifecycles.md#delivery-state). */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import { redeliverWithoutRuntime } from '../../../runtime/facade.js';
+import { redeliverWithoutRuntime } from '../../../runtime/index.js';
 import {
   findMessageParts,
   findMessageView,

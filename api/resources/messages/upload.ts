@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { checkHandUpload } from '../../../runtime/facade.js';
+import { checkHandUpload } from '../../../runtime/index.js';
 import { isStorageFailure } from '../../../storage/payloads/storage-failure.js';
 import { PayloadTooLarge, type PayloadStore } from '../../../storage/payloads/store.js';
 import { keepStream, type KeptStage } from '../../../storage/payloads/inline.js';

@@ -1,8 +1,6 @@
 /** GET /notifications (docs/api/notifications.md, docs/api/conventions.md#lists) and a notifier's test notification (docs/api/notifications.md, docs/api/events.md#alerts-and-notifications). */
 import { z } from 'zod';
-import { loadInstanceConfig } from '../../../runtime/supervisor/instance-config.js';
-import { NotificationLog } from '../../../runtime/alerts/notification-log.js';
-import { sendTestNotification } from '../../../runtime/alerts/test-notification.js';
+import { loadInstanceConfig, NotificationLog, sendTestNotification } from '../../../runtime/index.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import type { ApiRouter } from '../../http/router.js';
@@ -43,7 +41,7 @@ export function registerNotificationRoutes(router: ApiRouter, ctx: ApiContext): 
             orm: ctx.orm,
             now: ctx.now,
             publicUrl: ctx.options.publicUrl,
-            userAgent: runtime.userAgent,
+            supervisor: runtime.supervisor,
             notifications: runtime.notifications,
           },
           config,

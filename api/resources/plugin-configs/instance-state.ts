@@ -5,15 +5,14 @@
  * other process is told and follows (runtime/supervisor/desired-state.ts).
  */
 import type { PluginType } from '../../../actors/index.js';
-import { announce, processStates } from '../../../runtime/supervisor/desired-state.js';
-import type { ServiceView } from '../../../runtime/supervisor/instance.js';
+import { announceInstanceChange, processStates, type ServiceView } from '../../../runtime/index.js';
 import { freshEm, type ApiContext } from '../../context.js';
 
 /** This process follows the change (when it runs instances) and tells the others. */
 async function follow(ctx: ApiContext, type: PluginType, name: string): Promise<ServiceView | undefined> {
   const supervisor = ctx.runtime?.supervisor;
   if (supervisor) return supervisor.changed(type, name);
-  await announce(freshEm(ctx), type, name);
+  await announceInstanceChange(freshEm(ctx), type, name);
   return undefined;
 }
 

@@ -5,10 +5,9 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pluginTypeDefinitions, type PluginType, type PluginTypeDefinition } from '../../../actors/index.js';
-import { diffChanges } from '../../../runtime/audit/changes.js';
-import type { AuditedKind, AuditedRecord } from '../../../runtime/audit/recorder.js';
-import type { SecretBox } from '../../../runtime/secrets/secret-box.js';
-import { openSecrets, settingsOf } from '../../../runtime/supervisor/instance-config.js';
+import { diffChanges } from '../../audit/changes.js';
+import type { AuditedKind, AuditedRecord } from '../../audit/recorder.js';
+import { openSecrets, type SecretBox, settingsOf } from '../../../runtime/index.js';
 import { PluginConfigSchema, type PluginConfig } from '../../../storage/entities/plugin-config.js';
 import { RouteSchema } from '../../../storage/entities/route.js';
 import { partyNamed } from '../../../storage/repositories/parties.js';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { pluginTypeDefinitions, type PluginRole } from '../../../actors/index.js';
-import { diffChanges } from '../../../runtime/audit/changes.js';
+import { diffChanges } from '../../audit/changes.js';
 import { PluginConfigSchema } from '../../../storage/entities/plugin-config.js';
 import { RouteSchema, type Route } from '../../../storage/entities/route.js';
 import { partyNamed } from '../../../storage/repositories/parties.js';

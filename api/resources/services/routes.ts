@@ -4,7 +4,7 @@
  * 409 INVALID_STATE for a move the lifecycle table lacks, 500 START_FAILED with the reason.
  */
 import { isPluginType } from '../../../actors/index.js';
-import { actions, type Action } from '../../../runtime/lifecycle/states.js';
+import { type Action, actions } from '../../../runtime/index.js';
 import { runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
 import type { ApiRouter } from '../../http/router.js';

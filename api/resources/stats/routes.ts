@@ -1,12 +1,10 @@
 /** GET /stats (docs/api/stats.md): counts over the message flow and the instances of this process. */
-import { listInstances } from '../../../runtime/supervisor/instance-config.js';
+import { listInstances, openAlerts, type ServiceStatus } from '../../../runtime/index.js';
 import { failedStatuses, inFlightStatuses } from '../../../flow/tables/status.js';
 import { statsCounts } from '../../../storage/repositories/message-counts.js';
-import type { ServiceStatus } from '../../../runtime/lifecycle/states.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { StatsRecord } from '../../schemas/stats.js';
-import { openAlerts } from '../../../runtime/alerts/open-alerts.js';
 
 /** More failed messages than this in 24 hours make the system Degraded (docs/api/conventions.md#limits). */
 const degradedThreshold = 10;

@@ -6,7 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { certificateSettings, pluginTypeDefinitions, type PluginType } from '../../../actors/index.js';
 import { certificateUses } from '../../../actors/shared/definition.js';
-import { describeCertificateUsers } from '../../../runtime/certificates/usage-text.js';
+import { describeCertificateUsers } from '../../../runtime/index.js';
 import { dayMs, daysRemaining, expiringWindowDays } from '../../../pki/certificates/validity.js';
 import { certificateUsers } from '../../../storage/queries/certificate-users.js';
 import {

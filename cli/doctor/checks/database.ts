@@ -3,7 +3,7 @@
  * would apply, and notices a database migrated by a newer pier than this one.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ProcessOptions } from '../../../runtime/process-options.js';
+import type { ProcessOptions } from '../../../api/process-options.js';
 import { connectDatabase, type Database } from '../../../storage/connect.js';
 import { migrationsList } from '../../../storage/migrations/index.js';
 import { appliedMigrations } from '../../../storage/queries/doctor.js';

@@ -6,9 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { checkConnection } from '../../../actors/as2-sender/check-connection.js';
 import { loadSettings } from '../../../api/resources/settings/service.js';
-import { reachOfPartner } from '../../../runtime/facade.js';
-import type { SecretBox } from '../../../runtime/secrets/secret-box.js';
-import { identification } from '../../../runtime/version.js';
+import { identification, reachOfPartner, type SecretBox } from '../../../runtime/index.js';
 import type { Orm } from '../../../storage/db.js';
 import { as2Partners } from '../../../storage/queries/doctor.js';
 import { failed, passed, type CheckResult } from '../checklist.js';

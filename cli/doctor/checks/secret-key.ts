@@ -6,8 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ProcessOptions } from '../../../runtime/process-options.js';
-import { SecretBox } from '../../../runtime/secrets/secret-box.js';
+import type { ProcessOptions } from '../../../api/process-options.js';
+import { SecretBox } from '../../../runtime/index.js';
 import { sealedSecrets } from '../../../storage/queries/doctor.js';
 import { failed, passed, type CheckResult } from '../checklist.js';
 

@@ -7,9 +7,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuditChange } from '../../storage/entities/audit-event.js';
 import { diffChanges } from './changes.js';
 import { auditEventVersion, eventHash, type ChainedFields } from './chain.js';
-
-/** Arbitrary constant naming the audit chain's advisory lock. */
-const auditLockKey = 7_313_000_001;
+import {
+  insertAuditEvents,
+  takeAuditChainTurn,
+  type NewAuditEvent,
+} from '../../storage/repositories/audit-events.js';
 
 /** Changes to records, and operator actions on the running service (docs/api/events.md#message-history-stream: they name the user). */
 export type AuditAction =
@@ -117,27 +119,12 @@ export class AuditRecorder {
   /** Several events in order, with one lock and one insert: for changes of many records at once (imports). */
   async recordMany(em: EntityManager, entries: AuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    const conn = em.getConnection();
-    const ctx = em.getTransactionContext();
-    await conn.execute('select pg_advisory_xact_lock(?)', [auditLockKey], 'all', ctx);
-    const [head] = await conn.execute<{ hash: string }[]>(
-      'select hash from audit_event order by id desc limit 1',
-      [],
-      'all',
-      ctx,
-    );
-    const ids = await conn.execute<{ id: string }[]>(
-      "select nextval('audit_event_id_seq') as id from generate_series(1, ?)",
-      [entries.length],
-      'all',
-      ctx,
-    );
-    const sortedIds = ids.map((r) => Number(r.id)).sort((a, b) => a - b);
-    let prevHash = head?.hash ?? '';
-    const rows: unknown[][] = entries.map((entry, i) => {
+    const turn = await takeAuditChainTurn(em, entries.length);
+    let prevHash = turn.prevHash;
+    const events = entries.map((entry, i): NewAuditEvent => {
       const fields: ChainedFields = {
         v: auditEventVersion,
-        id: sortedIds[i]!,
+        id: turn.ids[i]!,
         at: new Date(),
         actor: entry.actor,
         action: entry.action,
@@ -150,30 +137,8 @@ export class AuditRecorder {
       const hash = this.key ? eventHash(this.key, fields) : '';
       // Each event chains to the one before it, exactly as one record() call after another would.
       prevHash = hash;
-      return [
-        fields.id,
-        fields.v,
-        fields.at,
-        fields.actor,
-        fields.action,
-        fields.kind,
-        fields.record_id,
-        fields.record_name,
-        JSON.stringify(fields.changes),
-        fields.prev_hash,
-        hash,
-      ];
+      return { ...fields, hash };
     });
-    // 11 parameters per row; chunks stay far below PostgreSQL's 65,535 parameters.
-    for (let start = 0; start < rows.length; start += 1000) {
-      const chunk = rows.slice(start, start + 1000);
-      await conn.execute(
-        `insert into audit_event (id, v, at, actor, action, kind, record_id, record_name, changes, prev_hash, hash)
-         values ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)').join(', ')}`,
-        chunk.flat(),
-        'run',
-        ctx,
-      );
-    }
+    await insertAuditEvents(em, events);
   }
 }

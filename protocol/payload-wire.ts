@@ -1,0 +1,29 @@
+/**
+ * The payload shapes that cross a thread: a small stage's bytes carried inside a message to the
+ * core, the payload store a thread opens, and the report of each call to it. The protocol owns
+ * them and imports nothing of storage/; storage/payloads/ takes them from here (the one module of
+ * protocol/ it may import), so the channel's schemas never pull in a store's code.
+ */
+import { z } from 'zod';
+
+/** Stages up to this size are kept in their payload row (storage/payloads/inline.ts says why). */
+export const inlineMaxBytes = 64 * 1024;
+
+/** A small stage's bytes as they cross to the core: base64, at most inlineMaxBytes. */
+export const InlineContent = z.string().max(Math.ceil(inlineMaxBytes / 3) * 4);
+
+const LocalSelection = z.object({ backend: z.literal('local'), directory: z.string() });
+export const S3Selection = z.object({
+  backend: z.literal('s3'),
+  bucket: z.string(),
+  region: z.string(),
+  /** Empty for the provider's own service; otherwise path-style addressing is used. */
+  endpoint: z.string(),
+});
+/** Which payload store a thread opens; never credentials (the S3 client takes them from the SDK's sources). */
+export const StoreSelection = z.discriminatedUnion('backend', [LocalSelection, S3Selection]);
+export type StoreSelection = z.infer<typeof StoreSelection>;
+export type S3Selection = z.infer<typeof S3Selection>;
+
+/** Hears of each call to a payload store: its operation, whether it succeeded, and how long it took. */
+export type StoreCallObserver = (operation: string, ok: boolean, seconds: number) => void;

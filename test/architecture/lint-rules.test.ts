@@ -1,0 +1,124 @@
+// Covers the linter's architecture rules (eslint.config.js) by planting each violation they exist to catch in a file of the folder it belongs to, linted in memory, and seeing the rule fail with its message; the allowed neighbour of each passes.
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import t from 'tap';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const eslint = new ESLint({ cwd: root });
+
+/** The architecture rules' messages for `code` as if it were the file `file` (nothing is written). */
+async function problems(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+  return result!.messages
+    .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-properties')
+    .map((m) => m.message);
+}
+
+/** Each planted violation: where, what, and the words of the message that names the rule. */
+const planted: { what: string; file: string; code: string; says: string }[] = [
+  {
+    what: 'api/ importing a module behind the runtime door',
+    file: 'api/resources/planted/service.ts',
+    code: "import { Supervisor } from '../../../runtime/supervisor/supervisor.js';\nexport type S = Supervisor;\n",
+    says: 'One door into the runtime: import runtime/index.ts',
+  },
+  {
+    what: 'cli/ importing a module behind the runtime door',
+    file: 'cli/commands/planted.ts',
+    code: "import { Dispatcher } from '../../runtime/dispatch/dispatcher.js';\nexport type D = Dispatcher;\n",
+    says: 'One door into the runtime: import runtime/index.ts',
+  },
+  {
+    what: 'pki/ opening the ORM',
+    file: 'pki/certificates/planted.ts',
+    code: "import type { EntityManager } from '@mikro-orm/postgresql';\nexport type E = EntityManager;\n",
+    says: 'pki/ knows no database',
+  },
+  {
+    what: 'pki/ running SQL on a connection it was handed',
+    file: 'pki/certificates/planted.ts',
+    code: "export const rows = (em: { getConnection(): { execute(s: string): unknown } }) =>\n  em.getConnection().execute('select der from certificate');\n",
+    says: 'One way to the database',
+  },
+  {
+    what: 'runtime/ running an actor’s sending code on the main thread',
+    file: 'runtime/alerts/planted.ts',
+    code: "import { sendNotification } from '../../actors/notification-webhook/send.js';\nexport const send = sendNotification;\n",
+    says: "An actor's work runs in its own thread",
+  },
+  {
+    what: 'protocol/ importing the payload stores',
+    file: 'protocol/planted.ts',
+    code: "import { InlineContent } from '../storage/payloads/inline.js';\nexport const c = InlineContent;\n",
+    says: 'protocol/ is what crosses a thread and owns its shapes',
+  },
+  {
+    what: 'storage/ importing the channel protocol beyond its payload shapes',
+    file: 'storage/payloads/planted.ts',
+    code: "import { CoreRequest } from '../../protocol/core-protocol.js';\nexport const r = CoreRequest;\n",
+    says: 'storage/ may not import the channel protocol',
+  },
+  {
+    what: 'runtime/ reaching past the entities to the connection',
+    file: 'runtime/supervisor/planted.ts',
+    code: "import type { EntityManager } from '@mikro-orm/postgresql';\nexport const one = (em: EntityManager) => em.getConnection().execute('select 1');\n",
+    says: 'One way to the database',
+  },
+  {
+    what: 'runtime/ opening a raw pg client',
+    file: 'runtime/cluster/planted.ts',
+    code: "import pg from 'pg';\nexport const client = new pg.Client();\n",
+    says: 'One way to the database',
+  },
+  {
+    what: 'flow/ reaching past the entities to the connection',
+    file: 'flow/alerts/planted.ts',
+    code: "import type { EntityManager } from '@mikro-orm/postgresql';\nexport const one = (em: EntityManager) => em.getConnection().execute('select 1');\n",
+    says: 'One way to the database',
+  },
+];
+
+for (const { what, file, code, says } of planted) {
+  t.test(`refused: ${what}`, async (t) => {
+    const found = await problems(file, code);
+    t.ok(
+      found.some((m) => m.includes(says)),
+      `${file} fails with "${says}…" (got: ${found.join(' | ') || 'nothing'})`,
+    );
+  });
+}
+
+/** The neighbours each rule leaves open: the code that ships does exactly these. */
+const allowed: { what: string; file: string; code: string }[] = [
+  {
+    what: 'api/ through the runtime door',
+    file: 'api/resources/planted/service.ts',
+    code: "import { startRuntime } from '../../../runtime/index.js';\nexport const s = startRuntime;\n",
+  },
+  {
+    what: 'the CLI’s light leaves of the runtime',
+    file: 'cli/planted.ts',
+    code: "import { serviceVersion } from '../runtime/version.js';\nimport { SecretBox } from '../runtime/secrets/secret-box.js';\nexport const v = [serviceVersion, SecretBox];\n",
+  },
+  {
+    what: 'runtime/ reading the actor registry and a config schema',
+    file: 'runtime/alerts/planted.ts',
+    code: "import { pluginTypeDefinitions } from '../../actors/index.js';\nimport type { NotificationWebhookSettings } from '../../actors/notification-webhook/config.js';\nexport type W = NotificationWebhookSettings;\nexport const d = pluginTypeDefinitions;\n",
+  },
+  {
+    what: 'storage/ taking the payload shapes from the protocol',
+    file: 'storage/payloads/planted.ts',
+    code: "import { StoreSelection } from '../../protocol/payload-wire.js';\nexport const s = StoreSelection;\n",
+  },
+  {
+    what: 'storage/ running SQL past the entity API',
+    file: 'storage/queries/planted.ts',
+    code: "import type { EntityManager } from '@mikro-orm/postgresql';\nexport const one = (em: EntityManager) => em.getConnection().execute('select 1');\n",
+  },
+];
+
+for (const { what, file, code } of allowed) {
+  t.test(`allowed: ${what}`, async (t) => {
+    t.same(await problems(file, code), [], `${file} passes`);
+  });
+}
