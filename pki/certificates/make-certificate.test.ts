@@ -121,7 +121,10 @@ t.test('only the subject fields given are written, in the order openssl -subj wr
     validDays: 1,
   });
   writeFileSync(path.join(dir, 'only.crt'), toPem(der));
-  t.equal(openssl(['x509', '-in', 'only.crt', '-noout', '-subject']).toString().trim(), 'subject=CN=only-cn');
+  t.equal(
+    openssl(['x509', '-in', 'only.crt', '-noout', '-subject']).toString().trim(),
+    'subject=CN = only-cn',
+  );
   const full = selfSignedCertificate({ key, subject, notBefore: new Date(), validDays: 1 });
   writeFileSync(path.join(dir, 'full.crt'), toPem(full));
   t.equal(
