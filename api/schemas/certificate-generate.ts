@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { description } from './certificate.js';
-import { listSchema, singleLineText, timestamp } from './common.js';
+import { listSchema, multiLineText, singleLineText, timestamp } from './common.js';
 
 /** Validity of a generated self-signed certificate, in days, when the body leaves it out (two years). */
 export const defaultValidDays = 730;
@@ -91,10 +91,8 @@ export type CertificateRequestRecord = z.infer<typeof CertificateRequestRecord>;
 export const certificateRequestList = listSchema('certificate_requests', CertificateRequestRecord);
 
 export const CompleteRequestBody = z.strictObject({
-  certificate: z
-    .string({ error: 'Required: the certificate the CA issued, PEM' })
+  certificate: multiLineText(512 * 1024)
     .min(1, 'Required: the certificate the CA issued, PEM')
-    .max(512 * 1024, 'At most 512 KiB')
     .describe(
       "The CA's certificate, PEM; a chain may follow it (only the certificate of this key is stored)",
     ),
