@@ -4,7 +4,7 @@
  * its key) joins an organization's decryption certificates, so partners may encrypt to the old
  * or the new one; a partner's certificate joins its signature certificates, so its messages
  * verify whichever key signed them. The change is a PUT of that one list through the API's
- * route, refused for the same reasons there (docs/partner-setup.md describes the lists).
+ * route, refused for the same reasons there (docs/decisions/certificate-rollover.md).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { html, type Html } from '../html.js';
