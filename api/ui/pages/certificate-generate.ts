@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { defaultValidDays, maxValidDays } from '../../schemas/certificate-generate.js';
 import { html, type Html } from '../html.js';
-import { uiPrefix, type Notice } from '../layout.js';
+import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
 import { csrfInput, emptyForm, field, formErrors, type FormState } from '../form.js';
 import {
   bodyFields,
@@ -162,10 +162,10 @@ function keyText(r: Row): string {
 /** The section of the certificates page listing requests waiting for their CA (empty: nothing shown). */
 export async function pendingRequestsSection(
   deps: UiDeps,
+  ui: UiRequestContext,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<Html> {
-  const ui = uiContext(deps, request, reply);
   const listed = await callApi<Row>(deps, ui, request, reply, 'GET', '/certificate-requests', {
     query: { limit: '100' },
   });

@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { html, type Html } from '../html.js';
-import { uiPrefix } from '../layout.js';
+import { uiPrefix, type UiRequestContext } from '../layout.js';
 import { csrfInput } from '../form.js';
 import { bodyFields, callApi, mustCall, refusal, seeOther, uiContext, type UiDeps } from './common.js';
 
@@ -52,11 +52,11 @@ interface Candidate {
 
 async function candidates(
   deps: UiDeps,
+  ui: UiRequestContext,
   request: FastifyRequest,
   reply: FastifyReply,
   certificate: Row,
 ): Promise<Candidate[]> {
-  const ui = uiContext(deps, request, reply);
   const which = sideOf(certificate);
   const side = sides[which];
   if (!deps.api.has('GET', side.api)) return [];
@@ -76,12 +76,12 @@ async function candidates(
 /** The rollover section of a certificate's page. */
 export async function rolloverSection(
   deps: UiDeps,
+  ui: UiRequestContext,
   request: FastifyRequest,
   reply: FastifyReply,
   certificate: Row,
 ): Promise<Html> {
-  const ui = uiContext(deps, request, reply);
-  const options = await candidates(deps, request, reply, certificate);
+  const options = await candidates(deps, ui, request, reply, certificate);
   const side = sides[sideOf(certificate)];
   const id = String(certificate.id);
   return html`<section aria-labelledby="rollover-heading">

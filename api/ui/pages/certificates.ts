@@ -94,7 +94,7 @@ async function listPage(
           )}${pager(base, query, listed.data as never)}`
         : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
     }
-    ${await pendingRequestsSection(deps, request, reply)}
+    ${await pendingRequestsSection(deps, ui, request, reply)}
     <section aria-labelledby="upload-heading">
       <h2 id="upload-heading">Upload</h2>
       <p class="intro">
@@ -288,7 +288,7 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
         ['SHA-1', html`<code>${String(c.fingerprint_sha1)}</code>`],
         ['SHA-256', html`<code>${String(c.fingerprint_sha256)}</code>`],
       ])}
-      ${await usageSection(deps, Number(c.id))} ${await rolloverSection(deps, request, reply, c)}
+      ${await usageSection(deps, Number(c.id))} ${await rolloverSection(deps, ui, request, reply, c)}
       <form method="post" action="${base}/${id}" class="record-form" novalidate>
         ${csrfInput(ui.csrf)} ${formErrors(form, ['description'])}
         ${field({ name: 'description', label: 'Description', kind: 'textarea', value: c.description }, form)}
