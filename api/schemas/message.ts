@@ -75,8 +75,9 @@ export const MessageListQuery = z.object({
     .min(1)
     .optional()
     .describe(
-      'Find by file name (the whole name or its beginning, any case), AS2 Message-ID, or the ' +
-        'partner’s Message-ID (of its receipt); angle brackets around a Message-ID are optional',
+      'Find by file name (the whole name or its beginning, any case), AS2 Message-ID, the ' +
+        'partner’s Message-ID (of its receipt), or a party (the beginning of the name of the ' +
+        'organization or partner it is from or to); angle brackets around a Message-ID are optional',
     ),
   direction: z.enum(['inbound', 'outbound']).optional().describe('inbound: from a partner; outbound: to one'),
   target: recordName.optional().describe('Messages with a delivery to this target plugin instance'),

@@ -52,3 +52,30 @@ export const CertificateImportSchema = defineEntity({
   },
 });
 export type CertificateImport = InferEntity<typeof CertificateImportSchema>;
+
+/**
+ * A key pair pier made for a certificate signing request, waiting for the CA's certificate
+ * (docs/decisions/certificate-requests.md). The key is sealed like a certificate's; when the
+ * CA's certificate is uploaded it becomes a certificate record with that key and this row goes.
+ */
+export const CertificateRequestSchema = defineEntity({
+  name: 'CertificateRequest',
+  tableName: 'certificate_request',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    description: p.text(),
+    common_name: p.text(),
+    subject: p.text(),
+    key_algorithm: p.string().length(32),
+    key_size: p.integer(),
+    key_curve: p.string().length(32),
+    signature_algorithm: p.string().length(64),
+    /** The PKCS#10 request, DER. */
+    csr: p.blob().columnType('bytea'),
+    /** PKCS#8 DER sealed by the secret box; loaded only when asked for. */
+    private_key: p.text().lazy(true, false),
+    created_at: createdAt(),
+    updated_at: updatedAt(),
+  },
+});
+export type CertificateRequest = InferEntity<typeof CertificateRequestSchema>;

@@ -1,7 +1,7 @@
 /** Every entity the ORM knows; listed explicitly, no folder discovery. */
 import { As2LocalProfileSchema, As2ProfileCertificateSchema, As2RemoteProfileSchema } from './as2-profile.js';
 import { AuditEventSchema } from './audit-event.js';
-import { CertificateImportSchema, CertificateSchema } from './certificate.js';
+import { CertificateImportSchema, CertificateRequestSchema, CertificateSchema } from './certificate.js';
 import { OrganizationSchema, PartnerSchema } from './party.js';
 import { PluginConfigSchema } from './plugin-config.js';
 import { RouteSchema } from './route.js';
@@ -20,6 +20,7 @@ export const entities = [
   AuditEventSchema,
   CertificateSchema,
   CertificateImportSchema,
+  CertificateRequestSchema,
   As2LocalProfileSchema,
   As2RemoteProfileSchema,
   As2ProfileCertificateSchema,

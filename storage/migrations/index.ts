@@ -22,6 +22,8 @@ import { Migration0080PartnerLimits } from './Migration0080PartnerLimits.js';
 import { Migration0090FlowConfigVersion } from './Migration0090FlowConfigVersion.js';
 import { Migration0100HistoryIdAfterXid } from './Migration0100HistoryIdAfterXid.js';
 import { Migration0180ReceiptAlertAt } from './Migration0180ReceiptAlertAt.js';
+import { Migration0140CertificateRequests } from './Migration0140CertificateRequests.js';
+import { Migration0141MessagePartySearch } from './Migration0141MessagePartySearch.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -43,4 +45,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0090FlowConfigVersion', class: Migration0090FlowConfigVersion },
   { name: 'Migration0100HistoryIdAfterXid', class: Migration0100HistoryIdAfterXid },
   { name: 'Migration0180ReceiptAlertAt', class: Migration0180ReceiptAlertAt },
+  { name: 'Migration0140CertificateRequests', class: Migration0140CertificateRequests },
+  { name: 'Migration0141MessagePartySearch', class: Migration0141MessagePartySearch },
 ];

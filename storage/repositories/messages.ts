@@ -111,13 +111,17 @@ export async function findMessages(
   if (f.direction) add('direction = ?', f.direction);
   if (f.target) add('id in (select message_id from delivery where target = ?)', f.target);
   if (f.q) {
-    // One indexed lookup per way of finding (Migration0030MessageSearch), joined by union.
+    // One indexed lookup per way of finding (Migration0030MessageSearch, and
+    // Migration0141MessagePartySearch for the start of either party's name), joined by union.
     const ids = messageIdSpellings(f.q);
+    const prefix = `${likePrefix(f.q.trim().toLowerCase())}%`;
     where.push(`id in (
       select id from message where lower(file_name) like ? escape '\\'
       union select message_id from as2_message where as2_message_id = any(?::text[])
-      union select message_id from as2_message where (info -> 'mdn' ->> 'message_id') = any(?::text[]))`);
-    params.push(`${likePrefix(f.q.toLowerCase())}%`, pgArray(ids), pgArray(ids));
+      union select message_id from as2_message where (info -> 'mdn' ->> 'message_id') = any(?::text[])
+      union select id from message where from_party like ? escape '\\'
+      union select id from message where to_party like ? escape '\\')`);
+    params.push(`${likePrefix(f.q.toLowerCase())}%`, pgArray(ids), pgArray(ids), prefix, prefix);
   }
   const clause = where.length > 0 ? `where ${where.join(' and ')}` : '';
   const conn = em.getConnection();

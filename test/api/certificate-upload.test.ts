@@ -420,16 +420,24 @@ t.test('import tokens last ten minutes and belong to the uploader', async (t) =>
   t.equal(left!.n, 0);
 });
 
-t.test('a key that does not belong to the certificate is stored and flagged', async (t) => {
+t.test('a key that does not belong to the certificate is refused, and nothing is stored', async (t) => {
   f.selfSigned('mismatch', '/CN=Mismatch Example');
+  const before = await storedCount();
   const answer = await upload({
     certificate: f.read('mismatch.crt'),
     private_key: f.read('other.key'),
     description: 'wrong key on purpose',
   });
-  t.equal(answer.status, 201);
-  t.equal(answer.body.data.has_private_key, true);
-  t.equal(answer.body.data.private_key_matches, false);
+  t.equal(answer.status, 400);
+  t.same(answer.body.error, {
+    code: 'INVALID_INPUT',
+    message: 'Validation failed',
+    details: {
+      private_key:
+        'This RSA private key does not belong to the certificate (their public keys differ): choose the key that was made with this certificate, or upload the certificate alone',
+    },
+  });
+  t.equal(await storedCount(), before);
   const found = await upload({ certificate: f.read('rsa.crt'), private_key: f.read('other.key') });
   t.same(found.body.data.notes, ['The RSA private key 0 belongs to none of the certificates found']);
   t.same(found.body.data.found.keys[0].certificate_indexes, []);

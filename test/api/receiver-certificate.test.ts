@@ -7,7 +7,6 @@ import { makeFixtures } from '../helpers/certificates.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer, type Answer } from '../helpers/server.js';
 import { serverCertificate } from '../helpers/tls.js';
-import { uploadCertificate } from '../helpers/upload.js';
 
 const logged: string[] = [];
 const logStream = new Writable({
@@ -25,20 +24,21 @@ serverCertificate(f, 'keyless');
 serverCertificate(f, 'nokey');
 serverCertificate(f, 'wrongpair');
 serverCertificate(f, 'clientonly', 'clientAuth,emailProtection');
-f.openssl('genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out other.key');
+f.openssl('genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out other.key'); // never stored: its lines must not be logged either
 
 const tlsCert = await storeCertificate(server, f, 'tls');
 const spare = await storeCertificate(server, f, 'spare');
 const keyless = await storeCertificate(server, f, 'keyless');
 const noKey = await storeCertificate(server, f, 'nokey', false);
 const clientOnly = await storeCertificate(server, f, 'clientonly');
-const wrongPair = (
-  await uploadCertificate(server, {
-    certificate: f.read('wrongpair.crt'),
-    private_key: f.read('other.key'),
-    description: 'wrongpair',
-  })
-).body.data.id as number;
+// Uploads refuse a key of another certificate now; a row stored before that rule holds one
+// (another certificate's sealed key, as such a row has it).
+const wrongPair = await storeCertificate(server, f, 'wrongpair');
+await sql(
+  server.db.url,
+  'update certificate set private_key = (select private_key from certificate where id = $2), private_key_matches = false where id = $1',
+  [wrongPair, spare],
+);
 
 const configs = '/api/v1/plugins/configs';
 const create = async (name: string, settings: Record<string, unknown>) =>

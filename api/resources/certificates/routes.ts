@@ -14,10 +14,11 @@ import {
   UploadFindings,
   uploadLimitBytes,
 } from '../../schemas/certificate.js';
+import { CertificateDownloadQuery } from '../../schemas/certificate-generate.js';
 import { readUploadForm } from './form.js';
 import { importCertificates } from './imports.js';
 import {
-  certificatePem,
+  certificateFile,
   deleteCertificate,
   getCertificate,
   listCertificates,
@@ -25,6 +26,7 @@ import {
   updateCertificate,
 } from './service.js';
 import { uploadCertificates } from './upload.js';
+import { registerGenerateRoutes } from './generate-routes.js';
 
 export function registerCertificateRoutes(router: ApiRouter, ctx: ApiContext): void {
   const tag = 'Certificates';
@@ -116,15 +118,21 @@ export function registerCertificateRoutes(router: ApiRouter, ctx: ApiContext): v
     method: 'GET',
     url: '/certificates/:id/download',
     tag,
-    summary: 'Download a certificate as PEM (never its key)',
+    summary: 'Download a certificate as PEM or DER (never its key)',
     params: idParams,
-    raw: { mediaType: 'application/x-pem-file', description: 'The certificate, PEM' },
-    handler: async ({ params, reply }) => {
-      const { pem, fileName } = await certificatePem(freshEm(ctx), params.id);
+    query: CertificateDownloadQuery,
+    raw: {
+      mediaType: 'application/x-pem-file',
+      description:
+        'The certificate: PEM (application/x-pem-file), or with format=der DER (application/pkix-cert)',
+    },
+    handler: async ({ params, query, reply }) => {
+      const file = await certificateFile(freshEm(ctx), params.id, query.format);
       return reply
-        .header('content-type', 'application/x-pem-file')
-        .header('content-disposition', `attachment; filename="${fileName}"`)
-        .send(pem);
+        .header('content-type', file.mediaType)
+        .header('content-disposition', `attachment; filename="${file.fileName}"`)
+        .send(file.bytes);
     },
   });
+  registerGenerateRoutes(router, ctx);
 }

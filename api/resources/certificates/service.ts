@@ -146,14 +146,21 @@ export async function deleteCertificate(ctx: ApiContext, caller: Caller, id: num
   });
 }
 
-/** The certificate as PEM, never the key; with a file name from its common name. */
-export async function certificatePem(
+/**
+ * The certificate as PEM or DER (for a partner whose software takes only one), never the key;
+ * with a file name from its common name.
+ */
+export async function certificateFile(
   em: EntityManager,
   id: number,
-): Promise<{ pem: string; fileName: string }> {
+  format: 'pem' | 'der',
+): Promise<{ bytes: Buffer | string; fileName: string; mediaType: string }> {
   const certificate = await em.findOne(CertificateSchema, { id }, { populate: ['der'] });
   if (!certificate) throw notFound('Certificate');
   const base =
     certificate.common_name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '') || `certificate-${id}`;
-  return { pem: toPem(Buffer.from(certificate.der)), fileName: `${base}.pem` };
+  const der = Buffer.from(certificate.der);
+  return format === 'der'
+    ? { bytes: der, fileName: `${base}.cer`, mediaType: 'application/pkix-cert' }
+    : { bytes: toPem(der), fileName: `${base}.pem`, mediaType: 'application/x-pem-file' };
 }

@@ -78,6 +78,11 @@ async function findings(ctx: ApiContext, caller: Caller, inspection: Inspection)
   };
 }
 
+/** Why a key sent with a certificate is refused, in the words of the upload form. */
+export function mismatchedKey(algorithm: string): string {
+  return `This ${algorithm} private key does not belong to the certificate (their public keys differ): choose the key that was made with this certificate, or upload the certificate alone`;
+}
+
 export async function uploadCertificates(
   ctx: ApiContext,
   caller: Caller,
@@ -88,6 +93,9 @@ export async function uploadCertificates(
   const [single] = inspection.certificates;
   if (single && inspection.certificates.length === 1 && inspection.keys.length <= 1 && description) {
     const key = inspection.keys[0]?.key ?? null;
+    // A key that does not belong to the certificate can neither sign nor decrypt for it: it is
+    // refused, not stored with a warning (docs/decisions/mismatched-private-key.md).
+    if (key && single.keyIndex === null) throw validationError({ private_key: mismatchedKey(key.algorithm) });
     // A stored fingerprint is 409 here whatever came with it (docs/api/certificates.md); adding a key to a
     // stored certificate is the import's work, which the 409's message points to.
     const [{ certificate }] = (await inTransaction(ctx, (em) =>

@@ -1,7 +1,9 @@
 /**
  * Certificates: the list with the filters of docs/api/conventions.md#lists and expiry state, upload with the
  * import-token flow (choose among what the file holds), detail with its facts, description
- * edit, where it is used, delete (409 CERTIFICATE_IN_USE in words) and PEM download.
+ * edit, where it is used, delete (409 CERTIFICATE_IN_USE in words), PEM or DER export, a
+ * warning when the stored key does not belong to the certificate, and rollover planning.
+ * Generating keys and CSRs is in certificate-generate.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readUploadForm } from '../../resources/certificates/form.js';
@@ -27,9 +29,19 @@ import {
   type UiDeps,
 } from './common.js';
 import { usageSection } from './certificate-usage.js';
+import { pendingRequestsSection, registerCertificateGeneratePages } from './certificate-generate.js';
+import { registerRolloverPage, rolloverSection } from './certificate-rollover.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/certificates`;
+
+/** What a certificate's page says after the change that led to it. */
+const savedText: Record<string, string> = {
+  uploaded: 'Saved.',
+  generated: 'Key pair and self-signed certificate made. Export the certificate for your partners below.',
+  completed: "The CA's certificate is stored with the request's key.",
+  rollover: 'Added beside the current certificates: see where it is used.',
+};
 
 function certificateName(r: Row): string {
   return String(r.description || r.common_name || r.subject || r.id);
@@ -47,13 +59,8 @@ async function listPage(
   const query = queryOf(request);
   const listed = await callApi<Row>(deps, ui, request, reply, 'GET', '/certificates', { query });
   const filterState = { values: query, errors: listed.ok ? {} : (listed.error.details ?? {}) };
-  const body = html` <form
-      class="filters"
-      method="get"
-      action="${base}"
-      role="search"
-      aria-label="Filter certificates"
-    >
+  const body = html`<p class="actions"><a class="button" href="${base}/generate">Generate a key pair</a></p>
+    <form class="filters" method="get" action="${base}" role="search" aria-label="Filter certificates">
       ${field({ name: 'q', label: 'Search', hint: 'Description, names, serial, or the start of the SHA-256 fingerprint' }, filterState)}
       ${field({ name: 'status', label: 'State', kind: 'select', options: [{ value: '', label: 'any' }, 'valid', 'expiring', 'expired'] }, filterState)}
       ${field({ name: 'key', label: 'Private key', kind: 'select', options: [{ value: '', label: 'any' }, 'present', 'absent'] }, filterState)}
@@ -74,7 +81,11 @@ async function listPage(
               {
                 label: 'Key',
                 cell: (r) =>
-                  r.has_private_key ? (r.private_key_matches ? 'yes, matches' : 'yes, does not match') : 'no',
+                  r.has_private_key
+                    ? r.private_key_matches
+                      ? 'yes, matches'
+                      : badge('does not match', 'error')
+                    : 'no',
               },
               { label: 'Expires', cell: (r) => when(r.not_after as string) },
             ],
@@ -83,6 +94,7 @@ async function listPage(
           )}${pager(base, query, listed.data as never)}`
         : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
     }
+    ${await pendingRequestsSection(deps, ui, request, reply)}
     <section aria-labelledby="upload-heading">
       <h2 id="upload-heading">Upload</h2>
       <p class="intro">
@@ -233,9 +245,21 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
     const c = await mustCall<Row>(deps, ui, request, reply, 'GET', '/certificates/:id', { params: { id } });
     const saved = (request.query as { saved?: string }).saved;
     const list = (v: unknown) => ((v as string[]) ?? []).join(', ') || '—';
+    const mismatch = Boolean(c.has_private_key) && !c.private_key_matches;
     const body = html`<p>
-        <a href="${base}">All certificates</a> · <a href="${base}/${id}/download" download>Download PEM</a>
+        <a href="${base}">All certificates</a> · Export for a partner:
+        <a href="${base}/${id}/download" download>PEM</a> ·
+        <a href="${base}/${id}/download?format=der" download>DER (.cer)</a>
       </p>
+      ${
+        mismatch
+          ? html`<div class="alert alert-error key-mismatch" role="alert">
+              <strong>The stored private key does not belong to this certificate.</strong> pier cannot sign or
+              decrypt with it: profiles that use it for signing or decryption fail. Upload the certificate
+              with its own key (the import adds it), or generate a new key pair.
+            </div>`
+          : ''
+      }
       ${facts([
         ['Subject', String(c.subject)],
         ['Issuer', String(c.issuer)],
@@ -253,7 +277,7 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
           c.has_private_key
             ? c.private_key_matches
               ? 'stored, matches'
-              : 'stored, does not match'
+              : html`<strong>stored, does not match</strong>`
             : 'not stored',
         ],
         ['Key usage', list(c.key_usage)],
@@ -264,7 +288,7 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
         ['SHA-1', html`<code>${String(c.fingerprint_sha1)}</code>`],
         ['SHA-256', html`<code>${String(c.fingerprint_sha256)}</code>`],
       ])}
-      ${await usageSection(deps, Number(c.id))}
+      ${await usageSection(deps, Number(c.id))} ${await rolloverSection(deps, ui, request, reply, c)}
       <form method="post" action="${base}/${id}" class="record-form" novalidate>
         ${csrfInput(ui.csrf)} ${formErrors(form, ['description'])}
         ${field({ name: 'description', label: 'Description', kind: 'textarea', value: c.description }, form)}
@@ -279,12 +303,19 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
       {
         title: `Certificate ${certificateName(c)}`,
         body,
-        notices: [...(saved ? [{ kind: 'ok' as const, text: 'Saved.' }] : []), ...notices],
+        notices: [
+          ...(saved ? [{ kind: 'ok' as const, text: savedText[saved] ?? 'Saved.' }] : []),
+          ...notices,
+        ],
       },
       status,
     );
   };
 
+  registerCertificateGeneratePages(app, deps);
+  registerRolloverPage(app, deps, (request, reply, status, text) =>
+    detail(request, reply, emptyForm, status, [{ kind: 'error', text }]),
+  );
   app.get(`${base}/:id`, (request, reply) => detail(request, reply, emptyForm));
 
   app.post(`${base}/:id`, async (request, reply) => {
@@ -315,7 +346,10 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
   app.get(`${base}/:id/download`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const { id } = request.params as { id: string };
-    await mustCall(deps, ui, request, reply, 'GET', '/certificates/:id/download', { params: { id } });
+    await mustCall(deps, ui, request, reply, 'GET', '/certificates/:id/download', {
+      params: { id },
+      query: queryOf(request),
+    });
     return reply;
   });
 }

@@ -101,19 +101,26 @@ async function listPage(
   const listed = await listForUi(deps, request, query);
   const errors = listed.ok ? {} : (listed.error.details ?? {});
   const filterState = { values: query, errors };
+  // One GET form: every filter is in the URL, so a search can be bookmarked and shared.
   const body = html` <form
       class="filters"
       method="get"
       action="${base}"
       role="search"
-      aria-label="Filter messages"
+      aria-label="Find messages"
     >
+      <div class="search-box">
+        ${field({ name: 'q', label: 'Find a message', hint: 'File name or its beginning, AS2 Message-ID, or partner', id: 'f-q' }, filterState)}
+      </div>
       ${field({ name: 'status', label: 'Status', kind: 'select', options: [{ value: '', label: 'any' }, ...messageStatuses] }, filterState)}
+      ${field({ name: 'direction', label: 'Direction', kind: 'select', options: [{ value: '', label: 'any' }, 'inbound', 'outbound'] }, filterState)}
       ${field({ name: 'from', label: 'From', hint: 'Party name' }, filterState)}
       ${field({ name: 'to', label: 'To', hint: 'Party name' }, filterState)}
       ${field({ name: 'since', label: 'Since', hint: 'RFC 3339 time or a date, e.g. 2026-11-01' }, filterState)}
-      <button type="submit">Filter</button>
+      <button type="submit">Search</button>
+      ${Object.keys(query).some((k) => k !== 'offset' && k !== 'limit') ? html`<a href="${base}">Clear</a>` : ''}
     </form>
+    ${listed.ok ? searchSummary(query, listed.data) : ''}
     ${
       listed.ok
         ? html`${liveRegion({ name: 'messages', url: `${base}/rows${href('', query)}`, content: messageRows(listed.data.messages as Row[]) })}${pager(base, query, listed.data as never)}`
@@ -150,15 +157,66 @@ function deliveryActions(csrf: string, id: string, d: Row): Html {
   </form>`;
 }
 
+/** A value of protocols.as2 in words: nested facts (signature, encryption) as a list, never JSON. */
+function shownValue(v: unknown): Html | string {
+  if (v === null || v === undefined || v === '') return '—';
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (Array.isArray(v))
+    return v.map((x) => (typeof x === 'object' ? JSON.stringify(x) : String(x))).join(', ');
+  if (typeof v === 'object') {
+    return facts(Object.entries(v as Row).map(([k, x]) => [words(k), shownValue(x)]));
+  }
+  return String(v);
+}
+
+const words = (key: string) => key.replace(/_/g, ' ');
+
+/** AS2 and MIME headers as a table: one row per header, in the order they travelled. */
+function headersTable(caption: string, headers: Row): Html {
+  return table(
+    caption,
+    [
+      { label: 'Header', cell: ([name]: [string, unknown]) => html`<code>${name}</code>` },
+      { label: 'Value', cell: ([, value]) => html`<span class="header-value">${String(value)}</span>` },
+    ],
+    Object.entries(headers),
+    'No headers were recorded.',
+  );
+}
+
 function as2Facts(as2: Row | undefined): Html {
   if (!as2) return html`<p>No AS2 facts: this message did not travel by AS2.</p>`;
   const mdn = (as2.mdn ?? null) as Row | null;
-  const entries = Object.entries(as2).filter(([k]) => k !== 'mdn');
-  const show = (v: unknown) =>
-    v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return html`${facts(entries.map(([k, v]) => [k.replace(/_/g, ' '), show(v)]))}
+  const headers = (as2.headers ?? null) as Row | null;
+  const entries = Object.entries(as2).filter(([k]) => k !== 'mdn' && k !== 'headers');
+  const mdnHeaders = (mdn?.headers ?? null) as Row | null;
+  const mdnEntries = mdn ? Object.entries(mdn).filter(([k]) => k !== 'headers') : [];
+  return html`${facts(entries.map(([k, v]) => [words(k), shownValue(v)]))}
+    <h3>AS2 headers</h3>
+    <div data-headers="message">
+      ${headers ? headersTable('AS2 headers', headers) : html`<p>No headers were recorded.</p>`}
+    </div>
     <h3>Receipt (MDN)</h3>
-    ${mdn ? facts(Object.entries(mdn).map(([k, v]) => [k.replace(/_/g, ' '), show(v)])) : html`<p>No receipt.</p>`}`;
+    ${
+      mdn
+        ? html`${facts(mdnEntries.map(([k, v]) => [words(k), shownValue(v)]))}${
+            mdnHeaders
+              ? html`<h4>Receipt headers</h4>
+                  ${headersTable('Receipt headers', mdnHeaders)}`
+              : ''
+          }`
+        : html`<p>No receipt.</p>`
+    }`;
+}
+
+/** What the search found, in words, so a shared link says what it shows. */
+function searchSummary(query: Record<string, string>, data: Row): Html | string {
+  if (!query.q) return '';
+  const total = Number(data.total);
+  return html`<p class="search-summary" role="status">
+    ${total === 0 ? 'No message' : total === 1 ? '1 message' : `${String(data.totalEstimated ? 'about ' : '')}${total} messages`}
+    found for <strong>${query.q}</strong>.
+  </p>`;
 }
 
 function timeline(history: Row[]): Html {
@@ -205,7 +263,8 @@ function messageSections(ui: UiRequestContext, id: string, m: Row): Html {
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
       ${table(
-        'Deliveries',
+        // Not the section's own name: two regions of one name confuse landmark navigation.
+        'Deliveries of this message, one per target',
         [
           { label: 'Target', cell: (d: Row) => String(d.target) },
           { label: 'State', cell: (d) => badge(String(d.state)) },
@@ -289,7 +348,13 @@ async function detailPage(
 }
 
 export function registerMessagePages(app: FastifyInstance, deps: UiDeps): void {
-  app.get(base, (request, reply) => listPage(deps, request, reply, emptyForm));
+  app.get(base, (request, reply) => {
+    // The search form sends its blank filters too; the page answers at the URL without them,
+    // so the address to bookmark or share names only the filters that were set.
+    const raw = (request.query ?? {}) as Record<string, unknown>;
+    if (Object.values(raw).some((v) => v === '')) return seeOther(reply, href(base, queryOf(request)));
+    return listPage(deps, request, reply, emptyForm);
+  });
   app.get(`${base}/rows`, async (request, reply) => {
     // The list's rows alone, for live refreshes of the list region (htmx swaps them in).
     uiContext(deps, request, reply); // signed in, or sent to sign in
