@@ -46,6 +46,11 @@ export const OfferedMessage = z.object({
   refusal: text(2048).optional(),
   /** What AS2 did to a received message, stored with it. */
   as2_record: As2Record.optional(),
+  /**
+   * Set for a message pier handles itself (a certificate exchange message): it goes to no
+   * target, whatever the routes say (status NotRouted), and this says why in its history.
+   */
+  unrouted: text(2048).optional(),
 });
 export type OfferedMessage = z.infer<typeof OfferedMessage>;
 

@@ -9,6 +9,7 @@ import type { Orm } from '../../storage/db.js';
 import { inlineBytes } from '../../storage/payloads/inline.js';
 import { inboundContext, outboundContext } from './profiles.js';
 import { findSent, receiptsOverdue, recordAs2, settleAwaited } from '../../flow/commands/as2-records.js';
+import type { CemService } from '../cem/cem-service.js';
 
 export class As2Core {
   constructor(
@@ -17,6 +18,8 @@ export class As2Core {
     private readonly now: () => Date,
     /** PUBLIC_URL when it was set (see receipt-address.ts). */
     private readonly publicUrl: string | null = null,
+    /** Stores certificate exchange messages the receivers read (runtime/cem/). */
+    private readonly cem: CemService | null = null,
   ) {}
 
   answer(request: As2Request): Promise<As2Response> {
@@ -28,6 +31,11 @@ export class As2Core {
         type: 'as2_sent',
         sent,
       }));
+    if (request.type === 'cem_received') {
+      if (!this.cem) throw new Error('certificate exchange messages are not handled in this process');
+      // Its own transactions: it may send a response through the dispatcher.
+      return this.cem.received(request).then((text) => ({ type: 'cem_done', text }));
+    }
     return inTx(this.orm, async (tx): Promise<As2Response> => {
       switch (request.type) {
         case 'as2_inbound':
@@ -82,7 +90,7 @@ export class As2Core {
           return { type: 'as2_done', applied };
         }
         default: {
-          const never: never = request;
+          const never: never = request as never;
           throw new Error(`unhandled ${String(never)}`);
         }
       }

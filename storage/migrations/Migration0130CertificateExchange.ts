@@ -44,6 +44,9 @@ export class Migration0130CertificateExchange extends Migration {
         usages text[] not null,
         answer varchar(8) not null default 'pending' check (answer in ('pending', 'accepted', 'rejected')),
         reason text,
+        -- inbound: the partner profile fields pier added the certificate to on arrival, so a
+        -- rejection takes it out of those only
+        added_fields text[] not null default '{}',
         unique (exchange_id, position)
       );
       create index cem_exchange_certificate_certificate on cem_exchange_certificate (certificate_id);
@@ -57,6 +60,8 @@ export class Migration0130CertificateExchange extends Migration {
   }
 
   override async down(): Promise<void> {
-    this.addSql('drop table cem_partner_policy; drop table cem_exchange_certificate; drop table cem_exchange;');
+    this.addSql(
+      'drop table cem_partner_policy; drop table cem_exchange_certificate; drop table cem_exchange;',
+    );
   }
 }

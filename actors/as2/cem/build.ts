@@ -59,7 +59,8 @@ export function requestXml(request: RequestToBuild, contentIds: string[]): strin
   xml += `  <ns:RequestID>${escapeXml(request.requestId)}</ns:RequestID>\n`;
   request.certificates.forEach((der, i) => {
     xml += '  <ns:TrustRequest>\n';
-    if (request.responseUrl) xml += `    <ns:ResponseURL>${escapeXml(request.responseUrl)}</ns:ResponseURL>\n`;
+    if (request.responseUrl)
+      xml += `    <ns:ResponseURL>${escapeXml(request.responseUrl)}</ns:ResponseURL>\n`;
     xml += `    <ns:RespondByDate>${request.respondBy.toISOString()}</ns:RespondByDate>\n`;
     for (const usage of request.usages) xml += `    <ns:CertUsage>${usage}</ns:CertUsage>\n`;
     xml += '    <ns:EndEntity>\n';

@@ -11,7 +11,10 @@ export interface CemEntity {
   body: Buffer;
 }
 
-const prefix = Buffer.from('Content-Type: multipart/related; type="application/ediint-cert-exchange+xml"', 'latin1');
+const prefix = Buffer.from(
+  'Content-Type: multipart/related; type="application/ediint-cert-exchange+xml"',
+  'latin1',
+);
 
 /** The entity's Content-Type and body when `payload` is a CEM entity pier built; else null. */
 export function cemEntityOf(payload: Buffer): CemEntity | null {

@@ -38,8 +38,10 @@ export function readCem(contentType: string, body: Buffer): CemMessage {
   try {
     return readParts(contentType, body);
   } catch (error) {
-    if (error instanceof XmlError) throw new CemFormatError(`The CEM XML is not well formed: ${error.message}`);
-    if (error instanceof MimeError) throw new CemFormatError(`The CEM message is not readable MIME: ${error.message}`);
+    if (error instanceof XmlError)
+      throw new CemFormatError(`The CEM XML is not well formed: ${error.message}`);
+    if (error instanceof MimeError)
+      throw new CemFormatError(`The CEM message is not readable MIME: ${error.message}`);
     throw error;
   }
 }
@@ -105,7 +107,9 @@ function readDocument(xml: Buffer, parts: Map<string, Part>): CemMessage {
 function counted(entries: XmlElement[], name: string): void {
   if (entries.length === 0) throw new CemFormatError(`The CEM message holds no ${name}`);
   if (entries.length > maxEntries)
-    throw new CemFormatError(`The CEM message holds ${entries.length} ${name} elements; at most ${maxEntries} are taken`);
+    throw new CemFormatError(
+      `The CEM message holds ${entries.length} ${name} elements; at most ${maxEntries} are taken`,
+    );
 }
 
 function trustRequest(e: XmlElement, n: number, parts: Map<string, Part>): TrustRequest {
@@ -121,7 +125,10 @@ function trustRequest(e: XmlElement, n: number, parts: Map<string, Part>): Trust
   if (!endEntity) throw new CemFormatError(`${where} has no EndEntity`);
   const contentId = requiredText(endEntity, 'CertificateContentID', 998, where).replace(/^<|>$/g, '');
   const part = parts.get(contentId);
-  if (!part) throw new CemFormatError(`${where} names the certificate part ${contentId}, which the message does not hold`);
+  if (!part)
+    throw new CemFormatError(
+      `${where} names the certificate part ${contentId}, which the message does not hold`,
+    );
   const certificates = certificatesIn(part, where);
   const identifier = onlyChild(endEntity, 'CertificateIdentifier');
   const reference = identifier ? referenceIn(identifier, where) : null;
@@ -175,7 +182,10 @@ function certificatesIn(part: Part, where: string): Buffer[] {
         return m[0].includes('PKCS7') ? pkcs7Certificates(der, where) : [der];
       },
     );
-  } else if (part.contentType === 'application/pkcs7-mime' || part.contentType === 'application/pkcs7-signature') {
+  } else if (
+    part.contentType === 'application/pkcs7-mime' ||
+    part.contentType === 'application/pkcs7-signature'
+  ) {
     found = pkcs7Certificates(part.body, where);
   } else found = [part.body];
   const readable = found.filter((der) => {
@@ -186,7 +196,8 @@ function certificatesIn(part: Part, where: string): Buffer[] {
       return false;
     }
   });
-  if (readable.length === 0) throw new CemFormatError(`${where}: the certificate part holds no readable X.509 certificate`);
+  if (readable.length === 0)
+    throw new CemFormatError(`${where}: the certificate part holds no readable X.509 certificate`);
   return readable;
 }
 
@@ -194,7 +205,9 @@ function pkcs7Certificates(der: Buffer, where: string): Buffer[] {
   try {
     return readPkcs7(der).certificates;
   } catch (error) {
-    throw new CemFormatError(`${where}: the certs-only PKCS#7 part cannot be read (${(error as Error).message})`);
+    throw new CemFormatError(
+      `${where}: the certs-only PKCS#7 part cannot be read (${(error as Error).message})`,
+    );
   }
 }
 

@@ -29,7 +29,8 @@ export function sameCertificate(reference: CertificateReference, der: Buffer): b
   const serial = reference.serial.trim();
   const serialMatches = /^\d+$/.test(serial)
     ? BigInt(serial) === BigInt(own.serial)
-    : /^(0x)?[0-9a-f:]+$/i.test(serial) && BigInt(`0x${serial.replace(/^0x|:/gi, '')}`) === BigInt(own.serial);
+    : /^(0x)?[0-9a-f:]+$/i.test(serial) &&
+      BigInt(`0x${serial.replace(/^0x|:/gi, '')}`) === BigInt(own.serial);
   if (!serialMatches) return false;
   if (reference.issuer.trim() === '') return true;
   const attributes = (name: string) =>

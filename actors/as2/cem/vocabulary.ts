@@ -3,6 +3,9 @@
  * certifies): its media types, XML namespace and the shapes pier reads and writes. The
  * format pier follows is recorded in docs/decisions/cem-message-format.md.
  */
+import { cemUsages } from '../../../protocol/cem-protocol.js';
+
+export { cemUsages };
 
 export const cemNamespace = 'urn:ietf:params:xml:ns:ediintcertificateexchange';
 export const xmldsigNamespace = 'http://www.w3.org/2000/09/xmldsig#';
@@ -10,7 +13,6 @@ export const xmldsigNamespace = 'http://www.w3.org/2000/09/xmldsig#';
 export const cemXmlType = 'application/ediint-cert-exchange+xml';
 export const certsOnlyType = 'application/pkcs7-mime; smime-type=certs-only';
 
-export const cemUsages = ['signature', 'encryption', 'tls'] as const;
 export type CemUsage = (typeof cemUsages)[number];
 
 /** A certificate as XML Signature names it: issuer (RFC 2253 text) and decimal serial number. */

@@ -140,11 +140,15 @@ export function childrenNamed(parent: XmlElement, local: string): XmlElement[] {
 /** The one child named `local`, or undefined; two of them is an error. */
 export function onlyChild(parent: XmlElement, local: string): XmlElement | undefined {
   const found = childrenNamed(parent, local);
-  if (found.length > 1) throw new XmlError(`<${parent.local}> holds ${found.length} <${local}> elements; one is allowed`);
+  if (found.length > 1)
+    throw new XmlError(`<${parent.local}> holds ${found.length} <${local}> elements; one is allowed`);
   return found[0];
 }
 
 /** Escapes text for an element's content or a double-quoted attribute. */
 export function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": 'apos' }[c]};`);
+  return text.replace(
+    /[<>&"']/g,
+    (c) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": 'apos' }[c]};`,
+  );
 }
