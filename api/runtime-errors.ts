@@ -14,7 +14,8 @@ import {
   UnknownInstance,
 } from '../runtime/supervisor/errors.js';
 import { StorageFailed } from '../storage/payloads/storage-failure.js';
-import { ApiError, notFound } from './errors.js';
+import { CemRefusal } from '../runtime/cem/refusal.js';
+import { ApiError, notFound, validationError } from './errors.js';
 
 type Translation<E extends Error> = [new (...args: never[]) => E, (error: E) => ApiError];
 const entry = <E extends Error>(
@@ -23,6 +24,7 @@ const entry = <E extends Error>(
 ): Translation<Error> => [type, translate as (error: Error) => ApiError];
 
 const runtimeErrors: Translation<Error>[] = [
+  entry(CemRefusal, (e) => (e.missing !== null ? notFound(e.missing) : validationError(e.problems))),
   entry(MessageNotFound, () => notFound('Message')),
   entry(DeliveryNotFound, () => notFound('Delivery')),
   entry(

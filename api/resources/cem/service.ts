@@ -1,0 +1,90 @@
+/**
+ * Certificate exchanges as the API and the web UI see them: lists and records from the
+ * repository, the moves (send a request, answer one, set a partner's policy) by the runtime's
+ * CemService, whose refusals the error table turns into 400 and 404 answers (api/runtime-errors.ts).
+ */
+import {
+  cemExchange,
+  cemExchangesPage,
+  cemPolicyOf,
+  type CemExchangeRow,
+  type CemFilters,
+} from '../../../storage/repositories/cem-exchanges.js';
+import type { CemPolicy } from '../../../runtime/cem/cem-service.js';
+import type { Caller } from '../../auth/caller.js';
+import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import { iso, type Page } from '../../schemas/common.js';
+import type { CemExchangeRecord } from '../../schemas/cem.js';
+import type { z } from 'zod';
+import type { CemAnswer, CemExchangeCreate } from '../../schemas/cem.js';
+
+function record(row: CemExchangeRow): CemExchangeRecord {
+  return {
+    ...row,
+    respond_by: iso(row.respond_by),
+    answered_at: iso(row.answered_at),
+    switched_at: iso(row.switched_at),
+    overdue_alerted_at: iso(row.overdue_alerted_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    certificates: row.certificates.map((c) => ({
+      ...c,
+      usages: c.usages as CemExchangeRecord['certificates'][number]['usages'],
+    })),
+  };
+}
+
+export async function listCemExchanges(
+  ctx: ApiContext,
+  filters: CemFilters,
+): Promise<Page<CemExchangeRecord>> {
+  const { rows, total } = await cemExchangesPage(freshEm(ctx), ctx.now(), filters);
+  return { items: rows.map(record), total, limit: filters.limit, offset: filters.offset };
+}
+
+export async function getCemExchange(ctx: ApiContext, id: number): Promise<CemExchangeRecord> {
+  const row = await cemExchange(freshEm(ctx), ctx.now(), id);
+  if (!row) throw notFound('Certificate exchange');
+  return record(row);
+}
+
+export async function sendCemRequest(
+  ctx: ApiContext,
+  caller: Caller,
+  body: z.infer<typeof CemExchangeCreate>,
+): Promise<CemExchangeRecord> {
+  const id = await runtimeOf(ctx).cem.sendRequest(
+    { ...body, respond_by: new Date(body.respond_by) },
+    caller.actor,
+  );
+  return getCemExchange(ctx, id);
+}
+
+export async function answerCemRequest(
+  ctx: ApiContext,
+  caller: Caller,
+  id: number,
+  body: z.infer<typeof CemAnswer>,
+): Promise<CemExchangeRecord> {
+  await runtimeOf(ctx).cem.answer(id, body, caller.actor);
+  return getCemExchange(ctx, id);
+}
+
+export async function getCemPolicy(
+  ctx: ApiContext,
+  partnerId: number,
+): Promise<{ partner_id: number; policy: CemPolicy }> {
+  const policy = await cemPolicyOf(freshEm(ctx), partnerId);
+  if (policy === undefined) throw notFound('Partner');
+  return { partner_id: partnerId, policy: policy as CemPolicy };
+}
+
+export async function setCemPolicy(
+  ctx: ApiContext,
+  partnerId: number,
+  policy: CemPolicy,
+): Promise<{ partner_id: number; policy: CemPolicy }> {
+  await runtimeOf(ctx).cem.setPolicy(partnerId, policy);
+  return getCemPolicy(ctx, partnerId);
+}
