@@ -15,6 +15,7 @@ import {
   As2SentRequest,
   type As2Response,
 } from './as2-protocol.js';
+import { CemReceivedRequest } from './cem-protocol.js';
 import { NotifyClaimRequest, NotifyResultRequest, type NotifyResponse } from './notify-protocol.js';
 import { MetricsBatch } from './metrics/batch.js';
 
@@ -155,6 +156,7 @@ export const CoreRequest = z.discriminatedUnion('type', [
   As2RecordRequest,
   As2SentRequest,
   As2AckRequest,
+  CemReceivedRequest,
   NotifyClaimRequest,
   NotifyResultRequest,
 ]);

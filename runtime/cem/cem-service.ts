@@ -405,6 +405,7 @@ export class CemService {
         );
         switched++;
       }
+      switched += await this.#switchOurs(tx, now);
       const late = await tx.all<{
         id: number;
         request_id: string;
@@ -449,6 +450,61 @@ export class CemService {
       }
       return { switched, overdue: late.length };
     });
+  }
+
+  /**
+   * Our requests the partner accepted whose respond-by date came: for signature, the
+   * organization signs with the new certificate from now on. The organization signs for every
+   * partner with one certificate, so it switches only when no request offering the same
+   * certificate to another partner is still open or was rejected (then the operator decides,
+   * docs/decisions/cem-rollover.md); for encryption the certificate is in the decryption list
+   * since the request went out, and TLS is the receiver's setting.
+   */
+  async #switchOurs(tx: Tx, now: Date): Promise<number> {
+    const due = await tx.all<{
+      id: number;
+      organization_id: number;
+      certificate_id: number | null;
+      usages: CemUsage[];
+    }>(
+      `select e.id, e.organization_id, ec.certificate_id, ec.usages
+         from cem_exchange e join cem_exchange_certificate ec on ec.exchange_id = e.id and ec.answer = 'accepted'
+        where e.direction = 'outbound' and e.switched_at is null and e.respond_by <= ?
+          and not exists (select 1 from cem_exchange_certificate x where x.exchange_id = e.id and x.answer = 'pending')
+        order by e.id`,
+      [now],
+    );
+    const exchanges = new Set<number>();
+    for (const c of due) {
+      exchanges.add(c.id);
+      if (c.certificate_id === null || !c.usages.includes('signature')) continue;
+      const [blocked] = await tx.all<{ partner: string }>(
+        `select p.name as partner from cem_exchange e join cem_exchange_certificate ec on ec.exchange_id = e.id
+           join partner p on p.id = e.partner_id
+          where e.direction = 'outbound' and e.organization_id = ? and ec.certificate_id = ? and e.id <> ?
+            and (ec.answer = 'rejected' or (ec.answer = 'pending')) limit 1`,
+        [c.organization_id, c.certificate_id, c.id],
+      );
+      if (blocked) {
+        this.deps.logger.warn(
+          { exchange: c.id, partner: blocked.partner },
+          'our signing certificate not switched: another partner has not accepted it',
+        );
+        continue;
+      }
+      await tx.all(
+        `update as2_profile_certificate set certificate_id = ?
+          where local_organization_id = ? and field = 'signing_certificate_id'`,
+        [c.certificate_id, c.organization_id],
+      );
+      await tx.all('update as2_local_profile set updated_at = ? where organization_id = ?', [
+        now,
+        c.organization_id,
+      ]);
+    }
+    for (const id of exchanges)
+      await tx.all('update cem_exchange set switched_at = ?, updated_at = ? where id = ?', [now, now, id]);
+    return exchanges.size;
   }
 
   /** Sets how a partner's requests are answered. */
