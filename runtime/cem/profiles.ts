@@ -59,8 +59,8 @@ export async function removeAdded(
 }
 
 /**
- * The switch on the respond-by date: for signature, the new certificate becomes the only one
- * that verifies the partner's signatures; for encryption, messages are encrypted for it; for
+ * The switch on the respond-by date: for signature, the new certificate becomes the first of
+ * those that verify the partner's signatures; for encryption, messages are encrypted for it; for
  * TLS it stays trusted beside what the operator trusts besides. Returns what changed, in words.
  */
 export async function switchTo(
@@ -71,8 +71,16 @@ export async function switchTo(
 ): Promise<string[]> {
   const changes: string[] = [];
   if (usages.includes('signature')) {
+    // First in the list; the certificates before it stay, so a message the partner signed
+    // with the old key just before its switch still verifies (remove them when they expire).
     await tx.all(
-      `delete from as2_profile_certificate where business_partner_id = ? and field = 'signature_certificate_ids'`,
+      `delete from as2_profile_certificate
+        where business_partner_id = ? and field = 'signature_certificate_ids' and certificate_id = ?`,
+      [partnerId, certificateId],
+    );
+    await tx.all(
+      `update as2_profile_certificate set position = position + 1
+        where business_partner_id = ? and field = 'signature_certificate_ids'`,
       [partnerId],
     );
     await tx.all(
@@ -80,7 +88,8 @@ export async function switchTo(
        values (?, 'signature_certificate_ids', 0, ?)`,
       [partnerId, certificateId],
     );
-    changes.push('verifies its signatures');
+    await renumber(tx, partnerId, ['signature_certificate_ids']);
+    changes.push('verifies its signatures first');
   }
   if (usages.includes('encryption')) {
     await tx.all(

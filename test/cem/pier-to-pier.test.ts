@@ -147,7 +147,11 @@ t.test(
       'and only once',
     );
     theirs = await profileOf(spx);
-    t.same(theirs.signature_certificate_ids, [next[0]], 'only the new certificate verifies their signatures');
+    t.same(
+      theirs.signature_certificate_ids,
+      [next[0], current],
+      'the new certificate verifies their signatures first; the old one stays for messages under way',
+    );
     t.equal(theirs.partner_certificate_id, next[0], 'messages are encrypted for the new certificate');
     const signing = (await server.call('GET', `/api/v1/as2/local-profiles/${sx}`)).body.data
       .signing_certificate_id;
