@@ -80,13 +80,6 @@ export const CemListQuery = z.object({
 });
 export const cemExchangeList = listSchema('exchanges', CemExchangeRecord);
 
-export const CemPolicyParams = z.object({
-  partner_id: z
-    .string()
-    .regex(/^[0-9]+$/, 'Must be a whole number')
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 2147483647, 'Must be a whole number from 1 to 2147483647'),
-});
 export const CemPolicyUpdate = z.strictObject({
   policy: z
     .enum(cemPolicies)

@@ -6,7 +6,6 @@ import {
   CemExchangeCreate,
   CemExchangeRecord,
   CemListQuery,
-  CemPolicyParams,
   CemPolicyRecord,
   CemPolicyUpdate,
   cemExchangeList,
@@ -63,21 +62,21 @@ export function registerCemRoutes(router: ApiRouter, ctx: ApiContext): void {
   });
   router.add({
     method: 'GET',
-    url: '/cem/policies/:partner_id',
+    url: '/cem/policies/:id',
     tag,
-    summary: "How a partner's certificate exchange requests are answered",
-    params: CemPolicyParams,
+    summary: "How a partner's certificate exchange requests are answered; the id is the partner's",
+    params: idParams,
     response: CemPolicyRecord,
-    handler: ({ params }) => getCemPolicy(ctx, params.partner_id),
+    handler: ({ params }) => getCemPolicy(ctx, params.id),
   });
   router.add({
     method: 'PUT',
-    url: '/cem/policies/:partner_id',
+    url: '/cem/policies/:id',
     tag,
-    summary: "Set how a partner's certificate exchange requests are answered",
-    params: CemPolicyParams,
+    summary: "Set how a partner's certificate exchange requests are answered; the id is the partner's",
+    params: idParams,
     body: CemPolicyUpdate,
     response: CemPolicyRecord,
-    handler: ({ params, body }) => setCemPolicy(ctx, params.partner_id, body.policy),
+    handler: ({ params, body }) => setCemPolicy(ctx, params.id, body.policy),
   });
 }

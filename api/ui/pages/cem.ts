@@ -296,8 +296,8 @@ export function registerCemPages(app: FastifyInstance, deps: UiDeps): void {
   app.post(`${base}/policy`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const fields = bodyFields(request);
-    const saved = await callApi<Row>(deps, ui, request, reply, 'PUT', '/cem/policies/:partner_id', {
-      params: { partner_id: text(fields.partner_id) },
+    const saved = await callApi<Row>(deps, ui, request, reply, 'PUT', '/cem/policies/:id', {
+      params: { id: text(fields.partner_id) },
       body: { policy: text(fields.policy) },
     });
     if (saved.ok)
