@@ -36,7 +36,10 @@ export class As2Core {
       // Its own transactions: it may send a response through the dispatcher.
       return this.cem.received(request).then((text) => ({ type: 'cem_done', text }));
     }
+    // Narrowed here, where the closure below can keep it.
+    const question = request;
     return inTx(this.orm, async (tx): Promise<As2Response> => {
+      const request = question;
       switch (request.type) {
         case 'as2_inbound':
           return {
@@ -90,7 +93,7 @@ export class As2Core {
           return { type: 'as2_done', applied };
         }
         default: {
-          const never: never = request as never;
+          const never: never = request;
           throw new Error(`unhandled ${String(never)}`);
         }
       }

@@ -136,10 +136,13 @@ t.test(
       { switched: 0, overdue: 0 },
       'nothing before the date',
     );
+    // Two ticks at once, as two processes of a cluster run them: the switch happens in one.
+    const at = new Date(respondBy.getTime() + 1000);
+    const ticks = await Promise.all([cem.tick(at), cem.tick(at)]);
     t.same(
-      await cem.tick(new Date(respondBy.getTime() + 1000)),
-      { switched: 2, overdue: 0 },
-      'both sides switched on the date',
+      ticks.map((r) => r.switched).sort(),
+      [0, 2],
+      'both sides switched on the date, by one of the two ticks',
     );
     t.same(
       await cem.tick(new Date(respondBy.getTime() + 60_000)),
