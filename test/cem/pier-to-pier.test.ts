@@ -23,6 +23,8 @@ const { organization: sx, partner: rx } = await agreement(server, 'x', url, curr
 const spx = (await server.call('GET', '/api/v1/partners?q=spx')).body.data.partners[0].id as number;
 const cem = runtimeOf(server.ctx).cem;
 const day = 24 * 3600 * 1000;
+/** A message and its receipt over loopback; generous, as a loaded 2-core machine is slow. */
+const roundTripMs = 30_000;
 
 async function exchange(id: number) {
   const answer = await server.call('GET', `/api/v1/cem/exchanges/${id}`);
@@ -32,10 +34,14 @@ async function exchange(id: number) {
 
 /** The exchange the partner side made of our request `requestId`, once it has arrived. */
 async function arrived(requestId: string) {
-  return waitFor(async () => {
-    const list = await server.call('GET', '/api/v1/cem/exchanges?direction=inbound&partner=spx&limit=100');
-    return list.body.data.exchanges.find((e: { request_id: string }) => e.request_id === requestId);
-  }, `the request ${requestId} received`);
+  return waitFor(
+    async () => {
+      const list = await server.call('GET', '/api/v1/cem/exchanges?direction=inbound&partner=spx&limit=100');
+      return list.body.data.exchanges.find((e: { request_id: string }) => e.request_id === requestId);
+    },
+    `the request ${requestId} received`,
+    roundTripMs,
+  );
 }
 
 async function profileOf(partnerId: number) {
@@ -77,6 +83,7 @@ t.test(
       (await exchange(sent.id)).request_message_id,
       (m) => m.status === 'Delivered' || m.status === 'Error',
       'the request delivered',
+      roundTripMs,
     );
     t.equal(delivered.status, 'Delivered', JSON.stringify(delivered.history));
     t.equal(
@@ -118,11 +125,19 @@ t.test(
       certificates: [{ answer: 'accepted' }],
     });
     t.ok(answered.body.data.response_message_id, 'the response message is recorded');
-    const ours = await waitFor(async () => {
-      const e = await exchange(sent.id);
-      return e.state === 'accepted' ? e : undefined;
-    }, 'the response recorded on our side');
+    const ours = await waitFor(
+      async () => {
+        const e = await exchange(sent.id);
+        return e.state === 'accepted' ? e : undefined;
+      },
+      'the response recorded on our side',
+      roundTripMs,
+    );
     t.match(ours, { answered_by: 'partner:rx', certificates: [{ answer: 'accepted', reason: null }] });
+    const audit = await server.call('GET', `/api/v1/audit?kind=cem-exchange&record_id=${received.id}`);
+    t.match(audit.body.data.events, [
+      { actor: 'sa:tester', action: 'update', changes: [{ field: 'certificates', new: /: accepted$/ }] },
+    ]);
     const again = await server.call('POST', `/api/v1/cem/exchanges/${received.id}/answer`, {
       body: { decision: 'reject' },
     });
@@ -183,10 +198,14 @@ t.test(
       certificates: [{ answer: 'rejected', reason: 'Key usage lacks digitalSignature' }],
     });
     t.same((await profileOf(spx)).signature_certificate_ids, before, 'the rejected certificate is taken out');
-    const ours = await waitFor(async () => {
-      const e = await exchange(sent.id);
-      return e.state === 'rejected' ? e : undefined;
-    }, 'the rejection recorded on our side');
+    const ours = await waitFor(
+      async () => {
+        const e = await exchange(sent.id);
+        return e.state === 'rejected' ? e : undefined;
+      },
+      'the rejection recorded on our side',
+      roundTripMs,
+    );
     t.match(ours.certificates, [{ answer: 'rejected', reason: 'Key usage lacks digitalSignature' }]);
     t.same(
       await cem.tick(new Date(Date.now() + 10 * day)),
@@ -202,10 +221,14 @@ t.test("a partner's policy answers at once", async (t) => {
   t.teardown(() => server.call('PUT', `/api/v1/cem/policies/${spx}`, { body: { policy: 'manual' } }));
   const respondBy = new Date(Date.now() + 4 * day);
   const sent = await request(next[2]!, respondBy, ['tls']);
-  const received = await waitFor(async () => {
-    const e = await arrived(sent.request_id);
-    return e.state === 'accepted' ? e : undefined;
-  }, 'answered by the policy');
+  const received = await waitFor(
+    async () => {
+      const e = await arrived(sent.request_id);
+      return e.state === 'accepted' ? e : undefined;
+    },
+    'answered by the policy',
+    roundTripMs,
+  );
   t.equal(received.answered_by, 'policy:accept');
   t.ok(
     (await profileOf(spx)).tls_trusted_certificate_ids.includes(next[2]),
@@ -214,6 +237,7 @@ t.test("a partner's policy answers at once", async (t) => {
   await waitFor(
     async () => ((await exchange(sent.id)).state === 'accepted' ? true : undefined),
     'accepted on our side',
+    roundTripMs,
   );
   t.same(await cem.tick(new Date(respondBy.getTime() + 1000)), { switched: 2, overdue: 0 });
   t.ok(

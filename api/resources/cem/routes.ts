@@ -77,6 +77,6 @@ export function registerCemRoutes(router: ApiRouter, ctx: ApiContext): void {
     params: idParams,
     body: CemPolicyUpdate,
     response: CemPolicyRecord,
-    handler: ({ params, body }) => setCemPolicy(ctx, params.id, body.policy),
+    handler: ({ params, body, caller }) => setCemPolicy(ctx, caller, params.id, body.policy),
   });
 }

@@ -12,7 +12,7 @@ import {
 } from '../../../storage/repositories/cem-exchanges.js';
 import type { CemPolicy } from '../../../runtime/cem/cem-service.js';
 import type { Caller } from '../../auth/caller.js';
-import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
+import { freshEm, inTransaction, runtimeOf, type ApiContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { iso, type Page } from '../../schemas/common.js';
 import type { CemExchangeRecord } from '../../schemas/cem.js';
@@ -32,6 +32,27 @@ function record(row: CemExchangeRow): CemExchangeRecord {
       ...c,
       usages: c.usages as CemExchangeRecord['certificates'][number]['usages'],
     })),
+  };
+}
+
+/**
+ * What the audit log records of an exchange and a policy. Written right after the runtime's
+ * move commits (its statements run on the runtime's own connections), in a transaction of its own.
+ */
+const auditedExchange = {
+  kind: 'cem-exchange',
+  fields: ['direction', 'partner', 'organization', 'request_id', 'respond_by', 'certificates'],
+} as const;
+const auditedPolicy = { kind: 'cem-policy', fields: ['policy'] } as const;
+
+function auditValues(e: CemExchangeRecord) {
+  return {
+    direction: e.direction,
+    partner: e.partner,
+    organization: e.organization,
+    request_id: e.request_id,
+    respond_by: e.respond_by,
+    certificates: e.certificates.map((c) => `${c.name} (${c.usages.join(', ')}): ${c.answer}`).join('; '),
   };
 }
 
@@ -58,7 +79,11 @@ export async function sendCemRequest(
     { ...body, respond_by: new Date(body.respond_by) },
     caller.actor,
   );
-  return getCemExchange(ctx, id);
+  const made = await getCemExchange(ctx, id);
+  await inTransaction(ctx, (em) =>
+    ctx.audit.created(em, caller.actor, auditedExchange, { id, name: made.request_id }, auditValues(made)),
+  );
+  return made;
 }
 
 export async function answerCemRequest(
@@ -67,8 +92,20 @@ export async function answerCemRequest(
   id: number,
   body: z.infer<typeof CemAnswer>,
 ): Promise<CemExchangeRecord> {
+  const before = await getCemExchange(ctx, id);
   await runtimeOf(ctx).cem.answer(id, body, caller.actor);
-  return getCemExchange(ctx, id);
+  const after = await getCemExchange(ctx, id);
+  await inTransaction(ctx, (em) =>
+    ctx.audit.updated(
+      em,
+      caller.actor,
+      auditedExchange,
+      { id, name: after.request_id },
+      auditValues(before),
+      auditValues(after),
+    ),
+  );
+  return after;
 }
 
 export async function getCemPolicy(
@@ -82,9 +119,22 @@ export async function getCemPolicy(
 
 export async function setCemPolicy(
   ctx: ApiContext,
+  caller: Caller,
   partnerId: number,
   policy: CemPolicy,
 ): Promise<{ partner_id: number; policy: CemPolicy }> {
+  const before = await getCemPolicy(ctx, partnerId);
   await runtimeOf(ctx).cem.setPolicy(partnerId, policy);
-  return getCemPolicy(ctx, partnerId);
+  const after = await getCemPolicy(ctx, partnerId);
+  await inTransaction(ctx, (em) =>
+    ctx.audit.updated(
+      em,
+      caller.actor,
+      auditedPolicy,
+      { id: partnerId, name: `partner ${partnerId}` },
+      before,
+      after,
+    ),
+  );
+  return after;
 }
