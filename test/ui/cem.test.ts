@@ -43,10 +43,14 @@ t.test('send a request from the form, accept it on the partner side', async (t) 
   t.match(await textOf(page, 'main'), 'our request to the partner');
   t.match(await textOf(page, 'main'), 'pending');
 
-  const theirs = await waitFor(async () => {
-    const list = await server.call('GET', '/api/v1/cem/exchanges?direction=inbound');
-    return list.body.data.exchanges[0];
-  }, 'the request arrived');
+  const theirs = await waitFor(
+    async () => {
+      const list = await server.call('GET', '/api/v1/cem/exchanges?direction=inbound');
+      return list.body.data.exchanges[0];
+    },
+    'the request arrived',
+    30_000,
+  );
   await page.goto(`${server.url}/ui/cem`);
   const listed = await textOf(page, 'main');
   t.match(listed, "the partner's, to us");
@@ -61,10 +65,14 @@ t.test('send a request from the form, accept it on the partner side', async (t) 
   await page.waitForSelector('h1:has-text("Certificate exchange")');
   t.match(await textOf(page, 'main'), 'accepted');
   t.notMatch(await textOf(page, 'main'), 'Answer the partner', 'no second answer offered');
-  await waitFor(async () => {
-    const ours = await server.call('GET', '/api/v1/cem/exchanges?direction=outbound');
-    return ours.body.data.exchanges[0].state === 'accepted' ? true : undefined;
-  }, 'the answer reached our side');
+  await waitFor(
+    async () => {
+      const ours = await server.call('GET', '/api/v1/cem/exchanges?direction=outbound');
+      return ours.body.data.exchanges[0].state === 'accepted' ? true : undefined;
+    },
+    'the answer reached our side',
+    30_000,
+  );
   // The refused form is answered 400 on purpose; the browser logs that status as an error.
   t.same(
     problems.filter((p) => !p.includes('status of 400')),
