@@ -84,8 +84,10 @@ const boundaries = {
     folder('api', 'runtime/ runs without the API'),
     folder('cli', 'runtime/ runs without the CLI'),
     {
-      regex: String.raw`^(\.\./)+actors/(?!(index|shared/definition|shared/fields|[a-z0-9-]+/config)\.js$)`,
-      message: `An actor's work runs in its own thread: runtime/ asks the running instance over its channel (Supervisor.ask, protocol/host-protocol.ts) and imports of actors/ only the registry (actors/index.ts), config schemas and definitions. ${order}.`,
+      // as2/cem: the certificate exchange's message format, pure (no I/O, no thread), with which
+      // the runtime writes the requests and answers it hands to an AS2 sender to post.
+      regex: String.raw`^(\.\./)+actors/(?!(index|shared/definition|shared/fields|[a-z0-9-]+/config|as2/cem/index)\.js$)`,
+      message: `An actor's work runs in its own thread: runtime/ asks the running instance over its channel (Supervisor.ask, protocol/host-protocol.ts) and imports of actors/ only the registry (actors/index.ts), config schemas and definitions (and the CEM message format, actors/as2/cem/index.ts). ${order}.`,
     },
   ],
   cli: [runtimeDoor],

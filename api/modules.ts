@@ -9,6 +9,7 @@ import type { OpenApiContribution } from './openapi/document.js';
 import { registerApiTokenRoutes } from './resources/api-tokens/routes.js';
 import { registerAs2ProfileRoutes } from './resources/as2-profiles/routes.js';
 import { registerAuditRoutes } from './resources/audit/routes.js';
+import { registerCemRoutes } from './resources/cem/routes.js';
 import { registerCertificateRoutes } from './resources/certificates/routes.js';
 import { registerEventRoutes } from './resources/events/routes.js';
 import { registerNotificationRoutes } from './resources/notifications/routes.js';
@@ -79,6 +80,8 @@ export const fileModule = pluginModule('file', ['file-poller', 'file-writer']);
 export const httpModule = pluginModule('http', ['http-poster']);
 /** AS2: its plugin types and its records, the partner agreements (profiles). */
 export const as2Module = pluginModule('as2', ['as2-receiver', 'as2-sender'], registerAs2ProfileRoutes);
+/** Certificate exchange (CEM) with AS2 partners: its records; it travels through the AS2 plugin types. */
+export const cemModule: ApiModule = { name: 'cem', register: registerCemRoutes };
 const notificationPlugins = pluginModule(
   'notifications',
   ['notification-webhook', 'notification-email'],
@@ -93,6 +96,7 @@ export const notificationsModule: ApiModule = {
 export const installedModules: ApiModule[] = [
   coreModule,
   as2Module,
+  cemModule,
   fileModule,
   httpModule,
   notificationsModule,

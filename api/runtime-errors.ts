@@ -8,13 +8,14 @@
 import { DeliveryNotFound, MessageNotFound, NotRedeliverable, NotRedispatchable } from '../flow/errors.js';
 import {
   ActionRefused,
+  CemRefusal,
   InstanceNotRunning,
   InstanceUnresponsive,
   StartFailed,
   UnknownInstance,
 } from '../runtime/index.js';
 import { StorageFailed } from '../storage/payloads/storage-failure.js';
-import { ApiError, notFound } from './errors.js';
+import { ApiError, notFound, validationError } from './errors.js';
 
 type Translation<E extends Error> = [new (...args: never[]) => E, (error: E) => ApiError];
 const entry = <E extends Error>(
@@ -23,6 +24,7 @@ const entry = <E extends Error>(
 ): Translation<Error> => [type, translate as (error: Error) => ApiError];
 
 const runtimeErrors: Translation<Error>[] = [
+  entry(CemRefusal, (e) => (e.missing !== null ? notFound(e.missing) : validationError(e.problems))),
   entry(MessageNotFound, () => notFound('Message')),
   entry(DeliveryNotFound, () => notFound('Delivery')),
   entry(

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { interopChoices } from './as2/interop-presets.js';
 import { InlineContent } from './payload-wire.js';
+import { CemReceivedAnswer, CemReceivedRequest } from './cem-protocol.js';
 
 export const As2Material = z.object({
   certificate_pem: z.string(),
@@ -200,6 +201,7 @@ const as2Questions = {
   as2_record: { request: As2RecordRequest, answer: As2Done },
   as2_sent: { request: As2SentRequest, answer: As2SentResponse },
   as2_ack: { request: As2AckRequest, answer: As2Done },
+  cem_received: { request: CemReceivedRequest, answer: CemReceivedAnswer },
 } as const;
 type As2Questions = typeof as2Questions;
 
@@ -209,6 +211,7 @@ export const As2Request = z.discriminatedUnion('type', [
   As2RecordRequest,
   As2SentRequest,
   As2AckRequest,
+  CemReceivedRequest,
 ]);
 export type As2Request = z.infer<typeof As2Request>;
 /** The answer to one kind of question. */

@@ -15,6 +15,7 @@ import {
   As2SentRequest,
   type As2Response,
 } from './as2-protocol.js';
+import { CemReceivedRequest } from './cem-protocol.js';
 import {
   NotifyClaimRequest,
   NotifyProgressRequest,
@@ -51,6 +52,11 @@ export const OfferedMessage = z.object({
   refusal: text(2048).optional(),
   /** What AS2 did to a received message, stored with it. */
   as2_record: As2Record.optional(),
+  /**
+   * Set for a message pier handles itself (a certificate exchange message): it goes to no
+   * target, whatever the routes say (status NotRouted), and this says why in its history.
+   */
+  unrouted: text(2048).optional(),
 });
 export type OfferedMessage = z.infer<typeof OfferedMessage>;
 
@@ -155,6 +161,7 @@ export const CoreRequest = z.discriminatedUnion('type', [
   As2RecordRequest,
   As2SentRequest,
   As2AckRequest,
+  CemReceivedRequest,
   NotifyClaimRequest,
   NotifyResultRequest,
   NotifyProgressRequest,

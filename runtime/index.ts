@@ -67,3 +67,7 @@ export {
   type HistoryFeed,
   type StreamLimits,
 } from './events/history-feed.js';
+
+// Certificate exchanges with partners (CEM): the answering policies and the service's refusals.
+export { type CemPolicy } from './cem/cem-service.js';
+export { CemRefusal } from './cem/refusal.js';

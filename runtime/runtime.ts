@@ -21,6 +21,8 @@ import { Notifications } from './alerts/notifications.js';
 import { storageReports } from './alerts/storage-alerts.js';
 import { PartnerAlerts } from './alerts/partner-alerts.js';
 import { As2Core } from './as2/as2-core.js';
+import { CemService } from './cem/cem-service.js';
+import { scheduleCemTicks } from './cem/schedule.js';
 import { receiptsOverdue } from '../flow/commands/as2-records.js';
 import { NodePresence } from './cluster/presence.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
@@ -78,6 +80,8 @@ export interface Runtime {
   node: number;
   dispatcher: Dispatcher;
   as2: As2Core;
+  /** Certificate exchanges with partners (CEM): the API's operations and the schedule's tick. */
+  cem: CemService;
   supervisor: Supervisor;
   payloads: PayloadStore;
   /** The notification log's sending side (the notifiers ask it). */
@@ -116,7 +120,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     metrics,
   });
   const userAgent = identification(options.settings.identification_hide_version);
-  const as2 = new As2Core(options.orm, options.secrets, options.now, options.receiptUrlBase ?? null);
+  const cem = new CemService({
+    orm: options.orm,
+    payloads,
+    dispatcher,
+    now: options.now,
+    logger: options.logger.child({ component: 'cem' }),
+  });
+  const as2 = new As2Core(options.orm, options.secrets, options.now, options.receiptUrlBase ?? null, cem);
   const notifications = new Notifications(
     options.orm,
     options.now,
@@ -190,13 +201,16 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     await presence.close();
     throw error;
   }
+  let cemTicks: { stop(): Promise<void> } | undefined;
   if (options.timers !== false) {
     dispatcher.startTimers();
+    cemTicks = scheduleCemTicks(cem, options.logger.child({ component: 'cem' }));
   }
   return {
     node: presence.nodeId,
     dispatcher,
     as2,
+    cem,
     supervisor,
     payloads,
     history,
@@ -204,6 +218,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     userAgent,
     metrics,
     close: async () => {
+      await cemTicks?.stop();
       await notifications.close();
       await supervisor.stopAll(options.shutdownTimeoutMs);
       await partners.close();

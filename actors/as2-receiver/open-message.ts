@@ -25,6 +25,7 @@ import { describeUnpacked } from './describe.js';
 import { makeReceipt, type Receipt } from './receipt.js';
 import { unpackStored } from './open-stored.js';
 import { checkedCertificates } from './refusal-certificates.js';
+import { CemFormatError, isCemContentType, readCem, type CemMessage } from '../as2/cem/index.js';
 
 export interface OpenTask {
   /** The message the stages are stored under. */
@@ -55,6 +56,8 @@ export interface OpenResult {
   /** `processed`, or `processed/error: decryption-failed` as the status and history say it. */
   outcome: string;
   receipt: Receipt | null;
+  /** A certificate exchange message read from the document; the core stores it (receive.ts). */
+  cem: CemMessage | null;
 }
 
 export async function openMessage(task: OpenTask, store: PayloadStore): Promise<OpenResult> {
@@ -100,6 +103,22 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
         disposition: error.disposition,
         text: error.message + checkedCertificates(error.modifier, context),
       };
+    }
+  }
+  // A certificate exchange message is read whole before the receipt is made, so a malformed
+  // one is refused in the receipt, with what is wrong, and nothing of it is stored.
+  let cem: CemMessage | null = null;
+  if (unpacked && isCemContentType(unpacked.contentType)) {
+    try {
+      // Only the large path stores the document while opening it; no CEM message is that large.
+      if (storedPayloadBytes !== null)
+        throw new CemFormatError(`A CEM message of ${storedPayloadBytes} bytes is larger than pier takes`);
+      cem = readCem(unpacked.contentType, unpacked.payload);
+    } catch (error) {
+      if (!(error instanceof CemFormatError)) throw error;
+      refusal = { disposition: processedWithError('unexpected-processing-error'), text: error.message };
+      unpacked = null;
+      storedPayloadBytes = null;
     }
   }
   const disposition = refusal ? refusal.disposition : processed;
@@ -148,5 +167,6 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
     refusal: refusal ? { disposition: formatDisposition(disposition), text: refusal.text } : null,
     outcome,
     receipt,
+    cem,
   };
 }

@@ -17,6 +17,8 @@ import type { InboundContexts } from './contexts.js';
 import { largeFromBytes, type MessageOpener } from './open-pool.js';
 import type { Receipt } from './receipt.js';
 import { countReceived } from './count-received.js';
+import type { CemMessage } from '../as2/cem/index.js';
+import type { CemReceivedRequest } from '../../protocol/cem-protocol.js';
 
 export interface Incoming {
   headers: IncomingHttpHeaders;
@@ -109,6 +111,18 @@ export async function receiveMessage(
   });
   const { payload, receiptStage, receipt, refusal, outcome } = opened;
   const [received, headers] = await arrived;
+  // Stored before the acceptance (idempotent by its RequestID, so a repeated message changes
+  // nothing): a failure here leaves the message unaccepted and the partner sends it again.
+  const cemDone =
+    opened.cem && !refusal && context.found
+      ? await deps.core.ask({
+          type: 'cem_received',
+          message_id: id,
+          organization: context.organization,
+          partner: context.partner,
+          cem: cemWire(opened.cem),
+        })
+      : null;
 
   const stages = [
     { stage: 'headers' as const, ...headers },
@@ -122,6 +136,7 @@ export async function receiveMessage(
     file_name: opened.fileName.slice(0, 1024),
     payload: payload !== null ? { stage: 'unpacked', ...payload } : { stage: 'received', ...received },
     ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
+    ...(cemDone ? { unrouted: cemDone.text.slice(0, 2048) } : {}),
     // Stored in the acceptance's transaction: a processed message is a duplicate from then on.
     as2_record: {
       direction: 'inbound',
@@ -193,6 +208,22 @@ async function answerDuplicate(
       asyncReceipt: { address: asked.asyncAddress, receipt, messageId: earlierId },
     };
   return { status: 200, headers: receipt.headers, body: receipt.body };
+}
+
+/** The CEM message as it crosses to the core: certificates in base64 (pool results arrive as Uint8Arrays). */
+function cemWire(cem: CemMessage): CemReceivedRequest['cem'] {
+  if (cem.kind === 'response') return cem;
+  return {
+    ...cem,
+    trustRequests: cem.trustRequests.map((t) => ({
+      ...t,
+      certificate: Buffer.from(
+        t.certificate.buffer,
+        t.certificate.byteOffset,
+        t.certificate.byteLength,
+      ).toString('base64'),
+    })),
+  };
 }
 
 /** The AS2 headers worth showing (docs/api/messages.md protocols.as2). */

@@ -45,6 +45,8 @@ export interface RequestParts {
   userAgent: string;
   compressionOrder: 'before-sign' | 'after-sign';
   interop?: InteropOptions;
+  /** The document's Content-Type; application/octet-stream when not given. */
+  contentType?: string;
 }
 
 /** The request for a document held in memory (the fast path for the many small messages). */
@@ -74,6 +76,7 @@ function packOptionsOf({
   fileName,
   compressionOrder,
   interop = defaultInteropOptions,
+  contentType,
 }: RequestParts): PackOptions {
   let sign = null;
   if (context.signing_algorithm !== 'none') {
@@ -99,6 +102,7 @@ function packOptionsOf({
     };
   }
   return {
+    ...(contentType !== undefined ? { contentType } : {}),
     filename: fileName,
     filenameQuoting: interop.filenameQuoting,
     compress: context.compression ? compressionOrder : 'off',

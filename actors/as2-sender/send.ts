@@ -32,6 +32,7 @@ import type { As2SenderSettings } from './config.js';
 import { OutboundContexts } from './contexts.js';
 import { PartnerAgents } from './agents.js';
 import { postAs2, type PostAnswer } from './post.js';
+import { cemEntityOf } from '../as2/cem/entity.js';
 
 /** Headers of a synchronous receipt kept with it. */
 const receiptHeaders = [
@@ -103,14 +104,26 @@ export class As2Sender {
     let response: PostAnswer;
     try {
       try {
-        built = temp
-          ? await buildStreamedRequest(parts, await this.#spill(ref, temp), temp)
-          : buildRequest(
-              parts,
-              delivery.payload.content !== undefined
-                ? inlineBytes(delivery.payload.content)
-                : await readAll(await this.store.open(ref), delivery.payload.size_bytes),
-            );
+        if (temp) built = await buildStreamedRequest(parts, await this.#spill(ref, temp), temp);
+        else {
+          const document =
+            delivery.payload.content !== undefined
+              ? inlineBytes(delivery.payload.content)
+              : await readAll(await this.store.open(ref), delivery.payload.size_bytes);
+          // A certificate exchange message pier made is sent with its own Content-Type, and
+          // binary: a multipart entity may not be base64-encoded as a whole (RFC 2045 §6.4).
+          const cem = cemEntityOf(document);
+          built = cem
+            ? buildRequest(
+                {
+                  ...parts,
+                  contentType: cem.contentType,
+                  interop: { ...context.interop, transferEncoding: 'binary' },
+                },
+                cem.body,
+              )
+            : buildRequest(parts, document);
+        }
       } catch (error) {
         if (error instanceof PayloadMissing) return notSent(error.message, '');
         if (error instanceof ProfileProblem) {

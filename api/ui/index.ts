@@ -45,6 +45,7 @@ const allSections: (NavItem & { needs: string })[] = [
   { href: `${uiPrefix}/organizations`, label: 'Organizations', needs: '/organizations' },
   { href: `${uiPrefix}/wizard`, label: 'Partner set-up', needs: '/as2/remote-profiles' },
   { href: `${uiPrefix}/certificates`, label: 'Certificates', needs: '/certificates' },
+  { href: `${uiPrefix}/cem`, label: 'Certificate exchange', needs: '/cem/exchanges' },
   { href: `${uiPrefix}/routes`, label: 'Routes', needs: '/routes' },
   { href: `${uiPrefix}/instances`, label: 'Plugin instances', needs: '/services' },
   { href: `${uiPrefix}/notifications`, label: 'Notifications', needs: '/notifications' },

@@ -41,6 +41,8 @@ export const alertCodes = {
   // The end of a failure reaches every notifier that heard of the failure: the same severity.
   storage_recovered: { severity: 'critical', once: 0, resolves: 'storage_failed' },
   system_degraded: { severity: 'critical', once: 24 * 60 * minute },
+  /** A partner did not answer our certificate exchange request by its respond-by date (runtime/cem/). */
+  cem_overdue: { severity: 'warning', once: 24 * 60 * minute },
   /** A notifier's test notification (POST …/notification-webhook/{name}/test); never raised. */
   test: { severity: 'info', once: 0 },
 } as const satisfies Record<

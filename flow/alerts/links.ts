@@ -15,6 +15,8 @@ export const alertLinks = {
     `${ui}/instances/${encodeURIComponent(type)}/${encodeURIComponent(name)}`,
   /** An AS2 partner's profile: its endpoint, certificates and receipt settings are changed there. */
   partnerProfile: (id: number) => `${ui}/partners/${id}/profile`,
+  /** A certificate exchange with a partner (CEM): its certificates, answers and dates. */
+  certificateExchange: (id: number) => `${ui}/cem/${id}`,
   /** The storage settings. */
   settings: () => `${ui}/settings`,
   dashboard: () => ui,

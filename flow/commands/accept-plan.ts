@@ -84,17 +84,18 @@ export function planAcceptance(
     const { direction, problem } = directionOf(kinds.get(m.from), kinds.get(m.to));
     const refusal =
       m.refusal ?? (problem ? `Refused: ${problem} (from ${m.from || '-'} to ${m.to || '-'})` : null);
-    const targets = refusal
-      ? []
-      : targetsFor(
-          {
-            source_name: item.source_name,
-            from_party: m.from,
-            to_party: m.to,
-            target_hint: item.target_hint ?? null,
-          },
-          routes,
-        );
+    const targets =
+      refusal || m.unrouted
+        ? []
+        : targetsFor(
+            {
+              source_name: item.source_name,
+              from_party: m.from,
+              to_party: m.to,
+              target_hint: item.target_hint ?? null,
+            },
+            routes,
+          );
     const { status, stage } = deriveMessage({
       accepted: false,
       refused: refusal !== null,
@@ -104,7 +105,7 @@ export function planAcceptance(
     if (refusal) {
       plan.lines.push(statusLine(m.id, null, status, `${text}. ${refusal}`, 1));
     } else {
-      plan.lines.push(statusLine(m.id, null, 'Received', text, 1));
+      plan.lines.push(statusLine(m.id, null, 'Received', m.unrouted ? `${text}. ${m.unrouted}` : text, 1));
       plan.lines.push(statusLine(m.id, 'Received', status, null, 3));
       for (const target of targets) plan.deliveries.push({ message_id: m.id, target });
     }

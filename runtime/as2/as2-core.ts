@@ -9,6 +9,7 @@ import type { Orm } from '../../storage/db.js';
 import { inlineBytes } from '../../storage/payloads/inline.js';
 import { inboundContext, outboundContext } from './profiles.js';
 import { findSent, receiptsOverdue, recordAs2, settleAwaited } from '../../flow/commands/as2-records.js';
+import type { CemService } from '../cem/cem-service.js';
 
 export class As2Core {
   constructor(
@@ -17,6 +18,8 @@ export class As2Core {
     private readonly now: () => Date,
     /** PUBLIC_URL when it was set (see receipt-address.ts). */
     private readonly publicUrl: string | null = null,
+    /** Stores certificate exchange messages the receivers read (runtime/cem/). */
+    private readonly cem: CemService | null = null,
   ) {}
 
   answer(request: As2Request): Promise<As2Response> {
@@ -28,7 +31,15 @@ export class As2Core {
         type: 'as2_sent',
         sent,
       }));
+    if (request.type === 'cem_received') {
+      if (!this.cem) throw new Error('certificate exchange messages are not handled in this process');
+      // Its own transactions: it may send a response through the dispatcher.
+      return this.cem.received(request).then((text) => ({ type: 'cem_done', text }));
+    }
+    // Narrowed here, where the closure below can keep it.
+    const question = request;
     return inTx(this.orm, async (tx): Promise<As2Response> => {
+      const request = question;
       switch (request.type) {
         case 'as2_inbound':
           return {

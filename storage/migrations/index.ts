@@ -24,6 +24,7 @@ import { Migration0100HistoryIdAfterXid } from './Migration0100HistoryIdAfterXid
 import { Migration0180ReceiptAlertAt } from './Migration0180ReceiptAlertAt.js';
 import { Migration0140CertificateRequests } from './Migration0140CertificateRequests.js';
 import { Migration0141MessagePartySearch } from './Migration0141MessagePartySearch.js';
+import { Migration0130CertificateExchange } from './Migration0130CertificateExchange.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -47,4 +48,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0180ReceiptAlertAt', class: Migration0180ReceiptAlertAt },
   { name: 'Migration0140CertificateRequests', class: Migration0140CertificateRequests },
   { name: 'Migration0141MessagePartySearch', class: Migration0141MessagePartySearch },
+  { name: 'Migration0130CertificateExchange', class: Migration0130CertificateExchange },
 ];

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { UiDeps } from './common.js';
 import { registerAdminPages } from './admin.js';
 import { registerCertificatePages } from './certificates.js';
+import { registerCemPages } from './cem.js';
 import { registerDashboard } from './dashboard.js';
 import { registerInstancePages } from './instances.js';
 import { registerMessagePages } from './messages.js';
@@ -16,5 +17,6 @@ export function registerPages(app: FastifyInstance, deps: UiDeps): void {
   if (deps.api.has('GET', '/services')) registerInstancePages(app, deps);
   if (deps.api.has('GET', '/notifications')) registerNotificationPages(app, deps);
   if (deps.api.has('GET', '/as2/remote-profiles')) registerWizard(app, deps);
+  if (deps.api.has('GET', '/cem/exchanges')) registerCemPages(app, deps);
   registerAdminPages(app, deps);
 }

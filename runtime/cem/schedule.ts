@@ -1,0 +1,51 @@
+/**
+ * The certificate exchanges' schedule: CemService.tick once soon after start (a switch or an
+ * alert that came due while every process was stopped happens then) and every minute after,
+ * on a timer that does not keep the process alive. Every process runs it; the tick's lock
+ * and its rows make each switch and each alert happen once in the cluster.
+ */
+import type { Logger } from 'pino';
+import type { CemService } from './cem-service.js';
+
+export interface CemScheduleOptions {
+  /** First tick after this many milliseconds (default 5 seconds, so startup stays quick). */
+  firstDelayMs?: number;
+  /** Then one tick every this many milliseconds (default one minute). */
+  intervalMs?: number;
+}
+
+export function scheduleCemTicks(
+  cem: CemService,
+  logger: Logger,
+  options: CemScheduleOptions = {},
+): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const run = () => {
+    if (stopped || running) return;
+    running = cem
+      .tick()
+      .then(({ switched, overdue }) => {
+        if (switched + overdue > 0) logger.info({ switched, overdue }, 'certificate exchanges due');
+      })
+      .catch((error: unknown) => logger.error({ err: error }, 'certificate exchange schedule failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  let interval: NodeJS.Timeout | undefined;
+  const first = setTimeout(() => {
+    run();
+    interval = setInterval(run, options.intervalMs ?? 60_000);
+    interval.unref();
+  }, options.firstDelayMs ?? 5_000);
+  first.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(first);
+      if (interval) clearInterval(interval);
+      await running;
+    },
+  };
+}
