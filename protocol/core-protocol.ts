@@ -17,6 +17,7 @@ import {
 } from './as2-protocol.js';
 import { NotifyClaimRequest, NotifyResultRequest, type NotifyResponse } from './notify-protocol.js';
 import { MetricsBatch } from './metrics/batch.js';
+import { EdiRecord } from './edi/record.js';
 
 /** Text PostgreSQL can store: no NUL characters. */
 const text = (max: number) =>
@@ -46,6 +47,8 @@ export const OfferedMessage = z.object({
   refusal: text(2048).optional(),
   /** What AS2 did to a received message, stored with it. */
   as2_record: As2Record.optional(),
+  /** The EDI envelope of the payload, when it is an X12 or EDIFACT interchange. */
+  edi: EdiRecord.optional(),
 });
 export type OfferedMessage = z.infer<typeof OfferedMessage>;
 

@@ -21,6 +21,7 @@ import { Migration0070InboundPolicy } from './Migration0070InboundPolicy.js';
 import { Migration0080PartnerLimits } from './Migration0080PartnerLimits.js';
 import { Migration0090FlowConfigVersion } from './Migration0090FlowConfigVersion.js';
 import { Migration0100HistoryIdAfterXid } from './Migration0100HistoryIdAfterXid.js';
+import { Migration0120EdiEnvelopes } from './Migration0120EdiEnvelopes.js';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -41,4 +42,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0080PartnerLimits', class: Migration0080PartnerLimits },
   { name: 'Migration0090FlowConfigVersion', class: Migration0090FlowConfigVersion },
   { name: 'Migration0100HistoryIdAfterXid', class: Migration0100HistoryIdAfterXid },
+  { name: 'Migration0120EdiEnvelopes', class: Migration0120EdiEnvelopes },
 ];
