@@ -17,6 +17,7 @@ import type { InboundContexts } from './contexts.js';
 import { largeFromBytes, type MessageOpener } from './open-pool.js';
 import type { Receipt } from './receipt.js';
 import { countReceived } from './count-received.js';
+import { envelopeOf } from '../shared/edi-envelope.js';
 
 export interface Incoming {
   headers: IncomingHttpHeaders;
@@ -52,6 +53,8 @@ export interface ReceiveDeps {
   opener: MessageOpener;
   identification: string;
   maxBytes: number;
+  /** Whether the envelope of an X12 or EDIFACT payload goes with the message (actors/shared/edi-envelope.ts). */
+  readEdiEnvelope?: boolean;
 }
 
 const plain = (status: number, text: string): Answer => ({
@@ -109,6 +112,13 @@ export async function receiveMessage(
   });
   const { payload, receiptStage, receipt, refusal, outcome } = opened;
   const [received, headers] = await arrived;
+  const edi =
+    deps.readEdiEnvelope !== false && payload !== null && refusal === null
+      ? await envelopeOf({
+          content: payload.content,
+          open: () => deps.store.open({ messageId: id, stage: 'unpacked' }),
+        })
+      : undefined;
 
   const stages = [
     { stage: 'headers' as const, ...headers },
@@ -122,6 +132,7 @@ export async function receiveMessage(
     file_name: opened.fileName.slice(0, 1024),
     payload: payload !== null ? { stage: 'unpacked', ...payload } : { stage: 'received', ...received },
     ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
+    ...(edi ? { edi } : {}),
     // Stored in the acceptance's transaction: a processed message is a duplicate from then on.
     as2_record: {
       direction: 'inbound',

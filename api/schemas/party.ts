@@ -6,18 +6,25 @@
 import { z } from 'zod';
 import { listSchema, pagingQuery, readOnly, recordName, singleLineText } from './common.js';
 
+/** Starts with a character that is neither a space nor a control character, and ends with no space. */
+// eslint-disable-next-line no-control-regex
+const paddedOrControl = /^[^\s\u0000-\u001f\u007f](.*[^\s])?$/;
+
 /** One id in an envelope: X12 ISA05/ISA06 (or ISA07/ISA08), EDIFACT UNB 0004:0007 (or 0010:0007). */
 export const InterchangeId = z.strictObject({
   qualifier: z
     .string()
-    .regex(/^[A-Za-z0-9]{0,4}$/, 'Use up to 4 letters or digits (ZZ, 01, 14, ZZZ), or empty for any qualifier')
+    .regex(
+      /^[A-Za-z0-9]{0,4}$/,
+      'Use up to 4 letters or digits (ZZ, 01, 14, ZZZ), or empty for any qualifier',
+    )
     .default('')
     .describe('X12 ISA05/ISA07 or EDIFACT 0007 qualifier; empty matches any'),
   id: z
     .string()
     .min(1, 'Must not be empty')
     .max(35, 'Use at most 35 characters (X12 allows 15, EDIFACT 35)')
-    .regex(/^[^\s\u0000-\u001f\u007f](.*[^\s])?$/, 'Must not start or end with a space or contain control characters')
+    .regex(paddedOrControl, 'Must not start or end with a space or contain control characters')
     .describe('X12 ISA06/ISA08 or EDIFACT UNB sender or recipient id, without padding'),
 });
 export type InterchangeId = z.infer<typeof InterchangeId>;
@@ -43,7 +50,9 @@ const partnerFields = {
     .describe('Acknowledgement pier sends back for each X12 interchange from this partner: none, 997 or 999'),
   edifact_acknowledgement: z
     .enum(edifactAcknowledgements)
-    .describe('Acknowledgement pier sends back for each EDIFACT interchange from this partner: none or contrl'),
+    .describe(
+      'Acknowledgement pier sends back for each EDIFACT interchange from this partner: none or contrl',
+    ),
   acknowledgement_due_hours: z
     .number()
     .int('Must be a whole number')

@@ -17,8 +17,13 @@ const partyOrAny = z
  */
 const documentType = z
   .string()
-  .regex(/^(\*|[0-9]{3}|[A-Z]{6})$/, 'Must be * for any, an X12 transaction set id such as 850, or an EDIFACT message type such as ORDERS')
-  .describe('X12 transaction set id (850, 856, 810…) or EDIFACT message type (ORDERS, DESADV, INVOIC…) the payload must be; * for any');
+  .regex(
+    /^(\*|[0-9]{3}|[A-Z]{6})$/,
+    'Must be * for any, an X12 transaction set id such as 850, or an EDIFACT message type such as ORDERS',
+  )
+  .describe(
+    'X12 transaction set id (850, 856, 810…) or EDIFACT message type (ORDERS, DESADV, INVOIC…) the payload must be; * for any',
+  );
 
 export const RouteCreate = z.strictObject({
   name: recordName.optional().describe('Defaults to a name made from the other fields'),

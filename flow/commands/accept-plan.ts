@@ -27,7 +27,9 @@ export type InterchangeDirectory = Map<string, InterchangeParty>;
 export const directoryKey = (qualifier: string, id: string) => `${qualifier}\u0000${id}`;
 
 /** The directory from the rows the lookups read (organizations' and partners' interchange ids). */
-export function directoryOf(rows: { name: string; kind: PartyKind; qualifier: string; id: string }[]): InterchangeDirectory {
+export function directoryOf(
+  rows: { name: string; kind: PartyKind; qualifier: string; id: string }[],
+): InterchangeDirectory {
   const directory: InterchangeDirectory = new Map();
   for (const r of rows) directory.set(directoryKey(r.qualifier, r.id), { name: r.name, kind: r.kind });
   return directory;
@@ -112,9 +114,16 @@ function partiesOf(
   return {
     from,
     to,
-    ...(sender ? { fromKinds: new Set([sender.kind]) } : kinds.has(from) ? { fromKinds: kinds.get(from)! } : {}),
+    ...(sender
+      ? { fromKinds: new Set([sender.kind]) }
+      : kinds.has(from)
+        ? { fromKinds: kinds.get(from)! }
+        : {}),
     ...(receiver ? { toKinds: new Set([receiver.kind]) } : kinds.has(to) ? { toKinds: kinds.get(to)! } : {}),
-    note: said.length > 0 ? `; by its ${m.edi!.standard === 'x12' ? 'X12' : 'EDIFACT'} envelope, ${said.join(', ')}` : '',
+    note:
+      said.length > 0
+        ? `; by its ${m.edi!.standard === 'x12' ? 'X12' : 'EDIFACT'} envelope, ${said.join(', ')}`
+        : '',
   };
 }
 

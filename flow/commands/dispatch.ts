@@ -17,7 +17,9 @@ export interface NewDelivery {
 }
 
 export async function loadRoutes(tx: Tx): Promise<RouteRow[]> {
-  return tx.all<RouteRow>('select source_plugin, from_party, to_party, document_type, target_plugin from route');
+  return tx.all<RouteRow>(
+    'select source_plugin, from_party, to_party, document_type, target_plugin from route',
+  );
 }
 
 /** Inserts queued deliveries, announced once now, and writes their history lines. */

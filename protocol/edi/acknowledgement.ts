@@ -162,14 +162,12 @@ function x12Body(
 
 /** The bad data shown in an AK4/IK4, without separators or control characters that would break the segment. */
 function clean(data: string, d: Delimiters): string {
-  // eslint-disable-next-line no-control-regex
-  return [...data]
-    .filter(
-      (ch) =>
-        !/[\u0000-\u001f\u007f]/.test(ch) && ![d.element, d.segment, d.component, d.repetition].includes(ch),
-    )
-    .join('');
+  const separators = [d.element, d.segment, d.component, d.repetition];
+  return [...data].filter((ch) => !controlCharacter.test(ch) && !separators.includes(ch)).join('');
 }
+
+// eslint-disable-next-line no-control-regex
+const controlCharacter = /[\u0000-\u001f\u007f]/;
 
 function buildContrl(report: InterchangeReport, control: number, at: Date): BuiltAcknowledgement {
   const { envelope } = report;

@@ -5,8 +5,11 @@
 import { z } from 'zod';
 import type { EdiEnvelope } from './envelope.js';
 
-// eslint-disable-next-line no-control-regex
-const field = (max: number) => z.string().max(max).regex(/^[^\u0000]*$/, 'Must not contain NUL characters');
+const field = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((v) => !v.includes('\u0000'), 'Must not contain NUL characters');
 const party = z.object({ qualifier: field(8), id: field(64) });
 
 export const EdiRecord = z.object({

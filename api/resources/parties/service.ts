@@ -146,7 +146,11 @@ async function loadParty(em: EntityManager, kind: PartyKind, id: number): Promis
   return party;
 }
 
-export async function getParty(em: EntityManager, kind: PartyKind, id: number): Promise<PartyRecord | PartnerRecord> {
+export async function getParty(
+  em: EntityManager,
+  kind: PartyKind,
+  id: number,
+): Promise<PartyRecord | PartnerRecord> {
   return partyJson(await loadParty(em, kind, id));
 }
 
@@ -205,7 +209,8 @@ export async function updateParty(
     const party = await loadParty(em, kind, id);
     const before = { ...party };
     if (body.name !== undefined && body.name !== party.name) await refuseTakenName(em, kind, body.name, id);
-    if (body.interchange_ids !== undefined) await refuseTakenInterchangeIds(em, kind, body.interchange_ids, id);
+    if (body.interchange_ids !== undefined)
+      await refuseTakenInterchangeIds(em, kind, body.interchange_ids, id);
     em.assign(party, {
       ...(body.name !== undefined ? { name: body.name } : {}),
       ...(body.display_name !== undefined ? { display_name: body.display_name } : {}),

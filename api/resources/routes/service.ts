@@ -15,9 +15,18 @@ import { inTransaction, type ApiContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { iso, type Page } from '../../schemas/common.js';
 import { loadForUpdate, throwProblems } from '../../validation.js';
-import { anyDocument, anyParty, type RouteCreate, type RouteRecord, type RouteUpdate } from '../../schemas/route.js';
+import {
+  anyDocument,
+  anyParty,
+  type RouteCreate,
+  type RouteRecord,
+  type RouteUpdate,
+} from '../../schemas/route.js';
 
-const audited = { kind: 'route', fields: ['name', 'source_plugin', 'from', 'to', 'document_type', 'target_plugin'] };
+const audited = {
+  kind: 'route',
+  fields: ['name', 'source_plugin', 'from', 'to', 'document_type', 'target_plugin'],
+};
 
 function routeJson(r: Route): RouteRecord {
   return {
@@ -125,7 +134,9 @@ async function validate(
 }
 
 function isComplete(r: Partial<RouteFields>): r is RouteFields {
-  return (['name', 'source_plugin', 'from', 'to', 'document_type', 'target_plugin'] as const).every((k) => r[k] !== undefined);
+  return (['name', 'source_plugin', 'from', 'to', 'document_type', 'target_plugin'] as const).every(
+    (k) => r[k] !== undefined,
+  );
 }
 
 function auditView(r: RouteFields) {
