@@ -24,6 +24,7 @@ import { As2Core } from './as2/as2-core.js';
 import { receiptsOverdue } from '../flow/commands/as2-records.js';
 import { NodePresence } from './cluster/presence.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
+import { AcknowledgementSweep } from './edi/acknowledgement-sweep.js';
 import { HistoryFeed, type StreamLimits } from './events/history-feed.js';
 import { readWorkNotice, workChannel } from '../flow/tx.js';
 import type { SecretBox } from './secrets/secret-box.js';
@@ -77,6 +78,8 @@ export interface RuntimeOptions {
 export interface Runtime {
   node: number;
   dispatcher: Dispatcher;
+  /** Functional acknowledgements of EDI interchanges: sent, matched, watched (runtime/edi/). */
+  acknowledgements: AcknowledgementSweep;
   as2: As2Core;
   supervisor: Supervisor;
   payloads: PayloadStore;
@@ -114,6 +117,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     ackDeadlines: receiptsOverdue,
     outage,
     metrics,
+  });
+  const acknowledgements = new AcknowledgementSweep({
+    orm: options.orm,
+    store: payloads,
+    dispatcher,
+    now: options.now,
+    logger: options.logger.child({ component: 'acknowledgements' }),
   });
   const userAgent = identification(options.settings.identification_hide_version);
   const as2 = new As2Core(options.orm, options.secrets, options.now, options.receiptUrlBase ?? null);
@@ -192,10 +202,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   if (options.timers !== false) {
     dispatcher.startTimers();
+    acknowledgements.start();
   }
   return {
     node: presence.nodeId,
     dispatcher,
+    acknowledgements,
     as2,
     supervisor,
     payloads,
@@ -207,6 +219,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       await notifications.close();
       await supervisor.stopAll(options.shutdownTimeoutMs);
       await partners.close();
+      await acknowledgements.stop();
       await dispatcher.stop();
       await presence.close();
     },
