@@ -30,11 +30,10 @@ export function x12Interchange(o: X12Options): string {
   for (const g of o.groups) {
     lines.push(`GS*${g.functionalId}*${o.sender[1]}*${o.receiver[1]}*20261123*1200*${g.control}*X*004010`);
     for (const s of g.sets) {
-      lines.push(
-        `ST*${s.type}*${s.control}`,
-        ...s.body,
-        `SE*${s.seCount ?? s.body.length + 2}*${s.seControl ?? s.control}`,
-      );
+      // One push per segment: a large set's segments would overflow a spread's arguments.
+      lines.push(`ST*${s.type}*${s.control}`);
+      for (const segment of s.body) lines.push(segment);
+      lines.push(`SE*${s.seCount ?? s.body.length + 2}*${s.seControl ?? s.control}`);
     }
     lines.push(`GE*${g.geCount ?? g.sets.length}*${g.control}`);
   }
