@@ -96,15 +96,18 @@ export function directionOf(
 /**
  * The parties a message is between: those its EDI envelope names where the interchange ids are
  * registered (the envelope names the business parties; the transport may be a hub's or a VAN's),
- * else those the source named. `note` says what the envelope decided, for the history.
+ * else those the source named. A message whose target is named (sent by hand, an acknowledgement
+ * pier sends) keeps the parties it names. `note` says what the envelope decided, for the history.
  */
 function partiesOf(
-  m: AcceptItem['message'],
+  item: AcceptItem,
   kinds: Map<string, Set<PartyKind>>,
   directory: InterchangeDirectory,
 ): { from: string; to: string; fromKinds?: Set<PartyKind>; toKinds?: Set<PartyKind>; note: string } {
-  const sender = m.edi && !m.refusal ? partyOf(directory, m.edi.sender) : undefined;
-  const receiver = m.edi && !m.refusal ? partyOf(directory, m.edi.receiver) : undefined;
+  const m = item.message;
+  const resolve = m.edi && !m.refusal && !item.target_hint;
+  const sender = resolve ? partyOf(directory, m.edi!.sender) : undefined;
+  const receiver = resolve ? partyOf(directory, m.edi!.receiver) : undefined;
   const shown = (p: { qualifier: string; id: string }) => (p.qualifier ? `${p.qualifier}:${p.id}` : p.id);
   const said: string[] = [];
   if (sender) said.push(`sender ${shown(m.edi!.sender)} is ${sender.kind} ${sender.name}`);
@@ -136,7 +139,7 @@ export function planAcceptance(
   const plan: AcceptancePlan = { messages: [], deliveries: [], lines: [] };
   for (const item of items) {
     const m = item.message;
-    const parties = partiesOf(m, kinds, directory);
+    const parties = partiesOf(item, kinds, directory);
     const { direction, problem } = directionOf(parties.fromKinds, parties.toKinds);
     const refusal =
       m.refusal ??
