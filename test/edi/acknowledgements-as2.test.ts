@@ -89,7 +89,13 @@ await must(b, '/routes', {
 });
 await must(a, '/routes', { source_plugin: 'as2in', from: 'shopco', to: 'acme', target_plugin: 'acks' });
 
-const edi = (m: Message) => (m.protocols as { edi?: Record<string, any> }).edi;
+/** protocols.edi as the API shows it (api/resources/messages/service.ts). */
+interface EdiView {
+  document_types: string[];
+  acknowledgement: { status: string | null; due_at: string | null; message_id: string };
+  [field: string]: unknown;
+}
+const edi = (m: Message) => (m.protocols as { edi?: EdiView }).edi;
 const ackStatus = (m: Message) => edi(m)?.acknowledgement?.status as string | undefined;
 
 t.test('partners and organizations show their interchange ids and acknowledgement settings', async (t) => {
@@ -266,7 +272,7 @@ t.test('an interchange the partner does not acknowledge in time turns overdue, w
     'awaited at A',
     30_000,
   );
-  const due = new Date(edi(expected)!.acknowledgement.due_at);
+  const due = new Date(edi(expected)!.acknowledgement.due_at!);
   t.ok(
     Math.abs(due.getTime() - new Date(sent.created_at).getTime() - 3600_000) < 1000,
     'due an hour after it was sent',
@@ -284,20 +290,16 @@ t.test('an interchange the partner does not acknowledge in time turns overdue, w
   const late = await a.call('GET', `/api/v1/messages/${sent.id}`);
   t.equal(ackStatus(late.body.data), 'overdue');
   // Raised in the statement's transaction; the notification log has rows only for configured notifiers.
-  const alerts = await orm.em
-    .getConnection()
-    .execute<
-      {
-        code: string;
-        severity: string;
-        subject_kind: string;
-        subject_id: string;
-        summary: string;
-        link: string;
-      }[]
-    >(
-      `select code, severity, subject_kind, subject_id, summary, link from alert where code = 'acknowledgement_overdue'`,
-    );
+  const alerts = await orm.em.getConnection().execute<
+    {
+      code: string;
+      severity: string;
+      subject_kind: string;
+      subject_id: string;
+      summary: string;
+      link: string;
+    }[]
+  >(`select code, severity, subject_kind, subject_id, summary, link from alert where code = 'acknowledgement_overdue'`);
   t.equal(alerts.length, 1);
   t.match(alerts[0], {
     code: 'acknowledgement_overdue',
