@@ -23,6 +23,7 @@ import {
   type NotifyResponse,
 } from './notify-protocol.js';
 import { MetricsBatch } from './metrics/batch.js';
+import { EdiRecord } from './edi/record.js';
 
 /** Text PostgreSQL can store: no NUL characters. */
 const text = (max: number) =>
@@ -57,6 +58,8 @@ export const OfferedMessage = z.object({
    * target, whatever the routes say (status NotRouted), and this says why in its history.
    */
   unrouted: text(2048).optional(),
+  /** The EDI envelope of the payload, when it is an X12 or EDIFACT interchange. */
+  edi: EdiRecord.optional(),
 });
 export type OfferedMessage = z.infer<typeof OfferedMessage>;
 

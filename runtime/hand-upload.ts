@@ -35,7 +35,7 @@ export async function checkHandUpload(orm: Orm, form: HandUploadForm): Promise<H
                union all select name, 'partner' as kind from partner where name in (?, ?)
                union all select type as name, 'target' as kind from plugin_config where name = ?) p) as parties,
             (select coalesce(json_agg(r), '[]') from (
-               select source_plugin, from_party, to_party, target_plugin from route where ?::text is null) r) as routes`,
+               select source_plugin, from_party, to_party, document_type, target_plugin from route where ?::text is null) r) as routes`,
     [form.from, form.to, form.from, form.to, form.target ?? null, form.target ?? null],
   );
   const rows = row!.parties;

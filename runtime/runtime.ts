@@ -26,6 +26,7 @@ import { scheduleCemTicks } from './cem/schedule.js';
 import { receiptsOverdue } from '../flow/commands/as2-records.js';
 import { NodePresence } from './cluster/presence.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
+import { AcknowledgementSweep } from './edi/acknowledgement-sweep.js';
 import { HistoryFeed, type StreamLimits } from './events/history-feed.js';
 import { readWorkNotice, workChannel } from '../flow/tx.js';
 import type { SecretBox } from './secrets/secret-box.js';
@@ -79,6 +80,8 @@ export interface RuntimeOptions {
 export interface Runtime {
   node: number;
   dispatcher: Dispatcher;
+  /** Functional acknowledgements of EDI interchanges: sent, matched, watched (runtime/edi/). */
+  acknowledgements: AcknowledgementSweep;
   as2: As2Core;
   /** Certificate exchanges with partners (CEM): the API's operations and the schedule's tick. */
   cem: CemService;
@@ -118,6 +121,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     ackDeadlines: receiptsOverdue,
     outage,
     metrics,
+  });
+  const acknowledgements = new AcknowledgementSweep({
+    orm: options.orm,
+    store: payloads,
+    dispatcher,
+    now: options.now,
+    logger: options.logger.child({ component: 'acknowledgements' }),
   });
   const userAgent = identification(options.settings.identification_hide_version);
   const cem = new CemService({
@@ -205,10 +215,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (options.timers !== false) {
     dispatcher.startTimers();
     cemTicks = scheduleCemTicks(cem, options.logger.child({ component: 'cem' }));
+    acknowledgements.start();
   }
   return {
     node: presence.nodeId,
     dispatcher,
+    acknowledgements,
     as2,
     cem,
     supervisor,
@@ -222,6 +234,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       await notifications.close();
       await supervisor.stopAll(options.shutdownTimeoutMs);
       await partners.close();
+      await acknowledgements.stop();
       await dispatcher.stop();
       await presence.close();
     },

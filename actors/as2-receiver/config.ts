@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
-import { wholeNumber } from '../shared/fields.js';
+import { readEdiEnvelope, wholeNumber } from '../shared/fields.js';
 
 export const as2ReceiverType: PluginTypeDefinition = {
   type: 'as2-receiver',
@@ -54,6 +54,7 @@ export const as2ReceiverType: PluginTypeDefinition = {
           "of organizations whose profile has no async_mdn_url. '' derives it from PUBLIC_URL's host, " +
           "this receiver's port and path",
       ),
+    read_edi_envelope: readEdiEnvelope,
   },
   defaults: {
     host: '0.0.0.0',
@@ -67,6 +68,7 @@ export const as2ReceiverType: PluginTypeDefinition = {
     large_messages_budget_mib: 128,
     tls_certificate_id: null,
     public_url: '',
+    read_edi_envelope: true,
   },
   secretFields: {},
   certificateFields: { tls_certificate_id: 'tls-server' },
@@ -84,4 +86,5 @@ export interface As2ReceiverSettings {
   large_messages_budget_mib: number;
   tls_certificate_id: number | null;
   public_url: string;
+  read_edi_envelope: boolean;
 }

@@ -19,6 +19,7 @@ import type { Receipt } from './receipt.js';
 import { countReceived } from './count-received.js';
 import type { CemMessage } from '../as2/cem/index.js';
 import type { CemReceivedRequest } from '../../protocol/cem-protocol.js';
+import { envelopeOf } from '../shared/edi-envelope.js';
 
 export interface Incoming {
   headers: IncomingHttpHeaders;
@@ -54,6 +55,8 @@ export interface ReceiveDeps {
   opener: MessageOpener;
   identification: string;
   maxBytes: number;
+  /** Whether the envelope of an X12 or EDIFACT payload goes with the message (actors/shared/edi-envelope.ts). */
+  readEdiEnvelope?: boolean;
 }
 
 const plain = (status: number, text: string): Answer => ({
@@ -123,6 +126,13 @@ export async function receiveMessage(
           cem: cemWire(opened.cem),
         })
       : null;
+  const edi =
+    deps.readEdiEnvelope !== false && payload !== null && refusal === null
+      ? await envelopeOf({
+          content: payload.content,
+          open: () => deps.store.open({ messageId: id, stage: 'unpacked' }),
+        })
+      : undefined;
 
   const stages = [
     { stage: 'headers' as const, ...headers },
@@ -137,6 +147,7 @@ export async function receiveMessage(
     payload: payload !== null ? { stage: 'unpacked', ...payload } : { stage: 'received', ...received },
     ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
     ...(cemDone ? { unrouted: cemDone.text.slice(0, 2048) } : {}),
+    ...(edi ? { edi } : {}),
     // Stored in the acceptance's transaction: a processed message is a duplicate from then on.
     as2_record: {
       direction: 'inbound',

@@ -315,6 +315,7 @@ export class As2ReceiverServer {
         opener: this.#opener,
         identification: this.identification,
         maxBytes: this.#limit,
+        readEdiEnvelope: this.settings.read_edi_envelope,
       },
       incoming,
     );

@@ -1,7 +1,7 @@
 /** Configuration of the file poller (docs/api/plugin-configs.md): a directory watched for files to send. */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
-import { absolutePath, partyNameOrEmpty, wholeNumber } from '../shared/fields.js';
+import { absolutePath, partyNameOrEmpty, readEdiEnvelope, wholeNumber } from '../shared/fields.js';
 import { globProblem, patternProblem, placeholdersOf } from '../shared/path-pattern.js';
 
 const filePollerFields = {
@@ -15,6 +15,7 @@ const filePollerFields = {
   polling_interval: wholeNumber(1, 86_400).describe('Seconds between two looks at the directory'),
   from: partyNameOrEmpty.describe('Sending party when path_pattern has no {from}'),
   to: partyNameOrEmpty.describe('Receiving party when path_pattern has no {to}'),
+  read_edi_envelope: readEdiEnvelope,
 };
 
 const filePollerDefaults = {
@@ -23,6 +24,7 @@ const filePollerDefaults = {
   polling_interval: 5, // seconds
   from: '',
   to: '',
+  read_edi_envelope: true,
 };
 
 export type FilePollerSettings = {
@@ -33,6 +35,7 @@ export type FilePollerSettings = {
   polling_interval: number;
   from: string;
   to: string;
+  read_edi_envelope: boolean;
 };
 
 function inside(dir: string, parent: string): boolean {

@@ -52,6 +52,7 @@ async function setup(overrides: Partial<FilePollerSettings> = {}) {
     path_pattern: '{to}/{filename}',
     file_pattern: '*.*',
     polling_interval: 60,
+    read_edi_envelope: true,
     from: 'acme',
     to: '',
     ...overrides,

@@ -22,6 +22,7 @@ import { tellDatabase } from '../shared/database-outage.js';
 import { Directories } from '../shared/directories.js';
 import { StoreHealth } from '../shared/store-health.js';
 import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
+import { envelopeOf } from '../shared/edi-envelope.js';
 import type { FilePollerSettings } from './config.js';
 import { listFiles, moveAside } from './files.js';
 
@@ -170,10 +171,15 @@ export class FilePoller {
         await this.store.removeMessage(id);
         return false;
       }
+      const edi =
+        this.settings.read_edi_envelope !== false && values
+          ? await envelopeOf({ content: kept.content, open: async () => createReadStream(full) })
+          : undefined;
       const answer = await this.#accept({
         id,
         from,
         to,
+        ...(edi ? { edi } : {}),
         file_name: fileName,
         // The path last, so the separators cannot be ambiguous.
         source_key: `${seen.size}:${seen.mtimeNs}:${seen.ino}:${rel}`,

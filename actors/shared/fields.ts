@@ -120,3 +120,14 @@ export const userName = z
   .max(256)
   // eslint-disable-next-line no-control-regex
   .regex(/^[^\u0000-\u001f\u007f:]*$/, 'Must not contain control characters or a colon');
+
+/**
+ * Whether a source reads the EDI envelope of each payload it takes (docs/partner-setup.md, "EDI
+ * routing and acknowledgements"). Off, payloads are routed by the transport's parties alone and
+ * nothing is acknowledged.
+ */
+export const readEdiEnvelope = z
+  .boolean()
+  .describe(
+    'Read the X12 or EDIFACT envelope of each payload: parties from interchange ids, routes by document type, functional acknowledgements',
+  );

@@ -49,6 +49,9 @@ export type HistoryRecord = z.infer<typeof HistoryRecord>;
 
 export const PayloadEntry = z.object({ size_bytes: z.number().int(), stored_at: z.string() });
 
+/** What became of an interchange's functional acknowledgement (docs/partner-setup.md). */
+export const acknowledgementStatuses = ['expected', 'acknowledged', 'rejected', 'overdue', 'sent'] as const;
+
 export const MessageRecord = z.object({
   id: z.uuid(),
   status: z.enum(messageStatuses),
@@ -65,7 +68,11 @@ export const MessageRecord = z.object({
   deliveries: z.array(DeliveryRecord),
   history: z.array(HistoryRecord),
   payloads: z.record(z.string(), PayloadEntry).describe('Payload stages the message has, by stage'),
-  protocols: z.record(z.string(), z.unknown()).describe('By protocol module; none has anything to say yet'),
+  protocols: z
+    .record(z.string(), z.unknown())
+    .describe(
+      'By protocol module: as2 (headers, MIC, receipt), edi (the X12 or EDIFACT envelope: sender, receiver, control numbers, document types, and the functional acknowledgement: status expected, acknowledged, rejected, overdue or sent)',
+    ),
 });
 export type MessageRecord = z.infer<typeof MessageRecord>;
 
@@ -85,6 +92,32 @@ export const MessageListQuery = z.object({
   from: recordName.optional().describe('Party name'),
   to: recordName.optional().describe('Party name'),
   since: timeBound('from').describe('RFC 3339 time: created at or after'),
+  edi_sender: singleLineText(35)
+    .min(1)
+    .optional()
+    .describe("Interchange id of the EDI envelope's sender (ISA06, UNB sender)"),
+  edi_receiver: singleLineText(35)
+    .min(1)
+    .optional()
+    .describe("Interchange id of the EDI envelope's receiver (ISA08, UNB recipient)"),
+  edi_control: singleLineText(35)
+    .min(1)
+    .optional()
+    .describe('Interchange control number (ISA13, UNB 0020) or group control number (GS06, UNG 0048)'),
+  document_type: z
+    .string()
+    .regex(
+      /^([0-9]{3}|[A-Z]{6})$/,
+      'Must be an X12 transaction set id such as 850 or an EDIFACT message type such as ORDERS',
+    )
+    .optional()
+    .describe('Document type the EDI envelope names (850, 856, ORDERS, INVOIC…)'),
+  acknowledgement: z
+    .enum(acknowledgementStatuses)
+    .optional()
+    .describe(
+      'What became of the functional acknowledgement: expected, acknowledged, rejected, overdue (outbound) or sent (inbound)',
+    ),
 });
 
 export const messageList = listSchema('messages', MessageRecord);

@@ -34,6 +34,8 @@ export const alertCodes = {
   delivery_stalled: { severity: 'warning', once: minute },
   delivery_failed: { severity: 'warning', once: minute },
   mdn_overdue: { severity: 'warning', once: minute },
+  /** A partner did not send the functional acknowledgement (997, 999, CONTRL) of an interchange in time. */
+  acknowledgement_overdue: { severity: 'warning', once: minute },
   message_refused: { severity: 'warning', once: minute },
   certificate_expiring: { severity: 'warning', once: 20 * 60 * minute },
   certificate_expired: { severity: 'critical', once: 20 * 60 * minute },

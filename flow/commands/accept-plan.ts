@@ -8,6 +8,7 @@ import { deliveryStates } from '../tables/delivery-states.js';
 import { targetsFor, type RouteRow } from '../tables/routing.js';
 import { deriveMessage, type MessageStage, type MessageStatus } from '../tables/status.js';
 import type { HistoryLine } from '../tx.js';
+import type { EdiRecord } from '../../protocol/edi/record.js';
 
 export type PartyKind = 'organization' | 'partner';
 
@@ -20,6 +21,34 @@ export interface AcceptItem {
   target_hint?: string;
   /** The first history line's text, when the source has more to say than its name. */
   text?: string;
+}
+
+/** A party an interchange id names. */
+export interface InterchangeParty {
+  name: string;
+  kind: PartyKind;
+}
+
+/**
+ * Interchange ids to the parties holding them, keyed `qualifier NUL id`; an id registered
+ * without a qualifier is keyed with an empty one and matches any.
+ */
+export type InterchangeDirectory = Map<string, InterchangeParty>;
+
+export const directoryKey = (qualifier: string, id: string) => `${qualifier}\u0000${id}`;
+
+/** The directory from the rows the lookups read (organizations' and partners' interchange ids). */
+export function directoryOf(
+  rows: { name: string; kind: PartyKind; qualifier: string; id: string }[],
+): InterchangeDirectory {
+  const directory: InterchangeDirectory = new Map();
+  for (const r of rows) directory.set(directoryKey(r.qualifier, r.id), { name: r.name, kind: r.kind });
+  return directory;
+}
+
+/** The party an envelope's sender or receiver names: its exact id and qualifier first, then an id registered for any qualifier. */
+export function partyOf(directory: InterchangeDirectory, p: { qualifier: string; id: string }) {
+  return directory.get(directoryKey(p.qualifier, p.id)) ?? directory.get(directoryKey('', p.id));
 }
 
 /** A message row as the acceptance statement inserts it. */
@@ -39,6 +68,8 @@ export interface PlannedMessage {
   size_bytes: number;
   payload_stage: string;
   payload_content: string | null;
+  /** The payload's EDI envelope, stored beside the message (edi_interchange). */
+  edi: EdiRecord | null;
 }
 
 /** A history line with its place among the message's first lines (1 accepted, 2 dispatched, 3 status). */
@@ -73,26 +104,67 @@ export function directionOf(
   };
 }
 
+/**
+ * The parties a message is between: those its EDI envelope names where the interchange ids are
+ * registered (the envelope names the business parties; the transport may be a hub's or a VAN's),
+ * else those the source named. A message whose target is named (sent by hand, an acknowledgement
+ * pier sends) keeps the parties it names. `note` says what the envelope decided, for the history.
+ */
+function partiesOf(
+  item: AcceptItem,
+  kinds: Map<string, Set<PartyKind>>,
+  directory: InterchangeDirectory,
+): { from: string; to: string; fromKinds?: Set<PartyKind>; toKinds?: Set<PartyKind>; note: string } {
+  const m = item.message;
+  const resolve = m.edi && !m.refusal && !item.target_hint;
+  const sender = resolve ? partyOf(directory, m.edi!.sender) : undefined;
+  const receiver = resolve ? partyOf(directory, m.edi!.receiver) : undefined;
+  const shown = (p: { qualifier: string; id: string }) => (p.qualifier ? `${p.qualifier}:${p.id}` : p.id);
+  const said: string[] = [];
+  if (sender) said.push(`sender ${shown(m.edi!.sender)} is ${sender.kind} ${sender.name}`);
+  if (receiver) said.push(`receiver ${shown(m.edi!.receiver)} is ${receiver.kind} ${receiver.name}`);
+  const from = sender?.name ?? m.from;
+  const to = receiver?.name ?? m.to;
+  return {
+    from,
+    to,
+    ...(sender
+      ? { fromKinds: new Set([sender.kind]) }
+      : kinds.has(from)
+        ? { fromKinds: kinds.get(from)! }
+        : {}),
+    ...(receiver ? { toKinds: new Set([receiver.kind]) } : kinds.has(to) ? { toKinds: kinds.get(to)! } : {}),
+    note:
+      said.length > 0
+        ? `; by its ${m.edi!.standard === 'x12' ? 'X12' : 'EDIFACT'} envelope, ${said.join(', ')}`
+        : '',
+  };
+}
+
 export function planAcceptance(
   items: AcceptItem[],
   kinds: Map<string, Set<PartyKind>>,
   routes: RouteRow[],
+  directory: InterchangeDirectory = new Map(),
 ): AcceptancePlan {
   const plan: AcceptancePlan = { messages: [], deliveries: [], lines: [] };
   for (const item of items) {
     const m = item.message;
-    const { direction, problem } = directionOf(kinds.get(m.from), kinds.get(m.to));
+    const parties = partiesOf(item, kinds, directory);
+    const { direction, problem } = directionOf(parties.fromKinds, parties.toKinds);
     const refusal =
-      m.refusal ?? (problem ? `Refused: ${problem} (from ${m.from || '-'} to ${m.to || '-'})` : null);
+      m.refusal ??
+      (problem ? `Refused: ${problem} (from ${parties.from || '-'} to ${parties.to || '-'})` : null);
     const targets =
       refusal || m.unrouted
         ? []
         : targetsFor(
             {
               source_name: item.source_name,
-              from_party: m.from,
-              to_party: m.to,
+              from_party: parties.from,
+              to_party: parties.to,
               target_hint: item.target_hint ?? null,
+              document_types: m.edi?.document_types ?? null,
             },
             routes,
           );
@@ -101,7 +173,7 @@ export function planAcceptance(
       refused: refusal !== null,
       states: targets.map(() => newDeliveryState),
     });
-    const text = item.text ?? `Accepted from ${item.source_type} ${item.source_name}`;
+    const text = (item.text ?? `Accepted from ${item.source_type} ${item.source_name}`) + parties.note;
     if (refusal) {
       plan.lines.push(statusLine(m.id, null, status, `${text}. ${refusal}`, 1));
     } else {
@@ -114,8 +186,8 @@ export function planAcceptance(
       status,
       stage,
       direction,
-      from_party: m.from,
-      to_party: m.to,
+      from_party: parties.from,
+      to_party: parties.to,
       file_name: m.file_name,
       source_type: item.source_type,
       source_name: item.source_name,
@@ -125,6 +197,7 @@ export function planAcceptance(
       size_bytes: m.payload.size_bytes,
       payload_stage: m.payload.stage,
       payload_content: m.payload.content ?? null,
+      edi: m.edi ?? null,
     });
   }
   return plan;

@@ -15,6 +15,7 @@ import { bindByName } from '../../storage/sql.js';
 import { ContentBlob, contentSql } from '../../storage/content-blob.js';
 import { messageRefused } from '../alerts/flow-alerts.js';
 import {
+  directoryOf,
   newDeliveryState,
   planAcceptance,
   type AcceptancePlan,
@@ -126,6 +127,7 @@ async function lookups(
     version: string;
     parties: { name: string; kind: PartyKind }[];
     routes: RouteRow[];
+    interchange_ids: { name: string; kind: PartyKind; qualifier: string; id: string }[];
     duplicates: DuplicateRow[];
   }>(
     'accept-lookups',
@@ -134,14 +136,25 @@ async function lookups(
                select name, 'organization' as kind from organization where name = any(${p.names}::text[])
                union all select name, 'partner' as kind from partner where name = any(${p.names}::text[])) p) as parties,
             (select coalesce(json_agg(r), '[]') from (
-               select source_plugin, from_party, to_party, target_plugin from route) r) as routes,
+               select source_plugin, from_party, to_party, document_type, target_plugin from route) r) as routes,
+            (select coalesce(json_agg(i), '[]') from (
+               select name, 'organization' as kind, e->>'qualifier' as qualifier, e->>'id' as id
+                 from organization, jsonb_array_elements(interchange_ids) e
+               union all select name, 'partner', e->>'qualifier', e->>'id'
+                 from partner, jsonb_array_elements(interchange_ids) e) i) as interchange_ids,
             (select coalesce(json_agg(d), '[]') from (${inboundDuplicatesSql(p)}) d) as duplicates`,
     values,
   );
   const kinds = new Map<string, Set<PartyKind>>();
   for (const party of row!.parties)
     kinds.set(party.name, (kinds.get(party.name) ?? new Set()).add(party.kind));
-  return { version: row!.version, kinds, routes: row!.routes, duplicates: row!.duplicates };
+  return {
+    version: row!.version,
+    kinds,
+    routes: row!.routes,
+    directory: directoryOf(row!.interchange_ids),
+    duplicates: row!.duplicates,
+  };
 }
 
 /** The organizations and partners these items name, each once. */
@@ -197,7 +210,7 @@ export async function acceptAtOnce(
   }
   // What is read replaces what was remembered at another version (learn).
   const found = await lookups(direct(flow), names, inboundKeys(items));
-  config.learn(found.version, names, found.kinds, found.routes);
+  config.learn(found.version, names, found.kinds, found.routes, found.directory);
   if (found.duplicates.length === 0) {
     const attempt = await storeIfUnchanged(flow, at, node, items, found, announce);
     // Changed between the two statements: the transaction reads everything again.
@@ -221,7 +234,7 @@ async function storeIfUnchanged(
   read: KnownConfig,
   announce: Announce,
 ): Promise<Accepted | 'changed' | 'needs a transaction'> {
-  const plan = planAcceptance(items, read.kinds, read.routes);
+  const plan = planAcceptance(items, read.kinds, read.routes, read.directory);
   const records = as2RecordsOf(items);
   const refusesAs2 = plan.messages.some((r) => r.refusal && r.source_type === 'as2-receiver');
   if (refusesAs2 || records.some((r) => r.record.history)) return 'needs a transaction';
@@ -258,7 +271,7 @@ export async function acceptBatch(
           tx,
           at,
           node,
-          planAcceptance(fresh, found.kinds, found.routes),
+          planAcceptance(fresh, found.kinds, found.routes, found.directory),
           as2RecordsOf(fresh),
           null,
           announce,
@@ -393,7 +406,8 @@ async function insertAccepted(
      ), x as (
        select * from jsonb_to_recordset(${p.messages}::jsonb) as x(id uuid, status text, stage text, direction text,
               from_party text, to_party text, file_name text, source_type text, source_name text, source_key text,
-              target_hint text, refusal text, size_bytes bigint, payload_stage text, content_at int, content_bytes int)
+              target_hint text, refusal text, size_bytes bigint, payload_stage text, content_at int, content_bytes int,
+              edi jsonb)
         where (select ok from go)
      ), m as (
        insert into message (id, status, stage, direction, from_party, to_party, file_name, source_type, source_name,
@@ -423,7 +437,7 @@ async function insertAccepted(
          union all
          select d.message_id, 'delivery_changed', null, null, 'Dispatched', d.id, d.target, null, ${p.state}, 2 from d
        ) lines order by message_id, ord, delivery_id
-     ), ${as2RecordCtes(p, 'm')}
+     ), ${ediInterchangeCte('m')}, ${as2RecordCtes(p, 'm')}
      select (select ok from go) as stored, (select coalesce(json_agg(id), '[]') from m) as ids,
             (select coalesce(json_agg(json_build_object('target', q.target, 'n', q.n)), '[]') from (
                select t.target, pg_notify('${workChannel}', ${p.tag}::text || t.target) as announced,
@@ -439,6 +453,20 @@ async function insertAccepted(
     queuedAt: new Map(result!.queued.map((q) => [q.target, q.n])),
   };
 }
+
+/**
+ * The EDI envelope of each stored message whose payload is an interchange (edi_interchange):
+ * left pending for the acknowledgement sweep unless the message was refused.
+ */
+const ediInterchangeCte = (stored: string) => `edi as (
+       insert into edi_interchange (message_id, standard, version, sender_qualifier, sender_id, receiver_qualifier,
+                                    receiver_id, interchange_control, group_controls, document_types, pending)
+       select x.id, x.edi->>'standard', x.edi->>'version', x.edi->'sender'->>'qualifier', x.edi->'sender'->>'id',
+              x.edi->'receiver'->>'qualifier', x.edi->'receiver'->>'id', x.edi->>'interchange_control',
+              array(select jsonb_array_elements_text(x.edi->'group_controls')),
+              array(select jsonb_array_elements_text(x.edi->'document_types')), x.refusal is null
+         from x join ${stored} on ${stored}.id = x.id where x.edi is not null
+     )`;
 
 const sourceKeyOf = (r: { source_name: string; source_key: string | null }) =>
   `${r.source_name}\u0000${r.source_key}`;

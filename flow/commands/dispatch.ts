@@ -17,7 +17,9 @@ export interface NewDelivery {
 }
 
 export async function loadRoutes(tx: Tx): Promise<RouteRow[]> {
-  return tx.all<RouteRow>('select source_plugin, from_party, to_party, target_plugin from route');
+  return tx.all<RouteRow>(
+    'select source_plugin, from_party, to_party, document_type, target_plugin from route',
+  );
 }
 
 /** Inserts queued deliveries, announced once now, and writes their history lines. */
@@ -59,8 +61,9 @@ export async function dispatchBatch(tx: Tx, at: Date, ids: string[]): Promise<st
   const locked = await lockMessages(tx, ids, true);
   if (locked.length === 0) return [];
   const messages = await tx.all<Routable & { id: string }>(
-    `select id, source_name, from_party, to_party, target_hint from message
-      where id = any(?::uuid[]) and stage = 'accepted'`,
+    `select id, source_name, from_party, to_party, target_hint,
+            (select document_types from edi_interchange e where e.message_id = message.id) as document_types
+       from message where id = any(?::uuid[]) and stage = 'accepted'`,
     [pgArray(locked)],
   );
   if (messages.length === 0) return [];

@@ -7,7 +7,7 @@
  * process, changes the version at its commit, so a snapshot that sees the version also sees
  * exactly the parties and routes it was read with.
  */
-import type { PartyKind } from './accept-plan.js';
+import type { InterchangeDirectory, PartyKind } from './accept-plan.js';
 import type { RouteRow } from '../tables/routing.js';
 
 /**
@@ -20,11 +20,14 @@ export interface KnownConfig {
   version: string;
   kinds: Map<string, Set<PartyKind>>;
   routes: RouteRow[];
+  /** Which party each interchange id names (read whole: parties have few ids). */
+  directory: InterchangeDirectory;
 }
 
 export class FlowConfig {
   #version: string | null = null;
   #routes: RouteRow[] = [];
+  #directory: InterchangeDirectory = new Map();
   /** Every name read at #version: its kinds, empty when it is neither. */
   readonly #names = new Map<string, Set<PartyKind>>();
 
@@ -37,7 +40,7 @@ export class FlowConfig {
       if (found === undefined) return null;
       if (found.size > 0) kinds.set(name, found);
     }
-    return { version: this.#version, kinds, routes: this.#routes };
+    return { version: this.#version, kinds, routes: this.#routes, directory: this.#directory };
   }
 
   /**
@@ -45,10 +48,17 @@ export class FlowConfig {
    * missing from `kinds` is neither). A different version replaces all that was known; reads
    * that finish out of order only cost the next acceptance a read again.
    */
-  learn(version: string, names: readonly string[], kinds: Map<string, Set<PartyKind>>, routes: RouteRow[]) {
+  learn(
+    version: string,
+    names: readonly string[],
+    kinds: Map<string, Set<PartyKind>>,
+    routes: RouteRow[],
+    directory: InterchangeDirectory,
+  ) {
     if (version !== this.#version || this.#names.size + names.length > maxNames) this.#names.clear();
     this.#version = version;
     this.#routes = routes;
+    this.#directory = directory;
     for (const name of names) this.#names.set(name, kinds.get(name) ?? new Set());
   }
 }

@@ -17,7 +17,9 @@ import { addHistory, announce, pgArray, settleMessages, type HistoryLine, type T
 
 async function lockMessage(tx: Tx, id: string): Promise<Routable & { stage: MessageStage }> {
   const [message] = await tx.all<Routable & { stage: MessageStage }>(
-    'select source_name, from_party, to_party, target_hint, stage from message where id = ? for no key update',
+    `select source_name, from_party, to_party, target_hint, stage,
+            (select document_types from edi_interchange e where e.message_id = message.id) as document_types
+       from message where id = ? for no key update`,
     [id],
   );
   if (!message) throw new MessageNotFound();

@@ -14,6 +14,8 @@ export const RouteSchema = defineEntity({
     /** A party name, or `*` for any. */
     to_party: p.string().length(64),
     target_plugin: p.string().length(64),
+    /** An X12 transaction set id or EDIFACT message type the payload's envelope must name, or `*` for any. */
+    document_type: p.string().length(16),
     created_at: createdAt(),
     updated_at: updatedAt(),
   },

@@ -62,6 +62,15 @@ export interface MessageFilters {
   from?: string | undefined;
   to?: string | undefined;
   since?: Date | undefined;
+  /** EDI envelope: the sender's or receiver's interchange id (ISA06/ISA08, UNB sender/recipient). */
+  edi_sender?: string | undefined;
+  edi_receiver?: string | undefined;
+  /** An interchange (ISA13, UNB 0020) or group (GS06, UNG 0048) control number. */
+  edi_control?: string | undefined;
+  /** A document type the envelope names (850, ORDERS). */
+  document_type?: string | undefined;
+  /** What became of the functional acknowledgement (edi_interchange.ack_status). */
+  acknowledgement?: string | undefined;
   limit: number;
   offset: number;
 }
@@ -110,6 +119,22 @@ export async function findMessages(
   if (f.since) add('created_at >= ?', f.since);
   if (f.direction) add('direction = ?', f.direction);
   if (f.target) add('id in (select message_id from delivery where target = ?)', f.target);
+  // Each an indexed lookup of edi_interchange (Migration0120EdiEnvelopes).
+  if (f.edi_sender) add('id in (select message_id from edi_interchange where sender_id = ?)', f.edi_sender);
+  if (f.edi_receiver)
+    add('id in (select message_id from edi_interchange where receiver_id = ?)', f.edi_receiver);
+  if (f.edi_control) {
+    where.push(`id in (select message_id from edi_interchange where interchange_control = ?
+                       union select message_id from edi_interchange where group_controls @> array[?]::text[])`);
+    params.push(f.edi_control, f.edi_control);
+  }
+  if (f.document_type)
+    add(
+      'id in (select message_id from edi_interchange where document_types @> array[?]::text[])',
+      f.document_type,
+    );
+  if (f.acknowledgement)
+    add('id in (select message_id from edi_interchange where ack_status = ?)', f.acknowledgement);
   if (f.q) {
     // One indexed lookup per way of finding (Migration0030MessageSearch, and
     // Migration0141MessagePartySearch for the start of either party's name), joined by union.
@@ -168,15 +193,35 @@ export interface As2Row {
   info: Record<string, unknown>;
 }
 
+/** A message's EDI envelope and what became of its functional acknowledgement. */
+export interface EdiRow {
+  message_id: string;
+  standard: string;
+  version: string;
+  sender_qualifier: string;
+  sender_id: string;
+  receiver_qualifier: string;
+  receiver_id: string;
+  interchange_control: string;
+  group_controls: string[];
+  document_types: string[];
+  pending: boolean;
+  ack_status: string | null;
+  ack_due_at: string | null;
+  ack_message_id: string | null;
+  problem: string | null;
+}
+
 export interface MessageParts {
   deliveries: DeliveryRow[];
   history: HistoryRow[];
   payloads: PayloadRow[];
   as2: As2Row[];
+  edi: EdiRow[];
 }
 
 /**
- * The parts of the messages as JSON columns; four parameters, each the uuid array literal
+ * The parts of the messages as JSON columns; five parameters, each the uuid array literal
  * (a parameter, not a common table expression, so the planner sees the ids and uses the
  * message_id indexes). `ids` is the expression the parameter goes in: one message's view
  * passes `array[?::uuid]`, which a prepared statement's generic plan still reads through the
@@ -196,7 +241,9 @@ const partsSql = (ids = '?') => `
     as payloads,
   (select coalesce(json_agg(a), '[]') from (
      select message_id, as2_message_id, as2_from, as2_to, processed, info
-       from as2_message where message_id = any(${ids}::uuid[])) a) as as2`;
+       from as2_message where message_id = any(${ids}::uuid[])) a) as as2,
+  (select coalesce(json_agg(e), '[]') from (
+     select * from edi_interchange where message_id = any(${ids}::uuid[])) e) as edi`;
 
 type JsonParts = {
   deliveries: (Omit<DeliveryRow, 'created_at' | 'updated_at' | 'next_attempt_at' | 'finished_at'> &
@@ -204,6 +251,7 @@ type JsonParts = {
   history: (Omit<HistoryRow, 'id' | 'created_at'> & { id_text: string; created_at: string })[];
   payloads: (Omit<PayloadRow, 'stored_at'> & { stored_at: string })[];
   as2: As2Row[];
+  edi: EdiRow[];
 };
 
 const date = (text: string | null) => (text === null ? null : new Date(text));
@@ -225,6 +273,7 @@ function revive(parts: JsonParts): MessageParts {
     })),
     payloads: parts.payloads.map((p) => ({ ...p, stored_at: date(p.stored_at)! })),
     as2: parts.as2,
+    edi: parts.edi,
   };
 }
 
@@ -233,10 +282,10 @@ function revive(parts: JsonParts): MessageParts {
  * records of the messages, in one statement (one round trip to the database).
  */
 export async function findMessageParts(em: EntityManager, ids: readonly string[]): Promise<MessageParts> {
-  if (ids.length === 0) return { deliveries: [], history: [], payloads: [], as2: [] };
+  if (ids.length === 0) return { deliveries: [], history: [], payloads: [], as2: [], edi: [] };
   const [row] = await em
     .getConnection()
-    .execute<JsonParts[]>(`select ${partsSql()}`, Array<string>(4).fill(uuidArray(ids)));
+    .execute<JsonParts[]>(`select ${partsSql()}`, Array<string>(5).fill(uuidArray(ids)));
   return revive(row!);
 }
 
@@ -257,7 +306,7 @@ export async function findMessageView(
     'pier_message_view',
     `select (select row_to_json(m) from (select ${columns} from message where id = ?) m) as message,
             ${partsSql('array[?::uuid]')}`,
-    [id, id, id, id, id],
+    [id, id, id, id, id, id],
   );
   if (!found?.message) return undefined;
   const { message, ...parts } = found;

@@ -1,10 +1,16 @@
 /** Organizations and partners as the API lists and checks them, past entity hydration. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { pgArray } from '../sql.js';
 
 export interface PartyRow {
   id: number;
   name: string;
   display_name: string;
+  interchange_ids: { qualifier: string; id: string }[];
+  /** Partners only. */
+  x12_acknowledgement?: string;
+  edifact_acknowledgement?: string;
+  acknowledgement_due_hours?: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -23,8 +29,7 @@ export async function partiesPage(
   const params = page.pattern ? [page.pattern, page.pattern] : [];
   const conn = em.getConnection();
   const rows = await conn.execute<(PartyRow & { total: string })[]>(
-    `select id, name, display_name, created_at, updated_at, count(*) over () as total
-       from ${table} ${filter} order by name limit ? offset ?`,
+    `select t.*, count(*) over () as total from ${table} t ${filter} order by name limit ? offset ?`,
     [...params, page.limit, page.offset],
   );
   let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
@@ -73,4 +78,31 @@ export async function organizationsWithAs2Profile(em: EntityManager): Promise<st
       `select o.name from organization o join as2_local_profile l on l.organization_id = o.id order by o.name`,
     );
   return rows.map((o) => o.name);
+}
+
+/** A party holding one of the interchange ids asked about (its kind, name and the id it holds). */
+export interface InterchangeIdHolder {
+  kind: 'organization' | 'partner';
+  party_id: number;
+  name: string;
+  qualifier: string;
+  id: string;
+}
+
+/**
+ * The organizations and partners that hold any of these ids (whatever the qualifier), so the
+ * API can refuse an id another party already goes by: an envelope must name one party.
+ */
+export async function interchangeIdHolders(em: EntityManager, ids: string[]): Promise<InterchangeIdHolder[]> {
+  if (ids.length === 0) return [];
+  return em.getConnection().execute<InterchangeIdHolder[]>(
+    `select kind, party_id, name, e->>'qualifier' as qualifier, e->>'id' as id from (
+       select 'organization' as kind, id as party_id, name, interchange_ids from organization
+       union all select 'partner', id, name, interchange_ids from partner) p,
+       jsonb_array_elements(p.interchange_ids) e
+      where e->>'id' = any(?::text[])`,
+    [pgArray(ids)],
+    'all',
+    em.getTransactionContext(),
+  );
 }

@@ -75,7 +75,30 @@ export function messageJson(m: MessageRow, parts: MessageParts): MessageRecord {
     })),
     history: mine(parts.history).map(historyJson),
     payloads,
-    protocols: protocolsOf(mine(parts.as2)[0]),
+    protocols: { ...protocolsOf(mine(parts.as2)[0]), ...ediOf(mine(parts.edi)[0]) },
+  };
+}
+
+/** protocols.edi: the envelope of an X12 or EDIFACT payload and its functional acknowledgement. */
+function ediOf(row: MessageParts['edi'][number] | undefined): MessageRecord['protocols'] {
+  if (!row) return {};
+  return {
+    edi: {
+      standard: row.standard,
+      version: row.version,
+      sender: { qualifier: row.sender_qualifier, id: row.sender_id },
+      receiver: { qualifier: row.receiver_qualifier, id: row.receiver_id },
+      interchange_control: row.interchange_control,
+      group_controls: row.group_controls,
+      document_types: row.document_types,
+      acknowledgement: {
+        // Pending: the acknowledgement sweep has not looked at the interchange yet.
+        status: row.pending ? 'pending' : row.ack_status,
+        due_at: row.ack_due_at === null ? null : iso(new Date(row.ack_due_at)),
+        message_id: row.ack_message_id,
+        problem: row.problem,
+      },
+    },
   };
 }
 

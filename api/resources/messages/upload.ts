@@ -6,6 +6,7 @@
  * A refused form leaves nothing behind; a store that fails is 503 STORAGE_UNAVAILABLE (through
  * the error handler), with no message recorded.
  */
+import { envelopeOf } from '../../../actors/shared/edi-envelope.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -127,6 +128,12 @@ export async function acceptUpload(
     if (Object.keys(problems).length > 0 || !parsed.success || !file || target === undefined) {
       throw validationError(problems);
     }
+    // The envelope goes with it (filters, the partner's acknowledgement awaited); the parties
+    // stay the ones the form names.
+    const edi = await envelopeOf({
+      content: file.kept.content,
+      open: () => runtime.payloads.open({ messageId: id, stage: 'unpacked' }),
+    });
     const outcome = await runtime.dispatcher.acceptAndDispatch({
       source_type: 'api',
       source_name: 'api',
@@ -136,6 +143,7 @@ export async function acceptUpload(
         to: parsed.data.to,
         file_name: file.name,
         payload: { stage: 'unpacked', ...file.kept },
+        ...(edi ? { edi } : {}),
       },
       target_hint: target,
       text: `Sent by hand by ${caller.actor}`,

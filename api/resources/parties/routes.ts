@@ -3,14 +3,7 @@ import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';
 import { fieldProblems, requireObjectBody } from '../../validation.js';
-import {
-  organizationList,
-  partnerList,
-  PartyCreate,
-  PartyListQuery,
-  PartyRecord,
-  PartyUpdate,
-} from '../../schemas/party.js';
+import { organizationList, partnerList, PartyListQuery } from '../../schemas/party.js';
 import {
   createParty,
   deleteParty,
@@ -41,12 +34,12 @@ function partyRoutes(router: ApiRouter, ctx: ApiContext, kind: PartyKind, path: 
     tag,
     summary: `Create ${aWord}`,
     // Read here rather than by the router: every rejected property is named in one answer.
-    bodyDoc: PartyCreate,
+    bodyDoc: kind.createSchema,
     status: 201,
-    response: PartyRecord,
+    response: kind.recordSchema,
     errors: ['CONFLICT'],
     handler: ({ request, caller }) => {
-      const { problems, valid } = fieldProblems(PartyCreate, requireObjectBody(request.body));
+      const { problems, valid } = fieldProblems(kind.createSchema, requireObjectBody(request.body));
       return createParty(ctx, caller, kind, valid, problems);
     },
   });
@@ -56,7 +49,7 @@ function partyRoutes(router: ApiRouter, ctx: ApiContext, kind: PartyKind, path: 
     tag,
     summary: `Get ${aWord}`,
     params: idParams,
-    response: PartyRecord,
+    response: kind.recordSchema,
     handler: ({ params }) => getParty(freshEm(ctx), kind, params.id),
   });
   router.add({
@@ -65,11 +58,11 @@ function partyRoutes(router: ApiRouter, ctx: ApiContext, kind: PartyKind, path: 
     tag,
     summary: `Update ${aWord}`,
     params: idParams,
-    bodyDoc: PartyUpdate,
-    response: PartyRecord,
+    bodyDoc: kind.updateSchema,
+    response: kind.recordSchema,
     errors: ['CONFLICT'],
     handler: ({ params, request, caller }) => {
-      const { problems, valid } = fieldProblems(PartyUpdate, requireObjectBody(request.body));
+      const { problems, valid } = fieldProblems(kind.updateSchema, requireObjectBody(request.body));
       return updateParty(ctx, caller, kind, params.id, valid, problems);
     },
   });

@@ -15,9 +15,18 @@ import { inTransaction, type ApiContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
 import { iso, type Page } from '../../schemas/common.js';
 import { loadForUpdate, throwProblems } from '../../validation.js';
-import { anyParty, type RouteCreate, type RouteRecord, type RouteUpdate } from '../../schemas/route.js';
+import {
+  anyDocument,
+  anyParty,
+  type RouteCreate,
+  type RouteRecord,
+  type RouteUpdate,
+} from '../../schemas/route.js';
 
-const audited = { kind: 'route', fields: ['name', 'source_plugin', 'from', 'to', 'target_plugin'] };
+const audited = {
+  kind: 'route',
+  fields: ['name', 'source_plugin', 'from', 'to', 'document_type', 'target_plugin'],
+};
 
 function routeJson(r: Route): RouteRecord {
   return {
@@ -26,6 +35,7 @@ function routeJson(r: Route): RouteRecord {
     source_plugin: r.source_plugin,
     from: r.from_party,
     to: r.to_party,
+    document_type: r.document_type,
     target_plugin: r.target_plugin,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
@@ -37,7 +47,8 @@ type RouteFields = Omit<RouteRecord, 'id' | 'created_at' | 'updated_at'>;
 /** A readable default name; long ones end in a hash so different routes never share one. */
 function defaultRouteName(r: Omit<RouteFields, 'name'>): string {
   const word = (p: string) => (p === anyParty ? 'any' : p);
-  const name = `${r.source_plugin}-${word(r.from)}-${word(r.to)}-${r.target_plugin}`;
+  const type = r.document_type === anyDocument ? '' : `-${r.document_type.toLowerCase()}`;
+  const name = `${r.source_plugin}-${word(r.from)}-${word(r.to)}${type}-${r.target_plugin}`;
   if (name.length <= 64) return name;
   const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
   return `${name.slice(0, 55)}-${hash}`;
@@ -102,12 +113,13 @@ async function validate(
   }
   if (isComplete(r) && Object.keys(problems).length === 0) {
     // An existing route covers this one when it sends the same source to the same target
-    // for the same parties or for any.
+    // for the same parties or for any, and the same document type or any.
     const covering = await em.findOne(RouteSchema, {
       source_plugin: r.source_plugin,
       target_plugin: r.target_plugin,
       from_party: { $in: [anyParty, r.from] },
       to_party: { $in: [anyParty, r.to] },
+      document_type: { $in: [anyDocument, r.document_type] },
       ...(exceptId ? { id: { $ne: exceptId } } : {}),
     });
     if (covering) problems.to = `Route ${covering.name} already covers this route`;
@@ -122,7 +134,9 @@ async function validate(
 }
 
 function isComplete(r: Partial<RouteFields>): r is RouteFields {
-  return (['name', 'source_plugin', 'from', 'to', 'target_plugin'] as const).every((k) => r[k] !== undefined);
+  return (['name', 'source_plugin', 'from', 'to', 'document_type', 'target_plugin'] as const).every(
+    (k) => r[k] !== undefined,
+  );
 }
 
 function auditView(r: RouteFields) {
@@ -131,6 +145,7 @@ function auditView(r: RouteFields) {
     source_plugin: r.source_plugin,
     from: r.from,
     to: r.to,
+    document_type: r.document_type,
     target_plugin: r.target_plugin,
   };
 }
@@ -146,6 +161,7 @@ export async function createRoute(
     source_plugin: body.source_plugin,
     from: body.from,
     to: body.to,
+    document_type: body.document_type ?? anyDocument,
     target_plugin: body.target_plugin,
   };
   const complete = Object.keys(bodyProblems).length === 0;
@@ -161,6 +177,7 @@ export async function createRoute(
       source_plugin: fields.source_plugin,
       from_party: fields.from,
       to_party: fields.to,
+      document_type: fields.document_type,
       target_plugin: fields.target_plugin,
     });
     await em.flush();
@@ -187,6 +204,7 @@ export async function updateRoute(
       source_plugin: body.source_plugin ?? before.source_plugin,
       from: body.from ?? before.from,
       to: body.to ?? before.to,
+      document_type: body.document_type ?? before.document_type,
       target_plugin: body.target_plugin ?? before.target_plugin,
     };
     // With refused properties, the references sent are still checked (the stored values stand
@@ -199,6 +217,7 @@ export async function updateRoute(
       source_plugin: next.source_plugin,
       from_party: next.from,
       to_party: next.to,
+      document_type: next.document_type,
       target_plugin: next.target_plugin,
     });
     await em.flush();

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { messageStatuses } from '../../../flow/tables/status.js';
+import { acknowledgementStatuses } from '../../schemas/message.js';
 import type { ApiError } from '../../errors.js';
 import type { z } from 'zod';
 import { freshEm } from '../../context.js';
@@ -117,6 +118,17 @@ async function listPage(
       ${field({ name: 'from', label: 'From', hint: 'Party name' }, filterState)}
       ${field({ name: 'to', label: 'To', hint: 'Party name' }, filterState)}
       ${field({ name: 'since', label: 'Since', hint: 'RFC 3339 time or a date, e.g. 2026-11-01' }, filterState)}
+      <details
+        class="filters-more"
+        ${['edi_sender', 'edi_receiver', 'edi_control', 'document_type', 'acknowledgement'].some((k) => query[k]) ? 'open' : ''}
+      >
+        <summary>EDI envelope</summary>
+        ${field({ name: 'edi_sender', label: 'EDI sender', hint: 'Interchange id (ISA06, UNB sender)' }, filterState)}
+        ${field({ name: 'edi_receiver', label: 'EDI receiver', hint: 'Interchange id (ISA08, UNB recipient)' }, filterState)}
+        ${field({ name: 'edi_control', label: 'Control number', hint: 'Interchange or group control number' }, filterState)}
+        ${field({ name: 'document_type', label: 'Document type', hint: '850, 856, ORDERS, INVOIC…' }, filterState)}
+        ${field({ name: 'acknowledgement', label: 'Acknowledgement', kind: 'select', options: [{ value: '', label: 'any' }, ...acknowledgementStatuses] }, filterState)}
+      </details>
       <button type="submit">Search</button>
       ${Object.keys(query).some((k) => k !== 'offset' && k !== 'limit') ? html`<a href="${base}">Clear</a>` : ''}
     </form>
@@ -241,6 +253,29 @@ function statusLine(m: Row): string {
   return `Status ${String(m.status)}, stage ${String(m.stage)}${what}`;
 }
 
+/** The EDI envelope and the functional acknowledgement, for a payload that is an interchange. */
+function ediSection(edi: Row | undefined): Html {
+  if (!edi) return html``;
+  const party = (p: Row) => `${p.qualifier ? `${String(p.qualifier)}:` : ''}${String(p.id)}`;
+  const ack = edi.acknowledgement as Row;
+  const ackId = ack.message_id as string | null;
+  return html`<section aria-labelledby="edi-heading">
+    <h2 id="edi-heading">EDI envelope</h2>
+    ${facts([
+      ['Standard', `${String(edi.standard).toUpperCase()} ${String(edi.version)}`],
+      ['Sender', party(edi.sender as Row)],
+      ['Receiver', party(edi.receiver as Row)],
+      ['Interchange control', String(edi.interchange_control)],
+      ['Group controls', (edi.group_controls as string[]).join(', ') || '—'],
+      ['Document types', (edi.document_types as string[]).join(', ') || '—'],
+      ['Acknowledgement', ack.status ? badge(String(ack.status)) : '—'],
+      ['Acknowledgement due', when(ack.due_at as string | null)],
+      ['Acknowledgement message', ackId ? html`<a href="${base}/${ackId}">${ackId}</a>` : '—'],
+      ['Acknowledgement problem', ack.problem as string | null],
+    ])}
+  </section>`;
+}
+
 /** The parts of a message's page that change as it travels: refreshed live, swapped whole. */
 function messageSections(ui: UiRequestContext, id: string, m: Row): Html {
   const deliveries = m.deliveries as Row[];
@@ -294,6 +329,7 @@ function messageSections(ui: UiRequestContext, id: string, m: Row): Html {
             </ul>`
       }
     </section>
+    ${ediSection((m.protocols as Record<string, Row>).edi)}
     <section aria-labelledby="as2-heading">
       <h2 id="as2-heading">AS2</h2>
       ${as2Facts((m.protocols as Record<string, Row>).as2)}

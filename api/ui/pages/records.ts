@@ -11,6 +11,12 @@ type Row = Record<string, unknown>;
 const text = (k: string) => (r: Row) => String(r[k] ?? '');
 const link = (base: string, k: string) => (r: Row) =>
   html`<a href="${uiPrefix}${base}/${String(r.id)}">${String(r[k])}</a>`;
+/** Interchange ids are a list of {qualifier, id}: edited as JSON, with an example. */
+const interchangeIdsField = {
+  label: 'interchange ids',
+  kind: 'json' as const,
+  hint: 'Ids in EDI envelopes, e.g. [{"qualifier": "ZZ", "id": "ACME"}, {"qualifier": "01", "id": "123456789"}]; qualifier "" matches any',
+};
 const qFilter = { name: 'q', label: 'Search', hint: 'Text in name or display name' };
 
 const partySpecs: CrudSpec[] = [
@@ -27,7 +33,8 @@ const partySpecs: CrudSpec[] = [
       { label: 'Updated', cell: (r) => when(r.updated_at as string) },
     ],
     filters: [qFilter],
-    fields: ['name', 'display_name'],
+    fields: ['name', 'display_name', 'interchange_ids'],
+    fieldOverrides: { interchange_ids: interchangeIdsField },
     labelOf: (r) => String(r.name),
     detailExtra: (deps, ui, request, reply, row) => profileSection(deps, ui, request, reply, 'local', row),
   },
@@ -43,7 +50,15 @@ const partySpecs: CrudSpec[] = [
       { label: 'Updated', cell: (r) => when(r.updated_at as string) },
     ],
     filters: [qFilter],
-    fields: ['name', 'display_name'],
+    fields: [
+      'name',
+      'display_name',
+      'interchange_ids',
+      'x12_acknowledgement',
+      'edifact_acknowledgement',
+      'acknowledgement_due_hours',
+    ],
+    fieldOverrides: { interchange_ids: interchangeIdsField },
     labelOf: (r) => String(r.name),
     detailExtra: (deps, ui, request, reply, row) => profileSection(deps, ui, request, reply, 'remote', row),
   },
@@ -61,9 +76,10 @@ const routeSpec: CrudSpec = {
     { label: 'Source', cell: text('source_plugin') },
     { label: 'From', cell: text('from') },
     { label: 'To', cell: text('to') },
+    { label: 'Document type', cell: text('document_type') },
     { label: 'Target', cell: text('target_plugin') },
   ],
-  fields: ['name', 'source_plugin', 'from', 'to', 'target_plugin'],
+  fields: ['name', 'source_plugin', 'from', 'to', 'document_type', 'target_plugin'],
   pickers: 'route',
   labelOf: (r) => String(r.name),
 };
