@@ -7,7 +7,15 @@ const kinds = new Map<string, Set<PartyKind>>([
   ['globex', new Set<PartyKind>(['partner'])],
   ['acme', new Set<PartyKind>(['organization'])],
 ]);
-const routes = [{ source_plugin: 'as2-in', from_party: 'globex', to_party: 'acme', target_plugin: 'inbox' }];
+const routes = [
+  {
+    source_plugin: 'as2-in',
+    from_party: 'globex',
+    to_party: 'acme',
+    document_type: '*',
+    target_plugin: 'inbox',
+  },
+];
 const item = (id: string, unrouted?: string): AcceptItem => ({
   source_type: 'as2-receiver',
   source_name: 'as2-in',

@@ -292,10 +292,19 @@ export async function settleAwaited(
 /**
  * Deliveries whose receipt did not come within receipt_timeout_hours fail. Only deliveries
  * still awaiting_ack count: the wait is recorded before posting, so a post that failed (or is
- * being retried) left one behind that no receipt was ever due for.
+ * being retried) left one behind that no receipt was ever due for. Receipts late by their
+ * sender's receipt_alert_minutes raise receipts_missing for their partner in the same sweep,
+ * hours before their deadline (the delivery keeps waiting); each late message counts once.
  */
 export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
-  await receiptsLate(tx, at);
+  const late = await tx.all<{ message_id: string; target: string }>(
+    // By key, as the deadline's rows below and for the same reason; the partial index on
+    // receipt_alert_at finds the rows.
+    `select a.message_id, d.target from as2_message a
+       cross join lateral (select target from delivery d where d.id = a.awaiting_delivery_id and d.state = ? limit 1) d
+      where a.receipt_alert_at is not null and a.receipt_alert_at <= ? order by a.receipt_alert_at limit 100`,
+    [awaitingAck, at],
+  );
   const due = await tx.all<{ message_id: string; awaiting_delivery_id: string; target: string }>(
     // The delivery is probed by its key for each row due (a lateral subquery with a limit is
     // never turned into a join): as a join, an un-analyzed table made the planner hash the
@@ -306,24 +315,27 @@ export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
       where a.receipt_due_at is not null and a.receipt_due_at <= ? order by a.receipt_due_at limit 100`,
     [awaitingAck, at],
   );
-  // All their messages first, in id order as every command locks messages: locked one by one
-  // in deadline order, a result batch locking two of them in id order could wait in a circle.
-  await lockMessages(
-    tx,
-    due.map((d) => d.message_id),
+  if (late.length === 0 && due.length === 0) return 0;
+  const ids = [...late, ...due].map((d) => d.message_id);
+  // All their messages first, in id order as every command locks messages, late and due
+  // together: locked one by one in deadline order, or the due ones after the late ones' alert
+  // turns, a command holding one of them and waiting for an alert could wait in a circle.
+  await lockMessages(tx, ids);
+  // The alerts the sweep raises (the system's state when a message ends in Error, each
+  // partner's receipts_missing), their turns taken next, in the flow's order.
+  const partners = await tx.all<{ to_party: string }>(
+    'select distinct to_party from message where id = any(?::uuid[])',
+    [pgArray(ids)],
   );
-  // The alerts the loop raises (the system's state when a message ends in Error, each partner's
-  // receipts_missing), their turns taken first in the flow's order.
-  if (due.length > 0) {
-    const partners = await tx.all<{ to_party: string }>(
-      'select distinct to_party from message where id = any(?::uuid[])',
-      [pgArray(due.map((d) => d.message_id))],
-    );
-    await takeAlertTurns(tx, [
-      alertTurn('system_degraded', 'system', 'pier'),
-      ...partners.map((p) => alertTurn('receipts_missing', 'partner', p.to_party)),
+  await takeAlertTurns(tx, [
+    ...(due.length > 0 ? [alertTurn('system_degraded', 'system', 'pier')] : []),
+    ...partners.map((p) => alertTurn('receipts_missing', 'partner', p.to_party)),
+  ]);
+  for (const l of late) await receiptLate(tx, at, l);
+  if (late.length > 0)
+    await tx.all('update as2_message set receipt_alert_at = null where message_id = any(?::uuid[])', [
+      pgArray(late.map((l) => l.message_id)),
     ]);
-  }
   for (const d of due) {
     await settleAwaited(
       tx,
@@ -341,48 +353,4 @@ export async function receiptsOverdue(tx: Tx, at: Date): Promise<number> {
     });
   }
   return due.length;
-}
-
-/**
- * Receipts still missing receipt_alert_minutes after their message was posted (the sender's
- * setting): each such message's partner gets receipts_missing now, hours before its receipt
- * timeout fails the delivery. The alert stands for the partner until one of its receipts
- * arrives; each message counts once (its alert time is cleared).
- */
-async function receiptsLate(tx: Tx, at: Date): Promise<void> {
-  // Rows whose delivery stopped waiting some other way (redelivered, say) are let go, skipping
-  // any a command holds: this statement waits for nobody, so it can close no circle.
-  await tx.all(
-    `update as2_message set receipt_alert_at = null where message_id in (
-       select a.message_id from as2_message a
-        where a.receipt_alert_at is not null and a.receipt_alert_at <= ?
-          and not exists (select 1 from delivery d where d.id = a.awaiting_delivery_id and d.state = ?)
-        order by a.receipt_alert_at limit 100 for no key update skip locked)`,
-    [at, awaitingAck],
-  );
-  const late = await tx.all<{ message_id: string; target: string }>(
-    // By key, as the deadline sweep below and for the same reason; the partial index on
-    // receipt_alert_at finds the rows.
-    `select a.message_id, d.target from as2_message a
-       cross join lateral (select target from delivery d where d.id = a.awaiting_delivery_id and d.state = ? limit 1) d
-      where a.receipt_alert_at is not null and a.receipt_alert_at <= ? order by a.receipt_alert_at limit 100`,
-    [awaitingAck, at],
-  );
-  if (late.length === 0) return;
-  await lockMessages(
-    tx,
-    late.map((l) => l.message_id),
-  );
-  const partners = await tx.all<{ to_party: string }>(
-    'select distinct to_party from message where id = any(?::uuid[])',
-    [pgArray(late.map((l) => l.message_id))],
-  );
-  await takeAlertTurns(
-    tx,
-    partners.map((p) => alertTurn('receipts_missing', 'partner', p.to_party)),
-  );
-  for (const l of late) await receiptLate(tx, at, l);
-  await tx.all('update as2_message set receipt_alert_at = null where message_id = any(?::uuid[])', [
-    pgArray(late.map((l) => l.message_id)),
-  ]);
 }
