@@ -41,6 +41,11 @@ export const alertCodes = {
   // The end of a failure reaches every notifier that heard of the failure: the same severity.
   storage_recovered: { severity: 'critical', once: 0, resolves: 'storage_failed' },
   system_degraded: { severity: 'critical', once: 24 * 60 * minute },
+  /**
+   * An SFTP server presented another host key than the pinned one and was refused: a possible
+   * attack, or a reinstalled server. Each transfer tries again, so once an hour per instance.
+   */
+  host_key_changed: { severity: 'critical', once: 60 * minute },
   /** A notifier's test notification (POST …/notification-webhook/{name}/test); never raised. */
   test: { severity: 'info', once: 0 },
 } as const satisfies Record<
