@@ -16,7 +16,7 @@ import { SftpConnectError } from '../sftp-shared/connect.js';
 import { RemoteError, sftpStatus, type Remote } from '../sftp-shared/remote.js';
 import type { SessionKeeper } from '../sftp-shared/session-keeper.js';
 import type { SftpSenderSettings } from './config.js';
-import { remoteDigest, upload, type Uploaded } from './upload.js';
+import { remoteDigest, upload, type Uploaded } from '../sftp-shared/upload.js';
 
 /** `invoice.xml` → `invoice.1a2b3c4d.xml`: a name of its own for a message's file. */
 function renamed(file: string, messageId: string): string {

@@ -186,6 +186,21 @@ export async function openSession(endpoint: SftpEndpoint, secrets: SftpSecrets):
   };
 }
 
+/**
+ * The host key fingerprint the server presents, read without logging in: the connection ends
+ * at the key, as it does for every unpinned key, so no credential is sent.
+ */
+export async function readHostKey(endpoint: SftpEndpoint): Promise<string> {
+  try {
+    const session = await openSession({ ...endpoint, host_key_fingerprint: '' }, {});
+    session.close();
+  } catch (error) {
+    if (error instanceof SftpConnectError && error.presented) return error.presented;
+    throw error;
+  }
+  throw new SftpConnectError('host_key', 'The server was accepted without a pinned key');
+}
+
 function authMethods(secrets: SftpSecrets): string {
   const methods = [secrets.private_key ? 'private key' : '', secrets.password ? 'password' : ''].filter(
     Boolean,

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { RemoteError, type Remote } from '../sftp-shared/remote.js';
+import { RemoteError, type Remote } from './remote.js';
 
 /** Bytes in one write request: what every SFTP server accepts. */
 const pieceBytes = 32 * 1024;
