@@ -8,7 +8,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,6 +61,24 @@ async function waitForPort(port: number, child: ChildProcess, log: () => string)
   }
 }
 
+/** The processes below `pid` (its children, theirs, …), read from /proc. */
+async function descendants(pid: number): Promise<number[]> {
+  const parents = new Map<number, number>();
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // The fourth field, after the command in parentheses, is the parent's id.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid) parents.set(Number(entry), ppid);
+  }
+  const out: number[] = [];
+  const visit = (p: number) => {
+    for (const [child, parent] of parents) if (parent === p) (out.push(child), visit(child));
+  };
+  visit(pid);
+  return out;
+}
+
 export async function startSshd(t: Teardown): Promise<Sshd> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'pier-sshd-'));
   await chmod(root, 0o755);
@@ -76,8 +94,18 @@ export async function startSshd(t: Teardown): Promise<Sshd> {
     const c = child;
     child = undefined;
     if (c && c.exitCode === null) {
+      // Each connection has its own sshd processes, which outlive the listener: end them too, so
+      // a stop drops the connections as a server going down does.
+      const sessions = await descendants(c.pid!);
       const exited = new Promise((r) => c.once('exit', r));
       c.kill('SIGTERM');
+      for (const pid of sessions) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // ended already
+        }
+      }
       await exited;
     }
   };
