@@ -30,6 +30,8 @@ export interface Sshd {
   home: string;
   /** Mounts a tmpfs of `bytes` at `<home>/<name>`, owned by the user, and answers its path. */
   smallDisk(name: string, bytes: number): Promise<string>;
+  /** Gives a disk made by smallDisk a new size (tmpfs remount), keeping its files. */
+  resizeDisk(dir: string, bytes: number): Promise<void>;
   /** A directory below home, owned by the user. */
   directory(name: string): Promise<string>;
   /** Stops the daemon (connections drop) and starts it again, with a new host key when asked. */
@@ -204,6 +206,9 @@ export async function startSshd(t: Teardown): Promise<Sshd> {
       ]);
       mounts.push(dir);
       return dir;
+    },
+    async resizeDisk(dir, bytes) {
+      await run('mount', ['-o', `remount,size=${bytes}`, dir]);
     },
     async directory(name) {
       const dir = path.join(home, name);
