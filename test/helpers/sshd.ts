@@ -36,6 +36,8 @@ export interface Sshd {
   directory(name: string): Promise<string>;
   /** Stops the daemon (connections drop) and starts it again, with a new host key when asked. */
   restart(options?: { newHostKey?: boolean }): Promise<void>;
+  /** The listening daemon's process id (its connections' processes are its descendants). */
+  pid(): number | undefined;
   /** Arguments for OpenSSH's own clients (sftp -b, ssh) to log in by key, trusting only this host key. */
   clientArgs(): string[];
   stop(): Promise<void>;
@@ -224,6 +226,7 @@ export async function startSshd(t: Teardown): Promise<Sshd> {
       }
       await start();
     },
+    pid: () => child?.pid,
     clientArgs() {
       return [
         '-i',
