@@ -77,7 +77,11 @@ async function descendants(pid: number): Promise<number[]> {
   }
   const out: number[] = [];
   const visit = (p: number) => {
-    for (const [child, parent] of parents) if (parent === p) (out.push(child), visit(child));
+    for (const [child, parent] of parents) {
+      if (parent !== p) continue;
+      out.push(child);
+      visit(child);
+    }
   };
   visit(pid);
   return out;
