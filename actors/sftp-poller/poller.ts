@@ -24,7 +24,7 @@ import type { SessionKeeper } from '../sftp-shared/session-keeper.js';
 import type { SftpPollerSettings } from './config.js';
 
 /** Files taken at the same time, over the one connection. */
-const concurrentTakes = 4;
+const concurrentTakes = 8;
 
 interface Seen {
   size: number;
@@ -127,7 +127,7 @@ export class SftpPoller {
     const id = randomUUID();
     try {
       const hash = createHash('sha256');
-      const source = remote.read(full);
+      const source = remote.read(full, file.size);
       const hashed = Readable.from(
         (async function* () {
           for await (const chunk of source as AsyncIterable<Buffer>) {

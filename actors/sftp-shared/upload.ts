@@ -59,6 +59,7 @@ export async function upload(remote: Remote, source: Readable, file: string): Pr
 /** The SHA-256 of a remote file's bytes, read in one stream. */
 export async function remoteDigest(remote: Remote, file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of remote.read(file) as AsyncIterable<Buffer>) hash.update(chunk);
+  const { size } = await remote.stat(file);
+  for await (const chunk of remote.read(file, size) as AsyncIterable<Buffer>) hash.update(chunk);
   return hash.digest('hex');
 }
