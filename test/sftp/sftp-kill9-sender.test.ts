@@ -1,4 +1,4 @@
-// Covers exactly-once over SFTP under kill -9 of the pier process mid-transfer, against a real sshd: sftp-poller → file-writer and file-poller → sftp-sender, each killed with SIGKILL while files of 1 MiB are being read from or written to the server; after a restart every file is one message, delivered once with its bytes, none lost, nothing left under a temporary name.
+// Covers exactly-once of the sftp-sender under kill -9 of the pier process mid-transfer, against a real sshd: killed while a file of 1 MiB is being written on the server under its temporary name; after a restart every file lands once under its final name with its bytes, none lost, no temporary left. (The poller's case is sftp-kill9-poller.test.ts.)
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -34,77 +34,6 @@ const login = {
   host_key_fingerprint: sshd.fingerprint,
 };
 
-t.test(
-  'sftp-poller killed mid-transfer: every remote file becomes one message, delivered once',
-  async (t) => {
-    const { dir, start, count } = await setUp(t, 'poller');
-    const inbox = await sshd.directory('kill9-inbox');
-    const processed = path.join(sshd.home, 'kill9-processed');
-    const contents = new Map<string, Buffer>();
-    for (let i = 0; i < files; i++) {
-      const bytes = randomBytes(1024 * 1024);
-      contents.set(`f${i}.bin`, bytes);
-      await writeFile(path.join(inbox, `f${i}.bin`), bytes);
-    }
-    const first = await start();
-    await mustOn(first, '/organizations', { name: 'acme' });
-    await mustOn(first, '/partners', { name: 'globex' });
-    await mustOn(first, '/plugins/configs?type=file-writer', {
-      name: 'out',
-      directory: path.join(dir, 'out'),
-    });
-    await mustOn(first, '/plugins/configs?type=sftp-poller', {
-      name: 'pull',
-      ...login,
-      remote_directory: inbox,
-      processed_directory: processed,
-      from: 'globex',
-      to: 'acme',
-      polling_interval: 1,
-    });
-    await mustOn(first, '/routes', {
-      source_plugin: 'pull',
-      from: 'globex',
-      to: 'acme',
-      target_plugin: 'out',
-    });
-
-    await waitFor(async () => (await count('message')) >= 5, 'the takes under way', 60_000, 5);
-    await first.kill('SIGKILL');
-    const acceptedAtKill = await count('message');
-    const leftOnServer = (await readdir(inbox)).length;
-    t.ok(
-      acceptedAtKill < files,
-      `killed mid-run: ${acceptedAtKill} accepted, ${leftOnServer} files still on the server`,
-    );
-
-    await start();
-    await waitFor(
-      async () =>
-        (await count("delivery where state = 'delivered'")) === files && (await readdir(inbox)).length === 0,
-      'every file taken and delivered',
-      240_000,
-      100,
-    );
-    t.equal(await count('message'), files, 'one message per file: none lost, none doubled');
-    t.equal(await count("message where status = 'Delivered'"), files);
-    t.equal((await readdir(processed)).length, files, 'every file moved to processed on the server');
-    const written = (await readdir(path.join(dir, 'out', 'globex'))).filter((f) => !f.startsWith('.'));
-    t.equal(written.length, files, 'every file written once');
-    const wrong = [...contents].filter(([name]) => !written.includes(name));
-    t.same(wrong, [], 'under its own name');
-    for (const [name, bytes] of contents) {
-      if (sha(await readFile(path.join(dir, 'out', 'globex', name))) !== sha(bytes))
-        wrong.push([name, bytes]);
-    }
-    t.same(
-      wrong.map(([n]) => n),
-      [],
-      'with its bytes',
-    );
-  },
-);
-
 t.test('sftp-sender killed mid-transfer: every file lands once, whole, with no temporary left', async (t) => {
   const { dir, start, count } = await setUp(t, 'sender');
   const outbox = await sshd.directory('kill9-outbox');
@@ -138,10 +67,10 @@ t.test('sftp-sender killed mid-transfer: every file lands once, whole, with no t
   // Killed while a file is being written on the server.
   await waitFor(
     async () =>
-      (await count("delivery where state = 'delivered'")) >= 3 &&
+      (await count("delivery where state = 'delivered'")) >= 1 &&
       (await readdir(outbox)).some((n) => n.endsWith('.part')),
     'a transfer under way',
-    60_000,
+    120_000,
     2,
   );
   await first.kill('SIGKILL');
