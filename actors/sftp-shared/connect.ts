@@ -163,14 +163,27 @@ export async function openSession(endpoint: SftpEndpoint, secrets: SftpSecrets):
     open = false;
   });
 
-  const sftp = await new Promise<SFTPWrapper>((resolve, reject) =>
+  // Bounded like every other step: a server that never answers the channel would otherwise hold
+  // every transfer waiting on this session.
+  const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.end();
+      reject(
+        new SftpConnectError(
+          'sftp',
+          `The server did not start SFTP within ${endpoint.timeout_seconds} s`,
+          presented,
+        ),
+      );
+    }, timeoutMs);
     client.sftp((error, wrapper) => {
+      clearTimeout(timer);
       if (error) {
         client.end();
         reject(new SftpConnectError('sftp', `The server did not start SFTP: ${words(error)}`, presented));
       } else resolve(wrapper);
-    }),
-  );
+    });
+  });
   details.sftp = 'SFTP subsystem started';
   return {
     sftp,
