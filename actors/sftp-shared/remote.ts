@@ -178,32 +178,30 @@ export class Remote {
    * leaves the stream shorter than `size`, which the caller's size check catches.
    */
   read(file: string, size: number): Readable {
-    const remote = this;
-    return Readable.from(
-      (async function* () {
-        const handle = await remote.open(file, 'r');
-        const pending: Promise<Buffer>[] = [];
-        let next = 0;
-        const issue = () => {
-          const position = next;
-          const length = Math.min(readPieceBytes, size - position);
-          next += length;
-          pending.push(remote.#readPiece(handle, position, length, file));
-        };
-        try {
-          while (next < size && pending.length < maxReadsInFlight) issue();
-          while (pending.length > 0) {
-            const piece = await pending.shift()!;
-            if (next < size) issue();
-            yield piece;
-          }
-        } finally {
-          await Promise.allSettled(pending);
-          await remote.close(handle, file).catch(() => {});
-        }
-      })(),
-      { objectMode: false },
-    );
+    return Readable.from(this.#pieces(file, size), { objectMode: false });
+  }
+
+  async *#pieces(file: string, size: number): AsyncGenerator<Buffer> {
+    const handle = await this.open(file, 'r');
+    const pending: Promise<Buffer>[] = [];
+    let next = 0;
+    const issue = () => {
+      const position = next;
+      const length = Math.min(readPieceBytes, size - position);
+      next += length;
+      pending.push(this.#readPiece(handle, position, length, file));
+    };
+    try {
+      while (next < size && pending.length < maxReadsInFlight) issue();
+      while (pending.length > 0) {
+        const piece = await pending.shift()!;
+        if (next < size) issue();
+        yield piece;
+      }
+    } finally {
+      await Promise.allSettled(pending);
+      await this.close(handle, file).catch(() => {});
+    }
   }
 
   #readPiece(handle: Buffer, position: number, length: number, file: string): Promise<Buffer> {
