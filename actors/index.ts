@@ -9,6 +9,8 @@ import { fileWriterType } from './file-writer/config.js';
 import { httpPosterType } from './http-poster/config.js';
 import { notificationEmailType } from './notification-email/config.js';
 import { notificationWebhookType } from './notification-webhook/config.js';
+import { sftpPollerType } from './sftp-poller/config.js';
+import { sftpSenderType } from './sftp-sender/config.js';
 import {
   certificateUses,
   pluginTypes,
@@ -35,6 +37,8 @@ export const pluginTypeDefinitions: Record<PluginType, PluginTypeDefinition> = {
   'http-poster': httpPosterType,
   'notification-webhook': notificationWebhookType,
   'notification-email': notificationEmailType,
+  'sftp-poller': sftpPollerType,
+  'sftp-sender': sftpSenderType,
 };
 
 /** Every setting, of every type, that names a stored certificate. */
@@ -59,6 +63,8 @@ export const workerEntries: Partial<Record<PluginType, URL>> = {
   'http-poster': new URL(`./http-poster/worker${ext}`, import.meta.url),
   'notification-webhook': new URL(`./notification-webhook/worker${ext}`, import.meta.url),
   'notification-email': new URL(`./notification-email/worker${ext}`, import.meta.url),
+  'sftp-poller': new URL(`./sftp-poller/worker${ext}`, import.meta.url),
+  'sftp-sender': new URL(`./sftp-sender/worker${ext}`, import.meta.url),
 };
 
 /**

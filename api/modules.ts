@@ -22,6 +22,7 @@ import { registerRouteRoutes } from './resources/routes/routes.js';
 import { registerServiceRoutes } from './resources/services/routes.js';
 import { registerServiceAccountRoutes } from './resources/service-accounts/routes.js';
 import { registerSettingsRoutes } from './resources/settings/routes.js';
+import { registerSftpRoutes } from './resources/sftp/routes.js';
 import { registerStatsRoutes } from './resources/stats/routes.js';
 import { componentName, pluginConfigSchemas } from './schemas/plugin-config.js';
 import { alertWebhook } from './schemas/notification.js';
@@ -78,6 +79,8 @@ function pluginModule(
 
 export const fileModule = pluginModule('file', ['file-poller', 'file-writer']);
 export const httpModule = pluginModule('http', ['http-poster']);
+/** SFTP: its plugin types, their connection check and host key pinning. */
+export const sftpModule = pluginModule('sftp', ['sftp-poller', 'sftp-sender'], registerSftpRoutes);
 /** AS2: its plugin types and its records, the partner agreements (profiles). */
 export const as2Module = pluginModule('as2', ['as2-receiver', 'as2-sender'], registerAs2ProfileRoutes);
 /** Certificate exchange (CEM) with AS2 partners: its records; it travels through the AS2 plugin types. */
@@ -99,5 +102,6 @@ export const installedModules: ApiModule[] = [
   cemModule,
   fileModule,
   httpModule,
+  sftpModule,
   notificationsModule,
 ];

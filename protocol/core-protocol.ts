@@ -198,6 +198,17 @@ export const ActorEvent = z.discriminatedUnion('type', [
     error: z.string().max(2048).optional(),
   }),
   /**
+   * An SFTP server presented a host key other than the pinned one, and the connection was
+   * refused: the core raises `host_key_changed` (runtime/alerts/host-key-alerts.ts).
+   */
+  z.object({
+    type: z.literal('host_key'),
+    /** `host port N`, as the operator configured it. */
+    server: z.string().max(300),
+    presented: z.string().max(64),
+    pinned: z.string().max(64),
+  }),
+  /**
    * A statement of the actor's own found the database away (`ok` false, with what it was doing
    * and the driver's words) or answering again: the process tells an outage once, whoever saw it.
    */

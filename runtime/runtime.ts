@@ -18,6 +18,7 @@ import { clusterGauges } from './metrics/cluster-gauges.js';
 import { storeTiming } from '../protocol/metrics/store-timing.js';
 import { timedStore } from '../storage/payloads/timed-store.js';
 import { Notifications } from './alerts/notifications.js';
+import { hostKeyReports } from './alerts/host-key-alerts.js';
 import { storageReports } from './alerts/storage-alerts.js';
 import { PartnerAlerts } from './alerts/partner-alerts.js';
 import { As2Core } from './as2/as2-core.js';
@@ -180,6 +181,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     }),
     metrics,
     onReach: (instance, ok, partner, error) => partners.report(instance, ok, partner, error),
+    onHostKeyChanged: hostKeyReports({
+      orm: options.orm,
+      now: options.now,
+      logger: options.logger.child({ component: 'host-keys' }),
+    }),
   });
   processGauges(metrics, supervisor, options.orm, () => dispatcher.flowPool);
   clusterGauges(metrics, options.orm, () => presence.exportsClusterMetrics());

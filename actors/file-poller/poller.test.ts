@@ -39,6 +39,7 @@ class RecordingCore implements CoreClient {
   log(): void {}
   storage(): void {}
   reach(): void {}
+  hostKeyChanged(): void {}
   database(): void {}
   metrics = noMetrics;
 }

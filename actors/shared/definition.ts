@@ -13,6 +13,8 @@ export const pluginTypes = [
   'http-poster',
   'notification-webhook',
   'notification-email',
+  'sftp-poller',
+  'sftp-sender',
 ] as const;
 export type PluginType = (typeof pluginTypes)[number];
 
@@ -66,8 +68,12 @@ export interface PluginTypeDefinition {
    * instance starts with the certificate's chain and key in its start data.
    */
   certificateFields?: Record<string, CertificateUse>;
-  /** Rules between settings, by property; `settings` has every default filled in. */
-  problems?(settings: Record<string, unknown>): Record<string, string>;
+  /**
+   * Rules between settings, by property; `settings` has every default filled in. `secrets`, the
+   * write-only values as they would be saved, is given where they are known (the API), so a rule
+   * can ask for one of two credentials; a worker starting checks its settings without them.
+   */
+  problems?(settings: Record<string, unknown>, secrets?: Record<string, unknown>): Record<string, string>;
 }
 
 /** A configuration as an instance starts with it: settings plus the opened write-only values. */

@@ -45,6 +45,11 @@ export const alertCodes = {
   system_degraded: { severity: 'critical', once: 24 * 60 * minute },
   /** A partner did not answer our certificate exchange request by its respond-by date (runtime/cem/). */
   cem_overdue: { severity: 'warning', once: 24 * 60 * minute },
+  /**
+   * An SFTP server presented another host key than the pinned one and was refused: a possible
+   * attack, or a reinstalled server. Each transfer tries again, so once an hour per instance.
+   */
+  host_key_changed: { severity: 'critical', once: 60 * minute },
   /** A notifier's test notification (POST …/notification-webhook/{name}/test); never raised. */
   test: { severity: 'info', once: 0 },
 } as const satisfies Record<

@@ -51,6 +51,8 @@ export interface CoreClient {
   storage(ok: boolean, problem?: string): void;
   /** Tells the core a target's partner failed an attempt as an unreachable one does, or took one. */
   reach(ok: boolean, partner?: string, error?: string): void;
+  /** Tells the core a server presented another host key than the pinned one (refused). */
+  hostKeyChanged(server: string, presented: string, pinned: string): void;
   /** Tells the core the database did not answer one of the actor's statements, or answers again. */
   database(ok: boolean, what: string, error?: string): void;
   /** Counts for the process's metrics; sent to the main thread in batches. */
@@ -205,6 +207,8 @@ function coreClient(channel: Channel): CoreClient {
         kind: 'event',
         body: { type: 'reach', ok, ...(partner ? { partner } : {}), ...(error ? { error } : {}) },
       }),
+    hostKeyChanged: (server, presented, pinned) =>
+      channel.post({ kind: 'event', body: { type: 'host_key', server, presented, pinned } }),
     database: (ok, what, error) =>
       channel.post({ kind: 'event', body: { type: 'database', ok, what, ...(error ? { error } : {}) } }),
     metrics: channel.metrics,

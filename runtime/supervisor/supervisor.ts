@@ -80,6 +80,8 @@ export interface SupervisorDeps {
   metrics?: { apply(batch: MetricsBatch, thread: string): void; threadEnded(thread: string): void };
   /** A target's partner failed an attempt as an unreachable one does, or took one (partner-alerts.ts). */
   onReach?: (instance: InstanceRef, ok: boolean, partner?: string, error?: string) => void;
+  /** An SFTP instance's server presented a host key other than the pinned one (host-key-alerts.ts). */
+  onHostKeyChanged?: (instance: InstanceRef, server: string, presented: string, pinned: string) => void;
 }
 
 /** An instance as /services shows it: this process's view, what is wanted, and every process's state. */
@@ -741,6 +743,18 @@ export class Supervisor {
         return;
       case 'reach':
         this.#deps.onReach?.(this.#ref(instance), event.data.ok, event.data.partner, event.data.error);
+        return;
+      case 'host_key':
+        this.#log(instance).error(
+          { server: event.data.server, presented: event.data.presented, pinned: event.data.pinned },
+          'refused a server whose host key changed',
+        );
+        this.#deps.onHostKeyChanged?.(
+          this.#ref(instance),
+          event.data.server,
+          event.data.presented,
+          event.data.pinned,
+        );
         return;
       case 'database':
         if (event.data.ok) this.#deps.outage?.answered();

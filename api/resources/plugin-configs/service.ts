@@ -51,7 +51,10 @@ async function load(em: EntityManager, type: PluginType, name: string): Promise<
 }
 
 /** Settings that name a party: each must exist when not empty. */
-const partySettings: Partial<Record<PluginType, string[]>> = { 'file-poller': ['from', 'to'] };
+const partySettings: Partial<Record<PluginType, string[]>> = {
+  'file-poller': ['from', 'to'],
+  'sftp-poller': ['from', 'to'],
+};
 
 /** Every rule of the type over the configuration as it would be saved; one message per property. */
 async function problemsOf(
@@ -63,7 +66,7 @@ async function problemsOf(
   bodyProblems: Record<string, string> = {},
 ): Promise<Record<string, string>> {
   const problems: Record<string, string> = { ...bodyProblems };
-  for (const [field, problem] of Object.entries(typeRules(def, settings, bodyProblems)))
+  for (const [field, problem] of Object.entries(typeRules(def, settings, secrets, bodyProblems)))
     problems[field] ??= problem;
   for (const field of def.urlFields ?? []) {
     const value = settings[field] ?? secrets[field];
@@ -91,10 +94,15 @@ async function problemsOf(
  * rule that needs a refused property cannot be judged (it may throw on the missing value) and
  * is left out: the answer names the refused property already.
  */
-function typeRules(def: PluginTypeDefinition, settings: Values, bodyProblems: Record<string, string>) {
-  if (Object.keys(bodyProblems).length === 0) return def.problems?.(settings) ?? {};
+function typeRules(
+  def: PluginTypeDefinition,
+  settings: Values,
+  secrets: Values,
+  bodyProblems: Record<string, string>,
+) {
+  if (Object.keys(bodyProblems).length === 0) return def.problems?.(settings, secrets) ?? {};
   try {
-    return def.problems?.(settings) ?? {};
+    return def.problems?.(settings, secrets) ?? {};
   } catch {
     return {};
   }

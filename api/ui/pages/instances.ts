@@ -34,6 +34,7 @@ import {
   when,
   type UiDeps,
 } from './common.js';
+import { isSftpType, registerSftpToolRoutes, sftpTools } from './sftp-tools.js';
 
 import { keptField } from '../kept-secrets.js';
 import { asPicker, loadChoices, pickerOf, type Choices } from '../pickers.js';
@@ -211,9 +212,14 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
     state: FormState,
     status = 200,
     notices: Notice[] = [],
+    /** An SFTP instance's last connection check, shown under its tools. */
+    checked?: Row,
   ) => {
     const ui = uiContext(deps, request, reply);
-    const { type, name } = request.params as { type: string; name?: string };
+    const params = request.params as { type?: string; name?: string };
+    // The SFTP tools' routes name the type in their path, not as a parameter.
+    const type = params.type ?? request.url.split('/')[3] ?? '';
+    const name = params.name;
     if (!isPluginType(type))
       return mustCall(deps, ui, request, reply, 'GET', '/plugins/configs/:type/:name', {
         params: { type, name: name ?? 'x' },
@@ -283,7 +289,8 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
               ${csrfInput(ui.csrf)}<button type="submit" class="danger">Delete instance</button>
             </form>`
           : ''
-      }`;
+      }
+      ${record && isSftpType(type) ? sftpTools(ui, action, checked) : ''}`;
     return sendPage(
       reply,
       ui,
@@ -299,6 +306,10 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
   const secretNames = (type: string) =>
     isPluginType(type) ? Object.keys(pluginTypeDefinitions[type].secretFields) : [];
 
+  // Before the service actions' `/:type/:name/:action`: these paths name their type.
+  registerSftpToolRoutes(app, deps, base, (request, reply, status, notices, checked) =>
+    form(request, reply, emptyForm, status, notices, checked),
+  );
   app.get(`${base}/new/:type`, (request, reply) => form(request, reply, emptyForm));
   app.post(`${base}/new/:type`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);

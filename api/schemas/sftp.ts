@@ -1,0 +1,43 @@
+/** The SFTP module's own operations: the connection check and pinning the server's host key. */
+import { z } from 'zod';
+
+const StepResult = z.object({
+  status: z.enum(['ok', 'failed', 'skipped']),
+  detail: z.string(),
+  duration_ms: z.number().int(),
+});
+
+export const SftpCheckAnswer = z.object({
+  ok: z.boolean(),
+  steps: z.object({
+    resolve: StepResult,
+    connect: StepResult,
+    host_key: StepResult,
+    authenticate: StepResult,
+    list: StepResult,
+    write: StepResult,
+  }),
+  problem: z
+    .string()
+    .optional()
+    .describe('`<step>: <detail>` of the first step that failed; only when ok is false'),
+  host_key: z.object({
+    presented: z
+      .string()
+      .nullable()
+      .describe(
+        'The fingerprint the server presents (SHA256:…); null when the check did not reach the server',
+      ),
+    pinned: z.string().describe('The pinned fingerprint; empty when none is pinned yet'),
+    matches: z.boolean(),
+  }),
+});
+
+export const PinHostKeyBody = z.strictObject({
+  fingerprint: z
+    .string()
+    .max(80)
+    .describe(
+      'The fingerprint to pin, exactly as the check showed it and the partner confirmed it; the server must present it now',
+    ),
+});

@@ -1,0 +1,129 @@
+/**
+ * The SFTP instance page's tools: check the connection (each step with its outcome) and, when
+ * the server presents a key that is not the pinned one, show that fingerprint with a button to
+ * pin it, for the operator to press once the partner confirmed it (never trust on first use).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { html, type Html } from '../html.js';
+import type { UiRequestContext } from '../layout.js';
+import { csrfInput } from '../form.js';
+import { bodyFields, callApi, refusal, seeOther, uiContext, type UiDeps } from './common.js';
+import type { Notice } from '../layout.js';
+
+type Row = Record<string, unknown>;
+
+export const sftpInstanceTypes = ['sftp-poller', 'sftp-sender'] as const;
+
+export function isSftpType(type: string): boolean {
+  return (sftpInstanceTypes as readonly string[]).includes(type);
+}
+
+/** The tools section of an SFTP instance's page, with the last check's result when there is one. */
+export function sftpTools(ui: UiRequestContext, action: string, checked?: Row): Html {
+  return html`<section aria-labelledby="sftp-tools-heading">
+    <h2 id="sftp-tools-heading">Connection and host key</h2>
+    <form method="post" action="${action}/check-connection" class="record-form">
+      ${csrfInput(ui.csrf)}
+      <button type="submit">Check connection</button>
+    </form>
+    ${checked ? checkResult(ui, action, checked) : ''}
+  </section>`;
+}
+
+function checkResult(ui: UiRequestContext, action: string, result: Row): Html {
+  const steps = (result.steps ?? {}) as Record<string, Row>;
+  const key = (result.host_key ?? {}) as { presented?: string | null; pinned?: string; matches?: boolean };
+  return html`<div id="check-result">
+    <h3>Connection check: ${result.ok ? 'ok' : 'failed'}</h3>
+    ${result.problem ? html`<p class="alert alert-error" role="alert">${String(result.problem)}</p>` : ''}
+    <ol class="steps">
+      ${Object.entries(steps).map(
+        ([name, step]) =>
+          html`<li class="step step-${String(step.status)}">
+            <strong>${name}</strong>:
+            ${String(step.status)}${step.detail ? html` — ${String(step.detail)}` : ''}
+          </li>`,
+      )}
+    </ol>
+    ${
+      key.presented && !key.matches
+        ? html`<div class="host-key" id="host-key">
+            <p>
+              The server presents the host key <code>${key.presented}</code>${
+                key.pinned ? html`, but <code>${key.pinned}</code> is pinned` : ' and none is pinned yet'
+              }.
+              Pin it only once the partner confirmed this fingerprint (for example from
+              <code>ssh-keygen -lf</code> on their server).
+            </p>
+            <form method="post" action="${action}/pin-host-key" class="record-form">
+              ${csrfInput(ui.csrf)}<input type="hidden" name="fingerprint" value="${key.presented}" />
+              <button type="submit">Pin ${key.presented}</button>
+            </form>
+          </div>`
+        : ''
+    }
+  </div>`;
+}
+
+/** The routes of the tools; `page` renders the instance page with an extra section or notices. */
+export function registerSftpToolRoutes(
+  app: {
+    post: (
+      url: string,
+      handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+    ) => unknown;
+  },
+  deps: UiDeps,
+  base: string,
+  page: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    notices: Notice[],
+    extra?: Row,
+  ) => Promise<unknown>,
+): void {
+  for (const type of sftpInstanceTypes) {
+    app.post(`${base}/${type}/:name/check-connection`, async (request, reply) => {
+      const ui = uiContext(deps, request, reply);
+      const { name } = request.params as { name: string };
+      const checked = await callApi<Row>(
+        deps,
+        ui,
+        request,
+        reply,
+        'POST',
+        `/plugins/configs/${type}/:name/check-connection`,
+        {
+          params: { name },
+          body: {},
+        },
+      );
+      if (!checked.ok)
+        return page(request, reply, checked.error.status, [{ kind: 'error', text: refusal(checked.error) }]);
+      return page(request, reply, 200, [], checked.data);
+    });
+    app.post(`${base}/${type}/:name/pin-host-key`, async (request, reply) => {
+      const ui = uiContext(deps, request, reply);
+      const { name } = request.params as { name: string };
+      const fingerprint = bodyFields(request).fingerprint;
+      const pinned = await callApi<Row>(
+        deps,
+        ui,
+        request,
+        reply,
+        'POST',
+        `/plugins/configs/${type}/:name/pin-host-key`,
+        {
+          params: { name },
+          body: { fingerprint: typeof fingerprint === 'string' ? fingerprint : '' },
+        },
+      );
+      if (pinned.ok) return seeOther(reply, `${base}/${type}/${name}?saved=1`);
+      const why = pinned.error.details?.fingerprint;
+      return page(request, reply, pinned.error.status, [
+        { kind: 'error', text: typeof why === 'string' ? html`Not pinned: ${why}` : refusal(pinned.error) },
+      ]);
+    });
+  }
+}

@@ -1,0 +1,106 @@
+// Covers exactly-once of the sftp-poller under kill -9 of the pier process mid-transfer, against a real sshd: killed while files of 1 MiB are being read from the server; after a restart every remote file is one message, delivered once with its bytes, and moved to processed on the server. (The sender's case is sftp-kill9-sender.test.ts: each needs most of a test file's time budget.)
+import { createHash, randomBytes } from 'node:crypto';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { createTestDatabase, sql } from '../helpers/database.js';
+import { tempDir } from '../helpers/flow.js';
+import { mustOn, spawnPier } from '../helpers/process.js';
+import { startSshd } from '../helpers/sshd.js';
+import { waitFor } from '../helpers/wait.js';
+
+const files = 40;
+// A restarted process takes over the killed one's claims once that node is seen gone (tens of
+// seconds), so the waits below are long.
+const sshd = await startSshd(t);
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** A database and a directory of its own, and a pier on them that can be killed and started again. */
+async function setUp(t: Test, name: string) {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const dir = await tempDir(t, `pier-sftp-kill9-${name}-`);
+  const start = () => spawnPier(t, { databaseUrl: db.url, dataDir: path.join(dir, 'data'), cwd: dir });
+  const count = async (where: string) =>
+    Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+  return { dir, start, count };
+}
+
+const login = {
+  host: sshd.host,
+  port: sshd.port,
+  username: sshd.user,
+  password: sshd.password,
+  host_key_fingerprint: sshd.fingerprint,
+};
+
+t.test(
+  'sftp-poller killed mid-transfer: every remote file becomes one message, delivered once',
+  async (t) => {
+    const { dir, start, count } = await setUp(t, 'poller');
+    const inbox = await sshd.directory('kill9-inbox');
+    const processed = path.join(sshd.home, 'kill9-processed');
+    const contents = new Map<string, Buffer>();
+    for (let i = 0; i < files; i++) {
+      const bytes = randomBytes(1024 * 1024);
+      contents.set(`f${i}.bin`, bytes);
+      await writeFile(path.join(inbox, `f${i}.bin`), bytes);
+    }
+    const first = await start();
+    await mustOn(first, '/organizations', { name: 'acme' });
+    await mustOn(first, '/partners', { name: 'globex' });
+    await mustOn(first, '/plugins/configs?type=file-writer', {
+      name: 'out',
+      directory: path.join(dir, 'out'),
+    });
+    await mustOn(first, '/plugins/configs?type=sftp-poller', {
+      name: 'pull',
+      ...login,
+      remote_directory: inbox,
+      processed_directory: processed,
+      from: 'globex',
+      to: 'acme',
+      polling_interval: 1,
+    });
+    await mustOn(first, '/routes', {
+      source_plugin: 'pull',
+      from: 'globex',
+      to: 'acme',
+      target_plugin: 'out',
+    });
+
+    await waitFor(async () => (await count('message')) >= 5, 'the takes under way', 60_000, 5);
+    await first.kill('SIGKILL');
+    const acceptedAtKill = await count('message');
+    const leftOnServer = (await readdir(inbox)).length;
+    t.ok(
+      acceptedAtKill < files,
+      `killed mid-run: ${acceptedAtKill} accepted, ${leftOnServer} files still on the server`,
+    );
+
+    await start();
+    await waitFor(
+      async () =>
+        (await count("delivery where state = 'delivered'")) === files && (await readdir(inbox)).length === 0,
+      'every file taken and delivered',
+      240_000,
+      100,
+    );
+    t.equal(await count('message'), files, 'one message per file: none lost, none doubled');
+    t.equal(await count("message where status = 'Delivered'"), files);
+    t.equal((await readdir(processed)).length, files, 'every file moved to processed on the server');
+    const written = (await readdir(path.join(dir, 'out', 'globex'))).filter((f) => !f.startsWith('.'));
+    t.equal(written.length, files, 'every file written once');
+    const wrong = [...contents].filter(([name]) => !written.includes(name));
+    t.same(wrong, [], 'under its own name');
+    for (const [name, bytes] of contents) {
+      if (sha(await readFile(path.join(dir, 'out', 'globex', name))) !== sha(bytes))
+        wrong.push([name, bytes]);
+    }
+    t.same(
+      wrong.map(([n]) => n),
+      [],
+      'with its bytes',
+    );
+  },
+);
