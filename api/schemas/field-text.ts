@@ -252,6 +252,41 @@ export const fieldTexts: Record<string, FieldText> = {
     label: 'Hide the version',
     help: 'Leave the version out of User-Agent and Server headers',
   },
+  // EDI
+  interchange_ids: {
+    label: 'Interchange ids',
+    help: 'Ids in EDI envelopes with their qualifiers (ISA05/06, ISA07/08, UNB); qualifier "" matches any',
+  },
+  x12_acknowledgement: {
+    label: 'X12 acknowledgement',
+    help: 'What to send back for an X12 interchange: none, 997 or 999',
+  },
+  edifact_acknowledgement: {
+    label: 'EDIFACT acknowledgement',
+    help: 'What to send back for an EDIFACT interchange: none or CONTRL',
+  },
+  acknowledgement_due_hours: {
+    label: 'Acknowledgement due (hours)',
+    help: 'Hours within which the partner should acknowledge what we send; 0: none expected',
+  },
+  document_type: {
+    label: 'Document type',
+    help: 'X12 transaction set (850, 856…) or EDIFACT message type (ORDERS…); * for any',
+  },
+  // Certificates: generated, and a CA's answer to a request
+  key: { label: 'Key', help: 'RSA 2048, 3072 or 4096 bits, or EC P-256 or P-384' },
+  subject: { label: 'Subject', help: 'Common name, and optionally organization, unit, country and e-mail' },
+  valid_days: { label: 'Valid for (days)', help: 'Days the self-signed certificate is valid' },
+  output: { label: 'Make', help: 'A self-signed certificate, or a request (CSR) for a CA to sign' },
+  certificate: { label: 'Certificate', help: "The CA's certificate for the request's key, PEM" },
+  // Certificate exchange (CEM)
+  partner_id: { label: 'Partner', help: 'The partner to send our new certificate to' },
+  certificate_id: { label: 'New certificate', help: 'Our certificate, with its key, to send' },
+  usages: { label: 'Usages', help: 'What the partner should use it for: signature, encryption, tls' },
+  respond_by: { label: 'Respond by', help: 'When the partner must answer; the switch happens then' },
+  decision: { label: 'Answer', help: 'accept or reject' },
+  reason: { label: 'Reason', help: 'Why, sent to the partner with a rejection' },
+  policy: { label: 'Answering policy', help: 'manual (an operator answers), accept or reject' },
   // Partner tools
   sender: { label: 'AS2 sender instance', help: 'May be left out when only one exists' },
   organization: { label: 'Sending organization', help: 'May be left out when it is unambiguous' },
@@ -328,6 +363,37 @@ export const fieldTexts: Record<string, FieldText> = {
     help: 'Seconds after a first failure',
     section: 'alerts',
   },
+  receipt_alert_minutes: {
+    label: 'Receipt late after (minutes)',
+    help: 'Minutes an asynchronous receipt may be late before the partner is said to send none; 0: at the receipt timeout',
+    section: 'alerts',
+  },
+  read_edi_envelope: {
+    label: 'Read EDI envelopes',
+    help: 'Read the X12 or EDIFACT envelope of each payload, to route and acknowledge by it',
+    section: 'inbound',
+  },
+  // SFTP poller and sender
+  username: { label: 'User name', help: 'The account on the SFTP server', section: 'connection' },
+  password: { label: 'Password', help: 'Write-only; a password or a private key', section: 'connection' },
+  private_key: {
+    label: 'Private key',
+    help: 'Write-only; OpenSSH or PEM, instead of a password',
+    section: 'connection',
+  },
+  private_key_passphrase: {
+    label: 'Private key passphrase',
+    help: 'Write-only; when the private key has one',
+    section: 'connection',
+  },
+  host_key_fingerprint: {
+    label: "Server's host key",
+    help: 'SHA256 fingerprint as OpenSSH prints it; confirm it with the partner before pinning',
+    section: 'connection',
+  },
+  fingerprint: { label: 'Host key fingerprint', help: 'The SHA256 fingerprint the server presents now' },
+  remote_directory: { label: 'Remote directory', help: 'Directory on the SFTP server' },
+  after_take: { label: 'After taking a file', help: 'Move it to the processed directory, or delete it' },
   base_directory: { label: 'Watched directory', help: 'Directory watched for files' },
   processed_directory: {
     label: 'Processed directory',

@@ -90,6 +90,11 @@ function elementOf(schema: z.ZodType | undefined): z.ZodType | undefined {
   return undefined;
 }
 
+/** A list whose items are texts: typed one per line. */
+function isTextList(schema: z.ZodType | undefined): boolean {
+  return kindOf(schema) === 'array' && kindOf(elementOf(schema)) === 'string';
+}
+
 /** A text typed as the JSON kind the schema takes: numbers as numbers, anything else as text. */
 function typedItem(schema: z.ZodType | undefined, text: string): unknown {
   const kind = kindOf(schema);
@@ -109,7 +114,7 @@ export interface FormToBodyOptions {
 /**
  * The JSON body a form stands for. A number field left blank is left out (its default or
  * stored value applies); a checkbox sends "true" after a hidden "false"; list and object
- * fields are JSON text; a write-only field left blank keeps the stored secret. A value that
+ * fields are JSON text (lists of texts one per line); a write-only field left blank keeps the stored secret. A value that
  * is not of its kind is passed on as text, so the schema refuses it as it refuses the API's.
  */
 export function formToBody(
@@ -156,6 +161,13 @@ export function formToBody(
     } else if (kind === 'enum' && text === '') {
       // No choice made: null where the property may be null, otherwise left out.
       if (presence(shape[name]).nullable) body[name] = null;
+    } else if (kind === 'array' && isTextList(shape[name]) && !text.trim().startsWith('[')) {
+      // A list of texts (e-mail addresses, say) is typed one per line; JSON is still taken.
+      if (text.trim() === '') continue;
+      body[name] = text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
     } else if (kind === 'array' || kind === 'object' || kind === 'record') {
       if (text.trim() === '') continue;
       try {
@@ -186,7 +198,7 @@ export interface FieldSpec {
   /** Element id, when two forms on a page have a field of the same name. */
   id?: string;
   label: string;
-  kind?: 'text' | 'number' | 'boolean' | 'select' | 'textarea' | 'password' | 'file' | 'json';
+  kind?: 'text' | 'number' | 'boolean' | 'select' | 'textarea' | 'password' | 'file' | 'json' | 'lines';
   value?: unknown;
   hint?: string | undefined;
   required?: boolean;
@@ -238,7 +250,8 @@ export function specFromSchema(name: string, schema: z.ZodType, label?: string):
       how.nullable || (how.optional && !('default' in how))
         ? [{ value: '', label: how.nullable ? 'none' : 'default' }, ...values]
         : values;
-  } else if (kind === 'array' || kind === 'object' || kind === 'record') spec.kind = 'json';
+  } else if (isTextList(schema)) spec.kind = 'lines';
+  else if (kind === 'array' || kind === 'object' || kind === 'record') spec.kind = 'json';
   return spec;
 }
 
@@ -311,6 +324,10 @@ export function field(spec: FieldSpec, state: FormState): Html {
           return html`<option value="${v}" ${asText(value) === v ? html` selected` : ''}>${l}</option>`;
         })}
       </select>`;
+      break;
+    case 'lines':
+      control = html`<textarea rows="4" ${common}>
+${Array.isArray(value) ? value.map(asText).join('\n') : asText(value)}</textarea>`;
       break;
     case 'textarea':
     case 'json':

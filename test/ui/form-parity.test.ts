@@ -341,14 +341,15 @@ const cases: FormCase[] = [
         enabled: 'false',
         smtp_host: 'mail.example',
         from: 'pier@example.com',
-        to: '["ops@example.com"]',
+        // A list of texts is typed one per line (JSON is taken too).
+        to: 'ops@example.com\r\n  night-shift@example.com\r\n\r\n',
       },
       json: {
         name: 'ops-mail',
         enabled: false,
         smtp_host: 'mail.example',
         from: 'pier@example.com',
-        to: ['ops@example.com'],
+        to: ['ops@example.com', 'night-shift@example.com'],
       },
     },
     refused: {

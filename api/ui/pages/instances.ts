@@ -92,7 +92,7 @@ function configFields(type: PluginType, mode: 'create' | 'update', record?: Row)
       const spec = specFromSchema(n, shape[n]!);
       if (secrets.includes(n)) {
         spec.secretSet = set.includes(n);
-        if (spec.kind !== 'json') spec.kind = 'password';
+        if (spec.kind !== 'json' && spec.kind !== 'lines') spec.kind = 'password';
         return spec;
       }
       const value = record
