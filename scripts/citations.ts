@@ -6,7 +6,9 @@
  *
  *   node --import tsx scripts/citations.ts [directory]   prints each hit, exits 1 when any
  *
- * Run by `npm run lint`. It reads tracked and untracked (not ignored) files with `git grep`.
+ * Run by `npm run lint`. It reads tracked and untracked (not ignored) files with `git grep`; in a
+ * copy that is not a git checkout (CI tests one), the files below the directory that .gitignore
+ * does not exclude (`git grep --no-index`).
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -16,11 +18,14 @@ const root = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '..'
 const citation = String.raw`\b(spec|specification|issues?)( section)? #?[0-9]`;
 const datedRecords = ['docs/decisions/', 'benchmarks/history/'];
 
+const inCheckout =
+  spawnSync('git', ['rev-parse', '--is-inside-work-tree'], { cwd: root, encoding: 'utf8' }).stdout.trim() ===
+  'true';
 const found = spawnSync(
   'git',
   [
     'grep',
-    '--untracked',
+    inCheckout ? '--untracked' : '--no-index',
     '-nIiE',
     citation,
     '--',
