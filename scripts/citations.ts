@@ -25,7 +25,8 @@ const found = spawnSync(
   'git',
   [
     'grep',
-    inCheckout ? '--untracked' : '--no-index',
+    // --no-index reads .gitignore only when asked to (--exclude-standard).
+    ...(inCheckout ? ['--untracked'] : ['--no-index', '--exclude-standard']),
     '-nIiE',
     citation,
     '--',
