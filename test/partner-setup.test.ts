@@ -1,19 +1,16 @@
 // Covers docs/partner-setup.md: its shell blocks, run as written between two `pier serve`
 // processes (acme and globex, each the other's AS2 partner), exchange certificates, pass the
 // connection check and deliver a file dropped in one's outbox to the other's inbox.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { copyFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { freePort } from './helpers/as2.js';
-import { createTestDatabase } from './helpers/database.js';
+import { blocksOf, partnerSetup, startPier } from './helpers/document-pier.js';
 import { tempDir } from './helpers/flow.js';
 import { waitFor } from './helpers/wait.js';
 
-const root = path.resolve(import.meta.dirname, '..');
-const blocks = [
-  ...(await readFile(path.join(root, 'docs/partner-setup.md'), 'utf8')).matchAll(/```sh\n([\s\S]*?)```/g),
-].map((m) => m[1]!);
+const blocks = blocksOf(partnerSetup, 'sh');
 t.equal(blocks.length, 3, 'the document has its three blocks');
 
 interface Side {
@@ -22,37 +19,6 @@ interface Side {
   work: string;
   url: string;
   receiverPort: number;
-}
-
-async function startPier(t: Test, name: string): Promise<string> {
-  const db = await createTestDatabase();
-  const dataDir = await tempDir(t, `pier-${name}-`);
-  const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), 'serve', '--dev'], {
-    cwd: dataDir,
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      PIER_DATA_DIR: dataDir,
-      HTTP_PORT: '0',
-      METRICS_PORT: 'off',
-      HTTP_HOST: '127.0.0.1',
-      PIER_SECRET_KEY: 'pier-test-secret-key',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  t.teardown(async () => {
-    child.kill('SIGTERM');
-    await exited;
-    await db.drop();
-  });
-  return waitFor(
-    () => /"url":"(http:[^"]+)","developerBuild":true,"msg":"pier is serving"/.exec(out)?.[1],
-    `${name} serves`,
-    120_000,
-  );
 }
 
 function bash(script: string, side: Side, partner: Side): Promise<{ code: number; out: string }> {

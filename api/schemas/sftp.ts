@@ -1,5 +1,6 @@
 /** The SFTP module's own operations: the connection check and pinning the server's host key. */
 import { z } from 'zod';
+import { singleLineText } from './common.js';
 
 const StepResult = z.object({
   status: z.enum(['ok', 'failed', 'skipped']),
@@ -34,10 +35,7 @@ export const SftpCheckAnswer = z.object({
 });
 
 export const PinHostKeyBody = z.strictObject({
-  fingerprint: z
-    .string()
-    .max(80)
-    .describe(
-      'The fingerprint to pin, exactly as the check showed it and the partner confirmed it; the server must present it now',
-    ),
+  fingerprint: singleLineText(80).describe(
+    'The fingerprint to pin, exactly as the check showed it and the partner confirmed it; the server must present it now',
+  ),
 });

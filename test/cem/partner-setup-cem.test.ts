@@ -1,19 +1,15 @@
 // Covers docs/partner-setup.md's "Renewing certificates with CEM" between two `pier serve` processes (acme and globex, set up by the document's own blocks): acme sends its new certificate with the first CEM block, globex's second block waits for the request and accepts it, and the acceptance travels back to acme, whose organization now decrypts with both certificates.
 import { spawn } from 'node:child_process';
-import { copyFile, readFile } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { freePort } from '../helpers/as2.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { blocksOf, partnerSetup, sectionOf, startPier } from '../helpers/document-pier.js';
 import { tempDir } from '../helpers/flow.js';
 import { waitFor } from '../helpers/wait.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const document = await readFile(path.join(root, 'docs/partner-setup.md'), 'utf8');
-const setup = [...document.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-const cem = [
-  ...document.slice(document.indexOf('Renewing certificates with CEM')).matchAll(/```bash\n([\s\S]*?)```/g),
-].map((m) => m[1]!);
+const setup = blocksOf(partnerSetup, 'sh');
+const cem = blocksOf(sectionOf(partnerSetup, 'Renewing certificates with CEM'), 'bash');
 t.equal(cem.length, 2, 'the CEM section has its two blocks');
 
 interface Side {
@@ -22,37 +18,6 @@ interface Side {
   work: string;
   url: string;
   receiverPort: number;
-}
-
-async function startPier(t: Test, name: string): Promise<string> {
-  const db = await createTestDatabase();
-  const dataDir = await tempDir(t, `pier-${name}-`);
-  const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), 'serve', '--dev'], {
-    cwd: dataDir,
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      PIER_DATA_DIR: dataDir,
-      HTTP_PORT: '0',
-      METRICS_PORT: 'off',
-      HTTP_HOST: '127.0.0.1',
-      PIER_SECRET_KEY: 'pier-test-secret-key',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  t.teardown(async () => {
-    child.kill('SIGTERM');
-    await exited;
-    await db.drop();
-  });
-  return waitFor(
-    () => /"url":"(http:[^"]+)","developerBuild":true,"msg":"pier is serving"/.exec(out)?.[1],
-    `${name} serves`,
-    120_000,
-  );
 }
 
 /** A script run as the document's reader would, its output followed while it runs. */
