@@ -129,6 +129,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     dispatcher,
     now: options.now,
     logger: options.logger.child({ component: 'acknowledgements' }),
+    outage,
   });
   const userAgent = identification(options.settings.identification_hide_version);
   const cem = new CemService({
@@ -220,7 +221,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let cemTicks: { stop(): Promise<void> } | undefined;
   if (options.timers !== false) {
     dispatcher.startTimers();
-    cemTicks = scheduleCemTicks(cem, options.logger.child({ component: 'cem' }));
+    cemTicks = scheduleCemTicks(cem, options.logger.child({ component: 'cem' }), { outage });
     acknowledgements.start();
   }
   return {

@@ -5,6 +5,7 @@
  * and its rows make each switch and each alert happen once in the cluster.
  */
 import type { Logger } from 'pino';
+import type { OutageLog } from '../../storage/outage-log.js';
 import type { CemService } from './cem-service.js';
 
 export interface CemScheduleOptions {
@@ -12,6 +13,8 @@ export interface CemScheduleOptions {
   firstDelayMs?: number;
   /** Then one tick every this many milliseconds (default one minute). */
   intervalMs?: number;
+  /** Where a failed tick is told: once per database outage, every time otherwise. */
+  outage?: Pick<OutageLog, 'failed'>;
 }
 
 export function scheduleCemTicks(
@@ -28,7 +31,11 @@ export function scheduleCemTicks(
       .then(({ switched, overdue }) => {
         if (switched + overdue > 0) logger.info({ switched, overdue }, 'certificate exchanges due');
       })
-      .catch((error: unknown) => logger.error({ err: error }, 'certificate exchange schedule failed'))
+      .catch((error: unknown) => {
+        // A database away is told once per outage, with every other statement's failure.
+        if (options.outage) options.outage.failed('certificate exchange schedule', error);
+        else logger.error({ err: error }, 'certificate exchange schedule failed');
+      })
       .finally(() => {
         running = undefined;
       });

@@ -13,6 +13,7 @@
  * transaction; the statements are flow/commands/edi-acks.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { isDatabaseAway, type OutageLog } from '../../storage/outage-log.js';
 import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
 import { inTx } from '../../storage/sql.js';
@@ -43,6 +44,8 @@ export interface AcknowledgementSweepOptions {
   dispatcher: Pick<Dispatcher, 'acceptAndDispatch'>;
   now: () => Date;
   logger: Logger;
+  /** Where a failed run is told: once per database outage, every time otherwise. */
+  outage?: Pick<OutageLog, 'failed'>;
 }
 
 /** Source of the acknowledgements pier sends, as their messages name it. */
@@ -72,7 +75,9 @@ export class AcknowledgementSweep {
         try {
           await this.#settle(p, await this.#work(p));
         } catch (error) {
-          // Left pending: the next run tries again (a store that was away, the database).
+          // Left pending: the next run tries again. A database away is the run's failure, told
+          // once per outage; a store that was away is told here.
+          if (isDatabaseAway(error)) throw error;
           this.#o.logger.warn(
             { message_id: p.message_id, error: error instanceof Error ? error.message : String(error) },
             'the interchange could not be acknowledged; trying again',
@@ -88,12 +93,14 @@ export class AcknowledgementSweep {
     this.#timer = setInterval(() => {
       if (this.#running) return;
       this.#running = this.run()
-        .catch((error: unknown) =>
-          this.#o.logger.warn(
-            { error: error instanceof Error ? error.message : String(error) },
-            'acknowledgement sweep',
-          ),
-        )
+        .catch((error: unknown) => {
+          if (this.#o.outage) this.#o.outage.failed('acknowledgement sweep', error);
+          else
+            this.#o.logger.warn(
+              { error: error instanceof Error ? error.message : String(error) },
+              'acknowledgement sweep',
+            );
+        })
         .finally(() => (this.#running = undefined));
     }, everyMs);
     this.#timer.unref();
