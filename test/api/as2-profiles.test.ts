@@ -339,6 +339,32 @@ t.test('remote profile: the validation examples of docs/api/conventions.md#error
   await server.call('DELETE', `/api/v1/as2/remote-profiles/${umbrella}`);
 });
 
+t.test(
+  'remote profile: a refused create whose body leaves a list out names its problems, never a 500',
+  async (t) => {
+    // A refused property sends the create down the path that judges the rest of the body; a
+    // list left out there was read as missing rather than empty (found by test/fuzz/api-fuzz).
+    const refused = await server.call('POST', '/api/v1/as2/remote-profiles', {
+      body: {
+        business_partner_id: umbrella,
+        as2id: 'UMBRELLA',
+        endpoint: 'https://as2.umbrella.example/',
+        partner_certificate_id: globexCert,
+        signature_certificate_ids: [globexCert],
+        compression: 'sometimes',
+      },
+    });
+    t.equal(refused.status, 400);
+    t.equal(refused.body.error.code, 'INVALID_INPUT');
+    t.same(refused.body.error.details, { compression: 'Must be true or false' });
+    t.equal(
+      (await server.call('GET', `/api/v1/as2/remote-profiles/${umbrella}`)).status,
+      404,
+      'nothing stored',
+    );
+  },
+);
+
 t.test('remote profile: ranges, values and cross-field rules', async (t) => {
   const base = {
     business_partner_id: umbrella,

@@ -287,7 +287,15 @@ async function refuseRemoteProfile(
     const partnerId = sent.business_partner_id;
     if (partnerId !== undefined && !(await em.findOne(PartnerSchema, { id: partnerId })))
       problems.business_partner_id = `Partner ${partnerId} does not exist`;
-    const body = { ...sent, as2id: sent.as2id ?? '', endpoint: sent.endpoint ?? '' };
+    // A list refused or left out is judged as empty, as the schema's default would give it.
+    const body = {
+      ...sent,
+      as2id: sent.as2id ?? '',
+      endpoint: sent.endpoint ?? '',
+      tls_trusted_certificate_ids: Array.isArray(sent.tls_trusted_certificate_ids)
+        ? sent.tls_trusted_certificate_ids
+        : [],
+    };
     throwProblems(bodyProblems, problems, await profileProblems(em, createdValues(body as CreateBody)));
     throw new Error('refuseRemoteProfile called without problems');
   });
