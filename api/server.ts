@@ -158,6 +158,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       publicUrl: options.publicUrl,
       settings: stored,
       receiptUrlBase: options.publicUrlGiven ? options.publicUrl : null,
+      countMetrics: options.metricsPort !== null,
       ...settings.runtime,
     });
     ctx.runtime = runtime;

@@ -74,6 +74,8 @@ export interface RuntimeOptions {
   timers?: boolean;
   /** PUBLIC_URL, to make alert links absolute for notification receivers. */
   publicUrl?: string;
+  /** False when the process exports no metrics (METRICS_PORT=off): nothing is counted. */
+  countMetrics?: boolean;
   /** Bounds of the event stream (tests shorten the keep-alive interval). */
   events?: Partial<StreamLimits>;
 }
@@ -108,8 +110,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const outage = options.outage ?? new OutageLog(options.logger.child({ component: 'database' }));
   const presence = new NodePresence(options.databaseUrl, options.logger, outage);
   await presence.start();
-  const metrics = new PierMetrics({ version: serviceVersion });
-  const payloads = timedStore(openPayloadStore(storage), storeTiming(metrics, storage.backend));
+  const metrics = new PierMetrics({ version: serviceVersion, counting: options.countMetrics ?? true });
+  const payloads = metrics.counting
+    ? timedStore(openPayloadStore(storage), storeTiming(metrics, storage.backend))
+    : openPayloadStore(storage);
   // The dispatcher pokes the supervisor, which answers through the dispatcher.
   const pokes = { to: (_target: string) => {} };
   const dispatcher = new Dispatcher({

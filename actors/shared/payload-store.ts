@@ -7,5 +7,7 @@ import type { PayloadStore } from '../../storage/payloads/store.js';
 import { timedStore } from '../../storage/payloads/timed-store.js';
 
 export function openActorStore(start: ActorStartData, core: CoreClient): PayloadStore {
-  return timedStore(openPayloadStore(start.storage), storeTiming(core.metrics, start.storage.backend));
+  const store = openPayloadStore(start.storage);
+  // Without metrics, the calls are not timed either: nothing would read the times.
+  return start.metrics ? timedStore(store, storeTiming(core.metrics, start.storage.backend)) : store;
 }

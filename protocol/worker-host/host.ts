@@ -32,7 +32,7 @@ import {
 import { ActorStartData } from './start-data.js';
 import { poolUsage } from '../metrics/pool-probe.js';
 import { MetricTally } from '../metrics/tally.js';
-import type { MetricsPort } from '../metrics/port.js';
+import { noMetrics, type MetricsPort } from '../metrics/port.js';
 
 /** How often an actor sends what it counted to the main thread's registry. */
 export const metricsIntervalMs = 1000;
@@ -90,6 +90,8 @@ class Channel {
   /** Set once `ready` went out: the supervisor takes no event before it. */
   ready = false;
   readonly metrics = new MetricTally(() => this.sendMetrics());
+  /** False when the process exports no metrics: nothing is counted or sent. */
+  counting = true;
 
   constructor(private readonly port: MessagePort) {
     port.on('message', (raw: unknown) => this.#receive(raw));
@@ -102,7 +104,7 @@ class Channel {
 
   /** Sends what was counted since the last batch, and the thread's connections, if anything. */
   sendMetrics(): void {
-    if (!this.ready) return;
+    if (!this.ready || !this.counting) return;
     const batch = this.metrics.take();
     const pool = poolUsage();
     const poolNow = pool ? `${pool.in_use}/${pool.idle}/${pool.waiting}` : '';
@@ -186,7 +188,7 @@ class Channel {
  * The actor's side of the core. Accepts and results asked for while a request of their kind
  * is under way go together in the next one, so a busy actor makes few trips to the core.
  */
-function coreClient(channel: Channel): CoreClient {
+function coreClient(channel: Channel, counting: boolean): CoreClient {
   const accepts = new Batcher<OfferedMessage, Acceptance>(
     async (messages) => AcceptResponse.parse(await channel.request({ type: 'accept', messages })).accepted,
     { weigh: inlineChars, maxWeight: maxInlineCharsPerBatch },
@@ -211,7 +213,7 @@ function coreClient(channel: Channel): CoreClient {
       channel.post({ kind: 'event', body: { type: 'host_key', server, presented, pinned } }),
     database: (ok, what, error) =>
       channel.post({ kind: 'event', body: { type: 'database', ok, what, ...(error ? { error } : {}) } }),
-    metrics: channel.metrics,
+    metrics: counting ? channel.metrics : noMetrics,
     ask: async <R extends As2Request | NotifyRequest>(request: R) => {
       const answer = await channel.request(request);
       // Each table of questions checks the answers to its own.
@@ -237,7 +239,8 @@ export function runActor(init: ActorInit): void {
     });
     process.exit(1);
   }
-  init(start.data, coreClient(channel)).then(
+  channel.counting = start.data.metrics;
+  init(start.data, coreClient(channel, start.data.metrics)).then(
     (actor) => {
       channel.actor = actor;
       channel.post({ kind: 'ready' });

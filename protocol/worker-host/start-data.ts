@@ -22,6 +22,8 @@ export const ActorStartData = z.object({
   storage: StoreSelection,
   /** User-Agent of requests the actor sends (docs/api/settings.md identification_hide_version). */
   user_agent: z.string(),
+  /** False when the process exports no metrics (METRICS_PORT=off): the thread then counts nothing. */
+  metrics: z.boolean().default(true),
   /**
    * For a target or a source: the database its flow commands run on (flow/actor-commands.ts).
    * Absent, the target claims and reports, the source accepts, through the core (a supervisor

@@ -26,8 +26,16 @@ export class PierMetrics implements MetricsPort {
   readonly #counters = new Map<CounterName, Counter>();
   readonly #histograms = new Map<HistogramName, Histogram>();
 
-  constructor(build: { version: string }) {
-    collectDefaultMetrics({ register: this.registry });
+  /**
+   * False when the process exports no metrics (METRICS_PORT=off): then nothing is counted,
+   * Node's own collectors (GC and event-loop observers) are not started, and actor threads are
+   * told to count nothing, so turning the endpoint off also takes away what it costs.
+   */
+  readonly counting: boolean;
+
+  constructor(build: { version: string; counting?: boolean }) {
+    this.counting = build.counting ?? true;
+    if (this.counting) collectDefaultMetrics({ register: this.registry });
     for (const name of metricNames) {
       const entry = metricCatalog[name];
       const common = { name, help: entry.help, labelNames: [...entry.labels], registers: [this.registry] };
@@ -47,10 +55,12 @@ export class PierMetrics implements MetricsPort {
   }
 
   count<N extends CounterName>(name: N, labels: LabelsOf<N>, by = 1): void {
+    if (!this.counting) return;
     this.#counters.get(name)!.inc(labels, by);
   }
 
   observe<N extends HistogramName>(name: N, labels: LabelsOf<N>, value: number): void {
+    if (!this.counting) return;
     this.#histograms.get(name)!.observe(labels, value);
   }
 

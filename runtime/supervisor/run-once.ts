@@ -63,6 +63,8 @@ export async function runOnce(
       certificates: opened.certificates,
       storage: deps.storage,
       user_agent: deps.userAgent,
+      // A run once reports no metrics (its events other than log lines are dropped).
+      metrics: false,
     } satisfies ActorStartData,
     startTimeoutMs: deps.childSpec.startTimeoutMs,
     endTimeoutMs: deps.childSpec.endTimeoutMs,

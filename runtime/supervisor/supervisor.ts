@@ -77,7 +77,12 @@ export interface SupervisorDeps {
   /** An instance (`type:name`) found the payload store failing, or working again. */
   onStorage?: (instance: string, ok: boolean, problem?: string) => Promise<void>;
   /** The process's registry, which adds what each actor thread counted. */
-  metrics?: { apply(batch: MetricsBatch, thread: string): void; threadEnded(thread: string): void };
+  metrics?: {
+    /** False: actor threads are told to count nothing (METRICS_PORT=off). */
+    readonly counting: boolean;
+    apply(batch: MetricsBatch, thread: string): void;
+    threadEnded(thread: string): void;
+  };
   /** A target's partner failed an attempt as an unreachable one does, or took one (partner-alerts.ts). */
   onReach?: (instance: InstanceRef, ok: boolean, partner?: string, error?: string) => void;
   /** An SFTP instance's server presented a host key other than the pinned one (host-key-alerts.ts). */
@@ -539,6 +544,7 @@ export class Supervisor {
         certificates: opened.certificates,
         storage: this.#deps.storage,
         user_agent: this.#deps.userAgent,
+        metrics: this.#deps.metrics?.counting ?? false,
         ...this.#flowAccess(instance),
       };
       const thread: ActorThread = await ActorThread.start({
