@@ -777,8 +777,16 @@ export class Supervisor {
     }
   }
 
+  /** One child logger per instance: making a pino child costs more than writing a line with it. */
+  readonly #loggers = new WeakMap<ManagedInstance, Logger>();
+
   #log(instance: ManagedInstance): Logger {
-    return this.#deps.logger.child({ instance: instance.key });
+    let logger = this.#loggers.get(instance);
+    if (!logger) {
+      logger = this.#deps.logger.child({ instance: instance.key });
+      this.#loggers.set(instance, logger);
+    }
+    return logger;
   }
 }
 
