@@ -20,6 +20,7 @@ import { countReceived } from './count-received.js';
 import type { CemMessage } from '../as2/cem/index.js';
 import type { CemReceivedRequest } from '../../protocol/cem-protocol.js';
 import { envelopeOf } from '../shared/edi-envelope.js';
+import type { HoldBack } from '../shared/hold-back.js';
 
 export interface Incoming {
   headers: IncomingHttpHeaders;
@@ -57,6 +58,10 @@ export interface ReceiveDeps {
   maxBytes: number;
   /** Whether the envelope of an X12 or EDIFACT payload goes with the message (actors/shared/edi-envelope.ts). */
   readEdiEnvelope?: boolean;
+  /** Waits while the targets are far behind (actors/shared/hold-back.ts); none: never waits. */
+  holdBack?: HoldBack;
+  /** The receiver is stopping: a message held back goes on at once. */
+  stopping?: () => boolean;
 }
 
 const plain = (status: number, text: string): Answer => ({
@@ -84,6 +89,9 @@ export async function receiveMessage(
   const asyncAddress = h('receipt-delivery-option');
 
   const context = await deps.contexts.get(as2To, as2From);
+  // Before anything is stored or opened: while the documents wait at the targets, the partner
+  // waits for its receipt instead, and the CPU goes to delivering what was received.
+  await deps.holdBack?.wait(deps.stopping);
 
   const id = stored ? stored.messageId : randomUUID();
   const headersBytes = headerSection(incoming.rawHeaders);
@@ -174,6 +182,7 @@ export async function receiveMessage(
       stages,
     },
   });
+  deps.holdBack?.tell(acceptance.queued);
   countReceived(deps.core.metrics, {
     partner: context.found ? context.partner : undefined,
     outcome,

@@ -23,6 +23,7 @@ import { readBody, readPrefix } from './read-body.js';
 import { sendAsyncReceipt } from './receipt.js';
 import { looksLikeReceipt, receiveReceipt } from './receipts-in.js';
 import { receiveMessage, type Answer, type Incoming, type StoredIncoming } from './receive.js';
+import { HoldBack } from '../shared/hold-back.js';
 
 /** What is kept of a body from no known partner, for the operator (docs/decisions/strangers-and-senders-at-the-as2-receiver.md). */
 export const strangerPrefixBytes = 64 * 1024;
@@ -57,10 +58,18 @@ function declaredLength(req: http.IncomingMessage): number | null {
   return Number.isSafeInteger(n) && n >= 0 ? n : null;
 }
 
+/**
+ * Deliveries waiting at the targets beyond which a message waits before it is opened
+ * (hold-back.ts): about a tenth of a second of what two cores receive, so the documents are
+ * written about as fast as the receipts are answered.
+ */
+const maxQueuedDeliveries = 64;
+
 export class As2ReceiverServer {
   readonly #server: http.Server | https.Server;
   readonly #contexts: InboundContexts;
   readonly #opener: MessageOpener;
+  readonly #holdBack = new HoldBack(maxQueuedDeliveries);
   readonly #pending = new Set<Promise<unknown>>();
   readonly #inFlight: InFlight;
   /** The receiver's max_message_mib in bytes. */
@@ -316,6 +325,8 @@ export class As2ReceiverServer {
         identification: this.identification,
         maxBytes: this.#limit,
         readEdiEnvelope: this.settings.read_edi_envelope,
+        holdBack: this.#holdBack,
+        stopping: () => this.#stopped,
       },
       incoming,
     );

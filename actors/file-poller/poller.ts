@@ -23,19 +23,18 @@ import { Directories } from '../shared/directories.js';
 import { StoreHealth } from '../shared/store-health.js';
 import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
 import { envelopeOf } from '../shared/edi-envelope.js';
+import { HoldBack } from '../shared/hold-back.js';
 import type { FilePollerSettings } from './config.js';
 import { listFiles, moveAside } from './files.js';
 
 /** Files taken at the same time. */
 const concurrentTakes = 16;
 /**
- * Deliveries waiting at the targets beyond which the poller holds back: the files wait in
- * the directory rather than as queued messages, so the queue, and the time from acceptance
- * to delivery, stay short when the targets are slower than the directory fills.
+ * Deliveries waiting at the targets beyond which the poller holds back (hold-back.ts): the
+ * files wait in the directory rather than as queued messages, so the queue, and the time from
+ * acceptance to delivery, stay short when the targets are slower than the directory fills.
  */
 const maxQueuedDeliveries = 128;
-/** How long a taker pauses when the targets are that far behind. */
-const holdBackMs = 50;
 
 interface Seen {
   size: bigint;
@@ -54,7 +53,7 @@ export class FilePoller {
   readonly #health: StoreHealth;
   #halted = false;
   /** The targets' backlog as the last acceptance reported it. */
-  #queued = 0;
+  readonly #holdBack = new HoldBack(maxQueuedDeliveries);
   /**
    * Acceptance failed (the database is away): the rest of the look is left for the next one,
    * and the failure is logged once, not once per file per look.
@@ -103,9 +102,8 @@ export class FilePoller {
     // while the targets are far behind.
     const taker = async () => {
       while (next < ready.length && !this.#halted && !this.#lookFailed) {
-        if (this.#queued > maxQueuedDeliveries) {
-          this.#queued = Math.floor(this.#queued / 2);
-          await new Promise((r) => setTimeout(r, holdBackMs));
+        if (this.#holdBack.behind) {
+          await this.#holdBack.wait(() => this.#halted);
           continue;
         }
         const [rel, seen] = ready[next++]!;
@@ -188,7 +186,7 @@ export class FilePoller {
           ? {}
           : { refusal: `Refused: the path ${rel} does not match ${this.settings.path_pattern}` }),
       });
-      this.#queued = answer.queued;
+      this.#holdBack.tell(answer.queued);
       if (answer.duplicate) await this.store.removeMessage(id);
       await moveAside(
         full,
