@@ -49,6 +49,10 @@ t.test('a flow runs as usual and leaves no count behind', async (t) => {
   ])
     t.same(families.get(name)?.samples ?? [], [], `${name} has no samples`);
   t.notOk(families.has('nodejs_gc_duration_seconds'), "Node's collectors are not started");
-  t.same(server.ctx.runtime!.metrics.threadPools(), { in_use: 0, idle: 0, waiting: 0 }, 'no thread sent a batch');
+  t.same(
+    server.ctx.runtime!.metrics.threadPools(),
+    { in_use: 0, idle: 0, waiting: 0 },
+    'no thread sent a batch',
+  );
   t.equal(families.get('pier_build_info')?.samples[0]?.value, 1, 'the build is still named');
 });
