@@ -72,29 +72,48 @@ export type InterchangeOutcome =
   /** Inbound: it could not be read well enough to acknowledge. */
   | { kind: 'unreadable'; problem: string };
 
-/** Records what the sweep found; false when another process recorded it first. */
-export async function recordInterchange(
-  tx: Tx,
-  messageId: string,
-  outcome: InterchangeOutcome,
-): Promise<boolean> {
-  const set =
+/** What the sweep found for one interchange, to be recorded with the others of its run. */
+export interface FoundInterchange {
+  message_id: string;
+  outcome: InterchangeOutcome;
+}
+
+/**
+ * Records what the sweep found for a batch of interchanges in one statement (one commit per
+ * batch, not one per interchange: every EDI message has an interchange, and most need nothing
+ * but this record). Rows are locked in message id order, as every command here locks them.
+ * Returns the messages recorded; one another process recorded first is left out.
+ */
+export async function recordInterchanges(tx: Tx, found: FoundInterchange[]): Promise<string[]> {
+  if (found.length === 0) return [];
+  const rows = found.map(({ message_id, outcome }) =>
     outcome.kind === 'awaited'
-      ? { status: outcome.due ? 'expected' : null, due: outcome.due, ack: null, problem: null }
+      ? { message_id, status: outcome.due ? 'expected' : null, due: outcome.due, ack: null, problem: null }
       : outcome.kind === 'acknowledged'
-        ? { status: 'sent', due: null, ack: outcome.ack_message_id, problem: null }
+        ? { message_id, status: 'sent', due: null, ack: outcome.ack_message_id, problem: null }
         : outcome.kind === 'unreadable'
-          ? { status: null, due: null, ack: null, problem: outcome.problem.slice(0, 2000) }
-          : { status: null, due: null, ack: null, problem: null };
-  const rows = await tx.all(
-    // An acknowledgement that arrived before the sweep gave the interchange its deadline keeps its status.
-    `update edi_interchange set pending = false,
-            ack_status = coalesce(ack_status, ?), ack_due_at = case when ack_status is null then ?::timestamptz end,
-            ack_message_id = coalesce(ack_message_id, ?::uuid), problem = ?
-      where message_id = ? and pending returning 1`,
-    [set.status, set.due, set.ack, set.problem, messageId],
+          ? { message_id, status: null, due: null, ack: null, problem: outcome.problem.slice(0, 2000) }
+          : { message_id, status: null, due: null, ack: null, problem: null },
   );
-  return rows.length > 0;
+  const recorded = await tx.all<{ message_id: string }>(
+    // An acknowledgement that arrived before the sweep gave the interchange its deadline keeps its status.
+    `with x as (
+       select * from jsonb_to_recordset(?::jsonb)
+                  as r(message_id uuid, status text, due timestamptz, ack uuid, problem text)
+     ), locked as (
+       select i.message_id from edi_interchange i join x using (message_id)
+        where i.pending order by i.message_id for no key update of i
+     )
+     update edi_interchange i set pending = false,
+            ack_status = coalesce(i.ack_status, x.status),
+            ack_due_at = case when i.ack_status is null then x.due end,
+            ack_message_id = coalesce(i.ack_message_id, x.ack), problem = x.problem
+       from x join locked using (message_id)
+      where i.message_id = x.message_id and i.pending
+     returning i.message_id`,
+    [JSON.stringify(rows)],
+  );
+  return recorded.map((r) => r.message_id);
 }
 
 /**

@@ -25,7 +25,8 @@ import {
   matchAcknowledgement,
   nextAcknowledgementControl,
   pendingInterchanges,
-  recordInterchange,
+  recordInterchanges,
+  type FoundInterchange,
   type InterchangeOutcome,
   type PendingInterchange,
 } from '../../flow/commands/edi-acks.js';
@@ -71,19 +72,27 @@ export class AcknowledgementSweep {
     await inTx(this.#o.orm, (tx) => acknowledgementsOverdue(tx, at));
     for (;;) {
       const pending = await inTx(this.#o.orm, (tx) => pendingInterchanges(tx, batch));
-      for (const p of pending) {
-        try {
-          await this.#settle(p, await this.#work(p));
-        } catch (error) {
-          // Left pending: the next run tries again. A database away is the run's failure, told
-          // once per outage; a store that was away is told here.
-          if (isDatabaseAway(error)) throw error;
-          this.#o.logger.warn(
-            { message_id: p.message_id, error: error instanceof Error ? error.message : String(error) },
-            'the interchange could not be acknowledged; trying again',
-          );
-          return;
+      // What was found is recorded for the whole batch at once, also when the batch stops half
+      // way: an acknowledgement sent is never looked at again (and its source key keeps a
+      // second look from sending it twice).
+      const found: FoundInterchange[] = [];
+      try {
+        for (const p of pending) {
+          try {
+            found.push({ message_id: p.message_id, outcome: await this.#work(p) });
+          } catch (error) {
+            // Left pending: the next run tries again. A database away is the run's failure, told
+            // once per outage; a store that was away is told here.
+            if (isDatabaseAway(error)) throw error;
+            this.#o.logger.warn(
+              { message_id: p.message_id, error: error instanceof Error ? error.message : String(error) },
+              'the interchange could not be acknowledged; trying again',
+            );
+            return;
+          }
         }
+      } finally {
+        if (found.length > 0) await inTx(this.#o.orm, (tx) => recordInterchanges(tx, found));
       }
       if (pending.length < batch) return;
     }
@@ -109,10 +118,6 @@ export class AcknowledgementSweep {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     await this.#running;
-  }
-
-  #settle(p: PendingInterchange, outcome: InterchangeOutcome): Promise<boolean> {
-    return inTx(this.#o.orm, (tx) => recordInterchange(tx, p.message_id, outcome));
   }
 
   async #work(p: PendingInterchange): Promise<InterchangeOutcome> {
