@@ -105,9 +105,26 @@ export function likePattern(text: string): string {
 /** A field clients may send back as they read it; the server ignores it. */
 export const readOnly = () => z.unknown().optional().describe('Read only; ignored when sent');
 
-/** Dates as the API shows them (RFC 3339, UTC). */
+/**
+ * A timestamp as PostgreSQL writes it in a UTC session ("2026-11-24 03:53:40.123456+00"), which
+ * rows read past the ORM carry as text.
+ */
+const postgresUtc = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
+
+/**
+ * Dates as the API shows them (RFC 3339, UTC, milliseconds). A row read past the ORM gives its
+ * timestamps as PostgreSQL's text, which `new Date` parses slowly (not ISO 8601): on a list of 50
+ * it was a tenth of the API's CPU. That text is rewritten instead, to what `toISOString` gives
+ * for it (fractions beyond milliseconds cut, as `Date` cuts them); anything else goes through
+ * `Date`.
+ */
 export function iso(value: Date): string;
 export function iso(value: Date | null | undefined): string | null;
 export function iso(value: Date | null | undefined): string | null {
-  return value ? new Date(value).toISOString() : null;
+  if (!value) return null;
+  if (typeof value === 'string') {
+    const parts = postgresUtc.exec(value);
+    if (parts) return `${parts[1]}T${parts[2]}.${(parts[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+  }
+  return new Date(value).toISOString();
 }
