@@ -1,6 +1,6 @@
 /** Building blocks of message-flow tests: temporary directories, parties, instances, forms, waiting for messages. */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
@@ -48,6 +48,36 @@ export async function runningOn(server: TestServer, type: string, name: string):
 export async function parties(server: TestServer): Promise<void> {
   await must(server, '/organizations', { name: 'acme' });
   await must(server, '/partners', { name: 'globex' });
+}
+
+/**
+ * The parties and the flow many tests run: file-poller `in` reading `<dir>/in` (files for
+ * globex in `in/globex`, from acme), routed to file-writer `out` writing `<dir>/out`.
+ */
+export async function pollerToWriter(
+  server: TestServer,
+  dir: string,
+): Promise<{ inbox: string; outbox: string }> {
+  const inbox = path.join(dir, 'in');
+  const outbox = path.join(dir, 'out');
+  await parties(server);
+  await mkdir(path.join(inbox, 'globex'), { recursive: true });
+  await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
+  await must(server, '/plugins/configs?type=file-poller', {
+    name: 'in',
+    base_directory: inbox,
+    processed_directory: path.join(dir, 'done'),
+    from: 'acme',
+    polling_interval: 1,
+  });
+  await must(server, '/routes', {
+    name: 'to-globex',
+    source_plugin: 'in',
+    from: 'acme',
+    to: 'globex',
+    target_plugin: 'out',
+  });
+  return { inbox, outbox };
 }
 
 /** A multipart/form-data body with text fields and one file. */

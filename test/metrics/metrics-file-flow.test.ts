@@ -1,33 +1,15 @@
 // Covers GET /metrics after a real file flow (file-poller → route → file-writer): messages accepted and refused by source, deliveries and attempts by target with their latency, payload store calls, instance states, the cluster gauges, Node's own metrics, and the endpoint's own answers (loopback only, 404, 405, not on the API port).
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { must, parties, tempDir, upload, waitForMessage, waitForMessages } from '../helpers/flow.js';
+import { pollerToWriter, tempDir, upload, waitForMessage, waitForMessages } from '../helpers/flow.js';
 import { valueOf } from '../helpers/prometheus-text.js';
 import { scrape, scrapeUntil } from '../helpers/scrape.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t, { env: { METRICS_PORT: '0' } });
 const dir = await tempDir(t);
-const inbox = path.join(dir, 'in');
-const outbox = path.join(dir, 'out');
-await parties(server);
-await mkdir(path.join(inbox, 'globex'), { recursive: true });
-await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: inbox,
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-  polling_interval: 1,
-});
-await must(server, '/routes', {
-  name: 'to-globex',
-  source_plugin: 'in',
-  from: 'acme',
-  to: 'globex',
-  target_plugin: 'out',
-});
+const { inbox } = await pollerToWriter(server, dir);
 
 t.test('the endpoint listens on loopback only, and answers only GET /metrics', async (t) => {
   t.match(server.metricsUrl, /^http:\/\/127\.0\.0\.1:\d+$/);

@@ -1,32 +1,14 @@
 // Covers METRICS_PORT=off: no endpoint, and nothing counted either (main thread, actor threads, payload store timing, Node's own collectors), so the switch also takes away what metrics cost; the benchmarks' "without metrics" runs rely on it.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { must, parties, tempDir, waitForMessages } from '../helpers/flow.js';
+import { pollerToWriter, tempDir, waitForMessages } from '../helpers/flow.js';
 import { parsePrometheusText } from '../helpers/prometheus-text.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t, { env: { METRICS_PORT: 'off' } });
 const dir = await tempDir(t);
-const inbox = path.join(dir, 'in');
-const outbox = path.join(dir, 'out');
-await parties(server);
-await mkdir(path.join(inbox, 'globex'), { recursive: true });
-await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: inbox,
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-  polling_interval: 1,
-});
-await must(server, '/routes', {
-  name: 'to-globex',
-  source_plugin: 'in',
-  from: 'acme',
-  to: 'globex',
-  target_plugin: 'out',
-});
+const { inbox, outbox } = await pollerToWriter(server, dir);
 
 t.test('a flow runs as usual and leaves no count behind', async (t) => {
   t.equal(server.metricsUrl, undefined, 'no endpoint listens');
