@@ -17,8 +17,7 @@ import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { PayloadRef, PayloadStore } from '../../storage/payloads/store.js';
 import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { isStoreUnwritable } from '../../storage/payloads/storage-failure.js';
-import { isDatabaseAway } from '../../flow/actor-commands.js';
-import { tellDatabase } from '../shared/database-outage.js';
+import { FileAcceptance } from '../shared/file-acceptance.js';
 import { Directories } from '../shared/directories.js';
 import { StoreHealth } from '../shared/store-health.js';
 import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
@@ -42,9 +41,6 @@ interface Seen {
   ino: bigint;
 }
 
-/** The core did not accept a file (the database is away): every other file would fail the same way. */
-class AcceptFailed extends Error {}
-
 const same = (a: Seen, b: Seen) => a.size === b.size && a.mtimeNs === b.mtimeNs && a.ino === b.ino;
 
 export class FilePoller {
@@ -54,11 +50,8 @@ export class FilePoller {
   #halted = false;
   /** The targets' backlog as the last acceptance reported it. */
   readonly #holdBack = new HoldBack(maxQueuedDeliveries);
-  /**
-   * Acceptance failed (the database is away): the rest of the look is left for the next one,
-   * and the failure is logged once, not once per file per look.
-   */
-  #acceptFailing = false;
+  readonly #acceptance: FileAcceptance;
+  /** Acceptance failed (the database is away): the rest of the look is left for the next one. */
   #lookFailed = false;
   readonly #matchPath: ReturnType<typeof pathMatcher>;
   readonly #matchName: (name: string) => boolean;
@@ -71,6 +64,7 @@ export class FilePoller {
     this.#matchPath = pathMatcher(settings.path_pattern);
     this.#matchName = globMatcher(settings.file_pattern);
     this.#health = new StoreHealth(core);
+    this.#acceptance = new FileAcceptance(core);
   }
 
   /** One look at the directory; takes every file that was already there, unchanged, last time. */
@@ -120,22 +114,6 @@ export class FilePoller {
     return taken;
   }
 
-  /** The core's acceptance, its failures told apart from the file's own. */
-  async #accept(message: Parameters<CoreClient['accept']>[0]) {
-    let answer;
-    try {
-      answer = await this.core.accept(message);
-    } catch (error) {
-      // Only the database being away fails every file alike; any other refusal is this file's.
-      throw isDatabaseAway(error)
-        ? new AcceptFailed(error instanceof Error ? error.message : String(error))
-        : error;
-    }
-    if (this.#acceptFailing) tellDatabase(this.core, true, 'taking files');
-    this.#acceptFailing = false;
-    return answer;
-  }
-
   /** Takes no more files; the ones being taken finish. */
   halt(): void {
     this.#halted = true;
@@ -173,7 +151,7 @@ export class FilePoller {
         this.settings.read_edi_envelope !== false && values
           ? await envelopeOf({ content: kept.content, open: async () => createReadStream(full) })
           : undefined;
-      const answer = await this.#accept({
+      const answer = await this.#acceptance.accept({
         id,
         from,
         to,
@@ -201,10 +179,8 @@ export class FilePoller {
         this.#health.failed(error instanceof Error ? error.message : String(error));
         return false;
       }
-      if (error instanceof AcceptFailed) {
+      if (this.#acceptance.failed(error)) {
         this.#lookFailed = true;
-        if (!this.#acceptFailing) tellDatabase(this.core, false, 'taking files', error.message);
-        this.#acceptFailing = true;
         return false;
       }
       this.core.log('warn', 'could not take a file; it stays for the next look', {

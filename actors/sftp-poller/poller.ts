@@ -15,8 +15,7 @@ import { Readable } from 'node:stream';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { keepStream } from '../../storage/payloads/inline.js';
-import { isDatabaseAway } from '../../flow/actor-commands.js';
-import { tellDatabase } from '../shared/database-outage.js';
+import { FileAcceptance } from '../shared/file-acceptance.js';
 import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
 import { SftpConnectError } from '../sftp-shared/connect.js';
 import { RemoteError, type Remote, type RemoteEntry } from '../sftp-shared/remote.js';
@@ -31,9 +30,6 @@ interface Seen {
   mtime: number;
 }
 
-/** The core did not accept a file (the database is away): every other file would fail the same way. */
-class AcceptFailed extends Error {}
-
 /** `invoice.xml` → `invoice.1a2b3c4d.xml`, for a processed name that is taken. */
 function renamed(file: string, messageId: string): string {
   const ext = path.posix.extname(file);
@@ -43,7 +39,8 @@ function renamed(file: string, messageId: string): string {
 export class SftpPoller {
   #seen = new Map<string, Seen>();
   #halted = false;
-  #acceptFailing = false;
+  readonly #acceptance: FileAcceptance;
+  /** Acceptance failed (the database is away): the rest of the look is left for the next one. */
   #lookFailed = false;
   readonly #matchPath: ReturnType<typeof pathMatcher>;
   readonly #matchName: (name: string) => boolean;
@@ -56,6 +53,7 @@ export class SftpPoller {
   ) {
     this.#matchPath = pathMatcher(settings.path_pattern);
     this.#matchName = globMatcher(settings.file_pattern);
+    this.#acceptance = new FileAcceptance(core);
   }
 
   /** One look at the remote directory; takes every file that was already there, unchanged, last time. */
@@ -107,20 +105,6 @@ export class SftpPoller {
     return true;
   }
 
-  async #accept(message: Parameters<CoreClient['accept']>[0]) {
-    let answer;
-    try {
-      answer = await this.core.accept(message);
-    } catch (error) {
-      throw isDatabaseAway(error)
-        ? new AcceptFailed(error instanceof Error ? error.message : String(error))
-        : error;
-    }
-    if (this.#acceptFailing) tellDatabase(this.core, true, 'taking files');
-    this.#acceptFailing = false;
-    return answer;
-  }
-
   async #take(remote: Remote, file: RemoteEntry): Promise<boolean> {
     const full = path.posix.join(this.settings.remote_directory, file.relative);
     const values = this.#matchPath(file.relative);
@@ -144,7 +128,7 @@ export class SftpPoller {
         await this.store.removeMessage(id);
         return false;
       }
-      const answer = await this.#accept({
+      const answer = await this.#acceptance.accept({
         id,
         from: values?.from ?? this.settings.from,
         to: values?.to ?? this.settings.to,
@@ -161,10 +145,8 @@ export class SftpPoller {
       return true;
     } catch (error) {
       await this.store.removeMessage(id).catch(() => {});
-      if (error instanceof AcceptFailed) {
+      if (this.#acceptance.failed(error)) {
         this.#lookFailed = true;
-        if (!this.#acceptFailing) tellDatabase(this.core, false, 'taking files', error.message);
-        this.#acceptFailing = true;
         return false;
       }
       if (this.#dropIfBroken(error)) this.#lookFailed = true;
