@@ -188,7 +188,7 @@ class Channel {
  * The actor's side of the core. Accepts and results asked for while a request of their kind
  * is under way go together in the next one, so a busy actor makes few trips to the core.
  */
-function coreClient(channel: Channel, counting: boolean): CoreClient {
+function coreClient(channel: Channel): CoreClient {
   const accepts = new Batcher<OfferedMessage, Acceptance>(
     async (messages) => AcceptResponse.parse(await channel.request({ type: 'accept', messages })).accepted,
     { weigh: inlineChars, maxWeight: maxInlineCharsPerBatch },
@@ -213,7 +213,7 @@ function coreClient(channel: Channel, counting: boolean): CoreClient {
       channel.post({ kind: 'event', body: { type: 'host_key', server, presented, pinned } }),
     database: (ok, what, error) =>
       channel.post({ kind: 'event', body: { type: 'database', ok, what, ...(error ? { error } : {}) } }),
-    metrics: counting ? channel.metrics : noMetrics,
+    metrics: channel.counting ? channel.metrics : noMetrics,
     ask: async <R extends As2Request | NotifyRequest>(request: R) => {
       const answer = await channel.request(request);
       // Each table of questions checks the answers to its own.
@@ -240,7 +240,7 @@ export function runActor(init: ActorInit): void {
     process.exit(1);
   }
   channel.counting = start.data.metrics;
-  init(start.data, coreClient(channel, start.data.metrics)).then(
+  init(start.data, coreClient(channel)).then(
     (actor) => {
       channel.actor = actor;
       channel.post({ kind: 'ready' });
