@@ -9,7 +9,8 @@
  * partner: what a broken or hostile sender posts), --concurrent <n> (n such messages posted at
  * once, default 1: the receiver's large_messages_budget_mib decides how many are opened together),
  * --budget-mib <n> (the receiver's large_messages_budget_mib, default its own default).
- * A 2 MiB warm-up message goes first, so the pool thread's start is not counted.
+ * A 2 MiB warm-up message goes first, so the pool thread's start is not counted. Reports the
+ * server's CPU per MiB of body, until the last receipt, besides its memory.
  */
 import { execFileSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
@@ -20,7 +21,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { prepareWithToken } from './lib/api-token.js';
 import { benchApi } from './lib/bench-api.js';
-import { rssOf } from './lib/cpu.js';
+import { cpuMsOf, rssOf } from './lib/cpu.js';
 import { benchDatabase } from './lib/database.js';
 import { startServerProcess } from './lib/server-process.js';
 
@@ -211,6 +212,7 @@ try {
   const sampler = setInterval(() => (peak = Math.max(peak, rssOf(server.pid))), 20);
   log(`posting ${concurrent} × ${Math.round(bodyBytes / 1024 / 1024)} MiB…`);
   const t0 = performance.now();
+  const cpu0 = cpuMsOf(server.pid);
   let sent = 0;
   const answers = await Promise.all(
     Array.from({ length: concurrent }, (_, i) =>
@@ -220,6 +222,7 @@ try {
     ),
   );
   clearInterval(sampler);
+  const serverCpuMs = cpuMsOf(server.pid) - cpu0;
   const dispositions = answers.map((a) => /Disposition:[ \t]*([^\r\n]*)/i.exec(a.body)?.[1] ?? null);
   console.log(
     JSON.stringify({
@@ -231,6 +234,8 @@ try {
       status: [...new Set(answers.map((a) => a.status))],
       disposition: [...new Set(dispositions)],
       seconds: Math.round((performance.now() - t0) / 100) / 10,
+      // Taking the bodies in, opening them and answering, until the last receipt.
+      server_cpu_ms_per_mib: Math.round((serverCpuMs / ((bodyBytes * concurrent) / 1024 / 1024)) * 100) / 100,
       receiver_rss_growth_mib: Math.round((peak - rssBase) / 1024 / 1024),
       // Until the last byte was sent: taking the body in, before it is opened.
       rss_growth_while_sending_mib: Math.round((peakWhileSending - rssBase) / 1024 / 1024),

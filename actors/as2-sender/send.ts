@@ -13,7 +13,12 @@ import { pipeline } from 'node:stream/promises';
 import type { As2OutboundContext, As2Record } from '../../protocol/as2-protocol.js';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
-import { PayloadMissing, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
+import {
+  PayloadMissing,
+  streamSliceBytes,
+  type PayloadRef,
+  type PayloadStore,
+} from '../../storage/payloads/store.js';
 import { inlineBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { streamFromBytes } from '../as2/stream/pack-streamed.js';
 import { fileRange, type FileRange } from '../as2/stream/source.js';
@@ -255,7 +260,7 @@ export class As2Sender {
       return fileRange(own, (await stat(own)).size);
     }
     const file = temp.name('document');
-    await pipeline(await this.store.open(ref), createWriteStream(file));
+    await pipeline(await this.store.open(ref), createWriteStream(file, { highWaterMark: streamSliceBytes }));
     return fileRange(file, (await stat(file)).size);
   }
 

@@ -14,7 +14,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
-import type { PayloadRef, PayloadStore } from '../../storage/payloads/store.js';
+import { streamSliceBytes, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
 import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { isStoreUnwritable } from '../../storage/payloads/storage-failure.js';
 import { FileAcceptance } from '../shared/file-acceptance.js';
@@ -123,7 +123,9 @@ export class FilePoller {
   async #keep(ref: PayloadRef, full: string, size: bigint): Promise<KeptStage> {
     if (size <= BigInt(inlineMaxBytes)) return keepBytes(this.store, ref, await readFile(full));
     if (this.store.putFile) return { size_bytes: await this.store.putFile(ref, full) };
-    return { size_bytes: await this.store.put(ref, createReadStream(full)) };
+    return {
+      size_bytes: await this.store.put(ref, createReadStream(full, { highWaterMark: streamSliceBytes })),
+    };
   }
 
   #storeDirectory(): string | undefined {
@@ -149,7 +151,10 @@ export class FilePoller {
       }
       const edi =
         this.settings.read_edi_envelope !== false && values
-          ? await envelopeOf({ content: kept.content, open: async () => createReadStream(full) })
+          ? await envelopeOf({
+              content: kept.content,
+              open: async () => createReadStream(full, { highWaterMark: streamSliceBytes }),
+            })
           : undefined;
       const answer = await this.#acceptance.accept({
         id,

@@ -10,7 +10,12 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
-import { PayloadMissing, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
+import {
+  PayloadMissing,
+  streamSliceBytes,
+  type PayloadRef,
+  type PayloadStore,
+} from '../../storage/payloads/store.js';
 import { inlineBytes } from '../../storage/payloads/inline.js';
 import { Directories } from '../shared/directories.js';
 import { fillPattern } from '../shared/path-pattern.js';
@@ -92,7 +97,10 @@ export class FileWriter {
     // The temporary file first: a directory removed meanwhile fails here, before the payload is read.
     const file = await this.#directories.within(dir, () => open(temp, 'wx'));
     try {
-      await pipeline(await this.store.open(ref), file.createWriteStream({ flush: true }));
+      await pipeline(
+        await this.store.open(ref),
+        file.createWriteStream({ flush: true, highWaterMark: streamSliceBytes }),
+      );
     } catch (error) {
       await file.close().catch(() => {});
       throw error;

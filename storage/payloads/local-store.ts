@@ -19,6 +19,7 @@ import {
   type PayloadRef,
   type PayloadStore,
   type PutOptions,
+  streamSliceBytes,
 } from './store.js';
 import type { StoreSelection } from './selection.js';
 
@@ -116,7 +117,11 @@ export class LocalPayloadStore implements PayloadStore {
     const counter = byteCounter(options.maxBytes);
     try {
       // flush: on disk before put resolves, so before the stage is recorded.
-      await pipeline(source, counter, createWriteStream(file, { flags: 'wx', flush: true }));
+      await pipeline(
+        source,
+        counter,
+        createWriteStream(file, { flags: 'wx', flush: true, highWaterMark: streamSliceBytes }),
+      );
     } catch (error) {
       source.destroy();
       // A stage stored already is not this write's to remove.
@@ -148,7 +153,7 @@ export class LocalPayloadStore implements PayloadStore {
       if (error.code === 'ENOENT') throw new PayloadMissing(ref);
       throw error;
     });
-    return handle.createReadStream();
+    return handle.createReadStream({ highWaterMark: streamSliceBytes });
   }
 
   async fileOf(ref: PayloadRef): Promise<string> {

@@ -10,6 +10,7 @@ import { Readable, Transform } from 'node:stream';
 import { constants, createInflate, inflateSync } from 'node:zlib';
 import type { Headers } from '../mime/headers.js';
 import { contentTypeOf, parseEntity, transferEncodingOf } from '../mime/parse.js';
+import { sliceBytes } from './source.js';
 
 /** Compressed bytes inflated for the first look: at most ≈ 1 MiB out at deflate's 1,032:1. */
 const peekInputBytes = 1024;
@@ -80,7 +81,7 @@ export function inflatedBody(deferred: DeferredInflate): Readable {
       done(null, from >= deferred.skip ? piece : piece.subarray(deferred.skip - from));
     },
   });
-  const inflate = createInflate();
+  const inflate = createInflate({ chunkSize: sliceBytes });
   const source = Readable.from(deferred.chunks);
   source.on('error', (error) => inflate.destroy(error));
   inflate.on('error', (error) => skipHeaders.destroy(error));

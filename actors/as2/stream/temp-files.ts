@@ -8,6 +8,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { sliceBytes } from './source.js';
 
 export class TempFiles {
   #count = 0;
@@ -36,7 +37,7 @@ export class FileSink {
   length = 0;
 
   constructor(readonly file: string) {
-    this.#stream = createWriteStream(file, { flags: 'wx' });
+    this.#stream = createWriteStream(file, { flags: 'wx', highWaterMark: sliceBytes });
     this.#stream.on('error', (error) => (this.#failure = error));
   }
 
