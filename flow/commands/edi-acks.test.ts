@@ -1,9 +1,9 @@
-// Covers recording what the acknowledgement sweep found, a batch in one statement, on a real database: each outcome's columns, an acknowledgement received before the sweep keeps its status, and two sweeps recording overlapping batches at once record each interchange once, without a deadlock.
+// Covers recording what the acknowledgement sweep found, a batch in one statement, on a real database: the payloads read for a batch (the unpacked document over the received one, none for a message without), an acknowledgement received before the sweep keeps its status, and two sweeps recording overlapping batches at once record each interchange once, without a deadlock.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { migratedDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
-import { recordInterchanges, type FoundInterchange } from './edi-acks.js';
+import { interchangePayloads, recordInterchanges, type FoundInterchange } from './edi-acks.js';
 import { inTx } from '../tx.js';
 
 let orm: Orm;
@@ -112,3 +112,29 @@ t.test('two sweeps recording overlapping batches at once record each interchange
     );
   }
 });
+
+t.test(
+  'the payloads of a batch: the unpacked document where there is one, else the received one',
+  async (t) => {
+    const [both, receivedOnly, none] = await Promise.all([interchange(), interchange(), interchange()]);
+    await inTx(orm, async (tx) => {
+      const stage = (id: string, name: string, text: string) =>
+        tx.all(
+          `insert into payload (message_id, stage, size_bytes, stored_at, content) values (?, ?, ?, ?, convert_to(?, 'UTF8'))`,
+          [id, name, text.length, at, text],
+        );
+      await stage(both, 'received', 'sealed');
+      await stage(both, 'unpacked', 'ISA*00');
+      await stage(receivedOnly, 'received', 'ISA*01');
+    });
+    const payloads = await inTx(orm, (tx) => interchangePayloads(tx, [both, receivedOnly, none]));
+    t.same(
+      [...payloads.entries()].sort(([a], [b]) => (a === both ? -1 : b === both ? 1 : 0)),
+      [
+        [both, { stage: 'unpacked', content: Buffer.from('ISA*00').toString('base64') }],
+        [receivedOnly, { stage: 'received', content: Buffer.from('ISA*01').toString('base64') }],
+      ],
+    );
+    t.equal((await inTx(orm, (tx) => interchangePayloads(tx, []))).size, 0, 'nothing asked, nothing read');
+  },
+);

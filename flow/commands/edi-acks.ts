@@ -13,7 +13,7 @@
  */
 import { raiseAlert, alertTurn, takeAlertTurns } from '../alerts/alerts.js';
 import { alertLinks } from '../alerts/links.js';
-import type { Tx } from '../tx.js';
+import { pgArray, type Tx } from '../tx.js';
 import type { AcknowledgementReading } from '../../protocol/edi/report.js';
 
 /** Document types that are functional acknowledgements: never acknowledged, never awaited. */
@@ -36,12 +36,19 @@ export interface PendingInterchange {
   x12_acknowledgement: 'none' | '997' | '999' | null;
   edifact_acknowledgement: 'none' | 'contrl' | null;
   acknowledgement_due_hours: number | null;
-  /** The payload's stage and its bytes when kept inline (base64). */
-  payload_stage: string | null;
-  payload_content: string | null;
 }
 
-/** Interchanges left for the sweep, oldest first, with their partner's settings and payload. */
+/** The payload the sweep reads an interchange from: its stage, and its bytes when kept inline (base64). */
+export interface InterchangePayload {
+  stage: string;
+  content: string | null;
+}
+
+/**
+ * Interchanges left for the sweep, oldest first, with their partner's settings. Without their
+ * payloads: most need none (every outbound one, and an inbound one whose partner wants no
+ * acknowledgement), and reading a stored document costs more than the rest of the row.
+ */
 export async function pendingInterchanges(tx: Tx, limit: number): Promise<PendingInterchange[]> {
   return tx.all<PendingInterchange>(
     `with e as (
@@ -49,16 +56,28 @@ export async function pendingInterchanges(tx: Tx, limit: number): Promise<Pendin
      )
      select i.message_id, m.direction, m.from_party, m.to_party, m.created_at, i.standard, i.sender_qualifier,
             i.sender_id, i.receiver_qualifier, i.receiver_id, i.interchange_control, i.document_types,
-            p.x12_acknowledgement, p.edifact_acknowledgement, p.acknowledgement_due_hours,
-            s.stage as payload_stage, encode(s.content, 'base64') as payload_content
+            p.x12_acknowledgement, p.edifact_acknowledgement, p.acknowledgement_due_hours
        from e join edi_interchange i using (message_id) join message m on m.id = i.message_id
        left join partner p on p.name = case m.direction when 'inbound' then m.from_party else m.to_party end
-       left join lateral (select stage, content from payload
-                           where message_id = i.message_id and stage in ('unpacked', 'received')
-                           order by stage = 'unpacked' desc limit 1) s on true
       order by m.created_at, i.message_id`,
     [limit],
   );
+}
+
+/** The payloads of the messages the sweep reads, by message id; a message without one is absent. */
+export async function interchangePayloads(
+  tx: Tx,
+  messageIds: readonly string[],
+): Promise<Map<string, InterchangePayload>> {
+  if (messageIds.length === 0) return new Map();
+  const rows = await tx.all<InterchangePayload & { message_id: string }>(
+    `select distinct on (message_id) message_id, stage, encode(content, 'base64') as content
+       from payload
+      where message_id = any(?::uuid[]) and stage in ('unpacked', 'received')
+      order by message_id, stage = 'unpacked' desc`,
+    [pgArray(messageIds)],
+  );
+  return new Map(rows.map(({ message_id, ...payload }) => [message_id, payload]));
 }
 
 /** What the sweep found for one interchange. */

@@ -22,12 +22,14 @@ import { keepBytes, openKept } from '../../storage/payloads/inline.js';
 import {
   acknowledgementTypes,
   acknowledgementsOverdue,
+  interchangePayloads,
   matchAcknowledgement,
   nextAcknowledgementControl,
   pendingInterchanges,
   recordInterchanges,
   type FoundInterchange,
   type InterchangeOutcome,
+  type InterchangePayload,
   type PendingInterchange,
 } from '../../flow/commands/edi-acks.js';
 import { loadRoutes } from '../../flow/commands/dispatch.js';
@@ -48,6 +50,10 @@ export interface AcknowledgementSweepOptions {
   /** Where a failed run is told: once per database outage, every time otherwise. */
   outage?: Pick<OutageLog, 'failed'>;
 }
+
+/** Whether every document of the interchange is itself an acknowledgement (997, 999, CONTRL). */
+const isAcknowledgement = (p: PendingInterchange): boolean =>
+  p.document_types.length > 0 && p.document_types.every((t) => acknowledgementTypes.includes(t));
 
 /** Source of the acknowledgements pier sends, as their messages name it. */
 export const acknowledgementSource = { source_type: 'edi', source_name: 'acknowledgements' } as const;
@@ -72,6 +78,8 @@ export class AcknowledgementSweep {
     await inTx(this.#o.orm, (tx) => acknowledgementsOverdue(tx, at));
     for (;;) {
       const pending = await inTx(this.#o.orm, (tx) => pendingInterchanges(tx, batch));
+      const read = pending.filter((p) => this.#reads(p)).map((p) => p.message_id);
+      const payloads = await inTx(this.#o.orm, (tx) => interchangePayloads(tx, read));
       // What was found is recorded for the whole batch at once, also when the batch stops half
       // way: an acknowledgement sent is never looked at again (and its source key keeps a
       // second look from sending it twice).
@@ -79,7 +87,10 @@ export class AcknowledgementSweep {
       try {
         for (const p of pending) {
           try {
-            found.push({ message_id: p.message_id, outcome: await this.#work(p) });
+            found.push({
+              message_id: p.message_id,
+              outcome: await this.#work(p, payloads.get(p.message_id)),
+            });
           } catch (error) {
             // Left pending: the next run tries again. A database away is the run's failure, told
             // once per outage; a store that was away is told here.
@@ -120,25 +131,29 @@ export class AcknowledgementSweep {
     await this.#running;
   }
 
-  async #work(p: PendingInterchange): Promise<InterchangeOutcome> {
-    const isAcknowledgement =
-      p.document_types.length > 0 && p.document_types.every((t) => acknowledgementTypes.includes(t));
+  /** Whether the interchange's document is read: an inbound one that is an acknowledgement or wants one. */
+  #reads(p: PendingInterchange): boolean {
+    return p.direction === 'inbound' && (isAcknowledgement(p) || this.#wanted(p) !== null);
+  }
+
+  /** `payload`: the document, when #reads says it is read and the message has one. */
+  async #work(p: PendingInterchange, payload: InterchangePayload | undefined): Promise<InterchangeOutcome> {
     if (p.direction === 'outbound') {
       const hours = p.acknowledgement_due_hours ?? 0;
       const due =
-        !isAcknowledgement && hours > 0
+        !isAcknowledgement(p) && hours > 0
           ? new Date(new Date(p.created_at).getTime() + hours * 3600_000)
           : null;
       return { kind: 'awaited', due };
     }
+    if (!this.#reads(p)) return { kind: 'nothing' };
     const kind = this.#wanted(p);
-    if (!isAcknowledgement && !kind) return { kind: 'nothing' };
-    if (!p.payload_stage) return { kind: 'unreadable', problem: 'the message has no payload to read' };
+    if (!payload) return { kind: 'unreadable', problem: 'the message has no payload to read' };
     const report = await checkInterchange(
       await openKept(
         this.#o.store,
-        { messageId: p.message_id, stage: p.payload_stage as 'unpacked' },
-        p.payload_content,
+        { messageId: p.message_id, stage: payload.stage as 'unpacked' },
+        payload.content,
       ),
     );
     if ('problem' in report) return { kind: 'unreadable', problem: report.problem };
