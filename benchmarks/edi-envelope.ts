@@ -1,7 +1,8 @@
 /**
  * What reading the EDI envelope adds to each message the AS2 receiver takes: the receiver's step
- * (actors/shared/edi-envelope.ts) run alone on as2-receive's document (10 KiB of EDIFACT, kept
- * inline) and on a 1 MiB interchange read from a stored file, with and without the reader,
+ * (actors/shared/edi-envelope.ts) run alone on as2-loopback's document (a 10 KiB EDIFACT
+ * interchange of 126 messages, kept inline), on as2-receive's (the same text after a counter, so
+ * not EDI: only told apart), and on a 1 MiB interchange read from a stored file, with and without the reader,
  * interleaved A B A B so the machine's load falls on both alike. Without: the step the receiver
  * takes when read_edi_envelope is off (nothing). Reported as CPU per message (process user+system
  * time) and as a fraction of an RSA-2048 private-key operation (`openssl speed -seconds 2 rsa2048`
@@ -27,19 +28,34 @@ const cpuMicros = () => {
   return u.user + u.system;
 };
 
-const inline = benchDocument(1, 10 * 1024).toString('base64');
+/** An EDIFACT interchange of `size` bytes, as as2-loopback sends (one UNB, UNH and BGM per line). */
+function interchange(size: number): Buffer {
+  const line = "UNB+UNOC:3+ACME:14+GLOBEX:14+261121:1200+1'UNH+1+ORDERS:D:96A:UN'BGM+220+4711+9'\n";
+  return Buffer.from(line.repeat(Math.ceil(size / line.length)).slice(0, size));
+}
+
+const inline = interchange(10 * 1024).toString('base64');
+const notEdi = benchDocument(1, 10 * 1024).toString('base64');
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pier-bench-edi-'));
 const large = path.join(dir, 'large.edi');
-await writeFile(large, benchDocument(2, 1024 * 1024));
+await writeFile(large, interchange(1024 * 1024));
 
 type Case = { name: string; count: number; run: (withReader: boolean) => Promise<unknown> };
 const cases: Case[] = [
   {
-    name: '10 KiB inline (as2-receive document)',
+    name: '10 KiB EDIFACT inline (as2-loopback document)',
     count: messages,
     run: (withReader) =>
       withReader
         ? envelopeOf({ content: inline, open: () => Promise.reject(new Error('inline')) })
+        : Promise.resolve(),
+  },
+  {
+    name: '10 KiB not EDI inline (as2-receive document)',
+    count: messages,
+    run: (withReader) =>
+      withReader
+        ? envelopeOf({ content: notEdi, open: () => Promise.reject(new Error('inline')) })
         : Promise.resolve(),
   },
   {

@@ -1,10 +1,13 @@
 // Covers the EDI library: envelopes of X12 and EDIFACT read from the head only (a large or endless stream
-// is let go after 64 KiB at most), the streamed syntax check's findings in the standards' codes, and the
+// is let go after 64 KiB at most; segments across line breaks, released terminators, a splitter that splits
+// only the tags asked for and numbers them among all), the streamed syntax check's findings in the standards' codes, and the
 // 997, 999 and CONTRL built from them, read back as acknowledgements.
 import { Readable } from 'node:stream';
 import t from 'tap';
 import { readEnvelopeFrom, readEnvelopeOf, maxHeadBytes } from './envelope-reader.js';
 import { checkInterchange } from './syntax-check.js';
+import { SegmentSplitter } from './segments.js';
+import { edifactDefaults } from './syntax.js';
 import { buildAcknowledgement } from './acknowledgement.js';
 import type { InterchangeReport } from './report.js';
 import { edifactInterchange, purchaseOrder, x12Interchange } from '../../test/helpers/edi.js';
@@ -58,6 +61,52 @@ t.test('an EDIFACT envelope: UNA service characters, released separators, qualif
   t.same(reading.envelope.receiver, { qualifier: 'ZZZ', id: 'RECV' });
   t.equal(reading.envelope.interchange_control, 'REF42');
   t.same(reading.envelope.document_types, ['DESADV']);
+});
+
+/** Two messages of an EDIFACT interchange, a segment a line, as files often hold them. */
+const twoMessages = (bgm: string) =>
+  [
+    'UNB+UNOC:3+ACME:14+GLOBEX:ZZ+261124:0630+77',
+    'UNH+1+ORDERS:D:96A:UN',
+    bgm,
+    'UNT+3+1',
+    'UNH+2+INVOIC:D:96A:UN',
+    'BGM+380+1+9',
+    'UNT+3+2',
+    'UNZ+2+77',
+  ].join("'\r\n") + "'\r\n";
+
+t.test('an EDIFACT envelope across line breaks, with and without release characters', async (t) => {
+  for (const bgm of ['BGM+220+4711+9', "BGM+220+47?'11?+2+9"]) {
+    const reading = readEnvelopeOf(Buffer.from(twoMessages(bgm)));
+    t.equal(reading.kind, 'envelope', bgm);
+    if (reading.kind !== 'envelope') continue;
+    t.same(reading.envelope.document_types, ['ORDERS', 'INVOIC'], `every message's type: ${bgm}`);
+    t.same(reading.envelope.receiver, { qualifier: 'ZZ', id: 'GLOBEX' });
+    t.equal(reading.envelope.interchange_control, '77');
+  }
+});
+
+t.test('a splitter asked for some tags returns those, numbered among all the segments', async (t) => {
+  // The document number as the element holds it: release characters are kept in elements.
+  for (const [bgm, number] of [
+    ['BGM+220+4711+9', '4711'],
+    ["BGM+220+47?'11?+2+9", "47?'11?+2"],
+  ] as const) {
+    const splitter = new SegmentSplitter(edifactDefaults, new Set(['UNH', 'BGM']));
+    const segments = splitter.push(twoMessages(bgm));
+    t.same(
+      segments.map((s) => [s.position, s.tag, s.elements[1]]),
+      [
+        [2, 'UNH', 'ORDERS:D:96A:UN'],
+        [3, 'BGM', number],
+        [5, 'UNH', 'INVOIC:D:96A:UN'],
+        [6, 'BGM', '1'],
+      ],
+      bgm,
+    );
+    t.equal(splitter.count, 8, 'every segment counted');
+  }
 });
 
 t.test('payloads that are not EDI, or whose envelope is broken, say so', async (t) => {

@@ -56,11 +56,15 @@ export function readHead(head: string, complete: boolean): HeadReading | 'more' 
   return standard === 'x12' ? readX12(text, complete) : readEdifact(text, complete);
 }
 
+/** The segments an envelope is read from: the interchange header, group headers, set headers. */
+const x12Tags = new Set(['ISA', 'GS', 'ST']);
+const edifactTags = new Set(['UNB', 'UNG', 'UNH']);
+
 function readX12(text: string, complete: boolean): HeadReading | 'more' {
   if (text.length < isaLength) return complete ? broken('x12', 'the ISA segment is cut short') : 'more';
   const d = x12Delimiters(text);
   if (typeof d === 'string') return broken('x12', d);
-  const segments = new SegmentSplitter(d).push(text);
+  const segments = new SegmentSplitter(d, x12Tags).push(text);
   const isa = segments[0]!;
   const e = (i: number) => (isa.elements[i - 1] ?? '').trim();
   const envelope: EdiEnvelope = {
@@ -83,10 +87,11 @@ function readEdifact(text: string, complete: boolean): HeadReading | 'more' {
     return complete ? broken('edifact', 'the UNA is cut short') : 'more';
   const d = edifactDelimiters(text);
   const body = text.startsWith('UNA') ? text.slice(9) : text;
-  const segments = new SegmentSplitter(d).push(body);
+  const splitter = new SegmentSplitter(d, edifactTags);
+  const segments = splitter.push(body);
   const unb = segments.find((s) => s.tag.trim() === 'UNB');
   if (!unb)
-    return complete || segments.length > 1
+    return complete || splitter.count > 1
       ? broken('edifact', 'no UNB segment opens the interchange')
       : 'more';
   const [syntax = '', syntaxVersion = ''] = componentsOf(unb.elements[0], d);

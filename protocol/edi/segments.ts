@@ -28,29 +28,46 @@ export class SegmentTooLong extends Error {
 
 export class SegmentSplitter {
   readonly #d: Delimiters;
+  readonly #only: ReadonlySet<string> | undefined;
   #pending = '';
   #position = 0;
 
-  constructor(delimiters: Delimiters) {
+  /**
+   * `only`: the tags wanted; other segments are counted (positions stay what they are) but not
+   * split into elements nor returned. Reading an envelope wants a few tags of hundreds of
+   * segments, and splitting them all was most of what it cost.
+   */
+  constructor(delimiters: Delimiters, only?: ReadonlySet<string>) {
     this.#d = delimiters;
+    this.#only = only;
+  }
+
+  /** Segments ended so far, returned or not. */
+  get count(): number {
+    return this.#position;
   }
 
   /** Segments completed by this chunk. */
   push(chunk: string): Segment[] {
     const text = this.#pending + chunk;
     const out: Segment[] = [];
+    const { segment: terminator, release } = this.#d;
     let start = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i];
-      if (this.#d.release !== '' && c === this.#d.release) {
-        i++; // the next character is data, whatever it is
-        continue;
-      }
-      if (c === this.#d.segment) {
-        const raw = text.slice(start, i);
-        start = i + 1;
-        const segment = this.#segment(raw);
-        if (segment) out.push(segment);
+    const take = (end: number) => {
+      const segment = this.#segment(text.slice(start, end));
+      start = end + 1;
+      if (segment) out.push(segment);
+    };
+    if (release === '' || !text.includes(release)) {
+      // Every terminator ends a segment: found by indexOf rather than by a look at every
+      // character, which was most of what reading an envelope cost.
+      for (let end = text.indexOf(terminator); end !== -1; end = text.indexOf(terminator, start)) take(end);
+    } else {
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        // A release character makes the next character data, whatever it is.
+        if (c === release) i++;
+        else if (c === terminator) take(i);
       }
     }
     this.#pending = text.slice(start);
@@ -66,12 +83,30 @@ export class SegmentSplitter {
   }
 
   #segment(raw: string): Segment | null {
-    const trimmed = raw.replace(/^[\r\n]+/, '').replace(/[\r\n]+$/, '');
+    const trimmed = trimLineBreaks(raw);
     if (trimmed === '') return null;
-    const parts = splitUnreleased(trimmed, this.#d.element, this.#d.release, true);
     this.#position += 1;
+    if (this.#only && !this.#wanted(trimmed)) return null;
+    const parts = splitUnreleased(trimmed, this.#d.element, this.#d.release, true);
     return { position: this.#position, tag: parts[0]!, elements: parts.slice(1) };
   }
+
+  /** Whether the segment's tag is one asked for; a tag with a release character in it is split to tell. */
+  #wanted(segment: string): boolean {
+    const end = segment.indexOf(this.#d.element);
+    const tag = end < 0 ? segment : segment.slice(0, end);
+    if (this.#d.release !== '' && tag.includes(this.#d.release))
+      return this.#only!.has(splitUnreleased(segment, this.#d.element, this.#d.release, true)[0]!.trim());
+    return this.#only!.has(tag) || this.#only!.has(tag.trim());
+  }
+}
+
+const isLineBreak = (c: string | undefined) => c === '\r' || c === '\n';
+
+/** The text without the line breaks around it (common between segments in files). */
+function trimLineBreaks(text: string): string {
+  if (!isLineBreak(text[0]) && !isLineBreak(text[text.length - 1])) return text;
+  return text.replace(/^[\r\n]+/, '').replace(/[\r\n]+$/, '');
 }
 
 /**
