@@ -28,7 +28,8 @@
  * Options: --messages <n> per case (default 1000), --concurrency <list> (default 1,4,16,64),
  * --connections keepalive,per-message (default both; the sustained mode uses the first, default
  * keepalive), --size <bytes> (default 10240), --profile full|signed|encrypted|plain (default
- * full), --preload <n> messages stored before the server starts, without ANALYZE (default 0),
+ * full), --document text|edifact (default text: EDI text after a counter, which the receiver's
+ * envelope reader only tells apart; edifact: a real interchange, whose envelope it reads), --preload <n> messages stored before the server starts, without ANALYZE (default 0),
  * --server-cpus <list> (taskset the server, e.g. 0 or 0,1), --no-writer (no route: the message
  * is only accepted, no delivered figures), --max-concurrent-deliveries <n> (the writer's
  * setting; default its own default, 1), --drain-timeout <s> (default 120), --warm-up <n>
@@ -44,7 +45,13 @@ import { prepareWithToken } from './lib/api-token.js';
 import { measureCase, type CaseWatch } from './lib/as2-case.js';
 import { closedLoopFigures, sustainedFigures } from './lib/as2-figures.js';
 import { closedLoop, newLoadState, openLoop, type LoadTarget } from './lib/as2-load.js';
-import { benchDocument, benchKeyPair, buildAs2Requests, requestProfileOf } from './lib/as2-requests.js';
+import {
+  benchDocument,
+  benchKeyPair,
+  buildAs2Requests,
+  requestProfileOf,
+  type BenchDocumentKind,
+} from './lib/as2-requests.js';
 import { seriesLine } from './lib/backlog.js';
 import { benchApi } from './lib/bench-api.js';
 import { opensslRsaSignsPerSecond, rssOf } from './lib/cpu.js';
@@ -62,6 +69,7 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     size: { type: 'string' },
     profile: { type: 'string' },
+    document: { type: 'string' },
     preload: { type: 'string' },
     'server-cpus': { type: 'string' },
     'no-writer': { type: 'boolean' },
@@ -87,6 +95,8 @@ if (rate !== null && !(rate > 0 && durationS > 0))
   throw new Error('--rate and --duration are positive numbers');
 const size = Number(values.size ?? 10240);
 const profileName = values.profile ?? 'full';
+const documentKind = (values.document ?? 'text') as BenchDocumentKind;
+if (documentKind !== 'text' && documentKind !== 'edifact') throw new Error('--document is text or edifact');
 const profile = requestProfileOf(profileName);
 const preload = Number(values.preload ?? 0);
 const writer = !values['no-writer'];
@@ -105,8 +115,8 @@ const keys = benchKeyPair(workDir);
 const { certificate } = keys;
 
 // ---- Requests, built before anything is timed. ----
-log(`building ${perCase} ${profileName} messages of ${size} bytes…`);
-const prebuilt = buildAs2Requests(perCase, size, profile, keys);
+log(`building ${perCase} ${profileName} messages of ${size} bytes (${documentKind})…`);
+const prebuilt = buildAs2Requests(perCase, size, profile, keys, documentKind);
 
 const rsaBefore = opensslRsaSignsPerSecond();
 log(`openssl speed rsa2048: ${rsaBefore} sign/s`);
@@ -173,7 +183,7 @@ function rsaOverCase(): number {
 
 /** The message's cryptography and compression alone (crypto-floor.ts), timed around each case too. */
 const floorInput = {
-  document: benchDocument(0, size),
+  document: benchDocument(0, size, documentKind),
   bodyBytes: prebuilt[0]!.body.length,
   ...profile,
   privateKey: keys.privateKey,
@@ -306,6 +316,7 @@ console.log(
   JSON.stringify({
     benchmark: 'as2-receive',
     profile: profileName,
+    document: documentKind,
     size_bytes: size,
     preloaded_messages: preload,
     server_cpus: values['server-cpus'] ?? 'all',

@@ -71,10 +71,35 @@ export const as2RequestHeaders = {
     'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
 };
 
-/** The `i`th document: `size` bytes of EDI text, each different (its number up front), so each MIC is. */
-export function benchDocument(i: number, size: number): Buffer {
+/**
+ * What the documents are: `text`, EDI text after a counter (not an interchange, so the receiver's
+ * EDI envelope reader only tells it apart; every figure recorded before 2026-11-24 used it), or
+ * `edifact`, a real interchange whose envelope the receiver reads.
+ */
+export type BenchDocumentKind = 'text' | 'edifact';
+
+/** The `i`th document: `size` bytes, each different (its number in it), so each MIC is. */
+export function benchDocument(i: number, size: number, kind: BenchDocumentKind = 'text'): Buffer {
+  if (kind === 'edifact') return edifactDocument(i, size);
   const line = "UNB+UNOC:3+ALICE:14+BOB:14+261121:1200+1'UNH+1+ORDERS:D:96A:UN'BGM+220+4711+9'\n";
   return Buffer.from(`${i}:${line.repeat(Math.ceil(size / line.length))}`.slice(0, size));
+}
+
+/** An EDIFACT interchange of about `size` bytes (its control number `i`): orders of seven segments each. */
+function edifactDocument(i: number, size: number): Buffer {
+  const parts = [`UNB+UNOC:3+ALICE:14+BOB:14+261124:0700+${i}'\n`];
+  let length = parts[0]!.length;
+  let n = 0;
+  while (length < size - 20) {
+    n += 1;
+    const order =
+      `UNH+${n}+ORDERS:D:96A:UN'\nBGM+220+${i}-${n}+9'\nDTM+137:20261124:102'\nNAD+BY+5412345000013::9'\n` +
+      `LIN+1++4000862141404:SRS'\nQTY+21:48'\nUNT+7+${n}'\n`;
+    parts.push(order);
+    length += order.length;
+  }
+  parts.push(`UNZ+${n}+${i}'\n`);
+  return Buffer.from(parts.join(''));
 }
 
 /** `count` messages of `size` bytes of EDI text, signed and encrypted with `keys` as `profile` says. */
@@ -83,6 +108,7 @@ export function buildAs2Requests(
   size: number,
   profile: RequestProfile,
   keys: BenchKeyPair,
+  kind: BenchDocumentKind = 'text',
 ): BuiltRequest[] {
   const packOptions: PackOptions = {
     contentType: 'application/edifact',
@@ -95,7 +121,7 @@ export function buildAs2Requests(
   };
   const built: BuiltRequest[] = [];
   for (let i = 0; i < count; i++) {
-    const packed = packOutgoing(benchDocument(i, size), packOptions);
+    const packed = packOutgoing(benchDocument(i, size, kind), packOptions);
     built.push({ body: packed.body, headers: packed.headers, mic: formatMic(packed.mic) });
   }
   return built;
