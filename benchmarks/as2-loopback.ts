@@ -25,6 +25,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { prepareWithToken } from './lib/api-token.js';
+import { loopbackDocument } from './lib/as2-requests.js';
 import { benchApi } from './lib/bench-api.js';
 import { cpuMsOf, postgresCpuMs, rssOf } from './lib/cpu.js';
 import { benchDatabase } from './lib/database.js';
@@ -129,8 +130,7 @@ try {
   await api('/services/as2-receiver/in/start', {});
   await api('/services/as2-sender/out/start', {});
 
-  const line = "UNB+UNOC:3+ACME:14+GLOBEX:14+261121:1200+1'UNH+1+ORDERS:D:96A:UN'BGM+220+4711+9'\n";
-  const document = Buffer.from(line.repeat(Math.ceil(documentBytes / line.length)).slice(0, documentBytes));
+  const document = loopbackDocument(documentBytes);
   // The load generator must not be what limits: keep-alive connections and a multipart body
   // put together by hand cost a fraction of fetch + FormData (measured: ≈ 2 ms of CPU per
   // upload on this machine, a sixth of the whole run's CPU).

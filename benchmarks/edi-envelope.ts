@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { envelopeOf } from '../actors/shared/edi-envelope.js';
-import { benchDocument } from './lib/as2-requests.js';
+import { benchDocument, loopbackDocument } from './lib/as2-requests.js';
 import { opensslRsaSignsPerSecond } from './lib/cpu.js';
 
 const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' } } });
@@ -28,17 +28,11 @@ const cpuMicros = () => {
   return u.user + u.system;
 };
 
-/** An EDIFACT interchange of `size` bytes, as as2-loopback sends (one UNB, UNH and BGM per line). */
-function interchange(size: number): Buffer {
-  const line = "UNB+UNOC:3+ACME:14+GLOBEX:14+261121:1200+1'UNH+1+ORDERS:D:96A:UN'BGM+220+4711+9'\n";
-  return Buffer.from(line.repeat(Math.ceil(size / line.length)).slice(0, size));
-}
-
-const inline = interchange(10 * 1024).toString('base64');
+const inline = loopbackDocument(10 * 1024).toString('base64');
 const notEdi = benchDocument(1, 10 * 1024).toString('base64');
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pier-bench-edi-'));
 const large = path.join(dir, 'large.edi');
-await writeFile(large, interchange(1024 * 1024));
+await writeFile(large, loopbackDocument(1024 * 1024));
 
 type Case = { name: string; count: number; run: (withReader: boolean) => Promise<unknown> };
 const cases: Case[] = [

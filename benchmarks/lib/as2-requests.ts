@@ -85,6 +85,15 @@ export function benchDocument(i: number, size: number, kind: BenchDocumentKind =
   return Buffer.from(`${i}:${line.repeat(Math.ceil(size / line.length))}`.slice(0, size));
 }
 
+/**
+ * as2-loopback's document, `size` bytes of EDIFACT that starts as an interchange: a UNB, UNH and
+ * BGM per line (so a header-heavy one: two thirds of its segments are headers).
+ */
+export function loopbackDocument(size: number): Buffer {
+  const line = "UNB+UNOC:3+ACME:14+GLOBEX:14+261121:1200+1'UNH+1+ORDERS:D:96A:UN'BGM+220+4711+9'\n";
+  return Buffer.from(line.repeat(Math.ceil(size / line.length)).slice(0, size));
+}
+
 /** An EDIFACT interchange of about `size` bytes (its control number `i`): orders of seven segments each. */
 function edifactDocument(i: number, size: number): Buffer {
   const parts = [`UNB+UNOC:3+ALICE:14+BOB:14+261124:0700+${i}'\n`];

@@ -80,7 +80,9 @@ export class AcknowledgementSweep {
       const pending = await inTx(this.#o.orm, (tx) => pendingInterchanges(tx, batch));
       const read = pending.filter((p) => this.#reads(p)).map((p) => p.message_id);
       const payloads =
-        read.length > 0 ? await inTx(this.#o.orm, (tx) => interchangePayloads(tx, read)) : new Map();
+        read.length > 0
+          ? await inTx(this.#o.orm, (tx) => interchangePayloads(tx, read))
+          : new Map<string, InterchangePayload>();
       // What was found is recorded for the whole batch at once, also when the batch stops half
       // way: an acknowledgement sent is never looked at again (and its source key keeps a
       // second look from sending it twice).

@@ -1,11 +1,11 @@
 // Covers a source recording its own acceptances: the file poller's acceptance runs on the thread's own connection (named pier-<node>-<n> in pg_stat_activity), its untagged NOTIFY pokes the file writer of the same process (each file delivered at once rather than at the stall sweep, 10 s), and each acceptance is logged once, through the source's log.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { must, parties, runningOn, tempDir, waitForMessages } from '../helpers/flow.js';
+import { pollerToWriter, runningOn, tempDir, waitForMessages } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 const lines: Record<string, unknown>[] = [];
@@ -20,24 +20,7 @@ const logger = pino(
 );
 const server = await startTestServer(t, { logger });
 const dir = await tempDir(t);
-const inbox = path.join(dir, 'in');
-await parties(server);
-await mkdir(path.join(inbox, 'globex'), { recursive: true });
-await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: path.join(dir, 'out') });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: inbox,
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-  polling_interval: 1,
-});
-await must(server, '/routes', {
-  name: 'to-globex',
-  source_plugin: 'in',
-  from: 'acme',
-  to: 'globex',
-  target_plugin: 'out',
-});
+const { inbox } = await pollerToWriter(server, dir);
 await runningOn(server, 'file-poller', 'in');
 await runningOn(server, 'file-writer', 'out');
 

@@ -1,7 +1,7 @@
 // Covers a pier server on S3 end to end: it starts with storage_in_use s3; a message sent by hand and a file-poller → file-writer flow keep stages above the inline limit in the bucket under messages/<id>/<stage> and small ones in PostgreSQL; downloads stream from the bucket; an object deleted behind pier's back is a 404 and a failed delivery naming the stage; the store stopping in the middle of a multipart upload, and uploads of both paths (one PUT, multipart) with the store stopped, answer 503 STORAGE_UNAVAILABLE naming the store with no message, no object and no open upload once it is back; a delivery fails with a clear last_error and raises storage_failed, and a download is 503.
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import t from 'tap';
@@ -9,8 +9,7 @@ import { sql } from '../helpers/database.js';
 import {
   form,
   runningOn,
-  must,
-  parties,
+  pollerToWriter,
   sendByHand,
   tempDir,
   upload,
@@ -31,19 +30,7 @@ function splitAround(bytes: Buffer, marker: string): [Buffer, Buffer] {
 const s3 = await startS3(t);
 const server = await startTestServer(t, { storage: s3.settings });
 const dir = await tempDir(t);
-const inbox = path.join(dir, 'in');
-const outbox = path.join(dir, 'out');
-await parties(server);
-await mkdir(path.join(inbox, 'globex'), { recursive: true });
-await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: inbox,
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-  polling_interval: 1,
-});
-await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+const { inbox, outbox } = await pollerToWriter(server, dir);
 await runningOn(server, 'file-writer', 'out');
 await runningOn(server, 'file-poller', 'in');
 
