@@ -44,24 +44,41 @@ export interface InterchangePayload {
   content: string | null;
 }
 
+/** A statement with its parameters, as the sweep runs it (exported for its plan's test). */
+export interface SweepStatement {
+  sql: string;
+  params: unknown[];
+}
+
 /**
  * Interchanges left for the sweep, oldest first, with their partner's settings. Without their
  * payloads: most need none (every outbound one, and an inbound one whose partner wants no
  * acknowledgement), and reading a stored document costs more than the rest of the row.
+ * The pending rows are read once, through their partial index, and each message is probed by
+ * its key (a lateral read of one row): on statistics older than the last sweeps, which believe
+ * many are pending, joining them back to their table and to `message` read both whole for every
+ * batch (flow/commands/sweep-plans.test.ts).
  */
-export async function pendingInterchanges(tx: Tx, limit: number): Promise<PendingInterchange[]> {
-  return tx.all<PendingInterchange>(
-    `with e as (
-       select message_id from edi_interchange where pending order by message_id limit ?
+export function pendingInterchangesStatement(limit: number): SweepStatement {
+  return {
+    sql: `with i as (
+       select message_id, standard, sender_qualifier, sender_id, receiver_qualifier, receiver_id,
+              interchange_control, document_types
+         from edi_interchange where pending order by message_id limit ?
      )
      select i.message_id, m.direction, m.from_party, m.to_party, m.created_at, i.standard, i.sender_qualifier,
             i.sender_id, i.receiver_qualifier, i.receiver_id, i.interchange_control, i.document_types,
             p.x12_acknowledgement, p.edifact_acknowledgement, p.acknowledgement_due_hours
-       from e join edi_interchange i using (message_id) join message m on m.id = i.message_id
+       from i cross join lateral (select * from message m where m.id = i.message_id limit 1) m
        left join partner p on p.name = case m.direction when 'inbound' then m.from_party else m.to_party end
       order by m.created_at, i.message_id`,
-    [limit],
-  );
+    params: [limit],
+  };
+}
+
+export async function pendingInterchanges(tx: Tx, limit: number): Promise<PendingInterchange[]> {
+  const { sql, params } = pendingInterchangesStatement(limit);
+  return tx.all<PendingInterchange>(sql, params);
 }
 
 /** The payloads of the messages the sweep reads, by message id; a message without one is absent. */
@@ -101,10 +118,10 @@ export interface FoundInterchange {
  * Records what the sweep found for a batch of interchanges in one statement (one commit per
  * batch, not one per interchange: every EDI message has an interchange, and most need nothing
  * but this record). Rows are locked in message id order, as every command here locks them.
- * Returns the messages recorded; one another process recorded first is left out.
+ * The ids also go as an array, whose length the planner knows, so the rows are probed by key
+ * (flow/tx.ts says why).
  */
-export async function recordInterchanges(tx: Tx, found: FoundInterchange[]): Promise<string[]> {
-  if (found.length === 0) return [];
+export function recordInterchangesStatement(found: FoundInterchange[]): SweepStatement {
   const rows = found.map(({ message_id, outcome }) =>
     outcome.kind === 'awaited'
       ? { message_id, status: outcome.due ? 'expected' : null, due: outcome.due, ack: null, problem: null }
@@ -114,24 +131,35 @@ export async function recordInterchanges(tx: Tx, found: FoundInterchange[]): Pro
           ? { message_id, status: null, due: null, ack: null, problem: outcome.problem.slice(0, 2000) }
           : { message_id, status: null, due: null, ack: null, problem: null },
   );
-  const recorded = await tx.all<{ message_id: string }>(
+  const ids = pgArray(rows.map((r) => r.message_id));
+  return {
     // An acknowledgement that arrived before the sweep gave the interchange its deadline keeps its status.
-    `with x as (
+    sql: `with x as (
        select * from jsonb_to_recordset(?::jsonb)
                   as r(message_id uuid, status text, due timestamptz, ack uuid, problem text)
      ), locked as (
-       select i.message_id from edi_interchange i join x using (message_id)
-        where i.pending order by i.message_id for no key update of i
+       select i.message_id from edi_interchange i
+        where i.message_id = any(?::uuid[]) and i.pending order by i.message_id for no key update of i
      )
      update edi_interchange i set pending = false,
             ack_status = coalesce(i.ack_status, x.status),
             ack_due_at = case when i.ack_status is null then x.due end,
             ack_message_id = coalesce(i.ack_message_id, x.ack), problem = x.problem
        from x join locked using (message_id)
-      where i.message_id = x.message_id and i.pending
+      where i.message_id = x.message_id and i.message_id = any(?::uuid[]) and i.pending
      returning i.message_id`,
-    [JSON.stringify(rows)],
-  );
+    params: [JSON.stringify(rows), ids, ids],
+  };
+}
+
+/**
+ * Records the batch (recordInterchangesStatement). Returns the messages recorded; one another
+ * process recorded first is left out.
+ */
+export async function recordInterchanges(tx: Tx, found: FoundInterchange[]): Promise<string[]> {
+  if (found.length === 0) return [];
+  const { sql, params } = recordInterchangesStatement(found);
+  const recorded = await tx.all<{ message_id: string }>(sql, params);
   return recorded.map((r) => r.message_id);
 }
 
