@@ -29,7 +29,7 @@ import {
   type CheckConnectionRequest,
   type HostAnswerTo,
 } from '../host-protocol.js';
-import { ActorStartData } from './start-data.js';
+import { ActorStartData, type LogLevel } from './start-data.js';
 import { poolUsage } from '../metrics/pool-probe.js';
 import { MetricTally } from '../metrics/tally.js';
 import { noMetrics, type MetricsPort } from '../metrics/port.js';
@@ -188,7 +188,19 @@ class Channel {
  * The actor's side of the core. Accepts and results asked for while a request of their kind
  * is under way go together in the next one, so a busy actor makes few trips to the core.
  */
-function coreClient(channel: Channel): CoreClient {
+/** Pino's level numbers: a line is posted when its level's number is at least the process's. */
+const levelNumber: Record<LogLevel, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
+
+function coreClient(channel: Channel, logLevel: LogLevel): CoreClient {
+  const lowest = levelNumber[logLevel];
   const accepts = new Batcher<OfferedMessage, Acceptance>(
     async (messages) => AcceptResponse.parse(await channel.request({ type: 'accept', messages })).accepted,
     { weigh: inlineChars, maxWeight: maxInlineCharsPerBatch },
@@ -202,7 +214,10 @@ function coreClient(channel: Channel): CoreClient {
     claim: async (limit) => ClaimResponse.parse(await channel.request({ type: 'claim', limit })).deliveries,
     result: (delivery, outcome) =>
       results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome }),
-    log: (level, msg, fields) => channel.post({ kind: 'event', body: { type: 'log', level, msg, fields } }),
+    log: (level, msg, fields) => {
+      if (levelNumber[level] >= lowest)
+        channel.post({ kind: 'event', body: { type: 'log', level, msg, fields } });
+    },
     storage: (ok, problem) => channel.post({ kind: 'event', body: { type: 'storage', ok, problem } }),
     reach: (ok, partner, error) =>
       channel.post({
@@ -240,7 +255,7 @@ export function runActor(init: ActorInit): void {
     process.exit(1);
   }
   channel.counting = start.data.metrics;
-  init(start.data, coreClient(channel)).then(
+  init(start.data, coreClient(channel, start.data.log_level)).then(
     (actor) => {
       channel.actor = actor;
       channel.post({ kind: 'ready' });

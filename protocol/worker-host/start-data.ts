@@ -11,6 +11,16 @@ export const StartCertificate = z.object({
 });
 export type StartCertificate = z.infer<typeof StartCertificate>;
 
+/** Pino's levels, as the process's logger may be set (LOG_LEVEL). */
+export const LogLevel = z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']);
+export type LogLevel = z.infer<typeof LogLevel>;
+
+/** A logger's level for an actor's start data: `trace` (every line posted) when it is not one of pino's. */
+export const actorLogLevel = (logger: { level: string }): LogLevel => {
+  const level = LogLevel.safeParse(logger.level);
+  return level.success ? level.data : 'trace';
+};
+
 export const ActorStartData = z.object({
   type: z.string(),
   name: z.string(),
@@ -22,6 +32,11 @@ export const ActorStartData = z.object({
   storage: StoreSelection,
   /** User-Agent of requests the actor sends (docs/api/settings.md identification_hide_version). */
   user_agent: z.string(),
+  /**
+   * The process's log level (LOG_LEVEL): the thread drops lines below it itself instead of posting
+   * each to the main thread to be dropped there (at `warn`, the two lines of every message).
+   */
+  log_level: LogLevel.default('trace'),
   /** False when the process exports no metrics (METRICS_PORT=off): the thread then counts nothing. */
   metrics: z.boolean().default(true),
   /**

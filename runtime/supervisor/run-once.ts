@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { pluginTypeDefinitions, type PluginType } from '../../actors/index.js';
 import { ActorThread, StartFailure } from '../../protocol/actor-thread.js';
 import { ActorEvent, CoreRequest, type CoreResponse } from '../../protocol/core-protocol.js';
-import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
+import { actorLogLevel, type ActorStartData } from '../../protocol/worker-host/start-data.js';
 import type { Orm } from '../../storage/db.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { ChildSpec } from './child-spec.js';
@@ -63,6 +63,7 @@ export async function runOnce(
       certificates: opened.certificates,
       storage: deps.storage,
       user_agent: deps.userAgent,
+      log_level: actorLogLevel(deps.logger),
       // A run once reports no metrics (its events other than log lines are dropped).
       metrics: false,
     } satisfies ActorStartData,

@@ -67,12 +67,13 @@ function supervisor(
   entries: Partial<Record<PluginType, string>>,
   core = new RecordingCore(),
   shutdownTimeoutMs = 2000,
+  logger = pino({ level: 'silent' }),
 ) {
   return new Supervisor({
     orm,
     secrets: SecretBox.fromText('test'),
     core,
-    logger: pino({ level: 'silent' }),
+    logger,
     now: () => new Date(),
     storage: { backend: 'local', directory: '/tmp' },
     userAgent: 'pier-test',
@@ -110,6 +111,27 @@ t.test('a well-behaved actor starts, works, stops, restarts', async (t) => {
   t.match(stopped, { status: 'stopped', actions: ['start'] });
   await t.rejects(s.act('file-writer', name, 'stop'), ActionRefused, 'stop on a stopped instance is refused');
   t.same(await alertsFor(name), [], 'a stop raises no alert');
+});
+
+t.test("an actor's log lines reach the log at the process's level and above, no others", async (t) => {
+  for (const [level, expected] of [
+    ['debug', ['a debug line', 'a info line', 'a warn line', 'a error line']],
+    ['warn', ['a warn line', 'a error line']],
+    ['silent', []],
+  ] as const) {
+    const lines: { msg: string; instance?: string }[] = [];
+    const logger = pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const s = supervisor({ 'file-writer': 'log-levels' }, new RecordingCore(), 2000, logger);
+    const name = await configure('file-writer');
+    await s.act('file-writer', name, 'start');
+    // The actor logs as it stops: a line it posted arrives before the stop's answer.
+    await s.act('file-writer', name, 'stop');
+    t.same(
+      lines.filter((l) => l.msg.endsWith(' line')).map((l) => l.msg),
+      expected,
+      `at ${level}`,
+    );
+  }
 });
 
 t.test('a start that fails leaves error with the reason and raises plugin_failed', async (t) => {

@@ -26,7 +26,7 @@ import { actionsIn } from '../lifecycle/states.js';
 import { ActorEvent, CoreRequest, type CoreResponse } from '../../protocol/core-protocol.js';
 import type { Action, ServiceStatus } from '../lifecycle/states.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
+import { actorLogLevel, type ActorStartData } from '../../protocol/worker-host/start-data.js';
 import { startOrder, type ChildSpec } from './child-spec.js';
 import type { ActorCore, InstanceRef } from './core-port.js';
 import {
@@ -544,6 +544,7 @@ export class Supervisor {
         certificates: opened.certificates,
         storage: this.#deps.storage,
         user_agent: this.#deps.userAgent,
+        log_level: actorLogLevel(this.#deps.logger),
         metrics: this.#deps.metrics?.counting ?? false,
         ...this.#flowAccess(instance),
       };
