@@ -184,10 +184,6 @@ class Channel {
   }
 }
 
-/**
- * The actor's side of the core. Accepts and results asked for while a request of their kind
- * is under way go together in the next one, so a busy actor makes few trips to the core.
- */
 /** Pino's level numbers: a line is posted when its level's number is at least the process's. */
 const levelNumber: Record<LogLevel, number> = {
   trace: 10,
@@ -199,6 +195,11 @@ const levelNumber: Record<LogLevel, number> = {
   silent: Infinity,
 };
 
+/**
+ * The actor's side of the core. Accepts and results asked for while a request of their kind
+ * is under way go together in the next one, so a busy actor makes few trips to the core.
+ * Log lines below the process's level (`logLevel`) are dropped here, not posted.
+ */
 function coreClient(channel: Channel, logLevel: LogLevel): CoreClient {
   const lowest = levelNumber[logLevel];
   const accepts = new Batcher<OfferedMessage, Acceptance>(

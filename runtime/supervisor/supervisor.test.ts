@@ -1,4 +1,4 @@
-// Covers the supervisor against misbehaving fixture workers: failed starts, crashes, exits, hangs, bad messages, busy instances, released claims.
+// Covers the supervisor against misbehaving fixture workers: failed starts, crashes, exits, hangs, bad messages, busy instances, released claims, and an actor's log lines reaching the log at the process's level and above only.
 import { pino } from 'pino';
 import t from 'tap';
 import type { PluginType } from '../../actors/index.js';
