@@ -11,6 +11,7 @@ import {
   type SweepStatement,
 } from './edi-acks.js';
 import { inTx } from '../tx.js';
+import { planNodes, type ExplainRow } from '../../test/helpers/plans.js';
 
 let orm: Orm;
 let url: string;
@@ -21,22 +22,12 @@ t.before(async () => {
 const interchanges = 5_000;
 const stillPending = 30;
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  Plans?: PlanNode[];
-}
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
 /** The tables the statement's plan reads whole. */
 async function wholeReads(statement: SweepStatement): Promise<string[]> {
   const [row] = await inTx(orm, (tx) =>
-    tx.all<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-      `explain (format json) ${statement.sql}`,
-      statement.params,
-    ),
+    tx.all<ExplainRow>(`explain (format json) ${statement.sql}`, statement.params),
   );
-  return nodesOf(row!['QUERY PLAN'][0]!.Plan)
+  return planNodes(row!)
     .filter(
       (n) => n['Node Type'] === 'Seq Scan' && ['edi_interchange', 'message'].includes(n['Relation Name']!),
     )

@@ -4,6 +4,7 @@ import { failedStatuses, inFlightStatuses } from '../../flow/tables/status.js';
 import { statsStatements } from '../../storage/repositories/message-counts.js';
 import { feedStatements } from '../../runtime/events/history-feed.js';
 import { sql } from '../helpers/database.js';
+import { planNodes, type ExplainRow, type PlanNode } from '../helpers/plans.js';
 import { startTestServer } from '../helpers/server.js';
 
 const now = new Date('2026-06-01T12:00:00.000Z');
@@ -45,22 +46,11 @@ await sql(
      from message m cross join generate_series(0, 2) as s(n)`,
 );
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
 async function plan(statement: { sql: string; params: unknown[] }): Promise<PlanNode[]> {
   const [row] = await server.ctx.orm.em
     .getConnection()
-    .execute<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
-      `explain (format json) ${statement.sql}`,
-      statement.params,
-    );
-  return nodesOf(row!['QUERY PLAN'][0]!.Plan);
+    .execute<ExplainRow[]>(`explain (format json) ${statement.sql}`, statement.params);
+  return planNodes(row!);
 }
 
 t.test('the tables are not analyzed: the planner has no statistics', async (t) => {
