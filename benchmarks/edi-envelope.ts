@@ -2,7 +2,8 @@
  * What reading the EDI envelope adds to each message the AS2 receiver takes: the receiver's step
  * (actors/shared/edi-envelope.ts) run alone on as2-loopback's document (a 10 KiB EDIFACT
  * interchange of 126 messages, kept inline), on as2-receive's (the same text after a counter, so
- * not EDI: only told apart), and on a 1 MiB interchange read from a stored file, with and without the reader,
+ * not EDI: only told apart), and on a 1 MiB interchange read from a stored file or from its first 64 KiB in
+ * hand (what the AS2 receiver's pool hands back with a document it unpacked in memory), with and without the reader,
  * interleaved A B A B so the machine's load falls on both alike. Without: the step the receiver
  * takes when read_edi_envelope is off (nothing). Reported as CPU per message (process user+system
  * time) and as a fraction of an RSA-2048 private-key operation (`openssl speed -seconds 2 rsa2048`
@@ -16,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { envelopeOf } from '../actors/shared/edi-envelope.js';
+import { maxHeadBytes } from '../protocol/edi/envelope-reader.js';
 import { benchDocument, loopbackDocument } from './lib/as2-requests.js';
 import { opensslRsaSignsPerSecond } from './lib/cpu.js';
 
@@ -32,7 +34,10 @@ const inline = loopbackDocument(10 * 1024).toString('base64');
 const notEdi = benchDocument(1, 10 * 1024).toString('base64');
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pier-bench-edi-'));
 const large = path.join(dir, 'large.edi');
-await writeFile(large, loopbackDocument(1024 * 1024));
+const largeDocument = loopbackDocument(1024 * 1024);
+await writeFile(large, largeDocument);
+// What the receiver's pool hands back with a large document it wrote from memory (open-message.ts).
+const largeHead = new Uint8Array(largeDocument.subarray(0, maxHeadBytes));
 
 type Case = { name: string; count: number; run: (withReader: boolean) => Promise<unknown> };
 const cases: Case[] = [
@@ -57,6 +62,14 @@ const cases: Case[] = [
     count: Math.max(1, Math.floor(messages / 10)),
     run: (withReader) =>
       withReader ? envelopeOf({ open: async () => createReadStream(large) }) : Promise.resolve(),
+  },
+  {
+    name: '1 MiB with its head in hand (the AS2 receiver, unpacked in memory)',
+    count: Math.max(1, Math.floor(messages / 10)),
+    run: (withReader) =>
+      withReader
+        ? envelopeOf({ head: largeHead, open: () => Promise.reject(new Error('in hand')) })
+        : Promise.resolve(),
   },
 ];
 

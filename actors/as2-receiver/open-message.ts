@@ -18,7 +18,7 @@ import {
   type UnpackOptions,
 } from '../as2/index.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
-import { keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
+import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { entityBytes } from '../as2-shared/headers.js';
 import { certificateOf, keyPairOf, privateKeyOf } from '../as2-shared/material.js';
 import { describeUnpacked } from './describe.js';
@@ -26,6 +26,7 @@ import { makeReceipt, type Receipt } from './receipt.js';
 import { unpackStored } from './open-stored.js';
 import { checkedCertificates } from './refusal-certificates.js';
 import { CemFormatError, isCemContentType, readCem, type CemMessage } from '../as2/cem/index.js';
+import { maxHeadBytes } from '../../protocol/edi/envelope-reader.js';
 
 export interface OpenTask {
   /** The message the stages are stored under. */
@@ -46,6 +47,12 @@ export interface OpenTask {
 export interface OpenResult {
   /** The business document kept as `unpacked`; null when the message was refused. */
   payload: KeptStage | null;
+  /**
+   * The document's first `maxHeadBytes` (a copy), when it was in memory here and went to the store
+   * rather than inline: the receiver reads its EDI envelope from them instead of reading the
+   * stored file back (about half of what the envelope cost a 1 MiB message).
+   */
+  payloadHead?: Uint8Array;
   /** The receipt kept as `receipt`. */
   receiptStage: KeptStage | null;
   fileName: string;
@@ -154,8 +161,13 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
         )
       : null,
   ]);
+  // Kept in the store from memory here (keepBytes): not inline, not stored while it was unpacked.
+  const storedFromMemory =
+    unpacked !== null && storedPayloadBytes === null && unpacked.payload.length > inlineMaxBytes;
   return {
     payload,
+    // A copy with a buffer of its own: a view would take the whole document along to the receiver.
+    ...(storedFromMemory ? { payloadHead: new Uint8Array(unpacked!.payload.subarray(0, maxHeadBytes)) } : {}),
     receiptStage,
     fileName:
       unpacked?.filename?.trim() || `${task.originalMessageId.replace(/[<>]/g, '').slice(0, 200)}.dat`,

@@ -138,6 +138,7 @@ export async function receiveMessage(
     deps.readEdiEnvelope !== false && payload !== null && refusal === null
       ? await envelopeOf({
           content: payload.content,
+          head: opened.payloadHead,
           open: () => deps.store.open({ messageId: id, stage: 'unpacked' }),
         })
       : undefined;

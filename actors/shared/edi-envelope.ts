@@ -11,9 +11,13 @@ import type { HeadReading } from '../../protocol/edi/envelope.js';
 import { ediRecordOf, type EdiRecord } from '../../protocol/edi/record.js';
 import { inlineBytes } from '../../storage/payloads/inline.js';
 
-/** What the source kept of the payload: its bytes inline (base64), or a way to read it from where it is. */
+/**
+ * What the source kept of the payload: its bytes inline (base64), or its first bytes still in
+ * hand (`head`, at least `maxHeadBytes` of them or all), or a way to read it from where it is.
+ */
 export interface KeptPayload {
   content?: string | undefined;
+  head?: Uint8Array | undefined;
   open: () => Promise<Readable>;
 }
 
@@ -22,6 +26,8 @@ export async function envelopeOf(kept: KeptPayload): Promise<EdiRecord | undefin
   const reading: HeadReading =
     kept.content !== undefined
       ? readEnvelopeOf(inlineBytes(kept.content))
-      : await readEnvelopeFrom(await kept.open());
+      : kept.head !== undefined
+        ? readEnvelopeOf(Buffer.from(kept.head.buffer, kept.head.byteOffset, kept.head.byteLength))
+        : await readEnvelopeFrom(await kept.open());
   return reading.kind === 'envelope' ? ediRecordOf(reading.envelope) : undefined;
 }

@@ -25,6 +25,9 @@ import type { As2InboundContext } from '../../protocol/as2-protocol.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import { asHttp, signedPart, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
+import { envelopeOf } from '../../actors/shared/edi-envelope.js';
+import { maxHeadBytes } from '../../protocol/edi/envelope-reader.js';
+import { edifactInterchange } from '../helpers/edi.js';
 
 const parties = makeParties();
 t.teardown(() => parties.remove());
@@ -224,7 +227,20 @@ async function bothWays(t: Test, label: string, built: Built, maxPayloadBytes = 
   t.same(receiptOf(stored), receiptOf(memory), `${label}: the same receipt disposition and MIC`);
   const unpacked = await stage(storedId, 'unpacked');
   t.same(unpacked, await stage(memoryId, 'unpacked'), `${label}: the same unpacked stage`);
-  return { stored, unpacked, receipt: receiptOf(stored) };
+  if (memory.payload !== null && unpacked !== null) {
+    t.ok(memory.payloadHead, `${label}: from memory, the head is in hand`);
+    // The store's path has it too when it unpacked the document in memory, not into the store.
+    for (const [path, result] of [
+      ['memory', memory],
+      ['store', stored],
+    ] as const) {
+      const head = result.payloadHead;
+      if (head === undefined) continue;
+      t.same(Buffer.from(head), unpacked.subarray(0, maxHeadBytes), `${label}, ${path}: the document's head`);
+      t.equal(head.buffer.byteLength, head.byteLength, `${label}, ${path}: the head has a buffer of its own`);
+    }
+  }
+  return { stored, storedId, unpacked, memory, receipt: receiptOf(stored) };
 }
 
 async function accepted(t: Test, label: string, built: Built, payload = document) {
@@ -252,6 +268,42 @@ t.test('accepted alike from the store and from memory', async (t) => {
     t.equal(stored.description.encrypted, !label.startsWith('signed only'), `${label}: encrypted`);
   }
 });
+
+t.test(
+  'an EDI interchange: its envelope read from the head in hand is the one in the stored stage',
+  async (t) => {
+    const order = (n: number) => ({
+      ref: `${n}`,
+      type: 'ORDERS',
+      body: [`BGM+220+PO-${n}+9`, `DTM+137:20261124:102`, `LIN+1++4000862141404:SRS`, `QTY+21:48`],
+    });
+    // About 110 KiB: its first 64 KiB hold ORDERS only, an INVRPT starts past them.
+    const messages = Array.from({ length: 1000 }, (_, i) => order(i + 1));
+    messages.push({ ...order(1001), type: 'INVRPT' });
+    const edi = Buffer.from(
+      edifactInterchange({ sender: ['ALICE', '14'], receiver: ['BOB', '14'], ref: '77', messages }),
+    );
+    t.ok(edi.length > maxHeadBytes + 32 * 1024, 'the document is larger than the head');
+    const built = signedOnly(false, entityOf(edi, 'application/edifact'));
+    const { memory, stored, storedId } = await bothWays(t, 'EDIFACT', built);
+    t.equal(stored.refusal, null, 'processed');
+    const cannotOpen = async (): Promise<never> => {
+      throw new Error('the stored stage is not read when the head is in hand');
+    };
+    const fromHead = await envelopeOf({ head: memory.payloadHead, open: cannotOpen });
+    const fromStore = await envelopeOf({
+      open: () => store.open({ messageId: storedId, stage: 'unpacked' }),
+    });
+    t.same(fromHead, fromStore, 'the same envelope either way');
+    t.match(fromHead, {
+      standard: 'edifact',
+      sender: { id: 'ALICE', qualifier: '14' },
+      receiver: { id: 'BOB', qualifier: '14' },
+      interchange_control: '77',
+      document_types: ['ORDERS'],
+    });
+  },
+);
 
 t.test(
   'ECDH key agreement (RFC 5753) from openssl: accepted alike from the store and from memory',
