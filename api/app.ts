@@ -58,6 +58,9 @@ export async function buildApp(
   installErrorMessages();
   const common = {
     bodyLimit: defaultBodyLimit,
+    // Closing ends every connection left: the stop drained them first (api/server.ts), and one
+    // that a client holds open without a request must not hold the process (ConnectionDrain).
+    forceCloseConnections: true,
     // Fastify's own two lines per request are replaced by one (api/http/request-log.ts).
     // Every line of a request carries its id as `request_id` (api/http/request-log.ts).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),

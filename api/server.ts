@@ -15,6 +15,9 @@ import { OutageLog } from '../storage/outage-log.js';
 import { prepareStorage } from '../storage/payloads/prepare.js';
 import { legacyPayloads, type StorageFields } from '../storage/payloads/selection.js';
 import { Readiness } from './readiness/readiness.js';
+import { notReadyRetryAfterSeconds } from './readiness/gate.js';
+import { endEventStreams } from './resources/events/routes.js';
+import { ConnectionDrain } from '../actors/shared/connection-drain.js';
 import {
   checkSecretKey,
   loadSecretBox,
@@ -23,6 +26,12 @@ import {
   startRuntime,
 } from '../runtime/index.js';
 import { listenForMetrics, type MetricsListener, type MetricsSource } from './metrics-listener.js';
+
+/**
+ * Milliseconds of the stop's deadline kept for the message flow's own drain: requests in hand
+ * wait for at most the rest, so a stalled upload cannot leave the actors no time at all.
+ */
+const flowStopReserveMs = 5_000;
 
 export interface ServerSettings {
   options: ProcessOptions;
@@ -136,6 +145,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     // The HTTP port opens before the message flow starts: meanwhile GET /ready answers 503
     // `starting` and other requests 503 NOT_READY, rather than a refused connection.
     const built = await buildApp(ctx, { logger });
+    const connections = new ConnectionDrain(built.app.server);
     closers.push(() => built.app.close());
     let url: string | undefined;
     if (settings.listen !== false) {
@@ -162,14 +172,29 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       ...settings.runtime,
     });
     ctx.runtime = runtime;
+    // When the stop's deadline (PIER_SHUTDOWN_TIMEOUT) falls, set by close() below.
+    let stopBy: number | undefined;
     // Closed first (closers run in reverse): the flow drains while the API still answers
-    // GET /ready with `draining`; the database closes last.
-    closers.push(() => runtime.close());
+    // GET /ready with `draining`; the listener closes after it, the database last.
+    closers.push(() => runtime.close(stopBy === undefined ? undefined : Math.max(0, stopBy - Date.now())));
     const metricsUrl = await serveMetrics(runtime, options, quiet);
     if (metricsUrl) closers.push(metricsUrl.close);
     ctx.readiness.ready();
+    /**
+     * The drain (docs/decisions/a-stop-drains-within-its-deadline.md): GET /ready answers 503
+     * `draining` and new requests 503 NOT_READY while the port stays open; event streams get a
+     * final event and end; connections without a request in hand end once silent for a second
+     * (ConnectionDrain). Requests in hand
+     * (an upload) finish and commit before the message flow stops, and the flow's actors drain
+     * before the listener and the database close. Whatever is open at the deadline is ended.
+     */
     const close = async () => {
+      stopBy = Date.now() + options.shutdownTimeoutMs;
       ctx.readiness.drain();
+      endEventStreams(ctx, notReadyRetryAfterSeconds);
+      connections.start();
+      // The flow's stop needs a moment of its own even when a request held the whole deadline.
+      await connections.settled(stopBy - Math.min(flowStopReserveMs, options.shutdownTimeoutMs / 3));
       await closeAll();
     };
     return { app: built.app, built, ctx, database, url, metricsUrl: metricsUrl?.url, close };

@@ -7,6 +7,7 @@
 import type { MetricsPort } from '../protocol/metrics/port.js';
 import type { AcceptItem, AcceptOutcome } from './commands/accept.js';
 import type { DeliveryEnd } from './commands/claims.js';
+import { finalStates } from './tables/delivery-states.js';
 
 export function countAccepted(
   metrics: MetricsPort,
@@ -18,7 +19,13 @@ export function countAccepted(
   metrics.count('pier_messages_accepted_total', { source: item.source_name, outcome: result });
 }
 
+/**
+ * A delivery that reached a final state (delivered, failed, stalled). A failed attempt that will
+ * be tried again ends the attempt, not the delivery: pier_delivery_attempts_total and
+ * pier_delivery_retries_total count those.
+ */
 export function countDeliveryEnd(metrics: MetricsPort, end: DeliveryEnd): void {
+  if (!finalStates.includes(end.state)) return;
   const labels = { target: end.target, outcome: end.state };
   metrics.count('pier_deliveries_finished_total', labels);
   metrics.observe('pier_delivery_latency_seconds', labels, end.elapsed_ms / 1000);

@@ -39,7 +39,7 @@ export interface HistoryLine {
 /** Inserts history lines; takes two parameters, the time and the lines as JSON. */
 export const historyInsert = `insert into message_history (message_id, created_at, kind, old_status, new_status, text,
                                                     delivery_id, target, old_state, new_state)
-     select x.message_id, ?, x.kind, x.old_status, x.new_status, x.text, x.delivery_id, x.target, x.old_state, x.new_state
+     select x.message_id, greatest(?::timestamptz, clock_timestamp()), x.kind, x.old_status, x.new_status, x.text, x.delivery_id, x.target, x.old_state, x.new_state
        from jsonb_to_recordset(?::jsonb) as x(message_id uuid, kind text, old_status text, new_status text, text text,
                                                delivery_id bigint, target text, old_state text, new_state text)`;
 

@@ -219,7 +219,7 @@ export class ActorThread {
   async stop(timeoutMs: number): Promise<boolean> {
     this.#stopping = true;
     if (!this.#alive) return true;
-    const answered = this.request({ type: 'stop' }).then(
+    const answered = this.request({ type: 'stop', within_ms: Math.floor(timeoutMs) }).then(
       () => true,
       () => false,
     );

@@ -55,4 +55,6 @@ export const CemReceivedAnswer = z.object({
   type: z.literal('cem_done'),
   /** What was done, in words for the message's history and the log. */
   text: z.string(),
+  /** The request was refused (nothing stored): the message is Refused with `text` as the reason. */
+  refused: z.boolean().optional(),
 });

@@ -6,8 +6,15 @@
 import { z } from 'zod';
 import { As2Material } from './as2-protocol.js';
 
-/** Finish or hand back the work in hand, release resources, then answer `stopped`. */
-const StopRequest = z.object({ type: z.literal('stop') });
+/**
+ * Finish or hand back the work in hand, release resources, then answer `stopped`. `within_ms`:
+ * the time the supervisor gives before it ends the thread; an actor that serves connections
+ * ends those left a little before, so it stops cleanly instead of being ended by force.
+ */
+const StopRequest = z.object({
+  type: z.literal('stop'),
+  within_ms: z.number().int().nonnegative().optional(),
+});
 const Stopped = z.object({ type: z.literal('stopped') });
 
 export const checkSteps = ['certificates', 'resolve', 'connect', 'tls', 'http'] as const;

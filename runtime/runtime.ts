@@ -98,7 +98,8 @@ export interface Runtime {
   userAgent: string;
   /** The process's Prometheus registry: what its threads counted, its gauges (GET /metrics). */
   metrics: PierMetrics;
-  close(): Promise<void>;
+  /** Stops the flow and the actors; `withinMs`: what is left of the stop's deadline (PIER_SHUTDOWN_TIMEOUT when left out). */
+  close(withinMs?: number): Promise<void>;
   /** Actor threads that did not end when terminated (after close: the process cannot end by itself). */
   unendedThreads(): number;
 }
@@ -240,10 +241,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     notifications,
     userAgent,
     metrics,
-    close: async () => {
+    close: async (withinMs?: number) => {
       await cemTicks?.stop();
       await notifications.close();
-      await supervisor.stopAll(options.shutdownTimeoutMs);
+      await supervisor.stopAll(withinMs ?? options.shutdownTimeoutMs);
       await partners.close();
       await acknowledgements.stop();
       await dispatcher.stop();

@@ -60,7 +60,10 @@ export async function connectDatabase(
     : `${withoutPassword(url)} (DATABASE_URL)`;
   let orm: Orm;
   try {
-    orm = await openDatabase(url);
+    orm = await openDatabase(url, { create });
+    // Without `create` MikroORM connects without a query, so a server that is down or a database
+    // that is missing would first fail later, outside this message; one query says it here.
+    if (!create) await orm.em.getConnection().execute('select 1');
     if (runMigrations) await migrate(orm);
   } catch (error) {
     await embedded?.stop();

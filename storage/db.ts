@@ -7,8 +7,13 @@ import { migrationsList } from './migrations/index.js';
 
 export type Orm = MikroORM;
 
-export async function openDatabase(url: string, options: { poolMax?: number } = {}): Promise<Orm> {
+export async function openDatabase(
+  url: string,
+  /** `create`: make the database DATABASE_URL names when it is missing (serve, migrate); checks never do. */
+  options: { poolMax?: number; create?: boolean } = {},
+): Promise<Orm> {
   return MikroORM.init({
+    ensureDatabase: options.create ?? true,
     clientUrl: url,
     entities,
     extensions: [Migrator],

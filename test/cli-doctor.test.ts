@@ -390,3 +390,23 @@ t.test('an unreachable database, as a shell runs it: exit 1 and the fix', async 
   t.match(shell.stdout, /\n1 check failed\.\n$/);
   t.notMatch(shell.stdout, /:pw@/, 'the password of the URL is not printed');
 });
+
+t.test('a database DATABASE_URL names that does not exist is reported missing, and not made', async (t) => {
+  const missing = `pier_doctor_missing_${process.pid}`;
+  const url = new URL(dbUrl);
+  url.pathname = `/${missing}`;
+  const shell = await runPierProcess(['doctor'], { ...envOf(), DATABASE_URL: url.toString() }, dataDir);
+  t.equal(shell.code, 1);
+  t.match(
+    shell.stdout.split('\n')[0],
+    new RegExp(
+      `^✘ Database reachable and migrated: Cannot use the database .*/${missing} \\(DATABASE_URL\\): database "${missing}" does not exist$`,
+    ),
+  );
+  const made = await sql<{ n: number }>(
+    dbUrl,
+    'select count(*)::int as n from pg_database where datname = $1',
+    [missing],
+  );
+  t.equal(made[0]!.n, 0, 'doctor made no database');
+});

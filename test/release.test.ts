@@ -3,17 +3,21 @@
 // engine warning on this Node; the installed `pier` answers --help and database commands from any
 // directory, and `pier serve` from there (PIER_DATA_DIR elsewhere) serves /health, the web UI's
 // assets and the OpenAPI document, runs actor threads (a file moved from a poller to a writer),
-// and stops on SIGTERM with exit code 0; without DATABASE_URL it runs its embedded PostgreSQL
+// passes `pier doctor` (its AS2 self-test reading the shipped captures), takes an AS2 message signed
+// and encrypted by `openssl cms` and writes its document, and drains on SIGTERM (503 on /ready while
+// an upload in flight finishes and is stored, exit code 0); without DATABASE_URL it runs its embedded PostgreSQL
 // under PIER_DATA_DIR, as on a machine with only Node.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createTestDatabase } from './helpers/database.js';
-import { tempDir } from './helpers/flow.js';
-import { fileFlowOn, mustOn, runningIn, spawnPier } from './helpers/process.js';
+import { form, tempDir } from './helpers/flow.js';
+import { fileFlowOn, mustOn, runningIn, spawnPier, type PierProcess } from './helpers/process.js';
+import { multipart } from './helpers/upload.js';
 import { waitFor } from './helpers/wait.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -142,6 +146,23 @@ t.test(
     );
     t.equal(await readFile(path.join(outbox, 'acme', 'order-1.edi'), 'utf8'), 'UNB+UNOC:3+ACME+GLOBEX\n');
 
+    // What an operator runs first: every check passes on the installed build, the AS2
+    // self-test replaying its captured messages from the release's own files.
+    const doctor = await run(pier, ['doctor'], elsewhere, {
+      DATABASE_URL: db.url,
+      PIER_DATA_DIR: dataDir,
+      PIER_SECRET_KEY: 'cluster-test-key',
+    });
+    t.equal(doctor.code, 0, `pier doctor exits 0: ${doctor.stdout}${doctor.stderr}`);
+    t.match(
+      doctor.stdout,
+      /^✔ AS2 library self-test: 17 captured messages from OpenAS2, Mendelson AS2 and pyas2lib read as their senders meant$/m,
+      'the self-test reads the shipped captures',
+    );
+
+    // An AS2 message from an independent client (openssl cms), signed and encrypted.
+    await as2FromOpenssl(t, server, work);
+
     // A database command of the installed CLI, beside the running server.
     const users = await run(pier, ['users', 'list'], elsewhere, {
       DATABASE_URL: db.url,
@@ -150,14 +171,142 @@ t.test(
     t.equal(users.code, 0, users.stderr);
     t.equal(users.stdout, 'No users.\n');
 
-    await server.kill('SIGTERM');
-    t.equal(server.child.exitCode, 0, 'SIGTERM stops it with exit code 0');
+    // SIGTERM drains: with an upload in flight, the port stays open and answers 503 while the
+    // upload finishes; a silent connection does not hold the stop.
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (c) => resolve(c)));
+    const held = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    held.on('error', () => {});
+    const upload = form(
+      { from: 'acme', to: 'globex', target: 'out' },
+      { name: 'late.edi', content: 'x'.repeat(65_536) },
+    );
+    let request: http.ClientRequest | undefined;
+    const uploaded = new Promise<number>((resolve, reject) => {
+      request = http.request(
+        `${server.url}/api/v1/messages`,
+        { method: 'POST', headers: { ...upload.headers, 'content-length': String(upload.payload.length) } },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        },
+      );
+      request.on('error', reject);
+    });
+    request!.write(upload.payload.subarray(0, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ready = await fetch(`${server.url}/ready`);
+    t.equal(ready.status, 503, '/ready answers 503 while draining');
+    t.match(await ready.json(), { status: 'draining' });
+    request!.end(upload.payload.subarray(1_000));
+    t.equal(await uploaded, 201, 'the upload in flight is stored');
+    t.equal(await exited, 0, 'SIGTERM stops it with exit code 0, a silent connection notwithstanding');
+    held.destroy();
     t.ok(
       server.logLines.some((l) => l.msg === 'pier stopped'),
       'it logged its stop',
     );
   },
 );
+
+/**
+ * Sets up organization bob (a key pair pier makes) and partner alice (openssl's certificate)
+ * on the installed pier with an AS2 receiver and a file-writer, then posts a message that
+ * `openssl cms` signed as alice and encrypted to bob's certificate; the document is written.
+ */
+async function as2FromOpenssl(t: Test, server: PierProcess, work: string): Promise<void> {
+  const openssl = (args: string) => execFileSync('openssl', args.split(' '), { cwd: work, stdio: 'pipe' });
+  openssl('req -x509 -newkey rsa:2048 -nodes -keyout alice.key -out alice.crt -days 30 -subj /CN=alice');
+  const made = await server.call('POST', '/certificates/generate', {
+    name: 'bob',
+    output: 'self-signed',
+    key: { algorithm: 'rsa', bits: 2048 },
+    subject: { common_name: 'bob' },
+  });
+  t.equal(made.status, 201, JSON.stringify(made.body));
+  const bobCert = made.body.data.id as number;
+  await writeFile(
+    path.join(work, 'bob.crt'),
+    await (await fetch(`${server.url}/api/v1/certificates/${bobCert}/download`)).text(),
+  );
+  const { payload, contentType } = await multipart({
+    certificate: { file: await readFile(path.join(work, 'alice.crt')), name: 'alice.crt' },
+    description: 'alice',
+  });
+  const uploaded = await fetch(`${server.url}/api/v1/certificates`, {
+    method: 'POST',
+    headers: { 'content-type': contentType, 'x-requested-with': 'XMLHttpRequest' },
+    body: new Uint8Array(payload),
+  });
+  const aliceCert = ((await uploaded.json()) as { data: { id: number } }).data.id;
+  const as2Port = await freePort();
+  await mustOn(server, '/plugins/configs?type=as2-receiver', {
+    name: 'as2in',
+    host: '127.0.0.1',
+    port: as2Port,
+    path: '/as2',
+  });
+  await mustOn(server, '/plugins/configs?type=file-writer', {
+    name: 'as2out',
+    directory: path.join(work, 'as2out'),
+    path_pattern: '{filename}',
+  });
+  const bob = (await mustOn(server, '/organizations', { name: 'bob' })).body.data.id as number;
+  await mustOn(server, '/as2/local-profiles', {
+    local_organization_id: bob,
+    as2id: 'BOB',
+    signing_certificate_id: bobCert,
+  });
+  const alice = (await mustOn(server, '/partners', { name: 'alice' })).body.data.id as number;
+  await mustOn(server, '/as2/remote-profiles', {
+    business_partner_id: alice,
+    as2id: 'ALICE',
+    endpoint: 'http://127.0.0.1:9/as2',
+    partner_certificate_id: aliceCert,
+    signature_certificate_ids: [aliceCert],
+    compression: false,
+  });
+  await mustOn(server, '/routes', {
+    source_plugin: 'as2in',
+    from: 'alice',
+    to: 'bob',
+    target_plugin: 'as2out',
+  });
+  await runningIn(server, 'as2in');
+  await writeFile(
+    path.join(work, 'entity.mime'),
+    'Content-Type: application/edi-x12\r\nContent-Disposition: attachment; filename="po-1.x12"\r\n\r\nISA*release~\r\n',
+  );
+  openssl('cms -sign -binary -in entity.mime -signer alice.crt -inkey alice.key -md sha256 -out signed.eml');
+  openssl('cms -encrypt -binary -in signed.eml -aes256 -out encrypted.eml -recip bob.crt');
+  const encrypted = await readFile(path.join(work, 'encrypted.eml'), 'latin1');
+  const split = encrypted.indexOf('\n\n');
+  const body = Buffer.from(encrypted.slice(split + 2), 'base64');
+  const answer = await fetch(`http://127.0.0.1:${as2Port}/as2`, {
+    method: 'POST',
+    headers: {
+      'AS2-Version': '1.2',
+      'AS2-From': 'ALICE',
+      'AS2-To': 'BOB',
+      'Message-ID': '<release-1@alice.example>',
+      'Content-Type': 'application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m',
+      'Disposition-Notification-To': 'edi@alice.example',
+      'Disposition-Notification-Options':
+        'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
+    },
+    body: new Uint8Array(body),
+  });
+  t.equal(answer.status, 200, 'the AS2 message is answered');
+  t.match(await answer.text(), /processed/, 'with a receipt that says processed');
+  const document = await waitFor(
+    () => readFile(path.join(work, 'as2out', 'po-1.x12'), 'latin1').catch(() => undefined),
+    'the AS2 document written by the installed pier',
+    60_000,
+    100,
+  );
+  t.equal(document, 'ISA*release~\r\n', 'the document is written as sent');
+}
 
 /** Command lines of the running postgres processes that name `dataDir` (Linux /proc). */
 function postgresOf(dataDir: string): string[] {

@@ -23,6 +23,7 @@ import { entityBytes } from '../as2-shared/headers.js';
 import { certificateOf, keyPairOf, privateKeyOf } from '../as2-shared/material.js';
 import { describeUnpacked } from './describe.js';
 import { makeReceipt, type Receipt } from './receipt.js';
+import { defaultFileName, documentName } from './default-file-name.js';
 import { unpackStored } from './open-stored.js';
 import { checkedCertificates } from './refusal-certificates.js';
 import { CemFormatError, isCemContentType, readCem, type CemMessage } from '../as2/cem/index.js';
@@ -170,7 +171,8 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
     ...(storedFromMemory ? { payloadHead: new Uint8Array(unpacked!.payload.subarray(0, maxHeadBytes)) } : {}),
     receiptStage,
     fileName:
-      unpacked?.filename?.trim() || `${task.originalMessageId.replace(/[<>]/g, '').slice(0, 200)}.dat`,
+      documentName(unpacked?.filename) ??
+      defaultFileName(task.as2From, task.originalMessageId, unpacked?.contentType ?? ''),
     description: {
       ...(unpacked ? describeUnpacked(unpacked) : {}),
       mic: unpacked ? formatMic(unpacked.mic) : null,

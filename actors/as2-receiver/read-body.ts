@@ -33,7 +33,16 @@ export interface BodyOptions {
   count?: (bytes: number) => boolean;
 }
 
+/**
+ * The request ended before it was read: its connection closed (a parse error of its chunked
+ * body, a client gone, a stop that gave it up) while the receiver was still looking its partner
+ * up. Its 'aborted' came before anyone listened, and no 'end' will come: without this check the
+ * read waited for ever, and with it the receiver's stop.
+ */
+const endedUnread = (req: http.IncomingMessage) => !req.complete && (req.destroyed || req.readableAborted);
+
 export function readBody(req: http.IncomingMessage, options: BodyOptions): Promise<Body> {
+  if (endedUnread(req)) return Promise.resolve({ kind: 'aborted' });
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -130,6 +139,7 @@ export function readPrefix(
   req: http.IncomingMessage,
   options: { limit: number; keep: number; count?: ((bytes: number) => boolean) | undefined },
 ): Promise<Prefix> {
+  if (endedUnread(req)) return Promise.resolve({ kind: 'aborted' });
   return new Promise((resolve) => {
     const head = Buffer.alloc(options.keep);
     let kept = 0;

@@ -155,7 +155,8 @@ export async function receiveMessage(
     file_name: opened.fileName.slice(0, 1024),
     payload: payload !== null ? { stage: 'unpacked', ...payload } : { stage: 'received', ...received },
     ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
-    ...(cemDone ? { unrouted: cemDone.text.slice(0, 2048) } : {}),
+    ...(cemDone?.refused ? { refusal: `Refused: ${cemDone.text}`.slice(0, 2048) } : {}),
+    ...(cemDone && !cemDone.refused ? { unrouted: cemDone.text.slice(0, 2048) } : {}),
     ...(edi ? { edi } : {}),
     // Stored in the acceptance's transaction: a processed message is a duplicate from then on.
     as2_record: {

@@ -24,6 +24,7 @@ import { sendAsyncReceipt } from './receipt.js';
 import { looksLikeReceipt, receiveReceipt } from './receipts-in.js';
 import { receiveMessage, type Answer, type Incoming, type StoredIncoming } from './receive.js';
 import { HoldBack } from '../shared/hold-back.js';
+import { ConnectionDrain } from '../shared/connection-drain.js';
 
 /** What is kept of a body from no known partner, for the operator (docs/decisions/strangers-and-senders-at-the-as2-receiver.md). */
 export const strangerPrefixBytes = 64 * 1024;
@@ -75,6 +76,7 @@ export class As2ReceiverServer {
   /** The receiver's max_message_mib in bytes. */
   readonly #limit: number;
   #stopped = false;
+  readonly #connections: ConnectionDrain;
   /** Stopping: requests under way finish, new ones are answered 503 with Retry-After. */
   #draining = false;
   #lastConnectionAt = 0;
@@ -110,6 +112,7 @@ export class As2ReceiverServer {
       this.#server = http.createServer(options, handle);
     }
     this.#server.on('connection', () => (this.#lastConnectionAt = Date.now()));
+    this.#connections = new ConnectionDrain(this.#server as http.Server);
     this.#server.headersTimeout = 60_000;
     this.#server.requestTimeout = 0;
   }
@@ -352,31 +355,54 @@ export class As2ReceiverServer {
   }
 
   /**
-   * Drains, then closes: requests under way are answered (their messages recorded first), new
-   * ones get 503 with Retry-After until then, so a sender is told to come back rather than cut
-   * off; then, once no connection came for a moment, the port closes. The supervisor's deadline
-   * (PIER_SHUTDOWN_TIMEOUT) bounds the wait.
+   * Drains, then closes: connections without a request in hand (idle, or a request not fully
+   * received) end at once; requests under way are answered (their messages recorded first), new
+   * ones get 503 with Retry-After, so a sender is told to come back rather than cut off; then,
+   * once no connection came for a moment, the port closes. All of it within `withinMs` (the
+   * supervisor's deadline, PIER_SHUTDOWN_TIMEOUT): a little before it, whatever is still open
+   * (a sender stalled mid-body) is ended, so the receiver stops by itself and its thread is not
+   * ended by force.
    */
-  async stop(): Promise<void> {
+  async stop(withinMs?: number): Promise<void> {
     this.#stopped = true;
     this.#draining = true;
-    // Idle connections are left open: Node counts one accepted whose request has not been
-    // read yet as idle, and closing it would reset a sender mid-request. Their next request
-    // is answered 503 (Connection: close); the close below ends those still idle then.
     const drainingSince = Date.now();
-    await Promise.allSettled([...this.#pending]);
+    const until =
+      withinMs === undefined ? Infinity : drainingSince + withinMs - Math.min(stopMarginMs, withinMs / 5);
+    this.#connections.start();
+    await beforeOrAt(until, Promise.allSettled([...this.#pending]));
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       // Checked after the loop's poll phase, where connections waiting in the kernel's queue
       // are accepted: a busy thread's timer may fire late, with connections still queued.
       await new Promise((resolve) => setImmediate(resolve));
       const quiet = Date.now() - this.#lastConnectionAt >= drainQuietMs;
-      if (quiet || Date.now() - drainingSince >= drainQuietMaxMs) break;
+      if (quiet || Date.now() - drainingSince >= drainQuietMaxMs || Date.now() >= until) break;
     }
-    await new Promise<void>((resolve) => {
-      this.#server.close(() => resolve());
-      this.#server.closeIdleConnections();
-    });
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.closeIdleConnections();
+    await beforeOrAt(until, this.#connections.settled(until));
+    this.#connections.destroyAll();
+    // The requests whose connections just ended settle at once (their bodies fail).
+    await beforeOrAt(Date.now() + stopMarginMs / 2, Promise.allSettled([...this.#pending]));
+    await closed;
     await this.#opener.close();
   }
+}
+
+/** Milliseconds before the supervisor's deadline at which a stopping receiver ends what is left. */
+const stopMarginMs = 1_000;
+
+/** Waits for `work`, but not past `until` (epoch milliseconds). */
+async function beforeOrAt(until: number, work: Promise<unknown>): Promise<void> {
+  if (until === Infinity) {
+    await work;
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work,
+    new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, until - Date.now())))),
+  ]);
+  clearTimeout(timer);
 }

@@ -26,8 +26,8 @@ runActor(async (start, core) => {
     );
   });
   return {
-    async stop() {
-      await server.stop();
+    async stop(withinMs) {
+      await server.stop(withinMs);
       await acceptances.close();
     },
   };

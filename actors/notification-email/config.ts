@@ -39,7 +39,15 @@ export const notificationEmailType: PluginTypeDefinition = {
       .describe("PEM certificates trusted beside the system's for the SMTP server (a company CA)"),
     from: emailAddress.describe('Sender address of the notifications'),
     to: z.array(emailAddress).min(1, 'Name at least one recipient').max(50).describe('Recipient addresses'),
-    subject_prefix: z.string().max(64).describe('Put before every subject line'),
+    subject_prefix: z
+      .string()
+      .max(64)
+      .regex(
+        // eslint-disable-next-line no-control-regex
+        /^[^\u0000-\u001f\u007f]*$/,
+        'Must not contain control characters (a line break would start a header)',
+      )
+      .describe('Put before every subject line'),
     min_severity: z.enum(['info', 'warning', 'critical']).describe('Least severe alert sent'),
     timeout_seconds: wholeNumber(1, 300).describe('Seconds an attempt (connect, send) may take'),
     cooldown_seconds: wholeNumber(0, 604_800).describe(

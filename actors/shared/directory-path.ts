@@ -28,3 +28,31 @@ export function pseudoFilesystemOf(absolute: string): string | undefined {
   const resolved = resolveDots(absolute);
   return pseudoFilesystems.find((top) => resolved === top || resolved.startsWith(`${top}/`));
 }
+
+/** The file system's root and the top-level directories of the operating system itself. */
+export const systemDirectories = [
+  '/',
+  '/bin',
+  '/boot',
+  '/etc',
+  '/lib',
+  '/lib64',
+  '/sbin',
+  '/usr',
+  '/var',
+] as const;
+
+/**
+ * Why the directory may not hold pier's files, or undefined when it may: a system directory
+ * itself (pier would write its files among the system's; a folder under one, /var/lib/pier, is
+ * fine), or a place on a kernel pseudo-filesystem.
+ */
+export function unfitDirectory(absolute: string): string | undefined {
+  const resolved = resolveDots(absolute);
+  if ((systemDirectories as readonly string[]).includes(resolved))
+    return resolved === '/'
+      ? 'Must not be the root directory'
+      : `Must not be ${resolved}, a system directory`;
+  const top = pseudoFilesystemOf(resolved);
+  return top ? `Must not be on ${top}, a kernel pseudo-filesystem` : undefined;
+}

@@ -265,6 +265,10 @@ export const fieldTexts: Record<string, FieldText> = {
     label: 'EDIFACT acknowledgement',
     help: 'What to send back for an EDIFACT interchange: none or CONTRL',
   },
+  speaks_for: {
+    label: 'Sends for partners',
+    help: 'Partners this partner may send interchanges for (a hub or a VAN), one name per line; empty: only for itself',
+  },
   acknowledgement_due_hours: {
     label: 'Acknowledgement due (hours)',
     help: 'Hours within which the partner should acknowledge what we send; 0: none expected',

@@ -59,6 +59,13 @@ const partnerFields = {
     .min(0, 'Must be 0 to 720')
     .max(720, 'Must be 0 to 720')
     .describe('Hours within which the partner must acknowledge an interchange pier sent; 0 expects none'),
+  speaks_for: z
+    .array(recordName)
+    .max(100, 'At most 100 partners')
+    .refine((names) => new Set(names).size === names.length, 'Each partner may be listed once')
+    .describe(
+      'Partners this partner may send interchanges for (a hub or a VAN): an interchange whose envelope names another partner as its sender is refused unless that partner is listed here',
+    ),
 };
 
 export const PartyCreate = z.strictObject({
@@ -83,12 +90,14 @@ export const PartnerCreate = PartyCreate.extend({
   x12_acknowledgement: partnerFields.x12_acknowledgement.default('none'),
   edifact_acknowledgement: partnerFields.edifact_acknowledgement.default('none'),
   acknowledgement_due_hours: partnerFields.acknowledgement_due_hours.default(0),
+  speaks_for: partnerFields.speaks_for.default([]),
 });
 
 export const PartnerUpdate = PartyUpdate.extend({
   x12_acknowledgement: partnerFields.x12_acknowledgement.optional(),
   edifact_acknowledgement: partnerFields.edifact_acknowledgement.optional(),
   acknowledgement_due_hours: partnerFields.acknowledgement_due_hours.optional(),
+  speaks_for: partnerFields.speaks_for.optional(),
 });
 
 export const PartyRecord = z.object({
@@ -105,6 +114,7 @@ export const PartnerRecord = PartyRecord.extend({
   x12_acknowledgement: z.enum(x12Acknowledgements),
   edifact_acknowledgement: z.enum(edifactAcknowledgements),
   acknowledgement_due_hours: z.number().int(),
+  speaks_for: z.array(z.string()),
 });
 export type PartnerRecord = z.infer<typeof PartnerRecord>;
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { singleLineText } from './common.js';
 import { httpUrlProblem } from './url.js';
+import { unfitDirectory } from '../../actors/shared/directory-path.js';
 
 const storageBackends = ['local', 's3'] as const;
 
@@ -47,8 +48,13 @@ export type SettingsValues = z.infer<typeof SettingsValues>;
 /** Cross-field rules, applied to the record as it would be saved. */
 export function settingsProblems(s: SettingsValues): Record<string, string> {
   const problems: Record<string, string> = {};
-  if (s.storage_backend === 'local' && s.storage_local_directory.trim() === '') {
+  const directory = s.storage_local_directory.trim();
+  if (s.storage_backend === 'local' && directory === '') {
     problems.storage_local_directory = 'Required for local storage';
+  } else if (directory !== '') {
+    // A relative directory is taken from the working directory, as the store will take it.
+    const unfit = unfitDirectory(directory.startsWith('/') ? directory : `${process.cwd()}/${directory}`);
+    if (unfit) problems.storage_local_directory = unfit;
   }
   if (s.storage_backend === 's3') {
     if (s.storage_s3_bucket.trim() === '') problems.storage_s3_bucket = 'Required for S3 storage';

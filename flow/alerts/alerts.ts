@@ -37,6 +37,8 @@ export const alertCodes = {
   /** A partner did not send the functional acknowledgement (997, 999, CONTRL) of an interchange in time. */
   acknowledgement_overdue: { severity: 'warning', once: minute },
   message_refused: { severity: 'warning', once: minute },
+  /** A partner's interchange named a sender it may not send for (accept-plan.ts): possibly forged. */
+  edi_sender_mismatch: { severity: 'critical', once: 0 },
   certificate_expiring: { severity: 'warning', once: 20 * 60 * minute },
   certificate_expired: { severity: 'critical', once: 20 * 60 * minute },
   storage_failed: { severity: 'critical', once: 5 * minute },

@@ -204,6 +204,33 @@ export async function messageRefused(
   );
 }
 
+/**
+ * A partner sent an interchange whose envelope names another party as its sender, one it may not
+ * send for: refused, kept, and news at once, as a forged sender may be an attack. One alert per
+ * message (the dedupe key names it), so a second forgery is not folded into the first.
+ */
+export async function ediSenderMismatch(
+  tx: Tx,
+  at: Date,
+  m: { id: string; from_party: string; source_type: string; source_name: string; mismatch: string },
+): Promise<void> {
+  await raiseAlert(
+    tx,
+    {
+      code: 'edi_sender_mismatch',
+      subject_kind: 'message',
+      subject_id: m.id,
+      subject_name: m.id,
+      summary: `Partner ${m.from_party} sent an interchange for another party, refused: ${m.mismatch}`,
+      details: { message_id: m.id, partner: m.from_party, source: m.source_name, problem: m.mismatch },
+      dedupe_key: `edi_sender_mismatch:${m.id}`,
+      link: alertLinks.message(m.id),
+      instance: `${m.source_type}:${m.source_name}`,
+    },
+    at,
+  );
+}
+
 /** Raises system_degraded when a failure takes the last 24 hours over the threshold. */
 export async function checkDegraded(tx: Tx, at: Date): Promise<void> {
   const [row] = await tx.all<{ n: string }>(

@@ -30,25 +30,34 @@ export interface InterchangeParty {
 }
 
 /**
- * Interchange ids to the parties holding them, keyed `qualifier NUL id`; an id registered
- * without a qualifier is keyed with an empty one and matches any.
+ * Who an envelope may name. `ids`: interchange ids to the parties holding them, keyed
+ * `qualifier NUL id`; an id registered without a qualifier is keyed with an empty one and
+ * matches any. `speaksFor`: the partners each partner may send interchanges for (its
+ * speaks_for list); a partner missing here speaks only for itself.
  */
-export type InterchangeDirectory = Map<string, InterchangeParty>;
+export interface InterchangeDirectory {
+  ids: Map<string, InterchangeParty>;
+  speaksFor: Map<string, ReadonlySet<string>>;
+}
+
+export const emptyDirectory = (): InterchangeDirectory => ({ ids: new Map(), speaksFor: new Map() });
 
 export const directoryKey = (qualifier: string, id: string) => `${qualifier}\u0000${id}`;
 
-/** The directory from the rows the lookups read (organizations' and partners' interchange ids). */
+/** The directory from the rows the lookups read (interchange ids, partners' speaks_for lists). */
 export function directoryOf(
   rows: { name: string; kind: PartyKind; qualifier: string; id: string }[],
+  speakers: { name: string; speaks_for: string[] }[] = [],
 ): InterchangeDirectory {
-  const directory: InterchangeDirectory = new Map();
-  for (const r of rows) directory.set(directoryKey(r.qualifier, r.id), { name: r.name, kind: r.kind });
+  const directory = emptyDirectory();
+  for (const r of rows) directory.ids.set(directoryKey(r.qualifier, r.id), { name: r.name, kind: r.kind });
+  for (const s of speakers) directory.speaksFor.set(s.name, new Set(s.speaks_for));
   return directory;
 }
 
 /** The party an envelope's sender or receiver names: its exact id and qualifier first, then an id registered for any qualifier. */
 export function partyOf(directory: InterchangeDirectory, p: { qualifier: string; id: string }) {
-  return directory.get(directoryKey(p.qualifier, p.id)) ?? directory.get(directoryKey('', p.id));
+  return directory.ids.get(directoryKey(p.qualifier, p.id)) ?? directory.ids.get(directoryKey('', p.id));
 }
 
 /** A message row as the acceptance statement inserts it. */
@@ -70,6 +79,8 @@ export interface PlannedMessage {
   payload_content: string | null;
   /** The payload's EDI envelope, stored beside the message (edi_interchange). */
   edi: EdiRecord | null;
+  /** Why the envelope's sender was not taken (the message is refused and an alert raised), else null. */
+  sender_mismatch: string | null;
 }
 
 /** A history line with its place among the message's first lines (1 accepted, 2 dispatched, 3 status). */
@@ -104,22 +115,57 @@ export function directionOf(
   };
 }
 
+const shown = (p: { qualifier: string; id: string }) => (p.qualifier ? `${p.qualifier}:${p.id}` : p.id);
+const standardName = (edi: EdiRecord) => (edi.standard === 'x12' ? 'X12' : 'EDIFACT');
+
+/**
+ * Why an envelope's sender may not stand for the party the transport named, or null when it may.
+ * A partner the source names (AS2 authenticated it by its signature; a poller's path named it)
+ * speaks for itself and for the partners on its speaks_for list, nobody else: not another partner,
+ * not one of our organizations. A source that names no partner (an organization's drop, an unknown
+ * name) leaves the envelope to decide, as before.
+ */
+function senderMismatch(
+  m: OfferedMessage,
+  kinds: Map<string, Set<PartyKind>>,
+  sender: InterchangeParty,
+  directory: InterchangeDirectory,
+): string | null {
+  if (!kinds.get(m.from)?.has('partner')) return null;
+  if (sender.kind === 'partner' && sender.name === m.from) return null;
+  if (sender.kind === 'partner' && directory.speaksFor.get(m.from)?.has(sender.name)) return null;
+  return (
+    `its ${standardName(m.edi!)} envelope names sender ${shown(m.edi!.sender)}, ${sender.kind} ${sender.name}, ` +
+    `which partner ${m.from} may not send for (not on its speaks_for list)`
+  );
+}
+
 /**
  * The parties a message is between: those its EDI envelope names where the interchange ids are
  * registered (the envelope names the business parties; the transport may be a hub's or a VAN's),
  * else those the source named. A message whose target is named (sent by hand, an acknowledgement
- * pier sends) keeps the parties it names. `note` says what the envelope decided, for the history.
+ * pier sends) keeps the parties it names. An envelope whose sender the transport's partner may not
+ * speak for decides nothing: the message stays the transport's, refused (`mismatch`).
+ * `note` says what the envelope decided, for the history.
  */
 function partiesOf(
   item: AcceptItem,
   kinds: Map<string, Set<PartyKind>>,
   directory: InterchangeDirectory,
-): { from: string; to: string; fromKinds?: Set<PartyKind>; toKinds?: Set<PartyKind>; note: string } {
+): {
+  from: string;
+  to: string;
+  fromKinds?: Set<PartyKind>;
+  toKinds?: Set<PartyKind>;
+  note: string;
+  mismatch: string | null;
+} {
   const m = item.message;
   const resolve = m.edi && !m.refusal && !item.target_hint;
-  const sender = resolve ? partyOf(directory, m.edi!.sender) : undefined;
-  const receiver = resolve ? partyOf(directory, m.edi!.receiver) : undefined;
-  const shown = (p: { qualifier: string; id: string }) => (p.qualifier ? `${p.qualifier}:${p.id}` : p.id);
+  const named = resolve ? partyOf(directory, m.edi!.sender) : undefined;
+  const mismatch = named ? senderMismatch(m, kinds, named, directory) : null;
+  const sender = mismatch ? undefined : named;
+  const receiver = resolve && !mismatch ? partyOf(directory, m.edi!.receiver) : undefined;
   const said: string[] = [];
   if (sender) said.push(`sender ${shown(m.edi!.sender)} is ${sender.kind} ${sender.name}`);
   if (receiver) said.push(`receiver ${shown(m.edi!.receiver)} is ${receiver.kind} ${receiver.name}`);
@@ -134,10 +180,8 @@ function partiesOf(
         ? { fromKinds: kinds.get(from)! }
         : {}),
     ...(receiver ? { toKinds: new Set([receiver.kind]) } : kinds.has(to) ? { toKinds: kinds.get(to)! } : {}),
-    note:
-      said.length > 0
-        ? `; by its ${m.edi!.standard === 'x12' ? 'X12' : 'EDIFACT'} envelope, ${said.join(', ')}`
-        : '',
+    note: said.length > 0 ? `; by its ${standardName(m.edi!)} envelope, ${said.join(', ')}` : '',
+    mismatch,
   };
 }
 
@@ -145,7 +189,7 @@ export function planAcceptance(
   items: AcceptItem[],
   kinds: Map<string, Set<PartyKind>>,
   routes: RouteRow[],
-  directory: InterchangeDirectory = new Map(),
+  directory: InterchangeDirectory = emptyDirectory(),
 ): AcceptancePlan {
   const plan: AcceptancePlan = { messages: [], deliveries: [], lines: [] };
   for (const item of items) {
@@ -154,6 +198,7 @@ export function planAcceptance(
     const { direction, problem } = directionOf(parties.fromKinds, parties.toKinds);
     const refusal =
       m.refusal ??
+      (parties.mismatch ? `Refused: ${parties.mismatch}` : null) ??
       (problem ? `Refused: ${problem} (from ${parties.from || '-'} to ${parties.to || '-'})` : null);
     const targets =
       refusal || m.unrouted
@@ -198,6 +243,7 @@ export function planAcceptance(
       payload_stage: m.payload.stage,
       payload_content: m.payload.content ?? null,
       edi: m.edi ?? null,
+      sender_mismatch: m.refusal ? null : parties.mismatch,
     });
   }
   return plan;

@@ -13,7 +13,7 @@
 import type { Acceptance } from '../../protocol/core-protocol.js';
 import { bindByName } from '../../storage/sql.js';
 import { ContentBlob, contentSql } from '../../storage/content-blob.js';
-import { messageRefused } from '../alerts/flow-alerts.js';
+import { ediSenderMismatch, messageRefused } from '../alerts/flow-alerts.js';
 import {
   directoryOf,
   newDeliveryState,
@@ -128,6 +128,7 @@ async function lookups(
     parties: { name: string; kind: PartyKind }[];
     routes: RouteRow[];
     interchange_ids: { name: string; kind: PartyKind; qualifier: string; id: string }[];
+    speakers: { name: string; speaks_for: string[] }[];
     duplicates: DuplicateRow[];
   }>(
     'accept-lookups',
@@ -142,6 +143,8 @@ async function lookups(
                  from organization, jsonb_array_elements(interchange_ids) e
                union all select name, 'partner', e->>'qualifier', e->>'id'
                  from partner, jsonb_array_elements(interchange_ids) e) i) as interchange_ids,
+            (select coalesce(json_agg(s), '[]') from (
+               select name, speaks_for from partner where speaks_for <> '[]'::jsonb) s) as speakers,
             (select coalesce(json_agg(d), '[]') from (${inboundDuplicatesSql(p)}) d) as duplicates`,
     values,
   );
@@ -152,7 +155,7 @@ async function lookups(
     version: row!.version,
     kinds,
     routes: row!.routes,
-    directory: directoryOf(row!.interchange_ids),
+    directory: directoryOf(row!.interchange_ids, row!.speakers),
     duplicates: row!.duplicates,
   };
 }
@@ -236,8 +239,10 @@ async function storeIfUnchanged(
 ): Promise<Accepted | 'changed' | 'needs a transaction'> {
   const plan = planAcceptance(items, read.kinds, read.routes, read.directory);
   const records = as2RecordsOf(items);
-  const refusesAs2 = plan.messages.some((r) => r.refusal && r.source_type === 'as2-receiver');
-  if (refusesAs2 || records.some((r) => r.record.history)) return 'needs a transaction';
+  const raises = plan.messages.some(
+    (r) => (r.refusal && r.source_type === 'as2-receiver') || r.sender_mismatch,
+  );
+  if (raises || records.some((r) => r.record.history)) return 'needs a transaction';
   const guard = { version: read.version, keys: inboundKeys(items) };
   return (await storePlan(direct(flow), at, node, plan, records, guard, announce)) ?? 'changed';
 }
@@ -314,7 +319,9 @@ async function storePlan(
   if (!inserted) return null;
   const { fresh, queuedAt } = inserted;
   for (const r of plan.messages) {
-    if (r.refusal && fresh.has(r.id) && r.source_type === 'as2-receiver')
+    if (!fresh.has(r.id)) continue;
+    if (r.sender_mismatch) await ediSenderMismatch(tx, at, { ...r, mismatch: r.sender_mismatch });
+    else if (r.refusal && r.source_type === 'as2-receiver')
       await messageRefused(tx, at, { ...r, refusal: r.refusal });
   }
   await as2RecordHistory(
@@ -429,7 +436,7 @@ async function insertAccepted(
      ), h as (
        insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
                                     old_state, new_state)
-       select message_id, ${p.at}, kind, old_status, new_status, text, delivery_id, target, old_state, new_state from (
+       select message_id, greatest(${p.at}::timestamptz, clock_timestamp()), kind, old_status, new_status, text, delivery_id, target, old_state, new_state from (
          select l.message_id, l.kind, l.old_status, l.new_status, l.text, null::bigint as delivery_id,
                 null::text as target, null::text as old_state, null::text as new_state, l.ord
            from jsonb_to_recordset(${p.lines}::jsonb) as l(message_id uuid, kind text, old_status text, new_status text,

@@ -60,7 +60,7 @@ export async function claimBatch(
        returning d.id, d.message_id, d.target, d.attempts, d.claims
      ), lines as (
        insert into message_history (message_id, created_at, kind, delivery_id, target, old_state, new_state, text)
-       select message_id, ?, 'delivery_changed', id, target, 'queued', 'delivering', 'Attempt ' || attempts from claimed
+       select message_id, greatest(?::timestamptz, clock_timestamp()), 'delivery_changed', id, target, 'queued', 'delivering', 'Attempt ' || attempts from claimed
      )
      select c.id, c.message_id, c.attempts, c.claims, m.from_party, m.to_party, m.file_name, m.direction, p.size_bytes, p.content,
             exists (select 1 from delivery q where q.target = ? and q.state in (${claimableStates})

@@ -332,13 +332,18 @@ export async function resultsAtOnce(
               ${settledStatus.stage} as stage
          from s
      ), settled as (
+       -- Every message of the batch is written, its status changed or not: a new row version is
+       -- what a concurrent result of a sibling delivery sees (unmoved), so it falls back to
+       -- reading the states after its locks. Written only when the status changed, two writers'
+       -- results for one message, each reading the other's delivery as still delivering, left it
+       -- InProgress with every delivery delivered.
        update message m set status = v.status, stage = v.stage, updated_at = ${p.at}
-         from derived v where m.id = v.id and (v.status <> v.old_status or v.stage <> v.old_stage)
-       returning m.id, v.old_status, v.status
+         from derived v where m.id = v.id
+       returning m.id, v.old_status, v.status, (v.status <> v.old_status or v.stage <> v.old_stage) as moved
      )${along?.ctes ?? ''}, lines as (
        insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
                                     old_state, new_state)
-       select message_id, ${p.at}, kind, old_status, new_status, text, delivery_id, target, old_state, new_state from (
+       select message_id, greatest(${p.at}::timestamptz, clock_timestamp()), kind, old_status, new_status, text, delivery_id, target, old_state, new_state from (
          select c.message_id, 'delivery_changed' as kind, null as old_status, null as new_status, c.text,
                 c.id as delivery_id, c.target, 'delivering' as old_state, '${delivered}' as new_state, 1 as ord
            from changed c
@@ -348,7 +353,7 @@ export async function resultsAtOnce(
        ) l order by message_id, ord, delivery_id
      )
      select (select ok from unmoved) as unmoved, (select coalesce(json_agg(c), '[]') from changed c) as changed,
-            (select coalesce(json_agg(v.status), '[]') from settled v) as statuses${along?.select ?? ''}`,
+            (select coalesce(json_agg(v.status), '[]') from settled v where v.moved) as statuses${along?.select ?? ''}`,
     values,
   );
   if (!row!.unmoved) return null;

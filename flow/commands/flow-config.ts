@@ -7,7 +7,7 @@
  * process, changes the version at its commit, so a snapshot that sees the version also sees
  * exactly the parties and routes it was read with.
  */
-import type { InterchangeDirectory, PartyKind } from './accept-plan.js';
+import { emptyDirectory, type InterchangeDirectory, type PartyKind } from './accept-plan.js';
 import type { RouteRow } from '../tables/routing.js';
 
 /**
@@ -20,14 +20,14 @@ export interface KnownConfig {
   version: string;
   kinds: Map<string, Set<PartyKind>>;
   routes: RouteRow[];
-  /** Which party each interchange id names (read whole: parties have few ids). */
+  /** Which party each interchange id names, and who may speak for whom (read whole: parties have few ids). */
   directory: InterchangeDirectory;
 }
 
 export class FlowConfig {
   #version: string | null = null;
   #routes: RouteRow[] = [];
-  #directory: InterchangeDirectory = new Map();
+  #directory: InterchangeDirectory = emptyDirectory();
   /** Every name read at #version: its kinds, empty when it is neither. */
   readonly #names = new Map<string, Set<PartyKind>>();
 

@@ -117,6 +117,38 @@ t.test('payloads that are not EDI, or whose envelope is broken, say so', async (
   t.match(short, { problem: /cut short|shorter/ });
 });
 
+t.test('an envelope whose ids hold control characters is broken, not read as it came', async (t) => {
+  const edifact = edifactInterchange({
+    sender: ['VIC\r\nTIM', 'ZZ'],
+    receiver: ['BOB', 'ZZ'],
+    ref: '1',
+    messages: [{ type: 'ORDERS', ref: '1', body: ['BGM+220+PO1+9'] }],
+  });
+  t.same(readEnvelopeOf(Buffer.from(edifact)), {
+    kind: 'broken',
+    standard: 'edifact',
+    problem: "the interchange's sender id contains control characters",
+  });
+  const receiver = edifactInterchange({
+    sender: ['ALICE', 'ZZ'],
+    receiver: ['BOB', 'Z\u0000'],
+    ref: '1',
+    messages: [{ type: 'ORDERS', ref: '1', body: ['BGM+220+PO1+9'] }],
+  });
+  t.match(readEnvelopeOf(Buffer.from(receiver)), { kind: 'broken', problem: /receiver qualifier/ });
+  const x12 = purchaseOrder(1, 'ALICE\u0007', 'BOB');
+  t.same(readEnvelopeOf(Buffer.from(x12)), {
+    kind: 'broken',
+    standard: 'x12',
+    problem: "the interchange's sender id contains control characters",
+  });
+  t.equal(
+    readEnvelopeOf(Buffer.from(purchaseOrder(1, 'ALICE', 'BOB'))).kind,
+    'envelope',
+    'clean ids are read',
+  );
+});
+
 t.test(
   'only the head is read: a 4 MiB interchange and an endless stream are let go after 64 KiB',
   async (t) => {

@@ -77,6 +77,8 @@ function readX12(text: string, complete: boolean): HeadReading | 'more' {
     document_types: [],
     test: e(15) === 'T',
   };
+  const unfit = controlCharactersIn(envelope);
+  if (unfit) return broken('x12', unfit);
   const headerSeen = collect(segments, envelope, d, { group: 'GS', set: 'ST' });
   if (!headerSeen && !complete) return 'more';
   return { kind: 'envelope', envelope, delimiters: d };
@@ -107,9 +109,32 @@ function readEdifact(text: string, complete: boolean): HeadReading | 'more' {
     document_types: [],
     test: plain(unb.elements[10], d) === '1',
   };
+  const unfit = controlCharactersIn(envelope);
+  if (unfit) return broken('edifact', unfit);
   const headerSeen = collect(segments, envelope, d, { group: 'UNG', set: 'UNH' });
   if (!headerSeen && !complete) return 'more';
   return { kind: 'envelope', envelope, delimiters: d };
+}
+
+// eslint-disable-next-line no-control-regex
+const controlCharacter = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Which of the interchange's ids holds a control character (a CR/LF inside an EDIFACT element,
+ * a NUL), or null. Such an id names no party (party ids refuse them) and would be stored and
+ * shown as it came, line breaks and all: the envelope is broken instead, so the payload is
+ * offered as if it were not EDI.
+ */
+function controlCharactersIn(envelope: EdiEnvelope): string | null {
+  const fields: [string, string][] = [
+    ['sender id', envelope.sender.id],
+    ['sender qualifier', envelope.sender.qualifier],
+    ['receiver id', envelope.receiver.id],
+    ['receiver qualifier', envelope.receiver.qualifier],
+    ['control number', envelope.interchange_control],
+  ];
+  const found = fields.find(([, value]) => controlCharacter.test(value));
+  return found ? `the interchange's ${found[0]} contains control characters` : null;
 }
 
 /** Adds the group controls and document types of the segments read; true once a set header was seen. */

@@ -64,8 +64,11 @@ export interface CoreClient {
 export interface Actor {
   /** Deliveries are queued for this instance. */
   onWork?(): void;
-  /** Finish or give up the work in hand and release every resource. */
-  stop(): Promise<void>;
+  /**
+   * Finish or give up the work in hand and release every resource; `withinMs`: the time left
+   * before the supervisor ends the thread, when it said.
+   */
+  stop(withinMs?: number): Promise<void>;
   /** The way to a partner, checked as this actor would send to it (an AS2 sender). */
   checkConnection?(request: CheckConnectionRequest): Promise<CheckAnswer>;
 }
@@ -132,7 +135,7 @@ class Channel {
   async #answer(request: HostRequest): Promise<HostAnswerTo<HostRequest>> {
     switch (request.type) {
       case 'stop':
-        await this.actor?.stop();
+        await this.actor?.stop(request.within_ms);
         this.sendMetrics();
         return { type: 'stopped' };
       case 'check_connection': {

@@ -34,7 +34,7 @@ export class As2Core {
     if (request.type === 'cem_received') {
       if (!this.cem) throw new Error('certificate exchange messages are not handled in this process');
       // Its own transactions: it may send a response through the dispatcher.
-      return this.cem.received(request).then((text) => ({ type: 'cem_done', text }));
+      return this.cem.received(request).then((done) => ({ type: 'cem_done', ...done }));
     }
     // Narrowed here, where the closure below can keep it.
     const question = request;

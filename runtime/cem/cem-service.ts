@@ -17,7 +17,7 @@ import type { CemReceivedRequest } from '../../protocol/cem-protocol.js';
 import { inTx, type Tx } from '../../storage/sql.js';
 import { raiseAlert } from '../../flow/alerts/alerts.js';
 import { alertLinks } from '../../flow/alerts/links.js';
-import { storeReceivedCertificate } from './certificates.js';
+import { storeReceivedCertificate, twinOf } from './certificates.js';
 import { addBeside, addOurDecryption, removeAdded, switchTo } from './profiles.js';
 import { chooseSender, sendCemMessage, type CemSendDeps } from './outbound-message.js';
 import { CemRefusal } from './refusal.js';
@@ -56,12 +56,27 @@ export class CemService {
   // Receiving ----------------------------------------------------------------------------
 
   /** A CEM message the AS2 receiver read (before it accepts the message); returns what was done, in words. */
-  async received(request: CemReceivedRequest): Promise<string> {
+  async received(request: CemReceivedRequest): Promise<{ text: string; refused?: boolean }> {
     const at = this.deps.now();
     const parties = await inTx(this.deps.orm, (tx) => partiesOf(tx, request.organization, request.partner));
-    if (request.cem.kind === 'response') return this.#responseReceived(request, parties, at);
+    if (request.cem.kind === 'response') return { text: await this.#responseReceived(request, parties, at) };
     const cem = request.cem;
     const stored = await inTx(this.deps.orm, async (tx) => {
+      // Checked before anything is stored, in the transaction that stores: all or nothing.
+      for (const t of cem.trustRequests) {
+        const der = Buffer.from(t.certificate, 'base64');
+        const twin = await twinOf(tx, der);
+        if (!twin) continue;
+        const reference = referenceOf(der);
+        return {
+          kind: 'refused' as const,
+          twin:
+            `Certificate exchange request ${cem.requestId} from ${request.partner} refused: its certificate with ` +
+            `issuer ${reference.issuer} and serial number ${reference.serial} has another key than certificate ` +
+            `${twin.id} (${twin.name}), which has the same issuer and serial number, so a signature could be ` +
+            `taken for either; nothing was stored. A new certificate needs a serial number of its own.`,
+        };
+      }
       const respondBy = new Date(Math.min(...cem.trustRequests.map((t) => Date.parse(t.respondBy))));
       const [exchange] = await tx.all<{ id: number }>(
         `insert into cem_exchange (direction, partner_id, organization_id, request_id, respond_by,
@@ -103,13 +118,24 @@ export class CemService {
         'select policy from cem_partner_policy where partner_id = ?',
         [parties.partner.id],
       );
-      return { id: exchange.id, names, policy: policy?.policy ?? 'manual', respondBy };
+      return {
+        kind: 'stored' as const,
+        id: exchange.id,
+        names,
+        policy: policy?.policy ?? 'manual',
+        respondBy,
+      };
     });
-    if (!stored) return `Certificate exchange request ${cem.requestId} was received before; nothing changed`;
+    if (!stored)
+      return { text: `Certificate exchange request ${cem.requestId} was received before; nothing changed` };
+    if (stored.kind === 'refused') {
+      this.deps.logger.warn({ partner: request.partner, request: cem.requestId }, stored.twin);
+      return { text: stored.twin, refused: true };
+    }
     let text =
       `Certificate exchange request ${cem.requestId} from ${request.partner}: stored ${stored.names.join(', ')} ` +
       `beside the partner's current certificates (exchange ${stored.id}); switch on ${stored.respondBy.toISOString()}`;
-    if (stored.policy === 'manual') return `${text}; waiting for an operator's answer`;
+    if (stored.policy === 'manual') return { text: `${text}; waiting for an operator's answer` };
     try {
       await this.answer(stored.id, { decision: stored.policy }, `policy:${stored.policy}`);
       text += `; ${stored.policy === 'accept' ? 'accepted' : 'rejected'} by the partner's policy`;
@@ -122,7 +148,7 @@ export class CemService {
         'certificate exchange not answered',
       );
     }
-    return text;
+    return { text };
   }
 
   async #responseReceived(request: CemReceivedRequest, parties: Parties, at: Date): Promise<string> {

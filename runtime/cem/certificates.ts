@@ -12,19 +12,38 @@ export interface StoredCertificate {
   created: boolean;
 }
 
+/** The certificate's fields; one that does not parse refuses the request. */
+function infoOf(der: Buffer) {
+  try {
+    return certificateInfo(der);
+  } catch (error) {
+    if (error instanceof CertificateParseError) throw new CemRefusal({ certificate: error.message });
+    throw error;
+  }
+}
+
+/**
+ * A stored certificate with the same issuer and serial number as `der` but another fingerprint:
+ * a twin that signer identification by issuer and serial (CMS IssuerAndSerialNumber) could not
+ * tell from it. A CA never issues two; a partner's request carrying one is refused.
+ */
+export async function twinOf(tx: Tx, der: Buffer): Promise<{ id: number; name: string } | null> {
+  const info = infoOf(der);
+  const [twin] = await tx.all<{ id: number; name: string }>(
+    `select id, coalesce(nullif(description, ''), nullif(common_name, ''), subject) as name
+       from certificate where issuer = ? and serial_number = ? and sha256 <> ? order by id limit 1`,
+    [info.issuer, info.serial_number, info.sha256],
+  );
+  return twin ?? null;
+}
+
 export async function storeReceivedCertificate(
   tx: Tx,
   der: Buffer,
   description: string,
   at: Date,
 ): Promise<StoredCertificate> {
-  let info;
-  try {
-    info = certificateInfo(der);
-  } catch (error) {
-    if (error instanceof CertificateParseError) throw new CemRefusal({ certificate: error.message });
-    throw error;
-  }
+  const info = infoOf(der);
   // The lock the upload takes (storage/repositories/certificates.ts lockFingerprints), so the
   // same certificate uploaded and received at once is stored once.
   await tx.all('select pg_advisory_xact_lock(?::bigint)', [parseInt(info.sha256.slice(0, 15), 16)]);

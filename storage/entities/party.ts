@@ -36,6 +36,8 @@ export const PartnerSchema = defineEntity({
     edifact_acknowledgement: p.string().length(8),
     /** Hours pier waits for the partner's acknowledgement of an interchange sent to it; 0: none expected. */
     acknowledgement_due_hours: p.integer(),
+    /** Partners this partner may send interchanges for (a hub's, a VAN's); names, empty by default. */
+    speaks_for: p.json<string[]>().columnType('jsonb'),
   },
 });
 export type Partner = InferEntity<typeof PartnerSchema>;

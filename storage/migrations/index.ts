@@ -25,6 +25,7 @@ import { Migration0180ReceiptAlertAt } from './Migration0180ReceiptAlertAt.js';
 import { Migration0140CertificateRequests } from './Migration0140CertificateRequests.js';
 import { Migration0141MessagePartySearch } from './Migration0141MessagePartySearch.js';
 import { Migration0130CertificateExchange } from './Migration0130CertificateExchange.js';
+import { Migration0190PartnerSpeaksFor } from './Migration0190PartnerSpeaksFor.js';
 import { Migration0120EdiEnvelopes } from './Migration0120EdiEnvelopes.js';
 
 export const migrationsList: MigrationObject[] = [
@@ -51,4 +52,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0141MessagePartySearch', class: Migration0141MessagePartySearch },
   { name: 'Migration0130CertificateExchange', class: Migration0130CertificateExchange },
   { name: 'Migration0120EdiEnvelopes', class: Migration0120EdiEnvelopes },
+  { name: 'Migration0190PartnerSpeaksFor', class: Migration0190PartnerSpeaksFor },
 ];

@@ -232,7 +232,7 @@ const partsSql = (ids = '?') => `
      select id::text, message_id, target, state, attempts, next_attempt_at, last_error, created_at, updated_at,
             finished_at
        from delivery where message_id = any(${ids}::uuid[])) d) as deliveries,
-  (select coalesce(json_agg(h order by h.id), '[]') from (
+  (select coalesce(json_agg(h order by h.created_at, h.id), '[]') from (
      select id, id::text as id_text, message_id, created_at, kind, old_status, new_status, text,
             delivery_id::text, target, old_state, new_state
        from message_history where message_id = any(${ids}::uuid[])) h) as history,

@@ -11,6 +11,7 @@ export interface PartyRow {
   x12_acknowledgement?: string;
   edifact_acknowledgement?: string;
   acknowledgement_due_hours?: number;
+  speaks_for?: string[];
   created_at: Date;
   updated_at: Date;
 }
@@ -102,6 +103,42 @@ export async function interchangeIdHolders(em: EntityManager, ids: string[]): Pr
        jsonb_array_elements(p.interchange_ids) e
       where e->>'id' = any(?::text[])`,
     [pgArray(ids)],
+    'all',
+    em.getTransactionContext(),
+  );
+}
+
+/** The names among `names` that no partner has (in the entity manager's transaction). */
+export async function unknownPartners(em: EntityManager, names: string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const found = await em
+    .getConnection()
+    .execute<{ name: string }[]>(
+      'select name from partner where name = any(?::text[])',
+      [pgArray(names)],
+      'all',
+      em.getTransactionContext(),
+    );
+  const known = new Set(found.map((r) => r.name));
+  return names.filter((n) => !known.has(n));
+}
+
+/**
+ * A partner renamed or removed, in every other partner's speaks_for list (names, as routes
+ * name parties): renamed there too, or left out, in the same transaction as the change.
+ */
+export async function followPartnerInSpeaksFor(
+  em: EntityManager,
+  oldName: string,
+  newName: string | null,
+): Promise<void> {
+  await em.getConnection().execute(
+    `update partner set speaks_for = coalesce(
+        (select jsonb_agg(case when e = ?::text then ?::text else e end order by o)
+           from jsonb_array_elements_text(speaks_for) with ordinality as x(e, o)
+          where e <> ?::text or ?::text is not null), '[]'::jsonb)
+      where speaks_for @> jsonb_build_array(?::text)`,
+    [oldName, newName, oldName, newName, oldName],
     'all',
     em.getTransactionContext(),
   );

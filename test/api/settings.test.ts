@@ -48,6 +48,16 @@ t.test('invalid values are refused, naming each property, and nothing changes', 
     [{ delivery_max_dispatches: 2.5 }, { delivery_max_dispatches: 'Must be a whole number' }],
     [{ identification_hide_version: 'yes' }, { identification_hide_version: 'Must be true or false' }],
     [{ storage_password: 'x' }, { storage_password: 'Unknown property' }],
+    [{ storage_local_directory: '/' }, { storage_local_directory: 'Must not be the root directory' }],
+    [{ storage_local_directory: '/tmp/..//' }, { storage_local_directory: 'Must not be the root directory' }],
+    [
+      { storage_local_directory: '/etc' },
+      { storage_local_directory: 'Must not be /etc, a system directory' },
+    ],
+    [
+      { storage_local_directory: '/proc/pier' },
+      { storage_local_directory: 'Must not be on /proc, a kernel pseudo-filesystem' },
+    ],
   ];
   const before = await server.call('GET', url);
   for (const [body, details] of cases) {

@@ -205,3 +205,54 @@ t.test('malformed requests are refused with what is wrong, and nothing is stored
     'the profile is unchanged',
   );
 });
+
+t.test(
+  "a certificate with the trusted one's issuer and serial number but another key is refused",
+  async (t) => {
+    // The twin: alice's subject (self-signed, so also its issuer) and serial number, a new key.
+    const aliceSerial = openssl('x509 -in alice.crt -noout -serial').toString().trim().split('=')[1]!;
+    openssl(
+      `req -x509 -newkey rsa:2048 -nodes -keyout twin.key -out twin.crt -days 400 -set_serial 0x${aliceSerial} -subj`,
+      '/O=alice/CN=alice.as2.example',
+    );
+    openssl('crl2pkcs7 -nocrl -certfile twin.crt -outform DER -out twin.p7c');
+    const exchanges = await count('cem_exchange');
+    const certificates = await count('certificate');
+    const profileBefore = (await server.call('GET', `/api/v1/as2/remote-profiles/${alice}`)).body.data;
+
+    const { status, message } = await post(
+      requestEntity('twin@alice.example', {
+        certificatePart: fixtures.read('twin.p7c'),
+        xml: (xml) =>
+          xml
+            .replace('CN=alice-next.as2.example, O=alice', 'CN=alice.as2.example, O=alice')
+            .replace(`>${serial}<`, `>${BigInt(`0x${aliceSerial}`).toString()}<`),
+      }),
+    );
+    t.equal(status, 200, 'answered');
+    t.equal(message.status, 'Refused');
+    t.match(
+      message.refusal,
+      new RegExp(
+        `^Refused: Certificate exchange request twin@alice.example from alice refused: its certificate with issuer .*alice.* ` +
+          `and serial number ${BigInt(`0x${aliceSerial}`)} has another key than certificate ${aliceCert} \\(alice\\), ` +
+          'which has the same issuer and serial number',
+      ),
+      'the refusal names the twin and the trusted certificate',
+    );
+    t.equal(await count('cem_exchange'), exchanges, 'no exchange stored');
+    t.equal(await count('certificate'), certificates, 'no certificate stored');
+    const profileAfter = (await server.call('GET', `/api/v1/as2/remote-profiles/${alice}`)).body.data;
+    t.same(
+      profileAfter.signature_certificate_ids,
+      profileBefore.signature_certificate_ids,
+      'the list is unchanged',
+    );
+    const alerts = await sql(
+      server.db.url,
+      "select summary from alert where code = 'message_refused' and subject_id = $1",
+      [message.id],
+    );
+    t.match(alerts, [{ summary: /another key than certificate/ }], 'message_refused raised');
+  },
+);

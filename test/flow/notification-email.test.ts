@@ -261,4 +261,20 @@ t.test('bad settings are refused with a reason per field, and nothing is stored'
   t.equal(none.status, 400);
   t.match(none.body.error.details, { smtp_username: /needs starttls or tls/ });
   t.same(await sql(server.db.url, "select 1 from plugin_config where name = 'broken'"), []);
+  const injected = await server.call('POST', '/api/v1/plugins/configs?type=notification-email', {
+    body: {
+      name: 'broken',
+      smtp_host: 'mail.example.com',
+      from: 'pier@acme.example',
+      to: ['ops@acme.example'],
+      subject_prefix: '[pier]\r\nBcc: thief@evil.example',
+    },
+  });
+  t.equal(injected.status, 400, 'a subject prefix with a line break is refused when saved');
+  t.same(injected.body.error, {
+    code: 'INVALID_INPUT',
+    message: 'Validation failed',
+    details: { subject_prefix: 'Must not contain control characters (a line break would start a header)' },
+  });
+  t.same(await sql(server.db.url, "select 1 from plugin_config where name = 'broken'"), []);
 });

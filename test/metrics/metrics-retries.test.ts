@@ -61,6 +61,17 @@ t.test('retries and a permanent failure, by target and outcome', async (t) => {
   t.equal(attempts('permanent_failure'), 1);
   t.equal(valueOf(m, 'pier_delivery_retries_total', { target: 'erp' }), 2, 'attempts 2 and 3 of the first');
   t.equal(valueOf(m, 'pier_deliveries_finished_total', { target: 'erp', outcome: 'delivered' }), 1);
+  const finished = (m.get('pier_deliveries_finished_total')?.samples ?? []).map((s) => s.labels.outcome);
+  t.same(
+    [...new Set(finished)].sort(),
+    ['delivered', 'failed'],
+    'finished counts only final states, no retrying',
+  );
+  t.equal(
+    valueOf(m, 'pier_delivery_latency_seconds_count', { target: 'erp', outcome: 'retrying' }),
+    0,
+    'nor does the latency of a delivery not finished',
+  );
   t.equal(valueOf(m, 'pier_delivery_latency_seconds_count', { target: 'erp', outcome: 'failed' }), 1);
   const retried = valueOf(m, 'pier_delivery_latency_seconds_sum', { target: 'erp', outcome: 'delivered' });
   t.ok(retried >= 2, `the delivered one waited for two retries: ${retried} s`);

@@ -1,5 +1,5 @@
 // Covers POST /api/v1/settings/storage/test (docs/api/conventions.md#limits): it probes the saved settings (not those in use) and answers 200 with ok, storage and elapsed_ms; on failure the step and the store's own words, for a missing or unwritable local directory, a wrong bucket, refused connections and an endpoint that never answers (within 10 s); the probe leaves nothing behind.
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { tempDir } from '../helpers/flow.js';
@@ -43,11 +43,15 @@ t.test('a missing local directory and one that cannot be written name their step
   t.match((await probe()).body.data, { ok: false, step: 'directory', problem: /is not a directory/ });
 
   // The tests may run as root, who passes permission bits: the kernel refuses writes to /proc/self.
-  await save({ storage_local_directory: '/proc/self' });
+  // A path on /proc is refused when saved, so the directory is reached through a link, which
+  // saving does not follow.
+  const unwritable = path.join(dir, 'link-to-proc');
+  await symlink('/proc/self', unwritable);
+  await save({ storage_local_directory: unwritable });
   t.match((await probe()).body.data, {
     ok: false,
     step: 'write',
-    problem: '/proc/self is not writable by this process',
+    problem: `${unwritable} is not writable by this process`,
   });
 
   await mkdir(path.join(dir, 'fresh'));

@@ -1,4 +1,4 @@
-// Covers the EDI parts of the web UI in a real browser (chromium + playwright-core): a partner's interchange ids and acknowledgement settings on its form, a route's document type, a message's EDI envelope section and the messages page filtered by document type; axe with no serious or critical violation, screenshots (test/ui/chromium.ts says where), and a form refusal worded as the API's.
+// Covers the EDI parts of the web UI in a real browser (chromium + playwright-core): a partner's interchange ids, acknowledgement settings and speaks_for list on its form, a route's document type, a message's EDI envelope section and the messages page filtered by document type; axe with no serious or critical violation, screenshots (test/ui/chromium.ts says where), and a form refusal worded as the API's.
 import path from 'node:path';
 import t from 'tap';
 import { must, sendByHand, tempDir } from '../helpers/flow.js';
@@ -93,3 +93,25 @@ t.test('the partner form refuses an id another party holds, as the API does', as
   t.equal(await textOf(page, '#f-interchange_ids-error'), api.body.error.details.interchange_ids);
   await page.context().close();
 });
+
+t.test(
+  'the partner form sets the partners it speaks for, and refuses one that does not exist, as the API does',
+  async (t) => {
+    await must(server, '/partners', { name: 'member' });
+    const id = String(partner.body.data.id);
+    const { page } = await openPage(browser);
+    await page.goto(`${base}/ui/partners/${id}`);
+    await page.fill('#f-speaks_for', 'ghost');
+    await page.click('button:has-text("Save")');
+    await page.waitForSelector('#f-speaks_for-error');
+    const api = await server.call('PUT', `/api/v1/partners/${id}`, { body: { speaks_for: ['ghost'] } });
+    t.equal(api.status, 400);
+    t.equal(await textOf(page, '#f-speaks_for-error'), api.body.error.details.speaks_for);
+    await page.goto(`${base}/ui/partners/${id}`);
+    await page.fill('#f-speaks_for', 'member');
+    await page.click('button:has-text("Save")');
+    await page.waitForLoadState('networkidle');
+    t.same((await server.call('GET', `/api/v1/partners/${id}`)).body.data.speaks_for, ['member'], 'stored');
+    await page.context().close();
+  },
+);

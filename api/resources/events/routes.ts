@@ -26,6 +26,19 @@ export async function installEventStreams(app: FastifyInstance, ctx: ApiContext)
   });
 }
 
+/**
+ * Every open stream gets a final `stopping` event and ends: the server is draining, and a stream
+ * would hold its stop. The client reconnects with its Last-Event-ID, to another node or to this
+ * one once it is back, and misses nothing.
+ */
+export function endEventStreams(ctx: ApiContext, retryAfterSeconds: number): void {
+  const last = {
+    event: 'stopping',
+    data: JSON.stringify({ reason: 'the server is stopping', retry_after_seconds: retryAfterSeconds }),
+  };
+  for (const stream of openStreams.get(ctx) ?? []) stream.close(last);
+}
+
 function lastEventId(header: string | string[] | undefined): number | undefined {
   if (header === undefined) return undefined;
   const text = Array.isArray(header) ? header[0] : header;

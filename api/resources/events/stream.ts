@@ -13,6 +13,7 @@ import {
   type HistoryFeed,
   type StreamLimits,
 } from '../../../runtime/index.js';
+import type { EventMessage } from 'fastify';
 import type { SseOutput } from './sse-output.js';
 
 export class HistoryStream {
@@ -78,10 +79,12 @@ export class HistoryStream {
   }
 
   /** Ends the stream and lets go of the feed and the timer (the client left, or the server stops). */
-  close(): void {
+  /** Ends the stream, after `last` when given (the server stopping says so). */
+  close(last?: EventMessage): void {
+    if (this.#closed) return;
     this.#closed = true;
     this.#release();
-    this.#output?.end();
+    this.#output?.end(last);
   }
 
   #live(batch: FeedBatch): void {

@@ -5,7 +5,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { OrganizationSchema, PartnerSchema, type Organization } from '../../../storage/entities/party.js';
-import { interchangeIdHolders, partiesPage, type PartyRow } from '../../../storage/repositories/parties.js';
+import {
+  followPartnerInSpeaksFor,
+  interchangeIdHolders,
+  partiesPage,
+  unknownPartners,
+  type PartyRow,
+} from '../../../storage/repositories/parties.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
 import { conflict, notFound } from '../../errors.js';
@@ -59,7 +65,12 @@ export const partnerKind: PartyKind = {
   auditKind: 'partner',
 };
 
-const partnerOnly = ['x12_acknowledgement', 'edifact_acknowledgement', 'acknowledgement_due_hours'] as const;
+const partnerOnly = [
+  'x12_acknowledgement',
+  'edifact_acknowledgement',
+  'acknowledgement_due_hours',
+  'speaks_for',
+] as const;
 
 const audited = (kind: PartyKind) => ({
   kind: kind.auditKind,
@@ -82,6 +93,7 @@ function partyJson(p: PartyRow | Organization): PartyRecord | PartnerRecord {
           x12_acknowledgement: row.x12_acknowledgement as PartnerRecord['x12_acknowledgement'],
           edifact_acknowledgement: row.edifact_acknowledgement as PartnerRecord['edifact_acknowledgement'],
           acknowledgement_due_hours: row.acknowledgement_due_hours!,
+          speaks_for: row.speaks_for ?? [],
         }
       : {}),
     created_at: iso(p.created_at),
@@ -116,6 +128,21 @@ async function refuseTakenInterchangeIds(
       throw conflict(message, { interchange_ids: message });
     }
   }
+}
+
+/**
+ * A partner may speak only for other partners that exist: a name that is none, or its own, is
+ * refused on speaks_for (an allowance for nobody would only hide a typing error).
+ */
+async function refuseUnknownSpeaksFor(em: EntityManager, self: string, names: string[] | undefined) {
+  if (!names || names.length === 0) return;
+  if (names.includes(self))
+    throwProblems({ speaks_for: `A partner speaks for itself already; leave ${self} out` });
+  const unknown = await unknownPartners(em, names);
+  if (unknown.length > 0)
+    throwProblems({
+      speaks_for: `${unknown.length === 1 ? 'No partner is' : 'No partners are'} named ${unknown.join(', ')}`,
+    });
 }
 
 /** The partner-only settings a body sets, for an organization none (the schema refused them). */
@@ -173,6 +200,7 @@ export async function createParty(
     await refuseTakenName(em, kind, body.name);
     const interchange_ids = body.interchange_ids ?? [];
     await refuseTakenInterchangeIds(em, kind, interchange_ids);
+    if (kind === partnerKind) await refuseUnknownSpeaksFor(em, body.name, body.speaks_for);
     const party = em.create(kind.entity, {
       name: body.name,
       display_name: body.display_name ?? body.name,
@@ -182,6 +210,7 @@ export async function createParty(
             x12_acknowledgement: body.x12_acknowledgement ?? 'none',
             edifact_acknowledgement: body.edifact_acknowledgement ?? 'none',
             acknowledgement_due_hours: body.acknowledgement_due_hours ?? 0,
+            speaks_for: body.speaks_for ?? [],
           }
         : {}),
     } as { name: string; display_name: string; interchange_ids: InterchangeId[] });
@@ -211,6 +240,7 @@ export async function updateParty(
     if (body.name !== undefined && body.name !== party.name) await refuseTakenName(em, kind, body.name, id);
     if (body.interchange_ids !== undefined)
       await refuseTakenInterchangeIds(em, kind, body.interchange_ids, id);
+    if (kind === partnerKind) await refuseUnknownSpeaksFor(em, body.name ?? party.name, body.speaks_for);
     em.assign(party, {
       ...(body.name !== undefined ? { name: body.name } : {}),
       ...(body.display_name !== undefined ? { display_name: body.display_name } : {}),
@@ -218,6 +248,8 @@ export async function updateParty(
       ...partnerSettings(kind, body),
     });
     if (await ctx.audit.updated(em, caller.actor, audited(kind), party, before, party)) await em.flush();
+    if (kind === partnerKind && party.name !== before.name)
+      await followPartnerInSpeaksFor(em, before.name, party.name);
     return partyJson(party);
   });
 }
@@ -233,6 +265,7 @@ export async function deleteParty(
     const before = { ...party };
     em.remove(party);
     await em.flush();
+    if (kind === partnerKind) await followPartnerInSpeaksFor(em, before.name, null);
     await ctx.audit.deleted(em, caller.actor, audited(kind), before, before);
   });
 }

@@ -41,6 +41,26 @@ function subscribeToEvents() {
       refresh();
       connect();
     });
+    // The server is stopping: come back when it says (another node, or this one restarted),
+    // and show the current state then; a browser gives up by itself on the 503 of a drain.
+    const later = (seconds) =>
+      window.setTimeout(() => {
+        refresh();
+        connect();
+      }, seconds * 1000);
+    source.addEventListener('stopping', (event) => {
+      source.close();
+      let seconds = 10;
+      try {
+        seconds = Number(JSON.parse(event.data).retry_after_seconds) || seconds;
+      } catch {
+        // the default
+      }
+      later(seconds);
+    });
+    source.addEventListener('error', () => {
+      if (source.readyState === EventSource.CLOSED) later(10);
+    });
   };
   connect();
 }

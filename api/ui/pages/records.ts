@@ -57,6 +57,7 @@ const partySpecs: CrudSpec[] = [
       'x12_acknowledgement',
       'edifact_acknowledgement',
       'acknowledgement_due_hours',
+      'speaks_for',
     ],
     fieldOverrides: { interchange_ids: interchangeIdsField },
     labelOf: (r) => String(r.name),
