@@ -38,7 +38,6 @@
  * --rate <msg/s>, --duration <s> (default 60), --cap <n> outstanding requests (default 2000).
  */
 import { execFileSync } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { prepareWithToken } from './lib/api-token.js';
@@ -53,12 +52,12 @@ import {
   type BenchDocumentKind,
 } from './lib/as2-requests.js';
 import { seriesLine } from './lib/backlog.js';
-import { benchApi } from './lib/bench-api.js';
 import { opensslRsaSignsPerSecond, rssOf } from './lib/cpu.js';
 import { measureCryptoFloor, type CryptoFloor } from './lib/crypto-floor.js';
 import { benchDatabase } from './lib/database.js';
 import { dbCounterReader } from './lib/pg-counters.js';
 import { preloadMessages } from './lib/preload.js';
+import { setUpPierReceiver } from './lib/pier-receiver.js';
 import { startServerProcess } from './lib/server-process.js';
 import { benchWorkDir } from './lib/work-dir.js';
 
@@ -149,23 +148,6 @@ const target: LoadTarget = {
   messageId: () => `<bench-${process.pid}-${++sent}@alice.example>`,
 };
 
-/** Resolves once something accepts connections on the loopback `port` (60 s at most). */
-async function untilListening(port: number): Promise<void> {
-  for (let waited = 0; waited < 60_000; waited += 50) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nothing listens on port ${port} after 60 s`);
-}
-
 /** One closed-loop case, measured until its last document is written. */
 async function closedCase(concurrency: number, mode: string, count: number) {
   const state = newLoadState();
@@ -209,54 +191,15 @@ function cryptoOverCase(serverMsPerMsg: number, totalMsPerMsg: number) {
 
 const results: Record<string, unknown>[] = [];
 try {
-  const bench = benchApi(server.url, token);
-  const api = bench.post;
-  const cert = await bench.certificate(keys.certificatePath, keys.keyPath);
-  await api('/plugins/configs?type=as2-receiver', {
-    enabled: false,
-    name: 'in',
-    host: '127.0.0.1',
+  await setUpPierReceiver({
+    serverUrl: server.url,
+    token,
+    keys,
     port,
-    path: '/as2',
+    profile,
+    writerDirectory: writer ? writerDirectory : null,
+    ...(maxConcurrentDeliveries === undefined ? {} : { maxConcurrentDeliveries }),
   });
-  const o = await api('/organizations', { name: 'bob' });
-  await api('/as2/local-profiles', {
-    local_organization_id: o.id,
-    as2id: 'BOB',
-    signing_certificate_id: cert,
-  });
-  const p = await api('/partners', { name: 'alice' });
-  await api('/as2/remote-profiles', {
-    business_partner_id: p.id,
-    as2id: 'ALICE',
-    signing_algorithm: profile.sign ? 'sha256' : 'none',
-    encryption_algorithm: profile.encrypt ? 'aes256-cbc' : 'none',
-    compression: profile.compress,
-    mdn_mode: 'sync',
-    mdn_signed: true,
-    partner_certificate_id: cert,
-    signature_certificate_ids: [cert],
-    endpoint: 'http://127.0.0.1:9/as2',
-  });
-  if (writer) {
-    await api('/plugins/configs?type=file-writer', {
-      enabled: false,
-      name: 'out',
-      directory: writerDirectory,
-      // Every request carries the same file name; a file of its own per message, as an
-      // operator would set it up (and as OpenAS2 names received files by Message-ID), instead
-      // of each delivery comparing its bytes with the one file already there.
-      path_pattern: '{from}/{id}-{filename}',
-      ...(maxConcurrentDeliveries === undefined
-        ? {}
-        : { max_concurrent_deliveries: maxConcurrentDeliveries }),
-    });
-    await api('/routes', { source_plugin: 'in', from: 'alice', to: 'bob', target_plugin: 'out' });
-    await api('/services/file-writer/out/start', {});
-  }
-  await api('/services/as2-receiver/in/start', {});
-  // The start is answered before the receiver's thread listens (it loads its modules first).
-  await untilListening(port);
 
   // --warm-up 0 measures a cold server: its first messages, threads still compiling.
   if (warmUpMessages > 0) {

@@ -13,8 +13,9 @@ import { watchWrittenFiles } from './written-files.js';
 
 export interface CaseWatch {
   serverPid: number;
-  databaseName: string;
-  counters: DbCounterReader;
+  /** The server's database, whose backends' CPU counts as the server's; null when it has none. */
+  databaseName: string | null;
+  counters: DbCounterReader | null;
   /** The file writer's directory; null when no writer delivers. */
   writerDirectory: string | null;
   /** A case fails when no document has been written for this long. */
@@ -40,7 +41,7 @@ export interface Measured {
   machine_busy_pct: number;
   /** When the load stopped sending (the open loop's last send; the last receipt else). */
   atLoadEnd: Progress;
-  db: ReturnType<typeof dbCountersPerMessage>;
+  db: ReturnType<typeof dbCountersPerMessage> | null;
   samples: Sample[];
   /** performance.now() of the case's start, its load's end and its end. */
   startedAt: number;
@@ -59,10 +60,11 @@ export async function measureCase(
   state: LoadState,
   load: (stopped: () => void) => Promise<unknown>,
 ): Promise<Measured> {
-  const before = await watch.counters.read();
+  const before = await watch.counters?.read();
   const files = watch.writerDirectory === null ? null : await watchWrittenFiles(watch.writerDirectory);
   const serverCpu0 = cpuMsOf(watch.serverPid);
-  const pgCpu = watchPostgresCpu(watch.databaseName);
+  const pgCpu =
+    watch.databaseName === null ? { read: () => 0, stop: () => 0 } : watchPostgresCpu(watch.databaseName);
   const machine0 = machineTicks();
   const startedAt = performance.now();
   const progressNow = (): Progress => ({
@@ -90,8 +92,8 @@ export async function measureCase(
     const machine1 = machineTicks();
     const samples = sampler.stop();
     // Backends report their counters to pg_stat_database at most once a second.
-    await sleep(1500);
-    const after = await watch.counters.read();
+    if (watch.counters) await sleep(1500);
+    const after = await watch.counters?.read();
     return {
       state,
       receiptSeconds: (lastReceiptAt - startedAt) / 1000,
@@ -110,7 +112,7 @@ export async function measureCase(
       machine_busy_pct: Math.round(
         (100 * (machine1.busy - machine0.busy)) / (machine1.total - machine0.total),
       ),
-      db: dbCountersPerMessage(before, after, state.ok),
+      db: before && after ? dbCountersPerMessage(before, after, state.ok) : null,
       samples,
       startedAt,
       loadEndedAt: stop.at ?? lastReceiptAt,
