@@ -1,7 +1,7 @@
 /**
  * Every CMS object identifier pier reads or writes, in one table (RFC 5652 CMS, RFC 3370 / 5754
  * digests, RFC 8017 RSA, RFC 3565 / 5084 AES, RFC 3274 compression, RFC 5083 AuthEnvelopedData,
- * RFC 6211 algorithm protection, RFC 5753 ECDH, RFC 3394 key wrap). `oids.test.ts` checks each against the ASN.1 modules of those
+ * RFC 6211 algorithm protection, RFC 5753 ECDH and ECMQV, RFC 3394 key wrap). `oids.test.ts` checks each against the ASN.1 modules of those
  * RFCs and against OpenSSL's own names.
  */
 export const oids = {
@@ -65,6 +65,12 @@ export const oids = {
   dhSinglePassCofactorDhSha256Kdf: '1.3.132.1.14.1',
   dhSinglePassCofactorDhSha384Kdf: '1.3.132.1.14.2',
   dhSinglePassCofactorDhSha512Kdf: '1.3.132.1.14.3',
+  // 1-pass ECMQV key agreement (RFC 5753 §7.1.4): ANSI X9.63 KDF with each hash
+  mqvSinglePassSha1Kdf: '1.3.133.16.840.63.0.16',
+  mqvSinglePassSha224Kdf: '1.3.132.1.15.0',
+  mqvSinglePassSha256Kdf: '1.3.132.1.15.1',
+  mqvSinglePassSha384Kdf: '1.3.132.1.15.2',
+  mqvSinglePassSha512Kdf: '1.3.132.1.15.3',
   rsaesOaep: '1.2.840.113549.1.1.7',
   mgf1: '1.2.840.113549.1.1.8',
   pSpecified: '1.2.840.113549.1.1.9',

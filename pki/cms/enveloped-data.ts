@@ -11,7 +11,7 @@ import {
   type KeyTransport,
   type ReadableContentEncryption,
 } from '../algorithms/encryption-algorithms.js';
-import type { KeyAgreementUsed } from '../algorithms/key-agreement-algorithms.js';
+import type { KeyAgreementChoice, KeyAgreementUsed } from '../algorithms/key-agreement-algorithms.js';
 import { oids } from '../oids.js';
 import { Asn1Error, octetChunks, readOctets, type Asn1Node } from '../asn1/reader.js';
 import { integer, octetString, oid, sequence, setOf, tlv, toBuffer, type Der } from '../asn1/writer.js';
@@ -26,16 +26,21 @@ import {
   keyAgreeRecipientInfo,
   readKeyAgreement,
   type KeyAgreement,
+  type MqvOriginator,
 } from './key-agreement.js';
 
-/** RSA key transport or ECDH key agreement, as protocols.as2 reports it. */
+/** RSA key transport or EC key agreement (ECDH, ECMQV), as protocols.as2 reports it. */
 export type ContentKeyDelivery = KeyTransportUsed | KeyAgreementUsed;
 
 export interface EncryptOptions {
   algorithm: ContentEncryption;
   certificate: X509Certificate;
-  /** For an RSA certificate; default `rsa-pkcs1`, what nearly every partner reads. An EC certificate gets ECDH key agreement. */
+  /** For an RSA certificate; default `rsa-pkcs1`, what nearly every partner reads. An EC certificate gets key agreement. */
   keyTransport?: KeyTransport;
+  /** For an EC certificate; default `ecdh` (ephemeral-static). `ecmqv` needs `originator`. */
+  keyAgreement?: KeyAgreementChoice;
+  /** 1-pass ECMQV: our static EC key on the certificate's curve, with its certificate. */
+  originator?: MqvOriginator | null;
 }
 
 /** DER ContentInfo: EnvelopedData for CBC ciphers, AuthEnvelopedData for GCM. */
@@ -69,12 +74,15 @@ export function envelopedVersion(options: EncryptOptions, authenticated: boolean
 }
 
 /**
- * The RecipientInfo for the certificate: KeyAgreeRecipientInfo (ECDH) for an EC key,
- * KeyTransRecipientInfo for an RSA key.
+ * The RecipientInfo for the certificate: KeyAgreeRecipientInfo (ECDH or 1-pass ECMQV) for an EC
+ * key, KeyTransRecipientInfo for an RSA key.
  */
 export function recipientInfo(options: EncryptOptions, contentKey: Buffer): Der {
-  if (ecCurveOf(options.certificate.publicKey) !== null)
-    return keyAgreeRecipientInfo(options.certificate, contentKey);
+  if (ecCurveOf(options.certificate.publicKey) !== null) {
+    if (options.keyAgreement !== 'ecmqv') return keyAgreeRecipientInfo(options.certificate, contentKey);
+    if (!options.originator) throw new Error('1-pass ECMQV needs a static EC key of ours (the originator)');
+    return keyAgreeRecipientInfo(options.certificate, contentKey, { originator: options.originator });
+  }
   const wrapped = wrapKey(options.certificate, contentKey, options.keyTransport ?? 'rsa-pkcs1');
   return sequence(
     integer(0),
@@ -92,7 +100,7 @@ export interface DecryptionKey {
 export interface Decrypted {
   content: Buffer;
   algorithm: ReadableContentEncryption;
-  /** How the content key came: RSA key transport, or the ECDH scheme (for example `ecdh-sha256kdf`). */
+  /** How the content key came: RSA key transport, or the key agreement scheme (`ecdh-sha256kdf`, `ecmqv-sha1kdf`, …). */
   keyTransport: ContentKeyDelivery;
   /** The certificate of ours the message was encrypted for. */
   recipient: X509Certificate;
@@ -135,9 +143,14 @@ function parse(der: Buffer): Parsed {
 
 /**
  * Decrypts with the first of `keys` the message names as a recipient (or, when it names none,
- * with each key in turn). Every failure is a CmsError with decryption-failed.
+ * with each key in turn). Every failure is a CmsError with decryption-failed. `originators`: the
+ * partner's certificates, where a 1-pass ECMQV message may name its originator's static key.
  */
-export function decryptEnveloped(der: Buffer, keys: readonly DecryptionKey[]): Decrypted {
+export function decryptEnveloped(
+  der: Buffer,
+  keys: readonly DecryptionKey[],
+  originators: readonly X509Certificate[] = [],
+): Decrypted {
   const parsed = failingWith('decryption-failed', 'unreadable EnvelopedData', () => parse(der));
   const { algorithm, ciphertext } = failingWith('decryption-failed', 'unreadable encrypted content', () => {
     const eci = parsed.encryptedContentInfo;
@@ -149,7 +162,7 @@ export function decryptEnveloped(der: Buffer, keys: readonly DecryptionKey[]): D
   let lastError: unknown = new Error('the message is not encrypted for any of our certificates');
   for (const attempt of decryptionAttempts(parsed.recipients, keys)) {
     try {
-      const { contentKey, keyTransport } = unwrapContentKey(attempt, algorithm.keyBytes);
+      const { contentKey, keyTransport } = unwrapContentKey(attempt, algorithm.keyBytes, originators);
       const content = decryptContent(
         algorithm,
         contentKey,
@@ -191,7 +204,7 @@ interface Slot {
   rid: Asn1Node | null;
   transport?: Asn1Node;
   agreement?: { agreement: KeyAgreement; encryptedKey: Buffer };
-  /** Why a key agreement recipient cannot be used (static originator, unknown KDF or wrap). */
+  /** Why a key agreement recipient cannot be used (static-static ECDH, unknown KDF or wrap). */
   problem?: string;
 }
 
@@ -258,11 +271,12 @@ export function decryptionAttempts(
 export function unwrapContentKey(
   attempt: DecryptionAttempt,
   keyBytes: number,
+  originators: readonly X509Certificate[] = [],
 ): { contentKey: Buffer; keyTransport: ContentKeyDelivery } {
   if (attempt.agreement) {
     const { agreement, encryptedKey } = attempt.agreement;
     return {
-      contentKey: agreeAndUnwrap(attempt.key.privateKey, agreement, encryptedKey),
+      contentKey: agreeAndUnwrap(attempt.key.privateKey, agreement, encryptedKey, originators),
       keyTransport: agreement.scheme.name,
     };
   }

@@ -1,11 +1,10 @@
 /**
- * ECDH ephemeral-static key agreement of the content-encryption key (KeyAgreeRecipientInfo,
- * RFC 5652 §6.2.2 with RFC 5753 §3.1): a fresh key pair on the recipient's curve, the ANSI X9.63
- * KDF over the shared secret and ECC-CMS-SharedInfo, and the content key wrapped under the
- * result with RFC 3394 AES key wrap. node:crypto does the curve arithmetic and the wrap.
+ * EC key agreement of the content-encryption key (KeyAgreeRecipientInfo, RFC 5652 §6.2.2):
+ * ECDH ephemeral-static (RFC 5753 §3.1: a fresh key pair on the recipient's curve) and 1-pass
+ * ECMQV (RFC 5753 §3.2, key-agreement-mqv.ts), each followed by the ANSI X9.63 KDF and RFC 3394
+ * AES key wrap (x963-kdf.ts). node:crypto does ECDH; @noble/curves does ECMQV's arithmetic.
  */
-import { createCipheriv, createDecipheriv, createECDH, createHash, type X509Certificate } from 'node:crypto';
-import type { KeyObject } from 'node:crypto';
+import { createECDH, type KeyObject, type X509Certificate } from 'node:crypto';
 import {
   aesWrapFor,
   keyAgreementCurves,
@@ -13,7 +12,7 @@ import {
   keyWraps,
   type KeyAgreementScheme,
 } from '../algorithms/key-agreement-algorithms.js';
-import { Asn1Error, readOctets, readOid, universalTag, type Asn1Node } from '../asn1/reader.js';
+import { Asn1Error, readOctets, readOid, type Asn1Node } from '../asn1/reader.js';
 import {
   algorithmIdentifier,
   explicit,
@@ -27,57 +26,30 @@ import {
 } from '../asn1/writer.js';
 import { oids } from '../oids.js';
 import { hasSubjectKeyIdentifier, identifies, issuerAndSerialNumber } from './certificates.js';
+import { ecCurveOf, privateScalar, publicPoint, readEcPoint } from './ec-keys.js';
+import {
+  mqvAgree,
+  mqvUnwrap,
+  readMqvAgreement,
+  type MqvAgreement,
+  type MqvOriginator,
+} from './key-agreement-mqv.js';
+import { eccCmsSharedInfo, unwrapContentKey, wrapContentKey, x963Kdf } from './x963-kdf.js';
 
-/** RFC 3394's default initial value; RFC 3217's 3DES wrap carries its own IV. */
-const aesWrapIv = Buffer.from('a6a6a6a6a6a6a6a6', 'hex');
-
-/** The named curve of an EC key, or null for any other key. */
-export function ecCurveOf(key: KeyObject): string | null {
-  return key.asymmetricKeyType === 'ec' ? (key.asymmetricKeyDetails?.namedCurve ?? null) : null;
-}
-
-/** The uncompressed point (SEC 1 §2.3.3) of an EC public key. */
-function publicPoint(key: KeyObject): Buffer {
-  const jwk = key.export({ format: 'jwk' });
-  return Buffer.concat([
-    Buffer.from([4]),
-    Buffer.from(jwk.x!, 'base64url'),
-    Buffer.from(jwk.y!, 'base64url'),
-  ]);
-}
-
-/** ANSI X9.63 KDF (SEC 1 §3.6.1): hash(Z ‖ counter ‖ SharedInfo) for counter = 1, 2, … */
-function x963Kdf(hash: string, secret: Buffer, sharedInfo: Buffer, bytes: number): Buffer {
-  const blocks: Buffer[] = [];
-  let length = 0;
-  for (let counter = 1; length < bytes; counter++) {
-    const count = Buffer.alloc(4);
-    count.writeUInt32BE(counter);
-    const block = createHash(hash).update(secret).update(count).update(sharedInfo).digest();
-    blocks.push(block);
-    length += block.length;
-  }
-  return Buffer.concat(blocks).subarray(0, bytes);
-}
-
-/**
- * ECC-CMS-SharedInfo (RFC 5753 §7.2): the key-wrap AlgorithmIdentifier as the message carries
- * it, the user keying material when present, and the key-encryption key's length in bits.
- */
-function sharedInfo(wrapAlgorithm: Buffer, ukm: Buffer | null, kekBytes: number): Buffer {
-  const bits = Buffer.alloc(4);
-  bits.writeUInt32BE(kekBytes * 8);
-  const fields: Der[] = [raw(wrapAlgorithm)];
-  if (ukm) fields.push(explicit(0, octetString(ukm)));
-  fields.push(explicit(2, octetString(bits)));
-  return toBuffer(sequence(...fields));
-}
+export { ecCurveOf } from './ec-keys.js';
+export type { MqvOriginator } from './key-agreement-mqv.js';
 
 /**
  * KeyAgreeRecipientInfo ([1] in RecipientInfo) for an EC certificate: the content key wrapped
- * under a key agreed between a fresh ephemeral key and the certificate's key.
+ * under a key agreed between a fresh ephemeral key and the certificate's key (ECDH), or, with
+ * `mqv`, between the ephemeral key together with our static key and the certificate's (1-pass
+ * ECMQV). `mqv.ephemeralKey` fixes the ephemeral key, for tests that reproduce a recorded message.
  */
-export function keyAgreeRecipientInfo(certificate: X509Certificate, contentKey: Buffer): Der {
+export function keyAgreeRecipientInfo(
+  certificate: X509Certificate,
+  contentKey: Buffer,
+  mqv?: { originator: MqvOriginator; ephemeralKey?: Buffer },
+): Der {
   const curve = ecCurveOf(certificate.publicKey);
   const curveChoice = curve ? keyAgreementCurves[curve] : undefined;
   if (!curveChoice) {
@@ -85,30 +57,44 @@ export function keyAgreeRecipientInfo(certificate: X509Certificate, contentKey: 
       `the encryption certificate's EC curve ${curve ?? '(none)'} is not one pier agrees keys on`,
     );
   }
-  const scheme = keyAgreementSchemes[curveChoice.writeScheme]!;
+  const schemeOid = mqv ? curveChoice.mqvScheme : curveChoice.writeScheme;
+  if (!schemeOid)
+    throw new Error(`1-pass ECMQV is not available on the encryption certificate's curve ${curve}`);
+  const scheme = keyAgreementSchemes[schemeOid]!;
   const wrapOid = aesWrapFor(contentKey.length);
   const wrap = keyWraps[wrapOid]!;
   // AES key wrap parameters are absent (RFC 3565 §2.3.2).
   const wrapAlgorithm = toBuffer(algorithmIdentifier(wrapOid));
 
-  const ephemeral = createECDH(curve!);
-  ephemeral.generateKeys();
-  const secret = ephemeral.computeSecret(publicPoint(certificate.publicKey));
-  const kek = x963Kdf(scheme.kdfHash, secret, sharedInfo(wrapAlgorithm, null, wrap.kekBytes), wrap.kekBytes);
-  secret.fill(0);
-  const cipher = createCipheriv(wrap.cipher, kek, aesWrapIv);
-  const encryptedKey = Buffer.concat([cipher.update(contentKey), cipher.final()]);
-  kek.fill(0);
-
-  // The ephemeral key's parameters are absent: the curve is the recipient's (RFC 5753 §3.1.1).
-  const originatorKey = tlv(0xa1, [
-    algorithmIdentifier(oids.ecPublicKey),
-    tlv(0x03, [Buffer.from([0]), ephemeral.getPublicKey()]),
-  ]);
+  let originator: Der;
+  let ukm: Der | null = null;
+  let kek: Buffer;
+  if (mqv) {
+    const parts = mqvAgree(certificate, mqv.originator, scheme.kdfHash, wrap.kekBytes, mqv.ephemeralKey);
+    ({ originator, ukm, kek } = parts);
+  } else {
+    const ephemeral = createECDH(curve!);
+    ephemeral.generateKeys();
+    const secret = ephemeral.computeSecret(publicPoint(certificate.publicKey));
+    kek = x963Kdf(
+      scheme.kdfHash,
+      secret,
+      eccCmsSharedInfo(wrapAlgorithm, null, wrap.kekBytes),
+      wrap.kekBytes,
+    );
+    secret.fill(0);
+    // The ephemeral key's parameters are absent: the curve is the recipient's (RFC 5753 §3.1.1).
+    originator = tlv(0xa1, [
+      algorithmIdentifier(oids.ecPublicKey),
+      tlv(0x03, [Buffer.from([0]), ephemeral.getPublicKey()]),
+    ]);
+  }
+  const encryptedKey = wrapContentKey(wrap.cipher, kek, contentKey);
   return tlv(0xa1, [
     integer(3),
-    explicit(0, originatorKey),
-    algorithmIdentifier(curveChoice.writeScheme, raw(wrapAlgorithm)),
+    explicit(0, originator),
+    ...(ukm ? [ukm] : []),
+    algorithmIdentifier(schemeOid, raw(wrapAlgorithm)),
     sequence(sequence(issuerAndSerialNumber(certificate), octetString(encryptedKey))),
   ]);
 }
@@ -116,8 +102,10 @@ export function keyAgreeRecipientInfo(certificate: X509Certificate, contentKey: 
 /** A KeyAgreeRecipientInfo as read: the parts every RecipientEncryptedKey in it shares. */
 export interface KeyAgreement {
   scheme: KeyAgreementScheme;
-  /** The originator's ephemeral public key (an EC point). */
-  originatorPoint: Buffer;
+  /** ECDH: the originator's ephemeral public key (an EC point); null for ECMQV. */
+  originatorPoint: Buffer | null;
+  /** 1-pass ECMQV: the originator's keys as the message gives them; null for ECDH. */
+  mqv: MqvAgreement | null;
   ukm: Buffer | null;
   /** The key-wrap AlgorithmIdentifier exactly as the message carries it (it goes into the KDF). */
   wrapAlgorithm: Buffer;
@@ -129,23 +117,24 @@ export interface KeyAgreement {
 /** Reads a [1] KeyAgreeRecipientInfo; throws Asn1Error on anything pier cannot agree a key for. */
 export function readKeyAgreement(node: Asn1Node): KeyAgreement {
   let i = 1; // after the version
-  const originator = node.child(i++, 'originator');
-  if (!originator.isContext(0)) throw new Asn1Error('key agreement without an originator');
-  const originatorKey = originator.child(0, 'originator key');
-  // issuerAndSerialNumber or subjectKeyIdentifier: a static originator key (1-pass ECMQV or
-  // static-static ECDH), which RFC 5753 ephemeral-static does not use.
-  if (!originatorKey.isContext(1)) throw new Asn1Error('key agreement with a static originator key');
-  if (readOid(originatorKey.child(0, 'originator key algorithm').child(0, 'algorithm')) !== oids.ecPublicKey)
-    throw new Asn1Error('the originator key is not an EC key');
-  const bits = originatorKey.child(1, 'originator public key');
-  if (!bits.isUniversal(universalTag.bitString) || bits.content[0] !== 0)
-    throw new Asn1Error('unreadable originator public key');
+  const originatorField = node.child(i++, 'originator');
+  if (!originatorField.isContext(0)) throw new Asn1Error('key agreement without an originator');
+  const originator = originatorField.child(0, 'originator key');
   let ukm: Buffer | null = null;
   if (node.children[i]?.isContext(1)) ukm = readOctets(node.child(i++, 'ukm').child(0, 'ukm'));
   const algorithm = node.child(i++, 'keyEncryptionAlgorithm');
   const schemeOid = readOid(algorithm.child(0, 'key agreement algorithm'));
   const scheme = keyAgreementSchemes[schemeOid];
   if (!scheme) throw new Asn1Error(`unsupported key agreement ${schemeOid}`);
+  let originatorPoint: Buffer | null = null;
+  let mqv: MqvAgreement | null = null;
+  if (scheme.kind === 'ecmqv') mqv = readMqvAgreement(originator, ukm);
+  else {
+    // issuerAndSerialNumber or subjectKeyIdentifier with ECDH: static-static ECDH, which
+    // RFC 5753 does not define for CMS and no partner has sent.
+    if (!originator.isContext(1)) throw new Asn1Error('key agreement with a static originator key');
+    originatorPoint = readEcPoint(originator);
+  }
   const wrapNode = algorithm.child(1, 'key wrap algorithm');
   const wrapOid = readOid(wrapNode.child(0, 'key wrap algorithm'));
   const wrap = keyWraps[wrapOid];
@@ -154,14 +143,7 @@ export function readKeyAgreement(node: Asn1Node): KeyAgreement {
     rid: rek.child(0, 'rid'),
     encryptedKey: readOctets(rek.child(1, 'encryptedKey')),
   }));
-  return {
-    scheme,
-    originatorPoint: bits.content.subarray(1),
-    ukm,
-    wrapAlgorithm: wrapNode.raw,
-    wrap,
-    recipients,
-  };
+  return { scheme, originatorPoint, mqv, ukm, wrapAlgorithm: wrapNode.raw, wrap, recipients };
 }
 
 /**
@@ -174,27 +156,36 @@ export function agreementNames(rid: Asn1Node, certificate: X509Certificate): boo
   return identifies(rid, certificate);
 }
 
-/** The content-encryption key, unwrapped with the key agreed with our EC private key. */
-export function agreeAndUnwrap(privateKey: KeyObject, agreement: KeyAgreement, encryptedKey: Buffer): Buffer {
+/**
+ * The content-encryption key, unwrapped with the key agreed with our EC private key.
+ * `originators`: the partner's certificates, for an ECMQV message that names its originator's
+ * certificate instead of carrying the key.
+ */
+export function agreeAndUnwrap(
+  privateKey: KeyObject,
+  agreement: KeyAgreement,
+  encryptedKey: Buffer,
+  originators: readonly X509Certificate[] = [],
+): Buffer {
   const curve = ecCurveOf(privateKey);
   if (!curve || !keyAgreementCurves[curve]) throw new Error('key agreement needs an EC private key');
-  const d = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
+  const { cipher, kekBytes } = agreement.wrap;
+  if (agreement.mqv) {
+    const wrap = { cipher, kekBytes, algorithm: agreement.wrapAlgorithm };
+    return mqvUnwrap(privateKey, agreement.mqv, agreement.scheme.kdfHash, wrap, encryptedKey, originators);
+  }
+  const d = privateScalar(privateKey);
   const ecdh = createECDH(curve);
   ecdh.setPrivateKey(d);
   d.fill(0);
   // Throws when the point is not on our curve: the message was not made for this key.
-  const secret = ecdh.computeSecret(agreement.originatorPoint);
-  const { cipher, kekBytes } = agreement.wrap;
+  const secret = ecdh.computeSecret(agreement.originatorPoint!);
   const kek = x963Kdf(
     agreement.scheme.kdfHash,
     secret,
-    sharedInfo(agreement.wrapAlgorithm, agreement.ukm, kekBytes),
+    eccCmsSharedInfo(agreement.wrapAlgorithm, agreement.ukm, kekBytes),
     kekBytes,
   );
   secret.fill(0);
-  // A wrong key fails the wrap's integrity check and throws.
-  const decipher = createDecipheriv(cipher, kek, cipher === 'des3-wrap' ? null : aesWrapIv);
-  const key = Buffer.concat([decipher.update(encryptedKey), decipher.final()]);
-  kek.fill(0);
-  return key;
+  return unwrapContentKey(cipher, kek, encryptedKey);
 }

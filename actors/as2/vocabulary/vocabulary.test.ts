@@ -99,6 +99,11 @@ dhSinglePass-cofactorDH-sha224kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 14 
 dhSinglePass-cofactorDH-sha256kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 14 1 }
 dhSinglePass-cofactorDH-sha384kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 14 2 }
 dhSinglePass-cofactorDH-sha512kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 14 3 }
+mqvSinglePass-sha1kdf-scheme OBJECT IDENTIFIER ::= { x9-63-scheme 16 }
+mqvSinglePass-sha224kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 15 0 }
+mqvSinglePass-sha256kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 15 1 }
+mqvSinglePass-sha384kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 15 2 }
+mqvSinglePass-sha512kdf-scheme OBJECT IDENTIFIER ::= { secg-scheme 15 3 }
 id-aes128-wrap OBJECT IDENTIFIER ::= { aes 5 }
 id-aes192-wrap OBJECT IDENTIFIER ::= { aes 25 }
 id-aes256-wrap OBJECT IDENTIFIER ::= { aes 45 }
@@ -201,6 +206,12 @@ const expected: Record<OidName, [string, string]> = {
     'dhSinglePass-cofactorDH-sha512kdf-scheme',
     'dhSinglePass-cofactorDH-sha512kdf-scheme',
   ],
+  // OpenSSL has no names for the ECMQV schemes: it prints the dotted OID.
+  mqvSinglePassSha1Kdf: ['mqvSinglePass-sha1kdf-scheme', '1.3.133.16.840.63.0.16'],
+  mqvSinglePassSha224Kdf: ['mqvSinglePass-sha224kdf-scheme', '1.3.132.1.15.0'],
+  mqvSinglePassSha256Kdf: ['mqvSinglePass-sha256kdf-scheme', '1.3.132.1.15.1'],
+  mqvSinglePassSha384Kdf: ['mqvSinglePass-sha384kdf-scheme', '1.3.132.1.15.2'],
+  mqvSinglePassSha512Kdf: ['mqvSinglePass-sha512kdf-scheme', '1.3.132.1.15.3'],
   aes128Wrap: ['id-aes128-wrap', 'id-aes128-wrap'],
   aes192Wrap: ['id-aes192-wrap', 'id-aes192-wrap'],
   aes256Wrap: ['id-aes256-wrap', 'id-aes256-wrap'],
