@@ -64,6 +64,7 @@ const context: As2InboundContext = {
   decryption: [material],
   signing: material,
   verification: [keys.certificatePem],
+  partner_certificates: [keys.certificatePem],
   require_signed: profile.sign,
   require_encrypted: profile.encrypt,
   require_modern: true,

@@ -33,6 +33,11 @@ const InboundFound = z.object({
   signing: As2Material.nullable(),
   /** The partner's current signature certificates. */
   verification: z.array(z.string()),
+  /**
+   * The partner's encryption and signature certificates: a 1-pass ECMQV message may name its
+   * originator's static key by one of them instead of carrying it.
+   */
+  partner_certificates: z.array(z.string()),
   require_signed: z.boolean(),
   require_encrypted: z.boolean(),
   /** Refuse SHA-1/MD5 signatures and 3DES/RC2 encryption from the partner. */
@@ -64,6 +69,7 @@ const As2InteropOptions = z.object({
   transferEncoding: z.enum(interopChoices.transferEncoding),
   micSpelling: z.enum(interopChoices.micSpelling),
   keyTransport: z.enum(interopChoices.keyTransport),
+  keyAgreement: z.enum(interopChoices.keyAgreement),
   bodyFraming: z.enum(interopChoices.bodyFraming),
   filenameQuoting: z.enum(interopChoices.filenameQuoting),
 });
@@ -90,6 +96,12 @@ const OutboundFound = z.object({
   signing: As2Material.nullable(),
   encryption: z.string().nullable(),
   verification: z.array(z.string()),
+  /**
+   * The organization's certificates with keys that may be its static key for 1-pass ECMQV
+   * (decryption certificates, then the signing certificate); empty unless the partner's
+   * profile asks for ECMQV. The sender takes the first on the encryption certificate's curve.
+   */
+  ecmqv_keys: z.array(As2Material),
   tls_verify: z.boolean(),
   tls_trusted: z.array(z.string()),
   tls_client: As2Material.nullable(),

@@ -86,6 +86,7 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
             privateKey: privateKeyOf(m.private_key_pem!),
           })),
         verificationCerts: context.verification.map(certificateOf),
+        partnerCertificates: context.partner_certificates.map(certificateOf),
         requireSigned: context.require_signed,
         requireEncrypted: context.require_encrypted,
         requireModern: context.require_modern,

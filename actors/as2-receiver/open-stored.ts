@@ -62,7 +62,11 @@ async function unpackFrom(
   const type = topType(headers);
   if (type === 'pkcs7-mime') {
     try {
-      const outer = await decryptEnvelopedStream(open, options.decryptionKeys);
+      const outer = await decryptEnvelopedStream(
+        open,
+        options.decryptionKeys,
+        options.partnerCertificates ?? options.verificationCerts,
+      );
       unpack = (defer) =>
         unpackIncoming(Buffer.alloc(0), headers, { ...options, deferInnermostInflate: defer }, outer);
     } catch (error) {

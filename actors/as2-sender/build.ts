@@ -4,6 +4,7 @@
  * (a redelivery resends the one used before). A small document is packed in memory; a large
  * one from a file, streamed, with the same options and headers.
  */
+import type { X509Certificate } from 'node:crypto';
 import type { As2OutboundContext } from '../../protocol/as2-protocol.js';
 import {
   defaultInteropOptions,
@@ -22,7 +23,8 @@ import type { FileRange, Source } from '../as2/stream/source.js';
 import type { TempFiles } from '../as2/stream/temp-files.js';
 import { signingChoiceOf } from '../../pki/algorithms/signing-choices.js';
 import { formatAs2Name } from '../as2-shared/headers.js';
-import { certificateOf, keyPairOf } from '../as2-shared/material.js';
+import { certificateOf, keyPairOf, type KeyPair } from '../as2-shared/material.js';
+import { ecCurveOf } from '../../pki/cms/ec-keys.js';
 import { formatFilename } from '../as2/mime/parameters.js';
 import { contentDisposition } from '../shared/content-disposition.js';
 
@@ -95,10 +97,13 @@ function packOptionsOf({
   let encrypt = null;
   if (context.encryption_algorithm !== 'none') {
     if (!context.encryption) throw new ProfileProblem("the partner's profile has no encryption certificate");
+    const certificate = certificateOf(context.encryption);
     encrypt = {
       algorithm: context.encryption_algorithm as ContentEncryption,
-      certificate: certificateOf(context.encryption),
+      certificate,
       keyTransport: interop.keyTransport,
+      keyAgreement: interop.keyAgreement,
+      originator: interop.keyAgreement === 'ecmqv' ? ecmqvOriginator(context, certificate) : null,
     };
   }
   return {
@@ -115,6 +120,26 @@ function packOptionsOf({
     modernOnly: context.as2bis,
   };
 }
+
+/**
+ * The organization's static key for 1-pass ECMQV: the first of its decryption certificates, then
+ * its signing certificate, with a key on the partner certificate's curve. Null for an RSA
+ * partner certificate, which takes key transport whatever key_agreement says.
+ */
+function ecmqvOriginator(context: As2OutboundContext, certificate: X509Certificate): KeyPair | null {
+  const curve = ecCurveOf(certificate.publicKey);
+  if (curve === null) return null;
+  for (const material of context.ecmqv_keys) {
+    const pair = keyPairOf(material);
+    if (pair && ecCurveOf(pair.privateKey) === curve) return pair;
+  }
+  throw new ProfileProblem(
+    `the partner's profile asks for 1-pass ECMQV, which needs a decryption or signing certificate of the organization with its private key on ${curveName(curve)}, the curve of the partner's encryption certificate`,
+  );
+}
+
+const curveName = (curve: string) =>
+  ({ prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' })[curve] ?? curve;
 
 // The API refuses such a profile; a row changed behind its back still sends nothing weak.
 const legacyProblem = (error: LegacyAlgorithmError) =>

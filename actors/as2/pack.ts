@@ -8,6 +8,8 @@
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import { compress as compressCms } from '../../pki/cms/compressed-data.js';
 import { encryptEnvelopedChunks } from '../../pki/cms/enveloped-data.js';
+import type { MqvOriginator } from '../../pki/cms/key-agreement.js';
+import type { KeyAgreementChoice } from '../../pki/algorithms/key-agreement-algorithms.js';
 import { buildEntity, chunksOf, joinChunks, type Chunks, type HeaderList } from './mime/build.js';
 import { formatFilename } from './mime/parameters.js';
 import { encodeBase64Lines, type TransferEncoding } from './mime/transfer-encoding.js';
@@ -47,6 +49,10 @@ export interface PackOptions {
     certificate: X509Certificate;
     /** Default `rsa-pkcs1`. */
     keyTransport?: KeyTransport;
+    /** For an EC certificate; default `ecdh`. `ecmqv` needs `originator`. */
+    keyAgreement?: KeyAgreementChoice;
+    /** 1-pass ECMQV: our static EC key on the certificate's curve, with its certificate. */
+    originator?: MqvOriginator | null;
   } | null;
   /** Content-Transfer-Encoding of the document part. Default `binary` (Mendelson refuses base64). */
   transferEncoding?: TransferEncoding;

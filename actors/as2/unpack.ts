@@ -36,6 +36,11 @@ export interface UnpackOptions {
   decryptionKeys: readonly DecryptionKey[];
   /** The partner's current signing certificates. */
   verificationCerts: readonly X509Certificate[];
+  /**
+   * The partner's certificates where a 1-pass ECMQV message may name its originator's static key
+   * (its encryption and signature certificates). Default `verificationCerts`.
+   */
+  partnerCertificates?: readonly X509Certificate[];
   requireSigned?: boolean;
   requireEncrypted?: boolean;
   /** Refuse SHA-1 and MD5 signatures and 3DES and RC2 encryption (insufficient-message-security). */
@@ -175,7 +180,15 @@ function unpack(
       );
       const cmsType = failingAs(modifier, 'unreadable CMS', () => readContentInfo(der).type);
       if (cmsType === oids.envelopedData || cmsType === oids.authEnvelopedData) {
-        decrypted(fromCms(() => decryptEnveloped(der, options.decryptionKeys)));
+        decrypted(
+          fromCms(() =>
+            decryptEnveloped(
+              der,
+              options.decryptionKeys,
+              options.partnerCertificates ?? options.verificationCerts,
+            ),
+          ),
+        );
       } else if (cmsType === oids.compressedData) {
         const peeked = options.deferInnermostInflate
           ? peekInflated(

@@ -285,7 +285,12 @@ const interopEditable = {
   key_transport: z
     .enum(interopChoices.keyTransport)
     .describe(
-      'RSA key transport of encrypted messages: rsa-pkcs1 (PKCS#1 v1.5), rsa-oaep (RSAES-OAEP with SHA-1) or rsa-oaep-sha256. An EC partner certificate gets ECDH key agreement (RFC 5753) instead',
+      'RSA key transport of encrypted messages: rsa-pkcs1 (PKCS#1 v1.5), rsa-oaep (RSAES-OAEP with SHA-1) or rsa-oaep-sha256. An EC partner certificate gets key agreement (key_agreement) instead',
+    ),
+  key_agreement: z
+    .enum(interopChoices.keyAgreement)
+    .describe(
+      "EC key agreement of encrypted messages to an EC partner certificate (RFC 5753): ecdh (ephemeral-static ECDH) or ecmqv (1-pass ECMQV, for BouncyCastle-based partners such as mendelson; the organization's static key is its first decryption certificate, else its signing certificate, on the partner certificate's curve: P-256, P-384 or P-521). An RSA partner certificate uses key_transport instead",
     ),
 } satisfies Record<InteropField | 'interop_preset', z.ZodType>;
 
@@ -328,6 +333,7 @@ export const RemoteProfileCreate = z.strictObject({
   filename_quoting: interopOnCreate(interopEditable.filename_quoting, 'filename_quoting'),
   mic_spelling: interopOnCreate(interopEditable.mic_spelling, 'mic_spelling'),
   key_transport: interopOnCreate(interopEditable.key_transport, 'key_transport'),
+  key_agreement: interopOnCreate(interopEditable.key_agreement, 'key_agreement'),
   as2bis: remoteEditable.as2bis.default(remoteDefaults.as2bis),
   inbound_signature: remoteEditable.inbound_signature.default(remoteDefaults.inbound_signature),
   inbound_encryption: remoteEditable.inbound_encryption.default(remoteDefaults.inbound_encryption),
@@ -362,6 +368,7 @@ export const RemoteProfileUpdate = z.strictObject({
   filename_quoting: interopEditable.filename_quoting.optional(),
   mic_spelling: interopEditable.mic_spelling.optional(),
   key_transport: interopEditable.key_transport.optional(),
+  key_agreement: interopEditable.key_agreement.optional(),
   as2bis: remoteEditable.as2bis.optional(),
   inbound_signature: remoteEditable.inbound_signature.optional(),
   inbound_encryption: remoteEditable.inbound_encryption.optional(),
@@ -396,6 +403,7 @@ export const RemoteProfileRecord = z.object({
   filename_quoting: z.enum(interopChoices.filenameQuoting),
   mic_spelling: z.enum(interopChoices.micSpelling),
   key_transport: z.enum(interopChoices.keyTransport),
+  key_agreement: z.enum(interopChoices.keyAgreement),
   as2bis: z.boolean(),
   inbound_signature: z.enum(inboundRequirements),
   inbound_encryption: z.enum(inboundRequirements),

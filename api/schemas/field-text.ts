@@ -197,6 +197,11 @@ export const fieldTexts: Record<string, FieldText> = {
     help: 'RSA key transport of encrypted messages',
     section: 'interop',
   },
+  key_agreement: {
+    label: 'Key agreement',
+    help: 'EC key agreement of encrypted messages: ECDH, or 1-pass ECMQV with our static key',
+    section: 'interop',
+  },
   // Certificates, API tokens, service accounts
   service_account: { label: 'Service account', help: 'Local service account the token acts as' },
   label: { label: 'Label', help: 'What the token is for, so it can be found and revoked' },

@@ -4,6 +4,10 @@
  * `docs/interop.md` documents them and a test keeps the two in step.
  */
 import { keyTransportAlgorithms, type KeyTransport } from '../../pki/algorithms/encryption-algorithms.js';
+import {
+  keyAgreementChoices,
+  type KeyAgreementChoice,
+} from '../../pki/algorithms/key-agreement-algorithms.js';
 import type { MicSpelling } from '../../pki/algorithms/mic-algorithms.js';
 
 /** Content-Transfer-Encodings pier writes for the document part. */
@@ -19,6 +23,8 @@ export interface InteropOptions {
   /** `sha-256` (rfc5751) or `sha256` (rfc3851) in micalg and Disposition-Notification-Options. */
   micSpelling: MicSpelling;
   keyTransport: KeyTransport;
+  /** Key agreement to an EC certificate: ECDH ephemeral-static, or 1-pass ECMQV with our static key. */
+  keyAgreement: KeyAgreementChoice;
   /** HTTP framing of the request body: Content-Length or chunked transfer coding. */
   bodyFraming: 'content-length' | 'chunked';
   /** Content-Disposition filename as a quoted string or a bare token. */
@@ -30,6 +36,7 @@ export const interopChoices = {
   transferEncoding: ['binary', 'base64'],
   micSpelling: ['rfc5751', 'rfc3851'],
   keyTransport: Object.keys(keyTransportAlgorithms) as [KeyTransport, ...KeyTransport[]],
+  keyAgreement: keyAgreementChoices,
   bodyFraming: ['content-length', 'chunked'],
   filenameQuoting: ['quoted', 'token'],
 } as const satisfies {
@@ -43,6 +50,7 @@ export const defaultInteropOptions: InteropOptions = {
   transferEncoding: 'binary',
   micSpelling: 'rfc5751',
   keyTransport: 'rsa-pkcs1',
+  keyAgreement: 'ecdh',
   bodyFraming: 'content-length',
   filenameQuoting: 'quoted',
 };

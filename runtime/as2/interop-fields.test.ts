@@ -29,6 +29,7 @@ t.test('every library option has one column, and the mapping goes both ways', as
     transferEncoding: 'base64',
     micSpelling: 'rfc3851',
     keyTransport: 'rsa-oaep-sha256',
+    keyAgreement: 'ecmqv',
     bodyFraming: 'chunked',
     filenameQuoting: 'token',
   };

@@ -18,6 +18,7 @@ export const interopFieldOptions = {
   filename_quoting: 'filenameQuoting',
   mic_spelling: 'micSpelling',
   key_transport: 'keyTransport',
+  key_agreement: 'keyAgreement',
 } as const satisfies Record<string, keyof InteropOptions>;
 
 export type InteropField = keyof typeof interopFieldOptions;

@@ -105,7 +105,11 @@ export async function inboundContext(
   const remoteRefs = await refsOf(tx, 'business_partner_id', remote.partner_id);
   const decryptionIds = localRefs.get('decryption_certificate_ids') ?? [];
   const own = await materials(tx, secrets, decryptionIds, true);
-  const theirs = await materials(tx, secrets, remoteRefs.get('signature_certificate_ids') ?? [], false);
+  const theirIds = [
+    ...(remoteRefs.get('partner_certificate_id') ?? []),
+    ...(remoteRefs.get('signature_certificate_ids') ?? []),
+  ];
+  const theirs = await materials(tx, secrets, theirIds, false);
   return {
     found: true,
     organization: local.name,
@@ -113,6 +117,7 @@ export async function inboundContext(
     decryption: pick(own, decryptionIds).filter((m) => m.private_key_pem),
     signing,
     verification: pick(theirs, remoteRefs.get('signature_certificate_ids')).map((m) => m.certificate_pem),
+    partner_certificates: [...new Set(pick(theirs, theirIds).map((m) => m.certificate_pem))],
     require_signed: remote.inbound_signature === 'required',
     require_encrypted: remote.inbound_encryption === 'required',
     require_modern: remote.inbound_algorithms === 'modern',
@@ -136,12 +141,22 @@ export async function outboundContext(
   if (!remote) return { found: false, problem: `partner ${partner} has no AS2 profile` };
   const localRefs = await refsOf(tx, 'local_organization_id', local.organization_id);
   const remoteRefs = await refsOf(tx, 'business_partner_id', remote.partner_id);
+  // 1-pass ECMQV's static key: one of the organization's decryption certificates (the partner
+  // holds them as pier's key agreement certificates) or else its signing certificate.
+  const ecmqvIds =
+    remote.key_agreement === 'ecmqv'
+      ? [
+          ...(localRefs.get('decryption_certificate_ids') ?? []),
+          ...(localRefs.get('signing_certificate_id') ?? []),
+        ]
+      : [];
   const own = await materials(
     tx,
     secrets,
     [
       ...(localRefs.get('signing_certificate_id') ?? []),
       ...(remoteRefs.get('tls_client_certificate_id') ?? []),
+      ...ecmqvIds,
     ],
     true,
   );
@@ -170,6 +185,7 @@ export async function outboundContext(
     signing: pick(own, localRefs.get('signing_certificate_id'))[0] ?? null,
     encryption: pems(remoteRefs.get('partner_certificate_id'))[0] ?? null,
     verification: pems(remoteRefs.get('signature_certificate_ids')),
+    ecmqv_keys: pick(own, ecmqvIds).filter((m) => m.private_key_pem),
     tls_verify: remote.tls_verify,
     tls_trusted: pems(remoteRefs.get('tls_trusted_certificate_ids')),
     tls_client: pick(own, remoteRefs.get('tls_client_certificate_id'))[0] ?? null,

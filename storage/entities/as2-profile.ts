@@ -46,6 +46,8 @@ export const As2RemoteProfileSchema = defineEntity({
     filename_quoting: p.string().length(16),
     mic_spelling: p.string().length(16),
     key_transport: p.string().length(16),
+    /** ecdh or ecmqv: how pier agrees a key with an EC encryption certificate. */
+    key_agreement: p.string().length(16),
     /** draft-ietf-ediint-rfc4130bis: never generate SHA-1, MD5, 3DES or RC2 for this partner. */
     as2bis: p.boolean(),
     /** What pier accepts from the partner (docs/interop.md), independent of what it sends. */

@@ -26,6 +26,7 @@ import { Migration0140CertificateRequests } from './Migration0140CertificateRequ
 import { Migration0141MessagePartySearch } from './Migration0141MessagePartySearch.js';
 import { Migration0130CertificateExchange } from './Migration0130CertificateExchange.js';
 import { Migration0190PartnerSpeaksFor } from './Migration0190PartnerSpeaksFor.js';
+import { Migration0200KeyAgreement } from './Migration0200KeyAgreement.js';
 import { Migration0120EdiEnvelopes } from './Migration0120EdiEnvelopes.js';
 
 export const migrationsList: MigrationObject[] = [
@@ -53,4 +54,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0130CertificateExchange', class: Migration0130CertificateExchange },
   { name: 'Migration0120EdiEnvelopes', class: Migration0120EdiEnvelopes },
   { name: 'Migration0190PartnerSpeaksFor', class: Migration0190PartnerSpeaksFor },
+  { name: 'Migration0200KeyAgreement', class: Migration0200KeyAgreement },
 ];

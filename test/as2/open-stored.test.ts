@@ -62,6 +62,7 @@ const context: As2InboundContext = {
   decryption: ['bob', 'bob256', 'bob384', 'bob521'].map(decryptionPair),
   signing: { certificate_pem: pem('bob.crt'), private_key_pem: pem('bob.key') },
   verification: [pem('alice.crt')],
+  partner_certificates: [pem('alice.crt')],
   require_signed: false,
   require_encrypted: false,
   require_modern: false,

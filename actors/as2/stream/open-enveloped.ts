@@ -6,6 +6,7 @@
  * the structure first is also what AES-GCM needs: its mac and authenticated attributes come
  * after the content. The result and every failure are those of decryptEnveloped.
  */
+import type { X509Certificate } from 'node:crypto';
 import {
   contentDecipher,
   readContentAlgorithm,
@@ -33,6 +34,8 @@ export type OpenSource = () => Promise<AsyncIterable<Buffer>>;
 export async function decryptEnvelopedStream(
   open: OpenSource,
   keys: readonly DecryptionKey[],
+  /** The partner's certificates, where a 1-pass ECMQV message may name its originator's key. */
+  originators: readonly X509Certificate[] = [],
 ): Promise<Decrypted> {
   const structure = await readEnvelopedStream(await open(), () => {});
   let algorithm: ContentAlgorithm;
@@ -49,7 +52,7 @@ export async function decryptEnvelopedStream(
     let keyTransport: ContentKeyDelivery;
     let decipher: ContentDecipher;
     try {
-      const unwrapped = unwrapContentKey(attempt, algorithm.keyBytes);
+      const unwrapped = unwrapContentKey(attempt, algorithm.keyBytes, originators);
       const contentKey = unwrapped.contentKey;
       keyTransport = unwrapped.keyTransport;
       decipher = contentDecipher(algorithm, contentKey, auth);

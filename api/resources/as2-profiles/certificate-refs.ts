@@ -2,7 +2,8 @@
  * The certificates a profile names, kept as rows of as2_profile_certificate (one per field and
  * position), and the checks on them: they exist, they hold a matching private key where they
  * sign or decrypt for the local side, and they hold a key CMS can encrypt to where AS2 encrypts
- * to them: RSA (key transport) or EC on a curve pier agrees keys on (ECDH, RFC 5753).
+ * to them: RSA (key transport) or EC on a curve pier agrees keys on (ECDH, RFC 5753), and one
+ * of the NIST curves where the profile asks for 1-pass ECMQV.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { keyAgreementCurves } from '../../../pki/algorithms/key-agreement-algorithms.js';
@@ -19,6 +20,11 @@ export interface CertificateUse {
   keyFor?: string;
   /** Why a key that can carry a content-encryption key is needed ("encryption"), when it is. */
   encryptionFor?: string;
+  /**
+   * Set when the profile asks for 1-pass ECMQV: an EC certificate must then be on a curve pier
+   * does ECMQV on. Only the curve is checked; the certificate's own field reports the rest.
+   */
+  ecmqv?: boolean;
 }
 
 /**
@@ -36,7 +42,10 @@ export async function certificateProblems(
     for (const id of use.ids) {
       const c = facts.get(id);
       let problem: string | undefined;
-      if (!c) problem = `Certificate ${id} does not exist`;
+      if (use.ecmqv) {
+        if (c?.key_algorithm === 'EC' && !keyAgreementCurves[c.key_curve]?.mqvScheme)
+          problem = `Certificate ${id} (${c.name}) has an EC ${curveName(c.key_curve)} key; 1-pass ECMQV needs ${mqvCurvesText} (or choose ecdh)`;
+      } else if (!c) problem = `Certificate ${id} does not exist`;
       else if (use.keyFor && !c.has_key)
         problem = `Certificate ${id} (${c.name}) has no private key; ${use.keyFor} needs one`;
       else if (use.keyFor && !c.private_key_matches) {
@@ -58,6 +67,10 @@ export async function certificateProblems(
 const nistNames: Record<string, string> = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' };
 const curveName = (curve: string) => nistNames[curve] ?? curve;
 const ecCurvesText = Object.keys(keyAgreementCurves).map(curveName).join(', ');
+const mqvCurvesText = Object.entries(keyAgreementCurves)
+  .filter(([, c]) => c.mqvScheme)
+  .map(([curve]) => curveName(curve))
+  .join(', ');
 
 /** RSA key transport, or ECDH on a curve pier agrees keys on. */
 function encryptsTo(c: CertificateFacts): boolean {

@@ -210,6 +210,9 @@ async function profileProblems(em: EntityManager, v: RemoteProfileValues): Promi
         ids: refsOf(v).partner_certificate_id!,
         encryptionFor: 'encryption',
       },
+      ...(v.key_agreement === 'ecmqv'
+        ? [{ field: 'key_agreement', ids: refsOf(v).partner_certificate_id!, ecmqv: true }]
+        : []),
       { field: 'signature_certificate_ids', ids: v.signature_certificate_ids },
       { field: 'tls_trusted_certificate_ids', ids: v.tls_trusted_certificate_ids },
       {
