@@ -280,6 +280,7 @@ t.test('remote profile: a new one starts from secure defaults', async (t) => {
     filename_quoting: 'quoted',
     mic_spelling: 'rfc5751',
     key_transport: 'rsa-pkcs1',
+    key_agreement: 'ecdh',
     as2bis: false,
     inbound_signature: 'required',
     inbound_encryption: 'required',
