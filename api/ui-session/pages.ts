@@ -37,7 +37,22 @@ without a password, for people who sign in with an identity provider.)</p>
 </section>`;
 }
 
-export function signInPage(providers: SignInPageProvider[], error?: string, noUsersYet = false): string {
+export interface SignInPageState {
+  error?: string;
+  /** No user exists yet: the page says how to make the first administrator. */
+  noUsersYet?: boolean;
+  /** PUBLIC_URL, when the browser reached the server by another address: sign-in works only there. */
+  addressToUse?: string;
+}
+
+/** Where to sign in instead, for a browser on another address than PUBLIC_URL's. */
+function otherAddress(url: string): string {
+  const ui = `${url}/ui/auth/`;
+  return `<p class="alert alert-info" role="status" id="address-to-use">This server's address is <a href="${escapeHtml(ui)}">${escapeHtml(url)}</a> (PUBLIC_URL): sign in there, since a sign-in sent from this address is refused.</p>`;
+}
+
+export function signInPage(providers: SignInPageProvider[], state: SignInPageState = {}): string {
+  const { error, noUsersYet = false, addressToUse } = state;
   const buttons = providers
     .map(
       (p) =>
@@ -47,7 +62,7 @@ export function signInPage(providers: SignInPageProvider[], error?: string, noUs
     .join('');
   return page(
     'Sign in',
-    `${error ? `<p class="alert alert-error error" role="alert">${escapeHtml(error)}</p>` : ''}${noUsersYet ? firstRunHelp() : ''}${buttons}
+    `${addressToUse ? otherAddress(addressToUse) : ''}${error ? `<p class="alert alert-error error" role="alert">${escapeHtml(error)}</p>` : ''}${noUsersYet ? firstRunHelp() : ''}${buttons}
 <form method="post" action="/ui/auth/local" class="record-form">
 <div class="field"><label for="sign-in-name">User name</label>
 <input id="sign-in-name" name="name" autocomplete="username" required></div>

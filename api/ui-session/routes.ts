@@ -31,10 +31,29 @@ function html(reply: FastifyReply, status: number, body: string): FastifyReply {
     .send(body);
 }
 
-/** A form post from another site is refused: browsers send Origin on POST. */
+/**
+ * A form post from another site is refused: browsers send Origin on POST. With PUBLIC_URL set,
+ * the origin must be its; without, the address the browser used (the request's Host) is this
+ * server's, as a same-origin check judges it, so an operator who opens the UI by the server's
+ * name or address signs in (the fallback http://localhost:PORT is only a guess).
+ */
 function sameOrigin(ctx: ApiContext, request: FastifyRequest): boolean {
   const origin = request.headers.origin;
-  return origin === undefined || origin === new URL(ctx.options.publicUrl).origin;
+  if (origin === undefined) return true;
+  if (ctx.options.publicUrlGiven) return origin === new URL(ctx.options.publicUrl).origin;
+  try {
+    return new URL(origin).host === request.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+/** The refusal of a form post from another origin, naming the address to use when it is known. */
+function wrongOrigin(ctx: ApiContext, reply: FastifyReply, action: 'Sign-in' | 'Sign-out'): FastifyReply {
+  const text = ctx.options.publicUrlGiven
+    ? `Wrong origin: this server's address is ${ctx.options.publicUrl} (PUBLIC_URL). Open ${ctx.options.publicUrl}/ui and sign in there.`
+    : 'Wrong origin: the form was sent from another site.';
+  return html(reply, 403, messagePage(`${action} refused`, text));
 }
 
 /** A user name for a person provisioned at first sign-in. */
@@ -66,16 +85,21 @@ export async function installSignIn(
       done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
 
-    const showSignIn = async (
-      _request: FastifyRequest,
-      reply: FastifyReply,
-      error?: string,
-      status = 200,
-    ) => {
+    const showSignIn = async (request: FastifyRequest, reply: FastifyReply, error?: string, status = 200) => {
       const providers = (await ctx.identity.all()).filter((p) => p.enabled && p.sign_in);
       // A fresh install has nobody to sign in as; the page says how to make the first administrator.
       const noUsersYet = (await ctx.orm.em.fork().count(UserSchema, {})) === 0;
-      return html(reply, status, signInPage(providers, error, noUsersYet));
+      const elsewhere =
+        ctx.options.publicUrlGiven && new URL(ctx.options.publicUrl).host !== request.headers.host;
+      return html(
+        reply,
+        status,
+        signInPage(providers, {
+          ...(error === undefined ? {} : { error }),
+          noUsersYet,
+          ...(elsewhere ? { addressToUse: ctx.options.publicUrl } : {}),
+        }),
+      );
     };
     scope.get('/ui/auth/', (request, reply) => showSignIn(request, reply));
 
@@ -146,7 +170,7 @@ export async function installSignIn(
     });
 
     scope.post<{ Body: Record<string, string> | undefined }>('/ui/auth/local', async (request, reply) => {
-      if (!sameOrigin(ctx, request)) return html(reply, 403, messagePage('Sign-in refused', 'Wrong origin'));
+      if (!sameOrigin(ctx, request)) return wrongOrigin(ctx, reply, 'Sign-in');
       const name = String(request.body?.name ?? '');
       const password = String(request.body?.password ?? '');
       const nameKey = `name:${name}`;
@@ -169,7 +193,7 @@ export async function installSignIn(
     });
 
     scope.post('/ui/auth/logout', async (request, reply) => {
-      if (!sameOrigin(ctx, request)) return html(reply, 403, messagePage('Sign-out refused', 'Wrong origin'));
+      if (!sameOrigin(ctx, request)) return wrongOrigin(ctx, reply, 'Sign-out');
       await endSession(ctx, request, reply);
       return reply.redirect('/ui/auth/', 303);
     });
