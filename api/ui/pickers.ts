@@ -29,8 +29,10 @@ export type PickerKind =
   | 'source'
   | 'target'
   | 'as2-sender'
+  | 'party'
   | 'party-or-any'
   | 'party-or-empty'
+  | 'target-or-routes'
   | 'organization'
   | 'issuer';
 
@@ -95,8 +97,12 @@ function optionsFor(kind: PickerKind, choices: Choices): Option[] {
       return [{ value: '', label: 'choose a source' }, ...instances('source')];
     case 'target':
       return [{ value: '', label: 'choose a target' }, ...instances('target')];
+    case 'target-or-routes':
+      return [{ value: '', label: 'the one the routes name' }, ...instances('target')];
     case 'as2-sender':
       return [{ value: '', label: 'the only one' }, ...instances('target', 'as2-sender')];
+    case 'party':
+      return [{ value: '', label: 'choose a party' }, ...parties];
     case 'party-or-any':
       return [{ value: '*', label: '* (any party)' }, ...parties];
     case 'party-or-empty':

@@ -31,6 +31,18 @@ const formLimits = { fileField: 'file', files: 2, fields: 10, parts: 14 };
 
 const UploadFields = z.strictObject({ from: recordName, to: recordName, target: recordName.optional() });
 
+/**
+ * The text fields of each upload, as read, so that the web UI's form can show them again after
+ * a refusal (the body is a stream, read once, by this module). Kept by the underlying HTTP
+ * request, which the web UI's call of this route shares (api/ui/call-api.ts wraps the request).
+ */
+const submitted = new WeakMap<object, Record<string, string>>();
+
+/** The text fields the upload in `request` brought; none before it was read. */
+export function submittedFields(request: FastifyRequest): Record<string, string> {
+  return { ...submitted.get(request.raw) };
+}
+
 /** A file name from a form: its last path part, printable, at most 255 characters. */
 // eslint-disable-next-line no-control-regex
 const controlCharacters = /[\u0000-\u001f\u007f]/g;
@@ -80,6 +92,7 @@ export async function acceptUpload(
   const runtime = runtimeOf(ctx);
   const id = randomUUID();
   const fields: Record<string, string> = {};
+  submitted.set(request.raw, fields);
   const problems: Record<string, string> = {};
   const progress: FormProgress = { problems };
   let file: { name: string; kept: KeptStage } | undefined;
@@ -88,9 +101,11 @@ export async function acceptUpload(
       const key = partKey(part.fieldname);
       if (part.type === 'field') {
         progress.lastField = key;
-        if (key === part.fieldname && (UploadFields.shape as Record<string, unknown>)[key] !== undefined)
+        if (key === part.fieldname && (UploadFields.shape as Record<string, unknown>)[key] !== undefined) {
+          // A form's blank target is no target: the routes name it (docs/api/messages.md).
+          if (key === 'target' && String(part.value) === '') continue;
           fields[key] = String(part.value);
-        else putProblem(problems, key, key === part.fieldname ? 'Unknown property' : unnamedText);
+        } else putProblem(problems, key, key === part.fieldname ? 'Unknown property' : unnamedText);
         continue;
       }
       if (key !== 'file' || file) {

@@ -13,7 +13,9 @@ import { listMessages } from '../../resources/messages/service.js';
 import { payloadStages, type MessageListQuery } from '../../schemas/message.js';
 import { html, href, type Html } from '../html.js';
 import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
-import { csrfInput, emptyForm, field, formErrors, type FormState } from '../form.js';
+import { csrfInput, emptyForm, field, formErrors, type FieldSpec, type FormState } from '../form.js';
+import { asPicker, loadChoices, type Choices, type PickerKind } from '../pickers.js';
+import { submittedFields } from '../../resources/messages/upload.js';
 import {
   badge,
   callApi,
@@ -138,11 +140,14 @@ async function listPage(
         ? html`${liveRegion({ name: 'messages', url: `${base}/rows${href('', query)}`, content: messageRows(listed.data.messages as Row[]) })}${pager(base, query, listed.data as never)}`
         : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
     }
-    ${deps.api.has('POST', '/messages') ? sendForm(ui.csrf, send) : ''}`;
+    ${deps.api.has('POST', '/messages') ? sendForm(ui.csrf, send, await loadChoices(deps, ui, request, reply, { parties: true, instances: true })) : ''}`;
   return sendPage(reply, ui, { title: 'Messages', body, notices, live: {} }, status);
 }
 
-function sendForm(csrf: string, state: FormState): Html {
+/** The form that sends a file by hand: the parties and the target picked from lists. */
+function sendForm(csrf: string, state: FormState, choices: Choices): Html {
+  const pick = (spec: FieldSpec, kind: PickerKind) =>
+    field(asPicker(spec, kind, choices, state.values[spec.name]), state);
   const names = ['from', 'to', 'target', 'file'];
   return html`<section aria-labelledby="send-heading">
     <h2 id="send-heading">Send a file by hand</h2>
@@ -154,9 +159,9 @@ function sendForm(csrf: string, state: FormState): Html {
       novalidate
     >
       ${formErrors(state, names)}
-      ${field({ name: 'from', label: 'From', hint: 'Party name: an organization or a partner', required: true }, state)}
-      ${field({ name: 'to', label: 'To', hint: 'Party name: the other kind', required: true }, state)}
-      ${field({ name: 'target', label: 'Target', hint: 'Target instance; leave blank for the one the routes name' }, state)}
+      ${pick({ name: 'from', label: 'From', hint: 'An organization or a partner', required: true }, 'party')}
+      ${pick({ name: 'to', label: 'To', hint: 'A party of the other kind', required: true }, 'party')}
+      ${pick({ name: 'target', label: 'Target', hint: 'The target instance; by default the one the routes from From to To name' }, 'target-or-routes')}
       ${field({ name: 'file', label: 'File', kind: 'file', hint: 'At most 64 MiB', required: true }, state)}
       <button type="submit">Send</button>
     </form>
@@ -455,7 +460,8 @@ export function registerMessagePages(app: FastifyInstance, deps: UiDeps): void {
     const ui = uiContext(deps, request, reply);
     const sent = await callApi<Row>(deps, ui, request, reply, 'POST', '/messages', {});
     if (sent.ok) return seeOther(reply, `${base}/${String(sent.data.id)}?done=sent`);
-    const state = { values: {}, errors: sent.error.details ?? {} };
+    // What was sent comes back in the form, so a refusal costs only the fix (and the file again).
+    const state = { values: submittedFields(request), errors: sent.error.details ?? {} };
     return listPage(
       deps,
       request,
