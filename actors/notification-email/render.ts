@@ -3,8 +3,30 @@
  * so every channel says the same), and a text and an HTML part listing each alert with its
  * summary, subject, time and the link to the web UI page where it is seen and fixed.
  */
+import { alertCodes } from '../../flow/alerts/alerts.js';
 import type { NotificationJob, NotifiedAlert } from '../../protocol/notify-protocol.js';
 import { headline, worst } from '../notification-webhook/render.js';
+
+/** The code whose end the alert announces (`partner_reachable` ends `partner_unreachable`), if any. */
+function resolvedBy(a: NotifiedAlert): string | undefined {
+  const spec = (alertCodes as Record<string, { resolves?: string }>)[a.code];
+  return spec?.resolves;
+}
+
+/**
+ * How an email labels its alerts: `resolved` when every alert it lists announces the end of
+ * another. An all-clear keeps the severity of what it ends, so it reaches the same notifiers, but
+ * is not labelled as that severity: mail labelled `[critical]` should always need a person.
+ */
+export function emailSeverity(alerts: NotifiedAlert[]): 'resolved' | NotifiedAlert['severity'] {
+  return alerts.every((a) => resolvedBy(a) !== undefined) ? 'resolved' : worst(alerts);
+}
+
+/** An alert's label in the list: its severity, or what it resolves. */
+const labelOf = (a: NotifiedAlert) => {
+  const ends = resolvedBy(a);
+  return ends ? `resolved: ends ${a.severity} ${ends}` : a.severity;
+};
 
 export interface RenderedEmail {
   subject: string;
@@ -26,7 +48,7 @@ const oneLine = (text: string) => text.replace(/[\r\n]+/g, ' ').trim();
 
 function textOf(a: NotifiedAlert): string {
   return [
-    `[${a.severity}] ${a.code}: ${a.summary}`,
+    `[${labelOf(a)}] ${a.code}: ${a.summary}`,
     `  Subject: ${a.subject_kind} ${a.subject_name}`,
     `  Raised: ${a.raised_at}`,
     ...(a.link ? [`  Open: ${a.link}`] : []),
@@ -36,13 +58,13 @@ function textOf(a: NotifiedAlert): string {
 function htmlOf(a: NotifiedAlert): string {
   const link = a.link ? `<br><a href="${escape(a.link)}">Open in pier</a>` : '';
   return (
-    `<li><strong>[${escape(a.severity)}] ${escape(a.code)}</strong>: ${escape(a.summary)}<br>` +
+    `<li><strong>[${escape(labelOf(a))}] ${escape(a.code)}</strong>: ${escape(a.summary)}<br>` +
     `<small>${escape(a.subject_kind)} ${escape(a.subject_name)} · ${escape(a.raised_at)}</small>${link}</li>`
   );
 }
 
 export function renderEmail(job: NotificationJob, prefix: string): RenderedEmail {
-  const severity = worst(job.alerts);
+  const severity = emailSeverity(job.alerts);
   const line = oneLine(`${prefix ? `${prefix} ` : ''}[${severity}] ${headline(job)}`);
   const subject = line.length <= subjectMax ? line : `${line.slice(0, subjectMax - 1)}…`;
   const intro = job.test

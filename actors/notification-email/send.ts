@@ -9,10 +9,9 @@
 import { rootCertificates } from 'node:tls';
 import { createTransport } from 'nodemailer';
 import type { NotificationJob, NotificationOutcome } from '../../protocol/notify-protocol.js';
-import { worst } from '../notification-webhook/render.js';
+import { emailSeverity, renderEmail } from './render.js';
 import { retryWait, sleeper, type SendOptions } from '../notification-webhook/send.js';
 import type { NotificationEmailSecrets, NotificationEmailSettings } from './config.js';
-import { renderEmail } from './render.js';
 
 interface SmtpError extends Error {
   code?: string;
@@ -76,7 +75,8 @@ export async function sendEmail(
         html: mail.html,
         messageId: `<notification-${job.notification_id}@pier>`,
         headers: {
-          'X-Pier-Severity': worst(job.alerts),
+          // `resolved` for an all-clear (render.ts), so a filter on critical mail skips it.
+          'X-Pier-Severity': emailSeverity(job.alerts),
           'X-Pier-Alert-Code': job.alerts[0]!.code,
           'X-Mailer': options.userAgent,
         },

@@ -98,6 +98,25 @@ t.test('an alert is mailed over STARTTLS, authenticated, with its summary and we
   t.notMatch(mail.raw, password);
 });
 
+t.test('an all-clear is mailed as resolved, never labelled critical', async (t) => {
+  clock += 60 * 60_000;
+  const down = await raise();
+  await outcome(down, 'delivered');
+  const [standing] = await sql<Row>(server.db.url, 'select subject_id from alert where id = $1', [down]);
+  clock += 60 * 60_000;
+  const up = await raise({
+    code: 'partner_reachable',
+    subject_id: standing!.subject_id,
+    summary: `The partner of ${standing!.subject_id} is reachable again`,
+  });
+  await outcome(up, 'delivered');
+  const mail = starttls.mails.at(-1)!;
+  t.equal(mail.subject, `[pier] [resolved] The partner of ${standing!.subject_id} is reachable again`);
+  t.equal(mail.headers['x-pier-severity'], 'resolved', 'a filter on critical mail skips it');
+  t.equal(mail.headers['x-pier-alert-code'], 'partner_reachable');
+  t.match(mail.text, '[resolved: ends critical partner_unreachable] partner_reachable: ');
+});
+
 t.test('the password is write-only: never answered, sealed at rest', async (t) => {
   const shown = await server.call('GET', '/api/v1/plugins/configs/notification-email/mail');
   t.equal(shown.status, 200);
