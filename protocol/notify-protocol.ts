@@ -19,6 +19,8 @@ export const NotifiedAlert = z.object({
   raised_at: z.string(),
   /** The plugin instance the alert is about, `<type>:<name>`, when there is one. */
   instance: z.string(),
+  /** The code whose end this alert announces (`partner_unreachable` for `partner_reachable`), or null. */
+  resolves: z.string().nullable(),
 });
 export type NotifiedAlert = z.infer<typeof NotifiedAlert>;
 

@@ -3,15 +3,11 @@
  * so every channel says the same), and a text and an HTML part listing each alert with its
  * summary, subject, time and the link to the web UI page where it is seen and fixed.
  */
-import { alertCodes } from '../../flow/alerts/alerts.js';
 import type { NotificationJob, NotifiedAlert } from '../../protocol/notify-protocol.js';
 import { headline, worst } from '../notification-webhook/render.js';
 
 /** The code whose end the alert announces (`partner_reachable` ends `partner_unreachable`), if any. */
-function resolvedBy(a: NotifiedAlert): string | undefined {
-  const spec = (alertCodes as Record<string, { resolves?: string }>)[a.code];
-  return spec?.resolves;
-}
+const resolvedBy = (a: NotifiedAlert) => a.resolves ?? undefined;
 
 /**
  * How an email labels its alerts: `resolved` when every alert it lists announces the end of

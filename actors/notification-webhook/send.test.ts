@@ -28,6 +28,7 @@ const alert = {
   link: 'https://pier.example/api/v1/messages/m',
   raised_at: '2026-06-01T08:00:00.000Z',
   instance: 'http-poster:out',
+  resolves: null,
 };
 const job = (over: Partial<NotificationJob> = {}): NotificationJob => ({
   notification_id: 41,

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
 import { direct, inTx, pgArray, type Tx } from '../../storage/sql.js';
 import type { InstanceRef } from '../supervisor/core-port.js';
+import { alertCodes } from '../../flow/alerts/alerts.js';
 
 interface DueRow {
   id: string;
@@ -56,7 +57,14 @@ export function alertOfRow(row: DueRow, publicUrl: string): NotifiedAlert {
     link: row.link ? absoluteLink(publicUrl, row.link) : '',
     raised_at: row.raised_at,
     instance: row.instance,
+    resolves: resolvesOf(row.code),
   };
+}
+
+/** The code whose end `code` announces (flow/alerts/alerts.ts), or null. */
+function resolvesOf(code: string): string | null {
+  const spec = (alertCodes as Record<string, { resolves?: string }>)[code];
+  return spec?.resolves ?? null;
 }
 
 /** Seconds a claimed notification is left to its sender: every attempt and wait, and a minute. */
