@@ -1,4 +1,5 @@
 /** What the API's routes and services share within one process. Built once by the server. */
+import type { SetupCode } from './ui-session/setup-code.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ProcessOptions } from './process-options.js';
 import type { AuditRecorder } from './audit/recorder.js';
@@ -35,6 +36,8 @@ export interface ApiContext {
   readiness: Readiness;
   /** The message flow and plugin instances; absent in the CLI, which runs no actors. */
   runtime?: Runtime;
+  /** A fresh install's one-time setup code (api/ui-session/setup-code.ts); null once a user exists. */
+  setupCode?: SetupCode | null;
 }
 
 /** The runtime of a server process; routes that need it are only registered by the server. */

@@ -15,6 +15,7 @@ import { OutageLog } from '../storage/outage-log.js';
 import { prepareStorage } from '../storage/payloads/prepare.js';
 import { legacyPayloads, type StorageFields } from '../storage/payloads/selection.js';
 import { Readiness } from './readiness/readiness.js';
+import { SetupCode } from './ui-session/setup-code.js';
 import { notReadyRetryAfterSeconds } from './readiness/gate.js';
 import { endEventStreams } from './resources/events/routes.js';
 import { ConnectionDrain } from '../actors/shared/connection-drain.js';
@@ -122,6 +123,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       readiness: new Readiness(),
       ...(settings.now ? { now: settings.now } : {}),
     });
+    // A fresh install's first administrator can be made in the browser with this code.
+    ctx.setupCode = await SetupCode.prepare(database.orm, options.dataDir);
     closers.push(async () => ctx.apiTokens.close());
     closers.push(() => ctx.apiTokens.flushUsage());
 

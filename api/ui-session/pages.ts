@@ -26,10 +26,16 @@ export interface SignInPageProvider {
  * What a fresh install's sign-in page says while no user exists: nobody can sign in with a
  * password yet, and the first administrator is made on the server with the `pier` command.
  */
-function firstRunHelp(): string {
+function firstRunHelp(setupFile: string | undefined): string {
+  const inBrowser = setupFile
+    ? `<p>Create the first administrator in the browser: <a class="button" id="first-run-setup" href="/ui/setup">Set up Pier</a>
+with the setup code the server printed on its console when it started, also in the file <code>${escapeHtml(setupFile)}</code>
+on the server.</p>
+<p>Or on the server, in the directory Pier runs from:</p>`
+    : `<p>This is a fresh install. Create the first administrator on the server, in the directory Pier runs from:</p>`;
   return `<section class="alert alert-info first-run" aria-labelledby="first-run-heading">
 <h2 id="first-run-heading">No user exists yet</h2>
-<p>This is a fresh install. Create the first administrator on the server, in the directory Pier runs from:</p>
+${inBrowser}
 <pre><code>npx pier users passwd NAME</code></pre>
 <p>It reads the password (at least 12 characters) from standard input; a name nobody has yet becomes a local
 administrator. Then sign in here with that name and password. (<code>pier users add NAME</code> makes a viewer
@@ -37,10 +43,53 @@ without a password, for people who sign in with an identity provider.)</p>
 </section>`;
 }
 
+/** What the first-run page shows: the values typed (never the code or a password) and the problems. */
+export interface SetupPageState {
+  name?: string;
+  errors?: Record<string, string>;
+  setupFile: string;
+}
+
+const fieldError = (errors: Record<string, string>, field: string) =>
+  errors[field]
+    ? `<p class="error" id="setup-${field}-error" data-field="${field}">${escapeHtml(errors[field])}</p>`
+    : '';
+
+/** The first-run page: the setup code, and the first administrator's name and password. */
+export function setupPage(state: SetupPageState): string {
+  const errors = state.errors ?? {};
+  const described = (field: string, hint: string) =>
+    `aria-describedby="${hint}${errors[field] ? ` setup-${field}-error` : ''}"${errors[field] ? ' aria-invalid="true"' : ''}`;
+  return page(
+    'Set up Pier',
+    `${errors._form ? `<p class="alert alert-error error" role="alert">${escapeHtml(errors._form)}</p>` : ''}
+<p>No user exists yet. Choose the first administrator's name and password. The setup code proves you run this
+server: it was printed on the server's console when it started and is in the file <code>${escapeHtml(state.setupFile)}</code>
+on the server. It works once.</p>
+<form method="post" action="/ui/setup" class="record-form" novalidate>
+<div class="field"><label for="setup-code">Setup code</label>
+<input id="setup-code" name="code" autocomplete="one-time-code" required ${described('code', 'setup-code-hint')}>
+<p class="hint" id="setup-code-hint">Like ABCD-EFGH-JKLM-NPQR</p>${fieldError(errors, 'code')}</div>
+<div class="field"><label for="setup-name">Administrator's name</label>
+<input id="setup-name" name="name" autocomplete="username" required value="${escapeHtml(state.name ?? '')}" ${described('name', 'setup-name-hint')}>
+<p class="hint" id="setup-name-hint">Letters, digits, - and _, as you will sign in</p>${fieldError(errors, 'name')}</div>
+<div class="field"><label for="setup-password">Password</label>
+<input id="setup-password" name="password" type="password" autocomplete="new-password" required ${described('password', 'setup-password-hint')}>
+<p class="hint" id="setup-password-hint">At least 12 characters</p>${fieldError(errors, 'password')}</div>
+<div class="field"><label for="setup-repeat">Password again</label>
+<input id="setup-repeat" name="repeat" type="password" autocomplete="new-password" required ${described('repeat', 'setup-repeat-hint')}>
+<p class="hint" id="setup-repeat-hint">The same password, to catch a typing mistake</p>${fieldError(errors, 'repeat')}</div>
+<button type="submit">Create the administrator and sign in</button>
+</form>`,
+  );
+}
+
 export interface SignInPageState {
   error?: string;
   /** No user exists yet: the page says how to make the first administrator. */
   noUsersYet?: boolean;
+  /** The setup code's file, while a fresh install's code works (the page offers /ui/setup). */
+  setupFile?: string;
   /** PUBLIC_URL, when the browser reached the server by another address: sign-in works only there. */
   addressToUse?: string;
 }
@@ -52,7 +101,7 @@ function otherAddress(url: string): string {
 }
 
 export function signInPage(providers: SignInPageProvider[], state: SignInPageState = {}): string {
-  const { error, noUsersYet = false, addressToUse } = state;
+  const { error, noUsersYet = false, addressToUse, setupFile } = state;
   const buttons = providers
     .map(
       (p) =>
@@ -62,7 +111,7 @@ export function signInPage(providers: SignInPageProvider[], state: SignInPageSta
     .join('');
   return page(
     'Sign in',
-    `${addressToUse ? otherAddress(addressToUse) : ''}${error ? `<p class="alert alert-error error" role="alert">${escapeHtml(error)}</p>` : ''}${noUsersYet ? firstRunHelp() : ''}${buttons}
+    `${addressToUse ? otherAddress(addressToUse) : ''}${error ? `<p class="alert alert-error error" role="alert">${escapeHtml(error)}</p>` : ''}${noUsersYet ? firstRunHelp(setupFile) : ''}${buttons}
 <form method="post" action="/ui/auth/local" class="record-form">
 <div class="field"><label for="sign-in-name">User name</label>
 <input id="sign-in-name" name="name" autocomplete="username" required></div>

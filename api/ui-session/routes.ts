@@ -10,6 +10,7 @@ import { verifyPassword } from '../auth/password.js';
 import type { ApiContext } from '../context.js';
 import { addUser } from '../resources/users/service.js';
 import { recordName } from '../schemas/common.js';
+import { installFirstRun } from './first-run.js';
 import { finishSignIn, startSignIn } from './oidc-flow.js';
 import { landingPage, messagePage, signInPage } from './pages.js';
 import { FailureLimiter } from './rate-limit.js';
@@ -97,11 +98,13 @@ export async function installSignIn(
         signInPage(providers, {
           ...(error === undefined ? {} : { error }),
           noUsersYet,
+          ...(noUsersYet && ctx.setupCode?.value ? { setupFile: ctx.setupCode.file } : {}),
           ...(elsewhere ? { addressToUse: ctx.options.publicUrl } : {}),
         }),
       );
     };
     scope.get('/ui/auth/', (request, reply) => showSignIn(request, reply));
+    installFirstRun(scope, ctx, { html, sameOrigin: (request) => sameOrigin(ctx, request), limiter });
 
     scope.get<{ Params: { name: string } }>('/ui/auth/:name/login', async (request, reply) => {
       const provider = await ctx.identity.byName(request.params.name);

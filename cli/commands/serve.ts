@@ -25,6 +25,17 @@ export function serveCommand(): Command {
         throw new ReportedError();
       }
       logger.info({ url: server.url, developerBuild }, 'pier is serving');
+      const setup = server.ctx.setupCode;
+      if (setup?.value) {
+        const page = `${server.ctx.options.publicUrl}/ui/setup`;
+        // The code itself never goes to the log (a secret); the console shows it when a person watches.
+        logger.info(
+          { page, setup_code_file: setup.file },
+          `no user exists yet: create the first administrator at ${page} with the setup code in ${setup.file}`,
+        );
+        if (process.stdout.isTTY)
+          process.stdout.write(`\n  First run: open ${page}\n  Setup code: ${setup.value}\n\n`);
+      }
       const first = await stopSignal();
       logger.info(
         { signal: first, shutdownTimeoutSeconds: server.ctx.options.shutdownTimeoutMs / 1000 },
