@@ -1,7 +1,7 @@
 /**
  * The process's log: JSON lines with ISO-8601 UTC times (`"time":"2026-11-23T03:04:05.678Z"`),
- * so a line read at 3 a.m. says when without arithmetic, or with LOG_FORMAT=pretty one
- * coloured line per entry for a terminal (pino-pretty, in this thread so nothing is lost at
+ * so a line read at 3 a.m. says when without arithmetic, or with LOG_FORMAT=pretty (the default
+ * on a terminal) one coloured line per entry (pino-pretty, in this thread so nothing is lost at
  * exit). Fields that could hold a secret are censored wherever they appear, as a last guard:
  * no log line is meant to carry them in the first place.
  */
@@ -32,8 +32,12 @@ export const redactPaths = [
   'token',
 ];
 
-export function logFormatOf(env: NodeJS.ProcessEnv): LogFormat {
-  const format = env.LOG_FORMAT ?? 'json';
+/**
+ * LOG_FORMAT, by default readable lines when standard output is a terminal (a person watches)
+ * and JSON lines otherwise (a service manager, a pipe, a log collector).
+ */
+export function logFormatOf(env: NodeJS.ProcessEnv, terminal = process.stdout.isTTY === true): LogFormat {
+  const format = env.LOG_FORMAT ?? (terminal ? 'pretty' : 'json');
   if (format !== 'json' && format !== 'pretty') {
     throw new Error(`LOG_FORMAT must be json or pretty, not "${format}"`);
   }

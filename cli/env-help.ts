@@ -14,7 +14,7 @@ const server = [
   ['ALLOWED_ORIGINS', 'comma-separated origins browser pages may call the API from'],
   ['PUBLIC_URL', 'address users reach pier at; default http://localhost:<HTTP_PORT>'],
   ['LOG_LEVEL', 'pino log level; default info'],
-  ['LOG_FORMAT', 'json (default) or pretty, for a terminal'],
+  ['LOG_FORMAT', 'json or pretty; pretty by default on a terminal, json otherwise'],
   ['NODE_ENV', 'production refuses --dev'],
   ['PIER_SHUTDOWN_TIMEOUT', 'seconds a stop lets work in hand finish; default 30'],
 ] as const;

@@ -1,9 +1,11 @@
 /** `pier serve [--dev]`: run the server until SIGINT or SIGTERM. */
+import path from 'node:path';
 import { Command } from 'commander';
 import type { Logger } from 'pino';
 import { environment, withEnvironment } from '../env-help.js';
 import { ReportedError } from '../args.js';
 import { cliIo } from '../io.js';
+import { consoleBanner } from '../console-banner.js';
 
 export function serveCommand(): Command {
   const command = new Command('serve')
@@ -28,14 +30,21 @@ export function serveCommand(): Command {
       const setup = server.ctx.setupCode;
       if (setup?.value) {
         const page = `${server.ctx.options.publicUrl}/ui/setup`;
-        // The code itself never goes to the log (a secret); the console shows it when a person watches.
+        // The code itself never goes to the log (a secret); the console banner shows it to a person.
         logger.info(
           { page, setup_code_file: setup.file },
           `no user exists yet: create the first administrator at ${page} with the setup code in ${setup.file}`,
         );
-        if (process.stdout.isTTY)
-          process.stdout.write(`\n  First run: open ${page}\n  Setup code: ${setup.value}\n\n`);
       }
+      if (process.stdout.isTTY)
+        process.stdout.write(
+          consoleBanner({
+            uiUrl: server.ctx.options.publicUrl,
+            dataDir: path.resolve(server.ctx.options.dataDir),
+            ...(setup?.value ? { setup: { code: setup.value, file: setup.file } } : {}),
+            developerBuild,
+          }),
+        );
       const first = await stopSignal();
       logger.info(
         { signal: first, shutdownTimeoutSeconds: server.ctx.options.shutdownTimeoutMs / 1000 },
