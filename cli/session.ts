@@ -2,12 +2,30 @@
  * A short database session for one CLI command: connect, migrate, run, close. The heavy modules
  * (ORM, API services) load only here, so `pier --help` and `pier --version` answer at once.
  */
+import { userInfo } from 'node:os';
 import type { ApiContext } from '../api/context.js';
 import type { Caller } from '../api/auth/caller.js';
 import { cliIo } from './io.js';
 
-/** Changes made from the command line are recorded as made by `system` (docs/api/audit.md). */
-export const cliCaller: Caller = { kind: 'developer', actor: 'system' };
+/**
+ * Who runs the command, as the audit log names them (docs/api/audit.md): `cli:<login>`, the
+ * person behind sudo when there is one, so an entry made from a shell says who made it.
+ */
+export function cliActor(env: NodeJS.ProcessEnv = process.env): string {
+  let login = env.SUDO_USER || '';
+  if (!login) {
+    try {
+      login = userInfo().username;
+    } catch {
+      // no passwd entry for this uid (some containers)
+      login = env.USER || env.LOGNAME || `uid ${process.getuid?.() ?? '?'}`;
+    }
+  }
+  return `cli:${login}`;
+}
+
+/** Changes made from the command line are recorded under the local user who made them. */
+export const cliCaller: Caller = { kind: 'developer', actor: cliActor() };
 
 let verbose = false;
 /** `--verbose`: say on stderr which database the command connected to. */

@@ -6,6 +6,7 @@ import { sql } from './helpers/database.js';
 import { must, parties, runningOn, tempDir, upload, waitForMessage, finished } from './helpers/flow.js';
 import { pierShell } from './helpers/pier-shell.js';
 import { startTestServer } from './helpers/server.js';
+import { cliActor } from '../cli/session.js';
 
 const { db, dataDir, pier } = await pierShell(t);
 
@@ -41,6 +42,13 @@ t.test('messages: list with q, direction and target, show, redeliver (audited)',
     new RegExp(`^${id}\\t\\d{4}-[^\\t]+\\toutbound\\tDelivered\\tacme\\tglobex\\tOrder-77.csv$`, 'm'),
   );
   t.equal(
+    list.stdout.split('\n')[0],
+    'ID\tCREATED\tDIRECTION\tSTATUS\tFROM\tTO\tFILE NAME',
+    'a header row first',
+  );
+  const bare = await pier(['messages', 'list', '--q', 'order-7', '--no-header']);
+  t.match(bare.stdout.split('\n')[0], new RegExp(`^${id}\\t`), '--no-header: the rows alone');
+  t.equal(
     (await pier(['messages', 'list', '--q', 'rder-77'])).stdout,
     'No messages.\n',
     'the beginning of the name',
@@ -66,7 +74,7 @@ t.test('messages: list with q, direction and target, show, redeliver (audited)',
   );
   t.match(
     redelivered.history.find((h: { kind: string }) => h.kind === 'redeliver_requested').text,
-    /by system/,
+    new RegExp(`by ${cliActor()}`),
   );
   const audit = await sql<{ action: string; actor: string; record_id: string }>(
     db.url,
@@ -74,7 +82,7 @@ t.test('messages: list with q, direction and target, show, redeliver (audited)',
   );
   t.match(audit, [
     { action: 'upload', actor: /^sa:tester/, record_id: id },
-    { action: 'redeliver', actor: 'system', record_id: id },
+    { action: 'redeliver', actor: cliActor(), record_id: id },
   ]);
   t.equal(audit.length, 2);
   const missing = await pier(['messages', 'redeliver', id, '--target', 'elsewhere']);

@@ -9,6 +9,7 @@ import { runningEmbeddedPort } from '../storage/embedded-postgres.js';
 import { sql } from './helpers/database.js';
 import { pierShell } from './helpers/pier-shell.js';
 import { startTestServer } from './helpers/server.js';
+import { cliActor } from '../cli/session.js';
 
 const { db, dataDir, pier, pierProcess } = await pierShell(t);
 
@@ -54,7 +55,8 @@ t.test('service accounts and API tokens: list, revoke, disable, enable, delete',
   t.equal((await pier(['service-accounts', 'delete', 'erp'])).stdout, 'Deleted service account erp.\n');
   const actions = await sql<{ action: string }>(
     db.url,
-    "select action from audit_event where kind = 'service-account' and record_name = 'erp' and actor = 'system' order by id",
+    "select action from audit_event where kind = 'service-account' and record_name = 'erp' and actor = $1 order by id",
+    [cliActor()],
   );
   t.same(
     actions.map((a) => a.action),

@@ -8,6 +8,7 @@ import { withoutPassword } from '../storage/connect.js';
 import { sql } from './helpers/database.js';
 import { pierShell } from './helpers/pier-shell.js';
 import { startTestServer } from './helpers/server.js';
+import { cliActor } from '../cli/session.js';
 
 const { db, dataDir, pier, pierProcess } = await pierShell(t);
 
@@ -68,7 +69,7 @@ t.test('settings: show, set with validation and audit, usage errors exit 2', asy
     db.url,
     "select actor, changes from audit_event where kind = 'settings' order by id desc limit 1",
   );
-  t.equal(event!.actor, 'system');
+  t.equal(event!.actor, cliActor(), 'the local user who ran it');
   t.same(event!.changes, [
     { field: 'delivery_max_dispatches', old: 5, new: 7 },
     { field: 'identification_hide_version', old: false, new: true },

@@ -4,6 +4,7 @@ import t from 'tap';
 import { sql } from './helpers/database.js';
 import { pierShell, runPierProcess, type Run } from './helpers/pier-shell.js';
 import { startTestServer } from './helpers/server.js';
+import { cliActor } from '../cli/session.js';
 
 const shell = await pierShell(t);
 const { db, dataDir } = shell;
@@ -48,7 +49,8 @@ t.test('a service account and a token made on the command line work against the 
     db.url,
     "select actor from audit_event where kind = 'api-token' order by id limit 1",
   );
-  t.equal(event!.actor, 'system', 'the command line is recorded as system');
+  t.equal(event!.actor, cliActor(), 'the command line is recorded as the local user');
+  t.match(event!.actor, /^cli:\S+$/);
 });
 
 t.test('failures are explained and exit non-zero', async (t) => {

@@ -20,7 +20,9 @@ export function messageCommands(): Command {
   withEnvironment(
     messages
       .command('list')
-      .description('List messages, newest first: id, created, direction, status, from, to, file name')
+      .description(
+        'List messages, newest first: id, created, direction, status, from, to, file name (tab-separated, under a header row)',
+      )
       .option('--q <text>', 'file name, AS2 Message-ID or the partner’s Message-ID')
       .option('--direction <direction>', 'inbound or outbound')
       .option('--target <name>', 'messages with a delivery to this target')
@@ -28,7 +30,8 @@ export function messageCommands(): Command {
       .option('--from <party>', 'sender party name')
       .option('--to <party>', 'receiver party name')
       .option('--limit <n>', 'at most this many (1 to 500)', wholeNumber, 50)
-      .action((opts: ListOptions) =>
+      .option('--no-header', 'leave out the header row (for scripts)')
+      .action(({ header, ...opts }: ListOptions & { header: boolean }) =>
         withSession(async (ctx) => {
           const [{ listMessages }, { MessageListQuery }, { parseOrThrow }, { freshEm }] = await Promise.all([
             import('../../api/resources/messages/service.js'),
@@ -44,6 +47,8 @@ export function messageCommands(): Command {
           );
           const page = await listMessages(freshEm(ctx), query);
           if (page.items.length === 0) say('No messages.');
+          else if (header)
+            say(['ID', 'CREATED', 'DIRECTION', 'STATUS', 'FROM', 'TO', 'FILE NAME'].join('\t'));
           for (const m of page.items) {
             say([m.id, m.created_at, m.direction, m.status, m.from, m.to, m.file_name].join('\t'));
           }
