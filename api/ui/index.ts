@@ -22,7 +22,7 @@ import { KeptSecrets } from './kept-secrets.js';
 import { registerProfilePages } from './pages/as2-profile.js';
 import { registerRecordPages } from './pages/records.js';
 import { registerPages } from './pages/index.js';
-import { csrfField, csrfToken, csrfValid, setSecurityHeaders } from './security.js';
+import { csrfField, csrfToken, csrfValid, setSecurityHeaders, uploadFormValid } from './security.js';
 import { loadUiUser, resolveUiUser, signInPath } from './current-user.js';
 import { secureCookies } from '../ui-session/session.js';
 import { eventStreamPath, registerEventRelay } from './live.js';
@@ -107,7 +107,9 @@ export async function webUi(app: FastifyInstance, options: WebUiOptions): Promis
     const body = request.body as Record<string, unknown> | undefined;
     const fromBody = typeof body?.[csrfField] === 'string' ? (body[csrfField] as string) : undefined;
     const fromQuery = (request.query as Record<string, string | undefined>)[csrfField];
-    if (!csrfValid(request, fromBody ?? fromQuery)) {
+    const upload = /^multipart\/form-data/i.test(request.headers['content-type'] ?? '');
+    const given = fromBody ?? fromQuery;
+    if (!(given === undefined && upload ? uploadFormValid(request) : csrfValid(request, given))) {
       throw new ApiError(
         'FORBIDDEN',
         'The form has expired or came from another site; reload the page and try again',

@@ -80,3 +80,20 @@ export function csrfValid(request: FastifyRequest, submitted: string | undefined
   if (!timingSafeEqual(Buffer.from(cookie), Buffer.from(given))) return false;
   return sameOrigin(request);
 }
+
+/**
+ * A file-upload form (multipart) carries no token: its body is a stream that the API route reads
+ * after this check, and a token in the form's URL showed in the address bar and the request log.
+ * Its proof is what only a page of this site makes a browser send: the SameSite=Strict cookie
+ * (never sent from another site) and an Origin header naming this server (browsers send one on
+ * every POST; without it, the token is still needed).
+ */
+export function uploadFormValid(request: FastifyRequest): boolean {
+  const cookie = readCookie(request, csrfCookie);
+  return (
+    cookie !== undefined &&
+    tokenPattern.test(cookie) &&
+    request.headers.origin !== undefined &&
+    sameOrigin(request)
+  );
+}

@@ -74,6 +74,7 @@ t.test('a refusal keeps the parties as picked and says what is wrong', async (t)
   await page.setInputFiles('input[name="file"]', document);
   await page.click('#send-heading ~ form button[type="submit"]');
   await page.waitForSelector('#f-to-error');
+  t.notMatch(page.url(), '_csrf', 'no token in the address bar');
   t.equal(await page.inputValue('select[name="from"]'), 'globex', 'From as it was picked');
   t.equal(await page.inputValue('select[name="to"]'), 'shopco', 'To as it was picked');
   t.match(
@@ -82,4 +83,28 @@ t.test('a refusal keeps the parties as picked and says what is wrong', async (t)
     "the API's words about the parties",
   );
   await page.context().close();
+});
+
+t.test('an upload form needs this site’s cookie and Origin when it carries no token', async (t) => {
+  const { page } = await openPage(browser);
+  await page.goto(`${base}/ui/messages`);
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'pier_csrf')!;
+  await page.context().close();
+  const post = (headers: Record<string, string>) => {
+    const form = new FormData();
+    form.append('from', 'acme');
+    form.append('to', 'shopco');
+    form.append('file', new Blob(['ORDER 2\n']), 'order-2.txt');
+    return fetch(`${base}/ui/messages/send`, { method: 'POST', headers, body: form, redirect: 'manual' });
+  };
+  const before = (await server.call('GET', '/api/v1/messages')).body.data.total;
+  const forged = await post({ cookie: `pier_csrf=${cookie.value}`, origin: 'http://evil.example' });
+  t.equal(forged.status, 403, 'another site is refused');
+  const noOrigin = await post({ cookie: `pier_csrf=${cookie.value}` });
+  t.equal(noOrigin.status, 403, 'without Origin the token is needed');
+  const noCookie = await post({ origin: base });
+  t.equal(noCookie.status, 403, 'without the cookie it is refused');
+  t.equal((await server.call('GET', '/api/v1/messages')).body.data.total, before, 'nothing was sent');
+  const own = await post({ cookie: `pier_csrf=${cookie.value}`, origin: base });
+  t.equal(own.status, 303, "this site's own form is taken");
 });

@@ -103,7 +103,7 @@ async function listPage(
       </p>
       <form
         method="post"
-        action="${base}/upload?_csrf=${ui.csrf}"
+        action="${base}/upload"
         enctype="multipart/form-data"
         class="record-form"
         novalidate

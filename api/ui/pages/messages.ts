@@ -151,13 +151,7 @@ function sendForm(csrf: string, state: FormState, choices: Choices): Html {
   const names = ['from', 'to', 'target', 'file'];
   return html`<section aria-labelledby="send-heading">
     <h2 id="send-heading">Send a file by hand</h2>
-    <form
-      method="post"
-      action="${base}/send?_csrf=${csrf}"
-      enctype="multipart/form-data"
-      class="record-form"
-      novalidate
-    >
+    <form method="post" action="${base}/send" enctype="multipart/form-data" class="record-form" novalidate>
       ${formErrors(state, names)}
       ${pick({ name: 'from', label: 'From', hint: 'An organization or a partner', required: true }, 'party')}
       ${pick({ name: 'to', label: 'To', hint: 'A party of the other kind', required: true }, 'party')}

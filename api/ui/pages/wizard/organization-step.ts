@@ -90,13 +90,7 @@ export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): vo
         <h2 id="new-heading">
           ${state.organizations.length > 0 ? 'A new organization' : 'Your organization'}
         </h2>
-        <form
-          method="post"
-          action="${path}?_csrf=${ui.csrf}"
-          enctype="multipart/form-data"
-          class="record-form"
-          novalidate
-        >
+        <form method="post" action="${path}" enctype="multipart/form-data" class="record-form" novalidate>
           ${formErrors(form, ['name', 'display_name', 'as2id', ...choiceFieldNames(choice)])}
           ${field({ name: 'name', label: 'Name in pier', hint: 'Lower case letters, digits, _ or -; used in routes and folders', required: true }, form)}
           ${field({ name: 'display_name', label: 'Display name', hint: 'Your company’s name as people write it' }, form)}
