@@ -41,7 +41,7 @@ export {
 
 // Alerts and notifications: the log, the alerts standing, a notifier's test notification.
 export { NotificationLog } from './alerts/notification-log.js';
-export { openAlerts } from './alerts/open-alerts.js';
+export { openAlerts, recentAlerts } from './alerts/open-alerts.js';
 export { sendTestNotification } from './alerts/test-notification.js';
 
 // Certificates: the expiry schedule and how their users are named in refusals and reports.

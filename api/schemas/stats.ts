@@ -7,6 +7,7 @@ export const StatsRecord = z.object({
   received_last_24h: z.number().int().describe('Inbound messages'),
   messages_last_7d: z.number().int(),
   in_flight_messages: z.number().int().describe('Received, InProgress, Retrying or AwaitingReceipt'),
+  retrying_messages: z.number().int().describe('Of those in flight, the messages in Retrying'),
   failed_last_24h: z.number().int().describe('Messages that reached Error or Stalled'),
   system_status: z.enum(['Healthy', 'Degraded']),
   open_alerts: z

@@ -45,3 +45,24 @@ export async function openAlerts(em: EntityManager, publicUrl: string): Promise<
   );
   return rows.map((r) => ({ ...r, link: r.link ? absoluteLink(publicUrl, r.link) : '' }));
 }
+
+/** An alert as the dashboard lists it: newest first, whether or not a notifier heard of it. */
+export interface RecentAlert {
+  alert_id: number;
+  code: string;
+  severity: Severity;
+  summary: string;
+  raised_at: string;
+}
+
+/**
+ * The newest alerts raised, from the alerts themselves rather than the notification log: with no
+ * notifier set up there are alerts but no notifications.
+ */
+export async function recentAlerts(em: EntityManager, limit: number): Promise<RecentAlert[]> {
+  return direct(em).all<RecentAlert>(
+    `select a.id::int as alert_id, a.code, a.severity, a.summary, ${isoSql('a.raised_at')} as raised_at
+       from alert a where a.code <> 'test' order by a.id desc limit ?`,
+    [limit],
+  );
+}

@@ -34,7 +34,8 @@ export function statsStatements(
       params: [since24h, since24h, since7d, new Date(now.getTime() + day)],
     },
     inFlight: {
-      sql: 'select count(*) as n from message where status = any(?::text[])',
+      sql: `select count(*) as n, count(*) filter (where status = 'Retrying') as retrying
+              from message where status = any(?::text[])`,
       params: [pgArray(statuses.inFlight)],
     },
     failed: {
@@ -51,20 +52,32 @@ export async function statsCounts(
   em: EntityManager,
   now: Date,
   statuses: { inFlight: readonly string[]; failed: readonly string[] },
-): Promise<{ sent: number; received: number; week: number; inFlight: number; failed: number }> {
+): Promise<{
+  sent: number;
+  received: number;
+  week: number;
+  inFlight: number;
+  /** Of those in flight, the messages waiting to be tried again (a partner refused, say). */
+  retrying: number;
+  failed: number;
+}> {
   const statements = statsStatements(now, statuses);
   const conn = em.getConnection();
   const [counts] = await conn.execute<{ sent: string; received: string; week: string }[]>(
     statements.counts.sql,
     statements.counts.params,
   );
-  const [flight] = await conn.execute<{ n: string }[]>(statements.inFlight.sql, statements.inFlight.params);
+  const [flight] = await conn.execute<{ n: string; retrying: string }[]>(
+    statements.inFlight.sql,
+    statements.inFlight.params,
+  );
   const [failed] = await conn.execute<{ n: string }[]>(statements.failed.sql, statements.failed.params);
   return {
     sent: Number(counts?.sent ?? 0),
     received: Number(counts?.received ?? 0),
     week: Number(counts?.week ?? 0),
     inFlight: Number(flight?.n ?? 0),
+    retrying: Number(flight?.retrying ?? 0),
     failed: Number(failed?.n ?? 0),
   };
 }

@@ -186,6 +186,7 @@ t.test('stats count the flow and show the instances', async (t) => {
     received_last_24h: 0,
     messages_last_7d: 4,
     in_flight_messages: 0,
+    retrying_messages: 0,
     failed_last_24h: 0,
     system_status: 'Healthy',
     plugin_status: { 'file-poller:in': 'Running', 'file-writer:out': 'Running' },

@@ -20,7 +20,7 @@ const shown: Record<ServiceStatus, 'Running' | 'Stopped' | 'Error'> = {
 async function stats(ctx: ApiContext): Promise<StatsRecord> {
   const em = freshEm(ctx);
   const counts = await statsCounts(em, ctx.now(), { inFlight: inFlightStatuses, failed: failedStatuses });
-  const { sent, received, week, inFlight } = counts;
+  const { sent, received, week, inFlight, retrying } = counts;
   const failedCount = counts.failed;
   const supervisor = runtimeOf(ctx).supervisor;
   const plugin_status: StatsRecord['plugin_status'] = {};
@@ -37,6 +37,7 @@ async function stats(ctx: ApiContext): Promise<StatsRecord> {
     received_last_24h: received,
     messages_last_7d: week,
     in_flight_messages: inFlight,
+    retrying_messages: retrying,
     failed_last_24h: failedCount,
     system_status: failedCount > degradedThreshold ? 'Degraded' : 'Healthy',
     open_alerts: await openAlerts(em, ctx.options.publicUrl),

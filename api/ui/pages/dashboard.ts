@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { messagesPerHourSince } from '../../../storage/repositories/message-counts.js';
 import { freshEm } from '../../context.js';
+import { recentAlerts } from '../../../runtime/index.js';
+import { notifierNotice } from './notifier-notice.js';
 import { html, type Html } from '../html.js';
 import { liveRegion } from '../live.js';
 import { assetPrefix, uiPrefix } from '../layout.js';
@@ -109,6 +111,14 @@ function statusOf(stats: Row): Html {
     status !== 'Healthy' || open.length === 0
       ? badge(status)
       : badge('Needs attention', open.some((a) => a.severity === 'critical') ? 'critical' : 'warning');
+  // A partner refusing connections is not an alert for its first minutes, but it is news.
+  const retrying = Number(stats.retrying_messages ?? 0);
+  const retries =
+    retrying > 0
+      ? html` <a href="${uiPrefix}/messages?status=Retrying" id="retrying"
+          >${badge(`retrying: ${retrying}`, 'warning')}</a
+        >`
+      : '';
   const items = open.map((a) => {
     // Links are absolute with PUBLIC_URL for notifications; here the path keeps the browser on this host.
     const path = a.link ? new URL(String(a.link), 'http://pier.invalid').pathname : '';
@@ -117,7 +127,7 @@ function statusOf(stats: Row): Html {
       ${path ? html`<a href="${path}">${fixLabel(path)}</a>` : ''}
     </li>`;
   });
-  return html`<p class="system">System status: ${shown}</p>
+  return html`<p class="system">System status: ${shown}${retries}</p>
     ${
       open.length > 0
         ? html`<ul class="open-alerts" aria-label="Open alerts">
@@ -170,9 +180,8 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
     const expiring = await callApi<Row>(deps, ui, request, reply, 'GET', '/certificates/expiring', {
       query: {},
     });
-    const alerts = deps.api.has('GET', '/notifications')
-      ? await callApi<Row>(deps, ui, request, reply, 'GET', '/notifications', { query: { limit: '10' } })
-      : undefined;
+    // The alerts themselves, not the notification log: without a notifier that log is empty.
+    const alerts = await recentAlerts(freshEm(deps.ctx), 10);
     const body = html`${liveRegion({ name: 'figures', url: figuresPath, content: figuresOf(stats), announce: true })}
       <section aria-labelledby="chart-heading">
         <h2 id="chart-heading">Messages per hour, last ${range === '7d' ? '7 days' : '24 hours'}</h2>
@@ -231,23 +240,20 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
             : ''
         }
       </section>
-      ${
-        alerts?.ok
-          ? html`<section aria-labelledby="alerts-heading">
-              <h2 id="alerts-heading">Recent alerts</h2>
-              ${table(
-                'The ten newest alerts',
-                [
-                  { label: 'Time', cell: (r: Row) => when(r.alert_time as string) },
-                  { label: 'Severity', cell: (r) => badge(String(r.severity)) },
-                  { label: 'Summary', cell: (r) => String(r.summary) },
-                ],
-                alerts.data.notifications as Row[],
-                'No alerts.',
-              )}
-            </section>`
-          : ''
-      }`;
+      <section aria-labelledby="alerts-heading">
+        <h2 id="alerts-heading">Recent alerts</h2>
+        ${services.ok ? notifierNotice(services.data) : ''}
+        ${table(
+          'The ten newest alerts',
+          [
+            { label: 'Time', cell: (r: Row) => when(r.raised_at as string) },
+            { label: 'Severity', cell: (r) => badge(String(r.severity)) },
+            { label: 'Summary', cell: (r) => String(r.summary) },
+          ],
+          alerts as unknown as Row[],
+          'No alerts.',
+        )}
+      </section>`;
     return sendPage(reply, ui, {
       title: 'Dashboard',
       body,

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { html } from '../html.js';
+import { notifierNotice } from './notifier-notice.js';
 import { uiPrefix } from '../layout.js';
 import { field, shapeOf, specFromSchema, type FieldSpec } from '../form.js';
 import {
@@ -79,7 +80,9 @@ export function registerNotificationPages(app: FastifyInstance, deps: UiDeps): v
     const query = queryOf(request);
     const listed = await callApi<Row>(deps, ui, request, reply, 'GET', '/notifications', { query });
     const state = { values: query, errors: listed.ok ? {} : (listed.error.details ?? {}) };
-    const body = html`<p class="intro">
+    const services = await callApi<Row[]>(deps, ui, request, reply, 'GET', '/services');
+    const body = html`${services.ok ? notifierNotice(services.data) : ''}
+      <p class="intro">
         What each notifier did with each alert: delivered, failed (with the last error), held back by the
         cooldown or grouped with others of its code.
       </p>
