@@ -698,10 +698,10 @@ t.test('a certificate’s page says where it is used, as the delete refusal does
       .trim(),
   );
   t.same(rows, [
-    'AS2 profile of organization | acme | decryption_certificate_ids, signing_certificate_id |',
+    'AS2 profile of organization | acme | decrypts what partners send us; signs what we send and our receipts |',
     // A partner's certificate also checks their signatures unless the profile names others.
-    'AS2 profile of partner | umbrella | partner_certificate_id, signature_certificate_ids |',
-    'Plugin instance | as2-receiver/tls-in | tls_certificate_id |',
+    'AS2 profile of partner | umbrella | encrypts what we send the partner; checks the partner’s signatures |',
+    'Plugin instance | as2-receiver/tls-in | the receiver’s HTTPS certificate |',
   ]);
   t.match(section, `href="/ui/organizations/${orgId}/profile"`, 'each use links to its page');
   t.match(section, `href="/ui/partners/${third.body.data.id}/profile"`);

@@ -65,7 +65,7 @@ t.test('rotate our certificate: 6 page loads, 3 form submissions', async (t) => 
   await page.selectOption('#f-rollover-profile', `local:${acme}`);
   await submit(page, count, 'form[action$="/rollover"] button[type="submit"]');
   t.match(await textOf(page, '.alert-ok'), 'Added beside the current certificates');
-  t.match(await textOf(page, '#usage'), 'AS2 profile of organization acme decryption_certificate_ids');
+  t.match(await textOf(page, '#usage'), 'AS2 profile of organization acme decrypts what partners send us');
   t.same((await localProfile()).decryption_certificate_ids, [oldId, newId]);
   await noViolations(t, page, 'the new certificate with its rollover');
   await page.screenshot({ path: path.join(shots, 'certificate-rollover.png'), fullPage: true });

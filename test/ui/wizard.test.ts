@@ -170,6 +170,21 @@ t.test('organization, partner and profile, one submission each', async (t) => {
     'our key is stored',
   );
 
+  // Step 1 done: the start page continues, and step 2 offers what the partner needs from us.
+  t.match(
+    (await ui.get(`/ui/wizard?organization=${orgId}`)).body,
+    'Continue: the partner and its certificate',
+  );
+  const step2 = await ui.get(next);
+  t.match(step2.body, 'id="give-heading"', 'what to give the partner, from step 2 on');
+  t.match(step2.body, '<code id="our-as2id">ACME-WIZ</code>');
+  t.match(step2.body, `href="/ui/certificates/${profile.signing_certificate_id}/download"`);
+  t.notMatch(
+    step2.body,
+    new RegExp(`<option value="${profile.signing_certificate_id}"`),
+    'our own key is not offered as the partner’s certificate',
+  );
+
   const partner = await postFiles(next, {
     name: 'globex',
     display_name: 'Globex',
@@ -195,6 +210,10 @@ t.test('organization, partner and profile, one submission each', async (t) => {
   );
   const fields = renderedForm(form.body, `/ui/wizard/profile?organization=${orgId}&amp;partner=${partnerId}`);
   t.equal(fields.interop_preset, '', 'no preset unless chosen');
+  t.equal(fields.as2id, 'GLOBEX', 'the AS2 id guessed from the certificate’s name');
+  // Opened by its tab (no certificate in the address), the step still has the partner's certificate.
+  const byTab = await ui.get(`/ui/wizard/profile?organization=${orgId}&partner=${partnerId}`);
+  t.match(byTab.body, new RegExp(`<option value="${certificateId}"\\s+selected`));
 
   const bad = await ui.post(`/ui/wizard/profile?organization=${orgId}&partner=${partnerId}`, {
     ...fields,

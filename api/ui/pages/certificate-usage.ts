@@ -17,6 +17,20 @@ const kinds: Record<CertificateUser['kind'], string> = {
   'plugin-config': 'Plugin instance',
 };
 
+/** What a field that names a certificate does with it, in words (the API's name beside). */
+const uses: Record<string, string> = {
+  signing_certificate_id: 'signs what we send and our receipts',
+  decryption_certificate_ids: 'decrypts what partners send us',
+  partner_certificate_id: 'encrypts what we send the partner',
+  signature_certificate_ids: 'checks the partner’s signatures',
+  tls_trusted_certificate_ids: 'trusted for the partner’s HTTPS',
+  tls_client_certificate_id: 'our HTTPS client certificate',
+  tls_certificate_id: 'the receiver’s HTTPS certificate',
+};
+
+/** A field's use in words; an unknown one (a plugin's own) with its underscores as spaces. */
+const useOf = (field: string) => uses[field] ?? field.replace(/_ids?$/, '').replace(/_/g, ' ');
+
 /** The UI page of a user, from the API path the query gives. */
 function usagePage(user: CertificateUser): string {
   const profile = /\/as2\/(local|remote)-profiles\/(\d+)$/.exec(user.link);
@@ -36,8 +50,9 @@ export async function usageSection(deps: UiDeps, certificateId: number): Promise
         { label: 'Used by', cell: (u: CertificateUser) => kinds[u.kind] },
         { label: 'Name', cell: (u) => html`<a href="${usagePage(u)}">${u.name}</a>` },
         {
-          label: 'Fields',
-          cell: (u) => html`${u.fields.map((f, i) => html`${i ? ', ' : ''}<code>${f}</code>`)}`,
+          label: 'Used for',
+          cell: (u) =>
+            html`${u.fields.map((f, i) => html`${i ? '; ' : ''}<span title="${f}">${useOf(f)}</span>`)}`,
         },
       ],
       users,

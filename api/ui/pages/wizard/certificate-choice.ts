@@ -70,7 +70,7 @@ function radio(name: string, value: string, label: string, state: FormState, dis
 
 /** The fields the choice draws, so a problem on one it does not draw is listed above the form. */
 export function choiceFieldNames(options: ChoiceOptions): string[] {
-  const stored = options.stored.some((c) => !options.ownKey || c.has_private_key);
+  const stored = options.stored.some((c) => fitsChoice(options, c));
   return [
     'source',
     'certificate',
@@ -82,10 +82,18 @@ export function choiceFieldNames(options: ChoiceOptions): string[] {
   ];
 }
 
+/**
+ * Whether a stored certificate is offered: for our own side one with its private key; for a
+ * partner one without, since a certificate whose key we hold is ours, never the partner's.
+ */
+function fitsChoice(options: ChoiceOptions, c: Row): boolean {
+  return options.ownKey ? Boolean(c.has_private_key) : !c.has_private_key;
+}
+
 /** The choice as form controls: one radio per source, each with its own fields below it. */
 export function certificateChoice(options: ChoiceOptions, state: FormState): Html {
   const error = state.errors.source;
-  const storedOptions = options.stored.filter((c) => !options.ownKey || c.has_private_key);
+  const storedOptions = options.stored.filter((c) => fitsChoice(options, c));
   return html`<fieldset
     class="choice${error ? ' has-error' : ''}"
     ${error ? html` aria-describedby="f-source-error"` : ''}

@@ -11,7 +11,8 @@ import { badge, bodyFields, callApi, facts, refusal, seeOther, uiContext, type U
 import { textOf } from './form-values.js';
 import { readinessList, sendWizardPage } from './frame.js';
 import { findRoutes } from './readiness.js';
-import { partnerFacingUrl, receiverConfigs } from './receivers.js';
+import { receiverConfigs } from './receivers.js';
+import { givePartner } from './give-partner.js';
 import { loadState, type Row, type WizardState } from './state.js';
 import { stepHref, wizardBase } from './steps.js';
 
@@ -107,31 +108,7 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
         : html`<div class="alert alert-error" role="alert">${refusal(got.error)}</div>`;
     }
     const body = html`${readinessList(state.readiness, partner)}
-      ${
-        receiver
-          ? html`<section aria-labelledby="give-heading">
-              <h2 id="give-heading">Give ${partner} these</h2>
-              ${facts([
-                [
-                  'Your AS2 URL',
-                  html`<code id="our-url">${partnerFacingUrl(receiver, deps.ctx.options.publicUrl)}</code>`,
-                ],
-                ['Your AS2 id', state.localProfile ? String(state.localProfile.as2id) : '—'],
-                [
-                  'Your certificate',
-                  state.localProfile
-                    ? html`<a
-                        href="${uiPrefix}/certificates/${String(state.localProfile.signing_certificate_id)}/download"
-                        download
-                        >Download it (PEM)</a
-                      >`
-                    : '—',
-                ],
-              ])}
-              ${deps.ctx.options.publicUrlGiven ? '' : html`<p class="hint">The host is PUBLIC_URL's, which is not set: use the name partners reach this server by.</p>`}
-            </section>`
-          : ''
-      }
+      ${givePartner(deps, state, partner, receiver)}
       <section aria-labelledby="try-heading">
         <h2 id="try-heading">Try it</h2>
         <form method="post" action="${stepHref('check', state.ids)}" class="record-form">

@@ -47,9 +47,15 @@ export function registerOverview(app: FastifyInstance, deps: UiDeps): void {
         connection check and a test message with its receipt. Each record stays editable on its own page.
       </p>
       <p>
-        <a class="next" href="${stepHref('organization', state.ids)}"
-          >Start: ${wizardSteps[0].title.toLowerCase()}</a
-        >
+        ${
+          org && state.localProfile
+            ? html`<a class="next" href="${stepHref('partner', state.ids)}"
+                >Continue: ${wizardSteps[1].title.toLowerCase()}</a
+              >`
+            : html`<a class="next" href="${stepHref('organization', state.ids)}"
+                >Start: ${wizardSteps[0].title.toLowerCase()}</a
+              >`
+        }
       </p>
       <section aria-labelledby="partners-heading">
         <h2 id="partners-heading">Partners</h2>

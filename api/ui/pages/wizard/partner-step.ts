@@ -12,6 +12,8 @@ import { callApi, refusal, seeOther, uiContext, type UiDeps } from '../common.js
 import { certificateChoice, choiceFieldNames, obtainCertificate } from './certificate-choice.js';
 import { keptValues, storedCertificates, textOf } from './form-values.js';
 import { sendWizardPage } from './frame.js';
+import { givePartner } from './give-partner.js';
+import { receiverConfigs } from './receivers.js';
 import { readFilesForm, type FilesForm } from './multipart.js';
 import { loadState, type Row } from './state.js';
 import { StepWork } from './step-work.js';
@@ -51,6 +53,7 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
             </section>`
           : ''
       }
+      ${givePartner(deps, state, current ? String(current.name) : 'the partner', [...(await receiverConfigs(deps, ui, request, reply, state.instances)).values()][0])}
       ${
         others.length > 0
           ? html`<section aria-labelledby="existing-heading">
@@ -72,7 +75,7 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
         <h2 id="new-heading">A new partner</h2>
         <form
           method="post"
-          action="${stepHref('partner', state.ids, { _csrf: ui.csrf })}"
+          action="${stepHref('partner', state.ids)}"
           enctype="multipart/form-data"
           class="record-form"
           novalidate

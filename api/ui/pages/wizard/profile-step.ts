@@ -106,9 +106,27 @@ function specs(schema: unknown, certificates: Row[], names: string[]): FieldSpec
       }
       if (n === 'endpoint')
         spec.hint = 'The address the partner gave you, such as https://as2.example.com/as2';
-      if (n === 'as2id') spec.hint = 'What the partner is known by (AS2-To), as agreed with it';
+      if (n === 'as2id')
+        spec.hint =
+          'What the partner is known by (AS2-To), as agreed with it; first guessed from its certificate’s name';
       return spec;
     });
+}
+
+/**
+ * The partner's certificate for the form: the one step 2 passed along, else (the step opened by
+ * its tab) the newest stored for this partner by step 2 (`<name> AS2 certificate`), so the step
+ * never loses it.
+ */
+function partnerCertificate(
+  certificates: Row[],
+  passed: string | undefined,
+  partner: string,
+): Row | undefined {
+  if (passed) return certificates.find((c) => String(c.id) === passed);
+  return certificates
+    .filter((c) => c.description === `${partner} AS2 certificate`)
+    .sort((a, b) => Number(b.id) - Number(a.id))[0];
 }
 
 export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
@@ -125,10 +143,22 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
     const ui = uiContext(deps, request, reply);
     const state = await loadState(deps, ui, request, reply);
     if (!state.partner) return seeOther(reply, stepHref('partner', state.ids));
-    const certificates = await storedCertificates(deps, ui, request, reply);
-    const chosen = (request.query as { certificate?: string }).certificate;
+    const certificates = (await storedCertificates(deps, ui, request, reply)).filter(
+      (c) => !c.has_private_key,
+    );
+    const chosen = partnerCertificate(
+      certificates,
+      (request.query as { certificate?: string }).certificate,
+      String(state.partner.name),
+    );
     const state0: FormState = form ?? {
-      values: chosen ? { partner_certificate_id: chosen } : {},
+      values: chosen
+        ? {
+            partner_certificate_id: String(chosen.id),
+            // A partner's certificate usually names it by its AS2 id: a first guess to check.
+            ...(chosen.common_name ? { as2id: String(chosen.common_name) } : {}),
+          }
+        : {},
       errors: {},
     };
     const partnerName = String(state.partner.name);
@@ -181,7 +211,11 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
     const body = { business_partner_id: Number(state.partner.id), ...formToBody(schema, fields, writeOnly) };
     const place = {
       label: 'AS2 profile',
-      fields: Object.fromEntries([...main, ...folded].map((n) => [n, n])),
+      fields: {
+        ...Object.fromEntries([...main, ...folded].map((n) => [n, n])),
+        // The API checks the partner's signatures with these; the form fills them from its certificate.
+        signature_certificate_ids: 'partner_certificate_id',
+      },
     };
     const made = await work.call('POST', '/as2/remote-profiles', { body }, place);
     if (!made)
