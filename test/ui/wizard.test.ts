@@ -325,6 +325,8 @@ t.test('receiver on a suggested free port, a sender, and a route each way', asyn
     /<code id="our-url">http:\/\/localhost:\d+\/as2<\/code>/,
     'the URL to give the partner',
   );
+  t.match(check.body, 'id="no-notifier"', 'the last step offers a notifier while none exists');
+  t.match(check.body, 'href="/ui/instances/new/notification-email"');
 });
 
 t.test('not ready while an instance or a route is missing, and says which', async (t) => {

@@ -13,6 +13,7 @@ import { readinessList, sendWizardPage } from './frame.js';
 import { findRoutes } from './readiness.js';
 import { receiverConfigs } from './receivers.js';
 import { givePartner } from './give-partner.js';
+import { notifierNotice } from '../notifier-notice.js';
 import { loadState, type Row, type WizardState } from './state.js';
 import { stepHref, wizardBase } from './steps.js';
 
@@ -108,7 +109,7 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
         : html`<div class="alert alert-error" role="alert">${refusal(got.error)}</div>`;
     }
     const body = html`${readinessList(state.readiness, partner)}
-      ${givePartner(deps, state, partner, receiver)}
+      ${notifierNotice(state.instances as unknown as Row[])} ${givePartner(deps, state, partner, receiver)}
       <section aria-labelledby="try-heading">
         <h2 id="try-heading">Try it</h2>
         <form method="post" action="${stepHref('check', state.ids)}" class="record-form">
