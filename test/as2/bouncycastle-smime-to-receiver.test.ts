@@ -1,0 +1,152 @@
+// Covers a live BouncyCastle S/MIME AS2 peer (test/fixtures/bc-as2-peer, bcjmail 1.72 on Jakarta Mail) sending to pier's running as2-receiver over HTTP, one JVM for every message: 4 signatures (SHA-1/256/384/512 with RSA) × 4 ciphers (3DES, AES-128/192/256-CBC) × compression off and before signing, then AES-GCM in AuthEnvelopedData, compression after signing, RSASSA-PSS, RSA-OAEP, an unsigned receipt and an unsigned message. BouncyCastle verifies each signed receipt with pier's certificate, finds `processed` and its own MIC in it; pier routes each document to a file-writer that writes it byte for byte and stores the MIC BouncyCastle computed. A message signed with a key pier does not know is refused, and the peer reports that receipt as no proof of delivery.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import t from 'tap';
+import { messageByAs2Id, organization, partner, startReceiver, storeCertificate } from '../helpers/as2.js';
+import { startBcSender, unavailable, type SendCommand } from '../helpers/bc-as2-peer.js';
+import { makeFixtures } from '../helpers/certificates.js';
+import { must, tempDir, waitForMessage } from '../helpers/flow.js';
+import { startTestServer } from '../helpers/server.js';
+import { writeFixture } from '../helpers/smime.js';
+
+const fixtures = makeFixtures();
+t.teardown(() => fixtures.remove());
+fixtures.selfSigned('pier', '/O=pier/CN=pier.as2.example');
+fixtures.selfSigned('bc', '/O=BouncyCastle peer/CN=bc.as2.example');
+fixtures.selfSigned('stranger', '/O=stranger/CN=stranger.as2.example');
+const file = (name: string) => path.join(fixtures.dir, name);
+
+const peer = startBcSender(t, {
+  ownCertificate: file('bc.crt'),
+  ownKey: file('bc.key'),
+  partnerCertificate: file('pier.crt'),
+});
+if (typeof peer === 'string') unavailable(t, peer);
+else await interop(peer);
+
+async function interop(bc: Exclude<typeof peer, string>) {
+  const server = await startTestServer(t);
+  const dir = await tempDir(t);
+  const inbox = path.join(dir, 'inbox');
+  const pierCert = await storeCertificate(server, fixtures, 'pier');
+  const bcCert = await storeCertificate(server, fixtures, 'bc', false);
+  const strangerCert = await storeCertificate(server, fixtures, 'stranger', false);
+  const url = await startReceiver(server);
+  await organization(server, 'pier', 'PIER', pierCert);
+  const unused = 'http://127.0.0.1:9/as2';
+  const signedEncrypted = {
+    signing_algorithm: 'sha256',
+    encryption_algorithm: 'aes256-cbc',
+    compression: false,
+    mdn_mode: 'sync' as const,
+    mdn_signed: true,
+  };
+  // BCPEER must sign and encrypt; BCOPEN may send unsigned; pier knows STRANGER by another key.
+  await partner(server, 'bcpeer', 'BCPEER', unused, bcCert, signedEncrypted);
+  await partner(server, 'bcopen', 'BCOPEN', unused, bcCert, {
+    ...signedEncrypted,
+    signing_algorithm: 'none',
+  });
+  await partner(server, 'stranger', 'STRANGER', unused, strangerCert, signedEncrypted);
+  await must(server, '/plugins/configs?type=file-writer', {
+    name: 'inbox',
+    directory: inbox,
+    path_pattern: '{filename}',
+    if_exists: 'fail',
+  });
+  for (const from of ['bcpeer', 'bcopen'])
+    await must(server, '/routes', { source_plugin: 'in', from, to: 'pier', target_plugin: 'inbox' });
+
+  type Case = Omit<SendCommand, 'id' | 'url' | 'to' | 'file' | 'name' | 'type'>;
+  const cases: Case[] = [];
+  for (const sign of ['sha1', 'sha256', 'sha384', 'sha512'])
+    for (const cipher of ['3des', 'aes128-cbc', 'aes192-cbc', 'aes256-cbc'])
+      for (const compress of ['none', 'before-sign'] as const)
+        cases.push({ from: 'BCPEER', sign, cipher, compress });
+  cases.push(
+    { from: 'BCPEER', sign: 'sha256', cipher: 'aes128-gcm', compress: 'none' },
+    { from: 'BCPEER', sign: 'sha384', cipher: 'aes192-gcm', compress: 'before-sign' },
+    { from: 'BCPEER', sign: 'sha512', cipher: 'aes256-gcm', compress: 'after-sign' },
+    { from: 'BCPEER', sign: 'sha1', cipher: 'aes128-cbc', compress: 'after-sign' },
+    { from: 'BCPEER', sign: 'sha256', cipher: '3des', compress: 'after-sign' },
+    { from: 'BCPEER', sign: 'rsa-pss-sha256', cipher: 'aes256-cbc', compress: 'none' },
+    { from: 'BCPEER', sign: 'sha256', cipher: 'aes256-cbc', compress: 'none', transport: 'oaep' },
+    { from: 'BCPEER', sign: 'sha256', cipher: 'aes128-cbc', compress: 'none', receipt: 'unsigned' },
+    { from: 'BCOPEN', sign: 'none', cipher: 'aes256-cbc', compress: 'before-sign' },
+  );
+
+  let number = 0;
+  for (const c of cases) {
+    const n = ++number;
+    const label = `${c.sign} ${c.cipher} compress=${c.compress}${c.transport ? ` ${c.transport}` : ''}${c.receipt ? ` receipt=${c.receipt}` : ''}`;
+    t.test(`BouncyCastle → pier: ${label}`, async (t) => {
+      const name = `bc-${n}-${c.sign}-${c.cipher}-${c.compress}.edi`;
+      // CRLF, bare LF, and bytes above 0x7f: the document must arrive as it left.
+      const document = Buffer.concat([
+        Buffer.from(`ISA*00*${label}~\r\nGS*PO*BCPEER*PIER~\nST*850*${n}~\r\n`),
+        Buffer.from([0xe9, 0xff, 0x00, 0x0d, 0x0a]),
+        Buffer.from('SE*3*0001~\n'.repeat(n * 7)),
+      ]);
+      writeFixture(fixtures, name, document);
+      const result = await bc.send({
+        ...c,
+        id: String(n),
+        url,
+        to: 'PIER',
+        file: file(name),
+        name,
+        type: 'application/edi-x12',
+      });
+      t.equal(result.error, undefined, 'the peer sent and judged the receipt');
+      t.equal(result.http, 200);
+      t.equal(result.disposition, 'automatic-action/MDN-sent-automatically; processed');
+      t.equal(result.receivedMic, result.mic, 'the receipt carries the MIC BouncyCastle computed');
+      const signedReceipt = c.receipt !== 'unsigned';
+      t.equal(result.receiptSigned, signedReceipt, 'the receipt is signed as asked');
+      t.equal(result.receiptVerified, signedReceipt, 'BouncyCastle verified it with pier’s certificate');
+      t.same(result.problems, [], 'and found nothing wrong with it');
+      t.equal(result.ok, true);
+
+      const stored = await messageByAs2Id(server, result.messageId);
+      const done = await waitForMessage(server, stored.id, (m) => m.status !== 'InProgress', 'written');
+      t.equal(done.status, 'Delivered', done.deliveries[0]?.last_error ?? '');
+      t.equal(done.file_name, name);
+      const as2 = done.protocols.as2;
+      t.equal(as2.mic, result.mic, 'pier stored the MIC BouncyCastle computed');
+      t.equal(as2.signed, c.sign !== 'none');
+      if (c.sign !== 'none') {
+        t.equal(as2.signature.algorithm, `sha-${c.sign.replace(/^.*sha/, '')}`);
+        t.equal(as2.signature.scheme, c.sign.startsWith('rsa-pss') ? 'rsa-pss' : 'rsa-pkcs1');
+      }
+      t.match(as2.encryption, {
+        algorithm: c.cipher,
+        key_transport: c.transport === 'oaep' ? 'rsa-oaep' : 'rsa-pkcs1',
+      });
+      t.equal(as2.compressed, c.compress !== 'none');
+      t.same(await readFile(path.join(inbox, name)), document, 'the file-writer wrote the document as sent');
+    });
+  }
+
+  t.test('a signature pier cannot verify: refused, and the peer takes no receipt as proof', async (t) => {
+    writeFixture(fixtures, 'stranger.edi', 'ISA*00*stranger~\r\n');
+    const result = await bc.send({
+      id: 'stranger',
+      url,
+      from: 'STRANGER',
+      to: 'PIER',
+      file: file('stranger.edi'),
+      name: 'stranger.edi',
+      type: 'application/edi-x12',
+      sign: 'sha256',
+      cipher: 'aes128-cbc',
+      compress: 'none',
+    });
+    t.equal(result.http, 200);
+    t.equal(result.receiptVerified, true, 'pier’s refusal is signed');
+    t.match(result.disposition, /; processed\/error: (authentication|integrity-check)-failed$/i);
+    t.equal(result.ok, false);
+    t.ok(result.problems?.includes('not processed'));
+    const stored = await messageByAs2Id(server, result.messageId);
+    t.equal(stored.status, 'Refused');
+  });
+}
