@@ -1,4 +1,5 @@
 // Covers pier's as2-sender sending to a live BouncyCastle S/MIME AS2 peer (test/fixtures/bc-as2-peer, bcjmail 1.72 on Jakarta Mail, com.sun.net.httpserver on loopback), one JVM for every message: 4 signatures (SHA-1/256/384/512 with RSA) × 4 ciphers (3DES, AES-128/192/256-CBC) × compression off and before signing, then AES-GCM, compression after signing, RSASSA-PSS, SHA3-256, RSA-OAEP, an unsigned receipt, an unsigned and an unencrypted message. BouncyCastle decrypts, decompresses and verifies each with pier's certificate, writes the document byte for byte and answers a receipt with the MIC it computed; pier verifies the receipt, finds its own MIC and marks the message Delivered. A receipt signed by a key the profile does not list fails the delivery, and a message signed by a key the peer does not know comes back refused with the peer's words.
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
@@ -49,6 +50,8 @@ interface Case {
   compress: 'off' | 'before-sign' | 'after-sign';
   /** Remote profile fields beyond the five of Profile. */
   extra?: Record<string, unknown>;
+  /** Above 1 MiB, where pier's sender packs from a file as it streams. */
+  large?: boolean;
 }
 
 async function interop(bc: Exclude<typeof peer, string>) {
@@ -85,13 +88,16 @@ async function interop(bc: Exclude<typeof peer, string>) {
     { profile: { ...profile('sha256', 'aes128-cbc'), mdn_signed: false }, compress: 'off' },
     { profile: profile('none', 'aes256-cbc', true), compress: 'before-sign' },
     { profile: profile('sha256', 'none'), compress: 'off' },
+    { profile: profile('sha256', 'aes256-cbc'), compress: 'off', large: true },
+    { profile: profile('sha384', 'aes128-gcm', true), compress: 'before-sign', large: true },
+    { profile: profile('sha512', '3des', true), compress: 'after-sign', large: true },
   );
 
   let number = 0;
   for (const c of cases) {
     const n = ++number;
     const { signing_algorithm: sign, encryption_algorithm: cipher, mdn_signed } = c.profile;
-    const label = `${sign} ${cipher} compress=${c.compress}${c.extra ? ` ${JSON.stringify(c.extra)}` : ''}${mdn_signed ? '' : ' unsigned receipt'}`;
+    const label = `${sign} ${cipher} compress=${c.compress}${c.extra ? ` ${JSON.stringify(c.extra)}` : ''}${mdn_signed ? '' : ' unsigned receipt'}${c.large ? ' 1.3 MiB' : ''}`;
     t.test(`pier → BouncyCastle: ${label}`, async (t) => {
       await partner(server, `bc${n}`, `BC${n}`, bc.url, bcCert, c.profile, c.extra);
       const name = `pier-${n}-${sign}-${cipher}-${c.compress}.edi`;
@@ -100,6 +106,7 @@ async function interop(bc: Exclude<typeof peer, string>) {
         Buffer.from(`ISA*00*${label}~\r\nGS*PO*PIER*BC${n}~\nST*850*${n}~\r\n`),
         Buffer.from([0xe9, 0xff, 0x00, 0x0d, 0x0a]),
         Buffer.from('SE*3*0001~\n'.repeat(n * 7)),
+        c.large ? randomBytes(1300 * 1024) : Buffer.alloc(0),
       ]);
       const sent = await sendByHand(
         server,
