@@ -78,6 +78,9 @@ async function interop(bc: Exclude<typeof peer, string>) {
     { from: 'BCPEER', sign: 'sha224', cipher: 'aes128-cbc', compress: 'none' },
     { from: 'BCPEER', sign: 'sha3-256', cipher: 'aes128-cbc', compress: 'none' },
     { from: 'BCPEER', sign: 'rsa-pss-sha512', cipher: 'aes128-gcm', compress: 'before-sign' },
+    { from: 'BCPEER', sign: 'sha256', cipher: 'aes128-cbc', compress: 'none', encoding: 'library' },
+    { from: 'BCPEER', sign: 'sha256', cipher: 'aes128-cbc', compress: 'before-sign', encoding: 'library' },
+    { from: 'BCPEER', sign: 'sha1', cipher: '3des', compress: 'after-sign', encoding: 'library' },
     { from: 'BCPEER', sign: 'sha256', cipher: 'aes256-cbc', compress: 'none', large: true },
     { from: 'BCPEER', sign: 'sha384', cipher: 'aes128-gcm', compress: 'before-sign', large: true },
     { from: 'BCPEER', sign: 'sha512', cipher: '3des', compress: 'after-sign', large: true },
@@ -87,7 +90,7 @@ async function interop(bc: Exclude<typeof peer, string>) {
   for (const c of cases) {
     const n = ++number;
     const { large, ...command } = c;
-    const label = `${c.sign} ${c.cipher} compress=${c.compress}${c.transport ? ` ${c.transport}` : ''}${c.receipt ? ` receipt=${c.receipt}` : ''}${large ? ' 1.3 MiB' : ''}`;
+    const label = `${c.sign} ${c.cipher} compress=${c.compress}${c.transport ? ` ${c.transport}` : ''}${c.receipt ? ` receipt=${c.receipt}` : ''}${c.encoding ? ` encoding=${c.encoding}` : ''}${large ? ' 1.3 MiB' : ''}`;
     t.test(`BouncyCastle → pier: ${label}`, async (t) => {
       const name = `bc-${n}-${c.sign}-${c.cipher}-${c.compress}.edi`;
       // CRLF, bare LF, and bytes above 0x7f: the document must arrive as it left.

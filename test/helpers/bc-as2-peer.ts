@@ -46,6 +46,8 @@ export interface SendCommand {
   compress: 'none' | 'before-sign' | 'after-sign';
   transport?: 'pkcs1' | 'oaep';
   receipt?: 'signed' | 'unsigned' | 'none';
+  /** binary (the default): the document and compressed parts say so; library: BouncyCastle's and Jakarta Mail's choice (base64). */
+  encoding?: 'binary' | 'library';
 }
 
 /** What the sending peer says of one message and of the receipt it got. */
