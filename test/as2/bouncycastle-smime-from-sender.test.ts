@@ -16,12 +16,21 @@ fixtures.selfSigned('pier', '/O=pier/CN=pier.as2.example');
 fixtures.selfSigned('impostor', '/O=impostor/CN=impostor.as2.example');
 fixtures.selfSigned('bc', '/O=BouncyCastle peer/CN=bc.as2.example');
 fixtures.selfSigned('other', '/O=other/CN=other.as2.example');
+// The EC key set (the peer's second): ECDSA signatures and ECDH key agreement on P-256.
+for (const name of ['pier-ec', 'bc-ec'])
+  fixtures.openssl(
+    `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ${name}.key -out ${name}.crt -days 30 -subj`,
+    `/O=${name}/CN=${name}.as2.example`,
+  );
 const file = (name: string) => path.join(fixtures.dir, name);
 const written = await tempDir(t, 'pier-bc-received-');
 
 const peer = await startBcReceiver(
   t,
-  { ownCertificate: file('bc.crt'), ownKey: file('bc.key'), partnerCertificate: file('pier.crt') },
+  [
+    { ownCertificate: file('bc.crt'), ownKey: file('bc.key'), partnerCertificate: file('pier.crt') },
+    { ownCertificate: file('bc-ec.crt'), ownKey: file('bc-ec.key'), partnerCertificate: file('pier-ec.crt') },
+  ],
   written,
 );
 if (typeof peer === 'string') unavailable(t, peer);
@@ -52,7 +61,19 @@ interface Case {
   extra?: Record<string, unknown>;
   /** Above 1 MiB, where pier's sender packs from a file as it streams. */
   large?: boolean;
+  /** pier's EC organization to the peer's EC key set: ECDSA, and ECDH (RFC 5753). */
+  ec?: boolean;
 }
+
+/** The AES key wrap pier writes under ECDH: as strong as the content key (3DES's is 24 bytes). */
+const wrapOids: Record<string, string> = {
+  '3des': oids.aes192Wrap,
+  'aes128-cbc': oids.aes128Wrap,
+  'aes128-gcm': oids.aes128Wrap,
+  'aes192-cbc': oids.aes192Wrap,
+  'aes256-cbc': oids.aes256Wrap,
+  'aes256-gcm': oids.aes256Wrap,
+};
 
 async function interop(bc: Exclude<typeof peer, string>) {
   const server = await startTestServer(t);
@@ -60,7 +81,10 @@ async function interop(bc: Exclude<typeof peer, string>) {
   const impostorCert = await storeCertificate(server, fixtures, 'impostor');
   const bcCert = await storeCertificate(server, fixtures, 'bc', false);
   const otherCert = await storeCertificate(server, fixtures, 'other', false);
+  const pierEcCert = await storeCertificate(server, fixtures, 'pier-ec');
+  const bcEcCert = await storeCertificate(server, fixtures, 'bc-ec', false);
   await organization(server, 'pier', 'PIER', pierCert);
+  await organization(server, 'pierec', 'PIEREC', pierEcCert);
   await organization(server, 'impostor', 'IMPOSTOR', impostorCert);
   await startSender(server, 'out');
   await startSender(server, 'out-after', { compression_order: 'after-sign' });
@@ -95,6 +119,12 @@ async function interop(bc: Exclude<typeof peer, string>) {
     { profile: profile('sha256', 'aes128-cbc'), compress: 'off', extra: { algorithm_protection: false } },
     { profile: profile('sha256', 'aes128-cbc'), compress: 'off', extra: { body_framing: 'chunked' } },
     { profile: profile('sha256', 'aes128-cbc'), compress: 'off', extra: { filename_quoting: 'token' } },
+    { profile: profile('sha256', 'aes128-cbc'), compress: 'off', ec: true },
+    { profile: profile('sha384', 'aes256-gcm', true), compress: 'before-sign', ec: true },
+    { profile: profile('sha512', 'aes192-cbc', true), compress: 'after-sign', ec: true },
+    { profile: profile('sha256', '3des'), compress: 'off', ec: true },
+    { profile: profile('sha3-256', 'aes256-cbc'), compress: 'off', ec: true },
+    { profile: { ...profile('sha256', 'aes128-gcm'), mdn_signed: false }, compress: 'off', ec: true },
     { profile: profile('sha256', 'aes256-cbc'), compress: 'off', large: true },
     { profile: profile('sha384', 'aes128-gcm', true), compress: 'before-sign', large: true },
     { profile: profile('sha512', '3des', true), compress: 'after-sign', large: true },
@@ -104,9 +134,9 @@ async function interop(bc: Exclude<typeof peer, string>) {
   for (const c of cases) {
     const n = ++number;
     const { signing_algorithm: sign, encryption_algorithm: cipher, mdn_signed } = c.profile;
-    const label = `${sign} ${cipher} compress=${c.compress}${c.extra ? ` ${JSON.stringify(c.extra)}` : ''}${mdn_signed ? '' : ' unsigned receipt'}${c.large ? ' 1.3 MiB' : ''}`;
+    const label = `${sign} ${cipher} compress=${c.compress}${c.extra ? ` ${JSON.stringify(c.extra)}` : ''}${mdn_signed ? '' : ' unsigned receipt'}${c.large ? ' 1.3 MiB' : ''}${c.ec ? ' EC (ECDSA, ECDH)' : ''}`;
     t.test(`pier → BouncyCastle: ${label}`, async (t) => {
-      await partner(server, `bc${n}`, `BC${n}`, bc.url, bcCert, c.profile, c.extra);
+      await partner(server, `bc${n}`, `BC${n}`, bc.url, c.ec ? bcEcCert : bcCert, c.profile, c.extra);
       const name = `pier-${n}-${sign}-${cipher}-${c.compress}.edi`;
       // CRLF, bare LF, and bytes above 0x7f: the document must arrive as it left.
       const content = Buffer.concat([
@@ -117,7 +147,11 @@ async function interop(bc: Exclude<typeof peer, string>) {
       ]);
       const sent = await sendByHand(
         server,
-        { from: 'pier', to: `bc${n}`, target: c.compress === 'after-sign' ? 'out-after' : 'out' },
+        {
+          from: c.ec ? 'pierec' : 'pier',
+          to: `bc${n}`,
+          target: c.compress === 'after-sign' ? 'out-after' : 'out',
+        },
         { name, content },
       );
       t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error ?? '');
@@ -144,15 +178,25 @@ async function interop(bc: Exclude<typeof peer, string>) {
       t.same(seen.layers, layers, 'BouncyCastle took the layers off in pier’s order');
       if (cipher !== 'none') {
         t.equal(seen.encryption, cipherOids[cipher], 'the cipher');
-        t.equal(
-          seen.keyTransport,
-          c.extra?.key_transport === 'rsa-oaep' ? oids.rsaesOaep : oids.rsaEncryption,
-          'the key transport',
-        );
+        if (c.ec) {
+          t.equal(seen.keyTransport, oids.dhSinglePassStdDhSha256Kdf, 'ECDH with the KDF of P-256');
+          t.equal(seen.keyWrap, wrapOids[cipher], 'the key wrap as strong as the content key');
+        } else
+          t.equal(
+            seen.keyTransport,
+            c.extra?.key_transport === 'rsa-oaep' ? oids.rsaesOaep : oids.rsaEncryption,
+            'the key transport',
+          );
       }
       if (sign !== 'none') {
         t.equal(seen.digest, digestOids[sign], 'the signature’s digest');
         if (sign.startsWith('rsa-pss')) t.equal(seen.signature, oids.rsassaPss, 'RSASSA-PSS');
+        if (c.ec)
+          t.match(
+            seen.signature,
+            /^1\.2\.840\.10045\.4\.3\.|^2\.16\.840\.1\.101\.3\.4\.3\.(9|10|11|12)$/,
+            'ECDSA',
+          );
       }
       t.equal(seen.filename, name);
       t.same(await readFile(seen.file!), content, 'BouncyCastle wrote the document as pier read it');

@@ -15,13 +15,18 @@ t.teardown(() => fixtures.remove());
 fixtures.selfSigned('pier', '/O=pier/CN=pier.as2.example');
 fixtures.selfSigned('bc', '/O=BouncyCastle peer/CN=bc.as2.example');
 fixtures.selfSigned('stranger', '/O=stranger/CN=stranger.as2.example');
+// The EC key set (the peer's second): ECDSA signatures and ECDH key agreement on P-256.
+for (const name of ['pier-ec', 'bc-ec'])
+  fixtures.openssl(
+    `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ${name}.key -out ${name}.crt -days 30 -subj`,
+    `/O=${name}/CN=${name}.as2.example`,
+  );
 const file = (name: string) => path.join(fixtures.dir, name);
 
-const peer = startBcSender(t, {
-  ownCertificate: file('bc.crt'),
-  ownKey: file('bc.key'),
-  partnerCertificate: file('pier.crt'),
-});
+const peer = startBcSender(t, [
+  { ownCertificate: file('bc.crt'), ownKey: file('bc.key'), partnerCertificate: file('pier.crt') },
+  { ownCertificate: file('bc-ec.crt'), ownKey: file('bc-ec.key'), partnerCertificate: file('pier-ec.crt') },
+]);
 if (typeof peer === 'string') unavailable(t, peer);
 else await interop(peer);
 
@@ -32,8 +37,11 @@ async function interop(bc: Exclude<typeof peer, string>) {
   const pierCert = await storeCertificate(server, fixtures, 'pier');
   const bcCert = await storeCertificate(server, fixtures, 'bc', false);
   const strangerCert = await storeCertificate(server, fixtures, 'stranger', false);
+  const pierEcCert = await storeCertificate(server, fixtures, 'pier-ec');
+  const bcEcCert = await storeCertificate(server, fixtures, 'bc-ec', false);
   const url = await startReceiver(server);
   await organization(server, 'pier', 'PIER', pierCert);
+  await organization(server, 'pierec', 'PIEREC', pierEcCert);
   const unused = 'http://127.0.0.1:9/as2';
   const signedEncrypted = {
     signing_algorithm: 'sha256',
@@ -50,17 +58,27 @@ async function interop(bc: Exclude<typeof peer, string>) {
     encryption_algorithm: 'none',
   });
   await partner(server, 'stranger', 'STRANGER', unused, strangerCert, signedEncrypted);
+  await partner(server, 'bcec', 'BCEC', unused, bcEcCert, signedEncrypted);
   await must(server, '/plugins/configs?type=file-writer', {
     name: 'inbox',
     directory: inbox,
     path_pattern: '{filename}',
     if_exists: 'fail',
   });
-  for (const from of ['bcpeer', 'bcopen'])
-    await must(server, '/routes', { source_plugin: 'in', from, to: 'pier', target_plugin: 'inbox' });
+  for (const [from, to] of [
+    ['bcpeer', 'pier'],
+    ['bcopen', 'pier'],
+    ['bcec', 'pierec'],
+  ])
+    await must(server, '/routes', { source_plugin: 'in', from, to, target_plugin: 'inbox' });
 
   /** `large`: above 1 MiB, where pier's receiver decrypts and inflates from the store as it reads. */
-  type Case = Omit<SendCommand, 'id' | 'url' | 'to' | 'file' | 'name' | 'type'> & { large?: boolean };
+  type Case = Omit<SendCommand, 'id' | 'url' | 'to' | 'file' | 'name' | 'type'> & {
+    large?: boolean;
+    to?: string;
+  };
+  /** The peer's EC key set to pier's EC organization: ECDSA, and ECDH with this KDF. */
+  const ec = (kdf: string) => ({ from: 'BCEC', to: 'PIEREC', keys: 1, kdf });
   const cases: Case[] = [];
   for (const sign of ['sha1', 'sha256', 'sha384', 'sha512'])
     for (const cipher of ['3des', 'aes128-cbc', 'aes192-cbc', 'aes256-cbc'])
@@ -92,6 +110,11 @@ async function interop(bc: Exclude<typeof peer, string>) {
     { from: 'BCPEER', sign: 'sha256', cipher: 'aes128-cbc', compress: 'none', encoding: 'library' },
     { from: 'BCPEER', sign: 'sha256', cipher: 'aes128-cbc', compress: 'before-sign', encoding: 'library' },
     { from: 'BCPEER', sign: 'sha1', cipher: '3des', compress: 'after-sign', encoding: 'library' },
+    { ...ec('sha1'), sign: 'sha256', cipher: 'aes128-cbc', compress: 'none' },
+    { ...ec('sha256'), sign: 'sha384', cipher: 'aes256-gcm', compress: 'before-sign' },
+    { ...ec('cofactor-sha256'), sign: 'sha512', cipher: 'aes192-cbc', compress: 'after-sign' },
+    { ...ec('sha384'), sign: 'sha256', cipher: '3des', compress: 'none' },
+    { ...ec('sha512'), sign: 'sha256', cipher: 'aes256-cbc', compress: 'none', receipt: 'unsigned' },
     { from: 'BCPEER', sign: 'sha256', cipher: 'aes256-cbc', compress: 'none', large: true },
     { from: 'BCPEER', sign: 'sha384', cipher: 'aes128-gcm', compress: 'before-sign', large: true },
     { from: 'BCPEER', sign: 'sha512', cipher: '3des', compress: 'after-sign', large: true },
@@ -101,7 +124,7 @@ async function interop(bc: Exclude<typeof peer, string>) {
   for (const c of cases) {
     const n = ++number;
     const { large, ...command } = c;
-    const label = `${c.sign} ${c.cipher} compress=${c.compress}${c.transport ? ` ${c.transport}` : ''}${c.receipt ? ` receipt=${c.receipt}` : ''}${c.encoding ? ` encoding=${c.encoding}` : ''}${large ? ' 1.3 MiB' : ''}`;
+    const label = `${c.sign} ${c.cipher} compress=${c.compress}${c.transport ? ` ${c.transport}` : ''}${c.receipt ? ` receipt=${c.receipt}` : ''}${c.encoding ? ` encoding=${c.encoding}` : ''}${c.kdf ? ` EC, ECDH ${c.kdf} KDF` : ''}${large ? ' 1.3 MiB' : ''}`;
     t.test(`BouncyCastle → pier: ${label}`, async (t) => {
       const name = `bc-${n}-${c.sign}-${c.cipher}-${c.compress}.edi`;
       // CRLF, bare LF, and bytes above 0x7f: the document must arrive as it left.
@@ -113,10 +136,10 @@ async function interop(bc: Exclude<typeof peer, string>) {
       ]);
       writeFixture(fixtures, name, document);
       const result = await bc.send({
+        to: 'PIER',
         ...command,
         id: String(n),
         url,
-        to: 'PIER',
         file: file(name),
         name,
         type: 'application/edi-x12',
@@ -147,13 +170,16 @@ async function interop(bc: Exclude<typeof peer, string>) {
           // sha256 and rsa-pss-sha256 sign with sha-256; sha3-256 is its own name.
           c.sign.startsWith('sha3-') ? c.sign : c.sign.replace(/^(rsa-pss-)?sha/, 'sha-'),
         );
-        t.equal(as2.signature.scheme, c.sign.startsWith('rsa-pss') ? 'rsa-pss' : 'rsa-pkcs1');
+        t.equal(
+          as2.signature.scheme,
+          c.kdf ? 'ecdsa' : c.sign.startsWith('rsa-pss') ? 'rsa-pss' : 'rsa-pkcs1',
+        );
       }
       t.equal(as2.encrypted, c.cipher !== 'none');
       if (c.cipher !== 'none')
         t.match(as2.encryption, {
           algorithm: c.cipher,
-          key_transport: c.transport === 'oaep' ? 'rsa-oaep' : 'rsa-pkcs1',
+          key_transport: c.kdf ? `ecdh-${c.kdf}kdf` : c.transport === 'oaep' ? 'rsa-oaep' : 'rsa-pkcs1',
         });
       t.equal(as2.compressed, c.compress !== 'none');
       t.same(await readFile(path.join(inbox, name)), document, 'the file-writer wrote the document as sent');
@@ -176,7 +202,7 @@ async function interop(bc: Exclude<typeof peer, string>) {
     });
     t.equal(result.http, 200);
     t.equal(result.receiptVerified, true, 'pier’s refusal is signed');
-    t.match(result.disposition, /; processed\/error: (authentication|integrity-check)-failed$/i);
+    t.match(result.disposition, /; processed\/error: authentication-failed$/i);
     t.equal(result.ok, false);
     t.ok(result.problems?.includes('not processed'));
     const stored = await messageByAs2Id(server, result.messageId);

@@ -22,7 +22,7 @@ const jars = ['jakarta-mail', 'jakarta-activation', 'bcprov', 'bcpkix', 'bcutil'
   (name) => `/usr/share/java/${name}.jar`,
 );
 
-/** A party's files for the peer: its certificate and key (PEM), and the partner's certificate. */
+/** One of the peer's key sets: its certificate and key (PEM), and the partner's certificate. */
 export interface PeerKeys {
   ownCertificate: string;
   ownKey: string;
@@ -44,7 +44,12 @@ export interface SendCommand {
   /** An encryption_algorithm or none. */
   cipher: string;
   compress: 'none' | 'before-sign' | 'after-sign';
+  /** RSA partner: key transport. */
   transport?: 'pkcs1' | 'oaep';
+  /** EC partner: the ECDH KDF (sha1 … sha512, cofactor-sha1 … cofactor-sha512). */
+  kdf?: string;
+  /** Which key set of those the peer was started with (0, the first, by default). */
+  keys?: number;
   receipt?: 'signed' | 'unsigned' | 'none';
   /** binary (the default): the document and compressed parts say so; library: BouncyCastle's and Jakarta Mail's choice (base64). */
   encoding?: 'binary' | 'library';
@@ -77,9 +82,11 @@ export interface Received {
   from: string;
   to: string;
   contentType: string;
-  /** Content encryption and key transport OIDs. */
+  /** Content encryption and key transport (or key agreement) OIDs. */
   encryption?: string;
   keyTransport?: string;
+  /** With key agreement: the key wrap OID. */
+  keyWrap?: string;
   /** Signature digest and signature algorithm OIDs. */
   digest?: string;
   signature?: string;
@@ -145,16 +152,14 @@ function run(t: Test, classpath: string, args: string[]) {
   return { child, lines, died };
 }
 
-/** The sending peer, as `keys`'s own party, or why it cannot run here. */
-export function startBcSender(t: Test, keys: PeerKeys): BcSender | string {
+const keyArguments = (keys: PeerKeys[]) =>
+  keys.flatMap((set) => [set.ownCertificate, set.ownKey, set.partnerCertificate]);
+
+/** The sending peer with these key sets, or why it cannot run here. */
+export function startBcSender(t: Test, keys: PeerKeys[]): BcSender | string {
   const compiled = compile(t);
   if (typeof compiled === 'string') return compiled;
-  const { child, lines, died } = run(t, compiled.classpath, [
-    'send',
-    keys.ownCertificate,
-    keys.ownKey,
-    keys.partnerCertificate,
-  ]);
+  const { child, lines, died } = run(t, compiled.classpath, ['send', ...keyArguments(keys)]);
   const waiting = new Map<string, (result: SendResult) => void>();
   lines.on('line', (line) => {
     if (!line.startsWith('RESULT ')) return;
@@ -180,23 +185,18 @@ function writeCommand(child: ChildProcessWithoutNullStreams, command: SendComman
 }
 
 /**
- * The receiving peer, as `keys`'s own party, writing documents under `directory`; or why it
- * cannot run here.
+ * The receiving peer with these key sets, writing documents under `directory`; or why it
+ * cannot run here. It decrypts with whichever set the message is encrypted to, verifies with
+ * the partner certificate the signature names, and answers with the set that did either.
  */
 export async function startBcReceiver(
   t: Test,
-  keys: PeerKeys,
+  keys: PeerKeys[],
   directory: string,
 ): Promise<BcReceiver | string> {
   const compiled = compile(t);
   if (typeof compiled === 'string') return compiled;
-  const { lines, died } = run(t, compiled.classpath, [
-    'receive',
-    keys.ownCertificate,
-    keys.ownKey,
-    keys.partnerCertificate,
-    directory,
-  ]);
+  const { lines, died } = run(t, compiled.classpath, ['receive', directory, ...keyArguments(keys)]);
   const reports = new Map<string, Received>();
   const waiting = new Map<string, (report: Received) => void>();
   let listening: (port: number) => void = () => {};
