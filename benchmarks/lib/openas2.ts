@@ -9,10 +9,10 @@
  * (`OPENAS2_CLASSPATH` overrides the list), jakarta-mail before bcprov: bcprov's manifest pulls in
  * jakarta-mail-api, whose MimeBodyPart lacks a method OpenAS2 calls.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { untilListening } from './listening.js';
 
 const debianJars = [
   'jakarta-mail',
@@ -163,23 +163,6 @@ function writeKeystore(options: OpenAs2Options, configDir: string): void {
     );
 }
 
-async function untilListening(port: number, child: ChildProcess, logFile: string): Promise<void> {
-  for (let waited = 0; waited < 120_000; waited += 100) {
-    if (child.exitCode !== null) throw new Error(`OpenAS2 exited with ${child.exitCode}; see ${logFile}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`OpenAS2 does not listen on ${port} after 120 s; see ${logFile}`);
-}
-
 export async function startOpenAs2(home: OpenAs2Home, options: OpenAs2Options): Promise<OpenAs2Server> {
   const root = path.join(options.workDir, 'openas2');
   const configDir = path.join(root, 'config');
@@ -233,7 +216,10 @@ export async function startOpenAs2(home: OpenAs2Home, options: OpenAs2Options): 
     ],
     { cwd: root, stdio: ['ignore', out, out] },
   );
-  await untilListening(options.port, child, logFile);
+  await untilListening(options.port, {
+    timeoutMs: 120_000,
+    gone: () => (child.exitCode === null ? null : `OpenAS2 exited with ${child.exitCode}; see ${logFile}`),
+  });
   return {
     pid: child.pid!,
     dataDir,

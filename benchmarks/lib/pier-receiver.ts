@@ -4,7 +4,7 @@
  * (ALICE), both with the benchmark's one certificate, and (unless told otherwise) a route to the
  * file-writer `out`, which writes each document to a file of its own.
  */
-import net from 'node:net';
+import { untilListening } from './listening.js';
 import { benchApi } from './bench-api.js';
 import type { BenchKeyPair, RequestProfile } from './as2-requests.js';
 
@@ -18,23 +18,6 @@ export interface PierReceiverOptions {
   writerDirectory: string | null;
   /** The writer's max_concurrent_deliveries; its own default when absent. */
   maxConcurrentDeliveries?: number;
-}
-
-/** Resolves once something accepts connections on the loopback `port` (60 s at most). */
-export async function untilListening(port: number): Promise<void> {
-  for (let waited = 0; waited < 60_000; waited += 50) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nothing listens on port ${port} after 60 s`);
 }
 
 export async function setUpPierReceiver(options: PierReceiverOptions): Promise<void> {
