@@ -124,7 +124,13 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       ...(settings.now ? { now: settings.now } : {}),
     });
     // A fresh install's first administrator can be made in the browser with this code.
-    ctx.setupCode = await SetupCode.prepare(database.orm, options.dataDir);
+    ctx.setupCode = await SetupCode.prepare(
+      database.orm,
+      options.dataDir,
+      (error) =>
+        logger &&
+        logger.warn({ err: error }, 'no setup code for the first administrator: use pier users passwd'),
+    );
     closers.push(async () => ctx.apiTokens.close());
     closers.push(() => ctx.apiTokens.flushUsage());
 

@@ -6,7 +6,7 @@
  * log line names the file. It stops working once a user exists, and the file is removed then.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Orm } from '../../storage/db.js';
 import { UserSchema } from '../../storage/entities/user.js';
@@ -33,12 +33,26 @@ export class SetupCode {
     this.file = file;
   }
 
-  /** A new code when no user exists (written to the data directory), else null. */
-  static async prepare(orm: Orm, dataDir: string): Promise<SetupCode | null> {
+  /**
+   * A new code when no user exists (written to the data directory, made if missing), else null.
+   * A code that cannot be written is no reason not to start: the server then runs without one
+   * (`pier users passwd` still makes the first administrator) and `unwritable` says why.
+   */
+  static async prepare(
+    orm: Orm,
+    dataDir: string,
+    unwritable: (error: Error) => void = () => {},
+  ): Promise<SetupCode | null> {
     if ((await orm.em.fork().count(UserSchema, {})) > 0) return null;
     const file = path.join(dataDir, 'setup-code');
     const code = newCode();
-    await writeFile(file, `${code}\n`, { mode: 0o600 });
+    try {
+      await mkdir(dataDir, { recursive: true });
+      await writeFile(file, `${code}\n`, { mode: 0o600 });
+    } catch (error) {
+      unwritable(error as Error);
+      return null;
+    }
     return new SetupCode(code, file);
   }
 
