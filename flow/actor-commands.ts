@@ -14,6 +14,8 @@ import { claimBatch, type Claimed } from './commands/claim.js';
 import { releaseBatch, recordResultsAndClaim, type DeliveryEnd, type ResultItem } from './commands/claims.js';
 import { acceptAtOnce, acceptanceOf, acceptedLine, type AcceptItem } from './commands/accept.js';
 import { FlowConfig } from './commands/flow-config.js';
+import { planAcceptance } from './commands/accept-plan.js';
+import { requeueHanded } from './commands/handed.js';
 import type { RetryPolicy } from './tables/schedule.js';
 import { countAccepted } from './flow-metrics.js';
 import { noMetrics, type MetricsPort } from '../protocol/metrics/port.js';
@@ -120,9 +122,21 @@ export class TargetCommands {
     return lost.length;
   }
 
+  /** A handed delivery of this target whose file was not named: queued again (flow/commands/handed.ts). */
+  requeueHanded(messageId: string, reason: string): Promise<boolean> {
+    return inTx(this.#flow, (tx) => requeueHanded(tx, new Date(), messageId, this.target, reason));
+  }
+
   close(): Promise<void> {
     return closePool(this.#flow);
   }
+}
+
+/** Where an offered message would go and between whom, as its acceptance would plan it now. */
+export interface PlannedWay {
+  targets: string[];
+  from: string;
+  to: string;
 }
 
 /**
@@ -176,6 +190,27 @@ export class SourceCommands {
       countAccepted(this.metrics, item, outcomes[i]);
     });
     return outcomes.map(acceptanceOf);
+  }
+
+  /**
+   * The targets and parties this message's acceptance would have, planned from what this source
+   * read last (flow-config.ts), without a statement; null when it has not read every name yet.
+   * A source hands the document to those targets before it offers the message; its acceptance
+   * then plans again from what is current, and a target it no longer names gets nothing.
+   */
+  plan(message: OfferedMessage): PlannedWay | null {
+    const known = this.#config.known([message.from, message.to]);
+    if (!known) return null;
+    const item = { source_type: this.source.type, source_name: this.source.name, message };
+    const plan = planAcceptance([item], known.kinds, known.routes, known.directory);
+    const planned = plan.messages[0]!;
+    if (planned.refusal !== null) return { targets: [], from: planned.from_party, to: planned.to_party };
+    return { targets: plan.deliveries.map((d) => d.target), from: planned.from_party, to: planned.to_party };
+  }
+
+  /** A handed delivery whose target did not name its file: queued again (flow/commands/handed.ts). */
+  requeueHanded(messageId: string, target: string, reason: string): Promise<boolean> {
+    return inTx(this.#flow, (tx) => requeueHanded(tx, new Date(), messageId, target, reason));
   }
 
   close(): Promise<void> {

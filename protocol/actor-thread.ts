@@ -9,7 +9,7 @@
  * that waited for it would wait for ever. Such a thread is left behind, still registered in
  * `threads`, so its owner can tell that the process cannot end by itself.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type TransferListItem } from 'node:worker_threads';
 import { ChannelError, channelErrors, Envelope, toWireError, type WireError } from './envelope.js';
 
 export interface ActorThreadOptions {
@@ -175,8 +175,8 @@ export class ActorThread {
     }
   }
 
-  #post(message: Envelope): void {
-    if (this.#alive) this.#worker.postMessage(message);
+  #post(message: Envelope, transfer?: TransferListItem[]): void {
+    if (this.#alive) this.#worker.postMessage(message, transfer);
   }
 
   get alive(): boolean {
@@ -207,8 +207,9 @@ export class ActorThread {
     });
   }
 
-  event(body: unknown): void {
-    this.#post({ kind: 'event', body });
+  /** `transfer`: what moves to the thread with the event (a MessagePort). */
+  event(body: unknown, transfer?: TransferListItem[]): void {
+    this.#post({ kind: 'event', body }, transfer);
   }
 
   /**

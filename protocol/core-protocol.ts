@@ -60,6 +60,14 @@ export const OfferedMessage = z.object({
   unrouted: text(2048).optional(),
   /** The EDI envelope of the payload, when it is an X12 or EDIFACT interchange. */
   edi: EdiRecord.optional(),
+  /**
+   * Targets the source handed the document to already (protocol/handoff-protocol.ts), each with
+   * its delivery's history text: a route to one of them is stored as delivered, not queued.
+   */
+  handed: z
+    .array(z.object({ target: z.string().max(255), detail: text(2048) }))
+    .max(16)
+    .optional(),
 });
 export type OfferedMessage = z.infer<typeof OfferedMessage>;
 
@@ -84,6 +92,8 @@ export const Acceptance = z.object({
    * a source that is far ahead of its targets holds back.
    */
   queued: z.number().int(),
+  /** The handed targets whose deliveries were stored as delivered: their files may now be named. */
+  handed: z.array(z.object({ target: z.string(), delivery_id: z.number().int() })).optional(),
 });
 export type Acceptance = z.infer<typeof Acceptance>;
 

@@ -3,6 +3,7 @@
  * answer schema, as the actors' questions to the core are (as2-protocol.ts), so the supervisor
  * gets a typed answer, checked on arrival.
  */
+import { MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
 import { As2Material } from './as2-protocol.js';
 
@@ -91,5 +92,13 @@ export function parseHostAnswer<R extends HostRequest>(request: R, answer: unkno
 /** Deliveries are queued for this target: claim some when there is room. */
 const WorkEvent = z.object({ type: z.literal('work') });
 
-export const HostEvent = z.discriminatedUnion('type', [WorkEvent]);
+const channelPort = z.custom<MessagePort>((value) => value instanceof MessagePort, 'a MessagePort');
+
+/** A source's end of a hand-off channel to `target`, a running target of this process (handoff-protocol.ts). */
+const HandoffToEvent = z.object({ type: z.literal('handoff_to'), target: z.string(), port: channelPort });
+
+/** A target's end of a hand-off channel from a source of this process. */
+const HandoffFromEvent = z.object({ type: z.literal('handoff_from'), source: z.string(), port: channelPort });
+
+export const HostEvent = z.discriminatedUnion('type', [WorkEvent, HandoffToEvent, HandoffFromEvent]);
 export type HostEvent = z.infer<typeof HostEvent>;

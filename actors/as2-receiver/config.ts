@@ -9,6 +9,7 @@ import { readEdiEnvelope, wholeNumber } from '../shared/fields.js';
 export const as2ReceiverType: PluginTypeDefinition = {
   type: 'as2-receiver',
   role: 'source',
+  handoff: 'gives',
   summary: 'Receives AS2 messages on its own port, over HTTP or HTTPS',
   fields: {
     host: z.string().min(1).max(255).describe('Address the receiver listens on'),

@@ -21,6 +21,8 @@ import type { CemMessage } from '../as2/cem/index.js';
 import type { CemReceivedRequest } from '../../protocol/cem-protocol.js';
 import { envelopeOf } from '../shared/edi-envelope.js';
 import type { HoldBack } from '../shared/hold-back.js';
+import type { HandoffGiver } from '../shared/handoff-giver.js';
+import type { Acceptance, OfferedMessage } from '../../protocol/core-protocol.js';
 
 export interface Incoming {
   headers: IncomingHttpHeaders;
@@ -62,6 +64,8 @@ export interface ReceiveDeps {
   holdBack?: HoldBack;
   /** The receiver is stopping: a message held back goes on at once. */
   stopping?: () => boolean;
+  /** Targets of this process the document may be handed to before the acceptance (handoff-giver.ts). */
+  handoff?: HandoffGiver;
 }
 
 const plain = (status: number, text: string): Answer => ({
@@ -148,7 +152,7 @@ export async function receiveMessage(
     ...(payload !== null ? [{ stage: 'received' as const, ...received }] : []),
     ...(receiptStage !== null ? [{ stage: 'receipt' as const, ...receiptStage }] : []),
   ];
-  const acceptance = await deps.core.accept({
+  const offered: OfferedMessage = {
     id,
     from: (context.found ? context.partner : as2From).slice(0, 255),
     to: (context.found ? context.organization : as2To).slice(0, 255),
@@ -183,7 +187,8 @@ export async function receiveMessage(
       },
       stages,
     },
-  });
+  };
+  const acceptance = await acceptHanding(deps.handoff, deps.core, offered, cemDone === null);
   deps.holdBack?.tell(acceptance.queued);
   countReceived(deps.core.metrics, {
     partner: context.found ? context.partner : undefined,
@@ -209,6 +214,33 @@ export async function receiveMessage(
       asyncReceipt: { address: asyncAddress, receipt, messageId: acceptance.message_id },
     };
   return { status: 200, headers: receipt.headers, body: receipt.body };
+}
+
+/**
+ * The acceptance, with the document handed first to the targets of this process that take it
+ * (actors/shared/handoff-giver.ts): their deliveries are stored as delivered, and their files
+ * named before the receipt goes. A refused message, a certificate exchange and a message nothing
+ * can take are accepted as before, their deliveries queued.
+ */
+async function acceptHanding(
+  giver: HandoffGiver | undefined,
+  core: CoreClient,
+  offered: OfferedMessage,
+  routable: boolean,
+): Promise<Acceptance> {
+  const way =
+    giver && routable && offered.refusal === undefined && offered.payload.stage === 'unpacked'
+      ? giver.wayOf(offered)
+      : null;
+  if (!giver || !way) return core.accept(offered);
+  const handing = await giver.give(way, offered, offered.payload);
+  let acceptance: Acceptance | undefined;
+  try {
+    acceptance = await core.accept(handing.offered ? { ...offered, handed: handing.offered } : offered);
+    return acceptance;
+  } finally {
+    await giver.settle(handing, acceptance);
+  }
 }
 
 /** `kept`: the earlier receipt inline (base64), null when it is in the store, undefined when none. */

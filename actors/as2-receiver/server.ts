@@ -22,6 +22,7 @@ import { lingerThenClose } from './linger.js';
 import { readBody, readPrefix } from './read-body.js';
 import { sendAsyncReceipt } from './receipt.js';
 import { looksLikeReceipt, receiveReceipt } from './receipts-in.js';
+import type { HandoffGiver } from '../shared/handoff-giver.js';
 import { receiveMessage, type Answer, type Incoming, type StoredIncoming } from './receive.js';
 import { HoldBack } from '../shared/hold-back.js';
 import { ConnectionDrain } from '../shared/connection-drain.js';
@@ -88,6 +89,8 @@ export class As2ReceiverServer {
     private readonly identification: string,
     /** Certificate chain and key: the server speaks HTTPS; absent: plain HTTP. */
     tlsOptions?: tls.SecureContextOptions,
+    /** Targets of this process that take documents before the acceptance (handoff-giver.ts). */
+    private readonly handoff?: HandoffGiver,
   ) {
     this.#contexts = new InboundContexts(core);
     this.#opener = new MessageOpener(store, settings.large_messages_budget_mib * mib);
@@ -330,6 +333,7 @@ export class As2ReceiverServer {
         readEdiEnvelope: this.settings.read_edi_envelope,
         holdBack: this.#holdBack,
         stopping: () => this.#stopped,
+        ...(this.handoff ? { handoff: this.handoff } : {}),
       },
       incoming,
     );

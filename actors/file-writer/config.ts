@@ -42,6 +42,7 @@ export interface FileWriterSettings {
 export const fileWriterType: PluginTypeDefinition = {
   type: 'file-writer',
   role: 'target',
+  handoff: 'takes',
   summary: 'Writes delivered payloads as files',
   fields: fileWriterFields,
   defaults: fileWriterDefaults,

@@ -26,6 +26,40 @@ export function temporaryPath(directory: string, deliveryId: number): string {
   return path.join(temporaryDirectory(directory), `${deliveryId}-${randomBytes(4).toString('hex')}.tmp`);
 }
 
+/**
+ * Where a document handed to the writer by a source of node `node` waits for its acceptance to
+ * commit (protocol/handoff-protocol.ts): `<directory>/.pier-tmp/h-<node>-<message id>.tmp`. Named
+ * by the message, so that a writer starting after a crash finds which delivery each one was.
+ */
+export function handedTemporaryPath(directory: string, node: number, messageId: string): string {
+  return path.join(temporaryDirectory(directory), `h-${node}-${messageId}.tmp`);
+}
+
+const handedName = /^h-(\d+)-([0-9a-f-]{36})\.tmp$/;
+
+/**
+ * The handed temporaries a crash or a stop left: those of `node` (this process's node: no source
+ * of it hands anything before the writer is running), and other nodes' once they are stale.
+ */
+export async function leftHanded(
+  directory: string,
+  node: number,
+  now = Date.now(),
+): Promise<{ file: string; messageId: string }[]> {
+  const left: { file: string; messageId: string }[] = [];
+  for (const name of await names(directory)) {
+    const match = handedName.exec(name);
+    if (!match) continue;
+    const file = path.join(temporaryDirectory(directory), name);
+    if (Number(match[1]) !== node) {
+      const info = await stat(file).catch(() => undefined);
+      if (!info || now - info.mtimeMs < staleAfterMs) continue;
+    }
+    left.push({ file, messageId: match[2]! });
+  }
+  return left;
+}
+
 async function names(directory: string): Promise<string[]> {
   try {
     return await readdir(temporaryDirectory(directory));
@@ -39,6 +73,8 @@ async function names(directory: string): Promise<string[]> {
 export async function removeStaleTemporaries(directory: string, now = Date.now()): Promise<number> {
   let removed = 0;
   for (const name of await names(directory)) {
+    // A handed file is resolved by its delivery's state instead (leftHanded).
+    if (handedName.test(name)) continue;
     const file = path.join(temporaryDirectory(directory), name);
     const info = await stat(file).catch(() => undefined);
     if (!info?.isFile() || now - info.mtimeMs < staleAfterMs) continue;

@@ -9,6 +9,7 @@ import { parseSettings } from '../shared/settings.js';
 import { fileWriterType, type FileWriterSettings } from './config.js';
 import { removeStaleTemporaries } from './temporaries.js';
 import { FileWriter } from './write.js';
+import { HandoffTaker } from './handoff.js';
 
 runActor(async (start, core) => {
   const settings = parseSettings<FileWriterSettings>(fileWriterType, start.settings);
@@ -21,16 +22,23 @@ runActor(async (start, core) => {
       `directory ${settings.directory} cannot be used: ${(error as Error).message}`,
     );
   }
-  // A crash (kill -9) between writing and cleaning up leaves temporaries; they go now.
-  const removed = await removeStaleTemporaries(settings.directory).catch(() => 0);
-  if (removed > 0) core.log('info', 'removed temporary files a crash left', { removed });
   const store = openActorStore(start, core);
   const writer = new FileWriter(settings, store);
   const port = deliveryPort(start, core);
+  const taker = new HandoffTaker(writer, settings.directory, start.flow?.node ?? 0, port);
+  // A crash (kill -9) between writing and cleaning up leaves temporaries; they go now, and the
+  // deliveries of handed files that never got their names are queued again.
+  const requeued = await taker.resolveLeftovers().catch(() => 0);
+  if (requeued > 0)
+    core.log('info', 'queued again the handed files a stop or a crash left unnamed', { requeued });
+  const removed = await removeStaleTemporaries(settings.directory).catch(() => 0);
+  if (removed > 0) core.log('info', 'removed temporary files a crash left', { removed });
   const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) => writer.deliver(d));
   return {
     onWork: () => loop.poke(),
+    onHandoffFrom: (_source, channel) => taker.serve(channel),
     async stop() {
+      taker.stopping();
       await loop.stop();
       await port.close();
     },

@@ -82,7 +82,7 @@ export class FileWriter {
    * written from the claim when the stage is kept inline, copied by the kernel when the store
    * is local, streamed otherwise.
    */
-  async #writeTemp(ref: PayloadRef, content: string | undefined, temp: string): Promise<void> {
+  async writeTemp(ref: PayloadRef, content: string | undefined, temp: string): Promise<void> {
     const dir = path.dirname(temp);
     if (content === undefined && this.store.copyToFile) {
       await this.#directories.within(dir, () => this.store.copyToFile!(ref, temp));
@@ -107,21 +107,34 @@ export class FileWriter {
     }
   }
 
-  async deliver(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
-    const { settings } = this;
-    const m = delivery.message;
-    const relative = fillPattern(settings.path_pattern, {
+  /** Where a message's file goes: its path below the directory, and in full. */
+  placeOf(m: { from: string; to: string; file_name: string; id: string }): {
+    relative: string;
+    final: string;
+  } {
+    const relative = fillPattern(this.settings.path_pattern, {
       from: m.from,
       to: m.to,
       filename: m.file_name,
       id: m.id,
     });
-    const final = path.join(settings.directory, relative);
+    return { relative, final: path.join(this.settings.directory, relative) };
+  }
+
+  /** Gives the temporary file the name `final`, making its directory when it is missing (or removed meanwhile). */
+  linkTo(temp: string, final: string): Promise<void> {
+    return this.#directories.within(path.dirname(final), async () => linkSync(temp, final));
+  }
+
+  async deliver(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
+    const { settings } = this;
+    const m = delivery.message;
+    const { relative, final } = this.placeOf(m);
     // Claimed again: an earlier attempt may have died between writing and cleaning up.
     if (delivery.attempt > 1) await removeDeliveryTemporaries(settings.directory, delivery.delivery_id);
     const temp = temporaryPath(settings.directory, delivery.delivery_id);
     try {
-      await this.#writeTemp(
+      await this.writeTemp(
         { messageId: m.id, stage: delivery.payload.stage },
         delivery.payload.content,
         temp,
@@ -137,7 +150,7 @@ export class FileWriter {
     try {
       for (const candidate of [final, renamed(final, m.id)]) {
         try {
-          await this.#directories.within(path.dirname(candidate), async () => linkSync(temp, candidate));
+          await this.linkTo(temp, candidate);
           return { ok: true, detail: `Written to ${path.relative(settings.directory, candidate)}` };
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -161,7 +174,7 @@ export class FileWriter {
 }
 
 /** Removes a temporary file; one left behind is removed when the writer starts (temporaries.ts). */
-function removeQuietly(file: string): void {
+export function removeQuietly(file: string): void {
   try {
     unlinkSync(file);
   } catch {

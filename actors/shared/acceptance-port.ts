@@ -5,7 +5,7 @@
  * Acceptances asked for while one is being written go together in the next, as the channel
  * client groups them, within the same limits.
  */
-import { SourceCommands } from '../../flow/actor-commands.js';
+import { SourceCommands, type PlannedWay } from '../../flow/actor-commands.js';
 import { Batcher } from '../../protocol/batcher.js';
 import {
   inlineChars,
@@ -16,14 +16,29 @@ import {
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
 
+export type { PlannedWay } from '../../flow/actor-commands.js';
+
 export interface AcceptancePort {
   accept: CoreClient['accept'];
+  /**
+   * Where a message would go as its acceptance would plan it now, when this source plans its
+   * acceptances itself and has read the names (SourceCommands.plan); else null.
+   */
+  plan(message: OfferedMessage): PlannedWay | null;
+  /** A handed delivery whose target did not name its file: queued again (false: nothing to queue). */
+  requeueHanded(messageId: string, target: string, reason: string): Promise<boolean>;
   /** Waits for the acceptances under way and closes what the port opened; after the source stopped. */
   close(): Promise<void>;
 }
 
 export function acceptancePort(start: ActorStartData, core: CoreClient): AcceptancePort {
-  if (!start.flow) return { accept: core.accept, close: async () => {} };
+  if (!start.flow)
+    return {
+      accept: core.accept,
+      plan: () => null,
+      requeueHanded: async () => false,
+      close: async () => {},
+    };
   const commands = new SourceCommands(
     start.flow,
     { type: start.type, name: start.name },
@@ -36,6 +51,8 @@ export function acceptancePort(start: ActorStartData, core: CoreClient): Accepta
   });
   return {
     accept: (message) => accepts.submit(message),
+    plan: (message) => commands.plan(message),
+    requeueHanded: (messageId, target, reason) => commands.requeueHanded(messageId, target, reason),
     close: async () => {
       await accepts.idle();
       await commands.close();

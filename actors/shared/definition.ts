@@ -42,6 +42,11 @@ export const certificateUses: Record<
 export interface PluginTypeDefinition {
   type: PluginType;
   role: PluginRole;
+  /**
+   * A source that `gives` documents straight to a target of its process that `takes` them, over
+   * a channel the supervisor makes between the two threads (protocol/handoff-protocol.ts).
+   */
+  handoff?: 'gives' | 'takes';
   summary: string;
   /** Settings that are read back, without defaults (the update schema makes them optional). */
   fields: Record<string, z.ZodType>;

@@ -36,6 +36,13 @@ export type DeliveryPort = Pick<CoreClient, 'log' | 'database'> & {
   record(results: Reported[], claimLimit: number): Promise<Recorded>;
   /** Gives back deliveries claimed for this thread that it does not hold (a claim's answer lost). */
   releaseLost?(inHand: readonly number[]): Promise<void>;
+  /**
+   * A delivery handed to this target by a source (protocol/handoff-protocol.ts) is named: its
+   * log line and counts, as a delivery recorded here has them.
+   */
+  handedDelivered?(end: { message_id: string; delivery_id: number; elapsed_ms: number }): void;
+  /** A handed delivery of this target whose file was not named: queued again; false when it was not delivered. */
+  requeueHanded?(messageId: string, reason: string): Promise<boolean>;
   /** Closes what the port opened; after the loop stopped. */
   close(): Promise<void>;
 };
@@ -93,6 +100,14 @@ export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryP
     },
     log: core.log,
     database: core.database,
+    handedDelivered: (handed) => {
+      const end = { ...handed, target: start.name, state: 'delivered' as const, attempts: 1, last_error: '' };
+      core.metrics.count('pier_delivery_attempts_total', { target: start.name, outcome: 'ok' });
+      const line = deliveryEndLine(end);
+      core.log(line.level, line.msg, line.fields);
+      countDeliveryEnd(core.metrics, end);
+    },
+    requeueHanded: (messageId, reason) => commands.requeueHanded(messageId, reason),
     releaseLost: async (inHand) => {
       const released = await commands.releaseLost(
         inHand,

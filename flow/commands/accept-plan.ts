@@ -86,14 +86,28 @@ export interface PlannedMessage {
 /** A history line with its place among the message's first lines (1 accepted, 2 dispatched, 3 status). */
 export type OrderedLine = HistoryLine & { ord: number };
 
+/**
+ * A delivery as the acceptance stores it: queued, or delivered when the source handed the
+ * document to its target already (`text`: that delivery's history line).
+ */
+export interface PlannedDelivery {
+  message_id: string;
+  target: string;
+  state: typeof newDeliveryState | typeof handedDeliveryState;
+  text: string | null;
+}
+
 export interface AcceptancePlan {
   messages: PlannedMessage[];
-  deliveries: { message_id: string; target: string }[];
+  deliveries: PlannedDelivery[];
   lines: OrderedLine[];
 }
 
 /** The state a new delivery starts in: the first of the table. */
 export const newDeliveryState = deliveryStates[0];
+
+/** The state of a delivery whose document its target took before the acceptance (handed). */
+export const handedDeliveryState = 'delivered' as const satisfies (typeof deliveryStates)[number];
 
 /**
  * One party must be an organization and the other a partner. Outbound when `from` is an
@@ -213,10 +227,19 @@ export function planAcceptance(
             },
             routes,
           );
+    // A route to a target the source handed the document to is delivered already; a target
+    // handed that no route names now (the routes changed meanwhile) is left out: its file is dropped.
+    const handed = new Map((m.handed ?? []).map((h) => [h.target, h.detail]));
+    const deliveries: PlannedDelivery[] = targets.map((target) => ({
+      message_id: m.id,
+      target,
+      state: handed.has(target) ? handedDeliveryState : newDeliveryState,
+      text: handed.get(target) ?? null,
+    }));
     const { status, stage } = deriveMessage({
       accepted: false,
       refused: refusal !== null,
-      states: targets.map(() => newDeliveryState),
+      states: deliveries.map((d) => d.state),
     });
     const text = (item.text ?? `Accepted from ${item.source_type} ${item.source_name}`) + parties.note;
     if (refusal) {
@@ -224,7 +247,7 @@ export function planAcceptance(
     } else {
       plan.lines.push(statusLine(m.id, null, 'Received', m.unrouted ? `${text}. ${m.unrouted}` : text, 1));
       plan.lines.push(statusLine(m.id, 'Received', status, null, 3));
-      for (const target of targets) plan.deliveries.push({ message_id: m.id, target });
+      plan.deliveries.push(...deliveries);
     }
     plan.messages.push({
       id: m.id,

@@ -53,6 +53,13 @@ export interface AcceptOutcome {
   status: MessageStatus;
   /** Deliveries still waiting for a claim at the targets of the message, after this batch. */
   queued: number;
+  /** The deliveries stored as delivered because the source handed the document to their targets. */
+  handed?: HandedDelivery[];
+}
+
+export interface HandedDelivery {
+  target: string;
+  delivery_id: number;
 }
 
 /** What a source is answered for an acceptance (protocol/core-protocol.ts). */
@@ -64,6 +71,7 @@ export function acceptanceOf(o: AcceptOutcome): Acceptance {
     ...(o.receipt === undefined ? {} : { receipt: o.receipt }),
     status: o.status,
     queued: o.queued,
+    ...(o.handed ? { handed: o.handed } : {}),
   };
 }
 
@@ -317,7 +325,7 @@ async function storePlan(
 ): Promise<Accepted | null> {
   const inserted = await insertAccepted(tx, at, node, plan, records, guard, announce);
   if (!inserted) return null;
-  const { fresh, queuedAt } = inserted;
+  const { fresh, queuedAt, handed } = inserted;
   for (const r of plan.messages) {
     if (!fresh.has(r.id)) continue;
     if (r.sender_mismatch) await ediSenderMismatch(tx, at, { ...r, mismatch: r.sender_mismatch });
@@ -341,7 +349,13 @@ async function storePlan(
   const queued = (id: string) => Math.max(0, ...(targetsOf.get(id) ?? []).map((t) => queuedAt.get(t) ?? 0));
   const outcomes = plan.messages.map((r) => {
     if (fresh.has(r.id))
-      return { message_id: r.id, duplicate: false, status: r.status, queued: queued(r.id) };
+      return {
+        message_id: r.id,
+        duplicate: false,
+        status: r.status,
+        queued: queued(r.id),
+        ...(handed.has(r.id) ? { handed: handed.get(r.id)! } : {}),
+      };
     const before = earlier.get(sourceKeyOf(r));
     if (!before) throw new Error(`Message ${r.id} was neither stored nor found`);
     return { message_id: before.id, duplicate: true, status: before.status, queued: 0 };
@@ -376,7 +390,11 @@ async function insertAccepted(
   records: MessageAs2Record[],
   guard: Guard | null,
   announce: Announce,
-): Promise<{ fresh: Set<string>; queuedAt: Map<string, number> } | null> {
+): Promise<{
+  fresh: Set<string>;
+  queuedAt: Map<string, number>;
+  handed: Map<string, HandedDelivery[]>;
+} | null> {
   const blob = new ContentBlob();
   const messages = plan.messages.map(({ payload_content, ...m }) => ({ ...m, ...blob.add(payload_content) }));
   const as2 = as2RecordRows(at, records, blob);
@@ -404,6 +422,7 @@ async function insertAccepted(
     stored: boolean;
     ids: string[];
     queued: { target: string; n: number }[];
+    handed: { message_id: string; target: string; delivery_id: number }[];
   }>(
     'accept-insert',
     `with go as (
@@ -426,13 +445,17 @@ async function insertAccepted(
      ), p as (
        insert into payload (message_id, stage, size_bytes, stored_at, content)
        select x.id, x.payload_stage, x.size_bytes, ${p.at}, ${contentSql(p.blob, 'x')} from x join m on m.id = x.id
+     ), y as (
+       select * from jsonb_to_recordset(${p.deliveries}::jsonb) as y(message_id uuid, target text, state text, text text)
      ), d as (
        insert into delivery (message_id, target, state, attempts, claims, dispatches, next_dispatch_at,
-                             created_at, updated_at)
-       select y.message_id, y.target, ${p.state}, 0, 0, 1, ${p.nextDispatch}::timestamptz, ${p.at}, ${p.at}
-         from jsonb_to_recordset(${p.deliveries}::jsonb) as y(message_id uuid, target text)
-         join m on m.id = y.message_id
-       returning id, message_id, target
+                             finished_at, created_at, updated_at)
+       select y.message_id, y.target, y.state, case when y.state = ${p.state} then 0 else 1 end, 0,
+              case when y.state = ${p.state} then 1 else 0 end,
+              case when y.state = ${p.state} then ${p.nextDispatch}::timestamptz end,
+              case when y.state = ${p.state} then null else ${p.at}::timestamptz end, ${p.at}, ${p.at}
+         from y join m on m.id = y.message_id
+       returning id, message_id, target, state
      ), h as (
        insert into message_history (message_id, created_at, kind, old_status, new_status, text, delivery_id, target,
                                     old_state, new_state)
@@ -442,7 +465,9 @@ async function insertAccepted(
            from jsonb_to_recordset(${p.lines}::jsonb) as l(message_id uuid, kind text, old_status text, new_status text,
                 text text, ord int) join m on m.id = l.message_id
          union all
-         select d.message_id, 'delivery_changed', null, null, 'Dispatched', d.id, d.target, null, ${p.state}, 2 from d
+         select d.message_id, 'delivery_changed', null, null, coalesce(y.text, 'Dispatched'), d.id, d.target, null,
+                d.state, 2
+           from d join y on y.message_id = d.message_id and y.target = d.target
        ) lines order by message_id, ord, delivery_id
      ), ${ediInterchangeCte('m')}, ${as2RecordCtes(p, 'm')}
      select (select ok from go) as stored, (select coalesce(json_agg(id), '[]') from m) as ids,
@@ -450,14 +475,23 @@ async function insertAccepted(
                select t.target, pg_notify('${workChannel}', ${p.tag}::text || t.target) as announced,
                       t.fresh + (select count(*)::int from delivery e
                                   where e.state = '${newDeliveryState}' and e.dispatches = 1 and e.target = t.target) as n
-                 from (select target, count(*)::int as fresh from d group by target) t) q)
-              as queued`,
+                 from (select target, count(*)::int as fresh from d where d.state = ${p.state} group by target) t) q)
+              as queued,
+            (select coalesce(json_agg(json_build_object('message_id', d.message_id, 'target', d.target, 'delivery_id', d.id)),
+                             '[]') from d where d.state <> ${p.state}) as handed`,
     values,
   );
   if (!result!.stored) return null;
+  const handed = new Map<string, HandedDelivery[]>();
+  for (const h of result!.handed)
+    handed.set(h.message_id, [
+      ...(handed.get(h.message_id) ?? []),
+      { target: h.target, delivery_id: Number(h.delivery_id) },
+    ]);
   return {
     fresh: new Set(result!.ids),
     queuedAt: new Map(result!.queued.map((q) => [q.target, q.n])),
+    handed,
   };
 }
 

@@ -64,6 +64,10 @@ export interface CoreClient {
 export interface Actor {
   /** Deliveries are queued for this instance. */
   onWork?(): void;
+  /** A source: a channel to hand documents to `target`, a target running in this process (handoff-protocol.ts). */
+  onHandoffTo?(target: string, port: MessagePort): void;
+  /** A target: a channel on which `source` hands it documents. */
+  onHandoffFrom?(source: string, port: MessagePort): void;
   /**
    * Finish or give up the work in hand and release every resource; `withinMs`: the time left
    * before the supervisor ends the thread, when it said.
@@ -174,6 +178,13 @@ class Channel {
       case 'event': {
         const event = HostEvent.parse(message.body);
         if (event.type === 'work') this.actor?.onWork?.();
+        else if (event.type === 'handoff_to') {
+          if (this.actor?.onHandoffTo) this.actor.onHandoffTo(event.target, event.port);
+          else event.port.close();
+        } else if (event.type === 'handoff_from') {
+          if (this.actor?.onHandoffFrom) this.actor.onHandoffFrom(event.source, event.port);
+          else event.port.close();
+        }
         return;
       }
       case 'ready':

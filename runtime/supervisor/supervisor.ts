@@ -14,6 +14,7 @@
 import type { MetricsBatch } from '../../protocol/metrics/batch.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { MessageChannel } from 'node:worker_threads';
 import { pluginTypeDefinitions, type PluginRole, type PluginType } from '../../actors/index.js';
 import type { Orm } from '../../storage/db.js';
 import type { OutageLog } from '../../storage/outage-log.js';
@@ -566,6 +567,7 @@ export class Supervisor {
       instance.version = version;
       instance.apply('ready');
       this.#log(instance).info('plugin instance running');
+      this.#connectHandoffs(instance);
       await this.#recovered(instance);
       thread.event({ type: 'work' });
     } catch (error) {
@@ -612,6 +614,28 @@ export class Supervisor {
     await this.#releaseClaims(instance, `the instance failed: ${reason}`);
     await this.#alert(instance, `${instance.type} ${instance.name} failed: ${reason}`, reason);
     this.#report();
+  }
+
+  /**
+   * Gives a source that hands documents over and each target of this process that takes them a
+   * channel of their own (protocol/handoff-protocol.ts), when `started` is one of them: a target
+   * started is offered to every running source, a source started gets every running target.
+   * Only threads that run the flow's commands themselves: the acceptance stores a handed
+   * delivery as delivered. A channel closes with either thread.
+   */
+  #connectHandoffs(started: ManagedInstance): void {
+    if (!started.flowName || !started.thread) return;
+    const side = pluginTypeDefinitions[started.type].handoff;
+    if (!side) return;
+    for (const other of this.#instances.values()) {
+      if (other.status !== 'running' || !other.thread || !other.flowName) continue;
+      const otherSide = pluginTypeDefinitions[other.type].handoff;
+      if (!otherSide || otherSide === side) continue;
+      const [source, target] = side === 'gives' ? [started, other] : [other, started];
+      const { port1, port2 } = new MessageChannel();
+      target.thread!.event({ type: 'handoff_from', source: source.name, port: port2 }, [port2]);
+      source.thread!.event({ type: 'handoff_to', target: target.name, port: port1 }, [port1]);
+    }
   }
 
   /**

@@ -1,0 +1,160 @@
+/**
+ * The file writer's side of a hand-off (protocol/handoff-protocol.ts): a source of this process
+ * gives it a document before the message is accepted. The writer writes it, flushed, under a
+ * temporary name of the message's own (temporaries.ts), and gives it its real name only once the
+ * acceptance committed the delivery as delivered; a drop removes it.
+ *
+ * It declines (the message then takes the queue) while it is stopping, while `maxInHand`
+ * documents wait for their acceptance, and when the file's name is taken already: the queued way
+ * knows what to do then (`if_exists`), and a handed file must not be refused after its delivery
+ * was recorded. Naming can still fail after that commit (another writer took the name meanwhile,
+ * the directory cannot be made): the delivery is then queued again with the reason, and is
+ * written from the payload store as any queued delivery is.
+ */
+import { existsSync } from 'node:fs';
+import type { MessagePort } from 'node:worker_threads';
+import {
+  serveHandoff,
+  type HandAnswer,
+  type HandoffHandler,
+  type HandRequest,
+  type LinkAnswer,
+} from '../../protocol/handoff-protocol.js';
+import { PayloadMissing } from '../../storage/payloads/store.js';
+import type { DeliveryPort } from '../shared/delivery-port.js';
+import { handedTemporaryPath, leftHanded } from './temporaries.js';
+import { removeQuietly, sameContent, type FileWriter } from './write.js';
+
+/**
+ * Documents written and waiting for their acceptance, at most. About what two cores accept in a
+ * tenth of a second: a writer this far behind is not one that finishes in bounded time.
+ */
+export const maxInHand = 64;
+
+interface InHand {
+  temp: string;
+  final: string;
+  relative: string;
+  since: number;
+}
+
+export class HandoffTaker implements HandoffHandler {
+  readonly #inHand = new Map<string, InHand>();
+  /** The channels sources hand documents on: referenced here, or they would be collected and close. */
+  readonly #channels = new Set<MessagePort>();
+  #stopping = false;
+
+  constructor(
+    private readonly writer: FileWriter,
+    private readonly directory: string,
+    private readonly node: number,
+    private readonly port: DeliveryPort,
+  ) {}
+
+  async hand({ message, payload }: HandRequest): Promise<HandAnswer> {
+    if (this.#stopping) return { taken: false, reason: 'the writer is stopping' };
+    if (this.#inHand.size >= maxInHand) return { taken: false, reason: 'the writer is far behind' };
+    if (this.#inHand.has(message.id)) return { taken: false, reason: 'this message is in hand already' };
+    const { relative, final } = this.writer.placeOf(message);
+    if (existsSync(final)) return { taken: false, reason: `${relative} exists` };
+    const temp = handedTemporaryPath(this.directory, this.node, message.id);
+    const entry = { temp, final, relative, since: Date.now() };
+    this.#inHand.set(message.id, entry);
+    try {
+      await this.writer.writeTemp({ messageId: message.id, stage: payload.stage }, payload.content, temp);
+    } catch (error) {
+      this.#inHand.delete(message.id);
+      removeQuietly(temp);
+      if (error instanceof PayloadMissing) return { taken: false, reason: error.message };
+      return { taken: false, reason: `could not write ${relative}: ${(error as Error).message}` };
+    }
+    return { taken: true, detail: `Written to ${relative}` };
+  }
+
+  async link({ message_id, delivery_id }: { message_id: string; delivery_id: number }): Promise<LinkAnswer> {
+    const entry = this.#inHand.get(message_id);
+    if (!entry) {
+      // Nothing to name: whatever its acceptance stored goes back to the queue.
+      const error = 'the writer had nothing in hand under this message';
+      await this.#requeue(message_id, null, error);
+      return { ok: false, error };
+    }
+    this.#inHand.delete(message_id);
+    const problem = await this.#name(entry);
+    if (problem === null) {
+      removeQuietly(entry.temp);
+      this.port.handedDelivered?.({ message_id, delivery_id, elapsed_ms: Date.now() - entry.since });
+      return { ok: true };
+    }
+    const error = `the file handed to the writer could not be named: ${problem}`;
+    await this.#requeue(message_id, entry.temp, error);
+    return { ok: false, error };
+  }
+
+  async drop({ message_id }: { message_id: string }): Promise<{ dropped: boolean }> {
+    const entry = this.#inHand.get(message_id);
+    this.#inHand.delete(message_id);
+    if (entry) removeQuietly(entry.temp);
+    return { dropped: entry !== undefined };
+  }
+
+  /** Answers a source's hand-offs on `channel` until either side closes it. */
+  serve(channel: MessagePort): void {
+    this.#channels.add(channel);
+    channel.once('close', () => this.#channels.delete(channel));
+    serveHandoff(channel, this);
+  }
+
+  /** Declines what is handed from now on; what is in hand is named or dropped as its sources say. */
+  stopping(): void {
+    this.#stopping = true;
+  }
+
+  /**
+   * At start: the handed files a crash or a stop left (temporaries.ts, leftHanded). A delivery
+   * the acceptance stored as delivered is queued again (its file may or may not have its name;
+   * the queued way writes it, or finds it there with the same content); the others' acceptance
+   * never committed. A file whose delivery cannot be read now stays for the next start.
+   */
+  async resolveLeftovers(): Promise<number> {
+    let queued = 0;
+    for (const { file, messageId } of await leftHanded(this.directory, this.node)) {
+      if (!this.port.requeueHanded) {
+        removeQuietly(file);
+        continue;
+      }
+      const again = await this.port
+        .requeueHanded(messageId, 'the file writer stopped before it named the file handed to it')
+        .catch(() => undefined);
+      if (again === undefined) continue;
+      if (again) queued++;
+      removeQuietly(file);
+    }
+    return queued;
+  }
+
+  /** Null when the file has its name; else why not. */
+  async #name(entry: InHand): Promise<string | null> {
+    try {
+      await this.writer.linkTo(entry.temp, entry.final);
+      return null;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' && (await sameContent(entry.temp, entry.final).catch(() => false))) return null;
+      return code === 'EEXIST' ? `${entry.relative} exists with other content` : (error as Error).message;
+    }
+  }
+
+  /** Queues the delivery again; its temporary stays for the next start when that fails. */
+  async #requeue(messageId: string, temp: string | null, reason: string): Promise<void> {
+    try {
+      await this.port.requeueHanded?.(messageId, reason);
+      if (temp !== null) removeQuietly(temp);
+    } catch (error) {
+      this.port.log('error', 'could not queue a handed delivery again; the writer does at its next start', {
+        message_id: messageId,
+        error: (error as Error).message,
+      });
+    }
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * A source's side of its hand-offs (protocol/handoff-protocol.ts): the channels to the targets of
+ * its process that take documents, and the three steps around an acceptance. Before it, `give`
+ * hands the document to each target of the message's planned way that is here; the acceptance
+ * stores those deliveries as delivered; after it, `settle` tells each target to name its file,
+ * or to drop it when the acceptance did not store that delivery (a duplicate, a route changed
+ * meanwhile, an acceptance that failed).
+ *
+ * A target that declines, fails or is not here simply gets nothing: the acceptance queues its
+ * delivery as before. A target that stops after its delivery was stored as delivered, before
+ * naming the file, has the delivery queued again here; if that fails too, the target does it
+ * when it starts (actors/file-writer/handoff.ts).
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { Acceptance, OfferedMessage } from '../../protocol/core-protocol.js';
+import { HandoffClient, type HandRequest } from '../../protocol/handoff-protocol.js';
+import type { AcceptancePort, PlannedWay } from './acceptance-port.js';
+
+/** What was handed for one message: per target, the history text of its delivery. */
+export type Handed = NonNullable<OfferedMessage['handed']>;
+
+/** One message's document as the targets took it, with the channel each took it by. */
+export class Handing {
+  constructor(
+    readonly messageId: string,
+    readonly taken: { target: string; detail: string; client: HandoffClient }[],
+  ) {}
+
+  /** What the acceptance is told (OfferedMessage.handed); none when nothing was taken. */
+  get offered(): Handed | undefined {
+    return this.taken.length > 0 ? this.taken.map(({ target, detail }) => ({ target, detail })) : undefined;
+  }
+}
+
+export interface HandoffLog {
+  (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void;
+}
+
+export class HandoffGiver {
+  readonly #targets = new Map<string, HandoffClient>();
+
+  constructor(
+    private readonly port: Pick<AcceptancePort, 'plan' | 'requeueHanded'>,
+    private readonly log: HandoffLog,
+  ) {}
+
+  /** A channel to `target` (a new one replaces the one before: the target was started again). */
+  connect(target: string, channel: MessagePort): void {
+    this.#targets.get(target)?.close();
+    const client: HandoffClient = new HandoffClient(channel, () => {
+      if (this.#targets.get(target) === client) this.#targets.delete(target);
+    });
+    this.#targets.set(target, client);
+  }
+
+  /** The way the acceptance would plan for `message`, when any target on it is here to take it. */
+  wayOf(message: OfferedMessage): PlannedWay | null {
+    if (this.#targets.size === 0) return null;
+    const way = this.port.plan(message);
+    if (!way || !way.targets.some((t) => this.#targets.get(t)?.open)) return null;
+    return way;
+  }
+
+  /**
+   * Hands the document to every target of `way` that is here and takes it; answers what was
+   * taken (empty: nothing, the acceptance queues every delivery).
+   */
+  async give(
+    way: PlannedWay,
+    message: Pick<OfferedMessage, 'id' | 'file_name'>,
+    payload: HandRequest['payload'],
+  ): Promise<Handing> {
+    const request: HandRequest = {
+      type: 'hand',
+      message: { id: message.id, from: way.from, to: way.to, file_name: message.file_name },
+      payload,
+    };
+    const here = way.targets.flatMap((target) => {
+      const client = this.#targets.get(target);
+      return client?.open ? [{ target, client }] : [];
+    });
+    const answers = await Promise.all(
+      here.map(async ({ target, client }) => {
+        const answer = await client.ask(request).catch((error: Error) => ({
+          taken: false as const,
+          reason: error.message,
+        }));
+        return answer.taken ? [{ target, detail: answer.detail, client }] : [];
+      }),
+    );
+    return new Handing(message.id, answers.flat());
+  }
+
+  /**
+   * After the acceptance (or its failure, `acceptance` undefined): each target names the file of
+   * a delivery stored as delivered, and drops the others'. Waits for the names, so the document
+   * is where the partner's receipt says before the receipt goes. Asked on the channel the
+   * document went by: a target started again since has nothing in hand.
+   */
+  async settle(handing: Handing, acceptance: Acceptance | undefined): Promise<void> {
+    if (handing.taken.length === 0) return;
+    const messageId = handing.messageId;
+    const stored = new Map(
+      acceptance && !acceptance.duplicate
+        ? (acceptance.handed ?? []).map((h) => [h.target, h.delivery_id])
+        : [],
+    );
+    await Promise.all(
+      handing.taken.map(async ({ target, client }) => {
+        const deliveryId = stored.get(target);
+        if (deliveryId === undefined) {
+          await client.ask({ type: 'drop', message_id: messageId }).catch(() => {});
+          return;
+        }
+        // A target that answers, whatever it answers, named the file or queued the delivery again.
+        const lost = await client.ask({ type: 'link', message_id: messageId, delivery_id: deliveryId }).then(
+          () => null,
+          (error: Error) => error.message,
+        );
+        if (lost === null) return;
+        await this.#requeue(
+          messageId,
+          target,
+          `the target stopped before it named the file handed to it (${lost})`,
+        );
+      }),
+    );
+  }
+
+  async #requeue(messageId: string, target: string, reason: string): Promise<void> {
+    try {
+      await this.port.requeueHanded(messageId, target, reason);
+    } catch (error) {
+      this.log('error', 'could not queue a handed delivery again; its target does when it starts', {
+        message_id: messageId,
+        target,
+        error: (error as Error).message,
+      });
+    }
+  }
+
+  close(): void {
+    for (const client of this.#targets.values()) client.close();
+    this.#targets.clear();
+  }
+}

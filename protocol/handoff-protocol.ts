@@ -1,0 +1,161 @@
+/**
+ * A hand-off: a receiving actor gives a document straight to a target actor of the same process
+ * (a running file writer) over a MessageChannel the supervisor made between the two threads,
+ * instead of queueing a delivery that the target claims from PostgreSQL later.
+ *
+ * Three questions, in this order for one message:
+ * - `hand`: write the document where nobody reads it yet (flushed), answer what it will be called;
+ * - then the source commits the acceptance, the delivery stored as delivered;
+ * - `link`: give the written file its name (after that commit), or `drop`: forget it (the
+ *   acceptance stored nothing, or not this delivery).
+ *
+ * A target that cannot take a document in bounded time (stopping, far behind, the name taken)
+ * answers `taken: false` and the message takes the queue. A channel closed while a question
+ * waits (the target stopped or crashed) rejects it with WORKER_EXITED.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import { z } from 'zod';
+import { ChannelError, channelErrors, toWireError, WireError } from './envelope.js';
+import { PayloadStage } from './core-protocol.js';
+import { InlineContent } from './payload-wire.js';
+
+export const HandRequest = z.object({
+  type: z.literal('hand'),
+  message: z.object({ id: z.uuid(), from: z.string(), to: z.string(), file_name: z.string() }),
+  /** `content`: the document's bytes when small (base64); else the target reads the stage from the store. */
+  payload: z.object({ stage: PayloadStage, size_bytes: z.number().int(), content: InlineContent.optional() }),
+});
+export type HandRequest = z.infer<typeof HandRequest>;
+
+export const HandAnswer = z.discriminatedUnion('taken', [
+  /** Written and flushed; `detail`: the delivery's history text once linked (`Written to …`). */
+  z.object({ taken: z.literal(true), detail: z.string().max(2048) }),
+  z.object({ taken: z.literal(false), reason: z.string().max(2048) }),
+]);
+export type HandAnswer = z.infer<typeof HandAnswer>;
+
+export const LinkRequest = z.object({
+  type: z.literal('link'),
+  message_id: z.uuid(),
+  /** The delivery the acceptance stored as delivered, for the target's log line. */
+  delivery_id: z.number().int(),
+});
+export const LinkAnswer = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true) }),
+  /** The file could not get its name: the delivery must be queued again (`error` says why). */
+  z.object({ ok: z.literal(false), error: z.string().max(2048) }),
+]);
+export type LinkAnswer = z.infer<typeof LinkAnswer>;
+
+export const DropRequest = z.object({ type: z.literal('drop'), message_id: z.uuid() });
+const Dropped = z.object({ dropped: z.boolean() });
+
+const questions = {
+  hand: { request: HandRequest, answer: HandAnswer },
+  link: { request: LinkRequest, answer: LinkAnswer },
+  drop: { request: DropRequest, answer: Dropped },
+} as const;
+
+export const HandoffRequest = z.discriminatedUnion('type', [HandRequest, LinkRequest, DropRequest]);
+export type HandoffRequest = z.infer<typeof HandoffRequest>;
+type Questions = typeof questions;
+export type HandoffAnswerTo<R extends HandoffRequest> = z.infer<Questions[R['type']]['answer']>;
+
+const Frame = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('request'), id: z.number().int(), body: z.unknown() }),
+  // One kind may appear only once in a discriminated union: the answers are told apart by `ok`.
+  z.discriminatedUnion('ok', [
+    z.object({ kind: z.literal('response'), id: z.number().int(), ok: z.literal(true), body: z.unknown() }),
+    z.object({ kind: z.literal('response'), id: z.number().int(), ok: z.literal(false), error: WireError }),
+  ]),
+]);
+
+/** The source's side of one channel to one target: questions with typed answers. */
+export class HandoffClient {
+  readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  #nextId = 1;
+  #open = true;
+
+  constructor(
+    private readonly port: MessagePort,
+    onClose: () => void,
+  ) {
+    port.on('message', (raw: unknown) => {
+      const frame = Frame.safeParse(raw);
+      if (!frame.success || frame.data.kind !== 'response') return;
+      const pending = this.#pending.get(frame.data.id);
+      this.#pending.delete(frame.data.id);
+      if (frame.data.ok) pending?.resolve(frame.data.body);
+      else pending?.reject(new ChannelError(frame.data.error.code, frame.data.error.message));
+    });
+    port.on('close', () => {
+      this.#open = false;
+      for (const pending of this.#pending.values())
+        pending.reject(new ChannelError(channelErrors.workerExited, 'the target stopped'));
+      this.#pending.clear();
+      onClose();
+    });
+    // A source idle between messages must not be kept alive by its channels; the client is
+    // kept referenced by its owner, as a port nothing refers to is collected and closes.
+    port.unref();
+  }
+
+  get open(): boolean {
+    return this.#open;
+  }
+
+  async ask<R extends HandoffRequest>(request: R): Promise<HandoffAnswerTo<R>> {
+    if (!this.#open) throw new ChannelError(channelErrors.workerExited, 'the target stopped');
+    const id = this.#nextId++;
+    const body = await new Promise<unknown>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.port.postMessage({ kind: 'request', id, body: request });
+    });
+    return questions[request.type].answer.parse(body) as HandoffAnswerTo<R>;
+  }
+
+  close(): void {
+    this.port.close();
+  }
+}
+
+export interface HandoffHandler {
+  hand(request: HandRequest): Promise<HandAnswer>;
+  link(request: z.infer<typeof LinkRequest>): Promise<LinkAnswer>;
+  drop(request: z.infer<typeof DropRequest>): Promise<{ dropped: boolean }>;
+}
+
+/**
+ * The target's side: answers each question on `port` with `handler`. The caller keeps `port`
+ * referenced: a port nothing refers to is collected, and its channel closes.
+ */
+export function serveHandoff(port: MessagePort, handler: HandoffHandler): void {
+  port.on('message', (raw: unknown) => {
+    const frame = Frame.safeParse(raw);
+    if (!frame.success || frame.data.kind !== 'request') return;
+    const { id } = frame.data;
+    const request = HandoffRequest.safeParse(frame.data.body);
+    const answer = !request.success
+      ? Promise.reject(new ChannelError(channelErrors.badMessage, 'not a hand-off question'))
+      : answerOf(handler, request.data);
+    answer.then(
+      (body) => port.postMessage({ kind: 'response', id, ok: true, body }),
+      (error: unknown) => port.postMessage({ kind: 'response', id, ok: false, error: toWireError(error) }),
+    );
+  });
+}
+
+function answerOf(handler: HandoffHandler, request: HandoffRequest): Promise<unknown> {
+  switch (request.type) {
+    case 'hand':
+      return handler.hand(request);
+    case 'link':
+      return handler.link(request);
+    case 'drop':
+      return handler.drop(request);
+    default: {
+      const never: never = request;
+      throw new Error(`unhandled ${String(never)}`);
+    }
+  }
+}
