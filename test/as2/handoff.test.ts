@@ -1,0 +1,175 @@
+// Covers the hand-off of a received document to a running file-writer of the same process (protocol/handoff-protocol.ts):
+// a message from `openssl cms` to a running as2-receiver is written before its receipt, its delivery stored delivered in
+// the acceptance ("Written to …", never queued or claimed); a handed file that cannot be named after the acceptance
+// (its directory is a file) goes back to the queue with the reason, nothing is written, and a redeliver once the way is
+// clear writes it once; a writer started again after a stop or crash queues the handed files it finds for deliveries
+// stored delivered (written again from the payload store, once) and removes those whose acceptance never committed.
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import t from 'tap';
+import {
+  messageByAs2Id,
+  organization,
+  partner,
+  postAs2,
+  startReceiver,
+  storeCertificate,
+} from '../helpers/as2.js';
+import { finished, must, tempDir, waitForMessage, type Message } from '../helpers/flow.js';
+import { startTestServer } from '../helpers/server.js';
+import { asHttp, writeFixture } from '../helpers/smime.js';
+import { makeParties } from './parties.js';
+
+const server = await startTestServer(t);
+const parties = makeParties();
+t.teardown(() => parties.remove());
+const { fixtures } = parties;
+const dir = await tempDir(t);
+const inbox = path.join(dir, 'inbox');
+const bobCert = await storeCertificate(server, fixtures, 'bob');
+const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
+const url = await startReceiver(server, 'as2in');
+await organization(server, 'bob', 'BOB', bobCert);
+await partner(server, 'alice', 'ALICE', 'http://127.0.0.1:9/as2', aliceCert, {
+  signing_algorithm: 'none',
+  encryption_algorithm: 'aes256-cbc',
+  compression: false,
+  mdn_mode: 'sync',
+  mdn_signed: true,
+});
+await must(server, '/plugins/configs?type=file-writer', {
+  name: 'inbox',
+  directory: inbox,
+  path_pattern: '{from}/{filename}',
+  if_exists: 'fail',
+  max_attempts: 2,
+  retry_interval: 1,
+});
+await must(server, '/routes', { source_plugin: 'as2in', from: 'alice', to: 'bob', target_plugin: 'inbox' });
+
+let sent = 0;
+/** Sends one document; answers its stored message, its file's path and the receipt's status. */
+async function send(text: string): Promise<{ message: Message; file: string; status: number }> {
+  const id = `<handoff-${++sent}-${randomUUID()}@alice.example>`;
+  writeFixture(fixtures, 'entity.mime', `Content-Type: application/edi-x12\r\n\r\n${text}`);
+  fixtures.openssl('cms -encrypt -binary -in entity.mime -aes256 -out encrypted.eml -recip bob.crt');
+  const request = asHttp(fixtures.read('encrypted.eml'), { binary: true });
+  const answer = await postAs2(url, request.body, {
+    'AS2-From': 'ALICE',
+    'AS2-To': 'BOB',
+    'Message-ID': id,
+    ...request.headers,
+  });
+  const message = await messageByAs2Id(server, id);
+  return { message, file: path.join(inbox, 'alice', message.file_name), status: answer.status };
+}
+
+const history = async (m: Message) =>
+  (await server.call('GET', `/api/v1/messages/${m.id}`)).body.data.history;
+const deliveryLines = async (m: Message) =>
+  ((await history(m)) as { kind: string; text: string; old_state: string; new_state: string }[]).filter(
+    (l) => l.kind === 'delivery_changed',
+  );
+
+// The receiver plans a hand-off from the parties and routes its first acceptance read.
+const first = await send('ISA*first~\r\n');
+await waitForMessage(server, first.message.id, finished, 'the first message delivered');
+
+t.test('a handed document is written before its receipt, its delivery stored delivered', async (t) => {
+  const { message, file, status } = await send('ISA*handed~\r\n');
+  t.equal(status, 200);
+  t.equal(await readFile(file, 'latin1'), 'ISA*handed~\r\n', 'the file is there when the receipt is');
+  const m = (await server.call('GET', `/api/v1/messages/${message.id}`)).body.data;
+  t.equal(m.status, 'Delivered');
+  t.match(m.deliveries, [{ target: 'inbox', state: 'delivered', attempts: 1, last_error: '' }]);
+  t.match(await deliveryLines(message), [
+    { old_state: null, new_state: 'delivered', text: `Written to alice/${message.file_name}` },
+  ]);
+  t.equal(m.history.length, 3, 'received, delivered, status: no claim or result lines');
+  t.same(await readdir(path.join(inbox, '.pier-tmp')), [], 'no temporary file is left');
+});
+
+t.test(
+  'a handed file that cannot be named after its acceptance is queued again, then redelivered once',
+  async (t) => {
+    // The partner's directory becomes a file: the document is taken (the name is free), but its
+    // directory cannot be made when the acceptance has committed.
+    await rm(path.join(inbox, 'alice'), { recursive: true });
+    await writeFile(path.join(inbox, 'alice'), 'in the way');
+    const { message, file, status } = await send('ISA*blocked~\r\n');
+    t.equal(status, 200, 'the receipt goes: the document is kept in the payload store');
+    const failed = await waitForMessage(
+      server,
+      message.id,
+      (m) => m.status === 'Error',
+      'the retries used up',
+      20_000,
+    );
+    t.match(failed.deliveries, [{ state: 'failed' }]);
+    const lines = await deliveryLines(message);
+    t.match(lines[0], { new_state: 'delivered', text: `Written to alice/${message.file_name}` });
+    t.match(lines[1], {
+      old_state: 'delivered',
+      new_state: 'queued',
+      text: /^Queued again: the file handed to the writer could not be named: /,
+    });
+    t.notOk(existsSync(file), 'nothing is written');
+
+    await rm(path.join(inbox, 'alice'));
+    const again = await server.call(
+      'POST',
+      `/api/v1/messages/${message.id}/deliveries/${failed.deliveries[0].id}/redeliver`,
+      { body: {} },
+    );
+    t.equal(again.status, 200);
+    const done = await waitForMessage(server, message.id, (m) => m.status === 'Delivered', 'redelivered');
+    t.match(done.deliveries, [{ state: 'delivered' }]);
+    t.equal(await readFile(file, 'latin1'), 'ISA*blocked~\r\n');
+    t.same(await readdir(path.join(inbox, 'alice')), [message.file_name], 'one file');
+  },
+);
+
+t.test('a writer started again queues the handed files left for delivered deliveries, once', async (t) => {
+  const { message, file } = await send('ISA*left~\r\n');
+  t.equal(await readFile(file, 'latin1'), 'ISA*left~\r\n');
+  const db = new pg.Client({ connectionString: server.db.url });
+  await db.connect();
+  t.teardown(() => db.end());
+  const [{ node }] = (await db.query('select accepted_by as node from message where id = $1', [message.id]))
+    .rows;
+
+  // As a stop or a kill -9 between the acceptance and the naming leaves it: the file not named,
+  // its handed temporary there; and one of a message whose acceptance never committed.
+  const stopped = await server.call('POST', '/api/v1/services/file-writer/inbox/stop', { body: {} });
+  t.equal(stopped.status, 200);
+  await rm(file);
+  const temporaries = path.join(inbox, '.pier-tmp');
+  await mkdir(temporaries, { recursive: true });
+  await writeFile(path.join(temporaries, `h-${node}-${message.id}.tmp`), 'ISA*le');
+  const uncommitted = path.join(temporaries, `h-${node}-${randomUUID()}.tmp`);
+  await writeFile(uncommitted, 'never accepted');
+  const started = await server.call('POST', '/api/v1/services/file-writer/inbox/start', { body: {} });
+  t.equal(started.status, 200);
+
+  const done = await waitForMessage(
+    server,
+    message.id,
+    (m) => m.status === 'Delivered' && m.deliveries[0].attempts === 2,
+    'written again',
+  );
+  t.match(done.deliveries, [{ state: 'delivered' }]);
+  t.equal(await readFile(file, 'latin1'), 'ISA*left~\r\n', 'written whole, from the payload store');
+  t.match((await deliveryLines(message))[1], {
+    old_state: 'delivered',
+    new_state: 'queued',
+    text: 'Queued again: the file writer stopped before it named the file handed to it',
+  });
+  t.same(await readdir(temporaries), [], 'both temporaries are gone');
+  t.same(
+    (await readdir(path.join(inbox, 'alice'))).filter((f) => f === message.file_name),
+    [message.file_name],
+  );
+});
