@@ -4,10 +4,11 @@
  * instead of queueing a delivery that the target claims from PostgreSQL later.
  *
  * Three questions, in this order for one message:
- * - `hand`: write the document where nobody reads it yet (flushed), answer what it will be called;
- * - then the source commits the acceptance, the delivery stored as delivered;
- * - `link`: give the written file its name (after that commit), or `drop`: forget it (the
- *   acceptance stored nothing, or not this delivery).
+ * - `hand`: take the document or decline, answered at once; a target that takes it writes it
+ *   where nobody reads it yet, flushed, while the source goes on;
+ * - the source commits the acceptance, the delivery stored as delivered;
+ * - `link`: give the file its name once it is written (after that commit), or `drop`: forget it
+ *   (the acceptance stored nothing, or not this delivery).
  *
  * A target that cannot take a document in bounded time (stopping, far behind, the name taken)
  * answers `taken: false` and the message takes the queue. A channel closed while a question
@@ -28,7 +29,7 @@ export const HandRequest = z.object({
 export type HandRequest = z.infer<typeof HandRequest>;
 
 export const HandAnswer = z.discriminatedUnion('taken', [
-  /** Written and flushed; `detail`: the delivery's history text once linked (`Written to …`). */
+  /** Taken (being written); `detail`: the delivery's history text once named (`Written to …`). */
   z.object({ taken: z.literal(true), detail: z.string().max(2048) }),
   z.object({ taken: z.literal(false), reason: z.string().max(2048) }),
 ]);

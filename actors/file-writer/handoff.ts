@@ -1,8 +1,8 @@
 /**
  * The file writer's side of a hand-off (protocol/handoff-protocol.ts): a source of this process
  * gives it a document before the message is accepted. The writer writes it, flushed, under a
- * temporary name of the message's own (temporaries.ts), and gives it its real name only once the
- * acceptance committed the delivery as delivered; a drop removes it.
+ * temporary name of the message's own (temporaries.ts) while the acceptance commits, and gives it
+ * its real name only once that acceptance stored the delivery as delivered; a drop removes it.
  *
  * It declines (the message then takes the queue) while it is stopping, while `maxInHand`
  * documents wait for their acceptance, and when the file's name is taken already: the queued way
@@ -36,6 +36,8 @@ interface InHand {
   final: string;
   relative: string;
   since: number;
+  /** Settles when the file is written and flushed: null, or why it could not be. */
+  written: Promise<string | null>;
 }
 
 export class HandoffTaker implements HandoffHandler {
@@ -51,6 +53,11 @@ export class HandoffTaker implements HandoffHandler {
     private readonly port: DeliveryPort,
   ) {}
 
+  /**
+   * Takes the document, or declines: answered at once, and the file is written meanwhile, so its
+   * flush overlaps the acceptance's commit. The receipt does not wait for this flush (the payload
+   * store holds the document already); the name does, so a named file is always whole.
+   */
   async hand({ message, payload }: HandRequest): Promise<HandAnswer> {
     if (this.#stopping) return { taken: false, reason: 'the writer is stopping' };
     if (this.#inHand.size >= maxInHand) return { taken: false, reason: 'the writer is far behind' };
@@ -58,16 +65,18 @@ export class HandoffTaker implements HandoffHandler {
     const { relative, final } = this.writer.placeOf(message);
     if (existsSync(final)) return { taken: false, reason: `${relative} exists` };
     const temp = handedTemporaryPath(this.directory, this.node, message.id);
-    const entry = { temp, final, relative, since: Date.now() };
-    this.#inHand.set(message.id, entry);
-    try {
-      await this.writer.writeTemp({ messageId: message.id, stage: payload.stage }, payload.content, temp);
-    } catch (error) {
-      this.#inHand.delete(message.id);
-      removeQuietly(temp);
-      if (error instanceof PayloadMissing) return { taken: false, reason: error.message };
-      return { taken: false, reason: `could not write ${relative}: ${(error as Error).message}` };
-    }
+    const written = this.writer
+      .writeTemp({ messageId: message.id, stage: payload.stage }, payload.content, temp)
+      .then(
+        () => null,
+        (error: Error) => {
+          removeQuietly(temp);
+          return error instanceof PayloadMissing
+            ? error.message
+            : `could not write ${relative}: ${error.message}`;
+        },
+      );
+    this.#inHand.set(message.id, { temp, final, relative, since: Date.now(), written });
     return { taken: true, detail: `Written to ${relative}` };
   }
 
@@ -79,8 +88,8 @@ export class HandoffTaker implements HandoffHandler {
       await this.#requeue(message_id, null, error);
       return { ok: false, error };
     }
+    const problem = (await entry.written) ?? (await this.#name(entry));
     this.#inHand.delete(message_id);
-    const problem = await this.#name(entry);
     if (problem === null) {
       removeQuietly(entry.temp);
       this.port.handedDelivered?.({ message_id, delivery_id, elapsed_ms: Date.now() - entry.since });
@@ -93,9 +102,11 @@ export class HandoffTaker implements HandoffHandler {
 
   async drop({ message_id }: { message_id: string }): Promise<{ dropped: boolean }> {
     const entry = this.#inHand.get(message_id);
+    if (!entry) return { dropped: false };
+    await entry.written;
     this.#inHand.delete(message_id);
-    if (entry) removeQuietly(entry.temp);
-    return { dropped: entry !== undefined };
+    removeQuietly(entry.temp);
+    return { dropped: true };
   }
 
   /** Answers a source's hand-offs on `channel` until either side closes it. */

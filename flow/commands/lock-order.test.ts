@@ -1,5 +1,6 @@
 // Covers the flow's lock order on a real database: every command that moves messages and
-// deliveries (accept, claim, result, release, redispatch, redeliver, the sweeps, receipts) runs
+// deliveries (accept, accept with handed deliveries, claim, result, release, redispatch, redeliver,
+// a handed delivery queued again, the sweeps, receipts) runs
 // at once, for seconds, on several connections and on the same messages, and none of their
 // statements is chosen as a deadlock victim; every delivery ends in a state of the table and
 // every message's status is the one its deliveries give.
@@ -17,6 +18,7 @@ import { deliveryStates } from '../tables/delivery-states.js';
 import { DeliveryNotFound, MessageNotFound, NotRedeliverable, NotRedispatchable } from '../errors.js';
 import { FlowConfig } from './flow-config.js';
 import { redeliver, redispatch } from './redo.js';
+import { requeueHanded } from './handed.js';
 import type { RetryPolicy } from '../tables/schedule.js';
 import { deriveMessage } from '../tables/status.js';
 import { orphanedClaims, retriesDue, stallSchedule, undispatched } from './sweeps.js';
@@ -94,6 +96,7 @@ t.test('every command at once on the same messages: no deadlock, every row valid
 
   const messages: string[] = [];
   const held: Claim[] = [];
+  const handed: { message_id: string; target: string }[] = [];
   const deadlocks: string[] = [];
   const failures: string[] = [];
   const runs = new Map<string, number>();
@@ -150,6 +153,28 @@ t.test('every command at once on the same messages: no deadlock, every row valid
       const accepted = await acceptAtOnce(acceptFlow, now(), node, [offered(), offered()], config);
       messages.push(...accepted.outcomes.map((o) => o.message_id));
     }),
+    // A receiver that handed the document to one of the targets before its acceptance.
+    (() => {
+      const handedFlow = pool('accept handed');
+      const handedConfig = new FlowConfig();
+      return loop('accept handed', 3, async (random) => {
+        const item = offered();
+        const target = pick(random, targets)!;
+        item.message.handed = [{ target, detail: `Written to ${item.message.file_name}` }];
+        const accepted = await acceptAtOnce(handedFlow, now(), node, [item], handedConfig);
+        messages.push(...accepted.outcomes.map((o) => o.message_id));
+        handed.push({ message_id: item.message.id, target });
+      });
+    })(),
+    // Its target stopped before naming the file: the delivery goes back to the queue.
+    (() => {
+      const requeueFlow = pool('requeue handed');
+      return loop('requeue handed', 4, async (random) => {
+        const h = handed.splice(Math.floor(random() * handed.length), 1)[0];
+        if (h) await inTx(requeueFlow, (tx) => requeueHanded(tx, now(), h.message_id, h.target, 'stopped'));
+        else await new Promise((resolve) => setTimeout(resolve, 5));
+      });
+    })(),
     // A message accepted by a process that crashed before dispatching it.
     loop('accept undispatched', 2, async () => {
       const id = randomUUID();
@@ -281,7 +306,16 @@ t.test('every command at once on the same messages: no deadlock, every row valid
   for (const d of deadlocks) t.comment(named(d));
   t.same(deadlocks, [], 'no statement was chosen as a deadlock victim');
   t.same(failures, [], 'no command failed otherwise');
-  for (const name of ['accept', 'claim out', 'result', 'release', 'redispatch', 'stall schedule'])
+  for (const name of [
+    'accept',
+    'accept handed',
+    'requeue handed',
+    'claim out',
+    'result',
+    'release',
+    'redispatch',
+    'stall schedule',
+  ])
     t.ok((runs.get(name) ?? 0) > 0, `${name} ran`);
 
   const rows = await direct(pool()).all<{ id: string; status: string; stage: string; states: string[] }>(
