@@ -42,6 +42,8 @@ interface InHand {
 
 export class HandoffTaker implements HandoffHandler {
   readonly #inHand = new Map<string, InHand>();
+  /** The names the documents in hand will get. */
+  readonly #finals = new Set<string>();
   /** The channels sources hand documents on: referenced here, or they would be collected and close. */
   readonly #channels = new Set<MessagePort>();
   #stopping = false;
@@ -63,7 +65,8 @@ export class HandoffTaker implements HandoffHandler {
     if (this.#inHand.size >= maxInHand) return { taken: false, reason: 'the writer is far behind' };
     if (this.#inHand.has(message.id)) return { taken: false, reason: 'this message is in hand already' };
     const { relative, final } = this.writer.placeOf(message);
-    if (existsSync(final)) return { taken: false, reason: `${relative} exists` };
+    // Taken already, or by a document in hand: the queued way knows what to do (`if_exists`).
+    if (existsSync(final) || this.#finals.has(final)) return { taken: false, reason: `${relative} exists` };
     const temp = handedTemporaryPath(this.directory, this.node, message.id);
     const written = this.writer
       .writeTemp({ messageId: message.id, stage: payload.stage }, payload.content, temp)
@@ -77,6 +80,7 @@ export class HandoffTaker implements HandoffHandler {
         },
       );
     this.#inHand.set(message.id, { temp, final, relative, since: Date.now(), written });
+    this.#finals.add(final);
     return { taken: true, detail: `Written to ${relative}` };
   }
 
@@ -89,7 +93,7 @@ export class HandoffTaker implements HandoffHandler {
       return { ok: false, error };
     }
     const problem = (await entry.written) ?? (await this.#name(entry));
-    this.#inHand.delete(message_id);
+    this.#forget(message_id, entry);
     if (problem === null) {
       removeQuietly(entry.temp);
       this.port.handedDelivered?.({ message_id, delivery_id, elapsed_ms: Date.now() - entry.since });
@@ -104,7 +108,7 @@ export class HandoffTaker implements HandoffHandler {
     const entry = this.#inHand.get(message_id);
     if (!entry) return { dropped: false };
     await entry.written;
-    this.#inHand.delete(message_id);
+    this.#forget(message_id, entry);
     removeQuietly(entry.temp);
     return { dropped: true };
   }
@@ -142,6 +146,11 @@ export class HandoffTaker implements HandoffHandler {
       removeQuietly(file);
     }
     return queued;
+  }
+
+  #forget(messageId: string, entry: InHand): void {
+    this.#inHand.delete(messageId);
+    this.#finals.delete(entry.final);
   }
 
   /** Null when the file has its name; else why not. */

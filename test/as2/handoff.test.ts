@@ -3,7 +3,8 @@
 // the acceptance ("Written to …", never queued or claimed); a handed file that cannot be named after the acceptance
 // (its directory is a file) goes back to the queue with the reason, nothing is written, and a redeliver once the way is
 // clear writes it once; a writer started again after a stop or crash queues the handed files it finds for deliveries
-// stored delivered (written again from the payload store, once) and removes those whose acceptance never committed.
+// stored delivered (written again from the payload store, once) and removes those whose acceptance never committed;
+// two documents for one name at once keep the writer's if_exists (fail): one written whole, the other refused.
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -52,9 +53,13 @@ await must(server, '/routes', { source_plugin: 'as2in', from: 'alice', to: 'bob'
 
 let sent = 0;
 /** Sends one document; answers its stored message, its file's path and the receipt's status. */
-async function send(text: string): Promise<{ message: Message; file: string; status: number }> {
+async function send(
+  text: string,
+  name?: string,
+): Promise<{ message: Message; file: string; status: number }> {
   const id = `<handoff-${++sent}-${randomUUID()}@alice.example>`;
-  writeFixture(fixtures, 'entity.mime', `Content-Type: application/edi-x12\r\n\r\n${text}`);
+  const disposition = name ? `Content-Disposition: attachment; filename="${name}"\r\n` : '';
+  writeFixture(fixtures, 'entity.mime', `Content-Type: application/edi-x12\r\n${disposition}\r\n${text}`);
   fixtures.openssl('cms -encrypt -binary -in entity.mime -aes256 -out encrypted.eml -recip bob.crt');
   const request = asHttp(fixtures.read('encrypted.eml'), { binary: true });
   const answer = await postAs2(url, request.body, {
@@ -172,4 +177,28 @@ t.test('a writer started again queues the handed files left for delivered delive
     (await readdir(path.join(inbox, 'alice'))).filter((f) => f === message.file_name),
     [message.file_name],
   );
+});
+
+t.test('a name another document in hand will take is left to the queue, which keeps if_exists', async (t) => {
+  const [a, b] = await Promise.all([send('ISA*one~\r\n', 'same.edi'), send('ISA*two~\r\n', 'same.edi')]);
+  const settled = await Promise.all(
+    [a, b].map((s) =>
+      waitForMessage(
+        server,
+        s.message.id,
+        (m) => m.status !== 'InProgress' && m.status !== 'Retrying',
+        'settled',
+        20_000,
+      ),
+    ),
+  );
+  t.same(
+    settled.map((m) => m.status).sort(),
+    ['Delivered', 'Error'],
+    'one written, the other refused by if_exists fail',
+  );
+  const refused = settled.find((m) => m.status === 'Error');
+  t.match(refused.deliveries, [{ state: 'failed', last_error: 'alice/same.edi exists with other content' }]);
+  const kept = await readFile(path.join(inbox, 'alice', 'same.edi'), 'latin1');
+  t.ok(['ISA*one~\r\n', 'ISA*two~\r\n'].includes(kept), 'the file holds one document whole');
 });
