@@ -26,6 +26,7 @@ import { registerSftpRoutes } from './resources/sftp/routes.js';
 import { registerStatsRoutes } from './resources/stats/routes.js';
 import { componentName, pluginConfigSchemas } from './schemas/plugin-config.js';
 import { alertWebhook } from './schemas/notification.js';
+import { EdiJsonDocument } from './schemas/edi-json.js';
 
 export interface ApiModule {
   name: string;
@@ -34,6 +35,7 @@ export interface ApiModule {
 }
 
 export const coreModule: ApiModule = {
+  openapi: { schemas: { EdiJson: EdiJsonDocument } },
   name: 'core',
   register(router, ctx) {
     registerHealthRoutes(router, ctx);

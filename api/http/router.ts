@@ -50,7 +50,12 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
   /** Further success answers a handler may send itself (a 200 beside the usual 201), for the document. */
   otherResponses?: { status: 200 | 201; description: string; response: z.ZodType }[];
   /** A route that answers by itself (not the JSON envelope), with this media type. */
-  raw?: { mediaType: string; description: string };
+  raw?: {
+    mediaType: string;
+    description: string;
+    /** Other media types the route answers with on request, each with its component schema's name. */
+    alternatives?: Record<string, string>;
+  };
   /** Error codes the route may answer with beyond the ones every route has. */
   errors?: ErrorCode[];
   handler(ctx: RouteContext<B, Q, P>): Promise<unknown>;

@@ -112,7 +112,15 @@ function successResponse(route: RegisteredRoute): Json {
     return {
       [status]: {
         description: d.raw.description,
-        content: { [d.raw.mediaType]: { schema: d.response ? jsonSchema(d.response, 'output') : {} } },
+        content: {
+          [d.raw.mediaType]: { schema: d.response ? jsonSchema(d.response, 'output') : {} },
+          ...Object.fromEntries(
+            Object.entries(d.raw.alternatives ?? {}).map(([type, name]) => [
+              type,
+              { schema: { $ref: `#/components/schemas/${name}` } },
+            ]),
+          ),
+        },
       },
     };
   }

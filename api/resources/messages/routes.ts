@@ -12,6 +12,7 @@ import {
   PayloadQuery,
 } from '../../schemas/message.js';
 import { servePayload } from './payload.js';
+import { servePayloadJson, wantsJson } from './payload-json.js';
 import { getMessage, listMessages, redeliverDelivery, redispatchMessage } from './service.js';
 import { acceptUpload, maxUploadBytes } from './upload.js';
 
@@ -53,12 +54,20 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     method: 'GET',
     url: '/messages/:id/payload',
     tag,
-    summary: 'Download a payload stage',
+    summary: 'Download a payload stage, as stored or as EDI JSON (docs/edi-json.md)',
     params: MessageParams,
     query: PayloadQuery,
-    raw: { mediaType: 'application/octet-stream', description: 'The stage as stored' },
-    errors: ['STORAGE_UNAVAILABLE'],
-    handler: ({ params, query, reply }) => servePayload(ctx, params.id, query.stage, reply),
+    raw: {
+      mediaType: 'application/octet-stream',
+      description:
+        'The stage as stored; with format=json or Accept: application/json, the interchange in its JSON form',
+      alternatives: { 'application/json': 'EdiJson' },
+    },
+    errors: ['STORAGE_UNAVAILABLE', 'NOT_ACCEPTABLE'],
+    handler: ({ params, query, request, reply }) =>
+      wantsJson(request, query.format)
+        ? servePayloadJson(ctx, params.id, query.stage, reply)
+        : servePayload(ctx, params.id, query.stage, reply),
   });
   router.add({
     method: 'POST',
