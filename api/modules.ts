@@ -10,6 +10,7 @@ import { registerApiTokenRoutes } from './resources/api-tokens/routes.js';
 import { registerAs2ProfileRoutes } from './resources/as2-profiles/routes.js';
 import { registerAuditRoutes } from './resources/audit/routes.js';
 import { registerCemRoutes } from './resources/cem/routes.js';
+import { registerControlNumberRoutes } from './resources/control-numbers/routes.js';
 import { registerCertificateRoutes } from './resources/certificates/routes.js';
 import { registerEventRoutes } from './resources/events/routes.js';
 import { registerNotificationRoutes } from './resources/notifications/routes.js';
@@ -40,6 +41,7 @@ export const coreModule: ApiModule = {
   register(router, ctx) {
     registerHealthRoutes(router, ctx);
     registerPartyRoutes(router, ctx);
+    registerControlNumberRoutes(router, ctx);
     registerServiceAccountRoutes(router, ctx);
     registerOidcProviderRoutes(router, ctx);
     registerApiTokenRoutes(router, ctx);
