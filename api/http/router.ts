@@ -41,6 +41,8 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
   query?: Q;
   params?: P;
   consumes?: Consumes;
+  /** A multipart route that also takes a JSON body of this shape (documented; the handler reads it). */
+  jsonBodyDoc?: z.ZodType;
   /** Request body limit in bytes, when it differs from the default 1 MiB. */
   bodyLimit?: number;
   /** Success status; 204 sends no body. */
@@ -72,6 +74,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     public?: boolean;
     consumes?: Consumes;
+    /** A multipart route that takes application/json too. */
+    alsoJson?: boolean;
   }
 }
 
@@ -113,7 +117,11 @@ export class ApiRouter {
       ...(definition.response && !definition.raw && status !== 204
         ? { schema: { response: { [status]: envelopeSchema(definition.response) } } }
         : {}),
-      config: { public: definition.public ?? false, consumes: definition.consumes ?? 'json' },
+      config: {
+        public: definition.public ?? false,
+        consumes: definition.consumes ?? 'json',
+        ...(definition.jsonBodyDoc ? { alsoJson: true } : {}),
+      },
       ...(definition.bodyLimit !== undefined ? { bodyLimit: definition.bodyLimit } : {}),
       handler: async (request, reply) => {
         const params = (

@@ -69,3 +69,65 @@ export const EdiJsonDocument = z
     trailing: z.string().describe('What follows the last terminator'),
   })
   .describe("An X12 or EDIFACT interchange in pier's JSON form; written back, it gives the same bytes");
+
+const setWithoutEnvelope = z.object({
+  type: z
+    .union([z.string().min(1), z.array(z.string()).min(1)])
+    .describe(
+      'X12 transaction set id (850), or EDIFACT message identifier (ORDERS:D:96A:UN or its components)',
+    ),
+  functional_id: z
+    .string()
+    .max(2)
+    .optional()
+    .describe('X12 GS01; known for 810, 850, 855, 856, 860, 865, 997, 999'),
+  segments: z.array(segment).describe('The segments between ST and SE (UNH and UNT)'),
+});
+
+/** Documents without envelopes: pier writes the envelopes and takes the control numbers. */
+export const EdiDocumentsToSend = z.strictObject({
+  standard: z.enum(['x12', 'edifact']),
+  version: z
+    .string()
+    .max(16)
+    .optional()
+    .describe('X12 ISA12 (default 00401), EDIFACT syntax identifier and version (default UNOC:3)'),
+  test: z.boolean().default(false).describe('X12 ISA15 T, EDIFACT UNB 0035 1'),
+  acknowledgement_requested: z.boolean().default(false).describe('X12 ISA14 1, EDIFACT UNB 0031 1'),
+  delimiters: z
+    .object({
+      segment: z.string().length(1).optional(),
+      element: z.string().length(1).optional(),
+      component: z.string().length(1).optional(),
+      repetition: z.string().max(1).optional(),
+      release: z.string().max(1).optional(),
+    })
+    .optional(),
+  line_break: z
+    .enum(['', '\n', '\r\n'])
+    .default('\n')
+    .describe('What pier writes after each segment terminator'),
+  sets: z.array(setWithoutEnvelope).min(1).max(10_000),
+});
+
+export const EdiJsonSend = z
+  .strictObject({
+    from: z.string().describe('The organization sending'),
+    to: z.string().describe('The partner receiving'),
+    target: z.string().optional().describe('Target instance; without it, the one target the routes name'),
+    file_name: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe('Name of the built file; default <control number>.edi'),
+    interchange: EdiJsonDocument.optional().describe(
+      'A whole interchange, sent as given after the syntax check',
+    ),
+    documents: EdiDocumentsToSend.optional().describe(
+      'Documents without envelopes; pier builds the interchange',
+    ),
+  })
+  .describe(
+    'POST /messages with Content-Type application/json: an interchange in its JSON form, or documents pier puts in envelopes',
+  );

@@ -1,13 +1,70 @@
 /**
- * A partner's control-number counters as the API shows and resets them (the numbers are taken by
- * flow/commands/control-numbers.ts). A reset locks the counter's row first, so a build under way
- * finishes before it and the number it replaces is the one the audit log records.
+ * A partner's control-number counters: taken for a build (see flow/commands/control-numbers.ts
+ * for why one statement in the storing transaction), shown and reset for the API. A reset locks
+ * the counter's row first, so a build under way finishes before it and the number it replaces
+ * is the one the audit log records.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { inEntityTx } from '../sql.js';
+import { inEntityTx, type Tx } from '../sql.js';
 
 export type ControlDirection = 'outbound' | 'inbound';
-export type ControlLevel = 'group' | 'interchange' | 'set';
+export const controlLevels = ['group', 'interchange', 'set'] as const;
+export type ControlLevel = (typeof controlLevels)[number];
+
+/** The largest number each standard's field holds: X12 ISA13, GS06 and ST02 are at most 9 digits; EDIFACT's references 14 characters. */
+export const maxControl = { x12: 999_999_999, edifact: 99_999_999_999_999 } as const;
+
+export class ControlNumbersExhausted extends Error {
+  constructor(
+    readonly level: ControlLevel,
+    readonly max: number,
+  ) {
+    super(
+      `the ${level} control numbers of this partner passed ${max}, the largest the standard's field holds; an administrator must reset them`,
+    );
+  }
+}
+
+/** The first number of each level's block: `count` numbers from it on are this caller's. */
+export type ControlBlock = Partial<Record<ControlLevel, number>>;
+
+export async function takeControlNumbers(
+  tx: Tx,
+  partnerId: number,
+  direction: ControlDirection,
+  counts: Partial<Record<ControlLevel, number>>,
+  max: number,
+): Promise<ControlBlock> {
+  // In level order, so two transactions lock the rows in the same order and never deadlock.
+  const wanted = controlLevels
+    .filter((l) => (counts[l] ?? 0) > 0)
+    .map((level) => ({ level, n: counts[level]! }));
+  if (wanted.length === 0) return {};
+  const rows = await tx.all<{ level: ControlLevel; last_value: string }>(
+    `insert into edi_control_number (partner_id, direction, level, last_value)
+     select ?, ?, w.level, w.n from jsonb_to_recordset(?::jsonb) as w(level text, n bigint)
+     on conflict (partner_id, direction, level)
+       do update set last_value = edi_control_number.last_value + excluded.last_value, updated_at = now()
+     returning level, last_value`,
+    [partnerId, direction, JSON.stringify(wanted)],
+  );
+  const block: ControlBlock = {};
+  for (const row of rows) {
+    const last = Number(row.last_value);
+    if (last > max) throw new ControlNumbersExhausted(row.level, max);
+    block[row.level] = last - counts[row.level]! + 1;
+  }
+  return block;
+}
+
+/** takeControlNumbers in the transaction an entity manager holds (the API's builds). */
+export const takeControlNumbersIn = (
+  em: EntityManager,
+  partnerId: number,
+  direction: ControlDirection,
+  counts: Partial<Record<ControlLevel, number>>,
+  max: number,
+): Promise<ControlBlock> => takeControlNumbers(inEntityTx(em), partnerId, direction, counts, max);
 
 export interface ControlCounter {
   direction: ControlDirection;

@@ -12,6 +12,8 @@ import {
   PayloadQuery,
 } from '../../schemas/message.js';
 import { servePayload } from './payload.js';
+import { acceptJsonMessage } from './send-json.js';
+import { EdiJsonSend } from '../../schemas/edi-json.js';
 import { servePayloadJson, wantsJson } from './payload-json.js';
 import { getMessage, listMessages, redeliverDelivery, redispatchMessage } from './service.js';
 import { acceptUpload, maxUploadBytes } from './upload.js';
@@ -31,15 +33,20 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     method: 'POST',
     url: '/messages',
     tag,
-    summary: 'Send a file by hand (multipart: from, to, file, optional target); answers the message',
+    summary:
+      'Send a file by hand (multipart: from, to, file, optional target), or EDI as JSON (docs/edi-json.md); answers the message',
     consumes: 'multipart',
+    jsonBodyDoc: EdiJsonSend,
     // The file's limit is enforced while it streams; the body may carry the form around it.
     bodyLimit: maxUploadBytes + 1024 * 1024,
     bodyDoc: MessageUpload,
     status: 201,
     response: MessageRecord,
     errors: ['MISSING_HEADER', 'STORAGE_UNAVAILABLE'],
-    handler: ({ caller, request }) => acceptUpload(ctx, caller, request),
+    handler: ({ caller, request }) =>
+      /^application\/json/i.test(request.headers['content-type'] ?? '')
+        ? acceptJsonMessage(ctx, caller, request)
+        : acceptUpload(ctx, caller, request),
   });
   router.add({
     method: 'GET',
