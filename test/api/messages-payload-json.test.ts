@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
+import { parse } from 'yaml';
 import { jsonTextToEdi } from '../../protocol/edi/json/translate.js';
 import { must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
@@ -47,6 +48,22 @@ t.test('format=json and Accept: application/json give the JSON form', async (t) 
     headers: { accept: 'application/json' },
   });
   t.ok(rawAsked.bytes.equals(bytes), 'format=raw wins over Accept');
+});
+
+t.test('the OpenAPI document describes the JSON form and the 406', async (t) => {
+  const answer = await server.call('GET', '/openapi.yaml');
+  t.equal(answer.status, 200);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is asserted field by field
+  const doc = { body: parse(answer.raw) as any };
+  t.match(doc.body.components.schemas.EdiJson, {
+    type: 'object',
+    required: ['format', 'standard', 'delimiters'],
+  });
+  const payload = doc.body.paths['/messages/{id}/payload'].get;
+  t.same(payload.responses['200'].content['application/json'], {
+    schema: { $ref: '#/components/schemas/EdiJson' },
+  });
+  t.ok(payload.responses['406'], 'the 406 is documented');
 });
 
 t.test('a payload that is not EDI is 406 NOT_ACCEPTABLE, saying why', async (t) => {
