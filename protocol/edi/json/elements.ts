@@ -90,6 +90,29 @@ function readReleased(raw: string, d: DelimitersJson, position: number): Segment
   };
 }
 
+/** The separators of an interchange and a pattern that finds any of them, made once per delimiters object. */
+interface Specials {
+  chars: string[];
+  any: RegExp;
+}
+const specialsOf = new WeakMap<DelimitersJson, Specials>();
+
+function specials(d: DelimitersJson): Specials {
+  let found = specialsOf.get(d);
+  if (!found) {
+    const chars = [d.element, d.component, d.repetition, d.segment, d.release].filter((c) => c !== '');
+    // Only the characters special inside a class are escaped: an escaped d would mean any digit.
+    found = { chars, any: new RegExp(`[${chars.map((c) => c.replace(/[\\\][^-]/g, '\\$&')).join('')}]`) };
+    specialsOf.set(d, found);
+  }
+  return found;
+}
+
+interface Where {
+  tag: string;
+  position: number;
+}
+
 /** Writes one segment, terminator included; a value that holds a separator X12 cannot release is refused. */
 export function writeSegment(s: SegmentJson, d: DelimitersJson, position: number, flat = false): string {
   if (typeof s !== 'object' || s === null || typeof s.tag !== 'string' || !Array.isArray(s.elements))
@@ -98,12 +121,13 @@ export function writeSegment(s: SegmentJson, d: DelimitersJson, position: number
     });
   checkTag(s.tag, position);
   let out = s.tag;
-  const escape = escaper(d, s.tag, position);
+  const where: Where = { tag: s.tag, position };
+  const sp = specials(d);
   for (let i = 0; i < s.elements.length; i++) {
     const value = s.elements[i];
     out += d.element;
-    if (typeof value === 'string') out += flat ? value : escape(value, i + 1);
-    else if (Array.isArray(value) && !flat) out += writeComposite(value, d, escape, s.tag, position, i + 1);
+    if (typeof value === 'string') out += flat ? value : escape(value, d, sp, where, i + 1);
+    else if (Array.isArray(value) && !flat) out += writeComposite(value, d, sp, where, i + 1);
     else throw badValue(s.tag, position, i + 1);
   }
   return out + d.segment;
@@ -118,11 +142,11 @@ const badValue = (tag: string, position: number, element: number) =>
 function writeComposite(
   value: unknown[],
   d: DelimitersJson,
-  escape: (v: string, element: number) => string,
-  tag: string,
-  position: number,
+  sp: Specials,
+  where: Where,
   element: number,
 ): string {
+  const { tag, position } = where;
   if (value.length === 0) throw badValue(tag, position, element);
   if (Array.isArray(value[0])) {
     if (d.repetition === '')
@@ -130,43 +154,40 @@ function writeComposite(
         `segment ${position} (${tag}), element ${element}: the element repeats, but the interchange has no repetition separator`,
         { segment: position, tag, element },
       );
-    return value
-      .map((occurrence) => {
-        if (!Array.isArray(occurrence) || occurrence.length === 0) throw badValue(tag, position, element);
-        return occurrence.map((c) => escapeComponent(c, escape, tag, position, element)).join(d.component);
-      })
-      .join(d.repetition);
+    let out = '';
+    for (let o = 0; o < value.length; o++) {
+      const occurrence = value[o];
+      if (!Array.isArray(occurrence) || occurrence.length === 0) throw badValue(tag, position, element);
+      if (o > 0) out += d.repetition;
+      out += components(occurrence, d, sp, where, element);
+    }
+    return out;
   }
-  return value.map((c) => escapeComponent(c, escape, tag, position, element)).join(d.component);
+  return components(value, d, sp, where, element);
 }
 
-function escapeComponent(
-  c: unknown,
-  escape: (v: string, element: number) => string,
-  tag: string,
-  position: number,
-  element: number,
-): string {
-  if (typeof c !== 'string') throw badValue(tag, position, element);
-  return escape(c, element);
+function components(list: unknown[], d: DelimitersJson, sp: Specials, where: Where, element: number): string {
+  let out = '';
+  for (let c = 0; c < list.length; c++) {
+    const v = list[c];
+    if (typeof v !== 'string') throw badValue(where.tag, where.position, element);
+    if (c > 0) out += d.component;
+    out += escape(v, d, sp, where, element);
+  }
+  return out;
 }
 
 /** Puts release characters in (EDIFACT), or refuses a separator in data (X12 has no release). */
-function escaper(d: DelimitersJson, tag: string, position: number): (v: string, element: number) => string {
-  const specials = [d.element, d.component, d.repetition, d.segment, d.release].filter((c) => c !== '');
-  return (v, element) => {
-    let found = false;
-    for (const c of specials) if (v.includes(c)) found = true;
-    if (!found) return v;
-    if (d.release === '') {
-      const c = specials.find((s) => v.includes(s))!;
-      throw new EdiJsonError(
-        `segment ${position} (${tag}), element ${element}: the value holds the separator ${JSON.stringify(c)}, which X12 cannot carry in data`,
-        { segment: position, tag, element },
-      );
-    }
-    let out = '';
-    for (const c of v) out += specials.includes(c) ? d.release + c : c;
-    return out;
-  };
+function escape(v: string, d: DelimitersJson, sp: Specials, where: Where, element: number): string {
+  if (!sp.any.test(v)) return v;
+  if (d.release === '') {
+    const c = sp.chars.find((s) => v.includes(s))!;
+    throw new EdiJsonError(
+      `segment ${where.position} (${where.tag}), element ${element}: the value holds the separator ${JSON.stringify(c)}, which X12 cannot carry in data`,
+      { segment: where.position, tag: where.tag, element },
+    );
+  }
+  let out = '';
+  for (const c of v) out += sp.chars.includes(c) ? d.release + c : c;
+  return out;
 }
