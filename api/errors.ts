@@ -16,6 +16,7 @@ export const errorTable = {
   INSUFFICIENT_ROLE: { status: 403, message: 'Your role does not allow this' },
   NOT_FOUND: { status: 404, message: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'The path does not take this method' },
+  NOT_ACCEPTABLE: { status: 406, message: 'The payload cannot be given in the format asked for' },
   CONFLICT: { status: 409, message: 'A record with the same name exists' },
   CERTIFICATE_EXISTS: { status: 409, message: 'This certificate is already stored' },
   CERTIFICATE_IN_USE: { status: 409, message: 'The certificate is in use' },

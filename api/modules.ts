@@ -10,6 +10,7 @@ import { registerApiTokenRoutes } from './resources/api-tokens/routes.js';
 import { registerAs2ProfileRoutes } from './resources/as2-profiles/routes.js';
 import { registerAuditRoutes } from './resources/audit/routes.js';
 import { registerCemRoutes } from './resources/cem/routes.js';
+import { registerControlNumberRoutes } from './resources/control-numbers/routes.js';
 import { registerCertificateRoutes } from './resources/certificates/routes.js';
 import { registerEventRoutes } from './resources/events/routes.js';
 import { registerNotificationRoutes } from './resources/notifications/routes.js';
@@ -26,6 +27,7 @@ import { registerSftpRoutes } from './resources/sftp/routes.js';
 import { registerStatsRoutes } from './resources/stats/routes.js';
 import { componentName, pluginConfigSchemas } from './schemas/plugin-config.js';
 import { alertWebhook } from './schemas/notification.js';
+import { EdiJsonDocument } from './schemas/edi-json.js';
 
 export interface ApiModule {
   name: string;
@@ -34,10 +36,12 @@ export interface ApiModule {
 }
 
 export const coreModule: ApiModule = {
+  openapi: { schemas: { EdiJson: EdiJsonDocument } },
   name: 'core',
   register(router, ctx) {
     registerHealthRoutes(router, ctx);
     registerPartyRoutes(router, ctx);
+    registerControlNumberRoutes(router, ctx);
     registerServiceAccountRoutes(router, ctx);
     registerOidcProviderRoutes(router, ctx);
     registerApiTokenRoutes(router, ctx);

@@ -1,6 +1,7 @@
 /** Configuration of the file writer (docs/api/plugin-configs.md): delivers payloads as files into a directory. */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
+import { formatField, type DeliveryFormat } from '../shared/delivery-format.js';
 import {
   absolutePath,
   maxConcurrentDeliveries,
@@ -21,11 +22,13 @@ const fileWriterFields = {
   if_exists: z
     .enum(ifExistsChoices)
     .describe('When the file exists with other content: fail (and retry), or rename the new one'),
+  format: formatField,
   max_concurrent_deliveries: maxConcurrentDeliveries,
   ...retryFields,
 };
 
 const fileWriterDefaults = {
+  format: 'edi',
   path_pattern: '{from}/{filename}',
   if_exists: 'fail',
   max_concurrent_deliveries: 1,
@@ -36,6 +39,7 @@ export interface FileWriterSettings {
   directory: string;
   path_pattern: string;
   if_exists: (typeof ifExistsChoices)[number];
+  format: DeliveryFormat;
   max_concurrent_deliveries: number;
 }
 

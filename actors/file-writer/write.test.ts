@@ -1,4 +1,4 @@
-// Covers the file writer's logic without a thread: atomic writes through the hidden .pier-tmp directory, leftovers removed, never replacing a file, the same bytes counting as delivered, rename on request, a missing payload.
+// Covers the file writer's logic without a thread: atomic writes through the hidden .pier-tmp directory, leftovers removed, never replacing a file, the same bytes counting as delivered, rename on request, a missing payload, and format json (the interchange's JSON form as <name>.json; a payload that is not EDI fails without retry and leaves nothing).
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -19,6 +19,7 @@ const settings = (ifExists: 'fail' | 'rename'): FileWriterSettings => ({
   directory: out,
   path_pattern: '{to}/{filename}',
   if_exists: ifExists,
+  format: 'edi',
   max_concurrent_deliveries: 1,
 });
 
@@ -161,3 +162,34 @@ t.test('at start, leftovers older than the grace time are removed, recent ones k
   t.equal(await removeStaleTemporaries(out, Date.now() + staleAfterMs + 60_000), 1, 'and later that one');
   t.equal(await removeStaleTemporaries(path.join(dir, 'never-written')), 0, 'no directory: nothing to do');
 });
+
+t.test(
+  'format json writes the JSON form as <name>.json; a payload that is not EDI fails without a retry',
+  async (t) => {
+    const writer = new FileWriter({ ...settings('fail'), format: 'json' }, store);
+    const edi = "UNB+UNOC:3+A+B+261125:0930+1'UNH+1+ORDERS:D:96A:UN'BGM+220+PO-1+9'UNT+3+1'UNZ+1+1'";
+    for (const kept of ['store', 'inline'] as const) {
+      const name = `json-${kept}.edi`;
+      t.match(await writer.deliver(await delivery(edi, name, kept)), {
+        ok: true,
+        detail: `Written to globex/${name}.json`,
+      });
+      const json = JSON.parse(await written(`${name}.json`)) as {
+        messages: { segments: { tag: string; name?: string }[] }[];
+      };
+      t.match(json.messages[0]!.segments[0], { tag: 'BGM', name: 'Beginning of message' }, kept);
+    }
+    t.match(await writer.deliver(await delivery('not edi at all', 'notes.txt')), {
+      ok: false,
+      retryable: false,
+      error:
+        /^format json: the payload cannot be given as JSON: the document is not an X12 or EDIFACT interchange/,
+    });
+    t.same(
+      (await readdir(path.join(out, 'globex'))).filter((f) => f.startsWith('notes')),
+      [],
+      'nothing written',
+    );
+    t.same(await hidden(), []);
+  },
+);

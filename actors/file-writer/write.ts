@@ -7,6 +7,7 @@
 import { closeSync, fdatasync, linkSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
@@ -16,7 +17,8 @@ import {
   type PayloadRef,
   type PayloadStore,
 } from '../../storage/payloads/store.js';
-import { inlineBytes } from '../../storage/payloads/inline.js';
+import { inlineBytes, openKept } from '../../storage/payloads/inline.js';
+import { asJson, formattedName, NotTranslatable } from '../shared/delivery-format.js';
 import { Directories } from '../shared/directories.js';
 import { fillPattern } from '../shared/path-pattern.js';
 import type { FileWriterSettings } from './config.js';
@@ -84,6 +86,20 @@ export class FileWriter {
    */
   async writeTemp(ref: PayloadRef, content: string | undefined, temp: string): Promise<void> {
     const dir = path.dirname(temp);
+    if (this.settings.format === 'json') {
+      const json = await asJson(() => openKept(this.store, ref, content));
+      const file = await this.#directories.within(dir, () => open(temp, 'wx'));
+      try {
+        await pipeline(
+          Readable.from(json),
+          file.createWriteStream({ flush: true, highWaterMark: streamSliceBytes }),
+        );
+      } catch (error) {
+        await file.close().catch(() => {});
+        throw error;
+      }
+      return;
+    }
     if (content === undefined && this.store.copyToFile) {
       await this.#directories.within(dir, () => this.store.copyToFile!(ref, temp));
       return;
@@ -115,7 +131,7 @@ export class FileWriter {
     const relative = fillPattern(this.settings.path_pattern, {
       from: m.from,
       to: m.to,
-      filename: m.file_name,
+      filename: formattedName(m.file_name, settings.format),
       id: m.id,
     });
     return { relative, final: path.join(this.settings.directory, relative) };
@@ -141,7 +157,8 @@ export class FileWriter {
       );
     } catch (error) {
       removeQuietly(temp);
-      if (error instanceof PayloadMissing) return { ok: false, retryable: false, error: error.message };
+      if (error instanceof PayloadMissing || error instanceof NotTranslatable)
+        return { ok: false, retryable: false, error: error.message };
       throw error;
     }
     // Linking and removing the temporary name are done synchronously, on the actor's own

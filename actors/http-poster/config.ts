@@ -1,4 +1,5 @@
 /** Configuration of the HTTP poster (docs/api/plugin-configs.md): delivers payloads by POST to a URL. */
+import { formatField, type DeliveryFormat } from '../shared/delivery-format.js';
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
 import {
@@ -22,7 +23,8 @@ const httpPosterFields = {
     .min(1)
     .max(256)
     .regex(/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;.*)?$/, 'Must be a media type such as text/plain')
-    .describe('Content-Type of the request'),
+    .describe('Content-Type of the request (with format json: application/json)'),
+  format: formatField,
   timeout_seconds: wholeNumber(1, 3600).describe('Seconds an attempt may take'),
   max_concurrent_deliveries: maxConcurrentDeliveries,
   ...retryFields,
@@ -32,6 +34,7 @@ const httpPosterFields = {
 const httpPosterDefaults = {
   http_basic_username: '',
   content_type: 'application/octet-stream',
+  format: 'edi',
   timeout_seconds: 60,
   max_concurrent_deliveries: 5,
   ...retryDefaults,
@@ -47,6 +50,7 @@ export interface HttpPosterSettings {
   url: string;
   http_basic_username: string;
   content_type: string;
+  format: DeliveryFormat;
   timeout_seconds: number;
   max_concurrent_deliveries: number;
 }

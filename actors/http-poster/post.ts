@@ -5,10 +5,11 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import { PayloadMissing, type PayloadStore } from '../../storage/payloads/store.js';
 import { openKept } from '../../storage/payloads/inline.js';
+import { asJson, formattedName, NotTranslatable } from '../shared/delivery-format.js';
 import { contentDisposition } from '../shared/content-disposition.js';
 import type { HeaderList } from '../shared/fields.js';
 import type { HttpPosterSettings } from './config.js';
@@ -39,10 +40,12 @@ export class HttpPoster {
 
   headersFor(delivery: ClaimedDelivery): Record<string, string> {
     const m = delivery.message;
+    const json = this.settings.format === 'json';
     const headers: Record<string, string> = {
-      'content-type': this.settings.content_type,
-      'content-length': String(delivery.payload.size_bytes),
-      'content-disposition': contentDisposition(m.file_name),
+      // The JSON form's length is known only once it is written: it goes chunked.
+      'content-type': json ? 'application/json' : this.settings.content_type,
+      ...(json ? {} : { 'content-length': String(delivery.payload.size_bytes) }),
+      'content-disposition': contentDisposition(formattedName(m.file_name, this.settings.format)),
       'user-agent': this.userAgent,
       'x-pier-message-id': m.id,
       'x-pier-from': m.from,
@@ -59,13 +62,16 @@ export class HttpPoster {
   async deliver(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
     let body: Readable;
     try {
-      body = await openKept(
-        this.store,
-        { messageId: delivery.message.id, stage: delivery.payload.stage },
-        delivery.payload.content,
-      );
+      const open = () =>
+        openKept(
+          this.store,
+          { messageId: delivery.message.id, stage: delivery.payload.stage },
+          delivery.payload.content,
+        );
+      body = this.settings.format === 'json' ? Readable.from(await asJson(open)) : await open();
     } catch (error) {
-      if (error instanceof PayloadMissing) return { ok: false, retryable: false, error: error.message };
+      if (error instanceof PayloadMissing || error instanceof NotTranslatable)
+        return { ok: false, retryable: false, error: error.message };
       throw error;
     }
     const client = this.#url.protocol === 'https:' ? https : http;

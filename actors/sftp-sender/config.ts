@@ -1,6 +1,7 @@
 /** Configuration of the SFTP sender: delivers payloads as files on a partner's SFTP server. */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
+import { formatField, type DeliveryFormat } from '../shared/delivery-format.js';
 import {
   maxConcurrentDeliveries,
   retryDefaults,
@@ -34,6 +35,7 @@ const sftpSenderFields = {
     .describe(
       'When the file exists with other content: fail (and retry), or write the new one under a name of its own',
     ),
+  format: formatField,
   max_concurrent_deliveries: maxConcurrentDeliveries.describe(
     'Deliveries worked on at the same time, over one SSH connection',
   ),
@@ -45,6 +47,7 @@ const sftpSenderDefaults = {
   ...sftpConnectionDefaults,
   path_pattern: '{from}/{filename}',
   if_exists: 'fail',
+  format: 'edi',
   max_concurrent_deliveries: 1,
   ...retryDefaults,
   ...unreachableAlertDefaults,
@@ -54,6 +57,7 @@ export interface SftpSenderSettings extends SftpEndpoint {
   remote_directory: string;
   path_pattern: string;
   if_exists: (typeof ifExistsChoices)[number];
+  format: DeliveryFormat;
   max_concurrent_deliveries: number;
 }
 

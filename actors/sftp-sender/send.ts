@@ -9,7 +9,9 @@
  */
 import path from 'node:path';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
+import { Readable } from 'node:stream';
 import { openKept } from '../../storage/payloads/inline.js';
+import { asJson, formattedName, NotTranslatable } from '../shared/delivery-format.js';
 import { PayloadMissing, type PayloadStore } from '../../storage/payloads/store.js';
 import { fillPattern } from '../shared/path-pattern.js';
 import { SftpConnectError } from '../sftp-shared/connect.js';
@@ -41,7 +43,7 @@ export class SftpSender {
     const relative = fillPattern(this.settings.path_pattern, {
       from: m.from,
       to: m.to,
-      filename: m.file_name,
+      filename: formattedName(m.file_name, this.settings.format),
       id: m.id,
     });
     const final = path.posix.join(this.settings.remote_directory, relative);
@@ -52,13 +54,12 @@ export class SftpSender {
       await remote.makeDirectory(path.posix.dirname(final));
       let source;
       try {
-        source = await openKept(
-          this.store,
-          { messageId: m.id, stage: delivery.payload.stage },
-          delivery.payload.content,
-        );
+        const open = () =>
+          openKept(this.store, { messageId: m.id, stage: delivery.payload.stage }, delivery.payload.content);
+        source = this.settings.format === 'json' ? Readable.from(await asJson(open)) : await open();
       } catch (error) {
-        if (error instanceof PayloadMissing) return { ok: false, retryable: false, error: error.message };
+        if (error instanceof PayloadMissing || error instanceof NotTranslatable)
+          return { ok: false, retryable: false, error: error.message };
         throw error;
       }
       const uploaded = await upload(remote, source, temp);

@@ -10,10 +10,13 @@ import type { Caller } from './caller.js';
 
 /** Paths (below the API prefix) whose changes only an administrator may make. */
 const adminOnly = ['/oidc-providers', '/service-accounts', '/api-tokens', '/settings'];
+/** Changes below a record that only an administrator may make: a reset control number breaks the partner's sequence. */
+const adminOnlyBelow = /^\/partners\/[^/]+\/control-numbers(\/|$)/;
 
 export function requiredRole(method: string, path: string): Role {
   if (method === 'GET' || method === 'HEAD') return 'viewer';
-  if (adminOnly.some((p) => path === p || path.startsWith(`${p}/`))) return 'admin';
+  if (adminOnly.some((p) => path === p || path.startsWith(`${p}/`)) || adminOnlyBelow.test(path))
+    return 'admin';
   return 'operator';
 }
 

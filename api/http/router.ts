@@ -41,6 +41,8 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
   query?: Q;
   params?: P;
   consumes?: Consumes;
+  /** A multipart route that also takes a JSON body of this shape (documented; the handler reads it). */
+  jsonBodyDoc?: z.ZodType;
   /** Request body limit in bytes, when it differs from the default 1 MiB. */
   bodyLimit?: number;
   /** Success status; 204 sends no body. */
@@ -50,7 +52,12 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
   /** Further success answers a handler may send itself (a 200 beside the usual 201), for the document. */
   otherResponses?: { status: 200 | 201; description: string; response: z.ZodType }[];
   /** A route that answers by itself (not the JSON envelope), with this media type. */
-  raw?: { mediaType: string; description: string };
+  raw?: {
+    mediaType: string;
+    description: string;
+    /** Other media types the route answers with on request, each with its component schema's name. */
+    alternatives?: Record<string, string>;
+  };
   /** Error codes the route may answer with beyond the ones every route has. */
   errors?: ErrorCode[];
   handler(ctx: RouteContext<B, Q, P>): Promise<unknown>;
@@ -67,6 +74,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     public?: boolean;
     consumes?: Consumes;
+    /** A multipart route that takes application/json too. */
+    alsoJson?: boolean;
   }
 }
 
@@ -108,7 +117,11 @@ export class ApiRouter {
       ...(definition.response && !definition.raw && status !== 204
         ? { schema: { response: { [status]: envelopeSchema(definition.response) } } }
         : {}),
-      config: { public: definition.public ?? false, consumes: definition.consumes ?? 'json' },
+      config: {
+        public: definition.public ?? false,
+        consumes: definition.consumes ?? 'json',
+        ...(definition.jsonBodyDoc ? { alsoJson: true } : {}),
+      },
       ...(definition.bodyLimit !== undefined ? { bodyLimit: definition.bodyLimit } : {}),
       handler: async (request, reply) => {
         const params = (

@@ -112,7 +112,15 @@ function successResponse(route: RegisteredRoute): Json {
     return {
       [status]: {
         description: d.raw.description,
-        content: { [d.raw.mediaType]: { schema: d.response ? jsonSchema(d.response, 'output') : {} } },
+        content: {
+          [d.raw.mediaType]: { schema: d.response ? jsonSchema(d.response, 'output') : {} },
+          ...Object.fromEntries(
+            Object.entries(d.raw.alternatives ?? {}).map(([type, name]) => [
+              type,
+              { schema: { $ref: `#/components/schemas/${name}` } },
+            ]),
+          ),
+        },
       },
     };
   }
@@ -167,7 +175,10 @@ export function buildOpenApiDocument(
       const media = d.consumes === 'multipart' ? 'multipart/form-data' : 'application/json';
       operation.requestBody = {
         required: true,
-        content: { [media]: { schema: jsonSchema(body, 'input') } },
+        content: {
+          [media]: { schema: jsonSchema(body, 'input') },
+          ...(d.jsonBodyDoc ? { 'application/json': { schema: jsonSchema(d.jsonBodyDoc, 'input') } } : {}),
+        },
       };
     } else if (route.method !== 'GET') {
       // docs/api/conventions.md#request-headers: a POST or DELETE without a body still says Content-Type: application/json (else 415).

@@ -133,7 +133,15 @@ export const DeliveryParams = z.object({
     .meta({ [parameterKey]: { type: 'integer', minimum: 1, maximum: 999_999_999_999_999 } }),
 });
 
-export const PayloadQuery = z.object({ stage: z.enum(payloadStages).optional() });
+export const PayloadQuery = z.object({
+  stage: z.enum(payloadStages).optional(),
+  format: z
+    .enum(['raw', 'json'])
+    .optional()
+    .describe(
+      'raw: the bytes as stored; json: an X12 or EDIFACT interchange in its JSON form (also chosen by Accept: application/json)',
+    ),
+});
 
 /** The form of POST /messages, for the OpenAPI document (the route reads the parts itself). */
 export const MessageUpload = z.object({

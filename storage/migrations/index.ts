@@ -27,6 +27,7 @@ import { Migration0141MessagePartySearch } from './Migration0141MessagePartySear
 import { Migration0130CertificateExchange } from './Migration0130CertificateExchange.js';
 import { Migration0190PartnerSpeaksFor } from './Migration0190PartnerSpeaksFor.js';
 import { Migration0200KeyAgreement } from './Migration0200KeyAgreement.js';
+import { Migration0210EdiControlNumbers } from './Migration0210EdiControlNumbers.js';
 import { Migration0120EdiEnvelopes } from './Migration0120EdiEnvelopes.js';
 
 export const migrationsList: MigrationObject[] = [
@@ -55,4 +56,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0120EdiEnvelopes', class: Migration0120EdiEnvelopes },
   { name: 'Migration0190PartnerSpeaksFor', class: Migration0190PartnerSpeaksFor },
   { name: 'Migration0200KeyAgreement', class: Migration0200KeyAgreement },
+  { name: 'Migration0210EdiControlNumbers', class: Migration0210EdiControlNumbers },
 ];

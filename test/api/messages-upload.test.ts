@@ -125,9 +125,15 @@ t.test('edge rules: X-Requested-With, Content-Type, size', async (t) => {
     code: 'MISSING_HEADER',
     message: 'The X-Requested-With header is required for uploads',
   });
+  // JSON is EDI sent as JSON (test/api/messages-send-json.test.ts): a body without it is 400.
   const json = await server.call('POST', '/api/v1/messages', { body: { from: 'acme' } });
-  t.equal(json.status, 415);
-  t.equal(json.headers.accept, 'multipart/form-data');
+  t.equal(json.status, 400);
+  const text = await server.call('POST', '/api/v1/messages', {
+    payload: 'a',
+    headers: { 'content-type': 'text/plain' },
+  });
+  t.equal(text.status, 415);
+  t.equal(text.headers.accept, 'multipart/form-data, application/json');
 
   const before = await stored();
   const tooBig = await upload(

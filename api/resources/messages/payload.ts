@@ -44,12 +44,20 @@ async function concatenate(streams: (() => Promise<Readable>)[]): Promise<Readab
   return out;
 }
 
-export async function servePayload(
+/** A stage opened for reading: its bytes as a stream, its size and the message it belongs to. */
+export interface OpenedPayload {
+  stage: PayloadStageName;
+  size: number;
+  fileName: string;
+  body: Readable;
+}
+
+/** Opens a stage (or the first the message has); 404 NOT_FOUND when the message or the stage is missing. */
+export async function openPayload(
   ctx: ApiContext,
   id: string,
   asked: PayloadStageName | undefined,
-  reply: FastifyReply,
-): Promise<FastifyReply> {
+): Promise<OpenedPayload> {
   const em = freshEm(ctx);
   const message = await findMessage(em, id);
   if (!message) throw notFound('Message');
@@ -80,10 +88,25 @@ export async function servePayload(
     parts.length === 1
       ? first
       : await concatenate([async () => first, ...parts.slice(1).map((s) => () => openPart(s))]);
+  return {
+    stage,
+    size: parts.reduce((n, s) => n + (sizes.get(s) ?? 0), 0),
+    fileName: message.file_name,
+    body,
+  };
+}
+
+export async function servePayload(
+  ctx: ApiContext,
+  id: string,
+  asked: PayloadStageName | undefined,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { stage, size, fileName, body } = await openPayload(ctx, id, asked);
   return reply
     .code(200)
     .header('content-type', 'application/octet-stream')
-    .header('content-length', String(parts.reduce((n, s) => n + (sizes.get(s) ?? 0), 0)))
-    .header('content-disposition', contentDisposition(downloadName(id, message.file_name, stage)))
+    .header('content-length', String(size))
+    .header('content-disposition', contentDisposition(downloadName(id, fileName, stage)))
     .send(body);
 }

@@ -12,6 +12,9 @@ import {
   PayloadQuery,
 } from '../../schemas/message.js';
 import { servePayload } from './payload.js';
+import { acceptJsonMessage } from './send-json.js';
+import { EdiJsonSend } from '../../schemas/edi-json.js';
+import { servePayloadJson, wantsJson } from './payload-json.js';
 import { getMessage, listMessages, redeliverDelivery, redispatchMessage } from './service.js';
 import { acceptUpload, maxUploadBytes } from './upload.js';
 
@@ -30,15 +33,20 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     method: 'POST',
     url: '/messages',
     tag,
-    summary: 'Send a file by hand (multipart: from, to, file, optional target); answers the message',
+    summary:
+      'Send a file by hand (multipart: from, to, file, optional target), or EDI as JSON (docs/edi-json.md); answers the message',
     consumes: 'multipart',
+    jsonBodyDoc: EdiJsonSend,
     // The file's limit is enforced while it streams; the body may carry the form around it.
     bodyLimit: maxUploadBytes + 1024 * 1024,
     bodyDoc: MessageUpload,
     status: 201,
     response: MessageRecord,
     errors: ['MISSING_HEADER', 'STORAGE_UNAVAILABLE'],
-    handler: ({ caller, request }) => acceptUpload(ctx, caller, request),
+    handler: ({ caller, request }) =>
+      /^application\/json/i.test(request.headers['content-type'] ?? '')
+        ? acceptJsonMessage(ctx, caller, request)
+        : acceptUpload(ctx, caller, request),
   });
   router.add({
     method: 'GET',
@@ -53,12 +61,20 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     method: 'GET',
     url: '/messages/:id/payload',
     tag,
-    summary: 'Download a payload stage',
+    summary: 'Download a payload stage, as stored or as EDI JSON (docs/edi-json.md)',
     params: MessageParams,
     query: PayloadQuery,
-    raw: { mediaType: 'application/octet-stream', description: 'The stage as stored' },
-    errors: ['STORAGE_UNAVAILABLE'],
-    handler: ({ params, query, reply }) => servePayload(ctx, params.id, query.stage, reply),
+    raw: {
+      mediaType: 'application/octet-stream',
+      description:
+        'The stage as stored; with format=json or Accept: application/json, the interchange in its JSON form',
+      alternatives: { 'application/json': 'EdiJson' },
+    },
+    errors: ['STORAGE_UNAVAILABLE', 'NOT_ACCEPTABLE'],
+    handler: ({ params, query, request, reply }) =>
+      wantsJson(request, query.format)
+        ? servePayloadJson(ctx, params.id, query.stage, reply)
+        : servePayload(ctx, params.id, query.stage, reply),
   });
   router.add({
     method: 'POST',

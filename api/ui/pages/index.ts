@@ -7,12 +7,16 @@ import { registerCemPages } from './cem.js';
 import { registerDashboard } from './dashboard.js';
 import { registerInstancePages } from './instances.js';
 import { registerMessagePages } from './messages.js';
+import { registerEdiTree } from '../edi-tree.js';
 import { registerNotificationPages } from './notifications.js';
 import { registerWizard } from './wizard/index.js';
 
 export function registerPages(app: FastifyInstance, deps: UiDeps): void {
   registerDashboard(app, deps);
-  if (deps.api.has('GET', '/messages')) registerMessagePages(app, deps);
+  if (deps.api.has('GET', '/messages')) {
+    registerMessagePages(app, deps);
+    registerEdiTree(app, deps);
+  }
   if (deps.api.has('GET', '/certificates')) registerCertificatePages(app, deps);
   if (deps.api.has('GET', '/services')) registerInstancePages(app, deps);
   if (deps.api.has('GET', '/notifications')) registerNotificationPages(app, deps);

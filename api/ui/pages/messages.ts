@@ -32,6 +32,7 @@ import {
   type UiDeps,
 } from './common.js';
 import { liveRegion, liveStatus } from '../live.js';
+import { ediTreeSlot } from '../edi-tree.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/messages`;
@@ -329,6 +330,7 @@ function messageSections(ui: UiRequestContext, id: string, m: Row): Html {
       }
     </section>
     ${ediSection((m.protocols as Record<string, Row>).edi)}
+    ${(m.protocols as Record<string, Row>).edi ? ediTreeSlot(id) : ''}
     <section aria-labelledby="as2-heading">
       <h2 id="as2-heading">AS2</h2>
       ${as2Facts((m.protocols as Record<string, Row>).as2)}

@@ -1,0 +1,134 @@
+/**
+ * `npm run bench -- edi-json [--mib 1,50] [--plain]`: EDI → JSON and JSON → EDI, streamed from a
+ * file into a counting sink, for an X12 interchange of each size (850 purchase orders, 14
+ * segments each). Prints MiB/s of EDI per CPU second and per wall second each way, and the peak
+ * RSS growth over the process's size before each pass (sampled every 10 ms). `--plain` leaves
+ * out the annotations (positions) the API and targets add. Runs a few seconds at 50 MiB.
+ * Targets: ≥ 50 MiB/s each way; memory growth ≤ 32 MiB at 50 MiB.
+ */
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, writeFile, stat } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { annotate } from '../protocol/edi/json/annotate.js';
+import { ediToJson, jsonToEdi } from '../protocol/edi/json/translate.js';
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : fallback;
+};
+const sizes = arg('mib', '1,50').split(',').map(Number);
+const plain = process.argv.includes('--plain');
+
+/** An X12 interchange of about `mib` MiB: one group of 850s. */
+function interchange(mib: number): string {
+  const body = [
+    'BEG*00*SA*4500012345**20261125',
+    'CUR*BY*EUR',
+    'REF*DP*038',
+    'DTM*002*20261210',
+    'N1*ST*Pier Warehouse North*92*0042',
+    'N3*Dockside 7',
+    'N4*Hamburg**20457*DE',
+    'PO1*1*120*EA*4.25*PE*VP*ACME-100*BP*PIER-100',
+    'PID*F****Hex bolt M8 x 40',
+    'PO1*2*48*BX*18.90*PE*VP*ACME-220*BP*PIER-220',
+    'PID*F****Washer, zinc, box of 100',
+    'CTT*2',
+  ];
+  const sets: string[] = [];
+  let size = 0;
+  for (let n = 1; size < mib * 1024 * 1024; n++) {
+    const control = String(n).padStart(9, '0');
+    const set = [`ST*850*${control}`, ...body, `SE*${body.length + 2}*${control}`].join('~\n') + '~\n';
+    sets.push(set);
+    size += set.length;
+  }
+  return (
+    'ISA*00*          *00*          *ZZ*PIERBUYER      *ZZ*ACMESUPPLY     *261125*0930*U*00401*000000101*0*P*>~\n' +
+    'GS*PO*PIERBUYER*ACMESUPPLY*20261125*0930*1001*X*004010~\n' +
+    sets.join('') +
+    `GE*${sets.length}*1001~\nIEA*1*000000101~\n`
+  );
+}
+
+interface Pass {
+  cpu_s: number;
+  wall_s: number;
+  rss_growth_mib: number;
+  out_mib: number;
+}
+
+async function measure(run: () => Promise<number>): Promise<Pass> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const out = await run();
+  const wall = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  return {
+    cpu_s: (used.user + used.system) / 1e6,
+    wall_s: wall,
+    rss_growth_mib: Math.round(((peak - base) / 1024 / 1024) * 10) / 10,
+    out_mib: out / 1024 / 1024,
+  };
+}
+
+async function counted(source: AsyncIterable<string | Buffer>, file?: string): Promise<number> {
+  let bytes = 0;
+  const counter = async function* () {
+    for await (const chunk of source) {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      bytes += b.length;
+      yield b;
+    }
+  };
+  if (file) await pipeline(Readable.from(counter()), createWriteStream(file));
+  else for await (const b of counter()) void b;
+  return bytes;
+}
+
+const dir = await mkdtemp(path.join(os.tmpdir(), 'pier-edi-json-'));
+const results: Record<string, unknown>[] = [];
+try {
+  for (const mib of sizes) {
+    const ediFile = path.join(dir, `${mib}.edi`);
+    const jsonFile = path.join(dir, `${mib}.json`);
+    await writeFile(ediFile, interchange(mib), 'latin1');
+    const ediMib = (await stat(ediFile)).size / 1024 / 1024;
+    process.stderr.write(`${mib} MiB: EDI → JSON …\n`);
+    const toJson = await measure(() =>
+      counted(
+        ediToJson(createReadStream(ediFile, { highWaterMark: 256 * 1024 }), plain ? null : annotate),
+        jsonFile,
+      ),
+    );
+    process.stderr.write(`${mib} MiB: JSON → EDI …\n`);
+    const toEdi = await measure(() =>
+      counted(jsonToEdi(createReadStream(jsonFile, { highWaterMark: 256 * 1024 }))),
+    );
+    const rate = (p: Pass, s: number) => Math.round((ediMib / s) * 10) / 10;
+    results.push({
+      mib: Math.round(ediMib * 10) / 10,
+      json_mib: Math.round(toJson.out_mib * 10) / 10,
+      to_json_mib_per_cpu_s: rate(toJson, toJson.cpu_s),
+      to_json_mib_per_s: rate(toJson, toJson.wall_s),
+      to_json_rss_growth_mib: toJson.rss_growth_mib,
+      to_edi_mib_per_cpu_s: rate(toEdi, toEdi.cpu_s),
+      to_edi_mib_per_s: rate(toEdi, toEdi.wall_s),
+      to_edi_rss_growth_mib: toEdi.rss_growth_mib,
+      same_bytes: Math.abs(toEdi.out_mib - ediMib) < 1e-9,
+    });
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+process.stdout.write(`${JSON.stringify({ benchmark: 'edi-json', annotated: !plain, results })}\n`);

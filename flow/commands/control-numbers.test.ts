@@ -1,0 +1,102 @@
+// Covers control numbers across nodes: two processes, each with its own pool, take 1,000 interchanges' numbers for one partner at once and get 2,000 distinct numbers from 1 to 2,000 with the group and set counters in step; a process killed with -9 inside its transaction gives its number back, so the next one follows without a gap; a counter past its field's size is refused.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import t from 'tap';
+import { migratedDatabase, sql } from '../../test/helpers/database.js';
+import { inTx } from '../tx.js';
+import { ControlNumbersExhausted, takeControlNumbers } from './control-numbers.js';
+
+const { orm, url } = await migratedDatabase(t);
+const node = path.join(import.meta.dirname, '../../test/fixtures/control-numbers/node.ts');
+
+async function partner(name: string): Promise<number> {
+  const [row] = await sql<{ id: number }>(
+    url,
+    `insert into partner (name, display_name, interchange_ids, x12_acknowledgement, edifact_acknowledgement,
+                          acknowledgement_due_hours, speaks_for, created_at, updated_at)
+     values ($1, '', '[]', 'none', 'none', 0, '[]', now(), now()) returning id`,
+    [name],
+  );
+  return row!.id;
+}
+
+function run(args: string[]): { out: Promise<string>; kill: () => void; firstLine: Promise<string> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', node, url, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let text = '';
+  let lineSeen: (line: string) => void;
+  const firstLine = new Promise<string>((resolve) => (lineSeen = resolve));
+  child.stdout.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+    if (text.includes('\n')) lineSeen(text.split('\n')[0]!);
+  });
+  const out = new Promise<string>((resolve, reject) =>
+    child.on('exit', (code, signal) =>
+      code === 0 ? resolve(text) : signal ? resolve(text) : reject(new Error(`node exited ${code}`)),
+    ),
+  );
+  return { out, kill: () => child.kill('SIGKILL'), firstLine };
+}
+
+t.test('two nodes taking 1,000 each get 2,000 distinct numbers without gaps', async (t) => {
+  const id = await partner('globex');
+  const [a, b] = await Promise.all([run([String(id), '1000']).out, run([String(id), '1000']).out]);
+  const numbers = [...(JSON.parse(a) as number[]), ...(JSON.parse(b) as number[])].sort((x, y) => x - y);
+  t.equal(numbers.length, 2000);
+  t.equal(new Set(numbers).size, 2000, 'distinct');
+  t.same(
+    numbers,
+    Array.from({ length: 2000 }, (_, i) => i + 1),
+    '1 to 2,000 without a gap',
+  );
+  const counters = await sql<{ direction: string; level: string; last_value: string }>(
+    url,
+    'select direction, level, last_value from edi_control_number where partner_id = $1 order by direction, level',
+    [id],
+  );
+  t.same(
+    counters.map((c) => [c.direction, c.level, Number(c.last_value)]),
+    [
+      ['outbound', 'group', 2000],
+      ['outbound', 'interchange', 2000],
+      ['outbound', 'set', 4000],
+    ],
+  );
+});
+
+t.test('a node killed with -9 inside its transaction loses no number', async (t) => {
+  const id = await partner('initech');
+  await inTx(orm, (tx) => takeControlNumbers(tx, id, 'outbound', { interchange: 5 }, 999_999_999));
+  const held = run([String(id), '0', 'hold']);
+  t.same(JSON.parse(await held.firstLine), { interchange: 6 }, 'the held transaction took 6');
+  held.kill();
+  await held.out;
+  const next = await inTx(orm, (tx) =>
+    takeControlNumbers(tx, id, 'outbound', { interchange: 1 }, 999_999_999),
+  );
+  t.same(next, { interchange: 6 }, 'the number came back: the next one is 6 again');
+});
+
+t.test('a rolled-back build gives its numbers back; a counter past its field is refused', async (t) => {
+  const id = await partner('umbrella');
+  await t.rejects(
+    inTx(orm, async (tx) => {
+      await takeControlNumbers(tx, id, 'outbound', { interchange: 1, set: 3 }, 999_999_999);
+      throw new Error('the build failed its syntax check');
+    }),
+  );
+  t.same(
+    await inTx(orm, (tx) => takeControlNumbers(tx, id, 'outbound', { interchange: 1, set: 3 }, 999_999_999)),
+    { interchange: 1, set: 1 },
+  );
+  await sql(
+    url,
+    `update edi_control_number set last_value = 999999999 where partner_id = $1 and level = 'interchange'`,
+    [id],
+  );
+  await t.rejects(
+    inTx(orm, (tx) => takeControlNumbers(tx, id, 'outbound', { interchange: 1 }, 999_999_999)),
+    new ControlNumbersExhausted('interchange', 999_999_999),
+  );
+});

@@ -1,0 +1,83 @@
+/**
+ * Annotations of a segment for people reading the JSON form: each element's position name
+ * (X12 `BEG03`, a component `SV101-02`; EDIFACT `BGM01` and, where the directory table knows
+ * the composite, `C002.1001`), and for EDIFACT the directory's segment and element names and
+ * the meanings of coded values. X12's dictionaries are licensed, so X12 gets positions only.
+ * Annotations are ignored when the form is written back as EDI.
+ */
+import { edifactCode, edifactSegment, type DirectorySegment } from './directory/edifact-d96a.js';
+import type { EdiJsonStandard, ElementValue, SegmentJson } from './form.js';
+
+const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+
+/** Position names of an element's components: the widest occurrence decides how many. */
+function componentCount(value: ElementValue): number {
+  if (typeof value === 'string') return 0;
+  if (Array.isArray(value[0])) return Math.max(...(value as string[][]).map((o) => o.length));
+  return value.length;
+}
+
+/** The value of each component (the first occurrence of a repeated element), for code lookups. */
+function componentValues(value: ElementValue): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value[0])) return value[0] as string[];
+  return value as string[];
+}
+
+export function annotate(s: SegmentJson, standard: EdiJsonStandard): SegmentJson {
+  const entry = standard === 'edifact' ? edifactSegment(s.tag) : undefined;
+  const positions: (string | string[])[] = [];
+  const names: (string | string[] | null)[] = [];
+  const meanings: Record<string, string> = {};
+  s.elements.forEach((value, i) => {
+    const base = `${s.tag}${two(i + 1)}`;
+    const known = entry?.elements[i];
+    // A repeated simple element is named like a simple one.
+    const count = componentCount(value) <= 1 && Array.isArray(value[0]) ? 0 : componentCount(value);
+    if (count === 0 && !known?.components) {
+      positions.push(base);
+      if (entry) names.push(known?.name ?? null);
+      if (known) addMeaning(meanings, base, known.id, componentValues(value)[0]!);
+      return;
+    }
+    const parts: string[] = [];
+    const partNames: string[] = [];
+    const values = componentValues(value);
+    const n = Math.max(count, 1);
+    for (let c = 0; c < n; c++) {
+      const component = known?.components?.[c];
+      const position = component ? `${known!.id}.${component.id}` : `${base}-${two(c + 1)}`;
+      parts.push(position);
+      partNames.push(component?.name ?? '');
+      if (component && values[c] !== undefined) addMeaning(meanings, position, component.id, values[c]!);
+    }
+    positions.push(count === 0 ? parts[0]! : parts);
+    if (entry) names.push(known ? (count === 0 ? `${known.name}: ${partNames[0]}` : partNames) : null);
+  });
+  return withAnnotations(s, entry, positions, names, meanings);
+}
+
+function addMeaning(
+  meanings: Record<string, string>,
+  position: string,
+  element: string,
+  value: string,
+): void {
+  const meaning = edifactCode(element, value);
+  if (meaning) meanings[position] = meaning;
+}
+
+function withAnnotations(
+  s: SegmentJson,
+  entry: DirectorySegment | undefined,
+  positions: (string | string[])[],
+  names: (string | string[] | null)[],
+  meanings: Record<string, string>,
+): SegmentJson {
+  const out: SegmentJson = { tag: s.tag, elements: s.elements };
+  if (entry) out.name = entry.name;
+  out.positions = positions;
+  if (entry) out.names = names;
+  if (Object.keys(meanings).length > 0) out.meanings = meanings;
+  return out;
+}

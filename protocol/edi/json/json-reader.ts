@@ -1,0 +1,297 @@
+/**
+ * Reads the JSON form's text into events (events.ts) as it streams in. The containers of the
+ * form (the document, its groups, sets and their lists) are followed token by token; every
+ * other value (a segment, the delimiters) is cut out whole and given to JSON.parse, which is
+ * fast. So memory holds one segment, whatever the document's size. A document must say its
+ * standard and delimiters before its first segment, as the form's writer does; a trailer may
+ * come before or after its set's segments.
+ */
+import type { EdiEvent } from './events.js';
+import { EdiJsonError, type SegmentJson } from './form.js';
+import { checkStart, checkTrailing } from './start.js';
+
+/** The largest single value taken (a segment with its annotations). */
+const maxValueChars = 1024 * 1024;
+
+type Role = 'root' | 'groups' | 'group' | 'sets' | 'set' | 'segments';
+
+interface Frame {
+  role: Role;
+  kind: 'object' | 'array';
+  /** object: key, colon, value, comma; array: value, comma */
+  expect: 'key' | 'colon' | 'value' | 'comma';
+  key: string;
+  first: boolean;
+  header: boolean;
+  trailer: SegmentJson | null;
+  children: boolean;
+  index: number;
+}
+
+/** What a key of a container holds: another container, or a value taken whole. */
+function childRole(frame: Frame): Role | null {
+  if (frame.kind === 'array') return frame.role === 'groups' ? 'group' : frame.role === 'sets' ? 'set' : null;
+  const k = frame.key;
+  if (frame.role === 'root') return k === 'groups' ? 'groups' : k === 'messages' ? 'sets' : null;
+  if (frame.role === 'group') return k === 'transactions' || k === 'messages' ? 'sets' : null;
+  if (frame.role === 'set') return k === 'segments' ? 'segments' : null;
+  return null;
+}
+
+const whiteSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+export class JsonFormReader {
+  #buf = '';
+  #stack: Frame[] = [];
+  #meta: Record<string, unknown> = {};
+  #started = false;
+  #ended = false;
+  #out: EdiEvent[] = [];
+  #offset = 0;
+  /** Where the scan is, for the messages. */
+  #cursor = 0;
+
+  push(text: string): EdiEvent[] {
+    this.#buf += text;
+    this.#scan();
+    return this.#drain();
+  }
+
+  end(): EdiEvent[] {
+    this.#scan();
+    this.#cursor = this.#offset;
+    if (!this.#ended || this.#buf.trim() !== '')
+      throw this.#fail(this.#ended ? 'text follows the document' : 'the document ends before it is complete');
+    return this.#drain();
+  }
+
+  #drain(): EdiEvent[] {
+    const out = this.#out;
+    this.#out = [];
+    return out;
+  }
+
+  #fail(why: string): EdiJsonError {
+    return new EdiJsonError(
+      `the JSON document is not the EDI JSON form: ${why} (at character ${this.#cursor + 1})`,
+    );
+  }
+
+  #scan(): void {
+    const b = this.#buf;
+    let i = 0;
+    for (;;) {
+      while (i < b.length && whiteSpace(b.charCodeAt(i))) i++;
+      if (i >= b.length) break;
+      this.#cursor = this.#offset + i;
+      const frame = this.#stack[this.#stack.length - 1];
+      const c = b[i]!;
+      if (this.#ended) break;
+      if (!frame) {
+        if (c !== '{') throw this.#fail('the document must be a JSON object');
+        this.#stack.push(this.#frame('root', 'object'));
+        i++;
+        continue;
+      }
+      if (frame.expect === 'comma') {
+        const close = frame.kind === 'object' ? '}' : ']';
+        if (c === ',') {
+          frame.expect = frame.kind === 'object' ? 'key' : 'value';
+          i++;
+        } else if (c === close) {
+          i++;
+          this.#close();
+        } else throw this.#fail(`expected , or ${close}`);
+        continue;
+      }
+      if (frame.expect === 'key') {
+        if (c === '}' && frame.first) {
+          i++;
+          this.#close();
+          continue;
+        }
+        if (c !== '"') throw this.#fail('expected a property name');
+        const end = stringEnd(b, i);
+        if (end < 0) break;
+        frame.key = parseJson(b.slice(i, end + 1), () =>
+          this.#fail('a property name is not valid JSON'),
+        ) as string;
+        frame.expect = 'colon';
+        frame.first = false;
+        i = end + 1;
+        continue;
+      }
+      if (frame.expect === 'colon') {
+        if (c !== ':') throw this.#fail('expected :');
+        frame.expect = 'value';
+        i++;
+        continue;
+      }
+      // A value: a container of the form, the end of an empty array, or a value taken whole.
+      if (frame.kind === 'array' && c === ']' && frame.first) {
+        i++;
+        this.#close();
+        continue;
+      }
+      frame.first = false;
+      const role = childRole(frame);
+      if (role !== null) {
+        const kind = role === 'groups' || role === 'sets' || role === 'segments' ? 'array' : 'object';
+        if (c !== (kind === 'array' ? '[' : '{'))
+          throw this.#fail(`${frame.key || role} must be ${kind === 'array' ? 'an array' : 'an object'}`);
+        frame.expect = 'comma';
+        this.#open(role, kind, frame);
+        i++;
+        continue;
+      }
+      const end = valueEnd(b, i);
+      if (end < 0) {
+        if (b.length - i > maxValueChars)
+          throw this.#fail(`a value is longer than ${maxValueChars} characters`);
+        break;
+      }
+      const value = parseJson(b.slice(i, end), () => this.#fail('a value is not valid JSON'));
+      frame.expect = 'comma';
+      this.#value(frame, value);
+      i = end;
+    }
+    this.#offset += i;
+    this.#buf = b.slice(i);
+  }
+
+  #frame(role: Role, kind: 'object' | 'array'): Frame {
+    return {
+      role,
+      kind,
+      expect: kind === 'object' ? 'key' : 'value',
+      key: '',
+      first: true,
+      header: false,
+      trailer: null,
+      children: false,
+      index: 0,
+    };
+  }
+
+  #open(role: Role, kind: 'object' | 'array', parent: Frame): void {
+    if (role === 'groups' || role === 'sets') {
+      this.#begin();
+      if (!this.#hasHeader(parent)) throw this.#fail(`${parent.key}: the header must come before it`);
+      parent.children = true;
+    }
+    if (role === 'segments' && !parent.header)
+      throw this.#fail("segments: the set's header must come before them");
+    this.#stack.push(this.#frame(role, kind));
+  }
+
+  #hasHeader(frame: Frame): boolean {
+    return frame.header;
+  }
+
+  #close(): void {
+    const frame = this.#stack.pop()!;
+    const parent = this.#stack[this.#stack.length - 1];
+    if (parent && parent.kind === 'array') parent.index++;
+    const missing = (what: string) =>
+      this.#fail(`a ${frame.role === 'root' ? 'document' : frame.role} has no ${what}`);
+    switch (frame.role) {
+      case 'root':
+        this.#begin();
+        if (!frame.header) throw missing('header');
+        if (!frame.trailer) throw missing('trailer');
+        this.#out.push({ type: 'end', segment: frame.trailer, trailing: checkTrailing(this.#meta.trailing) });
+        this.#ended = true;
+        return;
+      case 'group':
+        if (!frame.header) throw missing('header');
+        if (!frame.trailer) throw missing('trailer');
+        this.#out.push({ type: 'group-end', segment: frame.trailer });
+        return;
+      case 'set':
+        if (!frame.header) throw missing('header');
+        if (!frame.trailer) throw missing('trailer');
+        this.#out.push({ type: 'set-end', segment: frame.trailer });
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The start event, once: from the properties read so far. */
+  #begin(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#out.push(checkStart(this.#meta));
+  }
+
+  #value(frame: Frame, value: unknown): void {
+    if (frame.role === 'segments') {
+      this.#out.push({ type: 'segment', segment: value as SegmentJson });
+      return;
+    }
+    if (frame.kind === 'array') return;
+    const key = frame.key;
+    const segment = value as SegmentJson;
+    if (frame.role === 'root' && key !== 'header' && key !== 'trailer') {
+      if (this.#started && ['standard', 'delimiters', 'una', 'leading', 'line_break', 'format'].includes(key))
+        throw this.#fail(`${key} must come before the header`);
+      this.#meta[key] = value;
+      return;
+    }
+    if (key === 'header') {
+      if (frame.header) throw this.#fail('a second header');
+      if (frame.role === 'root') this.#begin();
+      frame.header = true;
+      const type = frame.role === 'root' ? 'interchange' : frame.role === 'group' ? 'group' : 'set';
+      this.#out.push({ type, segment });
+    } else if (key === 'trailer') {
+      if (frame.trailer) throw this.#fail('a second trailer');
+      frame.trailer = segment;
+    }
+  }
+}
+
+function parseJson(text: string, failure: () => Error): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw failure();
+  }
+}
+
+/** Index of the closing quote of the string starting at `i`, or -1 when the text ends first. */
+function stringEnd(b: string, i: number): number {
+  for (let j = i + 1; j < b.length; j++) {
+    const c = b.charCodeAt(j);
+    if (c === 0x5c) j++;
+    else if (c === 0x22) return j;
+  }
+  return -1;
+}
+
+/** Index just after the JSON value starting at `i`, or -1 when the text may not hold all of it. */
+function valueEnd(b: string, i: number): number {
+  const c = b[i];
+  if (c === '"') {
+    const end = stringEnd(b, i);
+    return end < 0 ? -1 : end + 1;
+  }
+  if (c === '{' || c === '[') {
+    let depth = 0;
+    for (let j = i; j < b.length; j++) {
+      const x = b.charCodeAt(j);
+      if (x === 0x22) {
+        j = stringEnd(b, j);
+        if (j < 0) return -1;
+      } else if (x === 0x7b || x === 0x5b) depth++;
+      else if (x === 0x7d || x === 0x5d) {
+        depth--;
+        if (depth === 0) return j + 1;
+      }
+    }
+    return -1;
+  }
+  let j = i;
+  while (j < b.length && !/[\s,}\]]/.test(b[j]!)) j++;
+  return j === b.length ? -1 : j;
+}

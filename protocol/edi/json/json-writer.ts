@@ -1,0 +1,85 @@
+/**
+ * Writes events (events.ts) as the JSON form's text, one segment per line, as they come: the
+ * text of a 50 MiB interchange is produced without the document ever being in memory whole.
+ * The properties come in the order a reader of the form needs them (standard and delimiters
+ * first), which json-reader.ts relies on to stream back.
+ */
+import type { EdiEvent, EventSink } from './events.js';
+import { formName, setsKey, type EdiJsonStandard, type SegmentJson } from './form.js';
+
+/** Adds annotations (names, positions) to a segment; the identity when none are wanted. */
+export type Annotator = (s: SegmentJson, standard: EdiJsonStandard) => SegmentJson;
+
+export class JsonTextWriter implements EventSink {
+  #text = '';
+  #standard: EdiJsonStandard = 'x12';
+  /** Whether an item was written in the innermost open array. */
+  #first = true;
+  /** EDIFACT: whether the top-level list (groups or messages) was opened. */
+  #listOpen = false;
+
+  constructor(readonly annotate: Annotator | null = null) {}
+
+  #segment(s: SegmentJson): string {
+    return JSON.stringify(this.annotate ? this.annotate(s, this.#standard) : s);
+  }
+
+  event(e: EdiEvent): void {
+    switch (e.type) {
+      case 'start':
+        this.#standard = e.standard;
+        this.#text += `{"format":${JSON.stringify(formName)},"standard":"${e.standard}","delimiters":${JSON.stringify(e.delimiters)},"una":${JSON.stringify(e.una)},"leading":${JSON.stringify(e.leading)},"line_break":${JSON.stringify(e.line_break)},\n`;
+        return;
+      case 'interchange':
+        this.#text += `"header":${this.#segment(e.segment)},\n`;
+        return;
+      case 'group':
+        this.#openList('groups');
+        this.#text += `${this.#comma()}{"header":${this.#segment(e.segment)},"${setsKey(this.#standard)}":[`;
+        this.#first = true;
+        return;
+      case 'set':
+        if (!this.#listOpen) this.#openList('messages');
+        this.#text += `${this.#comma()}{"header":${this.#segment(e.segment)},"segments":[`;
+        this.#first = true;
+        return;
+      case 'segment':
+        this.#text += `${this.#comma()}${this.#segment(e.segment)}`;
+        return;
+      case 'set-end':
+        this.#text += `],\n"trailer":${this.#segment(e.segment)}}`;
+        this.#first = false;
+        return;
+      case 'group-end':
+        this.#text += `],\n"trailer":${this.#segment(e.segment)}}`;
+        this.#first = false;
+        return;
+      case 'end':
+        if (!this.#listOpen) this.#openList(this.#standard === 'x12' ? 'groups' : 'messages');
+        this.#text += `],\n"trailer":${this.#segment(e.segment)},"trailing":${JSON.stringify(e.trailing)}}\n`;
+        return;
+    }
+  }
+
+  #openList(key: string): void {
+    if (this.#listOpen) return;
+    this.#listOpen = true;
+    this.#text += `"${key}":[`;
+    this.#first = true;
+  }
+
+  #comma(): string {
+    if (this.#first) {
+      this.#first = false;
+      return '\n';
+    }
+    return ',\n';
+  }
+
+  /** The text written since the last call. */
+  take(): string {
+    const out = this.#text;
+    this.#text = '';
+    return out;
+  }
+}

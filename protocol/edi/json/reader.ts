@@ -1,0 +1,308 @@
+/**
+ * Reads EDI bytes into events (events.ts) as they stream in: it keeps only the segment not
+ * ended yet, so memory is bounded by the longest segment whatever the interchange's size. It
+ * checks the envelope's shape (every segment inside its set, sets inside groups, headers and
+ * trailers paired) and refuses what it cannot write back the same, naming the segment.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { edifactDelimiters, isaLength, x12Delimiters } from '../syntax.js';
+import { readSegment } from './elements.js';
+import { edifactEncoding, edifactSyntaxVersion } from './encoding.js';
+import type { EdiEvent, TextEncoding } from './events.js';
+import { EdiJsonError, type DelimitersJson, type EdiJsonStandard, type SegmentJson } from './form.js';
+
+/** Longest segment accepted: no standard segment comes near it, so more is not EDI. */
+export const maxSegmentChars = 64 * 1024;
+/** Most read before the interchange must have started. */
+const maxLeadingChars = 4096;
+
+/** Before the interchange: white space and a byte order mark (as UTF-8, or its three bytes read as Latin-1). */
+const leadingForm = /^(?:\uFEFF|\u00EF\u00BB\u00BF|\s)*/;
+
+const isLineBreak = (c: string | undefined) => c === '\r' || c === '\n';
+
+export class EdiReader {
+  #bytes: Buffer[] = [];
+  #decoder: StringDecoder | null = null;
+  #encoding: TextEncoding = 'latin1';
+  #text = '';
+  #standard: EdiJsonStandard | null = null;
+  #d: DelimitersJson | null = null;
+  #started = false;
+  #startEvent: Extract<EdiEvent, { type: 'start' }> | null = null;
+  #position = 0;
+  #lineBreak: string | null = null;
+  #shape: Shape | null = null;
+  #done = false;
+
+  /** Events completed by this chunk of bytes. */
+  push(chunk: Buffer): EdiEvent[] {
+    if (!this.#decoder) {
+      this.#bytes.push(chunk);
+      const head = Buffer.concat(this.#bytes);
+      if (!this.#recognise(head.toString('latin1'), false)) return [];
+      this.#bytes = [];
+      return this.#take(this.#decoder!.write(head), false);
+    }
+    return this.#take(this.#decoder.write(chunk), false);
+  }
+
+  /** The events of what is left; throws when the interchange is not complete. */
+  end(): EdiEvent[] {
+    if (!this.#decoder) {
+      const head = Buffer.concat(this.#bytes);
+      this.#recognise(head.toString('latin1'), true);
+      return this.#take(this.#decoder!.write(head) + this.#decoder!.end(), true);
+    }
+    return this.#take(this.#decoder.end(), true);
+  }
+
+  /** Finds the standard, delimiters and encoding once the head holds enough; false when it needs more. */
+  #recognise(head: string, complete: boolean): boolean {
+    const leading = leadingForm.exec(head)![0];
+    const start = head.slice(leading.length);
+    if (start.length < 3) {
+      if (!complete && head.length < maxLeadingChars) return false;
+      throw notEdi(start);
+    }
+    if (start.startsWith('ISA')) {
+      if (start.length < isaLength + 2 && !complete) return false;
+      const d = x12Delimiters(start);
+      if (typeof d === 'string') throw new EdiJsonError(d, { segment: 1, tag: 'ISA' });
+      this.#standard = 'x12';
+      this.#d = d;
+      this.#encoding = 'latin1';
+    } else if (start.startsWith('UNA') || start.startsWith('UNB')) {
+      // The UNB's syntax identifier says the encoding and, without a UNA, the repetition separator.
+      if (!complete && !/UNB.{7}/s.test(start) && head.length < maxLeadingChars) return false;
+      const d = { ...edifactDelimiters(start) };
+      if (!start.startsWith('UNA')) d.repetition = edifactSyntaxVersion(start) >= 4 ? '*' : '';
+      else if (start.length < 9) throw new EdiJsonError('the UNA is cut short', { segment: 1, tag: 'UNA' });
+      this.#standard = 'edifact';
+      this.#d = d;
+      this.#encoding = edifactEncoding(start);
+    } else throw notEdi(start);
+    this.#decoder = new StringDecoder(this.#encoding === 'utf-8' ? 'utf8' : 'latin1');
+    return true;
+  }
+
+  #take(decoded: string, complete: boolean): EdiEvent[] {
+    if (this.#encoding === 'utf-8' && decoded.includes('\uFFFD'))
+      throw new EdiJsonError(
+        `the interchange's syntax identifier says UTF-8, but segment ${this.#position + 1} or the one after holds bytes that are not UTF-8`,
+      );
+    let text = this.#text + decoded;
+    const out: EdiEvent[] = [];
+    const d = this.#d!;
+    let at = 0;
+    if (!this.#started) {
+      const leading = leadingForm.exec(text)![0];
+      at = leading.length;
+      let una: string | null = null;
+      if (this.#standard === 'edifact' && text.startsWith('UNA', at)) {
+        una = text.slice(at, at + 9);
+        at += 9;
+        const after = this.#suffix(text, at, complete);
+        if (after === null) return this.#keep(text, 0, out);
+        at += after.length;
+        this.#lineBreak = after;
+      }
+      this.#started = true;
+      this.#startEvent = {
+        type: 'start',
+        standard: this.#standard!,
+        delimiters: {
+          segment: d.segment,
+          element: d.element,
+          component: d.component,
+          repetition: d.repetition,
+          release: d.release,
+        },
+        una,
+        leading,
+        line_break: this.#lineBreak ?? '',
+      };
+      text = text.slice(at);
+      at = 0;
+    }
+    // After the trailer only white space may follow, whatever characters it is made of.
+    while (!this.#done) {
+      const end = this.#terminatorAt(text, at);
+      if (end < 0) break;
+      const suffix = this.#suffix(text, end + 1, complete);
+      if (suffix === null) break;
+      const raw = text.slice(at, end);
+      this.#segment(raw, suffix, out);
+      at = end + 1 + suffix.length;
+    }
+    return this.#keep(text, at, out, complete);
+  }
+
+  #keep(text: string, at: number, out: EdiEvent[], complete = false): EdiEvent[] {
+    const rest = text.slice(at);
+    if (complete) {
+      if (rest.trim() !== '') {
+        if (this.#done) throw this.#afterEnd();
+        throw new EdiJsonError(
+          `segment ${this.#position + 1} has no terminator ${JSON.stringify(this.#d!.segment)}: ${JSON.stringify(rest.slice(0, 40))}`,
+          { segment: this.#position + 1 },
+        );
+      }
+      if (!this.#done) throw this.#shapeOf().missingTrailer();
+      this.#endEvent!.trailing += rest;
+      out.push(this.#endEvent!);
+      return out;
+    }
+    if (this.#done && rest.trim() !== '') throw this.#afterEnd();
+    if (rest.length > maxSegmentChars)
+      throw new EdiJsonError(`segment ${this.#position + 1} is longer than ${maxSegmentChars} characters`, {
+        segment: this.#position + 1,
+      });
+    this.#text = rest;
+    return out;
+  }
+
+  #endEvent: Extract<EdiEvent, { type: 'end' }> | null = null;
+
+  #afterEnd(): EdiJsonError {
+    return new EdiJsonError(
+      `text follows the interchange trailer at segment ${this.#position} (a second interchange?); pier translates one interchange per document`,
+      { segment: this.#position + 1 },
+    );
+  }
+
+  /** Index of the next terminator from `from` that no release character escapes, or -1. */
+  #terminatorAt(text: string, from: number): number {
+    const { segment, release } = this.#d!;
+    for (let i = text.indexOf(segment, from); i !== -1; i = text.indexOf(segment, i + 1)) {
+      if (release === '') return i;
+      let releases = 0;
+      for (let j = i - 1; j >= from && text[j] === release; j--) releases++;
+      if (releases % 2 === 0) return i;
+    }
+    return -1;
+  }
+
+  /** The line break after a terminator, or null when the text may not yet hold all of it. */
+  #suffix(text: string, from: number, complete: boolean): string | null {
+    let i = from;
+    while (i < text.length && isLineBreak(text[i]) && text[i] !== this.#d!.segment) i++;
+    if (i === text.length && !complete) return null;
+    return text.slice(from, i);
+  }
+
+  #segment(raw: string, suffix: string, out: EdiEvent[]): void {
+    this.#position += 1;
+    const position = this.#position;
+    if (this.#done) throw this.#afterEnd();
+    if (raw === '') throw new EdiJsonError(`segment ${position} is empty`, { segment: position });
+    const segment = readSegment(raw, this.#d!, position, this.#standard === 'x12' && position === 1);
+    // Line breaks are kept once, as the interchange's; others are written like the first (docs/edi-json.md).
+    this.#lineBreak ??= suffix;
+    if (this.#startEvent) {
+      this.#startEvent.line_break = this.#lineBreak;
+      out.push(this.#startEvent);
+      this.#startEvent = null;
+    }
+    const event = this.#shapeOf().next(segment, position);
+    if (event.type === 'end') {
+      this.#done = true;
+      this.#endEvent = event;
+      // Sent at the end, when all that follows the trailer is known.
+      event.trailing = suffix;
+      return;
+    }
+    out.push(event);
+  }
+
+  #shapeOf(): Shape {
+    this.#shape ??= new Shape(this.#standard!);
+    return this.#shape;
+  }
+}
+
+const notEdi = (start: string) =>
+  new EdiJsonError(
+    `the document is not an X12 or EDIFACT interchange: it starts with ${JSON.stringify(start.slice(0, 20))}, not ISA, UNA or UNB`,
+  );
+
+/** The envelope's shape: which segment may come where. */
+class Shape {
+  #level: 'none' | 'interchange' | 'group' | 'set' = 'none';
+  /** EDIFACT: whether messages are grouped (UNG), decided by the first. */
+  #grouped: boolean | null = null;
+  readonly #tags;
+
+  constructor(readonly standard: EdiJsonStandard) {
+    this.#tags =
+      standard === 'x12'
+        ? { ih: 'ISA', it: 'IEA', gh: 'GS', gt: 'GE', sh: 'ST', st: 'SE' }
+        : { ih: 'UNB', it: 'UNZ', gh: 'UNG', gt: 'UNE', sh: 'UNH', st: 'UNT' };
+  }
+
+  next(segment: SegmentJson, position: number): EdiEvent {
+    const t = this.#tags;
+    const refuse = (why: string) =>
+      new EdiJsonError(`segment ${position} (${segment.tag}) ${why}`, {
+        segment: position,
+        tag: segment.tag,
+      });
+    const level = this.#level;
+    switch (segment.tag) {
+      case t.ih:
+        if (level !== 'none') throw refuse('opens an interchange inside the interchange');
+        this.#level = 'interchange';
+        return { type: 'interchange', segment };
+      case t.gh:
+        if (level !== 'interchange')
+          throw refuse(
+            level === 'none' ? 'comes before the interchange header' : `opens a group inside a ${level}`,
+          );
+        if (this.#grouped === false) throw refuse('opens a group after messages outside groups');
+        this.#grouped = true;
+        this.#level = 'group';
+        return { type: 'group', segment };
+      case t.sh:
+        if (this.standard === 'x12' || this.#grouped === true) {
+          if (level !== 'group')
+            throw refuse(level === 'set' ? 'opens a set inside a set' : 'is outside a group');
+        } else {
+          if (level !== 'interchange')
+            throw refuse(
+              level === 'set' ? 'opens a message inside a message' : 'comes before the interchange header',
+            );
+          this.#grouped = false;
+        }
+        this.#level = 'set';
+        return { type: 'set', segment };
+      case t.st:
+        if (level !== 'set') throw refuse('closes no set');
+        this.#level = this.#grouped === false ? 'interchange' : 'group';
+        return { type: 'set-end', segment };
+      case t.gt:
+        if (level !== 'group')
+          throw refuse(level === 'set' ? 'closes a group whose last set has no trailer' : 'closes no group');
+        this.#level = 'interchange';
+        return { type: 'group-end', segment };
+      case t.it:
+        if (level !== 'interchange')
+          throw refuse(
+            level === 'none'
+              ? 'comes before the interchange header'
+              : `closes the interchange while a ${level} is open`,
+          );
+        this.#level = 'none';
+        return { type: 'end', segment, trailing: '' };
+      default:
+        if (level !== 'set')
+          throw refuse(this.standard === 'x12' ? 'is outside a transaction set' : 'is outside a message');
+        return { type: 'segment', segment };
+    }
+  }
+
+  missingTrailer(): EdiJsonError {
+    const t = this.#tags;
+    const missing = this.#level === 'set' ? t.st : this.#level === 'group' ? t.gt : t.it;
+    return new EdiJsonError(`the interchange ends without its ${missing} trailer`, { tag: missing });
+  }
+}
