@@ -131,7 +131,7 @@ export class FileWriter {
     const relative = fillPattern(this.settings.path_pattern, {
       from: m.from,
       to: m.to,
-      filename: formattedName(m.file_name, settings.format),
+      filename: formattedName(m.file_name, this.settings.format),
       id: m.id,
     });
     return { relative, final: path.join(this.settings.directory, relative) };
