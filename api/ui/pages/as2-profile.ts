@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { interopPresets } from '../../../protocol/as2/interop-presets.js';
 import { html, type Html } from '../html.js';
+import { checkResult } from '../components/index.js';
 import { uiPrefix, type UiRequestContext } from '../layout.js';
 import {
   csrfInput,
@@ -310,18 +311,5 @@ function toolBody(fields: Record<string, string | string[]>, names: string[]): R
 
 /** The check's steps in order, each with its outcome. */
 function connectionSteps(result: Row): Html {
-  const steps = (result.steps ?? {}) as Record<string, Row>;
-  return html`<section aria-labelledby="check-heading" id="check-result">
-    <h2 id="check-heading">Connection check: ${result.ok ? 'ok' : 'failed'}</h2>
-    ${result.problem ? html`<p class="alert alert-error" role="alert">${String(result.problem)}</p>` : ''}
-    <ol class="steps">
-      ${Object.entries(steps).map(
-        ([name, step]) =>
-          html`<li class="step step-${String(step.status ?? (step.ok ? 'ok' : 'failed'))}">
-            <strong>${name}</strong>:
-            ${String(step.status ?? (step.ok ? 'ok' : 'failed'))}${step.detail || step.message ? html` — ${String(step.detail ?? step.message)}` : ''}
-          </li>`,
-      )}
-    </ol>
-  </section>`;
+  return checkResult('check', 'Connection check', result);
 }

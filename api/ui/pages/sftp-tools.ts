@@ -5,6 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html, type Html } from '../html.js';
+import { checkSteps } from '../components/index.js';
 import type { UiRequestContext } from '../layout.js';
 import { csrfInput } from '../form.js';
 import { bodyFields, callApi, refusal, seeOther, uiContext, type UiDeps } from './common.js';
@@ -36,15 +37,7 @@ function checkResult(ui: UiRequestContext, action: string, result: Row): Html {
   return html`<div id="check-result">
     <h3>Connection check: ${result.ok ? 'ok' : 'failed'}</h3>
     ${result.problem ? html`<p class="alert alert-error" role="alert">${String(result.problem)}</p>` : ''}
-    <ol class="steps">
-      ${Object.entries(steps).map(
-        ([name, step]) =>
-          html`<li class="step step-${String(step.status)}">
-            <strong>${name}</strong>:
-            ${String(step.status)}${step.detail ? html` — ${String(step.detail)}` : ''}
-          </li>`,
-      )}
-    </ol>
+    ${checkSteps(steps)}
     ${
       key.presented && !key.matches
         ? html`<div class="host-key" id="host-key">

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { html, type Html } from '../../html.js';
+import { checkResult } from '../../components/index.js';
 import { uiPrefix, type Notice } from '../../layout.js';
 import { csrfInput, field } from '../../form.js';
 import { liveRegion } from '../../live.js';
@@ -18,20 +19,7 @@ import { loadState, type Row, type WizardState } from './state.js';
 import { stepHref, wizardBase } from './steps.js';
 
 function connectionSteps(result: Row): Html {
-  const steps = (result.steps ?? {}) as Record<string, Row>;
-  return html`<section aria-labelledby="check-heading" id="check-result">
-    <h2 id="check-heading">Connection check: ${result.ok ? 'ok' : 'failed'}</h2>
-    ${result.problem ? html`<p class="alert alert-error" role="alert">${String(result.problem)}</p>` : ''}
-    <ol class="steps">
-      ${Object.entries(steps).map(
-        ([name, step]) =>
-          html`<li class="step step-${String(step.status)}">
-            <strong>${name}</strong>:
-            ${String(step.status)}${step.detail ? html` — ${String(step.detail)}` : ''}
-          </li>`,
-      )}
-    </ol>
-  </section>`;
+  return checkResult('check', 'Connection check', result);
 }
 
 /** The test message as it travels, and its receipt once it is back. */
