@@ -4,10 +4,10 @@
  * defaults (signed, encrypted, a signed receipt). Less common settings are folded; every
  * setting stays editable on the profile page.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { interopPresets } from '../../../../protocol/as2/interop-presets.js';
 import { html, type Html } from '../../html.js';
-import { uiPrefix, type Notice } from '../../layout.js';
+import { uiPrefix } from '../../layout.js';
 import {
   csrfInput,
   field,
@@ -18,10 +18,12 @@ import {
   type FieldSpec,
   type FormState,
 } from '../../form.js';
-import { bodyFields, seeOther, uiContext, type UiDeps } from '../common.js';
+import { type UiDeps } from '../common.js';
 import { keptValues, storedCertificates } from './form-values.js';
 import { sendWizardPage } from './frame.js';
-import { loadState, type Row } from './state.js';
+import { registerStepRoutes, stepState } from './step-page.js';
+import type { Answer, PageRequest } from '../../components/index.js';
+import { type Row } from './state.js';
 import { StepWork } from './step-work.js';
 import { stepHref, wizardBase } from './steps.js';
 
@@ -133,16 +135,10 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
   const path = `${wizardBase}/profile`;
   const schema = deps.api.bodySchema('POST', '/as2/remote-profiles');
 
-  const page = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    form?: FormState,
-    status = 200,
-    notices: Notice[] = [],
-  ) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
-    if (!state.partner) return seeOther(reply, stepHref('partner', state.ids));
+  const page = async (p: PageRequest, form?: FormState, answer: Answer = {}) => {
+    const { ui, request, reply } = p;
+    const state = await stepState(p);
+    if (!state.partner) return p.redirect(stepHref('partner', state.ids));
     const certificates = (await storedCertificates(deps, ui, request, reply)).filter(
       (c) => !c.has_private_key,
     );
@@ -183,7 +179,7 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
           </p>
           ${presetHelp()}
           <form method="post" action="${stepHref('profile', state.ids)}" class="record-form" novalidate>
-            ${csrfInput(ui.csrf)} ${formErrors(state0, [...main, ...folded])}
+            ${csrfInput(p.ui.csrf)} ${formErrors(state0, [...main, ...folded])}
             ${mainSpecs.map((s) => field(s, state0))}
             <details class="advanced" ${foldedSpecs.some((s) => s.name in state0.errors) ? html` open` : ''}>
               <summary>More settings</summary>
@@ -191,22 +187,18 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
             </details>
             <button type="submit">Create AS2 profile</button>
           </form>`;
-    return sendWizardPage(reply, ui, state, {
+    return sendWizardPage(p, state, answer, {
       step: 'profile',
       title: `Partner set-up: AS2 profile of ${partnerName}`,
       body,
-      notices,
-      status,
     });
   };
 
-  app.get(path, (request, reply) => page(request, reply));
-
-  app.post(path, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
-    if (!state.partner) return seeOther(reply, stepHref('partner', state.ids));
-    const fields = bodyFields(request);
+  registerStepRoutes(app, deps, path, page, async (p) => {
+    const { ui, request, reply } = p;
+    const state = await stepState(p);
+    if (!state.partner) return p.redirect(stepHref('partner', state.ids));
+    const fields = p.fields;
     const work = new StepWork(deps, ui, request, reply);
     const body = { business_partner_id: Number(state.partner.id), ...formToBody(schema, fields, writeOnly) };
     const place = {
@@ -220,12 +212,10 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
     const made = await work.call('POST', '/as2/remote-profiles', { body }, place);
     if (!made)
       return page(
-        request,
-        reply,
+        p,
         { values: keptValues(fields, writeOnly), errors: work.errors },
-        work.status,
-        work.notices,
+        { status: work.status, notices: work.notices },
       );
-    return seeOther(reply, stepHref('instances', state.ids));
+    return p.redirect(stepHref('instances', state.ids));
   });
 }
