@@ -11,7 +11,7 @@ export {
   type ListSpec,
   type LoadedList,
 } from './list-with-filters.js';
-export { actionButton, backLink, section } from './detail.js';
+export { actionButton, backLink, registerDelete, section } from './detail.js';
 export { keptInput, recordForm, withChoices, withPickers, type RecordFormSpec } from './form-with-pickers.js';
 export { refusalAlert, refusalNotice, refused, refusedForm, refusedState } from './refusal-summary.js';
 export { checkResult, checkSteps } from './check-steps.js';

@@ -32,19 +32,27 @@ const sides = {
 
 const writeOnly = ['http_basic_password', 'http_headers'];
 
-function presetList(): Html {
+/**
+ * What each interop preset sets and why, folded: on the profile page as a list of reasons, in
+ * the wizard as one sentence each.
+ */
+export function presetList(summary = 'What each interop preset does', reasonsAsList = true): Html {
   return html`<details class="presets">
-    <summary>What each interop preset does</summary>
+    <summary>${summary}</summary>
     <dl>
-      ${Object.entries(interopPresets).map(
-        ([name, p]) =>
-          html`<dt>${name}: ${p.description}</dt>
-            <dd>
-              <ul>
-                ${Object.values(p.reasons as Record<string, string>).map((r) => html`<li>${r}</li>`)}
-              </ul>
-            </dd>`,
-      )}
+      ${Object.entries(interopPresets).map(([name, p]) => {
+        const reasons = Object.values(p.reasons as Record<string, string>);
+        return html`<dt>${name}: ${p.description}</dt>
+          <dd>
+            ${
+              reasonsAsList
+                ? html`<ul>
+                    ${reasons.map((r) => html`<li>${r}</li>`)}
+                  </ul>`
+                : reasons.join(' ')
+            }
+          </dd>`;
+      })}
     </dl>
   </details>`;
 }

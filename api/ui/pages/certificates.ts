@@ -13,6 +13,7 @@ import { html, type Html } from '../html.js';
 import { uiPrefix, type Notice } from '../layout.js';
 import { csrfInput, emptyForm, field, formErrors, type FormState } from '../form.js';
 import { actionButton, badge, facts, listWithFilters, openPage, refusal } from '../components/index.js';
+import { registerDelete } from '../components/index.js';
 import { refused } from '../components/index.js';
 import { refusedState, when, type Answer, type PageRequest } from '../components/index.js';
 import type { UiDeps } from './common.js';
@@ -79,7 +80,7 @@ async function listPage(p: PageRequest, upload: FormState, answer: Answer = {}) 
     filters: certificateFilters,
   });
   const body = html`<p class="actions"><a class="button" href="${base}/generate">Generate a key pair</a></p>
-    ${list.body} ${await pendingRequestsSection(p.deps, p.ui, p.request, p.reply)}
+    ${list.body} ${await pendingRequestsSection(p)}
     <section aria-labelledby="upload-heading">
       <h2 id="upload-heading">Upload</h2>
       <p class="intro">
@@ -292,15 +293,9 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
     return detail(p, refusedState(saved.error, fields), { status: saved.error.status });
   });
 
-  app.post(`${base}/:id/delete`, async (request, reply) => {
-    const p = openPage(deps, request, reply);
-    const id = p.param('id');
-    const removed = await p.call('DELETE', '/certificates/:id', {
-      params: { id },
-    });
-    if (removed.ok) return p.redirect(base);
-    return detail(p, emptyForm, refused(removed.error));
-  });
+  registerDelete(app, deps, `${base}/:id`, '/certificates/:id', base, (p, answer) =>
+    detail(p, emptyForm, answer),
+  );
 
   app.get(`${base}/:id/download`, async (request, reply) => {
     const p = openPage(deps, request, reply);

@@ -11,15 +11,8 @@ import { html, type Html } from '../html.js';
 import { uiPrefix, type Notice } from '../layout.js';
 import { csrfInput, emptyForm, formToBody, kindOf, shapeOf, specFromSchema } from '../form.js';
 import type { FieldSpec, FormState } from '../form.js';
-import {
-  actionButton,
-  backLink,
-  badge,
-  openPage,
-  recordForm,
-  refusal,
-  refused,
-} from '../components/index.js';
+import { actionButton, backLink, badge, openPage, recordForm, refusal } from '../components/index.js';
+import { refused } from '../components/index.js';
 import { refusedForm, table, when, type Answer, type PageRequest, type UiDeps } from '../components/index.js';
 import { isSftpType, registerSftpToolRoutes, sftpTools } from './sftp-tools.js';
 

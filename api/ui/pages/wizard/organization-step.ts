@@ -9,13 +9,8 @@ import { html } from '../../html.js';
 import { uiPrefix } from '../../layout.js';
 import { field, formErrors, formToBody, type FormState } from '../../form.js';
 import { type UiDeps } from '../common.js';
-import {
-  certificateChoice,
-  choiceFieldNames,
-  generateBody,
-  generatePath,
-  obtainCertificate,
-} from './certificate-choice.js';
+import { certificateChoice, choiceFieldNames, generateBody, generatePath } from './certificate-choice.js';
+import { obtainCertificate } from './certificate-choice.js';
 import { keptValues, storedCertificates, textOf } from './form-values.js';
 import { sendWizardPage } from './frame.js';
 import { readFilesForm, type FilesForm } from './multipart.js';

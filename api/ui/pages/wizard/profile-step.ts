@@ -6,24 +6,17 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { interopPresets } from '../../../../protocol/as2/interop-presets.js';
-import { html, type Html } from '../../html.js';
+import { html } from '../../html.js';
 import { uiPrefix } from '../../layout.js';
-import {
-  csrfInput,
-  field,
-  formErrors,
-  formToBody,
-  shapeOf,
-  specFromSchema,
-  type FieldSpec,
-  type FormState,
-} from '../../form.js';
+import { csrfInput, field, formErrors, formToBody, shapeOf, specFromSchema } from '../../form.js';
+import { type FieldSpec, type FormState } from '../../form.js';
 import { type UiDeps } from '../common.js';
 import { keptValues, storedCertificates } from './form-values.js';
 import { sendWizardPage } from './frame.js';
 import { registerStepRoutes, stepState } from './step-page.js';
 import type { Answer, PageRequest } from '../../components/index.js';
 import { type Row } from './state.js';
+import { presetList } from '../as2-profile.js';
 import { StepWork } from './step-work.js';
 import { stepHref, wizardBase } from './steps.js';
 
@@ -64,19 +57,6 @@ const folded = [
   'http_basic_password',
 ];
 const writeOnly = ['http_basic_password'];
-
-function presetHelp(): Html {
-  return html`<details class="presets">
-    <summary>What each product preset changes</summary>
-    <dl>
-      ${Object.entries(interopPresets).map(
-        ([name, p]) =>
-          html`<dt>${name}: ${p.description}</dt>
-            <dd>${Object.values(p.reasons as Record<string, string>).join(' ')}</dd>`,
-      )}
-    </dl>
-  </details>`;
-}
 
 function specs(schema: unknown, certificates: Row[], names: string[]): FieldSpec[] {
   const shape = shapeOf(schema as never);
@@ -177,7 +157,7 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
             partners expect: signed with SHA-256, encrypted with AES-256, a signed receipt on the same
             connection.
           </p>
-          ${presetHelp()}
+          ${presetList('What each product preset changes', false)}
           <form method="post" action="${stepHref('profile', state.ids)}" class="record-form" novalidate>
             ${csrfInput(p.ui.csrf)} ${formErrors(state0, [...main, ...folded])}
             ${mainSpecs.map((s) => field(s, state0))}
