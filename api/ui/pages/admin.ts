@@ -2,99 +2,74 @@
  * Administration pages: audit log (filters, verify), settings (with the storage test),
  * API tokens (the new token shown once, with a copy button) and users.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { freshEm } from '../../context.js';
 import { listUsers } from '../../resources/users/service.js';
 import { html } from '../html.js';
 import { uiPrefix, type Notice } from '../layout.js';
-import {
-  csrfInput,
-  emptyForm,
-  field,
-  fieldSections,
-  formErrors,
-  formToBody,
-  kindOf,
-  shapeOf,
-  specFromSchema,
-  type FormState,
-} from '../form.js';
-import {
-  badge,
-  bodyFields,
-  callApi,
-  facts,
-  mustCall,
-  pager,
-  queryOf,
-  refusal,
-  sendPage,
-  seeOther,
-  table,
-  uiContext,
-  when,
-  type UiDeps,
-} from './common.js';
+import { csrfInput, emptyForm, field, formErrors, formToBody, type FormState } from '../form.js';
+import { kindOf, shapeOf, specFromSchema } from '../form.js';
+import { badge, facts, listWithFilters, openPage, recordForm, section } from '../components/index.js';
+import { refused, refusedState, table, when } from '../components/index.js';
+import type { Answer, PageRequest, UiDeps } from '../components/index.js';
 
 type Row = Record<string, unknown>;
 
+const auditColumns = [
+  { label: 'Time', cell: (r: Row) => when(r.at as string) },
+  { label: 'Actor', cell: (r: Row) => String(r.actor) },
+  { label: 'Action', cell: (r: Row) => String(r.action) },
+  { label: 'Kind', cell: (r: Row) => String(r.kind) },
+  {
+    label: 'Record',
+    cell: (r: Row) => `${String(r.record_name)} (${String(r.record_id)})${r.record_gone ? ', gone' : ''}`,
+  },
+  {
+    label: 'Changes',
+    cell: (r: Row) =>
+      html`${(r.changes as Row[]).map((c) => html`<div>${String(c.field)}: ${c.secret ? 'secret changed' : html`${JSON.stringify(c.old ?? null)} → ${JSON.stringify(c.new ?? null)}`}</div>`)}`,
+  },
+];
+
+const auditFilters = [
+  { name: 'kind', label: 'Kind', hint: 'e.g. partner, api-token' },
+  {
+    name: 'action',
+    label: 'Action',
+    kind: 'select' as const,
+    options: [{ value: '', label: 'any' }, 'create', 'update', 'delete', 'revoke'],
+  },
+  { name: 'actor', label: 'Actor' },
+  { name: 'record_id', label: 'Record id' },
+  { name: 'record_name', label: 'Record name' },
+  { name: 'from', label: 'From', hint: 'RFC 3339 time or a date' },
+  { name: 'to', label: 'To', hint: 'RFC 3339 time or a date (whole day)' },
+];
+
 function registerAudit(app: FastifyInstance, deps: UiDeps): void {
   const base = `${uiPrefix}/audit`;
-  const page = async (request: FastifyRequest, reply: FastifyReply, verify?: Notice) => {
-    const ui = uiContext(deps, request, reply);
-    const query = queryOf(request);
-    const listed = await callApi<Row>(deps, ui, request, reply, 'GET', '/audit', { query });
-    const state = { values: query, errors: listed.ok ? {} : (listed.error.details ?? {}) };
+  const page = async (p: PageRequest, verify?: Notice) => {
+    const list = await listWithFilters(p, {
+      api: '/audit',
+      path: base,
+      listKey: 'events',
+      caption: 'Audit events',
+      columns: auditColumns,
+      empty: 'No events match.',
+      filterLabel: 'Filter the audit log',
+      filters: auditFilters,
+    });
     const body = html` <form method="post" action="${base}/verify" class="actions">
-        ${csrfInput(ui.csrf)}<button type="submit">Verify the audit chain</button>
+        ${csrfInput(p.ui.csrf)}<button type="submit">Verify the audit chain</button>
       </form>
-      <form class="filters" method="get" action="${base}" role="search" aria-label="Filter the audit log">
-        ${field({ name: 'kind', label: 'Kind', hint: 'e.g. partner, api-token' }, state)}
-        ${field({ name: 'action', label: 'Action', kind: 'select', options: [{ value: '', label: 'any' }, 'create', 'update', 'delete', 'revoke'] }, state)}
-        ${field({ name: 'actor', label: 'Actor' }, state)}
-        ${field({ name: 'record_id', label: 'Record id' }, state)}
-        ${field({ name: 'record_name', label: 'Record name' }, state)}
-        ${field({ name: 'from', label: 'From', hint: 'RFC 3339 time or a date' }, state)}
-        ${field({ name: 'to', label: 'To', hint: 'RFC 3339 time or a date (whole day)' }, state)}
-        <button type="submit">Filter</button>
-      </form>
-      ${
-        listed.ok
-          ? html`${table(
-              'Audit events',
-              [
-                { label: 'Time', cell: (r: Row) => when(r.at as string) },
-                { label: 'Actor', cell: (r) => String(r.actor) },
-                { label: 'Action', cell: (r) => String(r.action) },
-                { label: 'Kind', cell: (r) => String(r.kind) },
-                {
-                  label: 'Record',
-                  cell: (r) =>
-                    `${String(r.record_name)} (${String(r.record_id)})${r.record_gone ? ', gone' : ''}`,
-                },
-                {
-                  label: 'Changes',
-                  cell: (r) =>
-                    html`${(r.changes as Row[]).map((c) => html`<div>${String(c.field)}: ${c.secret ? 'secret changed' : html`${JSON.stringify(c.old ?? null)} → ${JSON.stringify(c.new ?? null)}`}</div>`)}`,
-                },
-              ],
-              listed.data.events as Row[],
-              'No events match.',
-            )}${pager(base, query, listed.data as never)}`
-          : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
-      }`;
-    return sendPage(
-      reply,
-      ui,
-      { title: 'Audit log', body, notices: verify ? [verify] : [] },
-      listed.ok ? 200 : listed.error.status,
-    );
+      ${list.body}`;
+    return p.send({ title: 'Audit log', body }, { status: list.status, notices: verify ? [verify] : [] });
   };
-  app.get(base, (request, reply) => page(request, reply));
+  app.get(base, (request, reply) => page(openPage(deps, request, reply)));
   app.post(`${base}/verify`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const v = await callApi<Row>(deps, ui, request, reply, 'POST', '/audit/verify', { body: {} });
-    if (!v.ok) return page(request, reply, { kind: 'error', text: refusal(v.error) });
+    const p = openPage(deps, request, reply);
+    const v = await p.call<Row>('POST', '/audit/verify', { body: {} });
+    if (!v.ok) return page(p, refused(v.error).notices![0]);
     const r = v.data;
     const text = r.ok
       ? html`<span id="verify-result"
@@ -105,7 +80,7 @@ function registerAudit(app: FastifyInstance, deps: UiDeps): void {
           >The audit log does NOT verify: first broken event ${String(r.first_broken_id)}
           (${String(r.reason)}).</span
         >`;
-    return page(request, reply, { kind: r.ok ? 'ok' : 'error', text });
+    return page(p, { kind: r.ok ? 'ok' : 'error', text });
   });
 }
 
@@ -121,154 +96,120 @@ function storageInWords(storage: Row | undefined): string {
 function registerSettings(app: FastifyInstance, deps: UiDeps): void {
   const base = `${uiPrefix}/settings`;
   const schema = deps.api.bodySchema('PUT', '/settings');
-  const page = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    state: FormState,
-    status = 200,
-    notices: Notice[] = [],
-  ) => {
-    const ui = uiContext(deps, request, reply);
-    const s = await mustCall<Row>(deps, ui, request, reply, 'GET', '/settings');
+  const hasTest = deps.api.has('POST', '/settings/storage/test');
+  const page = async (p: PageRequest, state: FormState, answer: Answer = {}) => {
+    const s = await p.must<Row>('GET', '/settings');
     const shape = shapeOf(schema);
     const fields = Object.keys(shape)
       .filter((n) => kindOf(shape[n]) !== 'unknown')
       .map((n) => ({ ...specFromSchema(n, shape[n]!), value: s[n] }));
-    const saved = (request.query as { saved?: string }).saved;
     const body = html` ${s.restart_needed ? html`<div class="alert alert-info" role="status">The saved storage differs from the storage this process runs with; it takes effect after a restart.</div>` : ''}
-      ${facts([
-        ['Storage in use', storageInWords(s.storage_in_use as Row | undefined)],
-        ['Updated', when(s.updated_at as string)],
-      ])}
-      <form method="post" action="${base}" class="record-form" novalidate>
-        ${csrfInput(ui.csrf)}
-        ${formErrors(
-          state,
-          fields.map((f) => f.name),
-        )}
-        ${fieldSections(fields, state)}
-        <button type="submit">Save settings</button>
-      </form>
-      ${
-        deps.api.has('POST', '/settings/storage/test')
-          ? html`<form method="post" action="${base}/storage-test" class="actions">
-              ${csrfInput(ui.csrf)}<button type="submit">Test the saved storage</button>
-            </form>`
-          : html`<p class="hint">The storage test arrives with the storage issue.</p>`
-      }`;
-    return sendPage(
-      reply,
-      ui,
-      {
-        title: 'Settings',
-        body,
-        notices: [...(saved ? [{ kind: 'ok' as const, text: 'Saved.' }] : []), ...notices],
-      },
-      status,
-    );
+    ${facts([
+      ['Storage in use', storageInWords(s.storage_in_use as Row | undefined)],
+      ['Updated', when(s.updated_at as string)],
+    ])}
+    ${recordForm({ action: base, csrf: p.ui.csrf, fields, state, submit: 'Save settings' })}
+    ${
+      hasTest
+        ? html`<form method="post" action="${base}/storage-test" class="actions">
+            ${csrfInput(p.ui.csrf)}<button type="submit">Test the saved storage</button>
+          </form>`
+        : html`<p class="hint">The storage test arrives with the storage issue.</p>`
+    }`;
+    const saved: Notice[] = p.query.saved ? [{ kind: 'ok', text: 'Saved.' }] : [];
+    return p.send({ title: 'Settings', body, notices: saved }, answer);
   };
-  app.get(base, (request, reply) => page(request, reply, emptyForm));
+  app.get(base, (request, reply) => page(openPage(deps, request, reply), emptyForm));
   app.post(base, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const fields = bodyFields(request);
-    const saved = await callApi(deps, ui, request, reply, 'PUT', '/settings', {
-      body: formToBody(schema, fields),
-    });
-    if (saved.ok) return seeOther(reply, `${base}?saved=1`);
-    return page(request, reply, { values: fields, errors: saved.error.details ?? {} }, saved.error.status);
+    const p = openPage(deps, request, reply);
+    const fields = p.fields;
+    const saved = await p.call('PUT', '/settings', { body: formToBody(schema, fields) });
+    if (saved.ok) return p.redirect(`${base}?saved=1`);
+    return page(p, refusedState(saved.error, fields), { status: saved.error.status });
   });
   app.post(`${base}/storage-test`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    if (!deps.api.has('POST', '/settings/storage/test')) return page(request, reply, emptyForm);
-    const r = await callApi<Row>(deps, ui, request, reply, 'POST', '/settings/storage/test', { body: {} });
+    const p = openPage(deps, request, reply);
+    if (!hasTest) return page(p, emptyForm);
+    const r = await p.call<Row>('POST', '/settings/storage/test', { body: {} });
     const notice: Notice = !r.ok
-      ? { kind: 'error', text: refusal(r.error) }
+      ? refused(r.error).notices![0]!
       : r.data.ok
         ? { kind: 'ok', text: `Storage test passed in ${String(r.data.elapsed_ms)} ms.` }
         : { kind: 'error', text: `Storage test failed at ${String(r.data.step)}: ${String(r.data.problem)}` };
-    return page(request, reply, emptyForm, 200, [notice]);
+    return page(p, emptyForm, { notices: [notice] });
   });
+}
+
+function tokenColumns(base: string, csrf: string) {
+  return [
+    { label: 'Label', cell: (r: Row) => String(r.label) },
+    { label: 'Account', cell: (r: Row) => String(r.service_account) },
+    { label: 'Id', cell: (r: Row) => html`<code>${String(r.public_id)}</code>` },
+    { label: 'State', cell: (r: Row) => badge(String(r.state)) },
+    { label: 'Expires', cell: (r: Row) => when(r.expires_at as string | null) },
+    { label: 'Last used', cell: (r: Row) => when(r.last_used_at as string | null) },
+    {
+      label: 'Action',
+      cell: (r: Row) =>
+        r.state === 'active'
+          ? html`<form method="post" action="${base}/${String(r.id)}/revoke" class="inline">
+              ${csrfInput(csrf)}<button
+                type="submit"
+                class="small danger"
+                aria-label="Revoke token ${String(r.label)}"
+              >
+                Revoke
+              </button>
+            </form>`
+          : '—',
+    },
+  ];
 }
 
 function registerTokens(app: FastifyInstance, deps: UiDeps): void {
   const base = `${uiPrefix}/api-tokens`;
   const schema = deps.api.bodySchema('POST', '/api-tokens');
-  const page = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    state: FormState,
-    status = 200,
-    notices: Notice[] = [],
-  ) => {
-    const ui = uiContext(deps, request, reply);
-    const query = queryOf(request);
-    const listed = await mustCall<Row>(deps, ui, request, reply, 'GET', '/api-tokens', { query });
-    const accounts = await mustCall<Row>(deps, ui, request, reply, 'GET', '/service-accounts', {
-      query: { limit: '500' },
+  const page = async (p: PageRequest, state: FormState, answer: Answer = {}) => {
+    const list = await listWithFilters(p, {
+      api: '/api-tokens',
+      path: base,
+      listKey: 'api_tokens',
+      caption: 'API tokens',
+      columns: tokenColumns(base, p.ui.csrf),
+      empty: 'No tokens yet.',
     });
+    if (!list.data) return p.send({ title: 'API tokens', body: list.body }, { status: list.status });
+    const accounts = await p.must<Row>('GET', '/service-accounts', { query: { limit: '500' } });
     const local = (accounts.service_accounts as Row[])
       .filter((a) => a.kind === 'local')
       .map((a) => String(a.name));
-    const body = html` ${table(
-        'API tokens',
-        [
-          { label: 'Label', cell: (r: Row) => String(r.label) },
-          { label: 'Account', cell: (r) => String(r.service_account) },
-          { label: 'Id', cell: (r) => html`<code>${String(r.public_id)}</code>` },
-          { label: 'State', cell: (r) => badge(String(r.state)) },
-          { label: 'Expires', cell: (r) => when(r.expires_at as string | null) },
-          { label: 'Last used', cell: (r) => when(r.last_used_at as string | null) },
-          {
-            label: 'Action',
-            cell: (r) =>
-              r.state === 'active'
-                ? html`<form method="post" action="${base}/${String(r.id)}/revoke" class="inline">
-                    ${csrfInput(ui.csrf)}<button
-                      type="submit"
-                      class="small danger"
-                      aria-label="Revoke token ${String(r.label)}"
-                    >
-                      Revoke
-                    </button>
-                  </form>`
-                : '—',
-          },
-        ],
-        listed.api_tokens as Row[],
-        'No tokens yet.',
-      )}
-      ${pager(base, query, listed as never)}
-      <section aria-labelledby="new-heading">
-        <h2 id="new-heading">New token</h2>
-        <form method="post" action="${base}" class="record-form" novalidate>
-          ${csrfInput(ui.csrf)} ${formErrors(state, ['service_account', 'label', 'expires_in_days'])}
-          ${field({ name: 'service_account', label: 'Service account', kind: local.length > 0 ? 'select' : 'text', options: local, hint: 'A local service account' }, state)}
-          ${field({ name: 'label', label: 'Label', hint: '1 to 64 characters' }, state)}
-          ${field({ name: 'expires_in_days', label: 'Expires in days', kind: 'number', hint: '1 to 365; default 90' }, state)}
-          <button type="submit">Create token</button>
-        </form>
-      </section>`;
-    return sendPage(reply, ui, { title: 'API tokens', body, notices }, status);
+    const body = html` ${list.body}
+    ${section(
+      'new',
+      'New token',
+      html`<form method="post" action="${base}" class="record-form" novalidate>
+        ${csrfInput(p.ui.csrf)} ${formErrors(state, ['service_account', 'label', 'expires_in_days'])}
+        ${field({ name: 'service_account', label: 'Service account', kind: local.length > 0 ? 'select' : 'text', options: local, hint: 'A local service account' }, state)}
+        ${field({ name: 'label', label: 'Label', hint: '1 to 64 characters' }, state)}
+        ${field({ name: 'expires_in_days', label: 'Expires in days', kind: 'number', hint: '1 to 365; default 90' }, state)}
+        <button type="submit">Create token</button>
+      </form>`,
+    )}`;
+    return p.send({ title: 'API tokens', body }, answer);
   };
-  app.get(base, (request, reply) => page(request, reply, emptyForm));
+  app.get(base, (request, reply) => page(openPage(deps, request, reply), emptyForm));
   app.post(base, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const fields = bodyFields(request);
-    const made = await callApi<Row>(deps, ui, request, reply, 'POST', '/api-tokens', {
-      body: formToBody(schema, fields),
-    });
+    const p = openPage(deps, request, reply);
+    const fields = p.fields;
+    const made = await p.call<Row>('POST', '/api-tokens', { body: formToBody(schema, fields) });
     if (!made.ok)
       return page(
-        request,
-        reply,
-        { values: fields, errors: made.error.details ?? {} },
-        made.error.status,
-        made.error.code === 'INVALID_INPUT' ? [] : [{ kind: 'error', text: refusal(made.error) }],
+        p,
+        refusedState(made.error, fields),
+        made.error.code === 'INVALID_INPUT' ? { status: made.error.status } : refused(made.error),
       );
     // Shown once: this answer is never cached and the value is not kept anywhere.
-    return sendPage(
-      reply,
-      ui,
+    return p.send(
       {
         title: 'New API token',
         notices: [{ kind: 'info', text: 'Copy the token now: it is shown only this once.' }],
@@ -281,21 +222,20 @@ function registerTokens(app: FastifyInstance, deps: UiDeps): void {
           ])}
           <p><a href="${base}">All tokens</a></p>`,
       },
-      201,
+      { status: 201 },
     );
   });
   app.post(`${base}/:id/revoke`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const done = await callApi(deps, ui, request, reply, 'DELETE', '/api-tokens/:id', { params: { id } });
-    if (done.ok) return seeOther(reply, base);
-    return page(request, reply, emptyForm, done.error.status, [{ kind: 'error', text: refusal(done.error) }]);
+    const p = openPage(deps, request, reply);
+    const done = await p.call('DELETE', '/api-tokens/:id', { params: { id: p.param('id') } });
+    if (done.ok) return p.redirect(base);
+    return page(p, emptyForm, refused(done.error));
   });
 }
 
 function registerUsers(app: FastifyInstance, deps: UiDeps): void {
   app.get(`${uiPrefix}/users`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
+    const p = openPage(deps, request, reply);
     const users = await listUsers(freshEm(deps.ctx));
     const body = html`<p class="intro">
         People who sign in to the web UI. Users are added, enabled, disabled and removed with
@@ -312,7 +252,7 @@ function registerUsers(app: FastifyInstance, deps: UiDeps): void {
         users,
         'No users yet.',
       )}`;
-    return sendPage(reply, ui, { title: 'Users', body });
+    return p.send({ title: 'Users', body });
   });
 }
 

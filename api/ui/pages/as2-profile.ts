@@ -6,35 +6,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { interopPresets } from '../../../protocol/as2/interop-presets.js';
 import { html, type Html } from '../html.js';
-import { uiPrefix, type UiRequestContext } from '../layout.js';
-import {
-  csrfInput,
-  emptyForm,
-  field,
-  fieldSections,
-  formErrors,
-  formToBody,
-  kindOf,
-  shapeOf,
-  specFromSchema,
-  type FormState,
-} from '../form.js';
-import {
-  bodyFields,
-  callApi,
-  facts,
-  mustCall,
-  refusal,
-  sendPage,
-  seeOther,
-  uiContext,
-  type UiDeps,
-} from './common.js';
+import { actionButton, backLink, checkResult, openPage, recordForm } from '../components/index.js';
+import { refusedForm, type Answer, type PageRequest } from '../components/index.js';
+import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
+import { csrfInput, emptyForm, field, formToBody, kindOf, shapeOf, specFromSchema } from '../form.js';
+import type { FormState } from '../form.js';
+import { callApi, facts, refusal, type UiDeps } from './common.js';
 
 import { z } from 'zod';
-import { keptField } from '../kept-secrets.js';
-import { asPicker, loadChoices, pickerOf, type Choices } from '../pickers.js';
-import { refusedForm } from './crud.js';
+import { asPicker, pickerOf, type Choices } from '../pickers.js';
+import { refusedForm as keptForm } from './crud.js';
 
 type Row = Record<string, unknown>;
 export type ProfileSide = 'local' | 'remote';
@@ -51,19 +32,27 @@ const sides = {
 
 const writeOnly = ['http_basic_password', 'http_headers'];
 
-function presetList(): Html {
+/**
+ * What each interop preset sets and why, folded: on the profile page as a list of reasons, in
+ * the wizard as one sentence each.
+ */
+export function presetList(summary = 'What each interop preset does', reasonsAsList = true): Html {
   return html`<details class="presets">
-    <summary>What each interop preset does</summary>
+    <summary>${summary}</summary>
     <dl>
-      ${Object.entries(interopPresets).map(
-        ([name, p]) =>
-          html`<dt>${name}: ${p.description}</dt>
-            <dd>
-              <ul>
-                ${Object.values(p.reasons as Record<string, string>).map((r) => html`<li>${r}</li>`)}
-              </ul>
-            </dd>`,
-      )}
+      ${Object.entries(interopPresets).map(([name, p]) => {
+        const reasons = Object.values(p.reasons as Record<string, string>);
+        return html`<dt>${name}: ${p.description}</dt>
+          <dd>
+            ${
+              reasonsAsList
+                ? html`<ul>
+                    ${reasons.map((r) => html`<li>${r}</li>`)}
+                  </ul>`
+                : reasons.join(' ')
+            }
+          </dd>`;
+      })}
     </dl>
   </details>`;
 }
@@ -150,131 +139,95 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
     const createSchema = deps.api.bodySchema('POST', s.api);
     const updateSchema = deps.api.bodySchema('PUT', `${s.api}/:id`);
 
-    const page = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      form: FormState,
-      status = 200,
-      notices: { kind: 'ok' | 'error' | 'info'; text: string | Html }[] = [],
-      extra: Html = html``,
-    ) => {
-      const ui = uiContext(deps, request, reply);
-      const { id } = request.params as { id: string };
-      const party = await mustCall<Row>(deps, ui, request, reply, 'GET', `${s.party}/:id`, {
+    const page = async (p: PageRequest, form: FormState, answer: Answer = {}, extra: Html = html``) => {
+      const id = p.param('id');
+      const party = await p.must<Row>('GET', `${s.party}/:id`, {
         params: { id },
       });
-      const got = await callApi<Row>(deps, ui, request, reply, 'GET', `${s.api}/:id`, { params: { id } });
+      const got = await p.call<Row>('GET', `${s.api}/:id`, { params: { id } });
       const row = got.ok ? got.data : undefined;
-      const choices = await loadChoices(deps, ui, request, reply, {
+      const choices = await p.choices({
         certificates: true,
         instances: side === 'remote',
         parties: side === 'remote',
       });
       const fields = profileFields(row ? updateSchema : createSchema, row, side, choices, form);
-      const ticket = (form as FormState & { ticket?: string }).ticket;
       const action = `${uiPrefix}${s.party}/${id}/profile`;
-      const saved = (request.query as { saved?: string }).saved;
-      return sendPage(
-        reply,
-        ui,
-        {
-          title: `AS2 profile of ${s.word} ${String(party.name)}`,
-          notices: [...(saved ? [{ kind: 'ok' as const, text: 'Saved.' }] : []), ...notices],
-          body: html`<p><a href="${uiPrefix}${s.party}/${id}">Back to ${s.word} ${String(party.name)}</a></p>
-            ${side === 'remote' ? presetList() : ''}
-            <form method="post" action="${action}" class="record-form" novalidate>
-              ${csrfInput(ui.csrf)}
-              ${ticket ? html`<input type="hidden" name="${keptField}" value="${ticket}" />` : ''}
-              ${formErrors(
-                form,
-                fields.map((f) => f.name),
-              )}
-              ${fieldSections(fields, form)}
-              <button type="submit">${row ? 'Save profile' : 'Create profile'}</button>
-            </form>
-            ${row && side === 'remote' ? partnerTools(ui, id, choices) : ''} ${extra}
-            ${
-              row
-                ? html`<form method="post" action="${action}/delete" class="danger-zone">
-                    ${csrfInput(ui.csrf)} <button type="submit" class="danger">Delete profile</button>
-                  </form>`
-                : ''
-            }`,
-        },
-        status,
-      );
+      const saved = p.query.saved;
+      const submit = row ? 'Save profile' : 'Create profile';
+      const notices: Notice[] = saved ? [{ kind: 'ok', text: 'Saved.' }] : [];
+      const body = html`${backLink(`${uiPrefix}${s.party}/${id}`, `Back to ${s.word} ${String(party.name)}`)}
+      ${side === 'remote' ? presetList() : ''}
+      ${recordForm({ action, csrf: p.ui.csrf, fields, state: form, submit })}
+      ${row && side === 'remote' ? partnerTools(p.ui, id, choices) : ''} ${extra}
+      ${row ? actionButton(p.ui.csrf, `${action}/delete`, 'Delete profile', { danger: true }) : ''}`;
+      return p.send({ title: `AS2 profile of ${s.word} ${String(party.name)}`, notices, body }, answer);
     };
 
-    app.get(base, (request, reply) => page(request, reply, emptyForm));
+    app.get(base, (request, reply) => page(openPage(deps, request, reply), emptyForm));
 
     app.post(base, async (request, reply) => {
-      const ui = uiContext(deps, request, reply);
-      const { id } = request.params as { id: string };
-      const fields = deps.kept.restore(ui.csrf, bodyFields(request), writeOnly);
-      const exists = await callApi(deps, ui, request, reply, 'GET', `${s.api}/:id`, { params: { id } });
+      const p = openPage(deps, request, reply);
+      const id = p.param('id');
+      const fields = deps.kept.restore(p.ui.csrf, p.fields, writeOnly);
+      const exists = await p.call('GET', `${s.api}/:id`, { params: { id } });
       const outcome = exists.ok
-        ? await callApi(deps, ui, request, reply, 'PUT', `${s.api}/:id`, {
+        ? await p.call('PUT', `${s.api}/:id`, {
             params: { id },
             body: formToBody(updateSchema, fields, writeOnly),
           })
-        : await callApi(deps, ui, request, reply, 'POST', s.api, {
+        : await p.call('POST', s.api, {
             body: {
               [s.link]: Number(id),
               ...formToBody(createSchema, fields, writeOnly, { creating: true }),
             },
           });
-      if (outcome.ok) return seeOther(reply, `${uiPrefix}${s.party}/${id}/profile?saved=1`);
-      const problem =
-        outcome.error.code === 'INVALID_INPUT'
-          ? []
-          : [{ kind: 'error' as const, text: refusal(outcome.error) }];
-      return page(
-        request,
-        reply,
-        refusedForm(deps, ui, fields, outcome.error.details ?? {}, writeOnly),
-        outcome.error.status,
-        problem,
-      );
+      if (outcome.ok) return p.redirect(`${uiPrefix}${s.party}/${id}/profile?saved=1`);
+      const state = keptForm(deps, p.ui, fields, outcome.error.details ?? {}, writeOnly);
+      return page(p, state, refusedForm(outcome.error));
     });
 
     app.post(`${base}/delete`, async (request, reply) => {
-      const ui = uiContext(deps, request, reply);
-      const { id } = request.params as { id: string };
-      const removed = await callApi(deps, ui, request, reply, 'DELETE', `${s.api}/:id`, { params: { id } });
-      if (removed.ok) return seeOther(reply, `${uiPrefix}${s.party}/${id}`);
-      return page(request, reply, emptyForm, removed.error.status, [
-        { kind: 'error', text: refusal(removed.error) },
-      ]);
+      const p = openPage(deps, request, reply);
+      const id = p.param('id');
+      const removed = await p.call('DELETE', `${s.api}/:id`, { params: { id } });
+      if (removed.ok) return p.redirect(`${uiPrefix}${s.party}/${id}`);
+      return page(p, emptyForm, {
+        status: removed.error.status,
+        notices: [{ kind: 'error', text: refusal(removed.error) }],
+      });
     });
 
     if (side !== 'remote') continue;
 
     app.post(`${base}/check-connection`, async (request, reply) => {
-      const ui = uiContext(deps, request, reply);
-      const { id } = request.params as { id: string };
-      const body = toolBody(bodyFields(request), ['sender']);
-      const checked = await callApi<Row>(deps, ui, request, reply, 'POST', `${s.api}/:id/check-connection`, {
+      const p = openPage(deps, request, reply);
+      const id = p.param('id');
+      const body = toolBody(p.fields, ['sender']);
+      const checked = await p.call<Row>('POST', `${s.api}/:id/check-connection`, {
         params: { id },
         body,
       });
       if (!checked.ok)
-        return page(request, reply, emptyForm, checked.error.status, [
-          { kind: 'error', text: refusal(checked.error) },
-        ]);
-      return page(request, reply, emptyForm, 200, [], connectionSteps(checked.data));
+        return page(p, emptyForm, {
+          status: checked.error.status,
+          notices: [{ kind: 'error', text: refusal(checked.error) }],
+        });
+      return page(p, emptyForm, {}, connectionSteps(checked.data));
     });
 
     app.post(`${base}/test-message`, async (request, reply) => {
-      const ui = uiContext(deps, request, reply);
-      const { id } = request.params as { id: string };
-      const sent = await callApi<Row>(deps, ui, request, reply, 'POST', `${s.api}/:id/test-message`, {
+      const p = openPage(deps, request, reply);
+      const id = p.param('id');
+      const sent = await p.call<Row>('POST', `${s.api}/:id/test-message`, {
         params: { id },
-        body: toolBody(bodyFields(request), ['sender', 'organization']),
+        body: toolBody(p.fields, ['sender', 'organization']),
       });
-      if (sent.ok) return seeOther(reply, `${uiPrefix}/messages/${String(sent.data.message_id)}`);
-      return page(request, reply, emptyForm, sent.error.status, [
-        { kind: 'error', text: refusal(sent.error) },
-      ]);
+      if (sent.ok) return p.redirect(`${uiPrefix}/messages/${String(sent.data.message_id)}`);
+      return page(p, emptyForm, {
+        status: sent.error.status,
+        notices: [{ kind: 'error', text: refusal(sent.error) }],
+      });
     });
   }
 }
@@ -310,18 +263,5 @@ function toolBody(fields: Record<string, string | string[]>, names: string[]): R
 
 /** The check's steps in order, each with its outcome. */
 function connectionSteps(result: Row): Html {
-  const steps = (result.steps ?? {}) as Record<string, Row>;
-  return html`<section aria-labelledby="check-heading" id="check-result">
-    <h2 id="check-heading">Connection check: ${result.ok ? 'ok' : 'failed'}</h2>
-    ${result.problem ? html`<p class="alert alert-error" role="alert">${String(result.problem)}</p>` : ''}
-    <ol class="steps">
-      ${Object.entries(steps).map(
-        ([name, step]) =>
-          html`<li class="step step-${String(step.status ?? (step.ok ? 'ok' : 'failed'))}">
-            <strong>${name}</strong>:
-            ${String(step.status ?? (step.ok ? 'ok' : 'failed'))}${step.detail || step.message ? html` — ${String(step.detail ?? step.message)}` : ''}
-          </li>`,
-      )}
-    </ol>
-  </section>`;
+  return checkResult('check', 'Connection check', result);
 }

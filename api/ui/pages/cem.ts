@@ -4,26 +4,13 @@
  * exchange's page with its certificates and, for a partner's request still open, Accept and
  * Reject. Every form runs the API's own route, so it refuses what the API refuses.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { html, type Html } from '../html.js';
-import { uiPrefix, type Notice } from '../layout.js';
+import { uiPrefix } from '../layout.js';
 import { csrfInput, emptyForm, field, type FormState } from '../form.js';
-import {
-  badge,
-  bodyFields,
-  callApi,
-  facts,
-  mustCall,
-  pager,
-  queryOf,
-  refusal,
-  sendPage,
-  seeOther,
-  table,
-  uiContext,
-  when,
-  type UiDeps,
-} from './common.js';
+import { backLink, badge, facts, listWithFilters, openPage } from '../components/index.js';
+import { refused, table, when } from '../components/index.js';
+import type { Answer, PageRequest, UiDeps } from '../components/index.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/cem`;
@@ -69,16 +56,11 @@ const columns = [
   },
 ];
 
-async function options(
-  deps: UiDeps,
-  ui: ReturnType<typeof uiContext>,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
-  const partners = await mustCall<Row>(deps, ui, request, reply, 'GET', '/partners', {
+async function options(p: PageRequest) {
+  const partners = await p.must<Row>('GET', '/partners', {
     query: { limit: '500' },
   });
-  const certificates = await mustCall<Row>(deps, ui, request, reply, 'GET', '/certificates', {
+  const certificates = await p.must<Row>('GET', '/certificates', {
     query: { key: 'present', limit: '500' },
   });
   return {
@@ -90,18 +72,16 @@ async function options(
   };
 }
 
-async function listPage(
-  deps: UiDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  send: FormState = emptyForm,
-  status = 200,
-  notices: Notice[] = [],
-) {
-  const ui = uiContext(deps, request, reply);
-  const query = queryOf(request);
-  const listed = await callApi<Row>(deps, ui, request, reply, 'GET', '/cem/exchanges', { query });
-  const choice = await options(deps, ui, request, reply);
+async function listPage(p: PageRequest, send: FormState = emptyForm, answer: Answer = {}) {
+  const list = await listWithFilters(p, {
+    api: '/cem/exchanges',
+    path: base,
+    listKey: 'exchanges',
+    caption: 'Certificate exchanges',
+    columns,
+    empty: 'No certificate exchanges yet.',
+  });
+  const choice = await options(p);
   const chosen = (send.values.usages as string[] | undefined) ?? ['signature', 'encryption'];
   const usageError = send.errors.usages;
   const body = html`<p class="intro">
@@ -110,16 +90,11 @@ async function listPage(
       its current one as soon as its request arrives; once accepted, pier switches to it on the respond-by
       date.
     </p>
-    ${
-      listed.ok
-        ? html`${table('Certificate exchanges', columns, listed.data.exchanges as Row[], 'No certificate exchanges yet.')}
-          ${pager(base, query, listed.data as never)}`
-        : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
-    }
+    ${list.body}
     <section aria-labelledby="send-heading">
       <h2 id="send-heading">Send our new certificate to a partner</h2>
       <form method="post" action="${base}" class="stacked">
-        ${csrfInput(ui.csrf)}
+        ${csrfInput(p.ui.csrf)}
         ${field({ name: 'partner_id', label: 'Partner', kind: 'select', options: choice.partners, required: true }, send)}
         ${field(
           {
@@ -165,7 +140,7 @@ async function listPage(
     <section aria-labelledby="policy-heading">
       <h2 id="policy-heading">Answering a partner's requests</h2>
       <form method="post" action="${base}/policy" class="stacked">
-        ${csrfInput(ui.csrf)}
+        ${csrfInput(p.ui.csrf)}
         ${field({ name: 'partner_id', id: 'policy-partner', label: 'Partner', kind: 'select', options: choice.partners }, emptyForm)}
         ${field(
           {
@@ -183,28 +158,19 @@ async function listPage(
         <button type="submit">Save policy</button>
       </form>
     </section>`;
-  return sendPage(
-    reply,
-    ui,
-    { title: 'Certificate exchange', body, notices },
-    listed.ok ? status : listed.error.status,
+  return p.send(
+    { title: 'Certificate exchange', body },
+    { notices: answer.notices, status: list.data ? answer.status : list.status },
   );
 }
 
-async function detailPage(
-  deps: UiDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status = 200,
-  notices: Notice[] = [],
-) {
-  const ui = uiContext(deps, request, reply);
-  const { id } = request.params as { id: string };
-  const e = await mustCall<Row>(deps, ui, request, reply, 'GET', '/cem/exchanges/:id', { params: { id } });
+async function detailPage(p: PageRequest, answer: Answer = {}) {
+  const id = p.param('id');
+  const e = await p.must<Row>('GET', '/cem/exchanges/:id', { params: { id } });
   const open = e.direction === 'inbound' && e.state === 'pending';
   const message = (messageId: unknown) =>
     messageId ? html`<a href="${uiPrefix}/messages/${String(messageId)}">${String(messageId)}</a>` : '—';
-  const body = html`<p><a href="${base}">All certificate exchanges</a></p>
+  const body = html`${backLink(base, 'All certificate exchanges')}
     ${facts([
       ['State', badge(String(e.state), stateTone[String(e.state)])],
       [
@@ -246,18 +212,18 @@ async function detailPage(
         ? html`<section aria-labelledby="answer-heading">
             <h2 id="answer-heading">Answer the partner</h2>
             <form method="post" action="${base}/${id}/answer" class="inline">
-              ${csrfInput(ui.csrf)}<input type="hidden" name="decision" value="accept" />
+              ${csrfInput(p.ui.csrf)}<input type="hidden" name="decision" value="accept" />
               <button type="submit">Accept</button>
             </form>
             <form method="post" action="${base}/${id}/answer" class="stacked">
-              ${csrfInput(ui.csrf)}<input type="hidden" name="decision" value="reject" />
+              ${csrfInput(p.ui.csrf)}<input type="hidden" name="decision" value="reject" />
               ${field({ name: 'reason', label: 'Reason for rejection', hint: 'Sent to the partner' }, emptyForm)}
               <button type="submit" class="danger">Reject</button>
             </form>
           </section>`
         : ''
     }`;
-  return sendPage(reply, ui, { title: `Certificate exchange ${String(e.id)}`, body, notices }, status);
+  return p.send({ title: `Certificate exchange ${String(e.id)}`, body }, answer);
 }
 
 const text = (v: string | string[] | undefined) => (Array.isArray(v) ? v.at(-1) : v)?.trim() ?? '';
@@ -265,14 +231,14 @@ const optional = (v: string | string[] | undefined) => (text(v) === '' ? undefin
 const number = (v: string | string[] | undefined) => (/^\d+$/.test(text(v)) ? Number(text(v)) : text(v));
 
 export function registerCemPages(app: FastifyInstance, deps: UiDeps): void {
-  app.get(base, (request, reply) => listPage(deps, request, reply));
-  app.get(`${base}/:id`, (request, reply) => detailPage(deps, request, reply));
+  app.get(base, (request, reply) => listPage(openPage(deps, request, reply)));
+  app.get(`${base}/:id`, (request, reply) => detailPage(openPage(deps, request, reply)));
 
   app.post(base, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const fields = bodyFields(request);
+    const p = openPage(deps, request, reply);
+    const fields = p.fields;
     const chosen = fields.usages === undefined ? [] : ([] as string[]).concat(fields.usages);
-    const sent = await callApi<Row>(deps, ui, request, reply, 'POST', '/cem/exchanges', {
+    const sent = await p.call<Row>('POST', '/cem/exchanges', {
       body: {
         partner_id: number(fields.partner_id),
         certificate_id: number(fields.certificate_id),
@@ -282,47 +248,42 @@ export function registerCemPages(app: FastifyInstance, deps: UiDeps): void {
         sender: optional(fields.sender),
       },
     });
-    if (sent.ok) return seeOther(reply, `${base}/${String(sent.data.id)}`);
+    if (sent.ok) return p.redirect(`${base}/${String(sent.data.id)}`);
     return listPage(
-      deps,
-      request,
-      reply,
+      p,
       { values: { ...fields, usages: chosen }, errors: sent.error.details ?? {} },
-      sent.error.status,
-      sent.error.code === 'INVALID_INPUT' ? [] : [{ kind: 'error', text: refusal(sent.error) }],
+      sent.error.code === 'INVALID_INPUT' ? { status: sent.error.status } : refused(sent.error),
     );
   });
 
   app.post(`${base}/policy`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const fields = bodyFields(request);
-    const saved = await callApi<Row>(deps, ui, request, reply, 'PUT', '/cem/policies/:id', {
+    const p = openPage(deps, request, reply);
+    const fields = p.fields;
+    const saved = await p.call<Row>('PUT', '/cem/policies/:id', {
       params: { id: text(fields.partner_id) },
       body: { policy: text(fields.policy) },
     });
     if (saved.ok)
-      return listPage(deps, request, reply, emptyForm, 200, [
-        {
-          kind: 'ok',
-          text: `Requests of partner ${text(fields.partner_id)} are answered: ${String(saved.data.policy)}.`,
-        },
-      ]);
-    return listPage(deps, request, reply, emptyForm, saved.error.status, [
-      { kind: 'error', text: refusal(saved.error) },
-    ]);
+      return listPage(p, emptyForm, {
+        notices: [
+          {
+            kind: 'ok',
+            text: `Requests of partner ${text(fields.partner_id)} are answered: ${String(saved.data.policy)}.`,
+          },
+        ],
+      });
+    return listPage(p, emptyForm, refused(saved.error));
   });
 
   app.post(`${base}/:id/answer`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const fields = bodyFields(request);
-    const done = await callApi(deps, ui, request, reply, 'POST', '/cem/exchanges/:id/answer', {
+    const p = openPage(deps, request, reply);
+    const id = p.param('id');
+    const fields = p.fields;
+    const done = await p.call('POST', '/cem/exchanges/:id/answer', {
       params: { id },
       body: { decision: text(fields.decision), reason: optional(fields.reason) },
     });
-    if (done.ok) return seeOther(reply, `${base}/${id}`);
-    return detailPage(deps, request, reply, done.error.status, [
-      { kind: 'error', text: refusal(done.error) },
-    ]);
+    if (done.ok) return p.redirect(`${base}/${id}`);
+    return detailPage(p, refused(done.error));
   });
 }

@@ -5,24 +5,16 @@
  * POST /certificates/generate or /certificate-requests/… as the API does, so both refuse the
  * same bodies with the same messages.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { defaultValidDays, maxValidDays } from '../../schemas/certificate-generate.js';
 import { html, type Html } from '../html.js';
-import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
+import { uiPrefix, type Notice } from '../layout.js';
 import { csrfInput, emptyForm, field, formErrors, type FormState } from '../form.js';
-import {
-  bodyFields,
-  callApi,
-  facts,
-  mustCall,
-  refusal,
-  sendPage,
-  seeOther,
-  table,
-  uiContext,
-  when,
-  type UiDeps,
-} from './common.js';
+import { actionButton, backLink, facts, openPage, refusedForm } from '../components/index.js';
+import { refusedState } from '../components/index.js';
+import { registerDelete } from '../components/index.js';
+import { table, when, type Answer, type PageRequest } from '../components/index.js';
+import type { UiDeps } from './common.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/certificates`;
@@ -118,22 +110,14 @@ function generateForm(csrf: string, state: FormState): Html {
   </form>`;
 }
 
-async function generatePage(
-  deps: UiDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  state: FormState,
-  status = 200,
-  notices: Notice[] = [],
-) {
-  const ui = uiContext(deps, request, reply);
-  const body = html`<p><a href="${base}">All certificates</a></p>
+async function generatePage(p: PageRequest, state: FormState, answer: Answer = {}) {
+  const body = html`${backLink(base, 'All certificates')}
     <p class="intro">
       pier makes the key pair and keeps the private key; it is never shown or downloaded. Partners get the
       certificate (PEM or DER) from the certificate's page.
     </p>
-    ${generateForm(ui.csrf, state)}`;
-  return sendPage(reply, ui, { title: 'Generate a key pair', body, notices }, status);
+    ${generateForm(p.ui.csrf, state)}`;
+  return p.send({ title: 'Generate a key pair', body }, answer);
 }
 
 function requestsTable(rows: Row[]): Html {
@@ -160,13 +144,8 @@ function keyText(r: Row): string {
 }
 
 /** The section of the certificates page listing requests waiting for their CA (empty: nothing shown). */
-export async function pendingRequestsSection(
-  deps: UiDeps,
-  ui: UiRequestContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<Html> {
-  const listed = await callApi<Row>(deps, ui, request, reply, 'GET', '/certificate-requests', {
+export async function pendingRequestsSection(p: PageRequest): Promise<Html> {
+  const listed = await p.call<Row>('GET', '/certificate-requests', {
     query: { limit: '100' },
   });
   if (!listed.ok || (listed.data.certificate_requests as Row[]).length === 0) return html``;
@@ -176,21 +155,13 @@ export async function pendingRequestsSection(
   </section>`;
 }
 
-async function requestPage(
-  deps: UiDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  state: FormState,
-  status = 200,
-  notices: Notice[] = [],
-) {
-  const ui = uiContext(deps, request, reply);
-  const { id } = request.params as { id: string };
-  const r = await mustCall<Row>(deps, ui, request, reply, 'GET', '/certificate-requests/:id', {
+async function requestPage(p: PageRequest, state: FormState, answer: Answer = {}) {
+  const id = p.param('id');
+  const r = await p.must<Row>('GET', '/certificate-requests/:id', {
     params: { id },
   });
-  const made = (request.query as { made?: string }).made;
-  const body = html`<p><a href="${base}">All certificates</a></p>
+  const made = p.query.made;
+  const body = html`${backLink(base, 'All certificates')}
     ${facts([
       ['State', "Waiting for the CA's certificate"],
       ['Subject', String(r.subject)],
@@ -207,100 +178,60 @@ async function requestPage(
     <section aria-labelledby="complete-heading">
       <h2 id="complete-heading">2. Paste the certificate the CA sends back</h2>
       <form method="post" action="${base}/requests/${id}/certificate" class="record-form" novalidate>
-        ${csrfInput(ui.csrf)} ${formErrors(state, ['certificate', 'description'])}
+        ${csrfInput(p.ui.csrf)} ${formErrors(state, ['certificate', 'description'])}
         ${field({ name: 'certificate', label: "CA's certificate (PEM)", kind: 'textarea', required: true, hint: 'The chain may follow it; only the certificate of this key is stored' }, state)}
         ${field({ name: 'description', label: 'Description', value: r.description }, state)}
         <button type="submit">Store the certificate with its key</button>
       </form>
     </section>
-    <form method="post" action="${base}/requests/${id}/delete" class="danger-zone">
-      ${csrfInput(ui.csrf)} <button type="submit" class="danger">Delete request and key</button>
-    </form>`;
-  return sendPage(
-    reply,
-    ui,
-    {
-      title: `Certificate request ${String(r.description)}`,
-      body,
-      notices: [
-        ...(made
-          ? [{ kind: 'ok' as const, text: 'Key pair and request made. Send the request to your CA.' }]
-          : []),
-        ...notices,
-      ],
-    },
-    status,
-  );
+    ${actionButton(p.ui.csrf, `${base}/requests/${id}/delete`, 'Delete request and key', { danger: true })}`;
+  const notices: Notice[] = made
+    ? [{ kind: 'ok', text: 'Key pair and request made. Send the request to your CA.' }]
+    : [];
+  return p.send({ title: `Certificate request ${String(r.description)}`, body, notices }, answer);
 }
 
 export function registerCertificateGeneratePages(app: FastifyInstance, deps: UiDeps): void {
-  app.get(`${base}/generate`, (request, reply) => generatePage(deps, request, reply, emptyForm));
+  app.get(`${base}/generate`, (request, reply) => generatePage(openPage(deps, request, reply), emptyForm));
 
   app.post(`${base}/generate`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const fields = bodyFields(request);
-    const made = await callApi<Row>(deps, ui, request, reply, 'POST', '/certificates/generate', {
+    const p = openPage(deps, request, reply);
+    const fields = p.fields;
+    const made = await p.call<Row>('POST', '/certificates/generate', {
       body: generateBodyOf(fields),
     });
     if (made.ok) {
       return made.data.state === 'awaiting_certificate'
-        ? seeOther(reply, `${base}/requests/${String(made.data.id)}?made=1`)
-        : seeOther(reply, `${base}/${String(made.data.id)}?saved=generated`);
+        ? p.redirect(`${base}/requests/${String(made.data.id)}?made=1`)
+        : p.redirect(`${base}/${String(made.data.id)}?saved=generated`);
     }
     const state = { values: fields, errors: formErrorsOf(made.error.details ?? {}) };
-    const notices: Notice[] =
-      made.error.code === 'INVALID_INPUT' ? [] : [{ kind: 'error', text: refusal(made.error) }];
-    return generatePage(deps, request, reply, state, made.error.status, notices);
+    return generatePage(p, state, refusedForm(made.error));
   });
 
-  app.get(`${base}/requests/:id`, (request, reply) => requestPage(deps, request, reply, emptyForm));
+  app.get(`${base}/requests/:id`, (request, reply) => requestPage(openPage(deps, request, reply), emptyForm));
 
   app.get(`${base}/requests/:id/csr`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    await mustCall(deps, ui, request, reply, 'GET', '/certificate-requests/:id/csr', { params: { id } });
+    const p = openPage(deps, request, reply);
+    const id = p.param('id');
+    await p.must('GET', '/certificate-requests/:id/csr', { params: { id } });
     return reply;
   });
 
   app.post(`${base}/requests/:id/certificate`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const fields = bodyFields(request);
+    const p = openPage(deps, request, reply);
+    const id = p.param('id');
+    const fields = p.fields;
     const description = typeof fields.description === 'string' ? fields.description.trim() : '';
-    const done = await callApi<Row>(
-      deps,
-      ui,
-      request,
-      reply,
-      'POST',
-      '/certificate-requests/:id/certificate',
-      {
-        params: { id },
-        body: { certificate: fields.certificate ?? '', ...(description ? { description } : {}) },
-      },
-    );
-    if (done.ok) return seeOther(reply, `${base}/${String(done.data.id)}?saved=completed`);
-    const notices: Notice[] =
-      done.error.code === 'INVALID_INPUT' ? [] : [{ kind: 'error', text: refusal(done.error) }];
-    return requestPage(
-      deps,
-      request,
-      reply,
-      { values: fields, errors: done.error.details ?? {} },
-      done.error.status,
-      notices,
-    );
+    const done = await p.call<Row>('POST', '/certificate-requests/:id/certificate', {
+      params: { id },
+      body: { certificate: fields.certificate ?? '', ...(description ? { description } : {}) },
+    });
+    if (done.ok) return p.redirect(`${base}/${String(done.data.id)}?saved=completed`);
+    return requestPage(p, refusedState(done.error, fields), refusedForm(done.error));
   });
 
-  app.post(`${base}/requests/:id/delete`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const removed = await callApi(deps, ui, request, reply, 'DELETE', '/certificate-requests/:id', {
-      params: { id },
-    });
-    if (removed.ok) return seeOther(reply, base);
-    return requestPage(deps, request, reply, emptyForm, removed.error.status, [
-      { kind: 'error', text: refusal(removed.error) },
-    ]);
-  });
+  registerDelete(app, deps, `${base}/requests/:id`, '/certificate-requests/:id', base, (p, answer) =>
+    requestPage(p, emptyForm, answer),
+  );
 }

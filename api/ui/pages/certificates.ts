@@ -5,29 +5,18 @@
  * warning when the stored key does not belong to the certificate, and rollover planning.
  * Generating keys and CSRs is in certificate-generate.ts.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { readUploadForm } from '../../resources/certificates/form.js';
 import { uploadCertificates } from '../../resources/certificates/upload.js';
 import { toApiError } from '../../plugins/error-handler.js';
 import { html, type Html } from '../html.js';
 import { uiPrefix, type Notice } from '../layout.js';
 import { csrfInput, emptyForm, field, formErrors, type FormState } from '../form.js';
-import {
-  badge,
-  bodyFields,
-  callApi,
-  facts,
-  mustCall,
-  pager,
-  queryOf,
-  refusal,
-  sendPage,
-  seeOther,
-  table,
-  uiContext,
-  when,
-  type UiDeps,
-} from './common.js';
+import { actionButton, badge, facts, listWithFilters, openPage, refusal } from '../components/index.js';
+import { registerDelete } from '../components/index.js';
+import { refused } from '../components/index.js';
+import { refusedState, when, type Answer, type PageRequest } from '../components/index.js';
+import type { UiDeps } from './common.js';
 import { usageSection } from './certificate-usage.js';
 import { pendingRequestsSection, registerCertificateGeneratePages } from './certificate-generate.js';
 import { registerRolloverPage, rolloverSection } from './certificate-rollover.js';
@@ -47,54 +36,51 @@ function certificateName(r: Row): string {
   return String(r.description || r.common_name || r.subject || r.id);
 }
 
-async function listPage(
-  deps: UiDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  upload: FormState,
-  status = 200,
-  notices: Notice[] = [],
-) {
-  const ui = uiContext(deps, request, reply);
-  const query = queryOf(request);
-  const listed = await callApi<Row>(deps, ui, request, reply, 'GET', '/certificates', { query });
-  const filterState = { values: query, errors: listed.ok ? {} : (listed.error.details ?? {}) };
+const certificateColumns = [
+  {
+    label: 'Certificate',
+    cell: (r: Row) => html`<a href="${base}/${String(r.id)}">${certificateName(r)}</a>`,
+  },
+  { label: 'Subject', cell: (r: Row) => String(r.subject) },
+  { label: 'State', cell: (r: Row) => badge(String(r.state)) },
+  { label: 'Days left', cell: (r: Row) => String(r.days_remaining) },
+  {
+    label: 'Key',
+    cell: (r: Row) =>
+      r.has_private_key ? (r.private_key_matches ? 'yes, matches' : badge('does not match', 'error')) : 'no',
+  },
+  { label: 'Expires', cell: (r: Row) => when(r.not_after as string) },
+];
+
+const certificateFilters = [
+  { name: 'q', label: 'Search', hint: 'Description, names, serial, or the start of the SHA-256 fingerprint' },
+  {
+    name: 'status',
+    label: 'State',
+    kind: 'select' as const,
+    options: [{ value: '', label: 'any' }, 'valid', 'expiring', 'expired'],
+  },
+  {
+    name: 'key',
+    label: 'Private key',
+    kind: 'select' as const,
+    options: [{ value: '', label: 'any' }, 'present', 'absent'],
+  },
+];
+
+async function listPage(p: PageRequest, upload: FormState, answer: Answer = {}) {
+  const list = await listWithFilters(p, {
+    api: '/certificates',
+    path: base,
+    listKey: 'certificates',
+    caption: 'Certificates',
+    columns: certificateColumns,
+    empty: 'No certificates match.',
+    filterLabel: 'Filter certificates',
+    filters: certificateFilters,
+  });
   const body = html`<p class="actions"><a class="button" href="${base}/generate">Generate a key pair</a></p>
-    <form class="filters" method="get" action="${base}" role="search" aria-label="Filter certificates">
-      ${field({ name: 'q', label: 'Search', hint: 'Description, names, serial, or the start of the SHA-256 fingerprint' }, filterState)}
-      ${field({ name: 'status', label: 'State', kind: 'select', options: [{ value: '', label: 'any' }, 'valid', 'expiring', 'expired'] }, filterState)}
-      ${field({ name: 'key', label: 'Private key', kind: 'select', options: [{ value: '', label: 'any' }, 'present', 'absent'] }, filterState)}
-      <button type="submit">Filter</button>
-    </form>
-    ${
-      listed.ok
-        ? html`${table(
-            'Certificates',
-            [
-              {
-                label: 'Certificate',
-                cell: (r: Row) => html`<a href="${base}/${String(r.id)}">${certificateName(r)}</a>`,
-              },
-              { label: 'Subject', cell: (r) => String(r.subject) },
-              { label: 'State', cell: (r) => badge(String(r.state)) },
-              { label: 'Days left', cell: (r) => String(r.days_remaining) },
-              {
-                label: 'Key',
-                cell: (r) =>
-                  r.has_private_key
-                    ? r.private_key_matches
-                      ? 'yes, matches'
-                      : badge('does not match', 'error')
-                    : 'no',
-              },
-              { label: 'Expires', cell: (r) => when(r.not_after as string) },
-            ],
-            listed.data.certificates as Row[],
-            'No certificates match.',
-          )}${pager(base, query, listed.data as never)}`
-        : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
-    }
-    ${await pendingRequestsSection(deps, ui, request, reply)}
+    ${list.body} ${await pendingRequestsSection(p)}
     <section aria-labelledby="upload-heading">
       <h2 id="upload-heading">Upload</h2>
       <p class="intro">
@@ -116,7 +102,7 @@ async function listPage(
         <button type="submit">Upload</button>
       </form>
     </section>`;
-  return sendPage(reply, ui, { title: 'Certificates', body, notices }, status);
+  return p.send({ title: 'Certificates', body }, answer);
 }
 
 function importChoice(csrf: string, findings: Row): Html {
@@ -172,51 +158,44 @@ function importChoice(csrf: string, findings: Row): Html {
 }
 
 export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): void {
-  app.get(base, (request, reply) => listPage(deps, request, reply, emptyForm));
+  app.get(base, (request, reply) => listPage(openPage(deps, request, reply), emptyForm));
 
   app.post(`${base}/upload`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
+    const p = openPage(deps, request, reply);
     try {
       // The API route answers by itself, so the UI runs the same reader and service.
-      const answer = await uploadCertificates(deps.ctx, ui.user.caller, await readUploadForm(request));
-      if ('record' in answer) return seeOther(reply, `${base}/${answer.record.id}?saved=uploaded`);
-      return sendPage(reply, ui, {
+      const answer = await uploadCertificates(deps.ctx, p.ui.user.caller, await readUploadForm(request));
+      if ('record' in answer) return p.redirect(`${base}/${answer.record.id}?saved=uploaded`);
+      return p.send({
         title: 'Choose certificates to import',
-        body: importChoice(ui.csrf, answer.findings),
+        body: importChoice(p.ui.csrf, answer.findings),
       });
     } catch (error) {
       const known = toApiError(error, request);
       if (!known) throw error;
-      const state = { values: {}, errors: known.details ?? {} };
-      return listPage(
-        deps,
-        request,
-        reply,
-        state,
-        known.status,
-        known.code === 'INVALID_INPUT' ? [] : [{ kind: 'error', text: refusal(known) }],
-      );
+      const answer = known.code === 'INVALID_INPUT' ? { status: known.status } : refused(known);
+      return listPage(p, refusedState(known), answer);
     }
   });
 
   app.post(`${base}/import`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const fields = bodyFields(request);
+    const p = openPage(deps, request, reply);
+    const fields = p.fields;
     const picks = [fields.pick ?? []].flat();
     const body = {
       import_token: String(fields.import_token ?? ''),
-      certificates: picks.map((p) => {
-        const description = fields[`description_${p}`];
+      certificates: picks.map((pick) => {
+        const description = fields[`description_${pick}`];
         return {
-          index: Number(p),
+          index: Number(pick),
           ...(typeof description === 'string' && description !== '' ? { description } : {}),
         };
       }),
     };
-    const done = await callApi<Row>(deps, ui, request, reply, 'POST', '/certificates/import', { body });
+    const done = await p.call<Row>('POST', '/certificates/import', { body });
     if (done.ok) {
       const ids = (done.data.certificates as Row[]).map((c) => String(c.id));
-      return sendPage(reply, ui, {
+      return p.send({
         title: 'Certificates imported',
         notices: [{ kind: 'ok', text: `Imported ${ids.length} certificate(s).` }],
         body: html`<ul>
@@ -225,25 +204,21 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
           <p><a href="${base}">All certificates</a></p>`,
       });
     }
-    return listPage(deps, request, reply, emptyForm, done.error.status, [
-      {
-        kind: 'error',
-        text: html`${refusal(done.error)}${done.error.details ? html` ${JSON.stringify(done.error.details)}` : ''}`,
-      },
-    ]);
+    return listPage(p, emptyForm, {
+      status: done.error.status,
+      notices: [
+        {
+          kind: 'error',
+          text: html`${refusal(done.error)}${done.error.details ? html` ${JSON.stringify(done.error.details)}` : ''}`,
+        },
+      ],
+    });
   });
 
-  const detail = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    form: FormState,
-    status = 200,
-    notices: Notice[] = [],
-  ) => {
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const c = await mustCall<Row>(deps, ui, request, reply, 'GET', '/certificates/:id', { params: { id } });
-    const saved = (request.query as { saved?: string }).saved;
+  const detail = async (p: PageRequest, form: FormState, answer: Answer = {}) => {
+    const id = p.param('id');
+    const c = await p.must<Row>('GET', '/certificates/:id', { params: { id } });
+    const saved = p.query.saved;
     const list = (v: unknown) => ((v as string[]) ?? []).join(', ') || '—';
     const mismatch = Boolean(c.has_private_key) && !c.private_key_matches;
     const body = html`<p>
@@ -288,67 +263,46 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
         ['SHA-1', html`<code>${String(c.fingerprint_sha1)}</code>`],
         ['SHA-256', html`<code>${String(c.fingerprint_sha256)}</code>`],
       ])}
-      ${await usageSection(deps, Number(c.id))} ${await rolloverSection(deps, ui, request, reply, c)}
+      ${await usageSection(deps, Number(c.id))} ${await rolloverSection(p.deps, p.ui, p.request, p.reply, c)}
       <form method="post" action="${base}/${id}" class="record-form" novalidate>
-        ${csrfInput(ui.csrf)} ${formErrors(form, ['description'])}
+        ${csrfInput(p.ui.csrf)} ${formErrors(form, ['description'])}
         ${field({ name: 'description', label: 'Description', kind: 'textarea', value: c.description }, form)}
         <button type="submit">Save</button>
       </form>
-      <form method="post" action="${base}/${id}/delete" class="danger-zone">
-        ${csrfInput(ui.csrf)} <button type="submit" class="danger">Delete certificate</button>
-      </form>`;
-    return sendPage(
-      reply,
-      ui,
-      {
-        title: `Certificate ${certificateName(c)}`,
-        body,
-        notices: [
-          ...(saved ? [{ kind: 'ok' as const, text: savedText[saved] ?? 'Saved.' }] : []),
-          ...notices,
-        ],
-      },
-      status,
-    );
+      ${actionButton(p.ui.csrf, `${base}/${id}/delete`, 'Delete certificate', { danger: true })}`;
+    const notices: Notice[] = saved ? [{ kind: 'ok', text: savedText[saved] ?? 'Saved.' }] : [];
+    return p.send({ title: `Certificate ${certificateName(c)}`, body, notices }, answer);
   };
 
   registerCertificateGeneratePages(app, deps);
   registerRolloverPage(app, deps, (request, reply, status, text) =>
-    detail(request, reply, emptyForm, status, [{ kind: 'error', text }]),
+    detail(openPage(deps, request, reply), emptyForm, { status, notices: [{ kind: 'error', text }] }),
   );
-  app.get(`${base}/:id`, (request, reply) => detail(request, reply, emptyForm));
+  app.get(`${base}/:id`, (request, reply) => detail(openPage(deps, request, reply), emptyForm));
 
   app.post(`${base}/:id`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const fields = bodyFields(request);
+    const p = openPage(deps, request, reply);
+    const id = p.param('id');
+    const fields = p.fields;
     const body = { description: fields.description ?? '' };
-    const saved = await callApi(deps, ui, request, reply, 'PUT', '/certificates/:id', {
+    const saved = await p.call('PUT', '/certificates/:id', {
       params: { id },
       body,
     });
-    if (saved.ok) return seeOther(reply, `${base}/${id}?saved=1`);
-    return detail(request, reply, { values: fields, errors: saved.error.details ?? {} }, saved.error.status);
+    if (saved.ok) return p.redirect(`${base}/${id}?saved=1`);
+    return detail(p, refusedState(saved.error, fields), { status: saved.error.status });
   });
 
-  app.post(`${base}/:id/delete`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const removed = await callApi(deps, ui, request, reply, 'DELETE', '/certificates/:id', {
-      params: { id },
-    });
-    if (removed.ok) return seeOther(reply, base);
-    return detail(request, reply, emptyForm, removed.error.status, [
-      { kind: 'error', text: refusal(removed.error) },
-    ]);
-  });
+  registerDelete(app, deps, `${base}/:id`, '/certificates/:id', base, (p, answer) =>
+    detail(p, emptyForm, answer),
+  );
 
   app.get(`${base}/:id/download`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    await mustCall(deps, ui, request, reply, 'GET', '/certificates/:id/download', {
+    const p = openPage(deps, request, reply);
+    const id = p.param('id');
+    await p.must('GET', '/certificates/:id/download', {
       params: { id },
-      query: queryOf(request),
+      query: p.query,
     });
     return reply;
   });

@@ -54,16 +54,8 @@ export function callApi<T = unknown>(
 }
 
 /** An API answer the page cannot do without: a refusal becomes the error page. */
-export async function mustCall<T = unknown>(
-  deps: UiDeps,
-  ui: UiRequestContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  method: HttpMethod,
-  url: string,
-  input: ApiCall = {},
-): Promise<T> {
-  const outcome = await callApi<T>(deps, ui, request, reply, method, url, input);
+export async function mustCall<T = unknown>(...args: Parameters<typeof callApi>): Promise<T> {
+  const outcome = await callApi<T>(...args);
   if (!outcome.ok) throw outcome.error;
   return outcome.data;
 }

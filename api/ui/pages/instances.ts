@@ -3,42 +3,21 @@
  * and configuration forms per type generated from the type's declaration (actors/<type>/
  * config.ts), the same declaration that makes the API's schemas and OpenAPI document.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { isPluginType, pluginTypeDefinitions, pluginTypes, type PluginType } from '../../../actors/index.js';
 import { pluginConfigSchemas } from '../../schemas/plugin-config.js';
 import type { ApiError } from '../../errors.js';
 import { html, type Html } from '../html.js';
 import { uiPrefix, type Notice } from '../layout.js';
-import {
-  csrfInput,
-  emptyForm,
-  fieldSections,
-  formErrors,
-  formToBody,
-  kindOf,
-  shapeOf,
-  specFromSchema,
-  type FieldSpec,
-  type FormState,
-} from '../form.js';
-import {
-  badge,
-  bodyFields,
-  callApi,
-  mustCall,
-  refusal,
-  sendPage,
-  seeOther,
-  table,
-  uiContext,
-  when,
-  type UiDeps,
-} from './common.js';
+import { csrfInput, emptyForm, formToBody, kindOf, shapeOf, specFromSchema } from '../form.js';
+import type { FieldSpec, FormState } from '../form.js';
+import { actionButton, backLink, badge, openPage, recordForm, refusal } from '../components/index.js';
+import { refused } from '../components/index.js';
+import { refusedForm, table, when, type Answer, type PageRequest, type UiDeps } from '../components/index.js';
 import { isSftpType, registerSftpToolRoutes, sftpTools } from './sftp-tools.js';
 
-import { keptField } from '../kept-secrets.js';
-import { asPicker, loadChoices, pickerOf, type Choices } from '../pickers.js';
-import { refusedForm } from './crud.js';
+import { asPicker, pickerOf, type Choices } from '../pickers.js';
+import { refusedForm as keptForm } from './crud.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/instances`;
@@ -123,10 +102,9 @@ function actionRefusal(error: ApiError, action: string): Html {
 }
 
 export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void {
-  const list = async (request: FastifyRequest, reply: FastifyReply, status = 200, notices: Notice[] = []) => {
-    const ui = uiContext(deps, request, reply);
-    const services = await mustCall<Row[]>(deps, ui, request, reply, 'GET', '/services');
-    const done = (request.query as { done?: string }).done;
+  const list = async (p: PageRequest, answer: Answer = {}) => {
+    const services = await p.must<Row[]>('GET', '/services');
+    const done = p.query.done;
     const body = html` ${table(
         'Plugin instances',
         [
@@ -157,7 +135,7 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
                         action="${base}/${String(r.type)}/${String(r.name)}/${a}"
                         class="inline"
                       >
-                        ${csrfInput(ui.csrf)}<button
+                        ${csrfInput(p.ui.csrf)}<button
                           type="submit"
                           class="small"
                           aria-label="${a} ${String(r.type)}/${String(r.name)}"
@@ -176,72 +154,60 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
           ${pluginTypes.map((t) => html`<li><a href="${base}/new/${t}">${t}</a>: ${pluginTypeDefinitions[t].summary}</li>`)}
         </ul>
       </section>`;
-    return sendPage(
-      reply,
-      ui,
-      {
-        title: 'Plugin instances',
-        body,
-        notices: [...(done ? [{ kind: 'ok' as const, text: `Done: ${done}.` }] : []), ...notices],
-      },
-      status,
-    );
+    const notices: Notice[] = done ? [{ kind: 'ok', text: `Done: ${done}.` }] : [];
+    return p.send({ title: 'Plugin instances', body, notices }, answer);
   };
-  app.get(base, (request, reply) => list(request, reply));
+  app.get(base, (request, reply) => list(openPage(deps, request, reply)));
 
   app.post(`${base}/:type/:name/:action`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
+    const p = openPage(deps, request, reply);
     const params = request.params as { type: string; name: string; action: string };
-    const done = await callApi<Row>(deps, ui, request, reply, 'POST', '/services/:type/:name/:action', {
+    const done = await p.call<Row>('POST', '/services/:type/:name/:action', {
       params,
       body: {},
     });
     if (done.ok)
-      return seeOther(
-        reply,
+      return p.redirect(
         `${base}?done=${encodeURIComponent(`${params.action} ${params.type}/${params.name}, now ${String(done.data.status)}`)}`,
       );
-    return list(request, reply, done.error.status, [
-      { kind: 'error', text: actionRefusal(done.error, params.action) },
-    ]);
+    return list(p, {
+      status: done.error.status,
+      notices: [{ kind: 'error', text: actionRefusal(done.error, params.action) }],
+    });
   });
 
   const form = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
+    p: PageRequest,
     state: FormState,
-    status = 200,
-    notices: Notice[] = [],
+    answer: Answer = {},
     /** An SFTP instance's last connection check, shown under its tools. */
     checked?: Row,
   ) => {
-    const ui = uiContext(deps, request, reply);
-    const params = request.params as { type?: string; name?: string };
+    const params = p.request.params as { type?: string; name?: string };
     // The SFTP tools' routes name the type in their path, not as a parameter.
-    const type = params.type ?? request.url.split('/')[3] ?? '';
+    const type = params.type ?? p.request.url.split('/')[3] ?? '';
     const name = params.name;
     if (!isPluginType(type))
-      return mustCall(deps, ui, request, reply, 'GET', '/plugins/configs/:type/:name', {
+      return p.must('GET', '/plugins/configs/:type/:name', {
         params: { type, name: name ?? 'x' },
       });
     const record = name
-      ? await mustCall<Row>(deps, ui, request, reply, 'GET', '/plugins/configs/:type/:name', {
+      ? await p.must<Row>('GET', '/plugins/configs/:type/:name', {
           params: { type, name },
         })
       : undefined;
     const needs = configFields(type, record ? 'update' : 'create', record);
-    const choices = await loadChoices(deps, ui, request, reply, {
+    const choices = await p.choices({
       certificates: needs.some((f) => /_certificate_ids?$/.test(f.name)),
       parties: type === 'file-poller',
     });
     const fields = withPickers(type, needs, choices, state);
     const action = record ? `${base}/${type}/${name}` : `${base}/new/${type}`;
-    const saved = (request.query as { saved?: string }).saved;
-    const services = record ? await callApi<Row[]>(deps, ui, request, reply, 'GET', '/services') : undefined;
+    const saved = p.query.saved;
+    const services = record ? await p.call<Row[]>('GET', '/services') : undefined;
     const service = services?.ok ? services.data.find((r) => r.type === type && r.name === name) : undefined;
-    const ticket = (state as FormState & { ticket?: string }).ticket;
     const testPath = `/plugins/configs/${type}/:name/test`;
-    const body = html`<p><a href="${base}">All instances</a></p>
+    const body = html`${backLink(base, 'All instances')}
       <p class="intro">
         ${pluginTypeDefinitions[type].summary}. Changes take effect when the instance restarts.
       </p>
@@ -253,22 +219,13 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
               ${(service.actions as string[]).map(
                 (a) =>
                   html`<form method="post" action="${base}/${type}/${name}/${a}" class="inline">
-                    ${csrfInput(ui.csrf)}<button type="submit" class="small">${a}</button>
+                    ${csrfInput(p.ui.csrf)}<button type="submit" class="small">${a}</button>
                   </form> `,
               )}
             </p>`
           : ''
       }
-      <form method="post" action="${action}" class="record-form" novalidate>
-        ${csrfInput(ui.csrf)}
-        ${ticket ? html`<input type="hidden" name="${keptField}" value="${ticket}" />` : ''}
-        ${formErrors(
-          state,
-          fields.map((f) => f.name),
-        )}
-        ${fieldSections(fields, state)}
-        <button type="submit">${record ? 'Save' : 'Create'}</button>
-      </form>
+      ${recordForm({ action, csrf: p.ui.csrf, fields, state, submit: record ? 'Save' : 'Create' })}
       ${
         record && deps.api.has('POST', testPath)
           ? html`<section aria-labelledby="test-heading">
@@ -278,29 +235,15 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
                 happened.
               </p>
               <form method="post" action="${action}/test" class="actions">
-                ${csrfInput(ui.csrf)}<button type="submit">Send a test notification</button>
+                ${csrfInput(p.ui.csrf)}<button type="submit">Send a test notification</button>
               </form>
             </section>`
           : ''
       }
-      ${
-        record
-          ? html`<form method="post" action="${action}/delete" class="danger-zone">
-              ${csrfInput(ui.csrf)}<button type="submit" class="danger">Delete instance</button>
-            </form>`
-          : ''
-      }
-      ${record && isSftpType(type) ? sftpTools(ui, action, checked) : ''}`;
-    return sendPage(
-      reply,
-      ui,
-      {
-        title: record ? `${type}/${name}` : `New ${type}`,
-        body,
-        notices: [...(saved && name ? [savedNotice(saved, service, type, name, ui.csrf)] : []), ...notices],
-      },
-      status,
-    );
+      ${record ? actionButton(p.ui.csrf, `${action}/delete`, 'Delete instance', { danger: true }) : ''}
+      ${record && isSftpType(type) ? sftpTools(p.ui, action, checked) : ''}`;
+    const notices = saved && name ? [savedNotice(saved, service, type, name, p.ui.csrf)] : [];
+    return p.send({ title: record ? `${type}/${name}` : `New ${type}`, body, notices }, answer);
   };
 
   const secretNames = (type: string) =>
@@ -308,64 +251,53 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
 
   // Before the service actions' `/:type/:name/:action`: these paths name their type.
   registerSftpToolRoutes(app, deps, base, (request, reply, status, notices, checked) =>
-    form(request, reply, emptyForm, status, notices, checked),
+    form(openPage(deps, request, reply), emptyForm, { status, notices }, checked),
   );
-  app.get(`${base}/new/:type`, (request, reply) => form(request, reply, emptyForm));
+  app.get(`${base}/new/:type`, (request, reply) => form(openPage(deps, request, reply), emptyForm));
   app.post(`${base}/new/:type`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
+    const p = openPage(deps, request, reply);
     const { type } = request.params as { type: string };
-    const fields = deps.kept.restore(ui.csrf, bodyFields(request), secretNames(type));
+    const fields = deps.kept.restore(p.ui.csrf, p.fields, secretNames(type));
     const schema = isPluginType(type) ? pluginConfigSchemas[type].create : undefined;
-    const made = await callApi<Row>(deps, ui, request, reply, 'POST', '/plugins/configs', {
+    const made = await p.call<Row>('POST', '/plugins/configs', {
       query: { type },
       body: formToBody(schema, fields, secretNames(type), { creating: true }),
     });
-    if (made.ok) return seeOther(reply, `${base}/${type}/${String(made.data.name)}?saved=1`);
-    return form(
-      request,
-      reply,
-      refusedForm(deps, ui, fields, made.error.details ?? {}, secretNames(type)),
-      made.error.status,
-      made.error.code === 'INVALID_INPUT' ? [] : [{ kind: 'error', text: refusal(made.error) }],
-    );
+    if (made.ok) return p.redirect(`${base}/${type}/${String(made.data.name)}?saved=1`);
+    const state = keptForm(deps, p.ui, fields, made.error.details ?? {}, secretNames(type));
+    return form(p, state, refusedForm(made.error));
   });
-  app.get(`${base}/:type/:name`, (request, reply) => form(request, reply, emptyForm));
+  app.get(`${base}/:type/:name`, (request, reply) => form(openPage(deps, request, reply), emptyForm));
   app.post(`${base}/:type/:name`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
+    const p = openPage(deps, request, reply);
     const params = request.params as { type: string; name: string };
-    const fields = deps.kept.restore(ui.csrf, bodyFields(request), secretNames(params.type));
+    const fields = deps.kept.restore(p.ui.csrf, p.fields, secretNames(params.type));
     const schema = isPluginType(params.type) ? pluginConfigSchemas[params.type].update : undefined;
-    const saved = await callApi<Row>(deps, ui, request, reply, 'PUT', '/plugins/configs/:type/:name', {
+    const saved = await p.call<Row>('PUT', '/plugins/configs/:type/:name', {
       params,
       body: formToBody(schema, fields, secretNames(params.type)),
     });
     if (saved.ok)
-      return seeOther(
-        reply,
+      return p.redirect(
         `${base}/${params.type}/${params.name}?saved=${saved.data.restart_needed ? 'restart' : '1'}`,
       );
-    return form(
-      request,
-      reply,
-      refusedForm(deps, ui, fields, saved.error.details ?? {}, secretNames(params.type)),
-      saved.error.status,
-      saved.error.code === 'INVALID_INPUT' ? [] : [{ kind: 'error', text: refusal(saved.error) }],
-    );
+    const state = keptForm(deps, p.ui, fields, saved.error.details ?? {}, secretNames(params.type));
+    return form(p, state, refusedForm(saved.error));
   });
   app.post(`${base}/:type/:name/test`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
+    const p = openPage(deps, request, reply);
     const params = request.params as { type: string; name: string };
     const path = `/plugins/configs/${params.type}/:name/test`;
     if (!deps.api.has('POST', path))
-      return form(request, reply, emptyForm, 404, [{ kind: 'error', text: 'This instance sends no tests.' }]);
-    const sent = await callApi<Row>(deps, ui, request, reply, 'POST', path, {
+      return form(p, emptyForm, {
+        status: 404,
+        notices: [{ kind: 'error', text: 'This instance sends no tests.' }],
+      });
+    const sent = await p.call<Row>('POST', path, {
       params: { name: params.name },
       body: {},
     });
-    if (!sent.ok)
-      return form(request, reply, emptyForm, sent.error.status, [
-        { kind: 'error', text: refusal(sent.error) },
-      ]);
+    if (!sent.ok) return form(p, emptyForm, refused(sent.error));
     const row = sent.data;
     const outcome = String(row.outcome);
     const notice: Notice =
@@ -383,17 +315,15 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
                 <a href="${uiPrefix}/notifications?include_tests=true">the notification log</a> shows how it
                 ends.`,
             };
-    return form(request, reply, emptyForm, 200, [notice]);
+    return form(p, emptyForm, { notices: [notice] });
   });
   app.post(`${base}/:type/:name/delete`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
+    const p = openPage(deps, request, reply);
     const params = request.params as { type: string; name: string };
-    const removed = await callApi(deps, ui, request, reply, 'DELETE', '/plugins/configs/:type/:name', {
+    const removed = await p.call('DELETE', '/plugins/configs/:type/:name', {
       params,
     });
-    if (removed.ok) return seeOther(reply, base);
-    return form(request, reply, emptyForm, removed.error.status, [
-      { kind: 'error', text: refusal(removed.error) },
-    ]);
+    if (removed.ok) return p.redirect(base);
+    return form(p, emptyForm, refused(removed.error));
   });
 }

@@ -3,7 +3,7 @@
  * history timeline, payload stages, AS2 facts, redispatch and redeliver with the API's 409
  * answers in words), and sending a file by hand.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { messageStatuses } from '../../../flow/tables/status.js';
 import { acknowledgementStatuses } from '../../schemas/message.js';
 import type { ApiError } from '../../errors.js';
@@ -14,23 +14,11 @@ import { payloadStages, type MessageListQuery } from '../../schemas/message.js';
 import { html, href, type Html } from '../html.js';
 import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
 import { csrfInput, emptyForm, field, formErrors, type FieldSpec, type FormState } from '../form.js';
-import { asPicker, loadChoices, type Choices, type PickerKind } from '../pickers.js';
+import { asPicker, type Choices, type PickerKind } from '../pickers.js';
 import { submittedFields } from '../../resources/messages/upload.js';
-import {
-  badge,
-  callApi,
-  facts,
-  mustCall,
-  pager,
-  queryOf,
-  refusal,
-  sendPage,
-  seeOther,
-  table,
-  uiContext,
-  when,
-  type UiDeps,
-} from './common.js';
+import { backLink, badge, facts, openPage, pager, refusal, refused } from '../components/index.js';
+import { refusedState } from '../components/index.js';
+import { table, when, type Answer, type PageRequest, type UiDeps } from '../components/index.js';
 import { liveRegion, liveStatus } from '../live.js';
 import { ediTreeSlot } from '../edi-tree.js';
 
@@ -92,17 +80,9 @@ async function listForUi(
   };
 }
 
-async function listPage(
-  deps: UiDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  send: FormState,
-  status = 200,
-  notices: Notice[] = [],
-) {
-  const ui = uiContext(deps, request, reply);
-  const query = queryOf(request);
-  const listed = await listForUi(deps, request, query);
+async function listPage(p: PageRequest, send: FormState, answer: Answer = {}) {
+  const { deps, query } = p;
+  const listed = await listForUi(deps, p.request, query);
   const errors = listed.ok ? {} : (listed.error.details ?? {});
   const filterState = { values: query, errors };
   // One GET form: every filter is in the URL, so a search can be bookmarked and shared.
@@ -141,8 +121,8 @@ async function listPage(
         ? html`${liveRegion({ name: 'messages', url: `${base}/rows${href('', query)}`, content: messageRows(listed.data.messages as Row[]) })}${pager(base, query, listed.data as never)}`
         : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
     }
-    ${deps.api.has('POST', '/messages') ? sendForm(ui.csrf, send, await loadChoices(deps, ui, request, reply, { parties: true, instances: true })) : ''}`;
-  return sendPage(reply, ui, { title: 'Messages', body, notices, live: {} }, status);
+    ${deps.api.has('POST', '/messages') ? sendForm(p.ui.csrf, send, await p.choices({ parties: true, instances: true })) : ''}`;
+  return p.send({ title: 'Messages', body, live: {} }, answer);
 }
 
 /** The form that sends a file by hand: the parties and the target picked from lists. */
@@ -341,23 +321,15 @@ function messageSections(ui: UiRequestContext, id: string, m: Row): Html {
     </section>`;
 }
 
-async function detailPage(
-  deps: UiDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status = 200,
-  notices: Notice[] = [],
-) {
-  const ui = uiContext(deps, request, reply);
-  const { id } = request.params as { id: string };
-  const m = await mustCall<Row>(deps, ui, request, reply, 'GET', '/messages/:id', { params: { id } });
-  const done = (request.query as { done?: string }).done;
-  const body = html` <p><a href="${base}">All messages</a></p>
-    ${liveStatus('message-status', statusLine(m))}
+async function detailPage(p: PageRequest, answer: Answer = {}) {
+  const id = p.param('id');
+  const m = await p.must<Row>('GET', '/messages/:id', { params: { id } });
+  const done = p.query.done;
+  const body = html` ${backLink(base, 'All messages')} ${liveStatus('message-status', statusLine(m))}
     <form method="post" action="${base}/${id}/redispatch" class="inline">
-      ${csrfInput(ui.csrf)} <button type="submit">Redispatch</button>
+      ${csrfInput(p.ui.csrf)} <button type="submit">Redispatch</button>
     </form>
-    ${liveRegion({ name: 'message', url: `${base}/${id}/live`, content: messageSections(ui, id, m) })}`;
+    ${liveRegion({ name: 'message', url: `${base}/${id}/live`, content: messageSections(p.ui, id, m) })}`;
   const okNotice: Notice[] = done
     ? [
         {
@@ -371,16 +343,9 @@ async function detailPage(
         },
       ]
     : [];
-  return sendPage(
-    reply,
-    ui,
-    {
-      title: `Message ${String(m.file_name || id)}`,
-      body,
-      notices: [...okNotice, ...notices],
-      live: { messageId: id },
-    },
-    status,
+  return p.send(
+    { title: `Message ${String(m.file_name || id)}`, body, notices: okNotice, live: { messageId: id } },
+    answer,
   );
 }
 
@@ -389,82 +354,77 @@ export function registerMessagePages(app: FastifyInstance, deps: UiDeps): void {
     // The search form sends its blank filters too; the page answers at the URL without them,
     // so the address to bookmark or share names only the filters that were set.
     const raw = (request.query ?? {}) as Record<string, unknown>;
-    if (Object.values(raw).some((v) => v === '')) return seeOther(reply, href(base, queryOf(request)));
-    return listPage(deps, request, reply, emptyForm);
+    const p = openPage(deps, request, reply);
+    if (Object.values(raw).some((v) => v === '')) return p.redirect(href(base, p.query));
+    return listPage(p, emptyForm);
   });
   app.get(`${base}/rows`, async (request, reply) => {
     // The list's rows alone, for live refreshes of the list region (htmx swaps them in).
-    uiContext(deps, request, reply); // signed in, or sent to sign in
-    const listed = await listForUi(deps, request, queryOf(request));
+    const p = openPage(deps, request, reply); // signed in, or sent to sign in
+    const listed = await listForUi(deps, request, p.query);
     if (!listed.ok) throw listed.error;
     return reply.type('text/html; charset=utf-8').send(messageRows(listed.data.messages).text);
   });
-  app.get(`${base}/:id`, (request, reply) => detailPage(deps, request, reply));
+  app.get(`${base}/:id`, (request, reply) => detailPage(openPage(deps, request, reply)));
   app.get(`${base}/:id/live`, async (request, reply) => {
     // The changing parts of the message's page, and its status line out of band.
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const m = await mustCall<Row>(deps, ui, request, reply, 'GET', '/messages/:id', { params: { id } });
+    const p = openPage(deps, request, reply);
+    const id = p.param('id');
+    const m = await p.must<Row>('GET', '/messages/:id', { params: { id } });
     return reply
       .type('text/html; charset=utf-8')
-      .send(html`${messageSections(ui, id, m)}${liveStatus('message-status', statusLine(m), true)}`.text);
+      .send(html`${messageSections(p.ui, id, m)}${liveStatus('message-status', statusLine(m), true)}`.text);
   });
 
   app.post(`${base}/:id/redispatch`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const done = await callApi(deps, ui, request, reply, 'POST', '/messages/:id/redispatch', {
+    const p = openPage(deps, request, reply);
+    const id = p.param('id');
+    const done = await p.call('POST', '/messages/:id/redispatch', {
       params: { id },
       body: {},
     });
-    if (done.ok) return seeOther(reply, `${base}/${id}?done=redispatch`);
-    return detailPage(deps, request, reply, done.error.status, [
-      { kind: 'error', text: refusalInWords(done.error) },
-    ]);
+    if (done.ok) return p.redirect(`${base}/${id}?done=redispatch`);
+    return detailPage(p, {
+      status: done.error.status,
+      notices: [{ kind: 'error', text: refusalInWords(done.error) }],
+    });
   });
 
   app.post(`${base}/:id/deliveries/:delivery_id/redeliver`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
+    const p = openPage(deps, request, reply);
     const params = request.params as { id: string; delivery_id: string };
-    const done = await callApi(
-      deps,
-      ui,
-      request,
-      reply,
-      'POST',
-      '/messages/:id/deliveries/:delivery_id/redeliver',
-      { params, body: {} },
-    );
-    if (done.ok) return seeOther(reply, `${base}/${params.id}?done=redeliver`);
-    return detailPage(deps, request, reply, done.error.status, [
-      { kind: 'error', text: refusalInWords(done.error) },
-    ]);
+    const done = await p.call('POST', '/messages/:id/deliveries/:delivery_id/redeliver', {
+      params,
+      body: {},
+    });
+    if (done.ok) return p.redirect(`${base}/${params.id}?done=redeliver`);
+    return detailPage(p, {
+      status: done.error.status,
+      notices: [{ kind: 'error', text: refusalInWords(done.error) }],
+    });
   });
 
   app.get(`${base}/:id/payload`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const outcome = await callApi(deps, ui, request, reply, 'GET', '/messages/:id/payload', {
+    const p = openPage(deps, request, reply);
+    const id = p.param('id');
+    const outcome = await p.call('GET', '/messages/:id/payload', {
       params: { id },
-      query: queryOf(request),
+      query: p.query,
     });
     if (!outcome.ok) throw outcome.error;
     return reply;
   });
 
   app.post(`${base}/send`, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const sent = await callApi<Row>(deps, ui, request, reply, 'POST', '/messages', {});
-    if (sent.ok) return seeOther(reply, `${base}/${String(sent.data.id)}?done=sent`);
+    const p = openPage(deps, request, reply);
+    const sent = await p.call<Row>('POST', '/messages', {});
+    if (sent.ok) return p.redirect(`${base}/${String(sent.data.id)}?done=sent`);
     // What was sent comes back in the form, so a refusal costs only the fix (and the file again).
-    const state = { values: submittedFields(request), errors: sent.error.details ?? {} };
+    const state = refusedState(sent.error, submittedFields(request));
     return listPage(
-      deps,
-      request,
-      reply,
+      p,
       state,
-      sent.error.status,
-      sent.error.code === 'INVALID_INPUT' ? [] : [{ kind: 'error', text: refusal(sent.error) }],
+      sent.error.code === 'INVALID_INPUT' ? { status: sent.error.status } : refused(sent.error),
     );
   });
 }

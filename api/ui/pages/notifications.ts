@@ -7,19 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { html } from '../html.js';
 import { notifierNotice } from './notifier-notice.js';
 import { uiPrefix } from '../layout.js';
-import { field, shapeOf, specFromSchema, type FieldSpec } from '../form.js';
-import {
-  badge,
-  callApi,
-  pager,
-  queryOf,
-  refusal,
-  sendPage,
-  table,
-  uiContext,
-  when,
-  type UiDeps,
-} from './common.js';
+import { shapeOf, specFromSchema, type FieldSpec } from '../form.js';
+import { badge, listWithFilters, openPage, when, type UiDeps } from '../components/index.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/notifications`;
@@ -76,26 +65,24 @@ const columns = [
 export function registerNotificationPages(app: FastifyInstance, deps: UiDeps): void {
   const filters = filterFields(deps);
   app.get(base, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const query = queryOf(request);
-    const listed = await callApi<Row>(deps, ui, request, reply, 'GET', '/notifications', { query });
-    const state = { values: query, errors: listed.ok ? {} : (listed.error.details ?? {}) };
-    const services = await callApi<Row[]>(deps, ui, request, reply, 'GET', '/services');
+    const p = openPage(deps, request, reply);
+    const list = await listWithFilters(p, {
+      api: '/notifications',
+      path: base,
+      listKey: 'notifications',
+      caption: 'Notifications',
+      columns,
+      empty: 'No notifications match.',
+      filterLabel: 'Filter notifications',
+      filters,
+    });
+    const services = await p.call<Row[]>('GET', '/services');
     const body = html`${services.ok ? notifierNotice(services.data) : ''}
       <p class="intro">
         What each notifier did with each alert: delivered, failed (with the last error), held back by the
         cooldown or grouped with others of its code.
       </p>
-      <form class="filters" method="get" action="${base}" role="search" aria-label="Filter notifications">
-        ${filters.map((f) => field({ ...f, value: undefined }, state))}
-        <button type="submit">Filter</button>
-      </form>
-      ${
-        listed.ok
-          ? html`${table('Notifications', columns, listed.data.notifications as Row[], 'No notifications match.')}
-            ${pager(base, query, listed.data as never)}`
-          : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
-      }`;
-    return sendPage(reply, ui, { title: 'Notification log', body }, listed.ok ? 200 : listed.error.status);
+      ${list.body}`;
+    return p.send({ title: 'Notification log', body }, { status: list.status });
   });
 }

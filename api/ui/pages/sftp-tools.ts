@@ -5,9 +5,10 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html, type Html } from '../html.js';
+import { checkSteps, openPage } from '../components/index.js';
 import type { UiRequestContext } from '../layout.js';
 import { csrfInput } from '../form.js';
-import { bodyFields, callApi, refusal, seeOther, uiContext, type UiDeps } from './common.js';
+import { refusal, type UiDeps } from './common.js';
 import type { Notice } from '../layout.js';
 
 type Row = Record<string, unknown>;
@@ -36,15 +37,7 @@ function checkResult(ui: UiRequestContext, action: string, result: Row): Html {
   return html`<div id="check-result">
     <h3>Connection check: ${result.ok ? 'ok' : 'failed'}</h3>
     ${result.problem ? html`<p class="alert alert-error" role="alert">${String(result.problem)}</p>` : ''}
-    <ol class="steps">
-      ${Object.entries(steps).map(
-        ([name, step]) =>
-          html`<li class="step step-${String(step.status)}">
-            <strong>${name}</strong>:
-            ${String(step.status)}${step.detail ? html` — ${String(step.detail)}` : ''}
-          </li>`,
-      )}
-    </ol>
+    ${checkSteps(steps)}
     ${
       key.presented && !key.matches
         ? html`<div class="host-key" id="host-key">
@@ -85,41 +78,25 @@ export function registerSftpToolRoutes(
 ): void {
   for (const type of sftpInstanceTypes) {
     app.post(`${base}/${type}/:name/check-connection`, async (request, reply) => {
-      const ui = uiContext(deps, request, reply);
+      const p = openPage(deps, request, reply);
       const { name } = request.params as { name: string };
-      const checked = await callApi<Row>(
-        deps,
-        ui,
-        request,
-        reply,
-        'POST',
-        `/plugins/configs/${type}/:name/check-connection`,
-        {
-          params: { name },
-          body: {},
-        },
-      );
+      const checked = await p.call<Row>('POST', `/plugins/configs/${type}/:name/check-connection`, {
+        params: { name },
+        body: {},
+      });
       if (!checked.ok)
         return page(request, reply, checked.error.status, [{ kind: 'error', text: refusal(checked.error) }]);
       return page(request, reply, 200, [], checked.data);
     });
     app.post(`${base}/${type}/:name/pin-host-key`, async (request, reply) => {
-      const ui = uiContext(deps, request, reply);
+      const p = openPage(deps, request, reply);
       const { name } = request.params as { name: string };
-      const fingerprint = bodyFields(request).fingerprint;
-      const pinned = await callApi<Row>(
-        deps,
-        ui,
-        request,
-        reply,
-        'POST',
-        `/plugins/configs/${type}/:name/pin-host-key`,
-        {
-          params: { name },
-          body: { fingerprint: typeof fingerprint === 'string' ? fingerprint : '' },
-        },
-      );
-      if (pinned.ok) return seeOther(reply, `${base}/${type}/${name}?saved=1`);
+      const fingerprint = p.fields.fingerprint;
+      const pinned = await p.call<Row>('POST', `/plugins/configs/${type}/:name/pin-host-key`, {
+        params: { name },
+        body: { fingerprint: typeof fingerprint === 'string' ? fingerprint : '' },
+      });
+      if (pinned.ok) return p.redirect(`${base}/${type}/${name}?saved=1`);
       const why = pinned.error.details?.fingerprint;
       return page(request, reply, pinned.error.status, [
         { kind: 'error', text: typeof why === 'string' ? html`Not pinned: ${why}` : refusal(pinned.error) },

@@ -2,36 +2,26 @@
  * Step 6: the connection check (each step of reaching the partner, no message sent), a test
  * message followed on this page until its receipt arrives, and whether the partner is ready.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { html, type Html } from '../../html.js';
-import { uiPrefix, type Notice } from '../../layout.js';
+import { checkResult, openPage } from '../../components/index.js';
+import { uiPrefix } from '../../layout.js';
 import { csrfInput, field } from '../../form.js';
 import { liveRegion } from '../../live.js';
-import { badge, bodyFields, callApi, facts, refusal, seeOther, uiContext, type UiDeps } from '../common.js';
+import { badge, facts, refusal, type UiDeps } from '../common.js';
 import { textOf } from './form-values.js';
 import { readinessList, sendWizardPage } from './frame.js';
 import { findRoutes } from './readiness.js';
 import { receiverConfigs } from './receivers.js';
 import { givePartner } from './give-partner.js';
 import { notifierNotice } from '../notifier-notice.js';
-import { loadState, type Row, type WizardState } from './state.js';
+import { registerStepRoutes, stepState } from './step-page.js';
+import type { Answer, PageRequest } from '../../components/index.js';
+import { type Row, type WizardState } from './state.js';
 import { stepHref, wizardBase } from './steps.js';
 
 function connectionSteps(result: Row): Html {
-  const steps = (result.steps ?? {}) as Record<string, Row>;
-  return html`<section aria-labelledby="check-heading" id="check-result">
-    <h2 id="check-heading">Connection check: ${result.ok ? 'ok' : 'failed'}</h2>
-    ${result.problem ? html`<p class="alert alert-error" role="alert">${String(result.problem)}</p>` : ''}
-    <ol class="steps">
-      ${Object.entries(steps).map(
-        ([name, step]) =>
-          html`<li class="step step-${String(step.status)}">
-            <strong>${name}</strong>:
-            ${String(step.status)}${step.detail ? html` — ${String(step.detail)}` : ''}
-          </li>`,
-      )}
-    </ol>
-  </section>`;
+  return checkResult('check', 'Connection check', result);
 }
 
 /** The test message as it travels, and its receipt once it is back. */
@@ -72,17 +62,11 @@ function senderOptions(state: WizardState) {
 export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
   const stepPath = `${wizardBase}/check`;
 
-  const page = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    extra: Html = html``,
-    status = 200,
-    notices: Notice[] = [],
-  ) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
+  const page = async (p: PageRequest, extra: Html = html``, answer: Answer = {}) => {
+    const { ui, request, reply } = p;
+    const state = await stepState(p);
     if (!state.partner || !state.remoteProfile)
-      return seeOther(reply, stepHref(state.partner ? 'profile' : 'partner', state.ids));
+      return p.redirect(stepHref(state.partner ? 'profile' : 'partner', state.ids));
     const partner = String(state.partner.name);
     const messageId = (request.query as { message?: string }).message;
     const { inbound, outbound } = findRoutes({
@@ -98,7 +82,7 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
     const partnerId = String(state.partner.id);
     let message: Html = html``;
     if (messageId) {
-      const got = await callApi<Row>(deps, ui, request, reply, 'GET', '/messages/:id', {
+      const got = await p.call<Row>('GET', '/messages/:id', {
         params: { id: messageId },
       });
       message = got.ok
@@ -113,7 +97,7 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
       <section aria-labelledby="try-heading">
         <h2 id="try-heading">Try it</h2>
         <form method="post" action="${stepHref('check', state.ids)}" class="record-form">
-          ${csrfInput(ui.csrf)}
+          ${csrfInput(p.ui.csrf)}
           ${field({ name: 'sender', id: 'check-sender', label: 'AS2 sender', kind: 'select', options: senderOptions(state) }, senderState)}
           <button type="submit" name="action" value="check">Check the connection</button>
           <button type="submit" name="action" value="test">Send a test message</button>
@@ -125,23 +109,18 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
         </p>
       </section>
       ${extra} ${message}`;
-    return sendWizardPage(reply, ui, state, {
+    return sendWizardPage(p, state, answer, {
       step: 'check',
       title: `Partner set-up: check and test ${partner}`,
       body,
-      notices,
-      status,
       ...(messageId ? { live: { messageId } } : {}),
     });
   };
 
-  app.get(stepPath, (request, reply) => page(request, reply));
-
-  app.post(stepPath, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
-    if (!state.partner) return seeOther(reply, stepHref('partner', state.ids));
-    const fields = bodyFields(request);
+  registerStepRoutes(app, deps, stepPath, page, async (p) => {
+    const state = await stepState(p);
+    if (!state.partner) return p.redirect(stepHref('partner', state.ids));
+    const fields = p.fields;
     const sender = textOf(fields, 'sender');
     const params = { id: String(state.partner.id) };
     if (textOf(fields, 'action') === 'test') {
@@ -149,46 +128,31 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
         ...(sender ? { sender } : {}),
         ...(state.organization ? { organization: String(state.organization.name) } : {}),
       };
-      const sent = await callApi<Row>(
-        deps,
-        ui,
-        request,
-        reply,
-        'POST',
-        '/as2/remote-profiles/:id/test-message',
-        { params, body },
-      );
-      if (sent.ok)
-        return seeOther(reply, stepHref('check', state.ids, { message: String(sent.data.message_id) }));
-      return page(request, reply, html``, sent.error.status, [
-        { kind: 'error', text: html`Test message: ${refusal(sent.error)}` },
-      ]);
+      const sent = await p.call<Row>('POST', '/as2/remote-profiles/:id/test-message', { params, body });
+      if (sent.ok) return p.redirect(stepHref('check', state.ids, { message: String(sent.data.message_id) }));
+      return page(p, html``, {
+        status: sent.error.status,
+        notices: [{ kind: 'error', text: html`Test message: ${refusal(sent.error)}` }],
+      });
     }
-    const checked = await callApi<Row>(
-      deps,
-      ui,
-      request,
-      reply,
-      'POST',
-      '/as2/remote-profiles/:id/check-connection',
-      {
-        params,
-        body: sender ? { sender } : {},
-      },
-    );
+    const checked = await p.call<Row>('POST', '/as2/remote-profiles/:id/check-connection', {
+      params,
+      body: sender ? { sender } : {},
+    });
     if (!checked.ok) {
-      return page(request, reply, html``, checked.error.status, [
-        { kind: 'error', text: html`Connection check: ${refusal(checked.error)}` },
-      ]);
+      return page(p, html``, {
+        status: checked.error.status,
+        notices: [{ kind: 'error', text: html`Connection check: ${refusal(checked.error)}` }],
+      });
     }
-    return page(request, reply, connectionSteps(checked.data));
+    return page(p, connectionSteps(checked.data));
   });
 
   app.get(`${wizardBase}/test-message/:id`, async (request, reply) => {
     // The test message's region alone, for live refreshes (htmx swaps it in).
-    const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const got = await callApi<Row>(deps, ui, request, reply, 'GET', '/messages/:id', { params: { id } });
+    const p = openPage(deps, request, reply);
+    const id = p.param('id');
+    const got = await p.call<Row>('GET', '/messages/:id', { params: { id } });
     if (!got.ok) throw got.error;
     return reply.type('text/html; charset=utf-8').send(testMessageView(got.data).text);
   });

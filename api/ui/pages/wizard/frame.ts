@@ -1,8 +1,7 @@
 /** The wizard's page frame: the steps with where this run stands, and the readiness list. */
-import type { FastifyReply } from 'fastify';
 import { html, type Html } from '../../html.js';
-import { assetPrefix, type Notice, type UiRequestContext } from '../../layout.js';
-import { sendPage } from '../common.js';
+import { assetPrefix, type Notice } from '../../layout.js';
+import type { Answer, PageRequest } from '../../components/index.js';
 import type { Check, Readiness } from './readiness.js';
 import type { WizardState } from './state.js';
 import { stepHref, wizardSteps, type StepKey } from './steps.js';
@@ -76,15 +75,8 @@ export interface WizardPage {
   live?: { messageId?: string };
 }
 
-export function sendWizardPage(
-  reply: FastifyReply,
-  ui: UiRequestContext,
-  state: WizardState,
-  page: WizardPage,
-) {
-  return sendPage(
-    reply,
-    ui,
+export function sendWizardPage(p: PageRequest, state: WizardState, answer: Answer, page: WizardPage) {
+  return p.send(
     {
       title: page.title,
       body: html`${stepNav(page.step, state)}${page.body}`,
@@ -92,6 +84,6 @@ export function sendWizardPage(
       styles: [`${assetPrefix}/app/wizard.css`],
       ...(page.live ? { live: page.live } : {}),
     },
-    page.status ?? 200,
+    { status: answer.status ?? page.status, notices: answer.notices },
   );
 }

@@ -3,19 +3,20 @@
  * when they exist (one receiver and one sender serve every partner) or made with defaults: the
  * receiver on a port nothing else uses. A new instance starts at once.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { pluginTypeDefinitions } from '../../../../actors/index.js';
 import { pluginConfigSchemas } from '../../../schemas/plugin-config.js';
 import { html, type Html } from '../../html.js';
-import { uiPrefix, type Notice } from '../../layout.js';
+import { uiPrefix } from '../../layout.js';
 import { csrfInput, field, formErrors, formToBody, type FormState } from '../../form.js';
-import { bodyFields, seeOther, uiContext, type UiDeps } from '../common.js';
+import { type UiDeps } from '../common.js';
 import { keptValues, textOf } from './form-values.js';
 import { sendWizardPage } from './frame.js';
 import { suggestPort } from './free-port.js';
 import type { Instance } from './readiness.js';
 import { receiverConfigs } from './receivers.js';
-import { loadState } from './state.js';
+import { registerStepRoutes, stepState } from './step-page.js';
+import type { Answer, PageRequest } from '../../components/index.js';
 import { StepWork } from './step-work.js';
 import { stepHref, wizardBase } from './steps.js';
 
@@ -36,15 +37,9 @@ function choice(i: Instance, detail = ''): { value: string; label: string } {
 export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void {
   const path = `${wizardBase}/instances`;
 
-  const page = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    form?: FormState,
-    status = 200,
-    notices: Notice[] = [],
-  ) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
+  const page = async (p: PageRequest, form?: FormState, answer: Answer = {}) => {
+    const { ui, request, reply } = p;
+    const state = await stepState(p);
     const receivers = state.instances.filter((i) => i.type === 'as2-receiver');
     const senders = state.instances.filter((i) => i.type === 'as2-sender');
     const configs = await receiverConfigs(deps, ui, request, reply, state.instances);
@@ -88,7 +83,7 @@ export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void 
           : ''
       }
       <form method="post" action="${stepHref('instances', state.ids)}" class="record-form" novalidate>
-        ${csrfInput(ui.csrf)} ${formErrors(values, shown)}
+        ${csrfInput(p.ui.csrf)} ${formErrors(values, shown)}
         ${section(
           'AS2 receiver',
           field(
@@ -126,21 +121,17 @@ export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void 
         )}
         <button type="submit">Use these instances</button>
       </form>`;
-    return sendWizardPage(reply, ui, state, {
+    return sendWizardPage(p, state, answer, {
       step: 'instances',
       title: 'Partner set-up: receiver and sender',
       body,
-      notices,
-      status,
     });
   };
 
-  app.get(path, (request, reply) => page(request, reply));
-
-  app.post(path, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
-    const fields = bodyFields(request);
+  registerStepRoutes(app, deps, path, page, async (p) => {
+    const { ui, request, reply } = p;
+    const state = await stepState(p);
+    const fields = p.fields;
     const work = new StepWork(deps, ui, request, reply);
     const plan: {
       type: 'as2-receiver' | 'as2-sender';
@@ -184,16 +175,7 @@ export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void 
       plan.push({ type: 'as2-sender', body, place });
       sender = String(body.name);
     }
-    const refused = async () => {
-      await work.takeBack();
-      return page(
-        request,
-        reply,
-        { values: keptValues(fields), errors: work.errors },
-        work.status,
-        work.notices,
-      );
-    };
+    const refused = async () => page(p, ...(await work.refusal(keptValues(fields))));
     if (work.failed) return refused();
     for (const item of plan) {
       const made = await work.call<{ name: string }>(
@@ -208,6 +190,6 @@ export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void 
         name: made.name,
       });
     }
-    return seeOther(reply, stepHref('routes', state.ids, { receiver, sender }));
+    return p.redirect(stepHref('routes', state.ids, { receiver, sender }));
   });
 }

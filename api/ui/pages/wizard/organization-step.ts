@@ -3,23 +3,20 @@
  * certificate with its key (uploaded, picked or generated) and the organization's AS2 profile
  * signing with it. An organization set up before is chosen with a link instead.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { toApiError } from '../../../plugins/error-handler.js';
 import { html } from '../../html.js';
-import { uiPrefix, type Notice } from '../../layout.js';
+import { uiPrefix } from '../../layout.js';
 import { field, formErrors, formToBody, type FormState } from '../../form.js';
-import { refusal, seeOther, uiContext, type UiDeps } from '../common.js';
-import {
-  certificateChoice,
-  choiceFieldNames,
-  generateBody,
-  generatePath,
-  obtainCertificate,
-} from './certificate-choice.js';
+import { type UiDeps } from '../common.js';
+import { certificateChoice, choiceFieldNames, generateBody, generatePath } from './certificate-choice.js';
+import { obtainCertificate } from './certificate-choice.js';
 import { keptValues, storedCertificates, textOf } from './form-values.js';
 import { sendWizardPage } from './frame.js';
 import { readFilesForm, type FilesForm } from './multipart.js';
-import { loadState } from './state.js';
+import { registerStepRoutes, stepState } from './step-page.js';
+import type { Answer, PageRequest } from '../../components/index.js';
+import { refused as refusedAnswer, refusedState } from '../../components/index.js';
 import { StepWork } from './step-work.js';
 import { stepHref, wizardBase } from './steps.js';
 
@@ -27,17 +24,15 @@ export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): vo
   const path = `${wizardBase}/organization`;
 
   const page = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
+    p: PageRequest,
     form: FormState = {
       values: { source: 'upload', key_algorithm: 'rsa-2048', output: 'self-signed' },
       errors: {},
     },
-    status = 200,
-    notices: Notice[] = [],
+    answer: Answer = {},
   ) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
+    const { ui, request, reply } = p;
+    const state = await stepState(p);
     const stored = await storedCertificates(deps, ui, request, reply);
     const current = state.organization && state.localProfile ? state.organization : undefined;
     const choice = {
@@ -99,35 +94,26 @@ export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): vo
           <button type="submit">Create organization and key</button>
         </form>
       </section>`;
-    return sendWizardPage(reply, ui, state, {
+    return sendWizardPage(p, state, answer, {
       step: 'organization',
       title: 'Partner set-up: your organization',
       body,
-      notices,
-      status,
     });
   };
 
-  app.get(path, (request, reply) => page(request, reply));
-
-  app.post(path, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
+  registerStepRoutes(app, deps, path, page, async (p) => {
+    const { ui, request, reply } = p;
     let form: FilesForm;
     try {
       form = await readFilesForm(request, ['certificate', 'private_key']);
     } catch (error) {
       const known = toApiError(error, request);
       if (!known) throw error;
-      return page(request, reply, { values: {}, errors: known.details ?? {} }, known.status, [
-        { kind: 'error', text: refusal(known) },
-      ]);
+      return page(p, refusedState(known), refusedAnswer(known));
     }
     const work = new StepWork(deps, ui, request, reply);
     const keep = keptValues(form.fields);
-    const refused = async () => {
-      await work.takeBack();
-      return page(request, reply, { values: keep, errors: work.errors }, work.status, work.notices);
-    };
+    const refused = async () => page(p, ...(await work.refusal(keep)));
     const name = textOf(form.fields, 'name');
     const as2id = textOf(form.fields, 'as2id');
     const displayName = textOf(form.fields, 'display_name');
@@ -191,6 +177,6 @@ export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): vo
       profilePlace,
     );
     if (!profile) return refused();
-    return seeOther(reply, stepHref('partner', { organization: org.id }));
+    return p.redirect(stepHref('partner', { organization: org.id }));
   });
 }

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { html } from '../../html.js';
 import { mustCall, table, uiContext, badge, type UiDeps } from '../common.js';
+import { openPage } from '../../components/index.js';
 import { sendWizardPage } from './frame.js';
 import { readiness } from './readiness.js';
 import { loadState, type Row } from './state.js';
@@ -83,6 +84,11 @@ export function registerOverview(app: FastifyInstance, deps: UiDeps): void {
           'No partners yet.',
         )}
       </section>`;
-    return sendWizardPage(reply, ui, state, { step: undefined, title: 'Partner set-up', body });
+    return sendWizardPage(
+      openPage(deps, request, reply),
+      state,
+      {},
+      { step: undefined, title: 'Partner set-up', body },
+    );
   });
 }

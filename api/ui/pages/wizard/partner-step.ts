@@ -3,19 +3,22 @@
  * certificate it sent (uploaded, or picked from those stored), which the next step's profile
  * encrypts to and checks signatures with.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { toApiError } from '../../../plugins/error-handler.js';
 import { html } from '../../html.js';
-import { uiPrefix, type Notice } from '../../layout.js';
+import { uiPrefix } from '../../layout.js';
 import { field, formErrors, formToBody, type FormState } from '../../form.js';
-import { callApi, refusal, seeOther, uiContext, type UiDeps } from '../common.js';
+import { type UiDeps } from '../common.js';
 import { certificateChoice, choiceFieldNames, obtainCertificate } from './certificate-choice.js';
 import { keptValues, storedCertificates, textOf } from './form-values.js';
 import { sendWizardPage } from './frame.js';
 import { givePartner } from './give-partner.js';
 import { receiverConfigs } from './receivers.js';
 import { readFilesForm, type FilesForm } from './multipart.js';
-import { loadState, type Row } from './state.js';
+import { registerStepRoutes, stepState } from './step-page.js';
+import type { Answer, PageRequest } from '../../components/index.js';
+import { refused as refusedAnswer, refusedState } from '../../components/index.js';
+import { type Row } from './state.js';
 import { StepWork } from './step-work.js';
 import { idsOf, stepHref, wizardBase } from './steps.js';
 
@@ -23,16 +26,14 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
   const path = `${wizardBase}/partner`;
 
   const page = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
+    p: PageRequest,
     form: FormState = { values: { source: 'upload' }, errors: {} },
-    status = 200,
-    notices: Notice[] = [],
+    answer: Answer = {},
   ) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
+    const { ui, request, reply } = p;
+    const state = await stepState(p);
     const stored = await storedCertificates(deps, ui, request, reply);
-    const partners = await callApi<{ partners: Row[] }>(deps, ui, request, reply, 'GET', '/partners', {
+    const partners = await p.call<{ partners: Row[] }>('GET', '/partners', {
       query: { limit: '500' },
     });
     const others = (partners.ok ? partners.data.partners : []).filter(
@@ -87,35 +88,26 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
           <button type="submit">Create partner</button>
         </form>
       </section>`;
-    return sendWizardPage(reply, ui, state, {
+    return sendWizardPage(p, state, answer, {
       step: 'partner',
       title: 'Partner set-up: the partner',
       body,
-      notices,
-      status,
     });
   };
 
-  app.get(path, (request, reply) => page(request, reply));
-
-  app.post(path, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
+  registerStepRoutes(app, deps, path, page, async (p) => {
+    const { ui, request, reply } = p;
     let form: FilesForm;
     try {
       form = await readFilesForm(request, ['certificate']);
     } catch (error) {
       const known = toApiError(error, request);
       if (!known) throw error;
-      return page(request, reply, { values: {}, errors: known.details ?? {} }, known.status, [
-        { kind: 'error', text: refusal(known) },
-      ]);
+      return page(p, refusedState(known), refusedAnswer(known));
     }
     const work = new StepWork(deps, ui, request, reply);
     const keep = keptValues(form.fields);
-    const refused = async () => {
-      await work.takeBack();
-      return page(request, reply, { values: keep, errors: work.errors }, work.status, work.notices);
-    };
+    const refused = async () => page(p, ...(await work.refusal(keep)));
     const name = textOf(form.fields, 'name');
     const schema = deps.api.bodySchema('POST', '/partners');
     const partnerBody = formToBody(schema, { name, display_name: textOf(form.fields, 'display_name') });
@@ -138,6 +130,6 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
     );
     if (!certificate) return refused();
     const ids = { ...idsOf(request.query), partner: partner.id };
-    return seeOther(reply, stepHref('profile', ids, { certificate: String(certificate.id) }));
+    return p.redirect(stepHref('profile', ids, { certificate: String(certificate.id) }));
   });
 }

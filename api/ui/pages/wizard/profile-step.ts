@@ -4,24 +4,19 @@
  * defaults (signed, encrypted, a signed receipt). Less common settings are folded; every
  * setting stays editable on the profile page.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { interopPresets } from '../../../../protocol/as2/interop-presets.js';
-import { html, type Html } from '../../html.js';
-import { uiPrefix, type Notice } from '../../layout.js';
-import {
-  csrfInput,
-  field,
-  formErrors,
-  formToBody,
-  shapeOf,
-  specFromSchema,
-  type FieldSpec,
-  type FormState,
-} from '../../form.js';
-import { bodyFields, seeOther, uiContext, type UiDeps } from '../common.js';
+import { html } from '../../html.js';
+import { uiPrefix } from '../../layout.js';
+import { csrfInput, field, formErrors, formToBody, shapeOf, specFromSchema } from '../../form.js';
+import { type FieldSpec, type FormState } from '../../form.js';
+import { type UiDeps } from '../common.js';
 import { keptValues, storedCertificates } from './form-values.js';
 import { sendWizardPage } from './frame.js';
-import { loadState, type Row } from './state.js';
+import { registerStepRoutes, stepState } from './step-page.js';
+import type { Answer, PageRequest } from '../../components/index.js';
+import { type Row } from './state.js';
+import { presetList } from '../as2-profile.js';
 import { StepWork } from './step-work.js';
 import { stepHref, wizardBase } from './steps.js';
 
@@ -62,19 +57,6 @@ const folded = [
   'http_basic_password',
 ];
 const writeOnly = ['http_basic_password'];
-
-function presetHelp(): Html {
-  return html`<details class="presets">
-    <summary>What each product preset changes</summary>
-    <dl>
-      ${Object.entries(interopPresets).map(
-        ([name, p]) =>
-          html`<dt>${name}: ${p.description}</dt>
-            <dd>${Object.values(p.reasons as Record<string, string>).join(' ')}</dd>`,
-      )}
-    </dl>
-  </details>`;
-}
 
 function specs(schema: unknown, certificates: Row[], names: string[]): FieldSpec[] {
   const shape = shapeOf(schema as never);
@@ -133,16 +115,10 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
   const path = `${wizardBase}/profile`;
   const schema = deps.api.bodySchema('POST', '/as2/remote-profiles');
 
-  const page = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    form?: FormState,
-    status = 200,
-    notices: Notice[] = [],
-  ) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
-    if (!state.partner) return seeOther(reply, stepHref('partner', state.ids));
+  const page = async (p: PageRequest, form?: FormState, answer: Answer = {}) => {
+    const { ui, request, reply } = p;
+    const state = await stepState(p);
+    if (!state.partner) return p.redirect(stepHref('partner', state.ids));
     const certificates = (await storedCertificates(deps, ui, request, reply)).filter(
       (c) => !c.has_private_key,
     );
@@ -181,9 +157,9 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
             partners expect: signed with SHA-256, encrypted with AES-256, a signed receipt on the same
             connection.
           </p>
-          ${presetHelp()}
+          ${presetList('What each product preset changes', false)}
           <form method="post" action="${stepHref('profile', state.ids)}" class="record-form" novalidate>
-            ${csrfInput(ui.csrf)} ${formErrors(state0, [...main, ...folded])}
+            ${csrfInput(p.ui.csrf)} ${formErrors(state0, [...main, ...folded])}
             ${mainSpecs.map((s) => field(s, state0))}
             <details class="advanced" ${foldedSpecs.some((s) => s.name in state0.errors) ? html` open` : ''}>
               <summary>More settings</summary>
@@ -191,22 +167,18 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
             </details>
             <button type="submit">Create AS2 profile</button>
           </form>`;
-    return sendWizardPage(reply, ui, state, {
+    return sendWizardPage(p, state, answer, {
       step: 'profile',
       title: `Partner set-up: AS2 profile of ${partnerName}`,
       body,
-      notices,
-      status,
     });
   };
 
-  app.get(path, (request, reply) => page(request, reply));
-
-  app.post(path, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
-    if (!state.partner) return seeOther(reply, stepHref('partner', state.ids));
-    const fields = bodyFields(request);
+  registerStepRoutes(app, deps, path, page, async (p) => {
+    const { ui, request, reply } = p;
+    const state = await stepState(p);
+    if (!state.partner) return p.redirect(stepHref('partner', state.ids));
+    const fields = p.fields;
     const work = new StepWork(deps, ui, request, reply);
     const body = { business_partner_id: Number(state.partner.id), ...formToBody(schema, fields, writeOnly) };
     const place = {
@@ -220,12 +192,10 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
     const made = await work.call('POST', '/as2/remote-profiles', { body }, place);
     if (!made)
       return page(
-        request,
-        reply,
+        p,
         { values: keptValues(fields, writeOnly), errors: work.errors },
-        work.status,
-        work.notices,
+        { status: work.status, notices: work.notices },
       );
-    return seeOther(reply, stepHref('instances', state.ids));
+    return p.redirect(stepHref('instances', state.ids));
   });
 }

@@ -78,20 +78,17 @@ export function findRoutes(input: ReadinessInput): { inbound?: RouteRow; outboun
   const typeOf = new Map(input.instances.map((i) => [i.name, i.type]));
   const org = input.organization?.name;
   const partner = input.partner?.name;
-  const inbound = input.routes.find(
-    (r) =>
-      typeOf.get(r.source_plugin) === 'as2-receiver' &&
-      covers(r.from, partner) &&
-      covers(r.to, org) &&
-      targetTypes.has(typeOf.get(r.target_plugin) ?? ''),
-  );
-  const outbound = input.routes.find(
-    (r) =>
-      typeOf.get(r.target_plugin) === 'as2-sender' &&
-      covers(r.from, org) &&
-      covers(r.to, partner) &&
-      sourceTypes.has(typeOf.get(r.source_plugin) ?? ''),
-  );
+  const kind = (instance: string) => typeOf.get(instance) ?? '';
+  const find = (from: string | undefined, to: string | undefined, source: Set<string>, target: Set<string>) =>
+    input.routes.find(
+      (r) =>
+        source.has(kind(r.source_plugin)) &&
+        covers(r.from, from) &&
+        covers(r.to, to) &&
+        target.has(kind(r.target_plugin)),
+    );
+  const inbound = find(partner, org, new Set(['as2-receiver']), targetTypes);
+  const outbound = find(org, partner, sourceTypes, new Set(['as2-sender']));
   return { ...(inbound ? { inbound } : {}), ...(outbound ? { outbound } : {}) };
 }
 

@@ -7,16 +7,18 @@
  */
 import { mkdir, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { pluginConfigSchemas } from '../../../schemas/plugin-config.js';
 import { html, type Html } from '../../html.js';
 import { uiPrefix, type Notice } from '../../layout.js';
 import { csrfInput, field, formErrors, formToBody, type FormState } from '../../form.js';
-import { bodyFields, seeOther, uiContext, type UiDeps } from '../common.js';
+import { type UiDeps } from '../common.js';
 import { keptValues, textOf } from './form-values.js';
 import { readinessList, sendWizardPage } from './frame.js';
 import { findRoutes, type Instance, type RouteRow } from './readiness.js';
-import { loadState, type WizardState } from './state.js';
+import { registerStepRoutes, stepState } from './step-page.js';
+import type { Answer, PageRequest } from '../../components/index.js';
+import { type WizardState } from './state.js';
 import { StepWork, type Placement } from './step-work.js';
 import { stepHref, wizardBase } from './steps.js';
 
@@ -34,6 +36,13 @@ const shown = [
 
 function partyNames(state: WizardState) {
   return { org: String(state.organization?.name ?? ''), partner: String(state.partner?.name ?? '') };
+}
+
+/** The step's two parties by name, and the routes between them as they stand. */
+function routesBetween(state: WizardState) {
+  const { org, partner } = partyNames(state);
+  const parties = { organization: { id: 0, name: org }, partner: { id: 0, name: partner } };
+  return { org, partner, ...findRoutes({ ...parties, instances: state.instances, routes: state.routes }) };
 }
 
 function folderDefaults(deps: UiDeps, partner: string) {
@@ -78,24 +87,12 @@ async function makeFolder(dir: string): Promise<() => Promise<void>> {
 export function registerRoutesStep(app: FastifyInstance, deps: UiDeps): void {
   const stepPath = `${wizardBase}/routes`;
 
-  const page = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    form?: FormState,
-    status = 200,
-    notices: Notice[] = [],
-  ) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
+  const page = async (p: PageRequest, form?: FormState, answer: Answer = {}) => {
+    const { request } = p;
+    const state = await stepState(p);
     if (!state.organization || !state.partner)
-      return seeOther(reply, stepHref(state.organization ? 'partner' : 'organization', state.ids));
-    const { org, partner } = partyNames(state);
-    const { inbound, outbound } = findRoutes({
-      organization: { id: 0, name: org },
-      partner: { id: 0, name: partner },
-      instances: state.instances,
-      routes: state.routes,
-    });
+      return p.redirect(stepHref(state.organization ? 'partner' : 'organization', state.ids));
+    const { org, partner, inbound, outbound } = routesBetween(state);
     const query = request.query as { receiver?: string; sender?: string };
     const receivers = options(state.instances, ['as2-receiver']);
     const senders = options(state.instances, ['as2-sender']);
@@ -128,7 +125,7 @@ export function registerRoutesStep(app: FastifyInstance, deps: UiDeps): void {
           ? html`${covered(inbound)}${covered(outbound)}
               <p><a class="next" href="${stepHref('check', state.ids)}">Next: check and test</a></p>`
           : html`<form method="post" action="${stepHref('routes', state.ids)}" class="record-form" novalidate>
-              ${csrfInput(ui.csrf)} ${formErrors(values, shown)}
+              ${csrfInput(p.ui.csrf)} ${formErrors(values, shown)}
               <fieldset class="choice">
                 <legend>From ${partner} to ${org} (inbound)</legend>
                 ${
@@ -160,29 +157,20 @@ export function registerRoutesStep(app: FastifyInstance, deps: UiDeps): void {
             </form>`
       }
       ${readinessList(state.readiness, partner)}`;
-    return sendWizardPage(reply, ui, state, {
+    return sendWizardPage(p, state, answer, {
       step: 'routes',
       title: `Partner set-up: routes for ${partner}`,
       body,
-      notices: [...warnings, ...notices],
-      status,
+      notices: warnings,
     });
   };
 
-  app.get(stepPath, (request, reply) => page(request, reply));
-
-  app.post(stepPath, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
-    const state = await loadState(deps, ui, request, reply);
-    if (!state.organization || !state.partner) return seeOther(reply, stepHref('organization', state.ids));
-    const { org, partner } = partyNames(state);
-    const { inbound, outbound } = findRoutes({
-      organization: { id: 0, name: org },
-      partner: { id: 0, name: partner },
-      instances: state.instances,
-      routes: state.routes,
-    });
-    const fields = bodyFields(request);
+  registerStepRoutes(app, deps, stepPath, page, async (p) => {
+    const { ui, request, reply } = p;
+    const state = await stepState(p);
+    if (!state.organization || !state.partner) return p.redirect(stepHref('organization', state.ids));
+    const { org, partner, inbound, outbound } = routesBetween(state);
+    const fields = p.fields;
     const work = new StepWork(deps, ui, request, reply);
     const routeSchema = deps.api.bodySchema('POST', '/routes');
     const plans: (() => Promise<boolean>)[] = [];
@@ -299,18 +287,9 @@ export function registerRoutesStep(app: FastifyInstance, deps: UiDeps): void {
         ),
       );
     }
-    const refused = async () => {
-      await work.takeBack();
-      return page(
-        request,
-        reply,
-        { values: keptValues(fields), errors: work.errors },
-        work.status,
-        work.notices,
-      );
-    };
+    const refused = async () => page(p, ...(await work.refusal(keptValues(fields))));
     if (work.failed) return refused();
     for (const run of plans) if (!(await run())) return refused();
-    return seeOther(reply, stepHref('check', state.ids));
+    return p.redirect(stepHref('check', state.ids));
   });
 }

@@ -14,6 +14,8 @@ import type { HttpMethod } from '../../../http/router.js';
 import { toApiError } from '../../../plugins/error-handler.js';
 import { fieldProblems } from '../../../validation.js';
 import type { ApiCall } from '../../call-api.js';
+import type { FormState } from '../../form.js';
+import type { Answer } from '../../components/index.js';
 import { html } from '../../html.js';
 import type { Notice, UiRequestContext } from '../../layout.js';
 import { callApi, refusal, type UiDeps } from '../common.js';
@@ -133,6 +135,18 @@ export class StepWork {
   }
 
   /** Deletes what this submission made, newest first; says so when something could not be. */
+  /**
+   * Takes back what the step made, and gives the step's page what was sent (the values to keep)
+   * with the problems beside their fields, and the status and notices to answer with.
+   */
+  async refusal(values: FormState['values']): Promise<[FormState, Answer]> {
+    await this.takeBack();
+    return [
+      { values, errors: this.errors },
+      { status: this.status, notices: this.notices },
+    ];
+  }
+
   async takeBack(): Promise<void> {
     for (const step of this.#undo.reverse()) {
       try {

@@ -1,0 +1,96 @@
+/**
+ * The list with filters: a GET form of filters (every filter in the URL, so a search can be
+ * bookmarked), the API's list as a table, and the pager. A refused filter shows the API's
+ * message beside its field and the refusal in place of the table.
+ */
+import type { HttpMethod } from '../../http/router.js';
+import type { ApiError } from '../../errors.js';
+import { field, type FieldSpec, type FormState } from '../form.js';
+import { html, type Html } from '../html.js';
+import { pager, table, type Column } from '../pages/common.js';
+import type { PageRequest } from './page-frame.js';
+import { refusalAlert } from './refusal-summary.js';
+
+type Row = Record<string, unknown>;
+
+export interface ListSpec {
+  /** The API route of the list: `/audit`. */
+  api: string;
+  /** The UI path the filter form submits to and the pager links to. */
+  path: string;
+  /** Where the rows are in the API's answer: `events`. */
+  listKey: string;
+  /** The table's name for screen readers. */
+  caption: string;
+  columns: Column<Row>[];
+  /** What the table says when no row matches. */
+  empty?: string;
+  /** The filter form's name for screen readers; no filter form without it. */
+  filterLabel?: string;
+  /** The filters: fields, or the form's inside drawn by the page (a search box, folded groups). */
+  filters?: readonly FieldSpec[] | ((state: FormState) => Html);
+  /** The filter form's button. */
+  submit?: string;
+  /** After the button: a Clear link. */
+  afterSubmit?: Html | string;
+  /** Draws the rows instead of the table (a live region). */
+  rows?(rows: Row[], data: Row): Html;
+  /** Between the filters and the rows (a summary of the search). */
+  summary?(data: Row): Html | string;
+  method?: HttpMethod;
+}
+
+export interface LoadedList {
+  /** The filter form and the rows, or the refusal in their place. */
+  body: Html;
+  /** 200, or the refusal's status. */
+  status: number;
+  /** The API's answer, when it answered. */
+  data?: Row;
+}
+
+/** The filter form alone, with the query's values and the refusal's messages beside its fields. */
+export function filterForm(spec: ListSpec, state: FormState): Html | string {
+  if (!spec.filters || !spec.filterLabel) return '';
+  const inside =
+    typeof spec.filters === 'function'
+      ? spec.filters(state)
+      : html`${spec.filters.map((f) => field({ ...f, value: undefined }, state))}`;
+  return html`<form
+    class="filters"
+    method="get"
+    action="${spec.path}"
+    role="search"
+    aria-label="${spec.filterLabel}"
+  >
+    ${inside}
+    <button type="submit">${spec.submit ?? 'Filter'}</button>
+    ${spec.afterSubmit ?? ''}
+  </form>`;
+}
+
+/** Calls the list route with the page's query and draws the filters, the rows and the pager. */
+export async function listWithFilters(p: PageRequest, spec: ListSpec): Promise<LoadedList> {
+  const listed = await p.call<Row>(spec.method ?? 'GET', spec.api, { query: p.query });
+  return drawList(p.query, spec, listed.ok ? { ok: true, data: listed.data } : listed);
+}
+
+/** Draws a list the page loaded itself (through a service rather than the route). */
+export function drawList(
+  query: Record<string, string>,
+  spec: ListSpec,
+  listed: { ok: true; data: Row } | { ok: false; error: ApiError },
+): LoadedList {
+  const state: FormState = { values: query, errors: listed.ok ? {} : (listed.error.details ?? {}) };
+  const filters = filterForm(spec, state);
+  if (!listed.ok) return { body: html`${filters}${refusalAlert(listed.error)}`, status: listed.error.status };
+  const rows = listed.data[spec.listKey] as Row[];
+  const drawn = spec.rows
+    ? spec.rows(rows, listed.data)
+    : table(spec.caption, spec.columns, rows, spec.empty);
+  return {
+    body: html`${filters}${spec.summary ? spec.summary(listed.data) : ''}${drawn}${pager(spec.path, query, listed.data as never)}`,
+    status: 200,
+    data: listed.data,
+  };
+}

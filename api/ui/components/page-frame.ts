@@ -1,0 +1,73 @@
+/**
+ * The page frame: one object per request that knows who is asking and how to call the API,
+ * read the query and the form, and answer with a page or a redirect. A page handler takes it
+ * instead of passing deps, request and reply to every helper.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpMethod } from '../../http/router.js';
+import { loadChoices, type Choices } from '../pickers.js';
+import type { ApiCall, ApiOutcome } from '../call-api.js';
+import type { Notice, PageOptions, UiRequestContext } from '../layout.js';
+import { bodyFields, callApi, mustCall, queryOf, sendPage, seeOther, uiContext } from '../pages/common.js';
+import { type UiDeps } from '../pages/common.js';
+
+/** How a page answers besides its body: the status and the notices above it (a refusal). */
+export interface Answer {
+  status?: number;
+  notices?: Notice[];
+}
+
+export class PageRequest {
+  readonly ui: UiRequestContext;
+  /** The query string as plain text values, empty ones left out. */
+  readonly query: Record<string, string>;
+
+  constructor(
+    readonly deps: UiDeps,
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+  ) {
+    this.ui = uiContext(deps, request, reply);
+    this.query = queryOf(request);
+  }
+
+  /** The submitted form fields (urlencoded body). */
+  get fields(): Record<string, string | string[]> {
+    return bodyFields(this.request);
+  }
+
+  /** A route parameter of the page's path (`:id`). */
+  param(name: string): string {
+    return String((this.request.params as Record<string, unknown>)[name]);
+  }
+
+  /** Runs an API route for the signed-in user; a refusal is an outcome, not an exception. */
+  call<T = unknown>(method: HttpMethod, url: string, input: ApiCall = {}): Promise<ApiOutcome<T>> {
+    return callApi<T>(this.deps, this.ui, this.request, this.reply, method, url, input);
+  }
+
+  /** An API answer the page cannot do without: a refusal becomes the error page. */
+  must<T = unknown>(method: HttpMethod, url: string, input: ApiCall = {}): Promise<T> {
+    return mustCall<T>(this.deps, this.ui, this.request, this.reply, method, url, input);
+  }
+
+  /** The choices of the pickers the page draws (parties, instances, certificates…). */
+  choices(load: Parameters<typeof loadChoices>[4]): Promise<Choices> {
+    return loadChoices(this.deps, this.ui, this.request, this.reply, load);
+  }
+
+  /** Sends the page in the shared layout, with the answer's status and notices. */
+  send(page: PageOptions, answer: Answer = {}) {
+    const notices = [...(page.notices ?? []), ...(answer.notices ?? [])];
+    return sendPage(this.reply, this.ui, { ...page, notices }, answer.status ?? 200);
+  }
+
+  /** The POST-redirect-GET answer after a successful change. */
+  redirect(location: string) {
+    return seeOther(this.reply, location);
+  }
+}
+
+export function openPage(deps: UiDeps, request: FastifyRequest, reply: FastifyReply): PageRequest {
+  return new PageRequest(deps, request, reply);
+}
