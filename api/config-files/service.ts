@@ -6,6 +6,7 @@
  */
 import { stringify } from 'yaml';
 import type { PluginType } from '../../actors/index.js';
+import { recordServiceAction } from '../../runtime/index.js';
 import { PluginConfigSchema } from '../../storage/entities/plugin-config.js';
 import type { Caller } from '../auth/caller.js';
 import { freshEm, type ApiContext } from '../context.js';
@@ -44,7 +45,7 @@ export interface ApplyOptions {
 export interface InstanceFollowUp {
   type: PluginType;
   name: string;
-  /** started, stopped, restarted, restart_needed (no runtime here: a running pier restarts it), unchanged */
+  /** running, stopped…, deleted, restarted (status), restart requested (from the CLI), unchanged */
   outcome: string;
 }
 
@@ -116,10 +117,16 @@ async function followInstances(ctx: ApiContext, changes: PlannedChange[]): Promi
       out.push({ type: known ?? ('' as PluginType), name: change.name, outcome: 'deleted' });
     } else {
       const needed = await followUpdated(ctx, known!, change.name);
-      if (needed && ctx.runtime) {
+      if (!needed) out.push({ type: known!, name: change.name, outcome: 'unchanged' });
+      else if (ctx.runtime) {
         const view = await ctx.runtime.supervisor.act(known!, change.name, 'restart');
         out.push({ type: known!, name: change.name, outcome: `restarted (${view.status})` });
-      } else out.push({ type: known!, name: change.name, outcome: needed ? 'restart_needed' : 'unchanged' });
+      } else {
+        // No supervisor here (the CLI): the restart is recorded as the instance's latest action,
+        // which the supervisor of every running process follows.
+        await recordServiceAction(freshEm(ctx), known!, change.name, 'restart');
+        out.push({ type: known!, name: change.name, outcome: 'restart requested' });
+      }
     }
   }
   return out;
