@@ -35,6 +35,7 @@ runActor(async (start, core) => {
         ...question,
         headers: { 'User-Agent': start.user_agent, ...question.headers },
         timeoutMs: Math.min(settings.timeout_seconds, checkTimeoutCapSeconds) * 1000,
+        proxy: { settings, password: (start.secrets as { proxy_password?: string }).proxy_password },
       }),
     async stop() {
       await loop.stop();

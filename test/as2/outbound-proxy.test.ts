@@ -84,6 +84,26 @@ t.test('through a proxy that asks for credentials: with them delivered, without 
   t.notMatch(JSON.stringify(refused), /proxy-Secret-9/);
 });
 
+t.test('the connection check shows the proxy step', async (t) => {
+  const partners = (await server.call('GET', '/api/v1/partners?q=ra')).body.data.partners;
+  const id = partners.find((p: { name: string }) => p.name === 'ra').id;
+  const check = async (sender: string) => {
+    const answer = await server.call('POST', `/api/v1/as2/remote-profiles/${id}/check-connection`, {
+      body: { sender },
+    });
+    if (answer.status !== 200) throw new Error(answer.raw);
+    return answer.body.data;
+  };
+  const through = await check('guarded');
+  t.equal(through.ok, true, JSON.stringify(through.steps));
+  t.equal(through.steps.proxy.detail, `Through ${guarded.url} (the instance's proxy_url)`);
+  t.match(through.steps.connect.detail, `port ${guarded.port}`, 'the connection opened is the proxy’s');
+  const refused = await check('no-credentials');
+  t.equal(refused.ok, false);
+  t.match(refused.problem, /^http: .*407.*from the proxy/);
+  t.notMatch(JSON.stringify(through) + JSON.stringify(refused), /proxy-Secret-9/);
+});
+
 t.test('through HTTP_PROXY, and direct for a NO_PROXY host', async (t) => {
   const before = await passed(open);
   t.equal((await send('environment', 'a')).status, 'Delivered');

@@ -95,8 +95,8 @@ async function importPage(
     </p>
     <section aria-labelledby="export-heading">
       <h2 id="export-heading">Export</h2>
-      <p><a class="button" href="${base}/export" download>Export all</a></p>
-      <form method="get" action="${base}/export" class="inline">
+      <p><a class="button" href="${base}/download" download>Export all</a></p>
+      <form method="get" action="${base}/download" class="inline">
         <label for="export-partner">One partner</label>
         <select id="export-partner" name="partner">
           ${names.map((n) => html`<option value="${n}">${n}</option>`)}
@@ -128,7 +128,7 @@ ${state.document}</textarea>
 }
 
 export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): void {
-  app.get(`${base}/export`, async (request, reply) => {
+  app.get(`${base}/download`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const partner = queryOf(request).partner;
     const file = await mustCall<ConfigFile>(deps, ui, request, reply, 'GET', '/config', {
