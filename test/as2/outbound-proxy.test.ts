@@ -7,6 +7,8 @@ import { makeFixtures } from '../helpers/certificates.js';
 import { agreement, startReceiver, startSender, storeCertificate, syncSigned } from '../helpers/as2.js';
 import { finished, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
+import { startPeer } from '../helpers/http-peer.js';
+import { serverCertificate } from '../helpers/tls.js';
 import { startTinyproxy, tinyproxyPath } from '../helpers/tinyproxy.js';
 
 if (!tinyproxyPath()) {
@@ -49,6 +51,26 @@ await startSender(server, 'environment');
 await agreement(server, 'a', url, cert, syncSigned);
 await agreement(server, 'b', viaLocalhost, cert, syncSigned);
 
+// An HTTPS partner whose self-signed server certificate its profile pins: checked inside the tunnel.
+serverCertificate(f, 'tls');
+const tlsCert = await storeCertificate(server, f, 'tls');
+const secureUrl = await startReceiver(server, 'secure', { tls_certificate_id: tlsCert });
+await agreement(server, 'c', secureUrl, cert, syncSigned, { tls_trusted_certificate_ids: [tlsCert] });
+
+// An HTTP endpoint the HTTP poster delivers to.
+const peer = await startPeer(t, () => ({ status: 200, body: 'ok' }));
+const poster = await server.call('POST', '/api/v1/plugins/configs?type=http-poster', {
+  body: {
+    name: 'poster',
+    url: peer.url,
+    proxy_url: guarded.url,
+    proxy_username: 'pier',
+    proxy_password: 'proxy-Secret-9',
+    max_attempts: 1,
+  },
+});
+if (poster.status !== 201) throw new Error(poster.raw);
+
 async function send(target: string, tag: string) {
   const made = await upload(
     server,
@@ -82,6 +104,30 @@ t.test('through a proxy that asks for credentials: with them delivered, without 
   t.equal(refused.status, 'Error');
   t.match(JSON.stringify(refused.deliveries), /407/, 'the proxy’s 407 is the delivery’s error');
   t.notMatch(JSON.stringify(refused), /proxy-Secret-9/);
+});
+
+t.test('HTTPS through CONNECT, the pinned certificate verified inside the tunnel', async (t) => {
+  const securePort = new URL(secureUrl).port;
+  t.equal((await send('open', 'c')).status, 'Delivered');
+  t.match(await open.log(), `CONNECT 127.0.0.1:${securePort}`, 'the proxy opened a tunnel');
+});
+
+t.test('the HTTP poster through a proxy with credentials', async (t) => {
+  const made = await upload(
+    server,
+    { from: 'sa', to: 'ra', target: 'poster' },
+    { name: 'erp.edi', content: "UNA:+.? '\n" },
+  );
+  t.equal(made.status, 201);
+  const done = await waitForMessage(server, made.body.data.id, finished, 'posted', 30_000);
+  t.equal(done.status, 'Delivered');
+  t.equal(peer.requests.length, 1);
+  t.equal(
+    peer.requests[0]!.headers['proxy-authorization'],
+    undefined,
+    'the proxy’s credentials stop at the proxy',
+  );
+  t.match(await guarded.log(), `POST ${peer.url}`);
 });
 
 t.test('the connection check shows the proxy step', async (t) => {
