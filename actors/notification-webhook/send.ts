@@ -44,6 +44,13 @@ export const sleeper = (signal?: AbortSignal) => (ms: number) =>
     signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
 
+/** Why fetch failed: the system's code (ECONNREFUSED), else the cause's words (a proxy's 407). */
+function reason(e: Error & { cause?: { code?: unknown; message?: string } }): string {
+  const code = e.cause?.code;
+  if (typeof code === 'string' && code !== '' && !code.startsWith('UND_ERR')) return code;
+  return e.cause?.message ?? e.message;
+}
+
 export async function sendNotification(
   settings: NotificationWebhookSettings,
   secrets: NotificationWebhookSecrets,
@@ -89,11 +96,11 @@ export async function sendNotification(
       error = `${url.host} answered HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}`;
       again = retryable(answer.status);
     } catch (caught) {
-      const e = caught as Error & { cause?: { code?: string; message?: string } };
+      const e = caught as Error & { cause?: { code?: unknown; message?: string } };
       error =
         e.name === 'TimeoutError'
           ? `No answer from ${url.host} within ${settings.timeout_seconds} s`
-          : `Could not reach ${url.host}: ${e.cause?.code ?? e.cause?.message ?? e.message}`;
+          : `Could not reach ${url.host}${through ? ` through the proxy ${through.shown}` : ''}: ${reason(e)}`;
     }
     if (!again || attempt >= settings.max_attempts || options.signal?.aborted) {
       await proxy?.close();
