@@ -291,6 +291,37 @@ t.test('--prune deletes what the file leaves out, and nothing else', async (t) =
   t.same(after.instances, exported.instances, 'instances untouched');
 });
 
+t.test(
+  'roles: a viewer exports, an operator plans, only an admin applies or takes sealed keys',
+  async (t) => {
+    const tokenWithRole = async (name: string, role: string): Promise<string> => {
+      await ok(target, 'POST', '/api/v1/service-accounts', { name, role });
+      return (await ok(target, 'POST', '/api/v1/api-tokens', { service_account: name, label: 'x' })).token;
+    };
+    const viewer = await tokenWithRole('watcher', 'viewer');
+    const operator = await tokenWithRole('ops', 'operator');
+    t.equal((await target.call('GET', '/api/v1/config', { token: viewer })).status, 200);
+    const sealedByViewer = await target.call('GET', '/api/v1/config?seal_keys=true', { token: viewer });
+    t.equal(sealedByViewer.status, 403);
+    t.equal(sealedByViewer.body.error.code, 'INSUFFICIENT_ROLE');
+    const document = JSON.stringify(exported);
+    t.equal(
+      (await target.call('POST', '/api/v1/config/plan', { body: { document }, token: viewer })).status,
+      403,
+    );
+    t.equal(
+      (await target.call('POST', '/api/v1/config/plan', { body: { document }, token: operator })).status,
+      200,
+    );
+    const applied = await target.call('POST', '/api/v1/config/apply', {
+      body: { document },
+      token: operator,
+    });
+    t.equal(applied.status, 403);
+    t.same(applied.body.error.details, { role: 'operator', required: 'admin' });
+  },
+);
+
 t.test('apply needs a caller, the JSON Schema is public, and no log line holds a secret', async (t) => {
   const unauthenticated = await target.call('POST', '/api/v1/config/apply', {
     body: { document: sealed.raw },

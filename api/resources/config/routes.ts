@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ConfigProblems } from '../../config-files/names.js';
 import { applyConfig, configYaml, exportConfig, planConfig } from '../../config-files/service.js';
 import type { ApiContext } from '../../context.js';
+import { checkRole } from '../../auth/roles.js';
 import type { ApiRouter } from '../../http/router.js';
 import { ConfigFile, configJsonSchema } from '../../schemas/config-file.js';
 import { recordName } from '../../schemas/common.js';
@@ -20,7 +21,7 @@ const ExportQuery = z.object({
   seal_keys: z
     .enum(['true', 'false'])
     .default('false')
-    .describe("true: private keys sealed with this install's secret key instead of `stored`"),
+    .describe("true: private keys sealed with this install's secret key instead of `stored` (admin only)"),
 });
 
 const ApplyBody = z.strictObject({
@@ -70,7 +71,10 @@ export function registerConfigRoutes(router: ApiRouter, ctx: ApiContext): void {
     summary: "The install's configuration as a configuration file (secrets as ${env:NAME} references)",
     query: ExportQuery,
     response: ConfigFile,
-    handler: async ({ query, reply }) => {
+    errors: ['INSUFFICIENT_ROLE'],
+    handler: async ({ query, reply, caller }) => {
+      // Sealed keys open on any install sharing the secret key: only an administrator takes them out.
+      if (query.seal_keys === 'true') checkRole(caller, 'admin');
       const partners = query.partner === undefined ? undefined : [query.partner].flat();
       const file = await exportConfig(ctx, { partners, sealKeys: query.seal_keys === 'true' });
       if (query.format === 'yaml') {
