@@ -19,6 +19,7 @@ import { registerPartyRoutes } from './resources/parties/routes.js';
 import { registerPluginConfigRoutes } from './resources/plugin-configs/routes.js';
 import { registerMessageRoutes } from './resources/messages/routes.js';
 import { registerOidcProviderRoutes } from './resources/oidc-providers/routes.js';
+import { registerConfigRoutes } from './resources/config/routes.js';
 import { registerRouteRoutes } from './resources/routes/routes.js';
 import { registerServiceRoutes } from './resources/services/routes.js';
 import { registerServiceAccountRoutes } from './resources/service-accounts/routes.js';
@@ -50,6 +51,7 @@ export const coreModule: ApiModule = {
     registerCertificateRoutes(router, ctx);
     registerPluginConfigRoutes(router, ctx);
     registerRouteRoutes(router, ctx);
+    registerConfigRoutes(router, ctx);
     registerServiceRoutes(router, ctx);
     registerMessageRoutes(router, ctx);
     registerStatsRoutes(router, ctx);

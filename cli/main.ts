@@ -8,6 +8,7 @@ import { ApiError } from '../api/errors.js';
 import { serviceVersion } from '../runtime/version.js';
 import { ReportedError, UsageError } from './args.js';
 import { apiTokenCommands } from './commands/api-tokens.js';
+import { configCommands } from './commands/config.js';
 import { doctorCommand } from './commands/doctor.js';
 import { messageCommands } from './commands/messages.js';
 import { initCommand } from './commands/init.js';
@@ -62,6 +63,7 @@ export function buildProgram(): Command {
     apiTokenCommands(),
     messageCommands(),
     settingsCommands(),
+    configCommands(),
     storageCommands(),
     doctorCommand(),
   ]) {

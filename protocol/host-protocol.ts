@@ -18,7 +18,7 @@ const StopRequest = z.object({
 });
 const Stopped = z.object({ type: z.literal('stopped') });
 
-export const checkSteps = ['certificates', 'resolve', 'connect', 'tls', 'http'] as const;
+export const checkSteps = ['certificates', 'proxy', 'resolve', 'connect', 'tls', 'http'] as const;
 export type CheckStep = (typeof checkSteps)[number];
 
 const StepResult = z.object({
@@ -63,6 +63,7 @@ export const CheckAnswer = z.object({
   ok: z.boolean(),
   steps: z.object({
     certificates: StepResult,
+    proxy: StepResult,
     resolve: StepResult,
     connect: StepResult,
     tls: StepResult,

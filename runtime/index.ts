@@ -29,7 +29,11 @@ export { checkSecretKey } from './secrets/key-check.js';
 // Plugin instances: their stored configuration, lifecycle, state across processes, refusals.
 export { listInstances, loadInstanceConfig, openSecrets, settingsOf } from './supervisor/instance-config.js';
 export { actions, type Action, type ServiceStatus } from './lifecycle/states.js';
-export { announce as announceInstanceChange, processStates } from './supervisor/desired-state.js';
+export {
+  announce as announceInstanceChange,
+  processStates,
+  recordAction as recordServiceAction,
+} from './supervisor/desired-state.js';
 export type { ServiceView } from './supervisor/instance.js';
 export {
   ActionRefused,

@@ -9,6 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import type { As2OutboundContext } from '../../protocol/as2-protocol.js';
+import { proxyAgent, proxyFor, type ProxySettings } from '../shared/proxy.js';
 
 /** TLS set-ups kept at once; the least recently used one is closed beyond this. */
 const maxTlsAgents = 32;
@@ -28,23 +29,33 @@ export function tlsOptions(
 
 export class PartnerAgents {
   readonly #http: http.Agent;
-  readonly #https = new Map<string, https.Agent>();
+  readonly #https = new Map<string, http.Agent>();
   /** Contexts are kept a few seconds by the sender, so a fingerprint is worked out once for each. */
   readonly #fingerprints = new WeakMap<As2OutboundContext, string>();
 
-  constructor(private readonly maxSockets: number) {
+  constructor(
+    private readonly maxSockets: number,
+    private readonly proxy: { settings: ProxySettings; password?: string | undefined } = {
+      settings: { proxy_url: 'none', proxy_username: '' },
+    },
+  ) {
     this.#http = new http.Agent({ keepAlive: true, maxSockets });
   }
 
   for(url: URL, context: As2OutboundContext): http.Agent {
-    if (url.protocol !== 'https:') return this.#http;
-    const key = this.#fingerprintOf(context);
+    const proxy = proxyFor(url, this.proxy.settings, this.proxy.password);
+    if (!proxy && url.protocol !== 'https:') return this.#http;
+    const tlsKey = url.protocol === 'https:' ? this.#fingerprintOf(context) : 'http';
+    // A proxied partner and a direct one never share a connection, nor two proxies.
+    const key = proxy ? `${proxy.url.href}\n${tlsKey}` : tlsKey;
     let agent = this.#https.get(key);
     if (agent) {
       // Most recently used last: a Map keeps insertion order.
       this.#https.delete(key);
     } else {
-      agent = this.#tlsAgent(context);
+      agent = proxy
+        ? proxyAgent(url, proxy, { keepAlive: true, maxSockets: this.maxSockets }, tlsOptions(context))
+        : this.#tlsAgent(context);
       if (this.#https.size >= maxTlsAgents) {
         const [oldest, old] = this.#https.entries().next().value!;
         this.#https.delete(oldest);

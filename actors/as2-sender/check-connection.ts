@@ -18,11 +18,13 @@ import {
   type CheckStep,
   type StepResult,
 } from '../../protocol/host-protocol.js';
+import { proxyAgent, proxyFor, type ProxyChoice, type ProxySettings } from '../shared/proxy.js';
 import { tlsOptions } from './agents.js';
 
-/** What the sender adds to the core's question: its own timeout and User-Agent. */
+/** What the sender adds to the core's question: its own timeout, User-Agent and proxy. */
 interface CheckTarget extends Omit<CheckConnectionRequest, 'type'> {
   timeoutMs: number;
+  proxy?: { settings: ProxySettings; password?: string | undefined };
 }
 
 type ProfileCertificate = CheckConnectionRequest['certificates'][number];
@@ -38,27 +40,37 @@ export async function checkConnection(target: CheckTarget): Promise<CheckAnswer>
   ) as Record<CheckStep, StepResult>;
   let url: URL | undefined;
   let address = '';
+  let proxy: ProxyChoice | undefined;
+  // With a proxy, the name resolved and the connection opened are the proxy's; TLS runs inside
+  // its tunnel, so the http step, which goes through it, checks both.
   const run: Record<CheckStep, () => Promise<string>> = {
     certificates: async () => certificatesCurrent(target.certificates, target.now),
-    resolve: async () => {
+    proxy: async () => {
       try {
         url = new URL(target.endpoint);
       } catch {
         throw new StepFailed(`The endpoint ${target.endpoint} is not an address`);
       }
-      const host = url.hostname.replace(/^\[|\]$/g, '');
+      proxy = target.proxy && proxyFor(url, target.proxy.settings, target.proxy.password);
+      if (!proxy) return 'None: a direct connection';
+      return `Through ${proxy.shown} (${proxy.source === 'proxy_url' ? "the instance's proxy_url" : proxy.source})`;
+    },
+    resolve: async () => {
+      const host = (proxy?.url ?? url!).hostname.replace(/^\[|\]$/g, '');
       const found = await lookup(host, { all: true }).catch((error: NodeJS.ErrnoException) => {
         throw new StepFailed(`${host} does not resolve (${error.code ?? error.message})`);
       });
       address = found[0]!.address;
       return `${host} is ${found.map((a) => a.address).join(', ')}`;
     },
-    connect: () => connectTo(address, portOf(url!), target.timeoutMs),
+    connect: () => connectTo(address, portOf(proxy?.url ?? url!), target.timeoutMs),
     tls: () =>
-      url!.protocol === 'https:'
-        ? handshake(address, url!.hostname, portOf(url!), target)
-        : Promise.resolve('Not used: the endpoint is plain HTTP'),
-    http: () => httpAnswer(url!, target),
+      url!.protocol !== 'https:'
+        ? Promise.resolve('Not used: the endpoint is plain HTTP')
+        : proxy
+          ? Promise.resolve("Inside the proxy's tunnel: checked by the http step")
+          : handshake(address, url!.hostname, portOf(url!), target),
+    http: () => httpAnswer(url!, target, proxy),
   };
   for (const step of checkSteps) {
     const started = performance.now();
@@ -160,15 +172,16 @@ function trustHint(code: string | undefined): string {
   );
 }
 
-function httpAnswer(url: URL, target: CheckTarget): Promise<string> {
+function httpAnswer(url: URL, target: CheckTarget, proxy: ProxyChoice | undefined): Promise<string> {
   const secure = url.protocol === 'https:';
+  const tlsSetUp = secure ? tlsOptions(target.tls as As2OutboundContext) : {};
   return new Promise((resolve, reject) => {
     const request = (secure ? https : http).request(url, {
       method: 'GET',
       headers: target.headers,
       timeout: target.timeoutMs,
-      agent: false,
-      ...(secure ? tlsOptions(target.tls as As2OutboundContext) : {}),
+      agent: proxy ? proxyAgent(url, proxy, {}, tlsSetUp) : false,
+      ...tlsSetUp,
     });
     request.on('timeout', () =>
       request.destroy(new StepFailed(`No HTTP answer within ${target.timeoutMs / 1000} s`)),
@@ -182,7 +195,12 @@ function httpAnswer(url: URL, target: CheckTarget): Promise<string> {
       response.resume();
       const status = response.statusCode ?? 0;
       const line = `HTTP ${status}${response.statusMessage ? ` ${response.statusMessage}` : ''}`;
-      const server = response.headers.server ? ` from ${response.headers.server}` : '';
+      const server =
+        proxy && status === 407
+          ? ` from the proxy ${proxy.shown} (proxy_username and proxy_password)`
+          : response.headers.server
+            ? ` from ${response.headers.server}`
+            : '';
       if (status >= 500 || refusingStatuses.has(status))
         reject(new StepFailed(`The endpoint answered ${line}${server}`));
       else resolve(`The endpoint answered ${line}${server}`);

@@ -13,6 +13,7 @@ import {
   unreachableAlertFields,
   wholeNumber,
 } from '../shared/fields.js';
+import { proxyDefaults, proxyFields, proxySecrets, type ProxySettings } from '../shared/proxy.js';
 
 export const as2SenderType: PluginTypeDefinition = {
   type: 'as2-sender',
@@ -26,6 +27,7 @@ export const as2SenderType: PluginTypeDefinition = {
       .describe('Where the compressed layer goes for partners whose profile compresses'),
     ...retryFields,
     ...unreachableAlertFields,
+    ...proxyFields,
     receipt_alert_minutes: wholeNumber(0, 1440).describe(
       'Minutes an asynchronous receipt (MDN) may be late before receipts_missing is raised for the partner; 0: only at the receipt timeout',
     ),
@@ -36,15 +38,16 @@ export const as2SenderType: PluginTypeDefinition = {
     compression_order: 'before-sign',
     ...retryDefaults,
     ...unreachableAlertDefaults,
+    ...proxyDefaults,
     // A partner's asynchronous receipt usually comes within seconds; the profile's receipt
     // timeout (hours) is when the delivery fails, far too late to hear that receipts stopped.
     receipt_alert_minutes: 15,
   },
-  secretFields: {},
+  secretFields: proxySecrets,
   problems: retryProblems,
 };
 
-export interface As2SenderSettings {
+export interface As2SenderSettings extends ProxySettings {
   timeout_seconds: number;
   max_concurrent_deliveries: number;
   compression_order: 'before-sign' | 'after-sign';

@@ -60,8 +60,12 @@ export class As2Sender {
     private readonly store: PayloadStore,
     private readonly core: CoreClient,
     private readonly userAgent: string,
+    proxyPassword?: string,
   ) {
-    this.#agents = new PartnerAgents(settings.max_concurrent_deliveries);
+    this.#agents = new PartnerAgents(settings.max_concurrent_deliveries, {
+      settings,
+      password: proxyPassword,
+    });
     this.#contexts = new OutboundContexts(core);
   }
 

@@ -14,7 +14,13 @@ const checkTimeoutCapSeconds = 30;
 
 runActor(async (start, core) => {
   const settings = parseSettings<As2SenderSettings>(as2SenderType, start.settings);
-  const sender = new As2Sender(settings, openActorStore(start, core), core, start.user_agent);
+  const sender = new As2Sender(
+    settings,
+    openActorStore(start, core),
+    core,
+    start.user_agent,
+    (start.secrets as { proxy_password?: string }).proxy_password,
+  );
   const port = deliveryPort(start, core);
   // One sender serves every AS2 partner: reachability is told per partner (the message's receiver).
   const reach = new ReachTeller(core, (d) => d.message.to);
@@ -29,6 +35,7 @@ runActor(async (start, core) => {
         ...question,
         headers: { 'User-Agent': start.user_agent, ...question.headers },
         timeoutMs: Math.min(settings.timeout_seconds, checkTimeoutCapSeconds) * 1000,
+        proxy: { settings, password: (start.secrets as { proxy_password?: string }).proxy_password },
       }),
     async stop() {
       await loop.stop();

@@ -14,6 +14,7 @@ import {
   userName,
   wholeNumber,
 } from '../shared/fields.js';
+import { proxyDefaults, proxyFields, proxySecrets, type ProxySettings } from '../shared/proxy.js';
 
 const httpPosterFields = {
   url: z.string().max(2048).describe('Address the payload is posted to'),
@@ -29,6 +30,7 @@ const httpPosterFields = {
   max_concurrent_deliveries: maxConcurrentDeliveries,
   ...retryFields,
   ...unreachableAlertFields,
+  ...proxyFields,
 };
 
 const httpPosterDefaults = {
@@ -39,14 +41,16 @@ const httpPosterDefaults = {
   max_concurrent_deliveries: 5,
   ...retryDefaults,
   ...unreachableAlertDefaults,
+  ...proxyDefaults,
 };
 
 const httpPosterSecrets = {
   http_basic_password: password.describe('Write-only'),
   http_headers: headerList.describe('Write-only; replaced as a whole, [] removes them'),
+  ...proxySecrets,
 };
 
-export interface HttpPosterSettings {
+export interface HttpPosterSettings extends ProxySettings {
   url: string;
   http_basic_username: string;
   content_type: string;

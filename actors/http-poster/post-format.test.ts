@@ -35,6 +35,8 @@ const settings = (format: 'edi' | 'json'): HttpPosterSettings => ({
   format,
   timeout_seconds: 10,
   max_concurrent_deliveries: 1,
+  proxy_url: '',
+  proxy_username: '',
 });
 
 async function delivery(content: string, fileName: string): Promise<ClaimedDelivery> {

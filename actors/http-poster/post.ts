@@ -12,10 +12,12 @@ import { openKept } from '../../storage/payloads/inline.js';
 import { asJson, formattedName, NotTranslatable } from '../shared/delivery-format.js';
 import { contentDisposition } from '../shared/content-disposition.js';
 import type { HeaderList } from '../shared/fields.js';
+import { proxyAgent, proxyFor } from '../shared/proxy.js';
 import type { HttpPosterSettings } from './config.js';
 
 export interface PosterSecrets {
   http_basic_password?: string;
+  proxy_password?: string;
   http_headers?: HeaderList;
 }
 
@@ -35,7 +37,9 @@ export class HttpPoster {
   ) {
     this.#url = new URL(settings.url);
     const options = { keepAlive: true, maxSockets: settings.max_concurrent_deliveries };
-    this.#agent = this.#url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    const proxy = proxyFor(this.#url, settings, secrets.proxy_password);
+    if (proxy) this.#agent = proxyAgent(this.#url, proxy, options);
+    else this.#agent = this.#url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
   }
 
   headersFor(delivery: ClaimedDelivery): Record<string, string> {

@@ -15,6 +15,7 @@ import {
   wholeNumber,
   type HeaderList,
 } from '../shared/fields.js';
+import { proxyDefaults, proxyFields, proxySecrets, type ProxySettings } from '../shared/proxy.js';
 
 export const notificationFormats = ['json', 'slack', 'teams'] as const;
 export type NotificationFormat = (typeof notificationFormats)[number];
@@ -38,6 +39,7 @@ export const notificationWebhookType: PluginTypeDefinition = {
       'Hours a replaced signing secret keeps signing beside the new one (0: none)',
     ),
     ...retryFields,
+    ...proxyFields,
   },
   defaults: {
     format: 'json',
@@ -51,8 +53,10 @@ export const notificationWebhookType: PluginTypeDefinition = {
     retry_interval: 2,
     retry_backoff: 2,
     retry_max_interval: 60,
+    ...proxyDefaults,
   },
   secretFields: {
+    ...proxySecrets,
     url: z.string().max(2048).describe('Write-only: the webhook address'),
     basic_password: password.describe('Write-only'),
     headers: headerList.describe('Write-only; replaced as a whole, [] removes them'),
@@ -72,7 +76,7 @@ export const notificationWebhookType: PluginTypeDefinition = {
   problems: retryProblems,
 };
 
-export interface NotificationWebhookSettings {
+export interface NotificationWebhookSettings extends ProxySettings {
   format: NotificationFormat;
   min_severity: 'info' | 'warning' | 'critical';
   basic_username: string;
@@ -88,6 +92,7 @@ export interface NotificationWebhookSettings {
 
 export interface NotificationWebhookSecrets {
   url: string;
+  proxy_password?: string;
   basic_password?: string;
   headers?: HeaderList;
   signing_secret?: string;

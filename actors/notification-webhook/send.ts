@@ -9,6 +9,8 @@ import {
   type NotificationWebhookSecrets,
   type NotificationWebhookSettings,
 } from './config.js';
+import { fetch as undiciFetch, ProxyAgent } from 'undici';
+import { proxyFor } from '../shared/proxy.js';
 import { renderBody } from './render.js';
 import { webhookHeaders } from './sign.js';
 
@@ -42,6 +44,13 @@ export const sleeper = (signal?: AbortSignal) => (ms: number) =>
     signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
 
+/** Why fetch failed: the system's code (ECONNREFUSED), else the cause's words (a proxy's 407). */
+function reason(e: Error & { cause?: { code?: unknown; message?: string } }): string {
+  const code = e.cause?.code;
+  if (typeof code === 'string' && code !== '' && !code.startsWith('UND_ERR')) return code;
+  return e.cause?.message ?? e.message;
+}
+
 export async function sendNotification(
   settings: NotificationWebhookSettings,
   secrets: NotificationWebhookSecrets,
@@ -53,6 +62,10 @@ export async function sendNotification(
   const url = new URL(secrets.url);
   const body = renderBody(settings.format, job, now());
   const id = `msg_pier_${job.notification_id}`;
+  const through = proxyFor(url, settings, secrets.proxy_password);
+  // undici's own fetch with its ProxyAgent: a dispatcher of one undici version is not handed
+  // to the fetch of another (Node's bundled one).
+  const proxy = through ? new ProxyAgent({ uri: through.url.href }) : undefined;
   let error = '';
   for (let attempt = 1; ; attempt++) {
     const at = now();
@@ -70,25 +83,35 @@ export async function sendNotification(
     try {
       const timeout = AbortSignal.timeout(settings.timeout_seconds * 1000);
       const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-      const answer = await fetch(url, { method: 'POST', headers, body, signal, redirect: 'manual' });
+      const request = { method: 'POST', headers, body, signal, redirect: 'manual' } as const;
+      const answer = proxy
+        ? await undiciFetch(url, { ...request, dispatcher: proxy })
+        : await fetch(url, request);
       await answer.body?.cancel().catch(() => {});
-      if (answer.status >= 200 && answer.status < 300) return { ok: true, attempts: attempt };
+      if (answer.status >= 200 && answer.status < 300) {
+        await proxy?.close();
+        return { ok: true, attempts: attempt };
+      }
       // The address is a secret (docs/api/conventions.md#write-only-values): name the host only.
       error = `${url.host} answered HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}`;
       again = retryable(answer.status);
     } catch (caught) {
-      const e = caught as Error & { cause?: { code?: string; message?: string } };
+      const e = caught as Error & { cause?: { code?: unknown; message?: string } };
       error =
         e.name === 'TimeoutError'
           ? `No answer from ${url.host} within ${settings.timeout_seconds} s`
-          : `Could not reach ${url.host}: ${e.cause?.code ?? e.cause?.message ?? e.message}`;
+          : `Could not reach ${url.host}${through ? ` through the proxy ${through.shown}` : ''}: ${reason(e)}`;
     }
     if (!again || attempt >= settings.max_attempts || options.signal?.aborted) {
+      await proxy?.close();
       return { ok: false, attempts: attempt, error };
     }
     await options.onRetry?.(attempt, error);
     await sleep(retryWait(settings, attempt));
     // Stopped while waiting: the last attempt's error stands, no aborted attempt is counted.
-    if (options.signal?.aborted) return { ok: false, attempts: attempt, error };
+    if (options.signal?.aborted) {
+      await proxy?.close();
+      return { ok: false, attempts: attempt, error };
+    }
   }
 }

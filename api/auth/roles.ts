@@ -9,7 +9,7 @@ import { roleAllows, type Role } from '../schemas/role.js';
 import type { Caller } from './caller.js';
 
 /** Paths (below the API prefix) whose changes only an administrator may make. */
-const adminOnly = ['/oidc-providers', '/service-accounts', '/api-tokens', '/settings'];
+const adminOnly = ['/oidc-providers', '/service-accounts', '/api-tokens', '/settings', '/config/apply'];
 /** Changes below a record that only an administrator may make: a reset control number breaks the partner's sequence. */
 const adminOnlyBelow = /^\/partners\/[^/]+\/control-numbers(\/|$)/;
 

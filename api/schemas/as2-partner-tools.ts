@@ -18,6 +18,9 @@ export const CheckConnectionAnswer = z.object({
   endpoint: z.string(),
   steps: z.object({
     certificates: stepResult,
+    proxy: stepResult.describe(
+      'The outbound proxy the sender goes through (its proxy_url, HTTPS_PROXY or HTTP_PROXY; NO_PROXY respected), or none; with one, resolve and connect are the proxy’s and TLS runs inside its tunnel',
+    ),
     resolve: stepResult,
     connect: stepResult,
     tls: stepResult,

@@ -420,6 +420,21 @@ export const fieldTexts: Record<string, FieldText> = {
     section: 'connection',
   },
   content_type: { label: 'Content type', help: 'Content-Type of the request' },
+  // Configuration files
+  document: { label: 'Configuration file', help: 'The file, YAML or JSON (docs/configuration-files.md)' },
+  prune: { label: 'Prune', help: 'Delete what the file does not name (apply only)' },
+  // Outbound proxy (AS2 sender, HTTP poster, webhook notifier)
+  proxy_url: {
+    label: 'Proxy',
+    help: 'http://host:port; empty: HTTPS_PROXY or HTTP_PROXY of the environment; none: always direct (NO_PROXY is respected)',
+    section: 'connection',
+  },
+  proxy_username: { label: 'Proxy user', help: 'User for the proxy; empty for none', section: 'connection' },
+  proxy_password: {
+    label: 'Proxy password',
+    help: 'Password for the proxy (write-only)',
+    section: 'connection',
+  },
   // Notifiers
   format: { label: 'Body format', help: 'json (Standard Webhooks), slack or teams' },
   min_severity: { label: 'Least severe alert sent', help: 'info, warning or critical' },

@@ -6,7 +6,7 @@ import { unfitDirectory } from '../../actors/shared/directory-path.js';
 
 const storageBackends = ['local', 's3'] as const;
 
-const SettingsFields = {
+export const SettingsFields = {
   storage_backend: z.enum(storageBackends),
   storage_local_directory: singleLineText(1024),
   storage_s3_bucket: singleLineText(63),

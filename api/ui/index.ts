@@ -47,6 +47,7 @@ const allSections: (NavItem & { needs: string })[] = [
   { href: `${uiPrefix}/certificates`, label: 'Certificates', needs: '/certificates' },
   { href: `${uiPrefix}/cem`, label: 'Certificate exchange', needs: '/cem/exchanges' },
   { href: `${uiPrefix}/routes`, label: 'Routes', needs: '/routes' },
+  { href: `${uiPrefix}/config`, label: 'Export and import', needs: '/config' },
   { href: `${uiPrefix}/instances`, label: 'Plugin instances', needs: '/services' },
   { href: `${uiPrefix}/notifications`, label: 'Notifications', needs: '/notifications' },
   { href: `${uiPrefix}/audit`, label: 'Audit log', needs: '/audit' },

@@ -154,7 +154,7 @@ export function registerAs2ProfileRoutes(router: ApiRouter, ctx: ApiContext): vo
     url: '/as2/remote-profiles/:id/check-connection',
     tag,
     summary:
-      'Check that the partner can be reached (certificates, resolve, connect, tls, http) without sending a message',
+      'Check that the partner can be reached (certificates, proxy, resolve, connect, tls, http) without sending a message',
     params: idParams,
     body: CheckConnectionBody,
     response: CheckConnectionAnswer,

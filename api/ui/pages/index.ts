@@ -4,6 +4,7 @@ import type { UiDeps } from './common.js';
 import { registerAdminPages } from './admin.js';
 import { registerCertificatePages } from './certificates.js';
 import { registerCemPages } from './cem.js';
+import { registerConfigFilePages } from './config-files.js';
 import { registerDashboard } from './dashboard.js';
 import { registerInstancePages } from './instances.js';
 import { registerMessagePages } from './messages.js';
@@ -22,5 +23,6 @@ export function registerPages(app: FastifyInstance, deps: UiDeps): void {
   if (deps.api.has('GET', '/notifications')) registerNotificationPages(app, deps);
   if (deps.api.has('GET', '/as2/remote-profiles')) registerWizard(app, deps);
   if (deps.api.has('GET', '/cem/exchanges')) registerCemPages(app, deps);
+  if (deps.api.has('GET', '/config')) registerConfigFilePages(app, deps);
   registerAdminPages(app, deps);
 }

@@ -1,0 +1,124 @@
+/**
+ * GET /config, POST /config/plan and /config/apply (docs/configuration-files.md): the install's
+ * configuration as a file, and a file's changes shown or made. The JSON Schema of the file is
+ * public, like the OpenAPI document it is part of.
+ */
+import { z } from 'zod';
+import { ConfigProblems } from '../../config-files/names.js';
+import { applyConfig, configYaml, exportConfig, planConfig } from '../../config-files/service.js';
+import type { ApiContext } from '../../context.js';
+import { checkRole } from '../../auth/roles.js';
+import type { ApiRouter } from '../../http/router.js';
+import { ConfigFile, configJsonSchema } from '../../schemas/config-file.js';
+import { recordName } from '../../schemas/common.js';
+
+const ExportQuery = z.object({
+  partner: z
+    .union([recordName, z.array(recordName)])
+    .optional()
+    .describe('Only these partners (repeat the parameter for several), their certificates and routes'),
+  format: z.enum(['json', 'yaml']).default('json').describe('yaml answers the file itself, text/yaml'),
+  seal_keys: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe("true: private keys sealed with this install's secret key instead of `stored` (admin only)"),
+});
+
+const ApplyBody = z.strictObject({
+  document: z
+    .string()
+    .min(1)
+    .max(16 * 1024 * 1024)
+    .describe('The configuration file, YAML or JSON'),
+  prune: z.boolean().default(false).describe('Delete what the file does not name (apply only)'),
+});
+
+const FieldChange = z.object({
+  field: z.string(),
+  old: z.unknown().optional(),
+  new: z.unknown().optional(),
+  secret: z.literal(true).optional().describe('A write-only value changes; its values are never shown'),
+});
+const PlannedChange = z.object({
+  action: z.enum(['create', 'update', 'delete']),
+  section: z.enum(['settings', 'certificates', 'organizations', 'partners', 'instances', 'routes']),
+  name: z.string(),
+  changes: z.array(FieldChange),
+});
+const PlanAnswer = z.object({ changes: z.array(PlannedChange) });
+const ApplyAnswer = z.object({
+  applied: z.boolean(),
+  changes: z.array(PlannedChange),
+  instances: z.array(z.object({ type: z.string(), name: z.string(), outcome: z.string() })),
+});
+
+/** A refused file's problems are the 400's details, each under its path in the file. */
+async function refusingProblems<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ConfigProblems) throw error.toApiError();
+    throw error;
+  }
+}
+
+export function registerConfigRoutes(router: ApiRouter, ctx: ApiContext): void {
+  const tag = 'Configuration files';
+  router.add({
+    method: 'GET',
+    url: '/config',
+    tag,
+    summary: "The install's configuration as a configuration file (secrets as ${env:NAME} references)",
+    query: ExportQuery,
+    response: ConfigFile,
+    errors: ['INSUFFICIENT_ROLE'],
+    handler: async ({ query, reply, caller }) => {
+      // Sealed keys open on any install sharing the secret key: only an administrator takes them out.
+      if (query.seal_keys === 'true') checkRole(caller, 'admin');
+      const partners = query.partner === undefined ? undefined : [query.partner].flat();
+      const file = await exportConfig(ctx, { partners, sealKeys: query.seal_keys === 'true' });
+      if (query.format === 'yaml') {
+        return reply
+          .type('text/yaml; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="pier-config.yaml"')
+          .send(configYaml(file));
+      }
+      return file;
+    },
+  });
+  router.add({
+    method: 'GET',
+    url: '/config/schema',
+    tag,
+    public: true,
+    summary: 'The JSON Schema of the configuration file',
+    response: z.record(z.string(), z.unknown()),
+    handler: async () => configJsonSchema(),
+  });
+  router.add({
+    method: 'POST',
+    url: '/config/plan',
+    tag,
+    summary: 'What applying the file would change, field by field; changes nothing',
+    body: ApplyBody,
+    response: PlanAnswer,
+    handler: async ({ body, caller }) => ({
+      changes: await refusingProblems(() =>
+        planConfig(ctx, caller, body.document, { prune: body.prune, env: process.env }),
+      ),
+    }),
+  });
+  router.add({
+    method: 'POST',
+    url: '/config/apply',
+    tag,
+    summary:
+      'Make the install what the file says, in one transaction (all or nothing); instances whose configuration changed are restarted',
+    body: ApplyBody,
+    response: ApplyAnswer,
+    handler: ({ body, caller }) =>
+      refusingProblems(() =>
+        applyConfig(ctx, caller, body.document, { prune: body.prune, env: process.env }),
+      ),
+  });
+}
