@@ -127,6 +127,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     ackDeadlines: receiptsOverdue,
     outage,
     metrics,
+    presenceSettled: () => presence.settled(),
   });
   const acknowledgements = new AcknowledgementSweep({
     orm: options.orm,

@@ -20,6 +20,9 @@ export interface DatabaseOptions {
 
 /** A connection URL fit to print: the password replaced. */
 export function withoutPassword(url: string): string {
+  // A URL with several hosts is not a WHATWG URL: its password is replaced in the text.
+  const several = /^(postgres(?:ql)?:\/\/[^:@/?#]*:)[^@/?#]*(@[^/?#]*,)/.exec(url);
+  if (several) return url.replace(several[0], `${several[1]}***${several[2]}`);
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
