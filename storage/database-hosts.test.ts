@@ -46,4 +46,5 @@ t.test('the password of a multi-host URL is not printed', async (t) => {
     'postgresql://pier:***@h1:5432,h2:5432/pier?target_session_attrs=read-write',
   );
   t.equal(withoutPassword('postgresql://pier:topsecret@h1:5432/pier'), 'postgresql://pier:***@h1:5432/pier');
+  t.equal(withoutPassword('postgresql://pier@h1:5432,h2/pier'), 'postgresql://pier@h1:5432,h2/pier');
 });

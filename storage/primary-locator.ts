@@ -115,6 +115,20 @@ function noPrimary(errors: Error[]): AggregateError {
   return Object.assign(error, { code: '08001' });
 }
 
+/** What each node of a multi-host URL is now, in the URL's order (for `pier doctor`). */
+export async function nodeRoles(url: string): Promise<string[]> {
+  return Promise.all(
+    databaseHosts(url).hosts.map(async (host) => {
+      const name = `${host.host}:${host.port}`;
+      try {
+        return `${name} ${(await readOnly(host)) ? 'standby' : 'primary'}`;
+      } catch (error) {
+        return `${name} down (${error instanceof Error ? error.message || (error as NodeJS.ErrnoException).code : String(error)})`;
+      }
+    }),
+  );
+}
+
 /** One locator per URL and thread, so every pool of a process agrees on the primary. */
 const locators = new Map<string, PrimaryLocator>();
 

@@ -19,6 +19,8 @@ import {
   type FailoverNode,
 } from '../helpers/auto-failover.js';
 import { waitFor } from '../helpers/wait.js';
+import { tempDir } from '../helpers/flow.js';
+import { runDoctor } from '../../cli/doctor/run-doctor.js';
 
 const missing = autoFailoverMissing();
 if (missing) {
@@ -152,6 +154,26 @@ if (missing) {
         acknowledged.filter((id) => !ids.has(id)),
         [],
         `every acknowledged write (${acknowledged.length}) is on the final primary`,
+      );
+
+      // pier doctor on the multi-host URL says which node is primary now.
+      const doctor = await runDoctor({
+        env: {
+          ...process.env,
+          DATABASE_URL: cluster.url,
+          PIER_DATA_DIR: await tempDir(t, 'pier-failover-doctor-'),
+          PIER_SECRET_KEY: 'failover-test-key',
+        },
+      });
+      const standby = cluster.nodes.find((node) => node.name !== afterSwitch.name)!;
+      t.match(
+        doctor.find((c) => c.id === 'database'),
+        {
+          status: 'ok',
+          detail: `postgresql://postgres@127.0.0.1:${cluster.nodes[0]!.port},127.0.0.1:${cluster.nodes[1]!.port}/pier?target_session_attrs=read-write (DATABASE_URL; nodes now: ${cluster.nodes
+            .map((node) => `127.0.0.1:${node.port} ${node === standby ? 'standby' : 'primary'}`)
+            .join(', ')}); all`,
+        },
       );
       t.same(changes.length >= 2, true, `the process saw the primary change twice (${changes.join(', ')})`);
     },

@@ -48,7 +48,7 @@ export interface FailoverCluster {
   switchover(): Promise<void>;
 }
 
-export async function startFailoverCluster(t: Test): Promise<FailoverCluster> {
+export async function startFailoverCluster(t: Pick<Test, 'teardown'>): Promise<FailoverCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pier-failover-'));
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
   const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
