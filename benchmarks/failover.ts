@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { FlowConnections } from '../storage/flow-connections.js';
-import { autoFailoverMissing, startFailoverCluster } from '../test/helpers/auto-failover.js';
+import { autoFailoverMissing, query, startFailoverCluster } from '../test/helpers/auto-failover.js';
 import { createTestDatabase } from '../test/helpers/database.js';
 
 const { values } = parseArgs({
@@ -99,7 +99,12 @@ try {
     switchovers.push(await pause(() => cluster.switchover()));
     console.error(`switchover ${i + 1}: ${switchovers.at(-1)} s`);
   }
-  await cluster.stable();
+  const primary = await cluster.stable();
+  // The standby must be synchronous while the rate is measured, or the comparison says nothing.
+  const [replication] = await query<{ sync_state: string; names: string }>(
+    primary.url,
+    "select sync_state, current_setting('synchronous_standby_names') as names from pg_stat_replication",
+  );
   const replicated = await commitRate(cluster.url);
   const single = await createTestDatabase();
   teardowns.push(() => single.drop());
@@ -109,6 +114,7 @@ try {
       kill9_seconds_without_writes: kills,
       switchover_seconds_without_writes: switchovers,
       concurrency,
+      standby: replication ?? 'none attached',
       commits_per_second_with_sync_standby: Math.round(replicated),
       commits_per_second_single_postgresql: Math.round(alone),
     }),
