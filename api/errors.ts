@@ -34,6 +34,11 @@ export const errorTable = {
   SENDER_NOT_RUNNING: { status: 503, message: 'The AS2 sender is not running' },
   STORAGE_UNAVAILABLE: { status: 503, message: 'The payload store cannot be used; try again later' },
   NOT_READY: { status: 503, message: 'pier is starting or stopping; try again in a moment' },
+  DATABASE_UNAVAILABLE: {
+    status: 503,
+    message:
+      'The database does not answer (an outage or a failover); nothing was changed; try again in a moment',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorTable;

@@ -26,6 +26,7 @@ import { CemService } from './cem/cem-service.js';
 import { scheduleCemTicks } from './cem/schedule.js';
 import { receiptsOverdue } from '../flow/commands/as2-records.js';
 import { NodePresence } from './cluster/presence.js';
+import { watchFailovers } from './cluster/failover-watch.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { AcknowledgementSweep } from './edi/acknowledgement-sweep.js';
 import { HistoryFeed, type StreamLimits } from './events/history-feed.js';
@@ -112,6 +113,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const presence = new NodePresence(options.databaseUrl, options.logger, outage);
   await presence.start();
   const metrics = new PierMetrics({ version: serviceVersion, counting: options.countMetrics ?? true });
+  watchFailovers(options.databaseUrl, {
+    orm: options.orm,
+    now: options.now,
+    logger: options.logger,
+    metrics,
+  });
   const payloads = metrics.counting
     ? timedStore(openPayloadStore(storage), storeTiming(metrics, storage.backend))
     : openPayloadStore(storage);
@@ -127,6 +134,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     ackDeadlines: receiptsOverdue,
     outage,
     metrics,
+    presenceSettled: () => presence.settled(),
   });
   const acknowledgements = new AcknowledgementSweep({
     orm: options.orm,

@@ -1,5 +1,6 @@
 /** Reaching the database a process is configured for: DATABASE_URL, else the embedded server. */
 import { migrate, openDatabase, type Orm } from './db.js';
+import { nodeRoles, primaryLocator } from './primary-locator.js';
 
 export interface Database {
   orm: Orm;
@@ -20,6 +21,9 @@ export interface DatabaseOptions {
 
 /** A connection URL fit to print: the password replaced. */
 export function withoutPassword(url: string): string {
+  // A URL with several hosts is not a WHATWG URL: its password is replaced in the text.
+  if (/^postgres(?:ql)?:\/\/[^/?#]*,/.test(url))
+    return url.replace(/^(postgres(?:ql)?:\/\/[^:@/?#]*:)[^@/?#]*@/, '$1***@');
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
@@ -57,7 +61,9 @@ export async function connectDatabase(
         : embedded.adopted
           ? '(left running by a pier process that ended without stopping it; this process stops it)'
           : '(already running)')
-    : `${withoutPassword(url)} (DATABASE_URL)`;
+    : primaryLocator(url).several
+      ? `${withoutPassword(url)} (DATABASE_URL; nodes now: ${(await nodeRoles(url)).join(', ')})`
+      : `${withoutPassword(url)} (DATABASE_URL)`;
   let orm: Orm;
   try {
     orm = await openDatabase(url, { create });

@@ -4,6 +4,8 @@ import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities/index.js';
 import { migrationsList } from './migrations/index.js';
+import { ormLikeTypes } from './orm-like-types.js';
+import { primaryLocator, readOnlyQuery } from './primary-locator.js';
 
 export type Orm = MikroORM;
 
@@ -12,19 +14,74 @@ export async function openDatabase(
   /** `create`: make the database DATABASE_URL names when it is missing (serve, migrate); checks never do. */
   options: { poolMax?: number; create?: boolean } = {},
 ): Promise<Orm> {
-  return MikroORM.init({
+  const locator = primaryLocator(url);
+  // The ORM reads one host from its URL: the primary now. With several hosts, each new
+  // connection of its pool asks the locator instead, so after a failover the pool refills on
+  // the new primary (the old one's connections broke and were dropped).
+  const primary = await locator.primary();
+  const orm = await MikroORM.init({
     ensureDatabase: options.create ?? true,
-    clientUrl: url,
+    clientUrl: primary.url,
     entities,
     extensions: [Migrator],
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     discovery: { warnWhenNoEntities: false },
-    pool: { min: 0, max: options.poolMax ?? 10 },
+    pool: {
+      min: 0,
+      max: options.poolMax ?? 10,
+      ...(locator.several ? { afterCreate: checkWrites(url) } : {}),
+    },
+    ...(locator.several ? { driverOptions: { connection: connectionOnPrimary(url) } } : {}),
     debug: false,
     allowGlobalContext: false,
     // The application owns every timestamp as timestamptz; no implicit local-time conversion.
     forceUtcTimezone: true,
   });
+  if (locator.several) failoverUrls.set(orm, url);
+  return orm;
+}
+
+/** The multi-host DATABASE_URL an ORM was opened with (for pools made beside it). */
+const failoverUrls = new WeakMap<Orm, string>();
+
+export function failoverUrlOf(orm: Orm): string | undefined {
+  return failoverUrls.get(orm);
+}
+
+/** Knex asks this for each new connection while the primary it got last is not forgotten. */
+function connectionOnPrimary(url: string) {
+  const locator = primaryLocator(url);
+  return async () => {
+    const host = await locator.primary();
+    const generation = locator.generation;
+    return {
+      connectionString: host.url,
+      types: ormLikeTypes,
+      expirationChecker: () => locator.generation !== generation,
+    };
+  };
+}
+
+/** A new pool connection on a node that no longer takes writes is refused; a broken one makes the locator ask again. */
+function checkWrites(url: string) {
+  const locator = primaryLocator(url);
+  return (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => {
+    connection.on('error', () => locator.forget());
+    connection.query<{ read_only: boolean }>(readOnlyQuery).then(
+      ({ rows }) => {
+        if (rows[0]?.read_only === false) return done(null, connection);
+        locator.forget();
+        done(
+          Object.assign(new Error('The database node no longer takes writes'), { code: '08001' }),
+          connection,
+        );
+      },
+      (error: Error) => {
+        locator.forget();
+        done(error, connection);
+      },
+    );
+  };
 }
 
 /** Arbitrary constant naming the migrations' advisory lock. */

@@ -6,9 +6,11 @@
  * batch of results paid a `begin` and a `commit`, two round trips each. Here a statement that
  * does everything a step needs commits by itself, in one round trip.
  */
-import pg from 'pg';
-import type { Orm } from './db.js';
+import type pg from 'pg';
+import { failoverUrlOf, type Orm } from './db.js';
 import type { PgConnection, Pool } from './sql.js';
+import { connectToPrimary } from './primary-locator.js';
+import { ormLikeTypes } from './orm-like-types.js';
 
 /**
  * Every statement on these connections is planned generically, without sequential scans and
@@ -37,26 +39,13 @@ interface RawConnections {
 }
 
 /**
- * Plain driver clients read values as the ORM's connections do (MikroORM's PostgreSqlConnection):
- * dates and times as the text PostgreSQL sends, arrays of them parsed into lists of that text.
- */
-const ormLikeTypes = new pg.TypeOverrides();
-for (const oid of [1082, 1114, 1184, 1186]) ormLikeTypes.setTypeParser(oid, (text: string) => text);
-for (const oid of [1182, 1115, 1185, 1187]) {
-  // text[]'s parser: the same array syntax (its oid is not in the driver's list of builtins).
-  const parseArray = (pg.types.getTypeParser as (oid: number) => (text: string) => unknown)(1009);
-  ormLikeTypes.setTypeParser(oid, (text: string) => parseArray(text) as unknown);
-}
-
-/**
  * Connections made with the pg driver directly, named so that PostgreSQL shows who holds them
  * (pg_stat_activity.application_name) and the supervisor can end them when their thread ended.
  */
 function clientsOf(url: string, applicationName: string): RawConnections {
   return {
     async acquireRawConnection() {
-      const client = new pg.Client({
-        connectionString: url,
+      const { client, connect } = await connectToPrimary(url, {
         types: ormLikeTypes,
         application_name: applicationName,
       });
@@ -65,7 +54,7 @@ function clientsOf(url: string, applicationName: string): RawConnections {
         'error',
         (error) => ((client as PgConnection & { __knex__disposed?: unknown }).__knex__disposed = error),
       );
-      await client.connect();
+      await connect();
       return client as unknown as PgConnection;
     },
     async destroyRawConnection(connection) {
@@ -95,7 +84,9 @@ export class FlowConnections implements Pool {
     this.#raw =
       'url' in source
         ? clientsOf(source.url, source.applicationName)
-        : (source.em.getConnection().getKnex() as unknown as { client: RawConnections }).client;
+        : failoverUrlOf(source)
+          ? clientsOf(failoverUrlOf(source)!, 'pier')
+          : (source.em.getConnection().getKnex() as unknown as { client: RawConnections }).client;
     this.#max = max;
   }
 

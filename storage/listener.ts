@@ -3,9 +3,10 @@
  * process sharing the database (cache invalidation now, delivery announcements later).
  * It reconnects by itself; while it is away, callers fall back on their own timeouts.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { OutageLog } from './outage-log.js';
+import { connectToPrimary } from './primary-locator.js';
 
 export type ChannelHandler = (payload: string) => void;
 
@@ -35,7 +36,7 @@ export class DatabaseListener {
   }
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
+    const { client, connect } = await connectToPrimary(this.url);
     client.on('notification', (n) => {
       for (const handler of this.#handlers.get(n.channel) ?? []) handler(n.payload ?? '');
     });
@@ -44,7 +45,7 @@ export class DatabaseListener {
       else this.logger.warn({ err: error }, 'database listener lost its connection; reconnecting');
       this.#reconnectLater();
     });
-    await client.connect();
+    await connect();
     for (const channel of this.#handlers.keys()) await client.query(`listen ${channel}`);
     this.#client = client;
     this.outage?.answered();

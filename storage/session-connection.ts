@@ -4,7 +4,7 @@
  * connection would hand the session to other work, and the entity API has no session at all, so
  * this is the one raw client of the runtime, opened here where the database is known.
  */
-import pg from 'pg';
+import { connectToPrimary } from './primary-locator.js';
 
 export interface SessionConnection {
   /** Runs one statement with `$1` placeholders; its rows. */
@@ -18,9 +18,9 @@ export async function openSessionConnection(
   url: string,
   onError: (error: Error) => void,
 ): Promise<SessionConnection> {
-  const client = new pg.Client({ connectionString: url });
+  const { client, connect } = await connectToPrimary(url);
   client.on('error', onError);
-  await client.connect();
+  await connect();
   return {
     rows: async <T extends object>(text: string, params: unknown[]) =>
       (await client.query<T>(text, params)).rows,

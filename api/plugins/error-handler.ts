@@ -8,6 +8,10 @@ import { z } from 'zod';
 import { ApiError, errorTable } from '../errors.js';
 import { fromRuntimeError } from '../runtime-errors.js';
 import { detailsFromZod } from '../validation.js';
+import { isDatabaseAway } from '../../storage/outage-log.js';
+
+/** Seconds a client waits before trying again while the database is away: a failover takes 10 to 30 s. */
+const databaseRetryAfterSeconds = 5;
 
 const oneMiB = 1024 * 1024;
 
@@ -49,6 +53,11 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError | 
   const refusal = fromRuntimeError(error);
   if (refusal) return refusal;
   if (error instanceof z.ZodError) return new ApiError('INVALID_INPUT', undefined, detailsFromZod(error));
+  // The database away (a failover, a restart): nothing was committed, so the caller may retry.
+  if (isDatabaseAway(error))
+    return new ApiError('DATABASE_UNAVAILABLE', undefined, undefined, {
+      'retry-after': String(databaseRetryAfterSeconds),
+    });
   if (error instanceof UniqueConstraintViolationException) {
     return new ApiError('CONFLICT');
   }
@@ -96,6 +105,11 @@ export function allowedMethodsOf(routes: { method: string; url: string }[]): All
 export function installErrorHandling(app: FastifyInstance, allowed: AllowedMethods = () => []): void {
   app.setErrorHandler((error, request, reply) => {
     const known = toApiError(error, request);
+    if (known?.code === 'DATABASE_UNAVAILABLE')
+      request.log.warn(
+        { err: error, user: request.caller?.actor ?? 'anonymous' },
+        'the database does not answer',
+      );
     if (known?.code === 'STORAGE_UNAVAILABLE') {
       // The caller is told what failed; the operator hears of it in the log as well.
       request.log.warn(

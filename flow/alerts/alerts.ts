@@ -45,6 +45,8 @@ export const alertCodes = {
   // The end of a failure reaches every notifier that heard of the failure: the same severity.
   storage_recovered: { severity: 'critical', once: 0, resolves: 'storage_failed' },
   system_degraded: { severity: 'critical', once: 24 * 60 * minute },
+  /** Another node of a multi-host DATABASE_URL became primary; every process that sees it is one alert. */
+  database_failover: { severity: 'warning', once: 5 * minute },
   /** A partner did not answer our certificate exchange request by its respond-by date (runtime/cem/). */
   cem_overdue: { severity: 'warning', once: 24 * 60 * minute },
   /**

@@ -15,6 +15,11 @@ const latencyBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 
 const storeBuckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export const metricCatalog = {
+  pier_database_failovers_total: {
+    kind: 'counter',
+    help: 'Times this process found another node of a multi-host DATABASE_URL primary (a failover or switchover)',
+    labels: [],
+  },
   pier_messages_accepted_total: {
     kind: 'counter',
     help: 'Messages a source instance brought in, by outcome (accepted, refused, duplicate)',

@@ -12,6 +12,13 @@ import { nodeLockClass } from '../../flow/node-presence.js';
 
 export { liveNodeCondition } from '../../flow/node-presence.js';
 
+/**
+ * How long this process holds its presence lock before it reads other processes' free locks as
+ * their death. After a failover every process takes its lock again on the new primary: each
+ * retries every second, and finding the primary waits up to 3 s per node that does not answer.
+ */
+export const presenceGraceMs = 15_000;
+
 export class NodePresence {
   readonly nodeId = randomInt(1, 2 ** 31 - 1);
   #client: SessionConnection | undefined;
@@ -19,6 +26,10 @@ export class NodePresence {
   #retry: NodeJS.Timeout | undefined;
   /** Whether this process holds the cluster's metrics lock (it exports the cluster-wide gauges). */
   #exporter = false;
+  /** When this process last took its presence lock (undefined while it does not hold it). */
+  #heldSince: number | undefined;
+  /** Whether the lock was lost once (a database outage or failover) since the process started. */
+  #lostOnce = false;
 
   constructor(
     private readonly url: string,
@@ -42,6 +53,17 @@ export class NodePresence {
       throw new Error(`Node number ${this.nodeId} is taken by a live process`);
     }
     this.#client = client;
+    this.#heldSince = Date.now();
+  }
+
+  /**
+   * Whether free presence locks of other processes mean they are gone: this process holds its
+   * own, and has held it for `presenceGraceMs` since it took it again after losing it. At
+   * start a free lock is a process that ended (the others kept theirs), as it always was.
+   */
+  settled(): boolean {
+    if (this.#heldSince === undefined) return false;
+    return !this.#lostOnce || Date.now() - this.#heldSince >= presenceGraceMs;
   }
 
   /**
@@ -62,6 +84,8 @@ export class NodePresence {
   #reconnectLater(): void {
     const old = this.#client;
     this.#client = undefined;
+    this.#heldSince = undefined;
+    this.#lostOnce = true;
     this.#exporter = false; // the lock went with the connection
     void old?.end().catch(() => {});
     if (this.#closed || this.#retry) return;

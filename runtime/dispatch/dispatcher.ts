@@ -56,6 +56,12 @@ export interface DispatcherOptions {
   ackDeadlines?: AckDeadlines;
   /** The process's metrics: acceptances and ended deliveries recorded here are counted. */
   metrics?: MetricsPort;
+  /**
+   * Whether other processes' free presence locks mean they are gone. After a database failover
+   * no process holds its lock on the new primary until it reconnects; a sweep then would take
+   * live processes' claims. Without it, always.
+   */
+  presenceSettled?: () => boolean;
 }
 
 /** Milliseconds between two runs of the retry and stall sweeps. */
@@ -256,7 +262,7 @@ export class Dispatcher implements ActorCore {
     );
     announced.push(...(stall?.announced ?? []));
     for (const end of stall?.ended ?? []) logDeliveryEnd(this.#o.logger, this.#metrics, end);
-    if (recovery) {
+    if (recovery && (this.#o.presenceSettled?.() ?? true)) {
       announced.push(
         ...((await run('dead claims', () => inTx(orm, (tx) => orphanedClaims(tx, now(), node)))) ?? []),
       );
