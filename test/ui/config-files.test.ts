@@ -1,5 +1,5 @@
 // Covers configuration files in a real browser (Debian chromium + playwright-core): Export all and
-// Export one partner download the YAML the API makes, and Import shows the plan of a pasted file
+// Export one partner download the YAML the API makes, as does the partner page's own Export button, and Import shows the plan of a pasted file
 // (nothing changed yet), then applies it with the second button, which the plan page alone offers.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
@@ -28,6 +28,23 @@ t.test('export all and one partner', async (t) => {
   await page.selectOption('#export-partner', 'globex');
   const one = page.waitForEvent('download');
   await page.click('button:has-text("Export partner")');
+  const download = await one;
+  t.equal(download.suggestedFilename(), 'pier-globex.yaml');
+  t.same(
+    parse(await readFile((await download.path())!, 'utf8')).partners.map((p: { name: string }) => p.name),
+    ['globex'],
+  );
+  t.same(problems, [], 'no console error');
+});
+
+t.test("a partner's page exports that partner", async (t) => {
+  const { page, problems } = await openPage(browser);
+  const globex = (await server.call('GET', '/api/v1/partners')).body.data.partners.find(
+    (p: { name: string }) => p.name === 'globex',
+  );
+  await page.goto(`${server.url}/ui/partners/${globex.id}`);
+  const one = page.waitForEvent('download');
+  await page.click('a:has-text("Export this partner")');
   const download = await one;
   t.equal(download.suggestedFilename(), 'pier-globex.yaml');
   t.same(

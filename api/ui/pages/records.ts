@@ -61,7 +61,17 @@ const partySpecs: CrudSpec[] = [
     ],
     fieldOverrides: { interchange_ids: interchangeIdsField },
     labelOf: (r) => String(r.name),
-    detailExtra: (deps, ui, request, reply, row) => profileSection(deps, ui, request, reply, 'remote', row),
+    detailExtra: async (deps, ui, request, reply, row) =>
+      html`${await profileSection(deps, ui, request, reply, 'remote', row)}
+        <p>
+          <a
+            class="button"
+            href="${uiPrefix}/config/download?partner=${encodeURIComponent(String(row.name))}"
+            download
+            >Export this partner</a
+          >
+          as a configuration file (<a href="${uiPrefix}/config">export all, or import</a>)
+        </p>`,
   },
 ];
 
