@@ -80,13 +80,19 @@ for (const route of routes) {
   const d = route.definition;
   // A handler that reads its body itself (to name every bad property at once) documents it as bodyDoc.
   const body = d.body ?? d.bodyDoc;
+  // A record's numeric id, alone or with more parameters (a partner's control numbers); else a message's UUID.
+  const numericId =
+    d.params === idParams ||
+    (d.params as { shape?: Record<string, unknown> } | undefined)?.shape?.id === idParams.shape.id;
   // Path parameters filled with well-formed values of records that do not exist.
   const sample: Record<string, string> = {
-    id: d.params === idParams ? '999999' : '00000000-0000-4000-8000-000000000000',
+    id: numericId ? '999999' : '00000000-0000-4000-8000-000000000000',
     delivery_id: '999999',
     type: 'file-writer',
     name: 'nothing-here',
     action: 'start',
+    direction: 'outbound',
+    level: 'interchange',
   };
   const fill = (overrides: Record<string, string>) =>
     route.url.replace(/:(\w+)/g, (_, n: string) => overrides[n] ?? sample[n] ?? 'x');
@@ -137,6 +143,11 @@ for (const route of routes) {
       if (d.consumes === 'multipart') {
         // Uploads have their own size limits and form checks, tested with their resources.
         const json = await server.call(route.method, url, { body: {} });
+        if (d.jsonBodyDoc) {
+          // An upload that takes JSON too (EDI as JSON) refuses an empty one as bad input.
+          assertRefused(t, json, 'an empty JSON body to an upload that takes JSON', 400);
+          return;
+        }
         assertRefused(t, json, 'JSON to an upload', 415);
         t.equal(json.headers.accept, 'multipart/form-data');
         return;

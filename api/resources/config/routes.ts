@@ -10,7 +10,7 @@ import type { ApiContext } from '../../context.js';
 import { checkRole } from '../../auth/roles.js';
 import type { ApiRouter } from '../../http/router.js';
 import { ConfigFile, configJsonSchema } from '../../schemas/config-file.js';
-import { recordName } from '../../schemas/common.js';
+import { multiLineText, recordName } from '../../schemas/common.js';
 
 const ExportQuery = z.object({
   partner: z
@@ -25,10 +25,8 @@ const ExportQuery = z.object({
 });
 
 const ApplyBody = z.strictObject({
-  document: z
-    .string()
+  document: multiLineText(16 * 1024 * 1024)
     .min(1)
-    .max(16 * 1024 * 1024)
     .describe('The configuration file, YAML or JSON'),
   prune: z.boolean().default(false).describe('Delete what the file does not name (apply only)'),
 });
