@@ -2,7 +2,8 @@
 // Export one partner download the YAML the API makes, as does the partner page's own Export button, and Import shows the plan of a pasted file
 // (nothing changed yet), then applies it with the second button, which the plan page alone offers.
 import { readFile } from 'node:fs/promises';
-import t from 'tap';
+import t, { type Test } from 'tap';
+import type { Page } from 'playwright-core';
 import { parse, stringify } from 'yaml';
 import { startTestServer } from '../helpers/server.js';
 import { launchChromium, noSeriousViolations, openPage, textOf } from './chromium.js';
@@ -13,6 +14,18 @@ for (const name of ['acme', 'globex']) {
   if (made.status !== 201) throw new Error(made.raw);
 }
 const browser = await launchChromium(t);
+
+/** Clicking `control` downloads the file of partner globex alone. */
+async function exportsGlobex(t: Test, page: Page, control: string): Promise<void> {
+  const one = page.waitForEvent('download');
+  await page.click(control);
+  const download = await one;
+  t.equal(download.suggestedFilename(), 'pier-globex.yaml');
+  t.same(
+    parse(await readFile((await download.path())!, 'utf8')).partners.map((p: { name: string }) => p.name),
+    ['globex'],
+  );
+}
 
 t.test('export all and one partner', async (t) => {
   const { page, problems } = await openPage(browser);
@@ -26,14 +39,7 @@ t.test('export all and one partner', async (t) => {
     ['acme', 'globex'],
   );
   await page.selectOption('#export-partner', 'globex');
-  const one = page.waitForEvent('download');
-  await page.click('button:has-text("Export partner")');
-  const download = await one;
-  t.equal(download.suggestedFilename(), 'pier-globex.yaml');
-  t.same(
-    parse(await readFile((await download.path())!, 'utf8')).partners.map((p: { name: string }) => p.name),
-    ['globex'],
-  );
+  await exportsGlobex(t, page, 'button:has-text("Export partner")');
   t.same(problems, [], 'no console error');
 });
 
@@ -43,14 +49,7 @@ t.test("a partner's page exports that partner", async (t) => {
     (p: { name: string }) => p.name === 'globex',
   );
   await page.goto(`${server.url}/ui/partners/${globex.id}`);
-  const one = page.waitForEvent('download');
-  await page.click('a:has-text("Export this partner")');
-  const download = await one;
-  t.equal(download.suggestedFilename(), 'pier-globex.yaml');
-  t.same(
-    parse(await readFile((await download.path())!, 'utf8')).partners.map((p: { name: string }) => p.name),
-    ['globex'],
-  );
+  await exportsGlobex(t, page, 'a:has-text("Export this partner")');
   t.same(problems, [], 'no console error');
 });
 

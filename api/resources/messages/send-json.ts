@@ -29,8 +29,7 @@ import { ApiError, validationError } from '../../errors.js';
 import { EdiJsonSend } from '../../schemas/edi-json.js';
 import type { MessageRecord } from '../../schemas/message.js';
 import { fieldProblems, requireObjectBody } from '../../validation.js';
-import { getMessage } from './service.js';
-import { maxUploadBytes } from './upload.js';
+import { maxUploadBytes, sentByHand } from './upload.js';
 
 type Send = ReturnType<typeof EdiJsonSend.parse>;
 
@@ -159,18 +158,5 @@ export async function acceptJsonMessage(
     target_hint: checked.target,
     text: `Sent as EDI JSON by ${caller.actor}`,
   });
-  const message = await getMessage(freshEm(ctx), outcome.message_id);
-  await ctx.operatorActions.record(caller, {
-    action: 'upload',
-    kind: 'message',
-    record_id: message.id,
-    record_name: message.file_name,
-    changes: [
-      { field: 'from', new: message.from },
-      { field: 'to', new: message.to },
-      { field: 'target', new: checked.target },
-      { field: 'size_bytes', new: kept.size_bytes },
-    ],
-  });
-  return message;
+  return sentByHand(ctx, caller, outcome.message_id, checked.target, kept.size_bytes);
 }

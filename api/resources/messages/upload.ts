@@ -84,6 +84,33 @@ function discardStored(
   return isStorageFailure(cause) ? Promise.resolve() : removal;
 }
 
+/**
+ * The message a person sent (a file uploaded, or EDI as JSON), once accepted: read back as the
+ * API answers it, and recorded in the audit log under who sent it.
+ */
+export async function sentByHand(
+  ctx: ApiContext,
+  caller: Caller,
+  messageId: string,
+  target: string | undefined,
+  sizeBytes: number,
+): Promise<MessageRecord> {
+  const message = await getMessage(freshEm(ctx), messageId);
+  await ctx.operatorActions.record(caller, {
+    action: 'upload',
+    kind: 'message',
+    record_id: message.id,
+    record_name: message.file_name,
+    changes: [
+      { field: 'from', new: message.from },
+      { field: 'to', new: message.to },
+      { field: 'target', new: target },
+      { field: 'size_bytes', new: sizeBytes },
+    ],
+  });
+  return message;
+}
+
 export async function acceptUpload(
   ctx: ApiContext,
   caller: Caller,
@@ -165,20 +192,7 @@ export async function acceptUpload(
     });
     accepted = true;
     request.log.info({ user: caller.actor, message_id: outcome.message_id }, 'message sent by hand');
-    const message = await getMessage(freshEm(ctx), outcome.message_id);
-    await ctx.operatorActions.record(caller, {
-      action: 'upload',
-      kind: 'message',
-      record_id: message.id,
-      record_name: message.file_name,
-      changes: [
-        { field: 'from', new: message.from },
-        { field: 'to', new: message.to },
-        { field: 'target', new: target },
-        { field: 'size_bytes', new: file.kept.size_bytes },
-      ],
-    });
-    return message;
+    return await sentByHand(ctx, caller, outcome.message_id, target, file.kept.size_bytes);
   } catch (error) {
     // Refused before acceptance: the stored file goes too. After it, the message owns it.
     if (!accepted) await discardStored(runtime.payloads, id, error, request);
