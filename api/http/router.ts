@@ -58,6 +58,8 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
     /** Other media types the route answers with on request, each with its component schema's name. */
     alternatives?: Record<string, string>;
   };
+  /** Another media type the route answers with on request instead of its envelope (a file), for the document. */
+  alsoAnswers?: { mediaType: string; description: string };
   /** Error codes the route may answer with beyond the ones every route has. */
   errors?: ErrorCode[];
   handler(ctx: RouteContext<B, Q, P>): Promise<unknown>;

@@ -140,6 +140,11 @@ function successResponse(route: RegisteredRoute): Json {
     },
   });
   const out: Json = { [status]: envelope('Success', d.response) };
+  // A route that answers a file on request (the configuration file as YAML) besides its envelope.
+  if (d.alsoAnswers)
+    (out[status] as { content: Json }).content[d.alsoAnswers.mediaType] = {
+      schema: { type: 'string', description: d.alsoAnswers.description },
+    };
   for (const other of d.otherResponses ?? [])
     out[String(other.status)] = envelope(other.description, other.response);
   return out;

@@ -69,6 +69,7 @@ export function registerConfigRoutes(router: ApiRouter, ctx: ApiContext): void {
     summary: "The install's configuration as a configuration file (secrets as ${env:NAME} references)",
     query: ExportQuery,
     response: ConfigFile,
+    alsoAnswers: { mediaType: 'text/yaml', description: 'With format=yaml: the configuration file itself' },
     errors: ['INSUFFICIENT_ROLE'],
     handler: async ({ query, reply, caller }) => {
       // Sealed keys open on any install sharing the secret key: only an administrator takes them out.
