@@ -25,9 +25,10 @@ export class NotTranslatable extends Error {}
 
 /**
  * The JSON form of the payload `open` reads: checked by a first pass (nothing kept), then
- * translated as it streams from a second opening.
+ * translated as it streams from a second opening, as UTF-8 bytes: a stream of the payload's bytes
+ * is what every target writes (an SFTP upload takes Buffers, not text).
  */
-export async function asJson(open: () => Promise<Readable>): Promise<AsyncGenerator<string>> {
+export async function asJson(open: () => Promise<Readable>): Promise<AsyncGenerator<Buffer>> {
   const first = await open();
   try {
     for await (const text of ediToJson(first, null)) void text;
@@ -38,7 +39,11 @@ export async function asJson(open: () => Promise<Readable>): Promise<AsyncGenera
   } finally {
     first.destroy();
   }
-  return ediToJson(await open(), annotate);
+  return utf8(ediToJson(await open(), annotate));
+}
+
+async function* utf8(texts: AsyncIterable<string>): AsyncGenerator<Buffer> {
+  for await (const text of texts) yield Buffer.from(text, 'utf8');
 }
 
 /** The delivered file's name: with `.json` added for the JSON form. */
