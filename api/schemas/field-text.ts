@@ -480,6 +480,15 @@ export const fieldTexts: Record<string, FieldText> = {
     section: 'connection',
   },
   subject_prefix: { label: 'Subject prefix', help: 'Put before every subject line' },
+  // A message sent as EDI JSON, and its control numbers
+  target: { label: 'Target', help: 'Target instance; without it, the one target the routes name' },
+  file_name: { label: 'File name', help: 'Name of the file the message carries' },
+  interchange: { label: 'Interchange', help: 'A whole interchange in its JSON form, sent as given' },
+  documents: { label: 'Documents', help: 'Documents without envelopes; pier builds the interchange' },
+  last_value: {
+    label: 'Last number given',
+    help: 'The next interchange takes one more (0: start again at 1)',
+  },
 };
 
 /** A property's words: its entry, or its name spelled out when a new property has none yet. */
