@@ -48,7 +48,15 @@ export const LinkAnswer = z.discriminatedUnion('ok', [
 ]);
 export type LinkAnswer = z.infer<typeof LinkAnswer>;
 
-export const DropRequest = z.object({ type: z.literal('drop'), message_id: z.uuid() });
+export const DropRequest = z.object({
+  type: z.literal('drop'),
+  message_id: z.uuid(),
+  /**
+   * The acceptance failed without an answer (its connection broke): it may have committed after
+   * all, so the target asks the database whether the delivery was stored before it removes the file.
+   */
+  uncertain: z.boolean().optional(),
+});
 const Dropped = z.object({ dropped: z.boolean() });
 
 const questions = {

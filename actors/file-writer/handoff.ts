@@ -104,12 +104,23 @@ export class HandoffTaker implements HandoffHandler {
     return { ok: false, error };
   }
 
-  async drop({ message_id }: { message_id: string }): Promise<{ dropped: boolean }> {
+  async drop({
+    message_id,
+    uncertain,
+  }: {
+    message_id: string;
+    uncertain?: boolean;
+  }): Promise<{ dropped: boolean }> {
     const entry = this.#inHand.get(message_id);
     if (!entry) return { dropped: false };
     await entry.written;
     this.#forget(message_id, entry);
-    removeQuietly(entry.temp);
+    // An acceptance that failed without an answer may have stored the delivery as delivered:
+    // queued again then (written from the store), and the file goes either way once the database
+    // said so; while it cannot say, the file stays for the writer's next start (resolveLeftovers).
+    if (uncertain)
+      await this.#requeue(message_id, entry.temp, 'the acceptance answered no more after it was sent');
+    else removeQuietly(entry.temp);
     return { dropped: true };
   }
 

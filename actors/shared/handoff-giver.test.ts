@@ -1,5 +1,6 @@
 // Covers the source's side of a hand-off over a real MessageChannel: a target that takes the document is named after an
-// acceptance that stored its delivery, told to drop it after a duplicate or a failed acceptance; a target that stops
+// acceptance that stored its delivery, told to drop it after a duplicate, and after a failed acceptance (which may have
+// committed) to drop it once the database says the delivery was not stored; a target that stops
 // while the document is in its hands (its channel closed between the hand and the naming) has its delivery queued again
 // with the reason, and a target gone before the hand gets nothing (the acceptance queues its delivery).
 import { MessageChannel } from 'node:worker_threads';
@@ -19,7 +20,7 @@ function setUp(t: Test) {
       { taken: true, detail: 'Written to x' }
     ),
     link: async (r) => (asked.push(`link ${r.delivery_id}`), { ok: true }),
-    drop: async () => (asked.push('drop'), { dropped: true }),
+    drop: async (r) => (asked.push(r.uncertain ? 'drop uncertain' : 'drop'), { dropped: true }),
   };
   const { port1, port2 } = new MessageChannel();
   serveHandoff(port2, handler);
@@ -68,7 +69,11 @@ t.test('a duplicate or a failed acceptance drops the document', async (t) => {
   const way = { targets: ['inbox'], from: 'alice', to: 'bob' };
   await giver.settle(await giver.give(way, offered, payload), acceptance({ duplicate: true }));
   await giver.settle(await giver.give(way, offered, payload), undefined);
-  t.same(asked, ['hand alice/order.edi', 'drop', 'hand alice/order.edi', 'drop']);
+  t.same(
+    asked,
+    ['hand alice/order.edi', 'drop', 'hand alice/order.edi', 'drop uncertain'],
+    'a failed acceptance may have committed: the target asks the database',
+  );
 });
 
 t.test('the target stops while the document is in its hands: the delivery is queued again', async (t) => {

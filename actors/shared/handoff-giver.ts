@@ -109,7 +109,8 @@ export class HandoffGiver {
       handing.taken.map(async ({ target, client }) => {
         const deliveryId = stored.get(target);
         if (deliveryId === undefined) {
-          await client.ask({ type: 'drop', message_id: messageId }).catch(() => {});
+          const drop = { type: 'drop' as const, message_id: messageId, uncertain: acceptance === undefined };
+          await client.ask(drop).catch(() => {});
           return;
         }
         // A target that answers, whatever it answers, named the file or queued the delivery again.
