@@ -113,17 +113,13 @@ export class HandoffGiver {
           await client.ask(drop).catch(() => {});
           return;
         }
-        // A target that answers, whatever it answers, named the file or queued the delivery again.
+        // A target that could not name the file queued the delivery again itself; asked here too
+        // (a no-op once done), for a target whose own request failed.
         const lost = await client.ask({ type: 'link', message_id: messageId, delivery_id: deliveryId }).then(
-          () => null,
-          (error: Error) => error.message,
+          (answer) => (answer.ok ? null : answer.error),
+          (error: Error) => `the target stopped before it named the file handed to it (${error.message})`,
         );
-        if (lost === null) return;
-        await this.#requeue(
-          messageId,
-          target,
-          `the target stopped before it named the file handed to it (${lost})`,
-        );
+        if (lost !== null) await this.#requeue(messageId, target, lost);
       }),
     );
   }

@@ -14,7 +14,8 @@ import { addHistory, announce, settleMessages, type Tx } from '../tx.js';
 
 /**
  * Queues the handed delivery of `messageId` at `target` again, when it is still as the
- * acceptance stored it (delivered); answers whether it did. Calling it twice queues it once.
+ * acceptance stored it (delivered, never claimed); answers whether it did. Calling it twice
+ * queues it once, and a delivery the queue has taken since is left to the queue.
  */
 export async function requeueHanded(
   tx: Tx,
@@ -25,7 +26,7 @@ export async function requeueHanded(
 ): Promise<boolean> {
   const [delivery] = await tx.all<{ id: string }>(
     `select d.id from message m join delivery d on d.message_id = m.id
-      where m.id = ? and d.target = ? and d.state = ?
+      where m.id = ? and d.target = ? and d.state = ? and d.claims = 0
         for no key update of m, d`,
     [messageId, target, handedDeliveryState],
   );
