@@ -1,4 +1,4 @@
-// Covers two pier processes on a pg_auto_failover pair (test/helpers/auto-failover.ts): a file-poller flow runs through a kill -9 of the primary's postmaster and then a planned switchover; every file is accepted once and written once, no message is left in progress, and the files dropped after the failovers are taken again without a restart (by either process) without a restart.
+// Covers two pier processes on a pg_auto_failover pair (test/helpers/auto-failover.ts): a file-poller flow runs through a kill -9 of the primary's postmaster and then a planned switchover; every file is accepted once and written once, no message is left in progress, and the files dropped after the failovers are taken again without a restart (by either process).
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
