@@ -11,14 +11,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import t from 'tap';
-import {
-  messageByAs2Id,
-  organization,
-  partner,
-  postAs2,
-  startReceiver,
-  storeCertificate,
-} from '../helpers/as2.js';
+import { aliceEncryptsToBob, messageByAs2Id, postAs2 } from '../helpers/as2.js';
 import { finished, must, tempDir, waitForMessage, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { asHttp, writeFixture } from '../helpers/smime.js';
@@ -30,17 +23,7 @@ t.teardown(() => parties.remove());
 const { fixtures } = parties;
 const dir = await tempDir(t);
 const inbox = path.join(dir, 'inbox');
-const bobCert = await storeCertificate(server, fixtures, 'bob');
-const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
-const url = await startReceiver(server, 'as2in');
-await organization(server, 'bob', 'BOB', bobCert);
-await partner(server, 'alice', 'ALICE', 'http://127.0.0.1:9/as2', aliceCert, {
-  signing_algorithm: 'none',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-});
+const url = await aliceEncryptsToBob(server, fixtures);
 await must(server, '/plugins/configs?type=file-writer', {
   name: 'inbox',
   directory: inbox,

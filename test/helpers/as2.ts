@@ -119,6 +119,26 @@ export async function partner(
   return made.body.data.id as number;
 }
 
+/**
+ * A receiver `as2in` for organization bob (AS2 id BOB) and partner alice (ALICE), who sends as
+ * `openssl cms -encrypt` does: encrypted with AES-256, not signed or compressed, asking for a
+ * signed synchronous receipt. Answers the receiver's URL.
+ */
+export async function aliceEncryptsToBob(server: TestServer, fixtures: Fixtures): Promise<string> {
+  const bobCert = await storeCertificate(server, fixtures, 'bob');
+  const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
+  const url = await startReceiver(server, 'as2in');
+  await organization(server, 'bob', 'BOB', bobCert);
+  await partner(server, 'alice', 'ALICE', 'http://127.0.0.1:9/as2', aliceCert, {
+    signing_algorithm: 'none',
+    encryption_algorithm: 'aes256-cbc',
+    compression: false,
+    mdn_mode: 'sync',
+    mdn_signed: true,
+  });
+  return url;
+}
+
 export interface AgreementOptions {
   /** The receiving side's profile of the sender, where the two sides disagree on purpose. */
   theirs?: Profile;

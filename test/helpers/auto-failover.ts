@@ -48,6 +48,25 @@ export interface FailoverCluster {
   switchover(): Promise<void>;
 }
 
+/**
+ * A test on a pg_auto_failover cluster started for it, or, where pg_autoctl is not installed,
+ * one passing line that says why it did not run.
+ */
+export function failoverTest(
+  t: Test,
+  name: string,
+  timeout: number,
+  body: (t: Test, cluster: FailoverCluster) => Promise<void>,
+): void {
+  const missing = autoFailoverMissing();
+  if (missing) {
+    t.comment(`skipped: ${missing}`);
+    t.pass(`skipped: ${missing}`);
+    return;
+  }
+  t.test(name, { timeout }, async (t) => body(t, await startFailoverCluster(t)));
+}
+
 export async function startFailoverCluster(t: Pick<Test, 'teardown'>): Promise<FailoverCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pier-failover-'));
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
