@@ -23,16 +23,40 @@ export interface DispositionNotificationOptions {
   unsupportedRequired: 'signed-receipt-protocol' | 'signed-receipt-micalg' | null;
 }
 
+/**
+ * Read once per distinct header: a partner sends the same options with every message, and each
+ * message reads them twice (the MIC, the receipt). The answers are frozen, as they are shared.
+ */
+const parsedOptions = new Map<string, Readonly<DispositionNotificationOptions>>();
+const maxParsedOptions = 256;
+
 export function parseDispositionNotificationOptions(
   header: string | undefined,
-): DispositionNotificationOptions {
+): Readonly<DispositionNotificationOptions> {
+  const key = header ?? '';
+  let parsed = parsedOptions.get(key);
+  if (parsed === undefined) {
+    parsed = deepFreeze(readOptions(key));
+    if (parsedOptions.size >= maxParsedOptions) parsedOptions.clear();
+    parsedOptions.set(key, parsed);
+  }
+  return parsed;
+}
+
+function deepFreeze<T extends object>(value: T): Readonly<T> {
+  for (const inner of Object.values(value))
+    if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
+  return Object.freeze(value);
+}
+
+function readOptions(header: string): DispositionNotificationOptions {
   const options: DispositionNotificationOptions = {
     signedReceipt: null,
     micAlgorithms: null,
     chosen: null,
     unsupportedRequired: null,
   };
-  for (const part of (header ?? '').split(';')) {
+  for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;
     const name = part.slice(0, eq).trim().toLowerCase();

@@ -7,16 +7,25 @@ export interface Der {
   readonly chunks: readonly Buffer[];
 }
 
-function lengthOctets(length: number): Buffer {
-  if (length < 0x80) return Buffer.from([length]);
-  const bytes: number[] = [];
-  for (let n = length; n > 0; n = Math.floor(n / 256)) bytes.unshift(n % 256);
-  return Buffer.from([0x80 | bytes.length, ...bytes]);
-}
-
-/** The identifier and length octets of a value whose contents are `length` bytes (streamed elsewhere). */
+/**
+ * The identifier and length octets of a value whose contents are `length` bytes (streamed
+ * elsewhere), in one small buffer: a signed receipt writes some forty of these, and building each
+ * from arrays and a concat was a tenth of the receipt's own JavaScript.
+ */
 export function tlvHeader(identifier: number, length: number): Buffer {
-  return Buffer.concat([Buffer.from([identifier]), lengthOctets(length)]);
+  if (length < 0x80) {
+    const header = Buffer.allocUnsafe(2);
+    header[0] = identifier;
+    header[1] = length;
+    return header;
+  }
+  let octets = 0;
+  for (let n = length; n > 0; n = Math.floor(n / 256)) octets++;
+  const header = Buffer.allocUnsafe(2 + octets);
+  header[0] = identifier;
+  header[1] = 0x80 | octets;
+  for (let i = octets, n = length; i > 0; i--, n = Math.floor(n / 256)) header[1 + i] = n % 256;
+  return header;
 }
 
 /** A value from its identifier octet (tags below 31 only, all CMS needs) and contents. */

@@ -7,7 +7,8 @@
  * (implicit rejection, RFC 3218 §2.3.2). The caller cannot tell a bad padding from a wrong key:
  * both surface later as a failed content decryption. Never asks for `--security-revert`.
  */
-import { constants, privateDecrypt, randomBytes, type KeyObject } from 'node:crypto';
+import { constants, privateDecrypt, type KeyObject } from 'node:crypto';
+import { pooledRandomBytes } from '../random-pool.js';
 
 /**
  * The content-encryption key of `keyLength` bytes in `encryptedKey`, or a random key of that
@@ -26,15 +27,15 @@ export function decryptPkcs1v15KeyImplicit(
   }
   const k = Math.ceil(modulusBits / 8);
   // The ciphertext's length is public; the random fallback still avoids an exception path.
-  if (encryptedKey.length !== k || keyLength < 1 || keyLength > k - 11) return randomBytes(keyLength);
+  if (encryptedKey.length !== k || keyLength < 1 || keyLength > k - 11) return pooledRandomBytes(keyLength);
   let block: Buffer;
   try {
     block = privateDecrypt({ key: privateKey, padding: constants.RSA_NO_PADDING }, encryptedKey);
   } catch {
     // Only a ciphertext not below the modulus fails here, which depends on public values.
-    return randomBytes(keyLength);
+    return pooledRandomBytes(keyLength);
   }
-  const fallback = randomBytes(keyLength);
+  const fallback = pooledRandomBytes(keyLength);
   const key = unpadSelect(block, keyLength, fallback);
   block.fill(0);
   return key;

@@ -208,6 +208,27 @@ t.test('Disposition-Notification-Options', async (t) => {
   );
 });
 
+t.test('the same options header read twice gives the same frozen answer', async (t) => {
+  const header = 'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha256';
+  const first = parseDispositionNotificationOptions(header);
+  const again = parseDispositionNotificationOptions(header);
+  t.equal(again, first, 'read once per distinct header');
+  t.ok(
+    Object.isFrozen(first) && Object.isFrozen(first.chosen),
+    'a shared answer cannot be changed by a caller',
+  );
+  t.same(first.chosen, { algorithm: 'sha-256', name: 'sha256' });
+  const other = parseDispositionNotificationOptions(header.replace('sha256', 'sha384'));
+  t.equal(other.chosen?.algorithm, 'sha-384', 'a different header is read afresh');
+  for (let i = 0; i < 300; i++)
+    parseDispositionNotificationOptions(`signed-receipt-micalg=optional, sha${i}`);
+  t.same(
+    parseDispositionNotificationOptions(header).chosen,
+    first.chosen,
+    'still right after the cache is emptied',
+  );
+});
+
 t.test('alice reads the receipt bob builds for her message', async (t) => {
   const { packOutgoing } = await import('../../actors/as2/pack.js');
   const { unpackIncoming } = await import('../../actors/as2/unpack.js');

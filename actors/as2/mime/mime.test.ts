@@ -188,7 +188,8 @@ t.test('building: header lines, boundary and multipart body parse back exactly',
   t.equal(headerSection([['A', '1']]).toString(), 'A: 1\r\n\r\n');
   t.throws(() => headerSection([['A', 'x\r\nInjected: 1']]), MimeError);
   const boundary = newBoundary();
-  t.match(boundary, /^----=_Part_pier_[0-9a-f]{24}$/);
+  t.match(boundary, /^----=_Part_pier_[0-9a-f]{32}$/);
+  t.not(newBoundary(), boundary, 'each boundary is new');
   const first = buildEntity([['Content-Type', 'text/plain']], b('hello\r\n'));
   const second = buildEntity([['Content-Type', 'application/octet-stream']], b('\x00\x01'));
   const body = joinChunks(buildMultipartBody(boundary, [first, second]));
