@@ -20,7 +20,7 @@ import {
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { entityBytes } from '../as2-shared/headers.js';
-import { certificateOf, keyPairOf, privateKeyOf } from '../as2-shared/material.js';
+import { openingMaterialOf } from './opening-material.js';
 import { describeUnpacked } from './describe.js';
 import { makeReceipt, type Receipt } from './receipt.js';
 import { defaultFileName, documentName } from './default-file-name.js';
@@ -78,15 +78,11 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
     refusal = { disposition: processedWithError('unknown-trading-partner'), text: context.problem };
   else {
     try {
+      const material = openingMaterialOf(context);
       const options: UnpackOptions = {
-        decryptionKeys: context.decryption
-          .filter((m) => m.private_key_pem)
-          .map((m) => ({
-            certificate: certificateOf(m.certificate_pem),
-            privateKey: privateKeyOf(m.private_key_pem!),
-          })),
-        verificationCerts: context.verification.map(certificateOf),
-        partnerCertificates: context.partner_certificates.map(certificateOf),
+        decryptionKeys: material.decryptionKeys,
+        verificationCerts: material.verificationCerts,
+        partnerCertificates: material.partnerCertificates,
         requireSigned: context.require_signed,
         requireEncrypted: context.require_encrypted,
         requireModern: context.require_modern,
@@ -142,7 +138,7 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
       disposition,
       mic: unpacked?.mic ?? null,
       options: parseDispositionNotificationOptions(task.receipt.options),
-      signer: keyPairOf(context.signing),
+      signer: openingMaterialOf(context).signer,
       modernOnly: context.found && context.as2bis,
       text: refusal
         ? `The message ${task.originalMessageId} could not be processed: ${outcome}.`

@@ -6,6 +6,7 @@
  * held up every other partner's request. The receiver thread only parses HTTP and streams.
  */
 import os from 'node:os';
+import { threadId } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { StoreSelection } from '../../storage/payloads/open-store.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
@@ -18,8 +19,34 @@ import { openMessage, type OpenResult, type OpenTask } from './open-message.js';
  */
 export const largeFromBytes = 1024 * 1024;
 
-/** What a pool thread gets: the task and how to open the payload store there. */
-export type PooledTask = OpenTask & { storage: StoreSelection };
+/**
+ * What a pool thread gets: the task, how to open the payload store there, and the context by its
+ * key. The context itself (certificates and keys as PEM, about 10 KiB) travels only when the
+ * thread asks for it (`missingContext`): copied into every task, it was read, hashed and parsed
+ * again on the other side for every message.
+ */
+export type PooledTask = Omit<OpenTask, 'context'> & {
+  storage: StoreSelection;
+  contextKey: string;
+  context?: OpenTask['context'];
+};
+
+/** A pool thread's answer to a task whose context it has not seen: send it again with the context. */
+export interface MissingContext {
+  missingContext: true;
+}
+
+/** A key per context object: each one the receiver is given (every few seconds) is new. */
+const contextKeys = new WeakMap<OpenTask['context'], string>();
+let contextsSeen = 0;
+const contextKeyOf = (context: OpenTask['context']): string => {
+  let key = contextKeys.get(context);
+  if (key === undefined) {
+    key = `${process.pid}:${threadId}:${++contextsSeen}`;
+    contextKeys.set(context, key);
+  }
+  return key;
+};
 
 /**
  * The compiled build runs the pool's task as JavaScript; the sources load it through tsx. The
@@ -33,6 +60,12 @@ export class MessageOpener {
   readonly #pool: Piscina;
   /** Whether a pool thread has loaded the AS2 modules and answered. */
   #ready = false;
+  /** Messages being opened now, here or in the pool. */
+  #opening = 0;
+  /** Where messages were opened so far: on the receiver's thread or in the pool. */
+  readonly opened = { here: 0, pool: 0 };
+  /** Settles when a pool thread has loaded the AS2 modules (or failed to). */
+  readonly ready: Promise<void>;
   /** Large messages opened at once share it: memory does not grow with how many arrive together. */
   readonly #budget: ByteBudget;
 
@@ -53,8 +86,10 @@ export class MessageOpener {
     });
     // Loading the AS2 modules takes the first thread a second or more (several on a loaded
     // machine); small messages are opened here until it answers, so none waits for that.
-    this.#pool.run({ warmUp: true }).then(
-      () => (this.#ready = true),
+    this.ready = this.#pool.run({ warmUp: true }).then(
+      () => {
+        this.#ready = true;
+      },
       () => {},
     );
   }
@@ -74,19 +109,44 @@ export class MessageOpener {
   }
 
   async #open(task: OpenTask): Promise<OpenResult> {
-    if (!this.#ready && task.receivedBytes < largeFromBytes) return openMessage(task, this.store);
+    const alone = this.#opening === 0;
+    this.#opening++;
+    try {
+      // A small message that is the only one being opened is opened here: the pool thread would
+      // only add its two hops (the task and its result copied, two threads woken) to a receipt
+      // that waits for nothing else, and leave this thread idle meanwhile. At concurrency 1 that
+      // is every message. With others in flight, the pool keeps this thread free for them.
+      if (task.receivedBytes < largeFromBytes && (alone || !this.#ready)) {
+        this.opened.here++;
+        return await openMessage(task, this.store);
+      }
+      this.opened.pool++;
+      return await this.#openInPool(task);
+    } finally {
+      this.#opening--;
+    }
+  }
+
+  async #openInPool(task: OpenTask): Promise<OpenResult> {
     const body = task.body;
     const move =
       body !== null &&
       task.receivedBytes >= largeFromBytes &&
       body.byteOffset === 0 &&
       body.byteLength === body.buffer.byteLength;
-    const pooled: PooledTask = { ...task, storage: this.store.selection };
-    const result = (await this.#pool.run(pooled, {
-      // Moved, not copied, when a large body owns its memory (a large Buffer.concat does). A
-      // small one is copied: the receiver still keeps it as `received` meanwhile.
-      transferList: move ? [body.buffer as ArrayBuffer] : [],
-    })) as OpenResult;
+    const { context, ...rest } = task;
+    const pooled: PooledTask = { ...rest, storage: this.store.selection, contextKey: contextKeyOf(context) };
+    // A body moved to the thread cannot be sent twice: its task carries the context at once.
+    const run = (withContext: boolean) =>
+      this.#pool.run(withContext ? { ...pooled, context } : pooled, {
+        // Moved, not copied, when a large body owns its memory (a large Buffer.concat does). A
+        // small one is copied: the receiver still keeps it as `received` meanwhile.
+        transferList: move ? [body.buffer as ArrayBuffer] : [],
+      }) as Promise<OpenResult | MissingContext>;
+    let answer = await run(move);
+    if ('missingContext' in answer) answer = await run(true);
+    if ('missingContext' in answer) throw new Error('A pool thread refused a task that carried its context');
+    const result = answer;
     // Buffers arrive from another thread as plain Uint8Arrays.
     return {
       ...result,

@@ -159,7 +159,8 @@ export function decryptEnveloped(
     if (!field?.isContext(0)) throw new Asn1Error('no encrypted content (detached content is not supported)');
     return { algorithm, ciphertext: octetChunks(field) };
   });
-  let lastError: unknown = new Error('the message is not encrypted for any of our certificates');
+  // Made only on failure: an Error captures the stack, which every message paid for here.
+  let lastError: Error | null = null;
   for (const attempt of decryptionAttempts(parsed.recipients, keys)) {
     try {
       const { contentKey, keyTransport } = unwrapContentKey(attempt, algorithm.keyBytes, originators);
@@ -178,11 +179,12 @@ export function decryptEnveloped(
         authenticated: parsed.authenticated,
       };
     } catch (error) {
-      lastError = error;
+      lastError = error as Error;
     }
   }
+  lastError ??= new Error('the message is not encrypted for any of our certificates');
   const mismatch = recipientMismatch(parsed.recipients, keys);
-  throw new CmsError('decryption-failed', `cannot decrypt: ${mismatch ?? (lastError as Error).message}`, {
+  throw new CmsError('decryption-failed', `cannot decrypt: ${mismatch ?? lastError.message}`, {
     cause: lastError,
   });
 }

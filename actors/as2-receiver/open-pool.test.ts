@@ -1,0 +1,90 @@
+// Covers where the receiver opens a message and with which keys: a message alone is opened on the
+// receiver's thread, several at once go to the pool; a pool thread asks for a context it has not
+// seen and then keeps it, and a context the receiver was given anew (a key rolled over or
+// removed) counts from the next message on, in every pool thread.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { packOutgoing } from '../as2/index.js';
+import type { As2InboundContext } from '../../protocol/as2-protocol.js';
+import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
+import { makeParties } from '../../test/as2/parties.js';
+import { MessageOpener } from './open-pool.js';
+import type { OpenTask } from './open-message.js';
+
+const parties = makeParties();
+t.teardown(() => parties.remove());
+const { fixtures, alice, bob } = parties;
+const pem = (file: string) => fixtures.read(file).toString();
+const storeDir = mkdtempSync(path.join(os.tmpdir(), 'pier-open-pool-'));
+t.teardown(() => rmSync(storeDir, { recursive: true, force: true }));
+const opener = new MessageOpener(new LocalPayloadStore(storeDir), 64 * 1024 * 1024);
+t.teardown(() => opener.close());
+
+/** bob's context as the core answers it; `decrypting`: whose keys bob holds. */
+const contextWith = (decrypting: 'bob' | 'mallory'): As2InboundContext => ({
+  found: true,
+  organization: 'bob',
+  partner: 'alice',
+  decryption: [{ certificate_pem: pem(`${decrypting}.crt`), private_key_pem: pem(`${decrypting}.key`) }],
+  signing: { certificate_pem: pem('bob.crt'), private_key_pem: pem('bob.key') },
+  verification: [pem('alice.crt')],
+  partner_certificates: [pem('alice.crt')],
+  require_signed: true,
+  require_encrypted: true,
+  require_modern: false,
+  as2bis: false,
+  max_message_bytes: null,
+});
+
+function task(context: As2InboundContext): OpenTask {
+  const packed = packOutgoing(Buffer.from(`UNA:+.? 'UNB+UNOC:3+ALICE+BOB+${randomUUID()}'`), {
+    filename: 'order.edi',
+    sign: { algorithm: 'sha-256', certificate: alice.certificate, privateKey: alice.privateKey },
+    encrypt: { algorithm: 'aes256-cbc', certificate: bob.certificate },
+  });
+  const body = Buffer.from(packed.body);
+  const messageId = `<${randomUUID()}@alice>`;
+  return {
+    messageId: randomUUID(),
+    body,
+    receivedBytes: body.length,
+    headers: Object.fromEntries(Object.entries(packed.headers).map(([k, v]) => [k.toLowerCase(), v])),
+    context,
+    maxPayloadBytes: 1024 * 1024,
+    as2From: 'alice',
+    as2To: 'bob',
+    originalMessageId: messageId,
+    receipt: {
+      identification: 'pier',
+      options: 'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
+    },
+  };
+}
+
+const outcomes = async (context: As2InboundContext, n: number) =>
+  (await Promise.all(Array.from({ length: n }, () => opener.open(task(context))))).map((r) => r.outcome);
+
+await opener.ready;
+
+t.test('a message alone is opened on the receiver thread, several at once in the pool', async (t) => {
+  const context = contextWith('bob');
+  const before = { ...opener.opened };
+  for (let i = 0; i < 3; i++) t.equal((await opener.open(task(context))).outcome, 'processed');
+  t.same(opener.opened, { here: before.here + 3, pool: before.pool }, 'one at a time: all three here');
+  t.same(await outcomes(context, 6), Array(6).fill('processed'), 'six at once are processed');
+  t.equal(opener.opened.here, before.here + 4, 'of six at once, the first is opened here');
+  t.equal(opener.opened.pool, before.pool + 5, 'and the other five in the pool');
+});
+
+t.test('a context given anew counts from the next message in every pool thread', async (t) => {
+  // The same parties, but bob's decryption key replaced: nothing decrypts with the old one kept.
+  t.same(
+    await outcomes(contextWith('mallory'), 8),
+    Array(8).fill('processed/Error: decryption-failed'),
+    'without bob’s key, none decrypts',
+  );
+  t.same(await outcomes(contextWith('bob'), 8), Array(8).fill('processed'), 'with it again, all do');
+});
