@@ -49,9 +49,11 @@ export async function startServerProcess(
     stdio: ['ignore', process.env.PIER_BENCH_STDOUT ? 'inherit' : 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
+  // /ready, not /health: a process that is still starting answers every API call 503 NOT_READY
+  // (on a loaded machine the first setup call came before it was ready).
+  for (let i = 0; i < 600; i++) {
     try {
-      const r = await fetch(`${url}/health`);
+      const r = await fetch(`${url}/ready`);
       if (r.ok) break;
     } catch {
       // not listening yet
