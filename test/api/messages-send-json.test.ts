@@ -1,4 +1,4 @@
-// Covers POST /messages with a JSON body: documents without envelopes built into an interchange from the parties' interchange ids with the partner's next control numbers (and the audit entry naming them), a whole interchange in its JSON form sent byte for byte, refusals naming the segment and element that store nothing and take no number, and 415 naming both content types.
+// Covers POST /messages with a JSON body: documents without envelopes built into an interchange from the parties' interchange ids with the partner's next control numbers taken in the acceptance's transaction (the upload's audit entry and the first history line name them), a whole interchange in its JSON form sent byte for byte, refusals naming the segment and element that store nothing and take no number, and 415 naming both content types.
 import { readFile, readdir } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -66,16 +66,17 @@ t.test("documents without envelopes are built with the partner's next control nu
     { level: 'interchange', last_value: 2 },
     { level: 'set', last_value: 3 },
   ]);
-  const audit = await server.call(
-    'GET',
-    `/api/v1/audit?kind=control_number&record_id=${partnerId}&action=create`,
+  const audit = await server.call('GET', `/api/v1/audit?kind=message&action=upload`);
+  const sent = audit.body.data.events.find((e: { record_id: string }) => e.record_id === second.body.data.id);
+  t.same(
+    sent.changes.find((c: { field: string }) => c.field === 'control_numbers'),
+    { field: 'control_numbers', new: 'interchange 2, group 2, set 3' },
+    'the audit entry of the upload names the numbers it took',
   );
-  t.same(audit.body.data.events[0].changes, [
-    { field: 'message_id', new: second.body.data.id },
-    { field: 'interchange', new: 2 },
-    { field: 'group', new: 2 },
-    { field: 'set', new: 3 },
-  ]);
+  t.equal(
+    second.body.data.history[0].text,
+    'Sent as EDI JSON by sa:tester; control numbers interchange 2, group 2, set 3',
+  );
 });
 
 t.test(
