@@ -91,9 +91,19 @@ export const EdiDocumentsToSend = z.strictObject({
     .string()
     .max(16)
     .optional()
-    .describe('X12 ISA12 (default 00401), EDIFACT syntax identifier and version (default UNOC:3)'),
-  test: z.boolean().default(false).describe('X12 ISA15 T, EDIFACT UNB 0035 1'),
-  acknowledgement_requested: z.boolean().default(false).describe('X12 ISA14 1, EDIFACT UNB 0031 1'),
+    .describe(
+      "X12 ISA12, EDIFACT syntax identifier and version; default: the partner's edi_envelope (00401, UNOC:3)",
+    ),
+  test: z
+    .boolean()
+    .optional()
+    .describe("X12 ISA15 T, EDIFACT UNB 0035 1; default: the partner's edi_envelope.test"),
+  acknowledgement_requested: z
+    .boolean()
+    .optional()
+    .describe(
+      "X12 ISA14 1, EDIFACT UNB 0031 1; default: the partner's edi_envelope.acknowledgement_requested",
+    ),
   delimiters: z
     .object({
       segment: z.string().length(1).optional(),
@@ -102,7 +112,8 @@ export const EdiDocumentsToSend = z.strictObject({
       repetition: z.string().max(1).optional(),
       release: z.string().max(1).optional(),
     })
-    .optional(),
+    .optional()
+    .describe("Each delimiter given replaces the partner's (edi_envelope); those left out are the partner's"),
   line_break: z
     .enum(['', '\n', '\r\n'])
     .default('\n')
