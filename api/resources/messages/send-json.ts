@@ -182,8 +182,9 @@ async function sendBuilt(
   let size = 0;
   let numbersText = '';
   let storedSome = false;
+  let outcome;
   try {
-    const outcome = await runtime.dispatcher.acceptNumbered(
+    outcome = await runtime.dispatcher.acceptNumbered(
       {
         partnerId: build.partnerId,
         counts: numbersNeeded(build.settings, build.sets),
@@ -206,9 +207,6 @@ async function sendBuilt(
         );
       },
     );
-    return await sentByHand(ctx, caller, outcome.message_id, checked.target, size, [
-      { field: 'control_numbers', new: numbersText },
-    ]);
   } catch (error) {
     // Rolled back with the acceptance: what the build stored goes too.
     if (storedSome) await discardStored(runtime.payloads, id, error, request);
@@ -217,6 +215,10 @@ async function sendBuilt(
     if (error instanceof EdiJsonError) throw refused('documents', error);
     throw error;
   }
+  // Accepted: from here on the message owns what was stored.
+  return sentByHand(ctx, caller, outcome.message_id, checked.target, size, [
+    { field: 'control_numbers', new: numbersText },
+  ]);
 }
 
 export async function acceptJsonMessage(
