@@ -6,12 +6,15 @@
  */
 import { z } from 'zod';
 
+/** Whether a character may be a delimiter: printable, and not a letter, digit or space. */
+export const delimiterCharacter = /^[^A-Za-z0-9\s]$/;
+
 /** One delimiter: one printable character that cannot be data's (no letter, digit or space). */
 const delimiter = (name: string, what: string, fallback: string) =>
   z
     .string()
     .length(1, `${name} (${what}): one character`)
-    .regex(/^[^A-Za-z0-9\s]$/, `${name} (${what}): not a letter, digit, space or control character`)
+    .regex(delimiterCharacter, `${name} (${what}): not a letter, digit, space or control character`)
     .default(fallback)
     .describe(`${what}; default ${fallback}`);
 
@@ -73,25 +76,35 @@ const fields = z.strictObject({
     .describe('Ask the partner for a functional acknowledgement: X12 ISA14 1, EDIFACT UNB 0031 1'),
 });
 
+/** The delimiters (by name) that an earlier one of the list uses already, each with that one's name. */
+export function repeatedDelimiters(
+  settings: Readonly<Record<string, unknown>>,
+  names: readonly string[],
+): { name: string; value: string; first: string }[] {
+  const seen = new Map<string, string>();
+  const repeated: { name: string; value: string; first: string }[] = [];
+  for (const name of names) {
+    const value = settings[name];
+    if (typeof value !== 'string' || value === '') continue;
+    const first = seen.get(value);
+    if (first) repeated.push({ name, value, first });
+    else seen.set(value, name);
+  }
+  return repeated;
+}
+
 /** Names each delimiter that another of the same standard uses already: they must all differ. */
 function sameDelimiters(
   settings: Record<string, unknown>,
   names: readonly string[],
   ctx: z.RefinementCtx,
 ): void {
-  const seen = new Map<string, string>();
-  for (const name of names) {
-    const value = settings[name];
-    if (typeof value !== 'string' || value === '') continue;
-    const first = seen.get(value);
-    if (first)
-      ctx.addIssue({
-        code: 'custom',
-        message: `${name}: ${value} is ${first} already; each delimiter must differ`,
-        path: [name],
-      });
-    else seen.set(value, name);
-  }
+  for (const { name, value, first } of repeatedDelimiters(settings, names))
+    ctx.addIssue({
+      code: 'custom',
+      message: `${name}: ${value} is ${first} already; each delimiter must differ`,
+      path: [name],
+    });
 }
 
 export const EdiEnvelopeSettings = fields

@@ -1,4 +1,4 @@
-// Covers a partner's envelope settings (edi_envelope): the defaults a partner gets and shows, settings refused per field with the setting named (delimiters that repeat, a letter as a delimiter, a version of the wrong form) and nothing changed, and interchanges built from documents written with the partner's version, delimiters, test indicator and acknowledgement request, each of which a request may override.
+// Covers a partner's envelope settings (edi_envelope): the defaults a partner gets and shows, settings refused per field with the setting named (delimiters that repeat, a letter as a delimiter, a version of the wrong form) and nothing changed, and interchanges built from documents written with the partner's version, delimiters, test indicator and acknowledgement request, each of which a request may override, and a request's delimiters refused when they clash with the partner's or are letters.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
@@ -115,6 +115,32 @@ t.test("documents are put in envelopes with the partner's settings, unless the r
     /^ISA\*00\*.{10}\*00\*.{10}\*ZZ\*ACME {11}\*01\*999999999 {6}\*\d{6}\*\d{4}\*U\*00401\*000000002\*0\*P\*:!\n/,
     "the request's version, indicators and element separator; the partner's other delimiters",
   );
+
+  const clash = await server.call('POST', '/api/v1/messages', {
+    body: {
+      from: 'acme',
+      to: 'globex',
+      target: 'out',
+      documents: { standard: 'x12', delimiters: { component: '|' }, sets: [po] },
+    },
+  });
+  t.equal(clash.status, 400);
+  t.same(clash.body.error.details, {
+    documents:
+      "delimiters.component: | is the element delimiter already (the partner's edi_envelope or this request); each delimiter must differ",
+  });
+  const letter = await server.call('POST', '/api/v1/messages', {
+    body: {
+      from: 'acme',
+      to: 'globex',
+      target: 'out',
+      documents: { standard: 'x12', delimiters: { segment: 'S' }, sets: [po] },
+    },
+  });
+  t.equal(letter.status, 400);
+  t.same(letter.body.error.details, {
+    documents: 'delimiters.segment: one character that is not a letter, digit or space',
+  });
 
   const edifact = await server.call('POST', '/api/v1/messages', {
     body: {

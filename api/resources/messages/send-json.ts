@@ -34,7 +34,11 @@ import { maxControl, ControlNumbersExhausted } from '../../../storage/repositori
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
-import { envelopeSettingsOf, type EdiEnvelopeSettings } from '../../schemas/edi-envelope.js';
+import {
+  envelopeSettingsOf,
+  repeatedDelimiters,
+  type EdiEnvelopeSettings,
+} from '../../schemas/edi-envelope.js';
 import { EdiJsonSend } from '../../schemas/edi-json.js';
 import type { MessageRecord } from '../../schemas/message.js';
 import { fieldProblems, requireObjectBody } from '../../validation.js';
@@ -68,12 +72,24 @@ function envelopeFor(
   const given = Object.fromEntries(
     Object.entries(documents.delimiters ?? {}).filter(([, v]) => v !== undefined),
   ) as Partial<DelimitersJson>;
+  const delimiters = { ...stored, ...given };
+  const [repeated] = repeatedDelimiters(delimiters, [
+    'element',
+    'component',
+    'repetition',
+    'release',
+    'segment',
+  ]);
+  if (repeated)
+    throw validationError({
+      documents: `delimiters.${repeated.name}: ${repeated.value} is the ${repeated.first} delimiter already (the partner's edi_envelope or this request); each delimiter must differ`,
+    });
   return {
     standard: documents.standard,
     version: documents.version ?? (x12 ? partner.x12_version : partner.edifact_syntax),
     test: documents.test ?? partner.test,
     acknowledgement_requested: documents.acknowledgement_requested ?? partner.acknowledgement_requested,
-    delimiters: { ...stored, ...given },
+    delimiters,
   };
 }
 
