@@ -19,12 +19,7 @@ import {
   type BuildNumbers,
   type BuildSettings,
 } from '../../../protocol/edi/json/build.js';
-import {
-  EdiJsonError,
-  type DelimitersJson,
-  type EdiJson,
-  type SegmentJson,
-} from '../../../protocol/edi/json/form.js';
+import { EdiJsonError, type EdiJson, type SegmentJson } from '../../../protocol/edi/json/form.js';
 import { checkedBytes } from '../../../protocol/edi/json/gate.js';
 import { checkHandUpload, type AcceptItem } from '../../../runtime/index.js';
 import { OrganizationSchema, PartnerSchema } from '../../../storage/entities/party.js';
@@ -34,64 +29,17 @@ import { maxControl, ControlNumbersExhausted } from '../../../storage/repositori
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
-import {
-  envelopeSettingsOf,
-  repeatedDelimiters,
-  type EdiEnvelopeSettings,
-} from '../../schemas/edi-envelope.js';
+import { envelopeSettingsOf } from '../../schemas/edi-envelope.js';
 import { EdiJsonSend } from '../../schemas/edi-json.js';
 import type { MessageRecord } from '../../schemas/message.js';
 import { fieldProblems, requireObjectBody } from '../../validation.js';
+import { envelopeFor } from './envelope-settings.js';
 import { discardStored, maxUploadBytes, sentByHand } from './upload.js';
 
 type Send = ReturnType<typeof EdiJsonSend.parse>;
 
 const refused = (field: string, error: EdiJsonError) =>
   new ApiError('INVALID_INPUT', 'Validation failed', { [field]: error.message, ...error.where });
-
-/**
- * The envelope settings of a build: the request's where it gives them, else the partner's
- * (api/schemas/edi-envelope.ts). An empty repetition separator of the partner's is left to
- * the version (build.ts), one the request gives is written as given.
- */
-function envelopeFor(
-  documents: NonNullable<Send['documents']>,
-  partner: EdiEnvelopeSettings,
-): Pick<BuildSettings, 'standard' | 'version' | 'test' | 'acknowledgement_requested' | 'delimiters'> {
-  const x12 = documents.standard === 'x12';
-  const stored: Partial<DelimitersJson> = x12
-    ? { element: partner.x12_element, component: partner.x12_component, segment: partner.x12_segment }
-    : {
-        element: partner.edifact_element,
-        component: partner.edifact_component,
-        release: partner.edifact_release,
-        segment: partner.edifact_segment,
-      };
-  const repetition = x12 ? partner.x12_repetition : partner.edifact_repetition;
-  if (repetition !== '') stored.repetition = repetition;
-  const given = Object.fromEntries(
-    Object.entries(documents.delimiters ?? {}).filter(([, v]) => v !== undefined),
-  ) as Partial<DelimitersJson>;
-  const delimiters = { ...stored, ...given };
-  const [repeated] = repeatedDelimiters(delimiters, [
-    'element',
-    'component',
-    'repetition',
-    'release',
-    'segment',
-  ]);
-  if (repeated)
-    throw validationError({
-      documents: `delimiters.${repeated.name}: ${repeated.value} is the ${repeated.first} delimiter already (the partner's edi_envelope or this request); each delimiter must differ`,
-    });
-  return {
-    standard: documents.standard,
-    version: documents.version ?? (x12 ? partner.x12_version : partner.edifact_syntax),
-    test: documents.test ?? partner.test,
-    acknowledgement_requested: documents.acknowledgement_requested ?? partner.acknowledgement_requested,
-    delimiters,
-  };
-}
 
 /** What a build of documents needs, read and checked before any number is taken. */
 interface Build {
