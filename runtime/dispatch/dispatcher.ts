@@ -154,14 +154,16 @@ export class Dispatcher implements ActorCore {
    * Accepts a message built with control numbers, taking them in the acceptance's transaction
    * (flow/commands/accept-numbered.ts): `make` builds and stores it with the numbers given. Not
    * batched with other acceptances: the counter rows stay locked while `make` runs, and a
-   * batch would hold them for every message in it.
+   * batch would hold them for every message in it. On the process's pool, not the flow's few
+   * connections: `make` stores up to 64 MiB while it holds its connection, and the flow's
+   * acceptances and results must not wait for that.
    */
   async acceptNumbered(
     numbering: Numbering,
     make: (block: ControlBlock) => Promise<AcceptItem>,
   ): Promise<AcceptOutcome & { block: ControlBlock }> {
     let item: AcceptItem | undefined;
-    const accepted = await inTx(this.#flow, (tx) =>
+    const accepted = await inTx(this.#o.orm, (tx) =>
       acceptNumbered(tx, this.#o.now(), this.#o.node, numbering, async (block) => (item = await make(block))),
     );
     this.#work(accepted.targets);
