@@ -16,7 +16,10 @@ export function detailsFromZod(error: z.ZodError, unknownKey = 'Unknown property
   const details: Record<string, string> = {};
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) putDetail(details, key, unknownKey);
+      // Inside a property (an object's own keys), the property is what the person finds in the form.
+      if (issue.path.length > 0)
+        putDetail(details, String(issue.path[0]), `${unknownKey}: ${issue.keys.join(', ')}`);
+      else for (const key of issue.keys) putDetail(details, key, unknownKey);
       continue;
     }
     putDetail(details, issue.path.length > 0 ? String(issue.path[0]) : '_form', issue.message);

@@ -21,6 +21,8 @@ export {
   type HandUploadCheck,
   type HandUploadForm,
 } from './facade.js';
+// What the dispatcher's acceptances take (a message sent by hand, or built with control numbers).
+export type { AcceptItem } from '../flow/commands/accept.js';
 
 // Secrets at rest: the box that seals and opens them, and the start-up check of its key.
 export { loadSecretBox, SecretBox } from './secrets/secret-box.js';

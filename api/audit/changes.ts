@@ -7,7 +7,17 @@ function same(a: unknown, b: unknown): boolean {
   if (a instanceof Date || b instanceof Date) {
     return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
   }
-  return JSON.stringify(a) === JSON.stringify(b);
+  return JSON.stringify(a, sortedKeys) === JSON.stringify(b, sortedKeys);
+}
+
+/**
+ * Objects with their keys in one order: a JSON column read back from PostgreSQL (jsonb keeps
+ * its own key order) is the same value as the object it was written from.
+ */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date)
+    return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function shown(value: unknown): unknown {

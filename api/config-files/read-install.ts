@@ -3,6 +3,7 @@
  * stored secret by its place in the file, so a plan can tell a changed secret from an
  * unchanged one without either value leaving this module.
  */
+import { envelopeSettingsOf } from '../schemas/edi-envelope.js';
 import { createHash, X509Certificate } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pluginTypeDefinitions, type PluginType } from '../../actors/index.js';
@@ -138,6 +139,7 @@ export async function readInstall(
       edifact_acknowledgement: partner.edifact_acknowledgement as ConfigPartner['edifact_acknowledgement'],
       acknowledgement_due_hours: partner.acknowledgement_due_hours,
       speaks_for: [...partner.speaks_for].sort(),
+      edi_envelope: envelopeSettingsOf(partner.edi_envelope),
       ...(as2 ? { as2 } : {}),
     };
   });

@@ -3,6 +3,7 @@
  * OpenAPI document: what GET /messages/{id}/payload?format=json answers. The translation
  * itself is protocol/edi/json/; this schema only describes its output.
  */
+import { delimiterCharacter } from './edi-envelope.js';
 import { z } from 'zod';
 
 const element = z
@@ -84,6 +85,12 @@ const setWithoutEnvelope = z.object({
   segments: z.array(segment).describe('The segments between ST and SE (UNH and UNT)'),
 });
 
+/** A delimiter a request gives; the message names it, as problems are reported on `documents`. */
+const requestDelimiter = (name: string) =>
+  z
+    .string()
+    .regex(delimiterCharacter, `delimiters.${name}: one character that is not a letter, digit or space`);
+
 /** Documents without envelopes: pier writes the envelopes and takes the control numbers. */
 export const EdiDocumentsToSend = z.strictObject({
   standard: z.enum(['x12', 'edifact']),
@@ -91,18 +98,29 @@ export const EdiDocumentsToSend = z.strictObject({
     .string()
     .max(16)
     .optional()
-    .describe('X12 ISA12 (default 00401), EDIFACT syntax identifier and version (default UNOC:3)'),
-  test: z.boolean().default(false).describe('X12 ISA15 T, EDIFACT UNB 0035 1'),
-  acknowledgement_requested: z.boolean().default(false).describe('X12 ISA14 1, EDIFACT UNB 0031 1'),
+    .describe(
+      "X12 ISA12, EDIFACT syntax identifier and version; default: the partner's edi_envelope (00401, UNOC:3)",
+    ),
+  test: z
+    .boolean()
+    .optional()
+    .describe("X12 ISA15 T, EDIFACT UNB 0035 1; default: the partner's edi_envelope.test"),
+  acknowledgement_requested: z
+    .boolean()
+    .optional()
+    .describe(
+      "X12 ISA14 1, EDIFACT UNB 0031 1; default: the partner's edi_envelope.acknowledgement_requested",
+    ),
   delimiters: z
-    .object({
-      segment: z.string().length(1).optional(),
-      element: z.string().length(1).optional(),
-      component: z.string().length(1).optional(),
-      repetition: z.string().max(1).optional(),
-      release: z.string().max(1).optional(),
+    .strictObject({
+      segment: requestDelimiter('segment').optional(),
+      element: requestDelimiter('element').optional(),
+      component: requestDelimiter('component').optional(),
+      repetition: requestDelimiter('repetition').or(z.literal('')).optional(),
+      release: requestDelimiter('release').or(z.literal('')).optional(),
     })
-    .optional(),
+    .optional()
+    .describe("Each delimiter given replaces the partner's (edi_envelope); those left out are the partner's"),
   line_break: z
     .enum(['', '\n', '\r\n'])
     .default('\n')

@@ -274,6 +274,10 @@ export const fieldTexts: Record<string, FieldText> = {
     label: 'Sends for partners',
     help: 'Partners this partner may send interchanges for (a hub or a VAN), one name per line; empty: only for itself',
   },
+  edi_envelope: {
+    label: 'Envelope settings',
+    help: 'For interchanges pier builds for this partner, as JSON: x12_version (00401), x12_element/component/repetition/segment (* > "" ~), edifact_syntax (UNOC:3), edifact_element/component/repetition/release/segment (+ : "" ? \'), test, acknowledgement_requested; left out: the default',
+  },
   acknowledgement_due_hours: {
     label: 'Acknowledgement due (hours)',
     help: 'Hours within which the partner should acknowledge what we send; 0: none expected',

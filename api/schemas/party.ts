@@ -4,6 +4,7 @@
  * with them (docs/partner-setup.md, "EDI routing and acknowledgements").
  */
 import { z } from 'zod';
+import { EdiEnvelopeSettings } from './edi-envelope.js';
 import { listSchema, pagingQuery, readOnly, recordName, singleLineText } from './common.js';
 
 /** Starts with a character that is neither a space nor a control character, and ends with no space. */
@@ -66,6 +67,7 @@ const partnerFields = {
     .describe(
       'Partners this partner may send interchanges for (a hub or a VAN): an interchange whose envelope names another partner as its sender is refused unless that partner is listed here',
     ),
+  edi_envelope: EdiEnvelopeSettings,
 };
 
 export const PartyCreate = z.strictObject({
@@ -91,6 +93,7 @@ export const PartnerCreate = PartyCreate.extend({
   edifact_acknowledgement: partnerFields.edifact_acknowledgement.default('none'),
   acknowledgement_due_hours: partnerFields.acknowledgement_due_hours.default(0),
   speaks_for: partnerFields.speaks_for.default([]),
+  edi_envelope: partnerFields.edi_envelope.prefault({}),
 });
 
 export const PartnerUpdate = PartyUpdate.extend({
@@ -98,6 +101,7 @@ export const PartnerUpdate = PartyUpdate.extend({
   edifact_acknowledgement: partnerFields.edifact_acknowledgement.optional(),
   acknowledgement_due_hours: partnerFields.acknowledgement_due_hours.optional(),
   speaks_for: partnerFields.speaks_for.optional(),
+  edi_envelope: partnerFields.edi_envelope.optional(),
 });
 
 export const PartyRecord = z.object({
@@ -115,6 +119,7 @@ export const PartnerRecord = PartyRecord.extend({
   edifact_acknowledgement: z.enum(edifactAcknowledgements),
   acknowledgement_due_hours: z.number().int(),
   speaks_for: z.array(z.string()),
+  edi_envelope: EdiEnvelopeSettings,
 });
 export type PartnerRecord = z.infer<typeof PartnerRecord>;
 

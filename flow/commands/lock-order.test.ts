@@ -1,5 +1,5 @@
 // Covers the flow's lock order on a real database: every command that moves messages and
-// deliveries (accept, accept with handed deliveries, claim, result, release, redispatch, redeliver,
+// deliveries (accept, accept with handed deliveries, accept with control numbers taken, claim, result, release, redispatch, redeliver,
 // a handed delivery queued again, the sweeps, receipts) runs
 // at once, for seconds, on several connections and on the same messages, and none of their
 // statements is chosen as a deadlock victim; every delivery ends in a state of the table and
@@ -12,6 +12,7 @@ import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { receiptsOverdue, settleAwaited } from './as2-records.js';
 import { acceptAtOnce, type AcceptItem } from './accept.js';
+import { acceptNumbered } from './accept-numbered.js';
 import { claimBatch } from './claim.js';
 import { releaseBatch, resultBatch, resultsAtOnce, type ResultItem } from './claims.js';
 import { deliveryStates } from '../tables/delivery-states.js';
@@ -34,6 +35,7 @@ const deadNode = 9;
 const policy: RetryPolicy = { max_attempts: 3, retry_interval: 0, retry_backoff: 1, retry_max_interval: 0 };
 
 let orm: Orm;
+let partnerId = 0;
 t.before(async () => {
   const db = await migratedDatabase(t);
   orm = db.orm;
@@ -45,6 +47,7 @@ t.before(async () => {
     await tx.all(`alter database "${name}" set lock_timeout = '5s'`);
     await tx.all(`insert into organization (name) values ('acme')`);
     await tx.all(`insert into partner (name) values ('globex')`);
+    partnerId = (await tx.all<{ id: number }>(`select id from partner where name = 'globex'`))[0]!.id;
     await tx.all(
       `insert into route (name, source_plugin, from_party, to_party, target_plugin)
        select 'to-' || t, 'in', 'globex', 'acme', t from unnest(?::text[]) as t`,
@@ -152,6 +155,22 @@ t.test('every command at once on the same messages: no deadlock, every row valid
     loop('accept', 1, async () => {
       const accepted = await acceptAtOnce(acceptFlow, now(), node, [offered(), offered()], config);
       messages.push(...accepted.outcomes.map((o) => o.message_id));
+    }),
+    // A message built with control numbers (sent as EDI JSON), two at once on the same counters.
+    ...[5, 6].map((seed) => {
+      const numberedFlow = pool(`accept numbered ${seed}`);
+      return loop('accept numbered', seed, async () => {
+        const accepted = await inTx(numberedFlow, (tx) =>
+          acceptNumbered(
+            tx,
+            now(),
+            node,
+            { partnerId, counts: { interchange: 1, group: 1, set: 1 }, max: 999_999_999 },
+            async () => offered(),
+          ),
+        );
+        messages.push(...accepted.outcomes.map((o) => o.message_id));
+      });
     }),
     // A receiver that handed the document to one of the targets before its acceptance.
     (() => {
@@ -309,6 +328,7 @@ t.test('every command at once on the same messages: no deadlock, every row valid
   for (const name of [
     'accept',
     'accept handed',
+    'accept numbered',
     'requeue handed',
     'claim out',
     'result',

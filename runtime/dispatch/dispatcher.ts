@@ -21,6 +21,8 @@ import {
   type AcceptOutcome,
 } from '../../flow/commands/accept.js';
 import { FlowConfig } from '../../flow/commands/flow-config.js';
+import { acceptNumbered, type Numbering } from '../../flow/commands/accept-numbered.js';
+import type { ControlBlock } from '../../storage/repositories/control-numbers.js';
 import type { AckDeadlines } from '../../flow/commands/acks.js';
 import { Batcher } from '../../protocol/batcher.js';
 import { claimBatch } from '../../flow/commands/claim.js';
@@ -146,6 +148,28 @@ export class Dispatcher implements ActorCore {
   /** Accepts and dispatches a message sent by hand. */
   acceptAndDispatch(item: AcceptItem): Promise<AcceptOutcome> {
     return this.#accepts.submit(item);
+  }
+
+  /**
+   * Accepts a message built with control numbers, taking them in the acceptance's transaction
+   * (flow/commands/accept-numbered.ts): `make` builds and stores it with the numbers given. Not
+   * batched with other acceptances: the counter rows stay locked while `make` runs, and a
+   * batch would hold them for every message in it. On the process's pool, not the flow's few
+   * connections: `make` stores up to 64 MiB while it holds its connection, and the flow's
+   * acceptances and results must not wait for that.
+   */
+  async acceptNumbered(
+    numbering: Numbering,
+    make: (block: ControlBlock) => Promise<AcceptItem>,
+  ): Promise<AcceptOutcome & { block: ControlBlock }> {
+    let item: AcceptItem | undefined;
+    const accepted = await inTx(this.#o.orm, (tx) =>
+      acceptNumbered(tx, this.#o.now(), this.#o.node, numbering, async (block) => (item = await make(block))),
+    );
+    this.#work(accepted.targets);
+    const outcome = accepted.outcomes[0]!;
+    logAccepted(this.#o.logger, this.#metrics, item!, outcome);
+    return { ...outcome, block: accepted.block };
   }
 
   /**

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { isDatabaseAway, type OutageLog } from '../../storage/outage-log.js';
 import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
-import { inTx } from '../../storage/sql.js';
+import { inTx, type Tx } from '../../storage/sql.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { keepBytes, openKept } from '../../storage/payloads/inline.js';
 import {
@@ -33,6 +33,7 @@ import {
   type PendingInterchange,
 } from '../../flow/commands/edi-acks.js';
 import { loadRoutes } from '../../flow/commands/dispatch.js';
+import { noteReceivedControls } from '../../flow/commands/inbound-control-numbers.js';
 import { targetsBetween } from '../../flow/tables/routing.js';
 import { checkInterchange } from '../../protocol/edi/syntax-check.js';
 import { buildAcknowledgement, type AcknowledgementKind } from '../../protocol/edi/acknowledgement.js';
@@ -106,7 +107,7 @@ export class AcknowledgementSweep {
           }
         }
       } finally {
-        if (found.length > 0) await inTx(this.#o.orm, (tx) => recordInterchanges(tx, found));
+        if (found.length > 0) await inTx(this.#o.orm, (tx) => this.#record(tx, found, pending));
       }
       if (pending.length < batch) return;
     }
@@ -132,6 +133,25 @@ export class AcknowledgementSweep {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     await this.#running;
+  }
+
+  /**
+   * Records what was found, and the control numbers of the inbound interchanges recorded (by
+   * this process: one another recorded first is counted there), in the order they came.
+   */
+  async #record(tx: Tx, found: FoundInterchange[], pending: PendingInterchange[]): Promise<void> {
+    const recorded = new Set(await recordInterchanges(tx, found));
+    await noteReceivedControls(
+      tx,
+      this.#o.now(),
+      pending
+        .filter((p) => p.direction === 'inbound' && recorded.has(p.message_id))
+        .map((p) => ({
+          message_id: p.message_id,
+          partner: p.from_party,
+          interchange_control: p.interchange_control,
+        })),
+    );
   }
 
   /** Whether the interchange's document is read: an inbound one that is an acknowledgement or wants one. */

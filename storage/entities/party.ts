@@ -38,6 +38,8 @@ export const PartnerSchema = defineEntity({
     acknowledgement_due_hours: p.integer(),
     /** Partners this partner may send interchanges for (a hub's, a VAN's); names, empty by default. */
     speaks_for: p.json<string[]>().columnType('jsonb'),
+    /** Envelope settings of interchanges pier builds for the partner (api/schemas/edi-envelope.ts); `{}`: the defaults. */
+    edi_envelope: p.json<Record<string, unknown>>().columnType('jsonb'),
   },
 });
 export type Partner = InferEntity<typeof PartnerSchema>;

@@ -57,15 +57,6 @@ export async function takeControlNumbers(
   return block;
 }
 
-/** takeControlNumbers in the transaction an entity manager holds (the API's builds). */
-export const takeControlNumbersIn = (
-  em: EntityManager,
-  partnerId: number,
-  direction: ControlDirection,
-  counts: Partial<Record<ControlLevel, number>>,
-  max: number,
-): Promise<ControlBlock> => takeControlNumbers(inEntityTx(em), partnerId, direction, counts, max);
-
 export interface ControlCounter {
   direction: ControlDirection;
   level: ControlLevel;

@@ -12,6 +12,8 @@ export interface PartyRow {
   edifact_acknowledgement?: string;
   acknowledgement_due_hours?: number;
   speaks_for?: string[];
+  /** What pier writes in the envelopes it builds for the partner (api/schemas/edi-envelope.ts); `{}` before it was set. */
+  edi_envelope?: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
 }

@@ -1,4 +1,4 @@
-// Covers POST /messages with a JSON body: documents without envelopes built into an interchange from the parties' interchange ids with the partner's next control numbers (and the audit entry naming them), a whole interchange in its JSON form sent byte for byte, refusals naming the segment and element that store nothing and take no number, and 415 naming both content types.
+// Covers POST /messages with a JSON body: documents without envelopes built into an interchange from the parties' interchange ids with the partner's next control numbers taken in the acceptance's transaction (the upload's audit entry and the first history line name them), a whole interchange in its JSON form sent byte for byte, refusals naming the segment and element that store nothing and take no number, an acceptance failing after the numbers were taken (a full counter) giving back every number it took, and 415 naming both content types.
 import { readFile, readdir } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -66,16 +66,17 @@ t.test("documents without envelopes are built with the partner's next control nu
     { level: 'interchange', last_value: 2 },
     { level: 'set', last_value: 3 },
   ]);
-  const audit = await server.call(
-    'GET',
-    `/api/v1/audit?kind=control_number&record_id=${partnerId}&action=create`,
+  const audit = await server.call('GET', `/api/v1/audit?kind=message&action=upload`);
+  const sent = audit.body.data.events.find((e: { record_id: string }) => e.record_id === second.body.data.id);
+  t.same(
+    sent.changes.find((c: { field: string }) => c.field === 'control_numbers'),
+    { field: 'control_numbers', new: 'interchange 2, group 2, set 3' },
+    'the audit entry of the upload names the numbers it took',
   );
-  t.same(audit.body.data.events[0].changes, [
-    { field: 'message_id', new: second.body.data.id },
-    { field: 'interchange', new: 2 },
-    { field: 'group', new: 2 },
-    { field: 'set', new: 3 },
-  ]);
+  t.equal(
+    second.body.data.history[0].text,
+    'Sent as EDI JSON by sa:tester; control numbers interchange 2, group 2, set 3',
+  );
 });
 
 t.test(
@@ -179,4 +180,36 @@ t.test('refusals name the segment and element, store nothing and take no number'
   });
   t.equal(text.status, 415);
   t.equal(text.body.error.message, 'Content-Type must be multipart/form-data or application/json');
+});
+
+t.test('an acceptance that fails after the numbers were taken gives them all back', async (t) => {
+  const numbers = async () =>
+    (
+      (await server.call('GET', `/api/v1/partners/${partnerId}/control-numbers`)).body.data
+        .control_numbers as { direction: string; level: string; last_value: number }[]
+    )
+      .filter((c) => c.direction === 'outbound')
+      .map((c) => [c.level, c.last_value]);
+  const before = await numbers();
+  const messages = await messageCount();
+  // The set counter is full: the statement takes the interchange and group numbers with it,
+  // then the build fails, inside the acceptance's transaction.
+  const full = await server.call('PUT', `/api/v1/partners/${partnerId}/control-numbers/outbound/set`, {
+    body: { last_value: 999_999_999 },
+  });
+  t.equal(full.status, 200, full.raw);
+  const refused = await send({
+    from: 'acme',
+    to: 'globex',
+    target: 'out',
+    documents: { standard: 'x12', sets: [po('PO-10')] },
+  });
+  t.equal(refused.status, 409, refused.raw);
+  t.match(refused.body.error, { code: 'CONFLICT', details: { level: 'set' } });
+  t.same(
+    await numbers(),
+    before.map(([level, n]) => [level, level === 'set' ? 999_999_999 : n]),
+    'the interchange and group numbers taken with it came back',
+  );
+  t.equal(await messageCount(), messages, 'no message stored');
 });

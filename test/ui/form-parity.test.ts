@@ -100,6 +100,21 @@ const cases: FormCase[] = [
     refused: { fields: { name: '', display_name: 'x' }, json: { name: '', display_name: 'x' } },
   },
   {
+    form: 'partner with envelope settings',
+    ui: '/ui/partners',
+    api: { method: 'POST', url: '/api/v1/partners' },
+    record: (made) => `/api/v1/partners/${String(made.id)}`,
+    fromLocation: byId,
+    accepted: {
+      fields: { name: 'wayne', edi_envelope: '{"x12_version": "00501", "test": true}' },
+      json: { name: 'wayne', edi_envelope: { x12_version: '00501', test: true } },
+    },
+    refused: {
+      fields: { name: 'wayne2', edi_envelope: '{"x12_element": "|", "x12_segment": "|"}' },
+      json: { name: 'wayne2', edi_envelope: { x12_element: '|', x12_segment: '|' } },
+    },
+  },
+  {
     form: 'route, name left blank (the API makes one)',
     ui: '/ui/routes',
     api: { method: 'POST', url: '/api/v1/routes' },

@@ -4,39 +4,51 @@
  * interchange ids, taking the partner's control numbers. Either way the bytes pass pier's own
  * syntax check first; a refusal names the segment and element and stores nothing.
  *
- * The control numbers are taken, with an audit event naming the message they are for, in one
- * transaction before the message is accepted: if the acceptance then fails, the audit log says
- * which numbers were taken for which message that never came (docs/decisions).
+ * Built documents take their control numbers inside the acceptance's transaction (the
+ * dispatcher's acceptNumbered): the bytes are written and stored with the numbers while the
+ * counters are locked, and the counters commit with the message or not at all, so a failed
+ * acceptance takes no number (docs/decisions/edi-control-numbers-per-partner-in-one-row-update.md).
  */
 import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { envelopeOf } from '../../../actors/shared/edi-envelope.js';
-import { buildInterchange, numbersNeeded, type BuildSettings } from '../../../protocol/edi/json/build.js';
+import {
+  buildInterchange,
+  numbersNeeded,
+  type BuildNumbers,
+  type BuildSettings,
+} from '../../../protocol/edi/json/build.js';
 import { EdiJsonError, type EdiJson, type SegmentJson } from '../../../protocol/edi/json/form.js';
 import { checkedBytes } from '../../../protocol/edi/json/gate.js';
-import { checkHandUpload } from '../../../runtime/index.js';
+import { checkHandUpload, type AcceptItem } from '../../../runtime/index.js';
 import { OrganizationSchema, PartnerSchema } from '../../../storage/entities/party.js';
-import { keepStream } from '../../../storage/payloads/inline.js';
-import {
-  maxControl,
-  takeControlNumbersIn,
-  ControlNumbersExhausted,
-} from '../../../storage/repositories/control-numbers.js';
+import { keepStream, type KeptStage } from '../../../storage/payloads/inline.js';
+import type { ControlBlock } from '../../../storage/repositories/control-numbers.js';
+import { maxControl, ControlNumbersExhausted } from '../../../storage/repositories/control-numbers.js';
 import type { Caller } from '../../auth/caller.js';
-import { freshEm, inTransaction, runtimeOf, type ApiContext } from '../../context.js';
+import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
+import { envelopeSettingsOf } from '../../schemas/edi-envelope.js';
 import { EdiJsonSend } from '../../schemas/edi-json.js';
 import type { MessageRecord } from '../../schemas/message.js';
 import { fieldProblems, requireObjectBody } from '../../validation.js';
-import { maxUploadBytes, sentByHand } from './upload.js';
+import { envelopeFor } from './envelope-settings.js';
+import { discardStored, maxUploadBytes, sentByHand } from './upload.js';
 
 type Send = ReturnType<typeof EdiJsonSend.parse>;
 
 const refused = (field: string, error: EdiJsonError) =>
   new ApiError('INVALID_INPUT', 'Validation failed', { [field]: error.message, ...error.where });
 
-async function builtDocuments(ctx: ApiContext, caller: Caller, send: Send, id: string): Promise<Buffer> {
+/** What a build of documents needs, read and checked before any number is taken. */
+interface Build {
+  partnerId: number;
+  settings: BuildSettings;
+  sets: { type: string | string[]; functional_id?: string | undefined; segments: SegmentJson[] }[];
+}
+
+async function prepareBuild(ctx: ApiContext, send: Send): Promise<Build> {
   const documents = send.documents!;
   const em = freshEm(ctx);
   const organization = await em.findOne(OrganizationSchema, { name: send.from });
@@ -48,11 +60,7 @@ async function builtDocuments(ctx: ApiContext, caller: Caller, send: Send, id: s
   if (!sender) throw validationError({ from: `${send.from} has no interchange id to put in the envelope` });
   if (!receiver) throw validationError({ to: `${send.to} has no interchange id to put in the envelope` });
   const settings: BuildSettings = {
-    standard: documents.standard,
-    version: documents.version,
-    test: documents.test,
-    acknowledgement_requested: documents.acknowledgement_requested,
-    delimiters: documents.delimiters,
+    ...envelopeFor(documents, envelopeSettingsOf(partner.edi_envelope)),
     line_break: documents.line_break,
     sender,
     receiver,
@@ -66,38 +74,115 @@ async function builtDocuments(ctx: ApiContext, caller: Caller, send: Send, id: s
     if (error instanceof EdiJsonError) throw refused('documents', error);
     throw error;
   }
-  const max = maxControl[documents.standard];
-  const numbers = await inTransaction(ctx, async (tx) => {
-    try {
-      const block = await takeControlNumbersIn(
-        tx,
-        partner.id,
-        'outbound',
-        numbersNeeded(settings, sets),
-        max,
-      );
-      const taken = { interchange: block.interchange!, group: block.group ?? 0, set: block.set! };
-      await ctx.audit.record(tx, {
-        actor: caller.actor,
-        action: 'create',
-        kind: 'control_number',
-        record_id: partner.id,
-        record_name: `${partner.name} outbound`,
-        changes: [
-          { field: 'message_id', new: id },
-          { field: 'interchange', new: taken.interchange },
-          ...(block.group ? [{ field: 'group', new: taken.group }] : []),
-          { field: 'set', new: taken.set },
-        ],
-      });
-      return taken;
-    } catch (error) {
-      if (error instanceof ControlNumbersExhausted)
-        throw new ApiError('CONFLICT', error.message, { level: error.level });
-      throw error;
-    }
-  });
-  return checkedBytes(buildInterchange(settings, sets, numbers));
+  return { partnerId: partner.id, settings, sets };
+}
+
+/** The numbers a block gives, and how the audit log shows them (`interchange 7, group 7, sets 12–13`). */
+function numbersOf(block: ControlBlock, build: Build): { numbers: BuildNumbers; text: string } {
+  const numbers = { interchange: block.interchange!, group: block.group ?? 0, set: block.set! };
+  const sets = build.sets.length;
+  const groups = numbersNeeded(build.settings, build.sets).group;
+  const range = (first: number, n: number) => (n === 1 ? `${first}` : `${first}–${first + n - 1}`);
+  const text = [
+    `interchange ${numbers.interchange}`,
+    ...(groups > 0 ? [`group${groups > 1 ? 's' : ''} ${range(numbers.group, groups)}`] : []),
+    `set${sets > 1 ? 's' : ''} ${range(numbers.set, sets)}`,
+  ].join(', ');
+  return { numbers, text };
+}
+
+/** Stores the bytes as the message's first stage and names the file after its interchange. */
+async function stored(
+  ctx: ApiContext,
+  id: string,
+  bytes: Buffer,
+): Promise<{ kept: KeptStage; edi: Awaited<ReturnType<typeof envelopeOf>> }> {
+  if (bytes.length > maxUploadBytes)
+    throw new ApiError('PAYLOAD_TOO_LARGE', 'The interchange is larger than the limit of 64 MiB');
+  const { payloads } = runtimeOf(ctx);
+  const ref = { messageId: id, stage: 'unpacked' } as const;
+  const kept = await keepStream(payloads, ref, Readable.from([bytes]), { maxBytes: maxUploadBytes });
+  const edi = await envelopeOf({ content: kept.content, open: () => payloads.open(ref) });
+  return { kept, edi };
+}
+
+type Checked = { target: string; send: Send };
+
+function itemOf(
+  checked: Checked,
+  caller: Caller,
+  id: string,
+  kept: KeptStage,
+  edi: Awaited<ReturnType<typeof envelopeOf>>,
+  text: string,
+): AcceptItem {
+  const { send } = checked;
+  return {
+    source_type: 'api',
+    source_name: 'api',
+    message: {
+      id,
+      from: send.from,
+      to: send.to,
+      file_name: send.file_name ?? `${edi?.interchange_control ?? id}.edi`,
+      payload: { stage: 'unpacked', ...kept },
+      ...(edi ? { edi } : {}),
+    },
+    target_hint: checked.target,
+    text,
+  };
+}
+
+/** Builds, stores and accepts documents with the control numbers taken in the acceptance's transaction. */
+async function sendBuilt(
+  ctx: ApiContext,
+  caller: Caller,
+  request: FastifyRequest,
+  checked: Checked,
+  id: string,
+): Promise<MessageRecord> {
+  const build = await prepareBuild(ctx, checked.send);
+  const runtime = runtimeOf(ctx);
+  let size = 0;
+  let numbersText = '';
+  let storedSome = false;
+  let outcome;
+  try {
+    outcome = await runtime.dispatcher.acceptNumbered(
+      {
+        partnerId: build.partnerId,
+        counts: numbersNeeded(build.settings, build.sets),
+        max: maxControl[build.settings.standard],
+      },
+      async (block) => {
+        const { numbers, text } = numbersOf(block, build);
+        numbersText = text;
+        const bytes = await checkedBytes(buildInterchange(build.settings, build.sets, numbers));
+        storedSome = true;
+        const { kept, edi } = await stored(ctx, id, bytes);
+        size = kept.size_bytes;
+        return itemOf(
+          checked,
+          caller,
+          id,
+          kept,
+          edi,
+          `Sent as EDI JSON by ${caller.actor}; control numbers ${text}`,
+        );
+      },
+    );
+  } catch (error) {
+    // Rolled back with the acceptance: what the build stored goes too.
+    if (storedSome) await discardStored(runtime.payloads, id, error, request);
+    if (error instanceof ControlNumbersExhausted)
+      throw new ApiError('CONFLICT', error.message, { level: error.level });
+    if (error instanceof EdiJsonError) throw refused('documents', error);
+    throw error;
+  }
+  // Accepted: from here on the message owns what was stored.
+  return sentByHand(ctx, caller, outcome.message_id, checked.target, size, [
+    { field: 'control_numbers', new: numbersText },
+  ]);
 }
 
 export async function acceptJsonMessage(
@@ -119,44 +204,18 @@ export async function acceptJsonMessage(
   if (Object.keys(checked.problems).length > 0 || checked.target === undefined)
     throw validationError(checked.problems);
   const id = randomUUID();
+  const target = { target: checked.target, send: complete };
+  if (complete.documents) return sendBuilt(ctx, caller, request, target, id);
   let bytes: Buffer;
-  if (complete.interchange) {
-    try {
-      bytes = await checkedBytes(complete.interchange as EdiJson);
-    } catch (error) {
-      if (error instanceof EdiJsonError) throw refused('interchange', error);
-      throw error;
-    }
-  } else bytes = await builtDocuments(ctx, caller, complete, id);
-  if (bytes.length > maxUploadBytes)
-    throw new ApiError('PAYLOAD_TOO_LARGE', 'The interchange is larger than the limit of 64 MiB');
-  const runtime = runtimeOf(ctx);
-  const kept = await keepStream(
-    runtime.payloads,
-    { messageId: id, stage: 'unpacked' },
-    Readable.from([bytes]),
-    {
-      maxBytes: maxUploadBytes,
-    },
+  try {
+    bytes = await checkedBytes(complete.interchange as EdiJson);
+  } catch (error) {
+    if (error instanceof EdiJsonError) throw refused('interchange', error);
+    throw error;
+  }
+  const { kept, edi } = await stored(ctx, id, bytes);
+  const outcome = await runtimeOf(ctx).dispatcher.acceptAndDispatch(
+    itemOf(target, caller, id, kept, edi, `Sent as EDI JSON by ${caller.actor}`),
   );
-  const edi = await envelopeOf({
-    content: kept.content,
-    open: () => runtime.payloads.open({ messageId: id, stage: 'unpacked' }),
-  });
-  const fileName = complete.file_name ?? `${edi?.interchange_control ?? id}.edi`;
-  const outcome = await runtime.dispatcher.acceptAndDispatch({
-    source_type: 'api',
-    source_name: 'api',
-    message: {
-      id,
-      from: complete.from,
-      to: complete.to,
-      file_name: fileName,
-      payload: { stage: 'unpacked', ...kept },
-      ...(edi ? { edi } : {}),
-    },
-    target_hint: checked.target,
-    text: `Sent as EDI JSON by ${caller.actor}`,
-  });
   return sentByHand(ctx, caller, outcome.message_id, checked.target, kept.size_bytes);
 }

@@ -22,6 +22,7 @@ import { recordName } from '../../schemas/common.js';
 import type { MessageRecord } from '../../schemas/message.js';
 import { detailsFromZod } from '../../validation.js';
 import { getMessage } from './service.js';
+import type { AuditChange } from '../../../storage/entities/audit-event.js';
 
 /** Largest file sent by hand (docs/api/conventions.md#limits). */
 export const maxUploadBytes = 64 * 1024 * 1024;
@@ -70,7 +71,7 @@ const unnamedText = 'A part without a name; name it from, to, target or file';
  * without holding the answer, so the caller hears the store's failure at once. A removal that
  * fails is logged; the failure the caller hears stays the first one.
  */
-function discardStored(
+export function discardStored(
   store: PayloadStore,
   id: string,
   cause: unknown,
@@ -94,6 +95,7 @@ export async function sentByHand(
   messageId: string,
   target: string | undefined,
   sizeBytes: number,
+  more: AuditChange[] = [],
 ): Promise<MessageRecord> {
   const message = await getMessage(freshEm(ctx), messageId);
   await ctx.operatorActions.record(caller, {
@@ -106,6 +108,7 @@ export async function sentByHand(
       { field: 'to', new: message.to },
       { field: 'target', new: target },
       { field: 'size_bytes', new: sizeBytes },
+      ...more,
     ],
   });
   return message;

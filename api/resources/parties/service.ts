@@ -32,6 +32,7 @@ import type {
   PartyRecord,
 } from '../../schemas/party.js';
 import { throwProblems } from '../../validation.js';
+import { envelopeSettingsOf } from '../../schemas/edi-envelope.js';
 
 export interface PartyKind {
   /**
@@ -70,6 +71,7 @@ const partnerOnly = [
   'edifact_acknowledgement',
   'acknowledgement_due_hours',
   'speaks_for',
+  'edi_envelope',
 ] as const;
 
 const audited = (kind: PartyKind) => ({
@@ -94,6 +96,7 @@ function partyJson(p: PartyRow | Organization): PartyRecord | PartnerRecord {
           edifact_acknowledgement: row.edifact_acknowledgement as PartnerRecord['edifact_acknowledgement'],
           acknowledgement_due_hours: row.acknowledgement_due_hours!,
           speaks_for: row.speaks_for ?? [],
+          edi_envelope: envelopeSettingsOf(row.edi_envelope),
         }
       : {}),
     created_at: iso(p.created_at),
@@ -211,6 +214,7 @@ export async function createParty(
             edifact_acknowledgement: body.edifact_acknowledgement ?? 'none',
             acknowledgement_due_hours: body.acknowledgement_due_hours ?? 0,
             speaks_for: body.speaks_for ?? [],
+            edi_envelope: body.edi_envelope ?? envelopeSettingsOf({}),
           }
         : {}),
     } as { name: string; display_name: string; interchange_ids: InterchangeId[] });

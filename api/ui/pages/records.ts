@@ -58,6 +58,7 @@ const partySpecs: CrudSpec[] = [
       'edifact_acknowledgement',
       'acknowledgement_due_hours',
       'speaks_for',
+      'edi_envelope',
     ],
     fieldOverrides: { interchange_ids: interchangeIdsField },
     labelOf: (r) => String(r.name),
