@@ -7,6 +7,7 @@
  */
 import { edifactCode, edifactSegment, type DirectorySegment } from './directory/edifact-d96a.js';
 import type { EdiJsonStandard, ElementValue, SegmentJson } from './form.js';
+import type { PlainSegmentEvent } from './plain-segment.js';
 
 const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 
@@ -24,7 +25,7 @@ function componentValues(value: ElementValue): string[] {
   return value as string[];
 }
 
-export function annotate(s: SegmentJson, standard: EdiJsonStandard): SegmentJson {
+function annotateSegment(s: SegmentJson, standard: EdiJsonStandard): SegmentJson {
   const entry = standard === 'edifact' ? edifactSegment(s.tag) : undefined;
   const positions: (string | string[])[] = [];
   const names: (string | string[] | null)[] = [];
@@ -81,3 +82,62 @@ function withAnnotations(
   if (Object.keys(meanings).length > 0) out.meanings = meanings;
   return out;
 }
+
+/**
+ * The annotations of a segment of `count` simple elements, as JSON text without the meanings
+ * (which depend on the values), and where the values with meanings are. They depend only on the
+ * tag and the count, so they are worked out once per kind of segment, not once per segment.
+ */
+interface PlainAnnotation {
+  text: string;
+  /** The element's index, its position as a JSON key with its colon, and its data element. */
+  coded: { index: number; key: string; element: string }[];
+}
+
+const plainAnnotations = {
+  x12: new Map<string, PlainAnnotation>(),
+  edifact: new Map<string, PlainAnnotation>(),
+};
+
+function plainAnnotation(tag: string, count: number, standard: EdiJsonStandard): PlainAnnotation {
+  const key = `${tag}/${count}`;
+  let found = plainAnnotations[standard].get(key);
+  if (found) return found;
+  const blank: SegmentJson = { tag, elements: new Array<string>(count).fill('') };
+  const { name, positions, names } = annotateSegment(blank, standard);
+  const text = JSON.stringify({ name, positions, names }).slice(1, -1);
+  const entry = standard === 'edifact' ? edifactSegment(tag) : undefined;
+  const coded: PlainAnnotation['coded'] = [];
+  positions!.forEach((position, index) => {
+    const known = entry?.elements[index];
+    const element = known?.components?.[0]?.id ?? known?.id;
+    if (element) coded.push({ index, key: `${JSON.stringify(position)}:`, element });
+  });
+  found = { text: text === '' ? '' : `,${text}`, coded };
+  plainAnnotations[standard].set(key, found);
+  return found;
+}
+
+/**
+ * A plain segment's annotations as JSON text, from the comma after its elements to before its
+ * closing brace: what JSON.stringify(annotate(e.segment)) would write there.
+ */
+function annotatePlain(e: PlainSegmentEvent, standard: EdiJsonStandard): string {
+  let count = 0;
+  if (e.text.length > e.tag.length)
+    for (let i = e.tag.length; i !== -1; i = e.text.indexOf(e.separator, i + 1)) count++;
+  const { text, coded } = plainAnnotation(e.tag, count, standard);
+  let meanings = '';
+  if (coded.length > 0) {
+    const values = e.segment.elements as string[];
+    for (const { index, key, element } of coded) {
+      const meaning = edifactCode(element, values[index]!);
+      if (meaning) meanings += `${meanings === '' ? ',"meanings":{' : ','}${key}${JSON.stringify(meaning)}`;
+    }
+    if (meanings !== '') meanings += '}';
+  }
+  return meanings === '' ? text : text + meanings;
+}
+
+/** Annotates a segment; `plain` writes a plain segment's annotated JSON text straight from its text. */
+export const annotate = Object.assign(annotateSegment, { plain: annotatePlain });

@@ -6,9 +6,19 @@
  */
 import type { EdiEvent, EventSink } from './events.js';
 import { formName, setsKey, type EdiJsonStandard, type SegmentJson } from './form.js';
+import { PlainSegmentEvent } from './plain-segment.js';
 
-/** Adds annotations (names, positions) to a segment; the identity when none are wanted. */
-export type Annotator = (s: SegmentJson, standard: EdiJsonStandard) => SegmentJson;
+/**
+ * Adds annotations (names, positions) to a segment; the identity when none are wanted. `plain`,
+ * when there, gives a plain segment's annotations as the JSON text that follows its elements.
+ */
+export type Annotator = ((s: SegmentJson, standard: EdiJsonStandard) => SegmentJson) & {
+  plain?: (e: PlainSegmentEvent, standard: EdiJsonStandard) => string;
+};
+
+/** What JSON.stringify would escape: the text of a segment holding one is serialised by it. */
+// eslint-disable-next-line no-control-regex
+const needsEscape = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 export class JsonTextWriter implements EventSink {
   #text = '';
@@ -22,6 +32,17 @@ export class JsonTextWriter implements EventSink {
 
   #segment(s: SegmentJson): string {
     return JSON.stringify(this.annotate ? this.annotate(s, this.#standard) : s);
+  }
+
+  /** A plain segment's JSON text made from its EDI text: separators become `","`. */
+  #plain(e: PlainSegmentEvent): string {
+    if (needsEscape.test(e.text) || (this.annotate && !this.annotate.plain)) return this.#segment(e.segment);
+    const elements =
+      e.text.length === e.tag.length
+        ? '[]'
+        : '["' + e.text.slice(e.tag.length + 1).replaceAll(e.separator, '","') + '"]';
+    const annotations = this.annotate ? this.annotate.plain!(e, this.#standard) : '';
+    return '{"tag":"' + e.tag + '","elements":' + elements + annotations + '}';
   }
 
   event(e: EdiEvent): void {
@@ -44,7 +65,8 @@ export class JsonTextWriter implements EventSink {
         this.#first = true;
         return;
       case 'segment':
-        this.#text += `${this.#comma()}${this.#segment(e.segment)}`;
+        this.#text +=
+          this.#comma() + (e instanceof PlainSegmentEvent ? this.#plain(e) : this.#segment(e.segment));
         return;
       case 'set-end':
         this.#text += `],\n"trailer":${this.#segment(e.segment)}}`;
