@@ -1,0 +1,159 @@
+/**
+ * The JSON reader's fast path for the common segment: `{"tag":…,"elements":["…","…"],…}` with
+ * simple values holding no separator, no escape and no character beyond Latin-1. Such a segment
+ * becomes a PlainSegmentEvent whose EDI text is its elements' JSON with `","` replaced by the
+ * element separator, and its annotations (names, positions, meanings) are checked for JSON
+ * form and skipped without being built. Anything else (escapes, numbers, a nested element, a
+ * key twice) is left to the general path, which parses the value with JSON.parse, so what is
+ * accepted and what is refused, with which message, stays the same.
+ */
+import type { DelimitersJson } from './form.js';
+import { PlainSegmentEvent } from './plain-segment.js';
+
+/** The text may end inside the value: more is needed to say. */
+export const more = -1;
+/** Not a plain segment: the general path takes it. */
+const other = -2;
+/** Annotations nest three deep (a name list of a repeated composite); deeper is left to JSON.parse. */
+const maxDepth = 8;
+
+// eslint-disable-next-line no-control-regex
+const escapeOrControl = /[\\\u0000-\u001f]/;
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+function space(b: string, j: number): number {
+  while (j < b.length && isSpace(b.charCodeAt(j))) j++;
+  return j;
+}
+
+/** Index after a string, array, object or null starting at `j`, made of nothing else; `more` or `other`. */
+function skip(b: string, j: number, depth: number): number {
+  const c = b.charCodeAt(j);
+  if (c === 0x22) {
+    const end = b.indexOf('"', j + 1);
+    return end < 0 ? more : end + 1;
+  }
+  if (c === 0x6e) {
+    if (j + 4 > b.length) return more;
+    return b.startsWith('null', j) ? j + 4 : other;
+  }
+  if ((c !== 0x5b && c !== 0x7b) || depth >= maxDepth) return j >= b.length ? more : other;
+  const object = c === 0x7b;
+  const close = object ? 0x7d : 0x5d;
+  j = space(b, j + 1);
+  if (j >= b.length) return more;
+  if (b.charCodeAt(j) === close) return j + 1;
+  for (;;) {
+    if (object) {
+      if (b.charCodeAt(j) !== 0x22) return other;
+      const end = b.indexOf('"', j + 1);
+      if (end < 0) return more;
+      j = space(b, end + 1);
+      if (j >= b.length) return more;
+      if (b.charCodeAt(j) !== 0x3a) return other;
+      j = space(b, j + 1);
+      if (j >= b.length) return more;
+    }
+    const after = skip(b, j, depth + 1);
+    if (after < 0) return after;
+    j = space(b, after);
+    if (j >= b.length) return more;
+    const d = b.charCodeAt(j);
+    if (d === close) return j + 1;
+    if (d !== 0x2c) return other;
+    j = space(b, j + 1);
+    if (j >= b.length) return more;
+  }
+}
+
+/** Tags of both standards: two or three upper case letters or digits (elements.ts checks the same). */
+function isTag(tag: string): boolean {
+  if (tag.length < 2 || tag.length > 3) return false;
+  for (let i = 0; i < tag.length; i++) {
+    const c = tag.charCodeAt(i);
+    if (!((c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39))) return false;
+  }
+  return true;
+}
+
+export class PlainSegmentReader {
+  /** Index after the segment last read. */
+  end = 0;
+  readonly #separator: string;
+  /** A character that would need a release character, that X12 cannot carry, or beyond Latin-1. */
+  readonly #special: RegExp;
+
+  constructor(d: DelimitersJson) {
+    this.#separator = d.element;
+    const chars = [d.segment, d.element, d.component, d.repetition, d.release].filter((c) => c !== '');
+    this.#special = new RegExp(
+      `[${chars.map((c) => c.replace(/[\\\]^-]/g, '\\$&')).join('')}\\u0100-\\uffff]`,
+    );
+  }
+
+  /** The plain segment whose object starts at `i` (a `{`), or `more`, or `other`. */
+  read(b: string, i: number): PlainSegmentEvent | typeof more | typeof other {
+    let tag: string | null = null;
+    let inner: string | null = null;
+    let elements = false;
+    let j = space(b, i + 1);
+    if (j >= b.length) return more;
+    if (b.charCodeAt(j) !== 0x7d)
+      for (;;) {
+        if (b.charCodeAt(j) !== 0x22) return other;
+        const keyEnd = b.indexOf('"', j + 1);
+        if (keyEnd < 0) return more;
+        const key = b.slice(j + 1, keyEnd);
+        j = space(b, keyEnd + 1);
+        if (j >= b.length) return more;
+        if (b.charCodeAt(j) !== 0x3a) return other;
+        j = space(b, j + 1);
+        if (j >= b.length) return more;
+        if (key === 'tag') {
+          if (tag !== null || b.charCodeAt(j) !== 0x22) return other;
+          const end = b.indexOf('"', j + 1);
+          if (end < 0) return more;
+          tag = b.slice(j + 1, end);
+          j = end + 1;
+        } else if (key === 'elements') {
+          if (elements || b.charCodeAt(j) !== 0x5b) return other;
+          elements = true;
+          if (j + 1 >= b.length) return more;
+          if (b.charCodeAt(j + 1) === 0x5d) j += 2;
+          else {
+            if (b.charCodeAt(j + 1) !== 0x22) return other;
+            // Values hold no quote unescaped, so a quote left after the replace means another shape.
+            const close = b.indexOf('"]', j + 2);
+            if (close < 0) return more;
+            inner = b.slice(j + 2, close);
+            j = close + 2;
+          }
+        } else {
+          const after = skip(b, j, 1);
+          if (after < 0) return after === more ? more : other;
+          j = after;
+        }
+        j = space(b, j);
+        if (j >= b.length) return more;
+        const c = b.charCodeAt(j);
+        if (c === 0x7d) break;
+        if (c !== 0x2c) return other;
+        j = space(b, j + 1);
+        if (j >= b.length) return more;
+      }
+    const end = j + 1;
+    if (tag === null || !elements || !isTag(tag)) return other;
+    // No escape anywhere in the object, so every quote found above ended a string.
+    if (escapeOrControl.test(b.slice(i, end))) return other;
+    let text = tag;
+    if (inner !== null) {
+      if (this.#special.test(inner)) return other;
+      const values = inner.replaceAll('","', this.#separator);
+      if (values.includes('"')) return other;
+      text = tag + this.#separator + values;
+    }
+    this.end = end;
+    return new PlainSegmentEvent(tag, text, this.#separator);
+  }
+}
