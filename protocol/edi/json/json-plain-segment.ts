@@ -17,9 +17,6 @@ const other = -2;
 /** Annotations nest three deep (a name list of a repeated composite); deeper is left to JSON.parse. */
 const maxDepth = 8;
 
-// eslint-disable-next-line no-control-regex
-const escapeOrControl = /[\\\u0000-\u001f]/;
-
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 function space(b: string, j: number): number {
@@ -27,12 +24,26 @@ function space(b: string, j: number): number {
   return j;
 }
 
+/**
+ * Index of the quote that ends the string starting at `j`, or `more`; a string with an escape or
+ * a control character is `other`. A loop over the characters: strings here are short, and a
+ * native search per string cost more than it saved.
+ */
+function stringEnd(b: string, j: number): number {
+  for (let k = j + 1; k < b.length; k++) {
+    const c = b.charCodeAt(k);
+    if (c === 0x22) return k;
+    if (c === 0x5c || c < 0x20) return other;
+  }
+  return more;
+}
+
 /** Index after a string, array, object or null starting at `j`, made of nothing else; `more` or `other`. */
 function skip(b: string, j: number, depth: number): number {
   const c = b.charCodeAt(j);
   if (c === 0x22) {
-    const end = b.indexOf('"', j + 1);
-    return end < 0 ? more : end + 1;
+    const end = stringEnd(b, j);
+    return end < 0 ? end : end + 1;
   }
   if (c === 0x6e) {
     if (j + 4 > b.length) return more;
@@ -47,8 +58,8 @@ function skip(b: string, j: number, depth: number): number {
   for (;;) {
     if (object) {
       if (b.charCodeAt(j) !== 0x22) return other;
-      const end = b.indexOf('"', j + 1);
-      if (end < 0) return more;
+      const end = stringEnd(b, j);
+      if (end < 0) return end;
       j = space(b, end + 1);
       if (j >= b.length) return more;
       if (b.charCodeAt(j) !== 0x3a) return other;
@@ -81,14 +92,17 @@ export class PlainSegmentReader {
   /** Index after the segment last read. */
   end = 0;
   readonly #separator: string;
-  /** A character that would need a release character, that X12 cannot carry, or beyond Latin-1. */
+  /**
+   * In the elements' text: a character that would need a release character or that X12 cannot
+   * carry, one beyond Latin-1, an escape or a control character (which JSON.parse refuses).
+   */
   readonly #special: RegExp;
 
   constructor(d: DelimitersJson) {
     this.#separator = d.element;
     const chars = [d.segment, d.element, d.component, d.repetition, d.release].filter((c) => c !== '');
     this.#special = new RegExp(
-      `[${chars.map((c) => c.replace(/[\\\]^-]/g, '\\$&')).join('')}\\u0100-\\uffff]`,
+      `[${chars.map((c) => c.replace(/[\\\]^-]/g, '\\$&')).join('')}\\\\\\u0000-\\u001f\\u0100-\\uffff]`,
     );
   }
 
@@ -102,8 +116,8 @@ export class PlainSegmentReader {
     if (b.charCodeAt(j) !== 0x7d)
       for (;;) {
         if (b.charCodeAt(j) !== 0x22) return other;
-        const keyEnd = b.indexOf('"', j + 1);
-        if (keyEnd < 0) return more;
+        const keyEnd = stringEnd(b, j);
+        if (keyEnd < 0) return keyEnd === more ? more : other;
         const key = b.slice(j + 1, keyEnd);
         j = space(b, keyEnd + 1);
         if (j >= b.length) return more;
@@ -112,8 +126,8 @@ export class PlainSegmentReader {
         if (j >= b.length) return more;
         if (key === 'tag') {
           if (tag !== null || b.charCodeAt(j) !== 0x22) return other;
-          const end = b.indexOf('"', j + 1);
-          if (end < 0) return more;
+          const end = stringEnd(b, j);
+          if (end < 0) return end === more ? more : other;
           tag = b.slice(j + 1, end);
           j = end + 1;
         } else if (key === 'elements') {
@@ -144,8 +158,6 @@ export class PlainSegmentReader {
       }
     const end = j + 1;
     if (tag === null || !elements || !isTag(tag)) return other;
-    // No escape anywhere in the object, so every quote found above ended a string.
-    if (escapeOrControl.test(b.slice(i, end))) return other;
     let text = tag;
     if (inner !== null) {
       if (this.#special.test(inner)) return other;
