@@ -94,6 +94,7 @@ interface PlainAnnotation {
   coded: { index: number; key: string; element: string }[];
 }
 
+const maxPlainAnnotations = 10_000;
 const plainAnnotations = {
   x12: new Map<string, PlainAnnotation>(),
   edifact: new Map<string, PlainAnnotation>(),
@@ -114,6 +115,8 @@ function plainAnnotation(tag: string, count: number, standard: EdiJsonStandard):
     if (element) coded.push({ index, key: `${JSON.stringify(position)}:`, element });
   });
   found = { text: text === '' ? '' : `,${text}`, coded };
+  // Kinds of segment are few in real interchanges; a hostile one could make them many.
+  if (plainAnnotations[standard].size >= maxPlainAnnotations) plainAnnotations[standard].clear();
   plainAnnotations[standard].set(key, found);
   return found;
 }
