@@ -16,6 +16,8 @@ export const more = -1;
 const other = -2;
 /** Annotations nest three deep (a name list of a repeated composite); deeper is left to JSON.parse. */
 const maxDepth = 8;
+/** Suffixes remembered (see PlainSegmentReader): tags are few in real interchanges. */
+const maxSuffixes = 1000;
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
@@ -93,6 +95,14 @@ export class PlainSegmentReader {
   end = 0;
   readonly #separator: string;
   /**
+   * Per tag, the text after the elements (the annotations) of the first segment read whole: the
+   * writer gives every segment of a tag and element count the same annotations (names and
+   * positions) unless meanings differ, so the next ones are compared with it in one step
+   * instead of being scanned a character at a time. Text that was valid JSON after a segment's
+   * elements and before its closing brace is valid there again.
+   */
+  readonly #suffixes = new Map<string, string>();
+  /**
    * In the elements' text: a character that would need a release character or that X12 cannot
    * carry, one beyond Latin-1, an escape or a control character (which JSON.parse refuses).
    */
@@ -111,6 +121,7 @@ export class PlainSegmentReader {
     let tag: string | null = null;
     let inner: string | null = null;
     let elements = false;
+    let suffixStart = -1;
     let j = space(b, i + 1);
     if (j >= b.length) return more;
     if (b.charCodeAt(j) !== 0x7d)
@@ -118,19 +129,20 @@ export class PlainSegmentReader {
         if (b.charCodeAt(j) !== 0x22) return other;
         const keyEnd = stringEnd(b, j);
         if (keyEnd < 0) return keyEnd === more ? more : other;
-        const key = b.slice(j + 1, keyEnd);
+        const isTagKey = keyEnd - j === 4 && b.startsWith('tag', j + 1);
+        const isElementsKey = keyEnd - j === 9 && b.startsWith('elements', j + 1);
         j = space(b, keyEnd + 1);
         if (j >= b.length) return more;
         if (b.charCodeAt(j) !== 0x3a) return other;
         j = space(b, j + 1);
         if (j >= b.length) return more;
-        if (key === 'tag') {
+        if (isTagKey) {
           if (tag !== null || b.charCodeAt(j) !== 0x22) return other;
           const end = stringEnd(b, j);
           if (end < 0) return end === more ? more : other;
           tag = b.slice(j + 1, end);
           j = end + 1;
-        } else if (key === 'elements') {
+        } else if (isElementsKey) {
           if (elements || b.charCodeAt(j) !== 0x5b) return other;
           elements = true;
           if (j + 1 >= b.length) return more;
@@ -148,6 +160,14 @@ export class PlainSegmentReader {
           if (after < 0) return after === more ? more : other;
           j = after;
         }
+        if (isElementsKey && tag !== null) {
+          const known = this.#suffixes.get(tag);
+          if (known !== undefined && b.startsWith(known, j) && b.charCodeAt(j + known.length) === 0x7d) {
+            j += known.length;
+            break;
+          }
+          suffixStart = j;
+        }
         j = space(b, j);
         if (j >= b.length) return more;
         const c = b.charCodeAt(j);
@@ -164,6 +184,11 @@ export class PlainSegmentReader {
       const values = inner.replaceAll('","', this.#separator);
       if (values.includes('"')) return other;
       text = tag + this.#separator + values;
+    }
+    if (suffixStart >= 0 && j > suffixStart && !this.#suffixes.has(tag)) {
+      if (this.#suffixes.size >= maxSuffixes) this.#suffixes.clear();
+      // A copy: a slice would keep the whole text it was cut from.
+      this.#suffixes.set(tag, Buffer.from(b.slice(suffixStart, j), 'utf8').toString('utf8'));
     }
     this.end = end;
     return new PlainSegmentEvent(tag, text, this.#separator);
