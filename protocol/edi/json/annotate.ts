@@ -95,14 +95,16 @@ interface PlainAnnotation {
 }
 
 const maxPlainAnnotations = 10_000;
+const maxPlainCount = 256;
+/** By tag, then by element count: no key string made per segment. */
 const plainAnnotations = {
-  x12: new Map<string, PlainAnnotation>(),
-  edifact: new Map<string, PlainAnnotation>(),
+  x12: new Map<string, PlainAnnotation[]>(),
+  edifact: new Map<string, PlainAnnotation[]>(),
 };
 
 function plainAnnotation(tag: string, count: number, standard: EdiJsonStandard): PlainAnnotation {
-  const key = `${tag}/${count}`;
-  let found = plainAnnotations[standard].get(key);
+  const byCount = plainAnnotations[standard].get(tag);
+  let found = byCount?.[count];
   if (found) return found;
   const blank: SegmentJson = { tag, elements: new Array<string>(count).fill('') };
   const { name, positions, names } = annotateSegment(blank, standard);
@@ -117,30 +119,34 @@ function plainAnnotation(tag: string, count: number, standard: EdiJsonStandard):
   found = { text: text === '' ? '' : `,${text}`, coded };
   // Kinds of segment are few in real interchanges; a hostile one could make them many.
   if (plainAnnotations[standard].size >= maxPlainAnnotations) plainAnnotations[standard].clear();
-  plainAnnotations[standard].set(key, found);
+  const list = plainAnnotations[standard].get(tag) ?? [];
+  // A sparse array for a hostile count would be a dictionary, not a huge array; no entry is kept then.
+  if (count <= maxPlainCount) list[count] = found;
+  plainAnnotations[standard].set(tag, list);
   return found;
 }
 
 /**
- * A plain segment's annotations as JSON text, from the comma after its elements to before its
- * closing brace: what JSON.stringify(annotate(e.segment)) would write there.
+ * The annotations of a segment whose `count` elements are all simple values, as JSON text from
+ * the comma after its elements to before its closing brace: what JSON.stringify(annotate(s))
+ * writes there. `values` gives the elements when a code meaning needs them.
  */
-function annotatePlain(e: PlainSegmentEvent, standard: EdiJsonStandard): string {
-  let count = 0;
-  if (e.text.length > e.tag.length)
-    for (let i = e.tag.length; i !== -1; i = e.text.indexOf(e.separator, i + 1)) count++;
-  const { text, coded } = plainAnnotation(e.tag, count, standard);
+function annotatePlain(
+  tag: string,
+  count: number,
+  values: PlainSegmentEvent | readonly string[],
+  standard: EdiJsonStandard,
+): string {
+  const { text, coded } = plainAnnotation(tag, count, standard);
+  if (coded.length === 0) return text;
+  const list = (Array.isArray(values) ? values : (values as PlainSegmentEvent).segment.elements) as string[];
   let meanings = '';
-  if (coded.length > 0) {
-    const values = e.segment.elements as string[];
-    for (const { index, key, element } of coded) {
-      const meaning = edifactCode(element, values[index]!);
-      if (meaning) meanings += `${meanings === '' ? ',"meanings":{' : ','}${key}${JSON.stringify(meaning)}`;
-    }
-    if (meanings !== '') meanings += '}';
+  for (const { index, key, element } of coded) {
+    const meaning = edifactCode(element, list[index]!);
+    if (meaning) meanings += `${meanings === '' ? ',"meanings":{' : ','}${key}${JSON.stringify(meaning)}`;
   }
-  return meanings === '' ? text : text + meanings;
+  return meanings === '' ? text : `${text}${meanings}}`;
 }
 
-/** Annotates a segment; `plain` writes a plain segment's annotated JSON text straight from its text. */
+/** Annotates a segment; `plain` writes the annotations of one of simple values straight as text. */
 export const annotate = Object.assign(annotateSegment, { plain: annotatePlain });

@@ -13,7 +13,12 @@ import { PlainSegmentEvent } from './plain-segment.js';
  * when there, gives a plain segment's annotations as the JSON text that follows its elements.
  */
 export type Annotator = ((s: SegmentJson, standard: EdiJsonStandard) => SegmentJson) & {
-  plain?: (e: PlainSegmentEvent, standard: EdiJsonStandard) => string;
+  plain?: (
+    tag: string,
+    count: number,
+    values: PlainSegmentEvent | readonly string[],
+    standard: EdiJsonStandard,
+  ) => string;
 };
 
 /** What JSON.stringify would escape: the text of a segment holding one is serialised by it. */
@@ -31,17 +36,32 @@ export class JsonTextWriter implements EventSink {
   constructor(readonly annotate: Annotator | null = null) {}
 
   #segment(s: SegmentJson): string {
+    if (this.annotate?.plain && s.elements.every((v) => typeof v === 'string')) {
+      // The envelope's segments: simple values, annotated from the table as plain ones are.
+      const annotations = this.annotate.plain(
+        s.tag,
+        s.elements.length,
+        s.elements as string[],
+        this.#standard,
+      );
+      return `{"tag":${JSON.stringify(s.tag)},"elements":${JSON.stringify(s.elements)}${annotations}}`;
+    }
     return JSON.stringify(this.annotate ? this.annotate(s, this.#standard) : s);
   }
 
   /** A plain segment's JSON text made from its EDI text: separators become `","`. */
   #plain(e: PlainSegmentEvent): string {
     if (needsEscape.test(e.text) || (this.annotate && !this.annotate.plain)) return this.#segment(e.segment);
-    const elements =
-      e.text.length === e.tag.length
-        ? '[]'
-        : '["' + e.text.slice(e.tag.length + 1).replaceAll(e.separator, '","') + '"]';
-    const annotations = this.annotate ? this.annotate.plain!(e, this.#standard) : '';
+    const empty = e.text.length === e.tag.length;
+    const elements = empty
+      ? '[]'
+      : '["' + e.text.slice(e.tag.length + 1).replaceAll(e.separator, '","') + '"]';
+    let annotations = '';
+    if (this.annotate) {
+      let count = 0;
+      if (!empty) for (let i = e.tag.length; i !== -1; i = e.text.indexOf(e.separator, i + 1)) count++;
+      annotations = this.annotate.plain!(e.tag, count, e, this.#standard);
+    }
     return '{"tag":"' + e.tag + '","elements":' + elements + annotations + '}';
   }
 
