@@ -62,6 +62,8 @@ t.test('separators in values are refused as before; deep nesting is no crash', a
   t.throws(() => jsonTextToEdi(withSecond('{"tag":"CUR","elements":["B*Y","EUR"]}')), {
     message: /holds the separator "\*", which X12 cannot carry/,
   });
+  for (const segment of ['{"tag":"CUR","elements":["]}', '{"tag":"CUR","elements":["BY"]]}'])
+    t.throws(() => jsonTextToEdi(withSecond(segment)), EdiJsonError, segment);
   const deep = `{"tag":"CUR","elements":["BY","EUR"],"names":${'['.repeat(5000)}${']'.repeat(5000)}}`;
   try {
     t.ok(jsonTextToEdi(withSecond(deep)).length > 0, 'deep annotations are read by the general path');
