@@ -1,6 +1,7 @@
 /**
  * `npm run build`: compiles the sources to dist/ with tsc (tsconfig.build.json) and copies the
- * files the server reads at run time beside the compiled modules (the web UI's assets, the AS2 self-test's captures that `pier doctor` replays).
+ * files the server reads at run time beside the compiled modules (the web UI's assets, the AS2 self-test's captures that `pier doctor` replays,
+ * the EDIFACT directory that annotations name segments from).
  * `--if-needed` does nothing when dist/ is newer than every source (npm start uses it).
  *
  * tsc compiles incrementally; JavaScript whose source was removed is deleted afterwards, so a
@@ -15,7 +16,11 @@ import { buildNeeded, sourceFolders, stampFile } from './build-state.js';
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
 /** Files the server reads at run time, copied as they are (relative to the repository). */
-const assets = ['api/ui/assets', 'actors/as2/self-test/captures'];
+const assets = [
+  'api/ui/assets',
+  'actors/as2/self-test/captures',
+  'protocol/edi/json/directory/edifact-d96a.json.gz',
+];
 
 const need = buildNeeded(root);
 if (process.argv.includes('--if-needed') && need === null) process.exit(0);

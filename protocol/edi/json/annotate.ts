@@ -7,6 +7,7 @@
  */
 import { edifactCode, edifactSegment, type DirectorySegment } from './directory/edifact-d96a.js';
 import type { EdiJsonStandard, ElementValue, SegmentJson } from './form.js';
+import type { PlainSegmentEvent } from './plain-segment.js';
 
 const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 
@@ -24,7 +25,7 @@ function componentValues(value: ElementValue): string[] {
   return value as string[];
 }
 
-export function annotate(s: SegmentJson, standard: EdiJsonStandard): SegmentJson {
+function annotateSegment(s: SegmentJson, standard: EdiJsonStandard): SegmentJson {
   const entry = standard === 'edifact' ? edifactSegment(s.tag) : undefined;
   const positions: (string | string[])[] = [];
   const names: (string | string[] | null)[] = [];
@@ -81,3 +82,71 @@ function withAnnotations(
   if (Object.keys(meanings).length > 0) out.meanings = meanings;
   return out;
 }
+
+/**
+ * The annotations of a segment of `count` simple elements, as JSON text without the meanings
+ * (which depend on the values), and where the values with meanings are. They depend only on the
+ * tag and the count, so they are worked out once per kind of segment, not once per segment.
+ */
+interface PlainAnnotation {
+  text: string;
+  /** The element's index, its position as a JSON key with its colon, and its data element. */
+  coded: { index: number; key: string; element: string }[];
+}
+
+const maxPlainAnnotations = 10_000;
+const maxPlainCount = 256;
+/** By tag, then by element count: no key string made per segment. */
+const plainAnnotations = {
+  x12: new Map<string, PlainAnnotation[]>(),
+  edifact: new Map<string, PlainAnnotation[]>(),
+};
+
+function plainAnnotation(tag: string, count: number, standard: EdiJsonStandard): PlainAnnotation {
+  const byCount = plainAnnotations[standard].get(tag);
+  let found = byCount?.[count];
+  if (found) return found;
+  const blank: SegmentJson = { tag, elements: new Array<string>(count).fill('') };
+  const { name, positions, names } = annotateSegment(blank, standard);
+  const text = JSON.stringify({ name, positions, names }).slice(1, -1);
+  const entry = standard === 'edifact' ? edifactSegment(tag) : undefined;
+  const coded: PlainAnnotation['coded'] = [];
+  positions!.forEach((position, index) => {
+    const known = entry?.elements[index];
+    const element = known?.components?.[0]?.id ?? known?.id;
+    if (element) coded.push({ index, key: `${JSON.stringify(position)}:`, element });
+  });
+  found = { text: text === '' ? '' : `,${text}`, coded };
+  // Kinds of segment are few in real interchanges; a hostile one could make them many.
+  if (plainAnnotations[standard].size >= maxPlainAnnotations) plainAnnotations[standard].clear();
+  const list = plainAnnotations[standard].get(tag) ?? [];
+  // A sparse array for a hostile count would be a dictionary, not a huge array; no entry is kept then.
+  if (count <= maxPlainCount) list[count] = found;
+  plainAnnotations[standard].set(tag, list);
+  return found;
+}
+
+/**
+ * The annotations of a segment whose `count` elements are all simple values, as JSON text from
+ * the comma after its elements to before its closing brace: what JSON.stringify(annotate(s))
+ * writes there. `values` gives the elements when a code meaning needs them.
+ */
+function annotatePlain(
+  tag: string,
+  count: number,
+  values: PlainSegmentEvent | readonly string[],
+  standard: EdiJsonStandard,
+): string {
+  const { text, coded } = plainAnnotation(tag, count, standard);
+  if (coded.length === 0) return text;
+  const list = (Array.isArray(values) ? values : (values as PlainSegmentEvent).segment.elements) as string[];
+  let meanings = '';
+  for (const { index, key, element } of coded) {
+    const meaning = edifactCode(element, list[index]!);
+    if (meaning) meanings += `${meanings === '' ? ',"meanings":{' : ','}${key}${JSON.stringify(meaning)}`;
+  }
+  return meanings === '' ? text : `${text}${meanings}}`;
+}
+
+/** Annotates a segment; `plain` writes the annotations of one of simple values straight as text. */
+export const annotate = Object.assign(annotateSegment, { plain: annotatePlain });

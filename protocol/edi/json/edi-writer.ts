@@ -6,6 +6,7 @@
  */
 import { x12Delimiters } from '../syntax.js';
 import { writeSegment } from './elements.js';
+import { PlainSegmentEvent } from './plain-segment.js';
 import type { EdiEvent, EventSink, TextEncoding } from './events.js';
 import {
   EdiJsonError,
@@ -45,6 +46,7 @@ export class EdiWriter implements EventSink {
       case 'set':
         return this.#write(e.segment, envelopeTags[this.#standard].set[0]);
       case 'segment':
+        if (e instanceof PlainSegmentEvent && e.separator === this.#d!.element) return this.#writePlain(e);
         return this.#write(e.segment, null);
       case 'set-end':
         return this.#write(e.segment, envelopeTags[this.#standard].set[1]);
@@ -105,6 +107,20 @@ export class EdiWriter implements EventSink {
       });
     const text = writeSegment(s, this.#d!, position, this.#standard === 'x12' && position === 1);
     this.#text += this.#check(text, position, s) + (trailing ?? this.#lineBreak);
+  }
+
+  /** A plain segment's text is already as written (plain-segment.ts): only its place is checked. */
+  #writePlain(e: PlainSegmentEvent): void {
+    const position = ++this.#position;
+    if (this.#envelope.has(e.tag))
+      throw new EdiJsonError(
+        `segment ${position} (${e.tag}) is an envelope segment inside a set's segments`,
+        {
+          segment: position,
+          tag: e.tag,
+        },
+      );
+    this.#text += e.text + this.#d!.segment + this.#lineBreak;
   }
 
   #check(text: string, position: number, s: SegmentJson | string): string {

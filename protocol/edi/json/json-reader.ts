@@ -8,6 +8,7 @@
  */
 import type { EdiEvent } from './events.js';
 import { EdiJsonError, type SegmentJson } from './form.js';
+import { more, PlainSegmentReader } from './json-plain-segment.js';
 import { checkStart, checkTrailing } from './start.js';
 
 /** The largest single value taken (a segment with its annotations). */
@@ -50,6 +51,8 @@ export class JsonFormReader {
   #offset = 0;
   /** Where the scan is, for the messages. */
   #cursor = 0;
+  /** The fast path for plain segments, once the delimiters are known. */
+  #plain: PlainSegmentReader | null = null;
 
   push(text: string): EdiEvent[] {
     this.#buf += text;
@@ -113,9 +116,7 @@ export class JsonFormReader {
         if (c !== '"') throw this.#fail('expected a property name');
         const end = stringEnd(b, i);
         if (end < 0) break;
-        frame.key = parseJson(b.slice(i, end + 1), () =>
-          this.#fail('a property name is not valid JSON'),
-        ) as string;
+        frame.key = this.#parse(b.slice(i, end + 1), 'a property name is not valid JSON') as string;
         frame.expect = 'colon';
         frame.first = false;
         i = end + 1;
@@ -144,19 +145,48 @@ export class JsonFormReader {
         i++;
         continue;
       }
+      const segment = frame.role === 'segments' || frame.key === 'header' || frame.key === 'trailer';
+      if (segment && c === '{' && this.#plain) {
+        const read = this.#plain.read(b, i);
+        if (typeof read === 'object') {
+          frame.expect = 'comma';
+          if (frame.role === 'segments') this.#out.push(read);
+          else this.#value(frame, read.segment);
+          i = this.#plain.end;
+          continue;
+        }
+        // The fast path may wait for text the general path would not: it decides.
+        if (read === more && valueEnd(b, i) < 0) {
+          if (b.length - i > maxValueChars)
+            throw this.#fail(`a value is longer than ${maxValueChars} characters`);
+          break;
+        }
+      }
       const end = valueEnd(b, i);
       if (end < 0) {
         if (b.length - i > maxValueChars)
           throw this.#fail(`a value is longer than ${maxValueChars} characters`);
         break;
       }
-      const value = parseJson(b.slice(i, end), () => this.#fail('a value is not valid JSON'));
+      const value = this.#parse(b.slice(i, end), 'a value is not valid JSON');
       frame.expect = 'comma';
       this.#value(frame, value);
       i = end;
     }
     this.#offset += i;
     this.#buf = b.slice(i);
+  }
+
+  #missing(frame: Frame, what: string): EdiJsonError {
+    return this.#fail(`a ${frame.role === 'root' ? 'document' : frame.role} has no ${what}`);
+  }
+
+  #parse(text: string, failure: string): unknown {
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw this.#fail(failure);
+    }
   }
 
   #frame(role: Role, kind: 'object' | 'array'): Frame {
@@ -192,24 +222,22 @@ export class JsonFormReader {
     const frame = this.#stack.pop()!;
     const parent = this.#stack[this.#stack.length - 1];
     if (parent && parent.kind === 'array') parent.index++;
-    const missing = (what: string) =>
-      this.#fail(`a ${frame.role === 'root' ? 'document' : frame.role} has no ${what}`);
     switch (frame.role) {
       case 'root':
         this.#begin();
-        if (!frame.header) throw missing('header');
-        if (!frame.trailer) throw missing('trailer');
+        if (!frame.header) throw this.#missing(frame, 'header');
+        if (!frame.trailer) throw this.#missing(frame, 'trailer');
         this.#out.push({ type: 'end', segment: frame.trailer, trailing: checkTrailing(this.#meta.trailing) });
         this.#ended = true;
         return;
       case 'group':
-        if (!frame.header) throw missing('header');
-        if (!frame.trailer) throw missing('trailer');
+        if (!frame.header) throw this.#missing(frame, 'header');
+        if (!frame.trailer) throw this.#missing(frame, 'trailer');
         this.#out.push({ type: 'group-end', segment: frame.trailer });
         return;
       case 'set':
-        if (!frame.header) throw missing('header');
-        if (!frame.trailer) throw missing('trailer');
+        if (!frame.header) throw this.#missing(frame, 'header');
+        if (!frame.trailer) throw this.#missing(frame, 'trailer');
         this.#out.push({ type: 'set-end', segment: frame.trailer });
         return;
       default:
@@ -221,7 +249,9 @@ export class JsonFormReader {
   #begin(): void {
     if (this.#started) return;
     this.#started = true;
-    this.#out.push(checkStart(this.#meta));
+    const start = checkStart(this.#meta);
+    this.#plain = new PlainSegmentReader(start.delimiters);
+    this.#out.push(start);
   }
 
   #value(frame: Frame, value: unknown): void {
@@ -248,14 +278,6 @@ export class JsonFormReader {
       if (frame.trailer) throw this.#fail('a second trailer');
       frame.trailer = segment;
     }
-  }
-}
-
-function parseJson(text: string, failure: () => Error): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw failure();
   }
 }
 

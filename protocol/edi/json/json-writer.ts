@@ -6,9 +6,24 @@
  */
 import type { EdiEvent, EventSink } from './events.js';
 import { formName, setsKey, type EdiJsonStandard, type SegmentJson } from './form.js';
+import { PlainSegmentEvent } from './plain-segment.js';
 
-/** Adds annotations (names, positions) to a segment; the identity when none are wanted. */
-export type Annotator = (s: SegmentJson, standard: EdiJsonStandard) => SegmentJson;
+/**
+ * Adds annotations (names, positions) to a segment; the identity when none are wanted. `plain`,
+ * when there, gives a plain segment's annotations as the JSON text that follows its elements.
+ */
+export type Annotator = ((s: SegmentJson, standard: EdiJsonStandard) => SegmentJson) & {
+  plain?: (
+    tag: string,
+    count: number,
+    values: PlainSegmentEvent | readonly string[],
+    standard: EdiJsonStandard,
+  ) => string;
+};
+
+/** What JSON.stringify would escape: the text of a segment holding one is serialised by it. */
+// eslint-disable-next-line no-control-regex
+const needsEscape = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 export class JsonTextWriter implements EventSink {
   #text = '';
@@ -21,7 +36,33 @@ export class JsonTextWriter implements EventSink {
   constructor(readonly annotate: Annotator | null = null) {}
 
   #segment(s: SegmentJson): string {
+    if (this.annotate?.plain && s.elements.every((v) => typeof v === 'string')) {
+      // The envelope's segments: simple values, annotated from the table as plain ones are.
+      const annotations = this.annotate.plain(
+        s.tag,
+        s.elements.length,
+        s.elements as string[],
+        this.#standard,
+      );
+      return `{"tag":${JSON.stringify(s.tag)},"elements":${JSON.stringify(s.elements)}${annotations}}`;
+    }
     return JSON.stringify(this.annotate ? this.annotate(s, this.#standard) : s);
+  }
+
+  /** A plain segment's JSON text made from its EDI text: separators become `","`. */
+  #plain(e: PlainSegmentEvent): string {
+    if (needsEscape.test(e.text) || (this.annotate && !this.annotate.plain)) return this.#segment(e.segment);
+    const empty = e.text.length === e.tag.length;
+    const elements = empty
+      ? '[]'
+      : '["' + e.text.slice(e.tag.length + 1).replaceAll(e.separator, '","') + '"]';
+    let annotations = '';
+    if (this.annotate) {
+      let count = 0;
+      if (!empty) for (let i = e.tag.length; i !== -1; i = e.text.indexOf(e.separator, i + 1)) count++;
+      annotations = this.annotate.plain!(e.tag, count, e, this.#standard);
+    }
+    return '{"tag":"' + e.tag + '","elements":' + elements + annotations + '}';
   }
 
   event(e: EdiEvent): void {
@@ -44,7 +85,8 @@ export class JsonTextWriter implements EventSink {
         this.#first = true;
         return;
       case 'segment':
-        this.#text += `${this.#comma()}${this.#segment(e.segment)}`;
+        this.#text +=
+          this.#comma() + (e instanceof PlainSegmentEvent ? this.#plain(e) : this.#segment(e.segment));
         return;
       case 'set-end':
         this.#text += `],\n"trailer":${this.#segment(e.segment)}}`;

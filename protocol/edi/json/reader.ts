@@ -6,10 +6,11 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { edifactDelimiters, isaLength, x12Delimiters } from '../syntax.js';
-import { readSegment } from './elements.js';
+import { checkTag, readSegment } from './elements.js';
 import { edifactEncoding, edifactSyntaxVersion } from './encoding.js';
 import type { EdiEvent, TextEncoding } from './events.js';
-import { EdiJsonError, type DelimitersJson, type EdiJsonStandard, type SegmentJson } from './form.js';
+import { EdiJsonError, type DelimitersJson, type EdiJsonStandard } from './form.js';
+import { PlainSegmentEvent } from './plain-segment.js';
 
 /** Longest segment accepted: no standard segment comes near it, so more is not EDI. */
 export const maxSegmentChars = 64 * 1024;
@@ -19,7 +20,7 @@ const maxLeadingChars = 4096;
 /** Before the interchange: white space and a byte order mark (as UTF-8, or its three bytes read as Latin-1). */
 const leadingForm = /^(?:\uFEFF|\u00EF\u00BB\u00BF|\s)*/;
 
-const isLineBreak = (c: string | undefined) => c === '\r' || c === '\n';
+const isLineBreak = (c: number) => c === 0x0d || c === 0x0a;
 
 export class EdiReader {
   #bytes: Buffer[] = [];
@@ -185,9 +186,16 @@ export class EdiReader {
 
   /** The line break after a terminator, or null when the text may not yet hold all of it. */
   #suffix(text: string, from: number, complete: boolean): string | null {
+    const terminator = this.#d!.segment.charCodeAt(0);
     let i = from;
-    while (i < text.length && isLineBreak(text[i]) && text[i] !== this.#d!.segment) i++;
+    for (let c = text.charCodeAt(i); i < text.length && isLineBreak(c) && c !== terminator;)
+      c = text.charCodeAt(++i);
     if (i === text.length && !complete) return null;
+    // Most segments are followed by the same line break, or none: no new string for those.
+    if (i === from) return '';
+    const lineBreak = this.#lineBreak;
+    if (lineBreak !== null && i - from === lineBreak.length && text.startsWith(lineBreak, from))
+      return lineBreak;
     return text.slice(from, i);
   }
 
@@ -196,7 +204,12 @@ export class EdiReader {
     const position = this.#position;
     if (this.#done) throw this.#afterEnd();
     if (raw === '') throw new EdiJsonError(`segment ${position} is empty`, { segment: position });
-    const segment = readSegment(raw, this.#d!, position, this.#standard === 'x12' && position === 1);
+    const d = this.#d!;
+    const flat = this.#standard === 'x12' && position === 1;
+    const plain = !flat && isPlain(raw, d);
+    const tag = plain ? tagOf(raw, d.element) : '';
+    if (plain) checkTag(tag, position);
+    const segment = plain ? null : readSegment(raw, d, position, flat);
     // Line breaks are kept once, as the interchange's; others are written like the first (docs/edi-json.md).
     this.#lineBreak ??= suffix;
     if (this.#startEvent) {
@@ -204,21 +217,39 @@ export class EdiReader {
       out.push(this.#startEvent);
       this.#startEvent = null;
     }
-    const event = this.#shapeOf().next(segment, position);
-    if (event.type === 'end') {
-      this.#done = true;
-      this.#endEvent = event;
-      // Sent at the end, when all that follows the trailer is known.
-      event.trailing = suffix;
+    const type = this.#shapeOf().next(segment?.tag ?? tag, position);
+    if (type === 'segment') {
+      out.push(segment ? { type, segment } : new PlainSegmentEvent(tag, raw, d.element));
       return;
     }
-    out.push(event);
+    const envelope = segment ?? readSegment(raw, d, position);
+    if (type === 'end') {
+      this.#done = true;
+      // Sent at the end, when all that follows the trailer is known.
+      this.#endEvent = { type, segment: envelope, trailing: suffix };
+      return;
+    }
+    out.push({ type, segment: envelope });
   }
 
   #shapeOf(): Shape {
     this.#shape ??= new Shape(this.#standard!);
     return this.#shape;
   }
+}
+
+/** Whether a segment's elements are all simple, with no release character: see plain-segment.ts. */
+function isPlain(raw: string, d: DelimitersJson): boolean {
+  return (
+    !raw.includes(d.component) &&
+    (d.repetition === '' || !raw.includes(d.repetition)) &&
+    (d.release === '' || !raw.includes(d.release))
+  );
+}
+
+function tagOf(raw: string, element: string): string {
+  const end = raw.indexOf(element);
+  return end < 0 ? raw : raw.slice(0, end);
 }
 
 const notEdi = (start: string) =>
@@ -240,64 +271,83 @@ class Shape {
         : { ih: 'UNB', it: 'UNZ', gh: 'UNG', gt: 'UNE', sh: 'UNH', st: 'UNT' };
   }
 
-  next(segment: SegmentJson, position: number): EdiEvent {
+  next(tag: string, position: number): Exclude<EdiEvent['type'], 'start'> {
     const t = this.#tags;
-    const refuse = (why: string) =>
-      new EdiJsonError(`segment ${position} (${segment.tag}) ${why}`, {
-        segment: position,
-        tag: segment.tag,
-      });
     const level = this.#level;
-    switch (segment.tag) {
+    switch (tag) {
       case t.ih:
-        if (level !== 'none') throw refuse('opens an interchange inside the interchange');
+        if (level !== 'none')
+          throw this.#refuse(tag, position, 'opens an interchange inside the interchange');
         this.#level = 'interchange';
-        return { type: 'interchange', segment };
+        return 'interchange';
       case t.gh:
         if (level !== 'interchange')
-          throw refuse(
+          throw this.#refuse(
+            tag,
+            position,
             level === 'none' ? 'comes before the interchange header' : `opens a group inside a ${level}`,
           );
-        if (this.#grouped === false) throw refuse('opens a group after messages outside groups');
+        if (this.#grouped === false)
+          throw this.#refuse(tag, position, 'opens a group after messages outside groups');
         this.#grouped = true;
         this.#level = 'group';
-        return { type: 'group', segment };
+        return 'group';
       case t.sh:
         if (this.standard === 'x12' || this.#grouped === true) {
           if (level !== 'group')
-            throw refuse(level === 'set' ? 'opens a set inside a set' : 'is outside a group');
+            throw this.#refuse(
+              tag,
+              position,
+              level === 'set' ? 'opens a set inside a set' : 'is outside a group',
+            );
         } else {
           if (level !== 'interchange')
-            throw refuse(
+            throw this.#refuse(
+              tag,
+              position,
               level === 'set' ? 'opens a message inside a message' : 'comes before the interchange header',
             );
           this.#grouped = false;
         }
         this.#level = 'set';
-        return { type: 'set', segment };
+        return 'set';
       case t.st:
-        if (level !== 'set') throw refuse('closes no set');
+        if (level !== 'set') throw this.#refuse(tag, position, 'closes no set');
         this.#level = this.#grouped === false ? 'interchange' : 'group';
-        return { type: 'set-end', segment };
+        return 'set-end';
       case t.gt:
         if (level !== 'group')
-          throw refuse(level === 'set' ? 'closes a group whose last set has no trailer' : 'closes no group');
+          throw this.#refuse(
+            tag,
+            position,
+            level === 'set' ? 'closes a group whose last set has no trailer' : 'closes no group',
+          );
         this.#level = 'interchange';
-        return { type: 'group-end', segment };
+        return 'group-end';
       case t.it:
         if (level !== 'interchange')
-          throw refuse(
+          throw this.#refuse(
+            tag,
+            position,
             level === 'none'
               ? 'comes before the interchange header'
               : `closes the interchange while a ${level} is open`,
           );
         this.#level = 'none';
-        return { type: 'end', segment, trailing: '' };
+        return 'end';
       default:
         if (level !== 'set')
-          throw refuse(this.standard === 'x12' ? 'is outside a transaction set' : 'is outside a message');
-        return { type: 'segment', segment };
+          throw this.#refuse(
+            tag,
+            position,
+            this.standard === 'x12' ? 'is outside a transaction set' : 'is outside a message',
+          );
+        return 'segment';
     }
+  }
+
+  #refuse(tag: string, position: number, why: string): EdiJsonError {
+    return new EdiJsonError(`segment ${position} (${tag}) ${why}`, { segment: position, tag });
   }
 
   missingTrailer(): EdiJsonError {

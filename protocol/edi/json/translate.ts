@@ -26,13 +26,25 @@ export async function* ediToJson(
   const reader = new EdiReader();
   const writer = new JsonTextWriter(annotate);
   for await (const chunk of input) {
-    feed(writer, reader.push(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk));
-    const text = writer.take();
-    if (text !== '') yield text;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;
+    // Annotated JSON is about four times the EDI. Made and handed on a slice at a time, the
+    // strings of one slice die young; made a 256 KiB chunk at a time, they outlived young
+    // collections: the benchmark's RSS grew by 153 MiB instead of 35, and GC took a quarter
+    // of the CPU.
+    for (let at = 0; at < bytes.length; at += sliceBytes) {
+      feed(writer, reader.push(bytes.subarray(at, at + sliceBytes)));
+      const text = writer.take();
+      if (text !== '') yield text;
+    }
   }
   feed(writer, reader.end());
   yield writer.take();
 }
+
+/** EDI read at a time into JSON (see ediToJson). */
+const sliceBytes = 16 * 1024;
+/** JSON text read at a time into EDI: about as many segments as sliceBytes of EDI. */
+const sliceChars = 64 * 1024;
 
 /** The JSON form's text (UTF-8 bytes) to EDI bytes, chunk by chunk. */
 export async function* jsonToEdi(input: AsyncIterable<Buffer | string> | Readable): AsyncGenerator<Buffer> {
@@ -40,9 +52,13 @@ export async function* jsonToEdi(input: AsyncIterable<Buffer | string> | Readabl
   const reader = new JsonFormReader();
   const writer = new EdiWriter();
   for await (const chunk of input) {
-    feed(writer, reader.push(typeof chunk === 'string' ? chunk : decoder.write(chunk)));
-    const bytes = writer.take();
-    if (bytes.length > 0) yield bytes;
+    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+    // In slices for the same reason as ediToJson's.
+    for (let at = 0; at < text.length; at += sliceChars) {
+      feed(writer, reader.push(text.slice(at, at + sliceChars)));
+      const bytes = writer.take();
+      if (bytes.length > 0) yield bytes;
+    }
   }
   feed(writer, reader.push(decoder.end()));
   feed(writer, reader.end());
