@@ -169,6 +169,7 @@ async function checkAs2(t: Test, cluster: FailoverCluster, sent: SentMessage[], 
     'no answer without a receipt other than 503 (or none: the connection failed)',
   );
   t.ok((o.answersWithoutReceipt['503'] ?? 0) > 0, 'the failovers were answered 503');
+  t.equal(o.bad503s, 0, 'each 503 with Retry-After and no receipt in it');
   t.same(o.storedTwice, [], 'no AS2 message stored twice');
   t.same(o.receiptedNotWritten, [], 'every message with a receipt is written');
   t.same(o.writtenWrong, [], 'with its document');

@@ -15,6 +15,8 @@ export interface As2Outcome {
   sentAgain: number;
   /** Answers that were not a receipt, by HTTP status (0: no answer). */
   answersWithoutReceipt: Record<string, number>;
+  /** 503 answers without `Retry-After`, or with a disposition (a receipt) in them. */
+  bad503s: number;
   /** File names of messages with a receipt that have no file. */
   receiptedNotWritten: string[];
   /** … whose file holds other bytes than the document. */
@@ -54,6 +56,9 @@ export async function as2Outcome(url: string, sent: SentMessage[], directory: st
     withReceipt: received.length,
     sentAgain: sent.filter((m) => m.answers.length > 1).length,
     answersWithoutReceipt: statuses,
+    bad503s: sent
+      .flatMap((m) => m.answers)
+      .filter((a) => a.status === 503 && (a.retryAfter === undefined || a.disposition)).length,
     receiptedNotWritten,
     writtenWrong,
     storedTwice: sent.filter((m) => (stored.get(m.messageId) ?? 0) > 1).map((m) => m.messageId),

@@ -23,8 +23,17 @@ export interface SentMessage {
   /** The document's file name, which the writer's path pattern names the file after. */
   fileName: string;
   document: Buffer;
-  /** Per copy sent: the HTTP status (0: no answer, the connection failed) and what was wrong. */
-  answers: { status: number; problem: string | null; at: number }[];
+  /**
+   * Per copy sent: the HTTP status (0: no answer, the connection failed), what was wrong,
+   * its Retry-After, and whether the answer carried a disposition (a receipt) at all.
+   */
+  answers: {
+    status: number;
+    problem: string | null;
+    at: number;
+    retryAfter?: string;
+    disposition: boolean;
+  }[];
   /** When the processed receipt came, if it did (ms since the epoch). */
   receiptAt: number | null;
 }
@@ -73,7 +82,7 @@ export function startAs2Load(options: {
   const sender = async (senderNumber: number) => {
     while (!stopped) {
       const index = next++;
-      const fileName = `m${index}.edi`;
+      const fileName = `${options.run}-${index}.edi`;
       const document = as2Document(index, options.documentBytes);
       const packed = pack(document, fileName);
       const message: SentMessage = {
@@ -95,7 +104,13 @@ export function startAs2Load(options: {
           agent,
         );
         const problem = answer.status === 200 ? receiptProblem(answer.body, mic) : `HTTP ${answer.status}`;
-        message.answers.push({ status: answer.status, problem, at: Date.now() });
+        message.answers.push({
+          status: answer.status,
+          problem,
+          at: Date.now(),
+          ...(answer.retryAfter === undefined ? {} : { retryAfter: answer.retryAfter }),
+          disposition: /^Disposition:/im.test(answer.body.toString('latin1')),
+        });
         if (problem === null) {
           message.receiptAt = Date.now();
           receipts++;
@@ -136,8 +151,8 @@ function post(
   body: Buffer,
   headers: Record<string, string>,
   agent: http.Agent,
-): Promise<{ status: number; body: Buffer }> {
-  return new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
+): Promise<{ status: number; body: Buffer; retryAfter?: string }> {
+  return new Promise<{ status: number; body: Buffer; retryAfter?: string }>((resolve, reject) => {
     const request = http.request(
       url,
       {
@@ -158,7 +173,14 @@ function post(
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (c: Buffer) => chunks.push(c));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        const retryAfter = response.headers['retry-after'];
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            body: Buffer.concat(chunks),
+            ...(retryAfter === undefined ? {} : { retryAfter }),
+          }),
+        );
         response.on('error', reject);
       },
     );
