@@ -56,8 +56,26 @@ failoverTest(
     let loadStopped = false;
     t.teardown(async () => void (loadStopped || (await load.stop(0))));
 
-    const receiptsBy = async (atLeast: number, what: string, timeoutMs: number) =>
-      waitFor(() => load.receipts >= atLeast, what, timeoutMs, 200);
+    /** A wait that, when it times out, first says where the flows stand and what each process logged. */
+    const until = <T>(
+      probe: () => Promise<T | false | undefined> | T | false | undefined,
+      what: string,
+      ms: number,
+    ) =>
+      waitFor(probe, what, ms, 200).catch(async (error: unknown) => {
+        const primary = await cluster.primary();
+        if (primary)
+          for (const statement of [
+            'select source_name, status, accepted_by, count(*)::int as n from message group by 1, 2, 3',
+            'select target, state, claimed_by, count(*)::int as n from delivery group by 1, 2, 3',
+          ])
+            t.comment(JSON.stringify(await query(primary.url, statement).catch(String)));
+        for (const [n, p] of processes.entries())
+          t.comment(`process ${n}: ${JSON.stringify(p.logLines.filter((l) => l.level >= 40).slice(-30))}`);
+        throw error;
+      });
+    const receiptsBy = (atLeast: number, what: string, timeoutMs: number) =>
+      until(() => load.receipts >= atLeast, what, timeoutMs);
     await receiptsBy(100, 'AS2 receipts before the failover', 60_000);
     await cluster.killPrimary();
     // The subscriber's stream is cut while no node takes writes: it comes back with its
@@ -83,18 +101,16 @@ failoverTest(
     loadStopped = true;
 
     const pollerWhere = "message where source_name = 'in'";
-    await waitFor(
+    await until(
       async () => (await count(`${pollerWhere} and status = 'Delivered'`).catch(() => -1)) === files + after,
       'every file delivered, without a restart',
       120_000,
-      500,
     );
-    await waitFor(
+    await until(
       async () =>
         (await count("message where source_name <> 'in' and status <> 'Delivered'").catch(() => -1)) === 0,
       'every AS2 message stored delivered',
       120_000,
-      500,
     );
     t.equal(await count(`${pollerWhere} and status <> 'Delivered'`), 0, 'no file left in progress or failed');
     t.equal(await count(pollerWhere), files + after, 'each file accepted once');
