@@ -1,4 +1,4 @@
-// Covers two pier processes on a pg_auto_failover pair (test/helpers/auto-failover.ts) through a kill -9 of the primary's postmaster and a planned switchover, under AS2 load at concurrency 16 from a partner that sends again what got no receipt (test/helpers/as2-retrying-client.ts), a file-poller flow, and an event-stream subscriber that reconnects with Last-Event-ID: every message with a receipt is written once, one without was not stored or is written once, the answers without a receipt are 503s, the subscriber gets every history line once, and both processes receive, accept and write again after the failovers without a restart.
+// Covers two pier processes on a pg_auto_failover pair (test/helpers/auto-failover.ts) through three kill -9 of the primary's postmaster, each followed by a planned switchover, under AS2 load at concurrency 16 from a partner that sends again what got no receipt (test/helpers/as2-retrying-client.ts), a file-poller flow, and an event-stream subscriber that reconnects with Last-Event-ID: every message with a receipt is written once, one without was not stored or is written once, the answers without a receipt are 503s, the subscriber gets every history line once, and both processes receive, accept and write again after the failovers without a restart.
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t, { type Test } from 'tap';
@@ -14,9 +14,11 @@ import { waitFor } from '../helpers/wait.js';
 
 const files = 300;
 const after = 80;
+/** kill -9 of the primary, then a switchover, this many times (the issue's target is three of each). */
+const rounds = 3;
 failoverTest(
   t,
-  'AS2 and file flows on two processes survive kill -9 of the primary and a switchover',
+  'AS2 and file flows on two processes survive three kill -9 of the primary and three switchovers',
   420_000,
   async (t, cluster) => {
     const dir = await tempDir(t, 'pier-db-failover-');
@@ -76,20 +78,23 @@ failoverTest(
       });
     const receiptsBy = (atLeast: number, what: string, timeoutMs: number) =>
       until(() => load.receipts >= atLeast, what, timeoutMs);
-    await receiptsBy(100, 'AS2 receipts before the failover', 60_000);
-    await cluster.killPrimary();
-    // The subscriber's stream is cut while no node takes writes: it comes back with its
-    // Last-Event-ID, to the other process, as a browser does when its stream breaks.
-    events.reconnect();
-    const killedAt = load.receipts;
-    await receiptsBy(killedAt + 100, 'AS2 receipts again after kill -9', 90_000);
-    await cluster.stable(120_000);
-    const switchedAt = load.receipts;
-    const switched = cluster.switchover();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    events.reconnect();
-    await switched;
-    await receiptsBy(switchedAt + 100, 'AS2 receipts again after the switchover', 90_000);
+    await receiptsBy(100, 'AS2 receipts before the failovers', 60_000);
+    for (let round = 1; round <= rounds; round++) {
+      await cluster.stable(120_000);
+      await cluster.killPrimary();
+      // The subscriber's stream is cut while no node takes writes: it comes back with its
+      // Last-Event-ID, to the other process, as a browser does when its stream breaks.
+      events.reconnect();
+      const killedAt = load.receipts;
+      await receiptsBy(killedAt + 100, `AS2 receipts again after kill -9 ${round}`, 90_000);
+      await cluster.stable(120_000);
+      const switchedAt = load.receipts;
+      const switched = cluster.switchover();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      events.reconnect();
+      await switched;
+      await receiptsBy(switchedAt + 100, `AS2 receipts again after switchover ${round}`, 90_000);
+    }
 
     // After the failovers, each process is to take work again without a restart: its receiver
     // accepts, its writer claims files the pollers accepted.
@@ -162,7 +167,10 @@ failoverTest(
     ).map((r) => Number(r.id));
     t.ok(stored.length > 1000, `the subscriber followed the flows (${stored.length} lines)`);
     t.same(got, stored, 'the subscriber got every history line once, in order, with no gap');
-    t.ok(events.connections >= 3, `the subscriber connected again (${events.connections} streams)`);
+    t.ok(
+      events.connections >= 1 + 2 * rounds,
+      `the subscriber connected again (${events.connections} streams)`,
+    );
     for (const p of processes) t.equal((await p.call('GET', '/messages')).status, 200, 'each API answers');
   },
 );
