@@ -86,6 +86,8 @@ export class As2ReceiverServer {
   readonly #connections: ConnectionDrain;
   /** Stopping: requests under way finish, new ones are answered 503 with Retry-After. */
   #draining = false;
+  /** Messages are answered 503 because the database does not take them: told once, and once when it does again. */
+  #databaseAway = false;
   #lastConnectionAt = 0;
 
   constructor(
@@ -190,9 +192,11 @@ export class As2ReceiverServer {
         // answer was lost makes the next copy a duplicate, answered with this one's receipt):
         // 503 tells it to, as HTTP says for a service that is away for a while.
         if (isDatabaseAway(error)) {
-          this.core.log('warn', 'an AS2 message was answered 503: the database did not take it', {
-            error: String(error),
-          });
+          if (!this.#databaseAway)
+            this.core.log('warn', 'AS2 messages are answered 503 while the database does not take them', {
+              error: String(error),
+            });
+          this.#databaseAway = true;
           if (!res.headersSent) {
             res.setHeader('Retry-After', String(databaseRetryAfterSeconds));
             this.#send(res, text(503, 'The database is not reachable now; send the message again later'));
@@ -315,6 +319,10 @@ export class As2ReceiverServer {
   async #answer(res: http.ServerResponse, incoming: Incoming | StoredIncoming): Promise<void> {
     try {
       const answer = await this.#process(incoming);
+      if (this.#databaseAway) {
+        this.#databaseAway = false;
+        this.core.log('info', 'the database takes AS2 messages again');
+      }
       this.#send(res, answer);
       if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt);
     } catch (error) {

@@ -1,4 +1,4 @@
-// Covers the AS2 receiver while its database is away (every connection reset and refused, as in a failover): a message is answered 503 with Retry-After and no receipt, and the same message sent again once the database answers gets its processed receipt and is stored and written once.
+// Covers the AS2 receiver while its database is away (every connection reset and refused, as in a failover): a message is answered 503 with Retry-After and no receipt, and the same message sent again once the database answers gets its processed receipt and is stored and written once; the receiver tells the 503s in one line, and their end in one.
 import path from 'node:path';
 import { readdir } from 'node:fs/promises';
 import t from 'tap';
@@ -25,7 +25,7 @@ const dir = await tempDir(t, 'pier-as2-away-');
 const outbox = path.join(dir, 'out');
 
 t.test('503 and no receipt while the database is away; the copy sent again is taken once', async (t) => {
-  const { urls } = await as2ReceiversOnProcesses(
+  const { urls, processes } = await as2ReceiversOnProcesses(
     t,
     1,
     () => ({ databaseUrl: throughProxy.toString(), dataDir: path.join(dir, 'data'), cwd: dir }),
@@ -92,4 +92,11 @@ t.test('503 and no receipt while the database is away; the copy sent again is ta
   t.same(o.storedTwice, [], 'none stored twice');
   t.same(o.receiptedNotWritten, [], 'each written');
   t.same(o.otherFiles, [], 'and once');
+  const told = (msg: string) => processes[0]!.logLines.filter((l) => l.msg === msg).length;
+  t.equal(
+    told('AS2 messages are answered 503 while the database does not take them'),
+    1,
+    'the 503s told once',
+  );
+  t.equal(told('the database takes AS2 messages again'), 1, 'and their end once');
 });
