@@ -10,6 +10,8 @@ export interface HistoryFollower {
   ids: number[];
   /** Streams opened, the first included. */
   readonly connections: number;
+  /** Streams that ended with `reload`: the server could not replay what the client missed. */
+  readonly reloads: number;
   /** Ends the stream now, as a network failure would; the follower connects again. */
   reconnect(): void;
   close(): void;
@@ -21,6 +23,7 @@ const reconnectMs = 500;
 export async function followHistory(urls: string[]): Promise<HistoryFollower> {
   const ids: number[] = [];
   let connections = 0;
+  let reloads = 0;
   let closed = false;
   let current: SseClient | undefined;
   let taken = 0;
@@ -49,6 +52,7 @@ export async function followHistory(urls: string[]): Promise<HistoryFollower> {
     while (!closed) {
       await current?.ended;
       drain();
+      if (current?.events.some((e) => e.event === 'reload')) reloads++;
       if (closed) break;
       await new Promise((resolve) => setTimeout(resolve, reconnectMs));
       current = await open().catch(() => undefined);
@@ -62,6 +66,9 @@ export async function followHistory(urls: string[]): Promise<HistoryFollower> {
     ids,
     get connections() {
       return connections;
+    },
+    get reloads() {
+      return reloads;
     },
     reconnect() {
       current?.close();
