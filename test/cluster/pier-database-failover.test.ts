@@ -173,6 +173,7 @@ failoverTest(
     ).map((r) => Number(r.id));
     t.ok(stored.length > 1000, `the subscriber followed the flows (${stored.length} lines)`);
     t.same(got, stored, 'the subscriber got every history line once, in order, with no gap');
+    t.equal(events.reloads, 0, 'no stream ended with reload (more missed than a replay holds)');
     t.ok(
       events.connections >= 1 + 2 * rounds,
       `the subscriber connected again (${events.connections} streams)`,
