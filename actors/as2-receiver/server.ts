@@ -26,6 +26,7 @@ import type { HandoffGiver } from '../shared/handoff-giver.js';
 import { receiveMessage, type Answer, type Incoming, type StoredIncoming } from './receive.js';
 import { HoldBack } from '../shared/hold-back.js';
 import { ConnectionDrain } from '../shared/connection-drain.js';
+import { isDatabaseAway } from '../../flow/actor-commands.js';
 
 /** What is kept of a body from no known partner, for the operator (docs/decisions/strangers-and-senders-at-the-as2-receiver.md). */
 export const strangerPrefixBytes = 64 * 1024;
@@ -33,6 +34,11 @@ export const strangerPrefixBytes = 64 * 1024;
 export const retryAfterSeconds = 30;
 /** Seconds a sender is asked to wait while the receiver stops: about a restart's time. */
 export const drainingRetryAfterSeconds = 10;
+/**
+ * Seconds a sender is asked to wait when the database did not take the message (an outage, a
+ * failover): pg_auto_failover promotes its standby within 10–30 s, a switchover within a few.
+ */
+export const databaseRetryAfterSeconds = 5;
 /**
  * A connection the kernel took but Node had not yet accepted when the port closes is reset, its
  * request lost to the sender: the port closes after this long without a new connection…
@@ -80,6 +86,8 @@ export class As2ReceiverServer {
   readonly #connections: ConnectionDrain;
   /** Stopping: requests under way finish, new ones are answered 503 with Retry-After. */
   #draining = false;
+  /** Messages are answered 503 because the database does not take them: told once, and once when it does again. */
+  #databaseAway = false;
   #lastConnectionAt = 0;
 
   constructor(
@@ -180,6 +188,21 @@ export class As2ReceiverServer {
       return this.#refuse(res, tooLarge(this.settings.max_message_mib), req);
     this.#track(
       this.#take(req, res, declared).catch((error: unknown) => {
+        // Nothing was committed that the sender could lose by sending again (a commit whose
+        // answer was lost makes the next copy a duplicate, answered with this one's receipt):
+        // 503 tells it to, as HTTP says for a service that is away for a while.
+        if (isDatabaseAway(error)) {
+          if (!this.#databaseAway)
+            this.core.log('warn', 'AS2 messages are answered 503 while the database does not take them', {
+              error: String(error),
+            });
+          this.#databaseAway = true;
+          if (!res.headersSent) {
+            res.setHeader('Retry-After', String(databaseRetryAfterSeconds));
+            this.#send(res, text(503, 'The database is not reachable now; send the message again later'));
+          }
+          return;
+        }
         this.core.log('error', 'receiving an AS2 message failed', { error: String(error) });
         if (!res.headersSent) this.#send(res, text(500, 'The message could not be taken; send it again'));
       }),
@@ -296,6 +319,10 @@ export class As2ReceiverServer {
   async #answer(res: http.ServerResponse, incoming: Incoming | StoredIncoming): Promise<void> {
     try {
       const answer = await this.#process(incoming);
+      if (this.#databaseAway) {
+        this.#databaseAway = false;
+        this.core.log('info', 'the database takes AS2 messages again');
+      }
       this.#send(res, answer);
       if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt);
     } catch (error) {

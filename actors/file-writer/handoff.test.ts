@@ -1,7 +1,7 @@
 // Covers the file writer's side of a hand-off with real files: a document taken is named after its acceptance; a
 // drop after a duplicate removes it; a drop after an acceptance that failed without an answer asks the database first
-// (the delivery queued again when it was stored as delivered) and keeps the file when the database cannot say, for the
-// writer's next start; a name taken, or one a document in hand will take, is declined.
+// (the delivery queued again when it was stored as delivered) and keeps the file while the database cannot say, asking again
+// until it can (or leaving it for the writer's next start when it stops); a name taken, or one a document in hand will take, is declined.
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -10,10 +10,15 @@ import t, { type Test } from 'tap';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import type { DeliveryPort } from '../shared/delivery-port.js';
 import { HandoffTaker } from './handoff.js';
+import { waitFor } from '../../test/helpers/wait.js';
 import { temporaryDirectory } from './temporaries.js';
 import { FileWriter } from './write.js';
 
-const ids = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'] as const;
+const ids = [
+  '00000000-0000-4000-8000-00000000000a',
+  '00000000-0000-4000-8000-00000000000b',
+  '00000000-0000-4000-8000-00000000000c',
+] as const;
 
 async function setUp(t: Test, requeue: (id: string, reason: string) => Promise<boolean>) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pier-handoff-'));
@@ -84,9 +89,30 @@ t.test('a drop after an acceptance without an answer asks the database first', a
   };
   await hand(taker, ids[1], 'later.edi', 'ISA*2~');
   await taker.drop({ message_id: ids[1], uncertain: true });
+  t.same(await readdir(temporaryDirectory(dir)), [`h-1-${ids[1]}.tmp`], 'kept while the database cannot say');
+  // The acceptance may have committed (a failover that lost its answer): a delivery stored as
+  // delivered must not wait for the writer's next start for its file.
+  answer = async () => true;
+  await waitFor(
+    () => asked.filter((a) => a.startsWith(ids[1])).length === 2,
+    'asked again once the database answers',
+    10_000,
+  );
+  await waitFor(
+    async () => (await readdir(temporaryDirectory(dir))).length === 0,
+    'the file goes once the database said',
+    5_000,
+  );
+
+  answer = async () => {
+    throw new Error('the database does not answer');
+  };
+  await hand(taker, ids[2], 'stop.edi', 'ISA*3~');
+  await taker.drop({ message_id: ids[2], uncertain: true });
+  taker.stopping();
   t.same(
     await readdir(temporaryDirectory(dir)),
-    [`h-1-${ids[1]}.tmp`],
-    'kept for the next start, which asks again',
+    [`h-1-${ids[2]}.tmp`],
+    'a writer stopping keeps it for its next start, which asks again',
   );
 });

@@ -31,6 +31,9 @@ import { removeQuietly, sameContent, type FileWriter } from './write.js';
  */
 export const maxInHand = 64;
 
+/** Milliseconds between two tries to queue again a handed delivery the database did not answer for. */
+const requeueRetryMs = 2_000;
+
 interface InHand {
   temp: string;
   final: string;
@@ -47,6 +50,13 @@ export class HandoffTaker implements HandoffHandler {
   /** The channels sources hand documents on: referenced here, or they would be collected and close. */
   readonly #channels = new Set<MessagePort>();
   #stopping = false;
+  /**
+   * Handed files whose delivery could not be queued again because the database did not answer
+   * (a failover): asked again every `requeueRetryMs`, since the acceptance may have committed
+   * and a delivery stored as delivered with no file named would otherwise wait for a restart.
+   */
+  readonly #unsettled = new Map<string, { temp: string; reason: string }>();
+  #retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly writer: FileWriter,
@@ -134,6 +144,8 @@ export class HandoffTaker implements HandoffHandler {
   /** Declines what is handed from now on; what is in hand is named or dropped as its sources say. */
   stopping(): void {
     this.#stopping = true;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
   }
 
   /**
@@ -176,16 +188,34 @@ export class HandoffTaker implements HandoffHandler {
     }
   }
 
-  /** Queues the delivery again; its temporary stays for the next start when that fails. */
+  /**
+   * Queues the delivery again; when that fails, it is asked again a little later while the
+   * writer runs, and its temporary stays for the next start if the writer stops first.
+   */
   async #requeue(messageId: string, temp: string | null, reason: string): Promise<void> {
     try {
       await this.port.requeueHanded?.(messageId, reason);
+      this.#unsettled.delete(messageId);
       if (temp !== null) removeQuietly(temp);
     } catch (error) {
-      this.port.log('error', 'could not queue a handed delivery again; the writer does at its next start', {
-        message_id: messageId,
-        error: (error as Error).message,
-      });
+      if (!this.#unsettled.has(messageId))
+        this.port.log('warn', 'could not queue a handed delivery again; trying again', {
+          message_id: messageId,
+          error: (error as Error).message,
+        });
+      if (temp !== null) this.#unsettled.set(messageId, { temp, reason });
+      this.#retryLater();
     }
+  }
+
+  #retryLater(): void {
+    if (this.#stopping || this.#retryTimer !== undefined || this.#unsettled.size === 0) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      void Promise.all(
+        [...this.#unsettled].map(([messageId, { temp, reason }]) => this.#requeue(messageId, temp, reason)),
+      );
+    }, requeueRetryMs);
+    this.#retryTimer.unref();
   }
 }

@@ -1,9 +1,10 @@
-// Covers a target's delivery loop: claims that grow with the backlog, deliveries at most the configured number at a time in claim order, results reported together without holding a slot, a claim that rides with the result that frees a busy slot, and results and claims kept through a database outage.
+// Covers a target's delivery loop: claims that grow with the backlog, deliveries at most the configured number at a time in claim order, results reported together without holding a slot, a claim that rides with the result that frees a busy slot, and results and claims kept through a database outage and recorded soon after it.
 import t from 'tap';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { DeliveryLoop } from './delivery-loop.js';
+import { maxResultRetryMs } from './result-reporter.js';
 import type { DeliveryPort, Reported } from './delivery-port.js';
 
 const delivery = (id: number): ClaimedDelivery => ({
@@ -188,6 +189,25 @@ t.test('results the database does not take are kept and recorded once it answers
     ['recording delivery results failed; trying again', 'recording delivery results works again'],
     'one line when recording fails and one when it works again',
   );
+  await loop.stop();
+});
+
+t.test('results kept through a long outage are recorded soon after the database answers', async (t) => {
+  // A full window (one slot, one delivery in hand) claims nothing until its result is recorded:
+  // the wait after the database returns is the time this target takes no work.
+  const { core, reports, state } = fakeCore([delivery(1)]);
+  state.resultsDown = true;
+  const loop = new DeliveryLoop(core, 1, async () => ok, 5);
+  loop.poke();
+  // Attempts at 0.5, 1.5, 3.5, 5.5, 7.5 s…; with waits doubling up to 15 s the next after 7.5 s
+  // came at 15.5 s.
+  await new Promise((r) => setTimeout(r, 8_000));
+  t.same(reports, [], 'nothing recorded while the database is away');
+  state.resultsDown = false;
+  const back = Date.now();
+  await waitFor(() => reports.length === 1, 'the result recorded', 20_000);
+  const waited = Date.now() - back;
+  t.ok(waited <= maxResultRetryMs + 300, `recorded ${waited} ms after the database answered`);
   await loop.stop();
 });
 

@@ -25,8 +25,11 @@ export { resultLingerMs } from './result-reporter.js';
 
 export type Deliver = (delivery: ClaimedDelivery) => Promise<DeliveryOutcome>;
 
-/** Waits before claiming again after a claim failed (the database is away), in ms. */
-const claimRetryMs = [500, 1_000, 2_000, 5_000];
+/**
+ * Waits before claiming again after a claim failed (the database is away), in ms: at most 2 s,
+ * so a target claims again soon after a failover's new primary takes writes.
+ */
+const claimRetryMs = [500, 1_000, 2_000];
 /** How long a stop waits for results the database does not take, in ms. */
 const stopGraceMs = 2_000;
 

@@ -21,7 +21,7 @@ export interface PierProcess {
 }
 
 export async function spawnPier(
-  t: Test,
+  t: Pick<Test, 'teardown'>,
   options: {
     databaseUrl: string;
     dataDir: string;
