@@ -1,8 +1,8 @@
-// Covers where the receiver opens a message and with which keys: a message alone is opened on the
-// receiver's thread, several at once go to the pool; a pool thread asks for a context it has not
-// seen and then keeps it, and a context the receiver was given anew (a key rolled over or
-// removed) counts from the next message on, in every pool thread.
-import { randomUUID } from 'node:crypto';
+// Covers where the receiver opens a message and with which keys: a small message alone is opened
+// on the receiver's thread, several at once and larger ones go to the pool; a pool thread asks for
+// a context it has not seen and then keeps it, and a context the receiver was given anew (a key
+// rolled over or removed) counts from the next message on, in every pool thread.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { packOutgoing } from '../as2/index.js';
 import type { As2InboundContext } from '../../protocol/as2-protocol.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import { makeParties } from '../../test/as2/parties.js';
-import { MessageOpener } from './open-pool.js';
+import { aloneHereMaxBytes, MessageOpener } from './open-pool.js';
 import type { OpenTask } from './open-message.js';
 
 const parties = makeParties();
@@ -39,8 +39,11 @@ const contextWith = (decrypting: 'bob' | 'mallory'): As2InboundContext => ({
   max_message_bytes: null,
 });
 
-function task(context: As2InboundContext): OpenTask {
-  const packed = packOutgoing(Buffer.from(`UNA:+.? 'UNB+UNOC:3+ALICE+BOB+${randomUUID()}'`), {
+function task(
+  context: As2InboundContext,
+  document = Buffer.from(`UNA:+.? 'UNB+UNOC:3+ALICE+BOB+${randomUUID()}'`),
+): OpenTask {
+  const packed = packOutgoing(document, {
     filename: 'order.edi',
     sign: { algorithm: 'sha-256', certificate: alice.certificate, privateKey: alice.privateKey },
     encrypt: { algorithm: 'aes256-cbc', certificate: bob.certificate },
@@ -77,6 +80,11 @@ t.test('a message alone is opened on the receiver thread, several at once in the
   t.same(await outcomes(context, 6), Array(6).fill('processed'), 'six at once are processed');
   t.equal(opener.opened.here, before.here + 4, 'of six at once, the first is opened here');
   t.equal(opener.opened.pool, before.pool + 5, 'and the other five in the pool');
+  // Random bytes do not compress: the body stays above the size opened here.
+  const larger = task(context, randomBytes(aloneHereMaxBytes + 1024));
+  t.ok(larger.receivedBytes > aloneHereMaxBytes);
+  t.equal((await opener.open(larger)).outcome, 'processed');
+  t.equal(opener.opened.pool, before.pool + 6, 'a larger message alone goes to the pool');
 });
 
 t.test('a context given anew counts from the next message in every pool thread', async (t) => {
