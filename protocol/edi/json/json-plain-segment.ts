@@ -1,14 +1,14 @@
 /**
  * The JSON reader's fast path for the common segment: `{"tag":…,"elements":["…","…"],…}` with
  * simple values holding no separator, no escape and no character beyond Latin-1. Such a segment
- * becomes a PlainSegmentEvent whose EDI text is its elements' JSON with `","` replaced by the
- * element separator, and its annotations (names, positions, meanings) are checked for JSON
+ * becomes a JsonPlainSegmentEvent pointing at its elements' JSON text, which the EDI writer
+ * copies with `","` replaced by the element separator, and its annotations (names, positions, meanings) are checked for JSON
  * form and skipped without being built. Anything else (escapes, numbers, a nested element, a
  * key twice) is left to the general path, which parses the value with JSON.parse, so what is
  * accepted and what is refused, with which message, stays the same.
  */
 import type { DelimitersJson } from './form.js';
-import { PlainSegmentEvent } from './plain-segment.js';
+import { JsonPlainSegmentEvent } from './json-plain-segment-event.js';
 
 /** The text may end inside the value: more is needed to say. */
 export const more = -1;
@@ -103,23 +103,43 @@ export class PlainSegmentReader {
    */
   readonly #suffixes = new Map<string, string>();
   /**
-   * In the elements' text: a character that would need a release character or that X12 cannot
-   * carry, one beyond Latin-1, an escape or a control character (which JSON.parse refuses).
+   * By character code below 256, what it is in the elements' text: 0 data, 1 a character that
+   * would need a release character or that X12 cannot carry, an escape or a control character
+   * (which JSON.parse refuses), 2 a quote (which must be one of a `","` between values). Checked
+   * a character at a time in the loop that finds the values: a pattern test, a replace and a
+   * search for a quote left made three passes and two strings per segment.
    */
-  readonly #special: RegExp;
+  readonly #kind = new Uint8Array(256);
 
   constructor(d: DelimitersJson) {
     this.#separator = d.element;
-    const chars = [d.segment, d.element, d.component, d.repetition, d.release].filter((c) => c !== '');
-    this.#special = new RegExp(
-      `[${chars.map((c) => c.replace(/[\\\]^-]/g, '\\$&')).join('')}\\\\\\u0000-\\u001f\\u0100-\\uffff]`,
-    );
+    for (let c = 0; c < 0x20; c++) this.#kind[c] = 1;
+    this.#kind[0x22] = 2;
+    this.#kind[0x5c] = 1;
+    for (const c of [d.segment, d.element, d.component, d.repetition, d.release])
+      if (c !== '' && c.charCodeAt(0) < 256) this.#kind[c.charCodeAt(0)] = 1;
+  }
+
+  /** Whether `b` from `start` to `end` is values joined by `","` with no special character. */
+  #plainValues(b: string, start: number, end: number): boolean {
+    const kind = this.#kind;
+    for (let k = start; k < end; k++) {
+      const c = b.charCodeAt(k);
+      if (c > 0xff) return false;
+      const what = kind[c];
+      if (what === 0) continue;
+      if (what === 1 || k + 2 >= end || b.charCodeAt(k + 1) !== 0x2c || b.charCodeAt(k + 2) !== 0x22)
+        return false;
+      k += 2;
+    }
+    return true;
   }
 
   /** The plain segment whose object starts at `i` (a `{`), or `more`, or `other`. */
-  read(b: string, i: number): PlainSegmentEvent | typeof more | typeof other {
+  read(b: string, i: number): JsonPlainSegmentEvent | typeof more | typeof other {
     let tag: string | null = null;
-    let inner: string | null = null;
+    let innerStart = -1;
+    let innerEnd = -1;
     let elements = false;
     let suffixStart = -1;
     let j = space(b, i + 1);
@@ -155,7 +175,8 @@ export class PlainSegmentReader {
             const close = b.indexOf(']', j + 2);
             if (close < 0) return more;
             if (close < j + 3 || b.charCodeAt(close - 1) !== 0x22) return other;
-            inner = b.slice(j + 2, close - 1);
+            innerStart = j + 2;
+            innerEnd = close - 1;
             j = close + 1;
           }
         } else {
@@ -186,19 +207,13 @@ export class PlainSegmentReader {
       }
     const end = j + 1;
     if (tag === null || !elements || !isTag(tag)) return other;
-    let text = tag;
-    if (inner !== null) {
-      if (this.#special.test(inner)) return other;
-      const values = inner.replaceAll('","', this.#separator);
-      if (values.includes('"')) return other;
-      text = tag + this.#separator + values;
-    }
+    if (innerStart >= 0 && !this.#plainValues(b, innerStart, innerEnd)) return other;
     if (suffixStart >= 0 && j > suffixStart && !this.#suffixes.has(tag)) {
       if (this.#suffixes.size >= maxSuffixes) this.#suffixes.clear();
       // A copy: a slice would keep the whole text it was cut from.
       this.#suffixes.set(tag, Buffer.from(b.slice(suffixStart, j), 'utf8').toString('utf8'));
     }
     this.end = end;
-    return new PlainSegmentEvent(tag, text, this.#separator);
+    return new JsonPlainSegmentEvent(tag, b, innerStart, innerEnd, this.#separator);
   }
 }

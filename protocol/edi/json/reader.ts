@@ -92,7 +92,8 @@ export class EdiReader {
       throw new EdiJsonError(
         `the interchange's syntax identifier says UTF-8, but segment ${this.#position + 1} or the one after holds bytes that are not UTF-8`,
       );
-    let text = this.#text + decoded;
+    // One flat string, as the JSON reader's (json-reader.ts), for the loops over its characters.
+    let text = [this.#text, decoded].join('');
     const out: EdiEvent[] = [];
     const d = this.#d!;
     let at = 0;
