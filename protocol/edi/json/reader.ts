@@ -133,8 +133,7 @@ export class EdiReader {
       if (end < 0) break;
       const suffix = this.#suffix(text, end + 1, complete);
       if (suffix === null) break;
-      const raw = text.slice(at, end);
-      this.#segment(raw, suffix, out);
+      this.#segment(text, at, end, suffix, out);
       at = end + 1 + suffix.length;
     }
     return this.#keep(text, at, out, complete);
@@ -200,7 +199,9 @@ export class EdiReader {
     return text.slice(from, i);
   }
 
-  #segment(raw: string, suffix: string, out: EdiEvent[]): void {
+  /** The segment `text.slice(at, end)`, followed by `suffix`. */
+  #segment(text: string, at: number, end: number, suffix: string, out: EdiEvent[]): void {
+    const raw = text.slice(at, end);
     this.#position += 1;
     const position = this.#position;
     if (this.#done) throw this.#afterEnd();
@@ -220,7 +221,7 @@ export class EdiReader {
     }
     const type = this.#shapeOf().next(segment?.tag ?? tag, position);
     if (type === 'segment') {
-      out.push(segment ? { type, segment } : new PlainSegmentEvent(tag, raw, d.element));
+      out.push(segment ? { type, segment } : new PlainSegmentEvent(tag, text, at, end, d.element));
       return;
     }
     const envelope = segment ?? readSegment(raw, d, position);
