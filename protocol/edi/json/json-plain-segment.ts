@@ -9,6 +9,7 @@
  */
 import type { DelimitersJson } from './form.js';
 import { JsonPlainSegmentEvent } from './json-plain-segment-event.js';
+import { tagCode } from './tag-code.js';
 
 /** The text may end inside the value: more is needed to say. */
 export const more = -1;
@@ -84,22 +85,6 @@ function skip(b: string, j: number, depth: number): number {
 interface TagEntry {
   tag: string;
   suffix: string | undefined;
-}
-
-/**
- * A number for a tag of both standards (two or three upper case letters or digits, as
- * elements.ts checks), each character 1 to 36 in base 37; -1 for anything else.
- */
-function tagCode(b: string, from: number, to: number): number {
-  if (to - from < 2 || to - from > 3) return -1;
-  let code = 0;
-  for (let k = from; k < to; k++) {
-    const c = b.charCodeAt(k);
-    const digit = c >= 0x30 && c <= 0x39 ? c - 0x2f : c >= 0x41 && c <= 0x5a ? c - 0x36 : -1;
-    if (digit < 0) return -1;
-    code = code * 37 + digit;
-  }
-  return code;
 }
 
 export class PlainSegmentReader {

@@ -7,6 +7,7 @@
 import type { EdiEvent, EventSink } from './events.js';
 import { formName, setsKey, type EdiJsonStandard, type SegmentJson } from './form.js';
 import { PlainSegmentEvent } from './plain-segment.js';
+import { tagCode } from './tag-code.js';
 
 /**
  * Adds annotations (names, positions) to a segment; the identity when none are wanted. `plain`,
@@ -59,6 +60,50 @@ export class JsonTextWriter implements EventSink {
       return `{"tag":${JSON.stringify(s.tag)},"elements":${JSON.stringify(s.elements)}${annotations}}`;
     }
     return JSON.stringify(this.annotate ? this.annotate(s, this.#standard) : s);
+  }
+
+  /** Writes a segment that is not plain: the envelope's, or one with composites or escapes. */
+  #writeSegment(s: SegmentJson): void {
+    if (!this.annotate?.plain || !this.#writeSimple(s)) this.#append(this.#segment(s));
+  }
+
+  /**
+   * An annotated segment of simple values holding nothing JSON escapes (the envelope's, mostly),
+   * written into the buffer as #segment writes it, without JSON.stringify and a template string;
+   * false, with nothing written, for any other.
+   */
+  #writeSimple(s: SegmentJson): boolean {
+    const { tag, elements } = s;
+    if (tagCode(tag, 0, tag.length) < 0) return false;
+    let most = 40;
+    for (const v of elements) {
+      if (typeof v !== 'string') return false;
+      most += v.length + 3;
+    }
+    this.#room(most);
+    if (most > this.#out.length) return false;
+    const out = this.#out;
+    let o = this.#length;
+    const opening = this.#opening(tag);
+    for (let i = 0; i < opening.length; i++) out[o++] = opening[i]!;
+    out[o++] = 0x5b;
+    for (let i = 0; i < elements.length; i++) {
+      if (i > 0) out[o++] = 0x2c;
+      out[o++] = quote;
+      const v = elements[i] as string;
+      for (let k = 0; k < v.length; k++) {
+        const c = v.charCodeAt(k);
+        if (c === quote || c === 0x5c || c < 0x20 || c > 0xff) return false;
+        out[o++] = c;
+      }
+      out[o++] = quote;
+    }
+    out[o++] = 0x5d;
+    this.#length = o;
+    this.#appendRepeated(this.annotate!.plain!(tag, elements.length, elements as string[], this.#standard));
+    this.#room(1);
+    this.#out[this.#length++] = 0x7d;
+    return true;
   }
 
   /**
@@ -187,16 +232,22 @@ export class JsonTextWriter implements EventSink {
         );
         return;
       case 'interchange':
-        this.#append(`"header":${this.#segment(e.segment)},\n`);
+        this.#append('"header":');
+        this.#writeSegment(e.segment);
+        this.#append(',\n');
         return;
       case 'group':
         this.#openList('groups');
-        this.#append(`${this.#comma()}{"header":${this.#segment(e.segment)},"${setsKey(this.#standard)}":[`);
+        this.#append(`${this.#comma()}{"header":`);
+        this.#writeSegment(e.segment);
+        this.#append(`,"${setsKey(this.#standard)}":[`);
         this.#first = true;
         return;
       case 'set':
         if (!this.#listOpen) this.#openList('messages');
-        this.#append(`${this.#comma()}{"header":${this.#segment(e.segment)},"segments":[`);
+        this.#append(`${this.#comma()}{"header":`);
+        this.#writeSegment(e.segment);
+        this.#append(',"segments":[');
         this.#first = true;
         return;
       case 'segment':
@@ -204,16 +255,22 @@ export class JsonTextWriter implements EventSink {
         else this.#append(this.#comma() + this.#segment(e.segment));
         return;
       case 'set-end':
-        this.#append(`],\n"trailer":${this.#segment(e.segment)}}`);
+        this.#append('],\n"trailer":');
+        this.#writeSegment(e.segment);
+        this.#append('}');
         this.#first = false;
         return;
       case 'group-end':
-        this.#append(`],\n"trailer":${this.#segment(e.segment)}}`);
+        this.#append('],\n"trailer":');
+        this.#writeSegment(e.segment);
+        this.#append('}');
         this.#first = false;
         return;
       case 'end':
         if (!this.#listOpen) this.#openList(this.#standard === 'x12' ? 'groups' : 'messages');
-        this.#append(`],\n"trailer":${this.#segment(e.segment)},"trailing":${JSON.stringify(e.trailing)}}\n`);
+        this.#append('],\n"trailer":');
+        this.#writeSegment(e.segment);
+        this.#append(`,"trailing":${JSON.stringify(e.trailing)}}\n`);
         return;
     }
   }

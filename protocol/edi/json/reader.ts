@@ -11,6 +11,7 @@ import { edifactEncoding, edifactSyntaxVersion } from './encoding.js';
 import type { EdiEvent, TextEncoding } from './events.js';
 import { EdiJsonError, type DelimitersJson, type EdiJsonStandard } from './form.js';
 import { PlainSegmentEvent } from './plain-segment.js';
+import { tagCode } from './tag-code.js';
 
 /** Longest segment accepted: no standard segment comes near it, so more is not EDI. */
 export const maxSegmentChars = 64 * 1024;
@@ -209,8 +210,7 @@ export class EdiReader {
     const d = this.#d!;
     const flat = this.#standard === 'x12' && position === 1;
     const plain = !flat && isPlain(raw, d);
-    const tag = plain ? tagOf(raw, d.element) : '';
-    if (plain) checkTag(tag, position);
+    const tag = plain ? this.#tagOf(raw, position) : '';
     const segment = plain ? null : readSegment(raw, d, position, flat);
     // Line breaks are kept once, as the interchange's; others are written like the first (docs/edi-json.md).
     this.#lineBreak ??= suffix;
@@ -224,7 +224,8 @@ export class EdiReader {
       out.push(segment ? { type, segment } : new PlainSegmentEvent(tag, text, at, end, d.element));
       return;
     }
-    const envelope = segment ?? readSegment(raw, d, position);
+    // A plain envelope segment (ST, SE…) is split by its separator alone.
+    const envelope = segment ?? new PlainSegmentEvent(tag, text, at, end, d.element).segment;
     if (type === 'end') {
       this.#done = true;
       // Sent at the end, when all that follows the trailer is known.
@@ -232,6 +233,26 @@ export class EdiReader {
       return;
     }
     out.push({ type, segment: envelope });
+  }
+
+  /** Tags read, by their number (tag-code.ts): one string per tag, not one per segment. */
+  #tags = new Map<number, string>();
+
+  /** The tag of a plain segment; refused as checkTag refuses it. */
+  #tagOf(raw: string, position: number): string {
+    const separator = raw.indexOf(this.#d!.element);
+    const code = tagCode(raw, 0, separator < 0 ? raw.length : separator);
+    if (code < 0) {
+      const tag = tagOf(raw, this.#d!.element);
+      checkTag(tag, position);
+      return tag;
+    }
+    let tag = this.#tags.get(code);
+    if (tag === undefined) {
+      tag = raw.slice(0, separator < 0 ? raw.length : separator);
+      this.#tags.set(code, tag);
+    }
+    return tag;
   }
 
   #shapeOf(): Shape {
