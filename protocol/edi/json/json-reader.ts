@@ -152,9 +152,25 @@ export class JsonFormReader {
         const read = this.#plain.read(b, i);
         if (typeof read === 'object') {
           frame.expect = 'comma';
-          if (frame.role === 'segments') this.#out.push(read);
-          else this.#value(frame, read.segment);
           i = this.#plain.end;
+          if (frame.role !== 'segments') {
+            this.#value(frame, read.segment);
+            continue;
+          }
+          this.#out.push(read);
+          // The list's next segments while they are plain, without the scan's steps per comma and value.
+          for (;;) {
+            let j = i;
+            while (j < b.length && whiteSpace(b.charCodeAt(j))) j++;
+            if (b.charCodeAt(j) !== 0x2c) break;
+            j++;
+            while (j < b.length && whiteSpace(b.charCodeAt(j))) j++;
+            if (b.charCodeAt(j) !== 0x7b) break;
+            const next = this.#plain.read(b, j);
+            if (typeof next !== 'object') break;
+            this.#out.push(next);
+            i = this.#plain.end;
+          }
           continue;
         }
         // The fast path may wait for text the general path would not: it decides.
