@@ -87,11 +87,20 @@ interface TagEntry {
   suffix: string | undefined;
 }
 
-/** Whether `b` holds `word` at `at`: a loop inlined here is faster than startsWith for a short word. */
-function isWord(b: string, at: number, word: string): boolean {
-  for (let k = 0; k < word.length; k++) if (b.charCodeAt(at + k) !== word.charCodeAt(k)) return false;
-  return true;
-}
+/** Whether `b` holds `tag` at `at`; character codes compared in line are faster than startsWith or a loop. */
+const isTagWord = (b: string, at: number) =>
+  b.charCodeAt(at) === 0x74 && b.charCodeAt(at + 1) === 0x61 && b.charCodeAt(at + 2) === 0x67;
+
+/** Whether `b` holds `elements` at `at` (see isTagWord). */
+const isElementsWord = (b: string, at: number) =>
+  b.charCodeAt(at) === 0x65 &&
+  b.charCodeAt(at + 1) === 0x6c &&
+  b.charCodeAt(at + 2) === 0x65 &&
+  b.charCodeAt(at + 3) === 0x6d &&
+  b.charCodeAt(at + 4) === 0x65 &&
+  b.charCodeAt(at + 5) === 0x6e &&
+  b.charCodeAt(at + 6) === 0x74 &&
+  b.charCodeAt(at + 7) === 0x73;
 
 export class PlainSegmentReader {
   /** Index after the segment last read. */
@@ -154,8 +163,8 @@ export class PlainSegmentReader {
         if (b.charCodeAt(j) !== 0x22) return other;
         const keyEnd = stringEnd(b, j);
         if (keyEnd < 0) return keyEnd === more ? more : other;
-        const isTagKey = keyEnd - j === 4 && isWord(b, j + 1, 'tag');
-        const isElementsKey = keyEnd - j === 9 && isWord(b, j + 1, 'elements');
+        const isTagKey = keyEnd - j === 4 && isTagWord(b, j + 1);
+        const isElementsKey = keyEnd - j === 9 && isElementsWord(b, j + 1);
         j = space(b, keyEnd + 1);
         if (j >= b.length) return more;
         if (b.charCodeAt(j) !== 0x3a) return other;

@@ -118,7 +118,9 @@ export class JsonFormReader {
         if (c !== '"') throw this.#fail('expected a property name');
         const end = stringEnd(b, i);
         if (end < 0) break;
-        frame.key = this.#parse(b.slice(i, end + 1), 'a property name is not valid JSON') as string;
+        frame.key = plainString(b, i, end)
+          ? b.slice(i + 1, end)
+          : (this.#parse(b.slice(i, end + 1), 'a property name is not valid JSON') as string);
         frame.expect = 'colon';
         frame.first = false;
         i = end + 1;
@@ -297,6 +299,18 @@ export class JsonFormReader {
       frame.trailer = segment;
     }
   }
+}
+
+/**
+ * Whether the JSON string from the quote at `i` to the one at `end` holds no escape and no
+ * control character: then it reads as its characters, and JSON.parse is not needed for it.
+ */
+function plainString(b: string, i: number, end: number): boolean {
+  for (let j = i + 1; j < end; j++) {
+    const c = b.charCodeAt(j);
+    if (c === 0x5c || c < 0x20) return false;
+  }
+  return true;
 }
 
 /** Index of the closing quote of the string starting at `i`, or -1 when the text ends first. */
