@@ -137,7 +137,15 @@ export class EdiWriter implements EventSink {
         segment: position,
         tag,
       });
-    const text = writeSegment(s, this.#d!, position, this.#standard === 'x12' && position === 1);
+    const flat = this.#standard === 'x12' && position === 1;
+    if (
+      s instanceof JsonPlainSegmentEvent &&
+      s.separator === this.#d!.element &&
+      !flat &&
+      trailing === undefined
+    )
+      return this.#copyJsonPlain(s);
+    const text = writeSegment(s, this.#d!, position, flat);
     this.#put(this.#check(text, position, s) + (trailing ?? this.#lineBreak));
   }
 
@@ -150,6 +158,10 @@ export class EdiWriter implements EventSink {
   /** Its values' JSON text with `","` as the separator (json-plain-segment-event.ts), a character at a time. */
   #writeJsonPlain(e: JsonPlainSegmentEvent): void {
     this.#placePlain(e.tag);
+    this.#copyJsonPlain(e);
+  }
+
+  #copyJsonPlain(e: JsonPlainSegmentEvent): void {
     const { tag, source, start, end } = e;
     const separator = this.#separatorBytes;
     const ending = this.#endBytes;

@@ -5,7 +5,7 @@
  * becoming the separator, so no EDI string is made per segment; the text and the element array
  * are made only when a sink asks for them.
  */
-import type { SegmentJson } from './form.js';
+import type { ElementValue, SegmentJson } from './form.js';
 
 export class JsonPlainSegmentEvent {
   readonly type = 'segment';
@@ -22,6 +22,11 @@ export class JsonPlainSegmentEvent {
     readonly end: number,
     readonly separator: string,
   ) {}
+
+  /** As a SegmentJson: a plain envelope segment (ST, SE…) is handed on as itself, so the EDI writer copies it too. */
+  get elements(): ElementValue[] {
+    return this.segment.elements;
+  }
 
   get segment(): SegmentJson {
     this.#segment ??= {

@@ -156,7 +156,7 @@ export class JsonFormReader {
           frame.expect = 'comma';
           i = this.#plain.end;
           if (frame.role !== 'segments') {
-            this.#value(frame, read.segment);
+            this.#value(frame, read);
             continue;
           }
           this.#out.push(read);
