@@ -28,6 +28,11 @@ export class JsonPlainSegmentEvent {
     return this.segment.elements;
   }
 
+  /** Serialised as the segment it stands for, not as its fields. */
+  toJSON(): SegmentJson {
+    return this.segment;
+  }
+
   get segment(): SegmentJson {
     this.#segment ??= {
       tag: this.tag,
