@@ -25,6 +25,7 @@ export type Annotator = ((s: SegmentJson, standard: EdiJsonStandard) => SegmentJ
 /** The output buffer's size: the JSON of a slice of EDI (16 KiB, about 66 KiB of JSON) fits. */
 const outputChars = 256 * 1024;
 const quote = 0x22;
+/** Texts and tags kept as bytes: kinds of segment are few in real interchanges, a hostile one could make many. */
 const maxRepeated = 1000;
 
 export class JsonTextWriter implements EventSink {
@@ -39,6 +40,7 @@ export class JsonTextWriter implements EventSink {
   #length = 0;
   /** Text added again and again, as its Latin-1 bytes (#appendRepeated). */
   #repeated = new Map<string, Buffer>();
+  /** `{"tag":"…","elements":` per tag, as its bytes (#opening). */
   #openings = new Map<string, Buffer>();
   #standard: EdiJsonStandard = 'x12';
   /** Whether an item was written in the innermost open array. */
