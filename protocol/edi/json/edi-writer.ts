@@ -6,6 +6,7 @@
  */
 import { x12Delimiters } from '../syntax.js';
 import { writeSegment } from './elements.js';
+import { JsonPlainSegmentEvent } from './json-plain-segment-event.js';
 import { PlainSegmentEvent } from './plain-segment.js';
 import type { EdiEvent, EventSink, TextEncoding } from './events.js';
 import {
@@ -19,8 +20,19 @@ import {
 // eslint-disable-next-line no-control-regex
 const beyondLatin1 = /[^\u0000-\u00ff]/;
 
+/** The output buffer's size: a take's worth of EDI (a quarter of 64 Ki characters of JSON) fits. */
+const outputBytes = 64 * 1024;
+
 export class EdiWriter implements EventSink {
-  #text = '';
+  /**
+   * The bytes written since the last take: plain segments from JSON are copied into it a
+   * character at a time, without an EDI string per segment; everything else is encoded into it.
+   */
+  #out = Buffer.allocUnsafe(outputBytes);
+  #length = 0;
+  /** The element separator, and the terminator with the line break, as bytes in the encoding. */
+  #separatorBytes = Buffer.alloc(0);
+  #endBytes = Buffer.alloc(0);
   #standard: EdiJsonStandard = 'x12';
   #d: DelimitersJson | null = null;
   #lineBreak = '';
@@ -46,6 +58,8 @@ export class EdiWriter implements EventSink {
       case 'set':
         return this.#write(e.segment, envelopeTags[this.#standard].set[0]);
       case 'segment':
+        if (e instanceof JsonPlainSegmentEvent && e.separator === this.#d!.element)
+          return this.#writeJsonPlain(e);
         if (e instanceof PlainSegmentEvent && e.separator === this.#d!.element) return this.#writePlain(e);
         return this.#write(e.segment, null);
       case 'set-end':
@@ -60,9 +74,24 @@ export class EdiWriter implements EventSink {
 
   /** The bytes written since the last call. */
   take(): Buffer {
-    const out = Buffer.from(this.#text, this.#encoding === 'utf-8' ? 'utf8' : 'latin1');
-    this.#text = '';
+    const out = Buffer.from(this.#out.subarray(0, this.#length));
+    this.#length = 0;
+    // One very long segment grew the buffer: it is not kept that large.
+    if (this.#out.length > 4 * outputBytes) this.#out = Buffer.allocUnsafe(outputBytes);
     return out;
+  }
+
+  /** Room for `bytes` more in the output buffer. */
+  #room(bytes: number): void {
+    if (this.#length + bytes <= this.#out.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(2 * this.#out.length, this.#length + bytes));
+    this.#out.copy(bigger, 0, 0, this.#length);
+    this.#out = bigger;
+  }
+
+  #put(text: string): void {
+    this.#room(3 * text.length);
+    this.#length += this.#out.write(text, this.#length, this.#encoding === 'utf-8' ? 'utf8' : 'latin1');
   }
 
   #interchange(s: SegmentJson): void {
@@ -71,7 +100,10 @@ export class EdiWriter implements EventSink {
       const syntax = Array.isArray(s?.elements?.[0]) ? s.elements[0][0] : s?.elements?.[0];
       this.#encoding = syntax === 'UNOW' || syntax === 'UNOY' ? 'utf-8' : 'latin1';
     }
-    this.#text += this.#check(this.#pendingStart, 0, 'the leading text');
+    const encoding = this.#encoding === 'utf-8' ? 'utf8' : 'latin1';
+    this.#separatorBytes = Buffer.from(this.#d!.element, encoding);
+    this.#endBytes = Buffer.from(this.#d!.segment + this.#lineBreak, encoding);
+    this.#put(this.#check(this.#pendingStart, 0, 'the leading text'));
     this.#write(s, tag);
     if (this.#standard === 'x12') {
       // ISA is read by fixed offsets: what was written must give back the delimiters it was written with.
@@ -105,22 +137,66 @@ export class EdiWriter implements EventSink {
         segment: position,
         tag,
       });
-    const text = writeSegment(s, this.#d!, position, this.#standard === 'x12' && position === 1);
-    this.#text += this.#check(text, position, s) + (trailing ?? this.#lineBreak);
+    const flat = this.#standard === 'x12' && position === 1;
+    if (
+      s instanceof JsonPlainSegmentEvent &&
+      s.separator === this.#d!.element &&
+      !flat &&
+      trailing === undefined
+    )
+      return this.#copyJsonPlain(s);
+    const text = writeSegment(s, this.#d!, position, flat);
+    this.#put(this.#check(text, position, s) + (trailing ?? this.#lineBreak));
   }
 
   /** A plain segment's text is already as written (plain-segment.ts): only its place is checked. */
   #writePlain(e: PlainSegmentEvent): void {
+    this.#placePlain(e.tag);
+    this.#put(e.text + this.#d!.segment + this.#lineBreak);
+  }
+
+  /** Its values' JSON text with `","` as the separator (json-plain-segment-event.ts), a character at a time. */
+  #writeJsonPlain(e: JsonPlainSegmentEvent): void {
+    this.#placePlain(e.tag);
+    this.#copyJsonPlain(e);
+  }
+
+  #copyJsonPlain(e: JsonPlainSegmentEvent): void {
+    const { tag, source, start, end } = e;
+    const separator = this.#separatorBytes;
+    const ending = this.#endBytes;
+    // Each character is at most two bytes (below 256); a separator replaces three characters.
+    this.#room(tag.length + separator.length + 2 * Math.max(0, end - start) + ending.length);
+    const out = this.#out;
+    let o = this.#length;
+    for (let i = 0; i < tag.length; i++) out[o++] = tag.charCodeAt(i);
+    if (start >= 0) {
+      for (let i = 0; i < separator.length; i++) out[o++] = separator[i]!;
+      const utf8 = this.#encoding === 'utf-8';
+      for (let k = start; k < end; k++) {
+        const c = source.charCodeAt(k);
+        if (c === 0x22) {
+          for (let i = 0; i < separator.length; i++) out[o++] = separator[i]!;
+          k += 2;
+        } else if (c < 0x80 || !utf8) out[o++] = c;
+        else {
+          out[o++] = 0xc0 | (c >> 6);
+          out[o++] = 0x80 | (c & 0x3f);
+        }
+      }
+    }
+    for (let i = 0; i < ending.length; i++) out[o++] = ending[i]!;
+    this.#length = o;
+  }
+
+  /** A segment inside a set's segments: counted, and refused when it is an envelope segment. */
+  #placePlain(tag: string): void {
     const position = ++this.#position;
-    if (this.#envelope.has(e.tag))
-      throw new EdiJsonError(
-        `segment ${position} (${e.tag}) is an envelope segment inside a set's segments`,
-        {
-          segment: position,
-          tag: e.tag,
-        },
-      );
-    this.#text += e.text + this.#d!.segment + this.#lineBreak;
+    if (this.#envelope.has(tag))
+      throw new EdiJsonError(`segment ${position} (${tag}) is an envelope segment inside a set's segments`, {
+        segment: position,
+        tag,
+      });
   }
 
   #check(text: string, position: number, s: SegmentJson | string): string {

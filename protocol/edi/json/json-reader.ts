@@ -55,7 +55,9 @@ export class JsonFormReader {
   #plain: PlainSegmentReader | null = null;
 
   push(text: string): EdiEvent[] {
-    this.#buf += text;
+    // Joined, the text is one flat string: the rest plus the new text added with + is a pair
+    // of strings, which the scan's loops over characters read at two thirds of the speed.
+    this.#buf = [this.#buf, text].join('');
     this.#scan();
     return this.#drain();
   }
@@ -116,7 +118,9 @@ export class JsonFormReader {
         if (c !== '"') throw this.#fail('expected a property name');
         const end = stringEnd(b, i);
         if (end < 0) break;
-        frame.key = this.#parse(b.slice(i, end + 1), 'a property name is not valid JSON') as string;
+        frame.key = plainString(b, i, end)
+          ? b.slice(i + 1, end)
+          : (this.#parse(b.slice(i, end + 1), 'a property name is not valid JSON') as string);
         frame.expect = 'colon';
         frame.first = false;
         i = end + 1;
@@ -150,9 +154,25 @@ export class JsonFormReader {
         const read = this.#plain.read(b, i);
         if (typeof read === 'object') {
           frame.expect = 'comma';
-          if (frame.role === 'segments') this.#out.push(read);
-          else this.#value(frame, read.segment);
           i = this.#plain.end;
+          if (frame.role !== 'segments') {
+            this.#value(frame, read);
+            continue;
+          }
+          this.#out.push(read);
+          // The list's next segments while they are plain, without the scan's steps per comma and value.
+          for (;;) {
+            let j = i;
+            while (j < b.length && whiteSpace(b.charCodeAt(j))) j++;
+            if (b.charCodeAt(j) !== 0x2c) break;
+            j++;
+            while (j < b.length && whiteSpace(b.charCodeAt(j))) j++;
+            if (b.charCodeAt(j) !== 0x7b) break;
+            const next = this.#plain.read(b, j);
+            if (typeof next !== 'object') break;
+            this.#out.push(next);
+            i = this.#plain.end;
+          }
           continue;
         }
         // The fast path may wait for text the general path would not: it decides.
@@ -279,6 +299,18 @@ export class JsonFormReader {
       frame.trailer = segment;
     }
   }
+}
+
+/**
+ * Whether the JSON string from the quote at `i` to the one at `end` holds no escape and no
+ * control character: then it reads as its characters, and JSON.parse is not needed for it.
+ */
+function plainString(b: string, i: number, end: number): boolean {
+  for (let j = i + 1; j < end; j++) {
+    const c = b.charCodeAt(j);
+    if (c === 0x5c || c < 0x20) return false;
+  }
+  return true;
 }
 
 /** Index of the closing quote of the string starting at `i`, or -1 when the text ends first. */

@@ -12,22 +12,30 @@ export class PlainSegmentEvent {
   #segment: SegmentJson | null = null;
 
   /**
-   * `text`: the tag, then each element after `separator`; no element holds a separator, a
-   * release character or (when it came from JSON) a character that needs escaping there.
+   * `source.slice(start, end)` is the segment's text: the tag, then each element after
+   * `separator`; no element holds a separator, a release character or (when it came from JSON)
+   * a character that needs escaping there. The writer of JSON reads it from `source`, which is
+   * one flat string: a slice of it is read character by character at two thirds of the speed.
    */
   constructor(
     readonly tag: string,
-    readonly text: string,
+    readonly source: string,
+    readonly start: number,
+    readonly end: number,
     readonly separator: string,
   ) {}
+
+  get text(): string {
+    return this.source.slice(this.start, this.end);
+  }
 
   get segment(): SegmentJson {
     this.#segment ??= {
       tag: this.tag,
       elements:
-        this.text.length === this.tag.length
+        this.end - this.start === this.tag.length
           ? []
-          : this.text.slice(this.tag.length + 1).split(this.separator),
+          : this.source.slice(this.start + this.tag.length + 1, this.end).split(this.separator),
     };
     return this.#segment;
   }

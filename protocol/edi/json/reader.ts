@@ -11,6 +11,7 @@ import { edifactEncoding, edifactSyntaxVersion } from './encoding.js';
 import type { EdiEvent, TextEncoding } from './events.js';
 import { EdiJsonError, type DelimitersJson, type EdiJsonStandard } from './form.js';
 import { PlainSegmentEvent } from './plain-segment.js';
+import { tagCode } from './tag-code.js';
 
 /** Longest segment accepted: no standard segment comes near it, so more is not EDI. */
 export const maxSegmentChars = 64 * 1024;
@@ -92,7 +93,8 @@ export class EdiReader {
       throw new EdiJsonError(
         `the interchange's syntax identifier says UTF-8, but segment ${this.#position + 1} or the one after holds bytes that are not UTF-8`,
       );
-    let text = this.#text + decoded;
+    // One flat string, as the JSON reader's (json-reader.ts), for the loops over its characters.
+    let text = [this.#text, decoded].join('');
     const out: EdiEvent[] = [];
     const d = this.#d!;
     let at = 0;
@@ -132,8 +134,7 @@ export class EdiReader {
       if (end < 0) break;
       const suffix = this.#suffix(text, end + 1, complete);
       if (suffix === null) break;
-      const raw = text.slice(at, end);
-      this.#segment(raw, suffix, out);
+      this.#segment(text, at, end, suffix, out);
       at = end + 1 + suffix.length;
     }
     return this.#keep(text, at, out, complete);
@@ -199,7 +200,9 @@ export class EdiReader {
     return text.slice(from, i);
   }
 
-  #segment(raw: string, suffix: string, out: EdiEvent[]): void {
+  /** The segment `text.slice(at, end)`, followed by `suffix`. */
+  #segment(text: string, at: number, end: number, suffix: string, out: EdiEvent[]): void {
+    const raw = text.slice(at, end);
     this.#position += 1;
     const position = this.#position;
     if (this.#done) throw this.#afterEnd();
@@ -207,8 +210,7 @@ export class EdiReader {
     const d = this.#d!;
     const flat = this.#standard === 'x12' && position === 1;
     const plain = !flat && isPlain(raw, d);
-    const tag = plain ? tagOf(raw, d.element) : '';
-    if (plain) checkTag(tag, position);
+    const tag = plain ? this.#tagOf(raw, position) : '';
     const segment = plain ? null : readSegment(raw, d, position, flat);
     // Line breaks are kept once, as the interchange's; others are written like the first (docs/edi-json.md).
     this.#lineBreak ??= suffix;
@@ -219,10 +221,11 @@ export class EdiReader {
     }
     const type = this.#shapeOf().next(segment?.tag ?? tag, position);
     if (type === 'segment') {
-      out.push(segment ? { type, segment } : new PlainSegmentEvent(tag, raw, d.element));
+      out.push(segment ? { type, segment } : new PlainSegmentEvent(tag, text, at, end, d.element));
       return;
     }
-    const envelope = segment ?? readSegment(raw, d, position);
+    // A plain envelope segment (ST, SE…) is split by its separator alone.
+    const envelope = segment ?? new PlainSegmentEvent(tag, text, at, end, d.element).segment;
     if (type === 'end') {
       this.#done = true;
       // Sent at the end, when all that follows the trailer is known.
@@ -230,6 +233,26 @@ export class EdiReader {
       return;
     }
     out.push({ type, segment: envelope });
+  }
+
+  /** Tags read, by their number (tag-code.ts): one string per tag, not one per segment. */
+  #tags = new Map<number, string>();
+
+  /** The tag of a plain segment; refused as checkTag refuses it. */
+  #tagOf(raw: string, position: number): string {
+    const separator = raw.indexOf(this.#d!.element);
+    const code = tagCode(raw, 0, separator < 0 ? raw.length : separator);
+    if (code < 0) {
+      const tag = tagOf(raw, this.#d!.element);
+      checkTag(tag, position);
+      return tag;
+    }
+    let tag = this.#tags.get(code);
+    if (tag === undefined) {
+      tag = raw.slice(0, separator < 0 ? raw.length : separator);
+      this.#tags.set(code, tag);
+    }
+    return tag;
   }
 
   #shapeOf(): Shape {
