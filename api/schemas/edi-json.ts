@@ -32,6 +32,9 @@ const segment = z
   })
   .describe('One segment');
 
+/** One segment, checked alone as it streams past (POST /messages reads sets one segment at a time). */
+export const EdiJsonSegment = segment;
+
 const set = z
   .object({
     header: segment.describe('ST or UNH'),

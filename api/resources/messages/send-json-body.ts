@@ -1,0 +1,277 @@
+/**
+ * The two passes over a spooled EDI-as-JSON body (json-spool.ts), each streaming, so memory
+ * stays flat in the body's size:
+ *
+ * 1. `readSend` checks the text is JSON and gives the body without its large parts (an
+ *    `interchange` becomes `{}`, each set's `segments` an empty list with its count kept), for
+ *    the schema to judge, wherever the small properties (`from`, `to`, overrides) appear. Each
+ *    segment of `documents` is checked against the segment schema as it passes, and an
+ *    `interchange` is read by the JSON form's reader as it passes, so a wrong shape is refused
+ *    before anything is stored.
+ * 2. `interchangeEdi` and `documentsEdi` write the EDI from the spool: the interchange's text goes
+ *    through jsonToEdi; documents are put between envelope segments built beforehand (their
+ *    counts known from pass 1), one pass per X12 functional group.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { z } from 'zod';
+import type { EdiEvent } from '../../../protocol/edi/json/events.js';
+import { EdiWriter } from '../../../protocol/edi/json/edi-writer.js';
+import {
+  EdiJsonError,
+  type EdiJson,
+  type SegmentJson,
+  type SetJson,
+} from '../../../protocol/edi/json/form.js';
+import { JsonFormReader } from '../../../protocol/edi/json/json-reader.js';
+import { jsonToEdi } from '../../../protocol/edi/json/translate.js';
+import { ApiError, validationError } from '../../errors.js';
+import { EdiJsonSend, EdiJsonSegment } from '../../schemas/edi-json.js';
+import { detailsFromZod, putDetail } from '../../validation.js';
+import type { BodySpool } from './json-spool.js';
+import {
+  JsonSyntaxError,
+  JsonValueTooLong,
+  JsonWalker,
+  type JsonPath,
+  type WalkVisitor,
+} from './json-walk.js';
+
+/** The body's schema with the interchange's content judged by the form's reader instead (pass 1). */
+export const SendSkeleton = EdiJsonSend.extend({ interchange: z.looseObject({}).optional() });
+
+/** The most sets the schema takes, plus one so that it can say there are too many. */
+const keptSets = 10_001;
+
+/** Bodies this small are parsed again on a syntax error, so the answer carries the decoder's own text. */
+const reparsedBytes = 1024 * 1024;
+
+export interface ReadSend {
+  /** The body without its large parts; undefined for an empty body. */
+  body: unknown;
+  /** Segments of each set of `documents`, by the set's index. */
+  segments: number[];
+  /** What the passing segments and interchange got wrong, by property. */
+  problems: Record<string, string>;
+}
+
+const isSet = (p: JsonPath) =>
+  p.length === 3 && p[0] === 'documents' && p[1] === 'sets' && typeof p[2] === 'number';
+const isSetSegments = (p: JsonPath) => p.length === 4 && isSet(p.slice(0, 3)) && p[3] === 'segments';
+const isSetSegment = (p: JsonPath) =>
+  p.length === 5 && isSetSegments(p.slice(0, 4)) && typeof p[4] === 'number';
+
+/** Which containers are taken whole: segments and the small values around them; lists are walked. */
+function whole(p: JsonPath): boolean {
+  if (p.length === 0) return false;
+  if (p[0] === 'interchange') {
+    const last = p[p.length - 1];
+    return last === 'header' || last === 'trailer' || last === 'delimiters' || p[p.length - 2] === 'segments';
+  }
+  if (p[0] !== 'documents') return true;
+  if (p.length === 1) return false;
+  if (p.length === 2) return p[1] !== 'sets';
+  if (p.length === 3) return !isSet(p);
+  if (p.length === 4) return !isSetSegments(p);
+  return true;
+}
+
+/** Feeds a spool's text to a walker, calling `after` between chunks. */
+async function* walk(spool: BodySpool, walker: JsonWalker): AsyncGenerator<void> {
+  const decoder = new StringDecoder('utf8');
+  for await (const chunk of spool.open()) {
+    walker.push(decoder.write(chunk as Buffer));
+    yield;
+  }
+  walker.push(decoder.end());
+  walker.end();
+  yield;
+}
+
+async function syntaxRefusal(spool: BodySpool, error: JsonSyntaxError): Promise<ApiError> {
+  let text = error.message;
+  if (spool.size <= reparsedBytes) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      JSON.parse(await readFile(spool.file, 'utf8'));
+    } catch (decoder) {
+      text = (decoder as Error).message;
+    }
+  }
+  return new ApiError('INVALID_INPUT', 'Invalid request body', { body: text });
+}
+
+/** Pass 1: the body's small properties and what its large parts get wrong. */
+export async function readSend(spool: BodySpool): Promise<ReadSend> {
+  const segments: number[] = [];
+  const problems: Record<string, string> = {};
+  const seen = new Set<string>();
+  let body: unknown;
+  // The containers being rebuilt, innermost last; null where the part is left out.
+  const stack: (Record<string | number, unknown> | null)[] = [];
+  let form: JsonFormReader | null = null;
+  const checkEvents = (events: EdiEvent[]) => {
+    for (const e of events) {
+      if (!('segment' in e)) continue;
+      const parsed = EdiJsonSegment.safeParse(e.segment);
+      if (!parsed.success)
+        throw new EdiJsonError(Object.values(detailsFromZod(parsed.error))[0] ?? 'a segment');
+    }
+  };
+  const refuseForm = (error: unknown) => {
+    form = null;
+    if (!(error instanceof EdiJsonError)) throw error;
+    putDetail(problems, 'interchange', error.message);
+  };
+  const place = (p: JsonPath, value: unknown) => {
+    if (p.length === 0) return void (body = value);
+    const parent = stack[stack.length - 1];
+    if (!parent) return;
+    const key = p[p.length - 1]!;
+    if (p.length === 1 && (key === 'interchange' || key === 'documents')) {
+      if (seen.has(key)) putDetail(problems, key, 'Given more than once');
+      seen.add(key);
+    }
+    parent[key] = value;
+  };
+  const visitor: WalkVisitor = {
+    whole,
+    value(p, value) {
+      if (isSetSegment(p)) {
+        const index = p[2] as number;
+        segments[index] = (segments[index] ?? 0) + 1;
+        const parsed = EdiJsonSegment.safeParse(value);
+        if (!parsed.success)
+          putDetail(problems, 'documents', Object.values(detailsFromZod(parsed.error))[0]!);
+        return;
+      }
+      if (isSet(p) && (p[2] as number) >= keptSets) return;
+      place(p, value);
+    },
+    open(p, kind) {
+      const container = kind === 'object' ? {} : [];
+      // Left out: inside an interchange, set segments, sets beyond what the schema counts.
+      const outside =
+        (p[0] === 'interchange' && p.length > 1) ||
+        (stack.length > 0 && stack[stack.length - 1] === null) ||
+        (isSet(p) && (p[2] as number) >= keptSets);
+      if (!outside) place(p, container);
+      if (isSetSegments(p)) segments[p[2] as number] ??= 0;
+      stack.push(outside || isSetSegments(p) ? null : (container as Record<string | number, unknown>));
+      if (p.length === 1 && p[0] === 'interchange' && kind === 'object') form = new JsonFormReader();
+    },
+    close(p) {
+      stack.pop();
+      if (p.length === 1 && p[0] === 'interchange' && form) {
+        try {
+          checkEvents(form.end());
+        } catch (error) {
+          refuseForm(error);
+        }
+        form = null;
+      }
+    },
+    tap: (p) =>
+      p.length === 1 && p[0] === 'interchange'
+        ? (text) => {
+            if (!form) return;
+            try {
+              checkEvents(form.push(text));
+            } catch (error) {
+              refuseForm(error);
+            }
+          }
+        : undefined,
+  };
+  const walker = new JsonWalker(visitor);
+  try {
+    for await (const _ of walk(spool, walker));
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) {
+      if (!walker.started) return { body: undefined, segments, problems };
+      throw await syntaxRefusal(spool, error);
+    }
+    if (error instanceof JsonValueTooLong)
+      throw validationError({ [String(error.path[0] ?? '_form')]: error.message });
+    throw error;
+  }
+  return { body, segments, problems };
+}
+
+/** Pass 2 of a whole interchange: its JSON form's text, as it passes, to EDI bytes. */
+export function interchangeEdi(spool: BodySpool): AsyncGenerator<Buffer> {
+  return jsonToEdi(
+    (async function* () {
+      const out: string[] = [];
+      const walker = new JsonWalker({
+        whole,
+        value() {},
+        tap: (p) => (p.length === 1 && p[0] === 'interchange' ? (text) => out.push(text) : undefined),
+      });
+      for await (const _ of walk(spool, walker)) {
+        if (out.length === 0) continue;
+        yield out.join('');
+        out.length = 0;
+      }
+    })(),
+  );
+}
+
+/**
+ * Pass 2 of documents: `envelope` is the interchange built around them (buildInterchange with
+ * each set's segments counted, not held) and `order` the body's index of each of its sets; the
+ * sets' segments come from the spool, one pass per group, in the order the envelope puts the sets.
+ */
+export async function* documentsEdi(
+  spool: BodySpool,
+  envelope: EdiJson,
+  order: number[],
+): AsyncGenerator<Buffer> {
+  const writer = new EdiWriter();
+  writer.event({
+    type: 'start',
+    standard: envelope.standard,
+    delimiters: envelope.delimiters,
+    una: envelope.una,
+    leading: envelope.leading,
+    line_break: envelope.line_break,
+  });
+  writer.event({ type: 'interchange', segment: envelope.header });
+  // Which sets of the body each group holds, in the body's order (build.ts groups them so).
+  const groups = envelope.groups ?? [null];
+  let first = 0;
+  for (const group of groups) {
+    const sets: SetJson[] = group ? (group.transactions ?? group.messages ?? []) : (envelope.messages ?? []);
+    if (group) writer.event({ type: 'group', segment: group.header });
+    yield* setsFromSpool(spool, writer, new Map(sets.map((s, k) => [order[first + k]!, s])));
+    first += sets.length;
+    if (group) writer.event({ type: 'group-end', segment: group.trailer });
+  }
+  writer.event({ type: 'end', segment: envelope.trailer, trailing: envelope.trailing });
+  yield writer.take();
+}
+
+async function* setsFromSpool(
+  spool: BodySpool,
+  writer: EdiWriter,
+  mine: Map<number, SetJson>,
+): AsyncGenerator<Buffer> {
+  const walker = new JsonWalker({
+    whole,
+    value(p, value) {
+      if (isSetSegment(p) && mine.has(p[2] as number))
+        writer.event({ type: 'segment', segment: value as SegmentJson });
+    },
+    open(p) {
+      const set = isSet(p) ? mine.get(p[2] as number) : undefined;
+      if (set) writer.event({ type: 'set', segment: set.header });
+    },
+    close(p) {
+      const set = isSet(p) ? mine.get(p[2] as number) : undefined;
+      if (set) writer.event({ type: 'set-end', segment: set.trailer });
+    },
+  });
+  for await (const _ of walk(spool, walker)) {
+    const bytes = writer.take();
+    if (bytes.length > 0) yield bytes;
+  }
+}
