@@ -32,9 +32,6 @@ const segment = z
   })
   .describe('One segment');
 
-/** One segment, checked alone as it streams past (POST /messages reads sets one segment at a time). */
-export const EdiJsonSegment = segment;
-
 const set = z
   .object({
     header: segment.describe('ST or UNH'),
@@ -51,6 +48,12 @@ const group = z
     trailer: segment.describe('GE or UNE'),
   })
   .describe('A functional group');
+
+/**
+ * The parts of the form, each checked alone as it streams past: POST /messages reads a large
+ * body one segment, set and group at a time (api/resources/messages/send-json-body.ts).
+ */
+export const EdiJsonParts = { segment, set, group } as const;
 
 export const EdiJsonDocument = z
   .object({

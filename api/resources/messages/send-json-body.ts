@@ -14,7 +14,6 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
-import type { EdiEvent } from '../../../protocol/edi/json/events.js';
 import { EdiWriter } from '../../../protocol/edi/json/edi-writer.js';
 import {
   EdiJsonError,
@@ -25,7 +24,7 @@ import {
 import { JsonFormReader } from '../../../protocol/edi/json/json-reader.js';
 import { jsonToEdi } from '../../../protocol/edi/json/translate.js';
 import { ApiError, validationError } from '../../errors.js';
-import { EdiJsonSend, EdiJsonSegment } from '../../schemas/edi-json.js';
+import { EdiJsonDocument, EdiJsonParts, EdiJsonSend } from '../../schemas/edi-json.js';
 import { detailsFromZod, putDetail } from '../../validation.js';
 import type { BodySpool } from './json-spool.js';
 import {
@@ -100,87 +99,125 @@ async function syntaxRefusal(spool: BodySpool, error: JsonSyntaxError): Promise<
   return new ApiError('INVALID_INPUT', 'Invalid request body', { body: text });
 }
 
-/** Pass 1: the body's small properties and what its large parts get wrong. */
+interface Entry {
+  /** The container being rebuilt; null where its content is left out. */
+  node: Record<string | number, unknown> | null;
+  /** A part checked alone when it closes (the interchange, a group, a set), and under which property. */
+  check?: z.ZodType;
+  field?: 'interchange' | 'documents';
+  /** Lists whose items are checked alone as they pass, by key (an object) or for each item (a list). */
+  lists?: Record<string, z.ZodType>;
+  items?: z.ZodType;
+  /** The set of `documents` whose segments this list holds. */
+  set?: number;
+}
+
+const listsOf = (schema: z.ZodType): Record<string, z.ZodType> | undefined =>
+  schema === EdiJsonDocument
+    ? { groups: EdiJsonParts.group, messages: EdiJsonParts.set }
+    : schema === EdiJsonParts.group
+      ? { transactions: EdiJsonParts.set, messages: EdiJsonParts.set }
+      : schema === EdiJsonParts.set
+        ? { segments: EdiJsonParts.segment }
+        : undefined;
+
+/** The first thing a schema finds wrong with a part, in the words it uses for the whole body. */
+function firstProblem(schema: z.ZodType, value: unknown): string | undefined {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? undefined : Object.values(detailsFromZod(parsed.error))[0];
+}
+
+/**
+ * Pass 1: the body's small properties and what its large parts get wrong. An interchange is
+ * checked part by part with the parts of its schema (the same words as a check of the whole),
+ * and read by the JSON form's reader for what the schema does not say (order, envelope tags).
+ */
 export async function readSend(spool: BodySpool): Promise<ReadSend> {
   const segments: number[] = [];
   const problems: Record<string, string> = {};
+  const readerProblems: Record<string, string> = {};
   const seen = new Set<string>();
   let body: unknown;
-  // The containers being rebuilt, innermost last; null where the part is left out.
-  const stack: (Record<string | number, unknown> | null)[] = [];
+  const stack: Entry[] = [];
   let form: JsonFormReader | null = null;
-  const checkEvents = (events: EdiEvent[]) => {
-    for (const e of events) {
-      if (!('segment' in e)) continue;
-      const parsed = EdiJsonSegment.safeParse(e.segment);
-      if (!parsed.success)
-        throw new EdiJsonError(Object.values(detailsFromZod(parsed.error))[0] ?? 'a segment');
+  const formSays = (run: () => unknown) => {
+    if (!form) return;
+    try {
+      run();
+    } catch (error) {
+      form = null;
+      if (!(error instanceof EdiJsonError)) throw error;
+      putDetail(readerProblems, 'interchange', error.message);
     }
   };
-  const refuseForm = (error: unknown) => {
-    form = null;
-    if (!(error instanceof EdiJsonError)) throw error;
-    putDetail(problems, 'interchange', error.message);
+  const problem = (field: string | undefined, text: string | undefined) => {
+    if (field && text !== undefined) putDetail(problems, field, text);
   };
-  const place = (p: JsonPath, value: unknown) => {
-    if (p.length === 0) return void (body = value);
+  /** Puts a value or container into its parent, or checks it alone; answers the entry of a container. */
+  const place = (p: JsonPath, value: unknown, opened: boolean): Entry => {
+    const key = p[p.length - 1];
     const parent = stack[stack.length - 1];
-    if (!parent) return;
-    const key = p[p.length - 1]!;
+    const container = typeof value === 'object' && value !== null ? (value as Entry['node']) : null;
+    if (!parent) {
+      body = value;
+      return { node: container };
+    }
+    if (parent.items) {
+      if (parent.set !== undefined) segments[parent.set] = (segments[parent.set] ?? 0) + 1;
+      // A part checked alone: a container walked into when it closes, a value taken whole now.
+      if (container && opened)
+        return { node: container, check: parent.items, field: parent.field!, lists: listsOf(parent.items) };
+      problem(parent.field, firstProblem(parent.items, value));
+      return { node: null };
+    }
+    if (!parent.node) return { node: null };
     if (p.length === 1 && (key === 'interchange' || key === 'documents')) {
-      if (seen.has(key)) putDetail(problems, key, 'Given more than once');
+      if (seen.has(key)) problem(key, 'Given more than once');
       seen.add(key);
     }
-    parent[key] = value;
+    const list = parent.lists?.[key!];
+    if (list && Array.isArray(value)) {
+      parent.node[key!] = [];
+      return { node: null, items: list, field: parent.field! };
+    }
+    if (isSet(p) && (key as number) >= keptSets) return { node: null };
+    if (isSetSegments(p) && Array.isArray(value)) {
+      parent.node[key!] = [];
+      segments[p[2] as number] ??= 0;
+      return { node: null, items: EdiJsonParts.segment, field: 'documents', set: p[2] as number };
+    }
+    if (p.length === 1 && key === 'interchange' && container && !Array.isArray(container)) {
+      // Stands in for the interchange in the body's schema; the interchange is checked alone.
+      parent.node[key] = {};
+      form = new JsonFormReader();
+      return {
+        node: container,
+        check: EdiJsonDocument,
+        field: 'interchange',
+        lists: listsOf(EdiJsonDocument),
+      };
+    }
+    // Inside an interchange, only what its schema knows is kept: the rest could be any size.
+    if (parent.check && parent.lists && typeof key === 'string' && !(key in shapeOf(parent.check)))
+      return { node: null };
+    parent.node[key!] = value;
+    return { node: container };
   };
   const visitor: WalkVisitor = {
     whole,
     value(p, value) {
-      if (isSetSegment(p)) {
-        const index = p[2] as number;
-        segments[index] = (segments[index] ?? 0) + 1;
-        const parsed = EdiJsonSegment.safeParse(value);
-        if (!parsed.success)
-          putDetail(problems, 'documents', Object.values(detailsFromZod(parsed.error))[0]!);
-        return;
-      }
-      if (isSet(p) && (p[2] as number) >= keptSets) return;
-      place(p, value);
+      place(p, value, false);
     },
     open(p, kind) {
-      const container = kind === 'object' ? {} : [];
-      // Left out: inside an interchange, set segments, sets beyond what the schema counts.
-      const outside =
-        (p[0] === 'interchange' && p.length > 1) ||
-        (stack.length > 0 && stack[stack.length - 1] === null) ||
-        (isSet(p) && (p[2] as number) >= keptSets);
-      if (!outside) place(p, container);
-      if (isSetSegments(p)) segments[p[2] as number] ??= 0;
-      stack.push(outside || isSetSegments(p) ? null : (container as Record<string | number, unknown>));
-      if (p.length === 1 && p[0] === 'interchange' && kind === 'object') form = new JsonFormReader();
+      stack.push(place(p, kind === 'object' ? {} : [], true));
     },
     close(p) {
-      stack.pop();
-      if (p.length === 1 && p[0] === 'interchange' && form) {
-        try {
-          checkEvents(form.end());
-        } catch (error) {
-          refuseForm(error);
-        }
-        form = null;
-      }
+      const entry = stack.pop()!;
+      if (entry.check && entry.node) problem(entry.field, firstProblem(entry.check, entry.node));
+      if (p.length === 1 && p[0] === 'interchange') formSays(() => form!.end());
     },
     tap: (p) =>
-      p.length === 1 && p[0] === 'interchange'
-        ? (text) => {
-            if (!form) return;
-            try {
-              checkEvents(form.push(text));
-            } catch (error) {
-              refuseForm(error);
-            }
-          }
-        : undefined,
+      p.length === 1 && p[0] === 'interchange' ? (text) => formSays(() => form!.push(text)) : undefined,
   };
   const walker = new JsonWalker(visitor);
   try {
@@ -194,8 +231,12 @@ export async function readSend(spool: BodySpool): Promise<ReadSend> {
       throw validationError({ [String(error.path[0] ?? '_form')]: error.message });
     throw error;
   }
+  for (const [key, text] of Object.entries(readerProblems)) putDetail(problems, key, text);
   return { body, segments, problems };
 }
+
+const shapeOf = (schema: z.ZodType): Record<string, unknown> =>
+  (schema as unknown as { shape?: Record<string, unknown> }).shape ?? {};
 
 /** Pass 2 of a whole interchange: its JSON form's text, as it passes, to EDI bytes. */
 export function interchangeEdi(spool: BodySpool): AsyncGenerator<Buffer> {
