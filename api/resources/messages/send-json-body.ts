@@ -12,7 +12,6 @@
  *    through jsonToEdi; documents are put between envelope segments built beforehand (their
  *    counts known from pass 1), one pass per X12 functional group.
  */
-import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { EdiWriter } from '../../../protocol/edi/json/edi-writer.js';
 import {
@@ -74,14 +73,12 @@ function whole(p: JsonPath): boolean {
   return true;
 }
 
-/** Feeds a spool's text to a walker, calling `after` between chunks. */
+/** Feeds a spool's text to a walker, pausing after each chunk. */
 async function* walk(spool: BodySpool, walker: JsonWalker): AsyncGenerator<void> {
-  const decoder = new StringDecoder('utf8');
-  for await (const chunk of spool.open()) {
-    walker.push(decoder.write(chunk as Buffer));
+  for await (const text of spool.text()) {
+    walker.push(text);
     yield;
   }
-  walker.push(decoder.end());
   walker.end();
   yield;
 }
