@@ -3,6 +3,7 @@
  * feed the OpenAPI document, so the document describes exactly what is registered.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { Caller } from '../auth/caller.js';
 import type { ErrorCode } from '../errors.js';
@@ -43,6 +44,15 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
   consumes?: Consumes;
   /** A multipart route that also takes a JSON body of this shape (documented; the handler reads it). */
   jsonBodyDoc?: z.ZodType;
+  /**
+   * Reads an `application/json` body itself instead of the app's parser (which reads it whole):
+   * the route is registered in a scope of its own, so no other route's parser changes. `done`
+   * runs once the answer is sent, whatever happened, with what `parse` gave.
+   */
+  jsonBody?: {
+    parse(request: FastifyRequest, payload: Readable): Promise<unknown>;
+    done(body: unknown): Promise<void>;
+  };
   /** Request body limit in bytes, when it differs from the default 1 MiB. */
   bodyLimit?: number;
   /** Success status; 204 sends no body. */
@@ -113,40 +123,53 @@ export class ApiRouter {
       url,
       definition: definition as unknown as RouteDefinition<Schema, Schema, Schema>,
     });
-    this.app.route({
-      method: definition.method,
-      url,
-      ...(definition.response && !definition.raw && status !== 204
-        ? { schema: { response: { [status]: envelopeSchema(definition.response) } } }
-        : {}),
-      config: {
-        public: definition.public ?? false,
-        consumes: definition.consumes ?? 'json',
-        ...(definition.jsonBodyDoc ? { alsoJson: true } : {}),
-      },
-      ...(definition.bodyLimit !== undefined ? { bodyLimit: definition.bodyLimit } : {}),
-      handler: async (request, reply) => {
-        const params = (
-          definition.params ? parseOrThrow(definition.params, request.params) : undefined
-        ) as Out<P>;
-        const query = (
-          definition.query ? parseOrThrow(definition.query, request.query, 'Unknown parameter') : undefined
-        ) as Out<Q>;
-        const body = (
-          definition.body ? parseOrThrow(definition.body, requireObjectBody(request.body)) : undefined
-        ) as Out<B>;
-        const result = await definition.handler({
-          body,
-          query,
-          params,
-          caller: request.caller,
-          request,
-          reply,
-        });
-        if (reply.sent || definition.raw) return reply;
-        if (status === 204) return reply.code(204).send();
-        return reply.code(status).send({ data: result, error: null });
-      },
+    const route = (app: FastifyInstance) =>
+      app.route({
+        method: definition.method,
+        url,
+        ...(definition.response && !definition.raw && status !== 204
+          ? { schema: { response: { [status]: envelopeSchema(definition.response) } } }
+          : {}),
+        config: {
+          public: definition.public ?? false,
+          consumes: definition.consumes ?? 'json',
+          ...(definition.jsonBodyDoc ? { alsoJson: true } : {}),
+        },
+        ...(definition.bodyLimit !== undefined ? { bodyLimit: definition.bodyLimit } : {}),
+        handler: async (request, reply) => {
+          const params = (
+            definition.params ? parseOrThrow(definition.params, request.params) : undefined
+          ) as Out<P>;
+          const query = (
+            definition.query ? parseOrThrow(definition.query, request.query, 'Unknown parameter') : undefined
+          ) as Out<Q>;
+          const body = (
+            definition.body ? parseOrThrow(definition.body, requireObjectBody(request.body)) : undefined
+          ) as Out<B>;
+          const result = await definition.handler({
+            body,
+            query,
+            params,
+            caller: request.caller,
+            request,
+            reply,
+          });
+          if (reply.sent || definition.raw) return reply;
+          if (status === 204) return reply.code(204).send();
+          return reply.code(status).send({ data: result, error: null });
+        },
+      });
+    const own = definition.jsonBody;
+    if (!own) return void route(this.app);
+    void this.app.register(async (scope) => {
+      scope.removeContentTypeParser('application/json');
+      scope.addContentTypeParser('application/json', (request: FastifyRequest, payload: Readable) =>
+        own.parse(request, payload),
+      );
+      scope.addHook('onResponse', async (request) => {
+        if (request.body !== undefined) await own.done(request.body);
+      });
+      route(scope);
     });
   }
 }

@@ -15,7 +15,8 @@ const databaseRetryAfterSeconds = 5;
 
 const oneMiB = 1024 * 1024;
 
-function describeLimit(bytes: number | undefined): string {
+/** How a 413 names the limit, for fastify's own refusal and for bodies a route reads itself. */
+export function describeLimit(bytes: number | undefined): string {
   if (!bytes) return 'Request body is too large';
   return `Request body is larger than the limit of ${bytes % oneMiB === 0 ? `${bytes / oneMiB} MiB` : `${bytes} bytes`}`;
 }

@@ -49,6 +49,12 @@ const group = z
   })
   .describe('A functional group');
 
+/**
+ * The parts of the form, each checked alone as it streams past: POST /messages reads a large
+ * body one segment, set and group at a time (api/resources/messages/send-json-body.ts).
+ */
+export const EdiJsonParts = { segment, set, group } as const;
+
 export const EdiJsonDocument = z
   .object({
     format: z.literal('pier-edi-json/1'),

@@ -12,7 +12,7 @@ import {
   PayloadQuery,
 } from '../../schemas/message.js';
 import { servePayload } from './payload.js';
-import { acceptJsonMessage } from './send-json.js';
+import { acceptJsonMessage, sendJsonBody } from './send-json.js';
 import { EdiJsonSend } from '../../schemas/edi-json.js';
 import { servePayloadJson, wantsJson } from './payload-json.js';
 import { getMessage, listMessages, redeliverDelivery, redispatchMessage } from './service.js';
@@ -39,6 +39,8 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     jsonBodyDoc: EdiJsonSend,
     // The file's limit is enforced while it streams; the body may carry the form around it.
     bodyLimit: maxUploadBytes + 1024 * 1024,
+    // A JSON body goes to a spool file as it arrives, never into memory whole (send-json.ts).
+    jsonBody: sendJsonBody(ctx),
     bodyDoc: MessageUpload,
     status: 201,
     response: MessageRecord,

@@ -8,6 +8,10 @@
  * dispatcher's acceptNumbered): the bytes are written and stored with the numbers while the
  * counters are locked, and the counters commit with the message or not at all, so a failed
  * acceptance takes no number (docs/decisions/edi-control-numbers-per-partner-in-one-row-update.md).
+ *
+ * The body is never held whole: it arrives in a spool file (json-spool.ts), is checked in one
+ * streaming pass and written as EDI from the spool in another (send-json-body.ts), so memory
+ * stays flat in its size (docs/decisions/edi-json-sends-stream-from-a-spool-file.md).
  */
 import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -19,24 +23,40 @@ import {
   type BuildNumbers,
   type BuildSettings,
 } from '../../../protocol/edi/json/build.js';
-import { EdiJsonError, type EdiJson, type SegmentJson } from '../../../protocol/edi/json/form.js';
-import { checkedBytes } from '../../../protocol/edi/json/gate.js';
+import { EdiJsonError, type SegmentJson } from '../../../protocol/edi/json/form.js';
+import { checkEdi } from '../../../protocol/edi/json/gate.js';
 import { checkHandUpload, type AcceptItem } from '../../../runtime/index.js';
 import { OrganizationSchema, PartnerSchema } from '../../../storage/entities/party.js';
-import { keepStream, type KeptStage } from '../../../storage/payloads/inline.js';
+import { keepStream, openKept, type KeptStage } from '../../../storage/payloads/inline.js';
+import { PayloadTooLarge } from '../../../storage/payloads/store.js';
 import type { ControlBlock } from '../../../storage/repositories/control-numbers.js';
 import { maxControl, ControlNumbersExhausted } from '../../../storage/repositories/control-numbers.js';
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
 import { envelopeSettingsOf } from '../../schemas/edi-envelope.js';
-import { EdiJsonSend } from '../../schemas/edi-json.js';
 import type { MessageRecord } from '../../schemas/message.js';
-import { fieldProblems, requireObjectBody } from '../../validation.js';
+import { fieldProblems, putDetail, requireObjectBody } from '../../validation.js';
 import { envelopeFor } from './envelope-settings.js';
+import { BodySpool, spoolBody, spoolDirectory } from './json-spool.js';
+import { documentsEdi, interchangeEdi, readSend, SendSkeleton } from './send-json-body.js';
 import { discardStored, maxUploadBytes, sentByHand } from './upload.js';
 
-type Send = ReturnType<typeof EdiJsonSend.parse>;
+type Send = ReturnType<typeof SendSkeleton.parse>;
+
+/** Reads a JSON body of POST /messages into a spool file (the route's own parser, api/http/router.ts). */
+export const sendJsonBody = (ctx: ApiContext) => ({
+  parse: (request: FastifyRequest, payload: Readable) =>
+    spoolBody(
+      payload,
+      spoolDirectory(ctx.options.dataDir),
+      request.routeOptions.bodyLimit,
+      request.headers['content-length'],
+    ),
+  done: async (body: unknown) => {
+    if (body instanceof BodySpool) await body.remove();
+  },
+});
 
 const refused = (field: string, error: EdiJsonError) =>
   new ApiError('INVALID_INPUT', 'Validation failed', { [field]: error.message, ...error.where });
@@ -45,10 +65,53 @@ const refused = (field: string, error: EdiJsonError) =>
 interface Build {
   partnerId: number;
   settings: BuildSettings;
+  /** The sets as the body gives them, each with an empty list as long as its segments. */
   sets: { type: string | string[]; functional_id?: string | undefined; segments: SegmentJson[] }[];
+  spool: BodySpool;
 }
 
-async function prepareBuild(ctx: ApiContext, send: Send): Promise<Build> {
+/**
+ * The interchange's EDI with these numbers, streamed from the spool: the envelope is built with
+ * the sets' segments counted, and each of its sets is found again in the body by its list.
+ */
+function builtEdi(build: Build, numbers: BuildNumbers): AsyncGenerator<Buffer> {
+  const envelope = buildInterchange(build.settings, build.sets, numbers);
+  const index = new Map(build.sets.map((s, i) => [s.segments, i]));
+  const order = (
+    envelope.groups?.flatMap((g) => g.transactions ?? g.messages ?? []) ??
+    envelope.messages ??
+    []
+  ).map((s) => index.get(s.segments)!);
+  return documentsEdi(build.spool, envelope, order);
+}
+
+/**
+ * The syntax check of EDI written as it streams; a failure of the writing itself (a separator in
+ * data, an envelope segment among a set's) is the one told, as documentToEdi threw it first.
+ */
+async function checkedStream(edi: AsyncGenerator<Buffer>): Promise<void> {
+  let failure: unknown;
+  const guarded = (async function* () {
+    try {
+      yield* edi;
+    } catch (error) {
+      failure = error;
+    }
+  })();
+  try {
+    await checkEdi(Readable.from(guarded));
+  } catch (error) {
+    throw failure ?? error;
+  }
+  if (failure !== undefined) throw failure;
+}
+
+async function prepareBuild(
+  ctx: ApiContext,
+  send: Send,
+  segments: number[],
+  spool: BodySpool,
+): Promise<Build> {
   const documents = send.documents!;
   const em = freshEm(ctx);
   const organization = await em.findOne(OrganizationSchema, { name: send.from });
@@ -66,15 +129,17 @@ async function prepareBuild(ctx: ApiContext, send: Send): Promise<Build> {
     receiver,
     at: new Date(),
   };
-  const sets = documents.sets.map((s) => ({ ...s, segments: s.segments as SegmentJson[] }));
+  // Each its own list: the built envelope's sets are matched to the body's by it.
+  const sets = documents.sets.map((s, i) => ({ ...s, segments: new Array<SegmentJson>(segments[i] ?? 0) }));
+  const build = { partnerId: partner.id, settings, sets, spool };
   try {
     // Checked with stand-in numbers first: a refused build takes no number.
-    await checkedBytes(buildInterchange(settings, sets, { interchange: 1, group: 1, set: 1 }));
+    await checkedStream(builtEdi(build, { interchange: 1, group: 1, set: 1 }));
   } catch (error) {
     if (error instanceof EdiJsonError) throw refused('documents', error);
     throw error;
   }
-  return { partnerId: partner.id, settings, sets };
+  return build;
 }
 
 /** The numbers a block gives, and how the audit log shows them (`interchange 7, group 7, sets 12–13`). */
@@ -91,19 +156,28 @@ function numbersOf(block: ControlBlock, build: Build): { numbers: BuildNumbers; 
   return { numbers, text };
 }
 
-/** Stores the bytes as the message's first stage and names the file after its interchange. */
+/**
+ * Stores EDI as it is written as the message's first stage, checks it as stored (read back from
+ * the store, never held whole) and reads the envelope that names the file.
+ */
 async function stored(
   ctx: ApiContext,
   id: string,
-  bytes: Buffer,
+  edi: AsyncGenerator<Buffer>,
 ): Promise<{ kept: KeptStage; edi: Awaited<ReturnType<typeof envelopeOf>> }> {
-  if (bytes.length > maxUploadBytes)
-    throw new ApiError('PAYLOAD_TOO_LARGE', 'The interchange is larger than the limit of 64 MiB');
   const { payloads } = runtimeOf(ctx);
   const ref = { messageId: id, stage: 'unpacked' } as const;
-  const kept = await keepStream(payloads, ref, Readable.from([bytes]), { maxBytes: maxUploadBytes });
-  const edi = await envelopeOf({ content: kept.content, open: () => payloads.open(ref) });
-  return { kept, edi };
+  let kept: KeptStage;
+  try {
+    kept = await keepStream(payloads, ref, Readable.from(edi), { maxBytes: maxUploadBytes });
+  } catch (error) {
+    if (error instanceof PayloadTooLarge)
+      throw new ApiError('PAYLOAD_TOO_LARGE', 'The interchange is larger than the limit of 64 MiB');
+    throw error;
+  }
+  await checkEdi(await openKept(payloads, ref, kept.content));
+  const envelope = await envelopeOf({ content: kept.content, open: () => payloads.open(ref) });
+  return { kept, edi: envelope };
 }
 
 type Checked = { target: string; send: Send };
@@ -140,8 +214,10 @@ async function sendBuilt(
   request: FastifyRequest,
   checked: Checked,
   id: string,
+  spool: BodySpool,
+  segments: number[],
 ): Promise<MessageRecord> {
-  const build = await prepareBuild(ctx, checked.send);
+  const build = await prepareBuild(ctx, checked.send, segments, spool);
   const runtime = runtimeOf(ctx);
   let size = 0;
   let numbersText = '';
@@ -157,9 +233,8 @@ async function sendBuilt(
       async (block) => {
         const { numbers, text } = numbersOf(block, build);
         numbersText = text;
-        const bytes = await checkedBytes(buildInterchange(build.settings, build.sets, numbers));
         storedSome = true;
-        const { kept, edi } = await stored(ctx, id, bytes);
+        const { kept, edi } = await stored(ctx, id, builtEdi(build, numbers));
         size = kept.size_bytes;
         return itemOf(
           checked,
@@ -190,7 +265,24 @@ export async function acceptJsonMessage(
   caller: Caller,
   request: FastifyRequest,
 ): Promise<MessageRecord> {
-  const { problems, complete } = fieldProblems(EdiJsonSend, requireObjectBody(request.body));
+  const spool = request.body;
+  if (!(spool instanceof BodySpool)) return requireObjectBody(undefined) as never;
+  try {
+    return await acceptSpooled(ctx, caller, request, spool);
+  } finally {
+    await spool.remove();
+  }
+}
+
+async function acceptSpooled(
+  ctx: ApiContext,
+  caller: Caller,
+  request: FastifyRequest,
+  spool: BodySpool,
+): Promise<MessageRecord> {
+  const read = await readSend(spool);
+  const { problems, complete } = fieldProblems(SendSkeleton, requireObjectBody(read.body));
+  for (const [key, text] of Object.entries(read.problems)) putDetail(problems, key, text);
   if (!complete || Object.keys(problems).length > 0) throw validationError(problems);
   if ((complete.interchange === undefined) === (complete.documents === undefined))
     throw validationError({
@@ -205,17 +297,20 @@ export async function acceptJsonMessage(
     throw validationError(checked.problems);
   const id = randomUUID();
   const target = { target: checked.target, send: complete };
-  if (complete.documents) return sendBuilt(ctx, caller, request, target, id);
-  let bytes: Buffer;
+  if (complete.documents) return sendBuilt(ctx, caller, request, target, id, spool, read.segments);
+  const runtime = runtimeOf(ctx);
+  let accepted = false;
   try {
-    bytes = await checkedBytes(complete.interchange as EdiJson);
+    const { kept, edi } = await stored(ctx, id, interchangeEdi(spool));
+    const outcome = await runtime.dispatcher.acceptAndDispatch(
+      itemOf(target, caller, id, kept, edi, `Sent as EDI JSON by ${caller.actor}`),
+    );
+    accepted = true;
+    return await sentByHand(ctx, caller, outcome.message_id, checked.target, kept.size_bytes);
   } catch (error) {
+    // Refused or failed before acceptance: what was stored goes too. After it, the message owns it.
+    if (!accepted) await discardStored(runtime.payloads, id, error, request);
     if (error instanceof EdiJsonError) throw refused('interchange', error);
     throw error;
   }
-  const { kept, edi } = await stored(ctx, id, bytes);
-  const outcome = await runtimeOf(ctx).dispatcher.acceptAndDispatch(
-    itemOf(target, caller, id, kept, edi, `Sent as EDI JSON by ${caller.actor}`),
-  );
-  return sentByHand(ctx, caller, outcome.message_id, checked.target, kept.size_bytes);
 }

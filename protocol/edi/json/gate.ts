@@ -11,7 +11,13 @@ import { EdiJsonError, type EdiJson } from './form.js';
 
 export async function checkedBytes(doc: EdiJson): Promise<Buffer> {
   const bytes = documentToEdi(doc);
-  const report = await checkInterchange(Readable.from([bytes]));
+  await checkEdi(Readable.from([bytes]));
+  return bytes;
+}
+
+/** The same check of EDI bytes as they stream (an interchange too large to hold). */
+export async function checkEdi(edi: Readable): Promise<void> {
+  const report = await checkInterchange(edi);
   if ('problem' in report)
     throw new EdiJsonError(`the built interchange does not read back: ${report.problem}`);
   for (const group of report.groups) {
@@ -34,5 +40,4 @@ export async function checkedBytes(doc: EdiJson): Promise<Buffer> {
     throw new EdiJsonError(
       `the interchange: ${[...report.errors.map((c) => `syntax error code ${c}`), ...report.notes].join('; ')}`,
     );
-  return bytes;
 }
