@@ -1,9 +1,10 @@
 /**
  * Where a received message is opened (open-message.ts): in a pool of worker threads, one per
- * core, whatever its size. Decrypting, verifying, inflating and signing the receipt are most of
- * a message's CPU (two RSA-2048 private-key operations for a signed, encrypted message with a
- * signed receipt); on the receiver's own thread they were capped at one core, and a large message
- * held up every other partner's request. The receiver thread only parses HTTP and streams.
+ * core, when others are being opened too or it is larger than 64 KiB; on the receiver's own
+ * thread when it is small and alone. Decrypting, verifying, inflating and signing the receipt are
+ * most of a message's CPU (two RSA-2048 private-key operations for a signed, encrypted message
+ * with a signed receipt); on the receiver's own thread they were capped at one core, and a large
+ * message held up every other partner's request.
  */
 import os from 'node:os';
 import { threadId } from 'node:worker_threads';
