@@ -7,6 +7,7 @@
  * one chunk whatever the text's size. A value's raw text can also be handed on as it passes (a
  * tap), for a reader of its own (the interchange's JSON form reader).
  */
+import { containerEnd, stringEnd } from '../../../protocol/edi/json/json-scan.js';
 
 export type JsonPath = readonly (string | number)[];
 
@@ -202,16 +203,6 @@ export class JsonWalker {
   }
 }
 
-/** Index of the closing quote of the string starting at `i`, or -1 when the text ends first. */
-function stringEnd(b: string, i: number): number {
-  for (let j = i + 1; j < b.length; j++) {
-    const c = b.charCodeAt(j);
-    if (c === 0x5c) j++;
-    else if (c === 0x22) return j;
-  }
-  return -1;
-}
-
 /** Index just after the value starting at `i`, or -1 when the text may not hold all of it yet. */
 function valueEnd(b: string, i: number, final: boolean): number {
   const c = b[i];
@@ -219,21 +210,7 @@ function valueEnd(b: string, i: number, final: boolean): number {
     const end = stringEnd(b, i);
     return end < 0 ? -1 : end + 1;
   }
-  if (c === '{' || c === '[') {
-    let depth = 0;
-    for (let j = i; j < b.length; j++) {
-      const x = b.charCodeAt(j);
-      if (x === 0x22) {
-        j = stringEnd(b, j);
-        if (j < 0) return -1;
-      } else if (x === 0x7b || x === 0x5b) depth++;
-      else if (x === 0x7d || x === 0x5d) {
-        depth--;
-        if (depth === 0) return j + 1;
-      }
-    }
-    return final ? b.length : -1;
-  }
+  if (c === '{' || c === '[') return containerEnd(b, i, final ? b.length : -1);
   let j = i;
   while (j < b.length && !/[\s,}\]:{["]/.test(b[j]!)) j++;
   if (j === i) return i + 1;

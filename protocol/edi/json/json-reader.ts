@@ -10,6 +10,7 @@ import type { EdiEvent } from './events.js';
 import { EdiJsonError, type SegmentJson } from './form.js';
 import { more, PlainSegmentReader } from './json-plain-segment.js';
 import { checkStart, checkTrailing } from './start.js';
+import { containerEnd, stringEnd } from './json-scan.js';
 
 /** The largest single value taken (a segment with its annotations). */
 const maxValueChars = 1024 * 1024;
@@ -313,16 +314,6 @@ function plainString(b: string, i: number, end: number): boolean {
   return true;
 }
 
-/** Index of the closing quote of the string starting at `i`, or -1 when the text ends first. */
-function stringEnd(b: string, i: number): number {
-  for (let j = i + 1; j < b.length; j++) {
-    const c = b.charCodeAt(j);
-    if (c === 0x5c) j++;
-    else if (c === 0x22) return j;
-  }
-  return -1;
-}
-
 /** Index just after the JSON value starting at `i`, or -1 when the text may not hold all of it. */
 function valueEnd(b: string, i: number): number {
   const c = b[i];
@@ -330,21 +321,7 @@ function valueEnd(b: string, i: number): number {
     const end = stringEnd(b, i);
     return end < 0 ? -1 : end + 1;
   }
-  if (c === '{' || c === '[') {
-    let depth = 0;
-    for (let j = i; j < b.length; j++) {
-      const x = b.charCodeAt(j);
-      if (x === 0x22) {
-        j = stringEnd(b, j);
-        if (j < 0) return -1;
-      } else if (x === 0x7b || x === 0x5b) depth++;
-      else if (x === 0x7d || x === 0x5d) {
-        depth--;
-        if (depth === 0) return j + 1;
-      }
-    }
-    return -1;
-  }
+  if (c === '{' || c === '[') return containerEnd(b, i, -1);
   let j = i;
   while (j < b.length && !/[\s,}\]]/.test(b[j]!)) j++;
   return j === b.length ? -1 : j;
