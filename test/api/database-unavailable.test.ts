@@ -1,26 +1,19 @@
 // Covers the API's answer while PostgreSQL is away (an outage, or a failover before a node is primary): 503 DATABASE_UNAVAILABLE with Retry-After, /ready not ready, and normal answers again without a restart.
 import path from 'node:path';
 import t from 'tap';
-import { createTestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { spawnPier } from '../helpers/process.js';
-import { tcpProxy } from '../helpers/tcp-proxy.js';
+import { databaseBehindProxy } from '../helpers/tcp-proxy.js';
 import { waitFor } from '../helpers/wait.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const direct = new URL(db.url);
-const proxy = await tcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-t.teardown(() => proxy.close());
-const throughProxy = new URL(db.url);
-throughProxy.host = `127.0.0.1:${proxy.port}`;
+const { proxy, url: throughProxy } = await databaseBehindProxy(t);
 
 t.test(
   'while the database is away the API answers 503 with Retry-After and /ready is not ready',
   async (t) => {
     const dir = await tempDir(t, 'pier-db-away-');
     const pier = await spawnPier(t, {
-      databaseUrl: throughProxy.toString(),
+      databaseUrl: throughProxy,
       dataDir: path.join(dir, 'data'),
       cwd: dir,
     });

@@ -6,19 +6,13 @@ import { makeParties } from './parties.js';
 import { as2ReceiversOnProcesses } from '../helpers/as2-on-processes.js';
 import { as2Outcome } from '../helpers/as2-outcome.js';
 import { startAs2Load } from '../helpers/as2-retrying-client.js';
-import { createTestDatabase, sql } from '../helpers/database.js';
+import { sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { mustOn } from '../helpers/process.js';
-import { tcpProxy } from '../helpers/tcp-proxy.js';
+import { databaseBehindProxy } from '../helpers/tcp-proxy.js';
 import { waitFor } from '../helpers/wait.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const direct = new URL(db.url);
-const proxy = await tcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-t.teardown(() => proxy.close());
-const throughProxy = new URL(db.url);
-throughProxy.host = `127.0.0.1:${proxy.port}`;
+const { db, proxy, url: throughProxy } = await databaseBehindProxy(t);
 const parties = makeParties();
 t.teardown(() => parties.remove());
 const dir = await tempDir(t, 'pier-as2-away-');
@@ -28,7 +22,7 @@ t.test('503 and no receipt while the database is away; the copy sent again is ta
   const { urls, processes } = await as2ReceiversOnProcesses(
     t,
     1,
-    () => ({ databaseUrl: throughProxy.toString(), dataDir: path.join(dir, 'data'), cwd: dir }),
+    () => ({ databaseUrl: throughProxy, dataDir: path.join(dir, 'data'), cwd: dir }),
     { fixtures: parties.fixtures, certFile: parties.alice.certFile, keyFile: parties.alice.keyFile },
     'out',
     async (p) =>

@@ -2,21 +2,15 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { createTestDatabase, sql } from '../helpers/database.js';
+import { sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { fileFlowOn, mustOn, spawnPier } from '../helpers/process.js';
-import { tcpProxy } from '../helpers/tcp-proxy.js';
+import { databaseBehindProxy } from '../helpers/tcp-proxy.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 300;
 const outageMs = 8_000;
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const direct = new URL(db.url);
-const proxy = await tcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-t.teardown(() => proxy.close());
-const throughProxy = new URL(db.url);
-throughProxy.host = `127.0.0.1:${proxy.port}`;
+const { db, proxy, url: throughProxy } = await databaseBehindProxy(t);
 
 const dir = await tempDir(t, 'pier-outage-');
 const inbox = path.join(dir, 'in', 'globex');
@@ -29,7 +23,7 @@ const count = async (where: string) =>
 
 t.test('the database goes away mid-flow and comes back: nothing lost, nothing stuck', async (t) => {
   const pier = await spawnPier(t, {
-    databaseUrl: throughProxy.toString(),
+    databaseUrl: throughProxy,
     dataDir: path.join(dir, 'data'),
     cwd: dir,
   });

@@ -4,6 +4,8 @@
  * a restart or a network fault gives, without stopping the server other tests share.
  */
 import net from 'node:net';
+import type { Test } from 'tap';
+import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TcpProxy {
   port: number;
@@ -50,4 +52,22 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
     restore: listen,
     close: stop,
   };
+}
+
+/**
+ * A database of the test's own behind a proxy it can cut: `url` goes through the proxy (give it
+ * to pier), `db.url` goes straight to PostgreSQL (for the test's own checks). Both are removed
+ * when `t` ends.
+ */
+export async function databaseBehindProxy(
+  t: Test,
+): Promise<{ db: TestDatabase; proxy: TcpProxy; url: string }> {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const direct = new URL(db.url);
+  const proxy = await tcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+  t.teardown(() => proxy.close());
+  const throughProxy = new URL(db.url);
+  throughProxy.host = `127.0.0.1:${proxy.port}`;
+  return { db, proxy, url: throughProxy.toString() };
 }
