@@ -9,7 +9,7 @@ import { startAs2Load, type SentMessage } from '../helpers/as2-retrying-client.j
 import { failoverTest, query, type FailoverCluster } from '../helpers/auto-failover.js';
 import { tempDir } from '../helpers/flow.js';
 import { followHistory } from '../helpers/history-follower.js';
-import { mustOn, type PierProcess } from '../helpers/process.js';
+import { fileFlowOn, mustOn, type PierProcess } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 300;
@@ -33,7 +33,8 @@ failoverTest(
       (n) => ({ databaseUrl: cluster.url, dataDir: path.join(dir, `data-${n}`), cwd: dir }),
       { fixtures: parties.fixtures, certFile: parties.alice.certFile, keyFile: parties.alice.keyFile },
       'out',
-      (first) => fileFlow(first, dir, outbox),
+      // acme's files from `in/globex` (a poller, started by the test) to the writer `out`.
+      (first) => fileFlowOn(first, dir, outbox, { max_concurrent_deliveries: 4 }),
     );
     const [a, b] = processes as [PierProcess, PierProcess];
     for (const p of processes) await waitFor(() => running(p, 'out'), 'the writer running', 30_000, 100);
@@ -211,24 +212,4 @@ async function checkAs2(t: Test, cluster: FailoverCluster, sent: SentMessage[], 
 async function running(p: PierProcess, name: string) {
   const list = (await p.call('GET', '/services')).body.data as { name: string; status: string }[];
   return list.some((s) => s.name === name && s.status === 'running') || undefined;
-}
-
-/** The file flow: acme's files from `in/globex` (a poller, started by the test) to the writer `out`. */
-async function fileFlow(p: PierProcess, dir: string, outbox: string) {
-  await mustOn(p, '/organizations', { name: 'acme' });
-  await mustOn(p, '/partners', { name: 'globex' });
-  await mustOn(p, '/plugins/configs?type=file-writer', {
-    name: 'out',
-    directory: outbox,
-    max_concurrent_deliveries: 4,
-  });
-  await mustOn(p, '/plugins/configs?type=file-poller', {
-    name: 'in',
-    base_directory: path.join(dir, 'in'),
-    processed_directory: path.join(dir, 'done'),
-    from: 'acme',
-    polling_interval: 1,
-    enabled: false,
-  });
-  await mustOn(p, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
 }
