@@ -17,6 +17,7 @@ import { stringify } from 'yaml';
 import { installAuth } from './auth/plugin.js';
 import type { CredentialKind } from './auth/caller.js';
 import type { ApiContext } from './context.js';
+import { answerClientError } from './http/client-error.js';
 import { installRequestLog, requestIdOf } from './http/request-log.js';
 import { ApiRouter, type RegisteredRoute } from './http/router.js';
 import { installedModules, type ApiModule } from './modules.js';
@@ -67,6 +68,8 @@ export async function buildApp(
     genReqId: requestIdOf,
     // Long path parameters reach validation (a 400 in the envelope) instead of the router's bare 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // What Node's parser refuses (a body cut short, headers too large) in the envelope too.
+    clientErrorHandler: answerClientError,
     // The router's own refusals (a longer parameter, a URL that does not decode) in the envelope too.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
       sendError(
@@ -119,14 +122,21 @@ export async function buildApp(
 
   await app.register(webUi, { ctx, routes: router.registered, apiPrefix });
 
-  const openapi = buildOpenApiDocument(
-    router.registered,
-    apiPrefix,
-    modules.flatMap((m) => (m.openapi ? [m.openapi] : [])),
-  );
-  const yaml = stringify(openapi, { aliasDuplicateObjects: false });
+  // The OpenAPI document is made on its first request, not at every start: its JSON Schemas and
+  // its 1.5 MB of YAML take most of a second of CPU that most processes (each test's server among
+  // them) never serve.
+  let openapi: Record<string, unknown> | undefined;
+  const openapiDocument = () =>
+    (openapi ??= buildOpenApiDocument(
+      router.registered,
+      apiPrefix,
+      modules.flatMap((m) => (m.openapi ? [m.openapi] : [])),
+    ));
+  let yaml: string | undefined;
   const serveDocument = async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.type('application/yaml; charset=utf-8').send(yaml);
+    reply
+      .type('application/yaml; charset=utf-8')
+      .send((yaml ??= stringify(openapiDocument(), { aliasDuplicateObjects: false })));
   app.get(`${apiPrefix}/openapi.yaml`, serveDocument);
   app.get('/openapi.yaml', serveDocument);
   // Load balancers probe the root; the same answer as the API's health.
@@ -138,5 +148,12 @@ export async function buildApp(
   await installSignIn(app, ctx, { landingPage: !app.hasRoute({ method: 'GET', url: '/ui' }) });
   allowedMethods = allowedMethodsOf(fastifyRoutes);
 
-  return { app, routes: router.registered, fastifyRoutes, openapi };
+  return {
+    app,
+    routes: router.registered,
+    fastifyRoutes,
+    get openapi() {
+      return openapiDocument();
+    },
+  };
 }

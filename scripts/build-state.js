@@ -7,6 +7,8 @@ import path from 'node:path';
 export const sourceFolders = ['api', 'actors', 'cli', 'flow', 'pki', 'protocol', 'runtime', 'storage'];
 /** Written by scripts/build.ts after a build succeeded: its time is the build's. */
 export const stampFile = path.join('dist', '.built');
+/** Test fixtures the build copies too: the AS2 self-test's captures (scripts/build.ts). */
+const copiedFixtures = ['test/fixtures/as2-line-endings', 'test/fixtures/pyas2lib-pss'];
 
 /** Newest modification time (ms) of the files a build reads under `dir`, tests left out. */
 function newestUnder(dir) {
@@ -35,6 +37,7 @@ export function buildNeeded(root) {
   }
   const inputs = [
     ...sourceFolders.map((f) => newestUnder(path.join(root, f))),
+    ...copiedFixtures.map((f) => newestUnder(path.join(root, f))),
     statSync(path.join(root, 'tsconfig.json')).mtimeMs,
     statSync(path.join(root, 'tsconfig.build.json')).mtimeMs,
   ];

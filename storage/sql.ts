@@ -96,21 +96,28 @@ function replanPrefix(connection: PgConnection): string {
 /** Statements that are atomic by themselves, each on whichever pool connection is free. */
 export function direct(source: Orm | EntityManager | Pool): Tx {
   const pool = poolOf(source);
-  const onFree = async <T>(use: (tx: Tx) => Promise<T>): Promise<T> => {
-    const connection = await pool.acquireConnection();
-    try {
-      const replan = replanPrefix(connection);
-      if (replan) await connection.query(replan);
-      return await use(onConnection(connection));
-    } finally {
-      await pool.releaseConnection(connection);
-    }
-  };
   return {
-    all: <T>(text: string, params: unknown[] = []) => onFree((tx) => tx.all<T>(text, params)),
+    all: <T>(text: string, params: unknown[] = []) => onOneConnection(pool, (tx) => tx.all<T>(text, params)),
     prepared: <T>(name: string, text: string, params: unknown[] = []) =>
-      onFree((tx) => tx.prepared<T>(name, text, params)),
+      onOneConnection(pool, (tx) => tx.prepared<T>(name, text, params)),
   };
+}
+
+/**
+ * Statements one after another on one connection of the pool, each atomic by itself (no
+ * transaction): what they read comes from one server, also while a failover moves the pool's
+ * connections from the old primary to the new one.
+ */
+export async function onOneConnection<T>(source: Orm | Pool, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const pool = poolOf(source);
+  const connection = await pool.acquireConnection();
+  try {
+    const replan = replanPrefix(connection);
+    if (replan) await connection.query(replan);
+    return await work(onConnection(connection));
+  } finally {
+    await pool.releaseConnection(connection);
+  }
 }
 
 /**

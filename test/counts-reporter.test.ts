@@ -49,4 +49,9 @@ t.test('the closing line agrees with tap’s own totals', async (t) => {
   t.equal(line![2], totals![3], 'failed = tap’s fail');
   t.equal(line![3] ?? '0', totals![4] ?? '0', 'skipped = tap’s skip');
   t.equal(`${line![1]} passed, ${line![2]} failed, ${line![3]} skipped`, '6 passed, 2 failed, 1 skipped');
+  t.match(
+    out,
+    /\nnot ok: .*fails one of two > this one fails\nnot ok: .*nested > inner fails > should be equal\n\d+ passed/,
+    'each failed assertion is named just above the line',
+  );
 });

@@ -18,9 +18,11 @@ import { createTestDatabase } from './helpers/database.js';
 import { form, tempDir } from './helpers/flow.js';
 import { fileFlowOn, mustOn, runningIn, spawnPier, type PierProcess } from './helpers/process.js';
 import { multipart } from './helpers/upload.js';
+import { checkoutRoot } from './helpers/checkout.js';
 import { waitFor } from './helpers/wait.js';
 
-const root = path.resolve(import.meta.dirname, '..');
+// npm pack packs the checkout, not the compiled tree the tests run from.
+const root = checkoutRoot;
 const dir = await tempDir(t, 'pier-release-');
 const prefix = path.join(dir, 'prefix');
 const elsewhere = path.join(dir, 'elsewhere');
@@ -76,6 +78,17 @@ t.test(
       files.filter((f) => /\.ts$|^test\/|^bin\/pier-sources|tsbuildinfo|\.built$/.test(f)),
       [],
       'no TypeScript source, test, tsx entry or build state',
+    );
+    t.same(
+      files.filter(
+        (f) => /\.key(\.pem)?$/.test(f) && !f.startsWith('dist/actors/as2/self-test/test-captures/'),
+      ),
+      [],
+      "private keys only among the self-test's public test captures",
+    );
+    t.ok(
+      files.includes('dist/actors/as2/self-test/test-captures/README.md'),
+      'whose README says they are public test keys',
     );
     tarball = path.join(dir, info!.filename);
   },

@@ -1,14 +1,19 @@
 /**
- * `npm test` after lint and typecheck: makes sure a PostgreSQL is there (DATABASE_URL, else
- * an embedded one under .test-pg), then runs every *.test.ts with tap and prints the totals.
+ * `npm test` after lint: compiles the checkout into the tree the tests run from (test/build-tree.ts;
+ * the compile is the type check), makes sure a PostgreSQL is there (DATABASE_URL, else an embedded
+ * one under .test-pg), then runs every *.test.ts, compiled, as plain node processes (test/runner.ts)
+ * and prints the totals.
  * Each test file creates and drops its own database on that server.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../storage/embedded-postgres.js';
+import { buildRoot, buildTestTree } from './build-tree.js';
+import { runTestFiles } from './runner.js';
+import { createMigratedTemplate, templateVariable } from './helpers/database.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 /** Tests live in test/ (those that cross folders) and beside the code they cover. */
@@ -25,7 +30,12 @@ function testFiles(dir: string): string[] {
   return out.sort();
 }
 
-const requested = process.argv.slice(2);
+if (!buildTestTree()) {
+  process.stderr.write('The sources do not compile: tsc reported the errors above.\n');
+  process.exit(1);
+}
+
+const requested = process.argv.slice(2).map((file) => path.relative(root, path.resolve(file)));
 const files =
   requested.length > 0 ? requested : codeFolders.flatMap((folder) => testFiles(path.join(root, folder)));
 
@@ -50,13 +60,16 @@ if (!adminUrl) {
   stopEmbedded = embedded.stop;
 }
 
+process.env.PIER_TEST_ADMIN_URL = adminUrl;
+// Migrated once here; each test file's migrated database is a copy (test/helpers/database.ts).
+const template = await createMigratedTemplate();
+
 const tapRun = path.join(root, 'node_modules/tap/dist/esm/run.mjs');
 
 /**
- * tap rebuilds itself for the plugins package.json names (without @tapjs/typescript, tsx instead)
- * only on its first run, and that run still starts every test file with the old plugin set: the
- * TypeScript plugin compiles each file with ts-node, about 4 s per file (more than half of the
- * suite's time). `npm ci` brings the default build back, so build first when it is stale.
+ * tap rebuilds itself for the plugins package.json names (without @tapjs/typescript) only when
+ * asked or on its runner's first run; `npm ci` brings the default build back. The test files
+ * import that build, so it is made first when stale, as the runner would.
  */
 function tapBuildIsStale(): boolean {
   const built = readFileSync(
@@ -74,20 +87,39 @@ if (tapBuildIsStale()) spawnSync(process.execPath, [tapRun, 'build'], { cwd: roo
  */
 const jobs = Number(process.env.PIER_TEST_JOBS) || Math.max(3, availableParallelism());
 
-const tap = spawn(
-  process.execPath,
-  [
-    tapRun,
-    '--jobs',
-    String(jobs),
-    '--reporter',
-    path.join(root, 'test/counts-reporter.mjs'),
-    '--timeout',
-    '300',
-    ...files,
-  ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, PIER_TEST_ADMIN_URL: adminUrl } },
+/**
+ * The files that take longest (one to three minutes on a quiet 2-core machine) start first, so that
+ * the suite does not end with one of them running alone; the rest follow in path order. They are
+ * also the heaviest (browsers, pier processes, PostgreSQL nodes), and no more than two of them run
+ * at once (runner.ts): three together took 230–310 s each where one alone takes 70, and the
+ * browser pages' file ran out its five minutes.
+ */
+const longestFirst = [
+  'test/cluster/pier-database-failover.test.ts',
+  'test/ui/every-page-light.test.ts',
+  'test/release.test.ts',
+  'test/ui/every-page-dark.test.ts',
+  'test/ui/task-onboard-partner.test.ts',
+  'test/ui/browser.test.ts',
+  'test/cluster/database-failover.test.ts',
+];
+const rank = (file: string) => {
+  const at = longestFirst.indexOf(file);
+  return at < 0 ? longestFirst.length : at;
+};
+const ordered = [...files].sort((a, b) => rank(a) - rank(b));
+
+const passed = await runTestFiles(
+  // Each test file as compiled into the tree (build-tree.ts).
+  ordered.map((file) => file.replace(/\.ts$/, '.js')),
+  {
+    cwd: buildRoot,
+    jobs,
+    heavy: new Set(longestFirst.map((file) => file.replace(/\.ts$/, '.js'))),
+    timeoutSeconds: Number(process.env.PIER_TEST_TIMEOUT) || 300,
+    env: { ...process.env, [templateVariable]: template.name },
+  },
 );
-const code = await new Promise<number>((resolve) => tap.on('exit', (c) => resolve(c ?? 1)));
+await template.drop();
 await stopEmbedded?.();
-process.exit(code);
+process.exit(passed ? 0 : 1);

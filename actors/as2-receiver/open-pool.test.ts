@@ -1,5 +1,6 @@
 // Covers where the receiver opens a message and with which keys: a small message alone is opened
-// on the receiver's thread, several at once and larger ones go to the pool; a pool thread asks for
+// on the receiver's thread, several at once, one while others wait at the receiver and larger
+// ones go to the pool, but no more at once than it has threads (the others are opened here); a pool thread asks for
 // a context it has not seen and then keeps it, and a context the receiver was given anew (a key
 // rolled over or removed) counts from the next message on, in every pool thread.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -72,19 +73,49 @@ const outcomes = async (context: As2InboundContext, n: number) =>
 
 await opener.ready;
 
-t.test('a message alone is opened on the receiver thread, several at once in the pool', async (t) => {
+t.test(
+  'a message alone is opened on the receiver thread, several at once in the pool up to its threads',
+  async (t) => {
+    const context = contextWith('bob');
+    const before = { ...opener.opened };
+    for (let i = 0; i < 3; i++) t.equal((await opener.open(task(context))).outcome, 'processed');
+    t.same(opener.opened, { here: before.here + 3, pool: before.pool }, 'one at a time: all three here');
+    // The first is alone; of the others, the pool takes one per thread and two would wait.
+    const pooled = opener.poolThreads;
+    const n = pooled + 3;
+    t.same(await outcomes(context, n), Array(n).fill('processed'), `${n} at once are processed`);
+    t.equal(
+      opener.opened.pool,
+      before.pool + pooled,
+      `of ${n} at once, one per pool thread goes to the pool`,
+    );
+    t.equal(
+      opener.opened.here,
+      before.here + 3 + 3,
+      'the first and the two the pool has no thread for: here',
+    );
+    // Random bytes do not compress: the body stays above the size opened here.
+    const larger = task(context, randomBytes(aloneHereMaxBytes + 1024));
+    t.ok(larger.receivedBytes > aloneHereMaxBytes);
+    t.equal((await opener.open(larger)).outcome, 'processed');
+    t.equal(opener.opened.pool, before.pool + pooled + 1, 'a larger message alone goes to the pool');
+  },
+);
+
+t.test('a message opened while others wait at the receiver goes to the pool', async (t) => {
   const context = contextWith('bob');
+  // Another message has arrived and waits for its acceptance: nothing else is being opened, as at
+  // concurrency 16 between two openings on this thread, but the receiver is not idle.
+  const waiting = opener.arrive();
+  const leave = opener.arrive();
   const before = { ...opener.opened };
   for (let i = 0; i < 3; i++) t.equal((await opener.open(task(context))).outcome, 'processed');
-  t.same(opener.opened, { here: before.here + 3, pool: before.pool }, 'one at a time: all three here');
-  t.same(await outcomes(context, 6), Array(6).fill('processed'), 'six at once are processed');
-  t.equal(opener.opened.here, before.here + 4, 'of six at once, the first is opened here');
-  t.equal(opener.opened.pool, before.pool + 5, 'and the other five in the pool');
-  // Random bytes do not compress: the body stays above the size opened here.
-  const larger = task(context, randomBytes(aloneHereMaxBytes + 1024));
-  t.ok(larger.receivedBytes > aloneHereMaxBytes);
-  t.equal((await opener.open(larger)).outcome, 'processed');
-  t.equal(opener.opened.pool, before.pool + 6, 'a larger message alone goes to the pool');
+  t.same(opener.opened, { here: before.here, pool: before.pool + 3 }, 'one at a time, all three in the pool');
+  leave();
+  leave();
+  waiting();
+  t.equal((await opener.open(task(context))).outcome, 'processed');
+  t.equal(opener.opened.here, before.here + 1, 'alone again (left twice counts once): opened here');
 });
 
 t.test('a context given anew counts from the next message in every pool thread', async (t) => {

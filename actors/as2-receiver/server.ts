@@ -346,9 +346,18 @@ export class As2ReceiverServer {
     this.#refuse(res, text(503, `Too many ${what} in progress from ${who}; send again later`), req);
   }
 
-  #process(incoming: Incoming | StoredIncoming): Promise<Answer> {
+  async #process(incoming: Incoming | StoredIncoming): Promise<Answer> {
     if (!('stored' in incoming) && looksLikeReceipt(incoming))
       return receiveReceipt(this.core, this.store, incoming);
+    const leave = this.#opener.arrive();
+    try {
+      return await this.#receive(incoming);
+    } finally {
+      leave();
+    }
+  }
+
+  #receive(incoming: Incoming | StoredIncoming): Promise<Answer> {
     return receiveMessage(
       {
         core: this.core,

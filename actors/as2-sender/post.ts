@@ -19,12 +19,19 @@ export interface PostAnswer {
 const maxAnswerBytes = 1024 * 1024;
 
 /**
- * Posts, and posts again at once when a kept-alive connection turns out closed before any
- * answer: the partner's server closed it idle just as this request went out on it (its
- * keep-alive timeout). No answer came, so the partner either never read the request or, had
- * it processed it, answers the same Message-ID as a duplicate; waiting for the retry schedule
- * would only delay the message. A server that closed several idle connections at once may
- * leave more than one such connection in the pool, so a few are tried before a new one.
+ * Posts, and posts again at once in two cases where no answer was read:
+ * - A kept-alive connection turned out closed: the partner's server closed it idle just as this
+ *   request went out on it (its keep-alive timeout). The partner either never read the request
+ *   or, had it processed it, answers the same Message-ID as a duplicate; waiting for the retry
+ *   schedule would only delay the message. A server that closed several idle connections at
+ *   once may leave more than one such connection in the pool, so a few are tried.
+ * - The connection was reset before the whole body was out: a server that answers before it
+ *   read the whole request (a proxy asking for credentials, a partner refusing a body that
+ *   large) and closes with the rest unread resets it, and its answer is often lost with the
+ *   connection (the reset is taken before the answer is read). Posted once more with
+ *   `Expect: 100-continue`, the server gives that answer before any of the body is sent, and
+ *   the delivery reports it (407, 413) instead of a reset. The partner had not the whole
+ *   message, so it cannot have processed it: posting again makes no duplicate.
  */
 export async function postAs2(
   url: URL,
@@ -33,12 +40,17 @@ export async function postAs2(
   timeoutMs: number,
   agent: http.Agent,
 ): Promise<PostAnswer> {
+  let askFirst = false;
   for (let tries = 1; ; tries++) {
     try {
-      return await postOnce(url, headers, body, timeoutMs, agent);
+      return await postOnce(url, headers, body, timeoutMs, agent, askFirst);
     } catch (error) {
-      if (!(error instanceof ClosedUnderUs)) throw error;
-      if (tries > maxClosedUnderUs) throw error.cause;
+      if (error instanceof ClosedUnderUs && tries <= maxClosedUnderUs) continue;
+      if (error instanceof ResetWhileSending && !askFirst) {
+        askFirst = true;
+        continue;
+      }
+      throw error instanceof ClosedUnderUs || error instanceof ResetWhileSending ? error.cause : error;
     }
   }
 }
@@ -46,8 +58,21 @@ export async function postAs2(
 /** Kept-alive connections found closed that one request moves past before it gives up. */
 const maxClosedUnderUs = 4;
 
+/**
+ * How long a request sent with `Expect: 100-continue` waits for "100 Continue" before it sends
+ * the body anyway (RFC 9110 §10.1.1: a server may never send it), as curl does.
+ */
+const continueWaitMs = 1000;
+
 /** A kept-alive connection was closed by the other side before any answer to this request. */
 class ClosedUnderUs extends Error {
+  constructor(override readonly cause: NodeJS.ErrnoException) {
+    super(cause.message);
+  }
+}
+
+/** The connection was reset before the whole body was out, and before any answer was read. */
+class ResetWhileSending extends Error {
   constructor(override readonly cause: NodeJS.ErrnoException) {
     super(cause.message);
   }
@@ -59,41 +84,70 @@ function postOnce(
   body: Source,
   timeoutMs: number,
   agent: http.Agent,
+  askFirst: boolean,
 ): Promise<PostAnswer> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.request(url, { method: 'POST', headers, timeout: timeoutMs, agent });
-    let answered = false;
+    const request = client.request(url, {
+      method: 'POST',
+      headers: askFirst ? { ...headers, expect: '100-continue' } : headers,
+      timeout: timeoutMs,
+      agent,
+    });
+    let response: http.IncomingMessage | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const answer = (): PostAnswer => {
+      const flat: Record<string, string> = {};
+      for (const [name, value] of Object.entries(response!.headers))
+        if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+      return {
+        status: response!.statusCode ?? 0,
+        statusText: response!.statusMessage ?? '',
+        headers: flat,
+        body: Buffer.concat(chunks),
+      };
+    };
     request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
     request.on('error', (error: NodeJS.ErrnoException) => {
-      const closed = error.code === 'ECONNRESET' || error.code === 'EPIPE';
-      reject(request.reusedSocket && !answered && closed ? new ClosedUnderUs(error) : error);
+      // An answer whose end the reset overtook still stands; a receipt (2xx) cut off is none.
+      if (response && (response.complete || response.statusCode! >= 300)) {
+        resolve(answer());
+        return;
+      }
+      const reset = error.code === 'ECONNRESET' || error.code === 'EPIPE';
+      if (reset && !response && request.reusedSocket) reject(new ClosedUnderUs(error));
+      else if (reset && !response && !request.writableFinished) reject(new ResetWhileSending(error));
+      else reject(error);
     });
-    request.on('response', (response) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
+    request.on('response', (incoming) => {
+      response = incoming;
+      incoming.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size <= maxAnswerBytes) chunks.push(chunk);
       });
-      response.on('error', reject);
-      response.on('end', () => {
-        const flat: Record<string, string> = {};
-        for (const [name, value] of Object.entries(response.headers))
-          if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-        resolve({
-          status: response.statusCode ?? 0,
-          statusText: response.statusMessage ?? '',
-          headers: flat,
-          body: Buffer.concat(chunks),
-        });
+      incoming.on('error', reject);
+      incoming.on('end', () => {
+        resolve(answer());
+        // Answered before the body was sent: the request can never be completed on this
+        // connection, so it is not given back to the pool.
+        if (!sending) request.destroy();
       });
     });
-    writeBody(request, body).then(
-      () => request.end(),
-      (error: Error) => request.destroy(error),
-    );
+    let sending = false;
+    const send = () => {
+      if (sending || response || request.destroyed) return;
+      sending = true;
+      clearTimeout(waiting);
+      writeBody(request, body).then(
+        () => request.end(),
+        (error: Error) => request.destroy(error),
+      );
+    };
+    const waiting = askFirst ? setTimeout(send, continueWaitMs) : undefined;
+    if (askFirst) request.on('continue', send);
+    else send();
+    request.on('close', () => clearTimeout(waiting));
   });
 }
 

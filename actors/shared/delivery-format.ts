@@ -26,12 +26,12 @@ export class NotTranslatable extends Error {}
 /**
  * The JSON form of the payload `open` reads: checked by a first pass (nothing kept), then
  * translated as it streams from a second opening, as UTF-8 bytes: a stream of the payload's bytes
- * is what every target writes (an SFTP upload takes Buffers, not text).
+ * is what every target writes (an SFTP upload takes Buffers, not text), and what ediToJson yields.
  */
 export async function asJson(open: () => Promise<Readable>): Promise<AsyncGenerator<Buffer>> {
   const first = await open();
   try {
-    for await (const text of ediToJson(first, null)) void text;
+    for await (const bytes of ediToJson(first, null)) void bytes;
   } catch (error) {
     if (error instanceof EdiJsonError)
       throw new NotTranslatable(`format json: the payload cannot be given as JSON: ${error.message}`);
@@ -39,11 +39,7 @@ export async function asJson(open: () => Promise<Readable>): Promise<AsyncGenera
   } finally {
     first.destroy();
   }
-  return utf8(ediToJson(await open(), annotate));
-}
-
-async function* utf8(texts: AsyncIterable<string>): AsyncGenerator<Buffer> {
-  for await (const text of texts) yield Buffer.from(text, 'utf8');
+  return ediToJson(await open(), annotate);
 }
 
 /** The delivered file's name: with `.json` added for the JSON form. */

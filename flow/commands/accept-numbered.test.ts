@@ -1,4 +1,4 @@
-// Covers control numbers taken inside the acceptance's transaction: an acceptance that fails after the numbers were taken (its build, its store, its insert) leaves the counters as they were and stores nothing; two processes accepting 300 built messages each for one partner at once get 600 distinct numbers without a gap, each stored message carrying its own; a process killed with -9 inside the transaction loses no number and leaves no message.
+// Covers control numbers taken inside the acceptance's transaction: an acceptance that fails after the numbers were taken (its build, its store, its insert) leaves the counters as they were and stores nothing; two processes accepting 100 built messages each for one partner at once (both connected first, then started together) get 200 distinct numbers without a gap, each stored message carrying its own; a process killed with -9 inside the transaction loses no number and leaves no message.
 import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -81,9 +81,14 @@ t.test('a failed acceptance leaves the counters unchanged and stores nothing', a
   t.same(next.block, { group: 2, interchange: 2, set: 3 }, 'the next build goes on without a gap');
 });
 
-function run(args: string[]): { out: Promise<string>; kill: () => void; firstLine: Promise<string> } {
+function run(args: string[]): {
+  out: Promise<string>;
+  kill: () => void;
+  firstLine: Promise<string>;
+  go: () => void;
+} {
   const child = spawn(process.execPath, ['--import', 'tsx', node, url, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   let text = '';
   let lineSeen: (line: string) => void;
@@ -97,31 +102,39 @@ function run(args: string[]): { out: Promise<string>; kill: () => void; firstLin
       code === 0 || signal ? resolve(text) : reject(new Error(`node exited ${code}`)),
     ),
   );
-  return { out, kill: () => child.kill('SIGKILL'), firstLine };
+  return { out, kill: () => child.kill('SIGKILL'), firstLine, go: () => child.stdin.end('go\n') };
 }
 
-t.test('two processes accepting 300 built messages each get 600 numbers without a gap', async (t) => {
+t.test('two processes accepting 100 built messages each get 200 numbers without a gap', async (t) => {
   const id = await partner('initech');
-  const [a, b] = await Promise.all([
-    run([String(id), 'initech', '300']).out,
-    run([String(id), 'initech', '300']).out,
-  ]);
-  const numbers = [...(JSON.parse(a) as number[]), ...(JSON.parse(b) as number[])].sort((x, y) => x - y);
+  const nodes = [run([String(id), 'initech', '100']), run([String(id), 'initech', '100'])];
+  // Both connected before either accepts: they race from the first message, not only if their
+  // start-ups (seconds each on a busy machine) happened to end together.
+  t.same(await Promise.all(nodes.map((n) => n.firstLine)), ['ready', 'ready']);
+  for (const n of nodes) n.go();
+  const [a, b] = (await Promise.all(nodes.map((n) => n.out))).map(
+    (text) => JSON.parse(text.split('\n')[1]!) as number[],
+  );
+  const numbers = [...a!, ...b!].sort((x, y) => x - y);
   t.same(
     numbers,
-    Array.from({ length: 600 }, (_, i) => i + 1),
-    '1 to 600, each once',
+    Array.from({ length: 200 }, (_, i) => i + 1),
+    '1 to 200, each once',
+  );
+  t.ok(
+    Math.min(...a!) < Math.max(...b!) && Math.min(...b!) < Math.max(...a!),
+    'the two processes took numbers in turns (they raced for the counters)',
   );
   t.same(await counters(id), [
-    ['group', 600],
-    ['interchange', 600],
-    ['set', 1200],
+    ['group', 200],
+    ['interchange', 200],
+    ['set', 400],
   ]);
   const stored = await sql<{ file_name: string; content: Buffer }>(
     url,
     `select m.file_name, p.content from message m join payload p on p.message_id = m.id where m.to_party = 'initech'`,
   );
-  t.equal(stored.length, 600, 'a message for every number');
+  t.equal(stored.length, 200, 'a message for every number');
   t.ok(
     stored.every((s) => s.content.toString() === `interchange ${s.file_name.replace('.edi', '')}`),
     'each stored message carries the number it was accepted with',

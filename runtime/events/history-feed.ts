@@ -6,7 +6,9 @@
  * once, to every subscriber. The live order is then the order a replay after `Last-Event-ID`
  * reads, so a client that reconnects after any line gets what follows it, without a gap: ids
  * are taken before commit, and handing lines out in commit order lost, on resume, the lines
- * that committed after a larger id. A process nobody watches pays nothing.
+ * that committed after a larger id. Where the server has synchronous standbys, lines leave only
+ * once one of them has them (replicated.ts), so a failover cannot take back a line a subscriber
+ * got. A process nobody watches pays nothing.
  *
  * Lines are handed out in batches, not one by one: a subscriber costs one call and one socket
  * write per batch, whatever the number of lines in it. The feed runs on the main thread beside
@@ -17,9 +19,10 @@
 import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
 import type { DatabaseListener } from '../../storage/listener.js';
-import { direct, type Tx } from '../../storage/sql.js';
+import { onOneConnection, type Tx } from '../../storage/sql.js';
 import { defaultSettleTiming, SettledIds, type SettleTiming } from './settled-ids.js';
 import { sseFrame } from './sse-frame.js';
+import { readIsReplicated } from './replicated.js';
 import type { HistoryRowAsText } from '../../storage/repositories/messages.js';
 
 export const historyChannel = 'pier_history';
@@ -155,7 +158,7 @@ export class HistoryFeed {
   readonly #subscribers = new Set<FeedSubscriber>();
   /** Subscribers waiting for the feed to find where it starts following. */
   #joining: Joining[] = [];
-  readonly #db: Tx;
+  readonly #orm: Orm;
   readonly #settled: SettledIds;
   /** The loop that follows the table runs; one at a time keeps lines in id order. */
   #following = false;
@@ -170,6 +173,8 @@ export class HistoryFeed {
   #outgoing: FeedLine[] = [];
   #outgoingUpTo = 0;
   #handOutScheduled = false;
+  /** The last read found its lines on no synchronous standby (said once until one has them). */
+  #unreplicated = false;
   /** performance.now() before which the next batch waits (the rest after the last one). */
   #restUntil = 0;
 
@@ -181,9 +186,9 @@ export class HistoryFeed {
     private readonly logger: Logger,
     limits: Partial<StreamLimits> = {},
   ) {
-    this.#db = direct(orm);
+    this.#orm = orm;
     this.limits = { ...defaultStreamLimits, ...limits };
-    this.#settled = new SettledIds(this.#db, this.limits.settle);
+    this.#settled = new SettledIds(this.limits.settle);
     // The announcement's ids are not needed: the table, read up to the settled mark, is the truth.
     listener.on(historyChannel, () => this.#wake());
   }
@@ -222,16 +227,21 @@ export class HistoryFeed {
 
   /**
    * Stored lines after `afterId` up to `upTo` (of one message, when given), oldest first, at
-   * most `limit`.
+   * most `limit`; undefined when the server they were read on has them on no synchronous
+   * standby yet (replicated.ts: a replay read on a primary a failover is leaving could show
+   * lines it is about to lose).
    */
   async between(
     afterId: number,
     upTo: number,
     messageId: string | undefined,
     limit: number,
-  ): Promise<FeedLine[]> {
+  ): Promise<FeedLine[] | undefined> {
     const { sql, params } = feedStatements.between(afterId, upTo, messageId, limit);
-    return (await this.#db.all<HistoryRow>(sql, params)).map(toLine);
+    return onOneConnection(this.#orm, async (db) => {
+      const rows = await db.all<HistoryRow>(sql, params);
+      return (await readIsReplicated(db)) ? rows.map(toLine) : undefined;
+    });
   }
 
   get #watched(): boolean {
@@ -254,10 +264,15 @@ export class HistoryFeed {
       this.#woken = false;
       const looked = performance.now();
       try {
-        const mark = await this.#settled.mark(this.#readUpTo ?? 0, () => !this.#watched);
-        if (!this.#watched) break;
-        if (this.#readUpTo === undefined) this.#start(mark);
-        else if (mark > this.#readUpTo) await this.#read(mark);
+        // The mark and the lines up to it from one server (settled-ids.ts).
+        const watched = await onOneConnection(this.#orm, async (db) => {
+          const mark = await this.#settled.mark(db, this.#readUpTo ?? 0, () => !this.#watched);
+          if (!this.#watched) return false;
+          if (this.#readUpTo === undefined) this.#start(mark);
+          else if (mark > this.#readUpTo) await this.#read(db, mark);
+          return true;
+        });
+        if (!watched) break;
       } catch (error) {
         this.logger.error({ err: error }, 'could not read the history lines');
         await this.#rest(retryMs);
@@ -284,11 +299,27 @@ export class HistoryFeed {
     }
   }
 
-  async #read(mark: number): Promise<void> {
+  /**
+   * Reads the lines after what was read up to `mark`, page by page, and queues them to be handed
+   * out once they are on a synchronous standby (replicated.ts); until then nothing is queued, and
+   * the next look reads them again.
+   */
+  async #read(db: Tx, mark: number): Promise<void> {
     let after = this.#readUpTo ?? mark;
     for (;;) {
       const { sql, params } = feedStatements.between(after, mark, undefined, readPage);
-      const rows = await this.#db.all<HistoryRow>(sql, params);
+      const rows = await db.all<HistoryRow>(sql, params);
+      // Also with no line read: the mark read on a server a failover is leaving may pass ids the
+      // new primary has not given out yet.
+      if (!(await readIsReplicated(db))) {
+        if (!this.#unreplicated)
+          this.logger.warn(
+            'the history lines read are on no synchronous standby: the event stream waits for one',
+          );
+        this.#unreplicated = true;
+        return;
+      }
+      this.#unreplicated = false;
       for (const row of rows) this.#outgoing.push(toLine(row));
       const whole = rows.length < readPage;
       after = whole ? mark : Number(rows[rows.length - 1]!.id);

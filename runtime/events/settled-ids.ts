@@ -13,7 +13,10 @@
  * snapshot's list.) A transaction that lingers (any writer of the database counts, not only
  * history's) is asked once whether it holds a lock on message_history: a transaction holding
  * an unwritten history id took that lock before its id and keeps it to the end, so one without
- * it is no longer waited for. A history writer that stays open holds the stream back as long:
+ * it is no longer waited for. All of one mark's statements run on the caller's one connection, which
+ * reads the lines up to the mark too: during a failover a pool's connections can reach two servers,
+ * and a mark is only true of the server it was read on (replicated.ts asks that server whether a
+ * standby has what was read). A history writer that stays open holds the stream back as long:
  * that is the price of the promise. Prepared (two-phase) transactions are not waited for; pier
  * makes none.
  */
@@ -60,20 +63,18 @@ export interface SettleTiming {
 export const defaultSettleTiming: SettleTiming = { pollMs: 5, lingerMs: 50 };
 
 export class SettledIds {
-  constructor(
-    private readonly db: Tx,
-    private readonly timing: SettleTiming = defaultSettleTiming,
-  ) {}
+  constructor(private readonly timing: SettleTiming = defaultSettleTiming) {}
 
   /**
    * A mark at or above `known` up to which every id is settled; waits for the transactions
    * that may still commit a smaller id. `stop()` true gives up waiting (and answers `known`).
+   * `db` must be one connection, and what is read up to the mark read on it too.
    */
-  async mark(known: number, stop: () => boolean): Promise<number> {
-    const [assigned] = await this.db.all<{ n: string }>(settleStatements.assigned);
+  async mark(db: Tx, known: number, stop: () => boolean): Promise<number> {
+    const [assigned] = await db.all<{ n: string }>(settleStatements.assigned);
     const m = Number(assigned?.n ?? 0);
     if (m <= known) return known;
-    let waiting = await this.db.all<Running>(settleStatements.inProgress);
+    let waiting = await db.all<Running>(settleStatements.inProgress);
     const started = performance.now();
     let askedLocks = false;
     while (waiting.length > 0) {
@@ -81,11 +82,11 @@ export class SettledIds {
       // look per commit would be a query per commit.
       await new Promise((resolve) => setTimeout(resolve, this.timing.pollMs));
       if (stop()) return known;
-      waiting = await this.db.all<Running>(settleStatements.stillRunning, params(waiting));
+      waiting = await db.all<Running>(settleStatements.stillRunning, params(waiting));
       if (waiting.length > 0 && !askedLocks && performance.now() - started >= this.timing.lingerMs) {
         askedLocks = true;
         // Only the lock matters: the xid was checked running a moment ago, and is again next time.
-        waiting = await this.db.all<Running>(settleStatements.writingHistory, params(waiting));
+        waiting = await db.all<Running>(settleStatements.writingHistory, params(waiting));
       }
     }
     return m;

@@ -8,8 +8,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, stat, statfs } from 'node:fs/promises';
 import { LocalPayloadStore } from './local-store.js';
-import { s3Problem } from './s3-client.js';
-import { S3PayloadStore } from './s3-store.js';
+import { s3Problem } from './s3-problem.js';
+import type { S3PayloadStore } from './s3-store.js';
 import type { StoreSelection } from './selection.js';
 import type { PayloadRef, PayloadStore } from './store.js';
 
@@ -132,10 +132,11 @@ export async function probeStorage(selection: StoreSelection, options: ProbeOpti
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const budget = options.deadlineMs;
-  const store =
+  // The S3 store (and with it the AWS SDK) is loaded only for an S3 selection.
+  const store: LocalPayloadStore | S3PayloadStore =
     selection.backend === 'local'
       ? new LocalPayloadStore(selection.directory)
-      : new S3PayloadStore(selection, {
+      : new (await import('./s3-store.js')).S3PayloadStore(selection, {
           connectMs: Math.min(5_000, budget / 2),
           idleMs: budget,
           callMs: budget,
@@ -157,6 +158,6 @@ export async function probeStorage(selection: StoreSelection, options: ProbeOpti
     return { ok: false, elapsed_ms: elapsed(), step: failed.step, problem: failed.problem };
   } finally {
     clearTimeout(timer);
-    if (store instanceof S3PayloadStore) store.close();
+    if (!(store instanceof LocalPayloadStore)) store.close();
   }
 }

@@ -53,14 +53,4 @@ export function makeS3Client(selection: S3Selection, limits: S3Limits): S3Client
   });
 }
 
-/** The service's or the network's words for a failed call, e.g. `NoSuchBucket: The specified bucket does not exist`. */
-export function s3Problem(error: unknown, limits?: S3Limits): string {
-  if (!(error instanceof Error)) return String(error);
-  const e = error as Error & { code?: string; $metadata?: { httpStatusCode?: number } };
-  if (e.name === 'AbortError' || e.name === 'TimeoutError') {
-    return `no answer within ${Math.round((limits?.callMs ?? 0) / 1000)} s`;
-  }
-  const code = e.code ?? e.name;
-  const words = e.message && e.message !== code ? e.message : `HTTP ${e.$metadata?.httpStatusCode ?? '?'}`;
-  return code && code !== 'Error' ? `${code}: ${words}` : words;
-}
+export { s3Problem } from './s3-problem.js';

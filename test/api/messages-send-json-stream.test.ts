@@ -1,5 +1,7 @@
-// Covers POST /messages with a large EDI-as-JSON body on a real `pier serve` process: a 40 MiB body of documents whose from, to and target come after them is built into the interchange whose stored bytes are exact, while the process's peak RSS stays far below what reading the body whole took (594 MiB); refusals of large and small bad bodies (not JSON, not the form, a failing syntax check, above the limit) answer as before and leave no spool file and no stored message.
+// Covers POST /messages with a large EDI-as-JSON body on a real `pier serve` process: a 40 MiB body of documents whose from, to and target come after them is built into the interchange whose stored bytes are exact, while the process's peak RSS stays far below what reading the body whole took (594 MiB); refusals of large and small bad bodies (not JSON, not the form, a failing syntax check, above the limit) answer as before and leave no spool file and no stored message; a client that half-closes mid-body is told the body ended early, one that resets the connection leaves nothing behind either, and the next send is taken.
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +12,7 @@ import { EdiJsonSend } from '../../api/schemas/edi-json.js';
 import { fieldProblems } from '../../api/validation.js';
 import { installErrorMessages } from '../../api/schemas/messages.js';
 import { mustOn, spawnPier } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
 
 // The words the server's schemas use, for the answers computed here.
 installErrorMessages();
@@ -247,4 +250,58 @@ t.test('refusals answer as before and leave no spool file and no stored message'
     before,
     'no message and no stored file',
   );
+});
+
+/** Opens a POST /messages that declares `declared` bytes, sends the first `sent` of a valid body, and hands back the socket. */
+async function partialPost(declared: number, sent: number): Promise<Socket> {
+  const { port } = new URL(pier.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  socket.write(
+    `POST /api/v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`,
+  );
+  let written = 0;
+  for (const chunk of documentsBody()) {
+    const part = chunk.slice(0, sent - written);
+    if (!socket.write(part)) await once(socket, 'drain');
+    written += part.length;
+    if (written >= sent) break;
+  }
+  return socket;
+}
+
+t.test('a client that goes away mid-body leaves no spool file and no message', async (t) => {
+  const before = { messages: await messageCount(), stored: await storedFiles() };
+  // Half-closed after 4 MiB of a declared 40 MiB: the server can still answer, and says why.
+  const ended = await partialPost(40 * 1024 * 1024, 4 * 1024 * 1024);
+  await waitFor(async () => ((await spooled()).length > 0 ? true : undefined), 'the body spooled', 30_000);
+  const answer = new Promise<string>((resolve) => {
+    let text = '';
+    ended.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    ended.on('close', () => resolve(text));
+  });
+  ended.end();
+  const raw = await answer;
+  t.match(raw, /^HTTP\/1\.1 400 /, 'a half-closed body is a bad request');
+  t.same(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)).error, {
+    code: 'INVALID_INPUT',
+    message: 'Invalid request body',
+    details: { body: 'The request body ended early' },
+  });
+  // Cut off (the connection reset) after 4 MiB: there is no one to answer.
+  const cut = await partialPost(40 * 1024 * 1024, 4 * 1024 * 1024);
+  await waitFor(async () => ((await spooled()).length > 0 ? true : undefined), 'the body spooled', 30_000);
+  cut.resetAndDestroy();
+  await waitFor(
+    async () => ((await spooled()).length === 0 ? true : undefined),
+    'the spool file removed',
+    30_000,
+  );
+  t.same(
+    { messages: await messageCount(), stored: await storedFiles() },
+    before,
+    'no message and no stored file',
+  );
+  const after = await post(() => documentsBody(undefined, 2));
+  t.equal(after.status, 201, 'the next send is taken');
 });

@@ -70,6 +70,10 @@ failoverTest(
       }
     };
     const lastOk = { orm: Date.now(), flow: Date.now() };
+    // Stopped by a failure too: a loop left writing kept the file running to its timeout.
+    t.teardown(() => {
+      stop = true;
+    });
     const loop = (async () => {
       while (!stop) {
         for (const via of ['orm', 'flow'] as const) lastOk[via] = (await write(via)) ?? lastOk[via];

@@ -29,7 +29,7 @@ const service = async () =>
 await waitFor(
   async () => ((await service()).status === 'running' ? true : undefined),
   'outbox running',
-  10_000,
+  30_000,
 );
 
 t.test('export prints the same file as GET /config, as YAML', async (t) => {
@@ -76,7 +76,7 @@ t.test('plan prints the changes and changes nothing; apply restarts the changed 
       return s.state_since !== since && s.status === 'running' && !s.restart_needed ? s : undefined;
     },
     'the server restarts outbox',
-    10_000,
+    30_000,
   );
   t.equal(restarted.status, 'running', 'restarted by the server that runs it');
   const actors = await sql<{ actor: string; kind: string }>(

@@ -90,8 +90,16 @@ t.test('a file goes from the poller through a route to the writer', async (t) =>
     'no temporary files left behind',
   );
 
+  // The acknowledgement sweep settles the interchange's acknowledgement ("pending" until it looks)
+  // on its own schedule: the list and the GET are compared once it has.
+  const [settled] = await waitForMessages(
+    server,
+    'status=Delivered',
+    (l) => l[0]?.protocols.edi?.acknowledgement.status !== 'pending',
+    'the acknowledgement sweep',
+  );
   const got = await server.call('GET', `/api/v1/messages/${listed.id}`);
-  t.same(got.body.data, listed, 'an item of the list has the shape of its own GET');
+  t.same(got.body.data, settled, 'an item of the list has the shape of its own GET');
   const payload = await server.call('GET', `/api/v1/messages/${listed.id}/payload`);
   t.equal(payload.status, 200);
   t.equal(payload.headers['content-type'], 'application/octet-stream');

@@ -64,6 +64,8 @@ export function failoverTest(
     t.pass(`skipped: ${missing}`);
     return;
   }
+  // The file's own timeout (the runner's five minutes) must not end it before the test's.
+  t.setTimeout(timeout + 60_000);
   t.test(name, { timeout }, async (t) => body(t, await startFailoverCluster(t)));
 }
 
@@ -189,7 +191,19 @@ export async function startFailoverCluster(t: Pick<Test, 'teardown'>): Promise<F
       return node;
     },
     async switchover() {
-      await run(['perform', 'switchover', '--pgdata', monitorData, '--formation', 'default']);
+      // The monitor's own functions can deadlock with a keeper's report of its state, which
+      // pg_autoctl gives up on at once ("deadlock detected" while updating pgautofailover.node):
+      // asked again a moment later, it goes through.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await run(['perform', 'switchover', '--pgdata', monitorData, '--formation', 'default']);
+          return;
+        } catch (error) {
+          if (attempt >= 3 || !/deadlock detected/.test(String((error as { stderr?: string }).stderr)))
+            throw error;
+          await new Promise((resolve) => setTimeout(resolve, 2000));
+        }
+      }
     },
   };
 }

@@ -22,12 +22,19 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * The environment variable test/run.ts names its migrated template database in
+ * (createMigratedTemplate): every test file that wants a migrated database gets a copy of it.
+ */
+export const templateVariable = 'PIER_TEST_TEMPLATE';
+
+/** An empty database of its own, or with `template`, a copy of that database. */
+export async function createTestDatabase(template?: string): Promise<TestDatabase> {
   const admin = adminUrl();
   const name = `pier_t_${process.pid}_${randomBytes(4).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
-  await client.query(`create database "${name}"`);
+  await client.query(`create database "${name}"${template ? ` template "${template}"` : ''}`);
   await client.end();
   return {
     url: urlForDatabase(admin, name),
@@ -42,15 +49,51 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /**
+ * Made once by test/run.ts before any test file runs: a database with every migration applied,
+ * which no one connects to afterwards, so each test file copies it (`create database … template`,
+ * about half a second) instead of applying the migrations again (two seconds and more, for each
+ * of the 180-odd servers and migrated databases of a suite). Its name; `drop` removes it.
+ */
+export async function createMigratedTemplate(): Promise<{ name: string; drop(): Promise<void> }> {
+  const database = await migratedFromNothing();
+  return { name: database.name, drop: database.drop };
+}
+
+/** An empty database with every migration applied to it here. */
+async function migratedFromNothing(): Promise<TestDatabase> {
+  const database = await createTestDatabase();
+  const orm = await openDatabase(database.url, { poolMax: 1 });
+  try {
+    await migrate(orm);
+  } finally {
+    await orm.close();
+  }
+  return database;
+}
+
+/**
+ * A fresh database with every migration applied: a copy of test/run.ts's template when there
+ * is one (PIER_TEST_TEMPLATE), else an empty database migrated here. A migration makes the
+ * first flow_config_version at random, so that a database made again from nothing does not
+ * restart at a number a running process remembers; a copy gets a random one of its own too.
+ */
+export async function createMigratedDatabase(): Promise<TestDatabase> {
+  const template = process.env[templateVariable];
+  if (!template) return migratedFromNothing();
+  const database = await createTestDatabase(template);
+  await sql(database.url, 'update flow_config_version set n = (random() * 1e15)::bigint');
+  return database;
+}
+
+/**
  * A database of its own with the migrations applied, opened through the ORM; dropped and
  * closed when `t` ends.
  */
 export async function migratedDatabase(t: Test): Promise<{ orm: Orm; url: string }> {
-  const database = await createTestDatabase();
+  const database = await createMigratedDatabase();
   t.teardown(() => database.drop());
   const orm = await openDatabase(database.url);
   t.teardown(() => orm.close());
-  await migrate(orm);
   return { orm, url: database.url };
 }
 

@@ -9,8 +9,8 @@ import type { Logger } from 'pino';
 import type { Test } from 'tap';
 import { readProcessOptions, type ProcessOptions } from '../../api/process-options.js';
 import { startServer, type RunningServer, type ServerSettings } from '../../api/server.js';
-import { migrate, openDatabase } from '../../storage/db.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
+import { openDatabase } from '../../storage/db.js';
+import { createMigratedDatabase, type TestDatabase } from './database.js';
 
 export interface TestServer extends RunningServer {
   db: TestDatabase;
@@ -54,7 +54,7 @@ export interface TestServerOptions {
   storage?: Record<string, string>;
 }
 
-/** Migrates a fresh database and points its payload storage at the test's own directory. */
+/** Points a fresh migrated database's payload storage at the test's own directory. */
 async function keepPayloadsIn(
   url: string,
   directory: string,
@@ -62,7 +62,6 @@ async function keepPayloadsIn(
 ): Promise<void> {
   const orm = await openDatabase(url, { poolMax: 1 });
   try {
-    await migrate(orm);
     await orm.em.getConnection().execute('update settings set storage_local_directory = ?', [directory]);
     for (const [column, value] of Object.entries(storage)) {
       if (!/^storage_[a-z0-9_]+$/.test(column)) throw new Error(`Not a storage setting: ${column}`);
@@ -74,7 +73,7 @@ async function keepPayloadsIn(
 }
 
 export async function startTestServer(t: Test, settings: TestServerOptions = {}): Promise<TestServer> {
-  const db = settings.db ?? (await createTestDatabase());
+  const db = settings.db ?? (await createMigratedDatabase());
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-test-'));
   const options: ProcessOptions = {
     ...readProcessOptions({

@@ -34,6 +34,17 @@ async function processesOf(dataDir: string): Promise<number[]> {
   return found;
 }
 
+/** The command lines of these processes, for a failure message. */
+async function commandsOf(pids: number[]): Promise<string> {
+  const lines = await Promise.all(
+    pids.map(
+      async (pid) =>
+        `${pid}: ${(await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replace(/\0/g, ' ')}`,
+    ),
+  );
+  return lines.join('; ');
+}
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -110,7 +121,16 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
     process.kill(-npm.pid!, signal);
     await exited;
-    await waitFor(async () => (await processesOf(dataDir)).length === 0, 'every process gone', 30_000, 100);
+    // Two minutes: in the full suite at load 13 the embedded PostgreSQL took longer than 30 s to
+    // stop, and once at load 15 longer than 60 s. What is left is named if it does not go.
+    await waitFor(
+      async () => (await processesOf(dataDir)).length === 0,
+      'every process gone',
+      120_000,
+      100,
+    ).catch(async (error: Error) => {
+      throw new Error(`${error.message}; left: ${await commandsOf(await processesOf(dataDir))}`);
+    });
     t.match(
       output,
       /"msg":"pier is stopping: work in hand finishes, new work is refused"/,

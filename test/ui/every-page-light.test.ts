@@ -3,6 +3,9 @@ import t from 'tap';
 import { noViolations, openPage } from './chromium.js';
 import { everyPage, expectedPages, shapeOf, visitEveryPage } from './every-page.js';
 
+// Every axe rule on some fifty pages: 70 s alone on a quiet 2-core machine, over five minutes
+// with two other heavy files beside it.
+t.setTimeout(600_000);
 const { base, browser, partnerId } = await everyPage(t);
 
 t.test('every page passes axe with no violation (light)', async (t) => {

@@ -1,16 +1,17 @@
 /**
  * The cases of the AS2 library's self-test: real messages other implementations sent
  * (Mendelson AS2, OpenAS2, pyas2lib), each with the MIC its sender logged and the SHA-256 of
- * the document inside. The captures sit beside this file (captures/), copied byte for byte from
- * test/fixtures/ so that an installed pier, which has no test folder, can read them.
+ * the document inside. The captures are test fixtures (test/fixtures/); `npm run build` copies
+ * the files named here (selfTestCaptureFiles) into the build, so that an installed pier, which has
+ * no test folder, can read them (see run.ts: capturesDirectory).
  */
 
 export interface SelfTestCase {
-  /** Path under captures/. */
+  /** Path under the captures' folder (test/fixtures/ in the sources). */
   file: string;
   /** `der`: the body alone (encrypted); `http`: header lines, a blank line, the body. */
   form: 'der' | 'http';
-  /** Our certificate and key it is encrypted to, and the sender's certificate, under captures/. */
+  /** Our certificate and key it is encrypted to, and the sender's certificate, beside `file`'s folder. */
   decryption: { certificate: string; key: string };
   signer: string;
   /** The MIC the sender logged, base64 of SHA-256. */
@@ -109,3 +110,17 @@ export const selfTestCases: readonly SelfTestCase[] = [
     documentSha256: '862d2e21c3458ff80474fc88da49e970ac5beddc335960ca5b8c24c487245163',
   },
 ];
+
+/** Where each capture folder says where its files come from and under what licence. */
+const provenance = ['as2-line-endings/SOURCE.md', 'as2-line-endings/LICENSE.txt', 'pyas2lib-pss/SOURCE.md'];
+
+/**
+ * Every file the self-test reads (captures, certificates, the two public test keys), with the
+ * folders' SOURCE.md and LICENSE.txt: what `npm run build` copies from test/fixtures/ into the build.
+ */
+export const selfTestCaptureFiles: readonly string[] = [
+  ...new Set([
+    ...selfTestCases.flatMap((c) => [c.file, c.decryption.certificate, c.decryption.key, c.signer]),
+    ...provenance,
+  ]),
+].sort();

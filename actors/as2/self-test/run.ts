@@ -10,8 +10,17 @@ import path from 'node:path';
 import { unpackIncoming } from '../unpack.js';
 import { selfTestCases, type SelfTestCase } from './cases.js';
 
-/** Where the captures of an installed pier are. */
-export const capturesDirectory = path.join(import.meta.dirname, 'captures');
+/**
+ * Where the captures are. Run from the sources (this module is TypeScript), they are the
+ * repository's test fixtures. In the build (dist/, what a release installs) they are the copies
+ * `npm run build` puts beside this module in test-captures/: public test captures of other AS2
+ * products, with the two private keys those projects publish for them, which the self-test needs
+ * to decrypt the captures and loads in memory only (test-captures/README.md says so to whoever
+ * finds them). They are never a certificate pier offers or uses with a partner.
+ */
+export const capturesDirectory = import.meta.filename.endsWith('.ts')
+  ? path.resolve(import.meta.dirname, '../../../test/fixtures')
+  : path.join(import.meta.dirname, 'test-captures');
 
 export interface SelfTestResult {
   passed: number;

@@ -15,6 +15,7 @@ import {
 } from '../../../runtime/index.js';
 import type { EventMessage } from 'fastify';
 import type { SseOutput } from './sse-output.js';
+import { ApiError } from '../../errors.js';
 
 export class HistoryStream {
   /** Live lines that arrived before the response was open. */
@@ -53,6 +54,9 @@ export class HistoryStream {
     if (afterId >= from) return;
     const stored = await this.feed.between(afterId, from, this.filter.messageId, this.limits.replay + 1);
     if (this.#closed) return;
+    // The server read is leaving in a failover: the client asks again in a moment, elsewhere.
+    if (stored === undefined)
+      throw new ApiError('DATABASE_UNAVAILABLE', undefined, undefined, { 'retry-after': '1' });
     if (stored.length > this.limits.replay) {
       this.#endAtOpen(`more than ${this.limits.replay} lines were missed`);
       return;

@@ -25,10 +25,10 @@ export function wantsJson(request: FastifyRequest, format: 'raw' | 'json' | unde
   return /(^|,)\s*application\/json\s*(;|,|$)/i.test(accept);
 }
 
-async function translated(body: Readable, fail: (error: EdiJsonError) => ApiError): Promise<string[]> {
-  const out: string[] = [];
+async function translated(body: Readable, fail: (error: EdiJsonError) => ApiError): Promise<Buffer[]> {
+  const out: Buffer[] = [];
   try {
-    for await (const text of ediToJson(body, annotate)) out.push(text);
+    for await (const bytes of ediToJson(body, annotate)) out.push(bytes);
     return out;
   } catch (error) {
     if (error instanceof EdiJsonError) throw fail(error);
@@ -41,7 +41,7 @@ async function translated(body: Readable, fail: (error: EdiJsonError) => ApiErro
 async function checkedOnly(body: Readable, fail: (error: EdiJsonError) => ApiError): Promise<void> {
   try {
     // The output is dropped: this pass only finds out whether the translation succeeds.
-    for await (const text of ediToJson(body, null)) void text;
+    for await (const bytes of ediToJson(body, null)) void bytes;
   } catch (error) {
     if (error instanceof EdiJsonError) throw fail(error);
     throw error;
@@ -64,8 +64,8 @@ export async function servePayloadJson(
       { stage: opened.stage, ...error.where },
     );
   if (opened.size <= inMemoryBytes) {
-    const text = (await translated(opened.body, fail)).join('');
-    return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(text);
+    const json = Buffer.concat(await translated(opened.body, fail));
+    return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(json);
   }
   await checkedOnly(opened.body, fail);
   const again = await openPayload(ctx, id, opened.stage);

@@ -1,4 +1,4 @@
-/** The AS2 library's self-test over the bundled captures (actors/as2/self-test/). */
+/** The AS2 library's self-test over its captures (actors/as2/self-test/run.ts: capturesDirectory). */
 import { capturesDirectory, runAs2SelfTest } from '../../../actors/as2/self-test/run.js';
 import { failed, passed, type CheckResult } from '../checklist.js';
 

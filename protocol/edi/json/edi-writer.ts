@@ -6,7 +6,6 @@
  */
 import { x12Delimiters } from '../syntax.js';
 import { writeSegment } from './elements.js';
-import { JsonPlainSegmentEvent } from './json-plain-segment-event.js';
 import { PlainSegmentEvent } from './plain-segment.js';
 import type { EdiEvent, EventSink, TextEncoding } from './events.js';
 import {
@@ -20,8 +19,8 @@ import {
 // eslint-disable-next-line no-control-regex
 const beyondLatin1 = /[^\u0000-\u00ff]/;
 
-/** The output buffer's size: a take's worth of EDI (a quarter of 64 Ki characters of JSON) fits. */
-const outputBytes = 64 * 1024;
+/** The output buffer's size: jsonToEdi hands it on at three quarters full, after a slice of JSON. */
+const outputBytes = 256 * 1024;
 
 export class EdiWriter implements EventSink {
   /**
@@ -58,8 +57,6 @@ export class EdiWriter implements EventSink {
       case 'set':
         return this.#write(e.segment, envelopeTags[this.#standard].set[0]);
       case 'segment':
-        if (e instanceof JsonPlainSegmentEvent && e.separator === this.#d!.element)
-          return this.#writeJsonPlain(e);
         if (e instanceof PlainSegmentEvent && e.separator === this.#d!.element) return this.#writePlain(e);
         return this.#write(e.segment, null);
       case 'set-end':
@@ -72,12 +69,17 @@ export class EdiWriter implements EventSink {
     }
   }
 
+  /** Bytes written and not taken yet. */
+  get size(): number {
+    return this.#length;
+  }
+
   /** The bytes written since the last call. */
   take(): Buffer {
-    const out = Buffer.from(this.#out.subarray(0, this.#length));
+    const out = this.#out.subarray(0, this.#length);
+    // A new buffer, not the old one cleared: what was handed on may not have been written yet.
+    this.#out = Buffer.allocUnsafe(outputBytes);
     this.#length = 0;
-    // One very long segment grew the buffer: it is not kept that large.
-    if (this.#out.length > 4 * outputBytes) this.#out = Buffer.allocUnsafe(outputBytes);
     return out;
   }
 
@@ -138,31 +140,28 @@ export class EdiWriter implements EventSink {
         tag,
       });
     const flat = this.#standard === 'x12' && position === 1;
-    if (
-      s instanceof JsonPlainSegmentEvent &&
-      s.separator === this.#d!.element &&
-      !flat &&
-      trailing === undefined
-    )
-      return this.#copyJsonPlain(s);
+    if (s instanceof PlainSegmentEvent && s.separator === this.#d!.element && !flat && trailing === undefined)
+      return this.#copyPlain(s);
     const text = writeSegment(s, this.#d!, position, flat);
     this.#put(this.#check(text, position, s) + (trailing ?? this.#lineBreak));
   }
 
-  /** A plain segment's text is already as written (plain-segment.ts): only its place is checked. */
+  /** A plain segment (plain-segment.ts) is copied: only its place is checked. */
   #writePlain(e: PlainSegmentEvent): void {
     this.#placePlain(e.tag);
-    this.#put(e.text + this.#d!.segment + this.#lineBreak);
+    this.#copyPlain(e);
   }
 
-  /** Its values' JSON text with `","` as the separator (json-plain-segment-event.ts), a character at a time. */
-  #writeJsonPlain(e: JsonPlainSegmentEvent): void {
-    this.#placePlain(e.tag);
-    this.#copyJsonPlain(e);
-  }
-
-  #copyJsonPlain(e: JsonPlainSegmentEvent): void {
+  /**
+   * From EDI text, read with these delimiters, the values are as written; from JSON, their text
+   * is copied a character at a time, a `","` becoming the separator, with no EDI string made.
+   */
+  #copyPlain(e: PlainSegmentEvent): void {
     const { tag, source, start, end } = e;
+    if (e.fromEdi) {
+      const values = start < 0 ? '' : e.between + source.slice(start, end);
+      return this.#put(tag + values + this.#d!.segment + this.#lineBreak);
+    }
     const separator = this.#separatorBytes;
     const ending = this.#endBytes;
     // Each character is at most two bytes (below 256); a separator replaces three characters.

@@ -1,14 +1,14 @@
 /**
  * The JSON reader's fast path for the common segment: `{"tag":…,"elements":["…","…"],…}` with
  * simple values holding no separator, no escape and no character beyond Latin-1. Such a segment
- * becomes a JsonPlainSegmentEvent pointing at its elements' JSON text, which the EDI writer
- * copies with `","` replaced by the element separator, and its annotations (names, positions, meanings) are checked for JSON
- * form and skipped without being built. Anything else (escapes, numbers, a nested element, a
+ * becomes a PlainSegmentEvent (plain-segment.ts) pointing at its elements' JSON text, which the
+ * EDI writer copies with `","` replaced by the element separator, and its annotations (names,
+ * positions, meanings) are checked for JSON form and skipped without being built. Anything else (escapes, numbers, a nested element, a
  * key twice) is left to the general path, which parses the value with JSON.parse, so what is
  * accepted and what is refused, with which message, stays the same.
  */
 import type { DelimitersJson } from './form.js';
-import { JsonPlainSegmentEvent } from './json-plain-segment-event.js';
+import { PlainSegmentEvent } from './plain-segment.js';
 import { tagCode } from './tag-code.js';
 
 /** The text may end inside the value: more is needed to say. */
@@ -150,7 +150,7 @@ export class PlainSegmentReader {
   }
 
   /** The plain segment whose object starts at `i` (a `{`), or `more`, or `other`. */
-  read(b: string, i: number): JsonPlainSegmentEvent | typeof more | typeof other {
+  read(b: string, i: number): PlainSegmentEvent | typeof more | typeof other {
     let tag: TagEntry | null = null;
     let innerStart = -1;
     let innerEnd = -1;
@@ -239,6 +239,6 @@ export class PlainSegmentReader {
       this.#suffixCount++;
     }
     this.end = end;
-    return new JsonPlainSegmentEvent(tag.tag, b, innerStart, innerEnd, this.#separator);
+    return new PlainSegmentEvent('segment', tag.tag, b, innerStart, innerEnd, '","', this.#separator);
   }
 }

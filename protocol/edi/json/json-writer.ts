@@ -8,6 +8,7 @@ import type { EdiEvent, EventSink } from './events.js';
 import { formName, setsKey, type EdiJsonStandard, type SegmentJson } from './form.js';
 import { PlainSegmentEvent } from './plain-segment.js';
 import { tagCode } from './tag-code.js';
+import { Utf8Output } from './utf8-output.js';
 
 /**
  * Adds annotations (names, positions) to a segment; the identity when none are wanted. `plain`,
@@ -22,23 +23,17 @@ export type Annotator = ((s: SegmentJson, standard: EdiJsonStandard) => SegmentJ
   ) => string;
 };
 
-/** The output buffer's size: the JSON of a slice of EDI (16 KiB, about 66 KiB of JSON) fits. */
-const outputChars = 256 * 1024;
 const quote = 0x22;
 /** Texts and tags kept as bytes: kinds of segment are few in real interchanges, a hostile one could make many. */
 const maxRepeated = 1000;
 
 export class JsonTextWriter implements EventSink {
-  /** Text written before the buffer, when a string beyond Latin-1 or a long one came. */
-  #text = '';
   /**
-   * The text written since then, one Latin-1 character per byte: a plain segment's JSON is
-   * copied into it from its EDI text a character at a time, with no string per segment, and the
-   * whole made one string at take().
+   * The JSON as UTF-8 bytes: a plain segment's JSON is copied into it from its EDI text a
+   * character at a time, with no string per segment.
    */
-  #out = Buffer.allocUnsafe(outputChars);
-  #length = 0;
-  /** Text added again and again, as its Latin-1 bytes (#appendRepeated). */
+  #out = new Utf8Output();
+  /** Text added again and again, as its UTF-8 bytes (#appendRepeated). */
   #repeated = new Map<string, Buffer>();
   /** `{"tag":"…","elements":` per tag, as its bytes (#opening). */
   #openings = new Map<string, Buffer>();
@@ -82,10 +77,12 @@ export class JsonTextWriter implements EventSink {
       if (typeof v !== 'string') return false;
       most += v.length + 3;
     }
-    this.#room(most);
-    if (most > this.#out.length) return false;
-    const out = this.#out;
-    let o = this.#length;
+    // A character below 256 is at most two bytes.
+    most *= 2;
+    const output = this.#out;
+    output.room(most);
+    const out = output.buffer;
+    let o = output.length;
     const opening = this.#opening(tag);
     for (let i = 0; i < opening.length; i++) out[o++] = opening[i]!;
     out[o++] = 0x5b;
@@ -96,49 +93,60 @@ export class JsonTextWriter implements EventSink {
       for (let k = 0; k < v.length; k++) {
         const c = v.charCodeAt(k);
         if (c === quote || c === 0x5c || c < 0x20 || c > 0xff) return false;
-        out[o++] = c;
+        if (c < 0x80) out[o++] = c;
+        else {
+          out[o++] = 0xc0 | (c >> 6);
+          out[o++] = 0x80 | (c & 0x3f);
+        }
       }
       out[o++] = quote;
     }
     out[o++] = 0x5d;
-    this.#length = o;
+    output.length = o;
     this.#appendRepeated(this.annotate!.plain!(tag, elements.length, elements as string[], this.#standard));
-    this.#room(1);
-    this.#out[this.#length++] = 0x7d;
+    output.room(1);
+    output.buffer[output.length++] = 0x7d;
     return true;
   }
 
+  /** An envelope segment: copied as #plain copies one when it is plain. */
+  #envelope(e: Extract<EdiEvent, { segment: SegmentJson }>): void {
+    if (!(e instanceof PlainSegmentEvent && this.#plain(e, false))) this.#writeSegment(e.segment);
+  }
+
   /**
-   * A plain segment's JSON written from its EDI text: separators become `","`. A value holding a
-   * character JSON.stringify escapes (or one beyond Latin-1) sends it to the general path.
+   * A plain segment's JSON written from its EDI text (after a comma and a line break when it is
+   * an item of a list): separators become `","`. A value holding a character JSON.stringify
+   * escapes (or one beyond Latin-1) sends it to the general path: false, with nothing written.
    */
-  #plain(e: PlainSegmentEvent): void {
-    if (this.annotate && !this.annotate.plain) return this.#append(this.#comma() + this.#segment(e.segment));
-    const { tag, source, start, end, separator } = e;
-    // Each character at most three (a separator as `","`), and the fixed parts.
-    const most = 3 * (end - start) + 40;
-    if (this.#length + most > this.#out.length) this.#flush();
-    if (most > this.#out.length) return this.#append(this.#comma() + this.#segment(e.segment));
-    const first = this.#length;
-    const out = this.#out;
-    let o = this.#length;
+  #plain(e: PlainSegmentEvent, item: boolean): boolean {
+    if ((this.annotate && !this.annotate.plain) || !e.fromEdi) return false;
+    const { tag, source, start, end, between } = e;
+    // Each character at most three bytes (a separator as `","`), and the fixed parts.
+    const output = this.#out;
+    output.room(3 * Math.max(0, end - start) + 40);
+    const first = output.length;
+    const out = output.buffer;
+    let o = first;
     // The comma before a segment, then its tag's opening: bytes kept per tag, copied in a loop.
     const wasFirst = this.#first;
-    if (wasFirst) this.#first = false;
-    else out[o++] = 0x2c;
-    out[o++] = 0x0a;
+    if (item) {
+      if (wasFirst) this.#first = false;
+      else out[o++] = 0x2c;
+      out[o++] = 0x0a;
+    }
     const opening = this.#opening(tag);
     for (let i = 0; i < opening.length; i++) out[o++] = opening[i]!;
     let count = 0;
-    if (end - start === tag.length) {
+    if (start < 0) {
       out[o++] = 0x5b;
       out[o++] = 0x5d;
     } else {
-      const sep = separator.charCodeAt(0);
+      const sep = between.charCodeAt(0);
       out[o++] = 0x5b;
       out[o++] = quote;
       count = 1;
-      for (let i = start + tag.length + 1; i < end; i++) {
+      for (let i = start; i < end; i++) {
         const c = source.charCodeAt(i);
         if (c === sep) {
           out[o++] = quote;
@@ -146,40 +154,27 @@ export class JsonTextWriter implements EventSink {
           out[o++] = quote;
           count++;
         } else if (c === quote || c === 0x5c || c < 0x20 || c > 0xff) {
-          this.#length = first;
+          output.length = first;
           this.#first = wasFirst;
-          return this.#append(this.#comma() + this.#segment(e.segment));
-        } else out[o++] = c;
+          return false;
+        } else if (c < 0x80) out[o++] = c;
+        else {
+          out[o++] = 0xc0 | (c >> 6);
+          out[o++] = 0x80 | (c & 0x3f);
+        }
       }
       out[o++] = quote;
       out[o++] = 0x5d;
     }
-    this.#length = o;
+    output.length = o;
     if (this.annotate) this.#appendRepeated(this.annotate.plain!(tag, count, e, this.#standard));
-    this.#room(1);
-    this.#out[this.#length++] = 0x7d;
+    output.room(1);
+    output.buffer[output.length++] = 0x7d;
+    return true;
   }
 
-  /** Adds text: into the buffer while it is Latin-1, else after what the buffer holds. */
   #append(s: string): void {
-    if (this.#length + s.length > this.#out.length) this.#flush();
-    if (s.length > this.#out.length) {
-      this.#text += s;
-      return;
-    }
-    const out = this.#out;
-    let o = this.#length;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c > 0xff) {
-        this.#length = o;
-        this.#flush();
-        this.#text += s.slice(i);
-        return;
-      }
-      out[o++] = c;
-    }
-    this.#length = o;
+    this.#out.text(s);
   }
 
   /**
@@ -190,17 +185,13 @@ export class JsonTextWriter implements EventSink {
   #appendRepeated(s: string): void {
     let bytes = this.#repeated.get(s);
     if (bytes === undefined) {
-      // eslint-disable-next-line no-control-regex
-      if (s.length < 16 || /[^\u0000-\u00ff]/.test(s)) return this.#append(s);
+      if (s.length < 16) return this.#append(s);
       // Kinds of segment are few in real interchanges; a hostile one could make them many.
       if (this.#repeated.size >= maxRepeated) this.#repeated.clear();
-      bytes = Buffer.from(s, 'latin1');
+      bytes = Buffer.from(s, 'utf8');
       this.#repeated.set(s, bytes);
     }
-    if (this.#length + bytes.length > this.#out.length) this.#flush();
-    if (bytes.length > this.#out.length) return this.#append(s);
-    this.#out.set(bytes, this.#length);
-    this.#length += bytes.length;
+    this.#out.bytes(bytes);
   }
 
   /** `{"tag":"…","elements":` for a tag, as bytes. */
@@ -208,21 +199,10 @@ export class JsonTextWriter implements EventSink {
     let bytes = this.#openings.get(tag);
     if (bytes === undefined) {
       if (this.#openings.size >= maxRepeated) this.#openings.clear();
-      bytes = Buffer.from(`{"tag":"${tag}","elements":`, 'latin1');
+      bytes = Buffer.from(`{"tag":"${tag}","elements":`, 'utf8');
       this.#openings.set(tag, bytes);
     }
     return bytes;
-  }
-
-  /** Room for `bytes` more in the buffer. */
-  #room(bytes: number): void {
-    if (this.#length + bytes > this.#out.length) this.#flush();
-  }
-
-  #flush(): void {
-    if (this.#length === 0) return;
-    this.#text += this.#out.toString('latin1', 0, this.#length);
-    this.#length = 0;
   }
 
   event(e: EdiEvent): void {
@@ -235,43 +215,43 @@ export class JsonTextWriter implements EventSink {
         return;
       case 'interchange':
         this.#append('"header":');
-        this.#writeSegment(e.segment);
+        this.#envelope(e);
         this.#append(',\n');
         return;
       case 'group':
         this.#openList('groups');
         this.#append(`${this.#comma()}{"header":`);
-        this.#writeSegment(e.segment);
+        this.#envelope(e);
         this.#append(`,"${setsKey(this.#standard)}":[`);
         this.#first = true;
         return;
       case 'set':
         if (!this.#listOpen) this.#openList('messages');
         this.#append(`${this.#comma()}{"header":`);
-        this.#writeSegment(e.segment);
+        this.#envelope(e);
         this.#append(',"segments":[');
         this.#first = true;
         return;
       case 'segment':
-        if (e instanceof PlainSegmentEvent) this.#plain(e);
-        else this.#append(this.#comma() + this.#segment(e.segment));
+        if (!(e instanceof PlainSegmentEvent && this.#plain(e, true)))
+          this.#append(this.#comma() + this.#segment(e.segment));
         return;
       case 'set-end':
         this.#append('],\n"trailer":');
-        this.#writeSegment(e.segment);
+        this.#envelope(e);
         this.#append('}');
         this.#first = false;
         return;
       case 'group-end':
         this.#append('],\n"trailer":');
-        this.#writeSegment(e.segment);
+        this.#envelope(e);
         this.#append('}');
         this.#first = false;
         return;
       case 'end':
         if (!this.#listOpen) this.#openList(this.#standard === 'x12' ? 'groups' : 'messages');
         this.#append('],\n"trailer":');
-        this.#writeSegment(e.segment);
+        this.#envelope(e);
         this.#append(`,"trailing":${JSON.stringify(e.trailing)}}\n`);
         return;
     }
@@ -292,11 +272,13 @@ export class JsonTextWriter implements EventSink {
     return ',\n';
   }
 
-  /** The text written since the last call. */
-  take(): string {
-    this.#flush();
-    const out = this.#text;
-    this.#text = '';
-    return out;
+  /** Bytes written and not taken yet. */
+  get size(): number {
+    return this.#out.size;
+  }
+
+  /** The JSON's UTF-8 bytes written since the last call. */
+  take(): Buffer[] {
+    return this.#out.take();
   }
 }

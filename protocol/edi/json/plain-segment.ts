@@ -1,41 +1,59 @@
 /**
  * A segment whose elements are all simple values holding no separator: most segments of most
- * interchanges. Its EDI text (without the terminator) is all either side needs, so a reader
- * hands it on as text and a writer copies it, instead of splitting it into an element array
- * and joining that again; the array is made only when a sink asks for `segment`. Profiles of
- * 50 MiB translations put most of their time in that splitting, serialising and parsing.
+ * interchanges. Where its values lie in the text it was read from is all either side needs, so
+ * a reader hands it on as a place in that text and a writer copies it, instead of splitting it
+ * into an element array and joining that again; the array is made only when a sink asks for
+ * `segment`. Profiles of 50 MiB translations put most of their time in that splitting,
+ * serialising and parsing. Both readers make them: the EDI reader (reader.ts) from a segment's
+ * EDI text, the JSON form's (json-plain-segment.ts) from its elements array. An envelope segment
+ * of simple values (ST, SE, GS…) is one too: the EDI reader's as an event of its own type, the
+ * JSON reader's as the event's segment, which it stands in for (`elements`, `toJSON`).
  */
-import type { SegmentJson } from './form.js';
+import type { EdiEvent } from './events.js';
+import type { ElementValue, SegmentJson } from './form.js';
+
+/** The events that carry a segment and nothing else. */
+export type PlainSegmentType = Exclude<EdiEvent['type'], 'start' | 'end'>;
 
 export class PlainSegmentEvent {
-  readonly type = 'segment';
   #segment: SegmentJson | null = null;
 
   /**
-   * `source.slice(start, end)` is the segment's text: the tag, then each element after
-   * `separator`; no element holds a separator, a release character or (when it came from JSON)
-   * a character that needs escaping there. The writer of JSON reads it from `source`, which is
-   * one flat string: a slice of it is read character by character at two thirds of the speed.
+   * `source.slice(start, end)` holds the values with `between` between each two: the element
+   * separator in EDI text, `","` in the JSON form's; `start` is -1 when there are none. No value
+   * holds a separator or a release character of the delimiters read with (`separator` is their
+   * element separator), nor, from JSON, a quote, an escape or a character beyond Latin-1. The
+   * writers read `source` a character at a time: it is one flat string, as a slice of it is
+   * read at two thirds of the speed.
    */
   constructor(
+    readonly type: PlainSegmentType,
     readonly tag: string,
     readonly source: string,
     readonly start: number,
     readonly end: number,
+    readonly between: string,
     readonly separator: string,
   ) {}
 
-  get text(): string {
-    return this.source.slice(this.start, this.end);
+  /** Whether it was read from EDI text: its values are as they are written. */
+  get fromEdi(): boolean {
+    return this.between.length === 1;
+  }
+
+  get elements(): ElementValue[] {
+    return this.segment.elements;
+  }
+
+  /** Serialised as the segment it stands for, not as its fields. */
+  toJSON(): SegmentJson {
+    return this.segment;
   }
 
   get segment(): SegmentJson {
     this.#segment ??= {
       tag: this.tag,
-      elements:
-        this.end - this.start === this.tag.length
-          ? []
-          : this.source.slice(this.start + this.tag.length + 1, this.end).split(this.separator),
+      elements: this.start < 0 ? [] : this.source.slice(this.start, this.end).split(this.between),
     };
     return this.#segment;
   }

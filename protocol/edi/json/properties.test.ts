@@ -38,8 +38,9 @@ t.test('an interchange the generator builds survives the round trip', async (t) 
         const read = ediToDocument(edi);
         t.same(read, doc);
         if (!documentToEdi(read).equals(edi)) throw new Error('EDI → JSON → EDI changed the bytes');
-        let json = '';
-        for await (const text of ediToJson(chunks(edi, sizes))) json += text;
+        const parts: Buffer[] = [];
+        for await (const bytes of ediToJson(chunks(edi, sizes))) parts.push(bytes);
+        const json = Buffer.concat(parts).toString('utf8');
         if (json !== ediToJsonText(edi)) throw new Error('streamed JSON differs');
         const back: Buffer[] = [];
         for await (const b of jsonToEdi(chunks(Buffer.from(json, 'utf8'), sizes))) back.push(b);

@@ -10,7 +10,7 @@ import { checkTag, readSegment } from './elements.js';
 import { edifactEncoding, edifactSyntaxVersion } from './encoding.js';
 import type { EdiEvent, TextEncoding } from './events.js';
 import { EdiJsonError, type DelimitersJson, type EdiJsonStandard } from './form.js';
-import { PlainSegmentEvent } from './plain-segment.js';
+import { PlainSegmentEvent, type PlainSegmentType } from './plain-segment.js';
 import { tagCode } from './tag-code.js';
 
 /** Longest segment accepted: no standard segment comes near it, so more is not EDI. */
@@ -220,19 +220,19 @@ export class EdiReader {
       this.#startEvent = null;
     }
     const type = this.#shapeOf().next(segment?.tag ?? tag, position);
-    if (type === 'segment') {
-      out.push(segment ? { type, segment } : new PlainSegmentEvent(tag, text, at, end, d.element));
-      return;
-    }
-    // A plain envelope segment (ST, SE…) is split by its separator alone.
-    const envelope = segment ?? new PlainSegmentEvent(tag, text, at, end, d.element).segment;
     if (type === 'end') {
       this.#done = true;
       // Sent at the end, when all that follows the trailer is known.
-      this.#endEvent = { type, segment: envelope, trailing: suffix };
+      this.#endEvent = {
+        type,
+        segment: segment ?? plainSegment('segment', tag, text, at, end, d.element).segment,
+        trailing: suffix,
+      };
       return;
     }
-    out.push({ type, segment: envelope });
+    // A plain envelope segment (ST, SE…) is handed on as text too: split into an array and
+    // written from it, it was about a sixth of EDI → JSON's profile.
+    out.push(segment ? { type, segment } : plainSegment(type, tag, text, at, end, d.element));
   }
 
   /** Tags read, by their number (tag-code.ts): one string per tag, not one per segment. */
@@ -268,6 +268,19 @@ function isPlain(raw: string, d: DelimitersJson): boolean {
     (d.repetition === '' || !raw.includes(d.repetition)) &&
     (d.release === '' || !raw.includes(d.release))
   );
+}
+
+/** The plain segment `text.slice(at, end)`, tagged `tag`. */
+function plainSegment(
+  type: PlainSegmentType,
+  tag: string,
+  text: string,
+  at: number,
+  end: number,
+  separator: string,
+): PlainSegmentEvent {
+  const values = end - at === tag.length ? -1 : at + tag.length + 1;
+  return new PlainSegmentEvent(type, tag, text, values, end, separator, separator);
 }
 
 function tagOf(raw: string, element: string): string {

@@ -1,0 +1,52 @@
+// Covers runtime/events/replicated.ts on a PostgreSQL of its own (the embedded one, in a temporary
+// directory): with no synchronous standby configured what is read is handed out at once; with
+// one configured and none connected (a primary restarted after kill -9 before its demotion) it is
+// not, after the time given.
+import { chmod } from 'node:fs/promises';
+import pg from 'pg';
+import t from 'tap';
+import { startEmbeddedPostgres } from '../../storage/embedded-postgres.js';
+import { onOneConnection, type PgConnection } from '../../storage/sql.js';
+import { freePort } from '../../test/helpers/free-port.js';
+import { tempDir } from '../../test/helpers/flow.js';
+import { readIsReplicated } from './replicated.js';
+
+const dir = await tempDir(t, 'pier-replicated-');
+// Run as root, the embedded PostgreSQL runs as the postgres user, which must reach its files.
+await chmod(dir, 0o755);
+const server = await startEmbeddedPostgres(dir, { port: await freePort(), database: 'postgres' });
+t.teardown(() => server.stop());
+const client = new pg.Client({ connectionString: server.url });
+await client.connect();
+t.teardown(() => client.end());
+const pool = {
+  acquireConnection: async () => client as unknown as PgConnection,
+  releaseConnection: async () => {},
+};
+const replicated = (giveUpMs: number) =>
+  onOneConnection(pool, (db) => readIsReplicated(db, { pollMs: 5, giveUpMs }));
+
+const standbys = async (names: string) => {
+  await client.query(`alter system set synchronous_standby_names = '${names}'`);
+  await client.query('select pg_reload_conf()');
+  // The reload reaches this backend at its next statement; asked until it has.
+  for (let i = 0; i < 100; i++) {
+    const { rows } = await client.query(`select current_setting('synchronous_standby_names') as names`);
+    if (rows[0].names === names) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`synchronous_standby_names did not become '${names}'`);
+};
+
+t.test('no synchronous standby configured: what is read is handed out at once', async (t) => {
+  await standbys('');
+  t.equal(await replicated(1000), true);
+});
+
+t.test('a standby configured and none connected: not handed out', async (t) => {
+  await standbys('ANY 1 (pgautofailover_standby_2)');
+  t.teardown(() => standbys(''));
+  const started = Date.now();
+  t.equal(await replicated(300), false, 'no standby has it');
+  t.ok(Date.now() - started >= 300, 'after asking for the time given');
+});

@@ -1,0 +1,155 @@
+/**
+ * Runs compiled test files as plain `node <file>` processes, `jobs` at a time, and writes one TAP
+ * stream of them (each file a subtest, as tap's runner writes it) through the counts reporter.
+ *
+ * Not tap's runner: it starts every test process with its own module loaders (@tapjs/processinfo,
+ * @tapjs/mock) and source maps on, and puts the loaders into NODE_OPTIONS of every process a test
+ * starts, so each `pier serve` child and actor thread loaded every module through them too. That
+ * cost a test file about 6 s of CPU of its 20 (test/api/services.test.ts: 13 s without them),
+ * and the suite had no use for them (no coverage, no module mocks). The test files still use
+ * tap's API; alone, each prints its TAP and exits non-zero when something failed.
+ *
+ * Each file runs in a process group of its own, killed when the file ends: whatever it started and
+ * did not stop (a server left by a timed-out file) cannot hold ports, CPU or the output.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+// @ts-expect-error: plain JavaScript without types (a tap reporter module).
+import CountsReporter from './counts-reporter.mjs';
+
+export interface RunOptions {
+  /** Where the files are, and each file's working directory. */
+  cwd: string;
+  jobs: number;
+  /** tap's own timeout for a file, in seconds (a file may set a longer one for itself). */
+  timeoutSeconds: number;
+  env: NodeJS.ProcessEnv;
+  /**
+   * Files that load the machine (browsers, pier processes, PostgreSQL nodes): at most
+   * `jobs - 1` of them run at once, the last job taking the others meanwhile.
+   */
+  heavy?: ReadonlySet<string>;
+}
+
+/** The process groups of the files running now. */
+const running = new Set<number>();
+
+/** Runs the files; resolves with whether every file passed, after the totals line is written. */
+export async function runTestFiles(files: string[], options: RunOptions): Promise<boolean> {
+  // The files' groups do not get a terminal's Ctrl-C: it is passed on, and the run ends.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      for (const pid of running) killGroup(pid, 'SIGKILL');
+      process.exit(130);
+    });
+  const reporter = new CountsReporter() as NodeJS.ReadWriteStream;
+  const finished = new Promise<void>((resolve) =>
+    reporter.pipe(
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          process.stdout.write(chunk, () => done());
+        },
+        final(done) {
+          resolve();
+          done();
+        },
+      }),
+    ),
+  );
+  reporter.write('TAP version 14\n');
+  let number = 0;
+  let allPassed = true;
+  const queue = [...files];
+  const heavy = options.heavy ?? new Set<string>();
+  const maxHeavy = Math.max(1, options.jobs - 1);
+  let heavyRunning = 0;
+  /** The next file in order, passing over heavy ones while as many as may run are running. */
+  const next = (): string | undefined => {
+    const at = heavyRunning < maxHeavy ? 0 : queue.findIndex((file) => !heavy.has(file));
+    return at < 0 ? undefined : queue.splice(at, 1)[0];
+  };
+  const worker = async () => {
+    for (let file = next(); file !== undefined; file = next()) {
+      const isHeavy = heavy.has(file);
+      if (isHeavy) heavyRunning++;
+      const outcome = await runFile(file, options).finally(() => {
+        if (isHeavy) heavyRunning--;
+      });
+      allPassed &&= outcome.ok;
+      number++;
+      const indented = outcome.output
+        .replace(/^TAP version \d+\n/, '')
+        .split('\n')
+        .map((line) => (line ? `    ${line}` : line))
+        .join('\n');
+      const end = indented.endsWith('\n') || indented === '' ? '' : '\n';
+      const problem = outcome.ok ? '' : `  ---\n  ${outcome.why}\n  ...\n`;
+      reporter.write(
+        `# Subtest: ${file}\n${indented}${end}${outcome.ok ? 'ok' : 'not ok'} ${number} - ${file} # time=${outcome.ms}ms\n${problem}\n`,
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.jobs, files.length) }, worker));
+  reporter.end(`1..${number}\n`);
+  await finished;
+  return allPassed;
+}
+
+interface FileOutcome {
+  ok: boolean;
+  output: string;
+  ms: number;
+  why: string;
+}
+
+/** How long past tap's own timeout a file may run before it is killed from outside (one that is stuck). */
+const stuckAfterMs = 10 * 60_000;
+
+function runFile(file: string, options: RunOptions): Promise<FileOutcome> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(options.cwd, file)], {
+      cwd: options.cwd,
+      env: { ...options.env, TAP_TIMEOUT: String(options.timeoutSeconds) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
+    });
+    running.add(child.pid!);
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let killedAsStuck = false;
+    const stuck = setTimeout(
+      () => {
+        killedAsStuck = true;
+        killGroup(child.pid!, 'SIGKILL');
+      },
+      options.timeoutSeconds * 1000 + stuckAfterMs,
+    );
+    child.on('close', (code, signal) => {
+      clearTimeout(stuck);
+      // What the file started and left running goes with it.
+      killGroup(child.pid!, 'SIGKILL');
+      running.delete(child.pid!);
+      const why = killedAsStuck
+        ? `killed: still running ${Math.round(stuckAfterMs / 60_000)} min after its timeout`
+        : signal
+          ? `ended by ${signal}`
+          : `exit code ${code}`;
+      resolve({
+        ok: code === 0 && !killedAsStuck,
+        output: Buffer.concat(chunks).toString('utf8'),
+        ms: Date.now() - started,
+        why,
+      });
+    });
+  });
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is empty
+  }
+}
