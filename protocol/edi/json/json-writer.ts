@@ -120,8 +120,8 @@ export class JsonTextWriter implements EventSink {
    * escapes (or one beyond Latin-1) sends it to the general path: false, with nothing written.
    */
   #plain(e: PlainSegmentEvent, item: boolean): boolean {
-    if ((this.annotate && !this.annotate.plain) || !e.fromEdi) return false;
     const { tag, source, start, end, between } = e;
+    if ((this.annotate && !this.annotate.plain) || typeof source !== 'string') return false;
     // Each character at most three bytes (a separator as `","`), and the fixed parts.
     const output = this.#out;
     output.room(3 * Math.max(0, end - start) + 40);
