@@ -82,6 +82,16 @@ function skip(b: Buffer, j: number, depth: number): number {
   }
 }
 
+/**
+ * Whether `b` holds `bytes` at `at`. A loop: Buffer's compare, a call into C++, took three times
+ * as long for the usual 60 bytes of annotations.
+ */
+export function sameBytes(b: Uint8Array, at: number, bytes: Uint8Array): boolean {
+  if (at + bytes.length > b.length) return false;
+  for (let k = 0; k < bytes.length; k++) if (b[at + k] !== bytes[k]) return false;
+  return true;
+}
+
 /** A tag seen, and the bytes after its elements (see PlainSegmentReader). */
 interface TagEntry {
   tag: string;
@@ -214,12 +224,7 @@ export class PlainSegmentReader {
         }
         if (isElementsKey && tag !== null) {
           const known = tag.suffix;
-          // Compared in one native step: a byte at a time cost as much for the usual 60 bytes.
-          if (
-            known !== undefined &&
-            b[j + known.length] === 0x7d &&
-            b.compare(known, 0, known.length, j, j + known.length) === 0
-          ) {
+          if (known !== undefined && b[j + known.length] === 0x7d && sameBytes(b, j, known)) {
             j += known.length;
             break;
           }

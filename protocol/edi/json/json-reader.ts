@@ -13,7 +13,8 @@
  */
 import type { EdiEvent, EventSink } from './events.js';
 import { EdiJsonError, type SegmentJson } from './form.js';
-import { more, PlainSegmentReader } from './json-plain-segment.js';
+import { more, PlainSegmentReader, sameBytes } from './json-plain-segment.js';
+import { PlainSegmentEvent } from './plain-segment.js';
 import { checkStart, checkTrailing } from './start.js';
 import { containerEnd, stringEnd } from './json-scan.js';
 import { charactersIn, heldBack } from './utf8-input.js';
@@ -50,9 +51,20 @@ const whiteSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c ==
 
 const nothing = Buffer.alloc(0);
 
+/** The work buffer's first size: a slice of jsonToEdi's and the rest of the one before. */
+const workBytes = 80 * 1024;
+
 export class JsonFormReader {
-  /** Bytes read and not scanned yet: the end of the last push. */
-  #rest: Buffer = nothing;
+  /**
+   * The rest of the last push and the new bytes, copied together: one Buffer, used again and
+   * again, as a new one per push was a tenth of the time in allocation and collection. So the
+   * events handed on point into it and hold only while the sink takes them; a trailer, kept
+   * until its set closes, is copied.
+   */
+  #work = Buffer.allocUnsafe(workBytes);
+  /** Where in #work the bytes read and not scanned yet (the end of the last push) lie. */
+  #restStart = 0;
+  #restEnd = 0;
   /** The bytes being scanned, without what a decoder would hold back (#scan). */
   #buf: Buffer = nothing;
   #stack: Frame[] = [];
@@ -69,18 +81,25 @@ export class JsonFormReader {
 
   /** Reads `bytes`, handing `sink` the events they complete. */
   push(bytes: Uint8Array, sink: EventSink): void {
-    const whole = this.#rest.length === 0 ? bytes : Buffer.concat([this.#rest, bytes]);
-    const all = Buffer.from(whole.buffer, whole.byteOffset, whole.length);
+    const kept = this.#restEnd - this.#restStart;
+    if (kept + bytes.length > this.#work.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(kept + bytes.length, 2 * this.#work.length));
+      this.#work.copy(bigger, 0, this.#restStart, this.#restEnd);
+      this.#work = bigger;
+    } else this.#work.copyWithin(0, this.#restStart, this.#restEnd);
+    this.#work.set(bytes, kept);
+    const all = this.#work.subarray(0, kept + bytes.length);
     this.#sink = sink;
     const stop = this.#scan(all.subarray(0, all.length - heldBack(all)));
     this.#offset += charactersIn(all, 0, stop);
-    this.#rest = all.subarray(stop);
+    this.#restStart = stop;
+    this.#restEnd = all.length;
   }
 
   /** Reads what is left, handing `sink` its events; throws when the document is not complete. */
   end(sink: EventSink): void {
     this.#sink = sink;
-    const all = this.#rest;
+    const all = this.#work.subarray(this.#restStart, this.#restEnd);
     const stop = this.#scan(all);
     this.#offset += charactersIn(all, 0, stop);
     this.#buf = nothing;
@@ -136,7 +155,7 @@ export class JsonFormReader {
         const end = stringEnd(b, i);
         if (end < 0) break;
         frame.key = plainString(b, i, end)
-          ? b.toString('utf8', i + 1, end)
+          ? (knownKey(b, i + 1, end) ?? b.toString('utf8', i + 1, end))
           : (this.#parse(b, i, end + 1, 'a property name is not valid JSON') as string);
         frame.expect = 'colon';
         frame.first = false;
@@ -311,7 +330,7 @@ export class JsonFormReader {
       this.#emit({ type, segment });
     } else if (key === 'trailer') {
       if (frame.trailer) throw this.#fail('a second trailer');
-      frame.trailer = segment;
+      frame.trailer = segment instanceof PlainSegmentEvent ? segment.copy() : segment;
     }
   }
 }
@@ -326,6 +345,19 @@ function plainString(b: Buffer, i: number, end: number): boolean {
     if (c === 0x5c || c < 0x20) return false;
   }
   return true;
+}
+
+/** The keys of the form's containers, which come again in every set: no string decoded for them. */
+const containerKeys = ['header', 'trailer', 'segments', 'transactions', 'messages', 'groups'].map((key) => ({
+  key,
+  bytes: Buffer.from(key, 'latin1'),
+}));
+
+/** The key in `b` from `from` to `to` when it is one of containerKeys. */
+function knownKey(b: Buffer, from: number, to: number): string | undefined {
+  for (const { key, bytes } of containerKeys)
+    if (bytes.length === to - from && sameBytes(b, from, bytes)) return key;
+  return undefined;
 }
 
 /** Whether the value from `i` to the end of `b`, not complete yet, is already too long to take. */

@@ -52,6 +52,14 @@ export class PlainSegmentEvent {
     return this.segment;
   }
 
+  /** The same segment on a copy of its bytes, to be kept after the text it was read from is gone. */
+  copy(): PlainSegmentEvent {
+    const { source, start, end } = this;
+    if (typeof source === 'string' || start < 0) return this;
+    const bytes = Buffer.from(source.subarray(start, end));
+    return new PlainSegmentEvent(this.type, this.tag, bytes, 0, bytes.length, this.between, this.separator);
+  }
+
   get segment(): SegmentJson {
     this.#segment ??= { tag: this.tag, elements: this.start < 0 ? [] : this.#values().split(this.between) };
     return this.#segment;
