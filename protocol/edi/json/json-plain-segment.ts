@@ -82,20 +82,33 @@ function skip(b: Buffer, j: number, depth: number): number {
   }
 }
 
-/**
- * Whether `b` holds `bytes` at `at`. A loop: Buffer's compare, a call into C++, took three times
- * as long for the usual 60 bytes of annotations.
- */
+/** Whether `b` holds `bytes` at `at`. */
 export function sameBytes(b: Uint8Array, at: number, bytes: Uint8Array): boolean {
   if (at + bytes.length > b.length) return false;
   for (let k = 0; k < bytes.length; k++) if (b[at + k] !== bytes[k]) return false;
   return true;
 }
 
+/**
+ * sameBytes four bytes at a time, through DataViews of both: for the usual 60 to 90 bytes of
+ * annotations, half the time of a loop over bytes, and Buffer's compare (a call into C++) took
+ * longer than that loop.
+ */
+function sameBytesIn(text: DataView, at: number, bytes: DataView): boolean {
+  const n = bytes.byteLength;
+  if (at + n > text.byteLength) return false;
+  let k = 0;
+  for (; k + 4 <= n; k += 4) if (text.getUint32(at + k) !== bytes.getUint32(k)) return false;
+  for (; k < n; k++) if (text.getUint8(at + k) !== bytes.getUint8(k)) return false;
+  return true;
+}
+
+const viewOf = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
+
 /** A tag seen, and the bytes after its elements (see PlainSegmentReader). */
 interface TagEntry {
   tag: string;
-  suffix: Buffer | undefined;
+  suffix: DataView | undefined;
 }
 
 /** Whether `b` holds `tag` at `at`; bytes compared in line are faster than a loop. */
@@ -126,6 +139,9 @@ export class PlainSegmentReader {
    */
   #tags = new Map<number, TagEntry>();
   #suffixCount = 0;
+  /** The text last read, and a DataView of it for sameBytesIn. */
+  #text: Buffer | null = null;
+  #view: DataView = new DataView(new ArrayBuffer(0));
   /**
    * By character code below 256, what it is in the elements' text: 0 data, 1 a character that
    * would need a release character or that X12 cannot carry, an escape or a control character
@@ -169,6 +185,14 @@ export class PlainSegmentReader {
       k += 2;
     }
     return more;
+  }
+
+  #viewOf(b: Buffer): DataView {
+    if (this.#text !== b) {
+      this.#text = b;
+      this.#view = viewOf(b);
+    }
+    return this.#view;
   }
 
   /** The plain segment whose object starts at `i` (a `{`), or `more`, or `other`. */
@@ -224,8 +248,12 @@ export class PlainSegmentReader {
         }
         if (isElementsKey && tag !== null) {
           const known = tag.suffix;
-          if (known !== undefined && b[j + known.length] === 0x7d && sameBytes(b, j, known)) {
-            j += known.length;
+          if (
+            known !== undefined &&
+            b[j + known.byteLength] === 0x7d &&
+            sameBytesIn(this.#viewOf(b), j, known)
+          ) {
+            j += known.byteLength;
             break;
           }
           suffixStart = j;
@@ -246,7 +274,7 @@ export class PlainSegmentReader {
         this.#suffixCount = 0;
       }
       // A copy: a view would keep the whole text it was cut from.
-      tag.suffix = Buffer.from(b.subarray(suffixStart, j));
+      tag.suffix = viewOf(Buffer.from(b.subarray(suffixStart, j)));
       this.#tags.set(tagCode(tag.tag, 0, tag.tag.length), tag);
       this.#suffixCount++;
     }

@@ -15,6 +15,7 @@ import type { EdiEvent, EventSink } from './events.js';
 import { EdiJsonError, type SegmentJson } from './form.js';
 import { more, PlainSegmentReader, sameBytes } from './json-plain-segment.js';
 import { PlainSegmentEvent } from './plain-segment.js';
+import { SinkRelay } from './sink-relay.js';
 import { checkStart, checkTrailing } from './start.js';
 import { containerEnd, stringEnd } from './json-scan.js';
 import { charactersIn, heldBack } from './utf8-input.js';
@@ -71,7 +72,7 @@ export class JsonFormReader {
   #meta: Record<string, unknown> = {};
   #started = false;
   #ended = false;
-  #sink: EventSink | null = null;
+  #out = new SinkRelay();
   /** Characters before #buf, for the messages. */
   #offset = 0;
   /** Where the scan is in #buf, for the messages. */
@@ -89,27 +90,25 @@ export class JsonFormReader {
     } else this.#work.copyWithin(0, this.#restStart, this.#restEnd);
     this.#work.set(bytes, kept);
     const all = this.#work.subarray(0, kept + bytes.length);
-    this.#sink = sink;
+    this.#out.to(sink);
     const stop = this.#scan(all.subarray(0, all.length - heldBack(all)));
     this.#offset += charactersIn(all, 0, stop);
     this.#restStart = stop;
     this.#restEnd = all.length;
+    this.#out.settle();
   }
 
   /** Reads what is left, handing `sink` its events; throws when the document is not complete. */
   end(sink: EventSink): void {
-    this.#sink = sink;
     const all = this.#work.subarray(this.#restStart, this.#restEnd);
+    this.#out.to(sink);
     const stop = this.#scan(all);
     this.#offset += charactersIn(all, 0, stop);
+    this.#out.settle();
     this.#buf = nothing;
     this.#cursor = 0;
     if (!this.#ended || all.toString('utf8', stop).trim() !== '')
       throw this.#fail(this.#ended ? 'text follows the document' : 'the document ends before it is complete');
-  }
-
-  #emit(e: EdiEvent): void {
-    this.#sink!.event(e);
   }
 
   #fail(why: string): EdiJsonError {
@@ -195,7 +194,7 @@ export class JsonFormReader {
             this.#value(frame, read);
             continue;
           }
-          this.#emit(read);
+          this.#out.event(read);
           // The list's next segments while they are plain, without the scan's steps per comma and value.
           for (;;) {
             let j = i;
@@ -206,7 +205,7 @@ export class JsonFormReader {
             if (b[j] !== 0x7b) break;
             const next = this.#plain.read(b, j);
             if (typeof next !== 'object') break;
-            this.#emit(next);
+            this.#out.event(next);
             i = this.#plain.end;
           }
           continue;
@@ -281,18 +280,22 @@ export class JsonFormReader {
         this.#begin();
         if (!frame.header) throw this.#missing(frame, 'header');
         if (!frame.trailer) throw this.#missing(frame, 'trailer');
-        this.#emit({ type: 'end', segment: frame.trailer, trailing: checkTrailing(this.#meta.trailing) });
+        this.#out.event({
+          type: 'end',
+          segment: frame.trailer,
+          trailing: checkTrailing(this.#meta.trailing),
+        });
         this.#ended = true;
         return;
       case 'group':
         if (!frame.header) throw this.#missing(frame, 'header');
         if (!frame.trailer) throw this.#missing(frame, 'trailer');
-        this.#emit({ type: 'group-end', segment: frame.trailer });
+        this.#out.event({ type: 'group-end', segment: frame.trailer });
         return;
       case 'set':
         if (!frame.header) throw this.#missing(frame, 'header');
         if (!frame.trailer) throw this.#missing(frame, 'trailer');
-        this.#emit({ type: 'set-end', segment: frame.trailer });
+        this.#out.event({ type: 'set-end', segment: frame.trailer });
         return;
       default:
         return;
@@ -305,12 +308,12 @@ export class JsonFormReader {
     this.#started = true;
     const start = checkStart(this.#meta);
     this.#plain = new PlainSegmentReader(start.delimiters);
-    this.#emit(start);
+    this.#out.event(start);
   }
 
   #value(frame: Frame, value: unknown): void {
     if (frame.role === 'segments') {
-      this.#emit({ type: 'segment', segment: value as SegmentJson });
+      this.#out.event({ type: 'segment', segment: value as SegmentJson });
       return;
     }
     if (frame.kind === 'array') return;
@@ -327,7 +330,7 @@ export class JsonFormReader {
       if (frame.role === 'root') this.#begin();
       frame.header = true;
       const type = frame.role === 'root' ? 'interchange' : frame.role === 'group' ? 'group' : 'set';
-      this.#emit({ type, segment });
+      this.#out.event({ type, segment });
     } else if (key === 'trailer') {
       if (frame.trailer) throw this.#fail('a second trailer');
       frame.trailer = segment instanceof PlainSegmentEvent ? segment.copy() : segment;
