@@ -197,6 +197,52 @@ export class PlainSegmentReader {
 
   /** The plain segment whose object starts at `i` (a `{`), or `more`, or `other`. */
   read(b: Buffer, i: number): PlainSegmentEvent | typeof more | typeof other {
+    return this.#readAsWritten(b, i) ?? this.#readAnyWay(b, i);
+  }
+
+  /**
+   * The plain segment at `i` when it is written as the form's writer writes it:
+   * `{"tag":"…","elements":[…]` and the annotations its tag had before, with no white space.
+   * Its bytes are compared four at a time, where #readAnyWay reads key after key; null for
+   * anything else, or when the text ends first, which #readAnyWay then reads.
+   */
+  #readAsWritten(b: Buffer, i: number): PlainSegmentEvent | null {
+    const view = this.#viewOf(b);
+    if (i + 12 > b.length || view.getUint32(i) !== 0x7b227461 || view.getUint32(i + 4) !== 0x67223a22)
+      return null;
+    const from = i + 8;
+    const quote = b[from + 2] === 0x22 ? from + 2 : b[from + 3] === 0x22 ? from + 3 : -1;
+    if (quote < 0 || quote + 15 > b.length) return null;
+    const tag = this.#tags.get(tagCodeOfBytes(b, from, quote));
+    const known = tag?.suffix;
+    // `,"elements":[`
+    if (
+      known === undefined ||
+      view.getUint32(quote + 1) !== 0x2c22656c ||
+      view.getUint32(quote + 5) !== 0x656d656e ||
+      view.getUint32(quote + 9) !== 0x7473223a ||
+      b[quote + 13] !== 0x5b
+    )
+      return null;
+    let j = quote + 14;
+    let start = -1;
+    let end = -1;
+    if (b[j] === 0x5d) j++;
+    else {
+      if (b[j] !== 0x22) return null;
+      const close = this.#valuesEnd(b, j + 1);
+      if (close < 0) return null;
+      start = j + 1;
+      end = close - 1;
+      j = close + 1;
+    }
+    if (b[j + known.byteLength] !== 0x7d || !sameBytesIn(view, j, known)) return null;
+    this.end = j + known.byteLength + 1;
+    return new PlainSegmentEvent('segment', tag!.tag, b, start, end, '","', this.#separator);
+  }
+
+  /** The plain segment at `i` however it is written (white space, keys in any order). */
+  #readAnyWay(b: Buffer, i: number): PlainSegmentEvent | typeof more | typeof other {
     let tag: TagEntry | null = null;
     let innerStart = -1;
     let innerEnd = -1;
@@ -268,7 +314,8 @@ export class PlainSegmentReader {
       }
     const end = j + 1;
     if (tag === null || !elements) return other;
-    if (suffixStart >= 0 && j > suffixStart && tag.suffix === undefined) {
+    // Kept when empty too (no annotations), so that #readAsWritten takes the next ones.
+    if (suffixStart >= 0 && j >= suffixStart && tag.suffix === undefined) {
       if (this.#suffixCount >= maxSuffixes) {
         this.#tags = new Map();
         this.#suffixCount = 0;
