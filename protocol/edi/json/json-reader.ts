@@ -11,7 +11,7 @@
  * ASCII character, so it reads as it did in the decoded text. Refusals count characters of
  * that text, as before (utf8-input.ts).
  */
-import type { EdiEvent, EventSink } from './events.js';
+import type { EventSink } from './events.js';
 import { EdiJsonError, type SegmentJson } from './form.js';
 import { more, PlainSegmentReader, sameBytes } from './json-plain-segment.js';
 import { PlainSegmentEvent } from './plain-segment.js';
