@@ -11,7 +11,6 @@ import { edifactEncoding, edifactSyntaxVersion } from './encoding.js';
 import type { EdiEvent, EventSink, TextEncoding } from './events.js';
 import { EdiJsonError, type DelimitersJson, type EdiJsonStandard } from './form.js';
 import { PlainSegmentEvent, type PlainSegmentType } from './plain-segment.js';
-import { SinkRelay } from './sink-relay.js';
 import { tagCode } from './tag-code.js';
 
 /** Longest segment accepted: no standard segment comes near it, so more is not EDI. */
@@ -40,7 +39,6 @@ export class EdiReader {
 
   /** Reads a chunk of bytes, handing `sink` the events it completes. */
   push(chunk: Buffer, sink: EventSink): void {
-    this.#out.to(sink);
     if (!this.#decoder) {
       this.#bytes.push(chunk);
       const head = Buffer.concat(this.#bytes);
@@ -48,22 +46,31 @@ export class EdiReader {
       this.#bytes = [];
       this.#take(this.#decoder!.write(head), false);
     } else this.#take(this.#decoder.write(chunk), false);
-    this.#out.settle();
+    this.#handOn(sink);
   }
 
   /** Reads what is left, handing `sink` its events; throws when the interchange is not complete. */
   end(sink: EventSink): void {
-    this.#out.to(sink);
     if (!this.#decoder) {
       const head = Buffer.concat(this.#bytes);
       this.#recognise(head.toString('latin1'), true);
       this.#take(this.#decoder!.write(head) + this.#decoder!.end(), true);
     } else this.#take(this.#decoder.end(), true);
-    this.#out.settle();
+    this.#handOn(sink);
   }
 
-  /** Where the events go, as they are read. */
-  #out = new SinkRelay();
+  /**
+   * The events of a push, handed on when it is read: the reader's loop over a slice and then
+   * the sink's over its events was faster than the two taking turns segment by segment (plain
+   * EDI → JSON at 50 MiB took a fifth longer so). One list, emptied and filled again.
+   */
+  #events: EdiEvent[] = [];
+
+  #handOn(sink: EventSink): void {
+    const events = this.#events;
+    for (let k = 0; k < events.length; k++) sink.event(events[k]!);
+    events.length = 0;
+  }
 
   /** Finds the standard, delimiters and encoding once the head holds enough; false when it needs more. */
   #recognise(head: string, complete: boolean): boolean {
@@ -157,7 +164,7 @@ export class EdiReader {
       }
       if (!this.#done) throw this.#shapeOf().missingTrailer();
       this.#endEvent!.trailing += rest;
-      this.#out.event(this.#endEvent!);
+      this.#events.push(this.#endEvent!);
       return;
     }
     if (this.#done && rest.trim() !== '') throw this.#afterEnd();
@@ -220,7 +227,7 @@ export class EdiReader {
     this.#lineBreak ??= suffix;
     if (this.#startEvent) {
       this.#startEvent.line_break = this.#lineBreak;
-      this.#out.event(this.#startEvent);
+      this.#events.push(this.#startEvent);
       this.#startEvent = null;
     }
     const type = this.#shapeOf().next(segment?.tag ?? tag, position);
@@ -236,7 +243,7 @@ export class EdiReader {
     }
     // A plain envelope segment (ST, SE…) is handed on as text too: split into an array and
     // written from it, it was about a sixth of EDI → JSON's profile.
-    this.#out.event(segment ? { type, segment } : plainSegment(type, tag, text, at, end, d.element));
+    this.#events.push(segment ? { type, segment } : plainSegment(type, tag, text, at, end, d.element));
   }
 
   /** Tags read, by their number (tag-code.ts): one string per tag, not one per segment. */
