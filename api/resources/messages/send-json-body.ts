@@ -14,6 +14,7 @@
  */
 import { z } from 'zod';
 import { EdiWriter } from '../../../protocol/edi/json/edi-writer.js';
+import type { EventSink } from '../../../protocol/edi/json/events.js';
 import {
   EdiJsonError,
   type EdiJson,
@@ -211,10 +212,12 @@ export async function readSend(spool: BodySpool): Promise<ReadSend> {
     close(p) {
       const entry = stack.pop()!;
       if (entry.check && entry.node) problem(entry.field, firstProblem(entry.check, entry.node));
-      if (p.length === 1 && p[0] === 'interchange') formSays(() => form!.end());
+      if (p.length === 1 && p[0] === 'interchange') formSays(() => form!.end(unwritten));
     },
     tap: (p) =>
-      p.length === 1 && p[0] === 'interchange' ? (text) => formSays(() => form!.push(text)) : undefined,
+      p.length === 1 && p[0] === 'interchange'
+        ? (text) => formSays(() => form!.push(Buffer.from(text, 'utf8'), unwritten))
+        : undefined,
   };
   const walker = new JsonWalker(visitor);
   try {
@@ -231,6 +234,9 @@ export async function readSend(spool: BodySpool): Promise<ReadSend> {
   for (const [key, text] of Object.entries(readerProblems)) putDetail(problems, key, text);
   return { body, segments, problems };
 }
+
+/** Pass 1 reads the interchange for its refusals only: its events are not written. */
+const unwritten: EventSink = { event() {} };
 
 const shapeOf = (schema: z.ZodType): Record<string, unknown> =>
   (schema as unknown as { shape?: Record<string, unknown> }).shape ?? {};

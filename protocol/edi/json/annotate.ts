@@ -148,5 +148,14 @@ function annotatePlain(
   return meanings === '' ? text : `${text}${meanings}}`;
 }
 
-/** Annotates a segment; `plain` writes the annotations of one of simple values straight as text. */
-export const annotate = Object.assign(annotateSegment, { plain: annotatePlain });
+/** annotatePlain's text when it is the same whatever the values: no element of the segment has meanings. */
+function annotateFixed(tag: string, count: number, standard: EdiJsonStandard): string | null {
+  const { text, coded } = plainAnnotation(tag, count, standard);
+  return coded.length === 0 ? text : null;
+}
+
+/**
+ * Annotates a segment; `plain` writes the annotations of one of simple values straight as text,
+ * and `fixed` says when they are the same for every segment of its tag and element count.
+ */
+export const annotate = Object.assign(annotateSegment, { plain: annotatePlain, fixed: annotateFixed });

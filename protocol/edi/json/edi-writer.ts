@@ -153,19 +153,21 @@ export class EdiWriter implements EventSink {
   }
 
   /**
-   * From EDI text, read with these delimiters, the values are as written; from JSON, their text
-   * is copied a character at a time, a `","` becoming the separator, with no EDI string made.
+   * From EDI text, read with these delimiters, the values are as written; from JSON, their
+   * UTF-8 bytes are copied a byte at a time, a `","` becoming the separator, with no EDI string
+   * made. A character beyond ASCII there is two bytes (C2 or C3 and one more, json-plain-segment.ts):
+   * copied as they are into UTF-8, made the one byte of its code into Latin-1.
    */
   #copyPlain(e: PlainSegmentEvent): void {
     const { tag, source, start, end } = e;
-    if (e.fromEdi) {
+    if (typeof source === 'string') {
       const values = start < 0 ? '' : e.between + source.slice(start, end);
       return this.#put(tag + values + this.#d!.segment + this.#lineBreak);
     }
     const separator = this.#separatorBytes;
     const ending = this.#endBytes;
-    // Each character is at most two bytes (below 256); a separator replaces three characters.
-    this.#room(tag.length + separator.length + 2 * Math.max(0, end - start) + ending.length);
+    // A value's bytes are at most as many again; a separator replaces three bytes.
+    this.#room(tag.length + separator.length + Math.max(0, end - start) + ending.length);
     const out = this.#out;
     let o = this.#length;
     for (let i = 0; i < tag.length; i++) out[o++] = tag.charCodeAt(i);
@@ -173,15 +175,15 @@ export class EdiWriter implements EventSink {
       for (let i = 0; i < separator.length; i++) out[o++] = separator[i]!;
       const utf8 = this.#encoding === 'utf-8';
       for (let k = start; k < end; k++) {
-        const c = source.charCodeAt(k);
+        const c = source[k]!;
         if (c === 0x22) {
           for (let i = 0; i < separator.length; i++) out[o++] = separator[i]!;
           k += 2;
-        } else if (c < 0x80 || !utf8) out[o++] = c;
-        else {
-          out[o++] = 0xc0 | (c >> 6);
-          out[o++] = 0x80 | (c & 0x3f);
-        }
+        } else if (c < 0x80) out[o++] = c;
+        else if (utf8) {
+          out[o++] = c;
+          out[o++] = source[++k]!;
+        } else out[o++] = ((c & 0x1f) << 6) | (source[++k]! & 0x3f);
       }
     }
     for (let i = 0; i < ending.length; i++) out[o++] = ending[i]!;

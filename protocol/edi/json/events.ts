@@ -27,7 +27,11 @@ export type EdiEvent =
   | { type: 'group-end'; segment: SegmentJson }
   | { type: 'end'; segment: SegmentJson; trailing: string };
 
-/** Receives events one at a time. */
+/**
+ * Receives events one at a time, from a reader's push. A plain segment (plain-segment.ts) read
+ * from the JSON form points into the bytes its reader holds, which the next push overwrites: a
+ * sink that keeps one keeps a copy of it (`copy`) or of its elements, not the segment itself.
+ */
 export interface EventSink {
   event(e: EdiEvent): void;
 }

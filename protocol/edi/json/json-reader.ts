@@ -1,16 +1,24 @@
 /**
- * Reads the JSON form's text into events (events.ts) as it streams in. The containers of the
- * form (the document, its groups, sets and their lists) are followed token by token; every
- * other value (a segment, the delimiters) is cut out whole and given to JSON.parse, which is
- * fast. So memory holds one segment, whatever the document's size. A document must say its
- * standard and delimiters before its first segment, as the form's writer does; a trailer may
- * come before or after its set's segments.
+ * Reads the JSON form's UTF-8 bytes into events (events.ts) as they stream in, and hands each
+ * to a sink as it is read. The containers of the form (the document, its groups, sets and
+ * their lists) are followed token by token; every other value (a segment, the delimiters) is
+ * cut out whole and given to JSON.parse, which is fast, unless it is a plain segment
+ * (json-plain-segment.ts). So memory holds one segment, whatever the document's size. A
+ * document must say its standard and delimiters before its first segment, as the form's writer
+ * does; a trailer may come before or after its set's segments.
+ *
+ * The bytes are not decoded: only a value given to JSON.parse is, and every value ends at an
+ * ASCII character, so it reads as it did in the decoded text. Refusals count characters of
+ * that text, as before (utf8-input.ts).
  */
-import type { EdiEvent } from './events.js';
+import type { EventSink } from './events.js';
 import { EdiJsonError, type SegmentJson } from './form.js';
-import { more, PlainSegmentReader } from './json-plain-segment.js';
+import { more, PlainSegmentReader, sameBytes } from './json-plain-segment.js';
+import { PlainSegmentEvent } from './plain-segment.js';
+import { SinkRelay } from './sink-relay.js';
 import { checkStart, checkTrailing } from './start.js';
 import { containerEnd, stringEnd } from './json-scan.js';
+import { charactersIn, heldBack } from './utf8-input.js';
 
 /** The largest single value taken (a segment with its annotations). */
 const maxValueChars = 1024 * 1024;
@@ -42,99 +50,125 @@ function childRole(frame: Frame): Role | null {
 
 const whiteSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
+const nothing = Buffer.alloc(0);
+
+/** The work buffer's first size: a slice of jsonToEdi's and the rest of the one before. */
+const workBytes = 80 * 1024;
+
 export class JsonFormReader {
-  #buf = '';
+  /**
+   * The rest of the last push and the new bytes, copied together: one Buffer, used again and
+   * again, as a new one per push was a tenth of the time in allocation and collection. So the
+   * events handed on point into it and hold only while the sink takes them; a trailer, kept
+   * until its set closes, is copied.
+   */
+  #work = Buffer.allocUnsafe(workBytes);
+  /** Where in #work the bytes read and not scanned yet (the end of the last push) lie. */
+  #restStart = 0;
+  #restEnd = 0;
+  /** The bytes being scanned, without what a decoder would hold back (#scan). */
+  #buf: Buffer = nothing;
   #stack: Frame[] = [];
   #meta: Record<string, unknown> = {};
   #started = false;
   #ended = false;
-  #out: EdiEvent[] = [];
+  #out = new SinkRelay();
+  /** Characters before #buf, for the messages. */
   #offset = 0;
-  /** Where the scan is, for the messages. */
+  /** Where the scan is in #buf, for the messages. */
   #cursor = 0;
   /** The fast path for plain segments, once the delimiters are known. */
   #plain: PlainSegmentReader | null = null;
 
-  push(text: string): EdiEvent[] {
-    // Joined, the text is one flat string: the rest plus the new text added with + is a pair
-    // of strings, which the scan's loops over characters read at two thirds of the speed.
-    this.#buf = [this.#buf, text].join('');
-    this.#scan();
-    return this.#drain();
+  /** Reads `bytes`, handing `sink` the events they complete. */
+  push(bytes: Uint8Array, sink: EventSink): void {
+    const kept = this.#restEnd - this.#restStart;
+    if (kept + bytes.length > this.#work.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(kept + bytes.length, 2 * this.#work.length));
+      this.#work.copy(bigger, 0, this.#restStart, this.#restEnd);
+      this.#work = bigger;
+    } else this.#work.copyWithin(0, this.#restStart, this.#restEnd);
+    this.#work.set(bytes, kept);
+    const all = this.#work.subarray(0, kept + bytes.length);
+    this.#out.to(sink);
+    const stop = this.#scan(all.subarray(0, all.length - heldBack(all)));
+    this.#offset += charactersIn(all, 0, stop);
+    this.#restStart = stop;
+    this.#restEnd = all.length;
+    this.#out.settle();
   }
 
-  end(): EdiEvent[] {
-    this.#scan();
-    this.#cursor = this.#offset;
-    if (!this.#ended || this.#buf.trim() !== '')
+  /** Reads what is left, handing `sink` its events; throws when the document is not complete. */
+  end(sink: EventSink): void {
+    const all = this.#work.subarray(this.#restStart, this.#restEnd);
+    this.#out.to(sink);
+    const stop = this.#scan(all);
+    this.#offset += charactersIn(all, 0, stop);
+    this.#out.settle();
+    this.#buf = nothing;
+    this.#cursor = 0;
+    if (!this.#ended || all.toString('utf8', stop).trim() !== '')
       throw this.#fail(this.#ended ? 'text follows the document' : 'the document ends before it is complete');
-    return this.#drain();
-  }
-
-  #drain(): EdiEvent[] {
-    const out = this.#out;
-    this.#out = [];
-    return out;
   }
 
   #fail(why: string): EdiJsonError {
-    return new EdiJsonError(
-      `the JSON document is not the EDI JSON form: ${why} (at character ${this.#cursor + 1})`,
-    );
+    const at = this.#offset + charactersIn(this.#buf, 0, this.#cursor);
+    return new EdiJsonError(`the JSON document is not the EDI JSON form: ${why} (at character ${at + 1})`);
   }
 
-  #scan(): void {
-    const b = this.#buf;
+  /** Scans `b` as far as it holds whole values; answers where it stopped. */
+  #scan(b: Buffer): number {
+    this.#buf = b;
     let i = 0;
     for (;;) {
-      while (i < b.length && whiteSpace(b.charCodeAt(i))) i++;
+      while (i < b.length && whiteSpace(b[i]!)) i++;
       if (i >= b.length) break;
-      this.#cursor = this.#offset + i;
+      this.#cursor = i;
       const frame = this.#stack[this.#stack.length - 1];
       const c = b[i]!;
       if (this.#ended) break;
       if (!frame) {
-        if (c !== '{') throw this.#fail('the document must be a JSON object');
+        if (c !== 0x7b) throw this.#fail('the document must be a JSON object');
         this.#stack.push(this.#frame('root', 'object'));
         i++;
         continue;
       }
       if (frame.expect === 'comma') {
         const close = frame.kind === 'object' ? '}' : ']';
-        if (c === ',') {
+        if (c === 0x2c) {
           frame.expect = frame.kind === 'object' ? 'key' : 'value';
           i++;
-        } else if (c === close) {
+        } else if (c === close.charCodeAt(0)) {
           i++;
           this.#close();
         } else throw this.#fail(`expected , or ${close}`);
         continue;
       }
       if (frame.expect === 'key') {
-        if (c === '}' && frame.first) {
+        if (c === 0x7d && frame.first) {
           i++;
           this.#close();
           continue;
         }
-        if (c !== '"') throw this.#fail('expected a property name');
+        if (c !== 0x22) throw this.#fail('expected a property name');
         const end = stringEnd(b, i);
         if (end < 0) break;
         frame.key = plainString(b, i, end)
-          ? b.slice(i + 1, end)
-          : (this.#parse(b.slice(i, end + 1), 'a property name is not valid JSON') as string);
+          ? (knownKey(b, i + 1, end) ?? b.toString('utf8', i + 1, end))
+          : (this.#parse(b, i, end + 1, 'a property name is not valid JSON') as string);
         frame.expect = 'colon';
         frame.first = false;
         i = end + 1;
         continue;
       }
       if (frame.expect === 'colon') {
-        if (c !== ':') throw this.#fail('expected :');
+        if (c !== 0x3a) throw this.#fail('expected :');
         frame.expect = 'value';
         i++;
         continue;
       }
       // A value: a container of the form, the end of an empty array, or a value taken whole.
-      if (frame.kind === 'array' && c === ']' && frame.first) {
+      if (frame.kind === 'array' && c === 0x5d && frame.first) {
         i++;
         this.#close();
         continue;
@@ -143,7 +177,7 @@ export class JsonFormReader {
       const role = childRole(frame);
       if (role !== null) {
         const kind = role === 'groups' || role === 'sets' || role === 'segments' ? 'array' : 'object';
-        if (c !== (kind === 'array' ? '[' : '{'))
+        if (c !== (kind === 'array' ? 0x5b : 0x7b))
           throw this.#fail(`${frame.key || role} must be ${kind === 'array' ? 'an array' : 'an object'}`);
         frame.expect = 'comma';
         this.#open(role, kind, frame);
@@ -151,7 +185,7 @@ export class JsonFormReader {
         continue;
       }
       const segment = frame.role === 'segments' || frame.key === 'header' || frame.key === 'trailer';
-      if (segment && c === '{' && this.#plain) {
+      if (segment && c === 0x7b && this.#plain) {
         const read = this.#plain.read(b, i);
         if (typeof read === 'object') {
           frame.expect = 'comma';
@@ -160,51 +194,49 @@ export class JsonFormReader {
             this.#value(frame, read);
             continue;
           }
-          this.#out.push(read);
+          this.#out.event(read);
           // The list's next segments while they are plain, without the scan's steps per comma and value.
           for (;;) {
             let j = i;
-            while (j < b.length && whiteSpace(b.charCodeAt(j))) j++;
-            if (b.charCodeAt(j) !== 0x2c) break;
+            while (j < b.length && whiteSpace(b[j]!)) j++;
+            if (b[j] !== 0x2c) break;
             j++;
-            while (j < b.length && whiteSpace(b.charCodeAt(j))) j++;
-            if (b.charCodeAt(j) !== 0x7b) break;
+            while (j < b.length && whiteSpace(b[j]!)) j++;
+            if (b[j] !== 0x7b) break;
             const next = this.#plain.read(b, j);
             if (typeof next !== 'object') break;
-            this.#out.push(next);
+            this.#out.event(next);
             i = this.#plain.end;
           }
           continue;
         }
         // The fast path may wait for text the general path would not: it decides.
         if (read === more && valueEnd(b, i) < 0) {
-          if (b.length - i > maxValueChars)
-            throw this.#fail(`a value is longer than ${maxValueChars} characters`);
+          if (tooLong(b, i)) throw this.#fail(`a value is longer than ${maxValueChars} characters`);
           break;
         }
       }
       const end = valueEnd(b, i);
       if (end < 0) {
-        if (b.length - i > maxValueChars)
-          throw this.#fail(`a value is longer than ${maxValueChars} characters`);
+        if (tooLong(b, i)) throw this.#fail(`a value is longer than ${maxValueChars} characters`);
         break;
       }
-      const value = this.#parse(b.slice(i, end), 'a value is not valid JSON');
+      const value = this.#parse(b, i, end, 'a value is not valid JSON');
       frame.expect = 'comma';
       this.#value(frame, value);
       i = end;
     }
-    this.#offset += i;
-    this.#buf = b.slice(i);
+    return i;
   }
 
   #missing(frame: Frame, what: string): EdiJsonError {
     return this.#fail(`a ${frame.role === 'root' ? 'document' : frame.role} has no ${what}`);
   }
 
-  #parse(text: string, failure: string): unknown {
+  /** The value in `b` from `from` to `to`, decoded. */
+  #parse(b: Buffer, from: number, to: number, failure: string): unknown {
     try {
-      return JSON.parse(text);
+      return JSON.parse(b.toString('utf8', from, to));
     } catch {
       throw this.#fail(failure);
     }
@@ -248,18 +280,22 @@ export class JsonFormReader {
         this.#begin();
         if (!frame.header) throw this.#missing(frame, 'header');
         if (!frame.trailer) throw this.#missing(frame, 'trailer');
-        this.#out.push({ type: 'end', segment: frame.trailer, trailing: checkTrailing(this.#meta.trailing) });
+        this.#out.event({
+          type: 'end',
+          segment: frame.trailer,
+          trailing: checkTrailing(this.#meta.trailing),
+        });
         this.#ended = true;
         return;
       case 'group':
         if (!frame.header) throw this.#missing(frame, 'header');
         if (!frame.trailer) throw this.#missing(frame, 'trailer');
-        this.#out.push({ type: 'group-end', segment: frame.trailer });
+        this.#out.event({ type: 'group-end', segment: frame.trailer });
         return;
       case 'set':
         if (!frame.header) throw this.#missing(frame, 'header');
         if (!frame.trailer) throw this.#missing(frame, 'trailer');
-        this.#out.push({ type: 'set-end', segment: frame.trailer });
+        this.#out.event({ type: 'set-end', segment: frame.trailer });
         return;
       default:
         return;
@@ -272,12 +308,12 @@ export class JsonFormReader {
     this.#started = true;
     const start = checkStart(this.#meta);
     this.#plain = new PlainSegmentReader(start.delimiters);
-    this.#out.push(start);
+    this.#out.event(start);
   }
 
   #value(frame: Frame, value: unknown): void {
     if (frame.role === 'segments') {
-      this.#out.push({ type: 'segment', segment: value as SegmentJson });
+      this.#out.event({ type: 'segment', segment: value as SegmentJson });
       return;
     }
     if (frame.kind === 'array') return;
@@ -294,10 +330,10 @@ export class JsonFormReader {
       if (frame.role === 'root') this.#begin();
       frame.header = true;
       const type = frame.role === 'root' ? 'interchange' : frame.role === 'group' ? 'group' : 'set';
-      this.#out.push({ type, segment });
+      this.#out.event({ type, segment });
     } else if (key === 'trailer') {
       if (frame.trailer) throw this.#fail('a second trailer');
-      frame.trailer = segment;
+      frame.trailer = segment instanceof PlainSegmentEvent ? segment.copy() : segment;
     }
   }
 }
@@ -306,23 +342,50 @@ export class JsonFormReader {
  * Whether the JSON string from the quote at `i` to the one at `end` holds no escape and no
  * control character: then it reads as its characters, and JSON.parse is not needed for it.
  */
-function plainString(b: string, i: number, end: number): boolean {
+function plainString(b: Buffer, i: number, end: number): boolean {
   for (let j = i + 1; j < end; j++) {
-    const c = b.charCodeAt(j);
+    const c = b[j]!;
     if (c === 0x5c || c < 0x20) return false;
   }
   return true;
 }
 
+/** The keys of the form's containers, which come again in every set: no string decoded for them. */
+const containerKeys = ['header', 'trailer', 'segments', 'transactions', 'messages', 'groups'].map((key) => ({
+  key,
+  bytes: Buffer.from(key, 'latin1'),
+}));
+
+/** The key in `b` from `from` to `to` when it is one of containerKeys. */
+function knownKey(b: Buffer, from: number, to: number): string | undefined {
+  for (const { key, bytes } of containerKeys)
+    if (bytes.length === to - from && sameBytes(b, from, bytes)) return key;
+  return undefined;
+}
+
+/** Whether the value from `i` to the end of `b`, not complete yet, is already too long to take. */
+const tooLong = (b: Buffer, i: number) =>
+  b.length - i > maxValueChars && charactersIn(b, i, b.length) > maxValueChars;
+
 /** Index just after the JSON value starting at `i`, or -1 when the text may not hold all of it. */
-function valueEnd(b: string, i: number): number {
+function valueEnd(b: Buffer, i: number): number {
   const c = b[i];
-  if (c === '"') {
+  if (c === 0x22) {
     const end = stringEnd(b, i);
     return end < 0 ? -1 : end + 1;
   }
-  if (c === '{' || c === '[') return containerEnd(b, i, -1);
+  if (c === 0x7b || c === 0x5b) return containerEnd(b, i, -1);
   let j = i;
-  while (j < b.length && !/[\s,}\]]/.test(b[j]!)) j++;
+  while (j < b.length && !endsLiteral(b, j)) j++;
   return j === b.length ? -1 : j;
+}
+
+/**
+ * Whether the character at `j` ends a literal (a number, true…): a comma, a closing bracket or
+ * white space as a pattern's `\s` has it, which counts some characters beyond ASCII.
+ */
+function endsLiteral(b: Buffer, j: number): boolean {
+  const c = b[j]!;
+  if (c < 0x80) return c === 0x2c || c === 0x7d || c === 0x5d || /\s/.test(String.fromCharCode(c));
+  return /^\s/.test(b.toString('utf8', j, j + 4));
 }

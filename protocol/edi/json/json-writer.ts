@@ -21,7 +21,37 @@ export type Annotator = ((s: SegmentJson, standard: EdiJsonStandard) => SegmentJ
     values: PlainSegmentEvent | readonly string[],
     standard: EdiJsonStandard,
   ) => string;
+  /** What `plain` gives whatever the values are, when it does (no meanings); else null. */
+  fixed?: (tag: string, count: number, standard: EdiJsonStandard) => string | null;
 };
+
+/** What a plain segment's JSON is made of around its values, per tag (JsonTextWriter#kinds). */
+interface SegmentKind {
+  /** `{"tag":"…","elements":` as bytes. */
+  opening: Buffer;
+  /**
+   * By element count, the annotations and the closing brace as bytes when they are the same for
+   * every such segment, null when they depend on the values; none yet before the first.
+   */
+  closings: (Buffer | null | undefined)[];
+}
+
+/** Element counts whose closings are kept: more is no real segment. */
+const maxKeptCount = 256;
+
+/**
+ * Copies `bytes` into `out` at `o`, answering the index after them: annotations (60 to 90 bytes)
+ * with `set`, which took a quarter of the time of a loop over them; a few bytes (an opening, a
+ * closing brace alone) in a loop, as a call to `set` costs more than copying them.
+ */
+function copyBytes(out: Buffer, o: number, bytes: Buffer): number {
+  if (bytes.length > 32) {
+    out.set(bytes, o);
+    return o + bytes.length;
+  }
+  for (let i = 0; i < bytes.length; i++) out[o++] = bytes[i]!;
+  return o;
+}
 
 const quote = 0x22;
 /** Texts and tags kept as bytes: kinds of segment are few in real interchanges, a hostile one could make many. */
@@ -37,6 +67,11 @@ export class JsonTextWriter implements EventSink {
   #repeated = new Map<string, Buffer>();
   /** `{"tag":"…","elements":` per tag, as its bytes (#opening). */
   #openings = new Map<string, Buffer>();
+  /**
+   * Per tag, what a plain segment's JSON is around its values: one lookup per segment, by the
+   * reader's string for the tag (one per tag, its hash kept), instead of three by text.
+   */
+  #kinds = new Map<string, SegmentKind>();
   #standard: EdiJsonStandard = 'x12';
   /** Whether an item was written in the innermost open array. */
   #first = true;
@@ -120,23 +155,23 @@ export class JsonTextWriter implements EventSink {
    * escapes (or one beyond Latin-1) sends it to the general path: false, with nothing written.
    */
   #plain(e: PlainSegmentEvent, item: boolean): boolean {
-    if ((this.annotate && !this.annotate.plain) || !e.fromEdi) return false;
     const { tag, source, start, end, between } = e;
+    if ((this.annotate && !this.annotate.plain) || typeof source !== 'string') return false;
     // Each character at most three bytes (a separator as `","`), and the fixed parts.
     const output = this.#out;
     output.room(3 * Math.max(0, end - start) + 40);
     const first = output.length;
     const out = output.buffer;
     let o = first;
-    // The comma before a segment, then its tag's opening: bytes kept per tag, copied in a loop.
+    // The comma before a segment, then its tag's opening: bytes kept per tag.
     const wasFirst = this.#first;
     if (item) {
       if (wasFirst) this.#first = false;
       else out[o++] = 0x2c;
       out[o++] = 0x0a;
     }
-    const opening = this.#opening(tag);
-    for (let i = 0; i < opening.length; i++) out[o++] = opening[i]!;
+    const kind = this.#kind(tag);
+    o = copyBytes(out, o, kind.opening);
     let count = 0;
     if (start < 0) {
       out[o++] = 0x5b;
@@ -167,10 +202,38 @@ export class JsonTextWriter implements EventSink {
       out[o++] = 0x5d;
     }
     output.length = o;
+    const closing = count < maxKeptCount ? this.#closing(kind, tag, count) : null;
+    if (closing !== null) {
+      output.room(closing.length);
+      output.length = copyBytes(output.buffer, output.length, closing);
+      return true;
+    }
     if (this.annotate) this.#appendRepeated(this.annotate.plain!(tag, count, e, this.#standard));
     output.room(1);
     output.buffer[output.length++] = 0x7d;
     return true;
+  }
+
+  #kind(tag: string): SegmentKind {
+    let kind = this.#kinds.get(tag);
+    if (kind === undefined) {
+      // Kinds of segment are few in real interchanges; a hostile one could make them many.
+      if (this.#kinds.size >= maxRepeated) this.#kinds.clear();
+      kind = { opening: this.#opening(tag), closings: [] };
+      this.#kinds.set(tag, kind);
+    }
+    return kind;
+  }
+
+  /** The annotations and closing brace of a segment of `count` elements of a kind, when fixed. */
+  #closing(kind: SegmentKind, tag: string, count: number): Buffer | null {
+    let closing = kind.closings[count];
+    if (closing === undefined) {
+      const annotations = this.annotate ? (this.annotate.fixed?.(tag, count, this.#standard) ?? null) : '';
+      closing = annotations === null ? null : Buffer.from(`${annotations}}`, 'utf8');
+      kind.closings[count] = closing;
+    }
+    return closing;
   }
 
   #append(s: string): void {

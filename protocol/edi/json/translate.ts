@@ -5,18 +5,12 @@
  * the input stops making sense.
  */
 import type { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { DocumentBuilder, walkDocument } from './document.js';
 import { EdiWriter } from './edi-writer.js';
-import type { EdiEvent, EventSink } from './events.js';
 import type { EdiJson } from './form.js';
 import { JsonFormReader } from './json-reader.js';
 import { JsonTextWriter, type Annotator } from './json-writer.js';
 import { EdiReader } from './reader.js';
-
-const feed = (sink: EventSink, events: EdiEvent[]) => {
-  for (const e of events) sink.event(e);
-};
 
 /** EDI bytes to the JSON form's UTF-8 bytes, chunk by chunk. */
 export async function* ediToJson(
@@ -32,11 +26,11 @@ export async function* ediToJson(
     // collections: the benchmark's RSS grew by 153 MiB instead of 35, and GC took a quarter
     // of the CPU. The JSON is handed on in Buffers of a quarter mebibyte (utf8-output.ts).
     for (let at = 0; at < bytes.length; at += sliceBytes) {
-      feed(writer, reader.push(bytes.subarray(at, at + sliceBytes)));
+      reader.push(bytes.subarray(at, at + sliceBytes), writer);
       if (writer.size >= handOnBytes) yield* writer.take();
     }
   }
-  feed(writer, reader.end());
+  reader.end(writer);
   yield* writer.take();
 }
 
@@ -44,39 +38,46 @@ export async function* ediToJson(
 const sliceBytes = 16 * 1024;
 /** Output held before it is handed on, either way: most of one of the writers' Buffers. */
 const handOnBytes = 192 * 1024;
-/** JSON read at a time, in bytes (characters when it comes as text): about as many segments as sliceBytes of EDI. */
+/**
+ * JSON read at a time, in bytes: about as many segments as sliceBytes of EDI. A value not
+ * complete after a slice is refused once it is longer than the reader takes, so a slice of a
+ * different size would refuse a different set of documents.
+ */
 const sliceJson = 64 * 1024;
 
-/** The JSON form's text (UTF-8 bytes) to EDI bytes, chunk by chunk. */
+/** The JSON form's text (UTF-8 bytes, or text) to EDI bytes, chunk by chunk. */
 export async function* jsonToEdi(input: AsyncIterable<Buffer | string> | Readable): AsyncGenerator<Buffer> {
-  const decoder = new StringDecoder('utf8');
   const reader = new JsonFormReader();
   const writer = new EdiWriter();
   for await (const chunk of input) {
-    // In slices for the same reason as ediToJson's. Bytes are decoded a slice at a time: a
-    // string over 128 KiB is allocated outside V8's ordinary heap, page by page, and decoding
-    // 256 KiB chunks whole cost 30 times as much as in slices (1.3 s of CPU for 206 MiB).
-    const length = chunk.length;
-    for (let at = 0; at < length; at += sliceJson) {
-      const text =
+    // Read as bytes, not decoded. Text (the API's spool, which decoded it) is encoded again a
+    // slice of characters at a time, never between the two halves of a surrogate pair.
+    let slice = sliceJson;
+    for (let at = 0; at < chunk.length; at += slice) {
+      slice =
+        typeof chunk === 'string' && isHighSurrogate(chunk.charCodeAt(at + sliceJson - 1))
+          ? sliceJson + 1
+          : sliceJson;
+      const bytes =
         typeof chunk === 'string'
-          ? chunk.slice(at, at + sliceJson)
-          : decoder.write(chunk.subarray(at, at + sliceJson));
-      feed(writer, reader.push(text));
+          ? Buffer.from(chunk.slice(at, at + slice), 'utf8')
+          : chunk.subarray(at, at + slice);
+      reader.push(bytes, writer);
       if (writer.size >= handOnBytes) yield writer.take();
     }
   }
-  feed(writer, reader.push(decoder.end()));
-  feed(writer, reader.end());
+  reader.end(writer);
   yield writer.take();
 }
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
 
 /** EDI bytes in memory to the JSON form as a document. */
 export function ediToDocument(bytes: Buffer): EdiJson {
   const reader = new EdiReader();
   const builder = new DocumentBuilder();
-  feed(builder, reader.push(bytes));
-  feed(builder, reader.end());
+  reader.push(bytes, builder);
+  reader.end(builder);
   return builder.document;
 }
 
@@ -84,8 +85,8 @@ export function ediToDocument(bytes: Buffer): EdiJson {
 export function ediToJsonText(bytes: Buffer, annotate: Annotator | null = null): string {
   const reader = new EdiReader();
   const writer = new JsonTextWriter(annotate);
-  feed(writer, reader.push(bytes));
-  feed(writer, reader.end());
+  reader.push(bytes, writer);
+  reader.end(writer);
   return Buffer.concat(writer.take()).toString('utf8');
 }
 
@@ -101,7 +102,7 @@ export function documentToEdi(doc: EdiJson): Buffer {
 export function jsonTextToEdi(text: string): Buffer {
   const reader = new JsonFormReader();
   const writer = new EdiWriter();
-  feed(writer, reader.push(text));
-  feed(writer, reader.end());
+  reader.push(Buffer.from(text, 'utf8'), writer);
+  reader.end(writer);
   return Buffer.from(writer.take());
 }
