@@ -144,6 +144,12 @@ export default tseslint.config(
   },
   ...tseslint.configs.recommended,
   {
+    // CommonJS only where a library must require() the file (actors/as2-receiver/open-worker-entry.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',

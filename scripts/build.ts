@@ -18,7 +18,12 @@ import { buildNeeded, sourceFolders, stampFile } from './build-state.js';
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
 /** Files the server reads at run time, copied as they are (relative to the repository). */
-const assets = ['api/ui/assets', 'protocol/edi/json/directory/edifact-d96a.json.gz'];
+const assets = [
+  'api/ui/assets',
+  'protocol/edi/json/directory/edifact-d96a.json.gz',
+  // piscina's task file for the receive pool (CommonJS, not compiled: it says why).
+  'actors/as2-receiver/open-worker-entry.cjs',
+];
 /**
  * The AS2 self-test's captures (run.ts: capturesDirectory): test fixtures in the sources, which a
  * release has no folder for. Only the files the self-test reads are copied, under a name that says

@@ -67,6 +67,7 @@ t.test(
       'dist/cli/main.js',
       'dist/actors/file-writer/worker.js',
       'dist/actors/as2-receiver/open-worker.js',
+      'dist/actors/as2-receiver/open-worker-entry.cjs',
       'dist/storage/migrations/index.js',
       'dist/api/ui/assets/ui.css',
       'deploy/pier.service',

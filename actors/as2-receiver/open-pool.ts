@@ -96,7 +96,9 @@ export class MessageOpener {
     // stays for ten minutes without work: ended after 30 s, it was started again by every
     // burst, at several milliseconds of CPU per message of a short one.
     this.#pool = new Piscina({
-      filename: new URL(taskFile, import.meta.url).href,
+      // A CommonJS file that imports the task module (open-worker-entry.cjs says why).
+      filename: new URL('./open-worker-entry.cjs', import.meta.url).href,
+      workerData: { taskModule: new URL(taskFile, import.meta.url).href },
       minThreads: 1,
       maxThreads: Math.max(1, os.availableParallelism()),
       idleTimeout: 600_000,
