@@ -127,6 +127,21 @@ async function othersConnected(adminUrl: string): Promise<number> {
   }
 }
 
+/**
+ * Whether other sessions still use the server after a few seconds. This process has just closed
+ * its own connections, but a backend whose client left is listed until it has exited, which on a
+ * loaded machine took long enough that a stopping pier counted its own sessions as another
+ * process's and left the server running.
+ */
+async function othersStayConnected(adminUrl: string): Promise<boolean> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    if ((await othersConnected(adminUrl).catch(() => 0)) === 0) return false;
+    if (Date.now() >= deadline) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** A data directory without a database, where a command that must not make one was pointed. */
 export class NoDataDirectory extends Error {
   constructor(dataDir: string) {
@@ -150,7 +165,7 @@ async function stopServer(
 ): Promise<void> {
   const owner = await liveOwner(dataDir);
   if (owner !== undefined && owner !== process.pid) return;
-  if ((await othersConnected(adminUrl).catch(() => 0)) > 0) {
+  if (await othersStayConnected(adminUrl)) {
     await giveUpOwnership(dataDir);
     return;
   }
