@@ -130,8 +130,9 @@ async function othersConnected(adminUrl: string): Promise<number> {
 /**
  * Whether other sessions still use the server after a few seconds. This process has just closed
  * its own connections, but a backend whose client left is listed until it has exited, which on a
- * loaded machine took long enough that a stopping pier counted its own sessions as another
- * process's and left the server running.
+ * loaded machine need not be at once: a stopping pier could count its own sessions as another
+ * process's and leave the server running (the likely cause of a postmaster the full suite once
+ * found left after SIGINT to `npm start`).
  */
 async function othersStayConnected(adminUrl: string): Promise<boolean> {
   const deadline = Date.now() + 5_000;
