@@ -7,34 +7,29 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { errorTable, type ErrorCode } from '../errors.js';
 
 interface Refusal {
-  status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
   details?: Record<string, string>;
 }
 
+/** The refusal for a parser error code; status and words from the one error table. */
 function refusalFor(code: string | undefined): Refusal {
   switch (code) {
     case 'HPE_INVALID_EOF_STATE':
       return {
-        status: 400,
         code: 'INVALID_INPUT',
         message: 'Invalid request body',
         details: { body: 'The request body ended early' },
       };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, code: 'REQUEST_TIMEOUT', message: 'The request did not arrive in time' };
+      return { code: 'REQUEST_TIMEOUT', message: errorTable.REQUEST_TIMEOUT.message };
     case 'HPE_HEADER_OVERFLOW':
-      return {
-        status: 431,
-        code: 'HEADERS_TOO_LARGE',
-        message: 'The request headers are larger than the server reads',
-      };
+      return { code: 'HEADERS_TOO_LARGE', message: errorTable.HEADERS_TOO_LARGE.message };
     default:
       return {
-        status: 400,
         code: 'INVALID_INPUT',
         message: 'Invalid request',
         details: { request: 'The request is not valid HTTP/1.1' },
@@ -45,7 +40,8 @@ function refusalFor(code: string | undefined): Refusal {
 /** fastify's clientErrorHandler: answers on the socket and closes it. */
 export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const { status, ...refusal } = refusalFor(error.code);
+  const refusal = refusalFor(error.code);
+  const status = errorTable[refusal.code].status;
   // The parser's own message can quote the request; only its code is logged.
   this.log.debug({ code: error.code, status }, 'a request refused before it was read');
   if (!socket.writable) {
