@@ -113,33 +113,31 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
-/** Connections of other processes (pier servers, `pier` commands) to the server at adminUrl. */
-async function othersConnected(adminUrl: string): Promise<number> {
-  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>(
-      "select count(*) as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
-    );
-    return Number(rows[0]!.n);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
- * Whether other sessions still use the server after a few seconds. This process has just closed
- * its own connections, but a backend whose client left is listed until it has exited, which on a
- * loaded machine need not be at once: a stopping pier could count its own sessions as another
- * process's and leave the server running (the likely cause of a postmaster the full suite once
- * found left after SIGINT to `npm start`).
+ * Whether other processes (pier servers, `pier` commands) still use the server at adminUrl after
+ * a few seconds. This process has just closed its own connections, but a backend whose client
+ * left is listed until it has exited, which on a loaded machine need not be at once: a stopping
+ * pier could count its own sessions as another process's and leave the server running (the likely
+ * cause of a postmaster the full suite once found left after SIGINT to `npm start`). One
+ * connection asks until the count is zero; a server that cannot be asked has no one to keep.
  */
 async function othersStayConnected(adminUrl: string): Promise<boolean> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    if ((await othersConnected(adminUrl).catch(() => 0)) === 0) return false;
-    if (Date.now() >= deadline) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const { rows } = await client.query<{ n: string }>(
+        "select count(*) as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
+      );
+      if (Number(rows[0]!.n) === 0) return false;
+      if (Date.now() >= deadline) return true;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
   }
 }
 
