@@ -12,7 +12,14 @@ import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { becomeOwner, giveUpOwnership, liveOwner } from './embedded-owner.js';
+import {
+  becomeOwner,
+  giveUpOwnership,
+  liveOwner,
+  otherUsersLive,
+  registerUser,
+  unregisterUser,
+} from './embedded-owner.js';
 import { failureLines, runningEmbeddedServer, spawnServer, stopPostmaster } from './embedded-process.js';
 
 export { runningEmbeddedServer } from './embedded-process.js';
@@ -113,34 +120,6 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
-/**
- * Whether other processes (pier servers, `pier` commands) still use the server at adminUrl after
- * a few seconds. This process has just closed its own connections, but a backend whose client
- * left is listed until it has exited, which on a loaded machine need not be at once: a stopping
- * pier could count its own sessions as another process's and leave the server running (the likely
- * cause of a postmaster the full suite once found left after SIGINT to `npm start`). One
- * connection asks until the count is zero; a server that cannot be asked has no one to keep.
- */
-async function othersStayConnected(adminUrl: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5_000 });
-  try {
-    await client.connect();
-    const deadline = Date.now() + 5_000;
-    for (;;) {
-      const { rows } = await client.query<{ n: string }>(
-        "select count(*) as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
-      );
-      if (Number(rows[0]!.n) === 0) return false;
-      if (Date.now() >= deadline) return true;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
 /** A data directory without a database, where a command that must not make one was pointed. */
 export class NoDataDirectory extends Error {
   constructor(dataDir: string) {
@@ -154,17 +133,14 @@ export class NoDataDirectory extends Error {
 
 /**
  * Stops the server of postmaster `pid` (fast shutdown: sessions end, work is flushed), unless
- * another pier process still uses it; that process stops it when it stops, as the last one.
+ * another pier process still uses it (embedded-owner.ts); that process stops it when it stops,
+ * as the last one.
  */
-async function stopServer(
-  dataDir: string,
-  adminUrl: string,
-  pid: number,
-  child?: ChildProcess,
-): Promise<void> {
+async function stopServer(dataDir: string, pid: number, child?: ChildProcess): Promise<void> {
+  await unregisterUser(dataDir);
   const owner = await liveOwner(dataDir);
   if (owner !== undefined && owner !== process.pid) return;
-  if (await othersStayConnected(adminUrl)) {
+  if (await otherUsersLive(dataDir)) {
     await giveUpOwnership(dataDir);
     return;
   }
@@ -185,9 +161,10 @@ export async function startEmbeddedPostgres(
     await ensureDatabase(`${at(running.port)}/postgres`, database);
     // Another pier process on the same data directory started it and still runs: it stops
     // the server. Otherwise its starter died (kill -9) and this process looks after it now.
+    await registerUser(dataDir);
     const adopted = (await liveOwner(dataDir)) === undefined;
     if (adopted) await becomeOwner(dataDir);
-    const stop = () => stopServer(dataDir, `${at(running.port)}/postgres`, running.pid);
+    const stop = () => stopServer(dataDir, running.pid);
     return lookAfter(
       {
         url: `${at(running.port)}/${database}`,
@@ -221,8 +198,9 @@ export async function startEmbeddedPostgres(
       { cause: error },
     );
   }
+  await registerUser(dataDir);
   await becomeOwner(dataDir);
-  const stop = () => stopServer(dataDir, `${at(options.port)}/postgres`, started.pid, started.child);
+  const stop = () => stopServer(dataDir, started.pid, started.child);
   await ensureDatabase(`${at(options.port)}/postgres`, database);
   return lookAfter(
     {
@@ -239,8 +217,11 @@ export async function startEmbeddedPostgres(
 
 /**
  * The last resort: a process that ends without stopping the server it looks after (an
- * uncaught error) does not leave it running. Inside `exit` nothing asynchronous runs, so it
- * signals the postmaster at once (whether another process still uses it cannot be asked there).
+ * uncaught error, or a second Ctrl-C while its stop still asks who else uses the server) does
+ * not leave it running. Inside `exit` nothing asynchronous runs, so it signals the postmaster at
+ * once (whether another process still uses it cannot be asked there). It stays armed until the
+ * stop has finished: disarmed at the stop's start, a process.exit during the stop's questions left
+ * the server running with no owner.
  */
 function lookAfter(database: EmbeddedDatabase, pid: number): EmbeddedDatabase {
   if (!database.startedHere && !database.adopted) return database;
@@ -256,8 +237,11 @@ function lookAfter(database: EmbeddedDatabase, pid: number): EmbeddedDatabase {
   return {
     ...database,
     stop: async () => {
-      process.removeListener('exit', lastResort);
-      await stop();
+      try {
+        await stop();
+      } finally {
+        process.removeListener('exit', lastResort);
+      }
     },
   };
 }

@@ -1,5 +1,6 @@
 // Covers the embedded PostgreSQL's starts and stops: a server killed with -9 leaves
-// its PostgreSQL running, the next server adopts it and its clean stop stops it; Ctrl-C
+// its PostgreSQL running, the next server adopts it and its clean stop stops it; of two servers
+// on one data directory the last to stop stops it; Ctrl-C
 // (SIGINT to the process group) and SIGTERM under `npm start` log the stop and leave no node
 // or postgres process of the data directory behind.
 import { spawn } from 'node:child_process';
@@ -83,6 +84,31 @@ t.test('kill -9, then a start adopts the PostgreSQL left running, and a clean st
   t.same(await processesOf(dataDir), [], 'no process of the data directory is left');
 });
 
+t.test(
+  'two servers on one data directory: the first to stop leaves PostgreSQL to the other, which stops it',
+  async (t) => {
+    const { dir, dataDir } = await dataDirectory(t);
+    const env = { PIER_EMBEDDED_PG_PORT: String(await freePort()) };
+    const first = await spawnPier(t, { databaseUrl: '', dataDir, cwd: dir, env });
+    const second = await spawnPier(t, { databaseUrl: '', dataDir, cwd: dir, env });
+    const postgres = await postmasterPid(dataDir);
+    const stopped = async (pier: typeof first) => {
+      const exited = new Promise<number | null>((resolve) =>
+        pier.child.once('exit', (code) => resolve(code)),
+      );
+      pier.child.kill('SIGTERM');
+      return exited;
+    };
+
+    t.equal(await stopped(first), 0, 'the starter stops cleanly');
+    t.ok(alive(postgres), 'and leaves PostgreSQL running for the other server');
+    t.equal((await second.call('GET', '/organizations')).status, 200, 'which still serves');
+    t.equal(await stopped(second), 0, 'the last server stops cleanly');
+    await waitFor(() => !alive(postgres), 'PostgreSQL stopped by the last server', 30_000);
+    t.same(await processesOf(dataDir), [], 'no process of the data directory is left');
+  },
+);
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   t.test(`${signal} to the \`npm start\` process tree: the stop is logged, no process is left`, async (t) => {
     const { dir, dataDir } = await dataDirectory(t);
@@ -129,7 +155,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       120_000,
       100,
     ).catch(async (error: Error) => {
-      throw new Error(`${error.message}; left: ${await commandsOf(await processesOf(dataDir))}`);
+      // pier's own last lines say how its stop went (which signal, whether the server was left to others).
+      const said = output.trim().split('\n').slice(-12).join('\n');
+      throw new Error(
+        `${error.message}; left: ${await commandsOf(await processesOf(dataDir))}; pier said:\n${said}`,
+      );
     });
     t.match(
       output,
