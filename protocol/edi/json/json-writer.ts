@@ -181,23 +181,46 @@ export class JsonTextWriter implements EventSink {
       out[o++] = 0x5b;
       out[o++] = quote;
       count = 1;
-      for (let i = start; i < end; i++) {
-        const c = source.charCodeAt(i);
-        if (c === sep) {
-          out[o++] = quote;
-          out[o++] = 0x2c;
-          out[o++] = quote;
-          count++;
-        } else if (c === quote || c === 0x5c || c < 0x20 || c > 0xff) {
-          output.length = first;
-          this.#first = wasFirst;
-          return false;
-        } else if (c < 0x80) out[o++] = c;
-        else {
-          out[o++] = 0xc0 | (c >> 6);
-          out[o++] = 0x80 | (c & 0x3f);
+      // The same loop twice: over the Latin-1 bytes when the reader has them (read at 1.7 times
+      // the speed of the string's characters: EDI → JSON spent two fifths of its time here),
+      // else over the text. A call per segment to one loop of either was not worth its cost.
+      const latin1 = e.latin1;
+      if (latin1 !== null)
+        for (let i = start; i < end; i++) {
+          const c = latin1[i]!;
+          if (c === sep) {
+            out[o++] = quote;
+            out[o++] = 0x2c;
+            out[o++] = quote;
+            count++;
+          } else if (c === quote || c === 0x5c || c < 0x20) {
+            output.length = first;
+            this.#first = wasFirst;
+            return false;
+          } else if (c < 0x80) out[o++] = c;
+          else {
+            out[o++] = 0xc0 | (c >> 6);
+            out[o++] = 0x80 | (c & 0x3f);
+          }
         }
-      }
+      else
+        for (let i = start; i < end; i++) {
+          const c = source.charCodeAt(i);
+          if (c === sep) {
+            out[o++] = quote;
+            out[o++] = 0x2c;
+            out[o++] = quote;
+            count++;
+          } else if (c === quote || c === 0x5c || c < 0x20 || c > 0xff) {
+            output.length = first;
+            this.#first = wasFirst;
+            return false;
+          } else if (c < 0x80) out[o++] = c;
+          else {
+            out[o++] = 0xc0 | (c >> 6);
+            out[o++] = 0x80 | (c & 0x3f);
+          }
+        }
       out[o++] = quote;
       out[o++] = 0x5d;
     }
