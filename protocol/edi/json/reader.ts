@@ -17,6 +17,8 @@ import { tagCode } from './tag-code.js';
 export const maxSegmentChars = 64 * 1024;
 /** Most read before the interchange must have started. */
 const maxLeadingChars = 4096;
+/** No bytes: text not read as Latin-1, or none. */
+const noBytes = Buffer.alloc(0);
 
 /** Before the interchange: white space and a byte order mark (as UTF-8, or its three bytes read as Latin-1). */
 const leadingForm = /^(?:\uFEFF|\u00EF\u00BB\u00BF|\s)*/;
@@ -28,6 +30,8 @@ export class EdiReader {
   #decoder: StringDecoder | null = null;
   #encoding: TextEncoding = 'latin1';
   #text = '';
+  /** Latin-1 only: `#text`'s bytes (PlainSegmentEvent's `latin1`). */
+  #textBytes: Buffer = Buffer.alloc(0);
   #standard: EdiJsonStandard | null = null;
   #d: DelimitersJson | null = null;
   #started = false;
@@ -44,8 +48,8 @@ export class EdiReader {
       const head = Buffer.concat(this.#bytes);
       if (!this.#recognise(head.toString('latin1'), false)) return;
       this.#bytes = [];
-      this.#take(this.#decoder!.write(head), false);
-    } else this.#take(this.#decoder.write(chunk), false);
+      this.#take(this.#decoder!.write(head), head, false);
+    } else this.#take(this.#decoder.write(chunk), chunk, false);
     this.#handOn(sink);
   }
 
@@ -54,8 +58,8 @@ export class EdiReader {
     if (!this.#decoder) {
       const head = Buffer.concat(this.#bytes);
       this.#recognise(head.toString('latin1'), true);
-      this.#take(this.#decoder!.write(head) + this.#decoder!.end(), true);
-    } else this.#take(this.#decoder.end(), true);
+      this.#take(this.#decoder!.write(head) + this.#decoder!.end(), head, true);
+    } else this.#take(this.#decoder.end(), noBytes, true);
     this.#handOn(sink);
   }
 
@@ -101,13 +105,22 @@ export class EdiReader {
     return true;
   }
 
-  #take(decoded: string, complete: boolean): void {
+  /** Reads `decoded`, the text of `bytes`, after what was left of the last push. */
+  #take(decoded: string, bytes: Buffer, complete: boolean): void {
     if (this.#encoding === 'utf-8' && decoded.includes('\uFFFD'))
       throw new EdiJsonError(
         `the interchange's syntax identifier says UTF-8, but segment ${this.#position + 1} or the one after holds bytes that are not UTF-8`,
       );
     // One flat string, as the JSON reader's (json-reader.ts), for the loops over its characters.
     let text = [this.#text, decoded].join('');
+    // Latin-1: the same characters as bytes, copied into a new Buffer each push, so that what
+    // is kept (the rest, a segment a sink keeps) never sees its bytes overwritten, by the next
+    // push or by a caller that reuses its chunk.
+    let textBytes = noBytes;
+    if (this.#encoding === 'latin1') {
+      const rest = this.#textBytes;
+      textBytes = Buffer.concat([rest, bytes], rest.length + bytes.length);
+    }
     const d = this.#d!;
     let at = 0;
     if (!this.#started) {
@@ -118,7 +131,7 @@ export class EdiReader {
         una = text.slice(at, at + 9);
         at += 9;
         const after = this.#suffix(text, at, complete);
-        if (after === null) return this.#keep(text, 0);
+        if (after === null) return this.#keep(text, textBytes, 0);
         at += after.length;
         this.#lineBreak = after;
       }
@@ -138,21 +151,24 @@ export class EdiReader {
         line_break: this.#lineBreak ?? '',
       };
       text = text.slice(at);
+      if (textBytes.length > 0) textBytes = textBytes.subarray(at);
       at = 0;
     }
+    // Found again in this text (#isPlain).
+    this.#componentAt = this.#repetitionAt = this.#releaseAt = -1;
     // After the trailer only white space may follow, whatever characters it is made of.
     while (!this.#done) {
       const end = this.#terminatorAt(text, at);
       if (end < 0) break;
       const suffix = this.#suffix(text, end + 1, complete);
       if (suffix === null) break;
-      this.#segment(text, at, end, suffix);
+      this.#segment(text, textBytes, at, end, suffix);
       at = end + 1 + suffix.length;
     }
-    this.#keep(text, at, complete);
+    this.#keep(text, textBytes, at, complete);
   }
 
-  #keep(text: string, at: number, complete = false): void {
+  #keep(text: string, textBytes: Buffer, at: number, complete = false): void {
     const rest = text.slice(at);
     if (complete) {
       if (rest.trim() !== '') {
@@ -173,6 +189,7 @@ export class EdiReader {
         segment: this.#position + 1,
       });
     this.#text = rest;
+    this.#textBytes = textBytes.subarray(at);
   }
 
   #endEvent: Extract<EdiEvent, { type: 'end' }> | null = null;
@@ -211,18 +228,19 @@ export class EdiReader {
     return text.slice(from, i);
   }
 
-  /** The segment `text.slice(at, end)`, followed by `suffix`. */
-  #segment(text: string, at: number, end: number, suffix: string): void {
-    const raw = text.slice(at, end);
+  /** The segment `text.slice(at, end)`, followed by `suffix`; `bytes`, Latin-1 only, are `text`'s. */
+  #segment(text: string, bytes: Buffer, at: number, end: number, suffix: string): void {
     this.#position += 1;
     const position = this.#position;
     if (this.#done) throw this.#afterEnd();
-    if (raw === '') throw new EdiJsonError(`segment ${position} is empty`, { segment: position });
+    if (end === at) throw new EdiJsonError(`segment ${position} is empty`, { segment: position });
     const d = this.#d!;
     const flat = this.#standard === 'x12' && position === 1;
-    const plain = !flat && isPlain(raw, d);
-    const tag = plain ? this.#tagOf(raw, position) : '';
-    const segment = plain ? null : readSegment(raw, d, position, flat);
+    // Whether it is plain, and its tag, found with no string sliced: the slice, three searches
+    // of it and a fourth for the tag were a tenth of EDI → JSON.
+    const plain = !flat && this.#isPlain(text, at, end);
+    const tag = plain ? this.#tagAt(text, at, end, position) : '';
+    const segment = plain ? null : readSegment(text.slice(at, end), d, position, flat);
     // Line breaks are kept once, as the interchange's; others are written like the first (docs/edi-json.md).
     this.#lineBreak ??= suffix;
     if (this.#startEvent) {
@@ -236,18 +254,65 @@ export class EdiReader {
       // Sent at the end, when all that follows the trailer is known.
       this.#endEvent = {
         type,
-        segment: segment ?? plainSegment('segment', tag, text, at, end, d.element).segment,
+        segment: segment ?? plainSegment('segment', tag, text, noBytes, at, end, d.element).segment,
         trailing: suffix,
       };
       return;
     }
     // A plain envelope segment (ST, SE…) is handed on as text too: split into an array and
     // written from it, it was about a sixth of EDI → JSON's profile.
-    this.#events.push(segment ? { type, segment } : plainSegment(type, tag, text, at, end, d.element));
+    this.#events.push(segment ? { type, segment } : plainSegment(type, tag, text, bytes, at, end, d.element));
   }
 
   /** Tags read, by their number (tag-code.ts): one string per tag, not one per segment. */
   #tags = new Map<number, string>();
+
+  /**
+   * Where the component separator, the repetition separator and the release character are next
+   * in the text being read, from the last segment on (the text's length when nowhere, -1 when not
+   * searched yet): a segment is plain when none is before its end. Each is searched for again
+   * only once a segment is past it, so a push of segments none of which holds one costs three
+   * searches, not three a segment.
+   */
+  #componentAt = -1;
+  #repetitionAt = -1;
+  #releaseAt = -1;
+
+  /**
+   * Whether the segment `text.slice(at, end)`'s elements are all simple, with no release
+   * character (see plain-segment.ts).
+   */
+  #isPlain(text: string, at: number, end: number): boolean {
+    const d = this.#d!;
+    // `includes` finds an empty separator in any text: none is plain then.
+    if (d.component === '') return false;
+    if (this.#componentAt < at) this.#componentAt = nextAt(text, d.component, at);
+    if (this.#componentAt < end) return false;
+    if (this.#repetitionAt < at) this.#repetitionAt = nextAt(text, d.repetition, at);
+    if (this.#repetitionAt < end) return false;
+    if (this.#releaseAt < at) this.#releaseAt = nextAt(text, d.release, at);
+    return this.#releaseAt >= end;
+  }
+
+  /** #tagOf for the plain segment `text.slice(at, end)`, without slicing it. */
+  #tagAt(text: string, at: number, end: number, position: number): string {
+    // A tag is two or three characters: the separator after it is among the first four.
+    const element = this.#d!.element.charCodeAt(0);
+    let separator = end;
+    for (let i = at; i < end && i < at + 4; i++)
+      if (text.charCodeAt(i) === element) {
+        separator = i;
+        break;
+      }
+    const code = tagCode(text, at, separator);
+    if (code < 0) return this.#tagOf(text.slice(at, end), position);
+    let tag = this.#tags.get(code);
+    if (tag === undefined) {
+      tag = text.slice(at, separator);
+      this.#tags.set(code, tag);
+    }
+    return tag;
+  }
 
   /** The tag of a plain segment; refused as checkTag refuses it. */
   #tagOf(raw: string, position: number): string {
@@ -272,26 +337,26 @@ export class EdiReader {
   }
 }
 
-/** Whether a segment's elements are all simple, with no release character: see plain-segment.ts. */
-function isPlain(raw: string, d: DelimitersJson): boolean {
-  return (
-    !raw.includes(d.component) &&
-    (d.repetition === '' || !raw.includes(d.repetition)) &&
-    (d.release === '' || !raw.includes(d.release))
-  );
-}
-
 /** The plain segment `text.slice(at, end)`, tagged `tag`. */
 function plainSegment(
   type: PlainSegmentType,
   tag: string,
   text: string,
+  bytes: Buffer,
   at: number,
   end: number,
   separator: string,
 ): PlainSegmentEvent {
   const values = end - at === tag.length ? -1 : at + tag.length + 1;
-  return new PlainSegmentEvent(type, tag, text, values, end, separator, separator);
+  const latin1 = bytes.length > 0 ? bytes : null;
+  return new PlainSegmentEvent(type, tag, text, values, end, separator, separator, latin1);
+}
+
+/** Index of `delimiter` in `text` from `from`; the text's length when it is not there or empty. */
+function nextAt(text: string, delimiter: string, from: number): number {
+  if (delimiter === '') return text.length;
+  const i = text.indexOf(delimiter, from);
+  return i < 0 ? text.length : i;
 }
 
 function tagOf(raw: string, element: string): string {

@@ -8,9 +8,13 @@
 /** Each Buffer's size: the JSON of several 16 KiB slices of EDI. */
 const chunkBytes = 256 * 1024;
 
+export const viewOf = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
+
 export class Utf8Output {
   /** The Buffer being filled: writers copy into it at `length` and move `length` on. */
   buffer = Buffer.allocUnsafe(chunkBytes);
+  /** `buffer` as a DataView, for writers that store four bytes at a time. */
+  view = viewOf(this.buffer);
   length = 0;
   /** Buffers filled, not taken yet. */
   #full: Buffer[] = [];
@@ -20,7 +24,10 @@ export class Utf8Output {
   room(bytes: number): void {
     if (this.length + bytes <= this.buffer.length) return;
     this.#putAside();
-    if (bytes > this.buffer.length) this.buffer = Buffer.allocUnsafe(bytes);
+    if (bytes > this.buffer.length) {
+      this.buffer = Buffer.allocUnsafe(bytes);
+      this.view = viewOf(this.buffer);
+    }
   }
 
   #putAside(): void {
@@ -29,6 +36,7 @@ export class Utf8Output {
     this.#fullBytes += this.length;
     // A new Buffer, not the old one cleared: what was handed on may not have been written yet.
     this.buffer = Buffer.allocUnsafe(chunkBytes);
+    this.view = viewOf(this.buffer);
     this.length = 0;
   }
 
