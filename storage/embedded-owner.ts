@@ -61,7 +61,7 @@ export async function giveUpOwnership(dataDir: string): Promise<void> {
  * the server's sessions instead was not exact: a backend whose client has left is listed until
  * it has exited, and a connection a pool opened during its own close stays open until the
  * process ends, so a stopping pier could take its own sessions for another process's and leave
- * the server running with no owner (a postmaster left after SIGTERM to `npm start`, in CI).
+ * the server running with no owner.
  */
 function usersDirectory(dataDir: string): string {
   return path.join(dataDir, 'postgres.users');
