@@ -12,6 +12,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type tls from 'node:tls';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
+import { DatabaseAwayLog } from './database-away-log.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import type { As2ReceiverSettings } from './config.js';
 import { InboundContexts } from './contexts.js';
@@ -87,7 +88,7 @@ export class As2ReceiverServer {
   /** Stopping: requests under way finish, new ones are answered 503 with Retry-After. */
   #draining = false;
   /** Messages are answered 503 because the database does not take them: told once, and once when it does again. */
-  #databaseAway = false;
+  readonly #databaseAway: DatabaseAwayLog;
   #lastConnectionAt = 0;
 
   constructor(
@@ -101,6 +102,7 @@ export class As2ReceiverServer {
     private readonly handoff?: HandoffGiver,
   ) {
     this.#contexts = new InboundContexts(core);
+    this.#databaseAway = new DatabaseAwayLog((level, msg, fields) => core.log(level, msg, fields));
     this.#opener = new MessageOpener(store, settings.large_messages_budget_mib * mib);
     this.#limit = settings.max_message_mib * mib;
     this.#inFlight = new InFlight({
@@ -186,17 +188,14 @@ export class As2ReceiverServer {
     const declared = declaredLength(req);
     if (declared !== null && declared > this.#limit)
       return this.#refuse(res, tooLarge(this.settings.max_message_mib), req);
+    const began = performance.now();
     this.#track(
-      this.#take(req, res, declared).catch((error: unknown) => {
+      this.#take(req, res, declared, began).catch((error: unknown) => {
         // Nothing was committed that the sender could lose by sending again (a commit whose
         // answer was lost makes the next copy a duplicate, answered with this one's receipt):
         // 503 tells it to, as HTTP says for a service that is away for a while.
         if (isDatabaseAway(error)) {
-          if (!this.#databaseAway)
-            this.core.log('warn', 'AS2 messages are answered 503 while the database does not take them', {
-              error: String(error),
-            });
-          this.#databaseAway = true;
+          this.#databaseAway.failed(began, error);
           if (!res.headersSent) {
             res.setHeader('Retry-After', String(databaseRetryAfterSeconds));
             this.#send(res, text(503, 'The database is not reachable now; send the message again later'));
@@ -216,7 +215,13 @@ export class As2ReceiverServer {
    * stranger cannot fill the disk. Both count against what their address (and the partner)
    * may have in flight.
    */
-  async #take(req: http.IncomingMessage, res: http.ServerResponse, declared: number | null): Promise<void> {
+  async #take(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    declared: number | null,
+    /** When the request came (performance.now()), for DatabaseAwayLog. */
+    began: number,
+  ): Promise<void> {
     const as2From = as2Name(headerValue(req.headers, 'as2-from'));
     const as2To = as2Name(headerValue(req.headers, 'as2-to'));
     const named = as2From && as2To && as2From.length <= 998 && as2To.length <= 998;
@@ -231,7 +236,7 @@ export class As2ReceiverServer {
       // Counted as they arrive only when no length was declared (the declared one is taken already).
       let crossed: Crossed | null = null;
       const count = declared === null ? (bytes: number) => (crossed = entry.grow(bytes)) === null : undefined;
-      if (partner === null) return await this.#takeFromStranger(req, res, count, () => crossed);
+      if (partner === null) return await this.#takeFromStranger(req, res, count, () => crossed, began);
       const limit = partnerLimit !== null ? Math.min(partnerLimit, this.#limit) : this.#limit;
       const body = await readBody(req, {
         limit,
@@ -255,17 +260,21 @@ export class As2ReceiverServer {
         case 'ended-early':
           return this.#send(res, text(400, 'The body ended early'));
         case 'memory':
-          return await this.#answer(res, {
-            headers: req.headers,
-            rawHeaders: req.rawHeaders,
-            body: body.bytes,
-          });
+          return await this.#answer(
+            res,
+            { headers: req.headers, rawHeaders: req.rawHeaders, body: body.bytes },
+            began,
+          );
         case 'stored':
-          return await this.#answer(res, {
-            headers: req.headers,
-            rawHeaders: req.rawHeaders,
-            stored: { messageId: body.messageId, bytes: body.bytes },
-          });
+          return await this.#answer(
+            res,
+            {
+              headers: req.headers,
+              rawHeaders: req.rawHeaders,
+              stored: { messageId: body.messageId, bytes: body.bytes },
+            },
+            began,
+          );
         default: {
           const never: never = body;
           throw new Error(`unknown body ${String(never)}`);
@@ -286,6 +295,7 @@ export class As2ReceiverServer {
     res: http.ServerResponse,
     count: ((bytes: number) => boolean) | undefined,
     crossed: () => Crossed | null,
+    began: number,
   ): Promise<void> {
     const body = await readPrefix(req, { limit: this.#limit, keep: strangerPrefixBytes, count });
     switch (body.kind) {
@@ -313,16 +323,13 @@ export class As2ReceiverServer {
     };
     if (!whole && looksLikeReceipt(incoming))
       return this.#send(res, text(413, `Receipts are limited to ${strangerPrefixBytes / 1024} KiB`));
-    await this.#answer(res, incoming);
+    await this.#answer(res, incoming, began);
   }
 
-  async #answer(res: http.ServerResponse, incoming: Incoming | StoredIncoming): Promise<void> {
+  async #answer(res: http.ServerResponse, incoming: Incoming | StoredIncoming, began: number): Promise<void> {
     try {
       const answer = await this.#process(incoming);
-      if (this.#databaseAway) {
-        this.#databaseAway = false;
-        this.core.log('info', 'the database takes AS2 messages again');
-      }
+      this.#databaseAway.taken(began);
       this.#send(res, answer);
       if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt);
     } catch (error) {
