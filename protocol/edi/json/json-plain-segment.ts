@@ -8,6 +8,7 @@
  * key twice) is left to the general path, which parses the value with JSON.parse, so what is
  * accepted and what is refused, with which message, stays the same.
  */
+import { LastView, viewOf } from './data-view.js';
 import type { DelimitersJson } from './form.js';
 import { PlainSegmentEvent } from './plain-segment.js';
 import { tagCode, tagCodeOfBytes } from './tag-code.js';
@@ -103,8 +104,6 @@ function sameBytesIn(text: DataView, at: number, bytes: DataView): boolean {
   return true;
 }
 
-const viewOf = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
-
 /** A tag seen, and the bytes after its elements (see PlainSegmentReader). */
 interface TagEntry {
   tag: string;
@@ -139,9 +138,8 @@ export class PlainSegmentReader {
    */
   #tags = new Map<number, TagEntry>();
   #suffixCount = 0;
-  /** The text last read, and a DataView of it for sameBytesIn. */
-  #text: Buffer | null = null;
-  #view: DataView = new DataView(new ArrayBuffer(0));
+  /** A DataView of the text last read, for sameBytesIn. */
+  readonly #view = new LastView();
   /**
    * By character code below 256, what it is in the elements' text: 0 data, 1 a character that
    * would need a release character or that X12 cannot carry, an escape or a control character
@@ -187,14 +185,6 @@ export class PlainSegmentReader {
     return more;
   }
 
-  #viewOf(b: Buffer): DataView {
-    if (this.#text !== b) {
-      this.#text = b;
-      this.#view = viewOf(b);
-    }
-    return this.#view;
-  }
-
   /** The plain segment whose object starts at `i` (a `{`), or `more`, or `other`. */
   read(b: Buffer, i: number): PlainSegmentEvent | typeof more | typeof other {
     return this.#readAsWritten(b, i) ?? this.#readAnyWay(b, i);
@@ -207,7 +197,7 @@ export class PlainSegmentReader {
    * anything else, or when the text ends first, which #readAnyWay then reads.
    */
   #readAsWritten(b: Buffer, i: number): PlainSegmentEvent | null {
-    const view = this.#viewOf(b);
+    const view = this.#view.of(b);
     if (i + 12 > b.length || view.getUint32(i) !== 0x7b227461 || view.getUint32(i + 4) !== 0x67223a22)
       return null;
     const from = i + 8;
@@ -297,7 +287,7 @@ export class PlainSegmentReader {
           if (
             known !== undefined &&
             b[j + known.byteLength] === 0x7d &&
-            sameBytesIn(this.#viewOf(b), j, known)
+            sameBytesIn(this.#view.of(b), j, known)
           ) {
             j += known.byteLength;
             break;

@@ -31,7 +31,7 @@ export class EdiReader {
   #encoding: TextEncoding = 'latin1';
   #text = '';
   /** Latin-1 only: `#text`'s bytes (PlainSegmentEvent's `latin1`). */
-  #textBytes: Buffer = Buffer.alloc(0);
+  #textBytes: Buffer = noBytes;
   #standard: EdiJsonStandard | null = null;
   #d: DelimitersJson | null = null;
   #started = false;

@@ -4,11 +4,10 @@
  * twice more (a Latin-1 Buffer made a string, that string encoded as UTF-8 by the consumer) and
  * handed on in pieces of 66 KiB, a write each.
  */
+import { viewOf } from './data-view.js';
 
 /** Each Buffer's size: the JSON of several 16 KiB slices of EDI. */
 const chunkBytes = 256 * 1024;
-
-export const viewOf = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
 
 export class Utf8Output {
   /** The Buffer being filled: writers copy into it at `length` and move `length` on. */
