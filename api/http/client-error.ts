@@ -11,11 +11,12 @@ import { errorTable, type ErrorCode } from '../errors.js';
 
 interface Refusal {
   code: ErrorCode;
-  message: string;
+  /** The error table's words when not given. */
+  message?: string;
   details?: Record<string, string>;
 }
 
-/** The refusal for a parser error code; status and words from the one error table. */
+/** The refusal for a parser error code; its status, and words not given, from the one error table. */
 function refusalFor(code: string | undefined): Refusal {
   switch (code) {
     case 'HPE_INVALID_EOF_STATE':
@@ -25,9 +26,9 @@ function refusalFor(code: string | undefined): Refusal {
         details: { body: 'The request body ended early' },
       };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { code: 'REQUEST_TIMEOUT', message: errorTable.REQUEST_TIMEOUT.message };
+      return { code: 'REQUEST_TIMEOUT' };
     case 'HPE_HEADER_OVERFLOW':
-      return { code: 'HEADERS_TOO_LARGE', message: errorTable.HEADERS_TOO_LARGE.message };
+      return { code: 'HEADERS_TOO_LARGE' };
     default:
       return {
         code: 'INVALID_INPUT',
@@ -40,14 +41,15 @@ function refusalFor(code: string | undefined): Refusal {
 /** fastify's clientErrorHandler: answers on the socket and closes it. */
 export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const refusal = refusalFor(error.code);
-  const status = errorTable[refusal.code].status;
+  const { code, message, details } = refusalFor(error.code);
+  const { status } = errorTable[code];
   // The parser's own message can quote the request; only its code is logged.
   this.log.debug({ code: error.code, status }, 'a request refused before it was read');
   if (!socket.writable) {
     socket.destroy();
     return;
   }
+  const refusal = { code, message: message ?? errorTable[code].message, ...(details ? { details } : {}) };
   const body = JSON.stringify({ data: null, error: refusal });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
