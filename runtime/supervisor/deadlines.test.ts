@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import t from 'tap';
 import type { PluginType } from '../../actors/index.js';
 import { migratedDatabase, sql } from '../../test/helpers/database.js';
+import { fixtureModule } from '../../test/helpers/fixture-module.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { SecretBox } from '../secrets/secret-box.js';
 import type { ActorCore } from './core-port.js';
@@ -12,10 +13,7 @@ import { Supervisor } from './supervisor.js';
 
 const { orm, url } = await migratedDatabase(t);
 
-// The fixture compiled beside this file when it runs compiled (the suite): a .ts fixture would be
-// loaded through tsx in its thread, seconds per start on a busy machine, where these tests time starts.
-const fixtureExtension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-const fixture = (name: string) => new URL(`./fixtures/${name}${fixtureExtension}`, import.meta.url);
+const fixture = (name: string) => fixtureModule(import.meta.url, `./fixtures/${name}`);
 
 /** No work to hand out: these fixtures never claim anything that matters. */
 const idleCore: ActorCore = {

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import t from 'tap';
 import type { PluginType } from '../../actors/index.js';
 import { createTestDatabase, sql } from '../../test/helpers/database.js';
+import { fixtureModule } from '../../test/helpers/fixture-module.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { migrate, openDatabase } from '../../storage/db.js';
 import type { ClaimedDelivery } from '../../protocol/core-protocol.js';
@@ -19,10 +20,7 @@ t.teardown(async () => {
   await db.drop();
 });
 
-// The fixture compiled beside this file when it runs compiled (the suite): a .ts fixture would be
-// loaded through tsx in its thread, seconds per start on a busy machine, where these tests time starts.
-const fixtureExtension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-const fixture = (name: string) => new URL(`./fixtures/${name}${fixtureExtension}`, import.meta.url);
+const fixture = (name: string) => fixtureModule(import.meta.url, `./fixtures/${name}`);
 
 /** Stands in for the dispatcher: hands out made-up deliveries and records what comes back. */
 class RecordingCore implements ActorCore {
