@@ -1,6 +1,6 @@
 // Covers where the receiver opens a message and with which keys: a small message alone is opened
 // on the receiver's thread, several at once, one while others wait at the receiver and larger
-// ones go to the pool, but no more at once than its capacity (eight per thread; the others are opened here); a pool thread asks for
+// ones go to the pool, but no more at once than it has threads (the others are opened here); a pool thread asks for
 // a context it has not seen and then keeps it, and a context the receiver was given anew (a key
 // rolled over or removed) counts from the next message on, in every pool thread.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -74,23 +74,26 @@ const outcomes = async (context: As2InboundContext, n: number) =>
 await opener.ready;
 
 t.test(
-  'a message alone is opened on the receiver thread, several at once in the pool up to its capacity',
+  'a message alone is opened on the receiver thread, several at once in the pool up to its threads',
   async (t) => {
     const context = contextWith('bob');
     const before = { ...opener.opened };
     for (let i = 0; i < 3; i++) t.equal((await opener.open(task(context))).outcome, 'processed');
     t.same(opener.opened, { here: before.here + 3, pool: before.pool }, 'one at a time: all three here');
-    // The first is alone; of the others, the pool takes its capacity and two would wait.
-    const pooled = opener.poolCapacity;
-    t.equal(pooled, opener.poolThreads * 8, 'eight per thread');
+    // The first is alone; of the others, the pool takes one per thread and two would wait.
+    const pooled = opener.poolThreads;
     const n = pooled + 3;
     t.same(await outcomes(context, n), Array(n).fill('processed'), `${n} at once are processed`);
     t.equal(
       opener.opened.pool,
       before.pool + pooled,
-      `of ${n} at once, the pool's capacity goes to the pool`,
+      `of ${n} at once, one per pool thread goes to the pool`,
     );
-    t.equal(opener.opened.here, before.here + 3 + 3, 'the first and the two the pool has no room for: here');
+    t.equal(
+      opener.opened.here,
+      before.here + 3 + 3,
+      'the first and the two the pool has no thread for: here',
+    );
     // Random bytes do not compress: the body stays above the size opened here.
     const larger = task(context, randomBytes(aloneHereMaxBytes + 1024));
     t.ok(larger.receivedBytes > aloneHereMaxBytes);

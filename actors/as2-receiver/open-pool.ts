@@ -1,8 +1,7 @@
 /**
  * Where a received message is opened (open-message.ts): in a pool of worker threads, one per
  * core, when other messages are at the receiver too or it is larger than 64 KiB; on the
- * receiver's own thread when it is small and either alone or the pool holds as many as it
- * takes (poolQueuePerThread).
+ * receiver's own thread when it is small and either alone or every pool thread is busy.
  * Decrypting, verifying, inflating and signing the receipt are most of a message's CPU (two
  * RSA-2048 private-key operations for a signed, encrypted message with a signed receipt); on the
  * receiver's own thread they were capped at one core, and a large message held up every other
@@ -66,18 +65,6 @@ const taskFile = new URL(import.meta.url).pathname.endsWith('.ts')
  */
 export const aloneHereMaxBytes = 64 * 1024;
 
-/**
- * Messages the pool holds per thread (one being opened, the rest queued) before the receiver
- * opens the next itself. At one per thread the receiver's own thread opened most messages at
- * concurrency 16 while a pool thread, done with its message, waited for the receiver to hand it
- * the next: the machine stayed 80 % busy. Eight per thread kept it 95 % busy and delivered 9-10 %
- * more messages a second at 16 and 4, level at 1, 64 and 1 MiB; with no bound at all, 64 at once
- * cost a quarter more CPU per message (every message's hops, and acceptances no longer gathered
- * while the receiver opens) and delivered 7 % fewer
- * (benchmarks/history/2026-11-26-the-receive-pool-holds-eight-messages-per-thread.md).
- */
-export const poolQueuePerThread = 8;
-
 export class MessageOpener {
   readonly #pool: Piscina;
   /** Whether a pool thread has loaded the AS2 modules and answered. */
@@ -90,13 +77,9 @@ export class MessageOpener {
   #inPool = 0;
   /** Where messages were opened so far: on the receiver's thread or in the pool. */
   readonly opened = { here: 0, pool: 0 };
-  /** The pool's threads: each opens one message at a time. */
+  /** Most messages the pool opens at once: one per thread. */
   get poolThreads(): number {
     return this.#pool.options.maxThreads;
-  }
-  /** Most messages given to the pool at once (being opened or queued there), see poolQueuePerThread. */
-  get poolCapacity(): number {
-    return this.poolThreads * poolQueuePerThread;
   }
   /** Settles when a pool thread has loaded the AS2 modules (or failed to). */
   readonly ready: Promise<void>;
@@ -162,7 +145,7 @@ export class MessageOpener {
 
   async #open(task: OpenTask): Promise<OpenResult> {
     const alone = this.#opening === 0 && this.#present <= 1;
-    const poolFull = this.#inPool >= this.poolCapacity;
+    const poolFull = this.#inPool >= this.poolThreads;
     this.#opening++;
     try {
       // A small message is opened here when it is the only one at the receiver: the pool thread
@@ -170,9 +153,9 @@ export class MessageOpener {
       // receipt that waits for nothing else, and leave this thread idle meanwhile. At concurrency
       // 1 that is every message. With others in flight the pool takes it, so every core works
       // (counting only the messages being opened, this thread opened 95-98 % of them at
-      // concurrency 16, one at a time, and the machine stayed a quarter idle), unless the pool
-      // holds its capacity already (poolQueuePerThread): the message would wait long in the
-      // pool's queue, and this thread takes it without the hops instead.
+      // concurrency 16, one at a time, and the machine stayed a quarter idle), unless every pool
+      // thread is busy already: it would wait in the pool's queue, and this thread takes it
+      // without the hops instead.
       const small = task.receivedBytes < largeFromBytes;
       if ((small && !this.#ready) || ((alone || poolFull) && task.receivedBytes <= aloneHereMaxBytes)) {
         this.opened.here++;
