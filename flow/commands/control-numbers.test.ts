@@ -1,4 +1,4 @@
-// Covers control numbers across nodes: two processes, each with its own pool, connected first and then started together, take 200 interchanges' numbers each for one partner at once and get 400 distinct numbers from 1 to 400, taken in turns, with the group and set counters in step; a process killed with -9 inside its transaction gives its number back, so the next one follows without a gap; a counter past its field's size is refused.
+// Covers control numbers across nodes: two processes, each with its own pool, connected first and then started together, take 1,000 interchanges' numbers each for one partner at once (the issue's figure) and get 2,000 distinct numbers from 1 to 2,000, taken in turns, with the group and set counters in step; a process killed with -9 inside its transaction gives its number back, so the next one follows without a gap; a counter past its field's size is refused.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
@@ -44,9 +44,11 @@ function run(args: string[]): {
   return { out, kill: () => child.kill('SIGKILL'), firstLine, go: () => child.stdin.end('go\n') };
 }
 
-t.test('two nodes taking 200 each get 400 distinct numbers without gaps', async (t) => {
+t.test('two nodes taking 1,000 each get 2,000 distinct numbers without gaps', async (t) => {
   const id = await partner('globex');
-  const nodes = [run([String(id), '200']), run([String(id), '200'])];
+  const each = 1000;
+  const all = 2 * each;
+  const nodes = [run([String(id), String(each)]), run([String(id), String(each)])];
   // Both connected before either takes a number: they race from the first one, not only if their
   // start-ups (seconds each on a busy machine) happened to end together.
   t.same(await Promise.all(nodes.map((n) => n.firstLine)), ['ready', 'ready']);
@@ -55,12 +57,12 @@ t.test('two nodes taking 200 each get 400 distinct numbers without gaps', async 
     (text) => JSON.parse(text.split('\n')[1]!) as number[],
   );
   const numbers = [...a!, ...b!].sort((x, y) => x - y);
-  t.equal(numbers.length, 400);
-  t.equal(new Set(numbers).size, 400, 'distinct');
+  t.equal(numbers.length, all);
+  t.equal(new Set(numbers).size, all, 'distinct');
   t.same(
     numbers,
-    Array.from({ length: 400 }, (_, i) => i + 1),
-    '1 to 400 without a gap',
+    Array.from({ length: all }, (_, i) => i + 1),
+    `1 to ${all} without a gap`,
   );
   t.ok(
     Math.min(...a!) < Math.max(...b!) && Math.min(...b!) < Math.max(...a!),
@@ -74,9 +76,9 @@ t.test('two nodes taking 200 each get 400 distinct numbers without gaps', async 
   t.same(
     counters.map((c) => [c.direction, c.level, Number(c.last_value)]),
     [
-      ['outbound', 'group', 400],
-      ['outbound', 'interchange', 400],
-      ['outbound', 'set', 800],
+      ['outbound', 'group', all],
+      ['outbound', 'interchange', all],
+      ['outbound', 'set', 2 * all],
     ],
   );
 });
