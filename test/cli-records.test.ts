@@ -43,11 +43,9 @@ t.test('service accounts and API tokens: list, revoke, disable, enable, delete',
 
   const id = line!.split('\t')[0]!;
   t.equal((await pier(['api-tokens', 'revoke', id])).stdout, `API token ${id} is revoked.\n`);
-  t.equal(
-    (await server.call('GET', '/api/v1/organizations', { token })).status,
-    401,
-    'a revoked token fails',
-  );
+  // As with disable, the server hears of the revocation by NOTIFY a moment after the command:
+  // checked at once, a loaded machine served the cached token one more time.
+  t.equal(await statusSoon(401), 401, 'a revoked token fails');
   const again = await pier(['api-tokens', 'revoke', '999999']);
   t.equal(again.code, 1);
   t.equal(again.stderr, 'pier: API token not found\n');
