@@ -36,15 +36,31 @@ for (let i = 0; i < files; i++) await writeFile(path.join(inbox, 'globex', `f${i
 await runningOn(server, 'file-poller', 'in');
 
 t.test('every message is delivered, and its history goes forward in time', async (t) => {
+  const listed = async () =>
+    ((await server.call('GET', '/api/v1/messages?limit=500')).body?.data?.messages ?? []) as Message[];
   const all = await waitFor(
     async () => {
-      const answer = await server.call('GET', '/api/v1/messages?limit=500');
-      const list = (answer.body?.data?.messages ?? []) as Message[];
+      const list = await listed();
       return list.length === files && list.every((m) => m.status === 'Delivered') ? list : undefined;
     },
     `all ${files} delivered, none left InProgress`,
     120_000,
-  );
+  ).catch(async (error: Error) => {
+    // Say which messages were left, in which status, with their history: a run stuck once in CI
+    // (2026-11-26), and its timeout alone could not tell a slow machine from a message left behind.
+    const list = await listed();
+    const counts: Record<string, number> = {};
+    for (const m of list) counts[m.status] = (counts[m.status] ?? 0) + 1;
+    const left = await Promise.all(
+      list
+        .filter((m) => m.status !== 'Delivered')
+        .slice(0, 3)
+        .map(async ({ id }) => (await server.call('GET', `/api/v1/messages/${id}`)).body.data),
+    );
+    throw new Error(
+      `${error.message}: ${list.length} listed, ${JSON.stringify(counts)}; ${JSON.stringify(left)}`,
+    );
+  });
   const backwards: string[] = [];
   for (const { id } of all) {
     const message = (await server.call('GET', `/api/v1/messages/${id}`)).body.data as Message;
