@@ -6,8 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { must, parties, runningOn, tempDir, type Message } from '../helpers/flow.js';
-import { waitFor } from '../helpers/wait.js';
+import { must, parties, runningOn, tempDir, waitForMessages, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 const files = 300;
@@ -36,19 +35,18 @@ for (let i = 0; i < files; i++) await writeFile(path.join(inbox, 'globex', `f${i
 await runningOn(server, 'file-poller', 'in');
 
 t.test('every message is delivered, and its history goes forward in time', async (t) => {
-  const listed = async () =>
-    ((await server.call('GET', '/api/v1/messages?limit=500')).body?.data?.messages ?? []) as Message[];
-  const all = await waitFor(
-    async () => {
-      const list = await listed();
-      return list.length === files && list.every((m) => m.status === 'Delivered') ? list : undefined;
-    },
+  const query = 'limit=500';
+  const all = await waitForMessages(
+    server,
+    query,
+    (list) => list.length === files && list.every((m) => m.status === 'Delivered'),
     `all ${files} delivered, none left InProgress`,
     120_000,
   ).catch(async (error: Error) => {
     // Say which messages were left, in which status, with their history: a run stuck once in CI
     // (2026-11-26), and its timeout alone could not tell a slow machine from a message left behind.
-    const list = await listed();
+    const list = ((await server.call('GET', `/api/v1/messages?${query}`)).body?.data?.messages ??
+      []) as Message[];
     const counts: Record<string, number> = {};
     for (const m of list) counts[m.status] = (counts[m.status] ?? 0) + 1;
     const left = await Promise.all(
