@@ -137,3 +137,37 @@ t.test('the list, a message and the dashboard follow the flow without reloading'
   t.same([...list.problems, ...detail.problems, ...dashboard.problems], [], 'no console errors');
   await Promise.all([list, detail, dashboard].map((p) => p.page.context().close()));
 });
+
+t.test('what changed before the page subscribed is shown once it has', async (t) => {
+  const stopped = await server.call('POST', '/api/v1/services/file-writer/inbox/stop', { body: {} });
+  t.equal(stopped.status, 200, stopped.raw);
+  const late = await send('late.edi');
+  const { page, problems } = await openPage(browser);
+  // The page's subscription is held back until the message is delivered: no event for that
+  // change reaches it, as when a message moves on while a loaded browser is still starting.
+  let release!: () => void;
+  const delivered = new Promise<void>((resolve) => (release = resolve));
+  await page.route(
+    (url) => url.pathname === '/ui/events',
+    async (route) => {
+      await delivered;
+      await route.continue();
+    },
+  );
+  const stream = page.waitForResponse((r) => new URL(r.url()).pathname === '/ui/events');
+  await page.goto(`${server.url}/ui/messages/${late}`);
+  t.notMatch(await textOf(page, '#message-status'), 'Delivered', 'not delivered when the page was made');
+  const started = await server.call('POST', '/api/v1/services/file-writer/inbox/start', { body: {} });
+  t.equal(started.status, 200, started.raw);
+  await waitForMessage(server, late, (m) => m.status === 'Delivered', 'late.edi delivered');
+  release();
+  t.equal((await stream).status(), 200, 'the event stream opened after the delivery');
+  await page.waitForFunction(
+    () => document.querySelector('#message-status')?.textContent?.includes('Status Delivered'),
+    undefined,
+    { timeout: 15_000 },
+  );
+  t.pass('the page shows the delivery that happened before it subscribed');
+  t.same(problems, [], 'no console errors');
+  await page.context().close();
+});

@@ -18,7 +18,8 @@ document.addEventListener('click', (event) => {
  * Live updates: the message history events of the stream become `pier:message-history` DOM
  * events, which the live regions (hx-trigger) answer by fetching their content again. Events
  * are coalesced: one DOM event at most every half second, always after the last stream event,
- * so a burst costs one refresh and the final state is never skipped. The stream's address is
+ * so a burst costs one refresh and the final state is never skipped. The regions are also
+ * refreshed once the stream opens, for what changed before it did. The stream's address is
  * given by the server on <body data-events>; without one nothing is subscribed.
  */
 function subscribeToEvents() {
@@ -34,6 +35,9 @@ function subscribeToEvents() {
   };
   const connect = () => {
     const source = new EventSource(url);
+    // What changed between the page's rendering and this subscription came as no event: once
+    // the stream is open (the server listens before it answers), show the current state.
+    source.addEventListener('open', refresh);
     source.addEventListener('message_history', refresh);
     // The server missed or dropped lines: show the current state and start afresh.
     source.addEventListener('reload', () => {
