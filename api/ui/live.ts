@@ -4,8 +4,8 @@
  * and turns its message history events into one `pier:message-history` DOM event at most
  * twice a second (always after the last one), and htmx fetches each region's content again
  * and swaps it in place: no full reload. Once more when the stream opens: a change between the
- * page's rendering and its subscription sends no event. The stream is offered only when this process has
- * GET /events (the events issue); without it the regions are static.
+ * page's rendering and its subscription sends no event. The stream is offered only when this
+ * process has GET /events (the events issue); without it the regions are static.
  */
 import type { FastifyInstance } from 'fastify';
 import { html, type Html } from './html.js';

@@ -1,4 +1,4 @@
-// Covers live updates in a real browser (chromium + playwright-core): with the messages list, a message's page and the dashboard open, messages flow and GET /events brings the new message, its changed status, deliveries and history, and the dashboard's figures and its chart (data, drawing and legend) into the pages without a reload; the message page and the dashboard announce changes through aria-live regions.
+// Covers live updates in a real browser (chromium + playwright-core): with the messages list, a message's page and the dashboard open, messages flow and GET /events brings the new message, its changed status, deliveries and history, and the dashboard's figures and its chart (data, drawing and legend) into the pages without a reload; the message page and the dashboard announce changes through aria-live regions; and a page whose subscription opens only after its message was delivered (held back by the browser's routing) shows the delivery once it subscribes.
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import t from 'tap';
