@@ -40,6 +40,14 @@ async function watchReloads(page: Page): Promise<() => Promise<{ navigations: nu
   });
 }
 
+/** Waits until the message page's status fact says `status`. */
+const statusShown = (page: Page, status: string, timeout?: number) =>
+  page.waitForFunction(
+    (text) => document.querySelector('#message-status')?.textContent?.includes(text),
+    `Status ${status}`,
+    timeout === undefined ? {} : { timeout },
+  );
+
 t.test('the list, a message and the dashboard follow the flow without reloading', async (t) => {
   const first = await send('first.edi');
   const list = await openPage(browser);
@@ -82,9 +90,7 @@ t.test('the list, a message and the dashboard follow the flow without reloading'
   t.equal(started.status, 200, started.raw);
   await waitForMessage(server, first, (m) => m.status === 'Delivered', 'first.edi delivered');
 
-  await detail.page.waitForFunction(() =>
-    document.querySelector('#message-status')?.textContent?.includes('Status Delivered'),
-  );
+  await statusShown(detail.page, 'Delivered');
   t.match(await textOf(detail.page, '#live-message dl'), 'Delivered', 'the status fact changed in place');
   t.match(await textOf(detail.page, '#live-message table'), 'delivered', 'the delivery changed in place');
   t.match(await textOf(detail.page, '.timeline'), /delivery changed/i, 'the history grew');
@@ -162,11 +168,7 @@ t.test('what changed before the page subscribed is shown once it has', async (t)
   await waitForMessage(server, late, (m) => m.status === 'Delivered', 'late.edi delivered');
   release();
   t.equal((await stream).status(), 200, 'the event stream opened after the delivery');
-  await page.waitForFunction(
-    () => document.querySelector('#message-status')?.textContent?.includes('Status Delivered'),
-    undefined,
-    { timeout: 15_000 },
-  );
+  await statusShown(page, 'Delivered', 15_000);
   t.pass('the page shows the delivery that happened before it subscribed');
   t.same(problems, [], 'no console errors');
   await page.context().close();

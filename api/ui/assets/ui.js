@@ -19,7 +19,7 @@ document.addEventListener('click', (event) => {
  * events, which the live regions (hx-trigger) answer by fetching their content again. Events
  * are coalesced: one DOM event at most every half second, always after the last stream event,
  * so a burst costs one refresh and the final state is never skipped. The regions are also
- * refreshed once the stream opens, for what changed before it did. The stream's address is
+ * refreshed whenever a stream opens, for what changed before it did. The stream's address is
  * given by the server on <body data-events>; without one nothing is subscribed.
  */
 function subscribeToEvents() {
@@ -35,23 +35,19 @@ function subscribeToEvents() {
   };
   const connect = () => {
     const source = new EventSource(url);
-    // What changed between the page's rendering and this subscription came as no event: once
-    // the stream is open (the server listens before it answers), show the current state.
+    // Every stream that opens shows the current state first: what changed before it (since the
+    // page was made, or while the stream was away) came as no event. The server listens before
+    // it answers, so nothing falls between.
     source.addEventListener('open', refresh);
     source.addEventListener('message_history', refresh);
-    // The server missed or dropped lines: show the current state and start afresh.
+    // The server missed or dropped lines: start afresh (the new stream shows the current state).
     source.addEventListener('reload', () => {
       source.close();
-      refresh();
       connect();
     });
-    // The server is stopping: come back when it says (another node, or this one restarted),
-    // and show the current state then; a browser gives up by itself on the 503 of a drain.
-    const later = (seconds) =>
-      window.setTimeout(() => {
-        refresh();
-        connect();
-      }, seconds * 1000);
+    // The server is stopping: come back when it says (another node, or this one restarted);
+    // a browser gives up by itself on the 503 of a drain.
+    const later = (seconds) => window.setTimeout(connect, seconds * 1000);
     source.addEventListener('stopping', (event) => {
       source.close();
       let seconds = 10;
