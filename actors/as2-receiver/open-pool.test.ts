@@ -1,6 +1,7 @@
 // Covers where the receiver opens a message and with which keys: a small message alone is opened
 // on the receiver's thread, several at once, one while others wait at the receiver and larger
-// ones go to the pool, but no more at once than it has threads (the others are opened here); a pool thread asks for
+// ones go to the pool, but no more at once than it has threads (the others are opened here), a
+// thread counted free as soon as it has finished, its answer not read yet; a pool thread asks for
 // a context it has not seen and then keeps it, and a context the receiver was given anew (a key
 // rolled over or removed) counts from the next message on, in every pool thread.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -68,8 +69,14 @@ function task(
   };
 }
 
-const outcomes = async (context: As2InboundContext, n: number) =>
-  (await Promise.all(Array.from({ length: n }, () => opener.open(task(context))))).map((r) => r.outcome);
+/**
+ * Opens n messages at once. They are built first: building one takes milliseconds, long enough
+ * for a pool thread to finish the one before, which frees it (the pool threads count themselves).
+ */
+const outcomes = async (context: As2InboundContext, n: number) => {
+  const tasks = Array.from({ length: n }, () => task(context));
+  return (await Promise.all(tasks.map((one) => opener.open(one)))).map((r) => r.outcome);
+};
 
 await opener.ready;
 
@@ -80,9 +87,10 @@ t.test(
     const before = { ...opener.opened };
     for (let i = 0; i < 3; i++) t.equal((await opener.open(task(context))).outcome, 'processed');
     t.same(opener.opened, { here: before.here + 3, pool: before.pool }, 'one at a time: all three here');
-    // The first is alone; of the others, the pool takes one per thread and two would wait.
+    // The first is alone; of the others, the pool takes one per thread and the last would wait.
+    // (One more could go either way: a pool thread may finish while this thread opens that one.)
     const pooled = opener.poolThreads;
-    const n = pooled + 3;
+    const n = pooled + 2;
     t.same(await outcomes(context, n), Array(n).fill('processed'), `${n} at once are processed`);
     t.equal(
       opener.opened.pool,
@@ -91,8 +99,8 @@ t.test(
     );
     t.equal(
       opener.opened.here,
-      before.here + 3 + 3,
-      'the first and the two the pool has no thread for: here',
+      before.here + 3 + 2,
+      'the first and the one the pool has no thread for: here',
     );
     // Random bytes do not compress: the body stays above the size opened here.
     const larger = task(context, randomBytes(aloneHereMaxBytes + 1024));
@@ -116,6 +124,34 @@ t.test('a message opened while others wait at the receiver goes to the pool', as
   waiting();
   t.equal((await opener.open(task(context))).outcome, 'processed');
   t.equal(opener.opened.here, before.here + 1, 'alone again (left twice counts once): opened here');
+});
+
+t.test('a pool thread that has finished takes the next message before its answer is read here', async (t) => {
+  const context = contextWith('bob');
+  // Others are at the receiver: none of these is alone.
+  const others = [opener.arrive(), opener.arrive()];
+  const before = { ...opener.opened };
+  const pooled = opener.poolThreads;
+  const tasks = Array.from({ length: pooled + 1 }, () => task(context));
+  const first = tasks.slice(0, pooled).map((one) => opener.open(one));
+  t.equal(opener.opened.pool, before.pool + pooled, 'one per pool thread went to the pool');
+  // This thread stays busy, as a loaded receiver's does, until the pool threads have finished:
+  // their answers wait unread.
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + 30_000;
+  while (opener.poolOpening > 0 && Date.now() < deadline) Atomics.wait(pause, 0, 0, 5);
+  t.equal(opener.poolOpening, 0, 'the pool threads finished');
+  const next = opener.open(tasks[pooled]!);
+  t.same(
+    opener.opened,
+    { here: before.here, pool: before.pool + pooled + 1 },
+    'the next one went to the pool too',
+  );
+  t.same(
+    (await Promise.all([...first, next])).map((r) => r.outcome),
+    Array(pooled + 1).fill('processed'),
+  );
+  for (const leave of others) leave();
 });
 
 t.test('a context given anew counts from the next message in every pool thread', async (t) => {

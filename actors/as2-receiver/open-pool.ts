@@ -73,10 +73,25 @@ export class MessageOpener {
   #opening = 0;
   /** Messages at the receiver between their arrival and their answer (`arrive`). */
   #present = 0;
-  /** Messages given to the pool and not yet answered. */
+  /** Messages given to the pool whose answers this thread has not read yet. */
   #inPool = 0;
+  /** Tasks given to the pool so far (a context asked for again counts twice, as it runs twice). */
+  #given = 0;
+  /**
+   * Tasks the pool threads have finished, counted by them as they finish (open-worker-entry.cjs),
+   * before their answers reach this thread: under load this thread reads an answer milliseconds
+   * after it was sent, and a pool thread counted busy until then sat idle while this thread
+   * opened the next message itself (at concurrency 64 the pool threads were 5 % busy each, this
+   * thread 72 %). A task that never ran (a thread that ended under it) is never counted here,
+   * so the bound takes the lower of the two counts.
+   */
+  readonly #finished = new Int32Array(new SharedArrayBuffer(4));
   /** Where messages were opened so far: on the receiver's thread or in the pool. */
   readonly opened = { here: 0, pool: 0 };
+  /** Tasks the pool threads are running now, as they count them (answers not read yet aside). */
+  get poolOpening(): number {
+    return this.#given - Atomics.load(this.#finished, 0);
+  }
   /** Most messages the pool opens at once: one per thread. */
   get poolThreads(): number {
     return this.#pool.options.maxThreads;
@@ -98,10 +113,14 @@ export class MessageOpener {
     this.#pool = new Piscina({
       // A CommonJS file that imports the task module (open-worker-entry.cjs says why).
       filename: new URL('./open-worker-entry.cjs', import.meta.url).href,
-      workerData: { taskModule: new URL(taskFile, import.meta.url).href },
+      workerData: { taskModule: new URL(taskFile, import.meta.url).href, finished: this.#finished.buffer },
       minThreads: 1,
       maxThreads: Math.max(1, os.availableParallelism()),
       idleTimeout: 600_000,
+      // A thread whose answer this thread has not read yet is given its next message at once
+      // (it waits in the thread's own queue, taken as the answer goes); the bound on what is
+      // being opened is #open's, counted by the threads themselves.
+      concurrentTasksPerWorker: 2,
     });
     // Loading the AS2 modules takes the first thread a second or more (several on a loaded
     // machine); small messages are opened here until it answers, so none waits for that.
@@ -145,7 +164,7 @@ export class MessageOpener {
 
   async #open(task: OpenTask): Promise<OpenResult> {
     const alone = this.#opening === 0 && this.#present <= 1;
-    const poolFull = this.#inPool >= this.poolThreads;
+    const poolFull = Math.min(this.#inPool, this.poolOpening) >= this.poolThreads;
     this.#opening++;
     try {
       // A small message is opened here when it is the only one at the receiver: the pool thread
@@ -189,8 +208,12 @@ export class MessageOpener {
         // small one is copied: the receiver still keeps it as `received` meanwhile.
         transferList: move ? [body.buffer as ArrayBuffer] : [],
       }) as Promise<OpenResult | MissingContext>;
+    this.#given++;
     let answer = await run(move);
-    if ('missingContext' in answer) answer = await run(true);
+    if ('missingContext' in answer) {
+      this.#given++;
+      answer = await run(true);
+    }
     if ('missingContext' in answer) throw new Error('A pool thread refused a task that carried its context');
     const result = answer;
     // Buffers arrive from another thread as plain Uint8Arrays.

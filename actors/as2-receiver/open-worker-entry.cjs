@@ -10,7 +10,16 @@ const { workerData } = require('node:worker_threads');
 /** The task module (open-worker.js, or the sources' open-worker-sources.mjs), imported once. */
 let loaded;
 
+/**
+ * Tasks finished in every thread of the pool, counted as each one ends (before its answer is
+ * posted): the receiver reads it to tell a busy thread from one whose answer it has not read yet
+ * (open-pool.ts). The warm-up task is not counted, as it is not given as a message.
+ */
+const finished = new Int32Array(workerData.finished);
+
 module.exports = function open(task) {
   loaded ??= import(workerData.taskModule).then((module) => module.default);
-  return loaded.then((run) => run(task));
+  const opening = loaded.then((run) => run(task));
+  if (task.warmUp) return opening;
+  return opening.finally(() => Atomics.add(finished, 0, 1));
 };
