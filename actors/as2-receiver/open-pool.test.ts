@@ -13,7 +13,7 @@ import { packOutgoing } from '../as2/index.js';
 import type { As2InboundContext } from '../../protocol/as2-protocol.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import { makeParties } from '../../test/as2/parties.js';
-import { aloneHereMaxBytes, MessageOpener } from './open-pool.js';
+import { aloneHereMaxBytes, largeFromBytes, MessageOpener } from './open-pool.js';
 import type { OpenTask } from './open-message.js';
 
 const parties = makeParties();
@@ -70,8 +70,10 @@ function task(
 }
 
 /**
- * Opens n messages at once. They are built first: building one takes milliseconds, long enough
- * for a pool thread to finish the one before, which frees it (the pool threads count themselves).
+ * Opens n messages at once, built first (building one takes milliseconds: time enough for a pool
+ * thread to finish one). The pool threads have not seen `context` yet: each answers that it needs
+ * it and counts itself busy until the message comes back with it, so where each message is opened
+ * does not depend on how fast the threads are.
  */
 const outcomes = async (context: As2InboundContext, n: number) => {
   const tasks = Array.from({ length: n }, () => task(context));
@@ -87,10 +89,9 @@ t.test(
     const before = { ...opener.opened };
     for (let i = 0; i < 3; i++) t.equal((await opener.open(task(context))).outcome, 'processed');
     t.same(opener.opened, { here: before.here + 3, pool: before.pool }, 'one at a time: all three here');
-    // The first is alone; of the others, the pool takes one per thread and the last would wait.
-    // (One more could go either way: a pool thread may finish while this thread opens that one.)
+    // The first is alone; of the others, the pool takes one per thread and two would wait.
     const pooled = opener.poolThreads;
-    const n = pooled + 2;
+    const n = pooled + 3;
     t.same(await outcomes(context, n), Array(n).fill('processed'), `${n} at once are processed`);
     t.equal(
       opener.opened.pool,
@@ -99,8 +100,8 @@ t.test(
     );
     t.equal(
       opener.opened.here,
-      before.here + 3 + 2,
-      'the first and the one the pool has no thread for: here',
+      before.here + 3 + 3,
+      'the first and the two the pool has no thread for: here',
     );
     // Random bytes do not compress: the body stays above the size opened here.
     const larger = task(context, randomBytes(aloneHereMaxBytes + 1024));
@@ -132,8 +133,14 @@ t.test('a pool thread that has finished takes the next message before its answer
   const others = [opener.arrive(), opener.arrive()];
   const before = { ...opener.opened };
   const pooled = opener.poolThreads;
-  const tasks = Array.from({ length: pooled + 1 }, () => task(context));
+  // Large ones for the pool threads: a large body is moved to its thread with its context, so
+  // no thread answers that it has not seen the context (and stays counted busy till it is sent).
+  const tasks = [
+    ...Array.from({ length: pooled }, () => task(context, randomBytes(largeFromBytes))),
+    task(context),
+  ];
   const first = tasks.slice(0, pooled).map((one) => opener.open(one));
+  await new Promise((resolve) => setImmediate(resolve));
   t.equal(opener.opened.pool, before.pool + pooled, 'one per pool thread went to the pool');
   // This thread stays busy, as a loaded receiver's does, until the pool threads have finished:
   // their answers wait unread.

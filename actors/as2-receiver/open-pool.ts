@@ -75,10 +75,10 @@ export class MessageOpener {
   #present = 0;
   /** Messages given to the pool whose answers this thread has not read yet. */
   #inPool = 0;
-  /** Tasks given to the pool so far (a context asked for again counts twice, as it runs twice). */
+  /** Messages given to the pool so far (one given again with its context counts once). */
   #given = 0;
   /**
-   * Tasks the pool threads have finished, counted by them as they finish (open-worker-entry.cjs),
+   * Messages the pool threads have finished, counted by them as they finish (open-worker-entry.cjs),
    * before their answers reach this thread: under load this thread reads an answer milliseconds
    * after it was sent, and a pool thread counted busy until then sat idle while this thread
    * opened the next message itself (at concurrency 64 the pool threads were 5 % busy each, this
@@ -88,7 +88,7 @@ export class MessageOpener {
   readonly #finished = new Int32Array(new SharedArrayBuffer(4));
   /** Where messages were opened so far: on the receiver's thread or in the pool. */
   readonly opened = { here: 0, pool: 0 };
-  /** Tasks the pool threads are running now, as they count them (answers not read yet aside). */
+  /** Messages the pool threads are opening now, as they count them (answers not read yet aside). */
   get poolOpening(): number {
     return this.#given - Atomics.load(this.#finished, 0);
   }
@@ -210,10 +210,7 @@ export class MessageOpener {
       }) as Promise<OpenResult | MissingContext>;
     this.#given++;
     let answer = await run(move);
-    if ('missingContext' in answer) {
-      this.#given++;
-      answer = await run(true);
-    }
+    if ('missingContext' in answer) answer = await run(true);
     if ('missingContext' in answer) throw new Error('A pool thread refused a task that carried its context');
     const result = answer;
     // Buffers arrive from another thread as plain Uint8Arrays.

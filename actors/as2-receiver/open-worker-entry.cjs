@@ -11,15 +11,18 @@ const { workerData } = require('node:worker_threads');
 let loaded;
 
 /**
- * Tasks finished in every thread of the pool, counted as each one ends (before its answer is
+ * Messages finished in every thread of the pool, counted as each one ends (before its answer is
  * posted): the receiver reads it to tell a busy thread from one whose answer it has not read yet
- * (open-pool.ts). The warm-up task is not counted, as it is not given as a message.
+ * (open-pool.ts). Not counted: the warm-up task, and a task answered with `missingContext`, as
+ * its message is given again with the context and counted when that one ends.
  */
 const finished = new Int32Array(workerData.finished);
+const count = () => Atomics.add(finished, 0, 1);
 
 module.exports = function open(task) {
   loaded ??= import(workerData.taskModule).then((module) => module.default);
   const opening = loaded.then((run) => run(task));
   if (task.warmUp) return opening;
-  return opening.finally(() => Atomics.add(finished, 0, 1));
+  opening.then((answer) => answer?.missingContext || count(), count);
+  return opening;
 };
