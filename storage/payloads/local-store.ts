@@ -6,6 +6,7 @@
  * read it back (size, blocks) as fsync does, without the timestamps, and costs less CPU and
  * time per file (this path writes five files per AS2 message).
  */
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { constants } from 'node:fs';
 import { access, copyFile, mkdir, open, rm, unlink } from 'node:fs/promises';
@@ -115,15 +116,15 @@ export class LocalPayloadStore implements PayloadStore {
     const file = this.pathOf(ref);
     await this.#messageDir(file);
     const counter = byteCounter(options.maxBytes);
+    // flush: on disk before put resolves, so before the stage is recorded.
+    const sink = createWriteStream(file, { flags: 'wx', flush: true, highWaterMark: streamSliceBytes });
     try {
-      // flush: on disk before put resolves, so before the stage is recorded.
-      await pipeline(
-        source,
-        counter,
-        createWriteStream(file, { flags: 'wx', flush: true, highWaterMark: streamSliceBytes }),
-      );
+      await pipeline(source, counter, sink);
     } catch (error) {
       source.destroy();
+      // A pipeline that fails at once (a stream over maxBytes) can fail before the file is open:
+      // it is created when the open ends, so the removal waits for the stream to close.
+      if (!sink.closed) await once(sink, 'close').catch(() => {});
       // A stage stored already is not this write's to remove.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await unlink(file).catch(() => {});
       throw error;
