@@ -75,22 +75,21 @@ export class MessageOpener {
   #present = 0;
   /** Messages given to the pool whose answers this thread has not read yet. */
   #inPool = 0;
-  /** Messages given to the pool so far (one given again with its context counts once). */
-  #given = 0;
   /**
-   * Messages the pool threads have finished, counted by them as they finish (open-worker-entry.cjs),
-   * before their answers reach this thread: under load this thread reads an answer milliseconds
+   * Messages the pool threads are opening: added here when one is given (once, though it may be
+   * given again with its context), taken off by the thread as it finishes (open-worker-entry.cjs),
+   * before its answer reaches this thread: under load this thread reads an answer milliseconds
    * after it was sent, and a pool thread counted busy until then sat idle while this thread
    * opened the next message itself (at concurrency 64 the pool threads were 5 % busy each, this
-   * thread 72 %). A task that never ran (a thread that ended under it) is never counted here,
-   * so the bound takes the lower of the two counts.
+   * thread 72 %). A task that never ran (a thread that ended under it) is never taken off, so
+   * the bound takes the lower of this and #inPool.
    */
-  readonly #finished = new Int32Array(new SharedArrayBuffer(4));
+  readonly #poolOpening = new Int32Array(new SharedArrayBuffer(4));
   /** Where messages were opened so far: on the receiver's thread or in the pool. */
   readonly opened = { here: 0, pool: 0 };
   /** Messages the pool threads are opening now, as they count them (answers not read yet aside). */
   get poolOpening(): number {
-    return this.#given - Atomics.load(this.#finished, 0);
+    return Atomics.load(this.#poolOpening, 0);
   }
   /** Most messages the pool opens at once: one per thread. */
   get poolThreads(): number {
@@ -113,7 +112,7 @@ export class MessageOpener {
     this.#pool = new Piscina({
       // A CommonJS file that imports the task module (open-worker-entry.cjs says why).
       filename: new URL('./open-worker-entry.cjs', import.meta.url).href,
-      workerData: { taskModule: new URL(taskFile, import.meta.url).href, finished: this.#finished.buffer },
+      workerData: { taskModule: new URL(taskFile, import.meta.url).href, opening: this.#poolOpening.buffer },
       minThreads: 1,
       maxThreads: Math.max(1, os.availableParallelism()),
       idleTimeout: 600_000,
@@ -208,7 +207,7 @@ export class MessageOpener {
         // small one is copied: the receiver still keeps it as `received` meanwhile.
         transferList: move ? [body.buffer as ArrayBuffer] : [],
       }) as Promise<OpenResult | MissingContext>;
-    this.#given++;
+    Atomics.add(this.#poolOpening, 0, 1);
     let answer = await run(move);
     if ('missingContext' in answer) answer = await run(true);
     if ('missingContext' in answer) throw new Error('A pool thread refused a task that carried its context');

@@ -11,18 +11,21 @@ const { workerData } = require('node:worker_threads');
 let loaded;
 
 /**
- * Messages finished in every thread of the pool, counted as each one ends (before its answer is
- * posted): the receiver reads it to tell a busy thread from one whose answer it has not read yet
- * (open-pool.ts). Not counted: the warm-up task, and a task answered with `missingContext`, as
- * its message is given again with the context and counted when that one ends.
+ * Messages the pool's threads are opening, which the receiver adds to as it gives one: a thread
+ * takes its message off as it ends (before its answer is posted), so the receiver tells a busy
+ * thread from one whose answer it has not read yet (open-pool.ts). Not taken off: the warm-up
+ * task, which was not added, and a task answered with `missingContext`, whose message is given
+ * again with the context and taken off when that one ends.
  */
-const finished = new Int32Array(workerData.finished);
-const count = () => Atomics.add(finished, 0, 1);
+const opening = new Int32Array(workerData.opening);
+const done = () => Atomics.sub(opening, 0, 1);
 
 module.exports = function open(task) {
   loaded ??= import(workerData.taskModule).then((module) => module.default);
-  const opening = loaded.then((run) => run(task));
-  if (task.warmUp) return opening;
-  opening.then((answer) => answer?.missingContext || count(), count);
-  return opening;
+  const answer = loaded.then((run) => run(task));
+  if (task.warmUp) return answer;
+  answer.then((result) => {
+    if (!result?.missingContext) done();
+  }, done);
+  return answer;
 };
