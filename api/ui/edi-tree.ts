@@ -4,6 +4,11 @@
  * the directory's names and code meanings (docs/edi-json.md). Loaded into the page after it
  * shows (the page stays fast for a large payload) from its own fragment route, which reads the
  * stage through the same service as GET /messages/{id}/payload.
+ *
+ * The section sits in the message page's live region but is kept (hx-preserve) when that region
+ * is swapped: an interchange never changes, and a refresh must not close what the reader opened
+ * nor read the payload again. The page refreshes once as soon as its event stream opens, often
+ * just after the reader's first click.
  */
 import type { FastifyInstance } from 'fastify';
 import { openPayload } from '../resources/messages/payload.js';
@@ -25,11 +30,24 @@ const maxTreeBytes = 2 * 1024 * 1024;
 
 const base = `${uiPrefix}/messages`;
 
-/** The placeholder the message page puts where the tree goes. */
+const heading = html`<h2 id="edi-tree-heading">Interchange</h2>`;
+
+/**
+ * The section the message page puts where the tree goes; the fragment route fills it. A live
+ * swap finds the same id with hx-preserve in its new content and keeps the section already shown.
+ */
 export function ediTreeSlot(id: string): Html {
-  return html`<div id="edi-tree" hx-get="${base}/${id}/edi-tree" hx-trigger="load" hx-swap="outerHTML">
+  return html`<section
+    id="edi-tree"
+    aria-labelledby="edi-tree-heading"
+    hx-preserve
+    hx-get="${base}/${id}/edi-tree"
+    hx-trigger="load"
+    hx-swap="innerHTML"
+  >
+    ${heading}
     <p>Reading the interchange…</p>
-  </div>`;
+  </section>`;
 }
 
 function value(v: string | string[] | string[][]): string {
@@ -134,14 +152,14 @@ function groupNode(group: GroupJson, standard: EdiJson['standard']): Html {
   </li>`;
 }
 
+/** The section's content: its heading and the tree. */
 export function ediTree(doc: EdiJson): Html {
   const h = doc.header.elements;
   const title =
     doc.standard === 'x12'
       ? `X12 ${String(h[11])}, control ${String(h[12])}, from ${String(h[5]).trim()} to ${String(h[7]).trim()}`
       : `EDIFACT ${value(h[0] ?? '')}, reference ${value(h[4] ?? '')}, from ${value(h[1] ?? '')} to ${value(h[2] ?? '')}`;
-  return html`<section id="edi-tree" aria-labelledby="edi-tree-heading">
-    <h2 id="edi-tree-heading">Interchange</h2>
+  return html`${heading}
     <ul class="edi-tree">
       <li>
         <details open>
@@ -154,15 +172,12 @@ export function ediTree(doc: EdiJson): Html {
           </ul>
         </details>
       </li>
-    </ul>
-  </section>`;
+    </ul>`;
 }
 
 const note = (text: Html | string) =>
-  html`<section id="edi-tree" aria-labelledby="edi-tree-heading">
-    <h2 id="edi-tree-heading">Interchange</h2>
-    <p>${text}</p>
-  </section>`;
+  html`${heading}
+    <p>${text}</p>`;
 
 export function registerEdiTree(app: FastifyInstance, deps: UiDeps): void {
   app.get(`${base}/:id/edi-tree`, async (request, reply) => {

@@ -1,4 +1,4 @@
-// Covers the message page's interchange tree in a real browser (chromium + playwright-core): an EDIFACT ORDERS sent by hand is drawn as interchange, message and segments with position names, directory names and code meanings; an X12 856 with its groups; a payload that is not EDI shows no tree; axe with no serious or critical violation, no console error, a screenshot (test/ui/chromium.ts says where).
+// Covers the message page's interchange tree in a real browser (chromium + playwright-core): an EDIFACT ORDERS sent by hand is drawn as interchange, message and segments with position names, directory names and code meanings, and a live update of the page keeps what the reader opened; an X12 856 with its groups; a payload that is not EDI shows no tree; axe with no serious or critical violation, no console error, a screenshot (test/ui/chromium.ts says where).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -35,6 +35,8 @@ const browser = await launchChromium(t);
 
 t.test('an EDIFACT interchange as a tree, accessible, with a screenshot', async (t) => {
   const { page, problems } = await openPage(browser);
+  let treeReads = 0;
+  page.on('request', (r) => void (r.url().endsWith('/edi-tree') && treeReads++));
   const answer = await page.goto(`${base}/ui/messages/${orders.id}`);
   t.equal(answer?.status(), 200);
   await page.waitForSelector('section#edi-tree ul.edi-tree');
@@ -57,6 +59,24 @@ t.test('an EDIFACT interchange as a tree, accessible, with a screenshot', async 
     t.match(bgm, shown, `the BGM shows ${shown}`);
   const ftx = await textOf(page, 'section#edi-tree li.edi-segment:has(code.edi-tag:text-is("FTX"))');
   t.match(ftx, "Mind the step: it's 1+1 high", 'released characters shown as data');
+
+  // A live update swaps the message's sections; the tree stays as the reader left it, unread again.
+  const entries = await page.locator('.timeline li').count();
+  const [delivery] = (await server.call('GET', `/api/v1/messages/${orders.id}`)).body.data.deliveries;
+  await must(server, `/messages/${orders.id}/deliveries/${delivery.id}/redeliver`);
+  await page.waitForFunction((n) => document.querySelectorAll('.timeline li').length > n, entries);
+  t.match(await textOf(page, '.timeline'), /redeliver requested/i, 'the history grew in place');
+  t.equal(
+    await page.locator('section#edi-tree details[open] > summary:has-text("Message ORDERS")').count(),
+    1,
+    'the opened message stays open',
+  );
+  t.match(
+    await textOf(page, 'section#edi-tree li.edi-segment:has(code.edi-tag:text-is("BGM"))'),
+    'PO-2026-0042',
+    'its segments still shown',
+  );
+  t.equal(treeReads, 1, 'the interchange was read once');
   await noSeriousViolations(t, page, 'message-edi-tree');
   await page.screenshot({ path: path.join(shots, 'message-edi-tree.png'), fullPage: true });
   t.same(problems, [], 'no console errors');
