@@ -61,13 +61,12 @@ function anchorOf(heading: string): string {
 }
 
 t.test('every citation of docs/api/ in the code and docs names a page and section that exist', async (t) => {
-  // A clone is searched with its untracked files; a copy that is no checkout (CI tests one) as
-  // the files .gitignore does not exclude.
-  const inCheckout =
-    spawnSync('git', ['rev-parse', '--is-inside-work-tree'], {
-      cwd: root,
-      encoding: 'utf8',
-    }).stdout.trim() === 'true';
+  // A clone is searched from its top, with its untracked files: the compiled tests run from
+  // .test-output/build, which a clone ignores, so a search there finds nothing. A copy that is
+  // no checkout (CI tests one) is searched where the tests run, as the files .gitignore does not
+  // exclude.
+  const top = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd: root, encoding: 'utf8' });
+  const inCheckout = top.status === 0;
   const grep = spawnSync(
     'git',
     [
@@ -78,7 +77,7 @@ t.test('every citation of docs/api/ in the code and docs names a page and sectio
       String.raw`docs/api/[a-z0-9-]+\.md(#[a-z0-9-]+)?`,
     ],
     {
-      cwd: root,
+      cwd: inCheckout ? top.stdout.trim() : root,
       encoding: 'utf8',
     },
   );
