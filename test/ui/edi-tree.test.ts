@@ -62,7 +62,7 @@ t.test('an EDIFACT interchange as a tree, accessible, with a screenshot', async 
 
   // A live update swaps the message's sections; the tree stays as the reader left it, unread again.
   const entries = await page.locator('.timeline li').count();
-  const [delivery] = (await server.call('GET', `/api/v1/messages/${orders.id}`)).body.data.deliveries;
+  const [delivery] = orders.deliveries; // sendByHand answers with GET /messages/{id}'s data
   await must(server, `/messages/${orders.id}/deliveries/${delivery.id}/redeliver`);
   await page.waitForFunction((n) => document.querySelectorAll('.timeline li').length > n, entries);
   t.match(await textOf(page, '.timeline'), /redeliver requested/i, 'the history grew in place');
