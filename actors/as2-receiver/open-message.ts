@@ -17,7 +17,8 @@ import {
   type UnpackedMessage,
   type UnpackOptions,
 } from '../as2/index.js';
-import type { PayloadStore } from '../../storage/payloads/store.js';
+import { inflateSync } from 'node:zlib';
+import type { PayloadRef, PayloadStore } from '../../storage/payloads/store.js';
 import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { entityBytes } from '../as2-shared/headers.js';
 import { openingMaterialOf } from './opening-material.js';
@@ -89,13 +90,12 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
         maxPayloadBytes: task.maxPayloadBytes,
       };
       const headers = task.headers as Record<string, string>;
-      if (task.body)
-        unpacked = unpackIncoming(
-          Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength),
-          headers,
-          options,
-        );
-      else
+      if (task.body) {
+        const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
+        unpacked = store.putDeflated
+          ? unpackKeepingDeflated(body, headers, options)
+          : unpackIncoming(body, headers, options);
+      } else
         ({ unpacked, storedPayloadBytes } = await unpackStored(
           store,
           { messageId: task.messageId, bytes: task.receivedBytes },
@@ -149,7 +149,7 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
     unpacked
       ? storedPayloadBytes !== null
         ? { size_bytes: storedPayloadBytes }
-        : keepBytes(store, { messageId: task.messageId, stage: 'unpacked' }, unpacked.payload)
+        : keepPayload(store, { messageId: task.messageId, stage: 'unpacked' }, unpacked)
       : null,
     receipt
       ? keepBytes(
@@ -180,4 +180,53 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
     receipt,
     cem,
   };
+}
+
+/**
+ * Unpacks a message in memory, and when its innermost CompressedData holds the document itself
+ * (open-compressed.ts), keeps the zlib stream beside the inflated document, so the store can keep
+ * the document as the partner compressed it (keepPayload). The outcome is unpackIncoming's: a
+ * stream that does not inflate, or inflates past the limit, is unpacked again the usual way, which
+ * refuses it in decompress()'s own words.
+ */
+function unpackKeepingDeflated(
+  body: Buffer,
+  headers: Record<string, string>,
+  options: UnpackOptions,
+): UnpackedMessage {
+  const unpacked = unpackIncoming(body, headers, { ...options, deferInnermostInflate: true });
+  const deferred = unpacked.deferredInflate;
+  if (!deferred) return unpacked;
+  let entity: Buffer;
+  try {
+    entity = inflateSync(Buffer.concat(deferred.chunks), { maxOutputLength: deferred.maxBytes });
+  } catch {
+    return unpackIncoming(body, headers, options);
+  }
+  return { ...unpacked, payload: entity.subarray(deferred.skip) };
+}
+
+/**
+ * Keeps the document: inline when small; deflated, as its partner compressed it, when the store
+ * keeps stages so and that is less than half the document (a MiB of EDI is a few KiB: one write of
+ * them instead of the page cache filled with the whole); else its bytes in the store.
+ */
+async function keepPayload(
+  store: PayloadStore,
+  ref: PayloadRef,
+  unpacked: UnpackedMessage,
+): Promise<KeptStage> {
+  const { payload, deferredInflate: deferred } = unpacked;
+  if (payload.length > inlineMaxBytes && deferred && store.putDeflated) {
+    const compressed = deferred.chunks.reduce((n, chunk) => n + chunk.length, 0);
+    if (compressed * 2 <= payload.length)
+      return {
+        size_bytes: await store.putDeflated(ref, {
+          chunks: deferred.chunks,
+          skip: deferred.skip,
+          size: payload.length,
+        }),
+      };
+  }
+  return keepBytes(store, ref, payload);
 }

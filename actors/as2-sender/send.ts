@@ -258,11 +258,10 @@ export class As2Sender {
 
   /** The document as a file: the local store's own, else streamed into a temporary one. */
   async #spill(ref: PayloadRef, temp: TempFiles): Promise<FileRange> {
-    // A local store's own file is read in place: no copy of a large document.
-    if (this.store.fileOf) {
-      const own = await this.store.fileOf(ref);
-      return fileRange(own, (await stat(own)).size);
-    }
+    // A local store's own file is read in place: no copy of a large document (one kept
+    // deflated is not the document's bytes, and is inflated into the temporary file).
+    const own = this.store.fileOf ? await this.store.fileOf(ref) : null;
+    if (own !== null) return fileRange(own, (await stat(own)).size);
     const file = temp.name('document');
     await pipeline(await this.store.open(ref), createWriteStream(file, { highWaterMark: streamSliceBytes }));
     return fileRange(file, (await stat(file)).size);

@@ -82,7 +82,7 @@ export class FileWriter {
   /**
    * The payload into a new temporary file, flushed to disk before it gets its real name:
    * written from the claim when the stage is kept inline, copied by the kernel when the store
-   * is local, streamed otherwise.
+   * is local and keeps the stage as its bytes, streamed otherwise.
    */
   async writeTemp(ref: PayloadRef, content: string | undefined, temp: string): Promise<void> {
     const dir = path.dirname(temp);
@@ -100,9 +100,9 @@ export class FileWriter {
       }
       return;
     }
+    // A stage the store cannot copy as a file (kept deflated) is streamed below.
     if (content === undefined && this.store.copyToFile) {
-      await this.#directories.within(dir, () => this.store.copyToFile!(ref, temp));
-      return;
+      if (await this.#directories.within(dir, () => this.store.copyToFile!(ref, temp))) return;
     }
     if (content !== undefined) {
       const bytes = inlineBytes(content);

@@ -9,11 +9,13 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { constants } from 'node:fs';
-import { access, copyFile, mkdir, open, rm, unlink } from 'node:fs/promises';
+import { access, copyFile, mkdir, open, readFile, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { deflatedHeader, inflatedDocument } from './deflated.js';
 import {
+  type DeflatedDocument,
   PayloadMissing,
   PayloadTooLarge,
   storedStages,
@@ -62,6 +64,11 @@ export class LocalPayloadStore implements PayloadStore {
     if (!(storedStages as readonly string[]).includes(ref.stage))
       throw new Error(`Not a stage: ${ref.stage}`);
     return path.join(this.directory, ref.messageId, ref.stage);
+  }
+
+  /** The file of a stage kept deflated (putDeflated): beside where its bytes would be. */
+  deflatedPathOf(ref: PayloadRef): string {
+    return `${this.pathOf(ref)}.z`;
   }
 
   /** Message directories made lately: the stages of a message are written one after another. */
@@ -148,19 +155,42 @@ export class LocalPayloadStore implements PayloadStore {
     return bytes.length;
   }
 
+  /** Written as one flushed file of the header and the zlib stream: it is small (a few KiB for a MiB of EDI). */
+  async putDeflated(ref: PayloadRef, deflated: DeflatedDocument): Promise<number> {
+    const file = this.deflatedPathOf(ref);
+    await this.#messageDir(file);
+    const handle = await open(file, 'wx');
+    try {
+      await handle.writev([deflatedHeader(deflated), ...deflated.chunks]);
+      await handle.datasync();
+    } catch (error) {
+      await handle.close().catch(() => {});
+      await unlink(file).catch(() => {});
+      throw error;
+    }
+    await handle.close();
+    return deflated.size;
+  }
+
   async open(ref: PayloadRef): Promise<Readable> {
     const file = this.pathOf(ref);
     const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (handle) return handle.createReadStream({ highWaterMark: streamSliceBytes });
+    const deflated = await readFile(this.deflatedPathOf(ref)).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') throw new PayloadMissing(ref);
       throw error;
     });
-    return handle.createReadStream({ highWaterMark: streamSliceBytes });
+    return inflatedDocument(deflated);
   }
 
-  async fileOf(ref: PayloadRef): Promise<string> {
+  async fileOf(ref: PayloadRef): Promise<string | null> {
     const file = this.pathOf(ref);
-    if (!(await exists(file))) throw new PayloadMissing(ref);
-    return file;
+    if (await exists(file)) return file;
+    if (await exists(this.deflatedPathOf(ref))) return null;
+    throw new PayloadMissing(ref);
   }
 
   async copyToFile(ref: PayloadRef, destination: string): Promise<boolean> {
@@ -170,6 +200,8 @@ export class LocalPayloadStore implements PayloadStore {
       await copyFile(this.pathOf(ref), destination, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !(await exists(this.pathOf(ref)))) {
+        // Kept deflated: not a file to copy; the caller streams it from open.
+        if (await exists(this.deflatedPathOf(ref))) return false;
         throw new PayloadMissing(ref);
       }
       throw error;

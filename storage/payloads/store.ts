@@ -41,6 +41,12 @@ export interface PayloadStore {
   /** A stream of the stage's bytes; PayloadMissing when it is not stored. */
   open(ref: PayloadRef): Promise<Readable>;
   /**
+   * Stores a document as the zlib stream its partner sent it in (a new stage, flushed), when the
+   * store keeps stages in that form: `open` inflates it, `fileOf` answers null for it and
+   * `copyToFile` false. Returns the document's bytes. Callers fall back to storing the bytes.
+   */
+  putDeflated?(ref: PayloadRef, deflated: DeflatedDocument): Promise<number>;
+  /**
    * Stores a file as a new stage and flushes it, when the store can copy files without the
    * bytes passing through the process; returns the bytes stored. Callers fall back to `put`.
    */
@@ -53,12 +59,24 @@ export interface PayloadStore {
   copyToFile?(ref: PayloadRef, destination: string): Promise<boolean>;
   /**
    * The file a stage is kept in, when the store keeps stages as local files, for reading it
-   * in place (stages are written once, so it does not change underneath); PayloadMissing
-   * when it is not stored. Callers must never write to it.
+   * in place (stages are written once, so it does not change underneath); null when the stage
+   * is kept in another form than its bytes (putDeflated), PayloadMissing when it is not stored.
+   * Callers must never write to it.
    */
-  fileOf?(ref: PayloadRef): Promise<string>;
+  fileOf?(ref: PayloadRef): Promise<string | null>;
   /** Removes every stage of a message (a message that was never accepted). */
   removeMessage(messageId: string): Promise<void>;
+}
+
+/**
+ * A document as the innermost CompressedData of an AS2 message held it: the zlib stream (in the
+ * pieces it came in), the bytes of the inflated entity before the document (its MIME headers),
+ * and the document's size once inflated.
+ */
+export interface DeflatedDocument {
+  chunks: readonly Uint8Array[];
+  skip: number;
+  size: number;
 }
 
 export class PayloadMissing extends Error {

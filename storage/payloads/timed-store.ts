@@ -29,6 +29,7 @@ export function timedStore(store: PayloadStore, observe: StoreCallObserver): Pay
     putBytes: timed('put_bytes', store.putBytes.bind(store)),
     open: timed('open', store.open.bind(store)),
     removeMessage: timed('remove_message', store.removeMessage.bind(store)),
+    ...(store.putDeflated ? { putDeflated: timed('put_deflated', store.putDeflated.bind(store)) } : {}),
     ...(store.putFile ? { putFile: timed('put_file', store.putFile.bind(store)) } : {}),
     ...(store.copyToFile ? { copyToFile: timed('copy_to_file', store.copyToFile.bind(store)) } : {}),
     ...(store.fileOf ? { fileOf: timed('file_of', store.fileOf.bind(store)) } : {}),
