@@ -71,6 +71,15 @@ t.test(
     );
     await t.rejects(store.putDeflated(ref, deflated), { code: 'EEXIST' }, 'written once');
     await t.rejects(store.open({ ...ref, stage: 'receipt' }), { name: 'PayloadMissing' });
+    // Larger than is inflated in one call: inflated as it is read, a piece at a time.
+    const large = Buffer.from('UNH+1+ORDERS:D:96A:UN\n'.repeat(300_000));
+    const largeRef = { messageId: randomUUID(), stage: 'unpacked' as const };
+    await store.putDeflated(largeRef, deflatedOf(large));
+    const stream = await store.open(largeRef);
+    let pieces = 0;
+    stream.on('data', () => pieces++);
+    t.ok((await readAll(stream)).equals(large), `${large.length} bytes read back byte for byte`);
+    t.ok(pieces > 1, `read in ${pieces} pieces`);
   },
 );
 
@@ -80,13 +89,17 @@ t.test('a damaged deflated stage is an error on reading, never other bytes', asy
     ['its zlib stream cut short', (stored) => stored.subarray(0, stored.length - 8)],
     [
       "a size that is not the document's",
-      (stored) => (stored.writeBigUInt64BE(BigInt(document.length + 1), 8), stored),
+      (stored) => (stored.writeBigUInt64BE(stored.readBigUInt64BE(8) + 1n, 8), stored),
     ],
     ['no header', (stored) => stored.subarray(16)],
   ];
-  for (const [label, damage] of cases) {
+  const large = Buffer.from('UNB+UNOC:3'.repeat(600_000));
+  for (const [label, damage, original] of cases.flatMap(([label, damage]) => [
+    [label, damage, document] as const,
+    [`${label}, read a piece at a time`, damage, large] as const,
+  ])) {
     const ref = { messageId: randomUUID(), stage: 'unpacked' as const };
-    await store.putDeflated(ref, deflatedOf(document));
+    await store.putDeflated(ref, deflatedOf(original));
     await writeFile(store.deflatedPathOf(ref), damage(await readFile(store.deflatedPathOf(ref))));
     await t.rejects(
       (async () => readAll(await store.open(ref)))(),
