@@ -18,13 +18,22 @@ import type { MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
 import { ChannelError, channelErrors, toWireError, WireError } from './envelope.js';
 import { PayloadStage } from './core-protocol.js';
-import { InlineContent } from './payload-wire.js';
+import { InlineContent, movableMemory } from './payload-wire.js';
 
 export const HandRequest = z.object({
   type: z.literal('hand'),
   message: z.object({ id: z.uuid(), from: z.string(), to: z.string(), file_name: z.string() }),
-  /** `content`: the document's bytes when small (base64); else the target reads the stage from the store. */
-  payload: z.object({ stage: PayloadStage, size_bytes: z.number().int(), content: InlineContent.optional() }),
+  /**
+   * `content`: the document's bytes when small (base64); `bytes`: the document in memory, moved to
+   * the target (a large one whose stage the store keeps deflated); else the target reads the stage
+   * from the store.
+   */
+  payload: z.object({
+    stage: PayloadStage,
+    size_bytes: z.number().int(),
+    content: InlineContent.optional(),
+    bytes: z.custom<Uint8Array>((value) => value instanceof Uint8Array).optional(),
+  }),
 });
 export type HandRequest = z.infer<typeof HandRequest>;
 
@@ -118,7 +127,10 @@ export class HandoffClient {
     const id = this.#nextId++;
     const body = await new Promise<unknown>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.port.postMessage({ kind: 'request', id, body: request });
+      // A document's bytes are moved, not copied, when they own their memory: the source does
+      // not use them after.
+      const bytes = request.type === 'hand' ? request.payload.bytes : undefined;
+      this.port.postMessage({ kind: 'request', id, body: request }, bytes ? movableMemory(bytes) : []);
     });
     return questions[request.type].answer.parse(body) as HandoffAnswerTo<R>;
   }

@@ -27,3 +27,17 @@ export type S3Selection = z.infer<typeof S3Selection>;
 
 /** Hears of each call to a payload store: its operation, whether it succeeded, and how long it took. */
 export type StoreCallObserver = (operation: string, ok: boolean, seconds: number) => void;
+
+/**
+ * The memory to move with `bytes` to another thread instead of copying it: a large view that
+ * has its buffer (nearly) to itself, such as zlib's output. A small one may sit in Node's shared
+ * pool of small buffers, which must never be moved; it is copied.
+ */
+export function movableMemory(bytes: Uint8Array): ArrayBuffer[] {
+  const { buffer } = bytes;
+  const ownsIt =
+    buffer instanceof ArrayBuffer &&
+    bytes.byteLength > inlineMaxBytes &&
+    buffer.byteLength <= 2 * bytes.byteLength;
+  return ownsIt ? [buffer] : [];
+}

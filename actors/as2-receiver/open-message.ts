@@ -14,11 +14,11 @@ import {
   processedWithError,
   unpackIncoming,
   type Disposition,
+  type CompressedDocument,
   type UnpackedMessage,
   type UnpackOptions,
 } from '../as2/index.js';
-import { inflateSync } from 'node:zlib';
-import type { PayloadRef, PayloadStore } from '../../storage/payloads/store.js';
+import type { PayloadStore } from '../../storage/payloads/store.js';
 import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { entityBytes } from '../as2-shared/headers.js';
 import { openingMaterialOf } from './opening-material.js';
@@ -55,6 +55,11 @@ export interface OpenResult {
    * stored file back (0.34 of the 1.5 ms the envelope cost a 1 MiB message, `edi-envelope`).
    */
   payloadHead?: Uint8Array;
+  /**
+   * The whole document, when it was in memory here and went to the store deflated (as its partner
+   * compressed it): read and handed on from memory instead of inflated from the store again.
+   */
+  document?: Uint8Array;
   /** The receipt kept as `receipt`. */
   receiptStage: KeptStage | null;
   fileName: string;
@@ -92,9 +97,10 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
       const headers = task.headers as Record<string, string>;
       if (task.body) {
         const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
-        unpacked = store.putDeflated
-          ? unpackKeepingDeflated(body, headers, options)
-          : unpackIncoming(body, headers, options);
+        unpacked = unpackIncoming(body, headers, {
+          ...options,
+          keepInnermostCompressed: store.putDeflated !== undefined,
+        });
       } else
         ({ unpacked, storedPayloadBytes } = await unpackStored(
           store,
@@ -145,11 +151,15 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
         : `The message ${task.originalMessageId} was received and processed.`,
     });
   }
+  const unpackedRef = { messageId: task.messageId, stage: 'unpacked' as const };
+  const deflated = unpacked && storedPayloadBytes === null ? deflatedForm(store, unpacked) : null;
   const [payload, receiptStage] = await Promise.all([
     unpacked
       ? storedPayloadBytes !== null
         ? { size_bytes: storedPayloadBytes }
-        : keepPayload(store, { messageId: task.messageId, stage: 'unpacked' }, unpacked)
+        : deflated
+          ? store.putDeflated!(unpackedRef, deflated).then((bytes) => ({ size_bytes: bytes }))
+          : keepBytes(store, unpackedRef, unpacked.payload)
       : null,
     receipt
       ? keepBytes(
@@ -161,11 +171,17 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
   ]);
   // Kept in the store from memory here (keepBytes): not inline, not stored while it was unpacked.
   const storedFromMemory =
-    unpacked !== null && storedPayloadBytes === null && unpacked.payload.length > inlineMaxBytes;
+    unpacked !== null &&
+    storedPayloadBytes === null &&
+    deflated === null &&
+    unpacked.payload.length > inlineMaxBytes;
   return {
     payload,
     // A copy with a buffer of its own: a view would take the whole document along to the receiver.
     ...(storedFromMemory ? { payloadHead: new Uint8Array(unpacked!.payload.subarray(0, maxHeadBytes)) } : {}),
+    // Kept deflated: the inflated document goes to the receiver (moved, open-worker.ts), which reads
+    // its envelope and hands it to a target, so nothing inflates the stored stage again meanwhile.
+    ...(deflated ? { document: unpacked!.payload } : {}),
     receiptStage,
     fileName:
       documentName(unpacked?.filename) ??
@@ -183,50 +199,13 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
 }
 
 /**
- * Unpacks a message in memory, and when its innermost CompressedData holds the document itself
- * (open-compressed.ts), keeps the zlib stream beside the inflated document, so the store can keep
- * the document as the partner compressed it (keepPayload). The outcome is unpackIncoming's: a
- * stream that does not inflate, or inflates past the limit, is unpacked again the usual way, which
- * refuses it in decompress()'s own words.
+ * The document as its partner compressed it, when the store keeps stages so and that is less
+ * than half the document (a MiB of EDI is a few KiB: one write of them instead of the page cache
+ * filled with the whole); null when its bytes are kept (inline when small, else in the store).
  */
-function unpackKeepingDeflated(
-  body: Buffer,
-  headers: Record<string, string>,
-  options: UnpackOptions,
-): UnpackedMessage {
-  const unpacked = unpackIncoming(body, headers, { ...options, deferInnermostInflate: true });
-  const deferred = unpacked.deferredInflate;
-  if (!deferred) return unpacked;
-  let entity: Buffer;
-  try {
-    entity = inflateSync(Buffer.concat(deferred.chunks), { maxOutputLength: deferred.maxBytes });
-  } catch {
-    return unpackIncoming(body, headers, options);
-  }
-  return { ...unpacked, payload: entity.subarray(deferred.skip) };
-}
-
-/**
- * Keeps the document: inline when small; deflated, as its partner compressed it, when the store
- * keeps stages so and that is less than half the document (a MiB of EDI is a few KiB: one write of
- * them instead of the page cache filled with the whole); else its bytes in the store.
- */
-async function keepPayload(
-  store: PayloadStore,
-  ref: PayloadRef,
-  unpacked: UnpackedMessage,
-): Promise<KeptStage> {
-  const { payload, deferredInflate: deferred } = unpacked;
-  if (payload.length > inlineMaxBytes && deferred && store.putDeflated) {
-    const compressed = deferred.chunks.reduce((n, chunk) => n + chunk.length, 0);
-    if (compressed * 2 <= payload.length)
-      return {
-        size_bytes: await store.putDeflated(ref, {
-          chunks: deferred.chunks,
-          skip: deferred.skip,
-          size: payload.length,
-        }),
-      };
-  }
-  return keepBytes(store, ref, payload);
+function deflatedForm(store: PayloadStore, unpacked: UnpackedMessage): CompressedDocument | null {
+  const { payload, compressedDocument: compressed } = unpacked;
+  if (payload.length <= inlineMaxBytes || !compressed || !store.putDeflated) return null;
+  const compressedBytes = compressed.chunks.reduce((n, chunk) => n + chunk.length, 0);
+  return compressedBytes * 2 <= payload.length ? compressed : null;
 }

@@ -142,7 +142,7 @@ export async function receiveMessage(
     deps.readEdiEnvelope !== false && payload !== null && refusal === null
       ? await envelopeOf({
           content: payload.content,
-          head: opened.payloadHead,
+          head: opened.payloadHead ?? opened.document,
           open: () => deps.store.open({ messageId: id, stage: 'unpacked' }),
         })
       : undefined;
@@ -188,7 +188,10 @@ export async function receiveMessage(
       stages,
     },
   };
-  const acceptance = await acceptHanding(deps.handoff, deps.core, offered, cemDone === null);
+  const acceptance = await acceptHanding(deps.handoff, deps.core, offered, {
+    routable: cemDone === null,
+    document: opened.document,
+  });
   deps.holdBack?.tell(acceptance.queued);
   countReceived(deps.core.metrics, {
     partner: context.found ? context.partner : undefined,
@@ -220,20 +223,21 @@ export async function receiveMessage(
  * The acceptance, with the document handed first to the targets of this process that take it
  * (actors/shared/handoff-giver.ts): their deliveries are stored as delivered, and their files
  * named before the receipt goes. A refused message, a certificate exchange and a message nothing
- * can take are accepted as before, their deliveries queued.
+ * can take are accepted as before, their deliveries queued. `document`: the document in memory,
+ * when its stage is kept deflated (open-message.ts); it is moved to the target, not used after.
  */
 async function acceptHanding(
   giver: HandoffGiver | undefined,
   core: CoreClient,
   offered: OfferedMessage,
-  routable: boolean,
+  { routable, document }: { routable: boolean; document: Uint8Array | undefined },
 ): Promise<Acceptance> {
   const way =
     giver && routable && offered.refusal === undefined && offered.payload.stage === 'unpacked'
       ? giver.wayOf(offered)
       : null;
   if (!giver || !way) return core.accept(offered);
-  const handing = await giver.give(way, offered, offered.payload);
+  const handing = await giver.give(way, offered, offered.payload, document);
   let acceptance: Acceptance | undefined;
   try {
     acceptance = await core.accept(handing.offered ? { ...offered, handed: handing.offered } : offered);

@@ -58,6 +58,22 @@ export interface UnpackOptions {
    * inflate the document as a stream (stream/open-compressed.ts), for large messages.
    */
   deferInnermostInflate?: boolean;
+  /**
+   * When the innermost layer is a CompressedData whose inflated entity ends in the document itself
+   * (no transfer encoding to undo), say so in `compressedDocument`: the store may then keep the
+   * partner's zlib stream instead of the inflated document.
+   */
+  keepInnermostCompressed?: boolean;
+}
+
+/**
+ * A document as the innermost CompressedData held it: the zlib stream (in the pieces it came in),
+ * the bytes of the inflated entity before the document (its MIME headers), and the document's size.
+ */
+export interface CompressedDocument {
+  chunks: readonly Buffer[];
+  skip: number;
+  size: number;
 }
 
 export type Layer = 'encrypted' | 'signed' | 'compressed';
@@ -99,6 +115,8 @@ export interface UnpackedMessage {
   mic: Mic;
   /** With `deferInnermostInflate`: the document still to be inflated, in place of `payload`. */
   deferredInflate?: DeferredInflate;
+  /** With `keepInnermostCompressed`: the zlib stream `payload` was inflated from. */
+  compressedDocument?: CompressedDocument;
 }
 
 /** Deepest nesting of layers accepted; real messages have at most three. */
@@ -152,6 +170,8 @@ function unpack(
   let signatureDigest: Buffer | null = null;
   let current = { headers: httpHeaders, body };
   let deferredInflate: DeferredInflate | undefined;
+  /** The last CompressedData inflated: its zlib stream and what it inflated to. */
+  let lastInflated: { chunks: Buffer[]; inflated: Buffer } | null = null;
   const decrypted = (decrypted: Decrypted) => {
     encryption ??= {
       algorithm: decrypted.algorithm,
@@ -159,6 +179,7 @@ function unpack(
       recipient: decrypted.recipient,
     };
     decryptedEntity ??= decrypted.content;
+    lastInflated = null;
     // Garbage from a wrong key that slipped past the padding check lands here too.
     current = failingAs('decryption-failed', 'the decrypted content is not a MIME entity', () =>
       parseEntity(decrypted.content),
@@ -199,11 +220,15 @@ function unpack(
         if (peeked) {
           // The entity is the document: the loop ends on its headers; its body is inflated later.
           deferredInflate = peeked.deferred;
+          lastInflated = null;
           current = { headers: peeked.headers, body: Buffer.alloc(0) };
           layers.push('compressed');
           continue;
         }
         const inflated = fromCms(() => decompress(der, { maxBytes }));
+        lastInflated = options.keepInnermostCompressed
+          ? { chunks: fromCms(() => compressedChunks(der)), inflated }
+          : null;
         current = failingAs('decompression-failed', 'the decompressed content is not a MIME entity', () =>
           parseEntity(inflated),
         );
@@ -232,6 +257,7 @@ function unpack(
       }
       current = verified.inner;
       layers.push('signed');
+      lastInflated = null;
     } else {
       break;
     }
@@ -271,6 +297,7 @@ function unpack(
   } else {
     mic = computeMic(decryptedEntity ?? body, micAlgorithm);
   }
+  const compressedDocument = lastInflated && documentAtEnd(lastInflated, payload);
   return {
     payload,
     contentType: current.headers.get('content-type') ?? 'application/octet-stream',
@@ -283,7 +310,23 @@ function unpack(
     compression: compressionOrder(layers),
     mic,
     ...(deferredInflate ? { deferredInflate } : {}),
+    ...(compressedDocument ? { compressedDocument } : {}),
   };
+}
+
+/**
+ * The document as the last CompressedData's zlib stream, when the document is the inflated
+ * entity's body as it stands (a view of its end, no transfer encoding undone); else null.
+ */
+function documentAtEnd(
+  last: { chunks: Buffer[]; inflated: Buffer },
+  payload: Buffer,
+): CompressedDocument | null {
+  const { inflated } = last;
+  const skip = payload.byteOffset - inflated.byteOffset;
+  const endsTogether =
+    payload.buffer === inflated.buffer && skip >= 0 && skip + payload.length === inflated.length;
+  return endsTogether ? { chunks: last.chunks, skip, size: payload.length } : null;
 }
 
 /** The partner's profile accepts only modern algorithms (inbound_algorithms: modern). */

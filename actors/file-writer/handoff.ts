@@ -79,7 +79,7 @@ export class HandoffTaker implements HandoffHandler {
     if (existsSync(final) || this.#finals.has(final)) return { taken: false, reason: `${relative} exists` };
     const temp = handedTemporaryPath(this.directory, this.node, message.id);
     const written = this.writer
-      .writeTemp({ messageId: message.id, stage: payload.stage }, payload.content, temp)
+      .writeTemp({ messageId: message.id, stage: payload.stage }, payload.content, temp, payload.bytes)
       .then(
         () => null,
         (error: Error) => {

@@ -28,7 +28,7 @@ const chunkSize = 64 * 1024;
 const flush = promisify(fdatasync);
 
 /**
- * A small payload into a new file, flushed. Opening, writing (into the page cache) and closing
+ * A payload in memory (inline, or handed over whole) into a new file, flushed. Opening, writing (into the page cache) and closing
  * are done synchronously on the actor's own thread; only the flush, which waits for the disk,
  * goes to libuv's thread pool, so the flushes of several deliveries still overlap. Through
  * fs/promises each of the four steps was a trip to the pool, whose threads were the receive
@@ -36,7 +36,7 @@ const flush = promisify(fdatasync);
  * synchronously cost less CPU but queued every flush behind the one before, and a backlog of
  * files went out slower (file-flow: 631 and 677 files/s against 1,067 and 749).
  */
-async function writeSmall(temp: string, bytes: Buffer): Promise<void> {
+async function writeInHand(temp: string, bytes: Uint8Array): Promise<void> {
   const fd = openSync(temp, 'wx');
   try {
     writeSync(fd, bytes);
@@ -81,10 +81,16 @@ export class FileWriter {
 
   /**
    * The payload into a new temporary file, flushed to disk before it gets its real name:
-   * written from the claim when the stage is kept inline, copied by the kernel when the store
-   * is local and keeps the stage as its bytes, streamed otherwise.
+   * written from memory when the stage is kept inline or its bytes were handed over (`bytes`),
+   * copied by the kernel when the store is local and keeps the stage as its bytes, streamed
+   * otherwise.
    */
-  async writeTemp(ref: PayloadRef, content: string | undefined, temp: string): Promise<void> {
+  async writeTemp(
+    ref: PayloadRef,
+    content: string | undefined,
+    temp: string,
+    bytes?: Uint8Array,
+  ): Promise<void> {
     const dir = path.dirname(temp);
     if (this.settings.format === 'json') {
       const json = await asJson(() => openKept(this.store, ref, content));
@@ -100,14 +106,18 @@ export class FileWriter {
       }
       return;
     }
+    if (bytes !== undefined) {
+      await this.#directories.within(dir, () => writeInHand(temp, bytes));
+      return;
+    }
     // A stage the store cannot copy as a file (kept deflated) is streamed below.
     if (content === undefined && this.store.copyToFile) {
       if (await this.#directories.within(dir, () => this.store.copyToFile!(ref, temp))) return;
     }
     if (content !== undefined) {
-      const bytes = inlineBytes(content);
+      const inline = inlineBytes(content);
       // A directory removed meanwhile fails the open; `within` makes it again and retries.
-      await this.#directories.within(dir, () => writeSmall(temp, bytes));
+      await this.#directories.within(dir, () => writeInHand(temp, inline));
       return;
     }
     // The temporary file first: a directory removed meanwhile fails here, before the payload is read.
@@ -162,7 +172,7 @@ export class FileWriter {
       throw error;
     }
     // Linking and removing the temporary name are done synchronously, on the actor's own
-    // thread, like opening and closing the file (writeSmall): each is a directory update in the
+    // thread, like opening and closing the file (writeInHand): each is a directory update in the
     // page cache, and through fs/promises each was a trip to libuv's thread pool and back.
     try {
       for (const candidate of [final, renamed(final, m.id)]) {

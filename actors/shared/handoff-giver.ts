@@ -63,22 +63,25 @@ export class HandoffGiver {
 
   /**
    * Hands the document to every target of `way` that is here and takes it; answers what was
-   * taken (empty: nothing, the acceptance queues every delivery).
+   * taken (empty: nothing, the acceptance queues every delivery). `document`: its bytes in memory,
+   * moved to the target when it is the only one here (the caller must not use them after); the
+   * targets read the stored stage otherwise.
    */
   async give(
     way: PlannedWay,
     message: Pick<OfferedMessage, 'id' | 'file_name'>,
     payload: HandRequest['payload'],
+    document?: Uint8Array,
   ): Promise<Handing> {
-    const request: HandRequest = {
-      type: 'hand',
-      message: { id: message.id, from: way.from, to: way.to, file_name: message.file_name },
-      payload,
-    };
     const here = way.targets.flatMap((target) => {
       const client = this.#targets.get(target);
       return client?.open ? [{ target, client }] : [];
     });
+    const request: HandRequest = {
+      type: 'hand',
+      message: { id: message.id, from: way.from, to: way.to, file_name: message.file_name },
+      payload: document && here.length === 1 ? { ...payload, bytes: document } : payload,
+    };
     const answers = await Promise.all(
       here.map(async ({ target, client }) => {
         const answer = await client.ask(request).catch((error: Error) => ({

@@ -2,7 +2,8 @@
 // pier → pier compressed, signed and encrypted is stored as the partner's zlib stream (a few KiB, no file of the
 // document in the payload store), and users see the document everywhere all the same: the file handed to the
 // file writer before the receipt, the unpacked download (size and bytes), a redeliver that writes the file again
-// from the stored stream, and a delivery queued while the writer was stopped, written once it starts. A document
+// from the stored stream, the interchange's envelope read from the document the receiver has in hand, and a
+// delivery queued while the writer was stopped, written once it starts. A document
 // that does not compress to half its size is stored as its bytes, as before.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { agreement, startReceiver, startSender, storeCertificate } from '../help
 import { makeFixtures } from '../helpers/certificates.js';
 import { must, tempDir, upload, waitForMessage, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
+import { purchaseOrder } from '../helpers/edi.js';
 import { waitFor } from '../helpers/wait.js';
 
 const server = await startTestServer(t);
@@ -118,6 +120,20 @@ t.test(
     t.ok((await readFile(file)).equals(document), 'redelivered byte for byte');
   },
 );
+
+t.test('the envelope of a compressed 1 MiB interchange is read from the document in hand', async (t) => {
+  const document = Buffer.from(purchaseOrder(424242, 'SENDERCO', 'RECEIVERCO', 36_000));
+  t.ok(document.length > 1024 * 1024, `the interchange is ${document.length} bytes`);
+  const m = await receive(t, document);
+  t.equal(m.status, 'Delivered', `received and delivered ${m.deliveries[0]?.last_error}`);
+  t.ok(existsSync(stageFile(m, 'unpacked.z')), 'kept deflated');
+  t.match(
+    (m.protocols as { edi?: unknown }).edi,
+    { standard: 'x12', interchange_control: '000424242', document_types: ['850'] },
+    'the message shows its interchange',
+  );
+  t.ok((await readFile(path.join(inbox, m.file_name))).equals(document), 'delivered byte for byte');
+});
 
 t.test('a delivery queued while the writer was stopped is written from the stored stream', async (t) => {
   const stopped = await server.call('POST', '/api/v1/services/file-writer/inbox/stop', { body: {} });
