@@ -1,7 +1,7 @@
 /**
  * Where a received message is opened (open-message.ts): in a pool of worker threads, one per
  * core, when other messages are at the receiver too or it is larger than 64 KiB; on the
- * receiver's own thread when it is small and either alone or every pool thread is busy.
+ * receiver's own thread when it is small and alone.
  * Decrypting, verifying, inflating and signing the receipt are most of a message's CPU (two
  * RSA-2048 private-key operations for a signed, encrypted message with a signed receipt); on the
  * receiver's own thread they were capped at one core, and a large message held up every other
