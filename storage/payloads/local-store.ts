@@ -140,28 +140,23 @@ export class LocalPayloadStore implements PayloadStore {
   }
 
   async putBytes(ref: PayloadRef, bytes: Uint8Array): Promise<number> {
-    const file = this.pathOf(ref);
-    await this.#messageDir(file);
-    const handle = await open(file, 'wx');
-    try {
-      await handle.writeFile(bytes);
-      await handle.datasync();
-    } catch (error) {
-      await handle.close().catch(() => {});
-      await unlink(file).catch(() => {});
-      throw error;
-    }
-    await handle.close();
+    await this.#writeFlushed(this.pathOf(ref), [bytes]);
     return bytes.length;
   }
 
   /** Written as one flushed file of the header and the zlib stream: it is small (a few KiB for a MiB of EDI). */
   async putDeflated(ref: PayloadRef, deflated: DeflatedDocument): Promise<number> {
-    const file = this.deflatedPathOf(ref);
+    await this.#writeFlushed(this.deflatedPathOf(ref), [deflatedHeader(deflated), ...deflated.chunks]);
+    return deflated.size;
+  }
+
+  /** A new file of `pieces`, flushed; removed again when any step fails. */
+  async #writeFlushed(file: string, pieces: readonly Uint8Array[]): Promise<void> {
     await this.#messageDir(file);
     const handle = await open(file, 'wx');
     try {
-      await handle.writev([deflatedHeader(deflated), ...deflated.chunks]);
+      // writeFile writes until every byte is out (a writev may write part and answer no error).
+      await handle.writeFile(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces));
       await handle.datasync();
     } catch (error) {
       await handle.close().catch(() => {});
@@ -169,7 +164,6 @@ export class LocalPayloadStore implements PayloadStore {
       throw error;
     }
     await handle.close();
-    return deflated.size;
   }
 
   async open(ref: PayloadRef): Promise<Readable> {
