@@ -1,7 +1,7 @@
 /**
  * Where a received message is opened (open-message.ts): in a pool of worker threads, one per
  * core, when other messages are at the receiver too or it is larger than 64 KiB; on the
- * receiver's own thread when it is small and alone.
+ * receiver's own thread when it is small and either alone or every pool thread is busy.
  * Decrypting, verifying, inflating and signing the receipt are most of a message's CPU (two
  * RSA-2048 private-key operations for a signed, encrypted message with a signed receipt); on the
  * receiver's own thread they were capped at one core, and a large message held up every other
@@ -73,8 +73,24 @@ export class MessageOpener {
   #opening = 0;
   /** Messages at the receiver between their arrival and their answer (`arrive`). */
   #present = 0;
+  /** Messages given to the pool whose answers this thread has not read yet. */
+  #inPool = 0;
+  /**
+   * Messages the pool threads are opening: added here when one is given (once, though it may be
+   * given again with its context), taken off by the thread as it finishes (open-worker-entry.cjs),
+   * before its answer reaches this thread: under load this thread reads an answer milliseconds
+   * after it was sent, and a pool thread counted busy until then sat idle while this thread
+   * opened the next message itself (at concurrency 64 the pool threads were 5 % busy each, this
+   * thread 72 %). A task that never ran (a thread that ended under it) is never taken off, so
+   * the bound takes the lower of this and #inPool.
+   */
+  readonly #poolOpening = new Int32Array(new SharedArrayBuffer(4));
   /** Where messages were opened so far: on the receiver's thread or in the pool. */
   readonly opened = { here: 0, pool: 0 };
+  /** Messages the pool threads are opening now, as they count them (answers not read yet aside). */
+  get poolOpening(): number {
+    return Atomics.load(this.#poolOpening, 0);
+  }
   /** Most messages the pool opens at once: one per thread. */
   get poolThreads(): number {
     return this.#pool.options.maxThreads;
@@ -96,13 +112,13 @@ export class MessageOpener {
     this.#pool = new Piscina({
       // A CommonJS file that imports the task module (open-worker-entry.cjs says why).
       filename: new URL('./open-worker-entry.cjs', import.meta.url).href,
-      workerData: { taskModule: new URL(taskFile, import.meta.url).href },
+      workerData: { taskModule: new URL(taskFile, import.meta.url).href, opening: this.#poolOpening.buffer },
       minThreads: 1,
       maxThreads: Math.max(1, os.availableParallelism()),
       idleTimeout: 600_000,
       // A thread whose answer this thread has not read yet is given its next message at once
-      // (it waits in the thread's own queue, taken as the answer goes): under load this thread
-      // reads an answer milliseconds after it was sent, and the pool thread sat idle meanwhile.
+      // (it waits in the thread's own queue, taken as the answer goes); the bound on what is
+      // being opened is #open's, counted by the threads themselves.
       concurrentTasksPerWorker: 2,
     });
     // Loading the AS2 modules takes the first thread a second or more (several on a loaded
@@ -147,23 +163,29 @@ export class MessageOpener {
 
   async #open(task: OpenTask): Promise<OpenResult> {
     const alone = this.#opening === 0 && this.#present <= 1;
+    const poolFull = Math.min(this.#inPool, this.poolOpening) >= this.poolThreads;
     this.#opening++;
     try {
       // A small message is opened here when it is the only one at the receiver: the pool thread
       // would only add its two hops (the task and its result copied, two threads woken) to a
       // receipt that waits for nothing else, and leave this thread idle meanwhile. At concurrency
-      // 1 that is every message. With others in flight the pool takes it, even when every pool
-      // thread is busy: opened here, it held this thread for a millisecond or more, and every
-      // other message's next step (its hand-off's answer, its acceptance, its receipt) waited for
-      // it; the machine stayed a tenth idle at 16 and 64 (benchmarks/history/
-      // 2026-11-26-a-compressed-document-inflated-once-and-handed-on.md).
+      // 1 that is every message. With others in flight the pool takes it, so every core works
+      // (counting only the messages being opened, this thread opened 95-98 % of them at
+      // concurrency 16, one at a time, and the machine stayed a quarter idle), unless every pool
+      // thread is busy already: it would wait in the pool's queue, and this thread takes it
+      // without the hops instead.
       const small = task.receivedBytes < largeFromBytes;
-      if ((small && !this.#ready) || (alone && task.receivedBytes <= aloneHereMaxBytes)) {
+      if ((small && !this.#ready) || ((alone || poolFull) && task.receivedBytes <= aloneHereMaxBytes)) {
         this.opened.here++;
         return await openMessage(task, this.store);
       }
       this.opened.pool++;
-      return await this.#openInPool(task);
+      this.#inPool++;
+      try {
+        return await this.#openInPool(task);
+      } finally {
+        this.#inPool--;
+      }
     } finally {
       this.#opening--;
     }
@@ -185,6 +207,7 @@ export class MessageOpener {
         // small one is copied: the receiver still keeps it as `received` meanwhile.
         transferList: move ? [body.buffer as ArrayBuffer] : [],
       }) as Promise<OpenResult | MissingContext>;
+    Atomics.add(this.#poolOpening, 0, 1);
     let answer = await run(move);
     if ('missingContext' in answer) answer = await run(true);
     if ('missingContext' in answer) throw new Error('A pool thread refused a task that carried its context');
