@@ -28,13 +28,14 @@ const chunkSize = 64 * 1024;
 const flush = promisify(fdatasync);
 
 /**
- * A payload in memory (inline, or handed over whole) into a new file, flushed. Opening, writing (into the page cache) and closing
- * are done synchronously on the actor's own thread; only the flush, which waits for the disk,
- * goes to libuv's thread pool, so the flushes of several deliveries still overlap. Through
- * fs/promises each of the four steps was a trip to the pool, whose threads were the receive
- * path's largest CPU share after RSA (benchmarks/history/2026-11-22-no-sequential-scans-and-one-pool-trip-per-written-file.md); all four done
- * synchronously cost less CPU but queued every flush behind the one before, and a backlog of
- * files went out slower (file-flow: 631 and 677 files/s against 1,067 and 749).
+ * A payload in memory (inline, or handed over whole) into a new file, flushed. Opening, writing
+ * (into the page cache) and closing are done synchronously on the actor's own thread; only the
+ * flush, which waits for the disk, goes to libuv's thread pool, so the flushes of several
+ * deliveries still overlap. Through fs/promises each of the four steps was a trip to the pool,
+ * whose threads were the receive path's largest CPU share after RSA
+ * (benchmarks/history/2026-11-22-no-sequential-scans-and-one-pool-trip-per-written-file.md); all
+ * four done synchronously cost less CPU but queued every flush behind the one before, and a
+ * backlog of files went out slower (file-flow: 631 and 677 files/s against 1,067 and 749).
  */
 async function writeInHand(temp: string, bytes: Uint8Array): Promise<void> {
   const fd = openSync(temp, 'wx');
