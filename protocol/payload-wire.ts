@@ -25,6 +25,18 @@ export const StoreSelection = z.discriminatedUnion('backend', [LocalSelection, S
 export type StoreSelection = z.infer<typeof StoreSelection>;
 export type S3Selection = z.infer<typeof S3Selection>;
 
+/**
+ * A document as the innermost CompressedData of an AS2 message held it: the zlib stream (in the
+ * pieces it came in), the bytes of the inflated entity before the document (its MIME headers),
+ * and the document's size once inflated. Unpacking answers it (actors/as2/unpack.ts) and the
+ * payload store keeps it (PayloadStore.putDeflated).
+ */
+export interface DeflatedDocument {
+  chunks: readonly Uint8Array[];
+  skip: number;
+  size: number;
+}
+
 /** Hears of each call to a payload store: its operation, whether it succeeded, and how long it took. */
 export type StoreCallObserver = (operation: string, ok: boolean, seconds: number) => void;
 

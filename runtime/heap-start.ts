@@ -13,7 +13,7 @@
  */
 import v8 from 'node:v8';
 
-export const initialOldSpaceMib = 128;
+const initialOldSpaceMib = 128;
 
 /** Before any worker thread starts: V8 reads the flag when it makes an isolate's heap. */
 export function setInitialOldSpace(): void {

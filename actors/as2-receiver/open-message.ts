@@ -14,11 +14,10 @@ import {
   processedWithError,
   unpackIncoming,
   type Disposition,
-  type CompressedDocument,
   type UnpackedMessage,
   type UnpackOptions,
 } from '../as2/index.js';
-import type { PayloadStore } from '../../storage/payloads/store.js';
+import type { DeflatedDocument, PayloadStore } from '../../storage/payloads/store.js';
 import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { entityBytes } from '../as2-shared/headers.js';
 import { openingMaterialOf } from './opening-material.js';
@@ -203,7 +202,7 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
  * than half the document (a MiB of EDI is a few KiB: one write of them instead of the page cache
  * filled with the whole); null when its bytes are kept (inline when small, else in the store).
  */
-function deflatedForm(store: PayloadStore, unpacked: UnpackedMessage): CompressedDocument | null {
+function deflatedForm(store: PayloadStore, unpacked: UnpackedMessage): DeflatedDocument | null {
   const { payload, compressedDocument: compressed } = unpacked;
   if (payload.length <= inlineMaxBytes || !compressed || !store.putDeflated) return null;
   const compressedBytes = compressed.chunks.reduce((n, chunk) => n + chunk.length, 0);

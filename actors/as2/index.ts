@@ -4,13 +4,7 @@
  * worker thread.
  */
 export { packOutgoing, LegacyAlgorithmError, type PackOptions, type PackedMessage } from './pack.js';
-export {
-  unpackIncoming,
-  type CompressedDocument,
-  type UnpackOptions,
-  type UnpackedMessage,
-  type Layer,
-} from './unpack.js';
+export { unpackIncoming, type UnpackOptions, type UnpackedMessage, type Layer } from './unpack.js';
 export type { DecryptionKey } from '../../pki/cms/enveloped-data.js';
 export { buildMdn, type MdnFields, type BuiltMdn } from './mdn/build.js';
 export { parseMdn, MdnError, type ParsedMdn, type ParseMdnOptions } from './mdn/parse.js';

@@ -6,7 +6,8 @@
  */
 import type { X509Certificate } from 'node:crypto';
 import { readContentInfo } from '../../pki/cms/content-info.js';
-import { compressedChunks, decompress } from '../../pki/cms/compressed-data.js';
+import { compressedChunks, decompress, inflateChunks } from '../../pki/cms/compressed-data.js';
+import type { DeflatedDocument } from '../../protocol/payload-wire.js';
 import {
   decryptEnveloped,
   type ContentKeyDelivery,
@@ -66,16 +67,6 @@ export interface UnpackOptions {
   keepInnermostCompressed?: boolean;
 }
 
-/**
- * A document as the innermost CompressedData held it: the zlib stream (in the pieces it came in),
- * the bytes of the inflated entity before the document (its MIME headers), and the document's size.
- */
-export interface CompressedDocument {
-  chunks: readonly Buffer[];
-  skip: number;
-  size: number;
-}
-
 export type Layer = 'encrypted' | 'signed' | 'compressed';
 
 export interface UnpackedMessage {
@@ -116,7 +107,7 @@ export interface UnpackedMessage {
   /** With `deferInnermostInflate`: the document still to be inflated, in place of `payload`. */
   deferredInflate?: DeferredInflate;
   /** With `keepInnermostCompressed`: the zlib stream `payload` was inflated from. */
-  compressedDocument?: CompressedDocument;
+  compressedDocument?: DeflatedDocument;
 }
 
 /** Deepest nesting of layers accepted; real messages have at most three. */
@@ -225,10 +216,11 @@ function unpack(
           layers.push('compressed');
           continue;
         }
-        const inflated = fromCms(() => decompress(der, { maxBytes }));
-        lastInflated = options.keepInnermostCompressed
-          ? { chunks: fromCms(() => compressedChunks(der)), inflated }
-          : null;
+        const chunks = options.keepInnermostCompressed ? fromCms(() => compressedChunks(der)) : null;
+        const inflated = fromCms(() =>
+          chunks ? inflateChunks(chunks, { maxBytes }) : decompress(der, { maxBytes }),
+        );
+        lastInflated = chunks && { chunks, inflated };
         current = failingAs('decompression-failed', 'the decompressed content is not a MIME entity', () =>
           parseEntity(inflated),
         );
@@ -321,7 +313,7 @@ function unpack(
 function documentAtEnd(
   last: { chunks: Buffer[]; inflated: Buffer },
   payload: Buffer,
-): CompressedDocument | null {
+): DeflatedDocument | null {
   const { inflated } = last;
   const skip = payload.byteOffset - inflated.byteOffset;
   const endsTogether =

@@ -103,7 +103,14 @@ export interface DecompressOptions {
 
 /** The decompressed content; any failure is a CmsError with decompression-failed. */
 export function decompress(der: Buffer, options: DecompressOptions): Buffer {
-  const chunks = compressedChunks(der);
+  return inflateChunks(compressedChunks(der), options);
+}
+
+/**
+ * The zlib stream of a CompressedData (compressedChunks) inflated; any failure is a CmsError with
+ * decompression-failed.
+ */
+export function inflateChunks(chunks: readonly Buffer[], options: DecompressOptions): Buffer {
   try {
     const input = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     return inflateSync(input, {

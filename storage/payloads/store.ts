@@ -68,16 +68,8 @@ export interface PayloadStore {
   removeMessage(messageId: string): Promise<void>;
 }
 
-/**
- * A document as the innermost CompressedData of an AS2 message held it: the zlib stream (in the
- * pieces it came in), the bytes of the inflated entity before the document (its MIME headers),
- * and the document's size once inflated.
- */
-export interface DeflatedDocument {
-  chunks: readonly Uint8Array[];
-  skip: number;
-  size: number;
-}
+import type { DeflatedDocument } from '../../protocol/payload-wire.js';
+export type { DeflatedDocument };
 
 export class PayloadMissing extends Error {
   constructor(ref: PayloadRef) {
