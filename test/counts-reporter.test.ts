@@ -13,7 +13,7 @@ t.teardown(() => rm(dir, { recursive: true, force: true }));
 const sample = `import t from 'tap';
 t.test('passes twice', async (t) => { t.ok(true); t.ok(true); });
 t.test('runs no assertion', async () => {});
-t.test('fails one of two', async (t) => { t.ok(true); t.ok(false, 'this one fails'); });
+t.test('fails one of two', async (t) => { t.ok(true); t.comment('where it stands'); t.ok(false, 'this one fails'); });
 t.test('nested', async (t) => {
   t.test('inner fails', async (t) => { t.equal(1, 2); });
   t.test('inner empty', async () => {});
@@ -51,7 +51,7 @@ t.test('the closing line agrees with tap’s own totals', async (t) => {
   t.equal(`${line![1]} passed, ${line![2]} failed, ${line![3]} skipped`, '6 passed, 2 failed, 1 skipped');
   t.match(
     out,
-    /\nnot ok: .*fails one of two > this one fails\nnot ok: .*nested > inner fails > should be equal\n\d+ passed/,
-    'each failed assertion is named just above the line',
+    /\nnot ok: .*fails one of two > this one fails\n {2}# where it stands\nnot ok: .*nested > inner fails > should be equal\n\d+ passed/,
+    'each failed assertion is named just above the line, with the comments printed just before it',
   );
 });

@@ -83,6 +83,7 @@ failoverTest(
     for (let round = 1; round <= rounds; round++) {
       await cluster.stable(120_000);
       await cluster.killPrimary();
+      events.note(`kill -9 ${round}`);
       // The subscriber's stream is cut while no node takes writes: it comes back with its
       // Last-Event-ID, to the other process, as a browser does when its stream breaks.
       events.reconnect();
@@ -91,6 +92,7 @@ failoverTest(
       await cluster.stable(120_000);
       const switchedAt = load.receipts;
       const switched = cluster.switchover();
+      events.note(`switchover ${round}`);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       events.reconnect();
       await switched;
@@ -162,7 +164,7 @@ failoverTest(
       200,
     ).catch((error: unknown) => {
       t.comment(
-        `subscriber: ${events.ids.length} lines, the last ${events.ids.at(-1)}; the table's last ${last.id}; ${events.connections} streams, ${events.reloads} ended with reload`,
+        `subscriber: ${events.ids.length} lines, the last ${events.ids.at(-1)}; the table's last ${last.id}; ${events.connections} streams, ${events.reloads} ended with reload; the streams: ${JSON.stringify(events.streams.slice(0, 30))}`,
       );
       throw error;
     });

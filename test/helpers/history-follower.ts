@@ -12,6 +12,10 @@ export interface HistoryFollower {
   readonly connections: number;
   /** Streams that ended with `reload`: the server could not replay what the client missed. */
   readonly reloads: number;
+  /** One line per stream opened or tried: when, where, after which id, and how it ended. */
+  readonly streams: string[];
+  /** Adds a line of the test's own to `streams` (a failover began, say), timed like the others. */
+  note(text: string): void;
   /** Ends the stream now, as a network failure would; the follower connects again. */
   reconnect(): void;
   close(): void;
@@ -27,17 +31,26 @@ export async function followHistory(urls: string[]): Promise<HistoryFollower> {
   let closed = false;
   let current: SseClient | undefined;
   let taken = 0;
+  const streams: string[] = [];
+  const started = Date.now();
   const open = async (): Promise<SseClient> => {
     const last = ids.at(-1);
+    const where = connections % urls.length;
+    const said = `${Date.now() - started} ms: process ${where} after ${last ?? 'none'}`;
     const client = await openSse(
-      `${urls[connections % urls.length]}/api/v1/events`,
+      `${urls[where]}/api/v1/events`,
       last === undefined ? {} : { 'last-event-id': String(last) },
-    );
+    ).catch((error: unknown) => {
+      streams.push(`${said}: ${String(error)}`);
+      throw error;
+    });
     connections++;
     if (client.status !== 200) {
+      streams.push(`${said}: ${client.status} ${client.body().slice(0, 200)}`);
       client.close();
       throw new Error(`GET /events answered ${client.status}`);
     }
+    streams.push(`${said}: 200`);
     taken = 0;
     return client;
   };
@@ -52,7 +65,11 @@ export async function followHistory(urls: string[]): Promise<HistoryFollower> {
     while (!closed) {
       await current?.ended;
       drain();
-      if (current?.events.some((e) => e.event === 'reload')) reloads++;
+      const reload = current?.events.find((e) => e.event === 'reload');
+      if (reload) reloads++;
+      streams.push(
+        `${Date.now() - started} ms: ended at ${ids.at(-1)}${reload ? ` with reload ${reload.data}` : ''}`,
+      );
       if (closed) break;
       await new Promise((resolve) => setTimeout(resolve, reconnectMs));
       current = await open().catch(() => undefined);
@@ -69,6 +86,10 @@ export async function followHistory(urls: string[]): Promise<HistoryFollower> {
     },
     get reloads() {
       return reloads;
+    },
+    streams,
+    note(text) {
+      streams.push(`${Date.now() - started} ms: ${text}`);
     },
     reconnect() {
       current?.close();
