@@ -1,7 +1,8 @@
 // Covers runtime/events/replicated.ts on a PostgreSQL of its own (the embedded one, in a temporary
 // directory): with no synchronous standby configured what is read is handed out at once; with
-// one configured and none connected (a primary restarted after kill -9 before its demotion) it is
-// not, after the time given.
+// one configured and none connected (a primary restarted after kill -9 before its demotion), or
+// only one that has just connected and reported nothing, it is not, after the time given; a role
+// that may not see the standbys' positions gets it at once.
 import { chmod } from 'node:fs/promises';
 import pg from 'pg';
 import t from 'tap';
@@ -49,4 +50,44 @@ t.test('a standby configured and none connected: not handed out', async (t) => {
   const started = Date.now();
   t.equal(await replicated(300), false, 'no standby has it');
   t.ok(Date.now() - started >= 300, 'after asking for the time given');
+});
+
+t.test('a standby that has connected and reported nothing yet: not handed out', async (t) => {
+  await standbys('ANY 1 (pgautofailover_standby_2)');
+  t.teardown(() => standbys(''));
+  // A physical replication connection is a walsender from its start: pg_stat_replication shows it,
+  // in state startup, with null positions, as it shows a standby before its first report.
+  const url = new URL(server.url);
+  url.searchParams.set('replication', 'true');
+  url.searchParams.set('application_name', 'pgautofailover_standby_2');
+  const walsender = new pg.Client({ connectionString: url.href });
+  await walsender.connect();
+  t.teardown(() => walsender.end());
+  const { rows } = await client.query<{ state: string; flush_lsn: string | null }>(
+    'select state, flush_lsn::text from pg_stat_replication',
+  );
+  t.same(rows, [{ state: 'startup', flush_lsn: null }], 'the standby is seen, with no position');
+  t.equal(await replicated(300), false, 'no standby has it');
+});
+
+t.test('a role that may not see the standbys: handed out at once, as before', async (t) => {
+  // Before the standby is asked for: with it, a commit waits for a standby that never comes.
+  await client.query("create role pier_reader login password 'reader'");
+  t.teardown(() => client.query('drop role pier_reader'));
+  await standbys('ANY 1 (pgautofailover_standby_2)');
+  t.teardown(() => standbys(''));
+  const url = new URL(server.url);
+  url.username = 'pier_reader';
+  url.password = 'reader';
+  const reader = new pg.Client({ connectionString: url.href });
+  await reader.connect();
+  t.teardown(() => reader.end());
+  const readerPool = {
+    acquireConnection: async () => reader as unknown as PgConnection,
+    releaseConnection: async () => {},
+  };
+  t.equal(
+    await onOneConnection(readerPool, (db) => readIsReplicated(db, { pollMs: 5, giveUpMs: 1000 })),
+    true,
+  );
 });

@@ -16,12 +16,15 @@ export const replicationStatements = {
   position: `select current_setting('synchronous_standby_names') as standbys, pg_current_wal_lsn()::text as lsn`,
   /**
    * Whether a synchronous standby flushed the WAL up to `lsn` (null when no standby is connected),
-   * and whether the standbys' positions are hidden from this role (every column but the names
-   * reads null without pg_read_all_stats, sync_state too).
+   * and whether the standbys' positions are hidden from this role (every column of
+   * pg_stat_replication but the names reads null without pg_read_all_stats). Asked of the role,
+   * not read from null positions: a standby that has just connected (a failover's old primary
+   * rejoining, a base backup) shows null positions to a superuser too, and was taken for hidden
+   * positions, so lines it did not have yet were handed out.
    */
-  flushed: `select bool_or(sync_state in ('sync', 'quorum') and flush_lsn >= ?::pg_lsn) as flushed,
-                   bool_and(flush_lsn is null) as hidden
-              from pg_stat_replication`,
+  flushed: `select (select bool_or(sync_state in ('sync', 'quorum') and flush_lsn >= ?::pg_lsn)
+                      from pg_stat_replication) as flushed,
+                   not pg_has_role(current_user, 'pg_read_all_stats', 'usage') as hidden`,
 };
 
 export interface ReplicationTiming {
