@@ -39,9 +39,16 @@ export interface StreamLimits {
   settle: SettleTiming;
 }
 
+/**
+ * A browser reconnects 3 s after its stream breaks (the `retry` the stream sends), and a busy
+ * gateway writes 1,000–2,000 history lines a second (four or five per message at 300–500
+ * messages/s): at 1,000 lines, a reconnect after a proxy's cut or one process's restart, and a
+ * tab busy for half a second, were told to reload. 10,000 lines (about 3 MB of frames) cover
+ * the retry at that pace, and bound what one client costs.
+ */
 export const defaultStreamLimits: StreamLimits = {
-  replay: 1000,
-  buffer: 1000,
+  replay: 10_000,
+  buffer: 10_000,
   keepAliveMs: 20_000,
   coalesceMaxMs: 100,
   settle: defaultSettleTiming,
