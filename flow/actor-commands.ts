@@ -192,6 +192,15 @@ export class SourceCommands {
     return outcomes.map(acceptanceOf);
   }
 
+  /** Which of these messages are stored: an acceptance whose answer was lost may have committed. */
+  async storedOf(ids: readonly string[]): Promise<string[]> {
+    const rows = await direct(this.#flow).all<{ id: string }>(
+      'select id::text as id from message where id = any(?::uuid[])',
+      [pgArray([...ids])],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /**
    * The targets and parties this message's acceptance would have, planned from what this source
    * read last (flow-config.ts), without a statement; null when it has not read every name yet.

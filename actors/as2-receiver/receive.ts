@@ -22,6 +22,8 @@ import type { CemReceivedRequest } from '../../protocol/cem-protocol.js';
 import { envelopeOf } from '../shared/edi-envelope.js';
 import type { HoldBack } from '../shared/hold-back.js';
 import type { HandoffGiver } from '../shared/handoff-giver.js';
+import type { UncertainStages } from '../shared/uncertain-stages.js';
+import { isDatabaseAway } from '../../flow/actor-commands.js';
 import type { Acceptance, OfferedMessage } from '../../protocol/core-protocol.js';
 
 export interface Incoming {
@@ -66,6 +68,8 @@ export interface ReceiveDeps {
   stopping?: () => boolean;
   /** Targets of this process the document may be handed to before the acceptance (handoff-giver.ts). */
   handoff?: HandoffGiver;
+  /** Where the stages of an acceptance the database failed wait (it may have committed). */
+  uncertain: UncertainStages;
 }
 
 const plain = (status: number, text: string): Answer => ({
@@ -188,10 +192,19 @@ export async function receiveMessage(
       stages,
     },
   };
-  const acceptance = await acceptHanding(deps.handoff, deps.core, offered, {
-    routable: cemDone === null,
-    document: opened.document,
-  });
+  let acceptance: Acceptance;
+  try {
+    acceptance = await acceptHanding(deps.handoff, deps.core, offered, {
+      routable: cemDone === null,
+      document: opened.document,
+    });
+  } catch (error) {
+    // The statement may have committed with only its answer lost: the stages stay until the
+    // database can say (uncertain-stages.ts). The partner, answered 503, sends the message again.
+    if (isDatabaseAway(error)) deps.uncertain.keep(id);
+    throw error;
+  }
+  void deps.uncertain.settle();
   deps.holdBack?.tell(acceptance.queued);
   countReceived(deps.core.metrics, {
     partner: context.found ? context.partner : undefined,
@@ -201,8 +214,10 @@ export async function receiveMessage(
   });
   if (acceptance.duplicate) {
     // Found out in the acceptance's transaction (no lookup before every message); what was
-    // stored for this copy goes, and the partner gets the receipt it had the first time.
-    await deps.store.removeMessage(id);
+    // stored for this copy goes, and the partner gets the receipt it had the first time. Unless
+    // the earlier message is this one: a batch whose answer was lost, tried again item by item
+    // (protocol/batcher.ts), finds its own message committed, and these stages are its document.
+    if (acceptance.message_id !== id) await deps.store.removeMessage(id);
     return answerDuplicate(
       deps.store,
       acceptance.message_id,

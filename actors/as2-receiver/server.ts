@@ -28,6 +28,7 @@ import { receiveMessage, type Answer, type Incoming, type StoredIncoming } from 
 import { HoldBack } from '../shared/hold-back.js';
 import { ConnectionDrain } from '../shared/connection-drain.js';
 import { isDatabaseAway } from '../../flow/actor-commands.js';
+import { UncertainStages, type StoredOf } from '../shared/uncertain-stages.js';
 
 /** What is kept of a body from no known partner, for the operator (docs/decisions/strangers-and-senders-at-the-as2-receiver.md). */
 export const strangerPrefixBytes = 64 * 1024;
@@ -89,6 +90,8 @@ export class As2ReceiverServer {
   #draining = false;
   /** Messages are answered 503 because the database does not take them: told once, and once when it does again. */
   readonly #databaseAway: DatabaseAwayLog;
+  /** Stages of acceptances the database failed, kept until it can say whether they committed. */
+  readonly #uncertain: UncertainStages;
   #lastConnectionAt = 0;
 
   constructor(
@@ -100,7 +103,10 @@ export class As2ReceiverServer {
     tlsOptions?: tls.SecureContextOptions,
     /** Targets of this process that take documents before the acceptance (handoff-giver.ts). */
     private readonly handoff?: HandoffGiver,
+    /** Which messages are stored (acceptance-port.ts), for stages an acceptance left uncertain. */
+    storedOf: StoredOf = async () => null,
   ) {
+    this.#uncertain = new UncertainStages(store, storedOf);
     this.#contexts = new InboundContexts(core);
     this.#databaseAway = new DatabaseAwayLog((level, msg, fields) => core.log(level, msg, fields));
     this.#opener = new MessageOpener(store, settings.large_messages_budget_mib * mib);
@@ -333,8 +339,10 @@ export class As2ReceiverServer {
       this.#send(res, answer);
       if (answer.asyncReceipt) this.#sendLater(answer.asyncReceipt);
     } catch (error) {
-      // Nothing was recorded for a stored body that failed: its stages go.
-      if ('stored' in incoming) await this.store.removeMessage(incoming.stored.messageId).catch(() => {});
+      // Nothing was recorded for a stored body that failed: its stages go, unless its acceptance
+      // failed with the database and may have committed (uncertain-stages.ts).
+      if ('stored' in incoming && !this.#uncertain.has(incoming.stored.messageId))
+        await this.store.removeMessage(incoming.stored.messageId).catch(() => {});
       throw error;
     }
   }
@@ -377,6 +385,7 @@ export class As2ReceiverServer {
         holdBack: this.#holdBack,
         stopping: () => this.#stopped,
         ...(this.handoff ? { handoff: this.handoff } : {}),
+        uncertain: this.#uncertain,
       },
       incoming,
     );

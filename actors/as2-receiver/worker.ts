@@ -20,6 +20,7 @@ runActor(async (start, core) => {
     start.user_agent,
     tls,
     handoff,
+    acceptances.storedOf,
   );
   await server.listen().catch(async (error: Error) => {
     await acceptances.close();

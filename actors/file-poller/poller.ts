@@ -17,7 +17,8 @@ import type { CoreClient } from '../../protocol/worker-host/host.js';
 import { streamSliceBytes, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
 import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { isStoreUnwritable } from '../../storage/payloads/storage-failure.js';
-import { FileAcceptance } from '../shared/file-acceptance.js';
+import { AcceptFailed, FileAcceptance } from '../shared/file-acceptance.js';
+import { UncertainStages, type StoredOf } from '../shared/uncertain-stages.js';
 import { Directories } from '../shared/directories.js';
 import { StoreHealth } from '../shared/store-health.js';
 import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
@@ -60,11 +61,13 @@ export class FilePoller {
     private readonly settings: FilePollerSettings,
     private readonly store: PayloadStore,
     private readonly core: CoreClient,
+    /** Which messages are stored (acceptance-port.ts); the stages of an uncertain acceptance wait for it. */
+    storedOf: StoredOf = async () => null,
   ) {
     this.#matchPath = pathMatcher(settings.path_pattern);
     this.#matchName = globMatcher(settings.file_pattern);
     this.#health = new StoreHealth(core);
-    this.#acceptance = new FileAcceptance(core);
+    this.#acceptance = new FileAcceptance(core, new UncertainStages(store, storedOf));
   }
 
   /** One look at the directory; takes every file that was already there, unchanged, last time. */
@@ -170,7 +173,7 @@ export class FilePoller {
           : { refusal: `Refused: the path ${rel} does not match ${this.settings.path_pattern}` }),
       });
       this.#holdBack.tell(answer.queued);
-      if (answer.duplicate) await this.store.removeMessage(id);
+      if (answer.removable) await this.store.removeMessage(id);
       await moveAside(
         full,
         path.join(this.settings.processed_directory, rel),
@@ -179,7 +182,8 @@ export class FilePoller {
       );
       return true;
     } catch (error) {
-      await this.store.removeMessage(id).catch(() => {});
+      // An acceptance the database failed may have committed: its stages wait (file-acceptance.ts).
+      if (!(error instanceof AcceptFailed)) await this.store.removeMessage(id).catch(() => {});
       if (isStoreUnwritable(error, this.#storeDirectory())) {
         this.#health.failed(error instanceof Error ? error.message : String(error));
         return false;

@@ -28,7 +28,12 @@ runActor(async (start, core) => {
     throw new InitError('DIRECTORY_UNUSABLE', `the directories cannot be used: ${(error as Error).message}`);
   }
   const acceptances = acceptancePort(start, core);
-  const poller = new FilePoller(settings, openActorStore(start, core), withAcceptance(core, acceptances));
+  const poller = new FilePoller(
+    settings,
+    openActorStore(start, core),
+    withAcceptance(core, acceptances),
+    acceptances.storedOf,
+  );
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let scanning: Promise<unknown> = Promise.resolve();

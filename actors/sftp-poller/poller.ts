@@ -15,7 +15,8 @@ import { Readable } from 'node:stream';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { keepStream } from '../../storage/payloads/inline.js';
-import { FileAcceptance } from '../shared/file-acceptance.js';
+import { AcceptFailed, FileAcceptance } from '../shared/file-acceptance.js';
+import { UncertainStages, type StoredOf } from '../shared/uncertain-stages.js';
 import { globMatcher, pathMatcher } from '../shared/path-pattern.js';
 import { SftpConnectError } from '../sftp-shared/connect.js';
 import { RemoteError, type Remote, type RemoteEntry } from '../sftp-shared/remote.js';
@@ -50,10 +51,12 @@ export class SftpPoller {
     private readonly store: PayloadStore,
     private readonly core: CoreClient,
     private readonly sessions: SessionKeeper,
+    /** Which messages are stored (acceptance-port.ts); the stages of an uncertain acceptance wait for it. */
+    storedOf: StoredOf = async () => null,
   ) {
     this.#matchPath = pathMatcher(settings.path_pattern);
     this.#matchName = globMatcher(settings.file_pattern);
-    this.#acceptance = new FileAcceptance(core);
+    this.#acceptance = new FileAcceptance(core, new UncertainStages(store, storedOf));
   }
 
   /** One look at the remote directory; takes every file that was already there, unchanged, last time. */
@@ -140,11 +143,12 @@ export class SftpPoller {
           ? {}
           : { refusal: `Refused: the path ${file.relative} does not match ${this.settings.path_pattern}` }),
       });
-      if (answer.duplicate) await this.store.removeMessage(id);
+      if (answer.removable) await this.store.removeMessage(id);
       await this.#putAway(remote, full, file.relative, answer.message_id);
       return true;
     } catch (error) {
-      await this.store.removeMessage(id).catch(() => {});
+      // An acceptance the database failed may have committed: its stages wait (file-acceptance.ts).
+      if (!(error instanceof AcceptFailed)) await this.store.removeMessage(id).catch(() => {});
       if (this.#acceptance.failed(error)) {
         this.#lookFailed = true;
         return false;

@@ -26,6 +26,7 @@ runActor(async (start, core) => {
     openActorStore(start, core),
     withAcceptance(core, acceptances),
     sessions,
+    acceptances.storedOf,
   );
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

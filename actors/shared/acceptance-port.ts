@@ -25,6 +25,11 @@ export interface AcceptancePort {
    * acceptances itself and has read the names (SourceCommands.plan); else null.
    */
   plan(message: OfferedMessage): PlannedWay | null;
+  /**
+   * Which of these messages are stored, for stages kept after an acceptance whose answer was
+   * lost (uncertain-stages.ts); null when this port cannot tell (every one is then kept).
+   */
+  storedOf(ids: readonly string[]): Promise<string[] | null>;
   /** A handed delivery whose target did not name its file: queued again (false: nothing to queue). */
   requeueHanded(messageId: string, target: string, reason: string): Promise<boolean>;
   /** Waits for the acceptances under way and closes what the port opened; after the source stopped. */
@@ -36,6 +41,7 @@ export function acceptancePort(start: ActorStartData, core: CoreClient): Accepta
     return {
       accept: core.accept,
       plan: () => null,
+      storedOf: async () => null,
       requeueHanded: async () => false,
       close: async () => {},
     };
@@ -52,6 +58,7 @@ export function acceptancePort(start: ActorStartData, core: CoreClient): Accepta
   return {
     accept: (message) => accepts.submit(message),
     plan: (message) => commands.plan(message),
+    storedOf: (ids) => commands.storedOf(ids),
     requeueHanded: (messageId, target, reason) => commands.requeueHanded(messageId, target, reason),
     close: async () => {
       await accepts.idle();

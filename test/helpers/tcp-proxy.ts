@@ -11,6 +11,12 @@ export interface TcpProxy {
   port: number;
   /** Resets every connection through the proxy and refuses new ones. */
   cut(): Promise<void>;
+  /**
+   * From now until the next cut, what the server answers is dropped while what the client sends
+   * still goes through: a statement runs and commits, and its answer is lost, as when the
+   * network fails after a commit.
+   */
+  muffle(): void;
   /** Accepts connections on the same port again. */
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -20,6 +26,7 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
   const open = new Set<net.Socket>();
   let server: net.Server | undefined;
   let port = 0;
+  let muffled = false;
   const listen = async () => {
     const s = net.createServer((client) => {
       const upstream = net.connect(target.port, target.host);
@@ -31,7 +38,10 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
           upstream.destroy();
         });
       }
-      client.pipe(upstream).pipe(client);
+      client.pipe(upstream);
+      upstream.on('data', (chunk: Buffer) => {
+        if (!muffled) client.write(chunk);
+      });
     });
     await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', resolve));
     port = (s.address() as net.AddressInfo).port;
@@ -40,6 +50,7 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
   const stop = async () => {
     const s = server;
     server = undefined;
+    muffled = false;
     for (const socket of open) socket.resetAndDestroy();
     if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
   };
@@ -49,6 +60,9 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
       return port;
     },
     cut: stop,
+    muffle: () => {
+      muffled = true;
+    },
     restore: listen,
     close: stop,
   };
