@@ -1,4 +1,4 @@
-// Covers the AS2 receiver while its database is away (every connection reset and refused, as in a failover): a message is answered 503 with Retry-After and no receipt, and the same message sent again once the database answers gets its processed receipt and is stored and written once; the receiver tells the 503s in one line, and their end in one.
+// Covers the AS2 receiver while its database is away (every connection reset and refused, as in a failover): a message is answered 503 with Retry-After and no receipt, and the same message sent again once the database answers gets its processed receipt and is stored and written once; the receiver tells the 503s in one line, and their end in one. And a large message whose acceptance committed with only its answer lost (the database connection failed after the commit): the copy sent again gets the receipt, and the stored message keeps its document.
 import path from 'node:path';
 import { readdir } from 'node:fs/promises';
 import t from 'tap';
@@ -93,4 +93,58 @@ t.test('503 and no receipt while the database is away; the copy sent again is ta
     'the 503s told once',
   );
   t.equal(told('the database takes AS2 messages again'), 1, 'and their end once');
+});
+
+t.test('a large message whose acceptance committed with its answer lost keeps its document', async (t) => {
+  // A database of its own: the receivers' set-up is made anew.
+  const { db, proxy, url: throughProxy } = await databaseBehindProxy(t);
+  const { urls, processes } = await as2ReceiversOnProcesses(
+    t,
+    1,
+    () => ({ databaseUrl: throughProxy, dataDir: path.join(dir, 'data-lost'), cwd: dir }),
+    { fixtures: parties.fixtures, certFile: parties.alice.certFile, keyFile: parties.alice.keyFile },
+    'out',
+    async (p) =>
+      void (await mustOn(p, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox })),
+  );
+  // A first message through, so the next acceptance is one statement: the one whose answer is lost.
+  const warm = startAs2Load({ urls, keys: parties.alice, concurrency: 1, documentBytes: 512, run: 'warm' });
+  await waitFor(() => warm.receipts >= 1, 'a receipt', 30_000);
+  await warm.stop(10_000);
+  const stored = async () => Number((await sql(db.url, 'select count(*)::int as n from message'))[0]!.n);
+  const before = await stored();
+
+  proxy.muffle();
+  // Over 1 MiB: the receiver stores the body before opening it (actors/as2-receiver/read-body.ts).
+  const large = startAs2Load({
+    urls,
+    keys: parties.alice,
+    concurrency: 1,
+    documentBytes: 1536 * 1024,
+    run: 'lost',
+  });
+  await waitFor(async () => (await stored()) > before, 'the acceptance committed', 60_000, 100);
+  await proxy.cut();
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await proxy.restore();
+  await waitFor(() => large.receipts >= 1, 'the receipt for the copy sent again', 60_000);
+  const [sent] = await large.stop(10_000);
+  t.ok(
+    sent!.answers.some((a) => a.status === 503),
+    'the first copy was answered 503: its acceptance did not answer',
+  );
+  const [message] = await sql(
+    db.url,
+    'select m.id::text as id from message m join as2_message a on a.message_id = m.id where a.as2_message_id = $1',
+    [sent!.messageId],
+  );
+  t.ok(message, 'the message is stored once, from the first copy');
+  const download = await fetch(`${processes[0]!.url}/api/v1/messages/${message!.id}/payload?stage=unpacked`);
+  t.equal(download.status, 200, 'its document is there to download');
+  t.ok(Buffer.from(await download.arrayBuffer()).equals(sent!.document), 'whole');
+  await waitFor(
+    async () => (await readdir(path.join(outbox, 'alice'))).includes(sent!.fileName),
+    'the document written',
+    30_000,
+  );
 });
