@@ -20,12 +20,12 @@ t.teardown(() => server.stop());
 const client = new pg.Client({ connectionString: server.url });
 await client.connect();
 t.teardown(() => client.end());
-const pool = {
-  acquireConnection: async () => client as unknown as PgConnection,
-  releaseConnection: async () => {},
-};
-const replicated = (giveUpMs: number) =>
-  onOneConnection(pool, (db) => readIsReplicated(db, { pollMs: 5, giveUpMs }));
+/** readIsReplicated on `on`'s one connection, giving up after `giveUpMs`. */
+const replicated = (giveUpMs: number, on: pg.Client = client) =>
+  onOneConnection(
+    { acquireConnection: async () => on as unknown as PgConnection, releaseConnection: async () => {} },
+    (db) => readIsReplicated(db, { pollMs: 5, giveUpMs }),
+  );
 
 const standbys = async (names: string) => {
   await client.query(`alter system set synchronous_standby_names = '${names}'`);
@@ -82,12 +82,5 @@ t.test('a role that may not see the standbys: handed out at once, as before', as
   const reader = new pg.Client({ connectionString: url.href });
   await reader.connect();
   t.teardown(() => reader.end());
-  const readerPool = {
-    acquireConnection: async () => reader as unknown as PgConnection,
-    releaseConnection: async () => {},
-  };
-  t.equal(
-    await onOneConnection(readerPool, (db) => readIsReplicated(db, { pollMs: 5, giveUpMs: 1000 })),
-    true,
-  );
+  t.equal(await replicated(1000, reader), true);
 });
