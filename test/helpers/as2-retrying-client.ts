@@ -61,6 +61,8 @@ export function startAs2Load(options: {
   documentBytes: number;
   /** Tells one Message-ID's run from another's when several loads send to one database. */
   run: string;
+  /** Compressed before it is signed unless false (a large body then stays large on the wire). */
+  compress?: boolean;
 }): As2Load {
   const { urls, keys } = options;
   const messages: SentMessage[] = [];
@@ -74,7 +76,7 @@ export function startAs2Load(options: {
     packOutgoing(document, {
       contentType: 'application/edifact',
       filename: fileName,
-      compress: 'before-sign',
+      compress: options.compress === false ? 'off' : 'before-sign',
       sign: { algorithm: 'sha-256', certificate: keys.certificate, privateKey: keys.privateKey },
       encrypt: { algorithm: 'aes256-cbc', certificate: keys.certificate },
     });
