@@ -1,7 +1,7 @@
 // Covers the AS2 receiver while its database is away (every connection reset and refused, as in a failover): a message is answered 503 with Retry-After and no receipt, and the same message sent again once the database answers gets its processed receipt and is stored and written once; the receiver tells the 503s in one line, and their end in one. And a large message whose acceptance committed with only its answer lost (the database connection failed after the commit): the copy sent again gets the receipt, and the stored message keeps its document.
 import path from 'node:path';
 import { readdir } from 'node:fs/promises';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { makeParties } from './parties.js';
 import { as2ReceiversOnProcesses } from '../helpers/as2-on-processes.js';
 import { as2Outcome } from '../helpers/as2-outcome.js';
@@ -18,16 +18,20 @@ t.teardown(() => parties.remove());
 const dir = await tempDir(t, 'pier-as2-away-');
 const outbox = path.join(dir, 'out');
 
-t.test('503 and no receipt while the database is away; the copy sent again is taken once', async (t) => {
-  const { urls, processes } = await as2ReceiversOnProcesses(
+/** One pier process with alice's AS2 receiver and the file writer `out`, on `databaseUrl`. */
+const receiver = (t: Test, databaseUrl: string, data: string) =>
+  as2ReceiversOnProcesses(
     t,
     1,
-    () => ({ databaseUrl: throughProxy, dataDir: path.join(dir, 'data'), cwd: dir }),
+    () => ({ databaseUrl, dataDir: path.join(dir, data), cwd: dir }),
     { fixtures: parties.fixtures, certFile: parties.alice.certFile, keyFile: parties.alice.keyFile },
     'out',
     async (p) =>
       void (await mustOn(p, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox })),
   );
+
+t.test('503 and no receipt while the database is away; the copy sent again is taken once', async (t) => {
+  const { urls, processes } = await receiver(t, throughProxy, 'data');
   const first = startAs2Load({
     urls,
     keys: parties.alice,
@@ -98,15 +102,7 @@ t.test('503 and no receipt while the database is away; the copy sent again is ta
 t.test('a large message whose acceptance committed with its answer lost keeps its document', async (t) => {
   // A database of its own: the receivers' set-up is made anew.
   const { db, proxy, url: throughProxy } = await databaseBehindProxy(t);
-  const { urls, processes } = await as2ReceiversOnProcesses(
-    t,
-    1,
-    () => ({ databaseUrl: throughProxy, dataDir: path.join(dir, 'data-lost'), cwd: dir }),
-    { fixtures: parties.fixtures, certFile: parties.alice.certFile, keyFile: parties.alice.keyFile },
-    'out',
-    async (p) =>
-      void (await mustOn(p, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox })),
-  );
+  const { urls, processes } = await receiver(t, throughProxy, 'data-lost');
   // A first message through, so the next acceptance is one statement: the one whose answer is lost.
   const warm = startAs2Load({ urls, keys: parties.alice, concurrency: 1, documentBytes: 512, run: 'warm' });
   await waitFor(() => warm.receipts >= 1, 'a receipt', 30_000);
