@@ -42,6 +42,8 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
       upstream.on('data', (chunk: Buffer) => {
         if (!muffled) client.write(chunk);
       });
+      // PostgreSQL closing a session (a drop, a terminate) reaches pier, as without the proxy.
+      upstream.on('end', () => client.end());
     });
     await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', resolve));
     port = (s.address() as net.AddressInfo).port;
@@ -51,7 +53,12 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
     const s = server;
     server = undefined;
     muffled = false;
-    for (const socket of open) socket.resetAndDestroy();
+    // Node 20 leaks a socket reset while its end() is still being sent (the reset fails with
+    // EINVAL and the process spins at exit, never ending): such a socket is closed plainly.
+    for (const socket of open) {
+      if (socket.writableEnded) socket.destroy();
+      else socket.resetAndDestroy();
+    }
     if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
   };
   await listen();
