@@ -30,6 +30,13 @@ export interface RunOptions {
    * `jobs - 1` of them run at once, the last job taking the others meanwhile.
    */
   heavy?: ReadonlySet<string>;
+  /**
+   * How long a file may run after tap has written its last line (the root test's `# time=`, at
+   * the start of a line) before it is killed as one that does not exit: a handle left open, or
+   * Node spinning over a leaked one, would otherwise hold its place for the whole stuck
+   * timeout. 60 s unless given.
+   */
+  exitAfterEndMs?: number;
 }
 
 /** The process groups of the files running now. */
@@ -96,7 +103,7 @@ export async function runTestFiles(files: string[], options: RunOptions): Promis
   return allPassed;
 }
 
-interface FileOutcome {
+export interface FileOutcome {
   ok: boolean;
   output: string;
   ms: number;
@@ -106,7 +113,7 @@ interface FileOutcome {
 /** How long past tap's own timeout a file may run before it is killed from outside (one that is stuck). */
 const stuckAfterMs = 10 * 60_000;
 
-function runFile(file: string, options: RunOptions): Promise<FileOutcome> {
+export function runFile(file: string, options: RunOptions): Promise<FileOutcome> {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(options.cwd, file)], {
@@ -117,7 +124,22 @@ function runFile(file: string, options: RunOptions): Promise<FileOutcome> {
     });
     running.add(child.pid!);
     const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const exitAfterEndMs = options.exitAfterEndMs ?? 60_000;
+    let notExiting: NodeJS.Timeout | undefined;
+    let killedAsNotExiting = false;
+    let lastLineStart = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      // With the previous chunk's last line, so that a line cut between chunks is still seen.
+      const text = lastLineStart + chunk.toString('utf8');
+      lastLineStart = text.slice(text.lastIndexOf('\n') + 1).slice(0, 16);
+      if (notExiting === undefined && /^# time=/m.test(text)) {
+        notExiting = setTimeout(() => {
+          killedAsNotExiting = true;
+          killGroup(child.pid!, 'SIGKILL');
+        }, exitAfterEndMs);
+      }
+    });
     let killedAsStuck = false;
     const stuck = setTimeout(
       () => {
@@ -128,16 +150,19 @@ function runFile(file: string, options: RunOptions): Promise<FileOutcome> {
     );
     child.on('close', (code, signal) => {
       clearTimeout(stuck);
+      clearTimeout(notExiting);
       // What the file started and left running goes with it.
       killGroup(child.pid!, 'SIGKILL');
       running.delete(child.pid!);
       const why = killedAsStuck
         ? `killed: still running ${Math.round(stuckAfterMs / 60_000)} min after its timeout`
-        : signal
-          ? `ended by ${signal}`
-          : `exit code ${code}`;
+        : killedAsNotExiting
+          ? `killed: its tests ended, and it had not exited ${exitAfterEndMs / 1000} s later`
+          : signal
+            ? `ended by ${signal}`
+            : `exit code ${code}`;
       resolve({
-        ok: code === 0 && !killedAsStuck,
+        ok: code === 0 && !killedAsStuck && !killedAsNotExiting,
         output: Buffer.concat(chunks).toString('utf8'),
         ms: Date.now() - started,
         why,
