@@ -6,18 +6,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import t from 'tap';
 import { streamFromBytes } from '../../actors/as2/stream/pack-streamed.js';
-import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
-import { makeFixtures } from '../helpers/certificates.js';
+import { agreement, startSender, type Profile, pierToItself } from '../helpers/as2.js';
 import { upload, waitForMessage, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
-f.selfSigned('pier', '/O=pier/CN=pier.example');
-const cert = await storeCertificate(server, f, 'pier');
-const url = await startReceiver(server);
+const { cert, url } = await pierToItself(t, server);
 await startSender(server, 'out');
 const profile: Profile = {
   signing_algorithm: 'sha256',

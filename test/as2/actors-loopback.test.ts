@@ -1,17 +1,12 @@
 // Covers pier → pier over real HTTP on loopback: the as2-sender packs per the partner profile, the as2-receiver unpacks, stores the stages and answers with the receipt; the sender judges it. Matrix: the full sign × encrypt product (5 × 7 = 35 combinations) with compression {off, before-sign, after-sign} and MDN {none, sync unsigned, sync signed, async signed} cycling through it, so every value of every axis appears (the whole 420-combination product is left out for time). One server plays both sides, started once; the combinations run concurrently.
 import t from 'tap';
-import { makeFixtures } from '../helpers/certificates.js';
-import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
+import { agreement, startSender, type Profile, pierToItself } from '../helpers/as2.js';
 import { upload, waitForMessage, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
-f.selfSigned('pier', '/O=pier/CN=pier.example');
-const cert = await storeCertificate(server, f, 'pier');
-const url = await startReceiver(server);
+const { cert, url } = await pierToItself(t, server);
 await startSender(server, 'out');
 await startSender(server, 'out-after', { compression_order: 'after-sign' });
 

@@ -1,17 +1,12 @@
 // Covers redeliver of a delivered AS2 message (docs/api/lifecycles.md#delivery-state, last row) through real actors and real HTTP: the request goes out again with the same Message-ID (seen by a recording proxy in front of the pier receiver and in the receiver's stored headers), the receiver takes it as a duplicate (duplicate_received, answered with the stored receipt, not stored or routed again), and the sender's delivery ends Delivered again; with a synchronous and with an asynchronous receipt.
 import t from 'tap';
-import { agreement, startReceiver, startSender, storeCertificate } from '../helpers/as2.js';
-import { makeFixtures } from '../helpers/certificates.js';
+import { agreement, startSender, pierToItself } from '../helpers/as2.js';
 import { upload, waitForMessage, type Message } from '../helpers/flow.js';
 import { forward, headerOf, startPeer } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
-f.selfSigned('pier', '/O=pier/CN=pier.example');
-const cert = await storeCertificate(server, f, 'pier');
-const receiver = await startReceiver(server);
+const { cert, url: receiver } = await pierToItself(t, server);
 // Everything between the two sides passes this proxy, which keeps what it saw.
 const proxy = await startPeer(t, (request) => forward(receiver, request));
 await startSender(server, 'out');

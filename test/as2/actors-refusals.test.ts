@@ -2,19 +2,15 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { packOutgoing, parseMdn, formatDispositionNotificationOptions } from '../../actors/as2/index.js';
-import { makeFixtures } from '../helpers/certificates.js';
-import { agreement, messageByAs2Id, postAs2, storeCertificate, startReceiver } from '../helpers/as2.js';
+import { agreement, messageByAs2Id, postAs2, pierToItself } from '../helpers/as2.js';
 import type { Message } from '../helpers/flow.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
-f.selfSigned('pier', '/O=pier/CN=pier.example');
-f.selfSigned('other', '/O=other/CN=other.example');
-const cert = await storeCertificate(server, f, 'pier');
-const url = await startReceiver(server);
+const { f, cert, url } = await pierToItself(t, server, (f) =>
+  f.selfSigned('other', '/O=other/CN=other.example'),
+);
 await agreement(server, 'x', url, cert, {
   signing_algorithm: 'sha256',
   encryption_algorithm: 'aes256-cbc',

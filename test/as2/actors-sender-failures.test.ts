@@ -1,19 +1,17 @@
 // Covers how the pier as2-sender fails over real HTTP: an endpoint answering 503 twice is tried again with the same Message-ID until the real pier receiver behind it takes the message (Retrying shown, attempts counted, each retry in history); a 400 fails at once; and failures before anything is posted (no async_mdn_url for asynchronous receipts, a signing certificate that lost its key, an endpoint that is not an address) still show in protocols.as2, with the error and the Message-ID a later attempt reuses.
 import t from 'tap';
-import { agreement, startReceiver, startSender, storeCertificate, syncSigned } from '../helpers/as2.js';
-import { makeFixtures } from '../helpers/certificates.js';
+import { agreement, startSender, storeCertificate, syncSigned, pierToItself } from '../helpers/as2.js';
 import { sql } from '../helpers/database.js';
 import { must, sendByHand, waitForMessage, waitForMessages, type Message } from '../helpers/flow.js';
 import { forward, headerOf, startPeer } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
-f.selfSigned('pier', '/O=pier/CN=pier.example');
-f.selfSigned('lost', '/O=lost/CN=lost.example');
-const cert = await storeCertificate(server, f, 'pier');
-const receiver = await startReceiver(server);
+const {
+  f,
+  cert,
+  url: receiver,
+} = await pierToItself(t, server, (f) => f.selfSigned('lost', '/O=lost/CN=lost.example'));
 await startSender(server, 'out');
 // Retries every second, so the test waits seconds, not minutes.
 await startSender(server, 'patient', {

@@ -1,23 +1,11 @@
 // Covers the asynchronous receipt address pier derives when the sending organization's profile has no async_mdn_url: with PUBLIC_URL set and one AS2 receiver it is PUBLIC_URL's host with the receiver's scheme, port and path, and the receipt posted there by pier's own receiver delivers the message; with a second receiver whose public_url is set, that address is sent in Receipt-Delivery-Option.
 import t from 'tap';
-import {
-  agreement,
-  freePort,
-  startReceiver,
-  startSender,
-  storeCertificate,
-  type Profile,
-} from '../helpers/as2.js';
-import { makeFixtures } from '../helpers/certificates.js';
+import { agreement, freePort, startSender, type Profile, pierToItself } from '../helpers/as2.js';
 import { must, sendByHand, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t, { env: { PUBLIC_URL: 'http://127.0.0.1/console' } });
-const f = makeFixtures();
-t.teardown(() => f.remove());
-f.selfSigned('pier', '/O=pier/CN=pier.example');
-const cert = await storeCertificate(server, f, 'pier');
-const receiver = await startReceiver(server);
+const { cert, url: receiver } = await pierToItself(t, server);
 await startSender(server, 'out');
 
 const asyncSigned: Profile = {

@@ -10,19 +10,14 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { agreement, startReceiver, startSender, storeCertificate } from '../helpers/as2.js';
-import { makeFixtures } from '../helpers/certificates.js';
+import { agreement, startSender, pierToItself } from '../helpers/as2.js';
 import { must, tempDir, upload, waitForMessage, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { purchaseOrder } from '../helpers/edi.js';
 import { waitFor } from '../helpers/wait.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
-f.selfSigned('pier', '/O=pier/CN=pier.example');
-const cert = await storeCertificate(server, f, 'pier');
-const url = await startReceiver(server);
+const { cert, url } = await pierToItself(t, server);
 await startSender(server, 'out');
 await agreement(server, 'z', url, cert, {
   signing_algorithm: 'sha256',

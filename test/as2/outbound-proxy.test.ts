@@ -3,8 +3,14 @@
 // them delivered, without them refused with 407), through HTTP_PROXY of the environment, and a
 // NO_PROXY host that goes direct; the proxy's own log shows which requests it passed on.
 import t from 'tap';
-import { makeFixtures } from '../helpers/certificates.js';
-import { agreement, startReceiver, startSender, storeCertificate, syncSigned } from '../helpers/as2.js';
+import {
+  agreement,
+  startReceiver,
+  startSender,
+  storeCertificate,
+  syncSigned,
+  pierToItself,
+} from '../helpers/as2.js';
 import { finished, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startPeer } from '../helpers/http-peer.js';
@@ -31,11 +37,7 @@ t.teardown(() => {
 });
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
-f.selfSigned('pier', '/O=pier/CN=pier.example');
-const cert = await storeCertificate(server, f, 'pier');
-const url = await startReceiver(server);
+const { f, cert, url } = await pierToItself(t, server);
 const port = new URL(url).port;
 const viaLocalhost = url.replace('127.0.0.1', 'localhost');
 

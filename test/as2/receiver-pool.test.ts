@@ -6,17 +6,13 @@ import { createHash, createPrivateKey, randomBytes, X509Certificate } from 'node
 import t from 'tap';
 import { largeFromBytes } from '../../actors/as2-receiver/open-pool.js';
 import { packOutgoing, parseMdn } from '../../actors/as2/index.js';
-import { agreement, messageByAs2Id, postAs2, startReceiver, storeCertificate } from '../helpers/as2.js';
-import { makeFixtures } from '../helpers/certificates.js';
+import { agreement, messageByAs2Id, postAs2, pierToItself } from '../helpers/as2.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
-f.selfSigned('pier', '/O=pier/CN=pier.example');
-f.selfSigned('other', '/O=other/CN=other.example');
-const cert = await storeCertificate(server, f, 'pier');
-const url = await startReceiver(server);
+const { f, cert, url } = await pierToItself(t, server, (f) =>
+  f.selfSigned('other', '/O=other/CN=other.example'),
+);
 await agreement(server, 'x', url, cert, {
   signing_algorithm: 'sha256',
   encryption_algorithm: 'aes256-cbc',

@@ -1,5 +1,6 @@
 /** Setting up pier for AS2 tests over its API: certificates, receiver and senders, parties with profiles. */
-import type { Fixtures } from './certificates.js';
+import type { Test } from 'tap';
+import { makeFixtures, type Fixtures } from './certificates.js';
 import { formatDispositionNotificationOptions } from '../../actors/as2/index.js';
 import { must, type Message } from './flow.js';
 import type { Answer, TestServer } from './server.js';
@@ -49,6 +50,24 @@ export async function startSender(server: TestServer, name: string, settings: Re
     ...settings,
   });
   running(made);
+}
+
+/**
+ * What a pier → pier test on one server starts from: fixtures removed when `t` ends, with the
+ * self-signed certificate `pier` (both sides' key) made and stored, and the receiver `in`
+ * started; `more` makes the test's other fixtures first. Its certificate id and receiver URL.
+ */
+export async function pierToItself(
+  t: Pick<Test, 'teardown'>,
+  server: TestServer,
+  more: (f: Fixtures) => void = () => {},
+): Promise<{ f: Fixtures; cert: number; url: string }> {
+  const f = makeFixtures();
+  t.teardown(() => f.remove());
+  f.selfSigned('pier', '/O=pier/CN=pier.example');
+  more(f);
+  const cert = await storeCertificate(server, f, 'pier');
+  return { f, cert, url: await startReceiver(server) };
 }
 
 /** The answer to a create: its instance started, or the reason it did not. */

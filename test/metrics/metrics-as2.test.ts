@@ -2,20 +2,16 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import t from 'tap';
 import { packOutgoing } from '../../actors/as2/index.js';
-import { makeFixtures } from '../helpers/certificates.js';
-import { agreement, postAs2, startReceiver, startSender, storeCertificate } from '../helpers/as2.js';
+import { agreement, postAs2, startSender, pierToItself } from '../helpers/as2.js';
 import { upload, waitForMessage } from '../helpers/flow.js';
 import { valueOf } from '../helpers/prometheus-text.js';
 import { scrapeUntil } from '../helpers/scrape.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t, { env: { METRICS_PORT: '0' } });
-const f = makeFixtures();
-t.teardown(() => f.remove());
-f.selfSigned('pier', '/O=pier/CN=pier.example');
-f.selfSigned('other', '/O=other/CN=other.example');
-const cert = await storeCertificate(server, f, 'pier');
-const url = await startReceiver(server);
+const { f, cert, url } = await pierToItself(t, server, (f) =>
+  f.selfSigned('other', '/O=other/CN=other.example'),
+);
 await startSender(server, 'out');
 await agreement(server, 'x', url, cert, {
   signing_algorithm: 'sha256',

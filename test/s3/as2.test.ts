@@ -1,8 +1,7 @@
 // Covers the AS2 sender and receiver on S3: a 300 KiB document sent pier → pier over loopback (signed, encrypted, signed synchronous receipt; and an asynchronous one) is stored by the receiver in the bucket, and every stage of both messages (unpacked, received, headers, message, receipt) downloads from it, large stages from the bucket and small ones from PostgreSQL.
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { makeFixtures } from '../helpers/certificates.js';
-import { agreement, startReceiver, startSender, storeCertificate, syncSigned } from '../helpers/as2.js';
+import { agreement, startSender, syncSigned, pierToItself } from '../helpers/as2.js';
 import { sendByHand, type Message } from '../helpers/flow.js';
 import { startS3 } from '../helpers/s3.js';
 import { startTestServer } from '../helpers/server.js';
@@ -10,11 +9,7 @@ import { waitFor } from '../helpers/wait.js';
 
 const s3 = await startS3(t);
 const server = await startTestServer(t, { storage: s3.settings });
-const f = makeFixtures();
-t.teardown(() => f.remove());
-f.selfSigned('pier', '/O=pier/CN=pier.example');
-const cert = await storeCertificate(server, f, 'pier');
-const url = await startReceiver(server);
+const { cert, url } = await pierToItself(t, server);
 await startSender(server, 'out');
 await agreement(server, 'sync', url, cert, syncSigned);
 await agreement(server, 'async', url, cert, { ...syncSigned, mdn_mode: 'async' });
