@@ -1,8 +1,10 @@
 // Covers runtime/events/replicated.ts on a PostgreSQL of its own (the embedded one, in a temporary
-// directory): with no synchronous standby configured what is read is handed out at once; with
-// one configured and none connected (a primary restarted after kill -9 before its demotion), or
-// only one that has just connected and reported nothing, it is not, after the time given; a role
-// that may not see the standbys' positions gets it at once.
+// directory): with no synchronous standby configured and no replication slot (a single server)
+// what is read is handed out at once; with one configured and none connected (a primary restarted
+// after kill -9 before its demotion), or only one that has just connected and reported nothing,
+// or synchronous replication off while a slot is kept for a standby (pg_auto_failover's
+// wait_primary), it is not, after the time given; a role that may not see the standbys'
+// positions gets it at once.
 import { chmod } from 'node:fs/promises';
 import pg from 'pg';
 import t from 'tap';
@@ -42,6 +44,15 @@ const standbys = async (names: string) => {
 t.test('no synchronous standby configured: what is read is handed out at once', async (t) => {
   await standbys('');
   t.equal(await replicated(1000), true);
+});
+
+t.test('synchronous replication off while a slot is kept for a standby: not handed out', async (t) => {
+  await standbys('');
+  await client.query(`select pg_create_physical_replication_slot('pgautofailover_standby_2')`);
+  t.teardown(() => client.query(`select pg_drop_replication_slot('pgautofailover_standby_2')`));
+  const started = Date.now();
+  t.equal(await replicated(300), false, 'no standby has it');
+  t.ok(Date.now() - started >= 300, 'after asking for the time given');
 });
 
 t.test('a standby configured and none connected: not handed out', async (t) => {

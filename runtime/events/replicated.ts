@@ -1,13 +1,19 @@
 /**
- * Whether what a connection reads now is on a synchronous standby too, so that a failover keeps
- * it. A commit waits for the standby before other sessions see it, so what the event stream reads
+ * Whether what a connection reads now is on a standby too, so that a failover keeps it. A commit
+ * waits for the synchronous standby before other sessions see it, so what the event stream reads
  * normally is. Not after a crash: a primary restarted after `kill -9` replays its own commits that
  * no standby confirmed and shows them, until the failover manager demotes it and they are gone.
- * The history feed read such lines from a restarted old primary and handed them out, and the
- * subscriber kept events of state changes that never happened (the failover test: the three lines
- * of one message, twice in two runs). So lines are handed out only once the WAL written up to their
- * reading is flushed on a synchronous standby, when the server has any; with none configured, or
- * when the role may not see the standbys' positions, as before.
+ * Nor while the failover manager has synchronous replication off (pg_auto_failover's
+ * wait_primary, when it finds the standby unhealthy): the commits waiting for the standby are
+ * released and shown, and a failover to that standby takes them back. The history feed handed
+ * such lines out, and the subscriber kept events of state changes that never happened (the
+ * failover test: the three lines of one message, twice in two runs; later 24 to 51 lines at each
+ * of five failovers of one run).
+ *
+ * So lines are handed out once the WAL written up to their reading is flushed on a standby: a
+ * synchronous one while synchronous replication is on; while it is off, any standby, unless this
+ * server keeps no physical replication slot (no standby that could take over: a single server,
+ * as most are, hands out at once). When the role may not see the standbys' positions, as before.
  */
 import type { Tx } from '../../storage/sql.js';
 
@@ -16,7 +22,8 @@ export const replicationStatements = {
   position: `select current_setting('synchronous_standby_names') as standbys, pg_current_wal_lsn()::text as lsn`,
   /**
    * Whether a synchronous standby flushed the WAL up to `lsn` (null when no standby is connected),
-   * and whether the standbys' positions are hidden from this role (every column of
+   * whether any standby did, whether a physical replication slot is kept for a standby, and
+   * whether the standbys' positions are hidden from this role (every column of
    * pg_stat_replication but the names reads null without pg_read_all_stats). Asked of the role,
    * not read from null positions: a standby that has just connected (a failover's old primary
    * rejoining, a base backup) shows null positions to a superuser too, and was taken for hidden
@@ -24,6 +31,8 @@ export const replicationStatements = {
    */
   flushed: `select (select bool_or(sync_state in ('sync', 'quorum') and flush_lsn >= ?::pg_lsn)
                       from pg_stat_replication) as flushed,
+                   (select bool_or(flush_lsn >= ?::pg_lsn) from pg_stat_replication) as flushed_anywhere,
+                   exists (select 1 from pg_replication_slots where slot_type = 'physical') as slotted,
                    not pg_has_role(current_user, 'pg_read_all_stats', 'usage') as hidden`,
 };
 
@@ -37,24 +46,29 @@ export interface ReplicationTiming {
 export const defaultReplicationTiming: ReplicationTiming = { pollMs: 5, giveUpMs: 2000 };
 
 /**
- * True when everything `db` (one connection) has read so far is on a synchronous standby, or the
- * server has none; false when none confirmed it within `giveUpMs` (a primary without its standby,
- * as a restarted old primary is).
+ * True when everything `db` (one connection) has read so far is on a standby that could take
+ * over (see above), or no standby could; false when none confirmed it within `giveUpMs` (a
+ * primary without its standby, as a restarted old primary is).
  */
 export async function readIsReplicated(
   db: Tx,
   timing: ReplicationTiming = defaultReplicationTiming,
 ): Promise<boolean> {
   const [position] = await db.all<{ standbys: string; lsn: string }>(replicationStatements.position);
-  if (!position || position.standbys.trim() === '') return true;
+  if (!position) return true;
+  const synchronous = position.standbys.trim() !== '';
   const started = performance.now();
   for (;;) {
-    const [standby] = await db.all<{ flushed: boolean | null; hidden: boolean | null }>(
-      replicationStatements.flushed,
-      [position.lsn],
-    );
+    const [standby] = await db.all<{
+      flushed: boolean | null;
+      flushed_anywhere: boolean | null;
+      slotted: boolean;
+      hidden: boolean;
+    }>(replicationStatements.flushed, [position.lsn, position.lsn]);
+    if (!standby) return true;
     // Without pg_read_all_stats the positions read as null: nothing to wait for that can be seen.
-    if (standby?.flushed || standby?.hidden) return true;
+    if (standby.hidden) return true;
+    if (synchronous ? standby.flushed : standby.flushed_anywhere || !standby.slotted) return true;
     if (performance.now() - started >= timing.giveUpMs) return false;
     await new Promise((resolve) => setTimeout(resolve, timing.pollMs));
   }
