@@ -175,7 +175,13 @@ failoverTest(
       ])
     ).map((r) => Number(r.id));
     t.ok(stored.length > 1000, `the subscriber followed the flows (${stored.length} lines)`);
-    t.same(got, stored, 'the subscriber got every history line once, in order, with no gap');
+    if (!t.same(got, stored, 'the subscriber got every history line once, in order, with no gap')) {
+      const kept = new Set(stored);
+      t.comment(
+        `lines handed out that the final primary does not have: ${ranges(got.filter((id) => !kept.has(id)))}`,
+      );
+      t.comment(`the monitor's states: ${(await cluster.monitorEvents().catch(() => [])).join('; ')}`);
+    }
     t.equal(events.reloads, 0, 'no stream ended with reload (more missed than a replay holds)');
     t.ok(
       events.connections >= 1 + 2 * rounds,
@@ -214,4 +220,15 @@ async function checkAs2(t: Test, cluster: FailoverCluster, sent: SentMessage[], 
 async function running(p: PierProcess, name: string) {
   const list = (await p.call('GET', '/services')).body.data as { name: string; status: string }[];
   return list.some((s) => s.name === name && s.status === 'running') || undefined;
+}
+
+/** `1, 2, 3, 7` → `1-3, 7`. */
+function ranges(ids: number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const from = ids[i]!;
+    while (i + 1 < ids.length && ids[i + 1] === ids[i]! + 1) i++;
+    out.push(ids[i] === from ? `${from}` : `${from}-${ids[i]}`);
+  }
+  return out.join(', ');
 }

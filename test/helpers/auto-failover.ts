@@ -46,6 +46,8 @@ export interface FailoverCluster {
   killPrimary(): Promise<FailoverNode>;
   /** `pg_autoctl perform switchover`, to its end. */
   switchover(): Promise<void>;
+  /** The monitor's log of state changes, a line each, oldest first: to print when a check fails. */
+  monitorEvents(): Promise<string[]>;
 }
 
 /**
@@ -184,6 +186,14 @@ export async function startFailoverCluster(t: Pick<Test, 'teardown'>): Promise<F
     nodes,
     primary,
     stable,
+    async monitorEvents() {
+      const rows = await query<{ at: string; nodename: string; reportedstate: string; goalstate: string }>(
+        monitorUrl,
+        `select to_char(eventtime, 'HH24:MI:SS.MS') as at, nodename, reportedstate, goalstate
+           from pgautofailover.event order by eventid`,
+      );
+      return rows.map((r) => `${r.at} ${r.nodename} ${r.reportedstate} -> ${r.goalstate}`);
+    },
     async killPrimary() {
       const node = (await primary())!;
       const pid = Number(readFileSync(path.join(node.pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
