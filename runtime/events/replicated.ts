@@ -7,8 +7,8 @@
  * wait_primary, when it finds the standby unhealthy): the commits waiting for the standby are
  * released and shown, and a failover to that standby takes them back. The history feed handed
  * such lines out, and the subscriber kept events of state changes that never happened (the
- * failover test: the three lines of one message, twice in two runs; later 24 to 51 lines at each
- * of five failovers of one run).
+ * failover test: the three lines of one message, twice in two runs; and, likeliest through
+ * wait_primary though not proven, 24 to 51 lines at each of five failovers of one run).
  *
  * So lines are handed out once the WAL written up to their reading is flushed on a standby: a
  * synchronous one while synchronous replication is on; while it is off, any standby, unless this
