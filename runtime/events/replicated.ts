@@ -18,12 +18,15 @@
 import type { Tx } from '../../storage/sql.js';
 
 export const replicationStatements = {
-  /** The synchronous standbys asked for, and how far this server's WAL goes now. */
-  position: `select current_setting('synchronous_standby_names') as standbys, pg_current_wal_lsn()::text as lsn`,
+  /**
+   * The synchronous standbys asked for, how far this server's WAL goes now, and whether a physical
+   * replication slot is kept for a standby: a single server answers everything with this one.
+   */
+  position: `select current_setting('synchronous_standby_names') as standbys, pg_current_wal_lsn()::text as lsn,
+                    exists (select 1 from pg_replication_slots where slot_type = 'physical') as slotted`,
   /**
    * Whether a synchronous standby flushed the WAL up to `lsn` (null when no standby is connected),
-   * whether any standby did, whether a physical replication slot is kept for a standby, and
-   * whether the standbys' positions are hidden from this role (every column of
+   * whether any standby did, and whether the standbys' positions are hidden from this role (every column of
    * pg_stat_replication but the names reads null without pg_read_all_stats). Asked of the role,
    * not read from null positions: a standby that has just connected (a failover's old primary
    * rejoining, a base backup) shows null positions to a superuser too, and was taken for hidden
@@ -32,7 +35,6 @@ export const replicationStatements = {
   flushed: `select (select bool_or(sync_state in ('sync', 'quorum') and flush_lsn >= ?::pg_lsn)
                       from pg_stat_replication) as flushed,
                    (select bool_or(flush_lsn >= ?::pg_lsn) from pg_stat_replication) as flushed_anywhere,
-                   exists (select 1 from pg_replication_slots where slot_type = 'physical') as slotted,
                    not pg_has_role(current_user, 'pg_read_all_stats', 'usage') as hidden`,
 };
 
@@ -54,21 +56,24 @@ export async function readIsReplicated(
   db: Tx,
   timing: ReplicationTiming = defaultReplicationTiming,
 ): Promise<boolean> {
-  const [position] = await db.all<{ standbys: string; lsn: string }>(replicationStatements.position);
+  const [position] = await db.all<{ standbys: string; lsn: string; slotted: boolean }>(
+    replicationStatements.position,
+  );
   if (!position) return true;
   const synchronous = position.standbys.trim() !== '';
+  // No standby asked for and none that could take over: nothing to wait for.
+  if (!synchronous && !position.slotted) return true;
   const started = performance.now();
   for (;;) {
     const [standby] = await db.all<{
       flushed: boolean | null;
       flushed_anywhere: boolean | null;
-      slotted: boolean;
       hidden: boolean;
     }>(replicationStatements.flushed, [position.lsn, position.lsn]);
     if (!standby) return true;
     // Without pg_read_all_stats the positions read as null: nothing to wait for that can be seen.
     if (standby.hidden) return true;
-    if (synchronous ? standby.flushed : standby.flushed_anywhere || !standby.slotted) return true;
+    if (synchronous ? standby.flushed : standby.flushed_anywhere) return true;
     if (performance.now() - started >= timing.giveUpMs) return false;
     await new Promise((resolve) => setTimeout(resolve, timing.pollMs));
   }
