@@ -1,8 +1,7 @@
 /**
- * Where a received message is opened (open-message.ts): in a pool of worker threads, one per
- * core, when other messages are at the receiver too or it is larger than 64 KiB; on the
- * receiver's own thread when it is small and either alone or every pool thread is busy.
- * Decrypting, verifying, inflating and signing the receipt are most of a message's CPU (two
+ * Where a received message is opened (open-message.ts): on the receiver's own thread when it is
+ * small and alone at the receiver, else in a pool of worker threads, one more than there are
+ * cores. Decrypting, verifying, inflating and signing the receipt are most of a message's CPU (two
  * RSA-2048 private-key operations for a signed, encrypted message with a signed receipt); on the
  * receiver's own thread they were capped at one core, and a large message held up every other
  * partner's request.
@@ -73,24 +72,8 @@ export class MessageOpener {
   #opening = 0;
   /** Messages at the receiver between their arrival and their answer (`arrive`). */
   #present = 0;
-  /** Messages given to the pool whose answers this thread has not read yet. */
-  #inPool = 0;
-  /**
-   * Messages the pool threads are opening: added here when one is given (once, though it may be
-   * given again with its context), taken off by the thread as it finishes (open-worker-entry.cjs),
-   * before its answer reaches this thread: under load this thread reads an answer milliseconds
-   * after it was sent, and a pool thread counted busy until then sat idle while this thread
-   * opened the next message itself (at concurrency 64 the pool threads were 5 % busy each, this
-   * thread 72 %). A task that never ran (a thread that ended under it) is never taken off, so
-   * the bound takes the lower of this and #inPool.
-   */
-  readonly #poolOpening = new Int32Array(new SharedArrayBuffer(4));
   /** Where messages were opened so far: on the receiver's thread or in the pool. */
   readonly opened = { here: 0, pool: 0 };
-  /** Messages the pool threads are opening now, as they count them (answers not read yet aside). */
-  get poolOpening(): number {
-    return Atomics.load(this.#poolOpening, 0);
-  }
   /** Most messages the pool opens at once: one per thread. */
   get poolThreads(): number {
     return this.#pool.options.maxThreads;
@@ -105,20 +88,22 @@ export class MessageOpener {
     largeMessagesBudgetBytes: number,
   ) {
     this.#budget = new ByteBudget(largeMessagesBudgetBytes);
-    // One thread starts with the receiver, more under load, up to one per core. A thread's
+    // One thread starts with the receiver, more under load, up to one more than there are cores:
+    // with one per core, a core sat idle whenever a pool thread waited for the other (the
+    // receiver's, the file writer's, PostgreSQL's) to give it up. A thread's
     // start costs a second or more of CPU (loading and compiling the AS2 modules), so an extra thread
     // stays for ten minutes without work: ended after 30 s, it was started again by every
     // burst, at several milliseconds of CPU per message of a short one.
     this.#pool = new Piscina({
       // A CommonJS file that imports the task module (open-worker-entry.cjs says why).
       filename: new URL('./open-worker-entry.cjs', import.meta.url).href,
-      workerData: { taskModule: new URL(taskFile, import.meta.url).href, opening: this.#poolOpening.buffer },
+      workerData: { taskModule: new URL(taskFile, import.meta.url).href },
       minThreads: 1,
-      maxThreads: Math.max(1, os.availableParallelism()),
+      maxThreads: os.availableParallelism() + 1,
       idleTimeout: 600_000,
       // A thread whose answer this thread has not read yet is given its next message at once
-      // (it waits in the thread's own queue, taken as the answer goes); the bound on what is
-      // being opened is #open's, counted by the threads themselves.
+      // (it waits in the thread's own queue, taken as the answer goes): under load this thread
+      // reads an answer milliseconds after it was sent, and the pool thread sat idle meanwhile.
       concurrentTasksPerWorker: 2,
     });
     // Loading the AS2 modules takes the first thread a second or more (several on a loaded
@@ -163,29 +148,23 @@ export class MessageOpener {
 
   async #open(task: OpenTask): Promise<OpenResult> {
     const alone = this.#opening === 0 && this.#present <= 1;
-    const poolFull = Math.min(this.#inPool, this.poolOpening) >= this.poolThreads;
     this.#opening++;
     try {
       // A small message is opened here when it is the only one at the receiver: the pool thread
       // would only add its two hops (the task and its result copied, two threads woken) to a
       // receipt that waits for nothing else, and leave this thread idle meanwhile. At concurrency
-      // 1 that is every message. With others in flight the pool takes it, so every core works
-      // (counting only the messages being opened, this thread opened 95-98 % of them at
-      // concurrency 16, one at a time, and the machine stayed a quarter idle), unless every pool
-      // thread is busy already: it would wait in the pool's queue, and this thread takes it
-      // without the hops instead.
+      // 1 that is every message. With others in flight the pool takes it, even when every pool
+      // thread is busy: opened here, it held this thread for milliseconds, and every other
+      // message's next step (its hand-off's answer, its acceptance, its receipt) waited for it,
+      // while the pool threads, given nothing meanwhile, left a core idle (docs/decisions/
+      // a-message-alone-is-opened-on-the-receiver-s-thread.md).
       const small = task.receivedBytes < largeFromBytes;
-      if ((small && !this.#ready) || ((alone || poolFull) && task.receivedBytes <= aloneHereMaxBytes)) {
+      if ((small && !this.#ready) || (alone && task.receivedBytes <= aloneHereMaxBytes)) {
         this.opened.here++;
         return await openMessage(task, this.store);
       }
       this.opened.pool++;
-      this.#inPool++;
-      try {
-        return await this.#openInPool(task);
-      } finally {
-        this.#inPool--;
-      }
+      return await this.#openInPool(task);
     } finally {
       this.#opening--;
     }
@@ -207,7 +186,6 @@ export class MessageOpener {
         // small one is copied: the receiver still keeps it as `received` meanwhile.
         transferList: move ? [body.buffer as ArrayBuffer] : [],
       }) as Promise<OpenResult | MissingContext>;
-    Atomics.add(this.#poolOpening, 0, 1);
     let answer = await run(move);
     if ('missingContext' in answer) answer = await run(true);
     if ('missingContext' in answer) throw new Error('A pool thread refused a task that carried its context');

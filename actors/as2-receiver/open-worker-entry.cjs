@@ -10,22 +10,7 @@ const { workerData } = require('node:worker_threads');
 /** The task module (open-worker.js, or the sources' open-worker-sources.mjs), imported once. */
 let loaded;
 
-/**
- * Messages the pool's threads are opening, which the receiver adds to as it gives one: a thread
- * takes its message off as it ends (before its answer is posted), so the receiver tells a busy
- * thread from one whose answer it has not read yet (open-pool.ts). Not taken off: the warm-up
- * task, which was not added, and a task answered with `missingContext`, whose message is given
- * again with the context and taken off when that one ends.
- */
-const opening = new Int32Array(workerData.opening);
-const done = () => Atomics.sub(opening, 0, 1);
-
 module.exports = function open(task) {
   loaded ??= import(workerData.taskModule).then((module) => module.default);
-  const answer = loaded.then((run) => run(task));
-  if (task.warmUp) return answer;
-  answer.then((result) => {
-    if (!result?.missingContext) done();
-  }, done);
-  return answer;
+  return loaded.then((run) => run(task));
 };
