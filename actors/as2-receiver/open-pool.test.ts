@@ -69,10 +69,8 @@ function task(
 }
 
 /**
- * Opens n messages at once, built first (building one takes milliseconds: time enough for a pool
- * thread to finish one). The pool threads have not seen `context` yet: each answers that it needs
- * it and counts itself busy until the message comes back with it, so where each message is opened
- * does not depend on how fast the threads are.
+ * Opens n messages at once, built first, so that all are given in one synchronous run: the first
+ * is alone at the receiver and the others are not, however fast the pool threads are.
  */
 const outcomes = async (context: As2InboundContext, n: number) => {
   const tasks = Array.from({ length: n }, () => task(context));
