@@ -1,5 +1,5 @@
-// Covers the file writer's logic without a thread: atomic writes through the hidden .pier-tmp directory, leftovers removed, never replacing a file, the same bytes counting as delivered, rename on request, a missing payload, and format json (the interchange's JSON form as <name>.json; a payload that is not EDI fails without retry and leaves nothing).
-import { randomUUID } from 'node:crypto';
+// Covers the file writer's logic without a thread: atomic writes through the hidden .pier-tmp directory, leftovers removed, never replacing a file, the same bytes counting as delivered, rename on request, a missing payload, a large handed document written straight to the disk, and format json (the interchange's JSON form as <name>.json; a payload that is not EDI fails without retry and leaves nothing).
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import t from 'tap';
 import type { ClaimedDelivery } from '../../protocol/core-protocol.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
+import { cachedBytes } from '../../test/helpers/page-cache.js';
 import type { FileWriterSettings } from './config.js';
 import { removeStaleTemporaries, staleAfterMs, temporaryDirectory } from './temporaries.js';
 import { FileWriter } from './write.js';
@@ -193,3 +194,12 @@ t.test(
     t.same(await hidden(), []);
   },
 );
+
+t.test('a large document handed over is written straight to the disk, whole', async (t) => {
+  const writer = new FileWriter(settings('fail'), store);
+  const temp = path.join(dir, 'handed.tmp');
+  const document = randomBytes(1024 * 1024 + 123);
+  await writer.writeTemp({ messageId: randomUUID(), stage: 'unpacked' }, undefined, temp, document);
+  t.equal(cachedBytes(temp), 0, 'none of it in the page cache (storage/payloads/direct-write.ts)');
+  t.ok((await readFile(temp)).equals(document), 'the same bytes, no padding');
+});

@@ -17,6 +17,7 @@ import {
   type PayloadRef,
   type PayloadStore,
 } from '../../storage/payloads/store.js';
+import { directMinBytes, writeDirect } from '../../storage/payloads/direct-write.js';
 import { inlineBytes, openKept } from '../../storage/payloads/inline.js';
 import { asJson, formattedName, NotTranslatable } from '../shared/delivery-format.js';
 import { Directories } from '../shared/directories.js';
@@ -40,7 +41,8 @@ const flush = promisify(fdatasync);
 async function writeInHand(temp: string, bytes: Uint8Array): Promise<void> {
   const fd = openSync(temp, 'wx');
   try {
-    writeSync(fd, bytes);
+    // A large one straight to the disk (direct-write.ts), in libuv's pool: it waits for the disk.
+    if (bytes.length < directMinBytes || !(await writeDirect(temp, bytes))) writeSync(fd, bytes);
     await flush(fd);
   } finally {
     closeSync(fd);
