@@ -78,8 +78,18 @@ export class HandoffTaker implements HandoffHandler {
     // Taken already, or by a document in hand: the queued way knows what to do (`if_exists`).
     if (existsSync(final) || this.#finals.has(final)) return { taken: false, reason: `${relative} exists` };
     const temp = handedTemporaryPath(this.directory, this.node, message.id);
-    const written = this.writer
-      .writeTemp({ messageId: message.id, stage: payload.stage }, payload.content, temp, payload.bytes)
+    // Written after this answer has gone (setImmediate runs after the answer's postMessage): the
+    // file's open and write are synchronous, and the source waits for the answer to send its
+    // acceptance. At concurrency 1 this took 0.2 of the 0.7 ms the source waited.
+    const written = new Promise((resolve) => setImmediate(resolve))
+      .then(() =>
+        this.writer.writeTemp(
+          { messageId: message.id, stage: payload.stage },
+          payload.content,
+          temp,
+          payload.bytes,
+        ),
+      )
       .then(
         () => null,
         (error: Error) => {
