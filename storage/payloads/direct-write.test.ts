@@ -1,4 +1,5 @@
-// Covers writing a large document straight to the disk (direct-write.ts): the file holds exactly the document whatever its length (one piece or several, a whole number of blocks or not), none of it is left in the page cache (read with util-linux's fincore), many at once share the few aligned buffers, and the local payload store writes a large stage so (the file writer's handed documents: actors/file-writer/write.test.ts). os.tmpdir() must be on a disk (ext4 here), not tmpfs, whose files are the page cache.
+// Covers writing a large document straight to the disk (direct-write.ts): the file holds exactly the document whatever its length (one piece or several, a whole number of blocks or not), none of it is left in the page cache (read with util-linux's fincore), many at once share the few aligned buffers, the local payload store writes a large stage so, and without WebAssembly (node --jitless) writes it the usual way (the file writer's handed documents: actors/file-writer/write.test.ts). os.tmpdir() must be on a disk (ext4 here), not tmpfs, whose files are the page cache.
+import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, fdatasyncSync, openSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -65,4 +66,28 @@ t.test('the local store writes a large stage direct, a small one through the pag
   t.equal(cachedBytes(store.pathOf(large)), 0, 'the large stage is not in the page cache');
   t.ok(cachedBytes(store.pathOf(small)) > 0, 'the small one is');
   t.ok((await readFile(store.pathOf(large))).equals(document), 'the large stage reads back whole');
+});
+
+t.test('without WebAssembly (node --jitless) a large stage is written the usual way, whole', async (t) => {
+  // The aligned buffers are WebAssembly memories; a Node run without them must still store documents.
+  const file = path.join(dir, 'jitless-store');
+  const script = [
+    `import { LocalPayloadStore } from ${JSON.stringify(path.join(import.meta.dirname, 'local-store.ts'))};`,
+    `const store = new LocalPayloadStore(${JSON.stringify(file)});`,
+    `const ref = { messageId: '${randomUUID()}', stage: 'unpacked' };`,
+    `const bytes = Buffer.alloc(${mib + 9}, 'ISA*00~');`,
+    `await store.putBytes(ref, bytes);`,
+    `console.log(JSON.stringify({ wasm: typeof WebAssembly, path: store.pathOf(ref) }));`,
+  ].join('\n');
+  const out = execFileSync(
+    process.execPath,
+    ['--jitless', '--import', 'tsx', '--input-type=module', '-e', script],
+    {
+      encoding: 'utf8',
+    },
+  );
+  const { wasm, path: stage } = JSON.parse(out.trim().split('\n').at(-1)!) as { wasm: string; path: string };
+  t.equal(wasm, 'undefined', 'the child had no WebAssembly');
+  t.ok((await readFile(stage)).equals(Buffer.alloc(mib + 9, 'ISA*00~')), 'the stage holds the document');
+  t.ok(cachedBytes(stage) > 0, 'written through the page cache');
 });

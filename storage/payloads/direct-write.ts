@@ -11,8 +11,8 @@
  * WebAssembly memory starts on a page boundary (V8 reserves it in whole pages), so a few such
  * slabs, reused, are the aligned buffers: the document is copied into one piece by piece and each
  * piece written padded to 4 KiB; the file is cut back to the document's length afterwards. A file
- * system without direct I/O (tmpfs, some network ones) refuses it when the file is opened, and the
- * caller then writes the document as before.
+ * system without direct I/O (tmpfs before Linux 6.6, some FUSE ones) refuses it when the file is
+ * opened, and the caller then writes the document as before.
  */
 import { ftruncate, open, close, write, constants } from 'node:fs';
 import { promisify } from 'node:util';
@@ -37,12 +37,18 @@ class SlabPool {
   readonly #waiting: ((slab: Buffer) => void)[] = [];
   #made = 0;
 
-  take(): Promise<Buffer> {
+  /** A slab, waiting for one when all are writing; null when none can be made (no WebAssembly: `--jitless`). */
+  take(): Promise<Buffer | null> {
     const slab = this.#free.pop();
     if (slab) return Promise.resolve(slab);
     if (this.#made < maxSlabs) {
-      this.#made++;
-      return Promise.resolve(Buffer.from(new WebAssembly.Memory({ initial: slabBytes / 65_536 }).buffer));
+      try {
+        const made = Buffer.from(new WebAssembly.Memory({ initial: slabBytes / 65_536 }).buffer);
+        this.#made++;
+        return Promise.resolve(made);
+      } catch {
+        if (this.#made === 0) return Promise.resolve(null);
+      }
     }
     return new Promise((resolve) => this.#waiting.push(resolve));
   }
@@ -62,19 +68,22 @@ const refusesDirect = (error: unknown) => (error as NodeJS.ErrnoException).code 
 /**
  * Writes `bytes` into `file`, which the caller has just created (empty) and flushes afterwards,
  * through a second descriptor opened for direct I/O. False, with the file empty again, when the
- * file system or the disk refuses direct I/O: the caller writes the bytes itself then. The bytes
+ * file system or the disk refuses direct I/O, or no aligned buffer can be made: the caller writes
+ * the bytes itself then. The bytes
  * are on the disk when this resolves, but the file's length and blocks only after the caller's
  * `fdatasync`.
  */
 export async function writeDirect(file: string, bytes: Uint8Array): Promise<boolean> {
+  const slab = await slabs.take();
+  if (!slab) return false;
   let fd: number;
   try {
     fd = await openFile(file, constants.O_WRONLY | constants.O_DIRECT);
   } catch (error) {
+    slabs.give(slab);
     if (refusesDirect(error)) return false;
     throw error;
   }
-  const slab = await slabs.take();
   try {
     for (let offset = 0; offset < bytes.length; offset += slabBytes) {
       const piece = bytes.subarray(offset, offset + slabBytes);
