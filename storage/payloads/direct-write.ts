@@ -2,9 +2,9 @@
  * A large document written straight to the disk (`O_DIRECT`), not through the page cache. Pier
  * flushes every document it writes before anything counts on it (a stage before it is recorded,
  * a delivered file before it is named), and does not read it back: filling page-cache pages with
- * it only to flush them at once is a copy through the kernel that costs more CPU than the
- * document's cryptography (4–5 ms a mebibyte into pages the machine had not used yet, against
- * 0.5 ms direct: benchmarks/history/2026-11-27-a-large-document-written-straight-to-the-disk.md).
+ * it only to flush them at once is a copy through the kernel: 4–5 ms of CPU a mebibyte into pages
+ * a virtual machine does not hold yet, 0.85 into recycled ones, against 0.5 ms direct
+ * (benchmarks/history/2026-11-27-a-large-document-written-straight-to-the-disk.md).
  * Small documents gain nothing (a direct write waits for the disk at once) and stay buffered.
  *
  * Direct I/O needs the memory, the file offset and the length aligned to the disk's blocks. A
