@@ -17,7 +17,7 @@ import {
   type PayloadRef,
   type PayloadStore,
 } from '../../storage/payloads/store.js';
-import { directMinBytes, writeDirect } from '../../storage/payloads/direct-write.js';
+import { writeDirect } from '../../storage/payloads/direct-write.js';
 import { inlineBytes, openKept } from '../../storage/payloads/inline.js';
 import { asJson, formattedName, NotTranslatable } from '../shared/delivery-format.js';
 import { Directories } from '../shared/directories.js';
@@ -42,7 +42,7 @@ async function writeInHand(temp: string, bytes: Uint8Array): Promise<void> {
   const fd = openSync(temp, 'wx');
   try {
     // A large one straight to the disk (direct-write.ts), in libuv's pool: it waits for the disk.
-    if (bytes.length < directMinBytes || !(await writeDirect(temp, bytes))) writeSync(fd, bytes);
+    if (!(await writeDirect(temp, bytes))) writeSync(fd, bytes);
     await flush(fd);
   } finally {
     closeSync(fd);

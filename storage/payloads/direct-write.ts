@@ -67,13 +67,13 @@ const refusesDirect = (error: unknown) => (error as NodeJS.ErrnoException).code 
 
 /**
  * Writes `bytes` into `file`, which the caller has just created (empty) and flushes afterwards,
- * through a second descriptor opened for direct I/O. False, with the file empty again, when the
- * file system or the disk refuses direct I/O, or no aligned buffer can be made: the caller writes
- * the bytes itself then. The bytes
- * are on the disk when this resolves, but the file's length and blocks only after the caller's
- * `fdatasync`.
+ * through a second descriptor opened for direct I/O. False, with the file still empty, when the
+ * bytes are under `directMinBytes`, when the file system or the disk refuses direct I/O, or when
+ * no aligned buffer can be made: the caller writes the bytes itself then. The bytes are on the
+ * disk when this resolves, but the file's length and blocks only after the caller's `fdatasync`.
  */
 export async function writeDirect(file: string, bytes: Uint8Array): Promise<boolean> {
+  if (bytes.length < directMinBytes) return false;
   const slab = await slabs.take();
   if (!slab) return false;
   let fd: number;

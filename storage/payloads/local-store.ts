@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { deflatedHeader, inflatedDocument } from './deflated.js';
-import { directMinBytes, writeDirect } from './direct-write.js';
+import { writeDirect } from './direct-write.js';
 import {
   type DeflatedDocument,
   PayloadMissing,
@@ -159,7 +159,7 @@ export class LocalPayloadStore implements PayloadStore {
       const bytes = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
       // A large one straight to the disk (direct-write.ts); writeFile writes until every byte is
       // out (a writev may write part and answer no error).
-      if (bytes.length < directMinBytes || !(await writeDirect(file, bytes))) await handle.writeFile(bytes);
+      if (!(await writeDirect(file, bytes))) await handle.writeFile(bytes);
       await handle.datasync();
     } catch (error) {
       await handle.close().catch(() => {});
