@@ -100,6 +100,8 @@ async function openMany(count: number): Promise<void> {
       const request = requests[n % requests.length]!;
       const task = taskOf(request, n);
       const result = opener ? await opener.open(task) : await openMessage(task, store);
+      // Opened on this thread, a message's receipt is made when asked for (as receive.ts does).
+      if ('finishReceipt' in result) await result.finishReceipt();
       if (result.refusal || result.description.mic !== request.mic)
         throw new Error(
           `message ${n}: ${result.refusal?.disposition ?? `MIC ${String(result.description.mic)}`}`,

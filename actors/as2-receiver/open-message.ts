@@ -73,7 +73,40 @@ export interface OpenResult {
   cem: CemMessage | null;
 }
 
+/** The receipt of a message opened, and its `receipt` stage kept. */
+export interface ReceiptPart {
+  receipt: Receipt | null;
+  receiptStage: KeptStage | null;
+}
+
+/** A message opened, its document kept, and its receipt still to make (`finishReceipt`). */
+export type OpenedDocument = Omit<OpenResult, keyof ReceiptPart> & {
+  /**
+   * Signs the receipt (when the partner asked for one) and keeps it: an RSA private-key operation.
+   * Left to the caller, which makes it while its document is being handed to a target
+   * (receive.ts); called once.
+   */
+  finishReceipt(): Promise<ReceiptPart>;
+};
+
+/** Opens the message and makes its receipt: what a pool thread does with a task. */
 export async function openMessage(task: OpenTask, store: PayloadStore): Promise<OpenResult> {
+  const { payload, finishReceipt, ...opened } = await openParts(task, store);
+  // Signed while a large document is written (the store's writes run in libuv's threads).
+  const receiptPart = await finishReceipt();
+  return { ...opened, payload: await payload, ...receiptPart };
+}
+
+/** Opens the message and keeps its document; the receipt is made when `finishReceipt` is called. */
+export async function openDocument(task: OpenTask, store: PayloadStore): Promise<OpenedDocument> {
+  const { payload, ...opened } = await openParts(task, store);
+  return { ...opened, payload: await payload };
+}
+
+/** The message unpacked, its document being kept (`payload`), its receipt not made yet. */
+type OpenParts = Omit<OpenedDocument, 'payload'> & { payload: Promise<KeptStage | null> };
+
+async function openParts(task: OpenTask, store: PayloadStore): Promise<OpenParts> {
   const { context } = task;
   let unpacked: UnpackedMessage | null = null;
   /** Bytes of `unpacked` when the large path stored it already. */
@@ -133,9 +166,20 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
   }
   const disposition = refusal ? refusal.disposition : processed;
   const outcome = formatDisposition(disposition).replace(/^[^;]*;\s*/, '');
-  let receipt: Receipt | null = null;
-  if (task.receipt) {
-    receipt = makeReceipt({
+  const unpackedRef = { messageId: task.messageId, stage: 'unpacked' as const };
+  const deflated = unpacked && storedPayloadBytes === null ? deflatedForm(store, unpacked) : null;
+  // Started before the receipt is made, so a large document's write overlaps its signing.
+  const payload: Promise<KeptStage | null> = unpacked
+    ? storedPayloadBytes !== null
+      ? Promise.resolve({ size_bytes: storedPayloadBytes })
+      : deflated
+        ? store.putDeflated!(unpackedRef, deflated).then((bytes) => ({ size_bytes: bytes }))
+        : keepBytes(store, unpackedRef, unpacked.payload)
+    : Promise.resolve(null);
+  payload.catch(() => {}); // awaited by the caller; a failure is reported there
+  const finishReceipt = async (): Promise<ReceiptPart> => {
+    if (!task.receipt) return { receipt: null, receiptStage: null };
+    const receipt = makeReceipt({
       identification: task.receipt.identification,
       as2From: task.as2From,
       as2To: task.as2To,
@@ -149,25 +193,12 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
         ? `The message ${task.originalMessageId} could not be processed: ${outcome}.`
         : `The message ${task.originalMessageId} was received and processed.`,
     });
-  }
-  const unpackedRef = { messageId: task.messageId, stage: 'unpacked' as const };
-  const deflated = unpacked && storedPayloadBytes === null ? deflatedForm(store, unpacked) : null;
-  const [payload, receiptStage] = await Promise.all([
-    unpacked
-      ? storedPayloadBytes !== null
-        ? { size_bytes: storedPayloadBytes }
-        : deflated
-          ? store.putDeflated!(unpackedRef, deflated).then((bytes) => ({ size_bytes: bytes }))
-          : keepBytes(store, unpackedRef, unpacked.payload)
-      : null,
-    receipt
-      ? keepBytes(
-          store,
-          { messageId: task.messageId, stage: 'receipt' },
-          entityBytes(receipt.headers, receipt.body),
-        )
-      : null,
-  ]);
+    const receiptRef = { messageId: task.messageId, stage: 'receipt' as const };
+    return {
+      receipt,
+      receiptStage: await keepBytes(store, receiptRef, entityBytes(receipt.headers, receipt.body)),
+    };
+  };
   // Kept in the store from memory here (keepBytes): not inline, not stored while it was unpacked.
   const storedFromMemory =
     unpacked !== null &&
@@ -176,12 +207,12 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
     unpacked.payload.length > inlineMaxBytes;
   return {
     payload,
+    finishReceipt,
     // A copy with a buffer of its own: a view would take the whole document along to the receiver.
     ...(storedFromMemory ? { payloadHead: new Uint8Array(unpacked!.payload.subarray(0, maxHeadBytes)) } : {}),
     // Kept deflated: the inflated document goes to the receiver (moved, open-worker.ts), which reads
     // its envelope and hands it to a target, so nothing inflates the stored stage again meanwhile.
     ...(deflated ? { document: unpacked!.payload } : {}),
-    receiptStage,
     fileName:
       documentName(unpacked?.filename) ??
       defaultFileName(task.as2From, task.originalMessageId, unpacked?.contentType ?? ''),
@@ -192,7 +223,6 @@ export async function openMessage(task: OpenTask, store: PayloadStore): Promise<
     },
     refusal: refusal ? { disposition: formatDisposition(disposition), text: refusal.text } : null,
     outcome,
-    receipt,
     cem,
   };
 }

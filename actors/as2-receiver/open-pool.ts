@@ -12,7 +12,7 @@ import { Piscina } from 'piscina';
 import type { StoreSelection } from '../../storage/payloads/open-store.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { ByteBudget } from './byte-budget.js';
-import { openMessage, type OpenResult, type OpenTask } from './open-message.js';
+import { openDocument, type OpenedDocument, type OpenResult, type OpenTask } from './open-message.js';
 
 /**
  * Bodies from this size on are large: stored as they arrive (read-body.ts) and moved to the
@@ -134,9 +134,11 @@ export class MessageOpener {
 
   /**
    * `task.body` is handed over to the pool thread when large: the caller must not use it after.
-   * A large body stored already (`body` null) is read from the store there.
+   * A large body stored already (`body` null) is read from the store there. Opened here, the
+   * message's receipt is made when the caller asks for it (`finishReceipt`); a pool thread makes
+   * it with the rest.
    */
-  async open(task: OpenTask): Promise<OpenResult> {
+  async open(task: OpenTask): Promise<OpenedDocument> {
     if (task.receivedBytes < largeFromBytes) return this.#open(task);
     const release = await this.#budget.take(task.receivedBytes);
     try {
@@ -146,7 +148,7 @@ export class MessageOpener {
     }
   }
 
-  async #open(task: OpenTask): Promise<OpenResult> {
+  async #open(task: OpenTask): Promise<OpenedDocument> {
     const alone = this.#opening === 0 && this.#present <= 1;
     this.#opening++;
     try {
@@ -161,7 +163,7 @@ export class MessageOpener {
       const small = task.receivedBytes < largeFromBytes;
       if ((small && !this.#ready) || (alone && task.receivedBytes <= aloneHereMaxBytes)) {
         this.opened.here++;
-        return await openMessage(task, this.store);
+        return await openDocument(task, this.store);
       }
       this.opened.pool++;
       return await this.#openInPool(task);
@@ -170,7 +172,7 @@ export class MessageOpener {
     }
   }
 
-  async #openInPool(task: OpenTask): Promise<OpenResult> {
+  async #openInPool(task: OpenTask): Promise<OpenedDocument> {
     const body = task.body;
     const move =
       body !== null &&
@@ -189,12 +191,10 @@ export class MessageOpener {
     let answer = await run(move);
     if ('missingContext' in answer) answer = await run(true);
     if ('missingContext' in answer) throw new Error('A pool thread refused a task that carried its context');
-    const result = answer;
+    const { receipt, receiptStage, ...opened } = answer;
     // Buffers arrive from another thread as plain Uint8Arrays.
-    return {
-      ...result,
-      receipt: result.receipt && { ...result.receipt, body: asBuffer(result.receipt.body) },
-    };
+    const receiptPart = { receipt: receipt && { ...receipt, body: asBuffer(receipt.body) }, receiptStage };
+    return { ...opened, finishReceipt: () => Promise.resolve(receiptPart) };
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 // Covers the source's side of a hand-off over a real MessageChannel: a target that takes the document is named after an
 // acceptance that stored its delivery, told to drop it after a duplicate, and after a failed acceptance (which may have
-// committed) to drop it once the database says the delivery was not stored; a target that stops
+// committed) to drop it once the database says the delivery was not stored, and when no acceptance was offered (the
+// receipt could not be made) to drop it at once; a target that stops
 // while the document is in its hands (its channel closed between the hand and the naming) has its delivery queued again
 // with the reason, and a target gone before the hand gets nothing (the acceptance queues its delivery).
 import { MessageChannel } from 'node:worker_threads';
@@ -64,15 +65,23 @@ t.test('taken, accepted, named', async (t) => {
   t.same(requeued, []);
 });
 
-t.test('a duplicate or a failed acceptance drops the document', async (t) => {
+t.test('a duplicate, a failed acceptance or none drops the document', async (t) => {
   const { asked, giver, offered } = setUp(t);
   const way = { targets: ['inbox'], from: 'alice', to: 'bob' };
   await giver.settle(await giver.give(way, offered, payload), acceptance({ duplicate: true }));
   await giver.settle(await giver.give(way, offered, payload), undefined);
+  await giver.settle(await giver.give(way, offered, payload), null);
   t.same(
     asked,
-    ['hand alice/order.edi', 'drop', 'hand alice/order.edi', 'drop uncertain'],
-    'a failed acceptance may have committed: the target asks the database',
+    [
+      'hand alice/order.edi',
+      'drop',
+      'hand alice/order.edi',
+      'drop uncertain',
+      'hand alice/order.edi',
+      'drop',
+    ],
+    'a failed acceptance may have committed: the target asks the database; none offered, it need not',
   );
 });
 

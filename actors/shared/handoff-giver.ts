@@ -95,12 +95,13 @@ export class HandoffGiver {
   }
 
   /**
-   * After the acceptance (or its failure, `acceptance` undefined): each target names the file of
-   * a delivery stored as delivered, and drops the others'. Waits for the names, so the document
-   * is where the partner's receipt says before the receipt goes. Asked on the channel the
-   * document went by: a target started again since has nothing in hand.
+   * After the acceptance: each target names the file of a delivery stored as delivered, and drops
+   * the others'. `acceptance` undefined: it failed and may have committed (the targets ask the
+   * database before they drop); null: none was offered. Waits for the names, so the document is
+   * where the partner's receipt says before the receipt goes. Asked on the channel the document
+   * went by: a target started again since has nothing in hand.
    */
-  async settle(handing: Handing, acceptance: Acceptance | undefined): Promise<void> {
+  async settle(handing: Handing, acceptance: Acceptance | null | undefined): Promise<void> {
     if (handing.taken.length === 0) return;
     const messageId = handing.messageId;
     const stored = new Map(

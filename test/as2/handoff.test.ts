@@ -4,7 +4,9 @@
 // (its directory is a file) goes back to the queue with the reason, nothing is written, and a redeliver once the way is
 // clear writes it once; a writer started again after a stop or crash queues the handed files it finds for deliveries
 // stored delivered (written again from the payload store, once) and removes those whose acceptance never committed;
-// two documents for one name at once keep the writer's if_exists (fail): one written whole, the other refused.
+// two documents for one name at once keep the writer's if_exists (fail): one written whole, the other refused; a
+// handed message's signed receipt (made while the writer takes the document) verifies with openssl, carries the MIC,
+// names the receipt the message stores, and is what a repeat of the message gets, byte for byte.
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -14,7 +16,7 @@ import t from 'tap';
 import { aliceEncryptsToBob, messageByAs2Id, postAs2 } from '../helpers/as2.js';
 import { finished, must, tempDir, waitForMessage, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
-import { asHttp, writeFixture } from '../helpers/smime.js';
+import { asHttp, asMessage, opensslDigest, opensslVerifies, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 
 const server = await startTestServer(t);
@@ -79,6 +81,45 @@ t.test('a handed document is written before its receipt, its delivery stored del
   t.equal(m.history.length, 3, 'received, delivered, status: no claim or result lines');
   t.same(await readdir(path.join(inbox, '.pier-tmp')), [], 'no temporary file is left');
 });
+
+t.test(
+  "a handed message's receipt, signed while the writer takes it, is the one stored and sent again",
+  async (t) => {
+    // Opened on the receiver's thread (it is alone), its receipt is signed while the writer answers
+    // the hand-off: the receipt must still verify, carry the document's MIC, and be what the
+    // acceptance stored, since a partner sending the message again gets that one.
+    const id = `<handoff-receipt-${randomUUID()}@alice.example>`;
+    writeFixture(fixtures, 'entity.mime', 'Content-Type: application/edi-x12\r\n\r\nISA*receipt~\r\n');
+    const mic = `${opensslDigest(fixtures, 'sha256', 'entity.mime')}, sha-256`;
+    fixtures.openssl('cms -encrypt -binary -in entity.mime -aes256 -out encrypted.eml -recip bob.crt');
+    const request = asHttp(fixtures.read('encrypted.eml'), { binary: true });
+    const headers = { 'AS2-From': 'ALICE', 'AS2-To': 'BOB', 'Message-ID': id, ...request.headers };
+    const answer = await postAs2(url, request.body, headers);
+    t.equal(answer.status, 200);
+    const contentType = answer.headers['content-type']!;
+    const report = opensslVerifies(
+      fixtures,
+      asMessage({ 'Content-Type': contentType }, answer.body),
+      contentType,
+      'bob.crt',
+    ).toString('latin1');
+    t.match(report, 'Disposition: automatic-action/MDN-sent-automatically; processed');
+    t.match(report, `Received-Content-MIC: ${mic}`);
+    const message = await messageByAs2Id(server, id);
+    t.equal(message.status, 'Delivered');
+    t.equal(await readFile(path.join(inbox, 'alice', message.file_name), 'latin1'), 'ISA*receipt~\r\n');
+    t.match(message.protocols.as2, { mdn: { signed: true, message_id: answer.headers['message-id'] } });
+
+    const again = await postAs2(url, request.body, headers);
+    t.equal(again.status, 200);
+    t.equal(
+      again.headers['message-id'],
+      answer.headers['message-id'],
+      'the stored receipt answers the repeat',
+    );
+    t.same(again.body, answer.body, 'byte for byte');
+  },
+);
 
 t.test(
   'a handed file that cannot be named after its acceptance is queued again, then redelivered once',
