@@ -152,57 +152,58 @@ export async function receiveMessage(
         })
       : undefined;
 
-  const offeredWith = ({ receipt, receiptStage }: ReceiptPart): OfferedMessage => {
-    const stages = [
+  // Stored in the acceptance's transaction: a processed message is a duplicate from then on.
+  const as2Record: NonNullable<OfferedMessage['as2_record']> = {
+    direction: 'inbound',
+    as2_message_id: originalMessageId,
+    as2_from: as2From,
+    as2_to: as2To,
+    processed: refusal === null,
+    info: {
+      headers: as2Headers(incoming.headers),
+      ...opened.description,
+      mdn: null,
+      ...(refusal ? { error: refusal.text } : {}),
+      ...('truncatedFrom' in incoming && incoming.truncatedFrom !== undefined
+        ? { body_bytes: incoming.truncatedFrom, kept_bytes: incoming.body.length }
+        : {}),
+    },
+    stages: [
       { stage: 'headers' as const, ...headers },
       ...(payload !== null ? [{ stage: 'received' as const, ...received }] : []),
-      ...(receiptStage !== null ? [{ stage: 'receipt' as const, ...receiptStage }] : []),
-    ];
-    return {
-      id,
-      from: (context.found ? context.partner : as2From).slice(0, 255),
-      to: (context.found ? context.organization : as2To).slice(0, 255),
-      file_name: opened.fileName.slice(0, 1024),
-      payload: payload !== null ? { stage: 'unpacked', ...payload } : { stage: 'received', ...received },
-      ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
-      ...(cemDone?.refused ? { refusal: `Refused: ${cemDone.text}`.slice(0, 2048) } : {}),
-      ...(cemDone && !cemDone.refused ? { unrouted: cemDone.text.slice(0, 2048) } : {}),
-      ...(edi ? { edi } : {}),
-      // Stored in the acceptance's transaction: a processed message is a duplicate from then on.
-      as2_record: {
-        direction: 'inbound',
-        as2_message_id: originalMessageId,
-        as2_from: as2From,
-        as2_to: as2To,
-        processed: refusal === null,
-        info: {
-          headers: as2Headers(incoming.headers),
-          ...opened.description,
-          mdn: receipt
-            ? {
-                mode: asyncAddress ? 'async' : 'sync',
-                disposition: refusal?.disposition ?? formatDisposition(processed),
-                signed: receipt.signed,
-                message_id: receipt.headers['Message-ID'],
-              }
-            : null,
-          ...(refusal ? { error: refusal.text } : {}),
-          ...('truncatedFrom' in incoming && incoming.truncatedFrom !== undefined
-            ? { body_bytes: incoming.truncatedFrom, kept_bytes: incoming.body.length }
-            : {}),
-        },
-        stages,
-      },
+    ],
+  };
+  // The message without its receipt: what the way is planned by while the receipt is made.
+  const draft: OfferedMessage = {
+    id,
+    from: (context.found ? context.partner : as2From).slice(0, 255),
+    to: (context.found ? context.organization : as2To).slice(0, 255),
+    file_name: opened.fileName.slice(0, 1024),
+    payload: payload !== null ? { stage: 'unpacked', ...payload } : { stage: 'received', ...received },
+    ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
+    ...(cemDone?.refused ? { refusal: `Refused: ${cemDone.text}`.slice(0, 2048) } : {}),
+    ...(cemDone && !cemDone.refused ? { unrouted: cemDone.text.slice(0, 2048) } : {}),
+    ...(edi ? { edi } : {}),
+    as2_record: as2Record,
+  };
+  const withReceipt = ({ receipt, receiptStage }: ReceiptPart): OfferedMessage => {
+    if (!receipt || !receiptStage) return draft;
+    const mdn = {
+      mode: asyncAddress ? 'async' : 'sync',
+      disposition: refusal?.disposition ?? formatDisposition(processed),
+      signed: receipt.signed,
+      message_id: receipt.headers['Message-ID'],
     };
+    const stages = [...as2Record.stages, { stage: 'receipt' as const, ...receiptStage }];
+    return { ...draft, as2_record: { ...as2Record, info: { ...as2Record.info, mdn }, stages } };
   };
   let receiptMade: Promise<ReceiptPart> | undefined;
   const receiptPart = () => (receiptMade ??= opened.finishReceipt());
   let acceptance: Acceptance;
   try {
     acceptance = await acceptHanding(deps.handoff, deps.core, {
-      // What the way is planned by: everything but the receipt, which is made meanwhile.
-      draft: offeredWith({ receipt: null, receiptStage: null }),
-      finish: async () => offeredWith(await receiptPart()),
+      draft,
+      finish: async () => withReceipt(await receiptPart()),
       routable: cemDone === null,
       document: opened.document,
     });
