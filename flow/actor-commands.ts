@@ -15,7 +15,7 @@ import { releaseBatch, recordResultsAndClaim, type DeliveryEnd, type ResultItem 
 import { acceptAtOnce, acceptanceOf, acceptedLine, type AcceptItem } from './commands/accept.js';
 import { FlowConfig } from './commands/flow-config.js';
 import { planAcceptance } from './commands/accept-plan.js';
-import { requeueHanded } from './commands/handed.js';
+import { handedLeftover, requeueHanded, type LeftoverOutcome } from './commands/handed.js';
 import type { RetryPolicy } from './tables/schedule.js';
 import { countAccepted } from './flow-metrics.js';
 import { noMetrics, type MetricsPort } from '../protocol/metrics/port.js';
@@ -49,6 +49,7 @@ function closePool(pool: FlowConnections): Promise<void> {
 }
 
 export { deliveryEndLine, type DeliveryEnd } from './commands/claims.js';
+export type { LeftoverOutcome } from './commands/handed.js';
 export { countDeliveryEnd } from './flow-metrics.js';
 export type { Claimed } from './commands/claim.js';
 export { isDatabaseAway } from '../storage/outage-log.js';
@@ -124,7 +125,27 @@ export class TargetCommands {
 
   /** A handed delivery of this target whose file was not named: queued again (flow/commands/handed.ts). */
   requeueHanded(messageId: string, reason: string): Promise<boolean> {
-    return inTx(this.#flow, (tx) => requeueHanded(tx, new Date(), messageId, this.target, reason));
+    return inTx(this.#flow, (tx) =>
+      requeueHanded(tx, new Date(), messageId, this.target, this.access.node, reason),
+    );
+  }
+
+  /**
+   * Handed deliveries of this target whose files have their names: recorded delivered, as the
+   * result of the claim the acceptance made for them (claim 1), with `detail` as the history line.
+   */
+  recordHanded(
+    named: readonly { delivery_id: number; detail: string }[],
+  ): Promise<{ applied: boolean[]; ended: DeliveryEnd[] }> {
+    return this.record(
+      named.map(({ delivery_id, detail }) => ({ delivery_id, claim: 1, outcome: { ok: true, detail } })),
+    );
+  }
+
+  /** A handed file of node `node` that nobody holds (flow/commands/handed.ts, handedLeftover). */
+  handedLeftover(messageId: string, node: number, reason: string): Promise<LeftoverOutcome> {
+    const leftover = { messageId, target: this.target, node, self: this.access.node };
+    return inTx(this.#flow, (tx) => handedLeftover(tx, new Date(), leftover, reason));
   }
 
   close(): Promise<void> {
@@ -219,7 +240,9 @@ export class SourceCommands {
 
   /** A handed delivery whose target did not name its file: queued again (flow/commands/handed.ts). */
   requeueHanded(messageId: string, target: string, reason: string): Promise<boolean> {
-    return inTx(this.#flow, (tx) => requeueHanded(tx, new Date(), messageId, target, reason));
+    return inTx(this.#flow, (tx) =>
+      requeueHanded(tx, new Date(), messageId, target, this.access.node, reason),
+    );
   }
 
   close(): Promise<void> {

@@ -1,8 +1,10 @@
 /**
  * The file writer's side of a hand-off (protocol/handoff-protocol.ts): a source of this process
  * gives it a document before the message is accepted. The writer writes it, flushed, under a
- * temporary name of the message's own (temporaries.ts) while the acceptance commits, and gives it
- * its real name only once that acceptance stored the delivery as delivered; a drop removes it.
+ * temporary name of the message's own (temporaries.ts) while the acceptance commits; that
+ * acceptance stores the delivery as held by this writer (delivering, claimed by this node). Once
+ * it committed, the writer gives the file its real name and only then records the delivery
+ * delivered ("Written to …"), several at once while a record is under way; a drop removes the file.
  *
  * It declines (the message then takes the queue) while it is stopping, while `maxInHand`
  * documents wait for their acceptance, and when the file's name is taken already: the queued way
@@ -10,6 +12,11 @@
  * was recorded. Naming can still fail after that commit (another writer took the name meanwhile,
  * the directory cannot be made): the delivery is then queued again with the reason, and is
  * written from the payload store as any queued delivery is.
+ *
+ * A crash at any point keeps the promise that every receipted document reaches its target once:
+ * a delivery is delivered only once its file is named; a held delivery of a dead node is taken
+ * back by the orphan sweep and written by the queue, which counts a file already there with the
+ * same bytes as delivered; the handed files left behind are resolved here (resolveLeftovers).
  */
 import { existsSync } from 'node:fs';
 import type { MessagePort } from 'node:worker_threads';
@@ -22,7 +29,7 @@ import {
 } from '../../protocol/handoff-protocol.js';
 import { PayloadMissing } from '../../storage/payloads/store.js';
 import type { DeliveryPort } from '../shared/delivery-port.js';
-import { handedTemporaryPath, leftHanded } from './temporaries.js';
+import { handedFiles, handedTemporaryPath, type HandedFile } from './temporaries.js';
 import { removeQuietly, sameContent, type FileWriter } from './write.js';
 
 /**
@@ -31,14 +38,31 @@ import { removeQuietly, sameContent, type FileWriter } from './write.js';
  */
 export const maxInHand = 64;
 
-/** Milliseconds between two tries to queue again a handed delivery the database did not answer for. */
+/** Milliseconds between two tries to queue again, or record, a handed delivery the database did not answer for. */
 const requeueRetryMs = 2_000;
+
+/**
+ * Another node's handed file younger than this is left alone even when that node's presence lock
+ * is free: just after a database failover a live process takes its lock again within seconds
+ * (runtime/cluster/presence.ts, presenceGraceMs is 15 s). Older, its node is taken as gone.
+ */
+export const othersLeftoverAfterMs = 30_000;
+
+/** Milliseconds between two looks for handed files other nodes left (a process that died for good). */
+const leftoverSweepMs = 30_000;
+
+/** What the writer did with the handed files nobody held, for its one log line. */
+export interface LeftoverCounts {
+  found: number;
+  queued: number;
+  removed: number;
+  held: number;
+}
 
 interface InHand {
   temp: string;
   final: string;
   relative: string;
-  since: number;
   /** Settles when the file is written and flushed: null, or why it could not be. */
   written: Promise<string | null>;
 }
@@ -53,10 +77,15 @@ export class HandoffTaker implements HandoffHandler {
   /**
    * Handed files whose delivery could not be queued again because the database did not answer
    * (a failover): asked again every `requeueRetryMs`, since the acceptance may have committed
-   * and a delivery stored as delivered with no file named would otherwise wait for a restart.
+   * and a delivery held here with no file named would otherwise wait for the writer's stop.
    */
   readonly #unsettled = new Map<string, { temp: string; reason: string }>();
   #retryTimer: NodeJS.Timeout | undefined;
+  #sweepTimer: NodeJS.Timeout | undefined;
+  /** Named files whose deliveries wait to be recorded delivered, and the record under way. */
+  readonly #named: { delivery_id: number; detail: string }[] = [];
+  #recording: Promise<void> = Promise.resolve();
+  #recordingNow = false;
 
   constructor(
     private readonly writer: FileWriter,
@@ -99,9 +128,10 @@ export class HandoffTaker implements HandoffHandler {
             : `could not write ${relative}: ${error.message}`;
         },
       );
-    this.#inHand.set(message.id, { temp, final, relative, since: Date.now(), written });
+    this.#inHand.set(message.id, { temp, final, relative, written });
     this.#finals.add(final);
-    return { taken: true, detail: `Written to ${relative}` };
+    // The acceptance's history line: the file has no name yet ("Written to …" once it has).
+    return { taken: true, detail: `Writing ${relative}` };
   }
 
   async link({ message_id, delivery_id }: { message_id: string; delivery_id: number }): Promise<LinkAnswer> {
@@ -116,7 +146,9 @@ export class HandoffTaker implements HandoffHandler {
     this.#forget(message_id, entry);
     if (problem === null) {
       removeQuietly(entry.temp);
-      this.port.handedDelivered?.({ message_id, delivery_id, elapsed_ms: Date.now() - entry.since });
+      // The receipt waits for the name, not for this record: the acceptance made the document
+      // durable, and a crash before the record leaves a claim the orphan sweep takes back.
+      this.#record({ delivery_id, detail: `Written to ${entry.relative}` });
       return { ok: true };
     }
     const error = `the file handed to the writer could not be named: ${problem}`;
@@ -135,7 +167,7 @@ export class HandoffTaker implements HandoffHandler {
     if (!entry) return { dropped: false };
     await entry.written;
     this.#forget(message_id, entry);
-    // An acceptance that failed without an answer may have stored the delivery as delivered:
+    // An acceptance that failed without an answer may have stored the delivery as held here:
     // queued again then (written from the store), and the file goes either way once the database
     // said so; while it cannot say, the file stays for the writer's next start (resolveLeftovers).
     if (uncertain)
@@ -151,34 +183,104 @@ export class HandoffTaker implements HandoffHandler {
     serveHandoff(channel, this);
   }
 
-  /** Declines what is handed from now on; what is in hand is named or dropped as its sources say. */
-  stopping(): void {
+  /**
+   * Declines what is handed from now on; what is in hand is named or dropped as its sources say.
+   * Waits (briefly) for the records of files named already: a delivery left held when the thread
+   * ends is taken back by the supervisor and written again by the queue, which is correct (the
+   * file is there with the same bytes) but needless.
+   */
+  async stopping(): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
+    clearInterval(this.#sweepTimer);
+    this.#sweepTimer = undefined;
+    await Promise.race([this.#recording, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
   }
 
   /**
-   * At start: the handed files a crash or a stop left (temporaries.ts, leftHanded). A delivery
-   * the acceptance stored as delivered is queued again (its file may or may not have its name;
-   * the queued way writes it, or finds it there with the same content); the others' acceptance
-   * never committed. A file whose delivery cannot be read now stays for the next start.
+   * At start, and every `leftoverSweepMs` for other nodes' files: the handed files a crash or a
+   * stop left, which nobody here holds. Each one's delivery is asked about (flow/commands/handed.ts,
+   * handedLeftover): still held by a live node, the file stays; held by a dead one (or by this
+   * node, at start), it is queued again and written from the payload store; not held (never
+   * accepted, settled already), the file simply goes. A file whose delivery cannot be read now
+   * stays for the next look. Logs once what it found and did, when it found anything.
    */
-  async resolveLeftovers(): Promise<number> {
-    let queued = 0;
-    for (const { file, messageId } of await leftHanded(this.directory, this.node)) {
-      if (!this.port.requeueHanded) {
-        removeQuietly(file);
+  async resolveLeftovers(atStart = true): Promise<LeftoverCounts> {
+    const counts: LeftoverCounts = { found: 0, queued: 0, removed: 0, held: 0 };
+    const now = Date.now();
+    const left = (await handedFiles(this.directory)).filter((f) =>
+      f.node === this.node ? atStart : now - f.mtimeMs >= othersLeftoverAfterMs,
+    );
+    for (const leftover of left) {
+      counts.found++;
+      const outcome = await this.#resolve(leftover).catch(() => undefined);
+      if (outcome === undefined || outcome === 'held') {
+        counts.held++;
         continue;
       }
-      const again = await this.port
-        .requeueHanded(messageId, 'the file writer stopped before it named the file handed to it')
-        .catch(() => undefined);
-      if (again === undefined) continue;
-      if (again) queued++;
-      removeQuietly(file);
+      if (outcome === 'queued') counts.queued++;
+      removeQuietly(leftover.file);
+      counts.removed++;
     }
-    return queued;
+    if (counts.found > counts.held || (atStart && counts.found > 0))
+      this.port.log('info', 'resolved the handed files a stop or a crash left', { ...counts });
+    return counts;
+  }
+
+  /** Looks for other nodes' leftovers from time to time, while the writer runs. */
+  sweepLeftovers(): void {
+    if (this.#stopping || this.#sweepTimer !== undefined) return;
+    let sweeping = false;
+    this.#sweepTimer = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      void this.resolveLeftovers(false)
+        .catch(() => undefined)
+        .finally(() => (sweeping = false));
+    }, leftoverSweepMs);
+    this.#sweepTimer.unref();
+  }
+
+  async #resolve({ messageId, node }: HandedFile): Promise<'held' | 'queued' | 'settled'> {
+    if (!this.port.handedLeftover) return 'settled';
+    return this.port.handedLeftover(
+      messageId,
+      node,
+      'the file writer stopped before it named the file handed to it',
+    );
+  }
+
+  /**
+   * Records a named file's delivery as delivered: with the others named meanwhile when a record
+   * is under way (one statement for them all), tried again while the database does not answer.
+   */
+  #record(named: { delivery_id: number; detail: string }): void {
+    if (!this.port.recordHanded) return;
+    this.#named.push(named);
+    if (this.#recordingNow) return;
+    this.#recordingNow = true;
+    this.#recording = this.#recordNamed().finally(() => (this.#recordingNow = false));
+  }
+
+  async #recordNamed(): Promise<void> {
+    let warned = false;
+    while (this.#named.length > 0) {
+      const batch = this.#named.splice(0, this.#named.length);
+      try {
+        await this.port.recordHanded!(batch);
+      } catch (error) {
+        if (!warned)
+          this.port.log('warn', 'could not record named handed files as delivered; trying again', {
+            deliveries: batch.length,
+            error: (error as Error).message,
+          });
+        warned = true;
+        this.#named.unshift(...batch);
+        if (this.#stopping) return;
+        await new Promise((resolve) => setTimeout(resolve, requeueRetryMs));
+      }
+    }
   }
 
   #forget(messageId: string, entry: InHand): void {

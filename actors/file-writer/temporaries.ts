@@ -37,27 +37,29 @@ export function handedTemporaryPath(directory: string, node: number, messageId: 
 
 const handedName = /^h-(\d+)-([0-9a-f-]{36})\.tmp$/;
 
+/** A handed temporary found in the directory: which node wrote it, for which message, when last. */
+export interface HandedFile {
+  file: string;
+  node: number;
+  messageId: string;
+  mtimeMs: number;
+}
+
 /**
- * The handed temporaries a crash or a stop left: those of `node` (this process's node: no source
- * of it hands anything before the writer is running), and other nodes' once they are stale.
+ * The handed temporaries in `directory`, whichever node wrote them: the writer asks the database
+ * what became of each one that nobody here holds (handoff.ts, resolveLeftovers).
  */
-export async function leftHanded(
-  directory: string,
-  node: number,
-  now = Date.now(),
-): Promise<{ file: string; messageId: string }[]> {
-  const left: { file: string; messageId: string }[] = [];
+export async function handedFiles(directory: string): Promise<HandedFile[]> {
+  const found: HandedFile[] = [];
   for (const name of await names(directory)) {
     const match = handedName.exec(name);
     if (!match) continue;
     const file = path.join(temporaryDirectory(directory), name);
-    if (Number(match[1]) !== node) {
-      const info = await stat(file).catch(() => undefined);
-      if (!info || now - info.mtimeMs < staleAfterMs) continue;
-    }
-    left.push({ file, messageId: match[2]! });
+    const info = await stat(file).catch(() => undefined);
+    if (!info) continue;
+    found.push({ file, node: Number(match[1]), messageId: match[2]!, mtimeMs: info.mtimeMs });
   }
-  return left;
+  return found;
 }
 
 async function names(directory: string): Promise<string[]> {
@@ -73,7 +75,7 @@ async function names(directory: string): Promise<string[]> {
 export async function removeStaleTemporaries(directory: string, now = Date.now()): Promise<number> {
   let removed = 0;
   for (const name of await names(directory)) {
-    // A handed file is resolved by its delivery's state instead (leftHanded).
+    // A handed file is resolved by its delivery's state instead (handedFiles).
     if (handedName.test(name)) continue;
     const file = path.join(temporaryDirectory(directory), name);
     const info = await stat(file).catch(() => undefined);
@@ -95,6 +97,24 @@ export async function removeDeliveryTemporaries(directory: string, deliveryId: n
   let removed = 0;
   for (const name of await names(directory)) {
     if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const gone = await unlink(path.join(temporaryDirectory(directory), name)).then(
+      () => true,
+      () => false,
+    );
+    if (gone) removed++;
+  }
+  return removed;
+}
+
+/**
+ * Removes the handed temporaries of `messageId`, whichever node wrote them: its delivery was
+ * claimed again, so the file a hand-off left for it will never be named (the claim writes its own).
+ */
+export async function removeHandedTemporaries(directory: string, messageId: string): Promise<number> {
+  let removed = 0;
+  for (const name of await names(directory)) {
+    const match = handedName.exec(name);
+    if (match?.[2] !== messageId) continue;
     const gone = await unlink(path.join(temporaryDirectory(directory), name)).then(
       () => true,
       () => false,

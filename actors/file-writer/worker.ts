@@ -27,10 +27,9 @@ runActor(async (start, core) => {
   const port = deliveryPort(start, core);
   const taker = new HandoffTaker(writer, settings.directory, start.flow?.node ?? 0, port);
   // A crash (kill -9) between writing and cleaning up leaves temporaries; they go now, and the
-  // deliveries of handed files that never got their names are queued again.
-  const requeued = await taker.resolveLeftovers().catch(() => 0);
-  if (requeued > 0)
-    core.log('info', 'queued again the handed files a stop or a crash left unnamed', { requeued });
+  // deliveries of handed files that never got their names are queued again (logged once).
+  await taker.resolveLeftovers().catch(() => undefined);
+  taker.sweepLeftovers();
   const removed = await removeStaleTemporaries(settings.directory).catch(() => 0);
   if (removed > 0) core.log('info', 'removed temporary files a crash left', { removed });
   const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) => writer.deliver(d));
@@ -38,8 +37,9 @@ runActor(async (start, core) => {
     onWork: () => loop.poke(),
     onHandoffFrom: (_source, channel) => taker.serve(channel),
     async stop() {
-      taker.stopping();
+      const recorded = taker.stopping();
       await loop.stop();
+      await recorded;
       await port.close();
     },
   };

@@ -11,6 +11,7 @@ import {
   deliveryEndLine,
   retryPolicyOf,
   type Claimed,
+  type LeftoverOutcome,
 } from '../../flow/actor-commands.js';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
@@ -37,12 +38,15 @@ export type DeliveryPort = Pick<CoreClient, 'log' | 'database'> & {
   /** Gives back deliveries claimed for this thread that it does not hold (a claim's answer lost). */
   releaseLost?(inHand: readonly number[]): Promise<void>;
   /**
-   * A delivery handed to this target by a source (protocol/handoff-protocol.ts) is named: its
-   * log line and counts, as a delivery recorded here has them.
+   * Deliveries handed to this target by a source (protocol/handoff-protocol.ts) whose files have
+   * their names: recorded delivered, with their log lines and counts as a delivery recorded here
+   * has them. Per delivery, whether the acceptance's claim was still current.
    */
-  handedDelivered?(end: { message_id: string; delivery_id: number; elapsed_ms: number }): void;
-  /** A handed delivery of this target whose file was not named: queued again; false when it was not delivered. */
+  recordHanded?(named: readonly { delivery_id: number; detail: string }[]): Promise<boolean[]>;
+  /** A handed delivery of this target whose file was not named: queued again; false when it was not held. */
   requeueHanded?(messageId: string, reason: string): Promise<boolean>;
+  /** A handed file of node `node` that nobody here holds: what became of its delivery. */
+  handedLeftover?(messageId: string, node: number, reason: string): Promise<LeftoverOutcome>;
   /** Closes what the port opened; after the loop stopped. */
   close(): Promise<void>;
 };
@@ -100,14 +104,18 @@ export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryP
     },
     log: core.log,
     database: core.database,
-    handedDelivered: (handed) => {
-      const end = { ...handed, target: start.name, state: 'delivered' as const, attempts: 1, last_error: '' };
-      core.metrics.count('pier_delivery_attempts_total', { target: start.name, outcome: 'ok' });
-      const line = deliveryEndLine(end);
-      core.log(line.level, line.msg, line.fields);
-      countDeliveryEnd(core.metrics, end);
+    recordHanded: async (named) => {
+      const { applied, ended } = await commands.recordHanded(named);
+      for (const end of ended) {
+        core.metrics.count('pier_delivery_attempts_total', { target: start.name, outcome: 'ok' });
+        const line = deliveryEndLine(end);
+        core.log(line.level, line.msg, line.fields);
+        countDeliveryEnd(core.metrics, end);
+      }
+      return applied;
     },
     requeueHanded: (messageId, reason) => commands.requeueHanded(messageId, reason),
+    handedLeftover: (messageId, node, reason) => commands.handedLeftover(messageId, node, reason),
     releaseLost: async (inHand) => {
       const released = await commands.releaseLost(
         inHand,

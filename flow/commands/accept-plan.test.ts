@@ -1,4 +1,4 @@
-// Covers planAcceptance for a message pier handles itself (`unrouted`, a certificate exchange message): no delivery whatever the routes say, status NotRouted, and its first history line says why; the same message without it is routed; a document handed to its target already is stored delivered, and a handed target no route names gets nothing.
+// Covers planAcceptance for a message pier handles itself (`unrouted`, a certificate exchange message): no delivery whatever the routes say, status NotRouted, and its first history line says why; the same message without it is routed; a document handed to its target already is stored held by that target (delivering: delivered only once its file is named), and a handed target no route names gets nothing.
 import t from 'tap';
 import { planAcceptance, type PartyKind } from './accept-plan.js';
 import type { AcceptItem } from './accept.js';
@@ -55,7 +55,7 @@ t.test('an unrouted message gets no delivery and says why', async (t) => {
 });
 
 t.test(
-  'a handed document is delivered at its acceptance; a handed target no route names is left out',
+  'a handed document is held by its target at its acceptance, not delivered; a handed target no route names is left out',
   async (t) => {
     const handed = (id: string, targets: string[]): AcceptItem => {
       const base = item(id);
@@ -63,7 +63,7 @@ t.test(
         ...base,
         message: {
           ...base.message,
-          handed: targets.map((target) => ({ target, detail: `Written to ${id}.xml` })),
+          handed: targets.map((target) => ({ target, detail: `Writing ${id}.xml` })),
         },
       };
     };
@@ -76,21 +76,21 @@ t.test(
       routes,
     );
     t.match(plan.messages, [
-      { id: '00000000-0000-4000-8000-000000000003', status: 'Delivered', stage: 'settled' },
+      { id: '00000000-0000-4000-8000-000000000003', status: 'InProgress', stage: 'dispatched' },
       { id: '00000000-0000-4000-8000-000000000004', status: 'InProgress', stage: 'dispatched' },
     ]);
     t.same(plan.deliveries, [
       {
         message_id: '00000000-0000-4000-8000-000000000003',
         target: 'inbox',
-        state: 'delivered',
-        text: 'Written to 00000000-0000-4000-8000-000000000003.xml',
+        state: 'delivering',
+        text: 'Writing 00000000-0000-4000-8000-000000000003.xml',
       },
       { message_id: '00000000-0000-4000-8000-000000000004', target: 'inbox', state: 'queued', text: null },
     ]);
     t.match(
       plan.lines.filter((l) => l.message_id.endsWith('3')),
-      [{ new_status: 'Received' }, { old_status: 'Received', new_status: 'Delivered' }],
+      [{ new_status: 'Received' }, { old_status: 'Received', new_status: 'InProgress' }],
     );
   },
 );

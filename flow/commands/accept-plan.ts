@@ -87,8 +87,9 @@ export interface PlannedMessage {
 export type OrderedLine = HistoryLine & { ord: number };
 
 /**
- * A delivery as the acceptance stores it: queued, or delivered when the source handed the
- * document to its target already (`text`: that delivery's history line).
+ * A delivery as the acceptance stores it: queued, or held by its target (delivering, claimed by
+ * this node) when the source handed the document to it already (`text`: that delivery's history
+ * line). The target records it delivered once the file has its name.
  */
 export interface PlannedDelivery {
   message_id: string;
@@ -106,8 +107,13 @@ export interface AcceptancePlan {
 /** The state a new delivery starts in: the first of the table. */
 export const newDeliveryState = deliveryStates[0];
 
-/** The state of a delivery whose document its target took before the acceptance (handed). */
-export const handedDeliveryState = 'delivered' as const satisfies (typeof deliveryStates)[number];
+/**
+ * The state of a delivery whose document its target took before the acceptance (handed): claimed
+ * by the accepting node, as if the target had claimed it, so that nothing says delivered before
+ * the file has its name, and a crash before that leaves a claim of a dead node, which the orphan
+ * sweep takes back and the queue writes from the payload store.
+ */
+export const handedDeliveryState = 'delivering' as const satisfies (typeof deliveryStates)[number];
 
 /**
  * One party must be an organization and the other a partner. Outbound when `from` is an
@@ -227,7 +233,7 @@ export function planAcceptance(
             },
             routes,
           );
-    // A route to a target the source handed the document to is delivered already; a target
+    // A route to a target the source handed the document to is held by that target; a target
     // handed that no route names now (the routes changed meanwhile) is left out: its file is dropped.
     const handed = new Map((m.handed ?? []).map((h) => [h.target, h.detail]));
     const deliveries: PlannedDelivery[] = targets.map((target) => ({

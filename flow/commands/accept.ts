@@ -53,7 +53,7 @@ export interface AcceptOutcome {
   status: MessageStatus;
   /** Deliveries still waiting for a claim at the targets of the message, after this batch. */
   queued: number;
-  /** The deliveries stored as delivered because the source handed the document to their targets. */
+  /** The deliveries stored as held by their targets (delivering) because the source handed the document to them. */
   handed?: HandedDelivery[];
 }
 
@@ -448,12 +448,14 @@ async function insertAccepted(
      ), y as (
        select * from jsonb_to_recordset(${p.deliveries}::jsonb) as y(message_id uuid, target text, state text, text text)
      ), d as (
-       insert into delivery (message_id, target, state, attempts, claims, dispatches, next_dispatch_at,
-                             finished_at, created_at, updated_at)
-       select y.message_id, y.target, y.state, case when y.state = ${p.state} then 0 else 1 end, 0,
+       insert into delivery (message_id, target, state, attempts, claims, claimed_by, claimed_at, dispatches,
+                             next_dispatch_at, created_at, updated_at)
+       select y.message_id, y.target, y.state, case when y.state = ${p.state} then 0 else 1 end,
+              case when y.state = ${p.state} then 0 else 1 end,
+              case when y.state = ${p.state} then null else ${p.node}::int end,
+              case when y.state = ${p.state} then null else ${p.at}::timestamptz end,
               case when y.state = ${p.state} then 1 else 0 end,
-              case when y.state = ${p.state} then ${p.nextDispatch}::timestamptz end,
-              case when y.state = ${p.state} then null else ${p.at}::timestamptz end, ${p.at}, ${p.at}
+              case when y.state = ${p.state} then ${p.nextDispatch}::timestamptz end, ${p.at}, ${p.at}
          from y join m on m.id = y.message_id
        returning id, message_id, target, state
      ), h as (

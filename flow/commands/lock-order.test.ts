@@ -1,6 +1,6 @@
 // Covers the flow's lock order on a real database: every command that moves messages and
 // deliveries (accept, accept with handed deliveries, accept with control numbers taken, claim, result, release, redispatch, redeliver,
-// a handed delivery queued again, the sweeps, receipts) runs
+// a handed delivery recorded delivered once named or queued again, the sweeps, receipts) runs
 // at once, for seconds, on several connections and on the same messages, and none of their
 // statements is chosen as a deadlock victim; every delivery ends in a state of the table and
 // every message's status is the one its deliveries give.
@@ -179,10 +179,14 @@ t.test('every command at once on the same messages: no deadlock, every row valid
       return loop('accept handed', 3, async (random) => {
         const item = offered();
         const target = pick(random, targets)!;
-        item.message.handed = [{ target, detail: `Written to ${item.message.file_name}` }];
+        item.message.handed = [{ target, detail: `Writing ${item.message.file_name}` }];
         const accepted = await acceptAtOnce(handedFlow, now(), node, [item], handedConfig);
         messages.push(...accepted.outcomes.map((o) => o.message_id));
         handed.push({ message_id: item.message.id, target });
+        // Held by this node's target under claim 1: its name recorded as that claim's result
+        // (the result loops), or queued again when its target stopped first (the loop below).
+        for (const h of accepted.outcomes[0]?.handed ?? [])
+          held.push({ target: h.target, delivery_id: h.delivery_id, claim: 1, message_id: item.message.id });
       });
     })(),
     // Its target stopped before naming the file: the delivery goes back to the queue.
@@ -190,7 +194,8 @@ t.test('every command at once on the same messages: no deadlock, every row valid
       const requeueFlow = pool('requeue handed');
       return loop('requeue handed', 4, async (random) => {
         const h = handed.splice(Math.floor(random() * handed.length), 1)[0];
-        if (h) await inTx(requeueFlow, (tx) => requeueHanded(tx, now(), h.message_id, h.target, 'stopped'));
+        if (h)
+          await inTx(requeueFlow, (tx) => requeueHanded(tx, now(), h.message_id, h.target, node, 'stopped'));
         else await new Promise((resolve) => setTimeout(resolve, 5));
       });
     })(),

@@ -87,7 +87,7 @@ t.test(
     );
     t.same(
       lines.map((h) => h.text),
-      [`Written to ${m.file_name}`],
+      [`Writing ${m.file_name}`, `Written to ${m.file_name}`],
       'handed to the writer before the receipt: written, never queued',
     );
     const file = path.join(inbox, m.file_name);
