@@ -123,8 +123,23 @@ class Channel {
     });
   }
 
+  /**
+   * Events an actor sent while it started (a log line of what its start found, a database
+   * outage): the supervisor takes no event before `ready` and would end the thread for one, so
+   * they wait here and follow `ready` in order.
+   */
+  readonly #early: Envelope[] = [];
+
   post(message: Envelope): void {
-    this.port.postMessage(message);
+    if (!this.ready && message.kind === 'event') this.#early.push(message);
+    else this.port.postMessage(message);
+  }
+
+  /** Sends `ready`, then the events sent before it. */
+  markReady(): void {
+    this.port.postMessage({ kind: 'ready' } satisfies Envelope);
+    this.ready = true;
+    for (const message of this.#early.splice(0)) this.port.postMessage(message);
   }
 
   request(body: unknown): Promise<unknown> {
@@ -273,8 +288,7 @@ export function runActor(init: ActorInit): void {
   init(start.data, coreClient(channel, start.data.log_level)).then(
     (actor) => {
       channel.actor = actor;
-      channel.post({ kind: 'ready' });
-      channel.ready = true;
+      channel.markReady();
     },
     (error: unknown) => {
       // A child that failed to initialise cannot recover; exit so the thread does not linger.

@@ -302,14 +302,21 @@ export class Dispatcher implements ActorCore {
     if (announced.length > 0) this.#work(announced);
   }
 
-  /** Before actors start: take back dead processes' claims and dispatch what was left accepted. */
+  /**
+   * Before actors start: take back dead processes' claims and dispatch what was left accepted.
+   * Logged once when it found any (after a crash: a receipted document whose file had no name
+   * yet is one of those claims, written again by its target from the payload store).
+   */
   async recover(): Promise<void> {
     const { orm, now, node } = this.#o;
-    const targets = [
-      ...(await inTx(orm, (tx) => orphanedClaims(tx, now(), node))),
-      ...(await inTx(orm, (tx) => undispatched(tx, now(), 0))),
-    ];
-    this.#work(targets);
+    const taken = await inTx(orm, (tx) => orphanedClaims(tx, now(), node));
+    const dispatched = await inTx(orm, (tx) => undispatched(tx, now(), 0));
+    if (taken.length > 0 || dispatched.length > 0)
+      this.#o.logger.info(
+        { targets_of_claims_taken_back: taken, targets_dispatched: dispatched },
+        'took back the deliveries ended processes held and dispatched what they left accepted',
+      );
+    this.#work([...taken, ...dispatched]);
   }
 
   startTimers(): void {

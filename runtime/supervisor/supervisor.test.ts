@@ -1,4 +1,4 @@
-// Covers the supervisor against misbehaving fixture workers: failed starts, crashes, exits, hangs, bad messages, busy instances, released claims, and an actor's log lines reaching the log at the process's level and above only.
+// Covers the supervisor against misbehaving fixture workers: failed starts, a line logged while starting (kept until ready, not a violation), crashes, exits, hangs, bad messages, busy instances, released claims, and an actor's log lines reaching the log at the process's level and above only.
 import { pino } from 'pino';
 import t from 'tap';
 import type { PluginType } from '../../actors/index.js';
@@ -133,6 +133,17 @@ t.test("an actor's log lines reach the log at the process's level and above, no 
       `at ${level}`,
     );
   }
+});
+
+t.test('a line an actor logs while it starts is logged after its start, and it runs', async (t) => {
+  const lines: { msg: string; instance?: string }[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const s = supervisor({ 'file-writer': 'log-on-start' }, new RecordingCore(), 2000, logger);
+  const name = await configure('file-writer');
+  const started = await s.act('file-writer', name, 'start');
+  t.match(started, { status: 'running', error: null }, 'not failed for an event before ready');
+  await waitFor(() => lines.some((l) => l.msg === 'a line from the start'), 'the line logged');
+  await s.act('file-writer', name, 'stop');
 });
 
 t.test('a start that fails leaves error with the reason and raises plugin_failed', async (t) => {
