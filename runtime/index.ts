@@ -9,6 +9,8 @@
 // Starting and holding a running runtime (supervisor, dispatcher, notifications, metrics).
 export { startRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 export { identification, serviceName, serviceVersion } from './version.js';
+// Set by `pier serve` before any worker thread starts (heap-start.ts says why).
+export { setInitialOldSpace } from './heap-start.js';
 
 // Operations asked of the runtime (facade.ts): uploads, routes, redelivery, partner checks.
 export {

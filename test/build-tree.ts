@@ -13,7 +13,16 @@
  * (actors/as2/self-test/run.ts), is a link to test/fixtures/.
  */
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -51,11 +60,38 @@ export function buildTestTree(): boolean {
   if (compiled.status !== 0) return false;
   for (const entry of readdirSync(root, { withFileTypes: true })) {
     if (notLinked.has(entry.name)) continue;
-    if (entry.isDirectory() && compiledFolders.includes(entry.name)) linkFiles(entry.name);
-    else relink(entry.name);
+    if (entry.isDirectory() && compiledFolders.includes(entry.name)) {
+      prune(entry.name);
+      linkFiles(entry.name);
+    } else relink(entry.name);
   }
   writeGenerated();
   return true;
+}
+
+/**
+ * Removes what an earlier run left for a source since moved or deleted: its link, its compiled
+ * module, its folder. Left, a test reading the tree (test/self-contained.test.ts) met a link to
+ * nothing, and an import of the old path still found the old module.
+ */
+function prune(folder: string): void {
+  const inTree = path.join(buildRoot, folder);
+  let entries;
+  try {
+    entries = readdirSync(inTree, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const relative = path.join(folder, entry.name);
+    const source = path.join(root, relative);
+    const compiledFrom =
+      /\.m?js$/.test(entry.name) && entry.isFile() ? source.replace(/\.(m?)js$/, '.$1ts') : source;
+    if (entry.isDirectory()) {
+      if (existsSync(source)) prune(relative);
+      else rmSync(path.join(buildRoot, relative), { recursive: true, force: true });
+    } else if (!existsSync(compiledFrom)) rmSync(path.join(buildRoot, relative), { force: true });
+  }
 }
 
 /** Links every file under `folder` (relative to the root) that tsc did not write. */

@@ -14,6 +14,7 @@ import {
   processedWithError,
   unpackIncoming,
   type Disposition,
+  type Mic,
   type UnpackedMessage,
   type UnpackOptions,
 } from '../as2/index.js';
@@ -84,10 +85,55 @@ export type OpenedDocument = Omit<OpenResult, keyof ReceiptPart> & {
   /**
    * Signs the receipt (when the partner asked for one) and keeps it: an RSA private-key operation.
    * Left to the caller, which makes it while its document is being handed to a target
-   * (receive.ts); called once.
+   * (receive.ts); called once. `refusedLater`: the message, opened and found processed, was
+   * refused after all (the core refused its certificate exchange request); the receipt says so.
    */
-  finishReceipt(): Promise<ReceiptPart>;
+  finishReceipt(refusedLater?: Disposition): Promise<ReceiptPart>;
 };
+
+/**
+ * How pier refuses a certificate exchange message, whether it cannot be read or the core refuses
+ * what it asks (a certificate with a trusted one's issuer and serial number but another key): the
+ * partner learns from the receipt that nothing was taken.
+ */
+export const cemRefused: Disposition = processedWithError('unexpected-processing-error');
+
+/** `processed/Error: decryption-failed`, as the status and history say it: the disposition without its modes. */
+export const outcomeOf = (disposition: Disposition): string =>
+  formatDisposition(disposition).replace(/^[^;]*;\s*/, '');
+
+/**
+ * The receipt of `task` with this disposition, made and kept as `receipt`; none when the partner
+ * asked for none. A refusal's receipt carries no MIC when the document was not taken (`mic` null).
+ */
+export async function receiptOf(
+  task: OpenTask,
+  store: PayloadStore,
+  disposition: Disposition,
+  mic: Mic | null,
+): Promise<ReceiptPart> {
+  if (!task.receipt) return { receipt: null, receiptStage: null };
+  const { context } = task;
+  const receipt = makeReceipt({
+    identification: task.receipt.identification,
+    as2From: task.as2From,
+    as2To: task.as2To,
+    originalMessageId: task.originalMessageId,
+    disposition,
+    mic,
+    options: parseDispositionNotificationOptions(task.receipt.options),
+    signer: openingMaterialOf(context).signer,
+    modernOnly: context.found && context.as2bis,
+    text: disposition.modifier
+      ? `The message ${task.originalMessageId} could not be processed: ${outcomeOf(disposition)}.`
+      : `The message ${task.originalMessageId} was received and processed.`,
+  });
+  const receiptRef = { messageId: task.messageId, stage: 'receipt' as const };
+  return {
+    receipt,
+    receiptStage: await keepBytes(store, receiptRef, entityBytes(receipt.headers, receipt.body)),
+  };
+}
 
 /** Opens the message and makes its receipt: what a pool thread does with a task. */
 export async function openMessage(task: OpenTask, store: PayloadStore): Promise<OpenResult> {
@@ -159,13 +205,13 @@ async function openParts(task: OpenTask, store: PayloadStore): Promise<OpenParts
       cem = readCem(unpacked.contentType, unpacked.payload);
     } catch (error) {
       if (!(error instanceof CemFormatError)) throw error;
-      refusal = { disposition: processedWithError('unexpected-processing-error'), text: error.message };
+      refusal = { disposition: cemRefused, text: error.message };
       unpacked = null;
       storedPayloadBytes = null;
     }
   }
   const disposition = refusal ? refusal.disposition : processed;
-  const outcome = formatDisposition(disposition).replace(/^[^;]*;\s*/, '');
+  const outcome = outcomeOf(disposition);
   const unpackedRef = { messageId: task.messageId, stage: 'unpacked' as const };
   const deflated = unpacked && storedPayloadBytes === null ? deflatedForm(store, unpacked) : null;
   // Started before the receipt is made, so a large document's write overlaps its signing.
@@ -177,28 +223,10 @@ async function openParts(task: OpenTask, store: PayloadStore): Promise<OpenParts
         : keepBytes(store, unpackedRef, unpacked.payload)
     : Promise.resolve(null);
   payload.catch(() => {}); // awaited by the caller; a failure is reported there
-  const finishReceipt = async (): Promise<ReceiptPart> => {
-    if (!task.receipt) return { receipt: null, receiptStage: null };
-    const receipt = makeReceipt({
-      identification: task.receipt.identification,
-      as2From: task.as2From,
-      as2To: task.as2To,
-      originalMessageId: task.originalMessageId,
-      disposition,
-      mic: unpacked?.mic ?? null,
-      options: parseDispositionNotificationOptions(task.receipt.options),
-      signer: openingMaterialOf(context).signer,
-      modernOnly: context.found && context.as2bis,
-      text: refusal
-        ? `The message ${task.originalMessageId} could not be processed: ${outcome}.`
-        : `The message ${task.originalMessageId} was received and processed.`,
-    });
-    const receiptRef = { messageId: task.messageId, stage: 'receipt' as const };
-    return {
-      receipt,
-      receiptStage: await keepBytes(store, receiptRef, entityBytes(receipt.headers, receipt.body)),
-    };
-  };
+  const finishReceipt = (refusedLater?: Disposition): Promise<ReceiptPart> =>
+    refusedLater
+      ? receiptOf(task, store, refusedLater, null)
+      : receiptOf(task, store, disposition, unpacked?.mic ?? null);
   // Kept in the store from memory here (keepBytes): not inline, not stored while it was unpacked.
   const storedFromMemory =
     unpacked !== null &&

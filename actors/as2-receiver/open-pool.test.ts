@@ -2,7 +2,8 @@
 // on the receiver's thread; several at once (more than the pool has threads), one while others
 // wait at the receiver, and larger ones go to the pool; a pool thread asks for a context it has
 // not seen and then keeps it, and a context the receiver was given anew (a key rolled over or
-// removed) counts from the next message on, in every pool thread.
+// removed) counts from the next message on, in every pool thread; a message refused after it was
+// opened (a CEM request the core refused) gets a receipt saying so, wherever it was opened.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -13,7 +14,7 @@ import type { As2InboundContext } from '../../protocol/as2-protocol.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import { makeParties } from '../../test/as2/parties.js';
 import { aloneHereMaxBytes, MessageOpener } from './open-pool.js';
-import type { OpenTask } from './open-message.js';
+import { cemRefused, type OpenTask } from './open-message.js';
 
 const parties = makeParties();
 t.teardown(() => parties.remove());
@@ -124,4 +125,40 @@ t.test('a context given anew counts from the next message in every pool thread',
     'without bob’s key, none decrypts',
   );
   t.same(await outcomes(contextWith('bob'), 8), Array(8).fill('processed'), 'with it again, all do');
+});
+
+t.test('a message refused after it was opened gets a receipt saying so, on either thread', async (t) => {
+  const context = contextWith('bob');
+  const disposition = (body: Buffer) => /Disposition: ([^\r\n]*)/.exec(body.toString('latin1'))?.[1];
+  const before = { ...opener.opened };
+  const here = await opener.open(task(context));
+  // Another message waits at the receiver: this one goes to the pool, which makes its receipt there.
+  const leave = opener.arrive();
+  opener.arrive();
+  const pooled = await opener.open(task(context));
+  leave();
+  leave();
+  t.same(opener.opened, { here: before.here + 1, pool: before.pool + 1 }, 'one on each thread');
+  for (const [where, opened] of [
+    ['here', here],
+    ['pool', pooled],
+  ] as const) {
+    t.equal(opened.outcome, 'processed', `${where}: processed when opened`);
+    const { receipt, receiptStage } = await opened.finishReceipt(cemRefused);
+    t.equal(
+      disposition(receipt!.body),
+      'automatic-action/MDN-sent-automatically; processed/Error: unexpected-processing-error',
+      `${where}: the receipt says error`,
+    );
+    t.notMatch(receipt!.body.toString('latin1'), /Received-Content-MIC/i, `${where}: no MIC for a refusal`);
+    t.ok(receipt!.signed, `${where}: signed as asked`);
+    t.ok(receiptStage, `${where}: kept`);
+  }
+  const plain = await (await opener.open(task(context))).finishReceipt();
+  t.equal(
+    disposition(plain.receipt!.body),
+    'automatic-action/MDN-sent-automatically; processed',
+    'otherwise processed',
+  );
+  t.match(plain.receipt!.body.toString('latin1'), /Received-Content-MIC/i, 'with its MIC');
 });

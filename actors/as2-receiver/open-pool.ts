@@ -12,7 +12,13 @@ import { Piscina } from 'piscina';
 import type { StoreSelection } from '../../storage/payloads/open-store.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { ByteBudget } from './byte-budget.js';
-import { openDocument, type OpenedDocument, type OpenResult, type OpenTask } from './open-message.js';
+import {
+  openDocument,
+  receiptOf,
+  type OpenedDocument,
+  type OpenResult,
+  type OpenTask,
+} from './open-message.js';
 
 /**
  * Bodies from this size on are large: stored as they arrive (read-body.ts) and moved to the
@@ -194,7 +200,12 @@ export class MessageOpener {
     const { receipt, receiptStage, ...opened } = answer;
     // Buffers arrive from another thread as plain Uint8Arrays.
     const receiptPart = { receipt: receipt && { ...receipt, body: asBuffer(receipt.body) }, receiptStage };
-    return { ...opened, finishReceipt: () => Promise.resolve(receiptPart) };
+    return {
+      ...opened,
+      // Refused after the pool made it: made again here with the refusal (a CEM request the core refused).
+      finishReceipt: (refusedLater) =>
+        refusedLater ? receiptOf(task, this.store, refusedLater, null) : Promise.resolve(receiptPart),
+    };
   }
 
   async close(): Promise<void> {

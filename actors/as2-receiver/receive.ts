@@ -16,7 +16,7 @@ import { headerSection, headerValue, as2Name, splitEntity } from '../as2-shared/
 import type { InboundContexts } from './contexts.js';
 import { largeFromBytes, type MessageOpener } from './open-pool.js';
 import type { Receipt } from './receipt.js';
-import type { ReceiptPart } from './open-message.js';
+import { cemRefused, outcomeOf, type ReceiptPart } from './open-message.js';
 import { countReceived } from './count-received.js';
 import type { CemMessage } from '../as2/cem/index.js';
 import type { CemReceivedRequest } from '../../protocol/cem-protocol.js';
@@ -129,12 +129,12 @@ export async function receiveMessage(
       ? { identification: deps.identification, options: h('disposition-notification-options') }
       : null,
   });
-  const { payload, refusal, outcome } = opened;
+  const { payload } = opened;
   const [received, headers] = await arrived;
   // Stored before the acceptance (idempotent by its RequestID, so a repeated message changes
   // nothing): a failure here leaves the message unaccepted and the partner sends it again.
   const cemDone =
-    opened.cem && !refusal && context.found
+    opened.cem && !opened.refusal && context.found
       ? await deps.core.ask({
           type: 'cem_received',
           message_id: id,
@@ -143,6 +143,13 @@ export async function receiveMessage(
           cem: cemWire(opened.cem),
         })
       : null;
+  // A request the core refused is refused like one that cannot be read: processed/Error in the
+  // receipt, and the message Refused with the reason (the receipt is made below, after this).
+  const refusedLater = cemDone?.refused ? cemRefused : undefined;
+  const refusal = refusedLater
+    ? { disposition: formatDisposition(refusedLater), text: cemDone!.text }
+    : opened.refusal;
+  const outcome = refusedLater ? outcomeOf(refusedLater) : opened.outcome;
   const edi =
     deps.readEdiEnvelope !== false && payload !== null && refusal === null
       ? await envelopeOf({
@@ -181,7 +188,6 @@ export async function receiveMessage(
     file_name: opened.fileName.slice(0, 1024),
     payload: payload !== null ? { stage: 'unpacked', ...payload } : { stage: 'received', ...received },
     ...(refusal ? { refusal: `Refused: ${outcome}: ${refusal.text}`.slice(0, 2048) } : {}),
-    ...(cemDone?.refused ? { refusal: `Refused: ${cemDone.text}`.slice(0, 2048) } : {}),
     ...(cemDone && !cemDone.refused ? { unrouted: cemDone.text.slice(0, 2048) } : {}),
     ...(edi ? { edi } : {}),
     as2_record: as2Record,
@@ -198,7 +204,7 @@ export async function receiveMessage(
     return { ...draft, as2_record: { ...as2Record, info: { ...as2Record.info, mdn }, stages } };
   };
   let receiptMade: Promise<ReceiptPart> | undefined;
-  const receiptPart = () => (receiptMade ??= opened.finishReceipt());
+  const receiptPart = () => (receiptMade ??= opened.finishReceipt(refusedLater));
   let acceptance: Acceptance;
   try {
     acceptance = await acceptHanding(deps.handoff, deps.core, {

@@ -42,8 +42,6 @@ export interface RouteDefinition<B extends Schema, Q extends Schema, P extends S
   query?: Q;
   params?: P;
   consumes?: Consumes;
-  /** A multipart route that also takes a JSON body of this shape (documented; the handler reads it). */
-  jsonBodyDoc?: z.ZodType;
   /**
    * Reads an `application/json` body itself instead of the app's parser (which reads it whole):
    * the route is registered in a scope of its own, so no other route's parser changes. `done`
@@ -86,8 +84,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     public?: boolean;
     consumes?: Consumes;
-    /** A multipart route that takes application/json too. */
-    alsoJson?: boolean;
   }
 }
 
@@ -133,7 +129,6 @@ export class ApiRouter {
         config: {
           public: definition.public ?? false,
           consumes: definition.consumes ?? 'json',
-          ...(definition.jsonBodyDoc ? { alsoJson: true } : {}),
         },
         ...(definition.bodyLimit !== undefined ? { bodyLimit: definition.bodyLimit } : {}),
         handler: async (request, reply) => {

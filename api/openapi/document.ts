@@ -180,10 +180,7 @@ export function buildOpenApiDocument(
       const media = d.consumes === 'multipart' ? 'multipart/form-data' : 'application/json';
       operation.requestBody = {
         required: true,
-        content: {
-          [media]: { schema: jsonSchema(body, 'input') },
-          ...(d.jsonBodyDoc ? { 'application/json': { schema: jsonSchema(d.jsonBodyDoc, 'input') } } : {}),
-        },
+        content: { [media]: { schema: jsonSchema(body, 'input') } },
       };
     } else if (route.method !== 'GET') {
       // docs/api/conventions.md#request-headers: a POST or DELETE without a body still says Content-Type: application/json (else 415).

@@ -41,16 +41,7 @@ export function installContentTypeRules(app: FastifyInstance): void {
     if (!bodyMethods.has(request.method)) return;
     const consumes = request.routeOptions.config?.consumes;
     if (!consumes) return; // unknown route: the 404 handler answers
-    // A JSON body cannot come from a plain HTML form of another site, so it needs no X-Requested-With.
-    if (request.routeOptions.config?.alsoJson && matches(request.headers['content-type'], 'json')) return;
     if (!matches(request.headers['content-type'], consumes)) {
-      if (request.routeOptions.config?.alsoJson)
-        throw new ApiError(
-          'UNSUPPORTED_MEDIA_TYPE',
-          `Content-Type must be ${expected[consumes]} or ${expected.json}`,
-          undefined,
-          { Accept: `${expected[consumes]}, ${expected.json}` },
-        );
       throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${expected[consumes]}`, undefined, {
         Accept: expected[consumes],
       });

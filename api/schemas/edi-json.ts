@@ -3,6 +3,7 @@
  * OpenAPI document: what GET /messages/{id}/payload?format=json answers. The translation
  * itself is protocol/edi/json/; this schema only describes its output.
  */
+import { recordName, singleLineText } from './common.js';
 import { delimiterCharacter } from './edi-envelope.js';
 import { z } from 'zod';
 
@@ -50,7 +51,7 @@ const group = z
   .describe('A functional group');
 
 /**
- * The parts of the form, each checked alone as it streams past: POST /messages reads a large
+ * The parts of the form, each checked alone as it streams past: POST /messages/edi reads a large
  * body one segment, set and group at a time (api/resources/messages/send-json-body.ts).
  */
 export const EdiJsonParts = { segment, set, group } as const;
@@ -136,13 +137,12 @@ export const EdiDocumentsToSend = z.strictObject({
 
 export const EdiJsonSend = z
   .strictObject({
-    from: z.string().describe('The organization sending'),
-    to: z.string().describe('The partner receiving'),
-    target: z.string().optional().describe('Target instance; without it, the one target the routes name'),
-    file_name: z
-      .string()
+    // The same names and refusals as the upload's form (message.ts MessageUpload).
+    from: recordName.describe('The organization sending'),
+    to: recordName.describe('The partner receiving'),
+    target: recordName.optional().describe('Target instance; without it, the one target the routes name'),
+    file_name: singleLineText(255)
       .min(1)
-      .max(255)
       .optional()
       .describe('Name of the built file; default <control number>.edi'),
     interchange: EdiJsonDocument.optional().describe(
@@ -152,6 +152,4 @@ export const EdiJsonSend = z
       'Documents without envelopes; pier builds the interchange',
     ),
   })
-  .describe(
-    'POST /messages with Content-Type application/json: an interchange in its JSON form, or documents pier puts in envelopes',
-  );
+  .describe('POST /messages/edi: an interchange in its JSON form, or documents pier puts in envelopes');

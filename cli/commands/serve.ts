@@ -16,7 +16,7 @@ export function serveCommand(): Command {
         await Promise.all([
           import('../../api/process-options.js'),
           import('../../api/server.js'),
-          import('../../runtime/heap-start.js'),
+          import('../../runtime/index.js'),
         ]);
       setInitialOldSpace();
       const logger = defaultLogger();

@@ -1,7 +1,9 @@
 // Covers the EDI library: envelopes of X12 and EDIFACT read from the head only (a large or endless stream
-// is let go after 64 KiB at most; segments across line breaks, released terminators, a splitter that splits
+// is let go after 64 KiB at most; segments across line breaks, with a space before each, released terminators, a splitter that splits
 // only the tags asked for and numbers them among all), the streamed syntax check's findings in the standards' codes, and the
 // 997, 999 and CONTRL built from them, read back as acknowledgements.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import t from 'tap';
 import { readEnvelopeFrom, readEnvelopeOf, maxHeadBytes } from './envelope-reader.js';
@@ -85,6 +87,23 @@ t.test('an EDIFACT envelope across line breaks, with and without release charact
     t.same(reading.envelope.receiver, { qualifier: 'ZZ', id: 'GLOBEX' });
     t.equal(reading.envelope.interchange_control, '77');
   }
+});
+
+t.test('an X12 envelope with a space before each line break: every group and set is read', async (t) => {
+  // The layout of pyx12's example834_5010.txt: `~`, a space and a line feed after each segment.
+  const text = readFileSync(
+    path.join(import.meta.dirname, '../../test/fixtures/edi-normalised/x12-834-space-before-line-break.edi'),
+    'latin1',
+  );
+  t.match(text, /~ \nGS\*/, 'the fixture has the layout');
+  const reading = await readEnvelopeFrom(streamOf(text));
+  t.match(reading, {
+    kind: 'envelope',
+    envelope: { group_controls: ['834'], document_types: ['834'], interchange_control: '000000834' },
+  });
+  const checked = await report(text);
+  t.same(checked.notes, [], 'no segment outside its set');
+  t.same(checked.groups[0]!.sets[0]!.errors, [], 'the set is clean');
 });
 
 t.test('a splitter asked for some tags returns those, numbered among all the segments', async (t) => {

@@ -1,7 +1,7 @@
 /**
  * Splits EDI text into segments as it streams in, one chunk at a time: it keeps only the part
  * of a segment not ended yet, so memory stays bounded by the longest segment allowed, however
- * large the interchange. Line breaks between segments (common in files) are ignored.
+ * large the interchange. White space between segments (line breaks, common in files) is ignored.
  */
 import type { Delimiters } from './syntax.js';
 
@@ -83,7 +83,7 @@ export class SegmentSplitter {
   }
 
   #segment(raw: string): Segment | null {
-    const trimmed = trimLineBreaks(raw);
+    const trimmed = trimBetween(raw);
     if (trimmed === '') return null;
     this.#position += 1;
     if (this.#only && !this.#wanted(trimmed)) return null;
@@ -102,11 +102,17 @@ export class SegmentSplitter {
 }
 
 const isLineBreak = (c: string | undefined) => c === '\r' || c === '\n';
+const isBetween = (c: string | undefined) =>
+  c === ' ' || c === '\t' || c === '\v' || c === '\f' || isLineBreak(c);
 
-/** The text without the line breaks around it (common between segments in files). */
-function trimLineBreaks(text: string): string {
-  if (!isLineBreak(text[0]) && !isLineBreak(text[text.length - 1])) return text;
-  return text.replace(/^[\r\n]+/, '').replace(/[\r\n]+$/, '');
+/**
+ * The text without what comes between segments in files: line breaks, and before the tag also
+ * spaces or tabs (pyx12's examples end each segment with `~ ` and a line feed). A space at the
+ * end stays: there it is the last element's data.
+ */
+function trimBetween(text: string): string {
+  if (!isBetween(text[0]) && !isLineBreak(text[text.length - 1])) return text;
+  return text.replace(/^[ \t\v\f\r\n]+/, '').replace(/[\r\n]+$/, '');
 }
 
 /**

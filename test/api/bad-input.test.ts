@@ -143,19 +143,17 @@ for (const route of routes) {
       if (d.consumes === 'multipart') {
         // Uploads have their own size limits and form checks, tested with their resources.
         const json = await server.call(route.method, url, { body: {} });
-        if (d.jsonBodyDoc) {
-          // An upload that takes JSON too (EDI as JSON) refuses an empty one as bad input.
-          assertRefused(t, json, 'an empty JSON body to an upload that takes JSON', 400);
-          return;
-        }
         assertRefused(t, json, 'JSON to an upload', 415);
         t.equal(json.headers.accept, 'multipart/form-data');
         return;
       }
-      const big = await server.call(route.method, url, {
-        payload: JSON.stringify({ x: 'y'.repeat(1_100_000) }),
-      });
-      assertRefused(t, big, 'over 1 MiB', 413);
+      // A route with a limit of its own (EDI as JSON, 65 MiB) is tested at that limit with its resource.
+      if (d.bodyLimit === undefined) {
+        const big = await server.call(route.method, url, {
+          payload: JSON.stringify({ x: 'y'.repeat(1_100_000) }),
+        });
+        assertRefused(t, big, 'over 1 MiB', 413);
+      }
     }
     if (!body) return;
     for (const payload of ['{"a":', '[]', '"text"', 'null', '7', 'true']) {

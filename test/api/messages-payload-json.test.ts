@@ -1,4 +1,4 @@
-// Covers GET /messages/{id}/payload as EDI JSON: format=json and Accept: application/json give the interchange's JSON form (small ones from memory, a 9 MiB one streamed after a checking pass), which writes back to the stored bytes; a payload that is not EDI, or EDI pier cannot translate, is 406 NOT_ACCEPTABLE saying why; without either the bytes come as before.
+// Covers GET /messages/{id}/payload as EDI JSON: format=json and Accept: application/json give the interchange's JSON form (small ones from memory, a 9 MiB one streamed after a checking pass), which writes back to the stored bytes; an X12 interchange with a space before each line break is given too; a payload that is not EDI, or EDI pier cannot translate, is 406 NOT_ACCEPTABLE saying why; without either the bytes come as before.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -48,6 +48,27 @@ t.test('format=json and Accept: application/json give the JSON form', async (t) 
     headers: { accept: 'application/json' },
   });
   t.ok(rawAsked.bytes.equals(bytes), 'format=raw wins over Accept');
+});
+
+t.test('an X12 interchange with a space before each line break is given as JSON', async (t) => {
+  // The layout of pyx12's example834_5010.txt, which was refused for the tag " \nGS".
+  const bytes = readFileSync(
+    path.join(import.meta.dirname, '../fixtures/edi-normalised/x12-834-space-before-line-break.edi'),
+  );
+  const id = await sent('enrolment.edi', bytes);
+  const answer = await server.call('GET', `/api/v1/messages/${id}/payload?format=json`);
+  t.equal(answer.status, 200, answer.raw.slice(0, 300));
+  t.match(answer.body, {
+    standard: 'x12',
+    line_break: '\n',
+    groups: [{ header: { tag: 'GS' }, transactions: [{ header: { tag: 'ST', elements: ['834'] } }] }],
+  });
+  const shown = await server.call('GET', `/api/v1/messages/${id}`);
+  t.match(
+    shown.body.data.protocols,
+    { edi: { document_types: ['834'] } },
+    'its envelope read, every set named',
+  );
 });
 
 t.test('the OpenAPI document describes the JSON form and the 406', async (t) => {

@@ -1,4 +1,4 @@
-// Covers POST /messages with a large EDI-as-JSON body on a real `pier serve` process: a 40 MiB body of documents whose from, to and target come after them is built into the interchange whose stored bytes are exact, while the process's peak RSS stays far below what reading the body whole took (594 MiB); refusals of large and small bad bodies (not JSON, not the form, a failing syntax check, above the limit) answer as before and leave no spool file and no stored message; a client that half-closes mid-body is told the body ended early, one that resets the connection leaves nothing behind either, and the next send is taken.
+// Covers POST /messages/edi with a large EDI-as-JSON body on a real `pier serve` process: a 40 MiB body of documents whose from, to and target come after them is built into the interchange whose stored bytes are exact, while the process's peak RSS stays far below what reading the body whole took (594 MiB); refusals of large and small bad bodies (not JSON, not the form, a failing syntax check, above the limit) answer as before and leave no spool file and no stored message; a client that half-closes mid-body is told the body ended early, one that resets the connection leaves nothing behind either, and the next send is taken.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
@@ -60,7 +60,7 @@ async function post(chunks: () => Iterable<string>, contentLength?: number) {
       controller.enqueue(encoder.encode(text));
     },
   });
-  const r = await fetch(`${pier.url}/api/v1/messages`, {
+  const r = await fetch(`${pier.url}/api/v1/messages/edi`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -252,13 +252,13 @@ t.test('refusals answer as before and leave no spool file and no stored message'
   );
 });
 
-/** Opens a POST /messages that declares `declared` bytes, sends the first `sent` of a valid body, and hands back the socket. */
+/** Opens a POST /messages/edi that declares `declared` bytes, sends the first `sent` of a valid body, and hands back the socket. */
 async function partialPost(declared: number, sent: number): Promise<Socket> {
   const { port } = new URL(pier.url);
   const socket = connect(Number(port), '127.0.0.1');
   await once(socket, 'connect');
   socket.write(
-    `POST /api/v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`,
+    `POST /api/v1/messages/edi HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`,
   );
   let written = 0;
   for (const chunk of documentsBody()) {

@@ -1,4 +1,4 @@
-// Covers POST /messages with a JSON body: documents without envelopes built into an interchange from the parties' interchange ids with the partner's next control numbers taken in the acceptance's transaction (the upload's audit entry and the first history line name them), a whole interchange in its JSON form sent byte for byte, refusals naming the segment and element that store nothing and take no number, an acceptance failing after the numbers were taken (a full counter) giving back every number it took, and 415 naming both content types.
+// Covers POST /messages/edi (EDI as JSON): documents without envelopes built into an interchange from the parties' interchange ids with the partner's next control numbers taken in the acceptance's transaction (the upload's audit entry and the first history line name them), a whole interchange in its JSON form sent byte for byte, refusals naming the segment and element that store nothing and take no number, an acceptance failing after the numbers were taken (a full counter) giving back every number it took, and 415 naming application/json for any other Content-Type, multipart included.
 import { readFile, readdir } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,7 +29,7 @@ const po = (number: string) => ({
     { tag: 'PO1', elements: ['1', '120', 'EA', '4.25', 'PE', 'VP', 'ACME-100'] },
   ],
 });
-const send = (body: unknown) => server.call('POST', '/api/v1/messages', { body });
+const send = (body: unknown) => server.call('POST', '/api/v1/messages/edi', { body });
 const messageCount = async () =>
   (await sql(server.db.url, 'select count(*)::int as n from message'))[0]!.n as number;
 
@@ -174,12 +174,22 @@ t.test('refusals name the segment and element, store nothing and take no number'
     ],
     'no number taken',
   );
-  const text = await server.call('POST', '/api/v1/messages', {
-    payload: 'x',
-    headers: { 'content-type': 'text/plain' },
-  });
-  t.equal(text.status, 415);
-  t.equal(text.body.error.message, 'Content-Type must be multipart/form-data or application/json');
+  for (const type of ['text/plain', 'multipart/form-data; boundary=b']) {
+    const other = await server.call('POST', '/api/v1/messages/edi', {
+      payload: 'x',
+      headers: { 'content-type': type, 'x-requested-with': 'test' },
+    });
+    t.equal(other.status, 415, type);
+    t.same(other.body.error, {
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'Content-Type must be application/json',
+    });
+    t.equal(other.headers.accept, 'application/json', type);
+  }
+  t.equal(await messageCount(), before.messages, 'nothing stored');
+  const read = await server.call('GET', '/api/v1/messages/edi');
+  t.equal(read.status, 400, 'the path is no message id');
+  t.ok(read.body.error.details.id, 'refused on id');
 });
 
 t.test('an acceptance that fails after the numbers were taken gives them all back', async (t) => {

@@ -35,6 +35,8 @@ const stored = async () => ({
   files: (await readdir(storeDir).catch(() => [])).length,
   rows: (await sql(server.db.url, 'select count(*)::int as n from payload'))[0]!.n as number,
 });
+const messageCount = async () =>
+  (await sql(server.db.url, 'select count(*)::int as n from message'))[0]!.n as number;
 
 t.test('a file sent by hand goes to the target the routes name', async (t) => {
   const made = await upload(
@@ -125,15 +127,25 @@ t.test('edge rules: X-Requested-With, Content-Type, size', async (t) => {
     code: 'MISSING_HEADER',
     message: 'The X-Requested-With header is required for uploads',
   });
-  // JSON is EDI sent as JSON (test/api/messages-send-json.test.ts): a body without it is 400.
-  const json = await server.call('POST', '/api/v1/messages', { body: { from: 'acme' } });
-  t.equal(json.status, 400);
+  // Uploads take multipart only; EDI as JSON has its own path (test/api/messages-send-json.test.ts).
+  const messagesBefore = await messageCount();
+  const json = await server.call('POST', '/api/v1/messages', {
+    body: { from: 'acme', to: 'globex', target: 'out' },
+    headers: { 'x-requested-with': 'test' },
+  });
+  t.equal(json.status, 415, 'JSON to the upload');
+  t.same(json.body, {
+    data: null,
+    error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be multipart/form-data' },
+  });
+  t.equal(json.headers.accept, 'multipart/form-data');
   const text = await server.call('POST', '/api/v1/messages', {
     payload: 'a',
     headers: { 'content-type': 'text/plain' },
   });
   t.equal(text.status, 415);
-  t.equal(text.headers.accept, 'multipart/form-data, application/json');
+  t.equal(text.headers.accept, 'multipart/form-data');
+  t.equal(await messageCount(), messagesBefore, 'no message stored');
 
   const before = await stored();
   const tooBig = await upload(

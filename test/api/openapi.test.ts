@@ -1,5 +1,5 @@
 // Covers GET /openapi.yaml (docs/api/conventions.md#versioning): valid OpenAPI 3, paths equal to the routes the server
-// registered, X-Requested-With declared on the uploads, GET /messages' search parameters, and the error codes of docs/errors.md equal to api/errors.ts and the error schema.
+// registered, X-Requested-With declared on the uploads, each upload and the EDI-as-JSON send with one body type, GET /messages' search parameters, and the error codes of docs/errors.md equal to api/errors.ts and the error schema.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -50,6 +50,15 @@ t.test('the document is valid OpenAPI 3 and describes exactly the registered rou
       `${upload.summary}: X-Requested-With is a declared header`,
     );
   }
+  const bodyTypes = (op: { requestBody: { content: Record<string, unknown> } }) =>
+    Object.keys(op.requestBody.content);
+  t.same(bodyTypes(doc.paths['/messages'].post), ['multipart/form-data'], 'a file by hand is multipart only');
+  t.same(bodyTypes(doc.paths['/messages/edi'].post), ['application/json'], 'EDI as JSON has its own path');
+  t.ok(doc.paths['/messages/edi'].post.responses['415'], 'with its 415');
+  t.notOk(
+    JSON.stringify(doc.paths['/messages/edi'].post.parameters ?? []).includes('X-Requested-With'),
+    'JSON needs no X-Requested-With',
+  );
   const search = (doc.paths['/messages'].get.parameters as { name: string; description?: string }[]).map(
     (p) => p.name,
   );

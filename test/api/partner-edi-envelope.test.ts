@@ -81,7 +81,7 @@ t.test("documents are put in envelopes with the partner's settings, unless the r
     },
   });
   const po = { type: '850', segments: [{ tag: 'BEG', elements: ['00', 'SA', 'PO-1', '', '20261125'] }] };
-  const x12 = await server.call('POST', '/api/v1/messages', {
+  const x12 = await server.call('POST', '/api/v1/messages/edi', {
     body: { from: 'acme', to: 'globex', target: 'out', documents: { standard: 'x12', sets: [po] } },
   });
   t.equal(x12.status, 201, x12.raw);
@@ -93,7 +93,7 @@ t.test("documents are put in envelopes with the partner's settings, unless the r
   );
   t.match(written, /\nGS\|PO\|ACME\|999999999\|\d{8}\|\d{4}\|1\|X\|005010!\nST\|850\|0001\|005010!\n/);
 
-  const overridden = await server.call('POST', '/api/v1/messages', {
+  const overridden = await server.call('POST', '/api/v1/messages/edi', {
     body: {
       from: 'acme',
       to: 'globex',
@@ -116,7 +116,7 @@ t.test("documents are put in envelopes with the partner's settings, unless the r
     "the request's version, indicators and element separator; the partner's other delimiters",
   );
 
-  const clash = await server.call('POST', '/api/v1/messages', {
+  const clash = await server.call('POST', '/api/v1/messages/edi', {
     body: {
       from: 'acme',
       to: 'globex',
@@ -129,7 +129,7 @@ t.test("documents are put in envelopes with the partner's settings, unless the r
     documents:
       "delimiters.component: | is the element delimiter already (the partner's edi_envelope or this request); each delimiter must differ",
   });
-  const letter = await server.call('POST', '/api/v1/messages', {
+  const letter = await server.call('POST', '/api/v1/messages/edi', {
     body: {
       from: 'acme',
       to: 'globex',
@@ -142,7 +142,7 @@ t.test("documents are put in envelopes with the partner's settings, unless the r
     documents: 'delimiters.segment: one character that is not a letter, digit or space',
   });
 
-  const edifact = await server.call('POST', '/api/v1/messages', {
+  const edifact = await server.call('POST', '/api/v1/messages/edi', {
     body: {
       from: 'acme',
       to: 'globex',

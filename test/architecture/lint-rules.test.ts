@@ -1,4 +1,4 @@
-// Covers the linter's architecture rules (eslint.config.js) by planting each violation they exist to catch in a file of the folder it belongs to, linted in memory, and seeing the rule fail with its message; the allowed neighbour of each passes.
+// Covers the linter's architecture rules (eslint.config.js) by planting each violation they exist to catch in a file of the folder it belongs to, linted in memory, and seeing the rule fail with its message, for static imports and for import() of a literal path alike; the allowed neighbour of each passes.
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import t from 'tap';
@@ -10,7 +10,11 @@ const eslint = new ESLint({ cwd: root });
 async function problems(file: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
   return result!.messages
-    .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-properties')
+    .filter((m) =>
+      ['no-restricted-imports', 'pier/no-restricted-dynamic-imports', 'no-restricted-properties'].includes(
+        m.ruleId ?? '',
+      ),
+    )
     .map((m) => m.message);
 }
 
@@ -34,6 +38,24 @@ const planted: { what: string; file: string; code: string; says: string }[] = [
     file: 'cli/commands/planted.ts',
     code: "import { Dispatcher } from '../../runtime/dispatch/dispatcher.js';\nexport type D = Dispatcher;\n",
     says: 'One door into the runtime: import runtime/index.ts',
+  },
+  {
+    what: 'cli/ loading a module behind the runtime door with import()',
+    file: 'cli/commands/planted.ts',
+    code: "export const load = () => import('../../runtime/heap-start.js');\n",
+    says: 'One door into the runtime: import runtime/index.ts',
+  },
+  {
+    what: 'api/ loading a module behind the runtime door with import() of a template literal',
+    file: 'api/resources/planted/service.ts',
+    code: `export const load = () => import(\`${fromPlanted}runtime/supervisor/supervisor.js\`);\n`,
+    says: 'One door into the runtime: import runtime/index.ts',
+  },
+  {
+    what: 'actors/ loading the runtime with import()',
+    file: 'actors/file-writer/planted.ts',
+    code: "export const load = async () => (await import('../../runtime/index.js')).startRuntime;\n",
+    says: 'actors/ speak to the core over their channel',
   },
   {
     what: 'pki/ opening the ORM',
@@ -101,6 +123,11 @@ const allowed: { what: string; file: string; code: string }[] = [
     what: 'api/ through the runtime door',
     file: 'api/resources/planted/service.ts',
     code: `import { startRuntime } from '${fromPlanted}runtime/index.js';\nexport const s = startRuntime;\n`,
+  },
+  {
+    what: 'the CLI loading the runtime through its door with import(), and a path import() computes',
+    file: 'cli/commands/planted.ts',
+    code: "export const load = () => import('../../runtime/index.js');\nexport const any = (p: string) => import(p);\n",
   },
   {
     what: 'the CLI’s light leaves of the runtime',

@@ -1,4 +1,4 @@
-// Covers CEM requests built without pier, by hand and with `openssl` (the certificate as a certs-only PKCS#7 from `openssl crl2pkcs7 -nocrl -certfile`, the multipart/related signed with `openssl cms -sign` and encrypted with `openssl cms -encrypt`), posted to a running as2-receiver: a well-formed one is answered `processed`, stores the certificate and a pending exchange and adds the certificate beside the partner's current one; each malformed one is answered processed/Error with what is wrong, is Refused with the same words, and stores no exchange and no certificate.
+// Covers CEM requests built without pier, by hand and with `openssl` (the certificate as a certs-only PKCS#7 from `openssl crl2pkcs7 -nocrl -certfile`, the multipart/related signed with `openssl cms -sign` and encrypted with `openssl cms -encrypt`), posted to a running as2-receiver: a well-formed one is answered `processed`, stores the certificate and a pending exchange and adds the certificate beside the partner's current one; each malformed one, and one whose certificate is a twin of a trusted one (same issuer and serial, another key), is answered processed/Error with what is wrong, is Refused with the same words, and stores no exchange and no certificate.
 import t from 'tap';
 import { organization, partner, startReceiver, storeCertificate } from '../helpers/as2.js';
 import { sql } from '../helpers/database.js';
@@ -220,7 +220,7 @@ t.test(
     const certificates = await count('certificate');
     const profileBefore = (await server.call('GET', `/api/v1/as2/remote-profiles/${alice}`)).body.data;
 
-    const { status, message } = await post(
+    const { status, receipt, message } = await post(
       requestEntity('twin@alice.example', {
         certificatePart: fixtures.read('twin.p7c'),
         xml: (xml) =>
@@ -230,11 +230,17 @@ t.test(
       }),
     );
     t.equal(status, 200, 'answered');
+    // Refused as a malformed request is: the partner learns from the receipt that nothing was taken.
+    t.match(receipt, /processed\/Error: unexpected-processing-error/, 'the receipt says error');
+    t.notMatch(receipt, /Received-Content-MIC/i, 'and, as for a malformed request, carries no MIC');
     t.equal(message.status, 'Refused');
+    t.match(message.history[0].text, 'Refused: processed/Error: unexpected-processing-error');
+    t.match(message.protocols.as2.mdn, { disposition: /processed\/Error: unexpected-processing-error$/ });
+    t.match(message.protocols.as2.error, /has another key than certificate/, 'the problem is named');
     t.match(
       message.refusal,
       new RegExp(
-        `^Refused: Certificate exchange request twin@alice.example from alice refused: its certificate with issuer .*alice.* ` +
+        `^Refused: processed/Error: unexpected-processing-error: Certificate exchange request twin@alice.example from alice refused: its certificate with issuer .*alice.* ` +
           `and serial number ${BigInt(`0x${aliceSerial}`)} has another key than certificate ${aliceCert} \\(alice\\), ` +
           'which has the same issuer and serial number',
       ),

@@ -1,6 +1,6 @@
 /**
- * A JSON request body kept in a temporary file as it arrives, for POST /messages with EDI as
- * JSON: the body's properties come in any order (`from` and `to` may follow a 60 MiB
+ * A JSON request body kept in a temporary file as it arrives, for POST /messages/edi (EDI as
+ * JSON): the body's properties come in any order (`from` and `to` may follow a 60 MiB
  * `interchange`), so it is read twice, once to check it and once to write the interchange, and
  * never held in memory (docs/decisions/edi-json-sends-stream-from-a-spool-file.md). The file lives
  * under the data directory's `temporary` folder and is removed when the request is answered.

@@ -1,6 +1,6 @@
 /**
  * A streaming walk through a JSON text, for request bodies too large to parse whole (POST
- * /messages with EDI as JSON, up to 65 MiB). It checks the whole text's syntax as it comes and
+ * /messages/edi, EDI as JSON, up to 65 MiB). It checks the whole text's syntax as it comes and
  * tells a visitor what it finds: containers it walks into, and values it takes whole (cut out and
  * given to JSON.parse, which is fast). The visitor decides which containers are taken whole (a
  * segment) and which are walked into (the lists around them), so memory holds one such value and

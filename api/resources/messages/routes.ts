@@ -33,22 +33,32 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     method: 'POST',
     url: '/messages',
     tag,
-    summary:
-      'Send a file by hand (multipart: from, to, file, optional target), or EDI as JSON (docs/edi-json.md); answers the message',
+    summary: 'Send a file by hand (multipart: from, to, file, optional target); answers the message',
     consumes: 'multipart',
-    jsonBodyDoc: EdiJsonSend,
     // The file's limit is enforced while it streams; the body may carry the form around it.
     bodyLimit: maxUploadBytes + 1024 * 1024,
-    // A JSON body goes to a spool file as it arrives, never into memory whole (send-json.ts).
-    jsonBody: sendJsonBody(ctx),
     bodyDoc: MessageUpload,
     status: 201,
     response: MessageRecord,
     errors: ['MISSING_HEADER', 'STORAGE_UNAVAILABLE'],
-    handler: ({ caller, request }) =>
-      /^application\/json/i.test(request.headers['content-type'] ?? '')
-        ? acceptJsonMessage(ctx, caller, request)
-        : acceptUpload(ctx, caller, request),
+    handler: ({ caller, request }) => acceptUpload(ctx, caller, request),
+  });
+  // EDI as JSON has a path of its own: the upload above takes multipart only, as the contract says.
+  router.add({
+    method: 'POST',
+    url: '/messages/edi',
+    tag,
+    summary:
+      'Send EDI given as JSON: a whole interchange, or documents pier puts in envelopes (docs/edi-json.md); answers the message',
+    // As large as a file sent by hand, with room for the JSON around it.
+    bodyLimit: maxUploadBytes + 1024 * 1024,
+    // The body goes to a spool file as it arrives, never into memory whole (send-json.ts).
+    jsonBody: sendJsonBody(ctx),
+    bodyDoc: EdiJsonSend,
+    status: 201,
+    response: MessageRecord,
+    errors: ['STORAGE_UNAVAILABLE'],
+    handler: ({ caller, request }) => acceptJsonMessage(ctx, caller, request),
   });
   router.add({
     method: 'GET',

@@ -1,5 +1,5 @@
 /**
- * POST /messages with a JSON body (docs/edi-json.md#sending): an interchange in its JSON form,
+ * POST /messages/edi, EDI as JSON (docs/edi-json.md#json-to-edi-sending): an interchange in its JSON form,
  * sent as given, or documents without envelopes that pier puts in envelopes from the parties'
  * interchange ids, taking the partner's control numbers. Either way the bytes pass pier's own
  * syntax check first; a refusal names the segment and element and stores nothing.
@@ -44,7 +44,7 @@ import { discardStored, maxUploadBytes, sentByHand } from './upload.js';
 
 type Send = ReturnType<typeof SendSkeleton.parse>;
 
-/** Reads a JSON body of POST /messages into a spool file (the route's own parser, api/http/router.ts). */
+/** Reads the body of POST /messages/edi into a spool file (the route's own parser, api/http/router.ts). */
 export const sendJsonBody = (ctx: ApiContext) => ({
   parse: (request: FastifyRequest, payload: Readable) =>
     spoolBody(

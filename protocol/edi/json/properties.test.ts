@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { EdiJsonError } from './form.js';
-import { interchangeDocument } from './generate.js';
+import { interchangeDocument } from './fixtures/generate.js';
 import {
   documentToEdi,
   ediToDocument,

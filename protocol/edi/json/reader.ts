@@ -24,6 +24,22 @@ const noBytes = Buffer.alloc(0);
 const leadingForm = /^(?:\uFEFF|\u00EF\u00BB\u00BF|\s)*/;
 
 const isLineBreak = (c: number) => c === 0x0d || c === 0x0a;
+/**
+ * White space between segments: line breaks, and the spaces or tabs some writers put before them
+ * (pyx12's examples end each segment with `~ ` and a line feed). No tag starts with one, so it is
+ * skipped as the routing reader (../segments.ts) skips it.
+ */
+const isBetween = (c: number) => c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c || isLineBreak(c);
+
+/**
+ * The line break the form keeps (`line_break`: "", "\n", "\r\n") of what followed a terminator:
+ * spaces and tabs are not kept, so such an interchange is written back without them.
+ */
+function lineBreakOf(between: string): string {
+  for (let i = 0; i < between.length; i++)
+    if (!isLineBreak(between.charCodeAt(i))) return between.replace(/[^\r\n]/g, '');
+  return between;
+}
 
 export class EdiReader {
   #bytes: Buffer[] = [];
@@ -133,7 +149,7 @@ export class EdiReader {
         const after = this.#suffix(text, at, complete);
         if (after === null) return this.#keep(text, textBytes, 0);
         at += after.length;
-        this.#lineBreak = after;
+        this.#lineBreak = lineBreakOf(after);
       }
       this.#started = true;
       this.#startEvent = {
@@ -213,11 +229,11 @@ export class EdiReader {
     return -1;
   }
 
-  /** The line break after a terminator, or null when the text may not yet hold all of it. */
+  /** The white space after a terminator, or null when the text may not yet hold all of it. */
   #suffix(text: string, from: number, complete: boolean): string | null {
     const terminator = this.#d!.segment.charCodeAt(0);
     let i = from;
-    for (let c = text.charCodeAt(i); i < text.length && isLineBreak(c) && c !== terminator;)
+    for (let c = text.charCodeAt(i); i < text.length && isBetween(c) && c !== terminator;)
       c = text.charCodeAt(++i);
     if (i === text.length && !complete) return null;
     // Most segments are followed by the same line break, or none: no new string for those.
@@ -242,7 +258,7 @@ export class EdiReader {
     const tag = plain ? this.#tagAt(text, at, end, position) : '';
     const segment = plain ? null : readSegment(text.slice(at, end), d, position, flat);
     // Line breaks are kept once, as the interchange's; others are written like the first (docs/edi-json.md).
-    this.#lineBreak ??= suffix;
+    this.#lineBreak ??= lineBreakOf(suffix);
     if (this.#startEvent) {
       this.#startEvent.line_break = this.#lineBreak;
       this.#events.push(this.#startEvent);

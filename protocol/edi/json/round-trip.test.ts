@@ -1,4 +1,4 @@
-// Covers the EDI JSON form's exactness on the corpus (test/fixtures/edi-json): every interchange read as JSON and written back gives its own bytes, in memory and streamed in chunks of every size from 1 byte, and the JSON text streams back the same way.
+// Covers the EDI JSON form's exactness on the corpus (test/fixtures/edi-json): every interchange read as JSON and written back gives its own bytes, in memory and streamed in chunks of every size from 1 byte, and the JSON text streams back the same way; and the documented normalisations (mixed line breaks, a space before each line break).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -95,6 +95,35 @@ t.test(
     const doc = ediToDocument(Buffer.from(mixed, 'latin1'));
     t.equal(doc.line_break, '\n');
     t.equal(documentToEdi(doc).toString('latin1'), mixed.replace('~\r\nCUR', '~\nCUR'));
+  },
+);
+
+t.test(
+  'a space before each line break is skipped between segments (the documented normalisation)',
+  async (t) => {
+    // The layout of pyx12's example834_5010.txt (test/fixtures/edi-normalised/README.md).
+    const bytes = readFileSync(path.join(dir, '../edi-normalised/x12-834-space-before-line-break.edi'));
+    const doc = ediToDocument(bytes);
+    t.equal(doc.line_break, '\n', 'the line break, without the space');
+    t.equal(doc.trailing, ' \n', 'what follows the trailer is kept');
+    t.same(
+      doc.groups!.map((g) => [
+        g.header.tag,
+        g.transactions!.map((s) => [s.header.elements[0], s.segments.length]),
+      ]),
+      [['GS', [['834', 8]]]],
+    );
+    t.same(doc.groups![0]!.transactions![0]!.segments[0], {
+      tag: 'BGN',
+      elements: ['00', 'ENR-0001', '20261127', '1200', '', '', '', '2'],
+    });
+    const normalised = bytes.toString('latin1').replace(/~ \n(?=.)/g, '~\n');
+    t.equal(documentToEdi(doc).toString('latin1'), normalised, 'written back with ~ and the line feed');
+    const text = ediToJsonText(bytes);
+    for (const size of [1, 2, 3, 7, 64]) {
+      const streamed = Buffer.concat(await collect(ediToJson(chunks(bytes, size)))).toString('utf8');
+      t.equal(streamed, text, `streamed in chunks of ${size} bytes, the same JSON`);
+    }
   },
 );
 
