@@ -4,6 +4,8 @@
  * itself is protocol/edi/json/; this schema only describes its output.
  */
 import { delimiterCharacter } from './edi-envelope.js';
+import { recordName } from './common.js';
+import { sentFileName } from './file-name.js';
 import { z } from 'zod';
 
 const element = z
@@ -136,15 +138,12 @@ export const EdiDocumentsToSend = z.strictObject({
 
 export const EdiJsonSend = z
   .strictObject({
-    from: z.string().describe('The organization sending'),
-    to: z.string().describe('The partner receiving'),
-    target: z.string().optional().describe('Target instance; without it, the one target the routes name'),
-    file_name: z
-      .string()
-      .min(1)
-      .max(255)
-      .optional()
-      .describe('Name of the built file; default <control number>.edi'),
+    // Names, as the multipart upload takes them: a text no record can have (U+0000 among
+    // others, which PostgreSQL refuses in a query) is refused here, with its field named.
+    from: recordName.describe('The organization sending'),
+    to: recordName.describe('The partner receiving'),
+    target: recordName.optional().describe('Target instance; without it, the one target the routes name'),
+    file_name: sentFileName.optional().describe('Name of the built file; default <control number>.edi'),
     interchange: EdiJsonDocument.optional().describe(
       'A whole interchange, sent as given after the syntax check',
     ),
