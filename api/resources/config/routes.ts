@@ -24,10 +24,14 @@ const ExportQuery = z.object({
     .describe("true: private keys sealed with this install's secret key instead of `stored` (admin only)"),
 });
 
+/**
+ * Bytes of a plan's or apply's request body (docs/configuration-files.md): a configuration file
+ * with thousands of partners and their certificates is several MiB, past the API's 1 MiB.
+ */
+export const configBodyLimit = 16 * 1024 * 1024;
+
 const ApplyBody = z.strictObject({
-  document: multiLineText(16 * 1024 * 1024)
-    .min(1)
-    .describe('The configuration file, YAML or JSON'),
+  document: multiLineText(configBodyLimit).min(1).describe('The configuration file, YAML or JSON'),
   prune: z.boolean().default(false).describe('Delete what the file does not name (apply only)'),
 });
 
@@ -100,6 +104,7 @@ export function registerConfigRoutes(router: ApiRouter, ctx: ApiContext): void {
     tag,
     summary: 'What applying the file would change, field by field; changes nothing',
     body: ApplyBody,
+    bodyLimit: configBodyLimit,
     response: PlanAnswer,
     handler: async ({ body, caller }) => ({
       changes: await refusingProblems(() =>
@@ -114,6 +119,7 @@ export function registerConfigRoutes(router: ApiRouter, ctx: ApiContext): void {
     summary:
       'Make the install what the file says, in one transaction (all or nothing); instances whose configuration changed are restarted',
     body: ApplyBody,
+    bodyLimit: configBodyLimit,
     response: ApplyAnswer,
     handler: ({ body, caller }) =>
       refusingProblems(() =>

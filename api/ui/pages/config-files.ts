@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { configYaml } from '../../config-files/service.js';
 import type { PlannedChange } from '../../config-files/plan.js';
+import { configBodyLimit } from '../../resources/config/routes.js';
 import type { ConfigFile } from '../../schemas/config-file.js';
 import { csrfInput } from '../form.js';
 import { html, type Html } from '../html.js';
@@ -143,7 +144,8 @@ export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): voi
 
   app.get(base, (request, reply) => importPage(deps, request, reply, { document: '', prune: false }));
 
-  app.post(`${base}/import`, async (request, reply) => {
+  // The pasted file may be as large as the API takes.
+  app.post(`${base}/import`, { bodyLimit: configBodyLimit }, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const fields = bodyFields(request);
     const document = typeof fields.document === 'string' ? fields.document : '';
