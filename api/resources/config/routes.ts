@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigProblems } from '../../config-files/names.js';
+import { PruneUnconfirmed } from '../../config-files/prune-guard.js';
 import { applyConfig, configYaml, exportConfig, planConfig } from '../../config-files/service.js';
 import type { ApiContext } from '../../context.js';
 import { checkRole } from '../../auth/roles.js';
@@ -33,6 +34,14 @@ export const configBodyLimit = 16 * 1024 * 1024;
 const ApplyBody = z.strictObject({
   document: multiLineText(configBodyLimit).min(1).describe('The configuration file, YAML or JSON'),
   prune: z.boolean().default(false).describe('Delete what the file does not name (apply only)'),
+  confirm_delete: z
+    .number()
+    .int('Must be a whole number')
+    .min(0)
+    .optional()
+    .describe(
+      "With prune, apply only: the number of records the prune deletes, as the plan shows; needed when that is more than half of the install's records, refused when it is not that number",
+    ),
 });
 
 const FieldChange = z.object({
@@ -54,12 +63,12 @@ const ApplyAnswer = z.object({
   instances: z.array(z.object({ type: z.string(), name: z.string(), outcome: z.string() })),
 });
 
-/** A refused file's problems are the 400's details, each under its path in the file. */
+/** A refused file's problems are the 400's details, each under its path in the file; so is an unconfirmed prune. */
 async function refusingProblems<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ConfigProblems) throw error.toApiError();
+    if (error instanceof ConfigProblems || error instanceof PruneUnconfirmed) throw error.toApiError();
     throw error;
   }
 }
@@ -123,7 +132,11 @@ export function registerConfigRoutes(router: ApiRouter, ctx: ApiContext): void {
     response: ApplyAnswer,
     handler: ({ body, caller }) =>
       refusingProblems(() =>
-        applyConfig(ctx, caller, body.document, { prune: body.prune, env: process.env }),
+        applyConfig(ctx, caller, body.document, {
+          prune: body.prune,
+          confirmDelete: body.confirm_delete,
+          env: process.env,
+        }),
       ),
   });
 }

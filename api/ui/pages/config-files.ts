@@ -69,6 +69,21 @@ function planTable(changes: PlannedChange[]): Html {
   </table>`;
 }
 
+/**
+ * Applying from the plan confirms the deletions the plan lists, by their number: a prune that
+ * deletes more than half of the install needs it, and one that would delete another number
+ * (the file edited since) is refused.
+ */
+function applyButton(plan: PlannedChange[]): Html {
+  const deletes = plan.filter((c) => c.action === 'delete').length;
+  return html`${
+      deletes > 0
+        ? html`<p class="hint">Applying deletes ${deletes} record(s), as listed below.</p>
+            <input type="hidden" name="confirm_delete" value="${deletes}" />`
+        : ''
+    } <button type="submit" name="step" value="apply">Apply these changes</button>`;
+}
+
 async function importPage(
   deps: UiDeps,
   request: FastifyRequest,
@@ -117,11 +132,7 @@ ${state.document}</textarea>
           file does not name (prune)</label
         >
         <button type="submit" name="step" value="plan">Show the plan</button>
-        ${
-          !state.applied && state.plan && state.plan.length > 0
-            ? html`<button type="submit" name="step" value="apply">Apply these changes</button>`
-            : ''
-        }
+        ${!state.applied && state.plan && state.plan.length > 0 ? applyButton(state.plan) : ''}
       </form>
       ${state.plan ? planTable(state.plan) : ''}
     </section>`;
@@ -151,6 +162,7 @@ export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): voi
     const document = typeof fields.document === 'string' ? fields.document : '';
     const prune = fields.prune === 'true';
     const apply = fields.step === 'apply';
+    const confirmed = typeof fields.confirm_delete === 'string' ? Number(fields.confirm_delete) : undefined;
     const answer = await callApi<{ changes: PlannedChange[] }>(
       deps,
       ui,
@@ -158,7 +170,9 @@ export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): voi
       reply,
       'POST',
       apply ? '/config/apply' : '/config/plan',
-      { body: { document, prune } },
+      {
+        body: { document, prune, ...(apply && confirmed !== undefined ? { confirm_delete: confirmed } : {}) },
+      },
     );
     if (!answer.ok) {
       // Every problem of the file by its path: the file is one field, so they are listed here.
