@@ -1,9 +1,10 @@
-// Covers the size of a configuration file sent to the API: plan and apply take a body past the API's usual 1 MiB, up to 16 MiB, and a body over 16 MiB is 413 PAYLOAD_TOO_LARGE naming the limit, with nothing changed.
+// Covers the size of a configuration file sent to the API: plan and apply (and the web UI's import) take a body past the API's usual 1 MiB, up to 16 MiB, and a body over 16 MiB is 413 PAYLOAD_TOO_LARGE naming the limit, with nothing changed.
 import t from 'tap';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
+import { openUi } from '../ui/helpers.js';
 
-const server = await startTestServer(t);
+const server = await startTestServer(t, { developerBuild: true });
 const MiB = 1024 * 1024;
 
 /** A valid file of about `bytes`: three partners, and the notes an operator keeps in comments. */
@@ -28,6 +29,14 @@ t.test('a file of more than 1 MiB is planned and applied', async (t) => {
   const applied = await server.call('POST', '/api/v1/config/apply', { body });
   t.equal(applied.status, 200, applied.raw.slice(0, 300));
   t.equal(await partnerCount(), 3);
+});
+
+t.test("the web UI's import plans a file of more than 1 MiB", async (t) => {
+  const ui = await openUi(server);
+  const document = fileOf(1.2 * MiB).replace('initech', 'umbrella');
+  const planned = await ui.post('/ui/config/import', { document, step: 'plan' });
+  t.equal(planned.status, 200);
+  t.match(planned.body, /Create<\/td>\s*<td>partners <strong>umbrella<\/strong>/);
 });
 
 t.test('a body over 16 MiB is 413 PAYLOAD_TOO_LARGE and changes nothing', async (t) => {
