@@ -29,23 +29,42 @@ export function pseudoFilesystemOf(absolute: string): string | undefined {
   return pseudoFilesystems.find((top) => resolved === top || resolved.startsWith(`${top}/`));
 }
 
-/** The file system's root and the top-level directories of the operating system itself. */
+/**
+ * The file system's root and the directories of the operating system itself: the top-level
+ * ones and those under /usr and /var that hold programs, libraries and the system's own state.
+ */
 export const systemDirectories = [
   '/',
   '/bin',
   '/boot',
   '/etc',
   '/lib',
+  '/lib32',
   '/lib64',
   '/sbin',
   '/usr',
+  '/usr/bin',
+  '/usr/include',
+  '/usr/lib',
+  '/usr/lib32',
+  '/usr/lib64',
+  '/usr/libexec',
+  '/usr/local',
+  '/usr/local/bin',
+  '/usr/local/lib',
+  '/usr/local/sbin',
+  '/usr/sbin',
+  '/usr/share',
   '/var',
+  '/var/lib',
+  '/var/log',
 ] as const;
 
 /**
  * Why the directory may not hold pier's files, or undefined when it may: a system directory
- * itself (pier would write its files among the system's; a folder under one, /var/lib/pier, is
- * fine), or a place on a kernel pseudo-filesystem.
+ * itself (pier would write its files among the system's, or a poller take the system's files
+ * away; a folder under one, /var/lib/pier, is fine), or a place on a kernel pseudo-filesystem.
+ * The one rule for every directory setting: the payload store's and the file actors'.
  */
 export function unfitDirectory(absolute: string): string | undefined {
   const resolved = resolveDots(absolute);

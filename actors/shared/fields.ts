@@ -1,8 +1,8 @@
 /** Setting schemas several plugin types share. Pure zod, so the web forms can use them too. */
 import { z } from 'zod';
-import { pseudoFilesystemOf } from './directory-path.js';
+import { unfitDirectory } from './directory-path.js';
 
-/** A directory on the server's file system, written as an absolute path. */
+/** A directory on the server's file system, written as an absolute path, fit to hold pier's files. */
 export const absolutePath = z
   .string()
   .max(1024)
@@ -10,8 +10,8 @@ export const absolutePath = z
   // eslint-disable-next-line no-control-regex
   .regex(/^[^\u0000-\u001f]*$/, 'Must not contain control characters')
   .superRefine((value, ctx) => {
-    const top = value.startsWith('/') ? pseudoFilesystemOf(value) : undefined;
-    if (top) ctx.addIssue({ code: 'custom', message: `Must not be on ${top}, a kernel pseudo-filesystem` });
+    const unfit = value.startsWith('/') ? unfitDirectory(value) : undefined;
+    if (unfit) ctx.addIssue({ code: 'custom', message: unfit });
   });
 
 /** A party name in a configuration; empty where the setting is not needed. */

@@ -4,6 +4,7 @@
  * names), and each secret an environment variable name made from where it sits.
  */
 import { ApiError } from '../errors.js';
+import { fileVariablesText, isFileVariable } from '../schemas/config-file.js';
 
 export interface NamedCertificate {
   id: number;
@@ -47,7 +48,7 @@ export class ConfigProblems extends Error {
   }
 }
 
-/** The value of `${env:NAME}` in the given environment, or a problem at `path`. */
+/** The value of `${env:NAME}` in the given environment, or a problem at `path`; only a file's own variables are read. */
 export function resolveReference(
   reference: string,
   env: NodeJS.ProcessEnv,
@@ -55,8 +56,10 @@ export function resolveReference(
   problems: Record<string, string>,
 ): string | undefined {
   const name = /^\$\{env:([A-Za-z0-9_]+)\}$/.exec(reference)?.[1];
-  if (!name) {
-    problems[path] = 'Write a secret as ${env:NAME}';
+  // The file's schema refuses other names already; checked again where the variable is read, and
+  // before it is, so that no caller learns whether a variable outside them is set.
+  if (!name || !isFileVariable(name)) {
+    problems[path] = `Write a secret as \${env:NAME}, NAME one of ${fileVariablesText}`;
     return undefined;
   }
   const value = env[name];

@@ -1,8 +1,8 @@
 /** Reading a configuration file's text (YAML, or JSON, which is YAML too) into its checked form. */
-import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigFile } from '../schemas/config-file.js';
 import { ConfigProblems } from './names.js';
+import { readYaml } from './read-yaml.js';
 
 /** `partners[3].as2.endpoint`: where a problem sits, as someone reading the file would point to it. */
 export function pathText(path: readonly PropertyKey[]): string {
@@ -43,15 +43,7 @@ function duplicateNames(file: ConfigFile): Record<string, string> {
 
 /** Throws ConfigProblems listing every problem found by its path; nothing is read from the install. */
 export function parseConfigText(text: string): ConfigFile {
-  const document = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
-  if (document.errors.length > 0) {
-    throw new ConfigProblems(
-      Object.fromEntries(
-        document.errors.map((e) => [`(file) line ${e.linePos?.[0].line ?? '?'}`, e.message]),
-      ),
-    );
-  }
-  const parsed = ConfigFile.safeParse(document.toJS());
+  const parsed = ConfigFile.safeParse(readYaml(text));
   if (!parsed.success) throw new ConfigProblems(zodProblems(parsed.error));
   const duplicates = duplicateNames(parsed.data);
   if (Object.keys(duplicates).length > 0) throw new ConfigProblems(duplicates);

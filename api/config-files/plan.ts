@@ -19,7 +19,8 @@ export interface PlannedChange {
   changes: FieldChange[];
 }
 
-const sections = ['certificates', 'organizations', 'partners', 'instances', 'routes'] as const;
+/** The sections of records, each record named; settings are one record of their own. */
+export const sections = ['certificates', 'organizations', 'partners', 'instances', 'routes'] as const;
 
 /** Whether a field of the file holds a secret reference: its value is compared by digest instead. */
 function secretField(section: string, field: string): boolean {

@@ -25,6 +25,7 @@ import { applyPartiesAndProfiles, pruneParties } from './apply-parties.js';
 import { ConfigProblems } from './names.js';
 import { parseConfigText } from './parse.js';
 import { planChanges, type PlannedChange } from './plan.js';
+import { checkPrune } from './prune-guard.js';
 import { readInstall, type ExportOptions } from './read-install.js';
 
 export async function exportConfig(ctx: ApiContext, options: ExportOptions = {}): Promise<ConfigFile> {
@@ -38,6 +39,8 @@ export function configYaml(file: ConfigFile): string {
 
 export interface ApplyOptions {
   prune: boolean;
+  /** With prune, on apply: the number of records it deletes, needed when that is more than half. */
+  confirmDelete?: number;
   /** Where `${env:NAME}` references are read. */
   env: NodeJS.ProcessEnv;
 }
@@ -84,6 +87,8 @@ async function run(
       if (Object.keys(apply.problems).length > 0) throw new ConfigProblems(apply.problems);
       changes = planChanges(before, await readInstall(ctx, apply.em()));
       if (!commit) throw new RollBack();
+      // Only an apply deletes: a plan shows the deletions, and their number, to confirm with.
+      if (options.prune) checkPrune(before, changes, options.confirmDelete);
     });
   } catch (error) {
     if (!(error instanceof RollBack)) throw error;

@@ -12,14 +12,30 @@ import { PartnerCreate, PartyCreate } from './party.js';
 import { RouteCreate } from './route.js';
 import { SettingsFields } from './settings.js';
 
+/**
+ * The environment variables a file may read: those the export writes, one per secret named
+ * after its place. A file may come from anyone allowed to plan it, so it must not read the
+ * process's other variables (PIER_SECRET_KEY, DATABASE_URL…), nor learn whether they are set.
+ */
+export const fileVariablePrefixes = ['PIER_PARTNER_', 'PIER_INSTANCE_'] as const;
+
+/** Whether `${env:NAME}` in a file may read NAME. */
+export function isFileVariable(name: string): boolean {
+  return fileVariablePrefixes.some((prefix) => name.startsWith(prefix) && name.length > prefix.length);
+}
+
+export const fileVariablesText = fileVariablePrefixes.map((prefix) => `${prefix}…`).join(' or ');
+
 /** A secret is never written in clear: `${env:NAME}` names the environment variable apply reads it from. */
 export const secretReference = z
   .string()
   .regex(
-    /^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/,
-    'Write a secret as a reference to an environment variable, ${env:NAME}; a secret in clear is refused',
+    new RegExp(`^\\$\\{env:(${fileVariablePrefixes.join('|')})[A-Za-z0-9_]+\\}$`),
+    `Write a secret as a reference to an environment variable named ${fileVariablesText}, such as \${env:PIER_PARTNER_ACME_HTTP_BASIC_PASSWORD}; a secret in clear, or any other variable, is refused`,
   )
-  .describe('${env:NAME}: the value of the environment variable NAME where the file is applied');
+  .describe(
+    `\${env:NAME}: the value of the environment variable NAME where the file is applied; NAME starts with ${fileVariablePrefixes.join(' or ')}`,
+  );
 
 export const certificateName = singleLineText(200)
   .min(1)

@@ -3,8 +3,9 @@
  * OpenAPI document: what GET /messages/{id}/payload?format=json answers. The translation
  * itself is protocol/edi/json/; this schema only describes its output.
  */
-import { recordName, singleLineText } from './common.js';
 import { delimiterCharacter } from './edi-envelope.js';
+import { recordName } from './common.js';
+import { sentFileName } from './file-name.js';
 import { z } from 'zod';
 
 const element = z
@@ -137,14 +138,12 @@ export const EdiDocumentsToSend = z.strictObject({
 
 export const EdiJsonSend = z
   .strictObject({
-    // The same names and refusals as the upload's form (message.ts MessageUpload).
+    // Names, as the multipart upload takes them: a text no record can have (U+0000 among
+    // others, which PostgreSQL refuses in a query) is refused here, with its field named.
     from: recordName.describe('The organization sending'),
     to: recordName.describe('The partner receiving'),
     target: recordName.optional().describe('Target instance; without it, the one target the routes name'),
-    file_name: singleLineText(255)
-      .min(1)
-      .optional()
-      .describe('Name of the built file; default <control number>.edi'),
+    file_name: sentFileName.optional().describe('Name of the built file; default <control number>.edi'),
     interchange: EdiJsonDocument.optional().describe(
       'A whole interchange, sent as given after the syntax check',
     ),

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { PlannedChange } from '../../api/config-files/plan.js';
+import { wholeNumber } from '../args.js';
 import { environment, withEnvironment } from '../env-help.js';
 import { cliIo, say } from '../io.js';
 import { cliCaller, withSession } from '../session.js';
@@ -43,9 +44,13 @@ async function readDocument(file: string): Promise<string> {
 /** A refused file: every problem on a line of its own, by its path in the file. */
 async function refusingProblems<T>(work: () => Promise<T>): Promise<T> {
   const { ConfigProblems } = await import('../../api/config-files/names.js');
+  const { PruneUnconfirmed } = await import('../../api/config-files/prune-guard.js');
   try {
     return await work();
   } catch (error) {
+    if (error instanceof PruneUnconfirmed) {
+      throw new Error(`${error.message}. To delete them, run again with --confirm-prune ${error.deletes}`);
+    }
     if (!(error instanceof ConfigProblems)) throw error;
     for (const [path, problem] of Object.entries(error.problems)) cliIo().err(`${path}: ${problem}\n`);
     throw new Error(`${error.message}; nothing was applied`);
@@ -92,11 +97,16 @@ export function configCommands(): Command {
       .command('apply <file>')
       .description('Make the install what the file says, in one transaction; audited under your login')
       .option('--prune', 'delete what the file does not name')
-      .action((file: string, opts: { prune?: boolean }) =>
+      .option(
+        '--confirm-prune <count>',
+        "with --prune: the number of records it deletes (plan --prune shows it); needed when that is more than half of the install's records",
+        wholeNumber,
+      )
+      .action((file: string, opts: { prune?: boolean; confirmPrune?: number }) =>
         withSession(async (ctx) => {
           const { applyConfig } = await import('../../api/config-files/service.js');
           const text = await readDocument(file);
-          const options = { prune: opts.prune === true, env: cliIo().env };
+          const options = { prune: opts.prune === true, confirmDelete: opts.confirmPrune, env: cliIo().env };
           const outcome = await refusingProblems(() => applyConfig(ctx, cliCaller, text, options));
           printChanges(outcome.changes);
           for (const instance of outcome.instances) {

@@ -1,7 +1,8 @@
 // Covers `pier config export|plan|apply` against a running server on the same database: the
 // export is the API's, a plan prints field by field and changes nothing, a refused file prints
 // every problem by its path and exits 1, and an instance whose configuration changed is
-// restarted, by the supervisor of the server that runs it (from the CLI) or of the API's process.
+// restarted, by the supervisor of the server that runs it (from the CLI) or of the API's process;
+// a prune deleting more than half of the install is applied only with --confirm-prune and its count.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -123,4 +124,24 @@ t.test('a refused file: every problem by its path on stderr, exit 1, nothing app
   const missing = await pier(['config', 'plan', path.join(work, 'nope.yaml')]);
   t.equal(missing.code, 1);
   t.match(missing.stderr, /Cannot read .*nope\.yaml/);
+});
+
+t.test('--prune deleting more than half needs --confirm-prune with its count', async (t) => {
+  const where = path.join(work, 'nothing.yaml');
+  await writeFile(where, 'pier_config: 1\n');
+  const refused = await pier(['config', 'apply', where, '--prune']);
+  t.equal(refused.code, 1);
+  t.equal(
+    refused.stderr,
+    "pier: Applying would delete 2 of the install's 2 record(s), more than half; nothing was applied. To delete them, run again with --confirm-prune 2\n",
+  );
+  t.equal((await server.call('GET', '/api/v1/partners')).body.data.partners.length, 1, 'nothing deleted');
+  const plan = await pier(['config', 'plan', where, '--prune']);
+  t.match(plan.stdout, /^0 to create, 0 to update, 2 to delete\.$/m, 'plan shows the count');
+
+  const confirmed = await pier(['config', 'apply', where, '--prune', '--confirm-prune', '2']);
+  t.equal(confirmed.code, 0, confirmed.stderr);
+  t.match(confirmed.stdout, /^- partners acme$/m);
+  t.match(confirmed.stdout, /^- instances outbox$/m);
+  t.same((await server.call('GET', '/api/v1/partners')).body.data.partners, []);
 });

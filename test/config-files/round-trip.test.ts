@@ -229,7 +229,7 @@ t.test('an invalid file is refused with every problem by its path, and nothing c
   file.partners[0].as2.endpoint = 'ftp://as2.acme.example';
   file.partners[1].display_name = 'x'.repeat(300);
   file.routes[0].target_plugin = 'nowhere';
-  file.instances[0].secrets = { nope: '${env:X}' };
+  file.instances[0].secrets = { nope: '${env:PIER_INSTANCE_X}' };
   file.partners[1].as2.partner_certificate = 'missing';
   file.organizations[0].name = 'ours';
   file.organizations.push({ name: 'other', as2: { as2id: 'X', signing_certificate: 'globex', bogus: 1 } });

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigProblems } from '../../config-files/names.js';
+import { PruneUnconfirmed } from '../../config-files/prune-guard.js';
 import { applyConfig, configYaml, exportConfig, planConfig } from '../../config-files/service.js';
 import type { ApiContext } from '../../context.js';
 import { checkRole } from '../../auth/roles.js';
@@ -24,11 +25,23 @@ const ExportQuery = z.object({
     .describe("true: private keys sealed with this install's secret key instead of `stored` (admin only)"),
 });
 
+/**
+ * Bytes of a plan's or apply's request body (docs/configuration-files.md): a configuration file
+ * with thousands of partners and their certificates is several MiB, past the API's 1 MiB.
+ */
+export const configBodyLimit = 16 * 1024 * 1024;
+
 const ApplyBody = z.strictObject({
-  document: multiLineText(16 * 1024 * 1024)
-    .min(1)
-    .describe('The configuration file, YAML or JSON'),
+  document: multiLineText(configBodyLimit).min(1).describe('The configuration file, YAML or JSON'),
   prune: z.boolean().default(false).describe('Delete what the file does not name (apply only)'),
+  confirm_delete: z
+    .number()
+    .int('Must be a whole number')
+    .min(0)
+    .optional()
+    .describe(
+      "With prune, apply only: the number of records the prune deletes, as the plan shows; needed when that is more than half of the install's records, refused when it is not that number",
+    ),
 });
 
 const FieldChange = z.object({
@@ -50,12 +63,12 @@ const ApplyAnswer = z.object({
   instances: z.array(z.object({ type: z.string(), name: z.string(), outcome: z.string() })),
 });
 
-/** A refused file's problems are the 400's details, each under its path in the file. */
+/** A refused file's problems are the 400's details, each under its path in the file; so is an unconfirmed prune. */
 async function refusingProblems<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ConfigProblems) throw error.toApiError();
+    if (error instanceof ConfigProblems || error instanceof PruneUnconfirmed) throw error.toApiError();
     throw error;
   }
 }
@@ -100,6 +113,7 @@ export function registerConfigRoutes(router: ApiRouter, ctx: ApiContext): void {
     tag,
     summary: 'What applying the file would change, field by field; changes nothing',
     body: ApplyBody,
+    bodyLimit: configBodyLimit,
     response: PlanAnswer,
     handler: async ({ body, caller }) => ({
       changes: await refusingProblems(() =>
@@ -114,10 +128,15 @@ export function registerConfigRoutes(router: ApiRouter, ctx: ApiContext): void {
     summary:
       'Make the install what the file says, in one transaction (all or nothing); instances whose configuration changed are restarted',
     body: ApplyBody,
+    bodyLimit: configBodyLimit,
     response: ApplyAnswer,
     handler: ({ body, caller }) =>
       refusingProblems(() =>
-        applyConfig(ctx, caller, body.document, { prune: body.prune, env: process.env }),
+        applyConfig(ctx, caller, body.document, {
+          prune: body.prune,
+          confirmDelete: body.confirm_delete,
+          env: process.env,
+        }),
       ),
   });
 }

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { configYaml } from '../../config-files/service.js';
 import type { PlannedChange } from '../../config-files/plan.js';
+import { configBodyLimit } from '../../resources/config/routes.js';
 import type { ConfigFile } from '../../schemas/config-file.js';
 import { csrfInput } from '../form.js';
 import { html, type Html } from '../html.js';
@@ -68,6 +69,21 @@ function planTable(changes: PlannedChange[]): Html {
   </table>`;
 }
 
+/**
+ * Applying from the plan confirms the deletions the plan lists, by their number: a prune that
+ * deletes more than half of the install needs it, and one that would delete another number
+ * (the file edited since) is refused.
+ */
+function applyButton(plan: PlannedChange[]): Html {
+  const deletes = plan.filter((c) => c.action === 'delete').length;
+  return html`${
+      deletes > 0
+        ? html`<p class="hint">Applying deletes ${deletes} record(s), as listed below.</p>
+            <input type="hidden" name="confirm_delete" value="${deletes}" />`
+        : ''
+    } <button type="submit" name="step" value="apply">Apply these changes</button>`;
+}
+
 async function importPage(
   deps: UiDeps,
   request: FastifyRequest,
@@ -116,11 +132,7 @@ ${state.document}</textarea>
           file does not name (prune)</label
         >
         <button type="submit" name="step" value="plan">Show the plan</button>
-        ${
-          !state.applied && state.plan && state.plan.length > 0
-            ? html`<button type="submit" name="step" value="apply">Apply these changes</button>`
-            : ''
-        }
+        ${!state.applied && state.plan && state.plan.length > 0 ? applyButton(state.plan) : ''}
       </form>
       ${state.plan ? planTable(state.plan) : ''}
     </section>`;
@@ -143,12 +155,14 @@ export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): voi
 
   app.get(base, (request, reply) => importPage(deps, request, reply, { document: '', prune: false }));
 
-  app.post(`${base}/import`, async (request, reply) => {
+  // The pasted file may be as large as the API takes.
+  app.post(`${base}/import`, { bodyLimit: configBodyLimit }, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const fields = bodyFields(request);
     const document = typeof fields.document === 'string' ? fields.document : '';
     const prune = fields.prune === 'true';
     const apply = fields.step === 'apply';
+    const confirmed = typeof fields.confirm_delete === 'string' ? Number(fields.confirm_delete) : undefined;
     const answer = await callApi<{ changes: PlannedChange[] }>(
       deps,
       ui,
@@ -156,7 +170,9 @@ export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): voi
       reply,
       'POST',
       apply ? '/config/apply' : '/config/plan',
-      { body: { document, prune } },
+      {
+        body: { document, prune, ...(apply && confirmed !== undefined ? { confirm_delete: confirmed } : {}) },
+      },
     );
     if (!answer.ok) {
       // Every problem of the file by its path: the file is one field, so they are listed here.
