@@ -18,7 +18,7 @@ await must(server, '/plugins/configs?type=file-writer', {
 });
 
 /** EDI sent as JSON: the one place that names the route that takes it. */
-const sendEdiJson = (body: unknown) => server.call('POST', '/api/v1/messages', { body });
+const sendEdiJson = (body: unknown) => server.call('POST', '/api/v1/messages/edi', { body });
 
 const documents = {
   standard: 'x12',
