@@ -11,15 +11,21 @@
  *   each PostgreSQL server (the whole primary and standby, all their processes; the single
  *   PostgreSQL's backends of its database, as other sessions share it), of the pier processes,
  *   of this process (the partner), of the whole machine, and how busy the machine was.
- * - Under that load, `--rounds` times each: `kill -9` of the primary's postmaster and
- *   `pg_autoctl perform switchover`, and the seconds without a receipt from each (the longest
- *   gap between receipts from the event until receipts have gone on for 5 s).
+ * - Under that load, `--rounds` times each of `--faults` (all three by default):
+ *   `postmaster`, `kill -9` of the primary's postmaster alone (its keeper lives and reports it);
+ *   `machine`, the primary's machine lost (`kill -9` of its keeper, then of its PostgreSQL; the
+ *   machine comes back afterwards, as the next standby); and `switchover`,
+ *   `pg_autoctl perform switchover`. For each, the seconds without a receipt (the longest gap
+ *   between receipts from the event until receipts have gone on for 5 s).
+ * - With the timeouts pier ships (deploy/pg_auto_failover/), or with `--timeouts defaults`
+ *   pg_auto_failover's own.
  * - At the end, what became of the messages (test/helpers/as2-outcome.ts): with a receipt and
  *   not written, written twice, stored without a receipt, answers without a receipt by status.
  *
- * Needs root and pg_autoctl:
+ * `--seconds 0` leaves out the receipts per second (the faults alone). Needs root and pg_autoctl:
  *
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench -- failover --rounds 3 --seconds 20
+ *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench -- failover --rounds 3 --seconds 0 --faults postmaster,machine
  */
 import { mkdirSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,11 +47,21 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '16' },
     seconds: { type: 'string', default: '20' },
+    faults: { type: 'string', default: 'postmaster,machine,switchover' },
+    timeouts: { type: 'string', default: 'shipped' },
   },
 });
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
 const seconds = Number(values.seconds);
+const faultNames = ['postmaster', 'machine', 'switchover'] as const;
+type Fault = (typeof faultNames)[number];
+const faults = values.faults.split(',') as Fault[];
+const timeouts = values.timeouts as 'shipped' | 'defaults';
+if (!faults.every((f) => faultNames.includes(f)) || !['shipped', 'defaults'].includes(timeouts)) {
+  console.error(`--faults takes ${faultNames.join(', ')}; --timeouts shipped or defaults`);
+  process.exit(2);
+}
 const missing = autoFailoverMissing();
 if (missing) {
   console.error(`failover benchmark not run: ${missing}`);
@@ -145,11 +161,11 @@ async function pauseAfter(load: As2Load, at: number): Promise<number> {
 }
 
 try {
-  const cluster = await startFailoverCluster(t);
+  const cluster = await startFailoverCluster(t, { timeouts });
   const onCluster = await pierPair(cluster.url);
-  const single = await createTestDatabase();
-  teardowns.push(() => single.drop());
-  const alone = await pierPair(single.url);
+  const single = seconds > 0 ? await createTestDatabase() : undefined;
+  if (single) teardowns.push(() => single.drop());
+  const alone = single ? await pierPair(single.url) : undefined;
   const primaryNode = async () => (await cluster.stable())!;
   let primary = await primaryNode();
   const standbyOf = (name: string) => cluster.nodes.find((n) => n.name !== name)!;
@@ -164,7 +180,7 @@ try {
   // A B A B: the machine is shared, so each side is measured twice, in turns.
   const replicated: Awaited<ReturnType<typeof rate>>[] = [];
   const singleRates: Awaited<ReturnType<typeof rate>>[] = [];
-  for (let turn = 0; turn < 2; turn++) {
+  for (let turn = 0; single && alone && turn < 2; turn++) {
     let load = loadOn(onCluster, `sync-${turn}`);
     await waitFor(() => load.receipts >= 300, 'the first 300 receipts', 120_000, 200);
     log(`measuring ${seconds} s with the standby attached (${replication?.sync_state ?? 'none'})…`);
@@ -184,32 +200,34 @@ try {
     log(JSON.stringify(singleRates.at(-1)));
     await load.stop(30_000);
   }
-  for (const p of alone.processes) await p.kill('SIGTERM');
+  for (const p of alone?.processes ?? []) await p.kill('SIGTERM');
 
   const load = loadOn(onCluster, 'failovers');
   await waitFor(() => load.receipts >= 300, 'the first 300 receipts', 120_000, 200);
-  const kills: { seconds_without_receipt: number; answered_503: number }[] = [];
-  const switchovers: { seconds_without_receipt: number; answered_503: number }[] = [];
+  const pauses: Record<Fault, { seconds_without_receipt: number; answered_503: number }[]> = {
+    postmaster: [],
+    machine: [],
+    switchover: [],
+  };
   const count503 = () =>
     load.messages.reduce((n, m) => n + m.answers.filter((a) => a.status === 503).length, 0);
   for (let i = 0; i < rounds; i++) {
-    await cluster.stable(180_000);
-    await sleep(2000);
-    let before503 = count503();
-    let at = Date.now();
-    await cluster.killPrimary();
-    kills.push({ seconds_without_receipt: await pauseAfter(load, at), answered_503: count503() - before503 });
-    log(`kill -9 ${i + 1}: ${JSON.stringify(kills.at(-1))}`);
-    await cluster.stable(180_000);
-    await sleep(2000);
-    before503 = count503();
-    at = Date.now();
-    await cluster.switchover();
-    switchovers.push({
-      seconds_without_receipt: await pauseAfter(load, at),
-      answered_503: count503() - before503,
-    });
-    log(`switchover ${i + 1}: ${JSON.stringify(switchovers.at(-1))}`);
+    for (const fault of faults) {
+      await cluster.stable(180_000);
+      await sleep(2000);
+      const before503 = count503();
+      const at = Date.now();
+      const lost = fault === 'machine' ? await cluster.killNode() : undefined;
+      if (fault === 'postmaster') await cluster.killPostmaster();
+      if (fault === 'switchover') await cluster.switchover();
+      pauses[fault].push({
+        seconds_without_receipt: await pauseAfter(load, at),
+        answered_503: count503() - before503,
+      });
+      log(`${fault} ${i + 1}: ${JSON.stringify(pauses[fault].at(-1))}`);
+      // The machine comes back, as the next round's standby.
+      if (lost) await cluster.restart(lost);
+    }
   }
   clusterSent.push(...(await load.stop(120_000)));
   primary = await primaryNode();
@@ -234,10 +252,12 @@ try {
       concurrency,
       seconds,
       standby: replication?.sync_state ?? 'none attached',
+      timeouts,
       with_sync_standby: replicated,
       single_postgresql: singleRates,
-      kill9: kills,
-      switchover: switchovers,
+      postmaster_killed: pauses.postmaster,
+      machine_lost: pauses.machine,
+      switchover: pauses.switchover,
       outcome: {
         ...outcome,
         receiptedNotWritten: outcome.receiptedNotWritten.length,

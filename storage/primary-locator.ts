@@ -46,7 +46,10 @@ export class PrimaryLocator {
     return this.#generation;
   }
 
-  /** The node to connect to: the one found last, else the first that takes writes now. */
+  /**
+   * The node to connect to: the one found last, else the first that takes writes now (with
+   * `target_session_attrs=any`, the first that answers).
+   */
   async primary(): Promise<DatabaseHost> {
     if (!this.several) return this.#hosts.hosts[0]!;
     if (this.#current) return this.#current;
@@ -69,7 +72,10 @@ export class PrimaryLocator {
     const errors: Error[] = [];
     for (const host of this.#hosts.hosts) {
       try {
-        if (this.#hosts.readWrite && (await readOnly(host))) {
+        // Every node is asked, with `target_session_attrs=any` too: a node that does not answer
+        // throws here and the next one is tried, as libpq does.
+        const readOnlyNow = await readOnly(host);
+        if (this.#hosts.readWrite && readOnlyNow) {
           errors.push(new Error(`${host.host}:${host.port} does not take writes (a standby)`));
           continue;
         }
@@ -82,7 +88,7 @@ export class PrimaryLocator {
         errors.push(error instanceof Error ? error : new Error(String(error)));
       }
     }
-    throw noPrimary(errors);
+    throw noPrimary(errors, this.#hosts.readWrite ? 'takes writes' : 'answers');
   }
 }
 
@@ -107,10 +113,10 @@ async function readOnly(host: DatabaseHost): Promise<boolean> {
  * ("unable to establish connection") makes it the database being away for the outage log and
  * the API's 503, as a refused connection to a single host is.
  */
-function noPrimary(errors: Error[]): AggregateError {
+function noPrimary(errors: Error[], wanted: 'takes writes' | 'answers' = 'takes writes'): AggregateError {
   const error = new AggregateError(
     errors,
-    `No node of DATABASE_URL takes writes now: ${errors.map((e) => e.message).join('; ')}`,
+    `No node of DATABASE_URL ${wanted} now: ${errors.map((e) => e.message).join('; ')}`,
   );
   return Object.assign(error, { code: '08001' });
 }

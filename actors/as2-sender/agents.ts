@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import type { As2OutboundContext } from '../../protocol/as2-protocol.js';
-import { proxyAgent, proxyFor, type ProxySettings } from '../shared/proxy.js';
+import { proxyAgent, proxyFor, type ProxyChoice, type ProxySettings } from '../shared/proxy.js';
 
 /** TLS set-ups kept at once; the least recently used one is closed beyond this. */
 const maxTlsAgents = 32;
@@ -42,8 +42,13 @@ export class PartnerAgents {
     this.#http = new http.Agent({ keepAlive: true, maxSockets });
   }
 
+  /** The proxy a request to `url` goes through, or undefined when it goes direct. */
+  proxyFor(url: URL): ProxyChoice | undefined {
+    return proxyFor(url, this.proxy.settings, this.proxy.password);
+  }
+
   for(url: URL, context: As2OutboundContext): http.Agent {
-    const proxy = proxyFor(url, this.proxy.settings, this.proxy.password);
+    const proxy = this.proxyFor(url);
     if (!proxy && url.protocol !== 'https:') return this.#http;
     const tlsKey = url.protocol === 'https:' ? this.#fingerprintOf(context) : 'http';
     // A proxied partner and a direct one never share a connection, nor two proxies.

@@ -13,6 +13,8 @@ export interface PostAnswer {
   statusText: string;
   headers: Record<string, string>;
   body: Buffer;
+  /** The answer is a proxy's refusal of the CONNECT tunnel: the partner never saw the request. */
+  tunnelRefused?: boolean;
 }
 
 /** Largest answer read (a receipt is a few KiB). */
@@ -95,6 +97,12 @@ function postOnce(
       agent,
     });
     let response: http.IncomingMessage | undefined;
+    // https-proxy-agent tells the proxy's answer to CONNECT here; one that is not 200 is then
+    // played back as this request's response.
+    let tunnelRefused = false;
+    request.on('proxyConnect', (connect: { statusCode: number }) => {
+      tunnelRefused = connect.statusCode !== 200;
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     const answer = (): PostAnswer => {
@@ -106,6 +114,7 @@ function postOnce(
         statusText: response!.statusMessage ?? '',
         headers: flat,
         body: Buffer.concat(chunks),
+        ...(tunnelRefused ? { tunnelRefused } : {}),
       };
     };
     request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));

@@ -26,6 +26,7 @@ import { TempFiles } from '../as2/stream/temp-files.js';
 import { entityBytes, messageIdFor } from '../as2-shared/headers.js';
 import { countReceipt, judgeReceipt } from '../as2-shared/judge-receipt.js';
 import { retryableStatus } from '../http-poster/post.js';
+import { proxiedAnswer, proxyFailure } from '../shared/proxy.js';
 import {
   buildRequest,
   buildStreamedRequest,
@@ -108,6 +109,8 @@ export class As2Sender {
     const ref = { messageId: m.id, stage: delivery.payload.stage };
     // A large document is packed from a file through temporary files, removed once it is sent.
     const temp = delivery.payload.size_bytes >= streamFromBytes ? await TempFiles.create() : null;
+    // Through a proxy, a failure to connect or a refusal names the proxy, not only the partner.
+    const proxy = this.#agents.proxyFor(url);
     let built: BuiltRequest;
     let info: Record<string, unknown>;
     let response: PostAnswer;
@@ -170,7 +173,7 @@ export class As2Sender {
         return {
           ok: false,
           retryable: true,
-          error: `${e.code ?? 'Error'}: ${e.message}`,
+          error: proxy ? proxyFailure(proxy, url, e) : `${e.code ?? 'Error'}: ${e.message}`,
           as2_record: record(info),
         };
       }
@@ -182,7 +185,7 @@ export class As2Sender {
       return {
         ok: false,
         retryable: retryableStatus(response.status),
-        error: `${url.host} answered ${line}`,
+        error: proxy ? proxiedAnswer(proxy, url, response) : `${url.host} answered ${line}`,
         as2_record: record(info),
       };
     if (context.mdn_mode === 'none')

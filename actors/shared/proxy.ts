@@ -129,3 +129,68 @@ class TunnelAgent extends HttpsProxyAgent<string> {
     return super.connect(request, { ...options, ...this.targetTls } as AgentConnectOpts);
   }
 }
+
+/** The proxy as a message names it: host:port (the default port written out), never credentials. */
+export function proxyAddress(proxy: ProxyChoice): string {
+  const port = proxy.url.port || (proxy.url.protocol === 'https:' ? '443' : '80');
+  return `${proxy.url.hostname}:${port}`;
+}
+
+/** `the proxy proxy.example:3128 (the instance's proxy_url)`: which proxy, and where it was set. */
+export function proxyNamed(proxy: ProxyChoice): string {
+  return `the proxy ${proxyAddress(proxy)} (${proxy.source === 'proxy_url' ? "the instance's proxy_url" : proxy.source})`;
+}
+
+/**
+ * Errors of connecting that, through a proxy, are the proxy's: the connection opened, and the
+ * name looked up, are the proxy's (the partner's name is the proxy's to resolve).
+ */
+const connectCodes = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * What went wrong on a request through a proxy, naming the proxy rather than only the partner:
+ * `ECONNREFUSED: the proxy 127.0.0.1:3128 (the instance's proxy_url) could not be reached: …`,
+ * else `ECONNRESET: through the proxy …, to partner.example:443: …`. Built from the proxy's shown
+ * address and the error's own words, so its credentials are never in it.
+ */
+export function proxyFailure(proxy: ProxyChoice, target: URL, error: NodeJS.ErrnoException): string {
+  const code = error.code ?? 'Error';
+  return error.syscall === 'connect' || connectCodes.has(code)
+    ? `${code}: ${proxyNamed(proxy)} could not be reached: ${error.message}`
+    : `${code}: through ${proxyNamed(proxy)}, to ${target.host}: ${error.message}`;
+}
+
+/**
+ * A refusal that came back through a proxy. A 407 is the proxy's (only a proxy asks for its
+ * credentials), and so is any answer to a CONNECT that was not 200 (`tunnelRefused`: the
+ * partner was never reached); any other answer may be the partner's or the proxy's (tinyproxy
+ * answers a wrong password with 401), so it is told as what came back through the proxy.
+ */
+export function proxiedAnswer(
+  proxy: ProxyChoice,
+  target: URL,
+  answer: { status: number; statusText: string; tunnelRefused?: boolean },
+): string {
+  const line = `HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}`;
+  if (answer.status !== 407 && !answer.tunnelRefused)
+    return `The answer through ${proxyNamed(proxy)} to the request for ${target.host} was ${line}`;
+  const asked = answer.tunnelRefused ? `a tunnel to ${target.host}` : `the request for ${target.host}`;
+  const hint =
+    answer.status !== 407 && answer.status !== 401
+      ? ''
+      : proxy.source === 'proxy_url'
+        ? ': check proxy_username and proxy_password'
+        : `: check the credentials in ${proxy.source}`;
+  return `${capitalised(proxyNamed(proxy))} answered ${line} to ${asked}${hint}`;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

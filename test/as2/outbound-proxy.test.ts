@@ -1,10 +1,13 @@
 // Covers the outbound proxy of the AS2 sender over a real proxy (Debian's tinyproxy on loopback):
 // a message sent through an instance's proxy_url, through one that asks for credentials (with
-// them delivered, without them refused with 407), through HTTP_PROXY of the environment, and a
-// NO_PROXY host that goes direct; the proxy's own log shows which requests it passed on.
+// them delivered; without them, or with a wrong password, refused with 407, over HTTP and for an
+// HTTPS tunnel), through a proxy that is not there, through HTTP_PROXY of the environment, and a
+// NO_PROXY host that goes direct; the proxy's own log shows which requests it passed on, and each
+// error names the proxy and what it answered, never its password.
 import t from 'tap';
 import {
   agreement,
+  freePort,
   startReceiver,
   startSender,
   storeCertificate,
@@ -48,6 +51,18 @@ await startSender(server, 'guarded', {
   proxy_password: 'proxy-Secret-9',
 });
 await startSender(server, 'no-credentials', { proxy_url: guarded.url });
+await startSender(server, 'wrong-password', {
+  proxy_url: guarded.url,
+  proxy_username: 'pier',
+  proxy_password: 'wrong-Secret-7',
+});
+// A proxy that is not there: nothing listens on its port.
+const closedPort = await freePort();
+await startSender(server, 'unreachable', {
+  proxy_url: `http://127.0.0.1:${closedPort}`,
+  proxy_username: 'pier',
+  proxy_password: 'proxy-Secret-9',
+});
 await startSender(server, 'environment');
 
 await agreement(server, 'a', url, cert, syncSigned);
@@ -58,6 +73,7 @@ serverCertificate(f, 'tls');
 const tlsCert = await storeCertificate(server, f, 'tls');
 const secureUrl = await startReceiver(server, 'secure', { tls_certificate_id: tlsCert });
 await agreement(server, 'c', secureUrl, cert, syncSigned, { tls_trusted_certificate_ids: [tlsCert] });
+const securePort = new URL(secureUrl).port;
 
 // An HTTP endpoint the HTTP poster delivers to.
 const peer = await startPeer(t, () => ({ status: 200, body: 'ok' }));
@@ -104,12 +120,52 @@ t.test('through a proxy that asks for credentials: with them delivered, without 
   t.ok((await passed(guarded)) > before, 'the guarded proxy passed it on');
   const refused = await send('no-credentials', 'a');
   t.equal(refused.status, 'Error');
-  t.match(JSON.stringify(refused.deliveries), /407/, 'the proxy’s 407 is the delivery’s error');
+  t.equal(
+    refused.deliveries[0].last_error,
+    `The proxy 127.0.0.1:${guarded.port} (the instance's proxy_url) answered HTTP 407 Proxy Authentication Required to the request for 127.0.0.1:${port}: check proxy_username and proxy_password`,
+    'the proxy’s 407 is the delivery’s error, the proxy named',
+  );
   t.notMatch(JSON.stringify(refused), /proxy-Secret-9/);
 });
 
+t.test('a wrong proxy password: the proxy named, never the password', async (t) => {
+  // tinyproxy answers a wrong password with 401, which over plain HTTP could as well be the
+  // partner's: the error says it came through the proxy.
+  const refused = await send('wrong-password', 'a');
+  t.equal(refused.status, 'Error');
+  t.equal(
+    refused.deliveries[0].last_error,
+    `The answer through the proxy 127.0.0.1:${guarded.port} (the instance's proxy_url) to the request for 127.0.0.1:${port} was HTTP 401 Unauthorized`,
+  );
+  // Over HTTPS the proxy's answer to CONNECT is the proxy's own.
+  const tunnel = await send('wrong-password', 'c');
+  t.equal(
+    tunnel.deliveries[0].last_error,
+    `The proxy 127.0.0.1:${guarded.port} (the instance's proxy_url) answered HTTP 401 Unauthorized to a tunnel to 127.0.0.1:${securePort}: check proxy_username and proxy_password`,
+  );
+  t.notMatch(JSON.stringify([refused, tunnel]), /wrong-Secret-7|proxy-Secret-9/, 'no password in either');
+});
+
+t.test('HTTPS: a tunnel the proxy refuses with 407 is the proxy’s answer, not the partner’s', async (t) => {
+  const refused = await send('no-credentials', 'c');
+  t.equal(refused.status, 'Error');
+  t.equal(
+    refused.deliveries[0].last_error,
+    `The proxy 127.0.0.1:${guarded.port} (the instance's proxy_url) answered HTTP 407 Proxy Authentication Required to a tunnel to 127.0.0.1:${securePort}: check proxy_username and proxy_password`,
+  );
+});
+
+t.test('a proxy that cannot be reached is named, not the partner', async (t) => {
+  const failed = await send('unreachable', 'a');
+  t.equal(failed.status, 'Error');
+  t.equal(
+    failed.deliveries[0].last_error,
+    `ECONNREFUSED: the proxy 127.0.0.1:${closedPort} (the instance's proxy_url) could not be reached: connect ECONNREFUSED 127.0.0.1:${closedPort}`,
+  );
+  t.notMatch(JSON.stringify(failed), /proxy-Secret-9/, 'no password in the message');
+});
+
 t.test('HTTPS through CONNECT, the pinned certificate verified inside the tunnel', async (t) => {
-  const securePort = new URL(secureUrl).port;
   t.equal((await send('open', 'c')).status, 'Delivered');
   t.match(await open.log(), `CONNECT 127.0.0.1:${securePort}`, 'the proxy opened a tunnel');
 });

@@ -1,8 +1,9 @@
 /**
- * pier's connections on a real pg_auto_failover pair: the ORM's pool, the flow's connections,
- * the listener and the node-presence session, all opened once on a multi-host DATABASE_URL,
- * keep writing through a `kill -9` of the primary's postmaster and a planned switchover, with
- * no restart; every write that was acknowledged is on the new primary, once.
+ * pier's connections on a real pg_auto_failover pair with the timeouts pier ships: the ORM's
+ * pool, the flow's connections, the listener and the node-presence session, all opened once on
+ * a multi-host DATABASE_URL, keep writing through the loss of the primary's machine (`kill -9` of
+ * its keeper, then of its PostgreSQL), within 30 s, and through a planned switchover, with no
+ * restart; every write that was acknowledged is on the new primary, once.
  */
 import t from 'tap';
 import pino from 'pino';
@@ -19,8 +20,8 @@ import { runDoctor } from '../../cli/doctor/run-doctor.js';
 
 failoverTest(
   t,
-  'writes move to the new primary after kill -9 and after a switchover',
-  240_000,
+  "writes move to the new primary after the primary's machine is lost and after a switchover",
+  300_000,
   async (t, cluster) => {
     const logger = pino({ level: 'silent' });
     const orm = await openDatabase(cluster.url);
@@ -117,8 +118,8 @@ failoverTest(
     };
 
     await new Promise((r) => setTimeout(r, 1000));
-    const killed = await cluster.killPrimary();
     const killedAt = Date.now();
+    const killed = await cluster.killNode();
     const afterKill = await waitFor(
       async () => {
         const p = await cluster.primary();
@@ -128,10 +129,15 @@ failoverTest(
       90_000,
       250,
     );
-    const killSeconds = await resumedOn(afterKill, killedAt, 'kill -9');
-    t.ok(killSeconds < 60, `writes resumed ${killSeconds.toFixed(1)} s after kill -9 (target 30 s)`);
+    const killSeconds = await resumedOn(afterKill, killedAt, 'the machine lost');
+    t.ok(
+      killSeconds <= 30,
+      `writes resumed ${killSeconds.toFixed(1)} s after the machine was lost (at most 30 s)`,
+    );
 
-    await cluster.stable(120_000);
+    // The machine comes back: its keeper rejoins it as the standby the switchover needs.
+    await cluster.restart(killed);
+    await cluster.stable(180_000);
     const switchedAt = Date.now();
     await cluster.switchover();
     const afterSwitch = await cluster.stable(60_000);

@@ -1,4 +1,4 @@
-// Covers two pier processes on a pg_auto_failover pair (test/helpers/auto-failover.ts) through three kill -9 of the primary's postmaster, each followed by a planned switchover, under AS2 load at concurrency 16 from a partner that sends again what got no receipt (test/helpers/as2-retrying-client.ts), a file-poller flow, and an event-stream subscriber that reconnects with Last-Event-ID: every message with a receipt is written once, one without was not stored or is written once, the answers without a receipt are 503s, the subscriber gets every history line once, and both processes receive, accept and write again after the failovers without a restart.
+// Covers two pier processes on a pg_auto_failover pair (test/helpers/auto-failover.ts) through three losses of the primary's machine (kill -9 of its keeper, then of its PostgreSQL; the machine then comes back as the standby), each followed by a planned switchover, under AS2 load at concurrency 16 from a partner that sends again what got no receipt (test/helpers/as2-retrying-client.ts), a file-poller flow, and an event-stream subscriber that reconnects with Last-Event-ID: every message with a receipt is written once, one without was not stored or is written once, the answers without a receipt are 503s, the subscriber gets every history line once, and both processes receive, accept and write again after the failovers without a restart.
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t, { type Test } from 'tap';
@@ -14,12 +14,12 @@ import { waitFor } from '../helpers/wait.js';
 
 const files = 300;
 const after = 80;
-/** kill -9 of the primary, then a switchover, this many times (the issue's target is three of each). */
+/** The primary's machine lost, then a switchover, this many times (three of each are asked for). */
 const rounds = 3;
 failoverTest(
   t,
-  'AS2 and file flows on two processes survive three kill -9 of the primary and three switchovers',
-  420_000,
+  "AS2 and file flows on two processes survive three losses of the primary's machine and three switchovers",
+  600_000,
   async (t, cluster) => {
     const dir = await tempDir(t, 'pier-db-failover-');
     const inbox = path.join(dir, 'in', 'globex');
@@ -81,15 +81,16 @@ failoverTest(
       until(() => load.receipts >= atLeast, what, timeoutMs);
     await receiptsBy(100, 'AS2 receipts before the failovers', 60_000);
     for (let round = 1; round <= rounds; round++) {
-      await cluster.stable(120_000);
-      await cluster.killPrimary();
-      events.note(`kill -9 ${round}`);
+      await cluster.stable(180_000);
+      const lost = await cluster.killNode();
+      events.note(`machine lost ${round}`);
       // The subscriber's stream is cut while no node takes writes: it comes back with its
       // Last-Event-ID, to the other process, as a browser does when its stream breaks.
       events.reconnect();
       const killedAt = load.receipts;
-      await receiptsBy(killedAt + 100, `AS2 receipts again after kill -9 ${round}`, 90_000);
-      await cluster.stable(120_000);
+      await receiptsBy(killedAt + 100, `AS2 receipts again after the machine lost ${round}`, 90_000);
+      await cluster.restart(lost);
+      await cluster.stable(180_000);
       const switchedAt = load.receipts;
       const switched = cluster.switchover();
       events.note(`switchover ${round}`);

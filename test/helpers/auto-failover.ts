@@ -1,10 +1,11 @@
 /**
  * pg_auto_failover on loopback ports for failover tests: its monitor and two PostgreSQL nodes
  * (a primary and a synchronous secondary), run as user postgres from Debian's
- * `pg-auto-failover-cli` and `postgresql-15-auto-failover`, each under a temporary directory.
+ * `pg-auto-failover-cli` and `postgresql-15-auto-failover`, each under a temporary directory,
+ * with the timeouts pier ships in deploy/pg_auto_failover/ unless told to keep the defaults.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +16,7 @@ import { waitFor } from './wait.js';
 
 const autoctl = '/usr/bin/pg_autoctl';
 const pgBin = '/usr/lib/postgresql/15/bin';
+const shipped = path.join(import.meta.dirname, '../../deploy/pg_auto_failover');
 
 /** Why the failover tests cannot run here, or undefined when they can. */
 export function autoFailoverMissing(): string | undefined {
@@ -38,12 +40,31 @@ export interface FailoverCluster {
   /** The multi-host URL of the `pier` database, as an operator would set DATABASE_URL. */
   url: string;
   nodes: FailoverNode[];
-  /** The node the monitor has as primary now (reported and assigned). */
+  /** The node the monitor has as primary now, or as wait_primary (reported and assigned). */
   primary(): Promise<FailoverNode | undefined>;
   /** Waits until one node is primary and the other a secondary, as assigned. */
   stable(timeoutMs?: number): Promise<FailoverNode>;
-  /** `kill -9` of the primary's postmaster; the node it was. */
-  killPrimary(): Promise<FailoverNode>;
+  /**
+   * `kill -9` of the primary's postmaster alone; the node it was. Its keeper lives on, tells the
+   * monitor that PostgreSQL is down and brings the node back as a standby.
+   */
+  killPostmaster(): Promise<FailoverNode>;
+  /**
+   * The primary's machine lost: `kill -9` of its keeper (every pg_autoctl process of the node),
+   * then of its postmaster and the postmaster's children; the node it was. Nothing of it runs
+   * until `restart`.
+   */
+  killNode(): Promise<FailoverNode>;
+  /** A node whose machine was lost comes back: its keeper starts, as at boot, and rejoins it. */
+  restart(node: FailoverNode): Promise<void>;
+  /**
+   * The primary cut off from the monitor and the standby, as a network cut looks from it: every
+   * process of the monitor and of the standby stopped (SIGSTOP), their connections left open and
+   * silent. `heal` lets them go on.
+   */
+  cutOffPrimary(): Promise<{ node: FailoverNode; heal(): void }>;
+  /** The monitor's `pgautofailover.*` settings, in their units (ms for the timeouts). */
+  monitorSettings(): Promise<Record<string, number>>;
   /** `pg_autoctl perform switchover`, to its end. */
   switchover(): Promise<void>;
   /** The monitor's log of state changes, a line each, oldest first: to print when a check fails. */
@@ -71,12 +92,18 @@ export function failoverTest(
   t.test(name, { timeout }, async (t) => body(t, await startFailoverCluster(t)));
 }
 
-export async function startFailoverCluster(t: Pick<Test, 'teardown'>): Promise<FailoverCluster> {
+export async function startFailoverCluster(
+  t: Pick<Test, 'teardown'>,
+  /** `defaults`: pg_auto_failover's own timeouts, to compare with the ones pier ships. */
+  { timeouts = 'shipped' }: { timeouts?: 'shipped' | 'defaults' } = {},
+): Promise<FailoverCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pier-failover-'));
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
   const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
   chownSync(dir, uid, gid);
   const children: ChildProcess[] = [];
+  /** Each node's keeper, the process group that `serve` started for it. */
+  const keepers = new Map<string, ChildProcess>();
   const env = [
     `PATH=${pgBin}:/usr/bin:/bin`,
     `XDG_CONFIG_HOME=${dir}/config`,
@@ -84,7 +111,15 @@ export async function startFailoverCluster(t: Pick<Test, 'teardown'>): Promise<F
     `XDG_RUNTIME_DIR=${dir}/run`,
     `HOME=${dir}`,
   ];
-  const asPostgres = (args: string[]) => ['-u', 'postgres', '--', 'env', ...env, autoctl, ...args];
+  const asPostgres = (args: string[], program = [autoctl]) => [
+    '-u',
+    'postgres',
+    '--',
+    'env',
+    ...env,
+    ...program,
+    ...args,
+  ];
   const run = async (args: string[]) => promisify(execFile)('runuser', asPostgres(args), { cwd: dir });
   const serve = (name: string, args: string[]) => {
     const log = openSync(path.join(dir, `${name}.log`), 'a');
@@ -94,6 +129,7 @@ export async function startFailoverCluster(t: Pick<Test, 'teardown'>): Promise<F
       stdio: ['ignore', log, log],
     });
     children.push(child);
+    keepers.set(name, child);
   };
 
   const monitorPort = await freePort();
@@ -160,7 +196,11 @@ export async function startFailoverCluster(t: Pick<Test, 'teardown'>): Promise<F
   }
   const primary = async () => {
     const rows = await states().catch(() => []);
-    const name = rows.find((s) => s.reportedstate === 'primary' && s.goalstate === 'primary')?.nodename;
+    // wait_primary takes writes too: it is where a new primary stays while the old one's
+    // machine is away, with no standby to wait for.
+    const name = rows.find(
+      (s) => s.reportedstate === s.goalstate && ['primary', 'wait_primary'].includes(s.reportedstate),
+    )?.nodename;
     return nodes.find((n) => n.name === name);
   };
   const stable = async (timeoutMs = 120_000) =>
@@ -181,6 +221,16 @@ export async function startFailoverCluster(t: Pick<Test, 'teardown'>): Promise<F
       1000,
     );
   await stable();
+  if (timeouts === 'shipped') {
+    for (const statement of sqlStatements(readFileSync(path.join(shipped, 'monitor-timeouts.sql'), 'utf8')))
+      await query(monitorUrl.replace('autoctl_node@', 'postgres@'), statement);
+    for (const node of nodes)
+      await promisify(execFile)(
+        'runuser',
+        asPostgres([path.join(shipped, 'node-timeouts.sh')], [`PGDATA=${node.pgdata}`, 'sh']),
+        { cwd: dir },
+      );
+  }
   return {
     url: `postgresql://postgres@${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}/pier?target_session_attrs=read-write`,
     nodes,
@@ -194,11 +244,47 @@ export async function startFailoverCluster(t: Pick<Test, 'teardown'>): Promise<F
       );
       return rows.map((r) => `${r.at} ${r.nodename} ${r.reportedstate} -> ${r.goalstate}`);
     },
-    async killPrimary() {
-      const node = (await primary())!;
-      const pid = Number(readFileSync(path.join(node.pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      process.kill(pid, 'SIGKILL');
+    async killPostmaster() {
+      const node = await waitFor(primary, 'a primary to kill', 10_000, 200);
+      process.kill(postmasterPid(node), 'SIGKILL');
       return node;
+    },
+    async killNode() {
+      const node = await waitFor(primary, 'a primary to lose', 10_000, 200);
+      const postmaster = postmasterPid(node);
+      const group = keepers.get(node.name)!.pid!;
+      const backends = processTable().filter((p) => p.parent === postmaster);
+      // The keeper first, so that nothing of the node tells the monitor that PostgreSQL died or
+      // starts it again: the monitor learns of the loss only from silence, as with a lost machine.
+      // Read again until none is left, as a supervisor may have started one in between.
+      for (let keeper = keeperOf(); keeper.length > 0; keeper = keeperOf()) keeper.forEach(kill);
+      function keeperOf() {
+        return processTable()
+          .filter((p) => p.group === group && p.pid !== postmaster)
+          .map((p) => p.pid);
+      }
+      kill(postmaster);
+      for (const p of backends) kill(p.pid);
+      return node;
+    },
+    async restart(node) {
+      serve(node.name, ['run', '--pgdata', node.pgdata]);
+    },
+    async cutOffPrimary() {
+      const node = await waitFor(primary, 'a primary to cut off', 10_000, 200);
+      const standby = nodes.find((n) => n !== node)!;
+      const frozen = [keepers.get('monitor')!, keepers.get(standby.name)!].flatMap((keeper) =>
+        descendants(keeper.pid!),
+      );
+      for (const pid of frozen) signal(pid, 'SIGSTOP');
+      return { node, heal: () => frozen.forEach((pid) => signal(pid, 'SIGCONT')) };
+    },
+    async monitorSettings() {
+      const rows = await query<{ name: string; setting: string }>(
+        monitorUrl,
+        "select name, setting from pg_settings where name like 'pgautofailover.%'",
+      );
+      return Object.fromEntries(rows.map((r) => [r.name.replace('pgautofailover.', ''), Number(r.setting)]));
     },
     async switchover() {
       // The monitor's own functions can deadlock with a keeper's report of its state, which
@@ -216,6 +302,61 @@ export async function startFailoverCluster(t: Pick<Test, 'teardown'>): Promise<F
       }
     },
   };
+}
+
+/** The node's postmaster now (from its postmaster.pid). */
+export function postmasterPid(node: FailoverNode): number {
+  return Number(readFileSync(path.join(node.pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+/** Every live process's id, parent and process group, from /proc. */
+function processTable(): { pid: number; parent: number; group: number }[] {
+  const table: { pid: number; parent: number; group: number }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The command name, in parentheses, may hold spaces: the fields after it are read.
+      const [state, parent, group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // A killed process stays listed, a zombie, until its parent reaps it: it is gone.
+      if (state === 'Z' || state === 'X') continue;
+      table.push({ pid: Number(entry), parent: Number(parent), group: Number(group) });
+    } catch {
+      // ended while the table was read
+    }
+  }
+  return table;
+}
+
+/** A process and every process under it, parents first. */
+function descendants(root: number): number[] {
+  const table = processTable();
+  const found = [root];
+  for (let i = 0; i < found.length; i++) for (const p of table) if (p.parent === found[i]) found.push(p.pid);
+  return found;
+}
+
+function kill(pid: number) {
+  signal(pid, 'SIGKILL');
+}
+
+function signal(pid: number, name: NodeJS.Signals) {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
+
+/** The statements of a SQL file of one statement per `;`-ended line run, comments left out. */
+function sqlStatements(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => !line.startsWith('--'))
+    .join('\n')
+    .split(/;\s*$/m)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** One statement on a connection of its own. */
