@@ -427,6 +427,10 @@ export const fieldTexts: Record<string, FieldText> = {
   // Configuration files
   document: { label: 'Configuration file', help: 'The file, YAML or JSON (docs/configuration-files.md)' },
   prune: { label: 'Prune', help: 'Delete what the file does not name (apply only)' },
+  confirm_delete: {
+    label: 'Records to delete',
+    help: "With prune: the number of records the plan says the prune deletes; needed when that is more than half of the install's records",
+  },
   // Outbound proxy (AS2 sender, HTTP poster, webhook notifier)
   proxy_url: {
     label: 'Proxy',
