@@ -1,5 +1,6 @@
 // Covers the file writer's side of a hand-off with real files: a document taken is named after its acceptance, and only
-// then recorded delivered ("Written to …"), named files recorded together while a record is under way; a
+// then recorded delivered ("Written to …"), named files recorded together (those of a moment, and those named while a
+// record is under way); a
 // drop after a duplicate removes it; a drop after an acceptance that failed without an answer asks the database first
 // (the delivery queued again when it was stored as delivered) and keeps the file while the database cannot say, asking again
 // until it can (or leaving it for the writer's next start when it stops); a name taken, or one a document in hand will take, is declined;
@@ -12,7 +13,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import type { DeliveryPort } from '../shared/delivery-port.js';
-import { HandoffTaker, othersLeftoverAfterMs } from './handoff.js';
+import { HandoffTaker, othersLeftoverAfterMs, recordAfterMs } from './handoff.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { temporaryDirectory } from './temporaries.js';
 import { FileWriter } from './write.js';
@@ -87,9 +88,11 @@ t.test('files named while a record is under way are recorded together, after it'
   });
   for (const [i, id] of ids.entries()) await hand(taker, id, `n${i}.edi`, `ISA*${i}~`);
   await taker.link({ message_id: ids[0], delivery_id: 1 });
+  await waitFor(() => recorded.length === 1, 'the first record under way');
   await taker.link({ message_id: ids[1], delivery_id: 2 });
   await taker.link({ message_id: ids[2], delivery_id: 3 });
-  t.same(recorded, [[1]], 'the first record is under way');
+  await new Promise((resolve) => setTimeout(resolve, 5 * recordAfterMs));
+  t.same(recorded, [[1]], 'the others wait while the first record is under way');
   release();
   await waitFor(() => recorded.length === 2, 'the others recorded');
   t.same(recorded, [[1], [2, 3]], 'in one record');

@@ -38,6 +38,9 @@ import { removeQuietly, sameContent, type FileWriter } from './write.js';
  */
 export const maxInHand = 64;
 
+/** Milliseconds a named file's record waits for others to go with it in one statement. */
+export const recordAfterMs = 20;
+
 /** Milliseconds between two tries to queue again, or record, a handed delivery the database did not answer for. */
 const requeueRetryMs = 2_000;
 
@@ -266,6 +269,10 @@ export class HandoffTaker implements HandoffHandler {
   async #recordNamed(): Promise<void> {
     let warned = false;
     while (this.#named.length > 0) {
+      // A moment for the files named meanwhile to join: each record is a commit, and under load
+      // one per file or two doubled the receive path's commits (benchmarks/history,
+      // 2026-11-27-a-handed-delivery-recorded-once-named.md). The receipt does not wait for it.
+      if (!this.#stopping) await new Promise((resolve) => setTimeout(resolve, recordAfterMs));
       const batch = this.#named.splice(0, this.#named.length);
       try {
         await this.port.recordHanded!(batch);
