@@ -261,9 +261,16 @@ export class HandoffTaker implements HandoffHandler {
   #record(named: { delivery_id: number; detail: string }): void {
     if (!this.port.recordHanded) return;
     this.#named.push(named);
-    if (this.#recordingNow) return;
+    if (!this.#recordingNow) this.#startRecording();
+  }
+
+  #startRecording(): void {
     this.#recordingNow = true;
-    this.#recording = this.#recordNamed().finally(() => (this.#recordingNow = false));
+    this.#recording = this.#recordNamed().finally(() => {
+      this.#recordingNow = false;
+      // One named between the loop's last look and this: it would wait for the next file.
+      if (this.#named.length > 0 && !this.#stopping) this.#startRecording();
+    });
   }
 
   async #recordNamed(): Promise<void> {
