@@ -28,7 +28,7 @@ import {
   type LinkAnswer,
 } from '../../protocol/handoff-protocol.js';
 import { PayloadMissing } from '../../storage/payloads/store.js';
-import type { DeliveryPort } from '../shared/delivery-port.js';
+import type { DeliveryPort, LeftoverOutcome } from '../shared/delivery-port.js';
 import { handedFiles, handedTemporaryPath, type HandedFile } from './temporaries.js';
 import { removeQuietly, sameContent, type FileWriter } from './write.js';
 
@@ -245,7 +245,7 @@ export class HandoffTaker implements HandoffHandler {
     this.#sweepTimer.unref();
   }
 
-  async #resolve({ messageId, node }: HandedFile): Promise<'held' | 'queued' | 'settled'> {
+  async #resolve({ messageId, node }: HandedFile): Promise<LeftoverOutcome> {
     if (!this.port.handedLeftover) return 'settled';
     return this.port.handedLeftover(
       messageId,

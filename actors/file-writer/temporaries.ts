@@ -91,30 +91,21 @@ export async function removeStaleTemporaries(directory: string, now = Date.now()
   return removed;
 }
 
-/** Removes the temporaries an earlier claim of this delivery left; answers how many went. */
-export async function removeDeliveryTemporaries(directory: string, deliveryId: number): Promise<number> {
+/**
+ * Removes what earlier tries at a delivery claimed again left, in one look at the directory: the
+ * temporaries of its earlier claims, and the handed file of its message whichever node wrote it
+ * (a hand-off whose file never got its name: the claim writes its own). Answers how many went.
+ */
+export async function removeEarlierAttempts(
+  directory: string,
+  deliveryId: number,
+  messageId: string,
+): Promise<number> {
   const prefix = `${deliveryId}-`;
   let removed = 0;
   for (const name of await names(directory)) {
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
-    const gone = await unlink(path.join(temporaryDirectory(directory), name)).then(
-      () => true,
-      () => false,
-    );
-    if (gone) removed++;
-  }
-  return removed;
-}
-
-/**
- * Removes the handed temporaries of `messageId`, whichever node wrote them: its delivery was
- * claimed again, so the file a hand-off left for it will never be named (the claim writes its own).
- */
-export async function removeHandedTemporaries(directory: string, messageId: string): Promise<number> {
-  let removed = 0;
-  for (const name of await names(directory)) {
-    const match = handedName.exec(name);
-    if (match?.[2] !== messageId) continue;
+    const earlierClaim = name.startsWith(prefix) && name.endsWith('.tmp');
+    if (!earlierClaim && handedName.exec(name)?.[2] !== messageId) continue;
     const gone = await unlink(path.join(temporaryDirectory(directory), name)).then(
       () => true,
       () => false,

@@ -23,7 +23,7 @@ import { asJson, formattedName, NotTranslatable } from '../shared/delivery-forma
 import { Directories } from '../shared/directories.js';
 import { fillPattern } from '../shared/path-pattern.js';
 import type { FileWriterSettings } from './config.js';
-import { removeDeliveryTemporaries, removeHandedTemporaries, temporaryPath } from './temporaries.js';
+import { removeEarlierAttempts, temporaryPath } from './temporaries.js';
 
 const chunkSize = 64 * 1024;
 const flush = promisify(fdatasync);
@@ -161,10 +161,7 @@ export class FileWriter {
     const { relative, final } = this.placeOf(m);
     // Claimed again: an earlier attempt, or a hand-off whose file never got its name, may have
     // died between writing and cleaning up.
-    if (delivery.attempt > 1) {
-      await removeDeliveryTemporaries(settings.directory, delivery.delivery_id);
-      await removeHandedTemporaries(settings.directory, m.id);
-    }
+    if (delivery.attempt > 1) await removeEarlierAttempts(settings.directory, delivery.delivery_id, m.id);
     const temp = temporaryPath(settings.directory, delivery.delivery_id);
     try {
       await this.writeTemp(

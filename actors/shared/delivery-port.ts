@@ -17,7 +17,7 @@ import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-proto
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
 
-export type { Claimed } from '../../flow/actor-commands.js';
+export type { Claimed, LeftoverOutcome } from '../../flow/actor-commands.js';
 
 /** A delivery's result as the target reports it. */
 export interface Reported {
