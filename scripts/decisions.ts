@@ -1,7 +1,8 @@
 /**
  * Writes docs/decisions/README.md, the index of the decision records beside it, grouped by
  * area. Each record is one file in the form docs/contributing.md describes: `# Title`, then
- * `- Date:`, `- Status:` and `- Area:` lines, then Context, Decision and Consequences sections.
+ * `- Date:`, `- Status:` and `- Area:` lines, then Context, Decision and Consequences sections
+ * (a superseded record may keep only its header: it points to the one that replaced it).
  *
  *   node --import tsx scripts/decisions.ts           rewrites the index (npm run decisions)
  *   node --import tsx scripts/decisions.ts --check   exits 1 when the index is out of date or
@@ -16,12 +17,38 @@ export interface DecisionRecord {
   title: string;
   date: string;
   status: string;
+  /** One of `areas`, or `other` when the record names none of them (or no area at all). */
   area: string;
 }
+
+/**
+ * The areas, in the order a newcomer reads them, each with what its records settle. A record's
+ * `- Area:` line names one of these; a record naming another (or none, as a branch written before
+ * these areas may) is listed under "Other" until its area is set, and the generator says so.
+ */
+export const areas: ReadonlyArray<readonly [name: string, covers: string]> = [
+  ['API', 'the REST API edge: bodies, errors, paging, tokens, users, settings, audit'],
+  ['Identity and sign-in', 'sessions, passwords, federated accounts, sign-in to the web UI'],
+  ['Web UI', 'pages, forms, the partner set-up wizard, the dashboard'],
+  ['AS2 protocol', 'the AS2 library: MIME, signing, encryption, MIC, receipts, interop profiles'],
+  ['AS2 sending', 'the sender: HTTP, proxies, synchronous and asynchronous receipts, retries'],
+  ['AS2 receiving', "the receiver: strangers, duplicates, opening messages, handing them on"],
+  ['Certificates and CEM', 'the certificate store, requests, expiry, rollover, certificate exchange'],
+  ['EDI', 'X12 and EDIFACT: envelopes, control numbers, acknowledgements, JSON, routing'],
+  ['Connectors', 'file writer and poller, SFTP, HTTP and other plugin types'],
+  ['Message flow', "routes, deliveries, claims, acceptances and the flow's database statements"],
+  ['Payload storage', 'where message bodies live: database, local disk, S3'],
+  ['Runtime', 'supervisor, plugin instances, threads, start and stop, faults and limits'],
+  ['Events, alerts and metrics', 'the event stream, alerts, notifications, Prometheus metrics'],
+  ['Operations', 'CLI, doctor, logs, search, configuration files, service, high availability'],
+  ['Build, tests and code', 'code layout, builds and releases, tests, documentation'],
+];
+const other = 'Other';
 
 const decisionsDir = path.resolve(import.meta.dirname, '../docs/decisions');
 const indexFile = path.join(decisionsDir, 'README.md');
 const sections = ['## Context', '## Decision', '## Consequences'];
+const areaNames = new Set(areas.map(([name]) => name));
 
 /** A record's header, or the ways it departs from the form. */
 export function readRecord(
@@ -33,19 +60,21 @@ export function readRecord(
   const field = (name: string) => new RegExp(`^- ${name}: (.+)$`, 'm').exec(text)?.[1]?.trim();
   const date = field('Date');
   const status = field('Status');
-  const area = field('Area');
+  const named = field('Area');
+  const area = named && areaNames.has(named) ? named : other;
   if (!title) problems.push('no "# Title" on the first line');
   if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) problems.push('no "- Date: YYYY-MM-DD"');
   if (!status || !/^(accepted|superseded by \[[^\]]+\]\([a-z0-9-]+\.md\))$/.test(status))
     problems.push('no "- Status: accepted" or "- Status: superseded by [title](file.md)"');
-  if (!area) problems.push('no "- Area:"');
-  let from = 0;
-  for (const heading of sections) {
-    const at = text.indexOf(`\n${heading}\n`, from);
-    if (at < 0) problems.push(`no "${heading}" section after the ones before it`);
-    else from = at + 1;
+  if (status !== undefined && !status.startsWith('superseded by')) {
+    let from = 0;
+    for (const heading of sections) {
+      const at = text.indexOf(`\n${heading}\n`, from);
+      if (at < 0) problems.push(`no "${heading}" section after the ones before it`);
+      else from = at + 1;
+    }
   }
-  if (problems.length > 0 || !title || !date || !status || !area) return { file, problems };
+  if (problems.length > 0 || !title || !date || !status) return { file, problems };
   return { file, title, date, status, area };
 }
 
@@ -60,33 +89,37 @@ export function readRecords(dir = decisionsDir) {
   return { records, broken };
 }
 
-/** The index: areas in alphabetical order, each area's decisions oldest first, as prettier writes it. */
+/**
+ * The index: the areas in their reading order ("Other" last, when a record is in it), each with
+ * its current decisions by title and then, on one line, the superseded ones; as prettier writes it.
+ */
 export async function renderIndex(records: readonly DecisionRecord[]): Promise<string> {
-  const byArea = new Map<string, DecisionRecord[]>();
-  for (const r of records) byArea.set(r.area, [...(byArea.get(r.area) ?? []), r]);
-  const areas = [...byArea.keys()].sort((a, b) => a.localeCompare(b, 'en'));
-  const escape = (text: string) => text.replace(/\|/g, '\\|');
+  const link = (r: DecisionRecord) => `[${r.title}](${r.file})`;
+  const byTitle = (a: DecisionRecord, b: DecisionRecord) => a.title.localeCompare(b.title, 'en');
+  const current = records.filter((r) => r.status === 'accepted');
   const out = [
     '# Decisions',
     '',
     'Where the API reference ([docs/api/](../api/README.md)) or the standards pier speaks leave a',
-    'choice open, these records say what pier does and why: one file per decision, each with its',
-    'context, the decision and its consequences. A decision that a later one overturns stays, marked',
-    '`superseded by` the one that replaced it. How to add one: [docs/contributing.md](../contributing.md).',
+    'choice open, these records say what pier does and why: one file per rule, its current',
+    'statement, with its context and consequences. Measurements behind a record are in',
+    '[benchmarks/history/](../../benchmarks/history/). A record a later one replaced stays as a',
+    'pointer to it. How to add one: [docs/contributing.md](../contributing.md).',
     '',
     '<!-- Written by `npm run decisions` (scripts/decisions.ts) from the files beside it; do not edit. -->',
     '',
-    `${records.length} decisions in ${areas.length} areas.`,
+    `${current.length} current decisions in ${areas.length} areas:`,
+    '',
+    ...areas.map(([name, covers]) => `- ${name}: ${covers}.`),
   ];
-  for (const area of areas) {
-    const rows = byArea
-      .get(area)!
-      .sort((a, b) => a.date.localeCompare(b.date) || a.title.localeCompare(b.title, 'en'));
-    out.push('', `## ${area}`, '', '| Decision | Date | Status |', '| --- | --- | --- |');
-    for (const r of rows) {
-      const status = r.status === 'accepted' ? 'accepted' : r.status;
-      out.push(`| [${escape(r.title)}](${r.file}) | ${r.date} | ${escape(status)} |`);
-    }
+  for (const [name, covers] of [...areas, [other, 'records whose `- Area:` names none of the above'] as const]) {
+    const inArea = records.filter((r) => r.area === name);
+    if (inArea.length === 0) continue;
+    const superseded = inArea.filter((r) => r.status !== 'accepted').sort(byTitle);
+    out.push('', `## ${name}`, '');
+    if (name === other) out.push(`${covers}: give each one of the areas above.`, '');
+    for (const r of inArea.filter((r) => r.status === 'accepted').sort(byTitle)) out.push(`- ${link(r)}`);
+    if (superseded.length > 0) out.push('', `Superseded: ${superseded.map(link).join('; ')}.`);
   }
   const options = (await resolveConfig(indexFile)) ?? {};
   return format(`${out.join('\n')}\n`, { ...options, parser: 'markdown' });
@@ -99,6 +132,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(1);
   }
   const index = await renderIndex(records);
+  const unplaced = records.filter((r) => r.area === other).map((r) => r.file);
+  if (unplaced.length > 0)
+    console.warn(
+      `Listed under "Other": give each an "- Area:" of scripts/decisions.ts's areas:\n  ${unplaced.join('\n  ')}`,
+    );
   if (process.argv.includes('--check')) {
     let current = '';
     try {
