@@ -32,7 +32,7 @@ export const areas: ReadonlyArray<readonly [name: string, covers: string]> = [
   ['Web UI', 'pages, forms, the partner set-up wizard, the dashboard'],
   ['AS2 protocol', 'the AS2 library: MIME, signing, encryption, MIC, receipts, interop profiles'],
   ['AS2 sending', 'the sender: HTTP, proxies, synchronous and asynchronous receipts, retries'],
-  ['AS2 receiving', "the receiver: strangers, duplicates, opening messages, handing them on"],
+  ['AS2 receiving', 'the receiver: strangers, duplicates, opening messages, handing them on'],
   ['Certificates and CEM', 'the certificate store, requests, expiry, rollover, certificate exchange'],
   ['EDI', 'X12 and EDIFACT: envelopes, control numbers, acknowledgements, JSON, routing'],
   ['Connectors', 'file writer and poller, SFTP, HTTP and other plugin types'],
@@ -112,7 +112,10 @@ export async function renderIndex(records: readonly DecisionRecord[]): Promise<s
     '',
     ...areas.map(([name, covers]) => `- ${name}: ${covers}.`),
   ];
-  for (const [name, covers] of [...areas, [other, 'records whose `- Area:` names none of the above'] as const]) {
+  for (const [name, covers] of [
+    ...areas,
+    [other, 'records whose `- Area:` names none of the above'] as const,
+  ]) {
     const inArea = records.filter((r) => r.area === name);
     if (inArea.length === 0) continue;
     const superseded = inArea.filter((r) => r.status !== 'accepted').sort(byTitle);
