@@ -13,6 +13,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../storage/embedded-postgres.js';
 import { buildRoot, buildTestTree } from './build-tree.js';
 import { runTestFiles } from './runner.js';
+import { earlierTimings, timingReport, writeTimingReport } from './timings.js';
 import { createMigratedTemplate, templateVariable } from './helpers/database.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -107,9 +108,13 @@ const rank = (file: string) => {
   const at = longestFirst.indexOf(file);
   return at < 0 ? longestFirst.length : at;
 };
-const ordered = [...files].sort((a, b) => rank(a) - rank(b));
+/** The timing report every run writes (test/timings.ts); the last run's orders this one's files. */
+const timingsFile = path.join(root, '.test-output/timings.txt');
+const earlier = earlierTimings(timingsFile);
+const ordered = [...files].sort((a, b) => rank(a) - rank(b) || (earlier.get(b) ?? 0) - (earlier.get(a) ?? 0));
 
-const passed = await runTestFiles(
+const started = Date.now();
+const { passed, timings } = await runTestFiles(
   // Each test file as compiled into the tree (build-tree.ts).
   ordered.map((file) => file.replace(/\.ts$/, '.js')),
   {
@@ -120,6 +125,12 @@ const passed = await runTestFiles(
     env: { ...process.env, [templateVariable]: template.name },
   },
 );
+const named = timings.map((timing) => ({ ...timing, file: timing.file.replace(/\.js$/, '.ts') }));
+// After the totals line; a partial run (files named) does not replace the whole suite's report.
+const report = timingReport(named, Date.now() - started, jobs);
+const reportFile = requested.length > 0 ? path.join(root, '.test-output/timings-partial.txt') : timingsFile;
+const top = writeTimingReport(reportFile, report);
+process.stdout.write(`\n${top}\n(every file: ${path.relative(root, reportFile)})\n`);
 await template.drop();
 await stopEmbedded?.();
 process.exit(passed ? 0 : 1);

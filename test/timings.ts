@@ -1,0 +1,50 @@
+/**
+ * The suite's per-file timing report: every run of test/run.ts writes it (slowest first) to
+ * .test-output/timings.txt and prints its top ten, so the next slow file is seen; the next run
+ * reads it back to start the longest files first.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FileTiming } from './runner.js';
+
+const seconds = (ms: number | undefined) => (ms === undefined ? '-' : (ms / 1000).toFixed(1));
+
+/** The report's text: a heading with the totals, then one line per file, slowest first. */
+export function timingReport(timings: FileTiming[], wallMs: number, jobs: number): string {
+  const slowest = [...timings].sort((a, b) => b.ms - a.ms);
+  const sum = (pick: (timing: FileTiming) => number | undefined) =>
+    timings.reduce((total, timing) => total + (pick(timing) ?? 0), 0);
+  const lines = [
+    `# ${timings.length} test files, ${jobs} at a time: ${seconds(wallMs)} s wall in all;`,
+    `# the files' own times summed: ${seconds(sum((t) => t.ms))} s wall, ${seconds(sum((t) => t.cpuMs))} s CPU (user + system, with what each file started)`,
+    '# wall_s   cpu_s  result  file',
+    ...slowest.map(
+      (timing) =>
+        `${seconds(timing.ms).padStart(8)} ${seconds(timing.cpuMs).padStart(7)}  ${timing.ok ? 'ok    ' : 'FAILED'}  ${timing.file}`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** Writes the report to `file` and returns its first lines (the heading and the ten slowest). */
+export function writeTimingReport(file: string, report: string): string {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, report);
+  return report.split('\n').slice(0, 13).join('\n');
+}
+
+/** Each file's wall time (ms) in an earlier report at `file`; empty when there is none. */
+export function earlierTimings(file: string): Map<string, number> {
+  const times = new Map<string, number>();
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return times;
+  }
+  for (const line of text.split('\n')) {
+    const match = /^\s*([\d.]+)\s+\S+\s+\S+\s+(\S+)$/.exec(line);
+    if (match) times.set(match[2]!, Number(match[1]) * 1000);
+  }
+  return times;
+}
