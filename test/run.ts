@@ -12,8 +12,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../storage/embedded-postgres.js';
 import { buildRoot, buildTestTree } from './build-tree.js';
-import { runTestFiles } from './runner.js';
-import { earlierTimings, timingReport, writeTimingReport } from './timings.js';
+import { runTestFiles, type FileTiming } from './runner.js';
+import { earlierTimings, timingLog, timingReport, writeTimingReport } from './timings.js';
 import { createMigratedTemplate, templateVariable } from './helpers/database.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -113,6 +113,13 @@ const timingsFile = path.join(root, '.test-output/timings.txt');
 const earlier = earlierTimings(timingsFile);
 const ordered = [...files].sort((a, b) => rank(a) - rank(b) || (earlier.get(b) ?? 0) - (earlier.get(a) ?? 0));
 
+/** The report names each file by its source. */
+const sourceOf = (timing: FileTiming): FileTiming => ({
+  ...timing,
+  file: timing.file.replace(/\.js$/, '.ts'),
+});
+const logTiming = timingLog(path.join(root, '.test-output/timings-so-far.txt'));
+
 const started = Date.now();
 const { passed, timings } = await runTestFiles(
   // Each test file as compiled into the tree (build-tree.ts).
@@ -123,11 +130,11 @@ const { passed, timings } = await runTestFiles(
     heavy: new Set(longestFirst.map((file) => file.replace(/\.ts$/, '.js'))),
     timeoutSeconds: Number(process.env.PIER_TEST_TIMEOUT) || 300,
     env: { ...process.env, [templateVariable]: template.name },
+    onTiming: (timing) => logTiming(sourceOf(timing)),
   },
 );
-const named = timings.map((timing) => ({ ...timing, file: timing.file.replace(/\.js$/, '.ts') }));
 // After the totals line; a partial run (files named) does not replace the whole suite's report.
-const report = timingReport(named, Date.now() - started, jobs);
+const report = timingReport(timings.map(sourceOf), Date.now() - started, jobs);
 const reportFile = requested.length > 0 ? path.join(root, '.test-output/timings-partial.txt') : timingsFile;
 const top = writeTimingReport(reportFile, report);
 process.stdout.write(`\n${top}\n(every file: ${path.relative(root, reportFile)})\n`);

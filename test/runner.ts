@@ -38,6 +38,8 @@ export interface RunOptions {
    * timeout. 60 s unless given.
    */
   exitAfterEndMs?: number;
+  /** Told of each file's timing as it ends (a run cut short still leaves what it measured). */
+  onTiming?: (timing: FileTiming) => void;
 }
 
 /** The process groups of the files running now. */
@@ -102,7 +104,9 @@ export async function runTestFiles(
         if (isHeavy) heavyRunning--;
       });
       allPassed &&= outcome.ok;
-      timings.push({ file, ok: outcome.ok, ms: outcome.ms, cpuMs: outcome.cpuMs });
+      const timing = { file, ok: outcome.ok, ms: outcome.ms, cpuMs: outcome.cpuMs };
+      timings.push(timing);
+      options.onTiming?.(timing);
       number++;
       const indented = outcome.output
         .replace(/^TAP version \d+\n/, '')

@@ -3,11 +3,25 @@
  * .test-output/timings.txt and prints its top ten, so the next slow file is seen; the next run
  * reads it back to start the longest files first.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FileTiming } from './runner.js';
 
 const seconds = (ms: number | undefined) => (ms === undefined ? '-' : (ms / 1000).toFixed(1));
+
+/** One file's line of the report. */
+const reportLine = (timing: FileTiming) =>
+  `${seconds(timing.ms).padStart(8)} ${seconds(timing.cpuMs).padStart(7)}  ${timing.ok ? 'ok    ' : 'FAILED'}  ${timing.file}`;
+
+/**
+ * Starts the log of the files ended so far (`file`, in the order they end), so that a run cut
+ * short still shows what it measured; returns what adds a file's line to it.
+ */
+export function timingLog(file: string): (timing: FileTiming) => void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, '# wall_s   cpu_s  result  file, in the order the files ended\n');
+  return (timing) => appendFileSync(file, `${reportLine(timing)}\n`);
+}
 
 /** The report's text: a heading with the totals, then one line per file, slowest first. */
 export function timingReport(timings: FileTiming[], wallMs: number, jobs: number): string {
@@ -18,10 +32,7 @@ export function timingReport(timings: FileTiming[], wallMs: number, jobs: number
     `# ${timings.length} test files, ${jobs} at a time: ${seconds(wallMs)} s wall in all;`,
     `# the files' own times summed: ${seconds(sum((t) => t.ms))} s wall, ${seconds(sum((t) => t.cpuMs))} s CPU (user + system, with what each file started)`,
     '# wall_s   cpu_s  result  file',
-    ...slowest.map(
-      (timing) =>
-        `${seconds(timing.ms).padStart(8)} ${seconds(timing.cpuMs).padStart(7)}  ${timing.ok ? 'ok    ' : 'FAILED'}  ${timing.file}`,
-    ),
+    ...slowest.map(reportLine),
   ];
   return `${lines.join('\n')}\n`;
 }
