@@ -134,7 +134,11 @@ const { passed, timings } = await runTestFiles(
   },
 );
 // After the totals line; a partial run (files named) does not replace the whole suite's report.
-const report = timingReport(timings.map(sourceOf), Date.now() - started, jobs);
+const report = timingReport(timings.map(sourceOf), {
+  wallMs: Date.now() - started,
+  jobs,
+  cores: availableParallelism(),
+});
 const reportFile = requested.length > 0 ? path.join(root, '.test-output/timings-partial.txt') : timingsFile;
 const top = writeTimingReport(reportFile, report);
 process.stdout.write(`\n${top}\n(every file: ${path.relative(root, reportFile)})\n`);

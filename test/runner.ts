@@ -155,13 +155,15 @@ function reapedChildrenCpuMs(): number | undefined {
     return undefined;
   }
 }
-let reapedCpuMsSeen = reapedChildrenCpuMs();
+/** What the processes reaped up to the last look used; first looked at as the first file starts (the compile before it is no file's). */
+let reapedCpuMsSeen: number | undefined;
 
 /** How long past tap's own timeout a file may run before it is killed from outside (one that is stuck). */
 const stuckAfterMs = 10 * 60_000;
 
 export function runFile(file: string, options: RunOptions): Promise<FileOutcome> {
   const started = Date.now();
+  reapedCpuMsSeen ??= reapedChildrenCpuMs();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(options.cwd, file)], {
       cwd: options.cwd,

@@ -24,24 +24,37 @@ export function timingLog(file: string): (timing: FileTiming) => void {
 }
 
 /** The report's text: a heading with the totals, then one line per file, slowest first. */
-export function timingReport(timings: FileTiming[], wallMs: number, jobs: number): string {
+export function timingReport(
+  timings: FileTiming[],
+  { wallMs, jobs, cores }: { wallMs: number; jobs: number; cores: number },
+): string {
   const slowest = [...timings].sort((a, b) => b.ms - a.ms);
   const sum = (pick: (timing: FileTiming) => number | undefined) =>
     timings.reduce((total, timing) => total + (pick(timing) ?? 0), 0);
+  const cpuMs = sum((t) => t.cpuMs);
+  // No run ends before its slowest file, nor before its CPU time spread over every core.
   const lines = [
-    `# ${timings.length} test files, ${jobs} at a time: ${seconds(wallMs)} s wall in all;`,
-    `# the files' own times summed: ${seconds(sum((t) => t.ms))} s wall, ${seconds(sum((t) => t.cpuMs))} s CPU (user + system, with what each file started)`,
+    `# ${timings.length} test files, ${jobs} at a time on ${cores} cores: ${seconds(wallMs)} s wall in all`,
+    `# summed over the files: ${seconds(sum((t) => t.ms))} s wall, ${seconds(cpuMs)} s CPU (user + system, with the processes each started)`,
+    `# bounds: the slowest file ${seconds(slowest[0]?.ms ?? 0)} s; the CPU over ${cores} cores ${seconds(cpuMs / cores)} s`,
     '# wall_s   cpu_s  result  file',
     ...slowest.map(reportLine),
   ];
   return `${lines.join('\n')}\n`;
 }
 
+/** How many lines the report's heading takes: the ten slowest files follow it. */
+const headingLines = 4;
+
 /** Writes the report to `file` and returns its first lines (the heading and the ten slowest). */
 export function writeTimingReport(file: string, report: string): string {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, report);
-  return report.split('\n').slice(0, 13).join('\n');
+  return report
+    .trimEnd()
+    .split('\n')
+    .slice(0, headingLines + 10)
+    .join('\n');
 }
 
 /** Each file's wall time (ms) in an earlier report at `file`; empty when there is none. */
