@@ -89,11 +89,13 @@ if (tapBuildIsStale()) spawnSync(process.execPath, [tapRun, 'build'], { cwd: roo
 const jobs = Number(process.env.PIER_TEST_JOBS) || Math.max(3, availableParallelism());
 
 /**
- * The files that take longest (one to three minutes on a quiet 2-core machine) start first, so that
- * the suite does not end with one of them running alone; the rest follow in path order. They are
- * also the heaviest (browsers, pier processes, PostgreSQL nodes), and no more than two of them run
- * at once (runner.ts): three together took 230–310 s each where one alone takes 70, and the
- * browser pages' file ran out its five minutes.
+ * The files that take longest (one to three minutes on a quiet 2-core machine; 14–66 s of CPU each
+ * in the timing report, where most files take 2–8) start first, so that the suite does not end
+ * with one of them running alone; the rest follow longest first by the last run's timing report
+ * where there is one (a clean clone has none: path order). They are also the heaviest (browsers,
+ * pier processes, JVMs, PostgreSQL nodes), and no more than two of them run at once (runner.ts):
+ * three together took 230–310 s each where one alone takes 70, and the browser pages' file ran
+ * out its five minutes.
  */
 const longestFirst = [
   'test/cluster/pier-database-failover.test.ts',
@@ -101,6 +103,9 @@ const longestFirst = [
   'test/release.test.ts',
   'test/ui/every-page-dark.test.ts',
   'test/ui/task-onboard-partner.test.ts',
+  'test/api/messages-send-json-stream.test.ts',
+  'test/as2/bouncycastle-smime-from-sender.test.ts',
+  'test/as2/bouncycastle-smime-to-receiver.test.ts',
   'test/ui/browser.test.ts',
   'test/cluster/database-failover.test.ts',
 ];
