@@ -1,13 +1,12 @@
 /**
  * BouncyCastle as an independent ECMQV implementation: test/fixtures/ecmqv/EcmqvTool.java,
- * compiled once per run with Debian's javac and BouncyCastle jars (.ci/run installs them).
+ * compiled once per test file with Debian's javac and BouncyCastle jars (.ci/run installs them).
  * Where they are missing, `bouncyCastle()` says why instead; under CI that is a failure.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compiledJava } from './java-classes.js';
 
 export const ecmqvFixtures = path.resolve(import.meta.dirname, '../fixtures/ecmqv');
 const jars = ['bcprov', 'bcpkix', 'bcutil'].map((name) => `/usr/share/java/${name}.jar`);
@@ -38,10 +37,11 @@ export function bouncyCastle(): BouncyCastle | string {
   for (const command of ['javac', 'java'])
     if (spawnSync(command, ['-version'], { stdio: 'ignore' }).status !== 0)
       return `${command} is not installed`;
-  const classes = compiledJava([path.join(ecmqvFixtures, 'EcmqvTool.java')], jars);
-  const classpath = `${jars.join(':')}:${classes}`;
-  // The messages and results the tool reads and writes.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pier-bouncycastle-'));
+  const classpath = `${jars.join(':')}:${dir}`;
+  execFileSync('javac', ['-cp', jars.join(':'), '-d', dir, path.join(ecmqvFixtures, 'EcmqvTool.java')], {
+    stdio: 'pipe',
+  });
   const run = (...args: string[]) =>
     execFileSync('java', ['-cp', classpath, 'EcmqvTool', ...args], { stdio: 'pipe' }).toString();
   return {

@@ -1,7 +1,7 @@
 /**
  * Java sources under test/fixtures/ compiled with Debian's javac once for a run of the suite
- * rather than once per test file: javac takes about 3 s of CPU (18 s on a loaded machine), and
- * four files compile the same two tools. The classes are kept under .test-output/java-classes/
+ * rather than once per test file: javac takes about 3 s of CPU (18 s on a loaded machine) for the
+ * BouncyCastle S/MIME peer that two files run (test/helpers/bc-as2-peer.ts). The classes are kept under .test-output/java-classes/
  * (git-ignored), in a folder named by a hash of the sources, the classpath and javac's version,
  * so a changed source or jar compiles again.
  */
