@@ -89,7 +89,7 @@ if (tapBuildIsStale()) spawnSync(process.execPath, [tapRun, 'build'], { cwd: roo
 const jobs = Number(process.env.PIER_TEST_JOBS) || Math.max(3, availableParallelism());
 
 /**
- * The files that take longest (one to three minutes on a quiet 2-core machine; 14–66 s of CPU each
+ * The files that take longest (one to three minutes on a quiet 2-core machine; 14–113 s of CPU each
  * in the timing report, where most files take 2–8) start first, so that the suite does not end
  * with one of them running alone; the rest follow longest first by the last run's timing report
  * where there is one (a clean clone has none: path order). They are also the heaviest (browsers,
@@ -98,6 +98,7 @@ const jobs = Number(process.env.PIER_TEST_JOBS) || Math.max(3, availableParallel
  * out its five minutes.
  */
 const longestFirst = [
+  'test/cluster/as2-kill9.test.ts',
   'test/cluster/pier-database-failover.test.ts',
   'test/ui/every-page-light.test.ts',
   'test/release.test.ts',
