@@ -12,7 +12,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../storage/embedded-postgres.js';
 import { buildRoot, buildTestTree } from './build-tree.js';
-import { runTestFiles } from './runner.js';
+import { runTestFiles, type FileTiming } from './runner.js';
+import { earlierTimings, timingLog, timingReport, writeTimingReport } from './timings.js';
 import { createMigratedTemplate, templateVariable } from './helpers/database.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -88,18 +89,24 @@ if (tapBuildIsStale()) spawnSync(process.execPath, [tapRun, 'build'], { cwd: roo
 const jobs = Number(process.env.PIER_TEST_JOBS) || Math.max(3, availableParallelism());
 
 /**
- * The files that take longest (one to three minutes on a quiet 2-core machine) start first, so that
- * the suite does not end with one of them running alone; the rest follow in path order. They are
- * also the heaviest (browsers, pier processes, PostgreSQL nodes), and no more than two of them run
- * at once (runner.ts): three together took 230–310 s each where one alone takes 70, and the
- * browser pages' file ran out its five minutes.
+ * The files that take longest (one to three minutes on a quiet 2-core machine; 14–113 s of CPU each
+ * in the timing report, where most files take 2–8) start first, so that the suite does not end
+ * with one of them running alone; the rest follow longest first by the last run's timing report
+ * where there is one (a clean clone has none: path order). They are also the heaviest (browsers,
+ * pier processes, JVMs, PostgreSQL nodes), and no more than two of them run at once (runner.ts):
+ * three together took 230–310 s each where one alone takes 70, and the browser pages' file ran
+ * out its five minutes.
  */
 const longestFirst = [
+  'test/cluster/as2-kill9.test.ts',
   'test/cluster/pier-database-failover.test.ts',
   'test/ui/every-page-light.test.ts',
   'test/release.test.ts',
   'test/ui/every-page-dark.test.ts',
   'test/ui/task-onboard-partner.test.ts',
+  'test/api/messages-send-json-stream.test.ts',
+  'test/as2/bouncycastle-smime-from-sender.test.ts',
+  'test/as2/bouncycastle-smime-to-receiver.test.ts',
   'test/ui/browser.test.ts',
   'test/cluster/database-failover.test.ts',
 ];
@@ -107,9 +114,20 @@ const rank = (file: string) => {
   const at = longestFirst.indexOf(file);
   return at < 0 ? longestFirst.length : at;
 };
-const ordered = [...files].sort((a, b) => rank(a) - rank(b));
+/** The timing report every run writes (test/timings.ts); the last run's orders this one's files. */
+const timingsFile = path.join(root, '.test-output/timings.txt');
+const earlier = earlierTimings(timingsFile);
+const ordered = [...files].sort((a, b) => rank(a) - rank(b) || (earlier.get(b) ?? 0) - (earlier.get(a) ?? 0));
 
-const passed = await runTestFiles(
+/** The report names each file by its source. */
+const sourceOf = (timing: FileTiming): FileTiming => ({
+  ...timing,
+  file: timing.file.replace(/\.js$/, '.ts'),
+});
+const logTiming = timingLog(path.join(root, '.test-output/timings-so-far.txt'));
+
+const started = Date.now();
+const { passed, timings } = await runTestFiles(
   // Each test file as compiled into the tree (build-tree.ts).
   ordered.map((file) => file.replace(/\.ts$/, '.js')),
   {
@@ -118,8 +136,18 @@ const passed = await runTestFiles(
     heavy: new Set(longestFirst.map((file) => file.replace(/\.ts$/, '.js'))),
     timeoutSeconds: Number(process.env.PIER_TEST_TIMEOUT) || 300,
     env: { ...process.env, [templateVariable]: template.name },
+    onTiming: (timing) => logTiming(sourceOf(timing)),
   },
 );
+// After the totals line; a partial run (files named) does not replace the whole suite's report.
+const report = timingReport(timings.map(sourceOf), {
+  wallMs: Date.now() - started,
+  jobs,
+  cores: availableParallelism(),
+});
+const reportFile = requested.length > 0 ? path.join(root, '.test-output/timings-partial.txt') : timingsFile;
+const top = writeTimingReport(reportFile, report);
+process.stdout.write(`\n${top}\n(every file: ${path.relative(root, reportFile)})\n`);
 await template.drop();
 await stopEmbedded?.();
 process.exit(passed ? 0 : 1);

@@ -13,6 +13,7 @@
  * did not stop (a server left by a timed-out file) cannot hold ports, CPU or the output.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 // @ts-expect-error: plain JavaScript without types (a tap reporter module).
@@ -37,13 +38,31 @@ export interface RunOptions {
    * timeout. 60 s unless given.
    */
   exitAfterEndMs?: number;
+  /** Told of each file's timing as it ends (a run cut short still leaves what it measured). */
+  onTiming?: (timing: FileTiming) => void;
 }
 
 /** The process groups of the files running now. */
 const running = new Set<number>();
 
-/** Runs the files; resolves with whether every file passed, after the totals line is written. */
-export async function runTestFiles(files: string[], options: RunOptions): Promise<boolean> {
+/** One file's run, for the timing report (test/timings.ts). */
+export interface FileTiming {
+  file: string;
+  ok: boolean;
+  /** Wall time from start to exit. */
+  ms: number;
+  /** CPU time (user + system) of the file's process and the processes it waited for; undefined off Linux. */
+  cpuMs: number | undefined;
+}
+
+/**
+ * Runs the files; resolves, after the totals line is written, with whether every file passed and
+ * each file's timing in the order they ended.
+ */
+export async function runTestFiles(
+  files: string[],
+  options: RunOptions,
+): Promise<{ passed: boolean; timings: FileTiming[] }> {
   // The files' groups do not get a terminal's Ctrl-C: it is passed on, and the run ends.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => {
@@ -67,6 +86,7 @@ export async function runTestFiles(files: string[], options: RunOptions): Promis
   reporter.write('TAP version 14\n');
   let number = 0;
   let allPassed = true;
+  const timings: FileTiming[] = [];
   const queue = [...files];
   const heavy = options.heavy ?? new Set<string>();
   const maxHeavy = Math.max(1, options.jobs - 1);
@@ -84,6 +104,9 @@ export async function runTestFiles(files: string[], options: RunOptions): Promis
         if (isHeavy) heavyRunning--;
       });
       allPassed &&= outcome.ok;
+      const timing = { file, ok: outcome.ok, ms: outcome.ms, cpuMs: outcome.cpuMs };
+      timings.push(timing);
+      options.onTiming?.(timing);
       number++;
       const indented = outcome.output
         .replace(/^TAP version \d+\n/, '')
@@ -100,21 +123,47 @@ export async function runTestFiles(files: string[], options: RunOptions): Promis
   await Promise.all(Array.from({ length: Math.min(options.jobs, files.length) }, worker));
   reporter.end(`1..${number}\n`);
   await finished;
-  return allPassed;
+  return { passed: allPassed, timings };
 }
 
 export interface FileOutcome {
   ok: boolean;
   output: string;
   ms: number;
+  /** See FileTiming.cpuMs. */
+  cpuMs: number | undefined;
   why: string;
 }
+
+/**
+ * CPU time (user + system, ms) of the processes this one has reaped so far, from /proc (Linux);
+ * undefined elsewhere. Node gives no child's resource usage, but the kernel adds each reaped
+ * child's (with the children it reaped in turn: a test's `pier serve`, its openssl runs) to its
+ * parent's cutime and cstime, so the growth between two looks is what the files that exited
+ * meanwhile used. Two files reaped in the same turn of the event loop are counted as one (the
+ * first gets both, the second none): rare with files that run for seconds.
+ */
+function reapedChildrenCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // Fields after the command name (which may hold spaces) in parentheses; cutime and cstime are 16 and 17.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[13]) + Number(fields[14]);
+    // USER_HZ is 100 on every Linux Node runs on.
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+/** What the processes reaped up to the last look used; first looked at as the first file starts (the compile before it is no file's). */
+let reapedCpuMsSeen: number | undefined;
 
 /** How long past tap's own timeout a file may run before it is killed from outside (one that is stuck). */
 const stuckAfterMs = 10 * 60_000;
 
 export function runFile(file: string, options: RunOptions): Promise<FileOutcome> {
   const started = Date.now();
+  reapedCpuMsSeen ??= reapedChildrenCpuMs();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(options.cwd, file)], {
       cwd: options.cwd,
@@ -148,6 +197,13 @@ export function runFile(file: string, options: RunOptions): Promise<FileOutcome>
       },
       options.timeoutSeconds * 1000 + stuckAfterMs,
     );
+    let cpuMs: number | undefined;
+    child.on('exit', () => {
+      // At exit the child has just been reaped; its whole group is killed below, not waited for.
+      const now = reapedChildrenCpuMs();
+      cpuMs = now === undefined || reapedCpuMsSeen === undefined ? undefined : now - reapedCpuMsSeen;
+      reapedCpuMsSeen = now;
+    });
     child.on('close', (code, signal) => {
       clearTimeout(stuck);
       clearTimeout(notExiting);
@@ -165,6 +221,7 @@ export function runFile(file: string, options: RunOptions): Promise<FileOutcome>
         ok: code === 0 && !killedAsStuck && !killedAsNotExiting,
         output: Buffer.concat(chunks).toString('utf8'),
         ms: Date.now() - started,
+        cpuMs,
         why,
       });
     });

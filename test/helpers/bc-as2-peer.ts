@@ -1,15 +1,15 @@
 /**
  * BouncyCastle's S/MIME API as a live AS2 peer: test/fixtures/bc-as2-peer/*.java (As2Peer.java
- * says how it is driven), compiled once per test file with Debian's javac against Debian's jars
+ * says how it is driven), compiled once per run with Debian's javac against Debian's jars
  * (.ci/run installs them) and run as one JVM per direction that handles every message. Where Java
  * or a jar is missing, the start functions say why instead; `unavailable` makes that a skip
  * here and a failure under CI.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { compiledJava } from './java-classes.js';
 import type { Test } from 'tap';
 
 const sources = path.resolve(import.meta.dirname, '../fixtures/bc-as2-peer');
@@ -115,20 +115,16 @@ export interface BcReceiver {
 }
 
 /** Compiles the peer into a temporary directory: its classpath, or why it cannot run here. */
-function compile(t: Test): { classpath: string } | string {
+function compile(): { classpath: string } | string {
   const missing = jars.filter((jar) => !existsSync(jar));
   if (missing.length > 0) return `jars missing: ${missing.join(', ')}`;
   for (const command of ['javac', 'java'])
     if (spawnSync(command, ['-version'], { stdio: 'ignore' }).status !== 0)
       return `${command} is not installed`;
-  const classes = mkdtempSync(path.join(os.tmpdir(), 'pier-bc-as2-peer-'));
-  t.teardown(() => rmSync(classes, { recursive: true, force: true }));
   const files = readdirSync(sources)
     .filter((name) => name.endsWith('.java'))
     .map((name) => path.join(sources, name));
-  execFileSync('javac', ['-encoding', 'UTF-8', '-cp', jars.join(':'), '-d', classes, ...files], {
-    stdio: 'pipe',
-  });
+  const classes = compiledJava(files, jars, ['-encoding', 'UTF-8']);
   return { classpath: `${jars.join(':')}:${classes}` };
 }
 
@@ -157,7 +153,7 @@ const keyArguments = (keys: PeerKeys[]) =>
 
 /** The sending peer with these key sets, or why it cannot run here. */
 export function startBcSender(t: Test, keys: PeerKeys[]): BcSender | string {
-  const compiled = compile(t);
+  const compiled = compile();
   if (typeof compiled === 'string') return compiled;
   const { child, lines, died } = run(t, compiled.classpath, ['send', ...keyArguments(keys)]);
   const waiting = new Map<string, (result: SendResult) => void>();
@@ -194,7 +190,7 @@ export async function startBcReceiver(
   keys: PeerKeys[],
   directory: string,
 ): Promise<BcReceiver | string> {
-  const compiled = compile(t);
+  const compiled = compile();
   if (typeof compiled === 'string') return compiled;
   const { lines, died } = run(t, compiled.classpath, ['receive', directory, ...keyArguments(keys)]);
   const reports = new Map<string, Received>();
