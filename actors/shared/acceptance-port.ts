@@ -38,7 +38,8 @@ export interface AcceptancePort {
 }
 
 export function acceptancePort(start: ActorStartData, core: CoreClient): AcceptancePort {
-  if (!start.flow) throw new InitError('NO_FLOW', 'a source needs its database connection, and was given none');
+  if (!start.flow)
+    throw new InitError('NO_FLOW', 'a source needs its database connection, and was given none');
   const commands = new SourceCommands(
     start.flow,
     { type: start.type, name: start.name },

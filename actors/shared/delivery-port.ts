@@ -61,7 +61,8 @@ function countAttempts(core: CoreClient, target: string, results: Reported[]): v
 }
 
 export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryPort {
-  if (!start.flow) throw new InitError('NO_FLOW', 'a target needs its database connections, and was given none');
+  if (!start.flow)
+    throw new InitError('NO_FLOW', 'a target needs its database connections, and was given none');
   const commands = new TargetCommands(
     start.flow,
     start.name,
