@@ -19,6 +19,7 @@ import { SetupCode } from './ui-session/setup-code.js';
 import { notReadyRetryAfterSeconds } from './readiness/gate.js';
 import { endEventStreams } from './resources/events/routes.js';
 import { ConnectionDrain } from '../actors/shared/connection-drain.js';
+import type { SharedClock } from '../protocol/clock.js';
 import {
   checkSecretKey,
   loadSecretBox,
@@ -38,7 +39,11 @@ export interface ServerSettings {
   options: ProcessOptions;
   developerBuild: boolean;
   logger?: Logger | false;
-  now?: () => Date;
+  /**
+   * A test's clock, which the API, the main thread's flow and every actor thread read alike
+   * (protocol/clock.ts); absent, the real clock.
+   */
+  clock?: SharedClock;
   /** Bind the HTTP port; false serves only app.inject (tests). */
   listen?: boolean;
   /** Tests replace actor workers with fixtures, shorten timeouts, or run the sweeps themselves. */
@@ -121,7 +126,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       storageInUse,
       developerBuild: settings.developerBuild,
       readiness: new Readiness(),
-      ...(settings.now ? { now: settings.now } : {}),
+      ...(settings.clock ? { now: () => settings.clock!.now() } : {}),
     });
     // A fresh install's first administrator can be made in the browser with this code.
     ctx.setupCode = await SetupCode.prepare(
@@ -171,7 +176,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       secrets: ctx.secrets,
       logger: quiet,
       now: ctx.now,
-      ownClock: settings.now !== undefined,
+      ...(settings.clock ? { clock: settings.clock.buffer } : {}),
       outage,
       listener,
       publicUrl: options.publicUrl,

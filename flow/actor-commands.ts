@@ -20,6 +20,7 @@ import type { RetryPolicy } from './tables/schedule.js';
 import { countAccepted } from './flow-metrics.js';
 import { noMetrics, type MetricsPort } from '../protocol/metrics/port.js';
 import { setPoolProbe } from '../protocol/metrics/pool-probe.js';
+import { realNow } from '../protocol/clock.js';
 
 /** This thread's flow connections, open ones only: the metrics batch carries their sum. */
 const threadPools = new Set<FlowConnections>();
@@ -78,13 +79,15 @@ export class TargetCommands {
     private readonly access: FlowAccess,
     private readonly target: string,
     private readonly policy: RetryPolicy,
+    /** The thread's clock: the real one, or a test's given in its start data (protocol/clock.ts). */
+    private readonly now: () => Date = realNow,
   ) {
     this.#flow = openPool(access, connectionsPerTarget);
   }
 
   /** Claims up to `limit` queued deliveries of this target (flow/commands/claims.ts, claimBatch). */
   claim(limit: number): Promise<Claimed> {
-    return claimBatch(direct(this.#flow), new Date(), this.access.node, this.target, limit);
+    return claimBatch(direct(this.#flow), this.now(), this.access.node, this.target, limit);
   }
 
   /**
@@ -97,7 +100,7 @@ export class TargetCommands {
     results: DeliveryResult[],
     claimLimit = 0,
   ): Promise<{ applied: boolean[]; ended: DeliveryEnd[]; claimed: Claimed | null }> {
-    const at = new Date();
+    const at = this.now();
     const items: ResultItem[] = results.map((r) => ({ ...r, target: this.target, policy: this.policy }));
     const ended: DeliveryEnd[] = [];
     const claim =
@@ -119,14 +122,14 @@ export class TargetCommands {
     );
     if (lost.length === 0) return 0;
     const claims = lost.map((d) => ({ delivery_id: Number(d.id), claim: d.claims }));
-    await inTx(this.#flow, (tx) => releaseBatch(tx, new Date(), claims, reason));
+    await inTx(this.#flow, (tx) => releaseBatch(tx, this.now(), claims, reason));
     return lost.length;
   }
 
   /** A handed delivery of this target whose file was not named: queued again (flow/commands/handed.ts). */
   requeueHanded(messageId: string, reason: string): Promise<boolean> {
     return inTx(this.#flow, (tx) =>
-      requeueHanded(tx, new Date(), messageId, this.target, this.access.node, reason),
+      requeueHanded(tx, this.now(), messageId, this.target, this.access.node, reason),
     );
   }
 
@@ -145,7 +148,7 @@ export class TargetCommands {
   /** A handed file of node `node` that nobody holds (flow/commands/handed.ts, handedLeftover). */
   handedLeftover(messageId: string, node: number, reason: string): Promise<LeftoverOutcome> {
     const leftover = { messageId, target: this.target, node, self: this.access.node };
-    return inTx(this.#flow, (tx) => handedLeftover(tx, new Date(), leftover, reason));
+    return inTx(this.#flow, (tx) => handedLeftover(tx, this.now(), leftover, reason));
   }
 
   close(): Promise<void> {
@@ -179,13 +182,14 @@ export class SourceCommands {
     private readonly source: { type: string; name: string },
     private readonly line: AcceptedLine,
     private readonly metrics: MetricsPort = noMetrics,
+    /** The thread's clock: the real one, or a test's given in its start data (protocol/clock.ts). */
+    private readonly now: () => Date = realNow,
   ) {
     this.#flow = openPool(access, connectionsPerSource);
   }
 
   /**
-   * Accepts and dispatches these messages (flow/commands/accept.ts, acceptAtOnce), answered as
-   * the core answered a source's acceptance. The targets of the new deliveries are told by the acceptance's own NOTIFY,
+   * Accepts and dispatches these messages (flow/commands/accept.ts, acceptAtOnce). The targets of the new deliveries are told by the acceptance's own NOTIFY,
    * sent untagged: this process's listener hears it like another process's and pokes the
    * targets' actors here (runtime/runtime.ts). That notice is sent to every listening process
    * anyway; untagged, it costs nothing more than the echo this process used to ignore, where an
@@ -199,7 +203,7 @@ export class SourceCommands {
     }));
     const { outcomes } = await acceptAtOnce(
       this.#flow,
-      new Date(),
+      this.now(),
       this.access.node,
       items,
       this.#config,
@@ -241,7 +245,7 @@ export class SourceCommands {
   /** A handed delivery whose target did not name its file: queued again (flow/commands/handed.ts). */
   requeueHanded(messageId: string, target: string, reason: string): Promise<boolean> {
     return inTx(this.#flow, (tx) =>
-      requeueHanded(tx, new Date(), messageId, target, this.access.node, reason),
+      requeueHanded(tx, this.now(), messageId, target, this.access.node, reason),
     );
   }
 

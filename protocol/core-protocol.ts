@@ -1,6 +1,7 @@
 /**
- * What an actor asks the core (the main thread, which owns the database): accept a
- * message, claim deliveries, record a delivery's result. A message names its payload stage:
+ * What an actor asks the core (the main thread) and tells it, and the shapes of the flow's
+ * messages and deliveries that targets and sources record on their own connections
+ * (flow/actor-commands.ts). A message names its payload stage:
  * a large one the actor has already written to the store; a small one travels here, to be
  * kept in the row that records it (storage/payloads/inline.ts).
  */
@@ -71,13 +72,6 @@ export const OfferedMessage = z.object({
 });
 export type OfferedMessage = z.infer<typeof OfferedMessage>;
 
-/** Accept messages (the client sends those offered while a request is under way together). */
-export const AcceptRequest = z.object({
-  type: z.literal('accept'),
-  messages: z.array(OfferedMessage).min(1).max(1000),
-});
-export type AcceptRequest = z.infer<typeof AcceptRequest>;
-
 export const Acceptance = z.object({
   message_id: z.uuid(),
   /** True when the source had offered this before: `message_id` is the earlier message. */
@@ -97,14 +91,6 @@ export const Acceptance = z.object({
 });
 export type Acceptance = z.infer<typeof Acceptance>;
 
-/** One acceptance per message, in order. */
-export const AcceptResponse = z.object({ type: z.literal('accepted'), accepted: z.array(Acceptance) });
-export type AcceptResponse = z.infer<typeof AcceptResponse>;
-
-/** Claim up to `limit` queued deliveries of the asking target. */
-export const ClaimRequest = z.object({ type: z.literal('claim'), limit: z.number().int().min(1).max(100) });
-export type ClaimRequest = z.infer<typeof ClaimRequest>;
-
 export const ClaimedDelivery = z.object({
   delivery_id: z.number().int(),
   /** The claim's number: a result is recorded only for the claim that is current. */
@@ -121,9 +107,6 @@ export const ClaimedDelivery = z.object({
   payload: z.object({ stage: PayloadStage, size_bytes: z.number().int(), content: InlineContent.optional() }),
 });
 export type ClaimedDelivery = z.infer<typeof ClaimedDelivery>;
-
-export const ClaimResponse = z.object({ type: z.literal('claimed'), deliveries: z.array(ClaimedDelivery) });
-export type ClaimResponse = z.infer<typeof ClaimResponse>;
 
 export const DeliveryOutcome = z.discriminatedUnion('ok', [
   z.object({
@@ -151,24 +134,7 @@ export const DeliveryResult = z.object({
 });
 export type DeliveryResult = z.infer<typeof DeliveryResult>;
 
-/** Record results (those reported while a request is under way go together). */
-export const ResultRequest = z.object({
-  type: z.literal('result'),
-  results: z.array(DeliveryResult).min(1).max(1000),
-});
-export type ResultRequest = z.infer<typeof ResultRequest>;
-
-export const ResultResponse = z.object({
-  type: z.literal('recorded'),
-  /** Per result: false when the claim was no longer current (the delivery was taken back meanwhile). */
-  applied: z.array(z.boolean()),
-});
-export type ResultResponse = z.infer<typeof ResultResponse>;
-
 export const CoreRequest = z.discriminatedUnion('type', [
-  AcceptRequest,
-  ClaimRequest,
-  ResultRequest,
   As2InboundRequest,
   As2OutboundRequest,
   As2RecordRequest,
@@ -180,7 +146,7 @@ export const CoreRequest = z.discriminatedUnion('type', [
   NotifyProgressRequest,
 ]);
 export type CoreRequest = z.infer<typeof CoreRequest>;
-export type CoreResponse = AcceptResponse | ClaimResponse | ResultResponse | As2Response | NotifyResponse;
+export type CoreResponse = As2Response | NotifyResponse;
 
 /** Events an actor sends without waiting: log lines, kept out of the worker's stdout. */
 export const ActorEvent = z.discriminatedUnion('type', [

@@ -44,11 +44,10 @@ export interface RuntimeOptions {
   logger: Logger;
   now: () => Date;
   /**
-   * `now` is not the real clock (tests that move time): targets then claim and record through
-   * the core, which reads it, instead of on their own connections, since a clock function
-   * cannot cross to their threads.
+   * The shared cell `now` reads when it is a test's clock (protocol/clock.ts): the actor threads
+   * are given it and read the same time. Absent, `now` is the real clock and so is theirs.
    */
-  ownClock?: boolean;
+  clock?: SharedArrayBuffer;
   /** Tells a database outage once for the process (storage/outage-log.ts); made here when not given. */
   outage?: OutageLog;
   listener: DatabaseListener;
@@ -161,10 +160,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     metrics,
   );
   const core: ActorCore = {
-    accept: (source, message) => dispatcher.accept(source, message),
-    claim: (target, limit) => dispatcher.claim(target, limit),
-    result: (target, result) => dispatcher.result(target, result),
-    release: (target, claims, reason) => dispatcher.release(target, claims, reason),
     releaseHeldBy: (target, name, reason) => dispatcher.releaseHeldBy(target, name, reason),
     as2: (_instance, request) => as2.answer(request),
     notify: (instance, request) => notifications.answer(instance, request),
@@ -185,7 +180,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     entries: options.entries ?? workerEntries,
     childSpec: { ...childSpecDefaults, ...options.childSpec },
     node: presence.nodeId,
-    ...(options.ownClock ? {} : { flowDatabaseUrl: options.databaseUrl }),
+    flowDatabaseUrl: options.databaseUrl,
+    ...(options.clock ? { clock: options.clock } : {}),
     outage,
     onStorage: storageReports({
       orm: options.orm,

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { CoreClient } from '../../protocol/worker-host/host.js';
+import type { SourceCore } from '../shared/acceptance-port.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { inlineBytes, keepBytes } from '../../storage/payloads/inline.js';
 import { formatDisposition, processed } from '../as2/index.js';
@@ -55,7 +55,7 @@ export interface Answer {
 }
 
 export interface ReceiveDeps {
-  core: CoreClient;
+  core: SourceCore;
   store: PayloadStore;
   contexts: InboundContexts;
   opener: MessageOpener;
@@ -260,7 +260,7 @@ export async function receiveMessage(
  */
 async function acceptHanding(
   giver: HandoffGiver | undefined,
-  core: CoreClient,
+  core: SourceCore,
   {
     draft,
     finish,

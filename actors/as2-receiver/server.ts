@@ -11,7 +11,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type tls from 'node:tls';
-import type { CoreClient } from '../../protocol/worker-host/host.js';
+import type { SourceCore } from '../shared/acceptance-port.js';
 import { DatabaseAwayLog } from './database-away-log.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import type { As2ReceiverSettings } from './config.js';
@@ -96,7 +96,7 @@ export class As2ReceiverServer {
 
   constructor(
     private readonly settings: As2ReceiverSettings,
-    private readonly core: CoreClient,
+    private readonly core: SourceCore,
     private readonly store: PayloadStore,
     private readonly identification: string,
     /** Certificate chain and key: the server speaks HTTPS; absent: plain HTTP. */

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { CoreClient } from '../../protocol/worker-host/host.js';
+import type { SourceCore } from '../shared/acceptance-port.js';
 import { streamSliceBytes, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
 import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { isStoreUnwritable } from '../../storage/payloads/storage-failure.js';
@@ -60,7 +60,7 @@ export class FilePoller {
   constructor(
     private readonly settings: FilePollerSettings,
     private readonly store: PayloadStore,
-    private readonly core: CoreClient,
+    private readonly core: SourceCore,
     /** Which messages are stored (acceptance-port.ts); the stages of an uncertain acceptance wait for it. */
     storedOf: StoredOf = async () => null,
   ) {

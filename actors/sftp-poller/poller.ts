@@ -12,7 +12,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import type { CoreClient } from '../../protocol/worker-host/host.js';
+import type { SourceCore } from '../shared/acceptance-port.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { keepStream } from '../../storage/payloads/inline.js';
 import { AcceptFailed, FileAcceptance } from '../shared/file-acceptance.js';
@@ -49,7 +49,7 @@ export class SftpPoller {
   constructor(
     private readonly settings: SftpPollerSettings,
     private readonly store: PayloadStore,
-    private readonly core: CoreClient,
+    private readonly core: SourceCore,
     private readonly sessions: SessionKeeper,
     /** Which messages are stored (acceptance-port.ts); the stages of an uncertain acceptance wait for it. */
     storedOf: StoredOf = async () => null,

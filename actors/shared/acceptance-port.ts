@@ -1,9 +1,8 @@
 /**
  * Where a source records its acceptances: on its own database connection through the flow's
- * commands when the supervisor gave it access (a running server), else through the core over
- * its channel (a runtime on a test's own clock, a supervisor tested without a database).
- * Acceptances asked for while one is being written go together in the next, as the channel
- * client groups them, within the same limits.
+ * commands, reading the clock its start data names (the real one, or a test's:
+ * protocol/clock.ts). Acceptances asked for while one is being written go together in the
+ * next, within the limits of a batch of inline payloads.
  */
 import { SourceCommands, type PlannedWay } from '../../flow/actor-commands.js';
 import { Batcher } from '../../protocol/batcher.js';
@@ -13,16 +12,18 @@ import {
   type Acceptance,
   type OfferedMessage,
 } from '../../protocol/core-protocol.js';
-import type { CoreClient } from '../../protocol/worker-host/host.js';
+import { InitError, type CoreClient } from '../../protocol/worker-host/host.js';
+import { clockOf } from '../../protocol/clock.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
 
 export type { PlannedWay } from '../../flow/actor-commands.js';
 
 export interface AcceptancePort {
-  accept: CoreClient['accept'];
+  /** Accepts and dispatches the message: its acceptance, once it committed. */
+  accept(message: OfferedMessage): Promise<Acceptance>;
   /**
-   * Where a message would go as its acceptance would plan it now, when this source plans its
-   * acceptances itself and has read the names (SourceCommands.plan); else null.
+   * Where a message would go as its acceptance would plan it now, once this source has read the
+   * names (SourceCommands.plan); else null.
    */
   plan(message: OfferedMessage): PlannedWay | null;
   /**
@@ -38,18 +39,13 @@ export interface AcceptancePort {
 
 export function acceptancePort(start: ActorStartData, core: CoreClient): AcceptancePort {
   if (!start.flow)
-    return {
-      accept: core.accept,
-      plan: () => null,
-      storedOf: async () => null,
-      requeueHanded: async () => false,
-      close: async () => {},
-    };
+    throw new InitError('NO_FLOW', 'a source needs its database connection, and was given none');
   const commands = new SourceCommands(
     start.flow,
     { type: start.type, name: start.name },
     (msg, fields) => core.log('info', msg, fields),
     core.metrics,
+    clockOf(start.clock),
   );
   const accepts = new Batcher<OfferedMessage, Acceptance>((messages) => commands.accept(messages), {
     weigh: inlineChars,
@@ -67,7 +63,10 @@ export function acceptancePort(start: ActorStartData, core: CoreClient): Accepta
   };
 }
 
+/** What a source speaks to: the core, and its acceptance port for its acceptances. */
+export type SourceCore = CoreClient & Pick<AcceptancePort, 'accept'>;
+
 /** The core a source speaks to, its acceptances going through `port`. */
-export function withAcceptance(core: CoreClient, port: AcceptancePort): CoreClient {
+export function withAcceptance(core: CoreClient, port: AcceptancePort): SourceCore {
   return { ...core, accept: port.accept };
 }

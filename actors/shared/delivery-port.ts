@@ -1,8 +1,7 @@
 /**
  * Where a target claims its deliveries and records their results: on its own database
- * connections through the flow's commands when the supervisor gave it access (a running
- * server), else through the core over its channel (a supervisor tested without a database).
- * A report records a batch of results at once and may claim the target's next deliveries
+ * connections through the flow's commands, reading the clock its start data names (the real
+ * one, or a test's: protocol/clock.ts). A report records a batch of results at once and may claim the target's next deliveries
  * along (result-reporter.ts says when).
  */
 import {
@@ -14,7 +13,8 @@ import {
   type LeftoverOutcome,
 } from '../../flow/actor-commands.js';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
-import type { CoreClient } from '../../protocol/worker-host/host.js';
+import { InitError, type CoreClient } from '../../protocol/worker-host/host.js';
+import { clockOf } from '../../protocol/clock.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
 
 export type { Claimed, LeftoverOutcome } from '../../flow/actor-commands.js';
@@ -61,28 +61,14 @@ function countAttempts(core: CoreClient, target: string, results: Reported[]): v
 }
 
 export function deliveryPort(start: ActorStartData, core: CoreClient): DeliveryPort {
-  if (!start.flow) {
-    // The core answers the deliveries alone: a full answer may have left more.
-    const claim = async (limit: number): Promise<Claimed> => {
-      const deliveries = await core.claim(limit);
-      return { deliveries, more: deliveries.length >= limit };
-    };
-    return {
-      claim,
-      // Results asked for in one synchronous run go to the core as one request (host.ts).
-      record: async (results, claimLimit) => {
-        countAttempts(core, start.name, results);
-        return {
-          applied: await Promise.all(results.map((r) => core.result(r.delivery, r.outcome))),
-          claimed: claimLimit > 0 ? await claim(claimLimit) : null,
-        };
-      },
-      log: core.log,
-      database: core.database,
-      close: async () => {},
-    };
-  }
-  const commands = new TargetCommands(start.flow, start.name, retryPolicyOf(start.settings));
+  if (!start.flow)
+    throw new InitError('NO_FLOW', 'a target needs its database connections, and was given none');
+  const commands = new TargetCommands(
+    start.flow,
+    start.name,
+    retryPolicyOf(start.settings),
+    clockOf(start.clock),
+  );
   return {
     claim: (limit) => commands.claim(limit),
     record: async (results, claimLimit) => {

@@ -4,7 +4,7 @@
  * alike, so it ends the look and is told once per outage, and its end once. Its message's stages
  * are then kept until the database can say whether the acceptance committed (uncertain-stages.ts).
  */
-import type { CoreClient } from '../../protocol/worker-host/host.js';
+import type { SourceCore } from './acceptance-port.js';
 import { isDatabaseAway } from '../../flow/actor-commands.js';
 import { tellDatabase } from './database-outage.js';
 import type { UncertainStages } from './uncertain-stages.js';
@@ -16,7 +16,7 @@ export class FileAcceptance {
   #failing = false;
 
   constructor(
-    private readonly core: CoreClient,
+    private readonly core: SourceCore,
     private readonly uncertain: UncertainStages,
   ) {}
 
@@ -27,7 +27,7 @@ export class FileAcceptance {
    * is another one (`removable`): an acceptance that committed with its answer lost and was then
    * tried again answers "duplicate" with this very message.
    */
-  async accept(message: Parameters<CoreClient['accept']>[0]) {
+  async accept(message: Parameters<SourceCore['accept']>[0]) {
     let answer;
     try {
       answer = await this.core.accept(message);

@@ -4,20 +4,7 @@
  * parses its configuration and opens its resources, and gets back nothing but this channel.
  */
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { Batcher } from '../batcher.js';
-import {
-  AcceptResponse,
-  ClaimResponse,
-  inlineChars,
-  maxInlineCharsPerBatch,
-  ResultResponse,
-  type Acceptance,
-  type ActorEvent,
-  type ClaimedDelivery,
-  type DeliveryOutcome,
-  type DeliveryResult,
-  type OfferedMessage,
-} from '../core-protocol.js';
+import type { ActorEvent } from '../core-protocol.js';
 import { isAs2Request, parseAs2Answer, type As2Request } from '../as2-protocol.js';
 import { parseNotifyAnswer, type NotifyRequest } from '../notify-protocol.js';
 import type { AnswerTo } from '../questions.js';
@@ -37,11 +24,12 @@ import { noMetrics, type MetricsPort } from '../metrics/port.js';
 /** How often an actor sends what it counted to the main thread's registry. */
 export const metricsIntervalMs = 1000;
 
+/**
+ * What an actor has of the main thread: events it tells, questions it asks. A target's claims
+ * and results and a source's acceptances are not here: they run on the thread's own database
+ * connections (actors/shared/delivery-port.ts, acceptance-port.ts).
+ */
 export interface CoreClient {
-  accept(message: OfferedMessage): Promise<Acceptance>;
-  claim(limit: number): Promise<ClaimedDelivery[]>;
-  /** True when the result counted; false when the delivery had been taken back meanwhile. */
-  result(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<boolean>;
   log(
     level: Extract<ActorEvent, { type: 'log' }>['level'],
     msg: string,
@@ -225,25 +213,12 @@ const levelNumber: Record<LogLevel, number> = {
 };
 
 /**
- * The actor's side of the core. Accepts and results asked for while a request of their kind
- * is under way go together in the next one, so a busy actor makes few trips to the core.
- * Log lines below the process's level (`logLevel`) are dropped here, not posted.
+ * The actor's side of the core. Log lines below the process's level (`logLevel`) are dropped
+ * here, not posted.
  */
 function coreClient(channel: Channel, logLevel: LogLevel): CoreClient {
   const lowest = levelNumber[logLevel];
-  const accepts = new Batcher<OfferedMessage, Acceptance>(
-    async (messages) => AcceptResponse.parse(await channel.request({ type: 'accept', messages })).accepted,
-    { weigh: inlineChars, maxWeight: maxInlineCharsPerBatch },
-  );
-  const results = new Batcher<DeliveryResult, boolean>(
-    async (list) => ResultResponse.parse(await channel.request({ type: 'result', results: list })).applied,
-    { weigh: (r) => inlineChars(r.outcome), maxWeight: maxInlineCharsPerBatch },
-  );
   return {
-    accept: (message) => accepts.submit(message),
-    claim: async (limit) => ClaimResponse.parse(await channel.request({ type: 'claim', limit })).deliveries,
-    result: (delivery, outcome) =>
-      results.submit({ delivery_id: delivery.delivery_id, claim: delivery.claim, outcome }),
     log: (level, msg, fields) => {
       if (levelNumber[level] >= lowest)
         channel.post({ kind: 'event', body: { type: 'log', level, msg, fields } });

@@ -40,12 +40,17 @@ export const ActorStartData = z.object({
   /** False when the process exports no metrics (METRICS_PORT=off): the thread then counts nothing. */
   metrics: z.boolean().default(true),
   /**
-   * For a target or a source: the database its flow commands run on (flow/actor-commands.ts).
-   * Absent, the target claims and reports, the source accepts, through the core (a supervisor
-   * run without a database, a runtime on a test's own clock).
+   * For a target or a source: the database its flow commands run on (flow/actor-commands.ts),
+   * on connections of its own. Every target and source of a runtime gets it; only a supervisor
+   * started without a node gives none, and its targets and sources then refuse to start.
    */
   flow: z
     .object({ database_url: z.string(), node: z.number().int(), application_name: z.string().max(63) })
     .optional(),
+  /**
+   * A test's clock (protocol/clock.ts), read by the thread's flow commands; absent, the real
+   * clock. Shared memory, not a copy: the test moves it and every thread sees the move.
+   */
+  clock: z.instanceof(SharedArrayBuffer).optional(),
 });
 export type ActorStartData = z.infer<typeof ActorStartData>;

@@ -1,42 +1,24 @@
 /**
- * The dispatcher owns the message flow in PostgreSQL for its process: it answers actors
- * (accept and dispatch, claim, result, release), runs the timed sweeps,
- * and takes operator actions. Writes from many actors are grouped into few transactions.
+ * The dispatcher owns the main thread's part of the message flow in PostgreSQL: it accepts
+ * messages sent by hand (grouped into few statements), gives back what an ended target held,
+ * runs the timed sweeps and takes operator actions. Targets and sources run their own commands
+ * on their own connections (flow/actor-commands.ts).
  */
 import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
-import {
-  inlineChars,
-  maxInlineCharsPerBatch,
-  type Acceptance,
-  type ClaimedDelivery,
-  type DeliveryResult,
-  type OfferedMessage,
-} from '../../protocol/core-protocol.js';
-import type { ActorCore, HeldClaim, InstanceRef } from '../supervisor/core-port.js';
-import {
-  acceptAtOnce,
-  acceptanceOf,
-  type AcceptItem,
-  type AcceptOutcome,
-} from '../../flow/commands/accept.js';
+import { inlineChars, maxInlineCharsPerBatch } from '../../protocol/core-protocol.js';
+import type { ActorCore, InstanceRef } from '../supervisor/core-port.js';
+import { acceptAtOnce, type AcceptItem, type AcceptOutcome } from '../../flow/commands/accept.js';
 import { FlowConfig } from '../../flow/commands/flow-config.js';
 import { acceptNumbered, type Numbering } from '../../flow/commands/accept-numbered.js';
 import type { ControlBlock } from '../../storage/repositories/control-numbers.js';
 import type { AckDeadlines } from '../../flow/commands/acks.js';
 import { Batcher } from '../../protocol/batcher.js';
-import { claimBatch } from '../../flow/commands/claim.js';
-import {
-  releaseBatch,
-  recordResults,
-  type DeliveryEnd,
-  type ResultItem,
-} from '../../flow/commands/claims.js';
+import { releaseBatch, type HeldClaim } from '../../flow/commands/claims.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { OutageLog } from '../../storage/outage-log.js';
 import { logAccepted, logDeliveryEnd } from './log-lines.js';
 import { redeliver, redispatch } from '../../flow/commands/redo.js';
-import { retryPolicyOf } from '../../flow/tables/schedule.js';
 import { orphanedClaims, retriesDue, stallSchedule, undispatched } from '../../flow/commands/sweeps.js';
 import { direct, inTx } from '../../flow/tx.js';
 import { noMetrics, type MetricsPort } from '../../protocol/metrics/port.js';
@@ -73,12 +55,11 @@ const recoveryEveryTicks = 5;
 /** An accepted message younger than this is left to the process that accepted it. */
 const dispatchGraceMs = 2000;
 
-export class Dispatcher implements ActorCore {
+export class Dispatcher implements Pick<ActorCore, 'releaseHeldBy'> {
   readonly #o: DispatcherOptions;
-  /** The connections accepts, claims and results run on (storage/flow-connections.ts). */
+  /** The connections acceptances sent by hand run on (storage/flow-connections.ts). */
   readonly #flow: FlowConnections;
   readonly #accepts: Batcher<AcceptItem, AcceptOutcome>;
-  readonly #results: Batcher<ResultItem, boolean>;
   /** The parties and routes acceptances plan from while they do not change (flow-config.ts). */
   readonly #config = new FlowConfig();
   /** Statements that failed while the database was away: logged once per outage. */
@@ -98,9 +79,8 @@ export class Dispatcher implements ActorCore {
     this.#metrics = options.metrics ?? noMetrics;
     this.#outage = options.outage ?? new OutageLog(options.logger);
     const flow = (this.#flow = new FlowConnections(options.orm));
-    // A message is dispatched in the statement that accepts it: a message sent by hand (or
-    // a source's, relayed when the source has no connection of its own) has nothing left to
-    // do with it once it is stored. The targets of its deliveries are poked here, once it
+    // A message is dispatched in the statement that accepts it: a message sent by hand has
+    // nothing left to do with it once it is stored. The targets of its deliveries are poked here, once it
     // committed; the statement's notice is for the other processes (accept.ts, `announce`).
     this.#accepts = new Batcher(
       async (items) => {
@@ -111,37 +91,6 @@ export class Dispatcher implements ActorCore {
         return outcomes;
       },
       { weigh: (item) => inlineChars(item.message), maxWeight: maxInlineCharsPerBatch },
-    );
-    this.#results = new Batcher(
-      async (items) => {
-        const ended: DeliveryEnd[] = [];
-        const at = this.#o.now();
-        try {
-          const applied = await recordResults(flow, at, items, ended);
-          this.#outage.answered();
-          for (const end of ended) logDeliveryEnd(this.#o.logger, this.#metrics, end);
-          return applied;
-        } catch (error) {
-          // The actor keeps the results and reports them again (actors/shared/result-reporter.ts).
-          this.#outage.failed('recording delivery results', error);
-          throw error;
-        }
-      },
-      {
-        weigh: (item) => inlineChars(item.outcome),
-        maxWeight: maxInlineCharsPerBatch,
-      },
-    );
-  }
-
-  /** Accepts and dispatches messages a source actor brought in. */
-  accept(source: InstanceRef, messages: OfferedMessage[]): Promise<Acceptance[]> {
-    return Promise.all(
-      messages.map((message) =>
-        this.#accepts
-          .submit({ source_type: source.type, source_name: source.name, message })
-          .then(acceptanceOf),
-      ),
     );
   }
 
@@ -172,18 +121,6 @@ export class Dispatcher implements ActorCore {
     return { ...outcome, block: accepted.block };
   }
 
-  /**
-   * One statement, atomic by itself: no transaction around it. A claim that finds nothing
-   * answers empty at once: the target's delivery loop claims again when it is poked
-   * (actors/shared/delivery-loop.ts). Only targets without connections of their own relay
-   * their claims here (a runtime on a test's own clock, the supervisor's unit tests).
-   */
-  claim(target: InstanceRef, limit: number): Promise<ClaimedDelivery[]> {
-    return claimBatch(direct(this.#flow), this.#o.now(), this.#o.node, target.name, limit).then(
-      (claimed) => claimed.deliveries,
-    );
-  }
-
   /** Work for these targets (queued by this process, announced by another, or due again): their actors are told. */
   #work(targets: string[]): void {
     const tell = [...new Set(targets)];
@@ -195,22 +132,7 @@ export class Dispatcher implements ActorCore {
     this.#work([target]);
   }
 
-  result(target: InstanceRef, results: DeliveryResult[]): Promise<boolean[]> {
-    const policy = retryPolicyOf(target.settings);
-    return Promise.all(
-      results.map((r) =>
-        this.#results.submit({
-          target: target.name,
-          delivery_id: r.delivery_id,
-          claim: r.claim,
-          outcome: r.outcome,
-          policy,
-        }),
-      ),
-    );
-  }
-
-  async release(_target: InstanceRef | undefined, claims: HeldClaim[], reason: string): Promise<void> {
+  async #release(claims: HeldClaim[], reason: string): Promise<void> {
     const targets = await inTx(this.#o.orm, (tx) => releaseBatch(tx, this.#o.now(), claims, reason));
     this.#work(targets);
   }
@@ -230,8 +152,7 @@ export class Dispatcher implements ActorCore {
       [target.name, this.#o.node],
     );
     if (held.length === 0) return;
-    await this.release(
-      target,
+    await this.#release(
       held.map((d) => ({ delivery_id: Number(d.id), claim: d.claims })),
       reason,
     );
@@ -328,9 +249,9 @@ export class Dispatcher implements ActorCore {
     this.#timer.unref();
   }
 
-  /** Waits until every submitted accept, dispatch and result is written. */
+  /** Waits until every submitted acceptance is written. */
   async idle(): Promise<void> {
-    await Promise.all([this.#accepts.idle(), this.#results.idle()]);
+    await this.#accepts.idle();
   }
 
   async stop(): Promise<void> {

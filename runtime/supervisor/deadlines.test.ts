@@ -15,13 +15,8 @@ const { orm, url } = await migratedDatabase(t);
 
 const fixture = (name: string) => fixtureModule(import.meta.url, `./fixtures/${name}`);
 
-/** No work to hand out: these fixtures never claim anything that matters. */
-const idleCore: ActorCore = {
-  accept: async () => [],
-  claim: async () => [],
-  result: async (_target, results) => results.map(() => true),
-  release: async () => {},
-};
+/** These fixtures claim nothing: they hold nothing to give back. */
+const idleCore: ActorCore = { releaseHeldBy: async () => {} };
 
 const spec: ChildSpec = {
   startTimeoutMs: 3000,
@@ -70,7 +65,7 @@ t.test('a start that spins: error and alert at the deadline; others go on meanwh
   // Five seconds, not three: two other starts must answer before it, each a new thread that
   // loads its code while the spinning one holds a core (a clean CI run once took over three).
   const s = supervisor(
-    { 'file-writer': 'spin-on-start', 'http-poster': 'well-behaved' },
+    { 'file-writer': 'spin-on-start', 'http-poster': 'idle' },
     { ...spec, startTimeoutMs: 5000 },
   );
   t.teardown(() => s.stopAll());

@@ -1,4 +1,4 @@
-/** One plugin instance as the supervisor keeps it: its status by the lifecycle table, its thread, its claims. */
+/** One plugin instance as the supervisor keeps it: its status by the lifecycle table, its thread, the name its claims are held under. */
 import type { PluginType } from '../../actors/index.js';
 import type { InstanceConfig } from '../../actors/shared/definition.js';
 import type { ActorThread } from '../../protocol/actor-thread.js';
@@ -25,11 +25,9 @@ export class ManagedInstance {
   config: InstanceConfig | undefined;
   /** When the configuration it runs with was saved. */
   version: string | undefined;
-  /** Deliveries this instance holds: delivery id → claim number (those claimed through the core). */
-  readonly claims = new Map<number, number>();
   /**
-   * The application_name of the database connections its thread claims on, when it runs the
-   * flow's commands itself (flow/actor-commands.ts): what it holds is found by that name.
+   * The application_name of the database connections a target's or a source's thread runs the
+   * flow's commands on (flow/actor-commands.ts): what it holds is found by that name.
    */
   flowName: string | undefined;
 

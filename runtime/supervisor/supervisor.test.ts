@@ -1,4 +1,4 @@
-// Covers the supervisor against misbehaving fixture workers: failed starts, a line logged while starting (kept until ready, not a violation), crashes, exits, hangs, bad messages, busy instances, released claims, and an actor's log lines reaching the log at the process's level and above only.
+// Covers the supervisor against misbehaving fixture workers, whose claims run on their own connections to a real database: failed starts, a line logged while starting (kept until ready, not a violation), crashes, exits, hangs, bad messages, busy instances, released claims, and an actor's log lines reaching the log at the process's level and above only.
 import { pino } from 'pino';
 import t from 'tap';
 import type { PluginType } from '../../actors/index.js';
@@ -6,9 +6,9 @@ import { createTestDatabase, sql } from '../../test/helpers/database.js';
 import { fixtureModule } from '../../test/helpers/fixture-module.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { migrate, openDatabase } from '../../storage/db.js';
-import type { ClaimedDelivery } from '../../protocol/core-protocol.js';
 import { SecretBox } from '../secrets/secret-box.js';
-import type { ActorCore, HeldClaim } from './core-port.js';
+import { Dispatcher } from '../dispatch/dispatcher.js';
+import type { ActorCore } from './core-port.js';
 import { ActionRefused, StartFailed, UnknownInstance } from './errors.js';
 import { Supervisor } from './supervisor.js';
 
@@ -22,36 +22,45 @@ t.teardown(async () => {
 
 const fixture = (name: string) => fixtureModule(import.meta.url, `./fixtures/${name}`);
 
-/** Stands in for the dispatcher: hands out made-up deliveries and records what comes back. */
-class RecordingCore implements ActorCore {
-  next = 1;
-  results: number[] = [];
-  released: { claims: HeldClaim[]; reason: string }[] = [];
-  async accept(): Promise<never> {
-    throw new Error('not a source');
-  }
-  async claim(_target: unknown, limit: number): Promise<ClaimedDelivery[]> {
-    return Array.from({ length: Math.min(limit, 2) }, () => ({
-      delivery_id: this.next++,
-      claim: 1,
-      attempt: 1,
-      message: {
-        id: crypto.randomUUID(),
-        from: 'a',
-        to: 'b',
-        file_name: 'f.txt',
-        direction: 'outbound' as const,
-      },
-      payload: { stage: 'unpacked' as const, size_bytes: 1 },
-    }));
-  }
-  async result(_target: unknown, list: { delivery_id: number }[]): Promise<boolean[]> {
-    this.results.push(...list.map((r) => r.delivery_id));
-    return list.map(() => true);
-  }
-  async release(_target: unknown, claims: HeldClaim[], reason: string): Promise<void> {
-    this.released.push({ claims, reason });
-  }
+const node = 1;
+/** The core's part the supervisor asks for: giving back what an ended thread held (the dispatcher's, on the database). */
+const dispatcher = new Dispatcher({
+  orm,
+  node,
+  now: () => new Date(),
+  logger: pino({ level: 'silent' }),
+  maxDispatches: 10,
+  onWork: () => {},
+});
+t.teardown(() => dispatcher.stop());
+const core: ActorCore = {
+  releaseHeldBy: (target, name, reason) => dispatcher.releaseHeldBy(target, name, reason),
+};
+
+/** Queues `count` messages' deliveries for `target`, as an acceptance leaves them. */
+async function queue(target: string, count: number): Promise<void> {
+  await sql(
+    db.url,
+    `with m as (
+       insert into message (id, status, stage, direction, from_party, to_party, file_name, source_type,
+                            source_name, accepted_by, created_at, updated_at)
+       select gen_random_uuid(), 'InProgress', 'dispatched', 'outbound', 'a', 'b', 'f.txt', 'as2-receiver', 'in', 1,
+              now(), now()
+         from generate_series(1, $2::int)
+       returning id)
+     insert into delivery (message_id, target, state, dispatches, created_at, updated_at)
+     select id, $1, 'queued', 1, now(), now() from m`,
+    [target, count],
+  );
+}
+
+/** The deliveries of `target` in each state, and the reasons those taken back were given. */
+async function deliveriesOf(target: string): Promise<{ delivered: number; released: string[] }> {
+  const rows = await sql(db.url, 'select state, last_error from delivery where target = $1', [target]);
+  return {
+    delivered: rows.filter((r) => r.state === 'delivered').length,
+    released: rows.filter((r) => r.state === 'queued' && r.last_error).map((r) => String(r.last_error)),
+  };
 }
 
 let configs = 0;
@@ -66,7 +75,6 @@ async function configure(type: PluginType): Promise<string> {
 
 function supervisor(
   entries: Partial<Record<PluginType, string>>,
-  core = new RecordingCore(),
   shutdownTimeoutMs = 2000,
   logger = pino({ level: 'silent' }),
 ) {
@@ -76,6 +84,9 @@ function supervisor(
     core,
     logger,
     now: () => new Date(),
+    // Targets claim and record on their own connections, as in a running server.
+    node,
+    flowDatabaseUrl: db.url,
     storage: { backend: 'local', directory: '/tmp' },
     userAgent: 'pier-test',
     entries: Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, fixture(v!)])),
@@ -92,9 +103,9 @@ async function alertsFor(name: string) {
 }
 
 t.test('a well-behaved actor starts, works, stops, restarts', async (t) => {
-  const core = new RecordingCore();
-  const s = supervisor({ 'file-writer': 'well-behaved' }, core);
+  const s = supervisor({ 'file-writer': 'well-behaved' });
   const name = await configure('file-writer');
+  await queue(name, 2);
   const running = await s.act('file-writer', name, 'start');
   t.match(running, {
     type: 'file-writer',
@@ -104,8 +115,8 @@ t.test('a well-behaved actor starts, works, stops, restarts', async (t) => {
     controllable: true,
     actions: ['stop', 'restart'],
   });
-  await waitFor(() => core.results.length >= 2, 'the results of the first claim');
-  t.same(core.released, [], 'nothing held: nothing given back');
+  await waitFor(async () => (await deliveriesOf(name)).delivered >= 2, 'the results of the first claim');
+  t.same((await deliveriesOf(name)).released, [], 'nothing held: nothing given back');
   const restarted = await s.act('file-writer', name, 'restart');
   t.equal(restarted.status, 'running');
   const stopped = await s.act('file-writer', name, 'stop');
@@ -122,7 +133,7 @@ t.test("an actor's log lines reach the log at the process's level and above, no 
   ] as const) {
     const lines: { msg: string; instance?: string }[] = [];
     const logger = pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-    const s = supervisor({ 'file-writer': 'log-levels' }, new RecordingCore(), 2000, logger);
+    const s = supervisor({ 'file-writer': 'log-levels' }, 2000, logger);
     const name = await configure('file-writer');
     await s.act('file-writer', name, 'start');
     // The actor logs as it stops: a line it posted arrives before the stop's answer.
@@ -138,7 +149,7 @@ t.test("an actor's log lines reach the log at the process's level and above, no 
 t.test('a line an actor logs while it starts is logged after its start, and it runs', async (t) => {
   const lines: { msg: string; instance?: string }[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  const s = supervisor({ 'file-writer': 'log-on-start' }, new RecordingCore(), 2000, logger);
+  const s = supervisor({ 'file-writer': 'log-on-start' }, 2000, logger);
   const name = await configure('file-writer');
   const started = await s.act('file-writer', name, 'start');
   t.match(started, { status: 'running', error: null }, 'not failed for an event before ready');
@@ -174,9 +185,11 @@ t.test('a module that throws while loading, and one that never gets ready', asyn
   const s2 = new Supervisor({
     orm,
     secrets: SecretBox.fromText('test'),
-    core: new RecordingCore(),
+    core,
     logger: pino({ level: 'silent' }),
     now: () => new Date(),
+    node,
+    flowDatabaseUrl: db.url,
     storage: { backend: 'local', directory: '/tmp' },
     userAgent: 'pier-test',
     entries: { 'http-poster': fixture('never-ready') },
@@ -193,24 +206,32 @@ t.test('a module that throws while loading, and one that never gets ready', asyn
 });
 
 t.test('a crash mid-delivery: error, alert, claims given back; other instances carry on', async (t) => {
-  const core = new RecordingCore();
-  const s = supervisor({ 'file-writer': 'crash-on-work', 'http-poster': 'well-behaved' }, core);
+  const s = supervisor({ 'file-writer': 'crash-on-work', 'http-poster': 'well-behaved' });
   const healthy = await configure('http-poster');
+  await queue(healthy, 2);
   await s.act('http-poster', healthy, 'start');
-  const before = core.results.length;
+  await waitFor(async () => (await deliveriesOf(healthy)).delivered === 2, 'the healthy instance working');
   const crashing = await configure('file-writer');
+  await queue(crashing, 1);
   await s.act('file-writer', crashing, 'start');
   const failed = await waitFor(() => {
     const v = s.statusOf('file-writer', crashing);
     return v?.status === 'error' && v;
   }, 'the crash');
   t.match(failed.error, /the actor broke while delivering/);
-  await waitFor(() => core.released.length > 0, 'released claims');
-  t.equal(core.released[0]!.claims.length, 1, 'the claimed delivery is given back');
-  t.match(core.released[0]!.reason, /the instance failed/);
+  const released = await waitFor(async () => {
+    const { released } = await deliveriesOf(crashing);
+    return released.length > 0 && released;
+  }, 'released claims');
+  t.equal(released.length, 1, 'the claimed delivery is given back');
+  t.match(released[0], /the instance failed/);
   await waitFor(async () => (await alertsFor(crashing)).length === 1, 'the alert');
+  await queue(healthy, 3);
   s.poke(healthy);
-  await waitFor(() => core.results.length > before + 2, 'the healthy instance still working');
+  await waitFor(
+    async () => (await deliveriesOf(healthy)).delivered === 5,
+    'the healthy instance still working',
+  );
   t.equal(s.statusOf('http-poster', healthy)?.status, 'running');
   await s.stopAll();
 });
@@ -236,7 +257,7 @@ t.test('exit 0 and a message outside the protocol are failures too', async (t) =
 });
 
 t.test('an actor that hangs on stop is ended after the shutdown time', async (t) => {
-  const s = supervisor({ 'file-writer': 'hang-on-stop' }, new RecordingCore(), 300);
+  const s = supervisor({ 'file-writer': 'hang-on-stop' }, 300);
   const name = await configure('file-writer');
   await s.act('file-writer', name, 'start');
   const started = Date.now();

@@ -69,10 +69,13 @@ export interface SupervisorDeps {
   /** This process's node number, under which it reports its instances' states (none: not reported). */
   node?: number;
   /**
-   * The database targets claim and record on themselves (flow/actor-commands.ts); without it
-   * (tests of the supervisor alone) they ask the core.
+   * The database targets and sources run the flow's commands on, on connections of their own
+   * (flow/actor-commands.ts); with `node`, they are given it. Without both a target or a source
+   * cannot start (actors/shared/delivery-port.ts, acceptance-port.ts).
    */
   flowDatabaseUrl?: string;
+  /** A test's clock (protocol/clock.ts), given to every thread; absent, threads read the real clock. */
+  clock?: SharedArrayBuffer;
   /** Tells a database outage once for the process, whoever saw it (storage/outage-log.ts). */
   outage?: OutageLog;
   /** An instance (`type:name`) found the payload store failing, or working again. */
@@ -548,6 +551,7 @@ export class Supervisor {
         log_level: actorLogLevel(this.#deps.logger),
         metrics: this.#deps.metrics?.counting ?? false,
         ...this.#flowAccess(instance),
+        ...(this.#deps.clock ? { clock: this.#deps.clock } : {}),
       };
       const thread: ActorThread = await ActorThread.start({
         entry,
@@ -555,7 +559,7 @@ export class Supervisor {
         startTimeoutMs: this.#deps.childSpec.startTimeoutMs,
         endTimeoutMs: this.#deps.childSpec.endTimeoutMs,
         threads: this.#threads,
-        onRequest: (body) => this.#answer(instance, thread, body),
+        onRequest: (body) => this.#answer(instance, body),
         onEvent: (body) => this.#onEvent(instance, body),
         onExit: (end) => {
           this.#deps.metrics?.threadEnded(instance.key);
@@ -652,19 +656,12 @@ export class Supervisor {
     return { flow: { database_url: url, node, application_name: instance.flowName } };
   }
 
+  /** Gives back what the instance's thread held (its connections are ended first). */
   async #releaseClaims(instance: ManagedInstance, reason: string): Promise<void> {
     const { flowName } = instance;
-    if (flowName && this.#deps.core.releaseHeldBy) {
-      instance.flowName = undefined;
-      await this.#deps.core.releaseHeldBy(this.#ref(instance), flowName, reason).catch((error: unknown) => {
-        // The orphan sweep finds them once this process is gone; until then they wait.
-        this.#log(instance).error({ err: error }, 'could not give back held deliveries');
-      });
-    }
-    if (instance.claims.size === 0) return;
-    const claims = [...instance.claims].map(([delivery_id, claim]) => ({ delivery_id, claim }));
-    instance.claims.clear();
-    await this.#deps.core.release(this.#ref(instance), claims, reason).catch((error: unknown) => {
+    if (!flowName) return;
+    instance.flowName = undefined;
+    await this.#deps.core.releaseHeldBy(this.#ref(instance), flowName, reason).catch((error: unknown) => {
       // The orphan sweep finds them once this process is gone; until then they wait.
       this.#log(instance).error({ err: error }, 'could not give back held deliveries');
     });
@@ -717,37 +714,12 @@ export class Supervisor {
     return { type: instance.type, name: instance.name, settings: instance.config?.settings ?? {} };
   }
 
-  /** Answers an actor's request; the thread is the one that asked, which may have ended since. */
-  async #answer(
-    instance: ManagedInstance,
-    thread: ActorThread | undefined,
-    body: unknown,
-  ): Promise<CoreResponse> {
+  /** Answers an actor's request: the AS2 actors' and the notifiers' questions. */
+  async #answer(instance: ManagedInstance, body: unknown): Promise<CoreResponse> {
     const request = CoreRequest.parse(body);
     const role = pluginTypeDefinitions[instance.type].role;
     const ref = this.#ref(instance);
     switch (request.type) {
-      case 'accept':
-        if (role !== 'source') throw new Error(`${instance.type} instances do not accept messages`);
-        return { type: 'accepted', accepted: await this.#deps.core.accept(ref, request.messages) };
-      case 'claim': {
-        if (role !== 'target') throw new Error(`${instance.type} instances do not claim deliveries`);
-        if (instance.status !== 'running' || instance.thread !== thread)
-          return { type: 'claimed', deliveries: [] };
-        const deliveries = await this.#deps.core.claim(ref, request.limit);
-        for (const d of deliveries) instance.claims.set(d.delivery_id, d.claim);
-        // The thread may have ended while the claim ran: give those back at once.
-        if (instance.thread !== thread || !thread?.alive)
-          await this.#releaseClaims(instance, 'the instance ended');
-        return { type: 'claimed', deliveries };
-      }
-      case 'result': {
-        const applied = await this.#deps.core.result(ref, request.results);
-        for (const r of request.results) {
-          if (instance.claims.get(r.delivery_id) === r.claim) instance.claims.delete(r.delivery_id);
-        }
-        return { type: 'recorded', applied };
-      }
       case 'notify_claim':
       case 'notify_result':
       case 'notify_progress':

@@ -5,10 +5,11 @@ import { readProcessOptions } from '../../api/process-options.js';
 import { startServer } from '../../api/server.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
+import { SharedClock } from '../../protocol/clock.js';
 
 const day = 24 * 60 * 60 * 1000;
-let clock = new Date('2026-11-21T10:00:00Z').getTime();
-const server = await startTestServer(t, { now: () => new Date(clock) });
+const clock = SharedClock.stoppedAt(Date.parse('2026-11-21T10:00:00Z'));
+const server = await startTestServer(t, { clock });
 const organizations = '/api/v1/organizations';
 
 t.test('the Authorization header is required and must be Bearer', async (t) => {
@@ -46,14 +47,14 @@ t.test('an expired token is TOKEN_EXPIRED and listed as expired', async (t) => {
   t.equal(made.status, 201);
   const token = made.body.data.token as string;
   t.equal((await server.call('GET', organizations, { token })).status, 200);
-  clock += 2 * day;
+  clock.advance(2 * day);
   const expired = await server.call('GET', organizations, { token });
   t.equal(expired.status, 401);
   t.same(expired.body.error, { code: 'TOKEN_EXPIRED', message: 'Token has expired' });
   const list = await server.call('GET', '/api/v1/api-tokens?limit=500');
   const row = list.body.data.api_tokens.find((x: { id: number }) => x.id === made.body.data.id);
   t.equal(row.state, 'expired');
-  clock -= 2 * day;
+  clock.advance(-(2 * day));
 });
 
 t.test('a revoked token stops working at once, even while cached', async (t) => {

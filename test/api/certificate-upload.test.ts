@@ -6,9 +6,10 @@ import { sql } from '../helpers/database.js';
 import type { Answer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { multipart, uploadCertificate, type PartValue } from '../helpers/upload.js';
+import { SharedClock } from '../../protocol/clock.js';
 
-let clockOffset = 0;
-const server = await startTestServer(t, { now: () => new Date(Date.now() + clockOffset) });
+const clock = SharedClock.ahead(0);
+const server = await startTestServer(t, { clock });
 const f = makeStandardFixtures();
 t.teardown(() => f.remove());
 
@@ -372,7 +373,7 @@ t.test('import tokens last ten minutes and belong to the uploader', async (t) =>
   f.selfSigned('late', '/CN=Late Partner');
   const found = await upload({ certificate: f.read('late.crt') });
   const token = found.body.data.import_token;
-  t.equal(new Date(found.body.data.expires_at).getTime() - Date.now() - clockOffset <= 10 * 60 * 1000, true);
+  t.equal(new Date(found.body.data.expires_at).getTime() - clock.now().getTime() <= 10 * 60 * 1000, true);
   const other = await server.newToken('someone-else');
   const stranger = await call(
     'POST',
@@ -400,7 +401,7 @@ t.test('import tokens last ten minutes and belong to the uploader', async (t) =>
     t.same(bad.body.error, { code: 'INVALID_INPUT', message: 'Validation failed', details });
   }
 
-  clockOffset = 10 * 60 * 1000 + 1000;
+  clock.follow(10 * 60 * 1000 + 1000);
   try {
     const late = await call('POST', '/api/v1/certificates/import', {
       import_token: token,
@@ -411,7 +412,7 @@ t.test('import tokens last ten minutes and belong to the uploader', async (t) =>
       import_token: 'The import token has expired (it lasts 10 minutes); upload the file again',
     });
   } finally {
-    clockOffset = 0;
+    clock.follow(0);
   }
   const [left] = await sql(
     server.db.url,

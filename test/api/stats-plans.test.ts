@@ -6,9 +6,13 @@ import { feedStatements } from '../../runtime/events/history-feed.js';
 import { sql } from '../helpers/database.js';
 import { planNodes, type ExplainRow, type PlanNode } from '../helpers/plans.js';
 import { startTestServer } from '../helpers/server.js';
+import { SharedClock } from '../../protocol/clock.js';
 
 const now = new Date('2026-06-01T12:00:00.000Z');
-const server = await startTestServer(t, { now: () => now, runtime: { timers: false } });
+const server = await startTestServer(t, {
+  clock: SharedClock.stoppedAt(now.getTime()),
+  runtime: { timers: false },
+});
 const messages = 60_000;
 
 // Autovacuum would analyze the tables after the load; the point is a planner without statistics.

@@ -4,10 +4,11 @@ import t from 'tap';
 import { must } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startReceiver, type Received } from '../helpers/webhook-receiver.js';
+import { SharedClock } from '../../protocol/clock.js';
 
 /** How far the injected clock is from the real one; rotations are dated by it. */
-let offset = 0;
-const server = await startTestServer(t, { now: () => new Date(Date.now() + offset) });
+const clock = SharedClock.ahead(0);
+const server = await startTestServer(t, { clock });
 const receiver = await startReceiver(t);
 const other = await startReceiver(t);
 const key = (text: string) => 'whsec_' + Buffer.from(text.padEnd(24, '.')).toString('base64');
@@ -63,10 +64,10 @@ t.test('a rotated secret: both sign during the overlap, each verified by standar
 
 t.test('after the overlap only the new secret signs', async (t) => {
   // Rotated 25 hours ago by the server's clock: the overlap of 24 hours is over now.
-  offset = -25 * 3_600_000;
-  t.teardown(() => (offset = 0));
+  clock.follow(-25 * 3_600_000);
+  t.teardown(() => clock.follow(0));
   t.equal((await put({ signing_secret: third })).status, 200);
-  offset = 0;
+  clock.follow(0);
   const after = await testNotification();
   t.match(after.headers['webhook-signature'], /^v1,\S+$/, 'one signature');
   t.ok(verifies(third, after), 'the new secret verifies');

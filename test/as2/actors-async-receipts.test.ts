@@ -7,13 +7,14 @@ import { forward, headerOf, startPeer } from '../helpers/http-peer.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
+import { SharedClock } from '../../protocol/clock.js';
 
 const hour = 3_600_000;
 /** How far the injected clock is ahead of the real one. */
-let ahead = 0;
+const clock = SharedClock.ahead(0);
 // The receipt sweep is run by hand; the dispatcher's timed work is not needed (one attempt).
 const server = await startTestServer(t, {
-  now: () => new Date(Date.now() + ahead),
+  clock,
   runtime: { timers: false },
 });
 const f = makeFixtures();
@@ -123,12 +124,12 @@ t.test('no receipt within receipt_timeout_hours: the sweep fails the delivery', 
   // The receiver sends the receipt after its HTTP answer.
   await waitFor(() => held.requests.length === 1, 'the receipt sent, to the wrong place');
 
-  ahead = 2 * hour - 60_000;
+  clock.follow(2 * hour - 60_000);
   await sweep();
   let m = (await server.call('GET', `/api/v1/messages/${waiting.id}`)).body.data;
   t.equal(m.status, 'AwaitingReceipt', 'a minute before the deadline nothing happens');
 
-  ahead = 2 * hour + 60_000;
+  clock.follow(2 * hour + 60_000);
   await sweep();
   m = (await server.call('GET', `/api/v1/messages/${waiting.id}`)).body.data;
   const text = 'No receipt (MDN) arrived within the receipt timeout';
@@ -222,11 +223,11 @@ t.test(
       ]);
 
     // The sender's default: 15 minutes.
-    ahead += 14 * 60_000;
+    clock.advance(14 * 60_000);
     await sweep();
     t.same(await missing(), [], 'fourteen minutes late: nothing yet');
 
-    ahead += 2 * 60_000;
+    clock.advance(2 * 60_000);
     await sweep();
     t.match(
       await missing(),
@@ -251,7 +252,7 @@ t.test(
       [],
       'no mdn_overdue before the timeout',
     );
-    ahead += 60_000;
+    clock.advance(60_000);
     await sweep();
     t.equal((await missing()).length, 1, 'raised once for the message');
 
@@ -294,7 +295,7 @@ t.test('a message whose post failed is not failed again by the sweep', async (t)
     'an asynchronous receipt was asked',
   );
 
-  ahead += 2 * hour;
+  clock.advance(2 * hour);
   await sweep();
   const after = (await server.call('GET', `/api/v1/messages/${failed.id}`)).body.data;
   t.same(after.history, failed.history, 'no receipt was due: no line about one');

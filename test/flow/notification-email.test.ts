@@ -9,6 +9,7 @@ import { startTestServer } from '../helpers/server.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { serverCertificate } from '../helpers/tls.js';
 import { waitFor } from '../helpers/wait.js';
+import { SharedClock } from '../../protocol/clock.js';
 
 const fixtures = makeFixtures();
 t.teardown(() => fixtures.remove());
@@ -19,9 +20,9 @@ const password = 'smtp-pass-Do-not-leak-42';
 const starttls = await startSmtp(t, { secure: false, key, cert, user: 'pier', password });
 const implicit = await startSmtp(t, { secure: true, key, cert, user: 'pier', password });
 
-let clock = Date.parse('2026-06-01T08:00:00.000Z');
+const clock = SharedClock.stoppedAt(Date.parse('2026-06-01T08:00:00.000Z'));
 const server = await startTestServer(t, {
-  now: () => new Date(clock),
+  clock,
   env: { PUBLIC_URL: 'https://pier.example' },
 });
 const mailer = (
@@ -65,7 +66,7 @@ const raise = (alert: Partial<AlertInput> = {}) =>
       link: `/ui/instances/http-poster/erp-${subjects}`,
       ...alert,
     },
-    new Date(clock),
+    clock.now(),
   );
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Row = Record<string, any>;
@@ -99,11 +100,11 @@ t.test('an alert is mailed over STARTTLS, authenticated, with its summary and we
 });
 
 t.test('an all-clear is mailed as resolved, never labelled critical', async (t) => {
-  clock += 60 * 60_000;
+  clock.advance(60 * 60_000);
   const down = await raise();
   await outcome(down, 'delivered');
   const [standing] = await sql<Row>(server.db.url, 'select subject_id from alert where id = $1', [down]);
-  clock += 60 * 60_000;
+  clock.advance(60 * 60_000);
   const up = await raise({
     code: 'partner_reachable',
     subject_id: standing!.subject_id,
@@ -131,23 +132,23 @@ t.test('the password is write-only: never answered, sealed at rest', async (t) =
 });
 
 t.test('cooldown and grouping as for the webhook', async (t) => {
-  clock += 60 * 60_000;
+  clock.advance(60 * 60_000);
   const first = await raise({ dedupe_key: 'partner_unreachable:same' });
   await outcome(first, 'delivered');
-  clock += 2 * 60_000;
+  clock.advance(2 * 60_000);
   const again = await raise({ dedupe_key: 'partner_unreachable:same' });
   t.match(await rowsOf(again), [{ outcome: 'suppressed_cooldown' }], 'the same key within the cooldown');
 
-  clock += 60 * 60_000;
-  const start = clock;
+  clock.advance(60 * 60_000);
+  const start = clock.now().getTime();
   const lead = await raise({ code: 'receipts_missing', subject_kind: 'partner', subject_id: 'p1' });
   await outcome(lead, 'delivered');
   const before = starttls.mails.length;
-  clock = start + 5_000;
+  clock.set(start + 5_000);
   const second = await raise({ code: 'receipts_missing', subject_kind: 'partner', subject_id: 'p2' });
-  clock = start + 9_000;
+  clock.set(start + 9_000);
   const third = await raise({ code: 'receipts_missing', subject_kind: 'partner', subject_id: 'p3' });
-  clock = start + 61_000;
+  clock.set(start + 61_000);
   server.ctx.runtime!.supervisor.poke('mail');
   await outcome(third, 'delivered');
   t.match(await rowsOf(second), [{ outcome: 'grouped' }]);
@@ -161,7 +162,7 @@ t.test('cooldown and grouping as for the webhook', async (t) => {
 t.test('implicit TLS (port 465 style) works the same', async (t) => {
   await mailer('mail-tls', implicit.port, 'tls');
   await runningOn(server, 'notification-email', 'mail-tls');
-  clock += 60 * 60_000;
+  clock.advance(60 * 60_000);
   const id = await raise();
   await outcome(id, 'delivered', 'mail-tls');
   t.equal(implicit.mails.length, 1);
@@ -170,7 +171,7 @@ t.test('implicit TLS (port 465 style) works the same', async (t) => {
 });
 
 t.test('a 4xx reply is tried again; a 5xx reply fails at once with the reason', async (t) => {
-  clock += 60 * 60_000;
+  clock.advance(60 * 60_000);
   starttls.refusals.push(451);
   const tries = starttls.tries;
   const later = await raise();
@@ -178,7 +179,7 @@ t.test('a 4xx reply is tried again; a 5xx reply fails at once with the reason', 
   t.equal(row.attempts, 2, 'the second attempt went through');
   t.equal(starttls.tries, tries + 2);
 
-  clock += 60 * 60_000;
+  clock.advance(60 * 60_000);
   starttls.refusals.push(554);
   const refused = await raise();
   const failed = await outcome(refused, 'failed');

@@ -9,10 +9,11 @@ import { runningOn, must } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
+import { SharedClock } from '../../protocol/clock.js';
 
-let clock = Date.parse('2026-06-01T08:00:00.000Z');
+const clock = SharedClock.stoppedAt(Date.parse('2026-06-01T08:00:00.000Z'));
 const server = await startTestServer(t, {
-  now: () => new Date(clock),
+  clock,
   env: { PUBLIC_URL: 'https://pier.example' },
 });
 const receiver = await startReceiver(t);
@@ -41,7 +42,7 @@ const raise = (alert: Partial<AlertInput> & { subject_id: string }) =>
       link: `/api/v1/messages/m-${alert.subject_id}`,
       ...alert,
     },
-    new Date(clock),
+    clock.now(),
   );
 const rows = (alertId: number) =>
   sql(server.db.url, 'select * from notification where alert_id = $1 order by id', [alertId]);
@@ -73,10 +74,10 @@ t.test('an alert is posted to the running notifier, signed', async (t) => {
 });
 
 t.test('cooldown: the same dedupe key within the cooldown is suppressed, after it sent again', async (t) => {
-  clock += 2 * 60_000;
+  clock.advance(2 * 60_000);
   const again = await raise({ subject_id: '2', dedupe_key: 'delivery_failed:out' });
   t.match(await rows(again), [{ outcome: 'suppressed_cooldown' }]);
-  clock += 9 * 60_000; // 11 minutes after the first
+  clock.advance(9 * 60_000); // 11 minutes after the first
   const later = await raise({ subject_id: '3', dedupe_key: 'delivery_failed:out' });
   await outcome(later, 'delivered');
   t.equal(receiver.received.length, 2, 'nothing was sent for the suppressed one');
@@ -85,20 +86,20 @@ t.test('cooldown: the same dedupe key within the cooldown is suppressed, after i
 t.test(
   'grouping: a burst of one code is the first alert, then one notification listing the rest',
   async (t) => {
-    clock += 60 * 60_000;
-    const start = clock;
+    clock.advance(60 * 60_000);
+    const start = clock.now().getTime();
     const first = await raise({ code: 'mdn_overdue', subject_kind: 'message', subject_id: 'a' });
     await outcome(first, 'delivered');
-    clock = start + 5_000;
+    clock.set(start + 5_000);
     const second = await raise({ code: 'mdn_overdue', subject_kind: 'message', subject_id: 'b' });
-    clock = start + 10_000;
+    clock.set(start + 10_000);
     const third = await raise({ code: 'mdn_overdue', subject_kind: 'message', subject_id: 'c' });
     const sent = receiver.received.length;
     server.ctx.runtime!.supervisor.poke('ops');
     await new Promise((r) => setTimeout(r, 300));
     t.equal(receiver.received.length, sent, 'held while the window lasts');
     t.match(await rows(second), [{ outcome: 'queued' }]);
-    clock = start + 61_000;
+    clock.set(start + 61_000);
     server.ctx.runtime!.supervisor.poke('ops');
     await outcome(third, 'delivered');
     const [carried] = await rows(second);
@@ -113,7 +114,7 @@ t.test(
 );
 
 t.test('raised once in a cluster: two processes seeing the same cause store one alert', async (t) => {
-  clock += 60 * 60_000;
+  clock.advance(60 * 60_000);
   const cause = {
     code: 'storage_failed' as const,
     subject_kind: 'storage',

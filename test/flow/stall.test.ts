@@ -8,15 +8,16 @@ import { sql } from '../helpers/database.js';
 import { must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { readWorkNotice } from '../../flow/tx.js';
+import { SharedClock } from '../../protocol/clock.js';
 
-let clock = Date.parse('2026-06-01T08:00:00.000Z');
-const server = await startTestServer(t, { now: () => new Date(clock), runtime: { timers: false } });
+const clock = SharedClock.stoppedAt(Date.parse('2026-06-01T08:00:00.000Z'));
+const server = await startTestServer(t, { clock, runtime: { timers: false } });
 const dir = await tempDir(t);
 await parties(server);
 const dispatcher = server.ctx.runtime!.dispatcher;
 /** Moves the clock to `seconds` after `from` and runs the dispatcher's timed work once. */
 async function at(from: number, seconds: number) {
-  clock = from + seconds * 1000;
+  clock.set(from + seconds * 1000);
   await dispatcher.tick(false);
 }
 
@@ -36,7 +37,7 @@ t.test('a queued delivery nobody claims is announced again, then stalled', async
     directory: path.join(dir, 'x'),
     enabled: false,
   });
-  const start = clock;
+  const start = clock.now().getTime();
   const made = await upload(
     server,
     { from: 'acme', to: 'globex', target: 'nobody-runs-me' },
@@ -126,7 +127,7 @@ t.test('retries wait by the clock and stop at the attempt limit', async (t) => {
     retry_interval: 60,
     retry_backoff: 2,
   });
-  const start = clock;
+  const start = clock.now().getTime();
   const made = await upload(
     server,
     { from: 'acme', to: 'globex', target: 'flaky' },

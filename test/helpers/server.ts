@@ -10,6 +10,7 @@ import type { Test } from 'tap';
 import { readProcessOptions, type ProcessOptions } from '../../api/process-options.js';
 import { startServer, type RunningServer, type ServerSettings } from '../../api/server.js';
 import { openDatabase } from '../../storage/db.js';
+import type { SharedClock } from '../../protocol/clock.js';
 import { createMigratedDatabase, type TestDatabase } from './database.js';
 
 export interface TestServer extends RunningServer {
@@ -43,7 +44,8 @@ export interface Answer {
 export interface TestServerOptions {
   env?: Record<string, string>;
   developerBuild?: boolean;
-  now?: () => Date;
+  /** A clock the test moves (protocol/clock.ts): the API and every actor thread read it. */
+  clock?: SharedClock;
   listen?: boolean;
   /** Share the database of another test server (a second process of the cluster). */
   db?: TestDatabase;
@@ -94,7 +96,7 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
     developerBuild: settings.developerBuild ?? false,
     logger: settings.logger ?? false,
     listen: settings.listen ?? false,
-    ...(settings.now ? { now: settings.now } : {}),
+    ...(settings.clock ? { clock: settings.clock } : {}),
     ...(settings.runtime ? { runtime: settings.runtime } : {}),
   });
   t.teardown(async () => {
