@@ -7,7 +7,12 @@
  */
 import { edifactDelimiterNames, x12DelimiterNames } from '../schemas/edi-envelope.js';
 import { html, type Html } from './html.js';
-import { edifactQualifiers, qualifierLabel, x12Qualifiers, type Qualifier } from './interchange-qualifiers.js';
+import {
+  edifactQualifiers,
+  qualifierLabel,
+  x12Qualifiers,
+  type Qualifier,
+} from './interchange-qualifiers.js';
 import type { FormFields, FormState } from './form.js';
 
 export const interchangeIdsName = 'interchange_ids';
@@ -78,13 +83,19 @@ export function foldEdiFields(fields: FormFields): FormFields {
   return out;
 }
 
-function qualifierOptions(group: string, qualifiers: readonly Qualifier[], chosen: { value: string; done: boolean }) {
+function qualifierOptions(
+  group: string,
+  qualifiers: readonly Qualifier[],
+  chosen: { value: string; done: boolean },
+) {
   return html`<optgroup label="${group}">
     ${qualifiers.map((q) => {
       // A code in both lists (ZZ, 14, 12) is selected once, in the first list that has it.
       const selected = !chosen.done && q.code === chosen.value;
       if (selected) chosen.done = true;
-      return html`<option value="${q.code}" ${selected ? html` selected` : ''}>${q.code}: ${q.label}</option>`;
+      return html`<option value="${q.code}" ${selected ? html` selected` : ''}>
+        ${q.code}: ${q.label}
+      </option>`;
     })}
   </optgroup>`;
 }
@@ -112,7 +123,10 @@ export function interchangeIdsField(
 ): Html {
   const base = `f-${interchangeIdsName}`;
   const rows = submittedRows(state.values) ?? storedRows(state.values[interchangeIdsName] ?? spec.value);
-  const drawn = [...rows.filter((r) => r.qualifier !== '' || r.id !== ''), ...Array.from({ length: blankRows }, () => ({ qualifier: '', id: '' }))];
+  const drawn = [
+    ...rows.filter((r) => r.qualifier !== '' || r.id !== ''),
+    ...Array.from({ length: blankRows }, () => ({ qualifier: '', id: '' })),
+  ];
   const error = errorText(state, interchangeIdsName);
   const described = [`${base}-hint`, error ? `${base}-error` : ''].filter(Boolean).join(' ');
   return html`<fieldset class="field interchange-ids${error ? ' has-error' : ''}" id="${base}">
@@ -122,23 +136,25 @@ export function interchangeIdsField(
       an empty row is left out.
     </p>
     ${drawn.map(
-      (r, i) => html`<div class="interchange-id-row">
-        <div class="field">
-          <label for="${base}-qualifier-${String(i)}">Qualifier ${String(i + 1)}</label>
-          ${qualifierPicker(`${base}-qualifier-${String(i)}`, r.qualifier, described)}
-        </div>
-        <div class="field">
-          <label for="${base}-id-${String(i)}">Id ${String(i + 1)}</label>
-          <input
-            type="text"
-            id="${base}-id-${String(i)}"
-            name="${interchangeIdsName}.id"
-            value="${r.id}"
-            maxlength="35"
-            aria-describedby="${described}"${error ? html` aria-invalid="true"` : ''}
-          />
-        </div>
-      </div>`,
+      (r, i) =>
+        html`<div class="interchange-id-row">
+          <div class="field">
+            <label for="${base}-qualifier-${String(i)}">Qualifier ${String(i + 1)}</label>
+            ${qualifierPicker(`${base}-qualifier-${String(i)}`, r.qualifier, described)}
+          </div>
+          <div class="field">
+            <label for="${base}-id-${String(i)}">Id ${String(i + 1)}</label>
+            <input
+              type="text"
+              id="${base}-id-${String(i)}"
+              name="${interchangeIdsName}.id"
+              value="${r.id}"
+              maxlength="35"
+              aria-describedby="${described}"
+              ${error ? html` aria-invalid="true"` : ''}
+            />
+          </div>
+        </div>`,
     )}
     ${error ? html`<p class="error" id="${base}-error" data-field="${interchangeIdsName}">${error}</p>` : ''}
   </fieldset>`;
@@ -147,7 +163,9 @@ export function interchangeIdsField(
 /** Interchange ids as a page shows them: `ZZ ACME, 01 123456789`. */
 export function interchangeIdsText(value: unknown): string {
   const rows = storedRows(value);
-  return rows.length === 0 ? '—' : rows.map((r) => `${qualifierLabel(r.qualifier).split(':')[0]} ${r.id}`).join(', ');
+  return rows.length === 0
+    ? '—'
+    : rows.map((r) => `${qualifierLabel(r.qualifier).split(':')[0]} ${r.id}`).join(', ');
 }
 
 interface EnvelopeInput {
@@ -190,8 +208,16 @@ const envelopeGroups: { legend: string; inputs: EnvelopeInput[] }[] = [
   {
     legend: 'EDIFACT',
     inputs: [
-      { name: 'edifact_syntax', label: 'Syntax identifier and version (UNB 0001:0002), such as UNOC:3', kind: 'text' },
-      ...edifactDelimiterNames.map((name) => ({ name, label: delimiterLabels[name]!, kind: 'text' as const })),
+      {
+        name: 'edifact_syntax',
+        label: 'Syntax identifier and version (UNB 0001:0002), such as UNOC:3',
+        kind: 'text',
+      },
+      ...edifactDelimiterNames.map((name) => ({
+        name,
+        label: delimiterLabels[name]!,
+        kind: 'text' as const,
+      })),
     ],
   },
 ];
@@ -200,7 +226,10 @@ function envelopeValues(spec: { value?: unknown }, state: FormState): Record<str
   const submitted = Object.keys(state.values).filter((k) => k.startsWith(`${envelopeName}.`));
   if (submitted.length > 0)
     return Object.fromEntries(
-      submitted.map((k) => [k.slice(envelopeName.length + 1), list(state.values[k] as string | string[]).at(-1)]),
+      submitted.map((k) => [
+        k.slice(envelopeName.length + 1),
+        list(state.values[k] as string | string[]).at(-1),
+      ]),
     );
   let v = state.values[envelopeName] ?? spec.value;
   if (typeof v === 'string') {
@@ -226,38 +255,39 @@ export function envelopeField(
     ${spec.hint ? html`<p class="hint" id="${base}-hint">${spec.hint}</p>` : ''}
     ${error ? html`<p class="error" id="${base}-error" data-field="${envelopeName}">${error}</p>` : ''}
     ${envelopeGroups.map(
-      (g) => html`<fieldset class="envelope-group">
-        <legend>${g.legend}</legend>
-        ${g.inputs.map((input) => {
-          const id = `${base}-${input.name}`;
-          const name = `${envelopeName}.${input.name}`;
-          const value = values[input.name];
-          if (input.kind === 'check')
-            return html`<div class="field field-check">
-              <input type="hidden" name="${name}" value="false" /><input
-                type="checkbox"
+      (g) =>
+        html`<fieldset class="envelope-group">
+          <legend>${g.legend}</legend>
+          ${g.inputs.map((input) => {
+            const id = `${base}-${input.name}`;
+            const name = `${envelopeName}.${input.name}`;
+            const value = values[input.name];
+            if (input.kind === 'check')
+              return html`<div class="field field-check">
+                <input type="hidden" name="${name}" value="false" /><input
+                  type="checkbox"
+                  id="${id}"
+                  name="${name}"
+                  value="true"
+                  ${value === true || value === 'true' ? html` checked` : ''}
+                />
+                <label for="${id}">${input.label}</label>
+              </div>`;
+            const fallback = spec.defaults[input.name];
+            return html`<div class="field">
+              <label for="${id}">${input.label}</label>
+              <input
+                type="text"
                 id="${id}"
                 name="${name}"
-                value="true"
-                ${value === true || value === 'true' ? html` checked` : ''}
+                value="${value === undefined || value === null ? '' : String(value)}"
+                ${typeof fallback === 'string' && fallback !== '' ? html`placeholder="${fallback}"` : ''}
+                ${input.name === 'x12_version' || input.name === 'edifact_syntax' ? html`size="8"` : html`size="2" maxlength="1"`}
+                ${error ? html`aria-describedby="${base}-error"` : ''}
               />
-              <label for="${id}">${input.label}</label>
             </div>`;
-          const fallback = spec.defaults[input.name];
-          return html`<div class="field">
-            <label for="${id}">${input.label}</label>
-            <input
-              type="text"
-              id="${id}"
-              name="${name}"
-              value="${value === undefined || value === null ? '' : String(value)}"
-              ${typeof fallback === 'string' && fallback !== '' ? html`placeholder="${fallback}"` : ''}
-              ${input.name === 'x12_version' || input.name === 'edifact_syntax' ? html`size="8"` : html`size="2" maxlength="1"`}
-              ${error ? html`aria-describedby="${base}-error"` : ''}
-            />
-          </div>`;
-        })}
-      </fieldset>`,
+          })}
+        </fieldset>`,
     )}
   </fieldset>`;
 }

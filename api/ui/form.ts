@@ -8,7 +8,13 @@ import { fieldTextOf, sectionTitles, type FieldSection } from '../schemas/field-
 import { html, type Html } from './html.js';
 import { csrfField } from './security.js';
 import { EdiEnvelopeSettings } from '../schemas/edi-envelope.js';
-import { envelopeField, envelopeName, foldEdiFields, interchangeIdsField, interchangeIdsName } from './edi-fields.js';
+import {
+  envelopeField,
+  envelopeName,
+  foldEdiFields,
+  interchangeIdsField,
+  interchangeIdsName,
+} from './edi-fields.js';
 
 /**
  * A hidden field naming a multi-select list: its chosen options (repeated names) make the list,

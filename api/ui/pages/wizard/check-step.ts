@@ -106,8 +106,9 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
           <button type="submit" name="action" value="test">Send a test message only</button>
         </form>
         <p class="hint">
-          The check reaches ${partner}'s address step by step and sends nothing; the test message, a small text
-          file, follows when the check passed. Its receipt appears below when ${partner} answers. Both are also on
+          The check reaches ${partner}'s address step by step and sends nothing; the test message, a small
+          text file, follows when the check passed. Its receipt appears below when ${partner} answers. Both
+          are also on
           <a href="${uiPrefix}/partners/${partnerId}/profile">the AS2 profile page</a>.
         </p>
       </section>
