@@ -11,7 +11,6 @@ type Row = Record<string, unknown>;
 const text = (k: string) => (r: Row) => String(r[k] ?? '');
 const link = (base: string, k: string) => (r: Row) =>
   html`<a href="${uiPrefix}${base}/${String(r.id)}">${String(r[k])}</a>`;
-/** Interchange ids are a list of {qualifier, id}: edited as JSON, with an example. */
 const qFilter = { name: 'q', label: 'Search', hint: 'Text in name or display name' };
 
 const partySpecs: CrudSpec[] = [
