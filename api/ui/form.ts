@@ -271,7 +271,9 @@ export function specFromSchema(name: string, schema: z.ZodType, label?: string):
       how.nullable || (how.optional && !('default' in how))
         ? [{ value: '', label: how.nullable ? 'none' : 'default' }, ...values]
         : values;
-  } else if (isTextList(schema)) spec.kind = 'lines';
+  } else if (name === interchangeIdsName && kind === 'array') spec.kind = 'interchange-ids';
+  else if (name === envelopeName && kind === 'object') spec.kind = 'envelope';
+  else if (isTextList(schema)) spec.kind = 'lines';
   else if (kind === 'array' || kind === 'object' || kind === 'record') spec.kind = 'json';
   return spec;
 }

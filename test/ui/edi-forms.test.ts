@@ -1,5 +1,6 @@
 // Covers EDI in the web UI without typing JSON, in a real browser (chromium + playwright-core): interchange ids entered with the qualifier picker on the organization page, the partner page and in the wizard's first two steps (stored as the API stores them, one form per step), a partner's envelope settings as fields (stored, and a refusal worded as the API's with nothing stored), and EDI sent as JSON from its form: pasted documents previewed (the interchange with the partner's ids and settings) and then sent, an uploaded interchange previewed and sent, a bad document refused with the API's message; the sent message's page links its JSON form (which answers pier's JSON) and shows element names in its tree; axe with no serious or critical violation and no console error.
 import path from 'node:path';
+import type { Page } from 'playwright-core';
 import t from 'tap';
 import { makeFixtures } from '../helpers/certificates.js';
 import { must, tempDir } from '../helpers/flow.js';
@@ -22,7 +23,7 @@ const browser = await launchChromium(t);
 const api = async (url: string) => (await server.call('GET', `/api/v1${url}`)).body.data;
 
 /** Clicks a submit button and waits for the page it leads to. */
-async function submit(page: import('playwright-core').Page, button: string) {
+async function submit(page: Page, button: string) {
   await Promise.all([page.waitForNavigation(), page.click(`button:has-text("${button}")`)]);
 }
 
