@@ -13,7 +13,13 @@ import {
   x12Qualifiers,
   type Qualifier,
 } from './interchange-qualifiers.js';
-import type { FormFields, FormState } from './form.js';
+
+/** A submitted form's fields, and a form's state: form.ts's shapes, which draws these fields (no import back). */
+type FormFields = Record<string, string | string[]>;
+interface FormState {
+  values: Record<string, unknown>;
+  errors: Record<string, unknown>;
+}
 
 export const interchangeIdsName = 'interchange_ids';
 export const envelopeName = 'edi_envelope';

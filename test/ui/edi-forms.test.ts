@@ -20,6 +20,9 @@ const globexId = String(globex.body.data.id);
 await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: path.join(dir, 'out') });
 const browser = await launchChromium(t);
 
+/** Console errors besides the 400 a refused form answers with, as the API refuses. */
+const unexpected = (problems: string[]) => problems.filter((p) => !p.includes('status of 400 (Bad Request)'));
+
 const api = async (url: string) => (await server.call('GET', `/api/v1${url}`)).body.data;
 
 /** Clicks a submit button and waits for the page it leads to. */
@@ -72,7 +75,7 @@ t.test('interchange ids with the qualifier picker on the organization page', asy
     'refused with the API’s message',
   );
   t.equal((await api(`/organizations/${acmeId}`)).interchange_ids.length, 2, 'nothing stored');
-  t.same(problems, [], 'no console errors');
+  t.same(unexpected(problems), [], 'no console errors');
   await page.context().close();
 });
 
@@ -103,7 +106,7 @@ t.test('a partner’s interchange ids and envelope settings as fields', async (t
   t.equal(await textOf(page, '#f-edi_envelope-error'), refused.body.error.details.edi_envelope);
   t.equal(await page.inputValue('#f-edi_envelope-x12_element'), '~', 'what was typed is kept');
   t.equal((await api(`/partners/${globexId}`)).edi_envelope.x12_element, '*', 'nothing stored');
-  t.same(problems, [], 'no console errors');
+  t.same(unexpected(problems), [], 'no console errors');
   await page.context().close();
 });
 
@@ -151,7 +154,7 @@ t.test('the wizard takes the interchange ids in its first two steps, one form ea
   const partners = (await api('/partners?q=umbrella')).partners;
   t.same(organizations[0].interchange_ids, [{ qualifier: 'ZZZ', id: 'INITECH' }], 'the organization’s id');
   t.same(partners[0].interchange_ids, [{ qualifier: '01', id: '987654321' }], 'the partner’s id');
-  t.same(problems, [], 'no console errors');
+  t.same(unexpected(problems), [], 'no console errors');
   await page.context().close();
 });
 
@@ -177,7 +180,7 @@ t.test('send documents as JSON from the form: preview, then send', async (t) => 
   await page.selectOption('#edi-target', 'out');
   await page.fill('#edi-json', JSON.stringify(documents, null, 2));
   await submit(page, 'Show the interchange');
-  const preview = await textOf(page, '#edi-preview pre');
+  const preview = await page.innerText('#edi-preview pre');
   t.match(preview, /^ISA\*00\*/, 'the interchange it will make');
   t.match(preview, '*ZZ*ACME           *14*5412345000013  *', 'with the parties’ first ids');
   t.match(preview, '*00501*000000001*0*T*', 'the partner’s version and test flag');
@@ -198,7 +201,7 @@ t.test('send documents as JSON from the form: preview, then send', async (t) => 
   const json = await page.evaluate(async (url) => (await fetch(url)).json(), link!);
   t.equal(json.format, 'pier-edi-json/1', 'and answers pier’s JSON');
   t.equal(json.groups[0].transactions[0].segments[0].elements[2], 'PO-UI-1');
-  t.same(problems, [], 'no console errors');
+  t.same(unexpected(problems), [], 'no console errors');
   await page.context().close();
 });
 
@@ -264,6 +267,6 @@ t.test('send an uploaded interchange; element names in its tree; a bad document 
   t.equal(await textOf(page, '#edi-json-error'), apiAnswer.body.error.details.documents, 'the API’s message');
   t.equal(await page.inputValue('#edi-json'), JSON.stringify(bad), 'what was pasted is kept');
   t.equal((await api('/messages?to=globex')).messages.length, 2, 'nothing more stored');
-  t.same(problems, [], 'no console errors');
+  t.same(unexpected(problems), [], 'no console errors');
   await page.context().close();
 });
