@@ -63,12 +63,16 @@ function storedRows(value: unknown): IdRow[] {
  * no id; a row with a qualifier but no id is sent, so the API says the id is missing.
  */
 export function foldEdiFields(fields: FormFields): FormFields {
-  const rows = submittedRows(fields);
-  const envelopeKeys = Object.keys(fields).filter((k) => k.startsWith(`${envelopeName}.`));
-  if (!rows && envelopeKeys.length === 0) return fields;
+  // A JSON text of the whole property, where a client sends one, is what it meant.
+  const given = (name: string) => (list(fields[name]).at(-1) ?? '').trim() !== '';
+  const rows = given(interchangeIdsName) ? undefined : submittedRows(fields);
+  const envelopeKeys = given(envelopeName)
+    ? []
+    : Object.keys(fields).filter((k) => k.startsWith(`${envelopeName}.`));
   const out: FormFields = {};
   for (const [k, v] of Object.entries(fields))
     if (!k.startsWith(`${interchangeIdsName}.`) && !k.startsWith(`${envelopeName}.`)) out[k] = v;
+  if (!rows && envelopeKeys.length === 0) return out;
   if (rows)
     out[interchangeIdsName] = JSON.stringify(
       rows
