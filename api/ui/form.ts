@@ -7,6 +7,14 @@ import type { z } from 'zod';
 import { fieldTextOf, sectionTitles, type FieldSection } from '../schemas/field-text.js';
 import { html, type Html } from './html.js';
 import { csrfField } from './security.js';
+import { EdiEnvelopeSettings } from '../schemas/edi-envelope.js';
+import {
+  envelopeField,
+  envelopeName,
+  foldEdiFields,
+  interchangeIdsField,
+  interchangeIdsName,
+} from './edi-fields.js';
 
 /**
  * A hidden field naming a multi-select list: its chosen options (repeated names) make the list,
@@ -119,12 +127,14 @@ export interface FormToBodyOptions {
  */
 export function formToBody(
   schema: z.ZodType | undefined,
-  fields: FormFields,
+  submitted: FormFields,
   writeOnly: readonly string[] = [],
   options: FormToBodyOptions = {},
 ): Record<string, unknown> {
   const shape = shapeOf(schema);
   const body: Record<string, unknown> = {};
+  // Interchange ids and envelope settings drawn as fields come back as their JSON properties.
+  const fields = foldEdiFields(submitted);
   const lists = [fields[listMarker] ?? []].flat();
   for (const [name, value] of Object.entries(fields)) {
     if (name === csrfField || name === listMarker) continue;
@@ -198,7 +208,18 @@ export interface FieldSpec {
   /** Element id, when two forms on a page have a field of the same name. */
   id?: string;
   label: string;
-  kind?: 'text' | 'number' | 'boolean' | 'select' | 'textarea' | 'password' | 'file' | 'json' | 'lines';
+  kind?:
+    | 'text'
+    | 'number'
+    | 'boolean'
+    | 'select'
+    | 'textarea'
+    | 'password'
+    | 'file'
+    | 'json'
+    | 'lines'
+    | 'interchange-ids'
+    | 'envelope';
   value?: unknown;
   hint?: string | undefined;
   required?: boolean;
@@ -250,7 +271,9 @@ export function specFromSchema(name: string, schema: z.ZodType, label?: string):
       how.nullable || (how.optional && !('default' in how))
         ? [{ value: '', label: how.nullable ? 'none' : 'default' }, ...values]
         : values;
-  } else if (isTextList(schema)) spec.kind = 'lines';
+  } else if (name === interchangeIdsName && kind === 'array') spec.kind = 'interchange-ids';
+  else if (name === envelopeName && kind === 'object') spec.kind = 'envelope';
+  else if (isTextList(schema)) spec.kind = 'lines';
   else if (kind === 'array' || kind === 'object' || kind === 'record') spec.kind = 'json';
   return spec;
 }
@@ -273,6 +296,9 @@ function asText(value: unknown): string {
 }
 
 export function field(spec: FieldSpec, state: FormState): Html {
+  if (spec.kind === 'interchange-ids') return interchangeIdsField(spec, state);
+  if (spec.kind === 'envelope')
+    return envelopeField({ ...spec, defaults: EdiEnvelopeSettings.parse({}) }, state);
   const id = spec.id ?? `f-${spec.name}`;
   const error = state.errors[spec.name];
   const errorText =

@@ -83,7 +83,10 @@ t.test('the partner form refuses an id another party holds, as the API does', as
   const { page } = await openPage(browser);
   await page.goto(`${base}/ui/partners/${String(partner.body.data.id)}`);
   t.equal(await page.inputValue('#f-x12_acknowledgement'), '999');
-  await page.fill('#f-interchange_ids', '[{"qualifier": "ZZ", "id": "ACME"}]');
+  // The stored ids (ZZ SHOPCO, 01 123456789) become one: ZZ ACME, which acme holds.
+  await page.fill('#f-interchange_ids-id-0', 'ACME');
+  await page.selectOption('#f-interchange_ids-qualifier-1', '');
+  await page.fill('#f-interchange_ids-id-1', '');
   await page.click('button:has-text("Save")');
   await page.waitForSelector('#f-interchange_ids-error');
   const api = await server.call('PUT', `/api/v1/partners/${String(partner.body.data.id)}`, {

@@ -10,6 +10,7 @@ import { registerInstancePages } from './instances.js';
 import { registerMessagePages } from './messages.js';
 import { registerEdiTree } from '../edi-tree.js';
 import { registerNotificationPages } from './notifications.js';
+import { registerSendEdiJson } from './send-edi-json.js';
 import { registerWizard } from './wizard/index.js';
 
 export function registerPages(app: FastifyInstance, deps: UiDeps): void {
@@ -17,6 +18,7 @@ export function registerPages(app: FastifyInstance, deps: UiDeps): void {
   if (deps.api.has('GET', '/messages')) {
     registerMessagePages(app, deps);
     registerEdiTree(app, deps);
+    if (deps.api.has('POST', '/messages/edi')) registerSendEdiJson(app, deps);
   }
   if (deps.api.has('GET', '/certificates')) registerCertificatePages(app, deps);
   if (deps.api.has('GET', '/services')) registerInstancePages(app, deps);

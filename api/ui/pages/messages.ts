@@ -140,6 +140,9 @@ function sendForm(csrf: string, state: FormState, choices: Choices): Html {
       ${field({ name: 'file', label: 'File', kind: 'file', hint: 'At most 64 MiB', required: true }, state)}
       <button type="submit">Send</button>
     </form>
+    <p>
+      EDI given as JSON, or documents pier puts in envelopes: <a href="${base}/edi-json">Send EDI as JSON</a>.
+    </p>
   </section>`;
 }
 
@@ -234,7 +237,7 @@ function statusLine(m: Row): string {
 }
 
 /** The EDI envelope and the functional acknowledgement, for a payload that is an interchange. */
-function ediSection(edi: Row | undefined): Html {
+function ediSection(edi: Row | undefined, id: string): Html {
   if (!edi) return html``;
   const party = (p: Row) => `${p.qualifier ? `${String(p.qualifier)}:` : ''}${String(p.id)}`;
   const ack = edi.acknowledgement as Row;
@@ -252,6 +255,13 @@ function ediSection(edi: Row | undefined): Html {
       ['Acknowledgement due', when(ack.due_at as string | null)],
       ['Acknowledgement message', ackId ? html`<a href="${base}/${ackId}">${ackId}</a>` : '—'],
       ['Acknowledgement problem', ack.problem as string | null],
+      [
+        'JSON form',
+        html`<a id="edi-json-link" href="${href(`${base}/${id}/payload`, { format: 'json' })}"
+            >The interchange as JSON</a
+          >
+          (pier's EDI JSON, with element names; see the interchange below)`,
+      ],
     ])}
   </section>`;
 }
@@ -309,7 +319,7 @@ function messageSections(ui: UiRequestContext, id: string, m: Row): Html {
             </ul>`
       }
     </section>
-    ${ediSection((m.protocols as Record<string, Row>).edi)}
+    ${ediSection((m.protocols as Record<string, Row>).edi, id)}
     ${(m.protocols as Record<string, Row>).edi ? ediTreeSlot(id) : ''}
     <section aria-labelledby="as2-heading">
       <h2 id="as2-heading">AS2</h2>

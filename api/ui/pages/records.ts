@@ -11,12 +11,6 @@ type Row = Record<string, unknown>;
 const text = (k: string) => (r: Row) => String(r[k] ?? '');
 const link = (base: string, k: string) => (r: Row) =>
   html`<a href="${uiPrefix}${base}/${String(r.id)}">${String(r[k])}</a>`;
-/** Interchange ids are a list of {qualifier, id}: edited as JSON, with an example. */
-const interchangeIdsField = {
-  label: 'interchange ids',
-  kind: 'json' as const,
-  hint: 'Ids in EDI envelopes, e.g. [{"qualifier": "ZZ", "id": "ACME"}, {"qualifier": "01", "id": "123456789"}]; qualifier "" matches any',
-};
 const qFilter = { name: 'q', label: 'Search', hint: 'Text in name or display name' };
 
 const partySpecs: CrudSpec[] = [
@@ -34,7 +28,6 @@ const partySpecs: CrudSpec[] = [
     ],
     filters: [qFilter],
     fields: ['name', 'display_name', 'interchange_ids'],
-    fieldOverrides: { interchange_ids: interchangeIdsField },
     labelOf: (r) => String(r.name),
     detailExtra: (deps, ui, request, reply, row) => profileSection(deps, ui, request, reply, 'local', row),
   },
@@ -60,7 +53,6 @@ const partySpecs: CrudSpec[] = [
       'speaks_for',
       'edi_envelope',
     ],
-    fieldOverrides: { interchange_ids: interchangeIdsField },
     labelOf: (r) => String(r.name),
     detailExtra: async (deps, ui, request, reply, row) =>
       html`${await profileSection(deps, ui, request, reply, 'remote', row)}

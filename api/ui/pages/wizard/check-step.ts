@@ -1,6 +1,8 @@
 /**
  * Step 6: the connection check (each step of reaching the partner, no message sent), a test
  * message followed on this page until its receipt arrives, and whether the partner is ready.
+ * One submission does both (the test message goes only when the check passed); each alone
+ * is still offered, for a second try of one of them.
  */
 import type { FastifyInstance } from 'fastify';
 import { html, type Html } from '../../html.js';
@@ -62,13 +64,13 @@ function senderOptions(state: WizardState) {
 export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
   const stepPath = `${wizardBase}/check`;
 
-  const page = async (p: PageRequest, extra: Html = html``, answer: Answer = {}) => {
+  const page = async (p: PageRequest, extra: Html = html``, answer: Answer = {}, sentId?: string) => {
     const { ui, request, reply } = p;
     const state = await stepState(p);
     if (!state.partner || !state.remoteProfile)
       return p.redirect(stepHref(state.partner ? 'profile' : 'partner', state.ids));
     const partner = String(state.partner.name);
-    const messageId = (request.query as { message?: string }).message;
+    const messageId = sentId ?? (request.query as { message?: string }).message;
     const { inbound, outbound } = findRoutes({
       organization: state.organization ? { id: 0, name: String(state.organization.name) } : undefined,
       partner: { id: 0, name: partner },
@@ -99,12 +101,14 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
         <form method="post" action="${stepHref('check', state.ids)}" class="record-form">
           ${csrfInput(p.ui.csrf)}
           ${field({ name: 'sender', id: 'check-sender', label: 'AS2 sender', kind: 'select', options: senderOptions(state) }, senderState)}
-          <button type="submit" name="action" value="check">Check the connection</button>
-          <button type="submit" name="action" value="test">Send a test message</button>
+          <button type="submit" name="action" value="both">Check and send a test message</button>
+          <button type="submit" name="action" value="check">Check the connection only</button>
+          <button type="submit" name="action" value="test">Send a test message only</button>
         </form>
         <p class="hint">
-          The check reaches ${partner}'s address step by step and sends nothing. The test message is a small
-          text file; its receipt appears below when ${partner} answers. Both are also on
+          The check reaches ${partner}'s address step by step and sends nothing; the test message, a small
+          text file, follows when the check passed. Its receipt appears below when ${partner} answers. Both
+          are also on
           <a href="${uiPrefix}/partners/${partnerId}/profile">the AS2 profile page</a>.
         </p>
       </section>
@@ -123,18 +127,25 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
     const fields = p.fields;
     const sender = textOf(fields, 'sender');
     const params = { id: String(state.partner.id) };
-    if (textOf(fields, 'action') === 'test') {
+    const action = textOf(fields, 'action');
+    const sendTest = (shown: Html) => async () => {
       const body = {
         ...(sender ? { sender } : {}),
         ...(state.organization ? { organization: String(state.organization.name) } : {}),
       };
       const sent = await p.call<Row>('POST', '/as2/remote-profiles/:id/test-message', { params, body });
-      if (sent.ok) return p.redirect(stepHref('check', state.ids, { message: String(sent.data.message_id) }));
-      return page(p, html``, {
+      if (sent.ok) {
+        const id = String(sent.data.message_id);
+        // With the check's steps on the page, the page is drawn here; alone, the message's address is kept.
+        if (action === 'both') return page(p, shown, {}, id);
+        return p.redirect(stepHref('check', state.ids, { message: id }));
+      }
+      return page(p, shown, {
         status: sent.error.status,
         notices: [{ kind: 'error', text: html`Test message: ${refusal(sent.error)}` }],
       });
-    }
+    };
+    if (action === 'test') return sendTest(html``)();
     const checked = await p.call<Row>('POST', '/as2/remote-profiles/:id/check-connection', {
       params,
       body: sender ? { sender } : {},
@@ -145,6 +156,7 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
         notices: [{ kind: 'error', text: html`Connection check: ${refusal(checked.error)}` }],
       });
     }
+    if (action === 'both' && checked.data.ok === true) return sendTest(connectionSteps(checked.data))();
     return page(p, connectionSteps(checked.data));
   });
 

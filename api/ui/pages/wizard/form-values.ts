@@ -18,7 +18,8 @@ export function keptValues(
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) {
     if (k === '_csrf' || secret.includes(k)) continue;
-    out[k] = Array.isArray(v) ? v[v.length - 1] : v;
+    // Rows of a field group (interchange ids) keep every row; any other repeated name its last.
+    out[k] = Array.isArray(v) && !k.startsWith('interchange_ids.') ? v[v.length - 1] : v;
   }
   return out;
 }

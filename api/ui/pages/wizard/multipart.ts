@@ -21,6 +21,8 @@ function tooLarge(): ApiError {
 export async function readFilesForm(
   request: FastifyRequest,
   fileFields: readonly string[],
+  /** The largest text field; a form with a pasted document (EDI as JSON) takes more than 64 KiB. */
+  fieldBytes = 64 * 1024,
 ): Promise<FilesForm> {
   if (!request.isMultipart()) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'This form is sent as multipart/form-data', undefined, {
@@ -34,7 +36,7 @@ export async function readFilesForm(
     const form: FilesForm = { fields: {}, files: {} };
     let total = 0;
     for await (const part of request.parts({
-      limits: { fileSize: uploadLimitBytes, fieldSize: 64 * 1024, ...limits },
+      limits: { fileSize: uploadLimitBytes, fieldSize: fieldBytes, ...limits },
     })) {
       const name = partKey(part.fieldname);
       if (part.type === 'field') progress.lastField = name;

@@ -8,6 +8,8 @@ import { toApiError } from '../../../plugins/error-handler.js';
 import { html } from '../../html.js';
 import { uiPrefix } from '../../layout.js';
 import { field, formErrors, formToBody, type FormState } from '../../form.js';
+import { interchangeIdsField } from '../../edi-fields.js';
+import { ediIdFields, wizardIdsHint } from './interchange-ids.js';
 import { type UiDeps } from '../common.js';
 import { certificateChoice, choiceFieldNames, generateBody, generatePath } from './certificate-choice.js';
 import { obtainCertificate } from './certificate-choice.js';
@@ -86,10 +88,11 @@ export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): vo
           ${state.organizations.length > 0 ? 'A new organization' : 'Your organization'}
         </h2>
         <form method="post" action="${path}" enctype="multipart/form-data" class="record-form" novalidate>
-          ${formErrors(form, ['name', 'display_name', 'as2id', ...choiceFieldNames(choice)])}
+          ${formErrors(form, ['name', 'display_name', 'as2id', 'interchange_ids', ...choiceFieldNames(choice)])}
           ${field({ name: 'name', label: 'Name in pier', hint: 'Lower case letters, digits, _ or -; used in routes and folders', required: true }, form)}
           ${field({ name: 'display_name', label: 'Display name', hint: 'Your company’s name as people write it' }, form)}
           ${field({ name: 'as2id', label: 'AS2 id', hint: 'What partners know you by (AS2-From); agreed with them', required: true }, form)}
+          ${interchangeIdsField({ label: 'Your interchange ids (EDI, optional)', hint: wizardIdsHint('your') }, form)}
           ${certificateChoice(choice, form)}
           <button type="submit">Create organization and key</button>
         </form>
@@ -121,11 +124,15 @@ export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): vo
     const orgBody = formToBody(deps.api.bodySchema('POST', '/organizations'), {
       name,
       display_name: displayName,
+      ...ediIdFields(form.fields),
     });
     const profileSchema = deps.api.bodySchema('POST', '/as2/local-profiles');
     const profileBody = formToBody(profileSchema, { as2id });
     const certificateField = source === 'stored' ? 'certificate_id' : 'certificate';
-    const orgPlace = { label: 'Organization', fields: { name: 'name', display_name: 'display_name' } };
+    const orgPlace = {
+      label: 'Organization',
+      fields: { name: 'name', display_name: 'display_name', interchange_ids: 'interchange_ids' },
+    };
     const profilePlace = {
       label: 'AS2 profile',
       fields: {

@@ -8,6 +8,8 @@ import { toApiError } from '../../../plugins/error-handler.js';
 import { html } from '../../html.js';
 import { uiPrefix } from '../../layout.js';
 import { field, formErrors, formToBody, type FormState } from '../../form.js';
+import { interchangeIdsField } from '../../edi-fields.js';
+import { ediIdFields, wizardIdsHint } from './interchange-ids.js';
 import { type UiDeps } from '../common.js';
 import { certificateChoice, choiceFieldNames, obtainCertificate } from './certificate-choice.js';
 import { keptValues, storedCertificates, textOf } from './form-values.js';
@@ -81,9 +83,10 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
           class="record-form"
           novalidate
         >
-          ${formErrors(form, ['name', 'display_name', ...choiceFieldNames(choice)])}
+          ${formErrors(form, ['name', 'display_name', 'interchange_ids', ...choiceFieldNames(choice)])}
           ${field({ name: 'name', label: 'Name in pier', hint: 'Lower case letters, digits, _ or -; received files go to a folder of this name', required: true }, form)}
           ${field({ name: 'display_name', label: 'Display name', hint: 'The partner’s company name' }, form)}
+          ${interchangeIdsField({ label: 'The partner’s interchange ids (EDI, optional)', hint: wizardIdsHint('the partner’s') }, form)}
           ${certificateChoice(choice, form)}
           <button type="submit">Create partner</button>
         </form>
@@ -110,8 +113,15 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
     const refused = async () => page(p, ...(await work.refusal(keep)));
     const name = textOf(form.fields, 'name');
     const schema = deps.api.bodySchema('POST', '/partners');
-    const partnerBody = formToBody(schema, { name, display_name: textOf(form.fields, 'display_name') });
-    const place = { label: 'Partner', fields: { name: 'name', display_name: 'display_name' } };
+    const partnerBody = formToBody(schema, {
+      name,
+      display_name: textOf(form.fields, 'display_name'),
+      ...ediIdFields(form.fields),
+    });
+    const place = {
+      label: 'Partner',
+      fields: { name: 'name', display_name: 'display_name', interchange_ids: 'interchange_ids' },
+    };
     work.precheck(schema, partnerBody, place);
     if (work.failed) return refused();
     const partner = await work.call<{ id: number; name: string }>(
