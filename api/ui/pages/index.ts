@@ -10,6 +10,7 @@ import { registerInstancePages } from './instances.js';
 import { registerMessagePages } from './messages.js';
 import { registerEdiTree } from '../edi-tree.js';
 import { registerNotificationPages } from './notifications.js';
+import { registerServerLogPage } from './server-log.js';
 import { registerWizard } from './wizard/index.js';
 
 export function registerPages(app: FastifyInstance, deps: UiDeps): void {
@@ -24,5 +25,6 @@ export function registerPages(app: FastifyInstance, deps: UiDeps): void {
   if (deps.api.has('GET', '/as2/remote-profiles')) registerWizard(app, deps);
   if (deps.api.has('GET', '/cem/exchanges')) registerCemPages(app, deps);
   if (deps.api.has('GET', '/config')) registerConfigFilePages(app, deps);
+  if (deps.api.has('GET', '/server-log')) registerServerLogPage(app, deps);
   registerAdminPages(app, deps);
 }
