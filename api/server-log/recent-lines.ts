@@ -59,7 +59,7 @@ function componentOf(line: Record<string, unknown>): string {
   // An instance's lines come through the supervisor's logger: its type says more than `supervisor`.
   if (typeof line.instance === 'string') return line.instance.split(':')[0] ?? line.instance;
   if (typeof line.component === 'string') return line.component;
-  if (line.req !== undefined || line.reqId !== undefined) return 'http';
+  if (line.request_id !== undefined) return 'http';
   return 'server';
 }
 

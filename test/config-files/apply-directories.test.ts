@@ -24,8 +24,7 @@ const file = {
       settings: {
         base_directory: path.join(root, 'partners/acme/outbox'),
         processed_directory: path.join(root, 'partners/acme/sent'),
-        from: '',
-        to: '',
+        path_pattern: '{from}/{to}/{filename}',
       },
     },
     {
@@ -39,6 +38,7 @@ const file = {
       settings: {
         base_directory: path.join(blocked, 'outbox'),
         processed_directory: path.join(root, 'sent-2'),
+        path_pattern: '{from}/{to}/{filename}',
       },
     },
   ],
