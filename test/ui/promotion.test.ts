@@ -90,7 +90,11 @@ t.test('on A: the key as PKCS#12, and the configuration file', async (t) => {
   await page.click('a:has-text("Export all")');
   configFile = path.join(root, 'pier-config.yaml');
   await (await exported).saveAs(configFile);
-  t.same(problems, [], 'no console error');
+  t.same(
+    problems.filter((p) => !/status of 400/.test(p)),
+    [],
+    'no console error but the refused passwords',
+  );
 });
 
 t.test('on C, empty: key by PKCS#12, file by upload, directories made, instances running', async (t) => {
@@ -118,13 +122,9 @@ t.test('on C, empty: key by PKCS#12, file by upload, directories made, instances
   const plan = await textOf(page, 'table.plan');
   t.match(plan, /Create organizations ours/);
   t.match(plan, /Create instances acme-outbox/);
-  t.match(plan, /certificate CN=as2\.ours\.example, O=Ours, SHA-256/);
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   t.ok(width <= 1280, `the plan is as wide as the window (${width} px)`);
-  t.notOk(await page.isVisible('details.plan-value pre'), 'the PEM is behind its toggle');
-  await page.click('details.plan-value summary >> nth=0');
-  t.match(await textOf(page, 'details.plan-value[open] pre'), /BEGIN CERTIFICATE/);
-  await noSeriousViolations(t, page, 'the plan of a file with a certificate');
+  await noSeriousViolations(t, page, 'the plan');
   t.notOk(existsSync(folders.outbox), 'the plan made nothing');
 
   await page.click('button:has-text("Apply these changes")');
@@ -162,6 +162,14 @@ t.test('a sealed export takes the key in the file to an install with the same se
   await page.goto(`${d.url}/ui/config`);
   await page.setInputFiles('#config-file', sealedFile);
   await page.click('button:has-text("Show the plan")');
+  // D holds no certificate yet: the plan creates it, shown by subject and fingerprint.
+  t.match(await textOf(page, 'table.plan'), /certificate CN=as2\.ours\.example, O=Ours, SHA-256/);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  t.ok(width <= 1280, `the plan with a certificate is as wide as the window (${width} px)`);
+  t.notOk(await page.isVisible('details.plan-value pre'), 'the PEM is behind its toggle');
+  await page.click('details.plan-value summary >> nth=0');
+  t.match(await textOf(page, 'details.plan-value[open] pre'), /BEGIN CERTIFICATE/);
+  await noSeriousViolations(t, page, 'the plan of a file with a certificate');
   await page.click('button:has-text("Apply these changes")');
   await page.waitForSelector('#applied-heading');
   const certificates = (await ok(d, 'GET', '/api/v1/certificates')).certificates;
