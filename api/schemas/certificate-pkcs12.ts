@@ -1,4 +1,4 @@
-/** The body of POST /certificates/{id}/pkcs12 (docs/api/certificates.md#download-a-key-as-pkcs12). */
+/** The body of POST /certificates/{id}/pkcs12 (docs/api/certificates.md). */
 import { z } from 'zod';
 
 export const pkcs12PasswordMin = 8;

@@ -1,5 +1,5 @@
 /**
- * POST /certificates/{id}/pkcs12 (docs/api/certificates.md#download-a-key-as-pkcs12): the key
+ * POST /certificates/{id}/pkcs12 (docs/api/certificates.md): the key
  * with its certificate as a PKCS#12 file. A POST, so the password travels in the body (never in
  * a URL a proxy or the request log keeps); administrators only, as a sealed export is, because
  * the file opens anywhere its password is known.
