@@ -11,7 +11,7 @@ import type { OidcDirectory } from './auth/oidc-directory.js';
 import type { StorageSelection } from './schemas/settings.js';
 import type { OperatorActionLog } from './operator-actions.js';
 import type { Readiness } from './readiness/readiness.js';
-
+import type { RecentLog } from './server-log/recent-lines.js';
 export interface ApiContext {
   orm: Orm;
   options: ProcessOptions;
@@ -36,6 +36,8 @@ export interface ApiContext {
   readiness: Readiness;
   /** The message flow and plugin instances; absent in the CLI, which runs no actors. */
   runtime?: Runtime;
+  /** The server's recent log lines for GET /server-log; absent in the CLI. */
+  recentLog?: RecentLog;
   /** A fresh install's one-time setup code (api/ui-session/setup-code.ts); null once a user exists. */
   setupCode?: SetupCode | null;
 }

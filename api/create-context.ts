@@ -11,6 +11,7 @@ import { OidcDirectory, type OidcDirectoryOptions } from './auth/oidc-directory.
 import type { StorageSelection } from './schemas/settings.js';
 import { OperatorActionLog } from './operator-actions.js';
 import { Readiness } from './readiness/readiness.js';
+import type { RecentLog } from './server-log/recent-lines.js';
 import type { ProcessOptions } from './process-options.js';
 import { AuditRecorder } from './audit/recorder.js';
 import type { SecretBox } from '../runtime/index.js';
@@ -31,6 +32,8 @@ export interface CoreOptions {
   identity?: Partial<OidcDirectoryOptions>;
   /** The server's, which starts at `starting`; any other context is ready at once. */
   readiness?: Readiness;
+  /** The server's recent log lines (GET /server-log); other contexts keep none. */
+  recentLog?: RecentLog;
 }
 
 export function createApiContext(core: CoreOptions): ApiContext {
@@ -51,6 +54,7 @@ export function createApiContext(core: CoreOptions): ApiContext {
     developerBuild: core.developerBuild,
     announceAuthChange: (em: EntityManager) => announceAtCommit(em, authChannel),
     readiness: core.readiness ?? new Readiness('ready'),
+    ...(core.recentLog ? { recentLog: core.recentLog } : {}),
     now,
   };
 }

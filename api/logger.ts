@@ -44,17 +44,22 @@ export function logFormatOf(env: NodeJS.ProcessEnv, terminal = process.stdout.is
   return format;
 }
 
-export function loggerOptions(env: NodeJS.ProcessEnv): LoggerOptions {
+/**
+ * `keep`, when given, sees every line as written, after its redaction: the server keeps its
+ * recent lines for the web UI's server log (api/server-log/recent-lines.ts).
+ */
+export function loggerOptions(env: NodeJS.ProcessEnv, keep?: (line: string) => string): LoggerOptions {
   return {
     level: env.LOG_LEVEL ?? 'info',
     timestamp: stdTimeFunctions.isoTime,
     redact: { paths: redactPaths, censor: '[redacted]' },
+    ...(keep ? { hooks: { streamWrite: keep } } : {}),
   };
 }
 
 /** The logger `pier serve` writes to standard output. */
-export function makeLogger(env: NodeJS.ProcessEnv = process.env): Logger {
-  const options = loggerOptions(env);
+export function makeLogger(env: NodeJS.ProcessEnv = process.env, keep?: (line: string) => string): Logger {
+  const options = loggerOptions(env, keep);
   if (logFormatOf(env) === 'json') return pino(options);
   return pino(
     options,

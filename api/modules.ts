@@ -24,6 +24,7 @@ import { registerRouteRoutes } from './resources/routes/routes.js';
 import { registerServiceRoutes } from './resources/services/routes.js';
 import { registerServiceAccountRoutes } from './resources/service-accounts/routes.js';
 import { registerSettingsRoutes } from './resources/settings/routes.js';
+import { registerServerLogRoutes } from './resources/server-log/routes.js';
 import { registerSftpRoutes } from './resources/sftp/routes.js';
 import { registerStatsRoutes } from './resources/stats/routes.js';
 import { componentName, pluginConfigSchemas } from './schemas/plugin-config.js';
@@ -48,6 +49,7 @@ export const coreModule: ApiModule = {
     registerApiTokenRoutes(router, ctx);
     registerSettingsRoutes(router, ctx);
     registerAuditRoutes(router, ctx);
+    registerServerLogRoutes(router, ctx);
     registerCertificateRoutes(router, ctx);
     registerPluginConfigRoutes(router, ctx);
     registerRouteRoutes(router, ctx);

@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { makeLogger } from './logger.js';
+import { RecentLog } from './server-log/recent-lines.js';
 import { buildApp, type BuiltApp } from './app.js';
 import type { ApiContext } from './context.js';
 import { loadSettings, storageOf } from './resources/settings/service.js';
@@ -46,6 +47,8 @@ export interface ServerSettings {
   clock?: SharedClock;
   /** Bind the HTTP port; false serves only app.inject (tests). */
   listen?: boolean;
+  /** Where the recent lines of `logger` are kept (made with makeLogger's keep); one is made with the default logger. */
+  recentLog?: RecentLog;
   /** Tests replace actor workers with fixtures, shorten timeouts, or run the sweeps themselves. */
   runtime?: Pick<RuntimeOptions, 'entries' | 'childSpec' | 'timers' | 'events'>;
 }
@@ -71,8 +74,8 @@ export const storageRemedy =
   '`pier settings set storage_backend=local storage_local_directory=<a writable directory>` ' +
   '(`pier settings show` prints the current values), then start pier again';
 
-export function defaultLogger(): Logger {
-  return makeLogger(process.env);
+export function defaultLogger(recentLog?: RecentLog): Logger {
+  return makeLogger(process.env, recentLog?.keep);
 }
 
 /**
@@ -102,7 +105,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   if (settings.developerBuild && options.production) {
     throw new Error('The developer build (pier serve --dev) refuses to start with NODE_ENV=production');
   }
-  const logger = settings.logger === undefined ? defaultLogger() : settings.logger;
+  const recentLog = settings.recentLog ?? new RecentLog();
+  const logger = settings.logger === undefined ? defaultLogger(recentLog) : settings.logger;
   const database = await connectDatabase(options, { runMigrations: true });
   if (logger) logger.info({ database: database.description }, 'using the database');
   const closers: (() => Promise<void>)[] = [() => database.close()];
@@ -126,6 +130,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       storageInUse,
       developerBuild: settings.developerBuild,
       readiness: new Readiness(),
+      recentLog,
       ...(settings.clock ? { now: () => settings.clock!.now() } : {}),
     });
     // A fresh install's first administrator can be made in the browser with this code.

@@ -24,7 +24,8 @@ export type AuditAction =
   | 'restart'
   | 'redispatch'
   | 'redeliver'
-  | 'upload';
+  | 'upload'
+  | 'export';
 
 export interface AuditEntry {
   actor: string;

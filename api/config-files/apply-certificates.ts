@@ -56,7 +56,7 @@ export async function applyCertificates(run: ApplyRun, file: ConfigFile): Promis
       }
     } else if (entry.private_key === 'stored' && !existing?.has_private_key) {
       run.problems[`${path}.private_key`] =
-        'This install holds no private key for this certificate: import it first (Certificates, Import) or export with --seal-keys';
+        "This install holds no private key for this certificate: upload it first (a PKCS#12 file from the certificate's page on the other install, with Certificates, Upload here), or export the file with the keys sealed (Export all, private keys sealed; `pier config export --seal-keys`)";
       continue;
     }
     if (!existing || (key && !existing.has_private_key)) {

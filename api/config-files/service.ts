@@ -22,6 +22,7 @@ import {
   pruneRoutes,
 } from './apply-instances.js';
 import { applyPartiesAndProfiles, pruneParties } from './apply-parties.js';
+import { makeInstanceDirectories, type DirectoryOutcome } from './instance-directories.js';
 import { ConfigProblems } from './names.js';
 import { parseConfigText } from './parse.js';
 import { planChanges, type PlannedChange } from './plan.js';
@@ -50,11 +51,15 @@ export interface InstanceFollowUp {
   name: string;
   /** running, stopped…, deleted, restarted (status), restart requested (from the CLI), unchanged */
   outcome: string;
+  /** Why it is not running, when it failed to start (the supervisor's reason). */
+  error: string | null;
 }
 
 export interface ApplyOutcome {
   applied: boolean;
   changes: PlannedChange[];
+  /** The local directories the file's instances name, made when missing before they start. */
+  directories: DirectoryOutcome[];
   instances: InstanceFollowUp[];
 }
 
@@ -116,21 +121,31 @@ async function followInstances(ctx: ApiContext, changes: PlannedChange[]): Promi
     if (!known && change.action !== 'delete') continue;
     if (change.action === 'create') {
       const view = await followCreated(ctx, known!, change.name);
-      out.push({ type: known!, name: change.name, outcome: view ? view.status : 'created' });
+      out.push({
+        type: known!,
+        name: change.name,
+        outcome: view ? view.status : 'created',
+        error: view?.error ?? null,
+      });
     } else if (change.action === 'delete') {
       if (known) await followDeleted(ctx, known, change.name);
-      out.push({ type: known ?? ('' as PluginType), name: change.name, outcome: 'deleted' });
+      out.push({ type: known ?? ('' as PluginType), name: change.name, outcome: 'deleted', error: null });
     } else {
       const needed = await followUpdated(ctx, known!, change.name);
-      if (!needed) out.push({ type: known!, name: change.name, outcome: 'unchanged' });
+      if (!needed) out.push({ type: known!, name: change.name, outcome: 'unchanged', error: null });
       else if (ctx.runtime) {
         const view = await ctx.runtime.supervisor.act(known!, change.name, 'restart');
-        out.push({ type: known!, name: change.name, outcome: `restarted (${view.status})` });
+        out.push({
+          type: known!,
+          name: change.name,
+          outcome: `restarted (${view.status})`,
+          error: view.error,
+        });
       } else {
         // No supervisor here (the CLI): the restart is recorded as the instance's latest action,
         // which the supervisor of every running process follows.
         await recordServiceAction(freshEm(ctx), known!, change.name, 'restart');
-        out.push({ type: known!, name: change.name, outcome: 'restart requested' });
+        out.push({ type: known!, name: change.name, outcome: 'restart requested', error: null });
       }
     }
   }
@@ -149,5 +164,7 @@ export async function applyConfig(
   options: ApplyOptions,
 ): Promise<ApplyOutcome> {
   const changes = await run(ctx, caller, text, options, true);
-  return { applied: true, changes, instances: await followInstances(ctx, changes) };
+  // Before the instances start: a poller whose directory is missing would fail at once.
+  const directories = await makeInstanceDirectories(parseConfigText(text));
+  return { applied: true, changes, directories, instances: await followInstances(ctx, changes) };
 }

@@ -14,6 +14,7 @@ export const auditActions = [
   'redispatch',
   'redeliver',
   'upload',
+  'export',
 ] as const;
 
 /** Unknown parameters are refused on this list (docs/api/conventions.md#lists), hence strictObject. */

@@ -51,6 +51,7 @@ const allSections: (NavItem & { needs: string })[] = [
   { href: `${uiPrefix}/instances`, label: 'Plugin instances', needs: '/services' },
   { href: `${uiPrefix}/notifications`, label: 'Notifications', needs: '/notifications' },
   { href: `${uiPrefix}/audit`, label: 'Audit log', needs: '/audit' },
+  { href: `${uiPrefix}/server-log`, label: 'Server log', needs: '/server-log' },
   { href: `${uiPrefix}/settings`, label: 'Settings', needs: '/settings' },
   { href: `${uiPrefix}/oidc-providers`, label: 'Identity providers', needs: '/oidc-providers' },
   { href: `${uiPrefix}/service-accounts`, label: 'Service accounts', needs: '/service-accounts' },

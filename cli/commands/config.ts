@@ -109,8 +109,14 @@ export function configCommands(): Command {
           const options = { prune: opts.prune === true, confirmDelete: opts.confirmPrune, env: cliIo().env };
           const outcome = await refusingProblems(() => applyConfig(ctx, cliCaller, text, options));
           printChanges(outcome.changes);
+          for (const d of outcome.directories) {
+            if (d.outcome === 'made') say(`Directory ${d.path} (${d.instance} ${d.field}): made`);
+            if (d.outcome === 'failed')
+              say(`Directory ${d.path} (${d.instance} ${d.field}): not made, ${d.error}`);
+          }
           for (const instance of outcome.instances) {
-            say(`Instance ${instance.type}/${instance.name}: ${instance.outcome}`);
+            const why = instance.error ? `: ${instance.error}` : '';
+            say(`Instance ${instance.type}/${instance.name}: ${instance.outcome}${why}`);
           }
         }),
       ),

@@ -96,7 +96,7 @@ t.test('plan prints the changes and changes nothing; apply restarts the changed 
   const answer = await server.call('POST', '/api/v1/config/apply', { body: { document: stringify(file) } });
   t.equal(answer.status, 200, answer.raw);
   t.same(answer.body.data.instances, [
-    { type: 'file-writer', name: 'outbox', outcome: 'restarted (running)' },
+    { type: 'file-writer', name: 'outbox', outcome: 'restarted (running)', error: null },
   ]);
 });
 

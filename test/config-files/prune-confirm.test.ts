@@ -87,7 +87,7 @@ t.test('with confirm_delete set to the count, the prune deletes them', async (t)
   const pruned = await apply({ document: nothingNamed, prune: true, confirm_delete: 4 });
   t.equal(pruned.status, 200, pruned.raw);
   t.same(listed(pruned.body.data.changes), allFour);
-  t.same(pruned.body.data.instances, [{ type: 'file-writer', name: 'out', outcome: 'deleted' }]);
+  t.same(pruned.body.data.instances, [{ type: 'file-writer', name: 'out', outcome: 'deleted', error: null }]);
   const after = await exported();
   t.same([after.organizations, after.partners, after.instances], [[], [], []]);
 });

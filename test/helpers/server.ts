@@ -3,6 +3,7 @@
  * through fastify's inject (the full request path, without a socket) unless `listen` is set.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { RecentLog } from '../../api/server-log/recent-lines.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -52,6 +53,8 @@ export interface TestServerOptions {
   runtime?: ServerSettings['runtime'];
   /** Where the server logs; by default it logs nothing. */
   logger?: Logger;
+  /** Where `logger` keeps its recent lines for GET /server-log (made with its keep hook). */
+  recentLog?: RecentLog;
   /** Storage settings saved before the server starts (an S3 bucket: test/helpers/s3.ts). */
   storage?: Record<string, string>;
 }
@@ -95,6 +98,7 @@ export async function startTestServer(t: Test, settings: TestServerOptions = {})
     options,
     developerBuild: settings.developerBuild ?? false,
     logger: settings.logger ?? false,
+    ...(settings.recentLog ? { recentLog: settings.recentLog } : {}),
     listen: settings.listen ?? false,
     ...(settings.clock ? { clock: settings.clock } : {}),
     ...(settings.runtime ? { runtime: settings.runtime } : {}),

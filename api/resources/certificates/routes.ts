@@ -27,6 +27,7 @@ import {
 } from './service.js';
 import { uploadCertificates } from './upload.js';
 import { registerGenerateRoutes } from './generate-routes.js';
+import { registerPkcs12Route } from './pkcs12-route.js';
 
 export function registerCertificateRoutes(router: ApiRouter, ctx: ApiContext): void {
   const tag = 'Certificates';
@@ -135,4 +136,5 @@ export function registerCertificateRoutes(router: ApiRouter, ctx: ApiContext): v
     },
   });
   registerGenerateRoutes(router, ctx);
+  registerPkcs12Route(router, ctx);
 }

@@ -60,7 +60,27 @@ const PlanAnswer = z.object({ changes: z.array(PlannedChange) });
 const ApplyAnswer = z.object({
   applied: z.boolean(),
   changes: z.array(PlannedChange),
-  instances: z.array(z.object({ type: z.string(), name: z.string(), outcome: z.string() })),
+  directories: z
+    .array(
+      z.object({
+        instance: z.string(),
+        field: z.string(),
+        path: z.string(),
+        outcome: z.enum(['made', 'present', 'failed']),
+        error: z.string().optional().describe('Why it could not be made (failed only)'),
+      }),
+    )
+    .describe(
+      "The local directories the file's instances name, made when missing before the instances start",
+    ),
+  instances: z.array(
+    z.object({
+      type: z.string(),
+      name: z.string(),
+      outcome: z.string(),
+      error: z.string().nullable().describe('Why the instance is not running, when it failed to start'),
+    }),
+  ),
 });
 
 /** A refused file's problems are the 400's details, each under its path in the file; so is an unconfirmed prune. */

@@ -20,6 +20,7 @@ import type { UiDeps } from './common.js';
 import { usageSection } from './certificate-usage.js';
 import { pendingRequestsSection, registerCertificateGeneratePages } from './certificate-generate.js';
 import { registerRolloverPage, rolloverSection } from './certificate-rollover.js';
+import { pkcs12Section, registerPkcs12Download } from './certificate-pkcs12.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/certificates`;
@@ -215,7 +216,12 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
     });
   });
 
-  const detail = async (p: PageRequest, form: FormState, answer: Answer = {}) => {
+  const detail = async (
+    p: PageRequest,
+    form: FormState,
+    answer: Answer = {},
+    keyForm: FormState = emptyForm,
+  ) => {
     const id = p.param('id');
     const c = await p.must<Row>('GET', '/certificates/:id', { params: { id } });
     const saved = p.query.saved;
@@ -263,7 +269,8 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
         ['SHA-1', html`<code>${String(c.fingerprint_sha1)}</code>`],
         ['SHA-256', html`<code>${String(c.fingerprint_sha256)}</code>`],
       ])}
-      ${await usageSection(deps, Number(c.id))} ${await rolloverSection(p.deps, p.ui, p.request, p.reply, c)}
+      ${pkcs12Section(p, id, Boolean(c.has_private_key), keyForm)} ${await usageSection(deps, Number(c.id))}
+      ${await rolloverSection(p.deps, p.ui, p.request, p.reply, c)}
       <form method="post" action="${base}/${id}" class="record-form" novalidate>
         ${csrfInput(p.ui.csrf)} ${formErrors(form, ['description'])}
         ${field({ name: 'description', label: 'Description', kind: 'textarea', value: c.description }, form)}
@@ -278,6 +285,7 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
   registerRolloverPage(app, deps, (request, reply, status, text) =>
     detail(openPage(deps, request, reply), emptyForm, { status, notices: [{ kind: 'error', text }] }),
   );
+  registerPkcs12Download(app, deps, (p, keyForm, answer) => detail(p, emptyForm, answer, keyForm));
   app.get(`${base}/:id`, (request, reply) => detail(openPage(deps, request, reply), emptyForm));
 
   app.post(`${base}/:id`, async (request, reply) => {

@@ -1,16 +1,21 @@
 /**
  * Configuration files in the web UI (docs/configuration-files.md): Export (all, or one
- * partner) downloads the file GET /config makes; Import shows the plan of POST /config/plan
- * for a pasted file, and only the second button, on that plan, runs POST /config/apply.
+ * partner, or all with the keys sealed for an install sharing the secret key) downloads the
+ * file GET /config makes; Import shows the plan of POST /config/plan for a pasted or uploaded
+ * file, and only the second button, on that plan, runs POST /config/apply, after which the page
+ * says which directories were made and which instances started or failed, and why.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { configYaml } from '../../config-files/service.js';
 import type { PlannedChange } from '../../config-files/plan.js';
+import type { ApplyOutcome } from '../../config-files/service.js';
 import { configBodyLimit } from '../../resources/config/routes.js';
 import type { ConfigFile } from '../../schemas/config-file.js';
 import { csrfInput } from '../form.js';
 import { html, type Html } from '../html.js';
 import { uiPrefix, type Notice } from '../layout.js';
+import { applyOutcome, planTable } from './config-plan.js';
+import { readFilesForm } from './wizard/multipart.js';
 import {
   bodyFields,
   callApi,
@@ -23,51 +28,6 @@ import {
 } from './common.js';
 
 const base = `${uiPrefix}/config`;
-
-const shown = (value: unknown) => (value === undefined ? '' : JSON.stringify(value));
-
-function planTable(changes: PlannedChange[]): Html {
-  if (changes.length === 0)
-    return html`<p class="empty">No changes: the install already says what the file says.</p>`;
-  const verb = { create: 'Create', update: 'Update', delete: 'Delete' } as const;
-  return html`<table class="plan">
-    <caption>
-      Planned changes
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">Change</th>
-        <th scope="col">Record</th>
-        <th scope="col">Field</th>
-        <th scope="col">Now</th>
-        <th scope="col">After</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${changes.flatMap((c) => {
-        const fields = c.action === 'delete' ? [] : c.changes;
-        const head = html`<tr>
-          <td>${verb[c.action]}</td>
-          <td>${c.section} <strong>${c.name}</strong></td>
-          <td colspan="3"></td>
-        </tr>`;
-        return [
-          head,
-          ...fields.map(
-            (f) =>
-              html`<tr>
-                <td></td>
-                <td></td>
-                <td><code>${f.field}</code></td>
-                <td>${f.secret ? '(secret)' : shown(f.old)}</td>
-                <td>${f.secret ? '(secret changes)' : shown(f.new)}</td>
-              </tr>`,
-          ),
-        ];
-      })}
-    </tbody>
-  </table>`;
-}
 
 /**
  * Applying from the plan confirms the deletions the plan lists, by their number: a prune that
@@ -88,7 +48,13 @@ async function importPage(
   deps: UiDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  state: { document: string; prune: boolean; plan?: PlannedChange[]; applied?: boolean; notices?: Notice[] },
+  state: {
+    document: string;
+    prune: boolean;
+    plan?: PlannedChange[];
+    applied?: Pick<ApplyOutcome, 'directories' | 'instances'>;
+    notices?: Notice[];
+  },
   status = 200,
 ) {
   const ui = uiContext(deps, request, reply);
@@ -119,14 +85,21 @@ async function importPage(
         </select>
         <button type="submit">Export partner</button>
       </form>
+      ${sealedExport(ui.user.role === 'admin')}
     </section>
     <section aria-labelledby="import-heading">
       <h2 id="import-heading">Import</h2>
-      <form method="post" action="${base}/import" class="stacked">
+      <form method="post" action="${base}/import" enctype="multipart/form-data" class="stacked">
         ${csrfInput(ui.csrf)}
-        <label for="document">Configuration file (YAML or JSON)</label>
-        <textarea id="document" name="document" rows="16" spellcheck="false" required>
-${state.document}</textarea>
+        <label for="config-file">Upload the file</label>
+        <input
+          type="file"
+          id="config-file"
+          name="file"
+          accept=".yaml,.yml,.json,text/yaml,application/json"
+        />
+        <label for="document">Or paste it (YAML or JSON)</label>
+        <textarea id="document" name="document" rows="16" spellcheck="false">${state.document}</textarea>
         <label
           ><input type="checkbox" name="prune" value="true" ${state.prune ? 'checked' : ''} /> Delete what the
           file does not name (prune)</label
@@ -134,6 +107,7 @@ ${state.document}</textarea>
         <button type="submit" name="step" value="plan">Show the plan</button>
         ${!state.applied && state.plan && state.plan.length > 0 ? applyButton(state.plan) : ''}
       </form>
+      ${state.applied ? applyOutcome(state.applied.directories, state.applied.instances) : ''}
       ${state.plan ? planTable(state.plan) : ''}
     </section>`;
   return sendPage(reply, ui, { title: 'Configuration files', body, notices: state.notices ?? [] }, status);
@@ -142,9 +116,9 @@ ${state.document}</textarea>
 export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): void {
   app.get(`${base}/download`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
-    const partner = queryOf(request).partner;
+    const { partner, seal_keys } = queryOf(request);
     const file = await mustCall<ConfigFile>(deps, ui, request, reply, 'GET', '/config', {
-      query: partner ? { partner } : {},
+      query: { ...(partner ? { partner } : {}), ...(seal_keys === 'true' ? { seal_keys } : {}) },
     });
     const name = partner ? `pier-${partner}.yaml` : 'pier-config.yaml';
     return reply
@@ -156,14 +130,30 @@ export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): voi
   app.get(base, (request, reply) => importPage(deps, request, reply, { document: '', prune: false }));
 
   // The pasted file may be as large as the API takes.
+  // The file may be as large as the API takes; a browser sends the form as multipart (it has a file field).
   app.post(`${base}/import`, { bodyLimit: configBodyLimit }, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
-    const fields = bodyFields(request);
-    const document = typeof fields.document === 'string' ? fields.document : '';
+    const form = request.isMultipart()
+      ? await readFilesForm(request, ['file'])
+      : { fields: bodyFields(request), files: {} as Record<string, Buffer> };
+    const fields = form.fields;
+    const uploaded = form.files.file;
+    // An uploaded file wins over the text box: it is what was chosen last.
+    const document = uploaded
+      ? uploaded.toString('utf8')
+      : typeof fields.document === 'string'
+        ? fields.document
+        : '';
     const prune = fields.prune === 'true';
     const apply = fields.step === 'apply';
     const confirmed = typeof fields.confirm_delete === 'string' ? Number(fields.confirm_delete) : undefined;
-    const answer = await callApi<{ changes: PlannedChange[] }>(
+    if (document.trim() === '') {
+      const notices: Notice[] = [
+        { kind: 'error', text: 'Choose a file to upload or paste one: nothing was read.' },
+      ];
+      return importPage(deps, request, reply, { document, prune, notices }, 400);
+    }
+    const answer = await callApi<ApplyOutcome>(
       deps,
       ui,
       request,
@@ -188,16 +178,42 @@ export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): voi
       return importPage(deps, request, reply, { document, prune, notices }, answer.error.status);
     }
     if (apply) {
-      const count = answer.data.changes.length;
-      const notices: Notice[] = [{ kind: 'ok', text: `Applied: ${count} record(s) changed.` }];
+      const { changes, directories, instances } = answer.data;
+      const failures =
+        instances.filter((i) => i.error).length + directories.filter((d) => d.outcome === 'failed').length;
+      const notices: Notice[] = [
+        {
+          kind: failures > 0 ? 'error' : 'ok',
+          text: `Applied: ${changes.length} record(s) changed${failures > 0 ? `; ${failures} problem(s) below` : ''}.`,
+        },
+      ];
       return importPage(deps, request, reply, {
         document,
         prune,
-        plan: answer.data.changes,
-        applied: true,
+        plan: changes,
+        applied: { directories, instances },
         notices,
       });
     }
     return importPage(deps, request, reply, { document, prune, plan: answer.data.changes });
   });
+}
+
+/**
+ * Private keys leave in a configuration file only sealed with this install's secret key, which
+ * only an install with the same key opens; where the other install has another key, the key
+ * travels as a PKCS#12 file from its certificate's page instead.
+ */
+function sealedExport(admin: boolean): Html {
+  const condition = html`The keys are sealed with this install's secret key (<code>PIER_SECRET_KEY</code>, or
+    the data directory's <code>secret.key</code>): only an install started with the same secret key can open
+    them. For an install with another key, download each key as a PKCS#12 file from its certificate's page
+    (Certificates) and upload it there first.`;
+  if (!admin)
+    return html`<p class="hint">An administrator can export with the private keys sealed. ${condition}</p>`;
+  return html`<form method="get" action="${base}/download" class="inline sealed-export">
+    <input type="hidden" name="seal_keys" value="true" />
+    <button type="submit">Export all, private keys sealed</button>
+    <p class="hint">${condition}</p>
+  </form>`;
 }

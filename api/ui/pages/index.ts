@@ -11,6 +11,7 @@ import { registerMessagePages } from './messages.js';
 import { registerEdiTree } from '../edi-tree.js';
 import { registerNotificationPages } from './notifications.js';
 import { registerSendEdiJson } from './send-edi-json.js';
+import { registerServerLogPage } from './server-log.js';
 import { registerWizard } from './wizard/index.js';
 
 export function registerPages(app: FastifyInstance, deps: UiDeps): void {
@@ -26,5 +27,6 @@ export function registerPages(app: FastifyInstance, deps: UiDeps): void {
   if (deps.api.has('GET', '/as2/remote-profiles')) registerWizard(app, deps);
   if (deps.api.has('GET', '/cem/exchanges')) registerCemPages(app, deps);
   if (deps.api.has('GET', '/config')) registerConfigFilePages(app, deps);
+  if (deps.api.has('GET', '/server-log')) registerServerLogPage(app, deps);
   registerAdminPages(app, deps);
 }

@@ -171,7 +171,9 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
         `${base}?done=${encodeURIComponent(`${params.action} ${params.type}/${params.name}, now ${String(done.data.status)}`)}`,
       );
     return list(p, {
-      status: done.error.status,
+      // A failed start is the instance's state, said with its reason, not a fault of this page: the
+      // API's 500 START_FAILED is the contract's, the page answers 409 as for any refused action.
+      status: done.error.code === 'START_FAILED' ? 409 : done.error.status,
       notices: [{ kind: 'error', text: actionRefusal(done.error, params.action) }],
     });
   });
