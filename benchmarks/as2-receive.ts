@@ -57,6 +57,7 @@ import { measureCryptoFloor, type CryptoFloor } from './lib/crypto-floor.js';
 import { benchDatabase } from './lib/database.js';
 import { dbCounterReader } from './lib/pg-counters.js';
 import { preloadMessages } from './lib/preload.js';
+import { sharesLine } from './lib/thread-cpu.js';
 import { setUpPierReceiver } from './lib/pier-receiver.js';
 import { startServerProcess } from './lib/server-process.js';
 import { benchWorkDir } from './lib/work-dir.js';
@@ -227,8 +228,13 @@ try {
       connections: connectionModes[0]!,
       cap,
     });
-    const r = { ...figures, ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms) };
+    const r = {
+      ...figures,
+      ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms),
+      server_threads: m.threads.slice(0, 10),
+    };
     log(`backlog (in flight) per second: ${seriesLine(m.samples)}`);
+    log(`server threads' shares of its CPU: ${sharesLine(m.threads)}`);
     log(JSON.stringify(r));
     results.push(r);
   } else
@@ -243,8 +249,10 @@ try {
         const r = {
           ...figures,
           ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms),
+          server_threads: m.threads.slice(0, 10),
         };
         log(`backlog (in flight) per second: ${seriesLine(m.samples)}`);
+        log(`server threads' shares of its CPU: ${sharesLine(m.threads)}`);
         log(JSON.stringify(r));
         results.push(r);
       }

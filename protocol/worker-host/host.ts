@@ -33,6 +33,7 @@ import { ActorStartData, type LogLevel } from './start-data.js';
 import { poolUsage } from '../metrics/pool-probe.js';
 import { MetricTally } from '../metrics/tally.js';
 import { noMetrics, type MetricsPort } from '../metrics/port.js';
+import { nameThisThread } from './thread-name.js';
 
 /** How often an actor sends what it counted to the main thread's registry. */
 export const metricsIntervalMs = 1000;
@@ -285,6 +286,7 @@ export function runActor(init: ActorInit): void {
     process.exit(1);
   }
   channel.counting = start.data.metrics;
+  nameThisThread(start.data.type);
   init(start.data, coreClient(channel, start.data.log_level)).then(
     (actor) => {
       channel.actor = actor;
