@@ -57,8 +57,6 @@ export function sharesLine(shares: readonly ThreadShare[], top = 8): string {
   const shown = shares.slice(0, top).map((s) => `${s.thread} ${s.share_pct.toFixed(1)} %`);
   const rest = shares.slice(top);
   if (rest.length > 0)
-    shown.push(
-      `${rest.length} others ${rest.reduce((sum, s) => sum + s.share_pct, 0).toFixed(1)} %`,
-    );
+    shown.push(`${rest.length} others ${rest.reduce((sum, s) => sum + s.share_pct, 0).toFixed(1)} %`);
   return shown.join(', ');
 }

@@ -286,7 +286,9 @@ export function runActor(init: ActorInit): void {
     process.exit(1);
   }
   channel.counting = start.data.metrics;
-  nameThisThread(start.data.type);
+  nameThisThread(
+    start.data.listener === undefined ? start.data.type : `${start.data.type}-${start.data.listener}`,
+  );
   init(start.data, coreClient(channel, start.data.log_level)).then(
     (actor) => {
       channel.actor = actor;

@@ -47,5 +47,11 @@ export const ActorStartData = z.object({
   flow: z
     .object({ database_url: z.string(), node: z.number().int(), application_name: z.string().max(63) })
     .optional(),
+  /**
+   * Set on a listener thread that an AS2 receiver's own thread started (actors/as2-receiver/listeners.ts):
+   * its number, 2 and up (the instance's own thread is the first). Absent on every thread the
+   * supervisor starts.
+   */
+  listener: z.number().int().min(2).optional(),
 });
 export type ActorStartData = z.infer<typeof ActorStartData>;
