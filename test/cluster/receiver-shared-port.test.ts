@@ -104,6 +104,39 @@ if (!portSharingAvailable()) {
     }
   });
 
+  t.test(
+    'a second receiver of one process on the port is refused, though the kernel would share it',
+    async (t) => {
+      await mustOn(a!, '/plugins/configs?type=as2-receiver', {
+        name: 'twin',
+        host: '0.0.0.0',
+        port,
+        path: '/other',
+        listener_threads: 2,
+      });
+      for (const p of [a!, b]) {
+        const twin = await waitFor(
+          async () =>
+            (
+              (await p.call('GET', '/services')).body.data as {
+                name: string;
+                status: string;
+                error: string | null;
+              }[]
+            ).find((s) => s.name === 'twin' && s.status === 'error'),
+          'twin refused',
+          30_000,
+          100,
+        );
+        t.equal(
+          twin.error,
+          `port ${port} is taken by as2-receiver ${name} of this process; give one of them another port`,
+          'in each process, naming the receiver that holds the port',
+        );
+      }
+    },
+  );
+
   t.test('a stop is followed by both processes, and the port closes', async (t) => {
     await mustOn(a!, `/services/as2-receiver/${name}/stop`);
     for (const p of [a!, b])
