@@ -8,9 +8,11 @@
  * instance with one thread. Per message nothing crosses this thread unless it logs at the
  * process's level.
  *
- * A listener that ends by itself takes the instance with it: this thread ends too, and the
- * supervisor puts the instance in `error` with an alert, as for any actor that crashed, rather
- * than keep a receiver that takes only part of its port's connections.
+ * The receiver is ready once its first thread listens; the others start meanwhile and take
+ * connections as each comes up. A listener that fails to start or ends by itself takes the
+ * instance with it: this thread ends too, and the supervisor puts the instance in `error` with an
+ * alert, as for any actor that crashed, rather than keep a receiver that takes only part of its
+ * port's connections.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { ActorThread, StartFailure } from '../../protocol/actor-thread.js';
@@ -21,78 +23,91 @@ import type { CounterName, HistogramName, LabelsOf } from '../../protocol/metric
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
 
-/** How long a listener thread may take to start; the supervisor's own start deadline is longer. */
-const listenerStartMs = 12_000;
+/**
+ * How long a listener thread may take to start. They start after the receiver is ready (it
+ * listens on its first thread meanwhile), so the supervisor's start deadline does not cover them;
+ * several threads loading the AS2 modules at once on a busy machine took more than its 15 s.
+ */
+const listenerStartMs = 60_000;
 /** How long a terminated listener thread may take to end. */
 const listenerEndMs = 2_000;
 
 export class ListenerThreads {
-  private constructor(
-    private readonly threads: ActorThread[],
-    private readonly stopping: { now: boolean },
-  ) {}
+  /** Those that listen. */
+  readonly #threads: ActorThread[] = [];
+  /** Every one from its spawn to its end, starting ones included: a stop ends those too. */
+  readonly #spawned = new Set<ActorThread>();
+  /** The channel to each target this thread was given, to branch for listeners that come later. */
+  readonly #channels = new Map<string, MessagePort>();
+  #stopping = false;
+  /** Settles once every listener started or failed to. */
+  readonly started: Promise<void>;
 
   /**
-   * Starts `count` more listener threads of the receiver `start` describes; resolves once every
-   * one listens. When one fails, those started are stopped and the error is the one it gave.
+   * Starts `count` more listener threads of the receiver `start` describes, in the background.
+   * `onLost` is called when one fails to start or ends without being asked to: the receiver
+   * then stops being one (worker.ts ends its thread).
    */
-  static async start(
+  constructor(
     count: number,
     entry: URL,
     start: ActorStartData,
     core: CoreClient,
-    /** Called when a listener thread ended without being asked to (its reason). */
     onLost: (reason: string) => void,
-  ): Promise<ListenerThreads> {
-    // Set once stopping: a listener that ends then was asked to.
-    const stopping = { now: false };
-    const started = await Promise.allSettled(
-      Array.from({ length: count }, (_, i) =>
-        ActorThread.start({
-          entry,
-          workerData: { ...start, listener: i + 2 } satisfies ActorStartData,
-          startTimeoutMs: listenerStartMs,
-          endTimeoutMs: listenerEndMs,
-          onRequest: (body) => answerFor(core, body),
-          onEvent: (body) => passOn(core, body),
-          onExit: ({ expected, reason }) => {
-            if (!expected && !stopping.now) onLost(reason);
-          },
-        }),
-      ),
-    );
-    const threads = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    const failed = started.find((s) => s.status === 'rejected');
-    if (failed) {
-      stopping.now = true;
-      await Promise.all(threads.map((t) => t.stop(listenerEndMs)));
-      throw failed.reason instanceof StartFailure
-        ? failed.reason
-        : new StartFailure('START_FAILED', String(failed.reason));
-    }
-    return new ListenerThreads(threads, stopping);
+  ) {
+    const one = (listener: number) =>
+      ActorThread.start({
+        entry,
+        workerData: { ...start, listener } satisfies ActorStartData,
+        startTimeoutMs: listenerStartMs,
+        endTimeoutMs: listenerEndMs,
+        threads: this.#spawned,
+        onRequest: (body) => answerFor(core, body),
+        onEvent: (body) => passOn(core, body),
+        onExit: ({ expected, reason }) => {
+          if (!expected && !this.#stopping) onLost(`listener thread ${listener} ended: ${reason}`);
+        },
+      }).then(
+        (thread) => {
+          if (this.#stopping) return void thread.terminate();
+          this.#threads.push(thread);
+          for (const [target, channel] of this.#channels) branchTo(thread, target, channel);
+        },
+        (error: unknown) => {
+          if (!this.#stopping)
+            onLost(
+              `listener thread ${listener} did not start: ${error instanceof StartFailure ? error.message : String(error)}`,
+            );
+        },
+      );
+    this.started = Promise.all(Array.from({ length: count }, (_, i) => one(i + 2))).then(() => {});
   }
 
+  /** Listener threads that listen now, the first not counted. */
   get count(): number {
-    return this.threads.length;
+    return this.#threads.length;
   }
 
   /**
    * A channel to `target` for each listener thread, branched from this thread's own (the target
-   * answers on each as on the one the supervisor made).
+   * answers on each as on the one the supervisor made); those that start later get theirs then.
    */
   handOffTo(target: string, channel: MessagePort): void {
-    for (const thread of this.threads) {
-      const port = branchHandoff(channel, new MessageChannel());
-      thread.event({ type: 'handoff_to', target, port }, [port]);
-    }
+    this.#channels.set(target, channel);
+    for (const thread of this.#threads) branchTo(thread, target, channel);
   }
 
-  /** Stops every listener thread (each drains as this one does) within `withinMs`. */
+  /** Stops every listener thread (each drains as this one does) within `withinMs`; ends those starting. */
   async stop(withinMs = listenerEndMs * 5): Promise<void> {
-    this.stopping.now = true;
-    await Promise.all(this.threads.map((t) => t.stop(withinMs)));
+    this.#stopping = true;
+    const listening = new Set(this.#threads);
+    await Promise.all([...this.#spawned].map((t) => (listening.has(t) ? t.stop(withinMs) : t.terminate())));
   }
+}
+
+function branchTo(thread: ActorThread, target: string, channel: MessagePort): void {
+  const port = branchHandoff(channel, new MessageChannel());
+  thread.event({ type: 'handoff_to', target, port }, [port]);
 }
 
 /** A listener's question, asked of the supervisor by this thread. */

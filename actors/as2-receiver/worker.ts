@@ -1,10 +1,9 @@
 /**
  * The AS2 receiver actor: an HTTP or HTTPS server on its own port (see server.ts), on as many
  * threads as its listener plan says (listener-plan.ts). The thread the supervisor starts listens
- * first, then starts the others (listeners.ts), which run this same file with `listener` set.
+ * and is ready; the others start meanwhile (listeners.ts), running this same file with `listener` set.
  */
 import { InitError, runActor } from '../../protocol/worker-host/host.js';
-import { StartFailure } from '../../protocol/actor-thread.js';
 import { openActorStore } from '../shared/payload-store.js';
 import { acceptancePort, withAcceptance } from '../shared/acceptance-port.js';
 import { parseSettings } from '../shared/settings.js';
@@ -39,30 +38,20 @@ runActor(async (start, core) => {
       `cannot listen on ${settings.host}:${settings.port}: ${error.message}`,
     );
   });
-  let listeners: ListenerThreads | null = null;
-  if (first && plan.threads > 1) {
-    listeners = await ListenerThreads.start(
-      plan.threads - 1,
-      new URL(import.meta.url),
-      start,
-      core,
-      (reason) => {
-        core.log('error', 'a listener thread of the receiver ended; the receiver stops', { reason });
-        // Ends this thread, and with it the instance: the supervisor raises its alert.
-        setImmediate(() => process.exit(1));
-      },
-    ).catch(async (error: unknown) => {
-      await server.stop(2_000);
-      await acceptances.close();
-      const code = error instanceof StartFailure ? error.code : 'START_FAILED';
-      throw new InitError(code, error instanceof Error ? error.message : String(error));
-    });
-  }
-  if (first) {
-    if (plan.fewerBecause) core.log('info', plan.fewerBecause, { port: settings.port });
-    else if (plan.threads > 1)
+  const listeners =
+    first && plan.threads > 1
+      ? new ListenerThreads(plan.threads - 1, new URL(import.meta.url), start, core, (reason) => {
+          core.log('error', 'a listener thread of the receiver was lost; the receiver stops', { reason });
+          // Ends this thread, and with it the instance: the supervisor raises its alert.
+          setImmediate(() => process.exit(1));
+        })
+      : null;
+  if (plan.fewerBecause && first) core.log('info', plan.fewerBecause, { port: settings.port });
+  // Once every listener thread listens (one that does not ends the receiver instead).
+  void listeners?.started.then(() => {
+    if (listeners.count === plan.threads - 1)
       core.log('info', `listening on ${plan.threads} threads`, { port: settings.port });
-  }
+  });
   return {
     onHandoffTo: (target, channel) => {
       listeners?.handOffTo(target, channel);

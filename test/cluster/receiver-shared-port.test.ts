@@ -56,9 +56,15 @@ if (!portSharingAvailable()) {
   t.test('two processes, two threads each, one port: every thread takes messages, none lost', async (t) => {
     await runningIn(b, name!);
     await runningIn(b, 'out');
+    // The receiver is ready once its first thread listens; the second says when it does too.
     for (const p of [a!, b])
       t.ok(
-        p.logLines.some((l) => l.msg === 'listening on 2 threads' && l.port === port),
+        await waitFor(
+          () => p.logLines.some((l) => l.msg === 'listening on 2 threads' && l.port === port) || undefined,
+          'listening on 2 threads',
+          60_000,
+          50,
+        ),
         'each process says it listens on two threads',
       );
     const before = [a!, b].map((p) => threadSnapshot(p.child.pid!));
