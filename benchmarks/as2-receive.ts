@@ -33,7 +33,7 @@
  * --server-cpus <list> (taskset the server, e.g. 0 or 0,1), --no-writer (no route: the message
  * is only accepted, no delivered figures), --max-concurrent-deliveries <n> (the writer's
  * setting; default its own default, 1), --listener-threads <n> (the receiver's setting; default
- * its own, one per core where Node shares a port), each case also prints every server thread's
+ * its own, one per 4 cores), each case also prints every server thread's
  * share of the server's CPU (thread-cpu.ts), --drain-timeout <s> (default 120), --warm-up <n>
  * messages posted at concurrency 16 before the first case (default 4000; 0 for a cold server; see
  * README, "Warm-up"),

@@ -58,7 +58,7 @@ export const as2ReceiverType: PluginTypeDefinition = {
     read_edi_envelope: readEdiEnvelope,
     listener_threads: wholeNumber(0, 256).describe(
       'Threads that each listen on the port and take messages from the socket to the receipt ' +
-        '(0: one per core). Except with 1, the port is shared (SO_REUSEPORT, Node 22.12 or later): ' +
+        '(0: one per 4 cores, at least one). Except with 1, the port is shared (SO_REUSEPORT, Node 22.12 or later): ' +
         'with the same receiver in another pier process on this machine too. The request and MiB ' +
         'limits count per thread',
     ),

@@ -1,4 +1,4 @@
-// Covers how many threads a receiver listens on: one per core by default where Node shares a port (22.12 and later, Linux), the setting's number otherwise, one with the port to itself when the setting is 1, and one on older Node, saying why when more were asked for.
+// Covers how many threads a receiver listens on: one per 4 cores by default where Node shares a port (22.12 and later, Linux), the setting's number otherwise, one with the port to itself when the setting is 1, and one on older Node, saying why when more were asked for.
 import t from 'tap';
 import { listenerPlan, maxAutomaticListeners, portSharingAvailable } from './listener-plan.js';
 
@@ -12,9 +12,11 @@ t.test('Node versions that share a port', async (t) => {
 });
 
 t.test('where Node shares a port', async (t) => {
-  t.same(listenerPlan(0, 16, true), { threads: 16, reusePort: true }, '0: one per core');
+  t.same(listenerPlan(0, 16, true), { threads: 4, reusePort: true }, '0: one per 4 cores');
+  t.same(listenerPlan(0, 6, true), { threads: 1, reusePort: true }, '0 on 6 cores: one');
+  t.same(listenerPlan(0, 64, true), { threads: 16, reusePort: true }, '0 on 64 cores: 16');
   t.same(
-    listenerPlan(0, 512, true),
+    listenerPlan(0, 1024, true),
     { threads: maxAutomaticListeners, reusePort: true },
     'at most 64 by itself',
   );
@@ -30,7 +32,7 @@ t.test('where Node does not share a port', async (t) => {
   t.equal(plan.reusePort, false);
   t.match(
     plan.fewerBecause,
-    /^listening on one thread instead of 16: sharing a port needs Node 22\.12 or later/,
+    /^listening on one thread instead of 4: sharing a port needs Node 22\.12 or later/,
   );
   t.same(listenerPlan(1, 16, false), { threads: 1, reusePort: false }, 'nothing to say when 1 was asked for');
   t.same(listenerPlan(0, 1, false), { threads: 1, reusePort: false }, 'nor on one core');

@@ -340,7 +340,7 @@ export const fieldTexts: Record<string, FieldText> = {
   public_url: { label: 'Public URL', help: 'URL partners reach this receiver at', section: 'connection' },
   listener_threads: {
     label: 'Listener threads',
-    help: 'Threads taking messages on the port; 0 is one per core (more than one needs Node 22.12 or later)',
+    help: 'Threads taking messages on the port; 0 is one per 4 cores (more than one needs Node 22.12 or later)',
     section: 'limits',
   },
   // AS2 sender, HTTP poster, file poller and writer

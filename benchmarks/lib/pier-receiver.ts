@@ -18,7 +18,7 @@ export interface PierReceiverOptions {
   writerDirectory: string | null;
   /** The writer's max_concurrent_deliveries; its own default when absent. */
   maxConcurrentDeliveries?: number;
-  /** The receiver's listener_threads; its own default (one per core) when absent. */
+  /** The receiver's listener_threads; its own default (one per 4 cores) when absent. */
   listenerThreads?: number;
 }
 
