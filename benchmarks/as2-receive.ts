@@ -32,7 +32,9 @@
  * envelope reader only tells apart; edifact: a real interchange, whose envelope it reads), --preload <n> messages stored before the server starts, without ANALYZE (default 0),
  * --server-cpus <list> (taskset the server, e.g. 0 or 0,1), --no-writer (no route: the message
  * is only accepted, no delivered figures), --max-concurrent-deliveries <n> (the writer's
- * setting; default its own default, 1), --drain-timeout <s> (default 120), --warm-up <n>
+ * setting; default its own default, 1), --listener-threads <n> (the receiver's setting; default
+ * its own, one per 4 cores), each case also prints every server thread's
+ * share of the server's CPU (thread-cpu.ts), --drain-timeout <s> (default 120), --warm-up <n>
  * messages posted at concurrency 16 before the first case (default 4000; 0 for a cold server; see
  * README, "Warm-up"),
  * --rate <msg/s>, --duration <s> (default 60), --cap <n> outstanding requests (default 2000).
@@ -57,6 +59,7 @@ import { measureCryptoFloor, type CryptoFloor } from './lib/crypto-floor.js';
 import { benchDatabase } from './lib/database.js';
 import { dbCounterReader } from './lib/pg-counters.js';
 import { preloadMessages } from './lib/preload.js';
+import { sharesLine } from './lib/thread-cpu.js';
 import { setUpPierReceiver } from './lib/pier-receiver.js';
 import { startServerProcess } from './lib/server-process.js';
 import { benchWorkDir } from './lib/work-dir.js';
@@ -73,6 +76,7 @@ const { values } = parseArgs({
     'server-cpus': { type: 'string' },
     'no-writer': { type: 'boolean' },
     'max-concurrent-deliveries': { type: 'string' },
+    'listener-threads': { type: 'string' },
     'drain-timeout': { type: 'string' },
     'warm-up': { type: 'string' },
     rate: { type: 'string' },
@@ -101,6 +105,8 @@ const preload = Number(values.preload ?? 0);
 const writer = !values['no-writer'];
 const maxConcurrentDeliveries =
   values['max-concurrent-deliveries'] === undefined ? undefined : Number(values['max-concurrent-deliveries']);
+const listenerThreads =
+  values['listener-threads'] === undefined ? undefined : Number(values['listener-threads']);
 const stallMs = Number(values['drain-timeout'] ?? 120) * 1000;
 // Every thread of the server (main, receiver, writer, each pool thread) compiles its own hot
 // code: on a slow machine V8's compiler threads were still busy 25 s (≈ 3,500 messages) into a
@@ -199,6 +205,7 @@ try {
     profile,
     writerDirectory: writer ? writerDirectory : null,
     ...(maxConcurrentDeliveries === undefined ? {} : { maxConcurrentDeliveries }),
+    ...(listenerThreads === undefined ? {} : { listenerThreads }),
   });
 
   // --warm-up 0 measures a cold server: its first messages, threads still compiling.
@@ -227,8 +234,13 @@ try {
       connections: connectionModes[0]!,
       cap,
     });
-    const r = { ...figures, ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms) };
+    const r = {
+      ...figures,
+      ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms),
+      server_threads: m.threads.slice(0, 10),
+    };
     log(`backlog (in flight) per second: ${seriesLine(m.samples)}`);
+    log(`server threads' shares of its CPU: ${sharesLine(m.threads)}`);
     log(JSON.stringify(r));
     results.push(r);
   } else
@@ -243,8 +255,10 @@ try {
         const r = {
           ...figures,
           ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms),
+          server_threads: m.threads.slice(0, 10),
         };
         log(`backlog (in flight) per second: ${seriesLine(m.samples)}`);
+        log(`server threads' shares of its CPU: ${sharesLine(m.threads)}`);
         log(JSON.stringify(r));
         results.push(r);
       }
@@ -264,6 +278,7 @@ console.log(
     preloaded_messages: preload,
     server_cpus: values['server-cpus'] ?? 'all',
     max_concurrent_deliveries: writer ? (maxConcurrentDeliveries ?? 'default') : null,
+    listener_threads: listenerThreads ?? 'default',
     statements_counted: counters.hasStatements,
     openssl_rsa2048_sign_per_s: { before: rsaBefore, after: lastRsa },
     server_rss_mib_after_warm_up: rssAfterWarmUp,

@@ -14,7 +14,7 @@
  * answers `taken: false` and the message takes the queue. A channel closed while a question
  * waits (the target stopped or crashed) rejects it with WORKER_EXITED.
  */
-import type { MessagePort } from 'node:worker_threads';
+import { MessagePort, type MessageChannel } from 'node:worker_threads';
 import { z } from 'zod';
 import { ChannelError, channelErrors, toWireError, WireError } from './envelope.js';
 import { PayloadStage } from './core-protocol.js';
@@ -140,6 +140,25 @@ export class HandoffClient {
   }
 }
 
+/**
+ * A second channel to the target at the other end of `channel`, for another thread of the same
+ * source (the AS2 receiver's listener threads): one end of `pair` goes to the target over
+ * `channel`, which answers on it as on `channel`; the other end is returned, to be moved to that
+ * thread. Only the supervisor can reach a target's thread; a source reaches it through what the
+ * supervisor gave it.
+ */
+export function branchHandoff(channel: MessagePort, pair: MessageChannel): MessagePort {
+  channel.postMessage({ kind: 'branch', port: pair.port2 }, [pair.port2]);
+  return pair.port1;
+}
+
+/** A `branch` frame: a MessagePort for the target to serve as well. */
+function branchOf(raw: unknown): MessagePort | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const frame = raw as { kind?: unknown; port?: unknown };
+  return frame.kind === 'branch' && frame.port instanceof MessagePort ? frame.port : null;
+}
+
 export interface HandoffHandler {
   hand(request: HandRequest): Promise<HandAnswer>;
   link(request: z.infer<typeof LinkRequest>): Promise<LinkAnswer>;
@@ -147,11 +166,19 @@ export interface HandoffHandler {
 }
 
 /**
- * The target's side: answers each question on `port` with `handler`. The caller keeps `port`
+ * The target's side: answers each question on `port` with `handler`, and hands each channel
+ * branched from it to `onBranch`. The caller keeps `port`
  * referenced: a port nothing refers to is collected, and its channel closes.
  */
-export function serveHandoff(port: MessagePort, handler: HandoffHandler): void {
+export function serveHandoff(
+  port: MessagePort,
+  handler: HandoffHandler,
+  /** Serves a channel the source branched from this one (branchHandoff); absent, it is closed. */
+  onBranch: (branch: MessagePort) => void = (branch) => branch.close(),
+): void {
   port.on('message', (raw: unknown) => {
+    const branch = branchOf(raw);
+    if (branch) return onBranch(branch);
     const frame = Frame.safeParse(raw);
     if (!frame.success || frame.data.kind !== 'request') return;
     const { id } = frame.data;

@@ -56,6 +56,12 @@ export const as2ReceiverType: PluginTypeDefinition = {
           "this receiver's port and path",
       ),
     read_edi_envelope: readEdiEnvelope,
+    listener_threads: wholeNumber(0, 256).describe(
+      'Threads that each listen on the port and take messages from the socket to the receipt ' +
+        '(0: one per 4 cores, at least one). Except with 1, the port is shared (SO_REUSEPORT, Node 22.12 or later): ' +
+        'with the same receiver in another pier process on this machine too. The request and MiB ' +
+        'limits count per thread',
+    ),
   },
   defaults: {
     host: '0.0.0.0',
@@ -70,6 +76,7 @@ export const as2ReceiverType: PluginTypeDefinition = {
     tls_certificate_id: null,
     public_url: '',
     read_edi_envelope: true,
+    listener_threads: 0,
   },
   secretFields: {},
   certificateFields: { tls_certificate_id: 'tls-server' },
@@ -88,4 +95,5 @@ export interface As2ReceiverSettings {
   tls_certificate_id: number | null;
   public_url: string;
   read_edi_envelope: boolean;
+  listener_threads: number;
 }

@@ -92,6 +92,8 @@ export class MessageOpener {
   constructor(
     private readonly store: PayloadStore,
     largeMessagesBudgetBytes: number,
+    /** Threads of the receiver listening on its port (listener-plan.ts), each with a pool of its own. */
+    listeners = 1,
   ) {
     this.#budget = new ByteBudget(largeMessagesBudgetBytes);
     // One thread starts with the receiver, more under load, up to one more than there are cores:
@@ -105,7 +107,9 @@ export class MessageOpener {
       filename: new URL('./open-worker-entry.cjs', import.meta.url).href,
       workerData: { taskModule: new URL(taskFile, import.meta.url).href },
       minThreads: 1,
-      maxThreads: os.availableParallelism() + 1,
+      // With several listener threads the pools share the cores: about one more thread than
+      // there are cores over all of them, at least one each.
+      maxThreads: Math.max(1, Math.round((os.availableParallelism() + 1) / listeners)),
       idleTimeout: 600_000,
       // A thread whose answer this thread has not read yet is given its next message at once
       // (it waits in the thread's own queue, taken as the answer goes): under load this thread

@@ -1,10 +1,14 @@
 /** The task of the receiver's worker pool (open-pool.ts): opens one received message. */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { movableMemory } from '../../protocol/payload-wire.js';
+import { nameThisThread } from '../../protocol/worker-host/thread-name.js';
 import { openPayloadStore } from '../../storage/payloads/open-store.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { openMessage, type OpenResult, type OpenTask } from './open-message.js';
 import type { MissingContext, PooledTask } from './open-pool.js';
+
+// Told apart from the receiver's own thread in `top -H` and the benchmarks' per-thread shares.
+nameThisThread('as2-open');
 
 /** One store per selection (every receiver of a process uses the same). */
 const stores = new Map<string, PayloadStore>();

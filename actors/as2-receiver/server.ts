@@ -105,11 +105,13 @@ export class As2ReceiverServer {
     private readonly handoff?: HandoffGiver,
     /** Which messages are stored (acceptance-port.ts), for stages an acceptance left uncertain. */
     storedOf: StoredOf = async () => null,
+    /** Threads of this receiver listening on its port, this one included (listener-plan.ts). */
+    listeners = 1,
   ) {
     this.#uncertain = new UncertainStages(store, storedOf);
     this.#contexts = new InboundContexts(core);
     this.#databaseAway = new DatabaseAwayLog((level, msg, fields) => core.log(level, msg, fields));
-    this.#opener = new MessageOpener(store, settings.large_messages_budget_mib * mib);
+    this.#opener = new MessageOpener(store, settings.large_messages_budget_mib * mib, listeners);
     this.#limit = settings.max_message_mib * mib;
     this.#inFlight = new InFlight({
       requestsPerPartner: settings.max_requests_per_partner,
@@ -136,10 +138,17 @@ export class As2ReceiverServer {
     this.#server.requestTimeout = 0;
   }
 
-  listen(): Promise<void> {
+  /**
+   * `reusePort`: the port is listened on with SO_REUSEPORT, shared with the receiver's other
+   * listener threads and with another pier process on this machine (listener-plan.ts); only
+   * sockets that all ask for it share a port, so another program's still makes this fail.
+   */
+  listen(reusePort = false): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#server.once('error', reject);
-      this.#server.listen(this.settings.port, this.settings.host, () => {
+      // `reusePort` is Node 22.12's; the types of the Node this is built with may not know it.
+      const options = { port: this.settings.port, host: this.settings.host, reusePort };
+      this.#server.listen(options as net.ListenOptions, () => {
         this.#server.off('error', reject);
         resolve();
       });

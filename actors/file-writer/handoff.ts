@@ -183,7 +183,8 @@ export class HandoffTaker implements HandoffHandler {
   serve(channel: MessagePort): void {
     this.#channels.add(channel);
     channel.once('close', () => this.#channels.delete(channel));
-    serveHandoff(channel, this);
+    // A source with several threads (the AS2 receiver's listeners) branches one channel per thread.
+    serveHandoff(channel, this, (branch) => this.serve(branch));
   }
 
   /**

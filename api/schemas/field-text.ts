@@ -338,6 +338,11 @@ export const fieldTexts: Record<string, FieldText> = {
     section: 'connection',
   },
   public_url: { label: 'Public URL', help: 'URL partners reach this receiver at', section: 'connection' },
+  listener_threads: {
+    label: 'Listener threads',
+    help: 'Threads taking messages on the port; 0 is one per 4 cores (more than one needs Node 22.12 or later)',
+    section: 'limits',
+  },
   // AS2 sender, HTTP poster, file poller and writer
   timeout_seconds: { label: 'Timeout (seconds)', help: 'Seconds an attempt may take' },
   max_concurrent_deliveries: {

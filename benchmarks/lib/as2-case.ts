@@ -9,6 +9,7 @@ import { recordBacklog, seriesLine, type Progress, type Sample } from './backlog
 import { cpuMsOf, machineTicks, watchPostgresCpu } from './cpu.js';
 import type { LoadState } from './as2-load.js';
 import { dbCountersPerMessage, type DbCounterReader } from './pg-counters.js';
+import { threadShares, threadSnapshot, type ThreadShare } from './thread-cpu.js';
 import { watchWrittenFiles } from './written-files.js';
 
 export interface CaseWatch {
@@ -39,6 +40,8 @@ export interface Measured {
   server_cpu_ms: number;
   postgres_cpu_ms: number;
   machine_busy_pct: number;
+  /** Each thread of the server, busiest first, with its share of the server's CPU over the case. */
+  threads: ThreadShare[];
   /** When the load stopped sending (the open loop's last send; the last receipt else). */
   atLoadEnd: Progress;
   db: ReturnType<typeof dbCountersPerMessage> | null;
@@ -63,6 +66,7 @@ export async function measureCase(
   const before = await watch.counters?.read();
   const files = watch.writerDirectory === null ? null : await watchWrittenFiles(watch.writerDirectory);
   const serverCpu0 = cpuMsOf(watch.serverPid);
+  const threads0 = threadSnapshot(watch.serverPid);
   const pgCpu =
     watch.databaseName === null ? { read: () => 0, stop: () => 0 } : watchPostgresCpu(watch.databaseName);
   const machine0 = machineTicks();
@@ -88,6 +92,7 @@ export async function measureCase(
     if (files) await files.waitFor(state.ok, watch.stallMs);
     const endedAt = files ? Math.max(files.lastChangeAt(), lastReceiptAt) : lastReceiptAt;
     const serverCpu = cpuMsOf(watch.serverPid) - serverCpu0;
+    const threads = threadShares(threads0, threadSnapshot(watch.serverPid));
     const pgCpuMs = pgCpu.stop();
     const machine1 = machineTicks();
     const samples = sampler.stop();
@@ -112,6 +117,7 @@ export async function measureCase(
       machine_busy_pct: Math.round(
         (100 * (machine1.busy - machine0.busy)) / (machine1.total - machine0.total),
       ),
+      threads,
       db: before && after ? dbCountersPerMessage(before, after, state.ok) : null,
       samples,
       startedAt,

@@ -18,6 +18,8 @@ export interface PierReceiverOptions {
   writerDirectory: string | null;
   /** The writer's max_concurrent_deliveries; its own default when absent. */
   maxConcurrentDeliveries?: number;
+  /** The receiver's listener_threads; its own default (one per 4 cores) when absent. */
+  listenerThreads?: number;
 }
 
 export async function setUpPierReceiver(options: PierReceiverOptions): Promise<void> {
@@ -31,6 +33,7 @@ export async function setUpPierReceiver(options: PierReceiverOptions): Promise<v
     host: '127.0.0.1',
     port: options.port,
     path: '/as2',
+    ...(options.listenerThreads === undefined ? {} : { listener_threads: options.listenerThreads }),
   });
   const o = await api('/organizations', { name: 'bob' });
   await api('/as2/local-profiles', {

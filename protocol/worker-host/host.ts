@@ -20,6 +20,7 @@ import { ActorStartData, type LogLevel } from './start-data.js';
 import { poolUsage } from '../metrics/pool-probe.js';
 import { MetricTally } from '../metrics/tally.js';
 import { noMetrics, type MetricsPort } from '../metrics/port.js';
+import { nameThisThread } from './thread-name.js';
 
 /** How often an actor sends what it counted to the main thread's registry. */
 export const metricsIntervalMs = 1000;
@@ -260,6 +261,9 @@ export function runActor(init: ActorInit): void {
     process.exit(1);
   }
   channel.counting = start.data.metrics;
+  nameThisThread(
+    start.data.listener === undefined ? start.data.type : `${start.data.type}-${start.data.listener}`,
+  );
   init(start.data, coreClient(channel, start.data.log_level)).then(
     (actor) => {
       channel.actor = actor;

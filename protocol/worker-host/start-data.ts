@@ -52,5 +52,11 @@ export const ActorStartData = z.object({
    * clock. Shared memory, not a copy: the test moves it and every thread sees the move.
    */
   clock: z.instanceof(SharedArrayBuffer).optional(),
+  /**
+   * Set on a listener thread that an AS2 receiver's own thread started (actors/as2-receiver/listeners.ts):
+   * its number, 2 and up (the instance's own thread is the first). Absent on every thread the
+   * supervisor starts.
+   */
+  listener: z.number().int().min(2).optional(),
 });
 export type ActorStartData = z.infer<typeof ActorStartData>;

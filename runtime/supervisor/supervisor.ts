@@ -29,6 +29,7 @@ import type { Action, ServiceStatus } from '../lifecycle/states.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { actorLogLevel, type ActorStartData } from '../../protocol/worker-host/start-data.js';
 import { startOrder, type ChildSpec } from './child-spec.js';
+import { portHolder } from './port-holder.js';
 import type { ActorCore, InstanceRef } from './core-port.js';
 import {
   announce,
@@ -532,6 +533,13 @@ export class Supervisor {
       const config = await loadInstanceConfig(this.#em(), this.#deps.secrets, type, name);
       if (!config)
         throw new StartFailure('NO_CONFIGURATION', `the configuration of ${type}/${name} was deleted`);
+      const holder = portHolder(this.#instances.values(), instance, config.settings);
+      if (holder)
+        throw new StartFailure(
+          'PORT_IN_USE',
+          `port ${String(config.settings.port)} is taken by ${holder.type} ${holder.name} of this process; ` +
+            'give one of them another port',
+        );
       const opened = await openInstanceCertificates(
         this.#em(),
         this.#deps.secrets,

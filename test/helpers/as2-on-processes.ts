@@ -3,8 +3,9 @@
  * benchmark: organization bob (AS2 id BOB) receives from partner alice (ALICE), both with one
  * certificate, on one receiver per process, each routed to the file writer `target`.
  *
- * Two processes on one machine cannot listen on one port, and every process starts every
- * enabled receiver. So each receiver `as2-<n>` gets a port of its own, and while process n
+ * Every process starts every enabled receiver. Here each receiver `as2-<n>` listens on one thread
+ * with its port to itself (listener_threads 1: no SO_REUSEPORT, so two processes cannot share
+ * it) unless `receiver` says otherwise, and gets a port of its own, and while process n
  * starts, the ports of the later processes' receivers are held here: its other receivers fail to listen
  * (and stay failed, an actor that fails to start is not started again by itself), and each
  * process ends up running exactly one receiver.
@@ -35,6 +36,8 @@ export async function as2ReceiversOnProcesses(
   keys: { fixtures: Fixtures; certFile: string; keyFile: string },
   target: string,
   configure: (first: PierProcess) => Promise<void>,
+  /** More settings of every receiver (test/cluster/receiver-shared-port.test.ts shares its port). */
+  receiver: Record<string, unknown> = { listener_threads: 1 },
 ): Promise<As2Receivers> {
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
   const names = ports.map((_, n) => `as2-${n}`);
@@ -45,7 +48,7 @@ export async function as2ReceiversOnProcesses(
     try {
       const p = await spawnPier(t, spawn(n));
       processes.push(p);
-      if (n === 0) await configureAs2(p, keys, names, ports, target, configure);
+      if (n === 0) await configureAs2(p, keys, names, ports, target, configure, receiver);
       await waitFor(
         async () => {
           const list = (await p.call('GET', '/services')).body.data as { name: string; status: string }[];
@@ -77,6 +80,7 @@ async function configureAs2(
   ports: number[],
   target: string,
   configure: (first: PierProcess) => Promise<void>,
+  receiver: Record<string, unknown>,
 ): Promise<void> {
   const form = new FormData();
   form.append(
@@ -120,6 +124,7 @@ async function configureAs2(
       host: '127.0.0.1',
       port: ports[n],
       path: '/as2',
+      ...receiver,
     });
     await mustOn(p, '/routes', { source_plugin: name, from: 'alice', to: 'bob', target_plugin: target });
   }
