@@ -85,6 +85,8 @@ function pluginModule(
 
 export const fileModule = pluginModule('file', ['file-poller', 'file-writer']);
 export const httpModule = pluginModule('http', ['http-poster']);
+/** Programs run for delivered documents (docs/decisions/a-program-runs-as-a-route-s-target-without-a-shell.md). */
+export const programModule = pluginModule('program', ['program-runner']);
 /** SFTP: its plugin types, their connection check and host key pinning. */
 export const sftpModule = pluginModule('sftp', ['sftp-poller', 'sftp-sender'], registerSftpRoutes);
 /** AS2: its plugin types and its records, the partner agreements (profiles). */
@@ -108,6 +110,7 @@ export const installedModules: ApiModule[] = [
   cemModule,
   fileModule,
   httpModule,
+  programModule,
   sftpModule,
   notificationsModule,
 ];
