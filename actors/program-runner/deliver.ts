@@ -56,7 +56,8 @@ function outputText(run: ProgramRun): string {
 export function outcomeOf(run: ProgramRun, settings: ProgramRunnerSettings): DeliveryOutcome {
   const name = path.basename(settings.program);
   const took = `${run.milliseconds} ms`;
-  if (run.startError) return { ok: false, retryable: true, error: `${name} could not start: ${run.startError}` };
+  if (run.startError)
+    return { ok: false, retryable: true, error: `${name} could not start: ${run.startError}` };
   if (run.timedOut) {
     return {
       ok: false,
@@ -65,7 +66,8 @@ export function outcomeOf(run: ProgramRun, settings: ProgramRunnerSettings): Del
     };
   }
   if (run.exitCode === 0) return { ok: true, detail: `${name} exited with 0 in ${took}${outputText(run)}` };
-  const end = run.exitCode === null ? `was ended by ${run.signal ?? 'a signal'}` : `exited with ${run.exitCode}`;
+  const end =
+    run.exitCode === null ? `was ended by ${run.signal ?? 'a signal'}` : `exited with ${run.exitCode}`;
   return { ok: false, retryable: true, error: `${name} ${end} after ${took}${outputText(run)}` };
 }
 

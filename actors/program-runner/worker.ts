@@ -23,7 +23,10 @@ runActor(async (start, core) => {
   try {
     await access(settings.program, constants.X_OK);
   } catch (error) {
-    throw new InitError('PROGRAM_UNUSABLE', `program ${settings.program} cannot be run: ${(error as Error).message}`);
+    throw new InitError(
+      'PROGRAM_UNUSABLE',
+      `program ${settings.program} cannot be run: ${(error as Error).message}`,
+    );
   }
   const runner = new ProgramRunner(
     settings,
