@@ -16,6 +16,7 @@ import { registerEventRoutes } from './resources/events/routes.js';
 import { registerNotificationRoutes } from './resources/notifications/routes.js';
 import { registerHealthRoutes } from './resources/health/routes.js';
 import { registerPartyRoutes } from './resources/parties/routes.js';
+import { registerPartnerStatusRoutes } from './resources/partner-status/routes.js';
 import { registerPluginConfigRoutes } from './resources/plugin-configs/routes.js';
 import { registerMessageRoutes } from './resources/messages/routes.js';
 import { registerOidcProviderRoutes } from './resources/oidc-providers/routes.js';
@@ -42,6 +43,7 @@ export const coreModule: ApiModule = {
   register(router, ctx) {
     registerHealthRoutes(router, ctx);
     registerPartyRoutes(router, ctx);
+    registerPartnerStatusRoutes(router, ctx);
     registerControlNumberRoutes(router, ctx);
     registerServiceAccountRoutes(router, ctx);
     registerOidcProviderRoutes(router, ctx);
