@@ -52,7 +52,7 @@ export async function partnerStatusPage(
             lt.last_error as try_error, lt.updated_at as try_at,
             la.code as alert_code, la.raised_at as alert_at, la.summary as alert_summary,
             lc.id as cert_id, lc.common_name as cert_name, lc.not_after as cert_not_after,
-            coalesce(lc.n, 0)::int as cert_count
+            lcn.n::int as cert_count
        from page
        left join lateral (
          select m.id, m.status, m.created_at from message m
@@ -73,10 +73,13 @@ export async function partnerStatusPage(
             and a.details->>'partner' = page.name
           order by a.raised_at desc, a.id desc limit 1) la on true
        left join lateral (
-         select c.id, c.common_name, c.not_after, count(*) over () as n
+         select c.id, c.common_name, c.not_after
            from as2_profile_certificate pc join certificate c on c.id = pc.certificate_id
           where pc.business_partner_id = page.id and pc.field <> 'tls_client_certificate_id'
           order by c.not_after, c.id limit 1) lc on true
+       left join lateral (
+         select count(distinct pc.certificate_id) as n from as2_profile_certificate pc
+          where pc.business_partner_id = page.id and pc.field <> 'tls_client_certificate_id') lcn on true
       order by page.name`,
     [...params, page.limit, page.offset],
   );
