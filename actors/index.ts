@@ -9,6 +9,7 @@ import { fileWriterType } from './file-writer/config.js';
 import { httpPosterType } from './http-poster/config.js';
 import { notificationEmailType } from './notification-email/config.js';
 import { notificationWebhookType } from './notification-webhook/config.js';
+import { programRunnerType } from './program-runner/config.js';
 import { sftpPollerType } from './sftp-poller/config.js';
 import { sftpSenderType } from './sftp-sender/config.js';
 import {
@@ -39,6 +40,7 @@ export const pluginTypeDefinitions: Record<PluginType, PluginTypeDefinition> = {
   'notification-email': notificationEmailType,
   'sftp-poller': sftpPollerType,
   'sftp-sender': sftpSenderType,
+  'program-runner': programRunnerType,
 };
 
 /** Every setting, of every type, that names a stored certificate. */
@@ -65,6 +67,7 @@ export const workerEntries: Partial<Record<PluginType, URL>> = {
   'notification-email': new URL(`./notification-email/worker${ext}`, import.meta.url),
   'sftp-poller': new URL(`./sftp-poller/worker${ext}`, import.meta.url),
   'sftp-sender': new URL(`./sftp-sender/worker${ext}`, import.meta.url),
+  'program-runner': new URL(`./program-runner/worker${ext}`, import.meta.url),
 };
 
 /**

@@ -16,6 +16,7 @@ import { registerEventRoutes } from './resources/events/routes.js';
 import { registerNotificationRoutes } from './resources/notifications/routes.js';
 import { registerHealthRoutes } from './resources/health/routes.js';
 import { registerPartyRoutes } from './resources/parties/routes.js';
+import { registerPartnerStatusRoutes } from './resources/partner-status/routes.js';
 import { registerPluginConfigRoutes } from './resources/plugin-configs/routes.js';
 import { registerMessageRoutes } from './resources/messages/routes.js';
 import { registerOidcProviderRoutes } from './resources/oidc-providers/routes.js';
@@ -43,6 +44,7 @@ export const coreModule: ApiModule = {
   register(router, ctx) {
     registerHealthRoutes(router, ctx);
     registerPartyRoutes(router, ctx);
+    registerPartnerStatusRoutes(router, ctx);
     registerControlNumberRoutes(router, ctx);
     registerServiceAccountRoutes(router, ctx);
     registerOidcProviderRoutes(router, ctx);
@@ -87,6 +89,8 @@ function pluginModule(
 
 export const fileModule = pluginModule('file', ['file-poller', 'file-writer']);
 export const httpModule = pluginModule('http', ['http-poster']);
+/** Programs run for delivered documents (docs/decisions/a-program-runs-as-a-route-s-target-without-a-shell.md). */
+export const programModule = pluginModule('program', ['program-runner']);
 /** SFTP: its plugin types, their connection check and host key pinning. */
 export const sftpModule = pluginModule('sftp', ['sftp-poller', 'sftp-sender'], registerSftpRoutes);
 /** AS2: its plugin types and its records, the partner agreements (profiles). */
@@ -110,6 +114,7 @@ export const installedModules: ApiModule[] = [
   cemModule,
   fileModule,
   httpModule,
+  programModule,
   sftpModule,
   notificationsModule,
 ];

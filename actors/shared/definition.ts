@@ -15,6 +15,7 @@ export const pluginTypes = [
   'notification-email',
   'sftp-poller',
   'sftp-sender',
+  'program-runner',
 ] as const;
 export type PluginType = (typeof pluginTypes)[number];
 

@@ -421,6 +421,24 @@ export const fieldTexts: Record<string, FieldText> = {
   file_pattern: { label: 'File names', help: 'File names taken, * and ? as wildcards' },
   polling_interval: { label: 'Look every (seconds)', help: 'Seconds between two looks at the directory' },
   directory: { label: 'Directory', help: 'Directory files are written to' },
+  // Program runner
+  program: {
+    label: 'Program',
+    help: 'Absolute path of the program to run; it is run directly, never by a shell',
+  },
+  arguments: {
+    label: 'Arguments',
+    help: 'Arguments, one each, with placeholders such as {file}, {fileName}, {messageId}, {from}, {to}, {direction}',
+  },
+  work_directory: {
+    label: 'Work directory',
+    help: 'Directory the document is written to for the run ({file}), and removed from after it',
+  },
+  environment: {
+    label: 'Environment variables',
+    help: 'Write-only; variables the program gets (a password or token), never in its arguments',
+    section: 'security',
+  },
   if_exists: { label: 'When the file exists', help: 'fail (and retry) or rename the new one' },
   url: { label: 'URL', help: 'Address requests are sent to', section: 'connection' },
   http_basic_username: {

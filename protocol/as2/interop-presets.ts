@@ -95,6 +95,16 @@ export const interopPresets = {
     settings: { bodyFraming: 'content-length' },
     reasons: { bodyFraming: 'Liaison refuses chunked requests: the body must carry Content-Length.' },
   },
+  openas2: {
+    description: 'OpenAS2 4.x',
+    settings: { keyTransport: 'rsa-pkcs1', transferEncoding: 'binary' },
+    reasons: {
+      keyTransport:
+        'OpenAS2 opens RSA key transport with BouncyCastle’s PKCS#1 v1.5 unwrapper only (BcRSAKeyTransEnvelopedRecipient), so a message encrypted with RSAES-OAEP fails to decrypt there.',
+      transferEncoding:
+        'OpenAS2 computes the MIC over the bytes as they are only when the part says `binary`, and canonicalises line ends otherwise; `binary` is also its own default.',
+    },
+  },
 } as const satisfies Record<string, InteropPreset>;
 
 export type InteropPresetName = keyof typeof interopPresets;

@@ -28,6 +28,7 @@ import { Migration0130CertificateExchange } from './Migration0130CertificateExch
 import { Migration0190PartnerSpeaksFor } from './Migration0190PartnerSpeaksFor.js';
 import { Migration0200KeyAgreement } from './Migration0200KeyAgreement.js';
 import { Migration0210EdiControlNumbers } from './Migration0210EdiControlNumbers.js';
+import { Migration0230PartnerStatus } from './Migration0230PartnerStatus.js';
 import { Migration0220PartnerEdiEnvelope } from './Migration0220PartnerEdiEnvelope.js';
 import { Migration0120EdiEnvelopes } from './Migration0120EdiEnvelopes.js';
 
@@ -59,4 +60,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration0200KeyAgreement', class: Migration0200KeyAgreement },
   { name: 'Migration0210EdiControlNumbers', class: Migration0210EdiControlNumbers },
   { name: 'Migration0220PartnerEdiEnvelope', class: Migration0220PartnerEdiEnvelope },
+  { name: 'Migration0230PartnerStatus', class: Migration0230PartnerStatus },
 ];

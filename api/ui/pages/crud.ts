@@ -46,6 +46,8 @@ export interface CrudSpec {
   title: string;
   singular: string;
   listKey: string;
+  /** API path the list reads, when not `path` (the partners' standing, GET /partner-status). */
+  listPath?: string;
   columns: Column<Row>[];
   /** Query filters of the list (docs/api/conventions.md#lists), drawn above it. */
   filters?: FieldSpec[];
@@ -56,6 +58,14 @@ export interface CrudSpec {
   /** Labels and hints beyond what the schema says. */
   fieldOverrides?: Record<string, Partial<FieldSpec>>;
   labelOf(row: Row): string;
+  /** What the detail page shows above the record's form (a partner's standing). */
+  detailLead?(
+    deps: UiDeps,
+    ui: UiRequestContext,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    row: Row,
+  ): Promise<Html>;
   /** More sections of the detail page (an AS2 profile of a partner). */
   detailExtra?(
     deps: UiDeps,
@@ -148,7 +158,7 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
   ) => {
     const ui = uiContext(deps, request, reply);
     const query = queryOf(request);
-    const listed = await callApi<Row>(deps, ui, request, reply, 'GET', spec.path, { query });
+    const listed = await callApi<Row>(deps, ui, request, reply, 'GET', spec.listPath ?? spec.path, { query });
     const filters = spec.filters
       ? html`<form
           class="filters"
@@ -239,6 +249,7 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
       form,
     );
     const saved = (request.query as { saved?: string }).saved;
+    const lead = spec.detailLead ? await spec.detailLead(deps, ui, request, reply, row) : '';
     const extra = spec.detailExtra ? await spec.detailExtra(deps, ui, request, reply, row) : '';
     return sendPage(
       reply,
@@ -250,6 +261,7 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
           ...(problem ? [{ kind: 'error' as const, text: problem }] : []),
         ],
         body: html`<p><a href="${uiPath}">All ${spec.title.toLowerCase()}</a></p>
+          ${lead}
           ${
             updateSchema
               ? html`<form method="post" action="${uiPath}/${id}" class="record-form" novalidate>

@@ -6,6 +6,8 @@ import { registerCrudPages, type CrudSpec } from './crud.js';
 import { badge, when, type UiDeps } from './common.js';
 import { profileSection } from './as2-profile.js';
 import { identityProviderSpec } from './identity-providers.js';
+import { partnerStatusColumns } from './partner-status-cells.js';
+import { partnerLead, partnerSections } from './partner-overview.js';
 
 type Row = Record<string, unknown>;
 const text = (k: string) => (r: Row) => String(r[k] ?? '');
@@ -37,11 +39,8 @@ const partySpecs: CrudSpec[] = [
     singular: 'partner',
     listKey: 'partners',
     intro: 'Business partners. Each may have a remote AS2 profile: where and how to send to them.',
-    columns: [
-      { label: 'Name', cell: link('/partners', 'name') },
-      { label: 'Display name', cell: text('display_name') },
-      { label: 'Updated', cell: (r) => when(r.updated_at as string) },
-    ],
+    listPath: '/partner-status',
+    columns: partnerStatusColumns,
     filters: [qFilter],
     fields: [
       'name',
@@ -54,8 +53,10 @@ const partySpecs: CrudSpec[] = [
       'edi_envelope',
     ],
     labelOf: (r) => String(r.name),
+    detailLead: partnerLead,
     detailExtra: async (deps, ui, request, reply, row) =>
       html`${await profileSection(deps, ui, request, reply, 'remote', row)}
+        ${await partnerSections(deps, ui, request, reply, row)}
         <p>
           <a
             class="button"
