@@ -64,7 +64,8 @@ async function contextOf(opts: As2Options): Promise<As2OutboundContext> {
 
 export async function runAs2(opts: As2Options): Promise<RunResult> {
   for (const url of [opts.url, opts.compare])
-    if (url !== undefined && !/^https?:\/\/[^/]/.test(url)) throw new UsageError(`Not an http(s) address: ${url}`);
+    if (url !== undefined && !/^https?:\/\/[^/]/.test(url))
+      throw new UsageError(`Not an http(s) address: ${url}`);
   const context = await contextOf(opts);
   const io = cliIo();
   const log = (line: string) => io.err(`${line}\n`);
@@ -84,8 +85,15 @@ export async function runAs2(opts: As2Options): Promise<RunResult> {
         userAgent: identification(false),
       });
     }
-    const endpoints: Endpoint[] = [{ name: 'a', url: context.endpoint, serverPid: serverPidOf(context.endpoint, opts.serverPid) }];
-    if (opts.compare) endpoints.push({ name: 'b', url: opts.compare, serverPid: serverPidOf(opts.compare, opts.compareServerPid) });
+    const endpoints: Endpoint[] = [
+      { name: 'a', url: context.endpoint, serverPid: serverPidOf(context.endpoint, opts.serverPid) },
+    ];
+    if (opts.compare)
+      endpoints.push({
+        name: 'b',
+        url: opts.compare,
+        serverPid: serverPidOf(opts.compare, opts.compareServerPid),
+      });
     return await runBench(
       {
         endpoints,

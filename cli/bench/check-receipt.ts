@@ -39,7 +39,11 @@ export const failureKinds = [
 ] as const;
 
 /** The HTTP answer to a message: a failure kind or null (for async, only the acceptance). */
-export function checkHttpAnswer(answer: Answer, expected: Expected, verificationPems: string[]): string | null {
+export function checkHttpAnswer(
+  answer: Answer,
+  expected: Expected,
+  verificationPems: string[],
+): string | null {
   if (answer.status < 200 || answer.status >= 300) return `http-${answer.status}`;
   if (expected.receipts === 'none' || expected.receipts === 'async') return null;
   if (answer.body.length === 0) return 'no-receipt';
@@ -58,10 +62,11 @@ export function checkReceipt(
     signed: expected.signed,
     mdn_signed: expected.receiptSigned,
   });
-  if (!verdict.ok) {
-    const kind = verdict.failure ?? 'malformed';
-    return kind === 'malformed' || kind === 'signature' || kind === 'unsigned' ? `receipt-${kind}` : kind;
-  }
+  const failure = verdict.failure;
+  // A receipt that cannot be trusted says nothing of which message it is for.
+  if (failure === 'malformed' || failure === 'signature' || failure === 'unsigned')
+    return `receipt-${failure}`;
   if (verdict.originalMessageId?.trim() !== expected.messageId) return 'original-message-id';
+  if (!verdict.ok) return failure ?? 'receipt-malformed';
   return null;
 }

@@ -61,7 +61,10 @@ export function perSecond(shots: readonly Shot[]): number[] {
 }
 
 /** How many right receipts fell in each latency bucket (the distribution plot): bounds in ms. */
-export function latencyHistogram(shots: readonly Shot[], buckets = 30): { from: number; to: number; count: number }[] {
+export function latencyHistogram(
+  shots: readonly Shot[],
+  buckets = 30,
+): { from: number; to: number; count: number }[] {
   const ms = shots.filter((s) => s.failure === null).map((s) => s.endMs - s.startMs);
   if (ms.length === 0) return [];
   const max = Math.max(...ms);

@@ -59,7 +59,11 @@ export interface BuildOptions {
   onBuilt?: (done: number) => void;
 }
 
-export async function buildSet(dir: string, context: As2OutboundContext, o: BuildOptions): Promise<MessageSet> {
+export async function buildSet(
+  dir: string,
+  context: As2OutboundContext,
+  o: BuildOptions,
+): Promise<MessageSet> {
   mkdirSync(path.join(dir, 'bodies'), { recursive: true });
   const fileBytes = o.file ? readFileSync(o.file) : null;
   const tag = `${Date.now().toString(36)}-${process.pid}`;

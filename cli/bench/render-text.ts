@@ -39,7 +39,22 @@ const kinds = (failures: Record<string, number>) =>
 
 /** The figures as a table, then the comparison ratios and the verdict. */
 export function renderTable(r: RunResult): string {
-  const header = ['endpoint', 'conn', 'conc', 'round', 'sent', 'ok', 'msg/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'CPU ms/msg', 'RSA ops/msg', 'failures'];
+  const header = [
+    'endpoint',
+    'conn',
+    'conc',
+    'round',
+    'sent',
+    'ok',
+    'msg/s',
+    'p50 ms',
+    'p90 ms',
+    'p99 ms',
+    'max ms',
+    'CPU ms/msg',
+    'RSA ops/msg',
+    'failures',
+  ];
   const rows = r.cases.map((c) => [
     c.endpoint === 'a' ? 'A' : 'B',
     c.connections,
@@ -58,10 +73,19 @@ export function renderTable(r: RunResult): string {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
-    cells.map((cell, i) => (i < 2 || i === cells.length - 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((cell, i) =>
+        i < 2 || i === cells.length - 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!),
+      )
+      .join('  ')
+      .trimEnd();
   const out = [
     `A: ${r.endpoints[0]!.url}${r.endpoints[0]!.serverPid ? ` (server pid ${r.endpoints[0]!.serverPid})` : ''}`,
-    ...(r.endpoints[1] ? [`B: ${r.endpoints[1].url}${r.endpoints[1].serverPid ? ` (server pid ${r.endpoints[1].serverPid})` : ''}`] : []),
+    ...(r.endpoints[1]
+      ? [
+          `B: ${r.endpoints[1].url}${r.endpoints[1].serverPid ? ` (server pid ${r.endpoints[1].serverPid})` : ''}`,
+        ]
+      : []),
     `${r.set.messages} messages of ${r.set.size_bytes} bytes (${r.set.document}); ${String(r.set.shape.signing_algorithm)} / ${String(r.set.shape.encryption_algorithm)}${r.set.shape.compression ? ' / compressed' : ''}; receipts ${String(r.set.shape.receipts)}`,
     `RSA-2048: ${r.rsa2048_ops_per_s.before}–${r.rsa2048_ops_per_s.after} private-key operations/s on one core`,
     '',
@@ -73,7 +97,9 @@ export function renderTable(r: RunResult): string {
   if (r.comparisons.length) {
     out.push('', 'B/A msg/s (median of the pairs; each pair A then B):');
     for (const c of r.comparisons)
-      out.push(`  ${c.connections} ×${c.concurrency}: ${c.ratio.toFixed(3)} (pairs ${c.pair_ratios.join(', ')})`);
+      out.push(
+        `  ${c.connections} ×${c.concurrency}: ${c.ratio.toFixed(3)} (pairs ${c.pair_ratios.join(', ')})`,
+      );
   }
   out.push(
     '',

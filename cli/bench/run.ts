@@ -74,7 +74,13 @@ export interface Comparison {
 export interface RunResult {
   tool: 'pier bench as2';
   started_at: string;
-  set: { dir: string; messages: number; size_bytes: number; document: string; shape: Record<string, unknown> };
+  set: {
+    dir: string;
+    messages: number;
+    size_bytes: number;
+    document: string;
+    shape: Record<string, unknown>;
+  };
   plan: {
     concurrency: number[];
     connections: Connections[];
@@ -153,8 +159,12 @@ export async function runBench(plan: RunPlan, progress: Progress): Promise<RunRe
       }
     offset = plan.warmUp;
     const rsaBefore = rsa2048OpsPerSecond();
-    const timed: { shots: Shot[]; seconds: number; cpuMs: number | null; at: ReturnType<typeof caseOrder>[number] }[] =
-      [];
+    const timed: {
+      shots: Shot[];
+      seconds: number;
+      cpuMs: number | null;
+      at: ReturnType<typeof caseOrder>[number];
+    }[] = [];
     for (const at of caseOrder(plan)) {
       progress.begin(
         `${at.endpoint.name === 'b' ? 'compare ' : ''}${at.connections} ×${at.concurrency}${plan.rounds > 1 ? ` round ${at.round}` : ''}`,
@@ -221,7 +231,12 @@ export async function runBench(plan: RunPlan, progress: Progress): Promise<RunRe
             const b = these.find((c) => c.round === r && c.endpoint === 'b')!;
             ratios.push(a.msg_per_s > 0 ? round(b.msg_per_s / a.msg_per_s, 3) : 0);
           }
-          comparisons.push({ concurrency, connections, pair_ratios: ratios, ratio: round(median(ratios), 3) });
+          comparisons.push({
+            concurrency,
+            connections,
+            pair_ratios: ratios,
+            ratio: round(median(ratios), 3),
+          });
         }
     const m = plan.set.manifest;
     return {

@@ -69,7 +69,11 @@ async function tokenFor(databaseUrl: string): Promise<string> {
       oidc_issuer: '',
       oidc_subject: '',
     });
-    const { token } = await createApiToken(ctx, system, { service_account: 'bench', label: 'bench', expires_in_days: 1 });
+    const { token } = await createApiToken(ctx, system, {
+      service_account: 'bench',
+      label: 'bench',
+      expires_in_days: 1,
+    });
     ctx.apiTokens.close();
     return token;
   } finally {

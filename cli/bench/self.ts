@@ -48,13 +48,19 @@ async function countFiles(dir: string): Promise<number> {
   }
 }
 
-async function api(base: string, token: string, url: string, body: unknown): Promise<Record<string, unknown>> {
+async function api(
+  base: string,
+  token: string,
+  url: string,
+  body: unknown,
+): Promise<Record<string, unknown>> {
   const r = await fetch(`${base}/api/v1${url}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  if (r.status >= 300) throw new Error(`Setting up the receiving pier failed: POST ${url}: ${r.status} ${await r.text()}`);
+  if (r.status >= 300)
+    throw new Error(`Setting up the receiving pier failed: POST ${url}: ${r.status} ${await r.text()}`);
   return ((await r.json()) as { data: Record<string, unknown> }).data;
 }
 
@@ -76,7 +82,12 @@ export async function benchSelf(o: SelfOptions): Promise<SelfResult> {
     o.log('making a key pair, a scratch database and a pier of this install…');
     const key = await makeKeyPair({ algorithm: 'rsa', bits: 2048 });
     const certificatePem = toPem(
-      selfSignedCertificate({ key, subject: { common_name: 'pier bench self' }, notBefore: new Date(Date.now() - 60_000), validDays: 2 }),
+      selfSignedCertificate({
+        key,
+        subject: { common_name: 'pier bench self' },
+        notBefore: new Date(Date.now() - 60_000),
+        validDays: 2,
+      }),
     );
     const keyPem = key.export({ format: 'pem', type: 'pkcs8' }).toString();
     const db = await createScratchDatabase(o.adminUrl);
@@ -100,9 +111,19 @@ export async function benchSelf(o: SelfOptions): Promise<SelfResult> {
     const cert = ((await up.json()) as { data: { id: number } }).data.id;
     const port = await freePort();
     const call = (url: string, body: unknown) => api(server.url, server.token, url, body);
-    await call('/plugins/configs?type=as2-receiver', { enabled: false, name: 'bench-in', host: '127.0.0.1', port, path: '/as2' });
+    await call('/plugins/configs?type=as2-receiver', {
+      enabled: false,
+      name: 'bench-in',
+      host: '127.0.0.1',
+      port,
+      path: '/as2',
+    });
     const org = await call('/organizations', { name: 'bench-receiver' });
-    await call('/as2/local-profiles', { local_organization_id: org.id, as2id: 'BENCH-RECEIVER', signing_certificate_id: cert });
+    await call('/as2/local-profiles', {
+      local_organization_id: org.id,
+      as2id: 'BENCH-RECEIVER',
+      signing_certificate_id: cert,
+    });
     const partner = await call('/partners', { name: 'bench-sender' });
     await call('/as2/remote-profiles', {
       business_partner_id: partner.id,
@@ -117,8 +138,18 @@ export async function benchSelf(o: SelfOptions): Promise<SelfResult> {
       endpoint: 'http://127.0.0.1:9/as2',
     });
     // A file of its own per message, as an operator names received files.
-    await call('/plugins/configs?type=file-writer', { enabled: false, name: 'bench-out', directory: out, path_pattern: '{from}/{id}-{filename}' });
-    await call('/routes', { source_plugin: 'bench-in', from: 'bench-sender', to: 'bench-receiver', target_plugin: 'bench-out' });
+    await call('/plugins/configs?type=file-writer', {
+      enabled: false,
+      name: 'bench-out',
+      directory: out,
+      path_pattern: '{from}/{id}-{filename}',
+    });
+    await call('/routes', {
+      source_plugin: 'bench-in',
+      from: 'bench-sender',
+      to: 'bench-receiver',
+      target_plugin: 'bench-out',
+    });
     await call('/services/file-writer/bench-out/start', {});
     await call('/services/as2-receiver/bench-in/start', {});
     await untilListening(port);
@@ -151,7 +182,11 @@ export async function benchSelf(o: SelfOptions): Promise<SelfResult> {
       as2bis: false,
     };
     o.log(`building ${o.messages} messages…`);
-    const set = await buildSet(path.join(work, 'set'), context, { count: o.messages, size: o.size, userAgent: o.userAgent });
+    const set = await buildSet(path.join(work, 'set'), context, {
+      count: o.messages,
+      size: o.size,
+      userAgent: o.userAgent,
+    });
     const plan: RunPlan = {
       endpoints: [{ name: 'a', url, serverPid: server.pid }],
       context,
@@ -188,6 +223,7 @@ export async function benchSelf(o: SelfOptions): Promise<SelfResult> {
       passed: result.passed && written >= expected,
     };
   } finally {
-    for (const cleanup of cleanups) await cleanup().catch((error: unknown) => o.log(`cleaning up: ${String(error)}`));
+    for (const cleanup of cleanups)
+      await cleanup().catch((error: unknown) => o.log(`cleaning up: ${String(error)}`));
   }
 }

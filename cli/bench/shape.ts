@@ -85,7 +85,9 @@ export function withShape(context: As2OutboundContext, shape: ShapeFlags): As2Ou
   const next = { ...context };
   if (shape.sign !== undefined) {
     if (shape.sign !== 'none' && !signingChoiceOf(shape.sign))
-      throw new UsageError(`--sign is none or a signing algorithm such as sha256, rsa-pss-sha256 (got ${shape.sign})`);
+      throw new UsageError(
+        `--sign is none or a signing algorithm such as sha256, rsa-pss-sha256 (got ${shape.sign})`,
+      );
     next.signing_algorithm = shape.sign;
   }
   if (shape.encrypt !== undefined) {
@@ -103,6 +105,8 @@ export function withShape(context: As2OutboundContext, shape: ShapeFlags): As2Ou
   }
   if (shape.receiptUrl !== undefined) next.async_mdn_url = shape.receiptUrl;
   if (next.mdn_mode === 'async' && !next.async_mdn_url)
-    throw new UsageError('Asynchronous receipts need --receipt-url: the address this command listens on for them');
+    throw new UsageError(
+      'Asynchronous receipts need --receipt-url: the address this command listens on for them',
+    );
   return next;
 }

@@ -12,7 +12,10 @@ const f = makeFixtures();
 t.teardown(() => f.remove());
 f.selfSigned('sender', '/O=sender/CN=sender.example');
 f.selfSigned('receiver', '/O=receiver/CN=receiver.example');
-const receiverKey = { certificate: certificateOf(f.read('receiver.crt').toString()), privateKey: privateKeyOf(f.read('receiver.key').toString()) };
+const receiverKey = {
+  certificate: certificateOf(f.read('receiver.crt').toString()),
+  privateKey: privateKeyOf(f.read('receiver.key').toString()),
+};
 
 interface Seen {
   messageId: string;
@@ -36,7 +39,12 @@ async function receiver(answer: (messageId: string, response: http.ServerRespons
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/as2`, seen };
 }
 
-function receipt(response: http.ServerResponse, originalMessageId: string, signed: boolean, mic = Buffer.alloc(32, 7)) {
+function receipt(
+  response: http.ServerResponse,
+  originalMessageId: string,
+  signed: boolean,
+  mic = Buffer.alloc(32, 7),
+) {
   const mdn = buildMdn(
     {
       reportingUa: 'test receiver',
@@ -53,22 +61,51 @@ function receipt(response: http.ServerResponse, originalMessageId: string, signe
 }
 
 const flags = (url: string) => [
-  'bench', 'as2', '--url', url, '--from', 'SENDER', '--to', 'RECEIVER',
-  '--key', path.join(f.dir, 'sender.key'), '--cert', path.join(f.dir, 'sender.crt'), '--partner-cert', path.join(f.dir, 'receiver.crt'),
-  '--messages', '3', '--concurrency', '1', '--warm-up', '0',
+  'bench',
+  'as2',
+  '--url',
+  url,
+  '--from',
+  'SENDER',
+  '--to',
+  'RECEIVER',
+  '--key',
+  path.join(f.dir, 'sender.key'),
+  '--cert',
+  path.join(f.dir, 'sender.crt'),
+  '--partner-cert',
+  path.join(f.dir, 'receiver.crt'),
+  '--messages',
+  '3',
+  '--concurrency',
+  '1',
+  '--warm-up',
+  '0',
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- asserted field by field
 const run = async (args: string[]): Promise<{ code: number; r: any; stdout: string }> => {
   const answer = await runPier(args, {});
-  return { code: answer.code, stdout: answer.stdout, r: answer.stdout.startsWith('{') ? JSON.parse(answer.stdout) : null };
+  return {
+    code: answer.code,
+    stdout: answer.stdout,
+    r: answer.stdout.startsWith('{') ? JSON.parse(answer.stdout) : null,
+  };
 };
 
 const cases: [string, (id: string, response: http.ServerResponse) => void, string][] = [
   ['a wrong MIC', (id, response) => receipt(response, id, true), 'mic'],
-  ['an unsigned receipt where a signed one was asked', (id, response) => receipt(response, id, false), 'receipt-unsigned'],
+  [
+    'an unsigned receipt where a signed one was asked',
+    (id, response) => receipt(response, id, false),
+    'receipt-unsigned',
+  ],
   ['HTTP 500', (_id, response) => response.writeHead(500).end('broken'), 'http-500'],
-  ['another message’s receipt', (_id, response) => receipt(response, '<someone-else@example>', true), 'original-message-id'],
+  [
+    'another message’s receipt',
+    (_id, response) => receipt(response, '<someone-else@example>', true),
+    'original-message-id',
+  ],
   ['a closed connection', (_id, response) => response.socket?.destroy(), 'connection'],
 ];
 for (const [what, answer, kind] of cases)
@@ -107,7 +144,18 @@ t.test('--compare fires the same messages at both endpoints in interleaved pairs
   watch('a', a);
   watch('b', b);
   const { code, r } = await run([
-    ...flags(a.url), '--compare', b.url, '--receipts', 'none', '--concurrency', '1,2', '--rounds', '2', '--messages', '4', '--json',
+    ...flags(a.url),
+    '--compare',
+    b.url,
+    '--receipts',
+    'none',
+    '--concurrency',
+    '1,2',
+    '--rounds',
+    '2',
+    '--messages',
+    '4',
+    '--json',
   ]);
   t.equal(code, 0);
   // Firings in the order requests arrived: each firing's Message-IDs share a tag (c<n>).
@@ -118,12 +166,23 @@ t.test('--compare fires the same messages at both endpoints in interleaved pairs
     if (last?.tag === tag) last.bodies.push(seen.bodySha);
     else firings.push({ endpoint, tag, bodies: [seen.bodySha] });
   }
-  t.same(firings.map((x) => x.endpoint), ['a', 'b', 'a', 'b', 'a', 'b', 'a', 'b'], 'A then B, each firing whole before the next');
+  t.same(
+    firings.map((x) => x.endpoint),
+    ['a', 'b', 'a', 'b', 'a', 'b', 'a', 'b'],
+    'A then B, each firing whole before the next',
+  );
   t.equal(new Set(firings.map((x) => x.tag)).size, 8, 'each firing once');
   for (let i = 0; i < firings.length; i += 2)
-    t.same([...firings[i + 1]!.bodies].sort(), [...firings[i]!.bodies].sort(), 'a pair sends the same messages to both');
+    t.same(
+      [...firings[i + 1]!.bodies].sort(),
+      [...firings[i]!.bodies].sort(),
+      'a pair sends the same messages to both',
+    );
   t.same(
-    r.cases.map((c: { endpoint: string; concurrency: number; round: number }) => `${c.endpoint}${c.concurrency}r${c.round}`),
+    r.cases.map(
+      (c: { endpoint: string; concurrency: number; round: number }) =>
+        `${c.endpoint}${c.concurrency}r${c.round}`,
+    ),
     ['a1r1', 'b1r1', 'a1r2', 'b1r2', 'a2r1', 'b2r1', 'a2r2', 'b2r2'],
   );
   t.equal(r.comparisons.length, 2);
