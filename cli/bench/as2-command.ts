@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { identification } from '../../runtime/index.js';
-import type { As2Options } from '../commands/bench.js';
+import type { As2Options } from './options.js';
 import { UsageError } from '../args.js';
 import { cliIo } from '../io.js';
 import { withSession } from '../session.js';

@@ -87,7 +87,7 @@ export function renderTable(r: RunResult): string {
         ]
       : []),
     `${r.set.messages} messages of ${r.set.size_bytes} bytes (${r.set.document}); ${String(r.set.shape.signing_algorithm)} / ${String(r.set.shape.encryption_algorithm)}${r.set.shape.compression ? ' / compressed' : ''}; receipts ${String(r.set.shape.receipts)}`,
-    `RSA-2048: ${r.rsa2048_ops_per_s.before}–${r.rsa2048_ops_per_s.after} private-key operations/s on one core`,
+    `RSA-2048: ${r.rsa2048_ops_per_s.before}–${r.rsa2048_ops_per_s.after} private-key operations per CPU second (${r.rsa2048_ops_per_s.source})`,
     '',
     line(header),
     ...rows.map(line),

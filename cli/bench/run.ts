@@ -7,7 +7,7 @@
  */
 import type { As2OutboundContext } from '../../protocol/as2-protocol.js';
 import { AsyncReceipts } from './async-receipts.js';
-import { cpuMsOf, rsa2048OpsPerSecond } from './cpu.js';
+import { cpuMsOf, rsa2048Speed, type RsaSpeed } from './cpu.js';
 import { fire, type Connections } from './fire.js';
 import {
   failuresByKind,
@@ -90,7 +90,7 @@ export interface RunResult {
     rounds: number;
   };
   endpoints: Endpoint[];
-  rsa2048_ops_per_s: { before: number; after: number };
+  rsa2048_ops_per_s: { before: number; after: number; source: RsaSpeed['source'] };
   warm_up: { endpoint: 'a' | 'b'; sent: number; failures: Record<string, number> }[];
   cases: CaseResult[];
   comparisons: Comparison[];
@@ -158,7 +158,7 @@ export async function runBench(plan: RunPlan, progress: Progress): Promise<RunRe
         warmUp.push({ endpoint: endpoint.name, sent: w.shots.length, failures: failuresByKind(w.shots) });
       }
     offset = plan.warmUp;
-    const rsaBefore = rsa2048OpsPerSecond();
+    const rsaBefore = rsa2048Speed();
     const timed: {
       shots: Shot[];
       seconds: number;
@@ -192,8 +192,8 @@ export async function runBench(plan: RunPlan, progress: Progress): Promise<RunRe
       progress.end(null);
       if (at.endpoint === plan.endpoints.at(-1)) offset += plan.messages;
     }
-    const rsaAfter = rsa2048OpsPerSecond();
-    const rsa = (rsaBefore + rsaAfter) / 2;
+    const rsaAfter = rsa2048Speed();
+    const rsa = (rsaBefore.ops_per_s + rsaAfter.ops_per_s) / 2;
     const cases: CaseResult[] = timed.map(({ shots, seconds, cpuMs, at }) => {
       const ok = shots.filter((s) => s.failure === null).length;
       return {
@@ -265,7 +265,7 @@ export async function runBench(plan: RunPlan, progress: Progress): Promise<RunRe
         rounds: plan.rounds,
       },
       endpoints: plan.endpoints,
-      rsa2048_ops_per_s: { before: rsaBefore, after: rsaAfter },
+      rsa2048_ops_per_s: { before: rsaBefore.ops_per_s, after: rsaAfter.ops_per_s, source: rsaBefore.source },
       warm_up: warmUp,
       cases,
       comparisons,

@@ -2,7 +2,7 @@
 import { readProcessOptions } from '../../api/process-options.js';
 import { identification } from '../../runtime/index.js';
 import { connectDatabase } from '../../storage/connect.js';
-import type { CommonOptions } from '../commands/bench.js';
+import type { CommonOptions } from './options.js';
 import { cliIo } from '../io.js';
 import { progressOn } from './render-text.js';
 import { benchSelf, type SelfResult } from './self.js';

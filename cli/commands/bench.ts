@@ -8,6 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { ReportedError, wholeNumber } from '../args.js';
 import { environment, withEnvironment } from '../env-help.js';
 import { cliIo } from '../io.js';
+import type { As2Options, CommonOptions } from '../bench/options.js';
+import type { RunResult } from '../bench/run.js';
 
 function wholeList(text: string): number[] {
   const values = text.split(',').map((v) => v.trim());
@@ -27,42 +29,6 @@ function seconds(text: string): number {
   if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || Number(text) <= 0)
     throw new InvalidArgumentError('A number of seconds above 0.');
   return Number(text);
-}
-
-export interface CommonOptions {
-  concurrency: number[];
-  connections: ('keepalive' | 'new')[];
-  messages: number;
-  duration?: number;
-  warmUp: number;
-  timeout: number;
-  size: number;
-  json?: boolean;
-  report?: string;
-}
-
-export interface As2Options extends CommonOptions {
-  url?: string;
-  from?: string;
-  to?: string;
-  key?: string;
-  cert?: string;
-  partnerCert?: string;
-  receiptCert?: string;
-  partner?: string;
-  organization?: string;
-  sign?: string;
-  encrypt?: string;
-  compress?: boolean;
-  receipts?: string;
-  receiptUrl?: string;
-  file?: string;
-  set?: string;
-  keepSet?: boolean;
-  compare?: string;
-  rounds?: number;
-  serverPid?: number;
-  compareServerPid?: number;
 }
 
 function common(command: Command): Command {
@@ -89,11 +55,7 @@ function common(command: Command): Command {
 }
 
 /** Prints the run as asked and fails the command when a receipt was wrong. */
-async function output(
-  result: import('../bench/run.js').RunResult,
-  opts: CommonOptions,
-  extra = '',
-): Promise<void> {
+async function output(result: RunResult, opts: CommonOptions, extra = ''): Promise<void> {
   const [{ renderTable }, { renderHtml }] = await Promise.all([
     import('../bench/render-text.js'),
     import('../bench/render-html.js'),
