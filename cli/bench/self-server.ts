@@ -4,6 +4,7 @@
  * install's and a scratch data directory, with an API token to set it up over its REST API.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -22,12 +23,19 @@ export interface SelfServer {
   stop(): Promise<void>;
 }
 
-/** The script that runs `pier`: bin/pier.js beside dist/, or bin/pier-sources.js from the sources. */
+/**
+ * The script that runs `pier` for the server measured: the one this command was started with
+ * (bin/pier.js, the build; bin/pier-sources.js, the sources), else in a checkout the sources'
+ * and in a release the build's.
+ */
 export function pierScript(): string {
-  const here = import.meta.dirname;
-  return import.meta.filename.endsWith('.ts')
-    ? path.resolve(here, '../../bin/pier-sources.js')
-    : path.resolve(here, '../../../bin/pier.js');
+  const started = process.argv[1] ?? '';
+  if (/bin[\\/]pier(-sources)?\.js$/.test(started)) return started;
+  // cli/bench/ in the sources; dist/cli/bench/ (or a compiled tree's) otherwise.
+  const root = path.resolve(import.meta.dirname, import.meta.filename.endsWith('.ts') ? '../..' : '../../..');
+  return existsSync(path.join(root, 'cli', 'main.ts'))
+    ? path.join(root, 'bin', 'pier-sources.js')
+    : path.join(root, 'bin', 'pier.js');
 }
 
 export async function freePort(): Promise<number> {
