@@ -31,11 +31,13 @@ export interface SelfServer {
 export function pierScript(): string {
   const started = process.argv[1] ?? '';
   if (/bin[\\/]pier(-sources)?\.js$/.test(started)) return started;
-  // cli/bench/ in the sources; dist/cli/bench/ (or a compiled tree's) otherwise.
-  const root = path.resolve(import.meta.dirname, import.meta.filename.endsWith('.ts') ? '../..' : '../../..');
-  return existsSync(path.join(root, 'cli', 'main.ts'))
-    ? path.join(root, 'bin', 'pier-sources.js')
-    : path.join(root, 'bin', 'pier.js');
+  // cli/bench/ in the sources (or a compiled copy of them), dist/cli/bench/ in a release.
+  for (const up of ['../..', '../../..']) {
+    const root = path.resolve(import.meta.dirname, up);
+    for (const script of ['pier-sources.js', 'pier.js'])
+      if (existsSync(path.join(root, 'bin', script))) return path.join(root, 'bin', script);
+  }
+  throw new Error('Cannot find the pier command (bin/pier.js) to start a server with');
 }
 
 export async function freePort(): Promise<number> {
