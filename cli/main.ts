@@ -8,6 +8,7 @@ import { ApiError } from '../api/errors.js';
 import { serviceVersion } from '../runtime/version.js';
 import { ReportedError, UsageError } from './args.js';
 import { apiTokenCommands } from './commands/api-tokens.js';
+import { benchCommand } from './commands/bench.js';
 import { configCommands } from './commands/config.js';
 import { doctorCommand } from './commands/doctor.js';
 import { messageCommands } from './commands/messages.js';
@@ -66,6 +67,7 @@ export function buildProgram(): Command {
     configCommands(),
     storageCommands(),
     doctorCommand(),
+    benchCommand(),
   ]) {
     program.addCommand(command);
   }

@@ -8,6 +8,8 @@ import type { Orm } from '../storage/db.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import { inTx } from '../storage/sql.js';
 import { partnerReach, type PartnerReach } from './as2/partner-reach.js';
+import { as2OrganizationNames, outboundContext } from './as2/profiles.js';
+import type { As2OutboundContext } from '../protocol/as2-protocol.js';
 import { loadRoutes } from '../flow/commands/dispatch.js';
 import { redeliver } from '../flow/commands/redo.js';
 import { targetsBetween } from '../flow/tables/routing.js';
@@ -67,4 +69,33 @@ export function reachOfPartner(
   partnerId: number,
 ): Promise<PartnerReach | undefined> {
   return inTx(orm, (tx) => partnerReach(tx, secrets, partnerId));
+}
+
+/**
+ * What the AS2 sender would send with from `organization` to `partner` (their profiles, keys
+ * opened, `pier bench --partner`). Without `organization`, the one organization with an AS2
+ * profile; an error naming them when there are several, or saying what is missing.
+ */
+export async function outboundContextOf(
+  orm: Orm,
+  secrets: SecretBox,
+  partner: string,
+  organization?: string,
+): Promise<As2OutboundContext> {
+  return inTx(orm, async (tx) => {
+    let from = organization;
+    if (from === undefined) {
+      const names = await as2OrganizationNames(tx);
+      if (names.length !== 1)
+        throw new Error(
+          names.length === 0
+            ? 'No organization has an AS2 profile'
+            : `Several organizations have an AS2 profile (${names.join(', ')}): name one with --organization`,
+        );
+      from = names[0]!;
+    }
+    const context = await outboundContext(tx, secrets, from, partner);
+    if (!context.found) throw new Error(`Cannot send from ${from} to ${partner}: ${context.problem}`);
+    return context;
+  });
 }

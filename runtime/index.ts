@@ -16,6 +16,7 @@ export { setInitialOldSpace } from './heap-start.js';
 export {
   checkConnectionTo,
   checkHandUpload,
+  outboundContextOf,
   reachOfPartner,
   redeliverWithoutRuntime,
   routedTargets,

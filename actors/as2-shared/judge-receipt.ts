@@ -22,11 +22,22 @@ import {
 import { certificateOf } from './material.js';
 import type { MetricsPort } from '../../protocol/metrics/port.js';
 
+/**
+ * Why a receipt was not accepted, for a tally (`pier bench` counts failures by it): unreadable,
+ * a signature that does not verify, unsigned where signed was asked, a refusing disposition, a
+ * MIC that differs from ours, or a signed receipt without the MIC it should prove.
+ */
+export type ReceiptFailure = 'malformed' | 'signature' | 'unsigned' | 'disposition' | 'mic' | 'mic-missing';
+
 export interface Verdict {
   ok: boolean;
   /** History text: why delivered or not. */
   text: string;
   info: Record<string, unknown>;
+  /** null when `ok`. */
+  failure: ReceiptFailure | null;
+  /** The receipt's Original-Message-ID, when it could be read. */
+  originalMessageId: string | null;
 }
 
 /** A receipt received, for the process's metrics: processed, or refused (by the partner or by us). */
@@ -62,6 +73,8 @@ export function judgeReceipt(
       ok: false,
       text: `The receipt was refused (${reason}): ${(error as Error).message}`,
       info: { disposition: null, signed: reason !== 'unsigned', verified: false },
+      failure: reason,
+      originalMessageId: null,
     };
   }
   const disposition = mdn.disposition
@@ -77,29 +90,35 @@ export function judgeReceipt(
     explanation,
   };
   const said = `${disposition ?? 'no disposition'}${explanation ? ` (${explanation})` : ''}`;
+  const originalMessageId = mdn.originalMessageId;
+  const refused = (failure: ReceiptFailure, text: string): Verdict => ({
+    ok: false,
+    text,
+    info,
+    failure,
+    originalMessageId,
+  });
   if (requireSigned && !mdn.signature)
-    return {
-      ok: false,
-      text: `The receipt was refused (unsigned): a signed receipt was requested, so an unsigned one proves nothing. The partner said: ${said}`,
-      info,
-    };
+    return refused(
+      'unsigned',
+      `The receipt was refused (unsigned): a signed receipt was requested, so an unsigned one proves nothing. The partner said: ${said}`,
+    );
   if (!mdn.disposition || !isSuccessful(mdn.disposition))
-    return { ok: false, text: `The partner refused the message: ${said}`, info };
+    return refused('disposition', `The partner refused the message: ${said}`);
   const warning = mdn.disposition.modifier?.kind === 'warning' ? mdn.disposition.modifier.description : null;
   const expected = typeof sent.mic === 'string' ? parseMic(sent.mic) : null;
   const notes: string[] = [];
   if (mdn.mic) {
     if (expected?.algorithm && !sameMic(mdn.mic, { algorithm: expected.algorithm, digest: expected.digest }))
-      return { ok: false, text: `The receipt's MIC ${info.mic} differs from ours ${String(sent.mic)}`, info };
+      return refused('mic', `The receipt's MIC ${info.mic} differs from ours ${String(sent.mic)}`);
   } else if (expected?.algorithm) {
     // Records made before `signed` was stored count as signed: the stricter reading.
     const provable = mdn.signature !== null && sent.signed !== false;
     if (provable && warning === null)
-      return {
-        ok: false,
-        text: `The signed receipt carries no MIC (Received-Content-MIC missing); ours is ${String(sent.mic)}`,
-        info,
-      };
+      return refused(
+        'mic-missing',
+        `The signed receipt carries no MIC (Received-Content-MIC missing); ours is ${String(sent.mic)}`,
+      );
     notes.push(
       mdn.signature === null
         ? 'The receipt carried no MIC (optional in an unsigned receipt).'
@@ -109,7 +128,7 @@ export function judgeReceipt(
     );
   }
   if (warning !== null) notes.unshift(`The partner processed it with a warning: ${warning}.`);
-  return { ok: true, text: [`Receipt: ${said}`, ...notes].join(' '), info };
+  return { ok: true, text: [`Receipt: ${said}`, ...notes].join(' '), info, failure: null, originalMessageId };
 }
 
 /** The partner's own words: Error/Warning/Failure fields and the human-readable part, shortened. */

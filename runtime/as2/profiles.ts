@@ -126,6 +126,11 @@ export async function inboundContext(
   };
 }
 
+/** The names of the organizations with an AS2 profile, in order. */
+export async function as2OrganizationNames(tx: Tx): Promise<string[]> {
+  return (await tx.all<LocalRow>(`${localSelect} order by o.name`)).map((r) => r.name);
+}
+
 /** The sender's view of a message from an organization to a partner. */
 export async function outboundContext(
   tx: Tx,

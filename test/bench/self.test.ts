@@ -1,0 +1,41 @@
+// Covers `pier bench self`: a pier of this checkout started in a process of its own on a scratch database next to the install's, set up with a receiver, a route and a file-writer, fired at with every receipt checked and its CPU per message measured, the documents written counted (warm-up included), and everything removed afterwards: no scratch database left on the server and nothing added to the install's own database.
+import t from 'tap';
+import { createMigratedDatabase, sql } from '../helpers/database.js';
+import { runPier } from '../helpers/pier-shell.js';
+
+void t.test('a run end to end, and nothing left behind', async (t) => {
+  const install = await createMigratedDatabase();
+  t.teardown(() => install.drop());
+  const scratchBefore = await sql<{ datname: string }>(
+    install.url,
+    "select datname from pg_database where datname like 'pier_bench_self_%'",
+  );
+
+  const run = await runPier(
+    ['bench', 'self', '--messages', '8', '--concurrency', '2', '--warm-up', '2', '--json'],
+    { DATABASE_URL: install.url },
+  );
+  t.equal(run.code, 0, run.stderr);
+  const r = JSON.parse(run.stdout);
+  t.equal(r.passed, true);
+  t.equal(r.cases.length, 1);
+  t.equal(r.cases[0].ok, 8);
+  t.ok(r.cases[0].cpu.server_ms_per_msg > 0, 'the server’s CPU per message, from its process');
+  t.ok(r.cases[0].cpu.rsa2048_ops_per_msg > 0);
+  t.ok(r.endpoints[0].serverPid > 0 && r.endpoints[0].serverPid !== process.pid);
+  t.same(r.delivered.written, 10, 'every document written: 2 warm-up + 8');
+  t.same(r.delivered.expected, 10);
+  t.match(run.stderr, /making a key pair, a scratch database and a pier of this install/);
+
+  const scratchAfter = await sql<{ datname: string }>(
+    install.url,
+    "select datname from pg_database where datname like 'pier_bench_self_%'",
+  );
+  t.same(scratchAfter, scratchBefore, 'the scratch database is dropped');
+  const [organizations] = await sql<{ n: number }>(
+    install.url,
+    'select count(*)::int as n from organization',
+  );
+  t.equal(organizations!.n, 0, 'the install’s database is untouched');
+  t.throws(() => process.kill(r.endpoints[0].serverPid, 0), 'the server it started has stopped');
+});
