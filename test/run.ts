@@ -13,6 +13,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../storage/embedded-postgres.js';
 import { buildRoot, buildTestTree } from './build-tree.js';
 import { runTestFiles } from './runner.js';
+import { isTestSet, runApart, testSets } from './sets.js';
 import { createMigratedTemplate, templateVariable } from './helpers/database.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -30,14 +31,37 @@ function testFiles(dir: string): string[] {
   return out.sort();
 }
 
+/** The test files an entry of a set names: the file, or a folder's files. */
+function filesOf(entry: string): string[] {
+  return entry.endsWith('.test.ts') ? [entry] : testFiles(path.join(root, entry));
+}
+
+/** `--set NAME` (test/sets.ts) runs that set; files given run alone; else every file outside the sets run apart. */
+function chosenFiles(args: string[]): string[] {
+  if (args[0] === '--set') {
+    const name = args[1] ?? '';
+    if (!isTestSet(name)) {
+      process.stderr.write(
+        `No test set is named "${name}"; the sets are ${Object.keys(testSets).join(', ')}.\n`,
+      );
+      process.exit(2);
+    }
+    return [...new Set(testSets[name].flatMap(filesOf))].sort();
+  }
+  const requested = args.map((file) => path.relative(root, path.resolve(file)));
+  if (requested.length > 0) return requested;
+  const apart = new Set(runApart.flatMap((name) => testSets[name].flatMap(filesOf)));
+  return codeFolders
+    .flatMap((folder) => testFiles(path.join(root, folder)))
+    .filter((file) => !apart.has(file));
+}
+
+const files = chosenFiles(process.argv.slice(2));
+
 if (!buildTestTree()) {
   process.stderr.write('The sources do not compile: tsc reported the errors above.\n');
   process.exit(1);
 }
-
-const requested = process.argv.slice(2).map((file) => path.relative(root, path.resolve(file)));
-const files =
-  requested.length > 0 ? requested : codeFolders.flatMap((folder) => testFiles(path.join(root, folder)));
 
 /** PIER_TEST_PG_PORT, else a port nobody listens on, so two checkouts can test at once. */
 async function embeddedPort(): Promise<number> {

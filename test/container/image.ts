@@ -73,3 +73,24 @@ export async function buildPierImage(): Promise<PierImage> {
     await rm(context, { recursive: true, force: true });
   }
 }
+
+/**
+ * The stand-in for the public postgres image (test/fixtures/container/postgres/), on the same base,
+ * tagged by its files and the base so a second run finds it built.
+ */
+export async function buildPostgresImage(
+  base: ContainerBase,
+): Promise<{ image: string; buildSeconds: number }> {
+  const context = path.join(checkoutRoot, 'test/fixtures/container/postgres');
+  const hash = createHash('sha256');
+  for (const name of (await readdir(context)).sort())
+    hash.update(name).update(readFileSync(path.join(context, name)));
+  const image = `localhost/pier-test-postgres:${hash.update(base.image).digest('hex').slice(0, 16)}`;
+  if ((await podman(['image', 'exists', image])).code === 0) return { image, buildSeconds: 0 };
+  const started = Date.now();
+  const built = await podman(['build', '--build-arg', `BASE_IMAGE=${base.image}`, '--tag', image, context], {
+    timeoutMs: 900_000,
+  });
+  if (built.code !== 0) throw new Error(`podman build of PostgreSQL failed:\n${built.stderr.slice(-3000)}`);
+  return { image, buildSeconds: since(started) };
+}

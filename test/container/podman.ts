@@ -9,9 +9,11 @@
  * is the runtime where it is installed.
  */
 import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Test } from 'tap';
 
 /** The machine's hard limit of a resource named as /proc/self/limits names it, capped at `most`. */
 function machineLimit(name: string, most: number): number {
@@ -91,4 +93,33 @@ export async function mustPodman(args: string[], options?: ToolOptions): Promise
   const ran = await podman(args, options);
   if (ran.code !== 0) throw new Error(`podman ${args.join(' ')} exited ${ran.code}: ${ran.stderr.trim()}`);
   return ran.stdout.trim();
+}
+
+/**
+ * A container test, or, where podman cannot run (and not under CI, whose .ci/run installs it),
+ * one passing line that says why it did not run.
+ */
+export function containerTest(
+  t: Test,
+  name: string,
+  timeoutMs: number,
+  body: (t: Test) => Promise<void>,
+): void {
+  const missing = podmanMissing();
+  if (missing && !process.env.CI) {
+    t.comment(`skipped: ${missing}`);
+    t.pass(`skipped: ${missing}`);
+    return;
+  }
+  // The file's own timeout (the runner's five minutes) must not end it before the test's.
+  t.setTimeout(timeoutMs + 60_000);
+  t.test(name, { timeout: timeoutMs }, async (t) => {
+    if (missing) t.fail(`podman must run under CI: ${missing}`);
+    else await body(t);
+  });
+}
+
+/** A name for a container or volume that no other test or run uses. */
+export function uniqueName(what: string): string {
+  return `pier-test-${what}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
