@@ -42,7 +42,7 @@ containerTest(t, 'compose: pier and PostgreSQL', 25 * 60_000, async (t) => {
   const pg = `${project}_postgres_1`;
 
   const up = await compose(['up', '--detach']);
-  t.equal(up.code, 0, `podman-compose up: ${up.stderr.slice(-2000)}`);
+  t.equal(up.code, 0, 'podman-compose up', { stderr: up.stderr.slice(-2000) });
   await ready().catch(async (error: unknown) => {
     t.comment((await podman(['logs', pier])).stdout.slice(-3000));
     throw error;
@@ -61,13 +61,13 @@ containerTest(t, 'compose: pier and PostgreSQL', 25 * 60_000, async (t) => {
   await mustPodman(['exec', pier, 'pier', 'service-accounts', 'create', 'compose-check']);
 
   const down = await compose(['down']);
-  t.equal(down.code, 0, `podman-compose down: ${down.stderr.slice(-2000)}`);
+  t.equal(down.code, 0, 'podman-compose down keeps the volumes', { stderr: down.stderr.slice(-2000) });
   const volumes = await mustPodman(['volume', 'ls', '--format', '{{.Name}}']);
   t.match(volumes, `${project}_pier-data`, "pier's volume outlives its container");
   t.match(volumes, `${project}_postgres-data`, "PostgreSQL's volume outlives its container");
 
   const again = await compose(['up', '--detach']);
-  t.equal(again.code, 0, `podman-compose up again: ${again.stderr.slice(-2000)}`);
+  t.equal(again.code, 0, 'podman-compose up again', { stderr: again.stderr.slice(-2000) });
   await ready();
   t.match(
     await mustPodman(['exec', pier, 'pier', 'service-accounts', 'list']),
@@ -76,7 +76,7 @@ containerTest(t, 'compose: pier and PostgreSQL', 25 * 60_000, async (t) => {
   );
 
   const removed = await compose(['down', '--volumes']);
-  t.equal(removed.code, 0);
+  t.equal(removed.code, 0, 'podman-compose down --volumes', { stderr: removed.stderr.slice(-2000) });
   t.notMatch(
     await mustPodman(['volume', 'ls', '--format', '{{.Name}}']),
     project,

@@ -122,7 +122,9 @@ containerTest(t, 'the image: build, run, AS2, stop, restart', 25 * 60_000, async
   await t.test('an AS2 message in, its document in the volume, a receipt openssl verifies', async (t) => {
     const message = as2Message(setup.fixtures, 'container-1', 'po-1.x12', 'ISA*container~\r\n');
     const answer = await post(`http://127.0.0.1:${as2Port}/as2`, message);
-    t.equal(answer.status, 200, answer.body.toString('latin1').slice(0, 500));
+    t.equal(answer.status, 200, 'the AS2 message is answered', {
+      body: answer.body.toString('latin1').slice(0, 500),
+    });
     const receipt = verifiedReceipt(setup.fixtures, answer);
     t.match(
       receipt,
