@@ -14,6 +14,7 @@ import { startEmbeddedPostgres } from '../storage/embedded-postgres.js';
 import { buildRoot, buildTestTree } from './build-tree.js';
 import { runTestFiles, type FileTiming } from './runner.js';
 import { earlierTimings, timingLog, timingReport, writeTimingReport } from './timings.js';
+import { isTestSet, needsNode, runApart, testSets } from './sets.js';
 import { createMigratedTemplate, templateVariable } from './helpers/database.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -31,14 +32,56 @@ function testFiles(dir: string): string[] {
   return out.sort();
 }
 
+/** The test files an entry of a set names: the file, or a folder's files. */
+function filesOf(entry: string): string[] {
+  return entry.endsWith('.test.ts') ? [entry] : testFiles(path.join(root, entry));
+}
+
+/**
+ * Files that need a newer Node than this one (test/sets.ts, `needsNode`) are left out, saying so:
+ * .ci/run's Node 24 pass runs them, and a file that cannot run here would only fail.
+ */
+function leaveOutWhatThisNodeCannotRun(chosen: string[]): string[] {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  return chosen.filter((file) => {
+    const need = needsNode[file];
+    if (!need || major > need[0] || (major === need[0] && minor >= need[1])) return true;
+    process.stdout.write(
+      `# left out on Node ${process.versions.node}: ${file} needs Node ${need[0]}.${need[1]} or later (the node-24 set runs it)\n`,
+    );
+    return false;
+  });
+}
+
+/** `--set NAME` (test/sets.ts) runs that set; files given run alone; else every file outside the sets run apart. */
+function chosenFiles(args: string[]): string[] {
+  if (args[0] === '--set') {
+    const name = args[1] ?? '';
+    if (!isTestSet(name)) {
+      process.stderr.write(
+        `No test set is named "${name}"; the sets are ${Object.keys(testSets).join(', ')}.\n`,
+      );
+      process.exit(2);
+    }
+    return [...new Set(testSets[name].flatMap(filesOf))].sort();
+  }
+  const requested = args.map((file) => path.relative(root, path.resolve(file)));
+  if (requested.length > 0) return requested;
+  const apart = new Set(runApart.flatMap((name) => testSets[name].flatMap(filesOf)));
+  return codeFolders
+    .flatMap((folder) => testFiles(path.join(root, folder)))
+    .filter((file) => !apart.has(file));
+}
+
+const args = process.argv.slice(2);
+const files = leaveOutWhatThisNodeCannotRun(chosenFiles(args));
+/** A run of named files or of a set keeps its timings apart from the whole suite's report. */
+const partial = args.length > 0;
+
 if (!buildTestTree()) {
   process.stderr.write('The sources do not compile: tsc reported the errors above.\n');
   process.exit(1);
 }
-
-const requested = process.argv.slice(2).map((file) => path.relative(root, path.resolve(file)));
-const files =
-  requested.length > 0 ? requested : codeFolders.flatMap((folder) => testFiles(path.join(root, folder)));
 
 /** PIER_TEST_PG_PORT, else a port nobody listens on, so two checkouts can test at once. */
 async function embeddedPort(): Promise<number> {
@@ -145,7 +188,7 @@ const report = timingReport(timings.map(sourceOf), {
   jobs,
   cores: availableParallelism(),
 });
-const reportFile = requested.length > 0 ? path.join(root, '.test-output/timings-partial.txt') : timingsFile;
+const reportFile = partial ? path.join(root, '.test-output/timings-partial.txt') : timingsFile;
 const top = writeTimingReport(reportFile, report);
 process.stdout.write(`\n${top}\n(every file: ${path.relative(root, reportFile)})\n`);
 await template.drop();
