@@ -245,11 +245,11 @@ t.test('bad option values are refused on their property and change nothing', asy
   const cases: [Record<string, unknown>, Record<string, string>][] = [
     [
       { interop_preset: 'websphere' },
-      { interop_preset: 'Must be one of: ibm-sterling, biztalk, mendelson, liaison' },
+      { interop_preset: 'Must be one of: ibm-sterling, biztalk, mendelson, liaison, openas2' },
     ],
     [
       { interop_preset: 'BizTalk' },
-      { interop_preset: 'Must be one of: ibm-sterling, biztalk, mendelson, liaison' },
+      { interop_preset: 'Must be one of: ibm-sterling, biztalk, mendelson, liaison, openas2' },
     ],
     [{ transfer_encoding: 'quoted-printable' }, { transfer_encoding: 'Must be one of: binary, base64' }],
     [{ body_framing: 'Chunked' }, { body_framing: 'Must be one of: content-length, chunked' }],
