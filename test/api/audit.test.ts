@@ -64,7 +64,7 @@ t.test('filters combine; unknown parameters and bad values are refused', async (
   const badAction = await server.call('GET', `${audit}?action=rename`);
   t.same(badAction.body.error.details, {
     action:
-      'Must be one of: create, update, delete, revoke, start, stop, restart, redispatch, redeliver, upload',
+      'Must be one of: create, update, delete, revoke, start, stop, restart, redispatch, redeliver, upload, export',
   });
 });
 
