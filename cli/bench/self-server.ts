@@ -31,11 +31,11 @@ export interface SelfServer {
 export function pierScript(): string {
   const started = process.argv[1] ?? '';
   if (/bin[\\/]pier(-sources)?\.js$/.test(started)) return started;
-  // cli/bench/ in the sources (or a compiled copy of them), dist/cli/bench/ in a release.
-  for (const up of ['../..', '../../..']) {
-    const root = path.resolve(import.meta.dirname, up);
+  // The nearest folder above this module with a bin/: the checkout (or a compiled copy of it) for
+  // cli/bench/, the installed package for a release's dist/cli/bench/.
+  for (let dir = import.meta.dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
     for (const script of ['pier-sources.js', 'pier.js'])
-      if (existsSync(path.join(root, 'bin', script))) return path.join(root, 'bin', script);
+      if (existsSync(path.join(dir, 'bin', script))) return path.join(dir, 'bin', script);
   }
   throw new Error('Cannot find the pier command (bin/pier.js) to start a server with');
 }
