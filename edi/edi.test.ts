@@ -12,7 +12,7 @@ import { SegmentSplitter } from './segments.js';
 import { edifactDefaults } from './syntax.js';
 import { buildAcknowledgement } from './acknowledgement.js';
 import type { InterchangeReport } from './report.js';
-import { edifactInterchange, purchaseOrder, x12Interchange } from '../../test/helpers/edi.js';
+import { edifactInterchange, purchaseOrder, x12Interchange } from '../test/helpers/edi.js';
 
 const streamOf = (text: string, chunk = 7) => {
   const bytes = Buffer.from(text, 'latin1');
