@@ -5,7 +5,7 @@ import { builtinRules } from 'eslint/use-at-your-own-risk';
 import tseslint from 'typescript-eslint';
 
 const order =
-  'Dependencies point one way: cli → api → runtime → actors → flow → protocol → pki, storage below (of protocol/ it takes only protocol/payload-wire.ts)';
+  'Dependencies point one way: cli → api → runtime → actors → flow → protocol → pki and edi (libraries), storage below (of protocol/ it takes only protocol/payload-wire.ts)';
 /** An import pattern of a folder, with the message saying why it may not be imported from here. */
 const folder = (name, why) => ({ group: [`**/${name}/**`, `**/${name}/*`], message: `${why}. ${order}.` });
 
@@ -32,7 +32,19 @@ const boundaries = {
     folder('protocol', 'pki/ is a library below every layer'),
     folder('storage', 'pki/ is a library below every layer'),
     folder('flow', 'pki/ is a library below every layer'),
+    folder('edi', 'pki/ is a library of its own: it needs no EDI'),
     database('pki/ knows no database: its callers read the rows and pass the certificates in'),
+  ],
+  edi: [
+    folder('api', 'edi/ is a library below every layer'),
+    folder('cli', 'edi/ is a library below every layer'),
+    folder('runtime', 'edi/ is a library below every layer'),
+    folder('actors', 'edi/ is a library below every layer'),
+    folder('protocol', 'edi/ is a library below every layer'),
+    folder('storage', 'edi/ is a library below every layer'),
+    folder('flow', 'edi/ is a library below every layer'),
+    folder('pki', 'edi/ is a library of its own: X12 and EDIFACT need no PKI'),
+    database('edi/ knows no database: its callers read and store what it makes'),
   ],
   storage: [
     folder('api', 'storage/ may not import the API'),
@@ -149,7 +161,7 @@ const pier = { rules: { 'no-restricted-dynamic-imports': dynamicImports } };
 const noSqlHere =
   'One way to the database: SQL of its own lives in storage/ (a named function in storage/repositories/ or storage/queries/, saying why it is not the entity API); call that';
 const sqlOutsideStorage = {
-  files: ['api', 'cli', 'runtime', 'actors', 'flow', 'protocol', 'pki'].flatMap((name) => [
+  files: ['api', 'cli', 'runtime', 'actors', 'flow', 'protocol', 'pki', 'edi'].flatMap((name) => [
     `${name}/**/*.ts`,
     `${name}/**/*.mjs`,
   ]),

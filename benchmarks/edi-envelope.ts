@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { envelopeOf } from '../actors/shared/edi-envelope.js';
-import { maxHeadBytes } from '../protocol/edi/envelope-reader.js';
+import { maxHeadBytes } from '../edi/envelope-reader.js';
 import { benchDocument, loopbackDocument } from './lib/as2-requests.js';
 import { opensslRsaSignsPerSecond } from './lib/cpu.js';
 

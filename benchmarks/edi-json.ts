@@ -15,8 +15,8 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { annotate } from '../protocol/edi/json/annotate.js';
-import { ediToJson, jsonToEdi } from '../protocol/edi/json/translate.js';
+import { annotate } from '../edi/json/annotate.js';
+import { ediToJson, jsonToEdi } from '../edi/json/translate.js';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -24,7 +24,7 @@ import {
   type NotifyResponse,
 } from './notify-protocol.js';
 import { MetricsBatch } from './metrics/batch.js';
-import { EdiRecord } from './edi/record.js';
+import { EdiRecord } from '../edi/record.js';
 
 /** Text PostgreSQL can store: no NUL characters. */
 const text = (max: number) =>

@@ -20,7 +20,7 @@ const dist = path.join(root, 'dist');
 /** Files the server reads at run time, copied as they are (relative to the repository). */
 const assets = [
   'api/ui/assets',
-  'protocol/edi/json/directory/edifact-d96a.json.gz',
+  'edi/json/directory/edifact-d96a.json.gz',
   // piscina's task file for the receive pool (CommonJS, not compiled: it says why).
   'actors/as2-receiver/open-worker-entry.cjs',
 ];

@@ -1,5 +1,5 @@
 /**
- * Builds protocol/edi/json/directory/edifact-d96a.json.gz, the UN/EDIFACT directory D.96A that
+ * Builds edi/json/directory/edifact-d96a.json.gz, the UN/EDIFACT directory D.96A that
  * annotations name segments, elements and codes from, out of UNECE's own distribution of it
  * (d96a.zip: nested zips of fixed-width text files; the directory's README.md says where to get
  * it). Keeps only what annotation needs: segment, composite and element names, each segment's
@@ -143,7 +143,7 @@ const directory = {
     ...codes(inner(outer, 'UNCL.ZIP', 'UNCL-2.96A')),
   },
 };
-const target = path.resolve(import.meta.dirname, '../protocol/edi/json/directory/edifact-d96a.json.gz');
+const target = path.resolve(import.meta.dirname, '../edi/json/directory/edifact-d96a.json.gz');
 const json = JSON.stringify(directory);
 writeFileSync(target, gzipSync(json, { level: 9 }));
 const count = (o: object) => Object.keys(o).length;

@@ -19,7 +19,7 @@ import { createMigratedTemplate, templateVariable } from './helpers/database.js'
 
 const root = path.resolve(import.meta.dirname, '..');
 /** Tests live in test/ (those that cross folders) and beside the code they cover. */
-const codeFolders = ['test', 'pki', 'storage', 'protocol', 'flow', 'actors', 'runtime', 'api', 'cli'];
+const codeFolders = ['test', 'pki', 'edi', 'storage', 'protocol', 'flow', 'actors', 'runtime', 'api', 'cli'];
 
 function testFiles(dir: string): string[] {
   const out: string[] = [];

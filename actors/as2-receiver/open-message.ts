@@ -28,7 +28,7 @@ import { defaultFileName, documentName } from './default-file-name.js';
 import { unpackStored } from './open-stored.js';
 import { checkedCertificates } from './refusal-certificates.js';
 import { CemFormatError, isCemContentType, readCem, type CemMessage } from '../as2/cem/index.js';
-import { maxHeadBytes } from '../../protocol/edi/envelope-reader.js';
+import { maxHeadBytes } from '../../edi/envelope-reader.js';
 
 export interface OpenTask {
   /** The message the stages are stored under. */

@@ -7,9 +7,9 @@
  */
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { annotate } from '../../protocol/edi/json/annotate.js';
-import { EdiJsonError } from '../../protocol/edi/json/form.js';
-import { ediToJson } from '../../protocol/edi/json/translate.js';
+import { annotate } from '../../edi/json/annotate.js';
+import { EdiJsonError } from '../../edi/json/form.js';
+import { ediToJson } from '../../edi/json/translate.js';
 
 export const deliveryFormats = ['edi', 'json'] as const;
 export type DeliveryFormat = (typeof deliveryFormats)[number];

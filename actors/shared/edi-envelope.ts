@@ -2,13 +2,13 @@
  * A source's look at the payload it just stored: when it is an X12 or EDIFACT interchange, its
  * envelope goes with the message it offers, so the acceptance can resolve the parties from the
  * interchange ids and routes can match on the document type. Only the head is read (at most
- * 64 KiB, protocol/edi/envelope-reader.ts), from the bytes in hand or from the stored stage.
+ * 64 KiB, edi/envelope-reader.ts), from the bytes in hand or from the stored stage.
  * A payload that is not EDI, or whose envelope is broken, is offered as it was.
  */
 import type { Readable } from 'node:stream';
-import { readEnvelopeFrom, readEnvelopeOf } from '../../protocol/edi/envelope-reader.js';
-import type { HeadReading } from '../../protocol/edi/envelope.js';
-import { ediRecordOf, type EdiRecord } from '../../protocol/edi/record.js';
+import { readEnvelopeFrom, readEnvelopeOf } from '../../edi/envelope-reader.js';
+import type { HeadReading } from '../../edi/envelope.js';
+import { ediRecordOf, type EdiRecord } from '../../edi/record.js';
 import { inlineBytes } from '../../storage/payloads/inline.js';
 
 /**

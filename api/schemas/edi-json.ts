@@ -1,7 +1,7 @@
 /**
  * The JSON form of an X12 or EDIFACT interchange (docs/edi-json.md), as a schema for the
  * OpenAPI document: what GET /messages/{id}/payload?format=json answers. The translation
- * itself is protocol/edi/json/; this schema only describes its output.
+ * itself is edi/json/; this schema only describes its output.
  */
 import { delimiterCharacter } from './edi-envelope.js';
 import { recordName } from './common.js';

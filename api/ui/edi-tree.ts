@@ -12,15 +12,15 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { openPayload } from '../resources/messages/payload.js';
-import { annotate } from '../../protocol/edi/json/annotate.js';
+import { annotate } from '../../edi/json/annotate.js';
 import {
   EdiJsonError,
   type EdiJson,
   type GroupJson,
   type SegmentJson,
   type SetJson,
-} from '../../protocol/edi/json/form.js';
-import { ediToDocument } from '../../protocol/edi/json/translate.js';
+} from '../../edi/json/form.js';
+import { ediToDocument } from '../../edi/json/translate.js';
 import { html, href, type Html } from './html.js';
 import { uiContext, type UiDeps } from './pages/common.js';
 import { uiPrefix } from './layout.js';

@@ -8,7 +8,7 @@ import { deliveryStates } from '../tables/delivery-states.js';
 import { targetsFor, type RouteRow } from '../tables/routing.js';
 import { deriveMessage, type MessageStage, type MessageStatus } from '../tables/status.js';
 import type { HistoryLine } from '../tx.js';
-import type { EdiRecord } from '../../protocol/edi/record.js';
+import type { EdiRecord } from '../../edi/record.js';
 
 export type PartyKind = 'organization' | 'partner';
 

@@ -14,7 +14,7 @@
 import { raiseAlert, alertTurn, takeAlertTurns } from '../alerts/alerts.js';
 import { alertLinks } from '../alerts/links.js';
 import { pgArray, type Tx } from '../tx.js';
-import type { AcknowledgementReading } from '../../protocol/edi/report.js';
+import type { AcknowledgementReading } from '../../edi/report.js';
 
 /** Document types that are functional acknowledgements: never acknowledged, never awaited. */
 export const acknowledgementTypes = ['997', '999', 'CONTRL'];

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { directoryOf, planAcceptance, type PartyKind } from './accept-plan.js';
 import type { AcceptItem } from './accept.js';
-import type { EdiRecord } from '../../protocol/edi/record.js';
+import type { EdiRecord } from '../../edi/record.js';
 
 const kinds = new Map<string, Set<PartyKind>>([
   ['hub', new Set<PartyKind>(['partner'])],

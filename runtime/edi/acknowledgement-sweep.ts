@@ -35,11 +35,11 @@ import {
 import { loadRoutes } from '../../flow/commands/dispatch.js';
 import { noteReceivedControls } from '../../flow/commands/inbound-control-numbers.js';
 import { targetsBetween } from '../../flow/tables/routing.js';
-import { checkInterchange } from '../../protocol/edi/syntax-check.js';
-import { buildAcknowledgement, type AcknowledgementKind } from '../../protocol/edi/acknowledgement.js';
-import { readEnvelopeOf } from '../../protocol/edi/envelope-reader.js';
-import { ediRecordOf } from '../../protocol/edi/record.js';
-import type { AcknowledgementReading } from '../../protocol/edi/report.js';
+import { checkInterchange } from '../../edi/syntax-check.js';
+import { buildAcknowledgement, type AcknowledgementKind } from '../../edi/acknowledgement.js';
+import { readEnvelopeOf } from '../../edi/envelope-reader.js';
+import { ediRecordOf } from '../../edi/record.js';
+import type { AcknowledgementReading } from '../../edi/report.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 
 export interface AcknowledgementSweepOptions {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { jsonTextToEdi } from '../../protocol/edi/json/translate.js';
+import { jsonTextToEdi } from '../../edi/json/translate.js';
 import { must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 

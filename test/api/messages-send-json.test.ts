@@ -3,7 +3,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { ediToDocument } from '../../protocol/edi/json/translate.js';
+import { ediToDocument } from '../../edi/json/translate.js';
 import { sql } from '../helpers/database.js';
 import { must, tempDir, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';

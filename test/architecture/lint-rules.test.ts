@@ -70,6 +70,12 @@ const planted: { what: string; file: string; code: string; says: string }[] = [
     says: 'One way to the database',
   },
   {
+    what: 'edi/ reaching up into the protocol it is a library of',
+    file: 'edi/json/planted.ts',
+    code: "import { EdiRecord } from '../../protocol/core-protocol.js';\nexport const record = EdiRecord;\n",
+    says: 'edi/ is a library below every layer',
+  },
+  {
     what: 'runtime/ running an actor’s sending code on the main thread',
     file: 'runtime/alerts/planted.ts',
     code: "import { sendNotification } from '../../actors/notification-webhook/send.js';\nexport const send = sendNotification;\n",

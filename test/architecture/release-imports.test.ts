@@ -1,4 +1,4 @@
-// Covers what the release build (scripts/build.ts, tsconfig.build.json) ships importing only Node's own modules, the package's dependencies and its own files: every module the build compiles into dist/, imported ones included, and the JavaScript it copies beside them; never a devDependency, which an installed release does not have. A test-support generator that imports fast-check (protocol/edi/json/fixtures/generate.ts) is named when planted in the list.
+// Covers what the release build (scripts/build.ts, tsconfig.build.json) ships importing only Node's own modules, the package's dependencies and its own files: every module the build compiles into dist/, imported ones included, and the JavaScript it copies beside them; never a devDependency, which an installed release does not have. A test-support generator that imports fast-check (edi/json/fixtures/generate.ts) is named when planted in the list.
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -93,7 +93,7 @@ t.test('the JavaScript the build copies beside them imports only dependencies', 
 });
 
 t.test('a generator of the property tests, planted in the list, is named', async (t) => {
-  const generator = path.join(root, 'protocol/edi/json/fixtures/generate.ts');
-  t.same(unshipped([generator]), ['protocol/edi/json/fixtures/generate.ts: fast-check']);
+  const generator = path.join(root, 'edi/json/fixtures/generate.ts');
+  t.same(unshipped([generator]), ['edi/json/fixtures/generate.ts: fast-check']);
   t.ok(manifest.devDependencies['fast-check'], 'fast-check is a devDependency');
 });

@@ -26,7 +26,7 @@ import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import { asHttp, signedPart, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 import { envelopeOf } from '../../actors/shared/edi-envelope.js';
-import { maxHeadBytes } from '../../protocol/edi/envelope-reader.js';
+import { maxHeadBytes } from '../../edi/envelope-reader.js';
 import { edifactInterchange } from '../helpers/edi.js';
 
 const parties = makeParties();

@@ -3,7 +3,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { jsonTextToEdi } from '../../protocol/edi/json/translate.js';
+import { jsonTextToEdi } from '../../edi/json/translate.js';
 import { must, parties, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startSshd } from '../helpers/sshd.js';

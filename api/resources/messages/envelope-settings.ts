@@ -3,8 +3,8 @@
  * stored ones (edi_envelope), with what the request gives in their place. Kept apart from the
  * send itself, which is about numbers, storing and acceptance.
  */
-import type { BuildSettings } from '../../../protocol/edi/json/build.js';
-import type { DelimitersJson } from '../../../protocol/edi/json/form.js';
+import type { BuildSettings } from '../../../edi/json/build.js';
+import type { DelimitersJson } from '../../../edi/json/form.js';
 import { validationError } from '../../errors.js';
 import { repeatedDelimiters, type EdiEnvelopeSettings } from '../../schemas/edi-envelope.js';
 import type { EdiJsonSend } from '../../schemas/edi-json.js';

@@ -7,7 +7,7 @@
  * one chunk whatever the text's size. A value's raw text can also be handed on as it passes (a
  * tap), for a reader of its own (the interchange's JSON form reader).
  */
-import { containerEnd, stringEnd } from '../../../protocol/edi/json/json-scan.js';
+import { containerEnd, stringEnd } from '../../../edi/json/json-scan.js';
 
 export type JsonPath = readonly (string | number)[];
 

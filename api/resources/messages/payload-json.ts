@@ -7,9 +7,9 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { annotate } from '../../../protocol/edi/json/annotate.js';
-import { EdiJsonError } from '../../../protocol/edi/json/form.js';
-import { ediToJson } from '../../../protocol/edi/json/translate.js';
+import { annotate } from '../../../edi/json/annotate.js';
+import { EdiJsonError } from '../../../edi/json/form.js';
+import { ediToJson } from '../../../edi/json/translate.js';
 import type { ApiContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import type { PayloadStageName } from '../../schemas/message.js';

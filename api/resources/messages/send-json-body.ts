@@ -13,16 +13,11 @@
  *    counts known from pass 1), one pass per X12 functional group.
  */
 import { z } from 'zod';
-import { EdiWriter } from '../../../protocol/edi/json/edi-writer.js';
-import type { EventSink } from '../../../protocol/edi/json/events.js';
-import {
-  EdiJsonError,
-  type EdiJson,
-  type SegmentJson,
-  type SetJson,
-} from '../../../protocol/edi/json/form.js';
-import { JsonFormReader } from '../../../protocol/edi/json/json-reader.js';
-import { jsonToEdi } from '../../../protocol/edi/json/translate.js';
+import { EdiWriter } from '../../../edi/json/edi-writer.js';
+import type { EventSink } from '../../../edi/json/events.js';
+import { EdiJsonError, type EdiJson, type SegmentJson, type SetJson } from '../../../edi/json/form.js';
+import { JsonFormReader } from '../../../edi/json/json-reader.js';
+import { jsonToEdi } from '../../../edi/json/translate.js';
 import { ApiError, validationError } from '../../errors.js';
 import { EdiJsonDocument, EdiJsonParts, EdiJsonSend } from '../../schemas/edi-json.js';
 import { detailsFromZod, putDetail } from '../../validation.js';

@@ -22,9 +22,9 @@ import {
   numbersNeeded,
   type BuildNumbers,
   type BuildSettings,
-} from '../../../protocol/edi/json/build.js';
-import { EdiJsonError, type SegmentJson } from '../../../protocol/edi/json/form.js';
-import { checkEdi } from '../../../protocol/edi/json/gate.js';
+} from '../../../edi/json/build.js';
+import { EdiJsonError, type SegmentJson } from '../../../edi/json/form.js';
+import { checkEdi } from '../../../edi/json/gate.js';
 import { checkHandUpload, type AcceptItem } from '../../../runtime/index.js';
 import { OrganizationSchema, PartnerSchema } from '../../../storage/entities/party.js';
 import { keepStream, openKept, type KeptStage } from '../../../storage/payloads/inline.js';

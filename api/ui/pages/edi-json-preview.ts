@@ -7,10 +7,10 @@
  * numbers when it is accepted, so they are said to be "as of now".
  */
 import { Readable } from 'node:stream';
-import { buildInterchange, type BuildSet } from '../../../protocol/edi/json/build.js';
-import { EdiJsonError, type EdiJson } from '../../../protocol/edi/json/form.js';
-import { checkEdi } from '../../../protocol/edi/json/gate.js';
-import { documentToEdi } from '../../../protocol/edi/json/translate.js';
+import { buildInterchange, type BuildSet } from '../../../edi/json/build.js';
+import { EdiJsonError, type EdiJson } from '../../../edi/json/form.js';
+import { checkEdi } from '../../../edi/json/gate.js';
+import { documentToEdi } from '../../../edi/json/translate.js';
 import { envelopeFor } from '../../resources/messages/envelope-settings.js';
 import { envelopeSettingsOf } from '../../schemas/edi-envelope.js';
 import { EdiDocumentsToSend, EdiJsonDocument } from '../../schemas/edi-json.js';

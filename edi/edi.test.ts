@@ -12,7 +12,7 @@ import { SegmentSplitter } from './segments.js';
 import { edifactDefaults } from './syntax.js';
 import { buildAcknowledgement } from './acknowledgement.js';
 import type { InterchangeReport } from './report.js';
-import { edifactInterchange, purchaseOrder, x12Interchange } from '../../test/helpers/edi.js';
+import { edifactInterchange, purchaseOrder, x12Interchange } from '../test/helpers/edi.js';
 
 const streamOf = (text: string, chunk = 7) => {
   const bytes = Buffer.from(text, 'latin1');
@@ -92,7 +92,7 @@ t.test('an EDIFACT envelope across line breaks, with and without release charact
 t.test('an X12 envelope with a space before each line break: every group and set is read', async (t) => {
   // The layout of pyx12's example834_5010.txt: `~`, a space and a line feed after each segment.
   const text = readFileSync(
-    path.join(import.meta.dirname, '../../test/fixtures/edi-normalised/x12-834-space-before-line-break.edi'),
+    path.join(import.meta.dirname, '../test/fixtures/edi-normalised/x12-834-space-before-line-break.edi'),
     'latin1',
   );
   t.match(text, /~ \nGS\*/, 'the fixture has the layout');

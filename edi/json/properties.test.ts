@@ -14,7 +14,7 @@ import {
   jsonToEdi,
 } from './translate.js';
 
-const dir = path.join(import.meta.dirname, '../../../test/fixtures/edi-json');
+const dir = path.join(import.meta.dirname, '../../test/fixtures/edi-json');
 const corpus = readdirSync(dir)
   .filter((f) => f.endsWith('.edi'))
   .map((f) => readFileSync(path.join(dir, f)));

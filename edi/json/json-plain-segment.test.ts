@@ -7,7 +7,7 @@ import { EdiJsonError } from './form.js';
 import { ediToJsonText, jsonTextToEdi } from './translate.js';
 
 const edi = readFileSync(
-  path.join(import.meta.dirname, '../../../test/fixtures/edi-json/x12-850-00401-tilde-lf.edi'),
+  path.join(import.meta.dirname, '../../test/fixtures/edi-json/x12-850-00401-tilde-lf.edi'),
 );
 const json = ediToJsonText(edi, annotate);
 const cur = '{"tag":"CUR","elements":["BY","EUR"],"positions":["CUR01","CUR02"]}';

@@ -9,7 +9,7 @@ import { checkInterchange } from './syntax-check.js';
 import { buildAcknowledgement } from './acknowledgement.js';
 
 const fixture = (name: string) =>
-  createReadStream(path.join(import.meta.dirname, '../../test/fixtures/edi', name));
+  createReadStream(path.join(import.meta.dirname, '../test/fixtures/edi', name));
 const at = new Date('2026-11-23T12:00:00Z');
 
 t.test('node-x12 850: an 00400 purchase order with numeric qualifiers', async (t) => {

@@ -11,7 +11,7 @@ import {
   jsonToEdi,
 } from './translate.js';
 
-const dir = path.join(import.meta.dirname, '../../../test/fixtures/edi-json');
+const dir = path.join(import.meta.dirname, '../../test/fixtures/edi-json');
 const corpus = readdirSync(dir).filter((f) => f.endsWith('.edi'));
 
 async function* chunks(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
@@ -74,7 +74,7 @@ for (const file of corpus) {
 t.test(
   'interchanges pier did not write (test/fixtures/edi) come back the same, or are refused for what they lack',
   async (t) => {
-    const real = path.join(import.meta.dirname, '../../../test/fixtures/edi');
+    const real = path.join(import.meta.dirname, '../../test/fixtures/edi');
     for (const file of ['node-x12-850.edi', 'node-x12-855.edi', 'pydifact-wikipedia-de.edi']) {
       const bytes = readFileSync(path.join(real, file));
       t.ok(documentToEdi(ediToDocument(bytes)).equals(bytes), file);

@@ -6,7 +6,7 @@ import { annotate } from './annotate.js';
 import { jsonTextToEdi, jsonToEdi, ediToJsonText } from './translate.js';
 
 const edi = readFileSync(
-  path.join(import.meta.dirname, '../../../test/fixtures/edi-json/x12-850-00401-tilde-lf.edi'),
+  path.join(import.meta.dirname, '../../test/fixtures/edi-json/x12-850-00401-tilde-lf.edi'),
 );
 const json = ediToJsonText(edi, annotate);
 const cur = '{"tag":"CUR","elements":["BY","EUR"],"positions":["CUR01","CUR02"]}';

@@ -7,7 +7,7 @@ import type { Annotator } from './json-writer.js';
 import { ediToJsonText, jsonTextToEdi } from './translate.js';
 import type { EdiJson } from './form.js';
 
-const dir = path.join(import.meta.dirname, '../../../test/fixtures/edi-json');
+const dir = path.join(import.meta.dirname, '../../test/fixtures/edi-json');
 const read = (file: string) => readFileSync(path.join(dir, file));
 
 t.test('X12: positions only', async (t) => {
