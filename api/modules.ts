@@ -21,8 +21,8 @@ import { registerPluginConfigRoutes } from './resources/plugin-configs/routes.js
 import { registerMessageRoutes } from './resources/messages/routes.js';
 import { registerOidcProviderRoutes } from './resources/oidc-providers/routes.js';
 import { registerConfigRoutes } from './resources/config/routes.js';
-import { registerRouteRoutes } from './resources/routes/routes.js';
-import { registerServiceRoutes } from './resources/services/routes.js';
+import { registerRouteRoutes } from './resources/message-routes/routes.js';
+import { registerServiceRoutes } from './resources/service-actions/routes.js';
 import { registerServiceAccountRoutes } from './resources/service-accounts/routes.js';
 import { registerSettingsRoutes } from './resources/settings/routes.js';
 import { registerServerLogRoutes } from './resources/server-log/routes.js';

@@ -10,8 +10,13 @@
 import type { Acceptance, DeliveryResult, OfferedMessage } from '../protocol/core-protocol.js';
 import { FlowConnections } from '../storage/flow-connections.js';
 import { direct, inTx, pgArray } from '../storage/sql.js';
-import { claimBatch, type Claimed } from './commands/claim.js';
-import { releaseBatch, recordResultsAndClaim, type DeliveryEnd, type ResultItem } from './commands/claims.js';
+import { claimBatch, type Claimed } from './commands/claim-deliveries.js';
+import {
+  releaseBatch,
+  recordResultsAndClaim,
+  type DeliveryEnd,
+  type ResultItem,
+} from './commands/record-results.js';
 import { acceptAtOnce, acceptanceOf, acceptedLine, type AcceptItem } from './commands/accept.js';
 import { FlowConfig } from './commands/flow-config.js';
 import { planAcceptance } from './commands/accept-plan.js';
@@ -49,10 +54,10 @@ function closePool(pool: FlowConnections): Promise<void> {
   return pool.close();
 }
 
-export { deliveryEndLine, type DeliveryEnd } from './commands/claims.js';
+export { deliveryEndLine, type DeliveryEnd } from './commands/record-results.js';
 export type { LeftoverOutcome } from './commands/handed.js';
 export { countDeliveryEnd } from './flow-metrics.js';
-export type { Claimed } from './commands/claim.js';
+export type { Claimed } from './commands/claim-deliveries.js';
 export { isDatabaseAway } from '../storage/outage-log.js';
 export { retryPolicyOf } from './tables/schedule.js';
 
@@ -85,7 +90,7 @@ export class TargetCommands {
     this.#flow = openPool(access, connectionsPerTarget);
   }
 
-  /** Claims up to `limit` queued deliveries of this target (flow/commands/claims.ts, claimBatch). */
+  /** Claims up to `limit` queued deliveries of this target (flow/commands/record-results.ts, claimBatch). */
   claim(limit: number): Promise<Claimed> {
     return claimBatch(direct(this.#flow), this.now(), this.access.node, this.target, limit);
   }

@@ -6,7 +6,7 @@
  */
 import type { MetricsPort } from '../protocol/metrics/port.js';
 import type { AcceptItem, AcceptOutcome } from './commands/accept.js';
-import type { DeliveryEnd } from './commands/claims.js';
+import type { DeliveryEnd } from './commands/record-results.js';
 import { finalStates } from './tables/delivery-states.js';
 
 export function countAccepted(

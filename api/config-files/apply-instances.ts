@@ -12,7 +12,7 @@ import {
   deletePluginConfig,
   updatePluginConfig,
 } from '../resources/plugin-configs/service.js';
-import { createRoute, deleteRoute, updateRoute } from '../resources/routes/service.js';
+import { createRoute, deleteRoute, updateRoute } from '../resources/message-routes/service.js';
 import { updateSettings } from '../resources/settings/service.js';
 import type { ConfigFile, ConfigInstance } from '../schemas/config-file.js';
 import { pluginConfigSchemas } from '../schemas/plugin-config.js';

@@ -4,7 +4,7 @@
  * a reader hands it on as a place in that text and a writer copies it, instead of splitting it
  * into an element array and joining that again; the array is made only when a sink asks for
  * `segment`. Profiles of 50 MiB translations put most of their time in that splitting,
- * serialising and parsing. Both readers make them: the EDI reader (reader.ts) from a segment's
+ * serialising and parsing. Both readers make them: the EDI reader (edi-reader.ts) from a segment's
  * EDI text, the JSON form's (json-plain-segment.ts) from its elements array, as UTF-8 bytes.
  * An envelope segment of simple values (ST, SE, GS…) is one too: the EDI reader's as an event
  * of its own type, the JSON reader's as the event's segment, which it stands in for

@@ -10,7 +10,7 @@ import { EdiWriter } from './edi-writer.js';
 import type { EdiJson } from './form.js';
 import { JsonFormReader } from './json-reader.js';
 import { JsonTextWriter, type Annotator } from './json-writer.js';
-import { EdiReader } from './reader.js';
+import { EdiReader } from './edi-reader.js';
 
 /** EDI bytes to the JSON form's UTF-8 bytes, chunk by chunk. */
 export async function* ediToJson(

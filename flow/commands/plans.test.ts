@@ -8,8 +8,8 @@ import { migratedDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { setReplanInterval } from '../../storage/sql.js';
-import { claimBatch } from './claim.js';
-import { resultBatch, resultsAtOnce } from './claims.js';
+import { claimBatch } from './claim-deliveries.js';
+import { resultBatch, resultsAtOnce } from './record-results.js';
 import { defaultRetryPolicy } from '../tables/schedule.js';
 import { direct, inTx } from '../tx.js';
 

@@ -9,7 +9,7 @@ import t from 'tap';
 import { migratedDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
-import { resultBatch, resultsAtOnce, type DeliveryEnd, type ResultItem } from './claims.js';
+import { resultBatch, resultsAtOnce, type DeliveryEnd, type ResultItem } from './record-results.js';
 import { defaultRetryPolicy } from '../tables/schedule.js';
 import { direct, inTx } from '../tx.js';
 import { settleAwaited } from './as2-records.js';

@@ -12,7 +12,7 @@
 import { raiseAlert } from '../alerts/alerts.js';
 import { liveNodeCondition } from '../node-presence.js';
 import { deliveryTransitions, statesFor, type DeliveryState } from '../tables/delivery-states.js';
-import { releaseBatch, type DeliveryEnd } from './claims.js';
+import { releaseBatch, type DeliveryEnd } from './record-results.js';
 import { dispatchBatch } from './dispatch.js';
 import { stallWaitSeconds } from '../tables/schedule.js';
 import { addHistory, announce, lockMessages, pgArray, settleMessages, type Tx } from '../tx.js';

@@ -14,7 +14,7 @@ import { acceptNumbered, type Numbering } from '../../flow/commands/accept-numbe
 import type { ControlBlock } from '../../storage/repositories/control-numbers.js';
 import type { AckDeadlines } from '../../flow/commands/acks.js';
 import { Batcher } from '../../protocol/batcher.js';
-import { releaseBatch, type HeldClaim } from '../../flow/commands/claims.js';
+import { releaseBatch, type HeldClaim } from '../../flow/commands/record-results.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { OutageLog } from '../../storage/outage-log.js';
 import { logAccepted, logDeliveryEnd } from './log-lines.js';

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { acceptedLine, type AcceptItem, type AcceptOutcome } from '../../flow/commands/accept.js';
-import { deliveryEndLine, type DeliveryEnd } from '../../flow/commands/claims.js';
+import { deliveryEndLine, type DeliveryEnd } from '../../flow/commands/record-results.js';
 import { countAccepted, countDeliveryEnd } from '../../flow/flow-metrics.js';
 import type { MetricsPort } from '../../protocol/metrics/port.js';
 

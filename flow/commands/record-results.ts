@@ -1,5 +1,5 @@
 /**
- * Results and releases of claimed deliveries (the claims themselves: claim.ts). A result counts
+ * Results and releases of claimed deliveries (the claims themselves: claim-deliveries.ts). A result counts
  * only for the delivery's current claim.
  *
  * Locks, in the flow's order (docs/architecture.md, "Lock order of the message flow"):
@@ -22,7 +22,7 @@ import {
   type ClaimAlong,
   type Claimed,
   type ClaimedRow,
-} from './claim.js';
+} from './claim-deliveries.js';
 import { bindByName, direct, inTx, type Pool } from '../../storage/sql.js';
 import { failedStatuses, statusSql, type MessageStatus } from '../tables/status.js';
 import {

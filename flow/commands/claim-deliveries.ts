@@ -1,7 +1,7 @@
 /**
  * Claims: a claim takes queued deliveries of one target under row locks that other claimers
  * skip (FOR NO KEY UPDATE SKIP LOCKED), so two processes never hold the same delivery; each
- * claim gets a number, and a result counts only for the current claim (claims.ts).
+ * claim gets a number, and a result counts only for the current claim (record-results.ts).
  *
  * Locks, in the flow's order (docs/architecture.md, "Lock order of the message flow"): queued
  * `delivery` rows of one target, id order, FOR NO KEY UPDATE SKIP LOCKED (never waits); FOR KEY
