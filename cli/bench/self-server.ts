@@ -14,7 +14,7 @@ import { createServiceAccount } from '../../api/resources/service-accounts/servi
 import { createApiContext } from '../../api/create-context.js';
 import { readProcessOptions } from '../../api/process-options.js';
 import { SecretBox } from '../../runtime/index.js';
-import { migrate, openDatabase } from '../../storage/db.js';
+import { migrate, openDatabase, type Orm } from '../../storage/db.js';
 
 export interface SelfServer {
   url: string;
@@ -51,16 +51,31 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Migrations, then a service account `bench` with a token of a day, made as the CLI makes them. */
-async function tokenFor(databaseUrl: string): Promise<string> {
+/** Who makes the benchmark's service account, as the audit log names them. */
+export interface BenchAccountMaker {
+  actor: string;
+  description: string;
+}
+
+/**
+ * Migrations, `prepare` (a benchmark's own rows), then a service account `bench` with a token of a
+ * day, made as the CLI makes them. The repository's benchmarks (benchmarks/lib/api-token.ts) make
+ * theirs here too.
+ */
+export async function benchAccountToken(
+  databaseUrl: string,
+  maker: BenchAccountMaker,
+  prepare?: (orm: Orm) => Promise<void>,
+): Promise<string> {
   const orm = await openDatabase(databaseUrl);
   try {
     await migrate(orm);
+    await prepare?.(orm);
     const ctx = createApiContext({
       orm,
       options: readProcessOptions({ DATABASE_URL: databaseUrl }),
       // Nothing is sealed here; the server brings its own key.
-      secrets: SecretBox.fromText('pier bench self'),
+      secrets: SecretBox.fromText('pier bench'),
       storageInUse: {
         storage_backend: 'local',
         storage_local_directory: './payloads',
@@ -70,10 +85,10 @@ async function tokenFor(databaseUrl: string): Promise<string> {
       },
       developerBuild: false,
     });
-    const system = { kind: 'developer' as const, actor: 'cli:pier-bench-self' };
+    const system = { kind: 'developer' as const, actor: maker.actor };
     await createServiceAccount(ctx, system, {
       name: 'bench',
-      description: 'pier bench self',
+      description: maker.description,
       kind: 'local',
       enabled: true,
       oidc_issuer: '',
@@ -92,7 +107,10 @@ async function tokenFor(databaseUrl: string): Promise<string> {
 }
 
 export async function startSelfServer(databaseUrl: string): Promise<SelfServer> {
-  const token = await tokenFor(databaseUrl);
+  const token = await benchAccountToken(databaseUrl, {
+    actor: 'cli:pier-bench-self',
+    description: 'pier bench self',
+  });
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-bench-self-'));
   const child = spawn(process.execPath, [pierScript(), 'serve'], {
