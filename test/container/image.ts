@@ -68,10 +68,25 @@ export async function buildPierImage(): Promise<PierImage> {
     );
     if (built.code !== 0)
       throw new Error(`podman build failed:\n${built.stdout.slice(-3000)}\n${built.stderr.slice(-3000)}`);
+    await removeEarlierImages(image);
     return { image, base, packSeconds, buildSeconds: since(started) };
   } finally {
     await rm(context, { recursive: true, force: true });
   }
+}
+
+/**
+ * Each run's tarball is new, so each run builds an image (about 0.9 GB with its untagged first
+ * stage): those of earlier runs and the stages go once this one is built, so a CI machine keeps one.
+ */
+async function removeEarlierImages(current: string): Promise<void> {
+  const listed = await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', 'localhost/pier-test']);
+  const earlier = listed.stdout
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('localhost/pier-test:') && line !== current);
+  if (earlier.length > 0) await podman(['rmi', '--force', ...earlier]);
+  await podman(['image', 'prune', '--force']);
 }
 
 /**
