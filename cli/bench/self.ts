@@ -9,12 +9,11 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultInteropOptions } from '../../actors/as2/index.js';
 import { makeKeyPair, selfSignedCertificate } from '../../pki/certificates/make-certificate.js';
 import { toPem } from '../../pki/certificates/certificate-info.js';
-import type { As2OutboundContext } from '../../protocol/as2-protocol.js';
 import { createScratchDatabase } from '../../storage/scratch-database.js';
 import { buildSet } from './message-set.js';
+import { defaultContext } from './shape.js';
 import { runBench, type Progress, type RunPlan, type RunResult } from './run.js';
 import { freePort, startSelfServer } from './self-server.js';
 import type { Connections } from './fire.js';
@@ -174,32 +173,14 @@ export async function benchSelf(o: SelfOptions): Promise<SelfResult> {
     await untilListening(port);
 
     const url = `http://127.0.0.1:${port}/as2`;
-    const context: As2OutboundContext = {
-      found: true,
-      organization_as2id: 'BENCH-SENDER',
-      partner_as2id: 'BENCH-RECEIVER',
-      partner_id: 0,
-      endpoint: url,
-      signing_algorithm: 'sha256',
-      encryption_algorithm: 'aes256-cbc',
-      compression: true,
-      mdn_mode: 'sync',
-      mdn_signed: true,
-      receipt_timeout_hours: 1,
-      async_mdn_url: '',
-      signing: { certificate_pem: certificatePem, private_key_pem: keyPem },
-      encryption: certificatePem,
-      verification: [certificatePem],
-      ecmqv_keys: [],
-      tls_verify: true,
-      tls_trusted: [],
-      tls_client: null,
-      http_basic_user: '',
-      http_basic_password: '',
-      http_headers: [],
-      interop: defaultInteropOptions,
-      as2bis: false,
-    };
+    const context = defaultContext({
+      url,
+      from: 'BENCH-SENDER',
+      to: 'BENCH-RECEIVER',
+      certificatePem,
+      keyPem,
+      partnerPem: certificatePem,
+    });
     o.log(`building ${o.messages} messages…`);
     const set = await buildSet(path.join(work, 'set'), context, {
       count: o.messages,

@@ -43,15 +43,26 @@ const readPem = (file: string, what: string) => {
   }
 };
 
-/** A sender's context from flags alone: SHA-256, AES-256-CBC, compressed, signed synchronous receipts. */
-export function contextFromFlags(flags: IdentityFlags): As2OutboundContext {
-  const partnerPem = readPem(flags.partnerCert, '--partner-cert');
+/** Who sends to whom, where, with which keys: what a default context needs (PEM texts). */
+export interface ContextParties {
+  url: string;
+  from: string;
+  to: string;
+  certificatePem: string;
+  keyPem: string;
+  partnerPem: string;
+  /** The receipt's signer; the partner's certificate when left out. */
+  receiptPem?: string;
+}
+
+/** A sender's context of pier bench's default shape: SHA-256, AES-256-CBC, compressed, signed synchronous receipts. */
+export function defaultContext(p: ContextParties): As2OutboundContext {
   return {
     found: true,
-    organization_as2id: flags.from,
-    partner_as2id: flags.to,
+    organization_as2id: p.from,
+    partner_as2id: p.to,
     partner_id: 0,
-    endpoint: flags.url,
+    endpoint: p.url,
     signing_algorithm: 'sha256',
     encryption_algorithm: 'aes256-cbc',
     compression: true,
@@ -59,9 +70,9 @@ export function contextFromFlags(flags: IdentityFlags): As2OutboundContext {
     mdn_signed: true,
     receipt_timeout_hours: 1,
     async_mdn_url: '',
-    signing: { certificate_pem: readPem(flags.cert, '--cert'), private_key_pem: readPem(flags.key, '--key') },
-    encryption: partnerPem,
-    verification: [flags.receiptCert ? readPem(flags.receiptCert, '--receipt-cert') : partnerPem],
+    signing: { certificate_pem: p.certificatePem, private_key_pem: p.keyPem },
+    encryption: p.partnerPem,
+    verification: [p.receiptPem ?? p.partnerPem],
     ecmqv_keys: [],
     tls_verify: true,
     tls_trusted: [],
@@ -72,6 +83,19 @@ export function contextFromFlags(flags: IdentityFlags): As2OutboundContext {
     interop: defaultInteropOptions,
     as2bis: false,
   };
+}
+
+/** A sender's context from flags alone, of the default shape. */
+export function contextFromFlags(flags: IdentityFlags): As2OutboundContext {
+  return defaultContext({
+    url: flags.url,
+    from: flags.from,
+    to: flags.to,
+    certificatePem: readPem(flags.cert, '--cert'),
+    keyPem: readPem(flags.key, '--key'),
+    partnerPem: readPem(flags.partnerCert, '--partner-cert'),
+    ...(flags.receiptCert ? { receiptPem: readPem(flags.receiptCert, '--receipt-cert') } : {}),
+  });
 }
 
 /** The receipt mode a context asks for. */
