@@ -62,7 +62,9 @@ export class ListenerThreads {
         startTimeoutMs: listenerStartMs,
         endTimeoutMs: listenerEndMs,
         threads: this.#spawned,
-        onRequest: (body) => answerFor(core, body),
+        // A listener's question (AS2 profiles, keys, records), passed to the supervisor, which checks
+        // it; acceptances never come here, a listener accepts on its own connection.
+        onRequest: (body) => core.ask(body as As2Request),
         onEvent: (body) => passOn(core, body),
         onExit: ({ expected, reason }) => {
           if (!expected && !this.#stopping) onLost(`listener thread ${listener} ended: ${reason}`);
@@ -108,12 +110,6 @@ export class ListenerThreads {
 function branchTo(thread: ActorThread, target: string, channel: MessagePort): void {
   const port = branchHandoff(channel, new MessageChannel());
   thread.event({ type: 'handoff_to', target, port }, [port]);
-}
-
-/** A listener's question, asked of the supervisor by this thread. */
-async function answerFor(core: CoreClient, body: unknown): Promise<unknown> {
-  // Acceptances never come here: a listener accepts on its own connection. The supervisor checks the question; this thread checks its answer against it (host.ts).
-  return core.ask(body as As2Request);
 }
 
 /** A listener's event, told to the supervisor by this thread. */
