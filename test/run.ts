@@ -170,7 +170,7 @@ const sourceOf = (timing: FileTiming): FileTiming => ({
 const logTiming = timingLog(path.join(root, '.test-output/timings-so-far.txt'));
 
 const started = Date.now();
-const { passed, timings } = await runTestFiles(
+const { passed, timings, failures } = await runTestFiles(
   // Each test file as compiled into the tree (build-tree.ts).
   ordered.map((file) => file.replace(/\.ts$/, '.js')),
   {
@@ -191,6 +191,7 @@ const report = timingReport(timings.map(sourceOf), {
 const reportFile = partial ? path.join(root, '.test-output/timings-partial.txt') : timingsFile;
 const top = writeTimingReport(reportFile, report);
 process.stdout.write(`\n${top}\n(every file: ${path.relative(root, reportFile)})\n`);
+if (failures.length > 0) process.stdout.write(`\n${failures.join('\n')}\n`);
 await template.drop();
 await stopEmbedded?.();
 process.exit(passed ? 0 : 1);

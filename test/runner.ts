@@ -62,7 +62,7 @@ export interface FileTiming {
 export async function runTestFiles(
   files: string[],
   options: RunOptions,
-): Promise<{ passed: boolean; timings: FileTiming[] }> {
+): Promise<{ passed: boolean; timings: FileTiming[]; failures: string[] }> {
   // The files' groups do not get a terminal's Ctrl-C: it is passed on, and the run ends.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => {
@@ -87,6 +87,7 @@ export async function runTestFiles(
   let number = 0;
   let allPassed = true;
   const timings: FileTiming[] = [];
+  const failures: string[] = [];
   const queue = [...files];
   const heavy = options.heavy ?? new Set<string>();
   const maxHeavy = Math.max(1, options.jobs - 1);
@@ -115,6 +116,7 @@ export async function runTestFiles(
         .join('\n');
       const end = indented.endsWith('\n') || indented === '' ? '' : '\n';
       const problem = outcome.ok ? '' : `  ---\n  ${outcome.why}\n  ...\n`;
+      if (!outcome.ok) failures.push(failureDigest(file, outcome));
       reporter.write(
         `# Subtest: ${file}\n${indented}${end}${outcome.ok ? 'ok' : 'not ok'} ${number} - ${file} # time=${outcome.ms}ms\n${problem}\n`,
       );
@@ -123,7 +125,24 @@ export async function runTestFiles(
   await Promise.all(Array.from({ length: Math.min(options.jobs, files.length) }, worker));
   reporter.end(`1..${number}\n`);
   await finished;
-  return { passed: allPassed, timings };
+  return { passed: allPassed, timings, failures };
+}
+
+/** How many of a failed file's `not ok` lines its digest names. */
+const notOkLinesShown = 8;
+
+/**
+ * A failed file in a few lines: its name, why it failed, and its first `not ok` lines (innermost
+ * first shows which assertion). The run prints these last, so that a log kept only by its tail,
+ * as CI keeps it, still says what failed.
+ */
+function failureDigest(file: string, outcome: FileOutcome): string {
+  const notOk = outcome.output
+    .split('\n')
+    .filter((line) => /^\s*not ok /.test(line))
+    .slice(0, notOkLinesShown)
+    .map((line) => `#     ${line.trim()}`);
+  return [`# failed: ${file.replace(/\.js$/, '.ts')} (${outcome.why})`, ...notOk].join('\n');
 }
 
 export interface FileOutcome {
