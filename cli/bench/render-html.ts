@@ -65,7 +65,7 @@ export function renderHtml(r: RunResult, table: string): string {
     .map(
       (c) =>
         `<section><h3>${c.endpoint.toUpperCase()} ${escape(c.url)}: ${c.connections}, concurrency ${c.concurrency}, round ${c.round}</h3>` +
-        `<p>${c.ok} of ${c.sent} right, ${c.msg_per_s} msg/s, p50 ${c.latency_ms.p50} ms, p90 ${c.latency_ms.p90} ms, p99 ${c.latency_ms.p99} ms, max ${c.latency_ms.max} ms` +
+        `<p>${c.ok} of ${c.sent} right, ${c.msg_per_s} msg/s${c.delivered ? ` (${c.delivered.msg_per_s} msg/s until the last document delivered)` : ''}, p50 ${c.latency_ms.p50} ms, p90 ${c.latency_ms.p90} ms, p99 ${c.latency_ms.p99} ms, max ${c.latency_ms.max} ms` +
         `${c.cpu ? `, server CPU ${c.cpu.server_ms_per_msg} ms = ${c.cpu.rsa2048_ops_per_msg} RSA-2048 operations per message` : ''}` +
         `${c.failed ? `; failures: ${escape(JSON.stringify(c.failures))}` : ''}</p>` +
         `<div class="plots">${throughputSvg(c)}${latencySvg(c)}</div></section>`,

@@ -39,6 +39,8 @@ const kinds = (failures: Record<string, number>) =>
 
 /** The figures as a table, then the comparison ratios and the verdict. */
 export function renderTable(r: RunResult): string {
+  /** Where documents are counted (`pier bench self`): msg/s until each case's last document. */
+  const delivering = r.cases.some((c) => c.delivered !== null);
   const header = [
     'endpoint',
     'conn',
@@ -47,6 +49,7 @@ export function renderTable(r: RunResult): string {
     'sent',
     'ok',
     'msg/s',
+    ...(delivering ? ['delivered/s'] : []),
     'p50 ms',
     'p90 ms',
     'p99 ms',
@@ -63,6 +66,7 @@ export function renderTable(r: RunResult): string {
     String(c.sent),
     String(c.ok),
     c.msg_per_s.toFixed(1),
+    ...(delivering ? [c.delivered ? c.delivered.msg_per_s.toFixed(1) : '-'] : []),
     c.latency_ms.p50.toFixed(1),
     c.latency_ms.p90.toFixed(1),
     c.latency_ms.p99.toFixed(1),
@@ -104,8 +108,8 @@ export function renderTable(r: RunResult): string {
   out.push(
     '',
     r.passed
-      ? 'PASSED: every receipt was right.'
-      : 'FAILED: some messages were not answered with a right receipt (failures by kind above); the figures do not count.',
+      ? `PASSED: every receipt was right${delivering ? ', every document delivered' : ''}.`
+      : `FAILED: some messages were not answered with a right receipt (failures by kind above)${delivering ? ' or their documents were not delivered' : ''}; the figures do not count.`,
   );
   return `${out.join('\n')}\n`;
 }

@@ -40,6 +40,30 @@ export interface RunPlan {
   timeoutS: number;
   /** Where asynchronous receipts come back (their listener's URL), when they are asked for. */
   receiptUrl: string | null;
+  /**
+   * When the documents delivered at endpoint A can be counted (`pier bench self` counts its
+   * target's files): a case then ends when its last document is delivered, not when its last
+   * receipt is in, and its throughput and CPU are told up to then as well.
+   */
+  deliveries?: Deliveries;
+}
+
+export interface Deliveries {
+  /** Documents delivered so far. */
+  count(): Promise<number>;
+  /** Seconds without a new document before a case stops waiting for the rest. */
+  drainS: number;
+}
+
+/** A case's messages until their documents were delivered: what the user of the receiver gets. */
+export interface DeliveredFigures {
+  /** Right receipts of the case whose documents were expected, and how many were delivered. */
+  expected: number;
+  written: number;
+  /** From the case's first request to its last document. */
+  seconds: number;
+  msg_per_s: number;
+  seconds_after_last_receipt: number;
 }
 
 export interface CaseResult {
@@ -55,8 +79,13 @@ export interface CaseResult {
   seconds: number;
   msg_per_s: number;
   latency_ms: LatencyFigures;
-  /** null without the server's process. */
-  cpu: null | { server_ms_per_msg: number; rsa2048_ops_per_msg: number };
+  /**
+   * null without the server's process. Up to the last document delivered where deliveries are
+   * counted (`until: 'delivered'`), else up to the last receipt.
+   */
+  cpu: null | { server_ms_per_msg: number; rsa2048_ops_per_msg: number; until: 'receipt' | 'delivered' };
+  /** null where deliveries are not counted (an endpoint elsewhere). */
+  delivered: DeliveredFigures | null;
   /** Right receipts in each second. */
   per_second: number[];
   latency_histogram: { from: number; to: number; count: number }[];
@@ -123,6 +152,26 @@ export function caseOrder(plan: Pick<RunPlan, 'endpoints' | 'concurrencies' | 'c
   return order;
 }
 
+/**
+ * Waits until `expected` documents are delivered, polling every 100 ms (as benchmarks/as2-receive
+ * does), or until none has come for `drainS` seconds; resolves with the count and when it got there.
+ */
+async function untilDelivered(
+  deliveries: Deliveries,
+  expected: number,
+): Promise<{ written: number; at: number }> {
+  let written = await deliveries.count();
+  let at = performance.now();
+  let lastChange = at;
+  while (written < expected && performance.now() - lastChange < deliveries.drainS * 1000) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = await deliveries.count();
+    if (now !== written) lastChange = at = performance.now();
+    written = now;
+  }
+  return { written, at };
+}
+
 export async function runBench(plan: RunPlan, progress: Progress): Promise<RunResult> {
   const startedAt = new Date().toISOString();
   const tag = Date.now().toString(36);
@@ -157,12 +206,20 @@ export async function runBench(plan: RunPlan, progress: Progress): Promise<RunRe
         progress.end(null);
         warmUp.push({ endpoint: endpoint.name, sent: w.shots.length, failures: failuresByKind(w.shots) });
       }
+    /** Documents expected at A so far: the warm-up's, delivered before the first case starts. */
+    let expectedAtA = 0;
+    if (plan.deliveries) {
+      const a = warmUp.find((w) => w.endpoint === 'a');
+      expectedAtA = a ? a.sent - Object.values(a.failures).reduce((n, k) => n + k, 0) : 0;
+      await untilDelivered(plan.deliveries, expectedAtA);
+    }
     offset = plan.warmUp;
     const rsaBefore = rsa2048Speed();
     const timed: {
       shots: Shot[];
       seconds: number;
       cpuMs: number | null;
+      delivered: DeliveredFigures | null;
       at: ReturnType<typeof caseOrder>[number];
     }[] = [];
     for (const at of caseOrder(plan)) {
@@ -171,6 +228,7 @@ export async function runBench(plan: RunPlan, progress: Progress): Promise<RunRe
         plan.messages,
       );
       const cpuBefore = at.endpoint.serverPid === null ? null : cpuMsOf(at.endpoint.serverPid);
+      const caseStart = performance.now();
       const f = await fire({
         ...base,
         url: at.endpoint.url,
@@ -183,10 +241,26 @@ export async function runBench(plan: RunPlan, progress: Progress): Promise<RunRe
         firstIndex: offset,
         onShot: (shots) => progress.step(shots.length, shots.filter((s) => s.failure !== null).length),
       });
+      let delivered: DeliveredFigures | null = null;
+      if (plan.deliveries && at.endpoint.name === 'a') {
+        const lastReceipt = caseStart + f.seconds * 1000;
+        const ok = f.shots.filter((shot) => shot.failure === null).length;
+        expectedAtA += ok;
+        const { written, at: lastDocument } = await untilDelivered(plan.deliveries, expectedAtA);
+        const seconds = (Math.max(lastDocument, lastReceipt) - caseStart) / 1000;
+        delivered = {
+          expected: ok,
+          written: ok - Math.max(0, expectedAtA - written),
+          seconds: round(seconds, 3),
+          msg_per_s: seconds > 0 ? round(ok / seconds, 1) : 0,
+          seconds_after_last_receipt: round(Math.max(0, lastDocument - lastReceipt) / 1000, 3),
+        };
+      }
       const cpuAfter = at.endpoint.serverPid === null ? null : cpuMsOf(at.endpoint.serverPid);
       timed.push({
         ...f,
         cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+        delivered,
         at,
       });
       progress.end(null);
@@ -194,7 +268,7 @@ export async function runBench(plan: RunPlan, progress: Progress): Promise<RunRe
     }
     const rsaAfter = rsa2048Speed();
     const rsa = (rsaBefore.ops_per_s + rsaAfter.ops_per_s) / 2;
-    const cases: CaseResult[] = timed.map(({ shots, seconds, cpuMs, at }) => {
+    const cases: CaseResult[] = timed.map(({ shots, seconds, cpuMs, delivered, at }) => {
       const ok = shots.filter((s) => s.failure === null).length;
       return {
         endpoint: at.endpoint.name,
@@ -215,7 +289,9 @@ export async function runBench(plan: RunPlan, progress: Progress): Promise<RunRe
             : {
                 server_ms_per_msg: round(cpuMs / ok, 3),
                 rsa2048_ops_per_msg: round(((cpuMs / ok) * rsa) / 1000, 1),
+                until: delivered ? 'delivered' : 'receipt',
               },
+        delivered,
         per_second: perSecond(shots),
         latency_histogram: latencyHistogram(shots),
       };
@@ -270,8 +346,12 @@ export async function runBench(plan: RunPlan, progress: Progress): Promise<RunRe
       cases,
       comparisons,
       passed:
-        cases.every((c) => c.failed === 0 && c.sent > 0) &&
-        warmUp.every((w) => Object.keys(w.failures).length === 0),
+        cases.every(
+          (c) =>
+            c.failed === 0 &&
+            c.sent > 0 &&
+            (c.delivered === null || c.delivered.written === c.delivered.expected),
+        ) && warmUp.every((w) => Object.keys(w.failures).length === 0),
     };
   } finally {
     await receipts?.close();

@@ -199,6 +199,8 @@ export async function benchSelf(o: SelfOptions): Promise<SelfResult> {
       rounds: 1,
       timeoutS: o.timeoutS,
       receiptUrl: null,
+      // Each case ends with its last document written, as benchmarks/as2-receive's cases do.
+      deliveries: { count: () => countFiles(out), drainS: o.drainS },
     };
     const result = await runBench(plan, o.progress);
     const lastReceipt = performance.now();

@@ -180,6 +180,7 @@ t.test('--partner takes everything from the install’s records', async (t) => {
     receipts: 'sync-signed',
   });
   t.equal(r.cases[0].ok, 4);
+  t.equal(r.cases[0].delivered, null, 'an endpoint elsewhere: its deliveries are not counted');
   const several = await runPier(['bench', 'as2', '--partner', 'rx', '--messages', '1'], env);
   t.equal(several.code, 1);
   t.match(

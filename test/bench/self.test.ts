@@ -22,6 +22,14 @@ void t.test('a run end to end, and nothing left behind', async (t) => {
   t.equal(r.cases[0].ok, 8);
   t.ok(r.cases[0].cpu.server_ms_per_msg > 0, 'the server’s CPU per message, from its process');
   t.ok(r.cases[0].cpu.rsa2048_ops_per_msg > 0);
+  t.equal(r.cases[0].cpu.until, 'delivered', 'the CPU is counted up to the case’s last document');
+  t.equal(r.cases[0].delivered.expected, 8);
+  t.equal(r.cases[0].delivered.written, 8, 'the case ends when its eight documents are written');
+  t.ok(
+    r.cases[0].delivered.seconds >= r.cases[0].seconds,
+    'until the last document is at least until the last receipt',
+  );
+  t.ok(r.cases[0].delivered.msg_per_s > 0 && r.cases[0].delivered.msg_per_s <= r.cases[0].msg_per_s);
   t.ok(r.endpoints[0].serverPid > 0 && r.endpoints[0].serverPid !== process.pid);
   t.same(r.delivered.written, 10, 'every document written: 2 warm-up + 8');
   t.same(r.delivered.expected, 10);
