@@ -15,7 +15,7 @@ import { listeningPid } from './cpu.js';
 import { buildSet, loadSet, type MessageSet } from './message-set.js';
 import { progressOn } from './render-text.js';
 import { runBench, type Endpoint, type RunResult } from './run.js';
-import { contextFromFlags, withShape } from './shape.js';
+import { contextFromFlags, readPem, withShape } from './shape.js';
 import type { As2OutboundContext } from '../../protocol/as2-protocol.js';
 
 /** The server behind a URL on this machine (not this process), for CPU per message. */
@@ -53,6 +53,9 @@ async function contextOf(opts: As2Options): Promise<As2OutboundContext> {
       ...(opts.receiptCert ? { receiptCert: opts.receiptCert } : {}),
     });
   }
+  if (opts.tlsCa !== undefined)
+    context = { ...context, tls_trusted: [...context.tls_trusted, readPem(opts.tlsCa, '--tls-ca')] };
+  if (opts.tlsVerify === false) context = { ...context, tls_verify: false };
   return withShape(context, {
     ...(opts.sign !== undefined ? { sign: opts.sign } : {}),
     ...(opts.encrypt !== undefined ? { encrypt: opts.encrypt } : {}),

@@ -47,6 +47,15 @@ function profileHeaders(context: As2OutboundContext): Record<string, string> {
   return headers;
 }
 
+/**
+ * Whether a request failed because this side refused the server's certificate (untrusted issuer,
+ * self-signed, expired, another name): OpenSSL's verification codes and Node's name check.
+ */
+function tlsRefusal(error: NodeJS.ErrnoException): boolean {
+  const code = error.code ?? '';
+  return code === 'ERR_TLS_CERT_ALTNAME_INVALID' || /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code);
+}
+
 function post(
   url: URL,
   headers: Record<string, string>,
@@ -54,7 +63,7 @@ function post(
   agent: http.Agent | false,
   tls: ReturnType<typeof tlsOptions> | Record<string, never>,
   timeoutMs: number,
-): Promise<Answer | 'connection' | 'timeout'> {
+): Promise<Answer | 'connection' | 'tls' | 'timeout'> {
   return new Promise((resolve) => {
     const send = url.protocol === 'https:' ? https.request : http.request;
     const request = send(url, { method: 'POST', agent, headers, ...tls }, (response) => {
@@ -72,7 +81,7 @@ function post(
       request.destroy();
       resolve('timeout');
     });
-    request.on('error', () => resolve('connection'));
+    request.on('error', (error: NodeJS.ErrnoException) => resolve(tlsRefusal(error) ? 'tls' : 'connection'));
     request.end(body);
   });
 }

@@ -26,6 +26,9 @@ export interface As2Options extends CommonOptions {
   compress?: boolean;
   receipts?: string;
   receiptUrl?: string;
+  /** https: a PEM file of certificates to trust besides the system's; false: --no-tls-verify. */
+  tlsCa?: string;
+  tlsVerify?: boolean;
   file?: string;
   set?: string;
   keepSet?: boolean;

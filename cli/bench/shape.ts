@@ -35,7 +35,8 @@ export interface IdentityFlags {
   receiptCert?: string;
 }
 
-const readPem = (file: string, what: string) => {
+/** A PEM file's text; a file that cannot be read is a usage error naming the flag. */
+export const readPem = (file: string, what: string) => {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {

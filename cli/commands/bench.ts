@@ -99,6 +99,11 @@ function as2Command(): Command {
         '--receipt-url <url>',
         'async: where the receiver posts receipts; this command listens on its port',
       )
+      .option(
+        '--tls-ca <file>',
+        'https: trust the certificates in this PEM file too (a partner’s private CA, a self-signed test server)',
+      )
+      .option('--no-tls-verify', 'https: do not verify the server’s certificate (a test system only)')
       .option('--file <file>', 'send this file’s bytes in every message instead of generated EDI text')
       .option('--set <dir>', 'the message set: fire the one in DIR, or build it there and keep it')
       .option(

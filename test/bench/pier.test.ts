@@ -1,12 +1,20 @@
-// Covers `pier bench as2` against a real pier (its AS2 receiver over loopback): from flags, with synchronous signed receipts at two concurrencies over kept-alive and new connections, every receipt right, the figures (msg/s, percentiles, CPU per message in RSA-2048 operations with --server-pid), the JSON document and the HTML report; a message set kept on disk with --set and fired again (fresh Message-IDs, not duplicates); `--partner NAME` taking endpoint, names, keys and shape from the install's records; asynchronous receipts coming back to the command's own listener; and usage errors that name what is missing.
+// Covers `pier bench as2` against a real pier (its AS2 receiver over loopback, also over https with the server's certificate trusted by --tls-ca, refused as `tls` without it, unchecked with --no-tls-verify): from flags, with synchronous signed receipts at two concurrencies over kept-alive and new connections, every receipt right, the figures (msg/s, percentiles, CPU per message in RSA-2048 operations with --server-pid), the JSON document and the HTML report; a message set kept on disk with --set and fired again (fresh Message-IDs, not duplicates); `--partner NAME` taking endpoint, names, keys and shape from the install's records; asynchronous receipts coming back to the command's own listener; and usage errors that name what is missing.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { agreement, freePort, pierToItself, syncSigned } from '../helpers/as2.js';
+import {
+  agreement,
+  freePort,
+  pierToItself,
+  startReceiver,
+  storeCertificate,
+  syncSigned,
+} from '../helpers/as2.js';
 import { tempDir } from '../helpers/flow.js';
 import { runPier } from '../helpers/pier-shell.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
+import { serverCertificate } from '../helpers/tls.js';
 
 const server = await startTestServer(t);
 const { f, cert, url } = await pierToItself(t, server);
@@ -222,6 +230,42 @@ t.test('asynchronous receipts come back to the command’s listener', async (t) 
   const r = json(run.stdout);
   t.equal(r.set.shape.receipts, 'async');
   t.equal(r.cases[0].ok, 4);
+});
+
+t.test('https: trusted with --tls-ca, refused as `tls` without it', async (t) => {
+  serverCertificate(f, 'tls');
+  const tlsCert = await storeCertificate(server, f, 'tls');
+  const secure = await startReceiver(server, 'bench-secure', { tls_certificate_id: tlsCert });
+  const over = [
+    '--url',
+    secure,
+    '--from',
+    'Sx',
+    '--to',
+    'Rx',
+    ...keys,
+    '--concurrency',
+    '2',
+    '--warm-up',
+    '0',
+  ];
+  const trusted = await runPier(
+    ['bench', 'as2', ...over, '--messages', '4', '--tls-ca', path.join(f.dir, 'tls.crt'), '--json'],
+    env,
+  );
+  t.equal(trusted.code, 0, trusted.stderr);
+  const r = json(trusted.stdout);
+  t.equal(r.endpoints[0].url, secure);
+  t.equal(r.cases[0].ok, 4, 'every receipt over https right');
+  const refused = await runPier(['bench', 'as2', ...over, '--messages', '2', '--json'], env);
+  t.equal(refused.code, 1, 'a server this side does not trust fails the run');
+  t.same(json(refused.stdout).cases[0].failures, { tls: 2 }, 'counted as tls, not as a lost connection');
+  const unchecked = await runPier(
+    ['bench', 'as2', ...over, '--messages', '2', '--no-tls-verify', '--json'],
+    env,
+  );
+  t.equal(unchecked.code, 0, unchecked.stderr);
+  t.equal(json(unchecked.stdout).cases[0].ok, 2);
 });
 
 t.test('usage errors', async (t) => {
