@@ -1,4 +1,4 @@
-// Covers PKCS#1 v1.5 key transport decryption on Node 20 without --security-revert: a valid block yields its key, every invalid one a random key of the expected length (implicit rejection), never an exception.
+// Covers PKCS#1 v1.5 key transport decryption on every Node pier runs on (Node 20 and 22, on OpenSSL 3.0, refuse it without --security-revert; Node 24's OpenSSL 3.5 allows it): a valid block yields its key, every invalid one a random key of the expected length (implicit rejection), never an exception.
 import { constants, generateKeyPairSync, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
 import t from 'tap';
 import { decryptPkcs1v15KeyImplicit, unpadSelect } from './rsa-pkcs1.js';
@@ -28,18 +28,33 @@ function block(
   return out;
 }
 
-t.test('Node 20 refuses PKCS#1 v1.5 private decryption, which is why this module exists', async (t) => {
-  const ciphertext = publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_PADDING }, key);
-  t.throws(
-    () => privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_PADDING }, ciphertext),
-    /security-revert/,
-  );
-  t.same(
-    decryptPkcs1v15KeyImplicit(privateKey, ciphertext, 16),
-    key,
-    'and the native RSA_NO_PADDING path reads it',
-  );
-});
+/** OpenSSL 3.2 brought implicit rejection into PKCS#1 v1.5 decryption: Node 24 has 3.5, Node 20 and 22 have 3.0. */
+const [opensslMajor = 0, opensslMinor = 0] = process.versions.openssl.split('.').map(Number);
+const opensslRejectsImplicitly = opensslMajor > 3 || (opensslMajor === 3 && opensslMinor >= 2);
+
+t.test(
+  'Node on OpenSSL 3.0 refuses PKCS#1 v1.5 private decryption, which is why this module exists',
+  async (t) => {
+    const ciphertext = publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_PADDING }, key);
+    if (opensslRejectsImplicitly)
+      t.same(
+        privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_PADDING }, ciphertext),
+        key,
+        `OpenSSL ${process.versions.openssl} decrypts it itself, with implicit rejection`,
+      );
+    else
+      t.throws(
+        () => privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_PADDING }, ciphertext),
+        /security-revert/,
+        `Node ${process.versions.node} on OpenSSL ${process.versions.openssl} refuses it`,
+      );
+    t.same(
+      decryptPkcs1v15KeyImplicit(privateKey, ciphertext, 16),
+      key,
+      'and the native RSA_NO_PADDING path reads it',
+    );
+  },
+);
 
 t.test('a valid block yields its key, also when built by hand', async (t) => {
   t.same(decryptPkcs1v15KeyImplicit(privateKey, encryptBlock(block()), 16), key);
