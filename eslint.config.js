@@ -5,7 +5,7 @@ import { builtinRules } from 'eslint/use-at-your-own-risk';
 import tseslint from 'typescript-eslint';
 
 const order =
-  'Dependencies point one way: cli → api → runtime → actors → flow → protocol → pki and edi (libraries), storage below (of protocol/ it takes only protocol/payload-wire.ts)';
+  'Dependencies point one way: cli → api → runtime → actors → flow → protocol → pki and edi (libraries), storage below (of protocol/ it takes only protocol/payload-wire.ts), limits/ (the table of limits) below them all';
 /** An import pattern of a folder, with the message saying why it may not be imported from here. */
 const folder = (name, why) => ({ group: [`**/${name}/**`, `**/${name}/*`], message: `${why}. ${order}.` });
 
@@ -46,6 +46,9 @@ const boundaries = {
     folder('pki', 'edi/ is a library of its own: X12 and EDIFACT need no PKI'),
     database('edi/ knows no database: its callers read and store what it makes'),
   ],
+  limits: ['api', 'cli', 'runtime', 'actors', 'flow', 'protocol', 'storage', 'pki', 'edi'].map((name) =>
+    folder(name, 'limits/ is the one table of limits that every folder reads, so it imports none of them'),
+  ),
   storage: [
     folder('api', 'storage/ may not import the API'),
     folder('cli', 'storage/ may not import the CLI'),
@@ -161,7 +164,7 @@ const pier = { rules: { 'no-restricted-dynamic-imports': dynamicImports } };
 const noSqlHere =
   'One way to the database: SQL of its own lives in storage/ (a named function in storage/repositories/ or storage/queries/, saying why it is not the entity API); call that';
 const sqlOutsideStorage = {
-  files: ['api', 'cli', 'runtime', 'actors', 'flow', 'protocol', 'pki', 'edi'].flatMap((name) => [
+  files: ['api', 'cli', 'runtime', 'actors', 'flow', 'protocol', 'pki', 'edi', 'limits'].flatMap((name) => [
     `${name}/**/*.ts`,
     `${name}/**/*.mjs`,
   ]),

@@ -38,10 +38,9 @@ import {
 import { installErrorMessages } from './schemas/messages.js';
 import { installSignIn } from './ui-session/routes.js';
 import { webUi } from './ui/index.js';
+import { limits } from '../limits/limits.js';
 
 export const apiPrefix = '/api/v1';
-/** Default request body limit (docs/api/conventions.md#limits), in bytes. */
-export const defaultBodyLimit = 1024 * 1024;
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -58,7 +57,7 @@ export async function buildApp(
 ): Promise<BuiltApp> {
   installErrorMessages();
   const common = {
-    bodyLimit: defaultBodyLimit,
+    bodyLimit: limits.defaultBodyLimitBytes,
     // Closing ends every connection left: the stop drained them first (api/server.ts), and one
     // that a client holds open without a request must not hold the process (ConnectionDrain).
     forceCloseConnections: true,

@@ -17,7 +17,6 @@ import { prepareStorage } from '../storage/payloads/prepare.js';
 import { legacyPayloads, type StorageFields } from '../storage/payloads/selection.js';
 import { Readiness } from './readiness/readiness.js';
 import { SetupCode } from './ui-session/setup-code.js';
-import { notReadyRetryAfterSeconds } from './readiness/gate.js';
 import { endEventStreams } from './resources/events/routes.js';
 import { ConnectionDrain } from '../actors/shared/connection-drain.js';
 import type { SharedClock } from '../protocol/clock.js';
@@ -29,12 +28,7 @@ import {
   startRuntime,
 } from '../runtime/index.js';
 import { listenForMetrics, type MetricsListener, type MetricsSource } from './metrics-listener.js';
-
-/**
- * Milliseconds of the stop's deadline kept for the message flow's own drain: requests in hand
- * wait for at most the rest, so a stalled upload cannot leave the actors no time at all.
- */
-const flowStopReserveMs = 5_000;
+import { limits } from '../limits/limits.js';
 
 export interface ServerSettings {
   options: ProcessOptions;
@@ -210,10 +204,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     const close = async () => {
       stopBy = Date.now() + options.shutdownTimeoutMs;
       ctx.readiness.drain();
-      endEventStreams(ctx, notReadyRetryAfterSeconds);
+      endEventStreams(ctx, limits.notReadyRetryAfterSeconds);
       connections.start();
       // The flow's stop needs a moment of its own even when a request held the whole deadline.
-      await connections.settled(stopBy - Math.min(flowStopReserveMs, options.shutdownTimeoutMs / 3));
+      await connections.settled(stopBy - Math.min(limits.flowStopReserveMs, options.shutdownTimeoutMs / 3));
       await closeAll();
     };
     return { app: built.app, built, ctx, database, url, metricsUrl: metricsUrl?.url, close };

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openMessage, type OpenTask } from '../actors/as2-receiver/open-message.js';
-import { largeFromBytes, MessageOpener } from '../actors/as2-receiver/open-pool.js';
+import { MessageOpener } from '../actors/as2-receiver/open-pool.js';
 import { LocalPayloadStore } from '../storage/payloads/local-store.js';
 import type { As2InboundContext } from '../protocol/as2-protocol.js';
 import {
@@ -26,6 +26,7 @@ import {
 } from './lib/as2-requests.js';
 import { cpuMsOf, opensslRsaSignsPerSecond } from './lib/cpu.js';
 import { benchWorkDir } from './lib/work-dir.js';
+import { limits } from '../limits/limits.js';
 
 const { values } = parseArgs({
   options: {
@@ -78,7 +79,7 @@ function taskOf(request: BuiltRequest, n: number): OpenTask {
   return {
     messageId: randomUUID(),
     // The pool takes a large body over (it is moved, not copied): each task gets its own.
-    body: request.body.length >= largeFromBytes ? Buffer.from(request.body) : request.body,
+    body: request.body.length >= limits.largeBodyFromBytes ? Buffer.from(request.body) : request.body,
     receivedBytes: request.body.length,
     headers: { ...as2RequestHeaders, ...request.headers },
     context,

@@ -26,6 +26,7 @@ import { countAccepted } from './flow-metrics.js';
 import { noMetrics, type MetricsPort } from '../protocol/metrics/port.js';
 import { setPoolProbe } from '../protocol/metrics/pool-probe.js';
 import { realNow } from '../protocol/clock.js';
+import { limits } from '../limits/limits.js';
 
 /** This thread's flow connections, open ones only: the metrics batch carries their sum. */
 const threadPools = new Set<FlowConnections>();
@@ -70,13 +71,6 @@ export interface FlowAccess {
   application_name: string;
 }
 
-/**
- * Connections per target instance: one claim and one report of results may run at once. With the
- * main thread's flow connections (4) and the ORM's pool (10), a process opens at most
- * 14 + 2 × (running target instances) connections to PostgreSQL.
- */
-export const connectionsPerTarget = 2;
-
 export class TargetCommands {
   readonly #flow: FlowConnections;
 
@@ -87,7 +81,7 @@ export class TargetCommands {
     /** The thread's clock: the real one, or a test's given in its start data (protocol/clock.ts). */
     private readonly now: () => Date = realNow,
   ) {
-    this.#flow = openPool(access, connectionsPerTarget);
+    this.#flow = openPool(access, limits.connectionsPerTarget);
   }
 
   /** Claims up to `limit` queued deliveries of this target (flow/commands/record-results.ts, claimBatch). */
@@ -168,12 +162,6 @@ export interface PlannedWay {
   to: string;
 }
 
-/**
- * Connections per source instance: its acceptances go one batch at a time (the actor batches
- * them, protocol/batcher.ts), and a batch's statements run one after the other.
- */
-export const connectionsPerSource = 1;
-
 /** The operator's line for an accepted or refused message, written once it committed. */
 export type AcceptedLine = (msg: string, fields: Record<string, unknown>) => void;
 
@@ -190,7 +178,7 @@ export class SourceCommands {
     /** The thread's clock: the real one, or a test's given in its start data (protocol/clock.ts). */
     private readonly now: () => Date = realNow,
   ) {
-    this.#flow = openPool(access, connectionsPerSource);
+    this.#flow = openPool(access, limits.connectionsPerSource);
   }
 
   /**

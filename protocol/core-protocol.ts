@@ -212,6 +212,3 @@ export function inlineChars(carrier: {
   for (const stage of carrier.as2_record?.stages ?? []) chars += stage.content?.length ?? 0;
   return chars;
 }
-
-/** Most inline payload characters in one batch of accepts or results. */
-export const maxInlineCharsPerBatch = 8 * 1024 * 1024;

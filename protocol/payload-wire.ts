@@ -5,12 +5,10 @@
  * protocol/ it may import), so the channel's schemas never pull in a store's code.
  */
 import { z } from 'zod';
+import { limits } from '../limits/limits.js';
 
-/** Stages up to this size are kept in their payload row (storage/payloads/inline.ts says why). */
-export const inlineMaxBytes = 64 * 1024;
-
-/** A small stage's bytes as they cross to the core: base64, at most inlineMaxBytes. */
-export const InlineContent = z.string().max(Math.ceil(inlineMaxBytes / 3) * 4);
+/** A small stage's bytes as they cross to the core: base64, at most limits.inlineMaxBytes. */
+export const InlineContent = z.string().max(Math.ceil(limits.inlineMaxBytes / 3) * 4);
 
 const LocalSelection = z.object({ backend: z.literal('local'), directory: z.string() });
 export const S3Selection = z.object({
@@ -49,7 +47,7 @@ export function movableMemory(bytes: Uint8Array): ArrayBuffer[] {
   const { buffer } = bytes;
   const ownsIt =
     buffer instanceof ArrayBuffer &&
-    bytes.byteLength > inlineMaxBytes &&
+    bytes.byteLength > limits.inlineMaxBytes &&
     buffer.byteLength <= 2 * bytes.byteLength;
   return ownsIt ? [buffer] : [];
 }

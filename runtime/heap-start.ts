@@ -12,10 +12,9 @@
  * benchmarks/history/2026-11-26-a-compressed-document-inflated-once-and-handed-on.md.
  */
 import v8 from 'node:v8';
-
-const initialOldSpaceMib = 128;
+import { limits } from '../limits/limits.js';
 
 /** Before any worker thread starts: V8 reads the flag when it makes an isolate's heap. */
 export function setInitialOldSpace(): void {
-  v8.setFlagsFromString(`--initial-old-space-size=${initialOldSpaceMib}`);
+  v8.setFlagsFromString(`--initial-old-space-size=${limits.initialOldSpaceMib}`);
 }

@@ -4,7 +4,17 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** The folders `npm run build` compiles (tsconfig.build.json's include). */
-export const sourceFolders = ['api', 'actors', 'cli', 'flow', 'pki', 'protocol', 'runtime', 'storage'];
+export const sourceFolders = [
+  'api',
+  'actors',
+  'cli',
+  'flow',
+  'limits',
+  'pki',
+  'protocol',
+  'runtime',
+  'storage',
+];
 /** Written by scripts/build.ts after a build succeeded: its time is the build's. */
 export const stampFile = path.join('dist', '.built');
 /** Test fixtures the build copies too: the AS2 self-test's captures (scripts/build.ts). */

@@ -9,12 +9,10 @@
  */
 import pg from 'pg';
 import { databaseHosts, type DatabaseHost, type DatabaseHosts } from './database-hosts.js';
+import { limits } from '../limits/limits.js';
 
 /** Told when a node other than the one found before is found primary (a failover or switchover). */
 export type PrimaryChange = (from: DatabaseHost, to: DatabaseHost) => void;
-
-/** How long a probe waits for a node that does not answer (a dead machine drops packets). */
-const probeTimeoutMs = 3_000;
 
 /** The statement that tells a node that takes writes from one that does not (a standby, or a primary being demoted). */
 export const readOnlyQuery =
@@ -95,7 +93,7 @@ export class PrimaryLocator {
 async function readOnly(host: DatabaseHost): Promise<boolean> {
   const client = new pg.Client({
     connectionString: host.url,
-    connectionTimeoutMillis: probeTimeoutMs,
+    connectionTimeoutMillis: limits.primaryProbeTimeoutMs,
     application_name: 'pier primary probe',
   });
   client.on('error', () => {}); // a probe that fails is told by its query's rejection

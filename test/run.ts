@@ -19,7 +19,19 @@ import { createMigratedTemplate, templateVariable } from './helpers/database.js'
 
 const root = path.resolve(import.meta.dirname, '..');
 /** Tests live in test/ (those that cross folders) and beside the code they cover. */
-const codeFolders = ['test', 'pki', 'edi', 'storage', 'protocol', 'flow', 'actors', 'runtime', 'api', 'cli'];
+const codeFolders = [
+  'test',
+  'limits',
+  'pki',
+  'edi',
+  'storage',
+  'protocol',
+  'flow',
+  'actors',
+  'runtime',
+  'api',
+  'cli',
+];
 
 function testFiles(dir: string): string[] {
   const out: string[] = [];

@@ -1,6 +1,7 @@
 // Covers how many threads a receiver listens on: one per 4 cores by default where Node shares a port (22.12 and later, Linux), the setting's number otherwise, one with the port to itself when the setting is 1, and one on older Node, saying why when more were asked for.
 import t from 'tap';
-import { listenerPlan, maxAutomaticListeners, portSharingAvailable } from './listener-plan.js';
+import { listenerPlan, portSharingAvailable } from './listener-plan.js';
+import { limits } from '../../limits/limits.js';
 
 t.test('Node versions that share a port', async (t) => {
   for (const v of ['22.12.0', '22.20.1', '23.1.0', '24.0.0', '25.2.1'])
@@ -17,7 +18,7 @@ t.test('where Node shares a port', async (t) => {
   t.same(listenerPlan(0, 64, true), { threads: 16, reusePort: true }, '0 on 64 cores: 16');
   t.same(
     listenerPlan(0, 1024, true),
-    { threads: maxAutomaticListeners, reusePort: true },
+    { threads: limits.maxAutomaticListeners, reusePort: true },
     'at most 64 by itself',
   );
   t.same(listenerPlan(4, 16, true), { threads: 4, reusePort: true }, 'the number set');

@@ -13,16 +13,7 @@
  * where Node does not offer it, the receiver listens on one thread, as before, and says why.
  */
 import os from 'node:os';
-
-/** The most listener threads one receiver starts when its setting leaves it to the cores. */
-export const maxAutomaticListeners = 64;
-/**
- * Cores per listener thread when the setting is 0. Each thread batches its own acceptances and
- * has its own pool: on 2 cores two threads cost 20–45 % more CPU per message at 16 (smaller
- * batches, more threads than cores) for a busiest thread of 12–16 % instead of 19–22 %. One per 4
- * cores keeps 1 thread up to 7 cores and brings the busiest thread under 8 % from about 12.
- */
-export const coresPerListener = 4;
+import { limits } from '../../limits/limits.js';
 
 /** Whether `net.Server.listen` takes `reusePort` on this Node and system. */
 export function portSharingAvailable(
@@ -51,7 +42,7 @@ export function listenerPlan(
 ): ListenerPlan {
   const wanted =
     setting === 0
-      ? Math.max(1, Math.min(Math.floor(cores / coresPerListener), maxAutomaticListeners))
+      ? Math.max(1, Math.min(Math.floor(cores / limits.coresPerListener), limits.maxAutomaticListeners))
       : setting;
   if (setting === 1) return { threads: 1, reusePort: false };
   if (sharing) return { threads: wanted, reusePort: true };

@@ -22,15 +22,7 @@ import { branchHandoff } from '../../protocol/handoff-protocol.js';
 import type { CounterName, HistogramName, LabelsOf } from '../../protocol/metrics/catalog.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
-
-/**
- * How long a listener thread may take to start. They start after the receiver is ready (it
- * listens on its first thread meanwhile), so the supervisor's start deadline does not cover them;
- * several threads loading the AS2 modules at once on a busy machine took more than its 15 s.
- */
-const listenerStartMs = 60_000;
-/** How long a terminated listener thread may take to end. */
-const listenerEndMs = 2_000;
+import { limits } from '../../limits/limits.js';
 
 export class ListenerThreads {
   /** Those that listen. */
@@ -59,8 +51,8 @@ export class ListenerThreads {
       ActorThread.start({
         entry,
         workerData: { ...start, listener } satisfies ActorStartData,
-        startTimeoutMs: listenerStartMs,
-        endTimeoutMs: listenerEndMs,
+        startTimeoutMs: limits.listenerStartMs,
+        endTimeoutMs: limits.listenerEndMs,
         threads: this.#spawned,
         // A listener's question (AS2 profiles, keys, records), passed to the supervisor, which checks
         // it; acceptances never come here, a listener accepts on its own connection.
@@ -100,7 +92,7 @@ export class ListenerThreads {
   }
 
   /** Stops every listener thread (each drains as this one does) within `withinMs`; ends those starting. */
-  async stop(withinMs = listenerEndMs * 5): Promise<void> {
+  async stop(withinMs = limits.listenerEndMs * 5): Promise<void> {
     this.#stopping = true;
     const listening = new Set(this.#threads);
     await Promise.all([...this.#spawned].map((t) => (listening.has(t) ? t.stop(withinMs) : t.terminate())));

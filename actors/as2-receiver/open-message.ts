@@ -19,7 +19,7 @@ import {
   type UnpackOptions,
 } from '../as2/index.js';
 import type { DeflatedDocument, PayloadStore } from '../../storage/payloads/store.js';
-import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
+import { keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { entityBytes } from '../as2-shared/headers.js';
 import { openingMaterialOf } from './opening-material.js';
 import { describeUnpacked } from './describe.js';
@@ -29,6 +29,7 @@ import { unpackStored } from './open-stored.js';
 import { checkedCertificates } from './refusal-certificates.js';
 import { CemFormatError, isCemContentType, readCem, type CemMessage } from '../as2/cem/index.js';
 import { maxHeadBytes } from '../../edi/envelope-reader.js';
+import { limits } from '../../limits/limits.js';
 
 export interface OpenTask {
   /** The message the stages are stored under. */
@@ -232,7 +233,7 @@ async function openParts(task: OpenTask, store: PayloadStore): Promise<OpenParts
     unpacked !== null &&
     storedPayloadBytes === null &&
     deflated === null &&
-    unpacked.payload.length > inlineMaxBytes;
+    unpacked.payload.length > limits.inlineMaxBytes;
   return {
     payload,
     finishReceipt,
@@ -262,7 +263,7 @@ async function openParts(task: OpenTask, store: PayloadStore): Promise<OpenParts
  */
 function deflatedForm(store: PayloadStore, unpacked: UnpackedMessage): DeflatedDocument | null {
   const { payload, compressedDocument: compressed } = unpacked;
-  if (payload.length <= inlineMaxBytes || !compressed || !store.putDeflated) return null;
+  if (payload.length <= limits.inlineMaxBytes || !compressed || !store.putDeflated) return null;
   const compressedBytes = compressed.chunks.reduce((n, chunk) => n + chunk.length, 0);
   return compressedBytes * 2 <= payload.length ? compressed : null;
 }

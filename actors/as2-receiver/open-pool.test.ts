@@ -13,8 +13,9 @@ import { packOutgoing } from '../as2/index.js';
 import type { As2InboundContext } from '../../protocol/as2-protocol.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import { makeParties } from '../../test/as2/parties.js';
-import { aloneHereMaxBytes, MessageOpener } from './open-pool.js';
+import { MessageOpener } from './open-pool.js';
 import { cemRefused, type OpenTask } from './open-message.js';
+import { limits } from '../../limits/limits.js';
 
 const parties = makeParties();
 t.teardown(() => parties.remove());
@@ -95,8 +96,8 @@ t.test('a message alone is opened on the receiver thread, several at once in the
     `of ${n} at once, the first here and the others in the pool`,
   );
   // Random bytes do not compress: the body stays above the size opened here.
-  const larger = task(context, randomBytes(aloneHereMaxBytes + 1024));
-  t.ok(larger.receivedBytes > aloneHereMaxBytes);
+  const larger = task(context, randomBytes(limits.openOnListenerMaxBytes + 1024));
+  t.ok(larger.receivedBytes > limits.openOnListenerMaxBytes);
   t.equal((await opener.open(larger)).outcome, 'processed');
   t.equal(opener.opened.pool, before.pool + n, 'a larger message alone goes to the pool');
 });

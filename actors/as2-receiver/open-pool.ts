@@ -19,12 +19,7 @@ import {
   type OpenResult,
   type OpenTask,
 } from './open-message.js';
-
-/**
- * Bodies from this size on are large: stored as they arrive (read-body.ts) and moved to the
- * pool thread rather than copied (≈ 10 ms of work and more).
- */
-export const largeFromBytes = 1024 * 1024;
+import { limits } from '../../limits/limits.js';
 
 /**
  * What a pool thread gets: the task, how to open the payload store there, and the context by its
@@ -62,13 +57,6 @@ const contextKeyOf = (context: OpenTask['context']): string => {
 const taskFile = new URL(import.meta.url).pathname.endsWith('.ts')
   ? './open-worker-sources.mjs'
   : './open-worker.js';
-
-/**
- * A message alone is opened on the receiver's thread up to this size: its hops cost about 0.24 ms
- * of CPU, while opening a larger one there would hold up every other request's bytes for
- * milliseconds.
- */
-export const aloneHereMaxBytes = 64 * 1024;
 
 export class MessageOpener {
   readonly #pool: Piscina;
@@ -149,7 +137,7 @@ export class MessageOpener {
    * it with the rest.
    */
   async open(task: OpenTask): Promise<OpenedDocument> {
-    if (task.receivedBytes < largeFromBytes) return this.#open(task);
+    if (task.receivedBytes < limits.largeBodyFromBytes) return this.#open(task);
     const release = await this.#budget.take(task.receivedBytes);
     try {
       return await this.#open(task);
@@ -170,8 +158,8 @@ export class MessageOpener {
       // message's next step (its hand-off's answer, its acceptance, its receipt) waited for it,
       // while the pool threads, given nothing meanwhile, left a core idle (docs/decisions/
       // a-message-alone-is-opened-on-the-receiver-s-thread.md).
-      const small = task.receivedBytes < largeFromBytes;
-      if ((small && !this.#ready) || (alone && task.receivedBytes <= aloneHereMaxBytes)) {
+      const small = task.receivedBytes < limits.largeBodyFromBytes;
+      if ((small && !this.#ready) || (alone && task.receivedBytes <= limits.openOnListenerMaxBytes)) {
         this.opened.here++;
         return await openDocument(task, this.store);
       }
@@ -186,7 +174,7 @@ export class MessageOpener {
     const body = task.body;
     const move =
       body !== null &&
-      task.receivedBytes >= largeFromBytes &&
+      task.receivedBytes >= limits.largeBodyFromBytes &&
       body.byteOffset === 0 &&
       body.byteLength === body.buffer.byteLength;
     const { context, ...rest } = task;

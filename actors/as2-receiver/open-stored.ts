@@ -19,9 +19,7 @@ import { decryptEnvelopedStream } from '../as2/stream/open-enveloped.js';
 import { NotStreamable } from '../as2/stream/read-enveloped.js';
 import type { Readable } from 'node:stream';
 import type { PayloadStore } from '../../storage/payloads/store.js';
-
-/** How much of a body is read to judge one that is refused by its first bytes. */
-const judgedPrefixBytes = 64 * 1024;
+import { limits } from '../../limits/limits.js';
 
 /** The unpacked message, and the bytes of `unpacked` when it was stored here already. */
 export interface UnpackedStored {
@@ -73,7 +71,7 @@ async function unpackFrom(
       if (!(error instanceof NotStreamable)) throw error;
       // Neither DER/BER nor base64: no reading of the whole makes CMS of it, and the refusal
       // (unreadable CMS) is found in its first bytes.
-      const head = await readHead(open, judgedPrefixBytes);
+      const head = await readHead(open, limits.judgedPrefixBytes);
       if (head[0] !== 0x30 && !looksLikeBase64(head)) unpack = inMemory(head);
     }
   } else if (type === 'other' && (options.requireEncrypted || options.requireSigned)) {

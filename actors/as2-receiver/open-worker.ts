@@ -6,6 +6,7 @@ import { openPayloadStore } from '../../storage/payloads/open-store.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import { openMessage, type OpenResult, type OpenTask } from './open-message.js';
 import type { MissingContext, PooledTask } from './open-pool.js';
+import { limits } from '../../limits/limits.js';
 
 // Told apart from the receiver's own thread in `top -H` and the benchmarks' per-thread shares.
 nameThisThread('as2-open');
@@ -18,12 +19,11 @@ const stores = new Map<string, PayloadStore>();
  * seconds per pair of parties; beyond this many the oldest go.
  */
 const contexts = new Map<string, OpenTask['context']>();
-const maxContexts = 256;
 
 function contextOf(key: string, sent: OpenTask['context'] | undefined): OpenTask['context'] | undefined {
   if (!sent) return contexts.get(key);
   contexts.set(key, sent);
-  if (contexts.size > maxContexts) contexts.delete(contexts.keys().next().value!);
+  if (contexts.size > limits.maxOpenContexts) contexts.delete(contexts.keys().next().value!);
   return sent;
 }
 

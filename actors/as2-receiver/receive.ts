@@ -14,7 +14,7 @@ import { inlineBytes, keepBytes } from '../../storage/payloads/inline.js';
 import { formatDisposition, processed } from '../as2/index.js';
 import { headerSection, headerValue, as2Name, splitEntity } from '../as2-shared/headers.js';
 import type { InboundContexts } from './contexts.js';
-import { largeFromBytes, type MessageOpener } from './open-pool.js';
+import { type MessageOpener } from './open-pool.js';
 import type { Receipt } from './receipt.js';
 import { cemRefused, outcomeOf, type ReceiptPart } from './open-message.js';
 import { countReceived } from './count-received.js';
@@ -26,6 +26,7 @@ import type { HandoffGiver } from '../shared/handoff-giver.js';
 import type { UncertainStages } from '../shared/uncertain-stages.js';
 import { isDatabaseAway } from '../../flow/actor-commands.js';
 import type { Acceptance, OfferedMessage } from '../../protocol/core-protocol.js';
+import { limits } from '../../limits/limits.js';
 
 export interface Incoming {
   headers: IncomingHttpHeaders;
@@ -113,7 +114,7 @@ export async function receiveMessage(
   ]);
   // A large body is handed over to a pool thread, so it must be on disk first; a small one is
   // kept while it is opened. Nothing reads these stages before the acceptance.
-  if (bodyBytes >= largeFromBytes) await arrived;
+  if (bodyBytes >= limits.largeBodyFromBytes) await arrived;
   else arrived.catch(() => {}); // awaited below; a failure is reported there
   const opened = await deps.opener.open({
     messageId: id,

@@ -16,7 +16,7 @@ import { DatabaseAwayLog } from './database-away-log.js';
 import type { PayloadStore } from '../../storage/payloads/store.js';
 import type { As2ReceiverSettings } from './config.js';
 import { InboundContexts } from './contexts.js';
-import { MessageOpener, largeFromBytes } from './open-pool.js';
+import { MessageOpener } from './open-pool.js';
 import { as2Name, headerValue } from '../as2-shared/headers.js';
 import { InFlight, type Crossed } from './in-flight.js';
 import { lingerThenClose } from './linger.js';
@@ -29,25 +29,7 @@ import { HoldBack } from '../shared/hold-back.js';
 import { ConnectionDrain } from '../shared/connection-drain.js';
 import { isDatabaseAway } from '../../flow/actor-commands.js';
 import { UncertainStages, type StoredOf } from '../shared/uncertain-stages.js';
-
-/** What is kept of a body from no known partner, for the operator (docs/decisions/strangers-and-senders-at-the-as2-receiver.md). */
-export const strangerPrefixBytes = 64 * 1024;
-/** Seconds a sender over its in-flight limits is asked to wait (503 Retry-After). */
-export const retryAfterSeconds = 30;
-/** Seconds a sender is asked to wait while the receiver stops: about a restart's time. */
-export const drainingRetryAfterSeconds = 10;
-/**
- * Seconds a sender is asked to wait when the database did not take the message (an outage, a
- * failover): pg_auto_failover promotes its standby within 10–30 s, a switchover within a few.
- */
-export const databaseRetryAfterSeconds = 5;
-/**
- * A connection the kernel took but Node had not yet accepted when the port closes is reset, its
- * request lost to the sender: the port closes after this long without a new connection…
- */
-const drainQuietMs = 300;
-/** …or after this long of draining, whichever comes first. */
-const drainQuietMaxMs = 3_000;
+import { limits } from '../../limits/limits.js';
 
 const text = (status: number, message: string): Answer => ({
   status,
@@ -68,18 +50,11 @@ function declaredLength(req: http.IncomingMessage): number | null {
   return Number.isSafeInteger(n) && n >= 0 ? n : null;
 }
 
-/**
- * Deliveries waiting at the targets beyond which a message waits before it is opened
- * (hold-back.ts): about a tenth of a second of what two cores receive, so the documents are
- * written about as fast as the receipts are answered.
- */
-const maxQueuedDeliveries = 64;
-
 export class As2ReceiverServer {
   readonly #server: http.Server | https.Server;
   readonly #contexts: InboundContexts;
   readonly #opener: MessageOpener;
-  readonly #holdBack = new HoldBack(maxQueuedDeliveries);
+  readonly #holdBack = new HoldBack(limits.receiverMaxQueuedDeliveries);
   readonly #pending = new Set<Promise<unknown>>();
   readonly #inFlight: InFlight;
   /** The receiver's max_message_mib in bytes. */
@@ -191,7 +166,7 @@ export class As2ReceiverServer {
 
   #handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     if (this.#draining) {
-      res.setHeader('Retry-After', String(drainingRetryAfterSeconds));
+      res.setHeader('Retry-After', String(limits.drainingRetryAfterSeconds));
       return this.#refuse(res, text(503, 'The receiver is stopping; send again later'), req);
     }
     const path = (req.url ?? '/').split('?')[0];
@@ -212,7 +187,7 @@ export class As2ReceiverServer {
         if (isDatabaseAway(error)) {
           this.#databaseAway.failed(began, error);
           if (!res.headersSent) {
-            res.setHeader('Retry-After', String(databaseRetryAfterSeconds));
+            res.setHeader('Retry-After', String(limits.databaseRetryAfterSeconds));
             this.#send(res, text(503, 'The database is not reachable now; send the message again later'));
           }
           return;
@@ -255,7 +230,7 @@ export class As2ReceiverServer {
       const limit = partnerLimit !== null ? Math.min(partnerLimit, this.#limit) : this.#limit;
       const body = await readBody(req, {
         limit,
-        spillFromBytes: largeFromBytes,
+        spillFromBytes: limits.largeBodyFromBytes,
         store: this.store,
         // Receipts are small and read in memory; a large one is kept there like before.
         keepInMemory: (head) => looksLikeReceipt({ headers: req.headers, rawHeaders: [], body: head }),
@@ -302,7 +277,7 @@ export class As2ReceiverServer {
 
   /**
    * A body from no known partner: read to its end (so the sender gets its answer, a refusal
-   * naming the unknown party) keeping the first `strangerPrefixBytes`, which become the
+   * naming the unknown party) keeping the first `limits.strangerPrefixBytes`, which become the
    * message's `received` stage; protocols.as2 says how long the body was.
    */
   async #takeFromStranger(
@@ -312,7 +287,7 @@ export class As2ReceiverServer {
     crossed: () => Crossed | null,
     began: number,
   ): Promise<void> {
-    const body = await readPrefix(req, { limit: this.#limit, keep: strangerPrefixBytes, count });
+    const body = await readPrefix(req, { limit: this.#limit, keep: limits.strangerPrefixBytes, count });
     switch (body.kind) {
       case 'aborted':
         return;
@@ -337,7 +312,7 @@ export class As2ReceiverServer {
       ...(whole ? {} : { truncatedFrom: body.total }),
     };
     if (!whole && looksLikeReceipt(incoming))
-      return this.#send(res, text(413, `Receipts are limited to ${strangerPrefixBytes / 1024} KiB`));
+      return this.#send(res, text(413, `Receipts are limited to ${limits.strangerPrefixBytes / 1024} KiB`));
     await this.#answer(res, incoming, began);
   }
 
@@ -364,7 +339,7 @@ export class As2ReceiverServer {
   }
 
   #busy(res: http.ServerResponse, crossed: Crossed, req?: http.IncomingMessage): void {
-    res.setHeader('Retry-After', String(retryAfterSeconds));
+    res.setHeader('Retry-After', String(limits.busyRetryAfterSeconds));
     const who = crossed.startsWith('partner') ? 'this partner' : 'this address';
     const what = crossed.endsWith('bytes') ? 'bytes of messages' : 'messages';
     this.#refuse(res, text(503, `Too many ${what} in progress from ${who}; send again later`), req);
@@ -433,7 +408,9 @@ export class As2ReceiverServer {
     this.#draining = true;
     const drainingSince = Date.now();
     const until =
-      withinMs === undefined ? Infinity : drainingSince + withinMs - Math.min(stopMarginMs, withinMs / 5);
+      withinMs === undefined
+        ? Infinity
+        : drainingSince + withinMs - Math.min(limits.receiverStopMarginMs, withinMs / 5);
     this.#connections.start();
     await beforeOrAt(until, Promise.allSettled([...this.#pending]));
     for (;;) {
@@ -441,22 +418,19 @@ export class As2ReceiverServer {
       // Checked after the loop's poll phase, where connections waiting in the kernel's queue
       // are accepted: a busy thread's timer may fire late, with connections still queued.
       await new Promise((resolve) => setImmediate(resolve));
-      const quiet = Date.now() - this.#lastConnectionAt >= drainQuietMs;
-      if (quiet || Date.now() - drainingSince >= drainQuietMaxMs || Date.now() >= until) break;
+      const quiet = Date.now() - this.#lastConnectionAt >= limits.drainQuietMs;
+      if (quiet || Date.now() - drainingSince >= limits.drainQuietMaxMs || Date.now() >= until) break;
     }
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeIdleConnections();
     await beforeOrAt(until, this.#connections.settled(until));
     this.#connections.destroyAll();
     // The requests whose connections just ended settle at once (their bodies fail).
-    await beforeOrAt(Date.now() + stopMarginMs / 2, Promise.allSettled([...this.#pending]));
+    await beforeOrAt(Date.now() + limits.receiverStopMarginMs / 2, Promise.allSettled([...this.#pending]));
     await closed;
     await this.#opener.close();
   }
 }
-
-/** Milliseconds before the supervisor's deadline at which a stopping receiver ends what is left. */
-const stopMarginMs = 1_000;
 
 /** Waits for `work`, but not past `until` (epoch milliseconds). */
 async function beforeOrAt(until: number, work: Promise<unknown>): Promise<void> {

@@ -10,9 +10,7 @@ import https from 'node:https';
 import tls from 'node:tls';
 import type { As2OutboundContext } from '../../protocol/as2-protocol.js';
 import { proxyAgent, proxyFor, type ProxyChoice, type ProxySettings } from '../shared/proxy.js';
-
-/** TLS set-ups kept at once; the least recently used one is closed beyond this. */
-const maxTlsAgents = 32;
+import { limits } from '../../limits/limits.js';
 
 /** TLS towards a partner: the system trust store plus the certificates its profile pins. */
 export function tlsOptions(
@@ -61,7 +59,7 @@ export class PartnerAgents {
       agent = proxy
         ? proxyAgent(url, proxy, { keepAlive: true, maxSockets: this.maxSockets }, tlsOptions(context))
         : this.#tlsAgent(context);
-      if (this.#https.size >= maxTlsAgents) {
+      if (this.#https.size >= limits.maxTlsAgents) {
         const [oldest, old] = this.#https.entries().next().value!;
         this.#https.delete(oldest);
         old.destroy();

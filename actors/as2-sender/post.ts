@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { readPiece, type Source } from '../as2/stream/source.js';
+import { limits } from '../../limits/limits.js';
 
 export interface PostAnswer {
   status: number;
@@ -16,9 +17,6 @@ export interface PostAnswer {
   /** The answer is a proxy's refusal of the CONNECT tunnel: the partner never saw the request. */
   tunnelRefused?: boolean;
 }
-
-/** Largest answer read (a receipt is a few KiB). */
-const maxAnswerBytes = 1024 * 1024;
 
 /**
  * Posts, and posts again at once in two cases where no answer was read:
@@ -47,7 +45,7 @@ export async function postAs2(
     try {
       return await postOnce(url, headers, body, timeoutMs, agent, askFirst);
     } catch (error) {
-      if (error instanceof ClosedUnderUs && tries <= maxClosedUnderUs) continue;
+      if (error instanceof ClosedUnderUs && tries <= limits.maxClosedConnectionsSkipped) continue;
       if (error instanceof ResetWhileSending && !askFirst) {
         askFirst = true;
         continue;
@@ -56,15 +54,6 @@ export async function postAs2(
     }
   }
 }
-
-/** Kept-alive connections found closed that one request moves past before it gives up. */
-const maxClosedUnderUs = 4;
-
-/**
- * How long a request sent with `Expect: 100-continue` waits for "100 Continue" before it sends
- * the body anyway (RFC 9110 §10.1.1: a server may never send it), as curl does.
- */
-const continueWaitMs = 1000;
 
 /** A kept-alive connection was closed by the other side before any answer to this request. */
 class ClosedUnderUs extends Error {
@@ -133,7 +122,7 @@ function postOnce(
       response = incoming;
       incoming.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size <= maxAnswerBytes) chunks.push(chunk);
+        if (size <= limits.maxAnswerBytes) chunks.push(chunk);
       });
       incoming.on('error', reject);
       incoming.on('end', () => {
@@ -153,7 +142,7 @@ function postOnce(
         (error: Error) => request.destroy(error),
       );
     };
-    const waiting = askFirst ? setTimeout(send, continueWaitMs) : undefined;
+    const waiting = askFirst ? setTimeout(send, limits.continueWaitMs) : undefined;
     if (askFirst) request.on('continue', send);
     else send();
     request.on('close', () => clearTimeout(waiting));

@@ -13,12 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import type { As2OutboundContext, As2Record } from '../../protocol/as2-protocol.js';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import type { CoreClient } from '../../protocol/worker-host/host.js';
-import {
-  PayloadMissing,
-  streamSliceBytes,
-  type PayloadRef,
-  type PayloadStore,
-} from '../../storage/payloads/store.js';
+import { PayloadMissing, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
 import { inlineBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { streamFromBytes } from '../as2/stream/pack-streamed.js';
 import { fileRange, type FileRange } from '../as2/stream/source.js';
@@ -39,6 +34,7 @@ import { OutboundContexts } from './contexts.js';
 import { PartnerAgents } from './agents.js';
 import { postAs2, type PostAnswer } from './post.js';
 import { cemEntityOf } from '../as2/cem/entity.js';
+import { limits } from '../../limits/limits.js';
 
 /** Headers of a synchronous receipt kept with it. */
 const receiptHeaders = [
@@ -266,7 +262,10 @@ export class As2Sender {
     const own = this.store.fileOf ? await this.store.fileOf(ref) : null;
     if (own !== null) return fileRange(own, (await stat(own)).size);
     const file = temp.name('document');
-    await pipeline(await this.store.open(ref), createWriteStream(file, { highWaterMark: streamSliceBytes }));
+    await pipeline(
+      await this.store.open(ref),
+      createWriteStream(file, { highWaterMark: limits.streamSliceBytes }),
+    );
     return fileRange(file, (await stat(file)).size);
   }
 

@@ -8,9 +8,7 @@ import { parseSettings } from '../shared/settings.js';
 import { checkConnection } from './check-connection.js';
 import { as2SenderType, type As2SenderSettings } from './config.js';
 import { As2Sender } from './send.js';
-
-/** Longest a connection check may wait on one step: an operator waits for its answer. */
-const checkTimeoutCapSeconds = 30;
+import { limits } from '../../limits/limits.js';
 
 runActor(async (start, core) => {
   const settings = parseSettings<As2SenderSettings>(as2SenderType, start.settings);
@@ -34,7 +32,7 @@ runActor(async (start, core) => {
       checkConnection({
         ...question,
         headers: { 'User-Agent': start.user_agent, ...question.headers },
-        timeoutMs: Math.min(settings.timeout_seconds, checkTimeoutCapSeconds) * 1000,
+        timeoutMs: Math.min(settings.timeout_seconds, limits.checkTimeoutCapSeconds) * 1000,
         proxy: { settings, password: (start.secrets as { proxy_password?: string }).proxy_password },
       }),
     async stop() {

@@ -21,6 +21,7 @@ import {
 } from '../as2/index.js';
 import { certificateOf } from './material.js';
 import type { MetricsPort } from '../../protocol/metrics/port.js';
+import { limits } from '../../limits/limits.js';
 
 /**
  * Why a receipt was not accepted, for a tally (`pier bench` counts failures by it): unreadable,
@@ -47,9 +48,6 @@ export function countReceipt(metrics: MetricsPort, verdict: Verdict): void {
     outcome: verdict.ok ? 'processed' : 'refused',
   });
 }
-
-/** How much of the partner's explanation goes into the history line. */
-const explanationLimit = 600;
 
 /**
  * `sent` holds `mic` (the Received-Content-MIC form), `mdn_signed` and `signed` as recorded
@@ -141,5 +139,7 @@ function partnerExplanation(mdn: ParsedMdn): string | null {
   if (mdn.text.trim()) words.push(mdn.text);
   const text = words.join(' ').replace(/\s+/g, ' ').trim();
   if (!text) return null;
-  return text.length > explanationLimit ? `${text.slice(0, explanationLimit - 1)}…` : text;
+  return text.length > limits.receiptExplanationChars
+    ? `${text.slice(0, limits.receiptExplanationChars - 1)}…`
+    : text;
 }

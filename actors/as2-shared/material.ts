@@ -5,16 +5,15 @@
  */
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import type { As2Material } from '../../protocol/as2-protocol.js';
+import { limits } from '../../limits/limits.js';
 
 const certificates = new Map<string, X509Certificate>();
 const keys = new Map<string, KeyObject>();
-/** Enough for every profile of a large installation; beyond it the cache starts over. */
-const maxCached = 2000;
 
 export function certificateOf(pem: string): X509Certificate {
   let found = certificates.get(pem);
   if (!found) {
-    if (certificates.size >= maxCached) certificates.clear();
+    if (certificates.size >= limits.maxCachedCertificatesAndKeys) certificates.clear();
     found = new X509Certificate(pem);
     certificates.set(pem, found);
   }
@@ -24,7 +23,7 @@ export function certificateOf(pem: string): X509Certificate {
 export function privateKeyOf(pem: string): KeyObject {
   let found = keys.get(pem);
   if (!found) {
-    if (keys.size >= maxCached) keys.clear();
+    if (keys.size >= limits.maxCachedCertificatesAndKeys) keys.clear();
     found = createPrivateKey(pem);
     keys.set(pem, found);
   }

@@ -7,9 +7,9 @@ import type { Acceptance, OfferedMessage } from '../../protocol/core-protocol.js
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import { noMetrics } from '../../protocol/metrics/port.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
-import { inlineMaxBytes } from '../../storage/payloads/inline.js';
 import type { FilePollerSettings } from './config.js';
 import { FilePoller } from './poller.js';
+import { limits } from '../../limits/limits.js';
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'pier-poller-'));
 t.teardown(() => rm(root, { recursive: true, force: true }));
@@ -82,11 +82,11 @@ t.test('a file is taken at the second look, stored, accepted, then moved', async
 
 t.test('a file larger than 64 KiB is copied into the store', async (t) => {
   const { settings, core, poller, dir } = await setup();
-  const content = Buffer.alloc(inlineMaxBytes + 1, 'x');
+  const content = Buffer.alloc(limits.inlineMaxBytes + 1, 'x');
   await writeFile(path.join(settings.base_directory, 'globex', 'big.edi'), content);
   await poller.scan();
   t.equal(await poller.scan(), 1);
-  t.same(core.offered[0]!.payload, { stage: 'unpacked', size_bytes: inlineMaxBytes + 1 });
+  t.same(core.offered[0]!.payload, { stage: 'unpacked', size_bytes: limits.inlineMaxBytes + 1 });
   t.ok((await readFile(path.join(dir, 'store', core.offered[0]!.id, 'unpacked'))).equals(content));
 });
 
@@ -138,7 +138,7 @@ t.test(
     const { settings, core, poller, dir } = await setup();
     const file = path.join(settings.base_directory, 'globex', 'again.edi');
     // Larger than inline, so a payload copy is written to the store and must go.
-    await writeFile(file, Buffer.alloc(inlineMaxBytes + 1, 'a'));
+    await writeFile(file, Buffer.alloc(limits.inlineMaxBytes + 1, 'a'));
     // Accepted by a process that died before it could move the file: the core knows its key.
     const st = await stat(file, { bigint: true });
     core.keys.set(
@@ -162,7 +162,7 @@ t.test('when acceptance fails, the file stays and its payload copy goes', async 
   const { settings, core, poller, dir } = await setup();
   await writeFile(
     path.join(settings.base_directory, 'globex', 'later.edi'),
-    Buffer.alloc(inlineMaxBytes + 1),
+    Buffer.alloc(limits.inlineMaxBytes + 1),
   );
   await poller.scan();
   core.failing = true;

@@ -14,8 +14,8 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { SourceCore } from '../shared/acceptance-port.js';
-import { streamSliceBytes, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
-import { inlineMaxBytes, keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
+import { type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
+import { keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { isStoreUnwritable } from '../../storage/payloads/storage-failure.js';
 import { AcceptFailed, FileAcceptance } from '../shared/file-acceptance.js';
 import { UncertainStages, type StoredOf } from '../shared/uncertain-stages.js';
@@ -26,15 +26,7 @@ import { envelopeOf } from '../shared/edi-envelope.js';
 import { HoldBack } from '../shared/hold-back.js';
 import type { FilePollerSettings } from './config.js';
 import { listFiles, moveAside } from './files.js';
-
-/** Files taken at the same time. */
-const concurrentTakes = 16;
-/**
- * Deliveries waiting at the targets beyond which the poller holds back (hold-back.ts): the
- * files wait in the directory rather than as queued messages, so the queue, and the time from
- * acceptance to delivery, stay short when the targets are slower than the directory fills.
- */
-const maxQueuedDeliveries = 128;
+import { limits } from '../../limits/limits.js';
 
 interface Seen {
   size: bigint;
@@ -50,7 +42,7 @@ export class FilePoller {
   readonly #health: StoreHealth;
   #halted = false;
   /** The targets' backlog as the last acceptance reported it. */
-  readonly #holdBack = new HoldBack(maxQueuedDeliveries);
+  readonly #holdBack = new HoldBack(limits.filePollerMaxQueuedDeliveries);
   readonly #acceptance: FileAcceptance;
   /** Acceptance failed (the database is away): the rest of the look is left for the next one. */
   #lookFailed = false;
@@ -104,7 +96,7 @@ export class FilePoller {
           continue;
         }
         const [rel, seen] = ready[next++]!;
-        if (this.#health.failing && seen.size > BigInt(inlineMaxBytes) && tries++ > 0) {
+        if (this.#health.failing && seen.size > BigInt(limits.inlineMaxBytes) && tries++ > 0) {
           this.#seen.set(rel, seen);
           continue;
         }
@@ -113,7 +105,7 @@ export class FilePoller {
         else this.#seen.set(rel, seen);
       }
     };
-    await Promise.all(Array.from({ length: concurrentTakes }, taker));
+    await Promise.all(Array.from({ length: limits.filePollerConcurrentTakes }, taker));
     return taken;
   }
 
@@ -124,10 +116,13 @@ export class FilePoller {
 
   /** A small file is read and kept inline; a larger one is copied into the store. */
   async #keep(ref: PayloadRef, full: string, size: bigint): Promise<KeptStage> {
-    if (size <= BigInt(inlineMaxBytes)) return keepBytes(this.store, ref, await readFile(full));
+    if (size <= BigInt(limits.inlineMaxBytes)) return keepBytes(this.store, ref, await readFile(full));
     if (this.store.putFile) return { size_bytes: await this.store.putFile(ref, full) };
     return {
-      size_bytes: await this.store.put(ref, createReadStream(full, { highWaterMark: streamSliceBytes })),
+      size_bytes: await this.store.put(
+        ref,
+        createReadStream(full, { highWaterMark: limits.streamSliceBytes }),
+      ),
     };
   }
 
@@ -156,7 +151,7 @@ export class FilePoller {
         this.settings.read_edi_envelope !== false && values
           ? await envelopeOf({
               content: kept.content,
-              open: async () => createReadStream(full, { highWaterMark: streamSliceBytes }),
+              open: async () => createReadStream(full, { highWaterMark: limits.streamSliceBytes }),
             })
           : undefined;
       const answer = await this.#acceptance.accept({

@@ -13,10 +13,11 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import type { DeliveryPort } from '../shared/delivery-port.js';
-import { HandoffTaker, othersLeftoverAfterMs, recordAfterMs } from './handoff.js';
+import { HandoffTaker } from './handoff.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { temporaryDirectory } from './temporaries.js';
 import { FileWriter } from './write.js';
+import { limits } from '../../limits/limits.js';
 
 const ids = [
   '00000000-0000-4000-8000-00000000000a',
@@ -91,7 +92,7 @@ t.test('files named while a record is under way are recorded together, after it'
   await waitFor(() => recorded.length === 1, 'the first record under way');
   await taker.link({ message_id: ids[1], delivery_id: 2 });
   await taker.link({ message_id: ids[2], delivery_id: 3 });
-  await new Promise((resolve) => setTimeout(resolve, 5 * recordAfterMs));
+  await new Promise((resolve) => setTimeout(resolve, 5 * limits.writerRecordAfterMs));
   t.same(recorded, [[1]], 'the others wait while the first record is under way');
   release();
   await waitFor(() => recorded.length === 2, 'the others recorded');
@@ -127,7 +128,7 @@ t.test('handed files nobody holds are resolved by what their deliveries are', as
   const tmp = temporaryDirectory(dir);
   await mkdir(tmp, { recursive: true });
   const file = (node: number, id: string) => path.join(tmp, `h-${node}-${id}.tmp`);
-  const old = new Date(Date.now() - 2 * othersLeftoverAfterMs);
+  const old = new Date(Date.now() - 2 * limits.othersLeftoverAfterMs);
   // This node's (a thread of this process that ended): resolved at start whatever its age.
   await writeFile(file(1, ids[0]), 'mine');
   outcomes.set(ids[0], 'queued');

@@ -6,7 +6,7 @@
  * it committed, the writer gives the file its real name and only then records the delivery
  * delivered ("Written to …"), several at once while a record is under way; a drop removes the file.
  *
- * It declines (the message then takes the queue) while it is stopping, while `maxInHand`
+ * It declines (the message then takes the queue) while it is stopping, while `limits.writerMaxInHand`
  * documents wait for their acceptance, and when the file's name is taken already: the queued way
  * knows what to do then (`if_exists`), and a handed file must not be refused after its delivery
  * was recorded. Naming can still fail after that commit (another writer took the name meanwhile,
@@ -31,28 +31,7 @@ import { PayloadMissing } from '../../storage/payloads/store.js';
 import type { DeliveryPort, LeftoverOutcome } from '../shared/delivery-port.js';
 import { handedFiles, handedTemporaryPath, type HandedFile } from './temporaries.js';
 import { removeQuietly, sameContent, type FileWriter } from './write.js';
-
-/**
- * Documents written and waiting for their acceptance, at most. About what two cores accept in a
- * tenth of a second: a writer this far behind is not one that finishes in bounded time.
- */
-export const maxInHand = 64;
-
-/** Milliseconds a named file's record waits for others to go with it in one statement. */
-export const recordAfterMs = 20;
-
-/** Milliseconds between two tries to queue again, or record, a handed delivery the database did not answer for. */
-const requeueRetryMs = 2_000;
-
-/**
- * Another node's handed file younger than this is left alone even when that node's presence lock
- * is free: just after a database failover a live process takes its lock again within seconds
- * (runtime/cluster/presence.ts, presenceGraceMs is 15 s). Older, its node is taken as gone.
- */
-export const othersLeftoverAfterMs = 30_000;
-
-/** Milliseconds between two looks for handed files other nodes left (a process that died for good). */
-const leftoverSweepMs = 30_000;
+import { limits } from '../../limits/limits.js';
 
 /** What the writer did with the handed files nobody held, for its one log line. */
 export interface LeftoverCounts {
@@ -79,7 +58,7 @@ export class HandoffTaker implements HandoffHandler {
   #stopping = false;
   /**
    * Handed files whose delivery could not be queued again because the database did not answer
-   * (a failover): asked again every `requeueRetryMs`, since the acceptance may have committed
+   * (a failover): asked again every `limits.writerRequeueRetryMs`, since the acceptance may have committed
    * and a delivery held here with no file named would otherwise wait for the writer's stop.
    */
   readonly #unsettled = new Map<string, { temp: string; reason: string }>();
@@ -104,7 +83,8 @@ export class HandoffTaker implements HandoffHandler {
    */
   async hand({ message, payload }: HandRequest): Promise<HandAnswer> {
     if (this.#stopping) return { taken: false, reason: 'the writer is stopping' };
-    if (this.#inHand.size >= maxInHand) return { taken: false, reason: 'the writer is far behind' };
+    if (this.#inHand.size >= limits.writerMaxInHand)
+      return { taken: false, reason: 'the writer is far behind' };
     if (this.#inHand.has(message.id)) return { taken: false, reason: 'this message is in hand already' };
     const { relative, final } = this.writer.placeOf(message);
     // Taken already, or by a document in hand: the queued way knows what to do (`if_exists`).
@@ -203,7 +183,7 @@ export class HandoffTaker implements HandoffHandler {
   }
 
   /**
-   * At start, and every `leftoverSweepMs` for other nodes' files: the handed files a crash or a
+   * At start, and every `limits.leftoverSweepEveryMs` for other nodes' files: the handed files a crash or a
    * stop left, which nobody here holds. Each one's delivery is asked about (flow/commands/handed.ts,
    * handedLeftover): still held by a live node, the file stays; held by a dead one (or by this
    * node, at start), it is queued again and written from the payload store; not held (never
@@ -214,7 +194,7 @@ export class HandoffTaker implements HandoffHandler {
     const counts: LeftoverCounts = { found: 0, queued: 0, removed: 0, held: 0 };
     const now = Date.now();
     const left = (await handedFiles(this.directory)).filter((f) =>
-      f.node === this.node ? atStart : now - f.mtimeMs >= othersLeftoverAfterMs,
+      f.node === this.node ? atStart : now - f.mtimeMs >= limits.othersLeftoverAfterMs,
     );
     for (const leftover of left) {
       counts.found++;
@@ -242,7 +222,7 @@ export class HandoffTaker implements HandoffHandler {
       void this.resolveLeftovers(false)
         .catch(() => undefined)
         .finally(() => (sweeping = false));
-    }, leftoverSweepMs);
+    }, limits.leftoverSweepEveryMs);
     this.#sweepTimer.unref();
   }
 
@@ -280,7 +260,7 @@ export class HandoffTaker implements HandoffHandler {
       // A moment for the files named meanwhile to join: each record is a commit, and under load
       // one per file or two doubled the receive path's commits (benchmarks/history,
       // 2026-11-27-a-handed-delivery-recorded-once-named.md). The receipt does not wait for it.
-      if (!this.#stopping) await new Promise((resolve) => setTimeout(resolve, recordAfterMs));
+      if (!this.#stopping) await new Promise((resolve) => setTimeout(resolve, limits.writerRecordAfterMs));
       const batch = this.#named.splice(0, this.#named.length);
       try {
         await this.port.recordHanded!(batch);
@@ -293,7 +273,7 @@ export class HandoffTaker implements HandoffHandler {
         warned = true;
         this.#named.unshift(...batch);
         if (this.#stopping) return;
-        await new Promise((resolve) => setTimeout(resolve, requeueRetryMs));
+        await new Promise((resolve) => setTimeout(resolve, limits.writerRequeueRetryMs));
       }
     }
   }
@@ -342,7 +322,7 @@ export class HandoffTaker implements HandoffHandler {
       void Promise.all(
         [...this.#unsettled].map(([messageId, { temp, reason }]) => this.#requeue(messageId, temp, reason)),
       );
-    }, requeueRetryMs);
+    }, limits.writerRequeueRetryMs);
     this.#retryTimer.unref();
   }
 }

@@ -4,18 +4,16 @@
  * own poller, list the directories they read, and skip hidden entries; a half-written file
  * is never among them, even when a crash (kill -9) leaves one behind.
  *
- * Leftovers are removed when the writer starts (those not touched for `staleAfterMs`: another
+ * Leftovers are removed when the writer starts (those not touched for `limits.temporaryStaleAfterMs`: another
  * process of a cluster may be writing its own) and when a delivery is claimed again (its own
  * earlier temporaries: the claim is ours now, so whoever wrote them has stopped).
  */
 import { randomBytes } from 'node:crypto';
 import { readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { limits } from '../../limits/limits.js';
 
 export const temporaryDirectoryName = '.pier-tmp';
-
-/** A temporary older than this at start is a crash's leftover, not another process's write in hand. */
-export const staleAfterMs = 15 * 60 * 1000;
 
 export function temporaryDirectory(directory: string): string {
   return path.join(directory, temporaryDirectoryName);
@@ -71,7 +69,7 @@ async function names(directory: string): Promise<string[]> {
   }
 }
 
-/** Removes leftovers not modified for `staleAfterMs`; answers how many went. */
+/** Removes leftovers not modified for `limits.temporaryStaleAfterMs`; answers how many went. */
 export async function removeStaleTemporaries(directory: string, now = Date.now()): Promise<number> {
   let removed = 0;
   for (const name of await names(directory)) {
@@ -79,7 +77,7 @@ export async function removeStaleTemporaries(directory: string, now = Date.now()
     if (handedName.test(name)) continue;
     const file = path.join(temporaryDirectory(directory), name);
     const info = await stat(file).catch(() => undefined);
-    if (!info?.isFile() || now - info.mtimeMs < staleAfterMs) continue;
+    if (!info?.isFile() || now - info.mtimeMs < limits.temporaryStaleAfterMs) continue;
     if (
       await unlink(file).then(
         () => true,

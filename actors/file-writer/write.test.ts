@@ -9,8 +9,9 @@ import type { ClaimedDelivery } from '../../protocol/core-protocol.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import { cachedBytes } from '../../test/helpers/page-cache.js';
 import type { FileWriterSettings } from './config.js';
-import { removeStaleTemporaries, staleAfterMs, temporaryDirectory } from './temporaries.js';
+import { removeStaleTemporaries, temporaryDirectory } from './temporaries.js';
 import { FileWriter } from './write.js';
+import { limits } from '../../limits/limits.js';
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pier-writer-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -156,11 +157,15 @@ t.test('at start, leftovers older than the grace time are removed, recent ones k
   const recent = path.join(temporaryDirectory(out), '8-00000000.tmp');
   await writeFile(old, 'crash');
   await writeFile(recent, 'in hand elsewhere');
-  const past = new Date(Date.now() - staleAfterMs - 60_000);
+  const past = new Date(Date.now() - limits.temporaryStaleAfterMs - 60_000);
   await utimes(old, past, past);
   t.equal(await removeStaleTemporaries(out), 1);
   t.same(await readdir(temporaryDirectory(out)), ['8-00000000.tmp']);
-  t.equal(await removeStaleTemporaries(out, Date.now() + staleAfterMs + 60_000), 1, 'and later that one');
+  t.equal(
+    await removeStaleTemporaries(out, Date.now() + limits.temporaryStaleAfterMs + 60_000),
+    1,
+    'and later that one',
+  );
   t.equal(await removeStaleTemporaries(path.join(dir, 'never-written')), 0, 'no directory: nothing to do');
 });
 

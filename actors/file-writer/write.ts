@@ -11,12 +11,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
-import {
-  PayloadMissing,
-  streamSliceBytes,
-  type PayloadRef,
-  type PayloadStore,
-} from '../../storage/payloads/store.js';
+import { PayloadMissing, type PayloadRef, type PayloadStore } from '../../storage/payloads/store.js';
 import { writeDirect } from '../../storage/payloads/direct-write.js';
 import { inlineBytes, openKept } from '../../storage/payloads/inline.js';
 import { asJson, formattedName, NotTranslatable } from '../shared/delivery-format.js';
@@ -24,8 +19,8 @@ import { Directories } from '../shared/directories.js';
 import { fillPattern } from '../shared/path-pattern.js';
 import type { FileWriterSettings } from './config.js';
 import { removeEarlierAttempts, temporaryPath } from './temporaries.js';
+import { limits } from '../../limits/limits.js';
 
-const chunkSize = 64 * 1024;
 const flush = promisify(fdatasync);
 
 /**
@@ -55,10 +50,13 @@ export async function sameContent(a: string, b: string): Promise<boolean> {
   if (sa.size !== sb.size) return false;
   const [fa, fb] = await Promise.all([open(a, 'r'), open(b, 'r')]);
   try {
-    const ba = Buffer.alloc(chunkSize);
-    const bb = Buffer.alloc(chunkSize);
-    for (let pos = 0; pos < sa.size; pos += chunkSize) {
-      const [ra, rb] = await Promise.all([fa.read(ba, 0, chunkSize, pos), fb.read(bb, 0, chunkSize, pos)]);
+    const ba = Buffer.alloc(limits.compareChunkBytes);
+    const bb = Buffer.alloc(limits.compareChunkBytes);
+    for (let pos = 0; pos < sa.size; pos += limits.compareChunkBytes) {
+      const [ra, rb] = await Promise.all([
+        fa.read(ba, 0, limits.compareChunkBytes, pos),
+        fb.read(bb, 0, limits.compareChunkBytes, pos),
+      ]);
       if (ra.bytesRead !== rb.bytesRead || !ba.subarray(0, ra.bytesRead).equals(bb.subarray(0, rb.bytesRead)))
         return false;
     }
@@ -101,7 +99,7 @@ export class FileWriter {
       try {
         await pipeline(
           Readable.from(json),
-          file.createWriteStream({ flush: true, highWaterMark: streamSliceBytes }),
+          file.createWriteStream({ flush: true, highWaterMark: limits.streamSliceBytes }),
         );
       } catch (error) {
         await file.close().catch(() => {});
@@ -128,7 +126,7 @@ export class FileWriter {
     try {
       await pipeline(
         await this.store.open(ref),
-        file.createWriteStream({ flush: true, highWaterMark: streamSliceBytes }),
+        file.createWriteStream({ flush: true, highWaterMark: limits.streamSliceBytes }),
       );
     } catch (error) {
       await file.close().catch(() => {});

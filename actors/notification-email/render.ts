@@ -5,6 +5,7 @@
  */
 import type { NotificationJob, NotifiedAlert } from '../../protocol/notify-protocol.js';
 import { headline, worst } from '../notification-webhook/render.js';
+import { limits } from '../../limits/limits.js';
 
 /** The code whose end the alert announces (`partner_reachable` ends `partner_unreachable`), if any. */
 const resolvedBy = (a: NotifiedAlert) => a.resolves ?? undefined;
@@ -29,9 +30,6 @@ export interface RenderedEmail {
   text: string;
   html: string;
 }
-
-/** Mail clients show about this much of a subject; a longer one is cut with an ellipsis. */
-const subjectMax = 200;
 
 const escape = (text: string) =>
   text.replace(
@@ -62,7 +60,8 @@ function htmlOf(a: NotifiedAlert): string {
 export function renderEmail(job: NotificationJob, prefix: string): RenderedEmail {
   const severity = emailSeverity(job.alerts);
   const line = oneLine(`${prefix ? `${prefix} ` : ''}[${severity}] ${headline(job)}`);
-  const subject = line.length <= subjectMax ? line : `${line.slice(0, subjectMax - 1)}…`;
+  const subject =
+    line.length <= limits.emailSubjectMaxChars ? line : `${line.slice(0, limits.emailSubjectMaxChars - 1)}…`;
   const intro = job.test
     ? 'This is a test notification from pier: the email notifier works.'
     : job.alerts.length === 1

@@ -15,9 +15,7 @@ import { PayloadMissing, type PayloadStore } from '../../storage/payloads/store.
 import { fillArgument, type ArgumentValues } from './arguments.js';
 import type { ProgramRunnerSecrets, ProgramRunnerSettings } from './config.js';
 import { runProgram, type ProgramRun } from './run.js';
-
-/** Characters of output a result keeps: the result's text is bounded (2048) and says more. */
-const shownOutput = 800;
+import { limits } from '../../limits/limits.js';
 
 /** The file name made one safe path segment: no separators or control characters, never . or .. */
 export function runFileName(fileName: string, messageId: string): string {
@@ -41,7 +39,9 @@ function environmentFor(secrets: ProgramRunnerSecrets): Record<string, string> {
 
 function lastPart(text: string): string {
   const trimmed = text.trim();
-  return trimmed.length > shownOutput ? `…${trimmed.slice(-shownOutput)}` : trimmed;
+  return trimmed.length > limits.programOutputShownChars
+    ? `…${trimmed.slice(-limits.programOutputShownChars)}`
+    : trimmed;
 }
 
 /** What the program printed, as the result says it. */

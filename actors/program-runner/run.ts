@@ -4,9 +4,7 @@
  * a bound. The run always ends: by exit, by a signal, by the timeout, or by a failure to start.
  */
 import { spawn } from 'node:child_process';
-
-/** Bytes of each of stdout and stderr kept; the rest is read and dropped. */
-export const keptOutputBytes = 4096;
+import { limits } from '../../limits/limits.js';
 
 export interface ProgramRun {
   /** The exit code, or null when a signal or the timeout ended it, or it never started. */
@@ -36,7 +34,7 @@ class BoundedText {
   dropped = false;
 
   add(chunk: Buffer): void {
-    const room = keptOutputBytes - this.#kept;
+    const room = limits.programOutputKeptBytes - this.#kept;
     if (room <= 0) {
       this.dropped = true;
       return;

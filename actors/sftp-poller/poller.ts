@@ -22,9 +22,7 @@ import { SftpConnectError } from '../sftp-shared/connect.js';
 import { RemoteError, type Remote, type RemoteEntry } from '../sftp-shared/remote.js';
 import type { SessionKeeper } from '../sftp-shared/session-keeper.js';
 import type { SftpPollerSettings } from './config.js';
-
-/** Files taken at the same time, over the one connection. */
-const concurrentTakes = 8;
+import { limits } from '../../limits/limits.js';
 
 interface Seen {
   size: number;
@@ -91,7 +89,7 @@ export class SftpPoller {
         else this.#seen.set(file.relative, { size: file.size, mtime: file.mtime });
       }
     };
-    await Promise.all(Array.from({ length: concurrentTakes }, taker));
+    await Promise.all(Array.from({ length: limits.sftpPollerConcurrentTakes }, taker));
     return taken;
   }
 

@@ -10,6 +10,7 @@ import net from 'node:net';
 import ssh2, { type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { fingerprintOf } from './fingerprint.js';
 import type { SftpEndpoint, SftpSecrets } from './fields.js';
+import { limits } from '../../limits/limits.js';
 
 export const connectSteps = ['resolve', 'connect', 'host_key', 'authenticate', 'sftp'] as const;
 export type ConnectStep = (typeof connectSteps)[number];
@@ -38,9 +39,6 @@ export interface SftpSession {
   readonly open: boolean;
   close(): void;
 }
-
-/** Seconds between keep-alive probes; three unanswered ones end a dead connection. */
-const keepaliveSeconds = 10;
 
 const where = (e: SftpEndpoint) => `${e.host} port ${e.port}`;
 
@@ -91,7 +89,7 @@ export async function openSession(endpoint: SftpEndpoint, secrets: SftpSecrets):
     sock: socket,
     username: endpoint.username,
     readyTimeout: timeoutMs,
-    keepaliveInterval: keepaliveSeconds * 1000,
+    keepaliveInterval: limits.sftpKeepaliveSeconds * 1000,
     keepaliveCountMax: 3,
     hostVerifier: (key: Buffer) => {
       presented = fingerprintOf(key);

@@ -6,13 +6,10 @@
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { SFTPWrapper, Stats } from 'ssh2';
+import { limits } from '../../limits/limits.js';
 
 /** SFTP status codes the connectors tell apart (draft-ietf-secsh-filexfer-02). */
 export const sftpStatus = { noSuchFile: 2, permissionDenied: 3, failure: 4 } as const;
-
-/** Bytes asked for in one read request, and read requests in flight at once. */
-const readPieceBytes = 32 * 1024;
-const maxReadsInFlight = 32;
 
 export class RemoteError extends Error {
   constructor(
@@ -187,12 +184,12 @@ export class Remote {
     let next = 0;
     const issue = () => {
       const position = next;
-      const length = Math.min(readPieceBytes, size - position);
+      const length = Math.min(limits.sftpReadPieceBytes, size - position);
       next += length;
       pending.push(this.#readPiece(handle, position, length, file));
     };
     try {
-      while (next < size && pending.length < maxReadsInFlight) issue();
+      while (next < size && pending.length < limits.sftpMaxReadsInFlight) issue();
       while (pending.length > 0) {
         const piece = await pending.shift()!;
         if (next < size) issue();

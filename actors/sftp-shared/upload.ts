@@ -6,11 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { RemoteError, type Remote } from './remote.js';
-
-/** Bytes in one write request: what every SFTP server accepts. */
-const pieceBytes = 32 * 1024;
-/** Write requests in flight at once. */
-const maxInFlight = 32;
+import { limits } from '../../limits/limits.js';
 
 export interface Uploaded {
   size: number;
@@ -25,8 +21,8 @@ export async function upload(remote: Remote, source: Readable, file: string): Pr
   const inFlight = new Set<Promise<void>>();
   try {
     for await (const chunk of source as AsyncIterable<Buffer>) {
-      for (let offset = 0; offset < chunk.length; offset += pieceBytes) {
-        const piece = chunk.subarray(offset, offset + pieceBytes);
+      for (let offset = 0; offset < chunk.length; offset += limits.sftpWritePieceBytes) {
+        const piece = chunk.subarray(offset, offset + limits.sftpWritePieceBytes);
         hash.update(piece);
         const sent: Promise<void> = remote
           .write(handle, piece, position, file)
@@ -36,7 +32,7 @@ export async function upload(remote: Remote, source: Readable, file: string): Pr
           .finally(() => inFlight.delete(sent));
         inFlight.add(sent);
         position += piece.length;
-        if (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+        if (inFlight.size >= limits.sftpMaxWritesInFlight) await Promise.race(inFlight);
         if (failed) throw failed;
       }
     }

@@ -6,15 +6,11 @@
  */
 import { SourceCommands, type PlannedWay } from '../../flow/actor-commands.js';
 import { Batcher } from '../../protocol/batcher.js';
-import {
-  inlineChars,
-  maxInlineCharsPerBatch,
-  type Acceptance,
-  type OfferedMessage,
-} from '../../protocol/core-protocol.js';
+import { inlineChars, type Acceptance, type OfferedMessage } from '../../protocol/core-protocol.js';
 import { InitError, type CoreClient } from '../../protocol/worker-host/host.js';
 import { clockOf } from '../../protocol/clock.js';
 import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
+import { limits } from '../../limits/limits.js';
 
 export type { PlannedWay } from '../../flow/actor-commands.js';
 
@@ -49,7 +45,7 @@ export function acceptancePort(start: ActorStartData, core: CoreClient): Accepta
   );
   const accepts = new Batcher<OfferedMessage, Acceptance>((messages) => commands.accept(messages), {
     weigh: inlineChars,
-    maxWeight: maxInlineCharsPerBatch,
+    maxWeight: limits.maxInlineCharsPerBatch,
   });
   return {
     accept: (message) => accepts.submit(message),

@@ -8,15 +8,13 @@
  * full) and works through what it holds at its own concurrency; once the backlog is gone
  * (claims come back short) the window shrinks back to the concurrency.
  */
-
-/** Most deliveries a target holds (the claim request's own limit is 100). */
-export const maxWindow = 64;
+import { limits } from '../../limits/limits.js';
 
 export class ClaimWindow {
   #size: number;
 
   constructor(private readonly concurrency: number) {
-    this.#size = Math.min(Math.max(concurrency, 1), Math.max(maxWindow, concurrency));
+    this.#size = Math.min(Math.max(concurrency, 1), Math.max(limits.maxClaimWindow, concurrency));
   }
 
   get size(): number {
@@ -25,7 +23,7 @@ export class ClaimWindow {
 
   /** A claim asked for `asked` and got `got`. */
   claimed(asked: number, got: number): void {
-    const ceiling = Math.max(maxWindow, this.concurrency);
+    const ceiling = Math.max(limits.maxClaimWindow, this.concurrency);
     if (got >= asked) this.#size = Math.min(ceiling, this.#size * 2);
     else this.#size = Math.max(this.concurrency, Math.floor(this.#size / 2));
   }

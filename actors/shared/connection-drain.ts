@@ -11,11 +11,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-
-/** Milliseconds a body may make no progress while the server drains. */
-export const stalledMs = 2_000;
-/** Milliseconds a connection without a request in hand may stay silent while the server drains. */
-export const silentMs = 1_000;
+import { limits } from '../../limits/limits.js';
 
 export class ConnectionDrain {
   /** Every open connection, with the requests it is answering now. */
@@ -78,24 +74,24 @@ export class ConnectionDrain {
   }
 
   /**
-   * A connection without a request in hand is ended once it has been silent for `silentMs`. Not
+   * A connection without a request in hand is ended once it has been silent for `limits.drainSilentConnectionMs`. Not
    * at once: a keep-alive client may have its next request on the way, not yet read, and ending
    * the connection under it would reset that request where a 503 tells the client to come back.
    * Bytes arriving (a request's first ones) put the end off; a request that comes is answered.
    */
   #closeIfSilent(socket: Socket): void {
-    socket.setTimeout(silentMs, () => {
+    socket.setTimeout(limits.drainSilentConnectionMs, () => {
       if ((this.#sockets.get(socket) ?? 0) === 0) socket.destroy();
     });
   }
 
   /**
-   * A body that stops arriving for `stalledMs` while the server drains is given up (its
+   * A body that stops arriving for `limits.drainStalledBodyMs` while the server drains is given up (its
    * connection ended): a client that stalls must not hold the stop until its deadline. One
    * whose bytes keep coming finishes; the wait restarts with every chunk.
    */
   #watchStall(request: IncomingMessage): void {
-    request.socket.setTimeout(stalledMs, () => request.socket.destroy());
+    request.socket.setTimeout(limits.drainStalledBodyMs, () => request.socket.destroy());
   }
 
   /**

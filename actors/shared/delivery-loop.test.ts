@@ -4,8 +4,8 @@ import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-proto
 import type { CoreClient } from '../../protocol/worker-host/host.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { DeliveryLoop } from './delivery-loop.js';
-import { maxResultRetryMs } from './result-reporter.js';
 import type { DeliveryPort, Reported } from './delivery-port.js';
+import { limits } from '../../limits/limits.js';
 
 const delivery = (id: number): ClaimedDelivery => ({
   delivery_id: id,
@@ -207,7 +207,7 @@ t.test('results kept through a long outage are recorded soon after the database 
   const back = Date.now();
   await waitFor(() => reports.length === 1, 'the result recorded', 20_000);
   const waited = Date.now() - back;
-  t.ok(waited <= maxResultRetryMs + 300, `recorded ${waited} ms after the database answered`);
+  t.ok(waited <= limits.maxResultRetryMs + 300, `recorded ${waited} ms after the database answered`);
   await loop.stop();
 });
 

@@ -19,19 +19,10 @@ import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-proto
 import { tellDatabase, type OutageTeller } from './database-outage.js';
 import type { Claimed, DeliveryPort } from './delivery-port.js';
 import { ClaimWindow } from './claim-window.js';
-import { ResultReporter, resultLingerMs } from './result-reporter.js';
-
-export { resultLingerMs } from './result-reporter.js';
+import { ResultReporter } from './result-reporter.js';
+import { limits } from '../../limits/limits.js';
 
 export type Deliver = (delivery: ClaimedDelivery) => Promise<DeliveryOutcome>;
-
-/**
- * Waits before claiming again after a claim failed (the database is away), in ms: at most 2 s,
- * so a target claims again soon after a failover's new primary takes writes.
- */
-const claimRetryMs = [500, 1_000, 2_000];
-/** How long a stop waits for results the database does not take, in ms. */
-const stopGraceMs = 2_000;
 
 export class DeliveryLoop {
   /** Claimed, waiting for a free slot, in claim order. */
@@ -57,7 +48,7 @@ export class DeliveryLoop {
     private readonly slots: number,
     private readonly deliver: Deliver,
     /** How long a result may wait for others (tests set their own). */
-    lingerMs = resultLingerMs,
+    lingerMs = limits.resultLingerMs,
   ) {
     this.#window = new ClaimWindow(slots);
     this.#reporter = new ResultReporter(
@@ -177,7 +168,7 @@ export class DeliveryLoop {
   #claimFailed(error: unknown): void {
     if (this.#claimFailures === 0) tellDatabase(this.core, false, 'claiming deliveries', error);
     this.#claimsLost = true;
-    const wait = claimRetryMs[Math.min(this.#claimFailures, claimRetryMs.length - 1)]!;
+    const wait = limits.claimRetryMs[Math.min(this.#claimFailures, limits.claimRetryMs.length - 1)]!;
     this.#claimFailures++;
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined;
@@ -226,6 +217,6 @@ export class DeliveryLoop {
     this.#retryTimer = undefined;
     for (const d of this.#queue.splice(0)) this.#hand.delete(d.delivery_id);
     if (this.#running > 0) await new Promise<void>((resolve) => this.#drained.push(resolve));
-    await this.#reporter.close(stopGraceMs);
+    await this.#reporter.close(limits.deliveryStopGraceMs);
   }
 }

@@ -23,21 +23,7 @@
 import type { ClaimedDelivery, DeliveryOutcome } from '../../protocol/core-protocol.js';
 import { tellDatabase, type OutageTeller } from './database-outage.js';
 import type { Claimed, DeliveryPort } from './delivery-port.js';
-
-/** The longest a result waits for others to be recorded with it, in milliseconds. */
-export const resultLingerMs = 25;
-/** Most results in one report. */
-const maxPerReport = 64;
-/** Waits between attempts to record results while the database does not take them, in ms. */
-const firstRetryMs = 500;
-/**
- * At most this long, so results go soon after the database answers again. Results not
- * recorded keep their deliveries' places in the claim window: with waits up to 15 s, a target
- * whose window was full when a failover began claimed nothing for up to 15 s after the new
- * primary took writes, and the other processes took all the work meanwhile. One failed
- * statement per target every 2 s costs nothing while the database is away.
- */
-export const maxResultRetryMs = 2_000;
+import { limits } from '../../limits/limits.js';
 
 interface Result {
   delivery: ClaimedDelivery;
@@ -61,7 +47,7 @@ export class ResultReporter {
   #timer: NodeJS.Timeout | undefined;
   /** Results whose report failed, waiting for the next attempt. */
   #failed: Result[] = [];
-  #retryMs = firstRetryMs;
+  #retryMs = limits.resultFirstRetryMs;
   #retryTimer: NodeJS.Timeout | undefined;
   /** Recording failed and has not worked since: logged once, not per attempt. */
   #failing = false;
@@ -72,7 +58,7 @@ export class ResultReporter {
   constructor(
     private readonly core: Pick<DeliveryPort, 'record'> & OutageTeller,
     private readonly hooks: ReporterHooks,
-    private readonly lingerMs = resultLingerMs,
+    private readonly lingerMs = limits.resultLingerMs,
   ) {}
 
   /** Results held, being reported or waiting to be reported again. */
@@ -83,7 +69,7 @@ export class ResultReporter {
   /** Holds a result; `soon` when nothing else could join it, so waiting would only delay it. */
   add(delivery: ClaimedDelivery, outcome: DeliveryOutcome, soon: boolean): void {
     this.#held.push({ delivery, outcome });
-    if (soon || this.#held.length >= maxPerReport) this.flush();
+    if (soon || this.#held.length >= limits.maxResultsPerReport) this.flush();
     else this.#timer ??= setTimeout(() => this.flush(), this.lingerMs);
   }
 
@@ -127,13 +113,13 @@ export class ResultReporter {
       const again = this.#failed.splice(0);
       if (again.length > 0) this.#report(again);
     }, this.#retryMs).unref();
-    this.#retryMs = Math.min(this.#retryMs * 2, maxResultRetryMs);
+    this.#retryMs = Math.min(this.#retryMs * 2, limits.maxResultRetryMs);
   }
 
   #recovered(): void {
     if (!this.#failing) return;
     this.#failing = false;
-    this.#retryMs = firstRetryMs;
+    this.#retryMs = limits.resultFirstRetryMs;
     tellDatabase(this.core, true, 'recording delivery results');
   }
 

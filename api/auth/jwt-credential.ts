@@ -16,6 +16,7 @@ import type { Caller, CredentialKind } from './caller.js';
 import type { OidcDirectory } from './oidc-directory.js';
 import { grantedScopes, readTokenClaims } from './token-claims.js';
 import { TokenRefused } from './token-refused.js';
+import { limits } from '../../limits/limits.js';
 
 /** Asymmetric algorithms only: never `none`, never HS* (a public key must not become an HMAC secret). */
 const allowedJwtAlgorithms = [
@@ -31,9 +32,6 @@ const allowedJwtAlgorithms = [
   'EdDSA',
   'Ed25519',
 ];
-
-/** Seconds a clock may be off between the identity provider and pier. */
-const jwtClockToleranceSeconds = 30;
 
 const jwtShape = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -95,7 +93,7 @@ export class JwtCredential implements CredentialKind {
       ({ payload } = await jwtVerify(token, this.directory.keysOf(provider), {
         issuer: provider.issuer_url,
         algorithms: allowedJwtAlgorithms,
-        clockTolerance: jwtClockToleranceSeconds,
+        clockTolerance: limits.jwtClockToleranceSeconds,
         currentDate: this.now(),
         requiredClaims: ['exp', 'sub'],
         ...(noAudience ? {} : { audience }),

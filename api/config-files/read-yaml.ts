@@ -9,17 +9,9 @@
  */
 import { Composer, CST, Lexer, LineCounter, Parser, type Document } from 'yaml';
 import { ConfigProblems } from './names.js';
+import { limits } from '../../limits/limits.js';
 
-/** Levels of maps and lists a file may nest; a real one uses about eight. */
-export const maxNesting = 64;
-
-/**
- * Aliases (`*name`) a file may hold, and expansions it may make as the yaml package counts them
- * (its default); an export writes none.
- */
-export const maxAliases = 100;
-
-const tooManyAliases = `Uses more than ${maxAliases} aliases (*name), or aliases that expand too far, as a file built to exhaust memory does; write the repeated parts out`;
+const tooManyAliases = `Uses more than ${limits.configFileMaxAliases} aliases (*name), or aliases that expand too far, as a file built to exhaust memory does; write the repeated parts out`;
 
 const collections = new Set(['block-map', 'block-seq', 'flow-collection']);
 
@@ -37,15 +29,19 @@ function composeChecked(text: string): Document.Parsed {
   lines.addNewLine(0);
   let aliases = 0;
   for (const lexeme of new Lexer().lex(text)) {
-    if (CST.tokenType(lexeme) === 'alias' && ++aliases > maxAliases) refuse('(file)', tooManyAliases);
+    if (CST.tokenType(lexeme) === 'alias' && ++aliases > limits.configFileMaxAliases)
+      refuse('(file)', tooManyAliases);
     for (const token of parser.next(lexeme)) tokens.push(token);
     // The stack also holds the document and a scalar being read: count its collections only
     // when its length says they may be too many.
-    if (parser.stack.length > maxNesting + 1) {
+    if (parser.stack.length > limits.configFileMaxNesting + 1) {
       const depth = parser.stack.filter((token) => collections.has(token.type)).length;
-      if (depth > maxNesting) {
+      if (depth > limits.configFileMaxNesting) {
         const { line } = lines.linePos(parser.offset);
-        refuse(`(file) line ${line}`, `Maps and lists are nested deeper than ${maxNesting} levels`);
+        refuse(
+          `(file) line ${line}`,
+          `Maps and lists are nested deeper than ${limits.configFileMaxNesting} levels`,
+        );
       }
     }
   }
@@ -69,7 +65,7 @@ function composeChecked(text: string): Document.Parsed {
 export function readYaml(text: string): unknown {
   const document = composeChecked(text);
   try {
-    return document.toJS({ maxAliasCount: maxAliases });
+    return document.toJS({ maxAliasCount: limits.configFileMaxAliases });
   } catch (error) {
     // The package's refusal of an alias bomb, thrown while expanding rather than listed.
     if (error instanceof ReferenceError && /alias/i.test(error.message)) {

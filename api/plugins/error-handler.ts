@@ -9,9 +9,7 @@ import { ApiError, errorTable } from '../errors.js';
 import { fromRuntimeError } from '../runtime-errors.js';
 import { detailsFromZod } from '../validation.js';
 import { isDatabaseAway } from '../../storage/outage-log.js';
-
-/** Seconds a client waits before trying again while the database is away: a failover takes 10 to 30 s. */
-const databaseRetryAfterSeconds = 5;
+import { limits } from '../../limits/limits.js';
 
 const oneMiB = 1024 * 1024;
 
@@ -57,7 +55,7 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError | 
   // The database away (a failover, a restart): nothing was committed, so the caller may retry.
   if (isDatabaseAway(error))
     return new ApiError('DATABASE_UNAVAILABLE', undefined, undefined, {
-      'retry-after': String(databaseRetryAfterSeconds),
+      'retry-after': String(limits.databaseRetryAfterSeconds),
     });
   if (error instanceof UniqueConstraintViolationException) {
     return new ApiError('CONFLICT');

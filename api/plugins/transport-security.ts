@@ -5,16 +5,11 @@
  * PUBLIC_URL the header is left out, since it would lock browsers out of an http-only server.
  */
 import type { FastifyInstance } from 'fastify';
-
-/**
- * One year, as OWASP and the HSTS preload list ask. No includeSubDomains: pier's host name
- * may share its domain with hosts pier knows nothing of (docs/decisions/hsts.md).
- */
-export const hstsMaxAgeSeconds = 365 * 24 * 60 * 60;
+import { limits } from '../../limits/limits.js';
 
 export function installTransportSecurity(app: FastifyInstance, publicUrl: string): void {
   if (!publicUrl.startsWith('https:')) return;
-  const value = `max-age=${hstsMaxAgeSeconds}`;
+  const value = `max-age=${limits.hstsMaxAgeSeconds}`;
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('Strict-Transport-Security', value);
   });

@@ -6,8 +6,7 @@
  */
 import { redactPaths } from '../logger.js';
 import { logLevels, recentLineCapacity, type LogLevelName } from '../schemas/server-log.js';
-/** Characters of one line kept. */
-const lineLimit = 8 * 1024;
+import { limits } from '../../limits/limits.js';
 
 const levelNumbers: Record<LogLevelName, number> = {
   trace: 10,
@@ -90,7 +89,7 @@ export class RecentLog {
   /** Keeps one serialized line (pino's streamWrite hook); answers it unchanged. */
   keep = (line: string): string => {
     const kept =
-      line.length <= lineLimit
+      line.length <= limits.serverLogLineChars
         ? line
         : JSON.stringify({ ...this.#headOf(line), msg: `(a line of ${line.length} characters, cut)` });
     if (this.#lines.length < this.capacity) this.#lines.push(kept);

@@ -13,9 +13,7 @@ import { messagePage, setupPage } from './pages.js';
 import type { FailureLimiter } from './rate-limit.js';
 import { startSession } from './session.js';
 import type { SetupCode } from './setup-code.js';
-
-/** Wrong codes a client address may send within the limiter's window. */
-const wrongCodesPerAddress = 10;
+import { limits } from '../../limits/limits.js';
 
 export interface FirstRunRoutes {
   html(reply: FastifyReply, status: number, body: string): FastifyReply;
@@ -68,7 +66,7 @@ export function installFirstRun(scope: FastifyInstance, ctx: ApiContext, routes:
     const work = queue.then(async () => {
       const code = await open();
       if (!code) return done(reply);
-      if (limiter.blocked(addressKey, wrongCodesPerAddress))
+      if (limiter.blocked(addressKey, limits.firstRunWrongCodesPerAddress))
         return refuse(429, { _form: 'Too many wrong setup codes. Try again in 15 minutes.' }, code.file);
       if (!code.matches(String(body.code ?? ''))) {
         limiter.fail(addressKey);

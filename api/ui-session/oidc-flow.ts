@@ -10,10 +10,9 @@ import type { OidcProvider } from '../../storage/entities/identity.js';
 import type { ApiContext } from '../context.js';
 import { readCookie, setCookie } from './cookies.js';
 import { secureCookies } from './session.js';
+import { limits } from '../../limits/limits.js';
 
 const pendingCookie = 'pier_sign_in';
-/** How long a started sign-in may take at the provider, in seconds. */
-const pendingSeconds = 10 * 60;
 
 interface Pending {
   provider: string;
@@ -63,7 +62,7 @@ export async function startSignIn(
   });
   setCookie(reply, pendingCookie, ctx.secrets.seal(JSON.stringify(pending)), {
     path: '/ui/auth/',
-    maxAge: pendingSeconds,
+    maxAge: limits.oidcSignInPendingSeconds,
     secure: secureCookies(ctx),
   });
   return reply.redirect(url.href, 302);
@@ -87,7 +86,8 @@ export async function finishSignIn(
     throw new Error('the sign-in cookie is not one pier made');
   }
   if (pending.provider !== provider.name) throw new Error('the sign-in was started at another provider');
-  if (Date.now() - pending.startedAt > pendingSeconds * 1000) throw new Error('the sign-in took too long');
+  if (Date.now() - pending.startedAt > limits.oidcSignInPendingSeconds * 1000)
+    throw new Error('the sign-in took too long');
   const config = await configurationOf(ctx, provider);
   const current = new URL(request.url, ctx.options.publicUrl);
   const tokens = await client.authorizationCodeGrant(config, current, {

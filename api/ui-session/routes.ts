@@ -15,9 +15,8 @@ import { finishSignIn, startSignIn } from './oidc-flow.js';
 import { landingPage, messagePage, signInPage } from './pages.js';
 import { FailureLimiter } from './rate-limit.js';
 import { endSession, getSessionUser, startSession } from './session.js';
+import { limits } from '../../limits/limits.js';
 
-const failuresPerName = 5;
-const failuresPerAddress = 20;
 const system = { kind: 'developer' as const, actor: 'system' };
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
@@ -178,7 +177,10 @@ export async function installSignIn(
       const password = String(request.body?.password ?? '');
       const nameKey = `name:${name}`;
       const addressKey = `ip:${request.ip}`;
-      if (limiter.blocked(nameKey, failuresPerName) || limiter.blocked(addressKey, failuresPerAddress)) {
+      if (
+        limiter.blocked(nameKey, limits.signInFailuresPerName) ||
+        limiter.blocked(addressKey, limits.signInFailuresPerAddress)
+      ) {
         request.log.warn({ name, ip: request.ip }, 'Password sign-in refused: too many failures');
         return showSignIn(request, reply, 'Too many failed attempts. Try again in 15 minutes.', 429);
       }

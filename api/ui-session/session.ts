@@ -22,14 +22,9 @@ import type { ApiContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { roleAllows, type Role } from '../schemas/role.js';
 import { readCookie, setCookie } from './cookies.js';
+import { limits } from '../../limits/limits.js';
 
 const sessionCookie = 'pier_session';
-/** A session unused this long ends. */
-const sessionIdleSeconds = 30 * 60;
-/** A session ends this long after sign-in, used or not. */
-const sessionAbsoluteSeconds = 12 * 60 * 60;
-/** last_seen_at is written at most this often per session. */
-const touchEverySeconds = 60;
 
 export interface SessionUser {
   id: number;
@@ -52,8 +47,8 @@ export async function getSessionUser(
   const value = readCookie(request, sessionCookie);
   if (!value) return undefined;
   const row = await sessionUser(ctx.orm.em, hashOf(value), {
-    idleSeconds: sessionIdleSeconds,
-    touchSeconds: touchEverySeconds,
+    idleSeconds: limits.sessionIdleSeconds,
+    touchSeconds: limits.sessionTouchEverySeconds,
   });
   if (!row) return undefined;
   if (row.stale) await touchSession(ctx.orm.em, hashOf(value));
@@ -93,8 +88,8 @@ export async function startSession(
   if (old) await deleteSession(ctx.orm.em, hashOf(old));
   const value = randomBytes(32).toString('base64url');
   await createSession(ctx.orm.em, hashOf(value), userId, {
-    lifetimeSeconds: sessionAbsoluteSeconds,
-    idleSeconds: sessionIdleSeconds,
+    lifetimeSeconds: limits.sessionAbsoluteSeconds,
+    idleSeconds: limits.sessionIdleSeconds,
   });
   setCookie(reply, sessionCookie, value, { path: '/', secure: secureCookies(ctx) });
 }

@@ -24,9 +24,7 @@ import { ediToDocument } from '../../edi/json/translate.js';
 import { html, href, type Html } from './html.js';
 import { uiContext, type UiDeps } from './pages/common.js';
 import { uiPrefix } from './layout.js';
-
-/** Larger interchanges are offered as JSON rather than drawn: a browser tree of 100,000 segments helps no one. */
-const maxTreeBytes = 2 * 1024 * 1024;
+import { limits } from '../../limits/limits.js';
 
 const base = `${uiPrefix}/messages`;
 
@@ -185,7 +183,7 @@ export function registerEdiTree(app: FastifyInstance, deps: UiDeps): void {
     const { id } = request.params as { id: string };
     const opened = await openPayload(deps.ctx, id, 'unpacked');
     const send = (part: Html) => reply.type('text/html; charset=utf-8').send(part.toString());
-    if (opened.size > maxTreeBytes) {
+    if (opened.size > limits.ediTreeMaxBytes) {
       opened.body.destroy();
       return send(
         note(

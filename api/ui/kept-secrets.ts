@@ -7,13 +7,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FormFields } from './form.js';
+import { limits } from '../../limits/limits.js';
 
 /** The hidden field that carries the ticket. */
 export const keptField = '_kept';
-
-const lifetimeMs = 10 * 60 * 1000;
-/** Refused forms held at once; the oldest goes first, so memory stays bounded. */
-const capacity = 500;
 
 interface Entry {
   session: string;
@@ -59,7 +56,7 @@ export class KeptSecrets {
     if (names.length === 0) return undefined;
     this.sweep();
     const ticket = randomBytes(18).toString('base64url');
-    this.entries.set(ticket, { session, values, expires: this.now() + lifetimeMs });
+    this.entries.set(ticket, { session, values, expires: this.now() + limits.keptFormLifetimeMs });
     return { ticket, names };
   }
 
@@ -70,6 +67,6 @@ export class KeptSecrets {
   private sweep(): void {
     const now = this.now();
     for (const [ticket, entry] of this.entries) if (entry.expires < now) this.entries.delete(ticket);
-    while (this.entries.size >= capacity) this.entries.delete(this.entries.keys().next().value!);
+    while (this.entries.size >= limits.maxKeptForms) this.entries.delete(this.entries.keys().next().value!);
   }
 }

@@ -6,6 +6,7 @@ import { environment, withEnvironment } from '../env-help.js';
 import { ReportedError } from '../args.js';
 import { cliIo } from '../io.js';
 import { consoleBanner } from '../console-banner.js';
+import { limits } from '../../limits/limits.js';
 
 export function serveCommand(): Command {
   const command = new Command('serve')
@@ -72,12 +73,6 @@ export function serveCommand(): Command {
 }
 
 /**
- * A Ctrl-C under `npm start` arrives twice at once (the terminal signals the process group and
- * npm passes its own on): a signal this soon after the first is the same request.
- */
-const sameSignalWithinMs = 1_000;
-
-/**
  * Resolves with the first SIGINT or SIGTERM; a later one (not the same request) ends the process
  * at once. Nothing acknowledged is lost then: a message is answered, a file removed or a delivery
  * reported only after its rows committed; what was under way is offered again by its sender or
@@ -97,7 +92,7 @@ function stopSignals(logger: Logger): Promise<NodeJS.Signals> {
         resolve(signal);
         return;
       }
-      if (Date.now() - firstAt < sameSignalWithinMs) return;
+      if (Date.now() - firstAt < limits.sameSignalWithinMs) return;
       logger.warn({ signal }, 'pier is stopping at once (a second signal): work in hand is abandoned');
       // 128 + the signal's number, as a shell reports a process ended by it.
       process.exit(signal === 'SIGINT' ? 130 : 143);

@@ -6,9 +6,7 @@
 import type { Tx } from '../../storage/sql.js';
 import { raiseAlert } from './alerts.js';
 import { alertLinks } from './links.js';
-
-/** More messages than this failed in 24 hours make the system Degraded (docs/api/stats.md). */
-export const degradedThreshold = 10;
+import { limits } from '../../limits/limits.js';
 
 /** The delivery an alert of the flow is about, from its `failed` history line (failedLine). */
 interface FailedDelivery {
@@ -239,7 +237,7 @@ export async function checkDegraded(tx: Tx, at: Date): Promise<void> {
     [new Date(at.getTime() - 24 * 60 * 60 * 1000)],
   );
   const failed = Number(row?.n ?? 0);
-  if (failed <= degradedThreshold) return;
+  if (failed <= limits.degradedFailedMessages) return;
   await raiseAlert(
     tx,
     {
@@ -247,8 +245,8 @@ export async function checkDegraded(tx: Tx, at: Date): Promise<void> {
       subject_kind: 'system',
       subject_id: 'pier',
       subject_name: 'pier',
-      summary: `${failed} messages failed in the last 24 hours (more than ${degradedThreshold}): the system is Degraded`,
-      details: { failed_last_24h: failed, threshold: degradedThreshold },
+      summary: `${failed} messages failed in the last 24 hours (more than ${limits.degradedFailedMessages}): the system is Degraded`,
+      details: { failed_last_24h: failed, threshold: limits.degradedFailedMessages },
       link: alertLinks.dashboard(),
     },
     at,

@@ -9,12 +9,7 @@
  */
 import { emptyDirectory, type InterchangeDirectory, type PartyKind } from './accept-plan.js';
 import type { RouteRow } from '../tables/routing.js';
-
-/**
- * Names remembered at most. The names offered come from partners' headers (an unknown sender's
- * AS2-From among them), so the memory is bounded; past it, names are read again.
- */
-const maxNames = 10_000;
+import { limits } from '../../limits/limits.js';
 
 export interface KnownConfig {
   version: string;
@@ -55,7 +50,8 @@ export class FlowConfig {
     routes: RouteRow[],
     directory: InterchangeDirectory,
   ) {
-    if (version !== this.#version || this.#names.size + names.length > maxNames) this.#names.clear();
+    if (version !== this.#version || this.#names.size + names.length > limits.maxRememberedNames)
+      this.#names.clear();
     this.#version = version;
     this.#routes = routes;
     this.#directory = directory;

@@ -17,9 +17,7 @@ import { dispatchBatch } from './dispatch.js';
 import { stallWaitSeconds } from '../tables/schedule.js';
 import { addHistory, announce, lockMessages, pgArray, settleMessages, type Tx } from '../tx.js';
 import { alertLinks } from '../alerts/links.js';
-
-/** Rows taken per sweep; the rest waits for the next tick. */
-const sweepBatch = 500;
+import { limits } from '../../limits/limits.js';
 
 interface Candidate {
   id: string;
@@ -31,7 +29,7 @@ interface Candidate {
 /** Deliveries matching `condition` whose messages this transaction could lock, locked too. */
 async function lockCandidates(tx: Tx, condition: string, params: unknown[]): Promise<Candidate[]> {
   const found = await tx.all<{ id: string; message_id: string }>(
-    `select id, message_id from delivery where ${condition} order by id limit ${sweepBatch}`,
+    `select id, message_id from delivery where ${condition} order by id limit ${limits.sweepBatchRows}`,
     params,
   );
   if (found.length === 0) return [];
@@ -201,7 +199,7 @@ export async function orphanedClaims(tx: Tx, at: Date, node: number): Promise<st
   const orphans = await tx.all<{ id: string; claims: number }>(
     `select id, claims from delivery d
       where state = 'delivering' and claimed_by <> ? and not ${liveNodeCondition('d.claimed_by')}
-      order by id limit ${sweepBatch}`,
+      order by id limit ${limits.sweepBatchRows}`,
     [node],
   );
   if (orphans.length === 0) return [];
@@ -216,7 +214,7 @@ export async function orphanedClaims(tx: Tx, at: Date, node: number): Promise<st
 /** Accepted messages older than `graceMs` that nobody dispatched. */
 export async function undispatched(tx: Tx, at: Date, graceMs: number): Promise<string[]> {
   const rows = await tx.all<{ id: string }>(
-    `select id from message where stage = 'accepted' and created_at <= ? order by created_at limit ${sweepBatch}`,
+    `select id from message where stage = 'accepted' and created_at <= ? order by created_at limit ${limits.sweepBatchRows}`,
     [new Date(at.getTime() - graceMs)],
   );
   if (rows.length === 0) return [];

@@ -1,11 +1,5 @@
 /** The waits of the dispatcher: announcing queued deliveries again (stall schedule) and retrying. */
-
-/** Seconds before the first re-announcement of a queued delivery. */
-const firstStallWaitSeconds = 10;
-/** Each wait is this many times the one before… */
-const stallWaitGrowth = 4;
-/** …but never longer than this many seconds. */
-const maxStallWaitSeconds = 600;
+import { limits } from '../../limits/limits.js';
 
 /**
  * Seconds to wait after the `k`-th announcement (k from 0): 10 s × 4^k, at most 10 min.
@@ -13,7 +7,7 @@ const maxStallWaitSeconds = 600;
  * until the delivery is marked stalled.
  */
 export function stallWaitSeconds(k: number): number {
-  return Math.min(firstStallWaitSeconds * stallWaitGrowth ** k, maxStallWaitSeconds);
+  return Math.min(limits.firstStallWaitSeconds * limits.stallWaitGrowth ** k, limits.maxStallWaitSeconds);
 }
 
 export interface RetryPolicy {

@@ -6,28 +6,26 @@
  */
 import { z } from 'zod';
 import { metricCatalog, metricNames, type MetricName } from './catalog.js';
+import { limits } from '../../limits/limits.js';
 
 /** Longest label value taken; names of records are at most 255 characters. */
 const labelValue = z.string().max(256);
 const labels = z.record(z.string(), labelValue);
 
-/** Most series or observations in one batch; a tally sends before it holds more (tally.ts). */
-export const maxBatchEntries = 10_000;
-
 export const MetricsBatch = z
   .object({
     counters: z
       .array(z.object({ name: z.enum(metricNames), labels, by: z.number().finite().nonnegative() }))
-      .max(maxBatchEntries),
+      .max(limits.maxMetricsBatchEntries),
     observations: z
       .array(
         z.object({
           name: z.enum(metricNames),
           labels,
-          values: z.array(z.number().finite()).min(1).max(maxBatchEntries),
+          values: z.array(z.number().finite()).min(1).max(limits.maxMetricsBatchEntries),
         }),
       )
-      .max(maxBatchEntries),
+      .max(limits.maxMetricsBatchEntries),
     /**
      * The thread's own PostgreSQL connections (the flow's commands run there) when it sent the
      * batch: a gauge, so the latest replaces the one before.

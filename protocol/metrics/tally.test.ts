@@ -1,7 +1,8 @@
 // Covers an actor thread's tally and the batch it sends: counts of one series add up, observations are kept, the tally starts again after a batch, asks to be sent before a batch would exceed its limit, and the main thread refuses batches that name metrics, kinds or labels the catalog does not declare.
 import t from 'tap';
-import { MetricsBatch, maxBatchEntries } from './batch.js';
+import { MetricsBatch } from './batch.js';
 import { MetricTally } from './tally.js';
+import { limits } from '../../limits/limits.js';
 
 t.test('counts of one series add up; each series is sent once per batch', async (t) => {
   const tally = new MetricTally();
@@ -34,7 +35,7 @@ t.test('the tally asks to be sent before a batch would hold too much', async (t)
     full++;
     t.ok(MetricsBatch.safeParse(tally.take()).success, 'a full batch is still a valid batch');
   });
-  for (let i = 0; i < maxBatchEntries * 2; i++)
+  for (let i = 0; i < limits.maxMetricsBatchEntries * 2; i++)
     tally.observe('pier_payload_store_seconds', { backend: 'local', operation: 'put', outcome: 'ok' }, i);
   t.equal(full, 2);
 });

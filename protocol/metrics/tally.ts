@@ -11,8 +11,9 @@ import {
   type LabelsOf,
   type MetricName,
 } from './catalog.js';
-import { maxBatchEntries, type MetricsBatch } from './batch.js';
+import { type MetricsBatch } from './batch.js';
 import type { MetricsPort } from './port.js';
+import { limits } from '../../limits/limits.js';
 
 type Labels = Record<string, string>;
 
@@ -52,7 +53,7 @@ export class MetricTally implements MetricsPort {
   #grew(): void {
     // One short of the limit, and again at every count until it is taken: the batch never holds
     // more entries or values than it may (a thread not yet ready cannot send it).
-    if (++this.#held >= maxBatchEntries - 1) this.onFull();
+    if (++this.#held >= limits.maxMetricsBatchEntries - 1) this.onFull();
   }
 
   /** What was counted since the last call, or null when nothing was; the tally starts again. */

@@ -21,9 +21,7 @@ import { poolUsage } from '../metrics/pool-probe.js';
 import { MetricTally } from '../metrics/tally.js';
 import { noMetrics, type MetricsPort } from '../metrics/port.js';
 import { nameThisThread } from './thread-name.js';
-
-/** How often an actor sends what it counted to the main thread's registry. */
-export const metricsIntervalMs = 1000;
+import { limits } from '../../limits/limits.js';
 
 /**
  * What an actor has of the main thread: events it tells, questions it asks. A target's claims
@@ -92,7 +90,7 @@ class Channel {
   constructor(private readonly port: MessagePort) {
     port.on('message', (raw: unknown) => this.#receive(raw));
     // Unref'd: the counts never keep a thread alive; a stop sends the last of them.
-    setInterval(() => this.sendMetrics(), metricsIntervalMs).unref();
+    setInterval(() => this.sendMetrics(), limits.metricsIntervalMs).unref();
   }
 
   /** The pool's state last sent, to send it again only when it changed (or with counts). */

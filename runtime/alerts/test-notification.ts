@@ -14,9 +14,7 @@ import type { Orm } from '../../storage/db.js';
 import { direct } from '../../storage/sql.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { alertOfRow, isoSql, leaseSeconds, type Notifications } from './notifications.js';
-
-/** Beyond one attempt's own timeout, how long the answer waits for the worker to start and send. */
-const startUpMs = 30_000;
+import { limits } from '../../limits/limits.js';
 
 export async function sendTestNotification(
   deps: {
@@ -66,7 +64,10 @@ export async function sendTestNotification(
   const job = { notification_id: id, grouped: [], test: true, alerts: [alertOfRow(row!, deps.publicUrl)] };
   const timeoutSeconds =
     typeof config.settings.timeout_seconds === 'number' ? config.settings.timeout_seconds : 10;
-  const attempted = deps.notifications.firstAttempt(id, timeoutSeconds * 1000 + startUpMs);
+  const attempted = deps.notifications.firstAttempt(
+    id,
+    timeoutSeconds * 1000 + limits.testNotificationStartUpMs,
+  );
   const settled = deps.notifications.settled(id, leasedUntil.getTime() - at.getTime());
   const ref = { type: config.type, name: config.name, settings: config.settings };
   let handedOut = false;

@@ -9,15 +9,9 @@ import type { Logger } from 'pino';
 import type { OutageLog } from '../../storage/outage-log.js';
 import { openSessionConnection, type SessionConnection } from '../../storage/session-connection.js';
 import { nodeLockClass } from '../../flow/node-presence.js';
+import { limits } from '../../limits/limits.js';
 
 export { liveNodeCondition } from '../../flow/node-presence.js';
-
-/**
- * How long this process holds its presence lock before it reads other processes' free locks as
- * their death. After a failover every process takes its lock again on the new primary: each
- * retries every second, and finding the primary waits up to 3 s per node that does not answer.
- */
-export const presenceGraceMs = 15_000;
 
 export class NodePresence {
   readonly nodeId = randomInt(1, 2 ** 31 - 1);
@@ -58,12 +52,12 @@ export class NodePresence {
 
   /**
    * Whether free presence locks of other processes mean they are gone: this process holds its
-   * own, and has held it for `presenceGraceMs` since it took it again after losing it. At
+   * own, and has held it for `limits.presenceGraceMs` since it took it again after losing it. At
    * start a free lock is a process that ended (the others kept theirs), as it always was.
    */
   settled(): boolean {
     if (this.#heldSince === undefined) return false;
-    return !this.#lostOnce || Date.now() - this.#heldSince >= presenceGraceMs;
+    return !this.#lostOnce || Date.now() - this.#heldSince >= limits.presenceGraceMs;
   }
 
   /**

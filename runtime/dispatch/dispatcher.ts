@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Orm } from '../../storage/db.js';
-import { inlineChars, maxInlineCharsPerBatch } from '../../protocol/core-protocol.js';
+import { inlineChars } from '../../protocol/core-protocol.js';
 import type { ActorCore, InstanceRef } from '../supervisor/core-port.js';
 import { acceptAtOnce, type AcceptItem, type AcceptOutcome } from '../../flow/commands/accept.js';
 import { FlowConfig } from '../../flow/commands/flow-config.js';
@@ -23,6 +23,7 @@ import { orphanedClaims, retriesDue, stallSchedule, undispatched } from '../../f
 import { direct, inTx } from '../../flow/tx.js';
 import { noMetrics, type MetricsPort } from '../../protocol/metrics/port.js';
 import { inEntityTx } from '../../storage/sql.js';
+import { limits } from '../../limits/limits.js';
 
 export interface DispatcherOptions {
   orm: Orm;
@@ -47,13 +48,6 @@ export interface DispatcherOptions {
    */
   presenceSettled?: () => boolean;
 }
-
-/** Milliseconds between two runs of the retry and stall sweeps. */
-const tickMs = 1000;
-/** Every this many ticks, dead processes' claims and undispatched messages are looked for. */
-const recoveryEveryTicks = 5;
-/** An accepted message younger than this is left to the process that accepted it. */
-const dispatchGraceMs = 2000;
 
 export class Dispatcher implements Pick<ActorCore, 'releaseHeldBy'> {
   readonly #o: DispatcherOptions;
@@ -90,7 +84,7 @@ export class Dispatcher implements Pick<ActorCore, 'releaseHeldBy'> {
         items.forEach((item, i) => logAccepted(this.#o.logger, this.#metrics, item, outcomes[i]));
         return outcomes;
       },
-      { weigh: (item) => inlineChars(item.message), maxWeight: maxInlineCharsPerBatch },
+      { weigh: (item) => inlineChars(item.message), maxWeight: limits.maxInlineCharsPerBatch },
     );
   }
 
@@ -212,8 +206,9 @@ export class Dispatcher implements Pick<ActorCore, 'releaseHeldBy'> {
         ...((await run('dead claims', () => inTx(orm, (tx) => orphanedClaims(tx, now(), node)))) ?? []),
       );
       announced.push(
-        ...((await run('undispatched', () => inTx(orm, (tx) => undispatched(tx, now(), dispatchGraceMs)))) ??
-          []),
+        ...((await run('undispatched', () =>
+          inTx(orm, (tx) => undispatched(tx, now(), limits.dispatchGraceMs)),
+        )) ?? []),
       );
       const { ackDeadlines } = this.#o;
       if (ackDeadlines)
@@ -243,9 +238,9 @@ export class Dispatcher implements Pick<ActorCore, 'releaseHeldBy'> {
   startTimers(): void {
     this.#timer = setInterval(() => {
       if (this.#ticking) return;
-      const recovery = ++this.#ticks % recoveryEveryTicks === 0;
+      const recovery = ++this.#ticks % limits.recoveryEveryTicks === 0;
       this.#ticking = this.tick(recovery).finally(() => (this.#ticking = undefined));
-    }, tickMs);
+    }, limits.dispatchTickMs);
     this.#timer.unref();
   }
 

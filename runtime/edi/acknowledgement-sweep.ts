@@ -41,6 +41,7 @@ import { readEnvelopeOf } from '../../edi/envelope-reader.js';
 import { ediRecordOf } from '../../edi/record.js';
 import type { AcknowledgementReading } from '../../edi/report.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
+import { limits } from '../../limits/limits.js';
 
 export interface AcknowledgementSweepOptions {
   orm: Orm;
@@ -59,11 +60,6 @@ const isAcknowledgement = (p: PendingInterchange): boolean =>
 /** Source of the acknowledgements pier sends, as their messages name it. */
 export const acknowledgementSource = { source_type: 'edi', source_name: 'acknowledgements' } as const;
 
-/** Interchanges looked at per run: the rest wait for the next one. */
-const batch = 50;
-/** Milliseconds between two runs. */
-const everyMs = 5000;
-
 export class AcknowledgementSweep {
   readonly #o: AcknowledgementSweepOptions;
   #timer: NodeJS.Timeout | undefined;
@@ -78,7 +74,7 @@ export class AcknowledgementSweep {
     const at = this.#o.now();
     await inTx(this.#o.orm, (tx) => acknowledgementsOverdue(tx, at));
     for (;;) {
-      const pending = await inTx(this.#o.orm, (tx) => pendingInterchanges(tx, batch));
+      const pending = await inTx(this.#o.orm, (tx) => pendingInterchanges(tx, limits.ackSweepBatch));
       const read = pending.filter((p) => this.#reads(p)).map((p) => p.message_id);
       const payloads =
         read.length > 0
@@ -109,7 +105,7 @@ export class AcknowledgementSweep {
       } finally {
         if (found.length > 0) await inTx(this.#o.orm, (tx) => this.#record(tx, found, pending));
       }
-      if (pending.length < batch) return;
+      if (pending.length < limits.ackSweepBatch) return;
     }
   }
 
@@ -126,7 +122,7 @@ export class AcknowledgementSweep {
             );
         })
         .finally(() => (this.#running = undefined));
-    }, everyMs);
+    }, limits.ackSweepEveryMs);
     this.#timer.unref();
   }
 

@@ -24,6 +24,7 @@ import { defaultSettleTiming, SettledIds, type SettleTiming } from './settled-id
 import { sseFrame } from './sse-frame.js';
 import { readIsReplicated } from './replicated.js';
 import type { HistoryRowAsText } from '../../storage/repositories/messages.js';
+import { limits } from '../../limits/limits.js';
 
 export const historyChannel = 'pier_history';
 export interface StreamLimits {
@@ -53,28 +54,6 @@ export const defaultStreamLimits: StreamLimits = {
   coalesceMaxMs: 100,
   settle: defaultSettleTiming,
 };
-
-/** Most lines read by one statement; a larger burst is read, and handed out, page by page. */
-const readPage = 1000;
-/**
- * Milliseconds after which the feed looks at the table without being woken: an announcement
- * missed (the listener reconnecting) delays lines by at most this.
- */
-const unwokenLookMs = 1000;
-/**
- * Fewest milliseconds from one look at the table to the next. Each look is three or four small
- * statements, and under load it is woken by every commit: at most 50 looks a second keeps the
- * feed's share of PostgreSQL and of the main thread small, for at most this much more latency.
- */
-const lookEveryMs = 20;
-/** Milliseconds before the feed tries again after a failed read. */
-const retryMs = 1000;
-
-/**
- * After a batch, the feed rests this many times what the batch took, so the fan-out takes at
- * most about a tenth of the main thread however many clients watch.
- */
-const restPerBusy = 9;
 
 /** One history line as the stream sends it: `data` is the JSON text of docs/api/events.md#message-history-stream. */
 export interface FeedLine {
@@ -282,11 +261,11 @@ export class HistoryFeed {
         if (!watched) break;
       } catch (error) {
         this.logger.error({ err: error }, 'could not read the history lines');
-        await this.#rest(retryMs);
+        await this.#rest(limits.feedRetryMs);
         continue;
       }
-      if (!this.#woken) await this.#rest(unwokenLookMs);
-      const early = looked + lookEveryMs - performance.now();
+      if (!this.#woken) await this.#rest(limits.feedUnwokenLookMs);
+      const early = looked + limits.feedLookEveryMs - performance.now();
       if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
     }
     // Cleared in the same turn as the last check, so a subscriber that comes next starts afresh.
@@ -314,7 +293,7 @@ export class HistoryFeed {
   async #read(db: Tx, mark: number): Promise<void> {
     let after = this.#readUpTo ?? mark;
     for (;;) {
-      const { sql, params } = feedStatements.between(after, mark, undefined, readPage);
+      const { sql, params } = feedStatements.between(after, mark, undefined, limits.feedReadPageRows);
       const rows = await db.all<HistoryRow>(sql, params);
       // Also with no line read: the mark read on a server a failover is leaving may pass ids the
       // new primary has not given out yet.
@@ -328,7 +307,7 @@ export class HistoryFeed {
       }
       this.#unreplicated = false;
       for (const row of rows) this.#outgoing.push(toLine(row));
-      const whole = rows.length < readPage;
+      const whole = rows.length < limits.feedReadPageRows;
       after = whole ? mark : Number(rows[rows.length - 1]!.id);
       this.#readUpTo = this.#outgoingUpTo = after;
       this.#scheduleHandOut();
@@ -380,7 +359,8 @@ export class HistoryFeed {
     // theirs, so the cost measured includes the sockets' system calls.
     process.nextTick(() => {
       const finished = performance.now();
-      this.#restUntil = finished + Math.min(this.limits.coalesceMaxMs, (finished - started) * restPerBusy);
+      this.#restUntil =
+        finished + Math.min(this.limits.coalesceMaxMs, (finished - started) * limits.feedRestPerBusy);
       this.#handOutScheduled = false;
       this.#scheduleHandOut();
     });

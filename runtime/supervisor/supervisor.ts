@@ -55,6 +55,7 @@ import { loadInstanceConfig } from './instance-config.js';
 import { ManagedInstance, type ServiceView } from './instance.js';
 import { Turns } from './turns.js';
 import { alertLinks } from '../../flow/alerts/links.js';
+import { limits } from '../../limits/limits.js';
 
 export interface SupervisorDeps {
   orm: Orm;
@@ -99,9 +100,6 @@ export interface ServiceListing extends ServiceView {
   desired: 'running' | 'stopped';
   processes: ProcessState[];
 }
-
-/** How often a process looks at the stored configurations and actions without being told. */
-export const reconcileEveryMs = 5000;
 
 export class Supervisor {
   readonly #deps: SupervisorDeps;
@@ -163,7 +161,7 @@ export class Supervisor {
   /** Follows other processes' actions and configuration changes: now and then, and when told. */
   follow(listen: (channel: string, handler: () => void) => void, channel: string): void {
     listen(channel, () => void this.reconcile());
-    this.#timer = setInterval(() => void this.reconcile(), reconcileEveryMs);
+    this.#timer = setInterval(() => void this.reconcile(), limits.reconcileEveryMs);
     this.#timer.unref();
   }
 
@@ -325,7 +323,7 @@ export class Supervisor {
     const timeLeft = () =>
       until === undefined
         ? this.#deps.childSpec.shutdownTimeoutMs
-        : Math.max(until - Date.now(), minimumStopMs);
+        : Math.max(until - Date.now(), limits.minimumRoleStopMs);
     await this.#turns.settled();
     for (const role of rolesInOrder(-1)) {
       await Promise.all(
@@ -796,8 +794,6 @@ export class Supervisor {
 }
 
 /** Roles in start order (1) or stop order (-1). */
-/** Every role's actors get at least this long to stop, even when an earlier role used the deadline up. */
-const minimumStopMs = 500;
 
 function rolesInOrder(direction: 1 | -1): PluginRole[] {
   const roles = Object.keys(startOrder) as PluginRole[];

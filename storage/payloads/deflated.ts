@@ -9,6 +9,7 @@
 import { Readable, Transform } from 'node:stream';
 import { createInflate, inflateSync } from 'node:zlib';
 import type { DeflatedDocument } from './store.js';
+import { limits } from '../../limits/limits.js';
 
 const magic = Buffer.from('PIZ1', 'latin1');
 export const deflatedHeaderBytes = 16;
@@ -29,13 +30,6 @@ export class DeflatedStageDamaged extends Error {
   }
 }
 
-/**
- * Documents up to this size (with their headers) are inflated in one synchronous call: a stream
- * inflates a quarter MiB per trip to libuv's thread pool and back, and the file writer then writes
- * each piece with another; one call holds the reading thread about a millisecond per MiB.
- */
-const inflatedAtOnceMaxBytes = 4 * 1024 * 1024;
-
 function inflatedAtOnce(stored: Buffer, skip: number, size: number): Buffer {
   let entity: Buffer;
   try {
@@ -48,9 +42,6 @@ function inflatedAtOnce(stored: Buffer, skip: number, size: number): Buffer {
   return entity.subarray(skip);
 }
 
-/** How many bytes zlib makes per chunk while a stage is read: a quarter MiB, as store.ts says why. */
-const inflateChunkBytes = 256 * 1024;
-
 /**
  * The document of a stored deflated stage (header and zlib stream, `stored`), inflated as it is
  * read; the stream errors when the bytes are not such a stage or do not inflate to the size the
@@ -61,7 +52,8 @@ export function inflatedDocument(stored: Buffer): Readable {
     throw new DeflatedStageDamaged('no header');
   const skip = stored.readUInt32BE(4);
   const size = Number(stored.readBigUInt64BE(8));
-  if (skip + size <= inflatedAtOnceMaxBytes) return Readable.from([inflatedAtOnce(stored, skip, size)]);
+  if (skip + size <= limits.inflatedAtOnceMaxBytes)
+    return Readable.from([inflatedAtOnce(stored, skip, size)]);
   let seen = 0;
   let given = 0;
   const document = new Transform({
@@ -78,7 +70,7 @@ export function inflatedDocument(stored: Buffer): Readable {
       done(given === size ? null : new DeflatedStageDamaged(`it inflates to ${given} of ${size} bytes`));
     },
   });
-  const inflate = createInflate({ chunkSize: inflateChunkBytes });
+  const inflate = createInflate({ chunkSize: limits.inflateChunkBytes });
   inflate.on('error', (error) => document.destroy(new DeflatedStageDamaged(error.message)));
   inflate.pipe(document);
   inflate.end(stored.subarray(deflatedHeaderBytes));

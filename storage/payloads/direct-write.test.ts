@@ -7,8 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { cachedBytes } from '../../test/helpers/page-cache.js';
-import { directMinBytes, writeDirect } from './direct-write.js';
+import { writeDirect } from './direct-write.js';
 import { LocalPayloadStore } from './local-store.js';
+import { limits } from '../../limits/limits.js';
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pier-direct-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -29,8 +30,8 @@ async function written(bytes: Uint8Array): Promise<{ file: string; direct: boole
 
 const mib = 1024 * 1024;
 const lengths = {
-  'the smallest written direct': directMinBytes,
-  'one byte past a block': directMinBytes + 1,
+  'the smallest written direct': limits.directMinBytes,
+  'one byte past a block': limits.directMinBytes + 1,
   'two pieces, the last one padded': mib + 123,
   'four pieces, whole blocks': 3 * mib + 3 * 4096,
 };

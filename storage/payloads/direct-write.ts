@@ -16,16 +16,10 @@
  */
 import { ftruncate, open, close, write, constants } from 'node:fs';
 import { promisify } from 'node:util';
-
-/** Documents from this size up are written direct; below it the page cache costs less than waiting for the disk. */
-export const directMinBytes = 256 * 1024;
+import { limits } from '../../limits/limits.js';
 
 /** Every direct write's length and offset are multiples of this: a 4 KiB block covers 512-byte disks too. */
 const blockBytes = 4096;
-/** One aligned buffer: a piece of a document at a time (a multiple of the WebAssembly page, 64 KiB). */
-const slabBytes = 1024 * 1024;
-/** Aligned buffers kept; a write waits for one when all are writing (each holds the disk for about a millisecond). */
-const maxSlabs = 4;
 
 const openFile = promisify(open);
 const closeFile = promisify(close);
@@ -41,9 +35,9 @@ class SlabPool {
   take(): Promise<Buffer | null> {
     const slab = this.#free.pop();
     if (slab) return Promise.resolve(slab);
-    if (this.#made < maxSlabs) {
+    if (this.#made < limits.directMaxSlabs) {
       try {
-        const made = Buffer.from(new WebAssembly.Memory({ initial: slabBytes / 65_536 }).buffer);
+        const made = Buffer.from(new WebAssembly.Memory({ initial: limits.directSlabBytes / 65_536 }).buffer);
         this.#made++;
         return Promise.resolve(made);
       } catch {
@@ -68,12 +62,12 @@ const refusesDirect = (error: unknown) => (error as NodeJS.ErrnoException).code 
 /**
  * Writes `bytes` into `file`, which the caller has just created (empty) and flushes afterwards,
  * through a second descriptor opened for direct I/O. False, with the file still empty, when the
- * bytes are under `directMinBytes`, when the file system or the disk refuses direct I/O, or when
+ * bytes are under `limits.directMinBytes`, when the file system or the disk refuses direct I/O, or when
  * no aligned buffer can be made: the caller writes the bytes itself then. The bytes are on the
  * disk when this resolves, but the file's length and blocks only after the caller's `fdatasync`.
  */
 export async function writeDirect(file: string, bytes: Uint8Array): Promise<boolean> {
-  if (bytes.length < directMinBytes) return false;
+  if (bytes.length < limits.directMinBytes) return false;
   const slab = await slabs.take();
   if (!slab) return false;
   let fd: number;
@@ -85,8 +79,8 @@ export async function writeDirect(file: string, bytes: Uint8Array): Promise<bool
     throw error;
   }
   try {
-    for (let offset = 0; offset < bytes.length; offset += slabBytes) {
-      const piece = bytes.subarray(offset, offset + slabBytes);
+    for (let offset = 0; offset < bytes.length; offset += limits.directSlabBytes) {
+      const piece = bytes.subarray(offset, offset + limits.directSlabBytes);
       slab.set(piece);
       const padded = Math.ceil(piece.length / blockBytes) * blockBytes;
       slab.fill(0, piece.length, padded);

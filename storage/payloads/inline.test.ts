@@ -5,8 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import t from 'tap';
-import { inlineBytes, inlineMaxBytes, keepBytes, keepStream, openKept } from './inline.js';
+import { inlineBytes, keepBytes, keepStream, openKept } from './inline.js';
 import { LocalPayloadStore } from './local-store.js';
+import { limits } from '../../limits/limits.js';
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pier-inline-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -33,14 +34,21 @@ const chunked = (bytes: Buffer) =>
 const readAll = async (stream: Readable) => Buffer.concat(await stream.toArray());
 
 for (const keep of ['keepBytes', 'keepStream'] as const) {
-  t.test(`${keep}: up to ${inlineMaxBytes} bytes inline, one more in the store`, async (t) => {
-    for (const size of [0, 1, inlineMaxBytes - 1, inlineMaxBytes, inlineMaxBytes + 1, 300_000]) {
+  t.test(`${keep}: up to ${limits.inlineMaxBytes} bytes inline, one more in the store`, async (t) => {
+    for (const size of [
+      0,
+      1,
+      limits.inlineMaxBytes - 1,
+      limits.inlineMaxBytes,
+      limits.inlineMaxBytes + 1,
+      300_000,
+    ]) {
       const bytes = bytesOf(size);
       const r = ref();
       const kept =
         keep === 'keepBytes' ? await keepBytes(store, r, bytes) : await keepStream(store, r, chunked(bytes));
       t.equal(kept.size_bytes, size, `${size}: size`);
-      const inline = size <= inlineMaxBytes;
+      const inline = size <= limits.inlineMaxBytes;
       t.equal(kept.content !== undefined, inline, `${size}: ${inline ? 'inline' : 'not inline'}`);
       t.equal((await inStore()).includes(r.messageId), !inline, `${size}: ${inline ? 'no file' : 'a file'}`);
       if (inline) t.ok(inlineBytes(kept.content!).equals(bytes), `${size}: the inline bytes`);
@@ -53,7 +61,7 @@ for (const keep of ['keepBytes', 'keepStream'] as const) {
 t.test('keepStream refuses a stream over maxBytes, below or above the inline size', async (t) => {
   for (const [size, maxBytes] of [
     [101, 100],
-    [inlineMaxBytes + 10, inlineMaxBytes + 5],
+    [limits.inlineMaxBytes + 10, limits.inlineMaxBytes + 5],
   ] as const) {
     const r = ref();
     await t.rejects(keepStream(store, r, chunked(bytesOf(size)), { maxBytes }), { name: 'PayloadTooLarge' });
@@ -67,7 +75,7 @@ t.test('keepStream refuses a stream over maxBytes, below or above the inline siz
 });
 
 t.test('a source that fails is reported and leaves no stage', async (t) => {
-  for (const before of [10, inlineMaxBytes + 10]) {
+  for (const before of [10, limits.inlineMaxBytes + 10]) {
     const r = ref();
     const failing = Readable.from(
       (async function* () {

@@ -8,11 +8,11 @@
  * and readers take `content` when a stage has it, else the store.
  */
 import { Readable } from 'node:stream';
-import { inlineMaxBytes } from '../../protocol/payload-wire.js';
 import { PayloadTooLarge, type PayloadRef, type PayloadStore, type PutOptions } from './store.js';
+import { limits } from '../../limits/limits.js';
 
-/** Stages up to this size are kept in their payload row (docs/decisions/small-stages-are-kept-in-the-database.md). */
-export { InlineContent, inlineMaxBytes } from '../../protocol/payload-wire.js';
+/** What a stage kept in its payload row carries (limits.inlineMaxBytes says up to which size). */
+export { InlineContent } from '../../protocol/payload-wire.js';
 
 /** A stage stored: its size, and its bytes (base64) when it is kept in its payload row. */
 export interface KeptStage {
@@ -27,7 +27,7 @@ const inline = (bytes: Uint8Array): KeptStage => ({
 
 /** Keeps bytes in memory as a stage: inline when small, else written to the store. */
 export async function keepBytes(store: PayloadStore, ref: PayloadRef, bytes: Uint8Array): Promise<KeptStage> {
-  if (bytes.length <= inlineMaxBytes) return inline(bytes);
+  if (bytes.length <= limits.inlineMaxBytes) return inline(bytes);
   return { size_bytes: await store.putBytes(ref, bytes) };
 }
 
@@ -44,7 +44,7 @@ export async function keepStream(
   const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const head: Buffer[] = [];
   let bytes = 0;
-  while (bytes <= inlineMaxBytes) {
+  while (bytes <= limits.inlineMaxBytes) {
     const next = await chunks.next();
     if (next.done) {
       if (options.maxBytes !== undefined && bytes > options.maxBytes)

@@ -23,9 +23,9 @@ import {
   type PayloadRef,
   type PayloadStore,
   type PutOptions,
-  streamSliceBytes,
 } from './store.js';
 import type { StoreSelection } from './selection.js';
+import { limits } from '../../limits/limits.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -125,7 +125,11 @@ export class LocalPayloadStore implements PayloadStore {
     await this.#messageDir(file);
     const counter = byteCounter(options.maxBytes);
     // flush: on disk before put resolves, so before the stage is recorded.
-    const sink = createWriteStream(file, { flags: 'wx', flush: true, highWaterMark: streamSliceBytes });
+    const sink = createWriteStream(file, {
+      flags: 'wx',
+      flush: true,
+      highWaterMark: limits.streamSliceBytes,
+    });
     try {
       await pipeline(source, counter, sink);
     } catch (error) {
@@ -175,7 +179,7 @@ export class LocalPayloadStore implements PayloadStore {
       if (error.code === 'ENOENT') return null;
       throw error;
     });
-    if (handle) return handle.createReadStream({ highWaterMark: streamSliceBytes });
+    if (handle) return handle.createReadStream({ highWaterMark: limits.streamSliceBytes });
     const deflated = await readFile(this.deflatedPathOf(ref)).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') throw new PayloadMissing(ref);
       throw error;

@@ -6,9 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { probeStorage } from './probe.js';
 import { describeSelection, selectionOf, type StorageFields } from './selection.js';
-
-/** How long the start may wait on the store before it gives up. */
-const startDeadlineMs = 30_000;
+import { limits } from '../../limits/limits.js';
 
 export type StorageChoice = StorageFields;
 
@@ -21,7 +19,7 @@ export async function prepareStorage(choice: StorageChoice, dataDir: string): Pr
       );
     });
   }
-  const result = await probeStorage(selection, { deadlineMs: startDeadlineMs });
+  const result = await probeStorage(selection, { deadlineMs: limits.storeStartDeadlineMs });
   if (!result.ok) {
     throw new Error(
       `Payload storage (${describeSelection(selection)}) cannot be used: the ${result.step} step failed: ${result.problem}`,

@@ -3,10 +3,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import t from 'tap';
 import { refusedEndpoint, startS3, startSilentEndpoint } from '../../test/helpers/s3.js';
-import { inlineMaxBytes, keepStream } from './inline.js';
+import { keepStream } from './inline.js';
 import { isStorageFailure } from './s3-client.js';
-import { S3PayloadStore, s3PartBytes } from './s3-store.js';
+import { S3PayloadStore } from './s3-store.js';
 import { PayloadMissing, PayloadTooLarge, type PayloadRef } from './store.js';
+import { limits } from '../../limits/limits.js';
 
 const s3 = await startS3(t);
 const store = new S3PayloadStore({
@@ -49,13 +50,13 @@ t.test(
     const sizes = [
       0,
       1,
-      inlineMaxBytes + 1,
+      limits.inlineMaxBytes + 1,
       5 * MiB - 1,
       5 * MiB,
       5 * MiB + 1,
-      s3PartBytes - 1,
-      s3PartBytes,
-      s3PartBytes + 1,
+      limits.s3PartBytes - 1,
+      limits.s3PartBytes,
+      limits.s3PartBytes + 1,
     ];
     for (const size of sizes) {
       const r = ref();
@@ -72,9 +73,9 @@ t.test(
 
 t.test('stages up to the inline limit stay in the row; one byte more goes to the bucket', async (t) => {
   for (const [size, inline] of [
-    [inlineMaxBytes - 1, true],
-    [inlineMaxBytes, true],
-    [inlineMaxBytes + 1, false],
+    [limits.inlineMaxBytes - 1, true],
+    [limits.inlineMaxBytes, true],
+    [limits.inlineMaxBytes + 1, false],
   ] as const) {
     const r = ref();
     const kept = await keepStream(store, r, pattern(size));
@@ -100,7 +101,7 @@ t.test('a 64 MiB stage streams in and out without being held in memory', async (
   }
   const growth = (peak - before) / MiB;
   t.comment(
-    `RSS grew by ${growth.toFixed(1)} MiB while storing and reading 64 MiB (part ${s3PartBytes / MiB} MiB)`,
+    `RSS grew by ${growth.toFixed(1)} MiB while storing and reading 64 MiB (part ${limits.s3PartBytes / MiB} MiB)`,
   );
   // Whole in memory would be 64 MiB for the stage alone; generous for GC timing on a loaded machine.
   t.ok(growth < 56, `RSS growth ${growth.toFixed(1)} MiB stays below the stage's size`);

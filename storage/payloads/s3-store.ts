@@ -1,7 +1,7 @@
 /**
  * The S3 store: stage `s` of message `m` is the object `messages/<m>/<s>` (docs/api/settings.md). Both
  * ways stream: uploads go through s3-upload.ts, one PUT up to a part and multipart above,
- * holding at most `partsInFlight` part buffers; an upload that fails (or is stopped by
+ * holding at most `limits.s3PartsInFlight` part buffers; an upload that fails (or is stopped by
  * `maxBytes`) aborts its multipart upload, so it leaves neither an object nor parts. Every
  * call is bounded by the limits of s3-client.ts and retried by the SDK.
  */
@@ -24,11 +24,7 @@ import {
   type PayloadStore,
   type PutOptions,
 } from './store.js';
-
-/** Size of a multipart part, and the largest object sent in one PUT (docs/decisions/part-size-8-mib-two-part-buffers-pier-s-own-multipart-upload.md). */
-export const s3PartBytes = 8 * 1024 * 1024;
-/** Part buffers an upload holds, the one being filled included: its memory is this many parts. */
-const partsInFlight = 2;
+import { limits } from '../../limits/limits.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -49,11 +45,11 @@ export class S3PayloadStore implements PayloadStore {
 
   constructor(
     readonly target: S3Selection,
-    limits: Partial<S3Limits> = {},
+    callLimits: Partial<S3Limits> = {},
     /** Multipart part size and parts in flight; the defaults are measured (benchmarks/s3-part-size.ts). */
-    readonly parts: PartLimits = { bytes: s3PartBytes, inFlight: partsInFlight },
+    readonly parts: PartLimits = { bytes: limits.s3PartBytes, inFlight: limits.s3PartsInFlight },
   ) {
-    this.limits = { ...defaultS3Limits, ...limits };
+    this.limits = { ...defaultS3Limits, ...callLimits };
     this.client = makeS3Client(target, this.limits);
   }
 

@@ -17,6 +17,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { isStorageFailure } from './storage-failure.js';
+import { limits } from '../../limits/limits.js';
 
 export interface PartLimits {
   /** Size of a part, and the largest object sent in one PUT (S3 takes parts from 5 MiB). */
@@ -43,16 +44,13 @@ function copyInto(into: Buffer, offset: number, chunk: Buffer): { filled: number
   return { filled: offset + taken, rest: taken < chunk.length ? chunk.subarray(taken) : undefined };
 }
 
-/** Seconds between the background attempts to abort an upload the store did not take. */
-export const abortRetrySeconds = [1, 5, 30, 120, 600];
-
 /**
  * Tries `abort` again after each delay until it succeeds, without keeping the process alive; an
  * upload still open after the last attempt (or when the process stops first) is removed by the
  * bucket's lifecycle rule for incomplete multipart uploads (docs/decisions/aborted-uploads.md).
  */
 function abortLater(abort: () => Promise<unknown>, attempt = 0): void {
-  const seconds = abortRetrySeconds[attempt];
+  const seconds = limits.s3AbortRetrySeconds[attempt];
   if (seconds === undefined) return;
   setTimeout(() => {
     abort().catch(() => abortLater(abort, attempt + 1));

@@ -8,15 +8,6 @@
 import type { StoreSelection } from './selection.js';
 import type { Readable } from 'node:stream';
 
-/**
- * How many bytes a stream of a stored document reads or writes at a time, and how much a zlib
- * stream makes per chunk. Every slice is a trip to libuv's thread pool and back: at Node's
- * 16–64 KiB defaults a 1 MiB document cost about four times the CPU to inflate, store or read
- * (benchmarks/history/2026-11-24-streams-a-quarter-mebibyte-at-a-time.md). Also what one such stream
- * holds in memory at most.
- */
-export const streamSliceBytes = 256 * 1024;
-
 /** Stages that are stored; `message` is made from `headers` and `received` when read. */
 export const storedStages = ['unpacked', 'received', 'headers', 'receipt'] as const;
 export type StoredStage = (typeof storedStages)[number];

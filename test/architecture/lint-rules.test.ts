@@ -76,6 +76,12 @@ const planted: { what: string; file: string; code: string; says: string }[] = [
     says: 'edi/ is a library below every layer',
   },
   {
+    what: 'limits/ reading a value of the layer it tunes',
+    file: 'limits/planted.ts',
+    code: "import { pluginTypes } from '../actors/shared/definition.js';\nexport const types = pluginTypes;\n",
+    says: 'limits/ is the one table of limits',
+  },
+  {
     what: 'runtime/ running an actor’s sending code on the main thread',
     file: 'runtime/alerts/planted.ts',
     code: "import { sendNotification } from '../../actors/notification-webhook/send.js';\nexport const send = sendNotification;\n",
@@ -149,6 +155,11 @@ const allowed: { what: string; file: string; code: string }[] = [
     what: 'storage/ taking the payload shapes from the protocol',
     file: 'storage/payloads/planted.ts',
     code: "import { StoreSelection } from '../../protocol/payload-wire.js';\nexport const s = StoreSelection;\n",
+  },
+  {
+    what: 'storage/ reading the table of limits',
+    file: 'storage/payloads/planted.ts',
+    code: "import { limits } from '../../limits/limits.js';\nexport const slice = limits.streamSliceBytes;\n",
   },
   {
     what: 'storage/ running SQL past the entity API',

@@ -4,10 +4,10 @@
 // encrypted for another certificate are refused with the right disposition, like small ones.
 import { createHash, createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
 import t from 'tap';
-import { largeFromBytes } from '../../actors/as2-receiver/open-pool.js';
 import { packOutgoing, parseMdn } from '../../actors/as2/index.js';
 import { agreement, messageByAs2Id, postAs2, pierToItself } from '../helpers/as2.js';
 import { startTestServer } from '../helpers/server.js';
+import { limits } from '../../limits/limits.js';
 
 const server = await startTestServer(t);
 const { f, cert, url } = await pierToItself(t, server, (f) =>
@@ -41,7 +41,7 @@ const stored = (as2Id: string) => messageByAs2Id(server, as2Id);
 
 t.test('a large message is processed in the pool: MIC and document as sent', async (t) => {
   const { packed, headers } = large('<large-1@test>');
-  t.ok(packed.body.length >= largeFromBytes, 'the body is large enough for the pool');
+  t.ok(packed.body.length >= limits.largeBodyFromBytes, 'the body is large enough for the pool');
   const answer = await post(Buffer.concat(packed.bodyChunks), headers);
   t.equal(answer.status, 200);
   const mdn = parseMdn(answer.body, answer.headers, { verificationCerts: [pierCert] });
@@ -72,7 +72,7 @@ t.test('large and tampered: integrity-check-failed, Refused', async (t) => {
   const body = Buffer.concat(unencrypted.bodyChunks);
   const at = body.indexOf(document.subarray(1000, 1016));
   body[at] = body[at]! ^ 0xff;
-  t.ok(body.length >= largeFromBytes);
+  t.ok(body.length >= limits.largeBodyFromBytes);
   const answer = await post(body, { ...unencrypted.headers, 'Message-ID': '<large-2@test>' });
   const mdn = parseMdn(answer.body, answer.headers, { verificationCerts: [pierCert] });
   t.match(mdn.fields.get('disposition'), /processed\/error: integrity-check-failed$/i);

@@ -4,12 +4,12 @@ import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { migrate, openDatabase } from '../../storage/db.js';
-import { inlineMaxBytes } from '../../storage/payloads/inline.js';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { spawnPier, mustOn, runningIn } from '../helpers/process.js';
 import { startS3 } from '../helpers/s3.js';
 import { waitFor } from '../helpers/wait.js';
+import { limits } from '../../limits/limits.js';
 
 const files = Number(process.env.PIER_S3_CLUSTER_MESSAGES ?? 300);
 const s3 = await startS3(t);
@@ -40,7 +40,7 @@ const [a, b] = await Promise.all(
 
 const one = async <T>(text: string) => (await sql(db.url, text))[0] as T;
 /** Each file just above the inline limit, so every payload lives in the bucket. */
-const contentOf = (i: number) => Buffer.alloc(inlineMaxBytes + 100, `message ${i};`);
+const contentOf = (i: number) => Buffer.alloc(limits.inlineMaxBytes + 100, `message ${i};`);
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 t.test(`${files} messages through two processes on one bucket: each delivered exactly once`, async (t) => {

@@ -11,6 +11,7 @@ import type { ApiContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import type { Page } from '../../schemas/common.js';
 import type { AuditEventRecord, AuditListQuery } from '../../schemas/audit.js';
+import { limits } from '../../../limits/limits.js';
 
 type AuditEventJson = z.infer<typeof AuditEventRecord>;
 
@@ -40,19 +41,17 @@ export async function listAuditEvents(
   };
 }
 
-const batchSize = 1000;
-
 export async function verifyAuditLog(ctx: ApiContext, em: EntityManager): Promise<VerifyResult> {
   if (!ctx.options.auditKey && (await hasHashedAuditEvents(em))) throw new ApiError('AUDIT_KEY_REQUIRED');
   const verifier = new ChainVerifier(ctx.options.auditKey);
   let after = -1;
   for (;;) {
-    const rows = await auditEventsAfter(em, after, batchSize);
+    const rows = await auditEventsAfter(em, after, limits.auditVerifyBatchRows);
     for (const r of rows) {
       const event: StoredEvent = { ...r, id: Number(r.id), at: new Date(r.at) };
       if (!verifier.add(event)) return verifier.result;
     }
-    if (rows.length < batchSize) return verifier.result;
+    if (rows.length < limits.auditVerifyBatchRows) return verifier.result;
     after = Number(rows[rows.length - 1]!.id);
   }
 }

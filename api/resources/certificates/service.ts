@@ -19,9 +19,7 @@ import type {
   ExpiringQuery,
 } from '../../schemas/certificate.js';
 import { certificateJson, certificateName } from './json.js';
-
-/** At most this many users are listed in a CERTIFICATE_IN_USE answer (docs/api/conventions.md#limits). */
-const maxUsersListed = 25;
+import { limits } from '../../../limits/limits.js';
 
 /** Only the description changes after upload; deletion records what identified the certificate. */
 const audited = { kind: 'certificate', fields: ['description', 'common_name', 'subject'] };
@@ -129,7 +127,7 @@ export async function deleteCertificate(ctx: ApiContext, caller: Caller, id: num
         `The certificate is used by ${describeCertificateUsers(users)}`,
         {
           users: users
-            .slice(0, maxUsersListed)
+            .slice(0, limits.maxCertificateUsersListed)
             .map(({ kind, name, fields, link }) => ({ kind, name, fields, link })),
           total: users.length,
         },

@@ -12,6 +12,7 @@ import { checkRole } from '../../auth/roles.js';
 import type { ApiRouter } from '../../http/router.js';
 import { ConfigFile, configJsonSchema } from '../../schemas/config-file.js';
 import { multiLineText, recordName } from '../../schemas/common.js';
+import { limits } from '../../../limits/limits.js';
 
 const ExportQuery = z.object({
   partner: z
@@ -25,14 +26,10 @@ const ExportQuery = z.object({
     .describe("true: private keys sealed with this install's secret key instead of `stored` (admin only)"),
 });
 
-/**
- * Bytes of a plan's or apply's request body (docs/configuration-files.md): a configuration file
- * with thousands of partners and their certificates is several MiB, past the API's 1 MiB.
- */
-export const configBodyLimit = 16 * 1024 * 1024;
-
 const ApplyBody = z.strictObject({
-  document: multiLineText(configBodyLimit).min(1).describe('The configuration file, YAML or JSON'),
+  document: multiLineText(limits.configBodyLimitBytes)
+    .min(1)
+    .describe('The configuration file, YAML or JSON'),
   prune: z.boolean().default(false).describe('Delete what the file does not name (apply only)'),
   confirm_delete: z
     .number()
@@ -133,7 +130,7 @@ export function registerConfigRoutes(router: ApiRouter, ctx: ApiContext): void {
     tag,
     summary: 'What applying the file would change, field by field; changes nothing',
     body: ApplyBody,
-    bodyLimit: configBodyLimit,
+    bodyLimit: limits.configBodyLimitBytes,
     response: PlanAnswer,
     handler: async ({ body, caller }) => ({
       changes: await refusingProblems(() =>
@@ -148,7 +145,7 @@ export function registerConfigRoutes(router: ApiRouter, ctx: ApiContext): void {
     summary:
       'Make the install what the file says, in one transaction (all or nothing); instances whose configuration changed are restarted',
     body: ApplyBody,
-    bodyLimit: configBodyLimit,
+    bodyLimit: limits.configBodyLimitBytes,
     response: ApplyAnswer,
     handler: ({ body, caller }) =>
       refusingProblems(() =>

@@ -7,9 +7,7 @@ import type { ApiRouter } from '../../http/router.js';
 import { validationError } from '../../errors.js';
 import { SseOutput } from './sse-output.js';
 import { HistoryStream } from './stream.js';
-
-/** Milliseconds a client waits before it reconnects (sent as the stream's `retry`). */
-const retryMs = 3000;
+import { limits } from '../../../limits/limits.js';
 
 const EventsQuery = z.strictObject({ message_id: z.uuid().optional() });
 
@@ -74,7 +72,7 @@ export function registerEventRoutes(router: ApiRouter, ctx: ApiContext): void {
         open?.delete(stream);
       });
       await stream.open();
-      stream.attach(new SseOutput(reply, retryMs, feed.limits.buffer));
+      stream.attach(new SseOutput(reply, limits.eventStreamRetryMs, feed.limits.buffer));
     },
   });
 }

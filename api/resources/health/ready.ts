@@ -8,11 +8,7 @@ import { probeStorage } from '../../../storage/payloads/probe.js';
 import { selectionOf } from '../../../storage/payloads/selection.js';
 import type { ApiContext } from '../../context.js';
 import { databaseUp } from './routes.js';
-
-/** A probe writes, reads and deletes a small blob: not more often than this, however often asked. */
-const storeCheckEveryMs = 5_000;
-/** Bound of one store check, below the usual probe timeout of a load balancer. */
-const storeDeadlineMs = 2_000;
+import { limits } from '../../../limits/limits.js';
 
 export class StoreCheck {
   #last: { at: number; up: Promise<boolean> } | undefined;
@@ -21,10 +17,10 @@ export class StoreCheck {
 
   up(): Promise<boolean> {
     const now = Date.now();
-    if (this.#last && now - this.#last.at < storeCheckEveryMs) return this.#last.up;
+    if (this.#last && now - this.#last.at < limits.storeCheckEveryMs) return this.#last.up;
     const selection =
       this.ctx.runtime?.payloads.selection ?? selectionOf(this.ctx.storageInUse, this.ctx.options.dataDir);
-    const up = probeStorage(selection, { deadlineMs: storeDeadlineMs })
+    const up = probeStorage(selection, { deadlineMs: limits.storeCheckDeadlineMs })
       .then((result) => result.ok)
       .catch(() => false);
     this.#last = { at: now, up };

@@ -4,8 +4,7 @@ import type { ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-
-const databaseTimeoutMs = 2000;
+import { limits } from '../../../limits/limits.js';
 
 const HealthAnswer = z.object({
   status: z.enum(['healthy', 'unhealthy']),
@@ -16,7 +15,7 @@ const HealthAnswer = z.object({
 export async function databaseUp(ctx: ApiContext): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), databaseTimeoutMs);
+    timer = setTimeout(() => resolve(false), limits.healthDatabaseTimeoutMs);
   });
   const probe = ping(ctx.orm.em)
     .then(() => true)

@@ -14,9 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { ApiError } from '../../errors.js';
 import { describeLimit } from '../../plugins/error-handler.js';
-
-/** How much of the spool one read takes. */
-const readBytes = 64 * 1024;
+import { limits } from '../../../limits/limits.js';
 
 /** A spooled body: its file and size in bytes; `remove` may be called more than once. */
 export class BodySpool {
@@ -34,7 +32,7 @@ export class BodySpool {
    */
   async *text(): AsyncGenerator<string> {
     const handle = await open(this.file, 'r');
-    const buffer = Buffer.allocUnsafe(readBytes);
+    const buffer = Buffer.allocUnsafe(limits.jsonSpoolReadBytes);
     const decoder = new StringDecoder('utf8');
     try {
       for (;;) {

@@ -1,6 +1,7 @@
 // Covers the streaming JSON walk of large request bodies: whatever the chunking, it finds the values and containers JSON.parse finds, hands on a tapped value's exact text, refuses what JSON.parse refuses (at the right position in the whole text) and never holds a value longer than its limit.
 import t from 'tap';
-import { JsonSyntaxError, JsonValueTooLong, JsonWalker, maxWholeChars, type JsonPath } from './json-walk.js';
+import { JsonSyntaxError, JsonValueTooLong, JsonWalker, type JsonPath } from './json-walk.js';
+import { limits } from '../../../limits/limits.js';
 
 /** Walks `text` in chunks of `size`, taking whole every container under a key `whole`. */
 function walked(text: string, size: number) {
@@ -68,7 +69,7 @@ t.test('what JSON.parse refuses is refused, at its position in the whole text', 
 t.test('a value taken whole longer than the limit is refused before it is held', async (t) => {
   const walker = new JsonWalker({ whole: (p) => p.length > 0, value: () => t.fail('no value') });
   walker.push('{"a": "');
-  const error = t.throws(() => walker.push('x'.repeat(maxWholeChars + 1)));
+  const error = t.throws(() => walker.push('x'.repeat(limits.jsonWholeValueMaxChars + 1)));
   t.ok(error instanceof JsonValueTooLong);
   t.same((error as JsonValueTooLong).path, ['a']);
 });

@@ -8,6 +8,7 @@
  * tap), for a reader of its own (the interchange's JSON form reader).
  */
 import { containerEnd, stringEnd } from '../../../edi/json/json-scan.js';
+import { limits } from '../../../limits/limits.js';
 
 export type JsonPath = readonly (string | number)[];
 
@@ -34,16 +35,13 @@ export class JsonSyntaxError extends Error {
   }
 }
 
-/** A value to be taken whole is longer than `maxWholeChars`: JSON, but not one this walk holds. */
+/** A value to be taken whole is longer than `limits.jsonWholeValueMaxChars`: JSON, but not one this walk holds. */
 export class JsonValueTooLong extends Error {
   constructor(readonly path: JsonPath) {
-    super(`a single value is longer than ${maxWholeChars} characters`);
+    super(`a single value is longer than ${limits.jsonWholeValueMaxChars} characters`);
     this.name = 'JsonValueTooLong';
   }
 }
-
-/** The longest value taken whole: a segment with its annotations is far smaller. */
-export const maxWholeChars = 1024 * 1024;
 
 interface Frame {
   kind: 'object' | 'array';
@@ -112,7 +110,7 @@ export class JsonWalker {
         if (c !== '"') throw this.#error(`Expected double-quoted property name`, i);
         const end = stringEnd(b, i);
         if (end < 0) {
-          if (b.length - i > maxWholeChars) throw new JsonValueTooLong(frame.path);
+          if (b.length - i > limits.jsonWholeValueMaxChars) throw new JsonValueTooLong(frame.path);
           break;
         }
         frame.key = this.#parse(b, i, end + 1) as string;
@@ -154,10 +152,10 @@ export class JsonWalker {
       }
       const end = valueEnd(b, i, final);
       if (end < 0) {
-        if (b.length - i > maxWholeChars) throw new JsonValueTooLong(path);
+        if (b.length - i > limits.jsonWholeValueMaxChars) throw new JsonValueTooLong(path);
         break;
       }
-      if (end - i > maxWholeChars) throw new JsonValueTooLong(path);
+      if (end - i > limits.jsonWholeValueMaxChars) throw new JsonValueTooLong(path);
       const value = this.#parse(b, i, end);
       if (tap) tap(b.slice(i, end));
       if (frame) {

@@ -14,9 +14,7 @@ import type { ApiContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import type { PayloadStageName } from '../../schemas/message.js';
 import { openPayload } from './payload.js';
-
-/** Up to this size the JSON is made in memory and sent with its length. */
-const inMemoryBytes = 8 * 1024 * 1024;
+import { limits } from '../../../limits/limits.js';
 
 /** Whether the request asks for the JSON form. */
 export function wantsJson(request: FastifyRequest, format: 'raw' | 'json' | undefined): boolean {
@@ -63,7 +61,7 @@ export async function servePayloadJson(
       `The ${opened.stage} payload of message ${id} cannot be given as JSON: ${error.message}`,
       { stage: opened.stage, ...error.where },
     );
-  if (opened.size <= inMemoryBytes) {
+  if (opened.size <= limits.jsonInMemoryMaxBytes) {
     const json = Buffer.concat(await translated(opened.body, fail));
     return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(json);
   }

@@ -16,7 +16,8 @@ import { acceptJsonMessage, sendJsonBody } from './send-json.js';
 import { EdiJsonSend } from '../../schemas/edi-json.js';
 import { servePayloadJson, wantsJson } from './payload-json.js';
 import { getMessage, listMessages, redeliverDelivery, redispatchMessage } from './service.js';
-import { acceptUpload, maxUploadBytes } from './upload.js';
+import { acceptUpload } from './upload.js';
+import { limits } from '../../../limits/limits.js';
 
 export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void {
   const tag = 'Messages';
@@ -36,7 +37,7 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     summary: 'Send a file by hand (multipart: from, to, file, optional target); answers the message',
     consumes: 'multipart',
     // The file's limit is enforced while it streams; the body may carry the form around it.
-    bodyLimit: maxUploadBytes + 1024 * 1024,
+    bodyLimit: limits.maxUploadBytes + 1024 * 1024,
     bodyDoc: MessageUpload,
     status: 201,
     response: MessageRecord,
@@ -51,7 +52,7 @@ export function registerMessageRoutes(router: ApiRouter, ctx: ApiContext): void 
     summary:
       'Send EDI given as JSON: a whole interchange, or documents pier puts in envelopes (docs/edi-json.md); answers the message',
     // As large as a file sent by hand, with room for the JSON around it.
-    bodyLimit: maxUploadBytes + 1024 * 1024,
+    bodyLimit: limits.maxUploadBytes + 1024 * 1024,
     // The body goes to a spool file as it arrives, never into memory whole (send-json.ts).
     jsonBody: sendJsonBody(ctx),
     bodyDoc: EdiJsonSend,

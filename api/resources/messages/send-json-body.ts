@@ -29,15 +29,13 @@ import {
   type JsonPath,
   type WalkVisitor,
 } from './json-walk.js';
+import { limits } from '../../../limits/limits.js';
 
 /** The body's schema with the interchange's content judged by the form's reader instead (pass 1). */
 export const SendSkeleton = EdiJsonSend.extend({ interchange: z.looseObject({}).optional() });
 
 /** The most sets the schema takes, plus one so that it can say there are too many. */
 const keptSets = 10_001;
-
-/** Bodies this small are parsed again on a syntax error, so the answer carries the decoder's own text. */
-const reparsedBytes = 1024 * 1024;
 
 export interface ReadSend {
   /** The body without its large parts; undefined for an empty body. */
@@ -81,7 +79,7 @@ async function* walk(spool: BodySpool, walker: JsonWalker): AsyncGenerator<void>
 
 async function syntaxRefusal(spool: BodySpool, error: JsonSyntaxError): Promise<ApiError> {
   let text = error.message;
-  if (spool.size <= reparsedBytes) {
+  if (spool.size <= limits.jsonReparsedMaxBytes) {
     const { readFile } = await import('node:fs/promises');
     try {
       JSON.parse(await readFile(spool.file, 'utf8'));

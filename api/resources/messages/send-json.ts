@@ -40,7 +40,8 @@ import { fieldProblems, putDetail, requireObjectBody } from '../../validation.js
 import { envelopeFor } from './envelope-settings.js';
 import { BodySpool, spoolBody, spoolDirectory } from './json-spool.js';
 import { documentsEdi, interchangeEdi, readSend, SendSkeleton } from './send-json-body.js';
-import { discardStored, maxUploadBytes, sentByHand } from './upload.js';
+import { discardStored, sentByHand } from './upload.js';
+import { limits } from '../../../limits/limits.js';
 
 type Send = ReturnType<typeof SendSkeleton.parse>;
 
@@ -169,7 +170,7 @@ async function stored(
   const ref = { messageId: id, stage: 'unpacked' } as const;
   let kept: KeptStage;
   try {
-    kept = await keepStream(payloads, ref, Readable.from(edi), { maxBytes: maxUploadBytes });
+    kept = await keepStream(payloads, ref, Readable.from(edi), { maxBytes: limits.maxUploadBytes });
   } catch (error) {
     if (error instanceof PayloadTooLarge)
       throw new ApiError('PAYLOAD_TOO_LARGE', 'The interchange is larger than the limit of 64 MiB');

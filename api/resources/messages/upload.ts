@@ -23,9 +23,7 @@ import type { MessageRecord } from '../../schemas/message.js';
 import { detailsFromZod } from '../../validation.js';
 import { getMessage } from './service.js';
 import type { AuditChange } from '../../../storage/entities/audit-event.js';
-
-/** Largest file sent by hand (docs/api/conventions.md#limits). */
-export const maxUploadBytes = 64 * 1024 * 1024;
+import { limits } from '../../../limits/limits.js';
 
 /** Counts busboy enforces; more is a 400 naming the field (docs/api/conventions.md#errors keeps 413 for size). */
 const formLimits = { fileField: 'file', files: 2, fields: 10, parts: 14 };
@@ -127,7 +125,7 @@ export async function acceptUpload(
   const progress: FormProgress = { problems };
   let file: { name: string; kept: KeptStage } | undefined;
   try {
-    for await (const part of request.parts({ limits: { fileSize: maxUploadBytes, ...formLimits } })) {
+    for await (const part of request.parts({ limits: { fileSize: limits.maxUploadBytes, ...formLimits } })) {
       const key = partKey(part.fieldname);
       if (part.type === 'field') {
         progress.lastField = key;
@@ -148,9 +146,9 @@ export async function acceptUpload(
         continue;
       }
       const kept = await keepStream(runtime.payloads, { messageId: id, stage: 'unpacked' }, part.file, {
-        maxBytes: maxUploadBytes,
+        maxBytes: limits.maxUploadBytes,
       });
-      if (part.file.truncated) throw new PayloadTooLarge(maxUploadBytes);
+      if (part.file.truncated) throw new PayloadTooLarge(limits.maxUploadBytes);
       file = { name: uploadedFileName(part.filename), kept };
     }
   } catch (error) {

@@ -8,14 +8,12 @@ import { probeStorage } from '../../../storage/payloads/probe.js';
 import { selectionOf } from '../../../storage/payloads/selection.js';
 import { freshEm, type ApiContext } from '../../context.js';
 import { loadSettings, storageOf } from './service.js';
-
-/** Below the 10 s limit of docs/api/conventions.md#limits, leaving room for reading the settings and answering. */
-const probeDeadlineMs = 9_000;
+import { limits } from '../../../limits/limits.js';
 
 export async function testStorage(ctx: ApiContext) {
   const storage = storageOf(await loadSettings(freshEm(ctx)));
   const result = await probeStorage(selectionOf(storage, ctx.options.dataDir), {
-    deadlineMs: probeDeadlineMs,
+    deadlineMs: limits.storageTestDeadlineMs,
     checkFreeSpace: true,
   });
   return { ...result, storage };

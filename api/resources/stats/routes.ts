@@ -5,9 +5,7 @@ import { statsCounts } from '../../../storage/repositories/message-counts.js';
 import { freshEm, runtimeOf, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { StatsRecord } from '../../schemas/stats.js';
-
-/** More failed messages than this in 24 hours make the system Degraded (docs/api/conventions.md#limits). */
-const degradedThreshold = 10;
+import { limits } from '../../../limits/limits.js';
 
 const shown: Record<ServiceStatus, 'Running' | 'Stopped' | 'Error'> = {
   running: 'Running',
@@ -39,7 +37,7 @@ async function stats(ctx: ApiContext): Promise<StatsRecord> {
     in_flight_messages: inFlight,
     retrying_messages: retrying,
     failed_last_24h: failedCount,
-    system_status: failedCount > degradedThreshold ? 'Degraded' : 'Healthy',
+    system_status: failedCount > limits.degradedFailedMessages ? 'Degraded' : 'Healthy',
     open_alerts: await openAlerts(em, ctx.options.publicUrl),
     plugin_status,
   };

@@ -9,7 +9,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { configYaml } from '../../config-files/service.js';
 import type { PlannedChange } from '../../config-files/plan.js';
 import type { ApplyOutcome } from '../../config-files/service.js';
-import { configBodyLimit } from '../../resources/config/routes.js';
 import type { ConfigFile } from '../../schemas/config-file.js';
 import { csrfInput } from '../form.js';
 import { html, type Html } from '../html.js';
@@ -26,6 +25,7 @@ import {
   uiContext,
   type UiDeps,
 } from './common.js';
+import { limits } from '../../../limits/limits.js';
 
 const base = `${uiPrefix}/config`;
 
@@ -131,7 +131,7 @@ export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): voi
 
   // The pasted file may be as large as the API takes.
   // The file may be as large as the API takes; a browser sends the form as multipart (it has a file field).
-  app.post(`${base}/import`, { bodyLimit: configBodyLimit }, async (request, reply) => {
+  app.post(`${base}/import`, { bodyLimit: limits.configBodyLimitBytes }, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const form = request.isMultipart()
       ? await readFilesForm(request, ['file'])

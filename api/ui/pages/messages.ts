@@ -21,6 +21,7 @@ import { refusedState } from '../components/index.js';
 import { table, when, type Answer, type PageRequest, type UiDeps } from '../components/index.js';
 import { liveRegion, liveStatus } from '../live.js';
 import { ediTreeSlot } from '../edi-tree.js';
+import { limits } from '../../../limits/limits.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/messages`;
@@ -51,9 +52,6 @@ function messageRows(rows: Row[]): Html {
   );
 }
 
-/** Counted exactly up to this many past the page's start; beyond, the planner's estimate. */
-const exactCountUpTo = 1000;
-
 type Listed = { ok: true; data: Row & { messages: Row[] } } | { ok: false; error: ApiError };
 
 /**
@@ -67,7 +65,7 @@ async function listForUi(
 ): Promise<Listed> {
   const parsed = deps.api.parseQuery<z.output<typeof MessageListQuery>>('GET', '/messages', query, request);
   if (!parsed.ok) return parsed;
-  const page = await listMessages(freshEm(deps.ctx), parsed.data, { exactUpTo: exactCountUpTo });
+  const page = await listMessages(freshEm(deps.ctx), parsed.data, { exactUpTo: limits.exactCountUpTo });
   return {
     ok: true,
     data: {

@@ -8,7 +8,6 @@ import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { toApiError } from '../../plugins/error-handler.js';
 import { spoolBody, spoolDirectory } from '../../resources/messages/json-spool.js';
-import { maxUploadBytes } from '../../resources/messages/upload.js';
 import { openPage, refusal, type PageRequest } from '../components/index.js';
 import { field, formErrors, type FormState } from '../form.js';
 import { html, type Html } from '../html.js';
@@ -18,13 +17,9 @@ import type { UiDeps } from './common.js';
 import { previewOf, resolveBody, type Preview, type SendChoices } from './edi-json-preview.js';
 import { textOf } from './wizard/form-values.js';
 import { readFilesForm } from './wizard/multipart.js';
+import { limits } from '../../../limits/limits.js';
 
 export const sendEdiJsonPath = `${uiPrefix}/messages/edi-json`;
-
-/** What the form takes as text; a larger document is sent as a file (up to the form's 20 MiB). */
-const pastedLimit = 8 * 1024 * 1024;
-/** A preview longer than this is cut: the person checks the envelope and the first sets. */
-const previewChars = 64 * 1024;
 
 type Row = Record<string, unknown>;
 
@@ -46,7 +41,7 @@ function formBody(p: PageRequest, state: FormState, choices: Choices, preview?: 
           <pre
             class="edi-preview"
             tabindex="0"
-          ><code>${preview.edi.length > previewChars ? `${preview.edi.slice(0, previewChars)}\n…` : preview.edi}</code></pre>
+          ><code>${preview.edi.length > limits.jsonPreviewChars ? `${preview.edi.slice(0, limits.jsonPreviewChars)}\n…` : preview.edi}</code></pre>
           <p>Nothing was sent yet: send it with the form above.</p>
         </section>`
       : html`<div class="alert alert-error" role="alert" id="edi-preview-problem">
@@ -118,7 +113,7 @@ export function registerSendEdiJson(app: FastifyInstance, deps: UiDeps): void {
     const p = openPage(deps, request, reply);
     let form;
     try {
-      form = await readFilesForm(request, ['file'], pastedLimit);
+      form = await readFilesForm(request, ['file'], limits.pastedJsonMaxBytes);
     } catch (error) {
       const known = toApiError(error, request);
       if (!known) throw error;
@@ -133,7 +128,7 @@ export function registerSendEdiJson(app: FastifyInstance, deps: UiDeps): void {
     const upload = form.files.file;
     const text = upload ? upload.toString('utf8') : textOf(form.fields, 'json');
     // The file's JSON goes into the box, so a send after the preview needs no second upload.
-    const values = { ...choices, json: text.length <= pastedLimit ? text : '' };
+    const values = { ...choices, json: text.length <= limits.pastedJsonMaxBytes ? text : '' };
     const resolved = resolveBody(text, choices);
     if (!resolved.ok) return draw(p, { values, errors: { json: resolved.problem } }, undefined, 400);
 
@@ -145,7 +140,7 @@ export function registerSendEdiJson(app: FastifyInstance, deps: UiDeps): void {
     const spool = await spoolBody(
       Readable.from([json]),
       spoolDirectory(deps.ctx.options.dataDir),
-      maxUploadBytes + 1024 * 1024,
+      limits.maxUploadBytes + 1024 * 1024,
       String(json.length),
     );
     const sent = await p.call<Row>('POST', '/messages/edi', { body: spool }).finally(() => spool.remove());

@@ -6,9 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { databaseClock } from '../../../storage/queries/doctor.js';
 import { failed, passed, type CheckResult } from '../checklist.js';
-
-/** More than this apart (seconds) fails: docs/decisions/thresholds.md. */
-export const maxClockSkewSeconds = 5;
+import { limits } from '../../../limits/limits.js';
 
 const id = 'clock';
 const title = 'Clock agrees with the database';
@@ -19,11 +17,11 @@ export async function checkClock(em: EntityManager, now: () => Date): Promise<Ch
   const after = now().getTime();
   const skew = (theirs - (before + after) / 2) / 1000;
   const words = `this machine's clock is ${Math.abs(skew).toFixed(1)} s ${skew > 0 ? 'behind' : 'ahead of'} the database's (±${((after - before) / 2000).toFixed(1)} s)`;
-  if (Math.abs(skew) <= maxClockSkewSeconds) return passed(id, title, words);
+  if (Math.abs(skew) <= limits.maxClockSkewSeconds) return passed(id, title, words);
   return failed(
     id,
     title,
-    `${words}, more than the ${maxClockSkewSeconds} s allowed`,
+    `${words}, more than the ${limits.maxClockSkewSeconds} s allowed`,
     'Synchronise the clocks of this machine and of the database server with NTP ' +
       '(`timedatectl set-ntp true`, chrony or ntpd), then run pier doctor again',
   );

@@ -10,13 +10,10 @@ import { identification, reachOfPartner, type SecretBox } from '../../../runtime
 import type { Orm } from '../../../storage/db.js';
 import { as2Partners } from '../../../storage/queries/doctor.js';
 import { failed, passed, type CheckResult } from '../checklist.js';
+import { limits } from '../../../limits/limits.js';
 
 const id = 'partners';
 const title = 'AS2 partners reachable';
-
-/** Longest one step of one partner's check may take (the partner page allows 30 s). */
-export const partnerStepTimeoutMs = 10_000;
-const atOnce = 4;
 
 export async function checkPartners(orm: Orm, secrets: SecretBox, now: Date): Promise<CheckResult> {
   const em = orm.em.fork() as EntityManager;
@@ -36,7 +33,7 @@ export async function checkPartners(orm: Orm, secrets: SecretBox, now: Date): Pr
           tls: reach.tls,
           headers: { 'User-Agent': userAgent, ...reach.headers },
           now,
-          timeoutMs: partnerStepTimeoutMs,
+          timeoutMs: limits.partnerStepTimeoutMs,
         });
         if (!answer.ok) problems.push(`${p.name} (${p.endpoint}): ${answer.problem ?? 'failed'}`);
       } catch (error) {
@@ -44,7 +41,7 @@ export async function checkPartners(orm: Orm, secrets: SecretBox, now: Date): Pr
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(atOnce, partners.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(limits.partnerChecksAtOnce, partners.length) }, worker));
   problems.sort();
   if (problems.length === 0) {
     return passed(

@@ -9,12 +9,10 @@ import net from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enabledListeners, type ListeningInstance } from '../../../storage/queries/doctor.js';
 import { failed, passed, type CheckResult } from '../checklist.js';
+import { limits } from '../../../limits/limits.js';
 
 const id = 'ports';
 const title = 'Ports of the enabled instances free or held by pier';
-
-/** How long a taken port has to answer who it is. */
-const askTimeoutMs = 3_000;
 
 type PortState = { state: 'free' } | { state: 'pier' } | { state: 'taken' | 'refused'; why: string };
 
@@ -32,7 +30,13 @@ function serverHeader(instance: ListeningInstance): Promise<string | undefined> 
   const client = instance.tls ? https : http;
   return new Promise((resolve) => {
     const request = client.get(
-      { host, port: instance.port, path: instance.path, timeout: askTimeoutMs, rejectUnauthorized: false },
+      {
+        host,
+        port: instance.port,
+        path: instance.path,
+        timeout: limits.portAskTimeoutMs,
+        rejectUnauthorized: false,
+      },
       (response) => {
         response.resume();
         resolve([response.headers.server ?? []].flat()[0]);

@@ -10,12 +10,10 @@ import type { ProcessOptions } from '../../../api/process-options.js';
 import { SecretBox } from '../../../runtime/index.js';
 import { sealedSecrets } from '../../../storage/queries/doctor.js';
 import { failed, passed, type CheckResult } from '../checklist.js';
+import { limits } from '../../../limits/limits.js';
 
 const id = 'secret-key';
 const title = 'Secret key present and opens the stored secrets';
-
-/** At most this many unopenable values are listed; the rest are counted. */
-const listed = 10;
 
 /** The key in use, undefined when there is none; where it comes from, in words. */
 async function findKey(options: ProcessOptions): Promise<{ box?: SecretBox; source: string }> {
@@ -69,8 +67,9 @@ export async function checkSecretKey(em: EntityManager, options: ProcessOptions)
   if (unopened.length === 0) {
     return { box, result: passed(id, title, `${source} opens all ${sealed.length} stored secrets`) };
   }
-  const problems = unopened.slice(0, listed).map((s) => `cannot open ${s.where}`);
-  if (unopened.length > listed) problems.push(`and ${unopened.length - listed} more`);
+  const problems = unopened.slice(0, limits.unopenableValuesListed).map((s) => `cannot open ${s.where}`);
+  if (unopened.length > limits.unopenableValuesListed)
+    problems.push(`and ${unopened.length - limits.unopenableValuesListed} more`);
   return {
     result: failed(
       id,

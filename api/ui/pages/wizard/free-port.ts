@@ -4,6 +4,7 @@
  * operator may type another, and the receiver's start says whether it got the port.
  */
 import net from 'node:net';
+import { limits } from '../../../../limits/limits.js';
 
 /** Whether something may listen on the port on every address now. */
 function canListen(port: number): Promise<boolean> {
@@ -14,11 +15,8 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-/** Ports tried before giving up and suggesting the default (the start then says it is taken). */
-const tries = 200;
-
 export async function suggestPort(from: number, taken: ReadonlySet<number>): Promise<number> {
-  for (let port = from; port < Math.min(from + tries, 65_536); port++) {
+  for (let port = from; port < Math.min(from + limits.freePortTries, 65_536); port++) {
     if (!taken.has(port) && (await canListen(port))) return port;
   }
   return from;
