@@ -8,6 +8,7 @@ export const sourceFolders = [
   'api',
   'actors',
   'cli',
+  'edi',
   'flow',
   'limits',
   'pki',
