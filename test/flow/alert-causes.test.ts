@@ -11,7 +11,7 @@ await parties(server);
 const partner = await startReceiver(t);
 partner.otherwise = 403; // refuses every message: failed at once, no retries
 await must(server, '/plugins/configs?type=http-poster', { name: 'erp', url: partner.url });
-await fileFlow(server, dir, { writer: false, route: { target_plugin: 'erp' } });
+await fileFlow(server, dir, { target: 'erp' });
 // A notifier that is configured but not running: its rows stay queued, which is what is checked.
 await must(server, '/plugins/configs?type=notification-webhook', {
   name: 'ops',

@@ -6,15 +6,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import {
-  fileFlow,
-  must,
-  parties,
-  runningOn,
-  tempDir,
-  waitForMessages,
-  type Message,
-} from '../helpers/flow.js';
+import { fileFlow, must, parties, runningOn, tempDir, waitForMessages } from '../helpers/flow.js';
+import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 const files = 300;

@@ -42,12 +42,7 @@ await must(server, '/plugins/configs?type=http-poster', {
   retry_backoff: 2,
   max_attempts: 4,
 });
-await fileFlow(server, dir, {
-  poller: { polling_interval: 1 },
-  writer: false,
-  to: '*',
-  route: { target_plugin: 'erp' },
-});
+await fileFlow(server, dir, { poller: { polling_interval: 1 }, to: '*', target: 'erp' });
 
 async function send(name: string, content: string) {
   await writeFile(path.join(dir, 'in', 'globex', name), content);

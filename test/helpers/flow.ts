@@ -59,8 +59,10 @@ export interface FileFlowOptions {
   to?: string;
   /** Settings of the poller to add or replace (it polls every 5 s, its default, unless given). */
   poller?: Record<string, unknown>;
-  /** Settings of the file-writer `out` (into `<dir>/out`) to add or replace; false: the test makes its own target. */
+  /** Settings of the file-writer `out` (into `<dir>/out`) to add or replace; false: no writer. */
   writer?: Record<string, unknown> | false;
+  /** An instance the test made that the route delivers to, in place of the file-writer `out`. */
+  target?: string;
   /** Fields of the route from the poller to `out` to add or replace; false: the test makes its own routes. */
   route?: Record<string, unknown> | false;
 }
@@ -99,7 +101,7 @@ export function fileFlowRequests(
         source_plugin: source,
         from: 'acme',
         to: options.to ?? 'globex',
-        target_plugin: writer?.name ?? 'out',
+        target_plugin: options.target ?? writer?.name ?? 'out',
         ...options.route,
       },
     });

@@ -32,12 +32,7 @@ await must(server, '/plugins/configs?type=http-poster', {
   retry_backoff: 1,
   max_attempts: 4,
 });
-await fileFlow(server, dir, {
-  poller: { polling_interval: 1 },
-  writer: false,
-  to: '*',
-  route: { target_plugin: 'erp' },
-});
+await fileFlow(server, dir, { poller: { polling_interval: 1 }, to: '*', target: 'erp' });
 
 t.test('retries and a permanent failure, by target and outcome', async (t) => {
   answers.push(500, 503);

@@ -3,15 +3,8 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import {
-  fileFlow,
-  must,
-  parties,
-  runningOn,
-  tempDir,
-  waitForMessages,
-  type Message,
-} from '../helpers/flow.js';
+import { fileFlow, must, parties, runningOn, tempDir, waitForMessages } from '../helpers/flow.js';
+import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startSshd } from '../helpers/sshd.js';
 import { waitFor } from '../helpers/wait.js';
@@ -165,8 +158,7 @@ t.test(
       source: 'out',
       processed: 'sent',
       poller: { polling_interval: 1 },
-      writer: false,
-      route: { target_plugin: 'partner' },
+      target: 'partner',
     });
     await runningOn(server, 'file-poller', 'out');
     const first = (l: Message[]) => l.find((m) => m.file_name === 'before.edi' && m.status === 'Delivered');

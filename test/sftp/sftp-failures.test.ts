@@ -3,15 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import {
-  fileFlow,
-  must,
-  parties,
-  runningOn,
-  tempDir,
-  waitForMessages,
-  type Message,
-} from '../helpers/flow.js';
+import { fileFlow, must, parties, runningOn, tempDir, waitForMessages } from '../helpers/flow.js';
+import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startSshd } from '../helpers/sshd.js';
 import { tcpProxy } from '../helpers/tcp-proxy.js';
@@ -53,8 +46,7 @@ await fileFlow(server, dir, {
   source: 'out',
   processed: 'sent',
   poller: { polling_interval: 1 },
-  writer: false,
-  route: { target_plugin: 'via-proxy' },
+  target: 'via-proxy',
 });
 await must(server, '/routes', {
   source_plugin: 'out',

@@ -3,15 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import {
-  fileFlow,
-  must,
-  parties,
-  runningOn,
-  tempDir,
-  waitForMessages,
-  type Message,
-} from '../helpers/flow.js';
+import { fileFlow, must, parties, runningOn, tempDir, waitForMessages } from '../helpers/flow.js';
+import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startSshd } from '../helpers/sshd.js';
 import { waitFor } from '../helpers/wait.js';
@@ -43,8 +36,7 @@ await fileFlow(server, dir, {
   source: 'outgoing',
   processed: 'sent',
   poller: { polling_interval: 1 },
-  writer: false,
-  route: { target_plugin: 'to-globex' },
+  target: 'to-globex',
 });
 
 await must(server, '/plugins/configs?type=sftp-poller', {
