@@ -7,8 +7,7 @@ import { startTestServer } from '../helpers/server.js';
 import { uploadCertificate } from '../helpers/upload.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('globex', '/O=globex/CN=globex.example');
 const certificate = (
   await uploadCertificate(server, { certificate: f.read('globex.crt'), description: 'globex' })

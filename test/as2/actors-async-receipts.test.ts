@@ -17,8 +17,7 @@ const server = await startTestServer(t, {
   clock,
   runtime: { timers: false },
 });
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('pier', '/O=pier/CN=pier.example');
 f.selfSigned('other', '/O=other/CN=other.example');
 const cert = await storeCertificate(server, f, 'pier');

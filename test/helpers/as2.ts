@@ -62,8 +62,7 @@ export async function pierToItself(
   server: TestServer,
   more: (f: Fixtures) => void = () => {},
 ): Promise<{ f: Fixtures; cert: number; url: string }> {
-  const f = makeFixtures();
-  t.teardown(() => f.remove());
+  const f = makeFixtures(t);
   f.selfSigned('pier', '/O=pier/CN=pier.example');
   more(f);
   const cert = await storeCertificate(server, f, 'pier');
@@ -93,13 +92,14 @@ export const syncSigned: Profile = {
   mdn_signed: true,
 };
 
-/** An organization with a local profile; returns its id. */
+/** An organization with a local profile signing with `cert`, `local` adding to it; returns its id. */
 export async function organization(
   server: TestServer,
   name: string,
   as2id: string,
   cert: number,
   asyncUrl = '',
+  local: Record<string, unknown> = {},
 ) {
   const org = await must(server, '/organizations', { name });
   await must(server, '/as2/local-profiles', {
@@ -107,6 +107,7 @@ export async function organization(
     as2id,
     signing_certificate_id: cert,
     async_mdn_url: asyncUrl,
+    ...local,
   });
   return org.body.data.id as number;
 }
@@ -185,6 +186,26 @@ export async function agreement(
   await organization(server, `ro${tag}`, `R${tag}`, cert);
   await partner(server, `sp${tag}`, `S${tag}`, url, cert, options.theirs ?? profile);
   return { organization: organizationId, partner: partnerId };
+}
+
+/**
+ * The AS2 headers of a message from `from` to `to` (bob) asking a signed synchronous receipt
+ * with the MIC in `micalg`, as the tests' messages built with openssl or by hand send them.
+ */
+export function as2Headers(
+  from: string,
+  messageId: string,
+  micalg = 'sha-256',
+  to = 'BOB',
+): Record<string, string> {
+  return {
+    'AS2-Version': '1.2',
+    'AS2-From': from,
+    'AS2-To': to,
+    'Message-ID': messageId,
+    'Disposition-Notification-To': 'edi@alice.example',
+    'Disposition-Notification-Options': `signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, ${micalg}`,
+  };
 }
 
 /**

@@ -42,8 +42,7 @@ await sql(
 await sql(server.db.url, `update message set stage = 'settled', status = 'Error' where id = $1`, [
   message.id,
 ]);
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 fixtures.selfSigned('one', '/CN=globex-as2/O=Globex');
 fixtures.selfSigned('two', '/CN=globex-backup/O=Globex');
 const bundle = Buffer.concat([fixtures.read('one.crt'), fixtures.read('two.crt')]);

@@ -45,8 +45,7 @@ export async function everyPage(t: Test): Promise<EveryPage> {
   await parties(server);
 
   // Something on every kind of page: a certificate, both profiles, an instance of each type, a route, a message.
-  const fixtures = makeFixtures();
-  t.teardown(() => fixtures.remove());
+  const fixtures = makeFixtures(t);
   fixtures.selfSigned('acme', '/CN=acme-as2/O=Acme');
   const certificate = await uploadCertificate(server, {
     certificate: fixtures.read('acme.crt'),
