@@ -2,7 +2,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { packOutgoing, parseMdn, formatDispositionNotificationOptions } from '../../actors/as2/index.js';
-import { agreement, messageByAs2Id, postAs2, pierToItself } from '../helpers/as2.js';
+import { agreement, messageByAs2Id, pierToItself, postAs2, syncSigned } from '../helpers/as2.js';
 import type { Message } from '../helpers/flow.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
@@ -11,13 +11,7 @@ const server = await startTestServer(t);
 const { f, cert, url } = await pierToItself(t, server, (f) =>
   f.selfSigned('other', '/O=other/CN=other.example'),
 );
-await agreement(server, 'x', url, cert, {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-});
+await agreement(server, 'x', url, cert, syncSigned);
 const pierCert = new X509Certificate(f.read('pier.crt'));
 const pierKey = createPrivateKey(f.read('pier.key'));
 const otherCert = new X509Certificate(f.read('other.crt'));

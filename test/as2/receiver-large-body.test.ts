@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import { parseMdn } from '../../actors/as2/index.js';
-import { organization, partner, startReceiver, storeCertificate, type Profile } from '../helpers/as2.js';
+import { organization, partner, startReceiver, storeCertificate, syncSigned } from '../helpers/as2.js';
 import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { asHttp, signedPart, writeFixture } from '../helpers/smime.js';
@@ -24,13 +24,7 @@ const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
 // 2 MiB at most: large bodies are stored from 1 MiB on, so both limits are reachable.
 const url = await startReceiver(server, 'in', { max_message_mib: 2 });
 await organization(server, 'bob', 'BOB', bobCert);
-const profile: Profile = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-};
+const profile = syncSigned;
 await partner(server, 'alice', 'ALICE', 'http://127.0.0.1:9/as2', aliceCert, profile);
 
 const document = randomBytes(1536 * 1024);

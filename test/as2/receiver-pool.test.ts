@@ -6,20 +6,14 @@ import { createHash, createPrivateKey, randomBytes, X509Certificate } from 'node
 import t from 'tap';
 import { largeFromBytes } from '../../actors/as2-receiver/open-pool.js';
 import { packOutgoing, parseMdn } from '../../actors/as2/index.js';
-import { agreement, messageByAs2Id, postAs2, pierToItself } from '../helpers/as2.js';
+import { agreement, messageByAs2Id, pierToItself, postAs2, syncSigned } from '../helpers/as2.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
 const { f, cert, url } = await pierToItself(t, server, (f) =>
   f.selfSigned('other', '/O=other/CN=other.example'),
 );
-await agreement(server, 'x', url, cert, {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-});
+await agreement(server, 'x', url, cert, syncSigned);
 const pierCert = new X509Certificate(f.read('pier.crt'));
 const pierKey = createPrivateKey(f.read('pier.key'));
 const otherCert = new X509Certificate(f.read('other.crt'));

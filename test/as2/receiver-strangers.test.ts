@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import { parseMdn } from '../../actors/as2/index.js';
-import { organization, partner, startReceiver, storeCertificate, type Profile } from '../helpers/as2.js';
+import { organization, partner, startReceiver, storeCertificate, syncSigned } from '../helpers/as2.js';
 import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -28,13 +28,7 @@ const tight = await startReceiver(server, 'tight', {
   max_in_flight_mib_per_address: 2,
 });
 await organization(server, 'bob', 'BOB', bobCert);
-const profile: Profile = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-};
+const profile = syncSigned;
 const aliceId = await partner(server, 'alice', 'ALICE', 'http://127.0.0.1:9/as2', aliceCert, profile);
 
 const as2Headers = (from: string, to: string, messageId?: string) => ({
