@@ -1,29 +1,18 @@
 // Covers a running pier as2-receiver taking AS2 messages built by `openssl cms` (signed with every digest, PKCS#1 and PSS, with and without attributes; encrypted with every cipher openssl has, PKCS#1 v1.5, OAEP and OAEP-SHA256 key transport; signed then encrypted) over real HTTP: each is answered 200 with a signed receipt that openssl verifies against pier's certificate, saying `processed` with the MIC openssl computes over the entity as sent (RFC 4130 §7.3.1), and each is stored with the document intact.
 import t from 'tap';
-import {
-  as2Headers,
-  organization,
-  partner,
-  type Profile,
-  startReceiver,
-  storeCertificate,
-} from '../helpers/as2.js';
+import { as2Headers, bobReceives, partner, type Profile } from '../helpers/as2.js';
 import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { asHttp, opensslDigest, opensslReadsReceipt, signedPart, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 
 const server = await startTestServer(t);
-const parties = makeParties();
-t.teardown(() => parties.remove());
+const parties = makeParties(t);
 const { fixtures } = parties;
 const openssl = fixtures.openssl;
 
 // bob is the pier organization; alice, the partner, uses openssl.
-const bobCert = await storeCertificate(server, fixtures, 'bob');
-const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
-const url = await startReceiver(server);
-await organization(server, 'bob', 'BOB', bobCert);
+const { url, aliceCert } = await bobReceives(server, fixtures);
 // The receiver insists on what the partner's profile says she does, so one profile per kind.
 const profile = (signing: string, encryption: string): Profile => ({
   signing_algorithm: signing,

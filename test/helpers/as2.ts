@@ -140,15 +140,30 @@ export async function partner(
 }
 
 /**
+ * The receiving side of the tests where alice sends as openssl does (the certificates of
+ * as2/parties.ts): bob's certificate with its key and alice's without stored, the receiver
+ * `receiver` started and organization bob (AS2 id BOB) made; alice's partner profiles are the
+ * test's. Answers the receiver's URL and alice's certificate id.
+ */
+export async function bobReceives(
+  server: TestServer,
+  fixtures: Fixtures,
+  receiver = 'in',
+): Promise<{ url: string; aliceCert: number }> {
+  const bobCert = await storeCertificate(server, fixtures, 'bob');
+  const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
+  const url = await startReceiver(server, receiver);
+  await organization(server, 'bob', 'BOB', bobCert);
+  return { url, aliceCert };
+}
+
+/**
  * A receiver `as2in` for organization bob (AS2 id BOB) and partner alice (ALICE), who sends as
  * `openssl cms -encrypt` does: encrypted with AES-256, not signed or compressed, asking for a
  * signed synchronous receipt. Answers the receiver's URL.
  */
 export async function aliceEncryptsToBob(server: TestServer, fixtures: Fixtures): Promise<string> {
-  const bobCert = await storeCertificate(server, fixtures, 'bob');
-  const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
-  const url = await startReceiver(server, 'as2in');
-  await organization(server, 'bob', 'BOB', bobCert);
+  const { url, aliceCert } = await bobReceives(server, fixtures, 'as2in');
   await partner(server, 'alice', 'ALICE', 'http://127.0.0.1:9/as2', aliceCert, {
     signing_algorithm: 'none',
     encryption_algorithm: 'aes256-cbc',
