@@ -135,6 +135,24 @@ export async function pollerToWriter(
   return { inbox, outbox };
 }
 
+/**
+ * The parties of the EDI-as-JSON tests, acme (interchange id ZZ ACME) and globex (01 999999999),
+ * and the file-writer `out` writing each file by its name into `directory`; answers globex's id.
+ */
+export async function ediParties(server: TestServer, directory: string): Promise<number> {
+  await must(server, '/organizations', { name: 'acme', interchange_ids: [{ qualifier: 'ZZ', id: 'ACME' }] });
+  const globex = await must(server, '/partners', {
+    name: 'globex',
+    interchange_ids: [{ qualifier: '01', id: '999999999' }],
+  });
+  await must(server, '/plugins/configs?type=file-writer', {
+    name: 'out',
+    directory,
+    path_pattern: '{filename}',
+  });
+  return globex.body.data.id as number;
+}
+
 /** A multipart/form-data body with text fields and one file. */
 export function form(
   fields: Record<string, string>,
