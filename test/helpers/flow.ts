@@ -136,6 +136,14 @@ export async function pollerToWriter(
 }
 
 /**
+ * A file-writer created disabled, so it stays stopped until a test starts it: deliveries to it
+ * wait where the test puts them.
+ */
+export function parkedWriter(server: TestServer, name: string, directory: string): Promise<Answer> {
+  return must(server, '/plugins/configs?type=file-writer', { name, directory, enabled: false });
+}
+
+/**
  * The parties of the EDI-as-JSON tests, acme (interchange id ZZ ACME) and globex (01 999999999),
  * and the file-writer `out` writing each file by its name into `directory`; answers globex's id.
  */
