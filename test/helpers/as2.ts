@@ -1,4 +1,5 @@
 /** Setting up pier for AS2 tests over its API: certificates, receiver and senders, parties with profiles. */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { Test } from 'tap';
 import { makeFixtures, type Fixtures } from './certificates.js';
 import { formatDispositionNotificationOptions } from '../../actors/as2/index.js';
@@ -67,6 +68,22 @@ export async function pierToItself(
   more(f);
   const cert = await storeCertificate(server, f, 'pier');
   return { f, cert, url: await startReceiver(server) };
+}
+
+/**
+ * `pierToItself` with agreement `x` (`syncSigned`) and a certificate `other` that nobody
+ * trusts, for tests that pack messages by hand and post them as partner Sx: also pier's
+ * certificate and key and the stranger's certificate, as the AS2 library takes them.
+ */
+export async function handPackedToItself(t: Pick<Test, 'teardown'>, server: TestServer) {
+  const made = await pierToItself(t, server, (f) => f.selfSigned('other', '/O=other/CN=other.example'));
+  await agreement(server, 'x', made.url, made.cert, syncSigned);
+  return {
+    ...made,
+    pierCert: new X509Certificate(made.f.read('pier.crt')),
+    pierKey: createPrivateKey(made.f.read('pier.key')),
+    otherCert: new X509Certificate(made.f.read('other.crt')),
+  };
 }
 
 /** The answer to a create: its instance started, or the reason it did not. */
