@@ -109,6 +109,9 @@ export const syncSigned: Profile = {
   mdn_signed: true,
 };
 
+/** `syncSigned` with the signed receipt sent asynchronously. */
+export const asyncSigned: Profile = { ...syncSigned, mdn_mode: 'async' };
+
 /** An organization with a local profile signing with `cert`, `local` adding to it; returns its id. */
 export async function organization(
   server: TestServer,
