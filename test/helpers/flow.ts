@@ -79,7 +79,7 @@ export function fileFlowRequests(
 ): { url: string; body: Record<string, unknown> }[] {
   const source = options.source ?? 'in';
   const writer =
-    options.writer === false
+    options.writer === false || options.target
       ? undefined
       : { name: 'out', directory: path.join(dir, 'out'), ...options.writer };
   const requests = [];
