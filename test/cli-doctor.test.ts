@@ -31,8 +31,7 @@ const server = await startTestServer(t);
 const dbUrl = server.database.url;
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-doctor-'));
 t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 
 type Env = Record<string, string | undefined>;
 const envOf = (extra: Env = {}): Env => ({

@@ -41,8 +41,7 @@ const logger = pino(loggerOptions({ LOG_LEVEL: 'info' }), {
 const lines = (): Line[] => written.map((l) => JSON.parse(l) as Line);
 
 const server = await startTestServer(t, { developerBuild: true, logger });
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 const root = path.resolve(import.meta.dirname, '..');
 const capture = (name: string) => readFileSync(path.join(root, 'test/fixtures', name));
 

@@ -1,23 +1,17 @@
 // Covers the inbound policy fields of remote AS2 profiles (inbound_signature, inbound_encryption, inbound_algorithms): secure defaults on create (modern algorithms under as2bis), updates independent of the outbound algorithms, bad values refused with 400 and nothing stored, and Migration0070 keeping what older profiles accepted (outbound none meant optional).
 import t from 'tap';
 import { inboundPolicyStatements } from '../../storage/migrations/Migration0070InboundPolicy.js';
+import { storeCertificate } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { sql } from '../helpers/database.js';
+import { must } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
-import { uploadCertificate } from '../helpers/upload.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('globex', '/O=globex/CN=globex.example');
-const certificate = (
-  await uploadCertificate(server, { certificate: f.read('globex.crt'), description: 'globex' })
-).body.data.id as number;
-
-async function partner(name: string): Promise<number> {
-  const answer = await server.call('POST', '/api/v1/partners', { body: { name } });
-  return answer.body.data.id as number;
-}
+const certificate = await storeCertificate(server, f, 'globex', false);
+const partner = async (name: string) => (await must(server, '/partners', { name })).body.data.id as number;
 const base = (id: number, as2id: string) => ({
   business_partner_id: id,
   as2id,

@@ -1,23 +1,17 @@
 // Covers the interop options of remote AS2 profiles (docs/interop.md): defaults on create and for rows older than the columns, presets filling options, explicit options winning over a preset, updates keeping what they do not name, the audit trail, bad values and as2bis conflicts refused with nothing stored.
 import t from 'tap';
 import { defaultInteropOptions, interopPresets } from '../../protocol/as2/interop-presets.js';
+import { storeCertificate } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { sql } from '../helpers/database.js';
+import { must } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
-import { uploadCertificate } from '../helpers/upload.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('globex', '/O=globex/CN=globex.example');
-const certificate = (
-  await uploadCertificate(server, { certificate: f.read('globex.crt'), description: 'globex' })
-).body.data.id as number;
-
-async function partner(name: string): Promise<number> {
-  const answer = await server.call('POST', '/api/v1/partners', { body: { name } });
-  return answer.body.data.id as number;
-}
+const certificate = await storeCertificate(server, f, 'globex', false);
+const partner = async (name: string) => (await must(server, '/partners', { name })).body.data.id as number;
 
 const profileBase = (partnerId: number, as2id: string) => ({
   business_partner_id: partnerId,

@@ -8,8 +8,7 @@ import { startTestServer } from '../helpers/server.js';
 import { uploadCertificate } from '../helpers/upload.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 
 async function store(name: string, withKey: boolean, keyFile?: string): Promise<number> {
   const answer = await uploadCertificate(server, {

@@ -6,8 +6,7 @@ import { startTestServer } from '../helpers/server.js';
 import { uploadCertificate } from '../helpers/upload.js';
 
 const server = await startTestServer(t, { env: { AUDIT_KEY: 'audit-key-for-tests' } });
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 for (const name of ['a', 'b', 'c']) f.selfSigned(name, `/CN=${name}.example`);
 
 t.test('an import writes one chained event per certificate; the log verifies', async (t) => {

@@ -10,8 +10,7 @@ import { SharedClock } from '../../protocol/clock.js';
 
 const clock = SharedClock.ahead(0);
 const server = await startTestServer(t, { clock });
-const f = makeStandardFixtures();
-t.teardown(() => f.remove());
+const f = makeStandardFixtures(t);
 
 /** Every answer of this file, to check at the end that no private key was ever in one. */
 const answers: Answer[] = [];

@@ -1,9 +1,8 @@
 // Covers GET /api/v1/events over real HTTP: live lines of a message sent by hand, many lines fanned out in batches (framed and encoded once, the same bytes for every client) to 50 clients that each get every line once and in order, the message_id filter, Last-Event-ID replay with no gap or duplicate while lines keep arriving, reload for a too-old id and for a client that stops reading, keep-alive comments, the headers, and that a closed client frees its subscription.
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import pg from 'pg';
 import t from 'tap';
-import { runningOn, must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
+import { fileFlow, runningOn, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { openSse, type SseClient } from '../helpers/sse.js';
 import type { FeedBatch } from '../../runtime/events/history-feed.js';
@@ -12,14 +11,7 @@ const limits = { replay: 20, buffer: 50, keepAliveMs: 300 };
 const server = await startTestServer(t, { listen: true, runtime: { events: limits } });
 const dir = await tempDir(t);
 await parties(server);
-await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: path.join(dir, 'out') });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: path.join(dir, 'in'),
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-});
-await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+await fileFlow(server, dir);
 await runningOn(server, 'file-writer', 'out');
 const feed = server.ctx.runtime!.history;
 const auth = { authorization: `Bearer ${server.token}` };

@@ -5,22 +5,12 @@ import path from 'node:path';
 import t from 'tap';
 import { ediToDocument } from '../../edi/json/translate.js';
 import { sql } from '../helpers/database.js';
-import { must, tempDir, waitForMessage } from '../helpers/flow.js';
+import { ediParties, tempDir, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
 const dir = await tempDir(t);
-await must(server, '/organizations', { name: 'acme', interchange_ids: [{ qualifier: 'ZZ', id: 'ACME' }] });
-const globex = await must(server, '/partners', {
-  name: 'globex',
-  interchange_ids: [{ qualifier: '01', id: '999999999' }],
-});
-const partnerId = globex.body.data.id as number;
-await must(server, '/plugins/configs?type=file-writer', {
-  name: 'out',
-  directory: dir,
-  path_pattern: '{filename}',
-});
+const partnerId = await ediParties(server, dir);
 
 const po = (number: string) => ({
   type: '850',

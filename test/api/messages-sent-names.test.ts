@@ -1,21 +1,11 @@
 // Covers the names in a message sent by hand: EDI sent as JSON with a file_name holding a control character (U+0000 among them, which PostgreSQL refuses in text), or with from, to or target holding what no record's name can, is refused with 400 naming the field, stores nothing and takes no control number, while the multipart upload makes the same characters `_` in the file name it was given.
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { must, tempDir, upload } from '../helpers/flow.js';
+import { ediParties, tempDir, upload } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
-await must(server, '/organizations', { name: 'acme', interchange_ids: [{ qualifier: 'ZZ', id: 'ACME' }] });
-const globex = await must(server, '/partners', {
-  name: 'globex',
-  interchange_ids: [{ qualifier: '01', id: '999999999' }],
-});
-const partnerId = globex.body.data.id as number;
-await must(server, '/plugins/configs?type=file-writer', {
-  name: 'out',
-  directory: await tempDir(t),
-  path_pattern: '{filename}',
-});
+const partnerId = await ediParties(server, await tempDir(t));
 
 /** EDI sent as JSON: the one place that names the route that takes it. */
 const sendEdiJson = (body: unknown) => server.call('POST', '/api/v1/messages/edi', { body });

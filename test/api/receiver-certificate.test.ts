@@ -16,8 +16,7 @@ const logStream = new Writable({
   },
 });
 const server = await startTestServer(t, { logger: pino({ level: 'debug' }, logStream) });
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 serverCertificate(f, 'tls');
 serverCertificate(f, 'spare');
 serverCertificate(f, 'keyless');

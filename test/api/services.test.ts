@@ -3,18 +3,14 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { must, tempDir } from '../helpers/flow.js';
+import { must, parkedWriter, tempDir } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
 const dir = await tempDir(t);
 await must(server, '/organizations', { name: 'acme' });
 // Created disabled: they stay stopped until started (an enabled one starts at once).
-await must(server, '/plugins/configs?type=file-writer', {
-  name: 'out',
-  directory: path.join(dir, 'out'),
-  enabled: false,
-});
+await parkedWriter(server, 'out', path.join(dir, 'out'));
 await must(server, '/plugins/configs?type=file-poller', {
   name: 'broken',
   enabled: false,

@@ -1,6 +1,6 @@
 // Covers asynchronous receipts between real actors over real HTTP, with an injected clock: the pier receiver refusing a message (unsigned where the agreement signs, encrypted for a certificate it has no key for) sends an error MDN to the sender's async_mdn_url, and the sender's delivery fails with mdn_refused and the disposition, raising delivery_failed; a receipt that never comes fails the delivery when the sweep runs past receipt_timeout_hours (mdn_overdue, not delivery_failed as well); a receipt late by the sender's receipt_alert_minutes raises receipts_missing for the partner hours before that, once, and ends it when it comes; and arriving later it changes nothing and is noted without inventing a delivery (receipts_missing stands for the partner until then, and the late receipt ends it); a message that was never sent is not failed a second time by the sweep.
 import t from 'tap';
-import { agreement, startReceiver, startSender, storeCertificate, type Profile } from '../helpers/as2.js';
+import { agreement, asyncSigned, startReceiver, startSender, storeCertificate } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { finished, sendByHand, waitForMessages, type Message } from '../helpers/flow.js';
 import { forward, headerOf, startPeer } from '../helpers/http-peer.js';
@@ -17,8 +17,7 @@ const server = await startTestServer(t, {
   clock,
   runtime: { timers: false },
 });
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('pier', '/O=pier/CN=pier.example');
 f.selfSigned('other', '/O=other/CN=other.example');
 const cert = await storeCertificate(server, f, 'pier');
@@ -26,14 +25,6 @@ const otherCert = await storeCertificate(server, f, 'other', false);
 const receiver = await startReceiver(server);
 await startSender(server, 'out');
 const sweep = () => server.ctx.runtime!.as2.sweep();
-
-const asyncSigned: Profile = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'async',
-  mdn_signed: true,
-};
 
 const send = (tag: string, done: (m: Message) => boolean, what: string): Promise<Message> =>
   sendByHand(

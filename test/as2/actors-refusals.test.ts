@@ -1,26 +1,14 @@
 // Covers the as2-receiver's answers to bad input and duplicates over real HTTP: tampered body, wrong certificate, unknown AS2-To/AS2-From, unsigned when signing is required, malformed MIME, absurd and missing headers, too-large bodies; each gets the right MDN or HTTP 4xx and the right message status, and the receiver keeps working. A duplicate Message-ID of a processed message is answered with the stored receipt and noted, not routed again; a resend after an error is taken.
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { packOutgoing, parseMdn, formatDispositionNotificationOptions } from '../../actors/as2/index.js';
-import { agreement, messageByAs2Id, postAs2, pierToItself } from '../helpers/as2.js';
+import { handPackedToItself, messageByAs2Id, postAs2 } from '../helpers/as2.js';
 import type { Message } from '../helpers/flow.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
-const { f, cert, url } = await pierToItself(t, server, (f) =>
-  f.selfSigned('other', '/O=other/CN=other.example'),
-);
-await agreement(server, 'x', url, cert, {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-});
-const pierCert = new X509Certificate(f.read('pier.crt'));
-const pierKey = createPrivateKey(f.read('pier.key'));
-const otherCert = new X509Certificate(f.read('other.crt'));
+const { url, pierCert, pierKey, otherCert } = await handPackedToItself(t, server);
 
 let counter = 0;
 function message(options: { sign?: boolean; encryptTo?: X509Certificate | null } = {}) {

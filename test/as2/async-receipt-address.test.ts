@@ -1,6 +1,6 @@
 // Covers the asynchronous receipt address pier derives when the sending organization's profile has no async_mdn_url: with PUBLIC_URL set and one AS2 receiver it is PUBLIC_URL's host with the receiver's scheme, port and path, and the receipt posted there by pier's own receiver delivers the message; with a second receiver whose public_url is set, that address is sent in Receipt-Delivery-Option.
 import t from 'tap';
-import { agreement, freePort, startSender, type Profile, pierToItself } from '../helpers/as2.js';
+import { agreement, asyncSigned, freePort, pierToItself, startSender } from '../helpers/as2.js';
 import { must, sendByHand, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -8,13 +8,6 @@ const server = await startTestServer(t, { env: { PUBLIC_URL: 'http://127.0.0.1/c
 const { cert, url: receiver } = await pierToItself(t, server);
 await startSender(server, 'out');
 
-const asyncSigned: Profile = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'async',
-  mdn_signed: true,
-};
 const send = (tag: string, done: (m: Message) => boolean): Promise<Message> =>
   sendByHand(
     server,

@@ -10,18 +10,13 @@ import { sendByHand, tempDir } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { oids } from '../../pki/oids.js';
 
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 fixtures.selfSigned('pier', '/O=pier/CN=pier.as2.example');
 fixtures.selfSigned('impostor', '/O=impostor/CN=impostor.as2.example');
 fixtures.selfSigned('bc', '/O=BouncyCastle peer/CN=bc.as2.example');
 fixtures.selfSigned('other', '/O=other/CN=other.as2.example');
 // The EC key set (the peer's second): ECDSA signatures and ECDH key agreement on P-256.
-for (const name of ['pier-ec', 'bc-ec'])
-  fixtures.openssl(
-    `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ${name}.key -out ${name}.crt -days 30 -subj`,
-    `/O=${name}/CN=${name}.as2.example`,
-  );
+for (const name of ['pier-ec', 'bc-ec']) fixtures.ec(name, 'P-256');
 const file = (name: string) => path.join(fixtures.dir, name);
 const written = await tempDir(t, 'pier-bc-received-');
 

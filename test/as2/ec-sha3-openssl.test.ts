@@ -1,9 +1,16 @@
 // Covers ECDSA (P-256, P-384, P-521) with SHA-2 and SHA-3 digests and RSA with SHA3-256/384/512, both ways with `openssl cms`: messages openssl signs (ECDSA with SHA-3, which openssl 3.0 cannot sign, built with node:crypto and hand-written DER) are processed by a running pier receiver with the MIC `openssl dgst` computes, and the receipts pier signs with its EC key verify with openssl; messages pier's sender signs with its EC key verify with `openssl cms -verify`, and the receipts openssl signs with the partner's EC key deliver them.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import t from 'tap';
-import { partner, startReceiver, startSender, storeCertificate } from '../helpers/as2.js';
+import {
+  as2Headers,
+  organization,
+  partner,
+  startReceiver,
+  startSender,
+  storeCertificate,
+} from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
-import { must, sendByHand } from '../helpers/flow.js';
+import { sendByHand } from '../helpers/flow.js';
 import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
 import { handSignedEcdsaSha3 } from '../helpers/hand-cms.js';
 import { startTestServer } from '../helpers/server.js';
@@ -11,24 +18,19 @@ import {
   asHttp,
   asMessage,
   opensslDigest,
+  opensslReadsReceipt,
   opensslReceipt,
   opensslVerifies,
   writeFixture,
 } from '../helpers/smime.js';
 
 const server = await startTestServer(t);
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 const openssl = fixtures.openssl;
-const ec = (name: string, curve: string) =>
-  openssl(
-    `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:${curve} -nodes -keyout ${name}.key -out ${name}.crt -days 30 -subj`,
-    `/O=${name}/CN=${name}.as2.example`,
-  );
-ec('bob', 'P-256');
-ec('alice256', 'P-256');
-ec('alice384', 'P-384');
-ec('alice521', 'P-521');
+fixtures.ec('bob', 'P-256');
+fixtures.ec('alice256', 'P-256');
+fixtures.ec('alice384', 'P-384');
+fixtures.ec('alice521', 'P-521');
 openssl(
   'req -x509 -newkey rsa:2048 -nodes -keyout alicersa.key -out alicersa.crt -days 30 -subj',
   '/CN=alicersa',
@@ -38,13 +40,7 @@ const bobCert = await storeCertificate(server, fixtures, 'bob');
 const bobRsa = await storeCertificate(server, fixtures, 'alicersa');
 const url = await startReceiver(server);
 // bob signs with its P-256 key; decryption (unused here) names an RSA certificate.
-const bob = await must(server, '/organizations', { name: 'bob' });
-await must(server, '/as2/local-profiles', {
-  local_organization_id: bob.body.data.id,
-  as2id: 'BOB',
-  signing_certificate_id: bobCert,
-  decryption_certificate_ids: [bobRsa],
-});
+await organization(server, 'bob', 'BOB', bobCert, '', { decryption_certificate_ids: [bobRsa] });
 await startSender(server, 'out');
 const signsOnly = {
   encryption_algorithm: 'none',
@@ -126,29 +122,12 @@ for (const [signer, md] of inbound) {
     const id = `<ec-${++number}@alice.example>`;
     const answer = await fetch(url, {
       method: 'POST',
-      headers: {
-        'AS2-Version': '1.2',
-        'AS2-From': signer.toUpperCase(),
-        'AS2-To': 'BOB',
-        'Message-ID': id,
-        'Disposition-Notification-To': 'edi@alice.example',
-        'Disposition-Notification-Options': `signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, ${micName(md)}`,
-        ...request.headers,
-      },
+      headers: { ...as2Headers(signer.toUpperCase(), id, micName(md)), ...request.headers },
       body: new Uint8Array(request.body),
     });
     t.equal(answer.status, 200);
-    writeFixture(
-      fixtures,
-      'mdn.eml',
-      asMessage(
-        { 'Content-Type': answer.headers.get('content-type')! },
-        Buffer.from(await answer.arrayBuffer()),
-      ),
-    );
     // pier's receipt, signed with its P-256 key, verified by openssl.
-    openssl('cms -verify -in mdn.eml -CAfile bob.crt -purpose any -out report.txt');
-    const report = fixtures.read('report.txt').toString('latin1');
+    const report = await opensslReadsReceipt(fixtures, answer, 'bob.crt');
     const mic = `${opensslDigest(fixtures, md, 'entity.mime')}, ${micName(md)}`;
     t.match(report, /Disposition: automatic-action\/MDN-sent-automatically; processed\r?\n/);
     t.match(report, `Received-Content-MIC: ${mic}`);

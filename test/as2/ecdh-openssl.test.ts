@@ -1,40 +1,43 @@
 // Covers ECDH ephemeral-static EnvelopedData (RFC 5753) end to end with `openssl cms` and EC keys on both sides, through the REST API and HTTP: messages openssl signs with the partner's P-256 key and encrypts to pier's P-256 or P-384 encryption certificate (each KDF, CBC and GCM, DER and -stream BER, small ones opened in memory and large ones from the store) are processed by a running receiver, which names the key agreement in protocols.as2 and answers with a receipt openssl verifies carrying the MIC `openssl dgst` computes; messages pier's sender encrypts to the partner's P-256 or P-384 certificate (small ones packed in memory, large ones streamed) are decrypted by `openssl cms -decrypt` with the partner's EC key, verified, and answered with a receipt signed by that EC key, which delivers them.
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { messageByAs2Id, partner, startReceiver, startSender, storeCertificate } from '../helpers/as2.js';
+import {
+  as2Headers,
+  messageByAs2Id,
+  organization,
+  partner,
+  startReceiver,
+  startSender,
+  storeCertificate,
+} from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
-import { must, sendByHand } from '../helpers/flow.js';
+import { sendByHand } from '../helpers/flow.js';
 import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
-import { asMessage, opensslDigest, opensslReceipt, opensslVerifies, writeFixture } from '../helpers/smime.js';
+import {
+  opensslDigest,
+  opensslReadsReceipt,
+  opensslReceipt,
+  opensslVerifies,
+  writeFixture,
+} from '../helpers/smime.js';
 
 const server = await startTestServer(t);
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 const openssl = fixtures.openssl;
 for (const [name, curve] of [
   ['bob256', 'P-256'],
   ['bob384', 'P-384'],
   ['alice256', 'P-256'],
   ['alice384', 'P-384'],
-]) {
-  openssl(
-    `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:${curve} -nodes -keyout ${name}.key -out ${name}.crt -days 30 -subj`,
-    `/O=${name}/CN=${name}.as2.example`,
-    ...['-addext', 'keyUsage=critical,digitalSignature,keyAgreement'],
-  );
+] as const) {
+  fixtures.ec(name, curve, '-addext', 'keyUsage=critical,digitalSignature,keyAgreement');
 }
 
 // bob signs with its P-256 key and decrypts with its P-256 and P-384 keys.
 const bob256 = await storeCertificate(server, fixtures, 'bob256');
 const bob384 = await storeCertificate(server, fixtures, 'bob384');
-const bob = await must(server, '/organizations', { name: 'bob' });
-await must(server, '/as2/local-profiles', {
-  local_organization_id: bob.body.data.id,
-  as2id: 'BOB',
-  signing_certificate_id: bob256,
-  decryption_certificate_ids: [bob256, bob384],
-});
+await organization(server, 'bob', 'BOB', bob256, '', { decryption_certificate_ids: [bob256, bob384] });
 const url = await startReceiver(server);
 await startSender(server, 'out');
 const alice256 = await storeCertificate(server, fixtures, 'alice256', false);
@@ -106,6 +109,7 @@ const inbound: {
   },
 ];
 
+const enveloped = 'application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m';
 let number = 0;
 for (const c of inbound) {
   t.test(`openssl → pier: signed by alice's P-256 key, encrypted to ${c.label}`, async (t) => {
@@ -121,30 +125,12 @@ for (const c of inbound) {
     const id = `<ecdh-${++number}@alice.example>`;
     const answer = await fetch(url, {
       method: 'POST',
-      headers: {
-        'AS2-Version': '1.2',
-        'AS2-From': 'ALICE',
-        'AS2-To': 'BOB',
-        'Message-ID': id,
-        'Content-Type': 'application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m',
-        'Disposition-Notification-To': 'edi@alice.example',
-        'Disposition-Notification-Options':
-          'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
-      },
+      headers: { ...as2Headers('ALICE', id), 'Content-Type': enveloped },
       body: new Uint8Array(fixtures.read('enc.der')),
     });
     t.equal(answer.status, 200);
-    writeFixture(
-      fixtures,
-      'mdn.eml',
-      asMessage(
-        { 'Content-Type': answer.headers.get('content-type')! },
-        Buffer.from(await answer.arrayBuffer()),
-      ),
-    );
     // pier's receipt, signed with its P-256 key, verified by openssl.
-    openssl('cms -verify -in mdn.eml -CAfile bob256.crt -purpose any -out report.txt');
-    const report = fixtures.read('report.txt').toString('latin1');
+    const report = await opensslReadsReceipt(fixtures, answer, 'bob256.crt');
     t.match(report, /Disposition: automatic-action\/MDN-sent-automatically; processed\r?\n/);
     t.match(report, `Received-Content-MIC: ${opensslDigest(fixtures, 'sha256', 'entity.mime')}, sha-256`);
     const message = await messageByAs2Id(server, id);
@@ -171,7 +157,7 @@ t.test('openssl → pier: encrypted to an EC certificate pier does not hold is r
       'AS2-From': 'ALICE',
       'AS2-To': 'BOB',
       'Message-ID': '<ecdh-wrong@alice.example>',
-      'Content-Type': 'application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m',
+      'Content-Type': enveloped,
       'Disposition-Notification-To': 'edi@alice.example',
     },
     body: new Uint8Array(fixtures.read('enc.der')),

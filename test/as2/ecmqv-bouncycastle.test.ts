@@ -4,20 +4,33 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { bouncyCastle, ecmqvFixtures } from '../helpers/bouncycastle.js';
-import { messageByAs2Id, partner, startReceiver, startSender, storeCertificate } from '../helpers/as2.js';
+import {
+  as2Headers,
+  messageByAs2Id,
+  organization,
+  partner,
+  startReceiver,
+  startSender,
+  storeCertificate,
+} from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { must, sendByHand } from '../helpers/flow.js';
 import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
-import { asMessage, opensslDigest, opensslReceipt, opensslVerifies, writeFixture } from '../helpers/smime.js';
+import {
+  opensslDigest,
+  opensslReadsReceipt,
+  opensslReceipt,
+  opensslVerifies,
+  writeFixture,
+} from '../helpers/smime.js';
 import { readBer } from '../../pki/asn1/reader.js';
 import { publicPoint } from '../../pki/cms/ec-keys.js';
 import { readKeyAgreement } from '../../pki/cms/key-agreement.js';
 import { oids } from '../../pki/oids.js';
 
 const server = await startTestServer(t);
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 const openssl = fixtures.openssl;
 const recorded = (name: string) => readFileSync(path.join(ecmqvFixtures, name));
 for (const side of ['pier', 'partner'])
@@ -40,11 +53,7 @@ async function needsBouncyCastle(t: Test): Promise<Exclude<typeof bc, string> | 
 const pier256 = await storeCertificate(server, fixtures, 'pier-p256');
 const pier384 = await storeCertificate(server, fixtures, 'pier-p384');
 const pier521 = await storeCertificate(server, fixtures, 'pier-p521');
-const bob = await must(server, '/organizations', { name: 'bob' });
-await must(server, '/as2/local-profiles', {
-  local_organization_id: bob.body.data.id,
-  as2id: 'BOB',
-  signing_certificate_id: pier256,
+await organization(server, 'bob', 'BOB', pier256, '', {
   decryption_certificate_ids: [pier256, pier384, pier521],
 });
 const url = await startReceiver(server);
@@ -67,28 +76,14 @@ async function post(body: Buffer) {
   const answer = await fetch(url, {
     method: 'POST',
     headers: {
-      'AS2-Version': '1.2',
-      'AS2-From': 'MENDELSON',
-      'AS2-To': 'BOB',
-      'Message-ID': id,
+      ...as2Headers('MENDELSON', id),
       'Content-Type': 'application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m',
       'Disposition-Notification-To': 'edi@mendelson.example',
-      'Disposition-Notification-Options':
-        'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
     },
     body: new Uint8Array(body),
   });
-  writeFixture(
-    fixtures,
-    'mdn.eml',
-    asMessage(
-      { 'Content-Type': answer.headers.get('content-type')! },
-      Buffer.from(await answer.arrayBuffer()),
-    ),
-  );
   // pier's receipt, signed with its P-256 key, verified by openssl.
-  openssl('cms -verify -in mdn.eml -CAfile pier-p256.crt -purpose any -out report.txt');
-  return { id, status: answer.status, report: fixtures.read('report.txt').toString('latin1') };
+  return { id, status: answer.status, report: await opensslReadsReceipt(fixtures, answer, 'pier-p256.crt') };
 }
 
 t.test('BouncyCastle → pier: the recorded mendelson-style message is processed and receipted', async (t) => {

@@ -1,20 +1,16 @@
 // Covers a running pier as2-receiver applying the partner profile's inbound policy, independent of what pier sends to the partner, to messages built by `openssl cms`: an unsigned, unencrypted message is processed when inbound_signature and inbound_encryption are optional although pier signs and encrypts what it sends, and refused (insufficient-message-security) under the secure defaults although pier sends unsigned; with inbound_algorithms modern a SHA-1 signature and 3DES encryption are refused and SHA-256 with AES accepted.
 import t from 'tap';
-import { organization, partner, startReceiver, storeCertificate, type Profile } from '../helpers/as2.js';
+import { bobReceives, partner, type Profile } from '../helpers/as2.js';
 import { startTestServer } from '../helpers/server.js';
 import { asHttp, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 
 const server = await startTestServer(t);
-const parties = makeParties();
-t.teardown(() => parties.remove());
+const parties = makeParties(t);
 const { fixtures } = parties;
 const openssl = fixtures.openssl;
 
-const bobCert = await storeCertificate(server, fixtures, 'bob');
-const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
-const url = await startReceiver(server);
-await organization(server, 'bob', 'BOB', bobCert);
+const { url, aliceCert } = await bobReceives(server, fixtures);
 const unused = 'http://127.0.0.1:9/as2';
 const sends = (signing: string, encryption: string): Profile => ({
   signing_algorithm: signing,

@@ -18,8 +18,7 @@ import { upload, waitForMessage, waitForMessages, type Message } from '../helper
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('ours', '/O=acme/CN=acme.example');
 f.selfSigned('theirs', '/O=partner/CN=partner.example');
 const ours = await storeCertificate(server, f, 'ours');

@@ -43,12 +43,8 @@ for (const [name, curve] of [
   ['bob384', 'P-384'],
   ['bob521', 'P-521'],
   ['mallory256', 'P-256'],
-]) {
-  openssl(
-    `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:${curve} -nodes -keyout ${name}.key -out ${name}.crt -days 30 -subj`,
-    `/O=${name}/CN=${name}.as2.example`,
-    ...['-addext', 'keyUsage=critical,digitalSignature,keyAgreement'],
-  );
+] as const) {
+  fixtures.ec(name, curve, '-addext', 'keyUsage=critical,digitalSignature,keyAgreement');
 }
 const pem = (name: string) => fixtures.read(name).toString();
 const decryptionPair = (name: string) => ({

@@ -10,8 +10,7 @@ import { startTestServer } from '../helpers/server.js';
 import { openUi } from '../ui/helpers.js';
 
 const server = await startTestServer(t, { developerBuild: true });
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('ours', '/O=acme/CN=acme.example');
 f.selfSigned('theirs', '/O=oas2/CN=openas2.example');
 const ours = await storeCertificate(server, f, 'ours');

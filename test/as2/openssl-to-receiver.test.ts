@@ -1,22 +1,18 @@
 // Covers a running pier as2-receiver taking AS2 messages built by `openssl cms` (signed with every digest, PKCS#1 and PSS, with and without attributes; encrypted with every cipher openssl has, PKCS#1 v1.5, OAEP and OAEP-SHA256 key transport; signed then encrypted) over real HTTP: each is answered 200 with a signed receipt that openssl verifies against pier's certificate, saying `processed` with the MIC openssl computes over the entity as sent (RFC 4130 §7.3.1), and each is stored with the document intact.
 import t from 'tap';
-import { organization, partner, startReceiver, storeCertificate, type Profile } from '../helpers/as2.js';
+import { as2Headers, bobReceives, partner, type Profile } from '../helpers/as2.js';
 import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
-import { asHttp, asMessage, opensslDigest, signedPart, writeFixture } from '../helpers/smime.js';
+import { asHttp, opensslDigest, opensslReadsReceipt, signedPart, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 
 const server = await startTestServer(t);
-const parties = makeParties();
-t.teardown(() => parties.remove());
+const parties = makeParties(t);
 const { fixtures } = parties;
 const openssl = fixtures.openssl;
 
 // bob is the pier organization; alice, the partner, uses openssl.
-const bobCert = await storeCertificate(server, fixtures, 'bob');
-const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
-const url = await startReceiver(server);
-await organization(server, 'bob', 'BOB', bobCert);
+const { url, aliceCert } = await bobReceives(server, fixtures);
 // The receiver insists on what the partner's profile says she does, so one profile per kind.
 const profile = (signing: string, encryption: string): Profile => ({
   signing_algorithm: signing,
@@ -155,12 +151,7 @@ t.test('openssl → pier receiver, every algorithm openssl has', async (t) => {
     const answer = await fetch(url, {
       method: 'POST',
       headers: {
-        'AS2-Version': '1.2',
-        'AS2-From': c.sign && c.encrypt ? 'ALICE-SE' : c.sign ? 'ALICE-S' : 'ALICE-E',
-        'AS2-To': 'BOB',
-        'Message-ID': id,
-        'Disposition-Notification-To': 'edi@alice.example',
-        'Disposition-Notification-Options': `signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, ${micalg}`,
+        ...as2Headers(c.sign && c.encrypt ? 'ALICE-SE' : c.sign ? 'ALICE-S' : 'ALICE-E', id, micalg),
         ...request.headers,
       },
       body: new Uint8Array(request.body),
@@ -168,18 +159,12 @@ t.test('openssl → pier receiver, every algorithm openssl has', async (t) => {
     t.equal(answer.status, 200, `${label}: HTTP 200`);
     const contentType = answer.headers.get('content-type') ?? '';
     t.match(contentType, /^multipart\/signed/i, `${label}: a signed receipt`);
-    writeFixture(
-      fixtures,
-      'mdn.eml',
-      asMessage({ 'Content-Type': contentType }, Buffer.from(await answer.arrayBuffer())),
-    );
-    openssl('cms -verify -in mdn.eml -CAfile bob.crt -purpose any -out report.txt');
+    const report = await opensslReadsReceipt(fixtures, answer, 'bob.crt');
     if (number === 1)
       t.throws(
         () => openssl('cms -verify -in mdn.eml -CAfile mallory.crt -purpose any -out refused.txt'),
         'the receipt does not verify against another certificate',
       );
-    const report = fixtures.read('report.txt').toString('latin1');
     t.equal(field(report, 'Original-Message-ID'), id, `${label}: receipt for this message`);
     t.equal(
       field(report, 'Disposition'),

@@ -4,6 +4,7 @@
  * hands them out (X509Certificate and KeyObject).
  */
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import type { Test } from 'tap';
 import { makeFixtures, type Fixtures } from '../helpers/certificates.js';
 
 export interface Party {
@@ -26,8 +27,9 @@ export interface Parties {
   remove(): void;
 }
 
-export function makeParties(): Parties {
-  const fixtures = makeFixtures();
+/** With `t`, the files are removed when the test ends. */
+export function makeParties(t?: Pick<Test, 'teardown'>): Parties {
+  const fixtures = makeFixtures(t);
   const party = (name: string): Party => {
     fixtures.openssl(
       `req -x509 -newkey rsa:2048 -nodes -keyout ${name}.key -out ${name}.crt -days 30 -subj`,

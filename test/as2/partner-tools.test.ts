@@ -19,8 +19,7 @@ import { runningOn, must, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('pier', '/O=pier/CN=pier.example');
 f.openssl(
   'req -x509 -newkey rsa:2048 -nodes -keyout tls.key -out tls.crt -days 30 -subj /CN=127.0.0.1 -addext',

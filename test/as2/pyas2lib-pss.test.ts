@@ -51,8 +51,7 @@ function parseCapture(bytes: Buffer): { headers: Record<string, string>; body: B
 }
 
 const server = await startTestServer(t);
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 writeFixture(fixtures, 'receiver.crt', read('certificates/receiver.cert.pem'));
 
 async function store(certificate: string, description: string, key?: string): Promise<number> {

@@ -6,8 +6,7 @@ import { makeFixtures } from '../helpers/certificates.js';
 import { decipherInPieces } from '../helpers/pieces.js';
 import { writeFixture } from '../helpers/smime.js';
 
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 
 const legacy = ['-provider', 'legacy', '-provider', 'default'];
 

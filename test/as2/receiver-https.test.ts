@@ -26,8 +26,7 @@ const server = await startTestServer(t, {
     }),
   ),
 });
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('pier', '/O=pier/CN=pier.example');
 serverCertificate(f, 'tls');
 issuedChain(f);

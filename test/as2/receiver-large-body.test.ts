@@ -1,12 +1,12 @@
 // Covers how a running as2-receiver takes large bodies (1 MiB and more, stored as they arrive) over real HTTP: an openssl-built message sent chunked and one sent with a length are processed with the right MIC in a verified receipt and stored byte for byte; a body over max_message_mib (declared or not) is 413, one that ends early and one without AS2 headers are refused, and none of these leaves anything in the payload directory or the message list.
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
-import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import { parseMdn } from '../../actors/as2/index.js';
-import { organization, partner, startReceiver, storeCertificate, type Profile } from '../helpers/as2.js';
+import { organization, partner, startReceiver, storeCertificate, syncSigned } from '../helpers/as2.js';
+import { postInWrites } from '../helpers/http-peer.js';
 import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { asHttp, signedPart, writeFixture } from '../helpers/smime.js';
@@ -24,13 +24,7 @@ const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
 // 2 MiB at most: large bodies are stored from 1 MiB on, so both limits are reachable.
 const url = await startReceiver(server, 'in', { max_message_mib: 2 });
 await organization(server, 'bob', 'BOB', bobCert);
-const profile: Profile = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-};
+const profile = syncSigned;
 await partner(server, 'alice', 'ALICE', 'http://127.0.0.1:9/as2', aliceCert, profile);
 
 const document = randomBytes(1536 * 1024);
@@ -67,49 +61,12 @@ const as2Headers = (messageId: string) => ({
   'Content-Type': 'application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m',
 });
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
 /**
  * POSTs `body` in 64 KiB writes; without `length`, chunked (no Content-Length). With `hold`,
  * only the headers go out: the answer to a declared length comes before any of the body.
  */
-function post(headers: Record<string, string>, body: Buffer, length = true, hold = false): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...headers, ...(length ? { 'Content-Length': String(body.length) } : {}) },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (c: Buffer) => chunks.push(c));
-        response.on('end', () => {
-          if (hold) request.destroy();
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks),
-          });
-        });
-      },
-    );
-    // The receiver may answer 413 and close while the body is still being sent.
-    request.on('error', reject);
-    const write = (at: number): void => {
-      if (at >= body.length) return void request.end();
-      if (request.destroyed) return;
-      if (request.write(body.subarray(at, at + 65536))) write(at + 65536);
-      else request.once('drain', () => write(at + 65536));
-    };
-    if (hold) request.flushHeaders();
-    else write(0);
-  });
-}
+const post = (headers: Record<string, string>, body: Buffer, length = true, hold = false) =>
+  postInWrites(url, headers, body, { length, hold });
 
 const payloadDir = path.join(server.dataDir, 'payloads');
 const storedMessages = async () => (await readdir(payloadDir).catch(() => [] as string[])).sort();

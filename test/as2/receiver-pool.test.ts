@@ -2,27 +2,15 @@
 // moves to its worker pool rather than copying: over real HTTP, a 3 MiB signed and encrypted document is
 // processed with the right MIC in the receipt and stored byte for byte; a tampered one and one
 // encrypted for another certificate are refused with the right disposition, like small ones.
-import { createHash, createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
 import { packOutgoing, parseMdn } from '../../actors/as2/index.js';
-import { agreement, messageByAs2Id, postAs2, pierToItself } from '../helpers/as2.js';
+import { handPackedToItself, messageByAs2Id, postAs2 } from '../helpers/as2.js';
 import { startTestServer } from '../helpers/server.js';
 import { limits } from '../../limits/limits.js';
 
 const server = await startTestServer(t);
-const { f, cert, url } = await pierToItself(t, server, (f) =>
-  f.selfSigned('other', '/O=other/CN=other.example'),
-);
-await agreement(server, 'x', url, cert, {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-});
-const pierCert = new X509Certificate(f.read('pier.crt'));
-const pierKey = createPrivateKey(f.read('pier.key'));
-const otherCert = new X509Certificate(f.read('other.crt'));
+const { url, pierCert, pierKey, otherCert } = await handPackedToItself(t, server);
 // Random bytes do not compress: the body stays above the pool's threshold.
 const document = randomBytes(3 * 1024 * 1024);
 

@@ -1,12 +1,12 @@
 // Covers what a running as2-receiver takes from whom, over real HTTP: a large body from an unknown AS2-From, or to an unknown AS2-To, is answered with the unknown-trading-partner refusal while only its first 64 KiB are kept (shown as the `received` stage, with the body's real length in protocols.as2); a partner's own max_message_mib refuses a larger declared body with 413 before any of it is sent; and the per-partner and per-address limits on requests and bytes in flight answer 503 with Retry-After, counting held requests and freeing their share when they end.
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
-import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import { parseMdn } from '../../actors/as2/index.js';
-import { organization, partner, startReceiver, storeCertificate, type Profile } from '../helpers/as2.js';
+import { organization, partner, startReceiver, storeCertificate, syncSigned } from '../helpers/as2.js';
+import { postInWrites } from '../helpers/http-peer.js';
 import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -28,13 +28,7 @@ const tight = await startReceiver(server, 'tight', {
   max_in_flight_mib_per_address: 2,
 });
 await organization(server, 'bob', 'BOB', bobCert);
-const profile: Profile = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-};
+const profile = syncSigned;
 const aliceId = await partner(server, 'alice', 'ALICE', 'http://127.0.0.1:9/as2', aliceCert, profile);
 
 const as2Headers = (from: string, to: string, messageId?: string) => ({
@@ -48,44 +42,9 @@ const as2Headers = (from: string, to: string, messageId?: string) => ({
   'Content-Type': 'application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m',
 });
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
 /** POSTs `body` in 64 KiB writes, with a Content-Length unless `length` is false (chunked). */
-function post(url: string, headers: Record<string, string>, body: Buffer, length = true): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...headers, ...(length ? { 'Content-Length': String(body.length) } : {}) },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (c: Buffer) => chunks.push(c));
-        response.on('end', () => {
-          request.destroy();
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks),
-          });
-        });
-      },
-    );
-    request.on('error', reject);
-    const write = (at: number): void => {
-      if (at >= body.length) return void request.end();
-      if (request.destroyed) return;
-      if (request.write(body.subarray(at, at + 65536))) write(at + 65536);
-      else request.once('drain', () => write(at + 65536));
-    };
-    write(0);
-  });
-}
+const post = (url: string, headers: Record<string, string>, body: Buffer, length = true) =>
+  postInWrites(url, headers, body, { length, close: true });
 
 /** Sends only the headers of a request declaring `length` bytes: it stays in flight until closed. */
 function hold(url: string, headers: Record<string, string>, length: number): net.Socket {

@@ -8,8 +8,7 @@ import { startTestServer } from '../helpers/server.js';
 import { serverCertificate } from '../helpers/tls.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('pier', '/O=pier/CN=pier.example');
 serverCertificate(f, 'tls');
 const cert = await storeCertificate(server, f, 'pier');

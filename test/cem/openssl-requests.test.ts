@@ -1,6 +1,6 @@
 // Covers CEM requests built without pier, by hand and with `openssl` (the certificate as a certs-only PKCS#7 from `openssl crl2pkcs7 -nocrl -certfile`, the multipart/related signed with `openssl cms -sign` and encrypted with `openssl cms -encrypt`), posted to a running as2-receiver: a well-formed one is answered `processed`, stores the certificate and a pending exchange and adds the certificate beside the partner's current one; each malformed one, and one whose certificate is a twin of a trusted one (same issuer and serial, another key), is answered processed/Error with what is wrong, is Refused with the same words, and stores no exchange and no certificate.
 import t from 'tap';
-import { organization, partner, startReceiver, storeCertificate } from '../helpers/as2.js';
+import { as2Headers, bobReceives, partner, syncSigned } from '../helpers/as2.js';
 import { sql } from '../helpers/database.js';
 import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
@@ -8,22 +8,12 @@ import { asHttp, writeFixture } from '../helpers/smime.js';
 import { makeParties } from '../as2/parties.js';
 
 const server = await startTestServer(t);
-const parties = makeParties();
-t.teardown(() => parties.remove());
+const parties = makeParties(t);
 const { fixtures } = parties;
 const openssl = fixtures.openssl;
 
-const bobCert = await storeCertificate(server, fixtures, 'bob');
-const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
-const url = await startReceiver(server);
-await organization(server, 'bob', 'BOB', bobCert);
-const alice = await partner(server, 'alice', 'ALICE', 'http://127.0.0.1:9/as2', aliceCert, {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-});
+const { url, aliceCert } = await bobReceives(server, fixtures);
+const alice = await partner(server, 'alice', 'ALICE', 'http://127.0.0.1:9/as2', aliceCert, syncSigned);
 
 // Alice's next certificate, as a certs-only PKCS#7 in DER, and its serial number in decimal.
 openssl(
@@ -85,16 +75,7 @@ async function post(entity: Buffer): Promise<{ status: number; receipt: string; 
   const id = `<cem-${++sent}@alice.example>`;
   const answer = await fetch(url, {
     method: 'POST',
-    headers: {
-      'AS2-Version': '1.2',
-      'AS2-From': 'ALICE',
-      'AS2-To': 'BOB',
-      'Message-ID': id,
-      'Disposition-Notification-To': 'edi@alice.example',
-      'Disposition-Notification-Options':
-        'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
-      ...request.headers,
-    },
+    headers: { ...as2Headers('ALICE', id), ...request.headers },
     body: new Uint8Array(request.body),
   });
   const receipt = Buffer.from(await answer.arrayBuffer()).toString('latin1');

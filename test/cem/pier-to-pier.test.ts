@@ -9,8 +9,7 @@ import { waitFor } from '../helpers/wait.js';
 import { runtimeOf } from '../../api/context.js';
 
 const server = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('pier', '/O=pier/CN=pier.example');
 for (const n of [1, 2, 3, 4]) f.selfSigned(`next${n}`, `/O=pier, next ${n}/CN=next${n}.pier.example`, 730);
 const current = await storeCertificate(server, f, 'pier');

@@ -1,7 +1,7 @@
 // Covers the event stream across the cluster: a history line written by a second `pier serve` process on the same database reaches a subscriber of the first (LISTEN/NOTIFY carries ids, the rows are read).
 import path from 'node:path';
 import t from 'tap';
-import { must, parties, tempDir } from '../helpers/flow.js';
+import { fileFlow, parties, tempDir } from '../helpers/flow.js';
 import { spawnPier } from '../helpers/process.js';
 import { startTestServer } from '../helpers/server.js';
 import { openSse } from '../helpers/sse.js';
@@ -9,14 +9,7 @@ import { openSse } from '../helpers/sse.js';
 const first = await startTestServer(t, { listen: true });
 const dir = await tempDir(t, 'pier-events-');
 await parties(first);
-await must(first, '/plugins/configs?type=file-writer', { name: 'out', directory: path.join(dir, 'out') });
-await must(first, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: path.join(dir, 'in'),
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-});
-await must(first, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+await fileFlow(first, dir);
 const second = await spawnPier(t, {
   databaseUrl: first.db.url,
   dataDir: path.join(dir, 'data-2'),

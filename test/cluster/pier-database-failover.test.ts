@@ -34,7 +34,7 @@ failoverTest(
       { fixtures: parties.fixtures, certFile: parties.alice.certFile, keyFile: parties.alice.keyFile },
       'out',
       // acme's files from `in/globex` (a poller, started by the test) to the writer `out`.
-      (first) => fileFlowOn(first, dir, outbox, { max_concurrent_deliveries: 4 }),
+      (first) => fileFlowOn(first, dir, outbox, { writer: { max_concurrent_deliveries: 4 } }),
     );
     const [a, b] = processes as [PierProcess, PierProcess];
     for (const p of processes) await waitFor(() => running(p, 'out'), 'the writer running', 30_000, 100);

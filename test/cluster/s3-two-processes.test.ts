@@ -6,7 +6,7 @@ import t from 'tap';
 import { migrate, openDatabase } from '../../storage/db.js';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { spawnPier, mustOn, runningIn } from '../helpers/process.js';
+import { fileFlowOn, spawnPier, runningIn } from '../helpers/process.js';
 import { startS3 } from '../helpers/s3.js';
 import { waitFor } from '../helpers/wait.js';
 import { limits } from '../../limits/limits.js';
@@ -44,21 +44,7 @@ const contentOf = (i: number) => Buffer.alloc(limits.inlineMaxBytes + 100, `mess
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 t.test(`${files} messages through two processes on one bucket: each delivered exactly once`, async (t) => {
-  await mustOn(a!, '/organizations', { name: 'acme' });
-  await mustOn(a!, '/partners', { name: 'globex' });
-  await mustOn(a!, '/plugins/configs?type=file-writer', {
-    name: 'out',
-    directory: outbox,
-    max_concurrent_deliveries: 4,
-  });
-  await mustOn(a!, '/plugins/configs?type=file-poller', {
-    name: 'in',
-    base_directory: path.join(dir, 'in'),
-    processed_directory: path.join(dir, 'done'),
-    from: 'acme',
-    polling_interval: 1,
-  });
-  await mustOn(a!, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  await fileFlowOn(a!, dir, outbox, { writer: { max_concurrent_deliveries: 4 }, poller: { enabled: true } });
   // Created enabled, each instance starts in both processes (the other follows within moments).
   await Promise.all([a!, b!].map((p) => runningIn(p, 'out')));
   // Written a few at a time, each under a hidden name and renamed, as a well-behaved producer does.

@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { spawnPier, mustOn, runningIn } from '../helpers/process.js';
+import { fileFlowOn, spawnPier, mustOn, runningIn } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 2000;
@@ -24,23 +24,8 @@ const [a, b] = await Promise.all(
 const one = async <T>(text: string) => (await sql(db.url, text))[0] as T;
 
 t.test('2,000 messages through two processes: each delivery claimed exactly once', async (t) => {
-  await mustOn(a!, '/organizations', { name: 'acme' });
-  await mustOn(a!, '/partners', { name: 'globex' });
-  await mustOn(a!, '/plugins/configs?type=file-writer', {
-    name: 'out',
-    directory: outbox,
-    max_concurrent_deliveries: 4,
-  });
-  await mustOn(a!, '/plugins/configs?type=file-poller', {
-    name: 'in',
-    base_directory: path.join(dir, 'in'),
-    processed_directory: path.join(dir, 'done'),
-    from: 'acme',
-    polling_interval: 1,
-    // Started once the files are there.
-    enabled: false,
-  });
-  await mustOn(a!, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  // The poller is made stopped and started once the files are there.
+  await fileFlowOn(a!, dir, outbox, { writer: { max_concurrent_deliveries: 4 } });
   // The writer was created enabled: it starts in both processes (the other follows within moments).
   for (const p of [a!, b!]) await runningIn(p, 'out');
   for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `m${i}.txt`), `message ${i}\n`);

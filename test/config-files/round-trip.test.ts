@@ -28,8 +28,7 @@ const logger = pino(
   }),
 );
 
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 for (const name of ['ours', 'acme', 'globex']) f.selfSigned(name, `/O=${name}/CN=${name}.example`);
 
 const source = await startTestServer(t, { logger });

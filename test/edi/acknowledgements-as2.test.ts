@@ -24,8 +24,7 @@ import { acknowledgementsOverdue } from '../../flow/commands/edi-acks.js';
 
 const a = await startTestServer(t);
 const b = await startTestServer(t);
-const f = makeFixtures();
-t.teardown(() => f.remove());
+const f = makeFixtures(t);
 f.selfSigned('pier', '/O=pier/CN=pier.example');
 const dir = await tempDir(t);
 const orders = path.join(dir, 'orders');

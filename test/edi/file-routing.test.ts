@@ -4,7 +4,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { must, tempDir, waitForMessages, type Message } from '../helpers/flow.js';
+import { fileFlow, must, tempDir, waitForMessages, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { x12Interchange, purchaseOrder } from '../helpers/edi.js';
 
@@ -16,20 +16,10 @@ await must(server, '/organizations', { name: 'acme', interchange_ids: [{ qualifi
 await must(server, '/partners', { name: 'hub' });
 await must(server, '/partners', { name: 'shopco', interchange_ids: [{ qualifier: 'ZZ', id: 'SHOPCO' }] });
 await mkdir(path.join(inbox, 'hub'), { recursive: true });
-await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: inbox,
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-  polling_interval: 1,
-});
-await must(server, '/routes', {
-  source_plugin: 'in',
-  from: 'acme',
+await fileFlow(server, dir, {
   to: 'shopco',
-  document_type: '850',
-  target_plugin: 'out',
+  poller: { polling_interval: 1 },
+  route: { document_type: '850' },
 });
 await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'hub', target_plugin: 'out' });
 

@@ -1,8 +1,7 @@
 // Covers alerts raised by their real causes in the message flow: a failing http-poster raises delivery_failed for each failed delivery (with the notification logged for a notifier), and more than 10 failed messages in 24 hours raise system_degraded once.
-import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { runningOn, must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
+import { fileFlow, runningOn, must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
@@ -12,13 +11,7 @@ await parties(server);
 const partner = await startReceiver(t);
 partner.otherwise = 403; // refuses every message: failed at once, no retries
 await must(server, '/plugins/configs?type=http-poster', { name: 'erp', url: partner.url });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: path.join(dir, 'in'),
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-});
-await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'erp' });
+await fileFlow(server, dir, { target: 'erp' });
 // A notifier that is configured but not running: its rows stay queued, which is what is checked.
 await must(server, '/plugins/configs?type=notification-webhook', {
   name: 'ops',

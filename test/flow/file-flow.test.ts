@@ -2,7 +2,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { must, parties, tempDir, waitForMessage, waitForMessages } from '../helpers/flow.js';
+import { fileFlow, must, parties, tempDir, waitForMessage, waitForMessages } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -13,14 +13,8 @@ const done = path.join(dir, 'done');
 const outbox = path.join(dir, 'out');
 await parties(server);
 await mkdir(path.join(inbox, 'globex'), { recursive: true });
-await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: inbox,
-  processed_directory: done,
-  from: 'acme',
-  polling_interval: 1,
-});
+// The routes are the tests' own.
+await fileFlow(server, dir, { poller: { polling_interval: 1 }, route: false });
 
 t.test('a file goes from the poller through a route to the writer', async (t) => {
   await must(server, '/routes', {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { must, parties, runningOn, tempDir } from '../helpers/flow.js';
+import { fileFlow, parties, runningOn, tempDir } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -59,13 +59,7 @@ t.test(
   'a full store: one alert, two log lines, the files wait and are taken when there is room',
   async (t) => {
     await fill(40 * 1024);
-    await must(server, '/plugins/configs?type=file-poller', {
-      name: 'in',
-      base_directory: inbox,
-      processed_directory: path.join(dir, 'done'),
-      from: 'acme',
-      polling_interval: 1,
-    });
+    await fileFlow(server, dir, { poller: { polling_interval: 1 }, writer: false, route: false });
     await runningOn(server, 'file-poller', 'in');
     await drop('full', 6);
     await waitFor(async () => (await alerts('storage_failed')) === 1, 'storage_failed raised', 10_000);

@@ -6,7 +6,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { must, parties, runningOn, tempDir, waitForMessages, type Message } from '../helpers/flow.js';
+import { fileFlow, must, parties, runningOn, tempDir, waitForMessages } from '../helpers/flow.js';
+import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 const files = 300;
@@ -15,14 +16,8 @@ const dir = await tempDir(t);
 await parties(server);
 const inbox = path.join(dir, 'in');
 await mkdir(path.join(inbox, 'globex'), { recursive: true });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: inbox,
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-  polling_interval: 1,
-  enabled: false,
-});
+// Two writers, each with its route; the poller is started once the files are there.
+await fileFlow(server, dir, { poller: { polling_interval: 1, enabled: false }, writer: false, route: false });
 for (const name of ['left', 'right']) {
   await must(server, '/plugins/configs?type=file-writer', {
     name,

@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import t from 'tap';
-import { must, parties, tempDir, waitForMessages, type Message } from '../helpers/flow.js';
+import { fileFlow, must, parties, tempDir, waitForMessages, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 interface Received {
@@ -42,14 +42,7 @@ await must(server, '/plugins/configs?type=http-poster', {
   retry_backoff: 2,
   max_attempts: 4,
 });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: path.join(dir, 'in'),
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-  polling_interval: 1,
-});
-await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: '*', target_plugin: 'erp' });
+await fileFlow(server, dir, { poller: { polling_interval: 1 }, to: '*', target: 'erp' });
 
 async function send(name: string, content: string) {
   await writeFile(path.join(dir, 'in', 'globex', name), content);

@@ -11,8 +11,7 @@ import { serverCertificate } from '../helpers/tls.js';
 import { waitFor } from '../helpers/wait.js';
 import { SharedClock } from '../../protocol/clock.js';
 
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 serverCertificate(fixtures, 'smtp');
 const key = fixtures.read('smtp.key');
 const cert = fixtures.read('smtp.crt');

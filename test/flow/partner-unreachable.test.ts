@@ -4,7 +4,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { must, parties, runningOn, tempDir, waitForMessages, type Message } from '../helpers/flow.js';
+import { fileFlow, must, parties, runningOn, tempDir, waitForMessages } from '../helpers/flow.js';
+import type { Message } from '../helpers/flow.js';
 import { freePort } from '../helpers/free-port.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -72,14 +73,7 @@ await must(server, '/plugins/configs?type=http-poster', {
 });
 await mkdir(path.join(dir, 'in', 'globex'), { recursive: true });
 await mkdir(path.join(dir, 'in', 'initech'), { recursive: true });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: path.join(dir, 'in'),
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-  polling_interval: 1,
-});
-await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'erp' });
+await fileFlow(server, dir, { poller: { polling_interval: 1 }, target: 'erp' });
 await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'initech', target_plugin: 'slow' });
 for (const name of ['erp', 'slow', 'in']) {
   const type = name === 'in' ? 'file-poller' : 'http-poster';

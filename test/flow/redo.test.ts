@@ -3,23 +3,15 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { must, parties, tempDir, upload, type Message } from '../helpers/flow.js';
+import { type Message, must, parkedWriter, parties, tempDir, upload } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
 // The targets are never started (created disabled): deliveries stay where the test puts them.
 const server = await startTestServer(t, { runtime: { timers: false } });
 const dir = await tempDir(t);
 await parties(server);
-await must(server, '/plugins/configs?type=file-writer', {
-  name: 'parked',
-  directory: path.join(dir, 'a'),
-  enabled: false,
-});
-await must(server, '/plugins/configs?type=file-writer', {
-  name: 'other',
-  directory: path.join(dir, 'b'),
-  enabled: false,
-});
+await parkedWriter(server, 'parked', path.join(dir, 'a'));
+await parkedWriter(server, 'other', path.join(dir, 'b'));
 await must(server, '/plugins/configs?type=file-poller', {
   name: 'in',
   base_directory: path.join(dir, 'in'),

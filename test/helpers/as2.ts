@@ -1,4 +1,5 @@
 /** Setting up pier for AS2 tests over its API: certificates, receiver and senders, parties with profiles. */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { Test } from 'tap';
 import { makeFixtures, type Fixtures } from './certificates.js';
 import { formatDispositionNotificationOptions } from '../../actors/as2/index.js';
@@ -62,12 +63,27 @@ export async function pierToItself(
   server: TestServer,
   more: (f: Fixtures) => void = () => {},
 ): Promise<{ f: Fixtures; cert: number; url: string }> {
-  const f = makeFixtures();
-  t.teardown(() => f.remove());
+  const f = makeFixtures(t);
   f.selfSigned('pier', '/O=pier/CN=pier.example');
   more(f);
   const cert = await storeCertificate(server, f, 'pier');
   return { f, cert, url: await startReceiver(server) };
+}
+
+/**
+ * `pierToItself` with agreement `x` (`syncSigned`) and a certificate `other` that nobody
+ * trusts, for tests that pack messages by hand and post them as partner Sx: also pier's
+ * certificate and key and the stranger's certificate, as the AS2 library takes them.
+ */
+export async function handPackedToItself(t: Pick<Test, 'teardown'>, server: TestServer) {
+  const made = await pierToItself(t, server, (f) => f.selfSigned('other', '/O=other/CN=other.example'));
+  await agreement(server, 'x', made.url, made.cert, syncSigned);
+  return {
+    ...made,
+    pierCert: new X509Certificate(made.f.read('pier.crt')),
+    pierKey: createPrivateKey(made.f.read('pier.key')),
+    otherCert: new X509Certificate(made.f.read('other.crt')),
+  };
 }
 
 /** The answer to a create: its instance started, or the reason it did not. */
@@ -93,13 +109,17 @@ export const syncSigned: Profile = {
   mdn_signed: true,
 };
 
-/** An organization with a local profile; returns its id. */
+/** `syncSigned` with the signed receipt sent asynchronously. */
+export const asyncSigned: Profile = { ...syncSigned, mdn_mode: 'async' };
+
+/** An organization with a local profile signing with `cert`, `local` adding to it; returns its id. */
 export async function organization(
   server: TestServer,
   name: string,
   as2id: string,
   cert: number,
   asyncUrl = '',
+  local: Record<string, unknown> = {},
 ) {
   const org = await must(server, '/organizations', { name });
   await must(server, '/as2/local-profiles', {
@@ -107,6 +127,7 @@ export async function organization(
     as2id,
     signing_certificate_id: cert,
     async_mdn_url: asyncUrl,
+    ...local,
   });
   return org.body.data.id as number;
 }
@@ -139,15 +160,30 @@ export async function partner(
 }
 
 /**
+ * The receiving side of the tests where alice sends as openssl does (the certificates of
+ * as2/parties.ts): bob's certificate with its key and alice's without stored, the receiver
+ * `receiver` started and organization bob (AS2 id BOB) made; alice's partner profiles are the
+ * test's. Answers the receiver's URL and alice's certificate id.
+ */
+export async function bobReceives(
+  server: TestServer,
+  fixtures: Fixtures,
+  receiver = 'in',
+): Promise<{ url: string; aliceCert: number }> {
+  const bobCert = await storeCertificate(server, fixtures, 'bob');
+  const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
+  const url = await startReceiver(server, receiver);
+  await organization(server, 'bob', 'BOB', bobCert);
+  return { url, aliceCert };
+}
+
+/**
  * A receiver `as2in` for organization bob (AS2 id BOB) and partner alice (ALICE), who sends as
  * `openssl cms -encrypt` does: encrypted with AES-256, not signed or compressed, asking for a
  * signed synchronous receipt. Answers the receiver's URL.
  */
 export async function aliceEncryptsToBob(server: TestServer, fixtures: Fixtures): Promise<string> {
-  const bobCert = await storeCertificate(server, fixtures, 'bob');
-  const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
-  const url = await startReceiver(server, 'as2in');
-  await organization(server, 'bob', 'BOB', bobCert);
+  const { url, aliceCert } = await bobReceives(server, fixtures, 'as2in');
   await partner(server, 'alice', 'ALICE', 'http://127.0.0.1:9/as2', aliceCert, {
     signing_algorithm: 'none',
     encryption_algorithm: 'aes256-cbc',
@@ -185,6 +221,26 @@ export async function agreement(
   await organization(server, `ro${tag}`, `R${tag}`, cert);
   await partner(server, `sp${tag}`, `S${tag}`, url, cert, options.theirs ?? profile);
   return { organization: organizationId, partner: partnerId };
+}
+
+/**
+ * The AS2 headers of a message from `from` to `to` (bob) asking a signed synchronous receipt
+ * with the MIC in `micalg`, as the tests' messages built with openssl or by hand send them.
+ */
+export function as2Headers(
+  from: string,
+  messageId: string,
+  micalg = 'sha-256',
+  to = 'BOB',
+): Record<string, string> {
+  return {
+    'AS2-Version': '1.2',
+    'AS2-From': from,
+    'AS2-To': to,
+    'Message-ID': messageId,
+    'Disposition-Notification-To': 'edi@alice.example',
+    'Disposition-Notification-Options': `signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, ${micalg}`,
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Test } from 'tap';
 
 export const password = 'Secret-pass 1';
 
@@ -17,12 +18,18 @@ export interface Fixtures {
   openssl(command: string, ...extra: string[]): string;
   /** A fresh RSA key and self-signed certificate, `<name>.key` (PKCS#8 PEM) and `<name>.crt`. */
   selfSigned(name: string, subject: string, days?: number): void;
+  /**
+   * A fresh EC key on `curve` (P-256, P-384, P-521) and a self-signed certificate for 30 days,
+   * subject `/O=<name>/CN=<name>.as2.example`; `extra` is appended to the openssl command.
+   */
+  ec(name: string, curve: string, ...extra: string[]): void;
   /** A certificate valid only between two past or future dates (`YYYYMMDDHHMMSSZ`). */
   dated(name: string, subject: string, start: string, end: string): void;
   remove(): void;
 }
 
-export function makeFixtures(): Fixtures {
+/** With `t`, the files are removed when the test ends. */
+export function makeFixtures(t?: Pick<Test, 'teardown'>): Fixtures {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pier-certs-'));
   const openssl = (command: string, ...extra: string[]) =>
     execFileSync('openssl', [...command.split(' '), ...extra], {
@@ -33,6 +40,13 @@ export function makeFixtures(): Fixtures {
     openssl(
       `req -x509 -newkey rsa:2048 -nodes -keyout ${name}.key -out ${name}.crt -days ${days} -subj`,
       subject,
+    );
+  };
+  const ec = (name: string, curve: string, ...extra: string[]) => {
+    openssl(
+      `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:${curve} -nodes -keyout ${name}.key -out ${name}.crt -days 30 -subj`,
+      `/O=${name}/CN=${name}.as2.example`,
+      ...extra,
     );
   };
   let caReady = false;
@@ -67,14 +81,9 @@ export function makeFixtures(): Fixtures {
       ...['-startdate', start, '-enddate', end],
     );
   };
-  return {
-    dir,
-    read: (name) => readFileSync(path.join(dir, name)),
-    openssl,
-    selfSigned,
-    dated,
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  t?.teardown(remove);
+  return { dir, read: (name) => readFileSync(path.join(dir, name)), openssl, selfSigned, ec, dated, remove };
 }
 
 /**
@@ -82,8 +91,8 @@ export function makeFixtures(): Fixtures {
  * and legacy, with and without password), an EC certificate with a SEC1 key, PKCS#7 chains,
  * a PEM bundle and an unrelated key.
  */
-export function makeStandardFixtures(): Fixtures {
-  const f = makeFixtures();
+export function makeStandardFixtures(t?: Pick<Test, 'teardown'>): Fixtures {
+  const f = makeFixtures(t);
   const o = f.openssl;
   o(
     'req -x509 -newkey rsa:2048 -nodes -keyout rsa.key -out rsa.crt -days 365',

@@ -50,9 +50,78 @@ export async function parties(server: TestServer): Promise<void> {
   await must(server, '/partners', { name: 'globex' });
 }
 
+export interface FileFlowOptions {
+  /** The file-poller's name, and the folder under the test's directory it reads: `in`. */
+  source?: string;
+  /** The folder under the test's directory the poller moves taken files to: `done`. */
+  processed?: string;
+  /** The partner the route sends to: globex. */
+  to?: string;
+  /** Settings of the poller to add or replace (it polls every 5 s, its default, unless given). */
+  poller?: Record<string, unknown>;
+  /** Settings of the file-writer `out` (into `<dir>/out`) to add or replace; false: no writer. */
+  writer?: Record<string, unknown> | false;
+  /** An instance the test made that the route delivers to, in place of the file-writer `out`. */
+  target?: string;
+  /** Fields of the route from the poller to `out` to add or replace; false: the test makes its own routes. */
+  route?: Record<string, unknown> | false;
+}
+
 /**
- * The parties and the flow many tests run: file-poller `in` reading `<dir>/in` (files for
- * globex in `in/globex`, from acme), routed to file-writer `out` writing `<dir>/out`.
+ * The requests that build the file flow most tests run on: file-writer `out` into `<dir>/out`,
+ * file-poller `in` reading `<dir>/in` (files for a partner under `in/<partner>/`, from acme) and
+ * a route from the poller, acme to globex, to `out`. The parties are the caller's. As data, so
+ * that a test server (`fileFlow`) and a `pier serve` process (`fileFlowOn`) make the same flow.
+ */
+export function fileFlowRequests(
+  dir: string,
+  options: FileFlowOptions = {},
+): { url: string; body: Record<string, unknown> }[] {
+  const source = options.source ?? 'in';
+  const writer =
+    options.writer === false || options.target
+      ? undefined
+      : { name: 'out', directory: path.join(dir, 'out'), ...options.writer };
+  const requests = [];
+  if (writer) requests.push({ url: '/plugins/configs?type=file-writer', body: writer });
+  requests.push({
+    url: '/plugins/configs?type=file-poller',
+    body: {
+      name: source,
+      base_directory: path.join(dir, source),
+      processed_directory: path.join(dir, options.processed ?? 'done'),
+      from: 'acme',
+      ...options.poller,
+    },
+  });
+  if (options.route !== false) {
+    requests.push({
+      url: '/routes',
+      body: {
+        source_plugin: source,
+        from: 'acme',
+        to: options.to ?? 'globex',
+        target_plugin: options.target ?? writer?.name ?? 'out',
+        ...options.route,
+      },
+    });
+  }
+  return requests;
+}
+
+/** Makes the file flow of `fileFlowRequests` on a test server. */
+export async function fileFlow(
+  server: TestServer,
+  dir: string,
+  options: FileFlowOptions = {},
+): Promise<void> {
+  for (const { url, body } of fileFlowRequests(dir, options)) await must(server, url, body);
+}
+
+/**
+ * The parties and the flow many tests run: file-poller `in` reading `<dir>/in` every second
+ * (files for globex in `in/globex`, from acme), routed by route `to-globex` to file-writer `out`
+ * writing `<dir>/out`.
  */
 export async function pollerToWriter(
   server: TestServer,
@@ -62,22 +131,34 @@ export async function pollerToWriter(
   const outbox = path.join(dir, 'out');
   await parties(server);
   await mkdir(path.join(inbox, 'globex'), { recursive: true });
-  await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox });
-  await must(server, '/plugins/configs?type=file-poller', {
-    name: 'in',
-    base_directory: inbox,
-    processed_directory: path.join(dir, 'done'),
-    from: 'acme',
-    polling_interval: 1,
-  });
-  await must(server, '/routes', {
-    name: 'to-globex',
-    source_plugin: 'in',
-    from: 'acme',
-    to: 'globex',
-    target_plugin: 'out',
-  });
+  await fileFlow(server, dir, { poller: { polling_interval: 1 }, route: { name: 'to-globex' } });
   return { inbox, outbox };
+}
+
+/**
+ * A file-writer created disabled, so it stays stopped until a test starts it: deliveries to it
+ * wait where the test puts them.
+ */
+export function parkedWriter(server: TestServer, name: string, directory: string): Promise<Answer> {
+  return must(server, '/plugins/configs?type=file-writer', { name, directory, enabled: false });
+}
+
+/**
+ * The parties of the EDI-as-JSON tests, acme (interchange id ZZ ACME) and globex (01 999999999),
+ * and the file-writer `out` writing each file by its name into `directory`; answers globex's id.
+ */
+export async function ediParties(server: TestServer, directory: string): Promise<number> {
+  await must(server, '/organizations', { name: 'acme', interchange_ids: [{ qualifier: 'ZZ', id: 'ACME' }] });
+  const globex = await must(server, '/partners', {
+    name: 'globex',
+    interchange_ids: [{ qualifier: '01', id: '999999999' }],
+  });
+  await must(server, '/plugins/configs?type=file-writer', {
+    name: 'out',
+    directory,
+    path_pattern: '{filename}',
+  });
+  return globex.body.data.id as number;
 }
 
 /** A multipart/form-data body with text fields and one file. */

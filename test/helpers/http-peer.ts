@@ -1,7 +1,8 @@
 /**
  * A small HTTP server on 127.0.0.1 playing a trading partner's AS2 endpoint: it keeps every
  * request it got and answers as the test says, for instance by forwarding to a real pier
- * receiver (a proxy that can fail on purpose) or with a receipt made by openssl.
+ * receiver (a proxy that can fail on purpose) or with a receipt made by openssl; and the
+ * partner's side of a large upload (`postInWrites`).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -121,4 +122,56 @@ export async function forward(url: string, request: PeerRequest): Promise<PeerAn
 export function headerOf(request: PeerRequest, name: string): string | undefined {
   const value = request.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+export interface StreamedAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * POSTs `body` in 64 KiB writes, as a large upload goes out: with a Content-Length unless
+ * `length` is false (chunked). With `hold`, only the headers go out: the answer to a declared
+ * length comes before any of the body. With `close` (or `hold`), the connection is closed once
+ * the answer is read, so that it is not kept for the next request.
+ */
+export function postInWrites(
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  options: { length?: boolean; hold?: boolean; close?: boolean } = {},
+): Promise<StreamedAnswer> {
+  const length = options.length ?? true;
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, ...(length ? { 'Content-Length': String(body.length) } : {}) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (c: Buffer) => chunks.push(c));
+        response.on('end', () => {
+          if (options.close || options.hold) request.destroy();
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+          });
+        });
+      },
+    );
+    // The receiver may answer 413 and close while the body is still being sent.
+    request.on('error', reject);
+    const write = (at: number): void => {
+      if (at >= body.length) return void request.end();
+      if (request.destroyed) return;
+      if (request.write(body.subarray(at, at + 65536))) write(at + 65536);
+      else request.once('drain', () => write(at + 65536));
+    };
+    if (options.hold) request.flushHeaders();
+    else write(0);
+  });
 }

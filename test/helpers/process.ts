@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Test } from 'tap';
+import { fileFlowRequests, type FileFlowOptions } from './flow.js';
 import { waitFor } from './wait.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -113,26 +114,22 @@ export function runningIn(p: PierProcess, name: string) {
 }
 
 /**
- * The file flow the crash and outage tests run: organization acme, partner globex, a file
- * writer `out` into `outbox`, and a file poller `in` over `<dir>/in` (files under
- * `in/globex/`), created stopped so the test starts it once its files are there.
+ * The file flow the crash and outage tests run: organization acme, partner globex and the flow of
+ * `fileFlowRequests` with the file writer `out` into `outbox` and the poller `in` looking every
+ * second, created stopped so the test starts it once its files are there (unless `options` say).
  */
 export async function fileFlowOn(
   p: PierProcess,
   dir: string,
   outbox: string,
-  writer: Record<string, unknown> = {},
+  options: FileFlowOptions = {},
 ): Promise<void> {
   await mustOn(p, '/organizations', { name: 'acme' });
   await mustOn(p, '/partners', { name: 'globex' });
-  await mustOn(p, '/plugins/configs?type=file-writer', { name: 'out', directory: outbox, ...writer });
-  await mustOn(p, '/plugins/configs?type=file-poller', {
-    name: 'in',
-    base_directory: path.join(dir, 'in'),
-    processed_directory: path.join(dir, 'done'),
-    from: 'acme',
-    polling_interval: 1,
-    enabled: false,
+  const requests = fileFlowRequests(dir, {
+    ...options,
+    writer: { directory: outbox, ...options.writer },
+    poller: { polling_interval: 1, enabled: false, ...options.poller },
   });
-  await mustOn(p, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  for (const { url, body } of requests) await mustOn(p, url, body);
 }

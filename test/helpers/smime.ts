@@ -116,3 +116,23 @@ export function opensslReceipt(
   );
   return asHttp(fixtures.read('receipt.eml'));
 }
+
+/**
+ * The signed receipt in a receiver's HTTP answer, verified by `openssl cms -verify` against
+ * `caFile` (a certificate among the fixtures); answers its text (the disposition and the MIC).
+ * The receipt stays in `mdn.eml` for further openssl commands. Throws when openssl refuses.
+ */
+export async function opensslReadsReceipt(
+  fixtures: Fixtures,
+  answer: Response,
+  caFile: string,
+): Promise<string> {
+  const contentType = answer.headers.get('content-type') ?? '';
+  writeFixture(
+    fixtures,
+    'mdn.eml',
+    asMessage({ 'Content-Type': contentType }, Buffer.from(await answer.arrayBuffer())),
+  );
+  fixtures.openssl(`cms -verify -in mdn.eml -CAfile ${caFile} -purpose any -out report.txt`);
+  return fixtures.read('report.txt').toString('latin1');
+}

@@ -2,7 +2,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import t from 'tap';
 import { packOutgoing } from '../../actors/as2/index.js';
-import { agreement, postAs2, startSender, pierToItself } from '../helpers/as2.js';
+import { agreement, pierToItself, postAs2, startSender, syncSigned } from '../helpers/as2.js';
 import { upload, waitForMessage } from '../helpers/flow.js';
 import { valueOf } from '../helpers/prometheus-text.js';
 import { scrapeUntil } from '../helpers/scrape.js';
@@ -13,13 +13,7 @@ const { f, cert, url } = await pierToItself(t, server, (f) =>
   f.selfSigned('other', '/O=other/CN=other.example'),
 );
 await startSender(server, 'out');
-await agreement(server, 'x', url, cert, {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: false,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-});
+await agreement(server, 'x', url, cert, syncSigned);
 const pierCert = new X509Certificate(f.read('pier.crt'));
 const pierKey = createPrivateKey(f.read('pier.key'));
 

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { must, parties, tempDir } from '../helpers/flow.js';
+import { fileFlow, parties, tempDir } from '../helpers/flow.js';
 import type { Family } from '../helpers/prometheus-text.js';
 import { scrape } from '../helpers/scrape.js';
 import { startTestServer } from '../helpers/server.js';
@@ -14,21 +14,7 @@ const dir = await tempDir(t);
 const inbox = path.join(dir, 'in', 'globex');
 await parties(server);
 await mkdir(inbox, { recursive: true });
-await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: path.join(dir, 'out') });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: path.join(dir, 'in'),
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-  polling_interval: 1,
-});
-await must(server, '/routes', {
-  name: 'r',
-  source_plugin: 'in',
-  from: 'acme',
-  to: 'globex',
-  target_plugin: 'out',
-});
+await fileFlow(server, dir, { poller: { polling_interval: 1 }, route: { name: 'r' } });
 
 /** Writes files numbered [from, to) and waits until `to` messages are delivered in all. */
 async function flow(from: number, to: number): Promise<void> {

@@ -3,7 +3,8 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { must, parties, runningOn, tempDir, waitForMessages, type Message } from '../helpers/flow.js';
+import { fileFlow, must, parties, runningOn, tempDir, waitForMessages } from '../helpers/flow.js';
+import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startSshd } from '../helpers/sshd.js';
 import { waitFor } from '../helpers/wait.js';
@@ -153,18 +154,11 @@ t.test(
   'a changed host key is refused with an alert; pinning the new one lets the delivery through',
   async (t) => {
     await mkdir(path.join(dir, 'out', 'globex'), { recursive: true });
-    await must(server, '/plugins/configs?type=file-poller', {
-      name: 'out',
-      base_directory: path.join(dir, 'out'),
-      processed_directory: path.join(dir, 'sent'),
-      from: 'acme',
-      polling_interval: 1,
-    });
-    await must(server, '/routes', {
-      source_plugin: 'out',
-      from: 'acme',
-      to: 'globex',
-      target_plugin: 'partner',
+    await fileFlow(server, dir, {
+      source: 'out',
+      processed: 'sent',
+      poller: { polling_interval: 1 },
+      target: 'partner',
     });
     await runningOn(server, 'file-poller', 'out');
     const first = (l: Message[]) => l.find((m) => m.file_name === 'before.edi' && m.status === 'Delivered');

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { must, parties, runningOn, tempDir, waitForMessages, type Message } from '../helpers/flow.js';
+import { fileFlow, must, parties, runningOn, tempDir, waitForMessages } from '../helpers/flow.js';
+import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startSshd } from '../helpers/sshd.js';
 import { tcpProxy } from '../helpers/tcp-proxy.js';
@@ -41,18 +42,11 @@ await must(server, '/plugins/configs?type=sftp-sender', {
   remote_directory: small,
 });
 for (const to of ['globex', 'initech']) await mkdir(path.join(dir, 'out', to), { recursive: true });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'out',
-  base_directory: path.join(dir, 'out'),
-  processed_directory: path.join(dir, 'sent'),
-  from: 'acme',
-  polling_interval: 1,
-});
-await must(server, '/routes', {
-  source_plugin: 'out',
-  from: 'acme',
-  to: 'globex',
-  target_plugin: 'via-proxy',
+await fileFlow(server, dir, {
+  source: 'out',
+  processed: 'sent',
+  poller: { polling_interval: 1 },
+  target: 'via-proxy',
 });
 await must(server, '/routes', {
   source_plugin: 'out',

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { must, parties, runningOn, tempDir, waitForMessages, type Message } from '../helpers/flow.js';
+import { fileFlow, must, parties, runningOn, tempDir, waitForMessages } from '../helpers/flow.js';
+import type { Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startSshd } from '../helpers/sshd.js';
 import { waitFor } from '../helpers/wait.js';
@@ -31,18 +32,11 @@ await must(server, '/plugins/configs?type=sftp-sender', {
   retry_interval: 1,
 });
 await mkdir(path.join(dir, 'outgoing', 'globex'), { recursive: true });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'outgoing',
-  base_directory: path.join(dir, 'outgoing'),
-  processed_directory: path.join(dir, 'sent'),
-  from: 'acme',
-  polling_interval: 1,
-});
-await must(server, '/routes', {
-  source_plugin: 'outgoing',
-  from: 'acme',
-  to: 'globex',
-  target_plugin: 'to-globex',
+await fileFlow(server, dir, {
+  source: 'outgoing',
+  processed: 'sent',
+  poller: { polling_interval: 1 },
+  target: 'to-globex',
 });
 
 await must(server, '/plugins/configs?type=sftp-poller', {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
 import { makeFixtures } from '../helpers/certificates.js';
-import { must, parties, tempDir, upload } from '../helpers/flow.js';
+import { must, parkedWriter, parties, tempDir, upload } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { launchChromium, openPage as openPageIn, shots, textOf as text } from './chromium.js';
 
@@ -15,11 +15,7 @@ const server = await startTestServer(t, { developerBuild: true, listen: true, ru
 const base = server.url!;
 const dir = await tempDir(t);
 await parties(server);
-await must(server, '/plugins/configs?type=file-writer', {
-  name: 'parked',
-  directory: path.join(dir, 'out'),
-  enabled: false,
-});
+await parkedWriter(server, 'parked', path.join(dir, 'out'));
 await must(server, '/routes', {
   source_plugin: 'api',
   from: 'acme',
@@ -42,8 +38,7 @@ await sql(
 await sql(server.db.url, `update message set stage = 'settled', status = 'Error' where id = $1`, [
   message.id,
 ]);
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 fixtures.selfSigned('one', '/CN=globex-as2/O=Globex');
 fixtures.selfSigned('two', '/CN=globex-backup/O=Globex');
 const bundle = Buffer.concat([fixtures.read('one.crt'), fixtures.read('two.crt')]);

@@ -8,8 +8,7 @@ import { waitFor } from '../helpers/wait.js';
 import { launchChromium, noSeriousViolations, openPage, shots, textOf } from './chromium.js';
 
 const server = await startTestServer(t, { developerBuild: true, listen: true });
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 fixtures.selfSigned('as2', '/CN=pier-as2/O=Pier');
 fixtures.selfSigned('as2-2027', '/CN=pier-as2 2027/O=Pier', 730);
 const cert = await storeCertificate(server, fixtures, 'as2');

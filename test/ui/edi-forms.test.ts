@@ -111,8 +111,7 @@ t.test('a partner’s interchange ids and envelope settings as fields', async (t
 });
 
 t.test('the wizard takes the interchange ids in its first two steps, one form each', async (t) => {
-  const fixtures = makeFixtures();
-  t.teardown(() => fixtures.remove());
+  const fixtures = makeFixtures(t);
   fixtures.selfSigned('initech', '/CN=INITECH/O=initech');
   fixtures.selfSigned('umbrella', '/CN=UMBRELLA/O=umbrella');
   const { page, problems } = await openPage(browser);

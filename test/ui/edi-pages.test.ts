@@ -1,7 +1,7 @@
 // Covers the EDI parts of the web UI in a real browser (chromium + playwright-core): a partner's interchange ids, acknowledgement settings and speaks_for list on its form, a route's document type, a message's EDI envelope section and the messages page filtered by document type; axe with no serious or critical violation, screenshots (test/ui/chromium.ts says where), and a form refusal worded as the API's.
 import path from 'node:path';
 import t from 'tap';
-import { must, sendByHand, tempDir } from '../helpers/flow.js';
+import { fileFlow, must, sendByHand, tempDir } from '../helpers/flow.js';
 import { purchaseOrder } from '../helpers/edi.js';
 import { startTestServer } from '../helpers/server.js';
 import { launchChromium, noSeriousViolations, openPage, shots, textOf } from './chromium.js';
@@ -21,20 +21,7 @@ const partner = await must(server, '/partners', {
   edifact_acknowledgement: 'contrl',
   acknowledgement_due_hours: 24,
 });
-await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: path.join(dir, 'out') });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: path.join(dir, 'in'),
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-});
-await must(server, '/routes', {
-  source_plugin: 'in',
-  from: 'acme',
-  to: 'shopco',
-  document_type: '850',
-  target_plugin: 'out',
-});
+await fileFlow(server, dir, { to: 'shopco', route: { document_type: '850' } });
 const sent = await sendByHand(
   server,
   { from: 'acme', to: 'shopco', target: 'out' },

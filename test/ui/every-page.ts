@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { Test } from 'tap';
-import { must, parties, tempDir, upload } from '../helpers/flow.js';
+import { must, parkedWriter, parties, tempDir, upload } from '../helpers/flow.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { uploadCertificate } from '../helpers/upload.js';
@@ -45,8 +45,7 @@ export async function everyPage(t: Test): Promise<EveryPage> {
   await parties(server);
 
   // Something on every kind of page: a certificate, both profiles, an instance of each type, a route, a message.
-  const fixtures = makeFixtures();
-  t.teardown(() => fixtures.remove());
+  const fixtures = makeFixtures(t);
   fixtures.selfSigned('acme', '/CN=acme-as2/O=Acme');
   const certificate = await uploadCertificate(server, {
     certificate: fixtures.read('acme.crt'),
@@ -70,11 +69,7 @@ export async function everyPage(t: Test): Promise<EveryPage> {
     endpoint: 'https://globex.example/as2',
     partner_certificate_id: certificateId,
   });
-  await must(server, '/plugins/configs?type=file-writer', {
-    name: 'parked',
-    directory: path.join(dir, 'out'),
-    enabled: false,
-  });
+  await parkedWriter(server, 'parked', path.join(dir, 'out'));
   await must(server, '/plugins/configs?type=notification-webhook', {
     name: 'ops-hook',
     url: 'https://hooks.example/pier',

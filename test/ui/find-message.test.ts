@@ -9,8 +9,7 @@ import { launchChromium, openPage, shots, textOf } from './chromium.js';
 import { countTask, fitsWidth, follow, noViolations, submit } from './task-counter.js';
 
 const server = await startTestServer(t, { developerBuild: true, listen: true });
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 fixtures.selfSigned('as2', '/CN=pier-as2/O=Pier');
 const cert = await storeCertificate(server, fixtures, 'as2');
 const url = await startReceiver(server, 'in');

@@ -12,8 +12,7 @@ const server = await startTestServer(t, { developerBuild: true });
 const ui = await openUi(server);
 const dir = await tempDir(t);
 
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 const certificateIds: number[] = [];
 for (const name of ['acme-one', 'acme-two']) {
   fixtures.selfSigned(name, `/CN=${name}/O=Acme`);

@@ -647,8 +647,7 @@ t.test('a certificate’s page says where it is used, as the delete refusal does
   const { makeFixtures } = await import('../helpers/certificates.js');
   const { storeCertificate } = await import('../helpers/as2.js');
   const { freePort } = await import('../helpers/as2.js');
-  const fixtures = makeFixtures();
-  t.teardown(() => fixtures.remove());
+  const fixtures = makeFixtures(t);
   fixtures.selfSigned('used', '/CN=acme-as2/O=Acme');
   fixtures.selfSigned('spare', '/CN=spare/O=Acme');
   const used = await storeCertificate(server, fixtures, 'used');

@@ -17,8 +17,7 @@ if (!existsSync(chromiumPath)) {
 }
 
 const server = await startTestServer(t, { developerBuild: true, listen: true });
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 fixtures.selfSigned('as2', '/CN=pier-as2/O=Pier');
 const cert = await storeCertificate(server, fixtures, 'as2');
 const url = await startReceiver(server, 'in');

@@ -11,8 +11,7 @@ import { launchChromium, openPage, shots, textOf } from './chromium.js';
 import { countTask, fitsWidth, follow, noViolations, submit } from './task-counter.js';
 
 const server = await startTestServer(t, { developerBuild: true, listen: true });
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 fixtures.selfSigned('old', '/CN=as2.acme.example/O=Acme');
 fixtures.selfSigned('globex', '/CN=as2.globex.example/O=Globex');
 const oldId = await storeCertificate(server, fixtures, 'old');

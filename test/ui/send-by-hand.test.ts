@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import t from 'tap';
-import { must, tempDir } from '../helpers/flow.js';
+import { fileFlow, must, tempDir } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { launchChromium, noSeriousViolations, openPage } from './chromium.js';
@@ -17,14 +17,7 @@ const dir = await tempDir(t);
 await must(server, '/organizations', { name: 'acme' });
 await must(server, '/partners', { name: 'shopco' });
 await must(server, '/partners', { name: 'globex' });
-await must(server, '/plugins/configs?type=file-writer', { name: 'out', directory: path.join(dir, 'out') });
-await must(server, '/plugins/configs?type=file-poller', {
-  name: 'in',
-  base_directory: path.join(dir, 'in'),
-  processed_directory: path.join(dir, 'done'),
-  from: 'acme',
-});
-await must(server, '/routes', { source_plugin: 'in', from: 'acme', to: 'shopco', target_plugin: 'out' });
+await fileFlow(server, dir, { to: 'shopco' });
 const browser = await launchChromium(t);
 const document = path.join(dir, 'order-1.txt');
 await writeFile(document, 'ORDER 1\n');

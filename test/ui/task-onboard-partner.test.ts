@@ -41,8 +41,7 @@ async function startSide(t: Test, name: string, as2id: string): Promise<Side> {
 // the file gets more than test/run.ts's five-minute default for when the machine is busy.
 t.setTimeout(600_000);
 
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 const [acme, globex] = await Promise.all([startSide(t, 'acme', 'ACME'), startSide(t, 'globex', 'GLOBEX')]);
 for (const side of [acme, globex]) fixtures.selfSigned(side.name, `/CN=${side.as2id}/O=${side.name}`);
 const browser: Browser = await launchChromium(t);

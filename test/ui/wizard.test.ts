@@ -11,8 +11,7 @@ import { openUi, renderedForm, shownErrors } from './helpers.js';
 
 const server = await startTestServer(t, { developerBuild: true });
 const ui = await openUi(server);
-const fixtures = makeFixtures();
-t.teardown(() => fixtures.remove());
+const fixtures = makeFixtures(t);
 for (const name of ['acme', 'globex', 'other'])
   fixtures.selfSigned(name, `/CN=${name.toUpperCase()}/O=${name}`);
 
