@@ -183,6 +183,12 @@ t.test(
     await writeFile(path.join(dropbox, 'invoice.edi'), 'UNH+1+INVOIC');
     await writeFile(path.join(dropbox, 'readme.txt'), 'not for pier');
     await waitForMessages(server, '', (l) => !!settled('invoice.edi')(l), 'invoice.edi delivered', 30_000);
+    // The delete follows the acceptance, beside the delivery: wait for it rather than race it.
+    await waitFor(
+      async () => !(await readdir(dropbox)).includes('invoice.edi'),
+      'invoice.edi deleted on the server',
+      10_000,
+    );
     t.same(await readdir(dropbox), ['readme.txt'], 'invoice.edi deleted, readme.txt (not *.edi) kept');
   },
 );
