@@ -12,7 +12,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { untilListening } from './listening.js';
+import { untilListening } from '../../cli/bench/listening.js';
 
 const debianJars = [
   'jakarta-mail',

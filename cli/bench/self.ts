@@ -16,6 +16,7 @@ import { buildSet } from './message-set.js';
 import { defaultContext } from './shape.js';
 import { runBench, type Progress, type RunPlan, type RunResult } from './run.js';
 import { freePort, startSelfServer } from './self-server.js';
+import { setUpReceivingSide } from './receiving-side.js';
 import type { Connections } from './fire.js';
 
 export interface SelfOptions {
@@ -82,18 +83,6 @@ async function startService(
   }
 }
 
-async function untilListening(port: number): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/`);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`The AS2 receiver did not listen on port ${port} within a minute`);
-}
-
 export async function benchSelf(o: SelfOptions): Promise<SelfResult> {
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
@@ -129,48 +118,23 @@ export async function benchSelf(o: SelfOptions): Promise<SelfResult> {
     const cert = ((await up.json()) as { data: { id: number } }).data.id;
     const port = await freePort();
     const call = (url: string, body: unknown) => api(server.url, server.token, url, body);
-    await call('/plugins/configs?type=as2-receiver', {
-      enabled: false,
-      name: 'bench-in',
-      host: '127.0.0.1',
-      port,
-      path: '/as2',
-    });
-    const org = await call('/organizations', { name: 'bench-receiver' });
-    await call('/as2/local-profiles', {
-      local_organization_id: org.id,
-      as2id: 'BENCH-RECEIVER',
-      signing_certificate_id: cert,
-    });
-    const partner = await call('/partners', { name: 'bench-sender' });
-    await call('/as2/remote-profiles', {
-      business_partner_id: partner.id,
-      as2id: 'BENCH-SENDER',
-      signing_algorithm: 'sha256',
-      encryption_algorithm: 'aes256-cbc',
-      compression: true,
-      mdn_mode: 'sync',
-      mdn_signed: true,
-      partner_certificate_id: cert,
-      signature_certificate_ids: [cert],
-      endpoint: 'http://127.0.0.1:9/as2',
-    });
-    // A file of its own per message, as an operator names received files.
-    await call('/plugins/configs?type=file-writer', {
-      enabled: false,
-      name: 'bench-out',
-      directory: out,
-      path_pattern: '{from}/{id}-{filename}',
-    });
-    await call('/routes', {
-      source_plugin: 'bench-in',
-      from: 'bench-sender',
-      to: 'bench-receiver',
-      target_plugin: 'bench-out',
-    });
-    await startService(call, 'file-writer', 'bench-out');
-    await startService(call, 'as2-receiver', 'bench-in');
-    await untilListening(port);
+    await setUpReceivingSide(
+      { post: call, start: (type, name) => startService(call, type, name) },
+      {
+        port,
+        certificateId: cert,
+        names: {
+          receiver: 'bench-in',
+          organization: 'bench-receiver',
+          organizationAs2id: 'BENCH-RECEIVER',
+          partner: 'bench-sender',
+          partnerAs2id: 'BENCH-SENDER',
+          writer: 'bench-out',
+        },
+        profile: { sign: true, encrypt: true, compress: true },
+        writerDirectory: out,
+      },
+    );
 
     const url = `http://127.0.0.1:${port}/as2`;
     const context = defaultContext({

@@ -1,4 +1,4 @@
-/** Waiting for a server a benchmark started to accept connections on a loopback port. */
+/** Waiting for a server a benchmark (pier bench, or the repository's benchmarks) started to accept connections on a loopback port. */
 import net from 'node:net';
 
 /**
