@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
+import fastJsonStringify from 'fast-json-stringify';
 import { z } from 'zod';
 import type { Caller } from '../auth/caller.js';
 import type { ErrorCode } from '../errors.js';
@@ -87,10 +88,7 @@ declare module 'fastify' {
   }
 }
 
-/**
- * JSON Schema of a success envelope, so fastify compiles a serializer for the answer
- * (several times faster than JSON.stringify on large lists).
- */
+/** JSON Schema of a success envelope, for fast-json-stringify. */
 function envelopeSchema(data: z.ZodType): Record<string, unknown> {
   return {
     type: 'object',
@@ -98,6 +96,20 @@ function envelopeSchema(data: z.ZodType): Record<string, unknown> {
       data: z.toJSONSchema(data, { target: 'draft-07', io: 'output', unrepresentable: 'any' }),
       error: { type: 'null' },
     },
+  };
+}
+
+/**
+ * The success envelope's serializer, compiled from the route's response schema the first time the
+ * route answers. A compiled serializer is several times faster than JSON.stringify on large lists;
+ * compiling all of them as the app starts (fastify's way with `schema.response`) took a third of a
+ * pier start's CPU (about 0.6 s of 1.8 on a 2-core machine) for routes most processes never answer.
+ */
+function lazyEnvelopeSerializer(data: z.ZodType): (payload: unknown) => string {
+  let compiled: ((payload: unknown) => string) | undefined;
+  return (payload) => {
+    compiled ??= fastJsonStringify(envelopeSchema(data));
+    return compiled(payload);
   };
 }
 
@@ -119,13 +131,14 @@ export class ApiRouter {
       url,
       definition: definition as unknown as RouteDefinition<Schema, Schema, Schema>,
     });
+    const serialize =
+      definition.response && !definition.raw && status !== 204
+        ? lazyEnvelopeSerializer(definition.response)
+        : undefined;
     const route = (app: FastifyInstance) =>
       app.route({
         method: definition.method,
         url,
-        ...(definition.response && !definition.raw && status !== 204
-          ? { schema: { response: { [status]: envelopeSchema(definition.response) } } }
-          : {}),
         config: {
           public: definition.public ?? false,
           consumes: definition.consumes ?? 'json',
@@ -151,7 +164,12 @@ export class ApiRouter {
           });
           if (reply.sent || definition.raw) return reply;
           if (status === 204) return reply.code(204).send();
-          return reply.code(status).send({ data: result, error: null });
+          if (!serialize) return reply.code(status).send({ data: result, error: null });
+          return reply
+            .code(status)
+            .type('application/json; charset=utf-8')
+            .serializer(serialize)
+            .send({ data: result, error: null });
         },
       });
     const own = definition.jsonBody;
