@@ -1,11 +1,13 @@
 // Covers test/runner.ts running one file: a file whose tests all pass and that exits is ok; one
 // whose tests all pass and that never exits (Node 20 spinning over a socket reset while its end
 // was being sent, as CI once saw for 15 minutes) is killed soon after its last line, reported
-// not ok with the reason, and its output kept.
+// not ok with the reason, and its output kept; and running several: past its jobs a light file
+// starts only while the cores are idle, a heavy one never.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { runFile } from './runner.js';
+import { Writable } from 'node:stream';
+import { runFile, runTestFiles } from './runner.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 // Inside the checkout, so the samples resolve 'tap'; a dot folder, so test/run.ts never picks it up.
@@ -50,4 +52,41 @@ t.test('a file that passes and does not exit is killed soon after, and not ok', 
   t.equal(outcome.why, 'killed: its tests ended, and it had not exited 2 s later', 'the reason');
   t.match(outcome.output, /ok 1 - fine/, 'its output kept');
   t.ok(outcome.ms < 20_000, `ended in ${outcome.ms} ms, not at the file's timeout`);
+});
+
+t.test('beyond its jobs, a light file starts while the cores are idle, a heavy one never', async (t) => {
+  const sleeps = `import t from 'tap';
+t.test('sleeps', async (t) => { await new Promise((resolve) => setTimeout(resolve, 3000)); t.ok(true, 'slept'); });
+`;
+  const files = ['a.mjs', 'b.mjs', 'c.mjs', 'heavy.mjs'];
+  for (const file of files) await writeFile(path.join(dir, file), sleeps);
+  const starts = (idleShare: number) => {
+    let output = '';
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        output += chunk.toString('utf8');
+        done();
+      },
+    });
+    const idle = { idle: () => idleShare, restart: () => {} };
+    const begun = Date.now();
+    return runTestFiles(files, { ...options, maxJobs: 3, heavy: new Set(['heavy.mjs']), idle, out }).then(
+      ({ passed, timings }) => ({ passed, output, timings, ms: Date.now() - begun }),
+    );
+  };
+  const busy = await starts(0);
+  t.ok(busy.passed, 'every file passed with the cores busy');
+  t.ok(busy.ms >= 4 * 3000, `one at a time while the cores are busy (${busy.ms} ms)`);
+  t.match(busy.output, /4 passed, 0 failed/, 'the totals line');
+  const idle = await starts(1);
+  t.ok(idle.passed, 'every file passed with the cores idle');
+  // Side by side, the three light files take one file's time instead of three: two sleeps less.
+  t.ok(
+    idle.ms < busy.ms - 2 * 3000,
+    `the light files side by side while the cores are idle (${idle.ms} ms against ${busy.ms})`,
+  );
+  const heavy = idle.timings.find((timing) => timing.file === 'heavy.mjs')!;
+  const lightEnds = idle.timings.filter((timing) => timing.file !== 'heavy.mjs');
+  t.equal(idle.timings.at(-1)?.file, 'heavy.mjs', 'the heavy file ran only in the one job, after the others');
+  t.ok(heavy && lightEnds.length === 3, 'all four ran');
 });

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 // @ts-expect-error: plain JavaScript without types (a tap reporter module).
 import CountsReporter from './counts-reporter.mjs';
+import { idleMeter, type IdleMeter } from './cpu-idle.js';
 
 export interface RunOptions {
   /** Where the files are, and each file's working directory. */
@@ -26,6 +27,15 @@ export interface RunOptions {
   /** tap's own timeout for a file, in seconds (a file may set a longer one for itself). */
   timeoutSeconds: number;
   env: NodeJS.ProcessEnv;
+  /**
+   * At most this many files at once while the cores sit idle (`jobs` when not given): one more
+   * starts after each window of `idleWindowMs` in which `idleShareForMore` of the CPU was idle.
+   */
+  maxJobs?: number;
+  /** What says how idle the cores were (test/cpu-idle.ts, /proc/stat); given by runner.test.ts. */
+  idle?: IdleMeter;
+  /** Where the TAP stream and its totals go: standard output unless given. */
+  out?: NodeJS.WritableStream;
   /**
    * Files that load the machine (browsers, pier processes, PostgreSQL nodes): at most
    * `jobs - 1` of them run at once, the last job taking the others meanwhile.
@@ -41,6 +51,10 @@ export interface RunOptions {
   /** Told of each file's timing as it ends (a run cut short still leaves what it measured). */
   onTiming?: (timing: FileTiming) => void;
 }
+
+/** How long the cores are watched before one more file starts, and how idle they must have been. */
+const idleWindowMs = 3_000;
+const idleShareForMore = 0.25;
 
 /** The process groups of the files running now. */
 const running = new Set<number>();
@@ -74,7 +88,7 @@ export async function runTestFiles(
     reporter.pipe(
       new Writable({
         write(chunk: Buffer, _encoding, done) {
-          process.stdout.write(chunk, () => done());
+          (options.out ?? process.stdout).write(chunk, () => done());
         },
         final(done) {
           resolve();
@@ -97,32 +111,60 @@ export async function runTestFiles(
     const at = heavyRunning < maxHeavy ? 0 : queue.findIndex((file) => !heavy.has(file));
     return at < 0 ? undefined : queue.splice(at, 1)[0];
   };
-  const worker = async () => {
-    for (let file = next(); file !== undefined; file = next()) {
-      const isHeavy = heavy.has(file);
-      if (isHeavy) heavyRunning++;
-      const outcome = await runFile(file, options).finally(() => {
-        if (isHeavy) heavyRunning--;
-      });
-      allPassed &&= outcome.ok;
-      const timing = { file, ok: outcome.ok, ms: outcome.ms, cpuMs: outcome.cpuMs };
-      timings.push(timing);
-      options.onTiming?.(timing);
-      number++;
-      const indented = outcome.output
-        .replace(/^TAP version \d+\n/, '')
-        .split('\n')
-        .map((line) => (line ? `    ${line}` : line))
-        .join('\n');
-      const end = indented.endsWith('\n') || indented === '' ? '' : '\n';
-      const problem = outcome.ok ? '' : `  ---\n  ${outcome.why}\n  ...\n`;
-      if (!outcome.ok) failures.push(failureDigest(file, outcome));
-      reporter.write(
-        `# Subtest: ${file}\n${indented}${end}${outcome.ok ? 'ok' : 'not ok'} ${number} - ${file} # time=${outcome.ms}ms\n${problem}\n`,
-      );
-    }
+  /** The next file that is not heavy: only those start beyond `jobs`. */
+  const nextLight = (): string | undefined => {
+    const at = queue.findIndex((file) => !heavy.has(file));
+    return at < 0 ? undefined : queue.splice(at, 1)[0];
   };
-  await Promise.all(Array.from({ length: Math.min(options.jobs, files.length) }, worker));
+  /** One file run, its outcome written into the stream. */
+  const runOne = async (file: string) => {
+    const isHeavy = heavy.has(file);
+    if (isHeavy) heavyRunning++;
+    const outcome = await runFile(file, options).finally(() => {
+      if (isHeavy) heavyRunning--;
+    });
+    allPassed &&= outcome.ok;
+    const timing = { file, ok: outcome.ok, ms: outcome.ms, cpuMs: outcome.cpuMs };
+    timings.push(timing);
+    options.onTiming?.(timing);
+    number++;
+    const indented = outcome.output
+      .replace(/^TAP version \d+\n/, '')
+      .split('\n')
+      .map((line) => (line ? `    ${line}` : line))
+      .join('\n');
+    const end = indented.endsWith('\n') || indented === '' ? '' : '\n';
+    const problem = outcome.ok ? '' : `  ---\n  ${outcome.why}\n  ...\n`;
+    if (!outcome.ok) failures.push(failureDigest(file, outcome));
+    reporter.write(
+      `# Subtest: ${file}\n${indented}${end}${outcome.ok ? 'ok' : 'not ok'} ${number} - ${file} # time=${outcome.ms}ms\n${problem}\n`,
+    );
+  };
+  // Files start while fewer than `jobs` run; past that, one more light file at a time while the
+  // cores were idle for a whole window (test/cpu-idle.ts), up to `maxJobs`: files that mostly wait
+  // (retry timers, PostgreSQL, child processes) leave a fixed number of jobs a third of two cores idle.
+  const maxJobs = Math.max(options.jobs, options.maxJobs ?? options.jobs);
+  const meter = options.idle ?? idleMeter(idleWindowMs);
+  const active = new Set<Promise<void>>();
+  while (queue.length > 0 || active.size > 0) {
+    const more = active.size >= options.jobs;
+    const file =
+      queue.length === 0
+        ? undefined
+        : !more
+          ? next()
+          : active.size < maxJobs && meter.idle() >= idleShareForMore
+            ? nextLight()
+            : undefined;
+    if (file !== undefined) {
+      const run: Promise<void> = runOne(file).finally(() => active.delete(run));
+      active.add(run);
+      // The file just started is not in the window that let it start.
+      if (more) meter.restart();
+      continue;
+    }
+    await Promise.race([...active, new Promise((resolve) => setTimeout(resolve, idleWindowMs / 4))]);
+  }
   reporter.end(`1..${number}\n`);
   await finished;
   return { passed: allPassed, timings, failures };

@@ -26,7 +26,7 @@ export function timingLog(file: string): (timing: FileTiming) => void {
 /** The report's text: a heading with the totals, then one line per file, slowest first. */
 export function timingReport(
   timings: FileTiming[],
-  { wallMs, jobs, cores }: { wallMs: number; jobs: number; cores: number },
+  { wallMs, jobs, maxJobs = jobs, cores }: { wallMs: number; jobs: number; maxJobs?: number; cores: number },
 ): string {
   const slowest = [...timings].sort((a, b) => b.ms - a.ms);
   const sum = (pick: (timing: FileTiming) => number | undefined) =>
@@ -34,7 +34,7 @@ export function timingReport(
   const cpuMs = sum((t) => t.cpuMs);
   // No run ends before its slowest file, nor before its CPU time spread over every core.
   const lines = [
-    `# ${timings.length} test files, ${jobs} at a time on ${cores} cores: ${seconds(wallMs)} s wall in all`,
+    `# ${timings.length} test files, ${jobs} at a time${maxJobs > jobs ? ` (up to ${maxJobs} while the cores were idle)` : ''} on ${cores} cores: ${seconds(wallMs)} s wall in all`,
     `# summed over the files: ${seconds(sum((t) => t.ms))} s wall, ${seconds(cpuMs)} s CPU (user + system, with the processes each started)`,
     `# bounds: the slowest file ${seconds(slowest[0]?.ms ?? 0)} s; the CPU over ${cores} cores ${seconds(cpuMs / cores)} s`,
     '# wall_s   cpu_s  result  file',
