@@ -1,8 +1,8 @@
 // Covers how the pier as2-sender judges synchronous receipts written by another implementation (an HTTP peer answering with MDNs built by hand and signed by `openssl cms -sign`, as pyas2lib writes them): an unsigned receipt without Received-Content-MIC delivers; a signed receipt without a MIC delivers for a message pier did not sign and is reported as missing for one it signed; a processed/Warning receipt delivers with its warning in the history; an unsigned error receipt where a signed one was requested fails with the partner's disposition and explanation kept.
 import t from 'tap';
-import { organization, partner, startSender, storeCertificate } from '../helpers/as2.js';
+import { bobAndAlicePeer, partner, startSender } from '../helpers/as2.js';
 import { sendByHand, type Message } from '../helpers/flow.js';
-import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
+import { headerOf, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
 import { asHttp, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
@@ -61,10 +61,7 @@ function answer(request: PeerRequest, index: number) {
   };
 }
 
-const peer = await startPeer(t, answer);
-const bobCert = await storeCertificate(server, fixtures, 'bob');
-const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
-await organization(server, 'bob', 'BOB', bobCert);
+const { peer, aliceCert } = await bobAndAlicePeer(t, server, fixtures, answer);
 const common = { encryption_algorithm: 'none', compression: false, mdn_mode: 'sync' as const };
 // Three profiles of the same peer: pier signs or not, and asks a signed receipt or not.
 await partner(server, 'plain', 'ALICE', peer.url, aliceCert, {
