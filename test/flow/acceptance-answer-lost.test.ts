@@ -6,6 +6,7 @@ import { sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { fileFlowOn, mustOn, spawnPier } from '../helpers/process.js';
 import { databaseBehindProxy } from '../helpers/tcp-proxy.js';
+import { rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 t.test('a file whose acceptance committed with its answer lost is delivered whole, once', async (t) => {
@@ -15,8 +16,7 @@ t.test('a file whose acceptance committed with its answer lost is delivered whol
   const outbox = path.join(dir, 'out');
   const dataDir = path.join(dir, 'data');
   await mkdir(inbox, { recursive: true });
-  const count = async (where: string) =>
-    Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+  const count = rowCounter(db.url);
 
   const pier = await spawnPier(t, { databaseUrl: throughProxy, dataDir, cwd: dir });
   await fileFlowOn(pier, dir, outbox);

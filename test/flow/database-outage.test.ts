@@ -6,6 +6,7 @@ import { sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { fileFlowOn, mustOn, spawnPier } from '../helpers/process.js';
 import { databaseBehindProxy } from '../helpers/tcp-proxy.js';
+import { rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 300;
@@ -18,8 +19,7 @@ const outbox = path.join(dir, 'out');
 await mkdir(inbox, { recursive: true });
 
 /** Counted on the database directly, past the proxy. */
-const count = async (where: string) =>
-  Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+const count = rowCounter(db.url);
 
 t.test('the database goes away mid-flow and comes back: nothing lost, nothing stuck', async (t) => {
   const pier = await spawnPier(t, {

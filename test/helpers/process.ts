@@ -93,6 +93,20 @@ export async function spawnPier(
   };
 }
 
+/** The process's exit: its code, and when it came (milliseconds since the epoch). */
+export function exitOf(p: PierProcess): Promise<{ code: number | null; at: number }> {
+  return new Promise((resolve) => p.child.once('exit', (code) => resolve({ code, at: Date.now() })));
+}
+
+/** SIGTERM, then the exit: its code and the seconds from the signal to the exit. */
+export async function terminate(p: PierProcess): Promise<{ code: number | null; seconds: number }> {
+  const exited = exitOf(p);
+  const signalledAt = Date.now();
+  p.child.kill('SIGTERM');
+  const { code, at } = await exited;
+  return { code, seconds: (at - signalledAt) / 1000 };
+}
+
 /** POST under /api/v1 of a process that must succeed. */
 export async function mustOn(p: PierProcess, url: string, body: unknown = {}) {
   const r = await p.call('POST', url, body);
@@ -132,4 +146,32 @@ export async function fileFlowOn(
     poller: { polling_interval: 1, enabled: false, ...options.poller },
   });
   for (const { url, body } of requests) await mustOn(p, url, body);
+}
+
+/**
+ * Organization bob (AS2 id BOB) signing with `bobCertificate`, and partner alice (ALICE) with
+ * `aliceCertificate`, whose profile (`profile` adds to it) names an endpoint nothing listens on:
+ * what the tests that receive from alice on a process set up.
+ */
+export async function bobFromAliceOn(
+  p: PierProcess,
+  bobCertificate: number,
+  aliceCertificate: number,
+  profile: object = {},
+): Promise<void> {
+  const bob = (await mustOn(p, '/organizations', { name: 'bob' })).body.data.id as number;
+  await mustOn(p, '/as2/local-profiles', {
+    local_organization_id: bob,
+    as2id: 'BOB',
+    signing_certificate_id: bobCertificate,
+  });
+  const alice = (await mustOn(p, '/partners', { name: 'alice' })).body.data.id as number;
+  await mustOn(p, '/as2/remote-profiles', {
+    business_partner_id: alice,
+    as2id: 'ALICE',
+    endpoint: 'http://127.0.0.1:9/as2',
+    partner_certificate_id: aliceCertificate,
+    signature_certificate_ids: [aliceCertificate],
+    ...profile,
+  });
 }
