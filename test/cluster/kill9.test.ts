@@ -1,22 +1,18 @@
 // Covers crash safety: a pier process is killed with SIGKILL in the middle of 1,000 files; after a restart every file is delivered once, none lost, no message doubled.
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
 import { readNumbered, writeNumbered } from '../helpers/numbered-files.js';
-import { fileFlowOn, spawnPier, mustOn } from '../helpers/process.js';
+import { fileFlowOn, flowDirs, mustOn, pierStarter } from '../helpers/process.js';
 import { allDelivered, rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 1000;
 const db = await createTestDatabase();
 t.teardown(() => db.drop());
-const dir = await tempDir(t, 'pier-kill9-');
-const inbox = path.join(dir, 'in', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
-const start = () => spawnPier(t, { databaseUrl: db.url, dataDir: path.join(dir, 'data'), cwd: dir });
+const { dir, inbox, outbox } = await flowDirs(t, 'pier-kill9-');
+const start = pierStarter(t, db.url, dir);
 const count = rowCounter(db.url);
 
 t.test('kill -9 during a run, then restart: all delivered, none lost', async (t) => {

@@ -4,8 +4,7 @@ import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { createMigratedDatabase, sql } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
-import { fileFlowOn, spawnPier, runningIn } from '../helpers/process.js';
+import { fileFlowOn, flowDirs, spawnPier, runningIn } from '../helpers/process.js';
 import { startS3 } from '../helpers/s3.js';
 import { allDelivered, deliveryClaims, rowCounter } from '../helpers/row-counts.js';
 import { limits } from '../../limits/limits.js';
@@ -17,10 +16,7 @@ t.teardown(() => db.drop());
 for (const [column, value] of Object.entries(s3.settings)) {
   await sql(db.url, `update settings set ${column} = $1`, [value]);
 }
-const dir = await tempDir(t, 'pier-s3-cluster-');
-const inbox = path.join(dir, 'in', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
+const { dir, inbox, outbox } = await flowDirs(t, 'pier-s3-cluster-');
 // Separate working directories: nothing is shared but the database and the bucket.
 const [a, b] = await Promise.all(
   ['a', 'b'].map(async (n) => {

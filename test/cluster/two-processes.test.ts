@@ -1,19 +1,15 @@
 // Covers two pier processes on one database: 2,000 files taken by both pollers, every delivery claimed exactly once (the claims are counted), both processes deliver, and work one accepted is delivered by the other.
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
-import { fileFlowOn, spawnPier, mustOn, runningIn } from '../helpers/process.js';
+import { fileFlowOn, flowDirs, spawnPier, mustOn, runningIn } from '../helpers/process.js';
 import { allDelivered, deliveryClaims, rowCounter } from '../helpers/row-counts.js';
 
 const files = 2000;
 const db = await createTestDatabase();
 t.teardown(() => db.drop());
-const dir = await tempDir(t, 'pier-cluster-');
-const inbox = path.join(dir, 'in', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
+const { dir, inbox, outbox } = await flowDirs(t, 'pier-cluster-');
 // Both processes share the working directory, so the payload store (./payloads) is shared.
 const [a, b] = await Promise.all(
   ['a', 'b'].map((n) =>

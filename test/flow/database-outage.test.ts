@@ -1,10 +1,9 @@
 // Covers a database outage in the middle of a file flow: every connection of a running pier to PostgreSQL is reset and refused for several seconds; pier carries on by itself once the database answers, every file is delivered exactly once, no message stays InProgress, and the outage is told in a handful of log lines, not one per failed statement.
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
-import { fileFlowOn, mustOn, spawnPier } from '../helpers/process.js';
+import { fileFlowOn, mustOn, spawnPier, flowDirs } from '../helpers/process.js';
 import { databaseBehindProxy } from '../helpers/tcp-proxy.js';
 import { rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
@@ -13,10 +12,7 @@ const files = 300;
 const outageMs = 8_000;
 const { db, proxy, url: throughProxy } = await databaseBehindProxy(t);
 
-const dir = await tempDir(t, 'pier-outage-');
-const inbox = path.join(dir, 'in', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
+const { dir, inbox, outbox } = await flowDirs(t, 'pier-outage-');
 
 /** Counted on the database directly, past the proxy. */
 const count = rowCounter(db.url);

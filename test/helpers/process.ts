@@ -3,10 +3,11 @@
  * directory on a given database, reachable over loopback, killed with any signal.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Test } from 'tap';
-import { fileFlowRequests, type FileFlowOptions } from './flow.js';
+import { fileFlowRequests, tempDir, type FileFlowOptions } from './flow.js';
 import { waitFor } from './wait.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -91,6 +92,30 @@ export async function spawnPier(
       await exited;
     },
   };
+}
+
+/**
+ * `start()`: a pier on `databaseUrl` working in `dir`, its data in `dir`/data and `env` added; called
+ * again after a kill or a stop, the next process takes over where the last one was.
+ */
+export function pierStarter(
+  t: Pick<Test, 'teardown'>,
+  databaseUrl: string,
+  dir: string,
+  env: Record<string, string> = {},
+): () => Promise<PierProcess> {
+  return () => spawnPier(t, { databaseUrl, dataDir: path.join(dir, 'data'), cwd: dir, env });
+}
+
+/** A working directory of its own for `fileFlowOn`: its inbox (in/globex, made here) and outbox (out). */
+export async function flowDirs(
+  t: Test,
+  prefix: string,
+): Promise<{ dir: string; inbox: string; outbox: string }> {
+  const dir = await tempDir(t, prefix);
+  const inbox = path.join(dir, 'in', 'globex');
+  await mkdir(inbox, { recursive: true });
+  return { dir, inbox, outbox: path.join(dir, 'out') };
 }
 
 /** The process's exit: its code, and when it came (milliseconds since the epoch). */

@@ -13,7 +13,7 @@ import { as2Headers, syncSignedCompressed } from '../helpers/as2.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { freePort } from '../helpers/free-port.js';
-import { bobFromAliceOn, mustOn, spawnPier, terminate, type PierProcess } from '../helpers/process.js';
+import { bobFromAliceOn, mustOn, pierStarter, terminate, type PierProcess } from '../helpers/process.js';
 import { allDelivered, rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -24,13 +24,7 @@ const db = await createTestDatabase();
 t.teardown(() => db.drop());
 const dir = await tempDir(t, 'pier-drain-as2-');
 const outbox = path.join(dir, 'out');
-const start = () =>
-  spawnPier(t, {
-    databaseUrl: db.url,
-    dataDir: path.join(dir, 'data'),
-    cwd: dir,
-    env: { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) },
-  });
+const start = pierStarter(t, db.url, dir, { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) });
 const count = rowCounter(db.url);
 
 // One key pair for both sides: ALICE signs and BOB decrypts and signs receipts with it.

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { createTestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { startPeer } from '../helpers/http-peer.js';
-import { exitOf, mustOn, spawnPier, terminate } from '../helpers/process.js';
+import { exitOf, mustOn, pierStarter, terminate } from '../helpers/process.js';
 import { allDelivered, rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -34,13 +34,7 @@ async function flow(t: Test, name: string) {
   const inbox = path.join(dir, 'in', 'globex');
   await mkdir(inbox, { recursive: true });
   const { peer, release } = await slowPeer(t);
-  const start = () =>
-    spawnPier(t, {
-      databaseUrl: db.url,
-      dataDir: path.join(dir, 'data'),
-      cwd: dir,
-      env: { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) },
-    });
+  const start = pierStarter(t, db.url, dir, { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) });
   const count = rowCounter(db.url);
   const first = await start();
   await mustOn(first, '/organizations', { name: 'acme' });

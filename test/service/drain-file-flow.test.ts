@@ -1,14 +1,13 @@
 // Covers a clean stop in the middle of a 2,000-file flow: SIGTERM makes `pier serve`
 // exit 0 within PIER_SHUTDOWN_TIMEOUT with nothing left claimed; a second process, seen
 // `starting` then `ready` on GET /ready, delivers the rest; every file exactly once.
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
 import { freePort } from '../helpers/free-port.js';
 import { readNumbered, writeNumbered } from '../helpers/numbered-files.js';
-import { fileFlowOn, spawnPier, mustOn, terminate } from '../helpers/process.js';
+import { fileFlowOn, flowDirs, spawnPier, mustOn, terminate } from '../helpers/process.js';
 import { allDelivered, rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -16,10 +15,7 @@ const files = 2000;
 const shutdownTimeoutSeconds = 20;
 const db = await createTestDatabase();
 t.teardown(() => db.drop());
-const dir = await tempDir(t, 'pier-drain-flow-');
-const inbox = path.join(dir, 'in', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
+const { dir, inbox, outbox } = await flowDirs(t, 'pier-drain-flow-');
 const start = (port = 0) =>
   spawnPier(t, {
     databaseUrl: db.url,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { mustOn, spawnPier } from '../helpers/process.js';
+import { mustOn, pierStarter } from '../helpers/process.js';
 import { rowCounter } from '../helpers/row-counts.js';
 import { sftpLogin, startSshd } from '../helpers/sshd.js';
 import { waitFor } from '../helpers/wait.js';
@@ -22,7 +22,7 @@ async function setUp(t: Test, name: string) {
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
   const dir = await tempDir(t, `pier-sftp-kill9-${name}-`);
-  const start = () => spawnPier(t, { databaseUrl: db.url, dataDir: path.join(dir, 'data'), cwd: dir });
+  const start = pierStarter(t, db.url, dir);
   const count = rowCounter(db.url);
   dbUrl = db.url;
   return { dir, start, count };
