@@ -5,7 +5,7 @@ import { sendByHand, type Message } from '../helpers/flow.js';
 import { sql } from '../helpers/database.js';
 import { headerOf, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
-import { asHttp, opensslDigest, opensslVerifies, writeFixture } from '../helpers/smime.js';
+import { asHttp, opensslDigest, opensslVerifies, receiptReport, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 
 const server = await startTestServer(t);
@@ -37,26 +37,13 @@ function answer(request: PeerRequest, index: number) {
   }
   const receiptId = `<receipt-${index}@alice.example>`;
   received.set(messageId, { document, mic: `${mic}, sha-256`, receiptId });
-  const report = [
-    'Content-Type: multipart/report; report-type=disposition-notification; boundary="report-1"',
-    '',
-    '--report-1',
-    'Content-Type: text/plain',
-    '',
-    'The message was received and verified.',
-    '--report-1',
-    'Content-Type: message/disposition-notification',
-    '',
-    'Reporting-UA: openssl test peer',
-    'Original-Recipient: rfc822; ALICE',
-    'Final-Recipient: rfc822; ALICE',
-    `Original-Message-ID: ${messageId}`,
-    `Disposition: ${mode === 'failed' ? failedDisposition : 'automatic-action/MDN-sent-automatically; processed'}`,
-    `Received-Content-MIC: ${mic}, sha-256`,
-    '',
-    '--report-1--',
-    '',
-  ].join('\r\n');
+  const report = receiptReport({
+    text: 'The message was received and verified.',
+    ua: 'openssl test peer',
+    messageId,
+    disposition: mode === 'failed' ? failedDisposition : 'automatic-action/MDN-sent-automatically; processed',
+    fields: [`Received-Content-MIC: ${mic}, sha-256`],
+  });
   writeFixture(fixtures, 'report.mime', report);
   const signer = mode === 'signed-by-mallory' ? 'mallory' : 'alice';
   openssl(

@@ -4,7 +4,7 @@ import { bobAndAlicePeer, partner, startSender } from '../helpers/as2.js';
 import { sendByHand, type Message } from '../helpers/flow.js';
 import { headerOf, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
-import { asHttp, writeFixture } from '../helpers/smime.js';
+import { asHttp, receiptReport, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 
 const server = await startTestServer(t);
@@ -21,26 +21,13 @@ let receipt: { disposition: string; signed: boolean; text: string; extra?: strin
 
 function answer(request: PeerRequest, index: number) {
   const messageId = headerOf(request, 'message-id')!;
-  const report = [
-    'Content-Type: multipart/report; report-type=disposition-notification; boundary="report-1"',
-    '',
-    '--report-1',
-    'Content-Type: text/plain',
-    '',
-    receipt.text,
-    '--report-1',
-    'Content-Type: message/disposition-notification',
-    '',
-    'Reporting-UA: pyas2lib-like test peer',
-    'Original-Recipient: rfc822; ALICE',
-    'Final-Recipient: rfc822; ALICE',
-    `Original-Message-ID: ${messageId}`,
-    `Disposition: automatic-action/MDN-sent-automatically; ${receipt.disposition}`,
-    ...(receipt.extra ?? []),
-    '',
-    '--report-1--',
-    '',
-  ].join('\r\n');
+  const report = receiptReport({
+    text: receipt.text,
+    ua: 'pyas2lib-like test peer',
+    messageId,
+    disposition: `automatic-action/MDN-sent-automatically; ${receipt.disposition}`,
+    fields: receipt.extra,
+  });
   let mdn = asHttp(Buffer.from(report));
   if (receipt.signed) {
     writeFixture(fixtures, 'report.mime', report);
