@@ -1,15 +1,9 @@
 /** Bodies and answers of the partner tools: connection check and test message (docs/api/as2-profiles.md). */
 import { z } from 'zod';
-import { recordName } from './common.js';
+import { CheckStepResult, recordName } from './common.js';
 
 export const CheckConnectionBody = z.strictObject({
   sender: recordName.optional().describe('AS2 sender instance; may be left out when only one exists'),
-});
-
-const stepResult = z.object({
-  status: z.enum(['ok', 'failed', 'skipped']),
-  detail: z.string(),
-  duration_ms: z.number().int(),
 });
 
 export const CheckConnectionAnswer = z.object({
@@ -17,14 +11,14 @@ export const CheckConnectionAnswer = z.object({
   sender: z.string(),
   endpoint: z.string(),
   steps: z.object({
-    certificates: stepResult,
-    proxy: stepResult.describe(
+    certificates: CheckStepResult,
+    proxy: CheckStepResult.describe(
       'The outbound proxy the sender goes through (its proxy_url, HTTPS_PROXY or HTTP_PROXY; NO_PROXY respected), or none; with one, resolve and connect are the proxy’s and TLS runs inside its tunnel',
     ),
-    resolve: stepResult,
-    connect: stepResult,
-    tls: stepResult,
-    http: stepResult,
+    resolve: CheckStepResult,
+    connect: CheckStepResult,
+    tls: CheckStepResult,
+    http: CheckStepResult,
   }),
   problem: z.string().optional().describe('The first step that failed and why; only when ok is false'),
 });

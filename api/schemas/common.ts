@@ -128,3 +128,10 @@ export function iso(value: Date | null | undefined): string | null {
   }
   return new Date(value).toISOString();
 }
+
+/** One step of a connection check (an AS2 partner's, an SFTP server's): how it went, and in how long. */
+export const CheckStepResult = z.object({
+  status: z.enum(['ok', 'failed', 'skipped']),
+  detail: z.string(),
+  duration_ms: z.number().int(),
+});

@@ -1,22 +1,16 @@
 /** The SFTP module's own operations: the connection check and pinning the server's host key. */
 import { z } from 'zod';
-import { singleLineText } from './common.js';
-
-const StepResult = z.object({
-  status: z.enum(['ok', 'failed', 'skipped']),
-  detail: z.string(),
-  duration_ms: z.number().int(),
-});
+import { CheckStepResult, singleLineText } from './common.js';
 
 export const SftpCheckAnswer = z.object({
   ok: z.boolean(),
   steps: z.object({
-    resolve: StepResult,
-    connect: StepResult,
-    host_key: StepResult,
-    authenticate: StepResult,
-    list: StepResult,
-    write: StepResult,
+    resolve: CheckStepResult,
+    connect: CheckStepResult,
+    host_key: CheckStepResult,
+    authenticate: CheckStepResult,
+    list: CheckStepResult,
+    write: CheckStepResult,
   }),
   problem: z
     .string()

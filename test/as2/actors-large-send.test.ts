@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import t from 'tap';
 import { streamFromBytes } from '../../actors/as2/stream/pack-streamed.js';
-import { agreement, startSender, type Profile, pierToItself } from '../helpers/as2.js';
+import { agreement, startSender, syncSignedCompressed, pierToItself } from '../helpers/as2.js';
 import { upload, waitForMessage, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -14,13 +14,7 @@ import { waitFor } from '../helpers/wait.js';
 const server = await startTestServer(t);
 const { cert, url } = await pierToItself(t, server);
 await startSender(server, 'out');
-const profile: Profile = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: true,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-};
+const profile = syncSignedCompressed;
 const document = randomBytes(8 * 1024 * 1024);
 
 /** The sender's temporary directories (one per large message being sent) in the OS temporary directory. */

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { agreement, startSender, pierToItself } from '../helpers/as2.js';
+import { agreement, startSender, syncSignedCompressed, pierToItself } from '../helpers/as2.js';
 import { must, tempDir, upload, waitForMessage, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { purchaseOrder } from '../helpers/edi.js';
@@ -19,13 +19,7 @@ import { waitFor } from '../helpers/wait.js';
 const server = await startTestServer(t);
 const { cert, url } = await pierToItself(t, server);
 await startSender(server, 'out');
-await agreement(server, 'z', url, cert, {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: true,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-});
+await agreement(server, 'z', url, cert, syncSignedCompressed);
 const inbox = path.join(await tempDir(t), 'inbox');
 await must(server, '/plugins/configs?type=file-writer', {
   name: 'inbox',

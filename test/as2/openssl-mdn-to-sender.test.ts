@@ -1,11 +1,11 @@
 // Covers the pier as2-sender judging a synchronous receipt made by an implementation it did not write: a peer on 127.0.0.1 decrypts and verifies pier's message with `openssl cms`, computes the MIC with `openssl dgst` and answers with a multipart/report signed by `openssl cms -sign`. A good receipt delivers the message (mdn_received, signed and verified); a receipt with another MIC, or signed by a certificate the partner's profile does not list, fails it without retry (mdn_refused), and so does a receipt whose disposition is failed/Failure; each such failure raises the delivery_failed alert.
 import t from 'tap';
-import { organization, partner, startSender, storeCertificate, syncSigned } from '../helpers/as2.js';
+import { bobAndAlicePeer, partner, startSender, syncSigned } from '../helpers/as2.js';
 import { sendByHand, type Message } from '../helpers/flow.js';
 import { sql } from '../helpers/database.js';
-import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
+import { headerOf, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
-import { asHttp, opensslDigest, opensslVerifies, writeFixture } from '../helpers/smime.js';
+import { asHttp, opensslDigest, opensslVerifies, receiptReport, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 
 const server = await startTestServer(t);
@@ -37,26 +37,13 @@ function answer(request: PeerRequest, index: number) {
   }
   const receiptId = `<receipt-${index}@alice.example>`;
   received.set(messageId, { document, mic: `${mic}, sha-256`, receiptId });
-  const report = [
-    'Content-Type: multipart/report; report-type=disposition-notification; boundary="report-1"',
-    '',
-    '--report-1',
-    'Content-Type: text/plain',
-    '',
-    'The message was received and verified.',
-    '--report-1',
-    'Content-Type: message/disposition-notification',
-    '',
-    'Reporting-UA: openssl test peer',
-    'Original-Recipient: rfc822; ALICE',
-    'Final-Recipient: rfc822; ALICE',
-    `Original-Message-ID: ${messageId}`,
-    `Disposition: ${mode === 'failed' ? failedDisposition : 'automatic-action/MDN-sent-automatically; processed'}`,
-    `Received-Content-MIC: ${mic}, sha-256`,
-    '',
-    '--report-1--',
-    '',
-  ].join('\r\n');
+  const report = receiptReport({
+    text: 'The message was received and verified.',
+    ua: 'openssl test peer',
+    messageId,
+    disposition: mode === 'failed' ? failedDisposition : 'automatic-action/MDN-sent-automatically; processed',
+    fields: [`Received-Content-MIC: ${mic}, sha-256`],
+  });
   writeFixture(fixtures, 'report.mime', report);
   const signer = mode === 'signed-by-mallory' ? 'mallory' : 'alice';
   openssl(
@@ -76,10 +63,7 @@ function answer(request: PeerRequest, index: number) {
   };
 }
 
-const peer = await startPeer(t, answer);
-const bobCert = await storeCertificate(server, fixtures, 'bob');
-const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
-await organization(server, 'bob', 'BOB', bobCert);
+const { peer, aliceCert } = await bobAndAlicePeer(t, server, fixtures, answer);
 await partner(server, 'alice', 'ALICE', peer.url, aliceCert, syncSigned);
 await startSender(server, 'out', { max_attempts: 3, retry_interval: 1 });
 

@@ -14,6 +14,7 @@ import {
   startReceiver,
   startSender,
   storeCertificate,
+  syncSignedCompressed,
 } from '../helpers/as2.js';
 import { runningOn, must, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
@@ -28,13 +29,7 @@ f.openssl(
 const cert = await storeCertificate(server, f, 'pier');
 const tlsCert = await storeCertificate(server, f, 'tls', false);
 const url = await startReceiver(server);
-const profile = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: true,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-} as const;
+const profile = syncSignedCompressed;
 // One pier plays both sides: org A sends to partner B, whose receiving side is org B.
 await organization(server, 'org-a', 'A', cert);
 const partnerB = await partner(server, 'partner-b', 'B', url, cert, profile);

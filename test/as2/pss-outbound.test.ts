@@ -1,8 +1,8 @@
 // Covers the pier as2-sender signing with RSASSA-PSS (profile signing_algorithm rsa-pss-sha256/384/512) and with RSA PKCS#1 v1.5 over SHA3-256/384/512 (sha3-256/384/512): a peer on 127.0.0.1 made of openssl commands verifies each message with `openssl cms -verify`, reads the SignerInfo with `openssl cms -cmsout -print` (RSASSA-PSS with the hash, MGF1 and salt length written explicitly, salt = hash length) and answers with a signed receipt carrying the MIC `openssl dgst` computes, which delivers the message.
 import t from 'tap';
-import { organization, partner, startSender, storeCertificate } from '../helpers/as2.js';
+import { bobAndAlicePeer, partner, startSender } from '../helpers/as2.js';
 import { sendByHand } from '../helpers/flow.js';
-import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
+import { headerOf, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
 import { asMessage, opensslDigest, opensslReceipt, opensslVerifies } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
@@ -31,10 +31,7 @@ function answer(request: PeerRequest, index: number) {
   return { status: 200, headers: { 'Message-ID': `<r${index}@alice>`, ...mdn.headers }, body: mdn.body };
 }
 
-const peer = await startPeer(t, answer);
-const bobCert = await storeCertificate(server, fixtures, 'bob');
-const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
-await organization(server, 'bob', 'BOB', bobCert);
+const { peer, aliceCert } = await bobAndAlicePeer(t, server, fixtures, answer);
 await startSender(server, 'out');
 
 for (const [bits, saltHex] of [

@@ -1,10 +1,10 @@
 // Covers how the pier as2-sender judges synchronous receipts written by another implementation (an HTTP peer answering with MDNs built by hand and signed by `openssl cms -sign`, as pyas2lib writes them): an unsigned receipt without Received-Content-MIC delivers; a signed receipt without a MIC delivers for a message pier did not sign and is reported as missing for one it signed; a processed/Warning receipt delivers with its warning in the history; an unsigned error receipt where a signed one was requested fails with the partner's disposition and explanation kept.
 import t from 'tap';
-import { organization, partner, startSender, storeCertificate } from '../helpers/as2.js';
+import { bobAndAlicePeer, partner, startSender } from '../helpers/as2.js';
 import { sendByHand, type Message } from '../helpers/flow.js';
-import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
+import { headerOf, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
-import { asHttp, writeFixture } from '../helpers/smime.js';
+import { asHttp, receiptReport, writeFixture } from '../helpers/smime.js';
 import { makeParties } from './parties.js';
 
 const server = await startTestServer(t);
@@ -21,26 +21,13 @@ let receipt: { disposition: string; signed: boolean; text: string; extra?: strin
 
 function answer(request: PeerRequest, index: number) {
   const messageId = headerOf(request, 'message-id')!;
-  const report = [
-    'Content-Type: multipart/report; report-type=disposition-notification; boundary="report-1"',
-    '',
-    '--report-1',
-    'Content-Type: text/plain',
-    '',
-    receipt.text,
-    '--report-1',
-    'Content-Type: message/disposition-notification',
-    '',
-    'Reporting-UA: pyas2lib-like test peer',
-    'Original-Recipient: rfc822; ALICE',
-    'Final-Recipient: rfc822; ALICE',
-    `Original-Message-ID: ${messageId}`,
-    `Disposition: automatic-action/MDN-sent-automatically; ${receipt.disposition}`,
-    ...(receipt.extra ?? []),
-    '',
-    '--report-1--',
-    '',
-  ].join('\r\n');
+  const report = receiptReport({
+    text: receipt.text,
+    ua: 'pyas2lib-like test peer',
+    messageId,
+    disposition: `automatic-action/MDN-sent-automatically; ${receipt.disposition}`,
+    fields: receipt.extra,
+  });
   let mdn = asHttp(Buffer.from(report));
   if (receipt.signed) {
     writeFixture(fixtures, 'report.mime', report);
@@ -61,10 +48,7 @@ function answer(request: PeerRequest, index: number) {
   };
 }
 
-const peer = await startPeer(t, answer);
-const bobCert = await storeCertificate(server, fixtures, 'bob');
-const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
-await organization(server, 'bob', 'BOB', bobCert);
+const { peer, aliceCert } = await bobAndAlicePeer(t, server, fixtures, answer);
 const common = { encryption_algorithm: 'none', compression: false, mdn_mode: 'sync' as const };
 // Three profiles of the same peer: pier signs or not, and asks a signed receipt or not.
 await partner(server, 'plain', 'ALICE', peer.url, aliceCert, {

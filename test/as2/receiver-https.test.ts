@@ -7,7 +7,14 @@ import { pino } from 'pino';
 import t from 'tap';
 import { formatDispositionNotificationOptions, packOutgoing, parseMdn } from '../../actors/as2/index.js';
 import { checkCertificateExpiry } from '../../runtime/certificates/expiry-check.js';
-import { organization, partner, startReceiver, startSender, storeCertificate } from '../helpers/as2.js';
+import {
+  organization,
+  partner,
+  startReceiver,
+  startSender,
+  storeCertificate,
+  syncSignedCompressed,
+} from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { sql } from '../helpers/database.js';
 import { upload, waitForMessage, waitForMessages, type Message } from '../helpers/flow.js';
@@ -48,13 +55,7 @@ const old = await storeCertificate(server, f, 'old');
 const url = await startReceiver(server, 'secure', { tls_certificate_id: tlsCert });
 const port = Number(new URL(url).port);
 
-const profile = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes256-cbc',
-  compression: true,
-  mdn_mode: 'sync',
-  mdn_signed: true,
-} as const;
+const profile = syncSignedCompressed;
 // One pier plays both sides: acme (ACME) sends to globex (GLOBEX), received as organization globex-in.
 await organization(server, 'acme', 'ACME', cert);
 const globex = await partner(server, 'globex', 'GLOBEX', url, cert, profile, {

@@ -3,28 +3,20 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { migrate, openDatabase } from '../../storage/db.js';
-import { createTestDatabase, sql } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
-import { fileFlowOn, spawnPier, runningIn } from '../helpers/process.js';
+import { createMigratedDatabase, sql } from '../helpers/database.js';
+import { fileFlowOn, flowDirs, spawnPier, runningIn } from '../helpers/process.js';
 import { startS3 } from '../helpers/s3.js';
-import { waitFor } from '../helpers/wait.js';
+import { allDelivered, deliveryClaims, rowCounter } from '../helpers/row-counts.js';
 import { limits } from '../../limits/limits.js';
 
 const files = Number(process.env.PIER_S3_CLUSTER_MESSAGES ?? 300);
 const s3 = await startS3(t);
-const db = await createTestDatabase();
+const db = await createMigratedDatabase();
 t.teardown(() => db.drop());
-const orm = await openDatabase(db.url, { poolMax: 1 });
-await migrate(orm);
-await orm.close();
 for (const [column, value] of Object.entries(s3.settings)) {
   await sql(db.url, `update settings set ${column} = $1`, [value]);
 }
-const dir = await tempDir(t, 'pier-s3-cluster-');
-const inbox = path.join(dir, 'in', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
+const { dir, inbox, outbox } = await flowDirs(t, 'pier-s3-cluster-');
 // Separate working directories: nothing is shared but the database and the bucket.
 const [a, b] = await Promise.all(
   ['a', 'b'].map(async (n) => {
@@ -38,7 +30,6 @@ const [a, b] = await Promise.all(
   }),
 );
 
-const one = async <T>(text: string) => (await sql(db.url, text))[0] as T;
 /** Each file just above the inline limit, so every payload lives in the bucket. */
 const contentOf = (i: number) => Buffer.alloc(limits.inlineMaxBytes + 100, `message ${i};`);
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -58,25 +49,11 @@ t.test(`${files} messages through two processes on one bucket: each delivered ex
   );
   await Promise.all([a!, b!].map((p) => runningIn(p, 'in')));
 
-  await waitFor(
-    async () =>
-      (await one<{ n: number }>("select count(*)::int as n from delivery where state = 'delivered'")).n ===
-      files,
-    'all delivered',
-    600_000,
-    500,
-  );
-  const totals = await one<{ messages: number; deliveries: number; claims: number; most: number }>(
-    `select (select count(*)::int from message) as messages, count(*)::int as deliveries,
-            sum(claims)::int as claims, max(claims)::int as most from delivery`,
-  );
+  await allDelivered(rowCounter(db.url), files, 600_000, 'all delivered', 500);
+  const { totals, byNode, crossed } = await deliveryClaims(db.url);
   t.same(totals, { messages: files, deliveries: files, claims: files, most: 1 }, 'one claim per delivery');
-  const byNode = await sql(db.url, 'select claimed_by, count(*)::int as n from delivery group by claimed_by');
   t.equal(byNode.length, 2, `both processes delivered: ${byNode.map((r) => r.n).join(' + ')}`);
-  const crossed = await one<{ n: number }>(
-    'select count(*)::int as n from delivery d join message m on m.id = d.message_id where d.claimed_by <> m.accepted_by',
-  );
-  t.ok(crossed.n > 0, `${crossed.n} messages received by one process were delivered by the other`);
+  t.ok(crossed > 0, `${crossed} messages received by one process were delivered by the other`);
 
   const written = (await readdir(path.join(outbox, 'acme'))).filter((f) => !f.startsWith('.'));
   t.equal(written.length, files);

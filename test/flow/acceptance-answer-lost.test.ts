@@ -1,22 +1,18 @@
 // Covers an acceptance that commits while its answer is lost (the database connection fails after the commit): the file poller and the AS2 receiver keep what they stored for it, so the message that was stored has its document and is delivered whole, once; the copy taken or sent again is a duplicate whose own stages go; and stages of acceptances that did not commit are removed once the database answers again.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
-import { fileFlowOn, mustOn, spawnPier } from '../helpers/process.js';
+import { fileFlowOn, mustOn, spawnPier, flowDirs } from '../helpers/process.js';
 import { databaseBehindProxy } from '../helpers/tcp-proxy.js';
+import { rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 t.test('a file whose acceptance committed with its answer lost is delivered whole, once', async (t) => {
   const { db, proxy, url: throughProxy } = await databaseBehindProxy(t);
-  const dir = await tempDir(t, 'pier-answer-lost-');
-  const inbox = path.join(dir, 'in', 'globex');
-  const outbox = path.join(dir, 'out');
+  const { dir, inbox, outbox } = await flowDirs(t, 'pier-answer-lost-');
   const dataDir = path.join(dir, 'data');
-  await mkdir(inbox, { recursive: true });
-  const count = async (where: string) =>
-    Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+  const count = rowCounter(db.url);
 
   const pier = await spawnPier(t, { databaseUrl: throughProxy, dataDir, cwd: dir });
   await fileFlowOn(pier, dir, outbox);

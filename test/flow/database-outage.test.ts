@@ -1,25 +1,21 @@
 // Covers a database outage in the middle of a file flow: every connection of a running pier to PostgreSQL is reset and refused for several seconds; pier carries on by itself once the database answers, every file is delivered exactly once, no message stays InProgress, and the outage is told in a handful of log lines, not one per failed statement.
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
-import { fileFlowOn, mustOn, spawnPier } from '../helpers/process.js';
+import { fileFlowOn, mustOn, spawnPier, flowDirs } from '../helpers/process.js';
 import { databaseBehindProxy } from '../helpers/tcp-proxy.js';
+import { rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 300;
 const outageMs = 8_000;
 const { db, proxy, url: throughProxy } = await databaseBehindProxy(t);
 
-const dir = await tempDir(t, 'pier-outage-');
-const inbox = path.join(dir, 'in', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
+const { dir, inbox, outbox } = await flowDirs(t, 'pier-outage-');
 
 /** Counted on the database directly, past the proxy. */
-const count = async (where: string) =>
-  Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+const count = rowCounter(db.url);
 
 t.test('the database goes away mid-flow and comes back: nothing lost, nothing stuck', async (t) => {
   const pier = await spawnPier(t, {

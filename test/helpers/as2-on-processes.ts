@@ -14,7 +14,8 @@ import { createServer, type Server } from 'node:net';
 import type { Test } from 'tap';
 import type { Fixtures } from './certificates.js';
 import { freePort } from './free-port.js';
-import { mustOn, spawnPier, type PierProcess } from './process.js';
+import { syncSignedCompressed } from './as2.js';
+import { bobFromAliceOn, mustOn, spawnPier, type PierProcess } from './process.js';
 import { waitFor } from './wait.js';
 
 export interface As2Receivers {
@@ -99,25 +100,7 @@ async function configureAs2(
   if (up.status !== 201) throw new Error(`certificate upload: ${await up.text()}`);
   const certificate = ((await up.json()) as { data: { id: number } }).data.id;
   await configure(p);
-  const bob = (await mustOn(p, '/organizations', { name: 'bob' })).body.data as { id: number };
-  await mustOn(p, '/as2/local-profiles', {
-    local_organization_id: bob.id,
-    as2id: 'BOB',
-    signing_certificate_id: certificate,
-  });
-  const alice = (await mustOn(p, '/partners', { name: 'alice' })).body.data as { id: number };
-  await mustOn(p, '/as2/remote-profiles', {
-    business_partner_id: alice.id,
-    as2id: 'ALICE',
-    signing_algorithm: 'sha256',
-    encryption_algorithm: 'aes256-cbc',
-    compression: true,
-    mdn_mode: 'sync',
-    mdn_signed: true,
-    partner_certificate_id: certificate,
-    signature_certificate_ids: [certificate],
-    endpoint: 'http://127.0.0.1:9/as2',
-  });
+  await bobFromAliceOn(p, certificate, certificate, syncSignedCompressed);
   for (const [n, name] of names.entries()) {
     await mustOn(p, '/plugins/configs?type=as2-receiver', {
       name,

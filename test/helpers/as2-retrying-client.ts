@@ -10,6 +10,7 @@
 import http from 'node:http';
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import { formatMic, packOutgoing } from '../../actors/as2/index.js';
+import { as2Headers } from './as2.js';
 
 export interface As2Keys {
   certificate: X509Certificate;
@@ -102,7 +103,7 @@ export function startAs2Load(options: {
         const answer = await post(
           url,
           packed.body,
-          { ...packed.headers, 'Message-ID': message.messageId },
+          { ...as2Headers('ALICE', message.messageId), ...packed.headers },
           agent,
         );
         const problem = answer.status === 200 ? receiptProblem(answer.body, mic) : `HTTP ${answer.status}`;
@@ -161,16 +162,7 @@ function post(
         method: 'POST',
         agent,
         timeout: 60_000,
-        headers: {
-          'AS2-Version': '1.2',
-          'AS2-From': 'ALICE',
-          'AS2-To': 'BOB',
-          'Disposition-Notification-To': 'edi@alice.example',
-          'Disposition-Notification-Options':
-            'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
-          ...headers,
-          'Content-Length': String(body.length),
-        },
+        headers: { ...headers, 'Content-Length': String(body.length) },
       },
       (response) => {
         const chunks: Buffer[] = [];

@@ -7,6 +7,7 @@ import { must, type Message } from './flow.js';
 import type { Answer, TestServer } from './server.js';
 import { uploadCertificate } from './upload.js';
 import { freePort } from './free-port.js';
+import { startPeer, type PeerAnswer, type PeerRequest } from './http-peer.js';
 
 export { freePort };
 
@@ -108,6 +109,9 @@ export const syncSigned: Profile = {
   mdn_mode: 'sync',
   mdn_signed: true,
 };
+
+/** `syncSigned` with the payload compressed before signing. */
+export const syncSignedCompressed: Profile = { ...syncSigned, compression: true };
 
 /** `syncSigned` with the signed receipt sent asynchronously. */
 export const asyncSigned: Profile = { ...syncSigned, mdn_mode: 'async' };
@@ -268,4 +272,22 @@ export async function postAs2(url: string, body: Buffer, headers: Record<string,
 export async function messageByAs2Id(server: TestServer, as2Id: string): Promise<Message> {
   const list = await server.call('GET', '/api/v1/messages?limit=100');
   return (list.body.data.messages as Message[]).find((m) => m.protocols.as2?.message_id === as2Id);
+}
+
+/**
+ * Organization bob (BOB) signing with the fixtures' `bob`, and a peer on 127.0.0.1 that plays
+ * alice by `answer`: the tests of what pier's sender makes of another implementation's answers.
+ * Answers the peer and the id of alice's certificate (`alice`), for her profiles.
+ */
+export async function bobAndAlicePeer(
+  t: Test,
+  server: TestServer,
+  fixtures: Fixtures,
+  answer: (request: PeerRequest, index: number) => PeerAnswer | Promise<PeerAnswer>,
+) {
+  const peer = await startPeer(t, answer);
+  const bobCert = await storeCertificate(server, fixtures, 'bob');
+  const aliceCert = await storeCertificate(server, fixtures, 'alice', false);
+  await organization(server, 'bob', 'BOB', bobCert);
+  return { peer, aliceCert };
 }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Test } from 'tap';
 import { createTestDatabase, sql } from './database.js';
 import { tempDir } from './flow.js';
-import { mustOn, spawnPier, type PierProcess } from './process.js';
+import { mustOn, pierStarter, type PierProcess } from './process.js';
 import { waitFor } from './wait.js';
 
 export const pollerKill9Files = 40;
@@ -40,7 +40,7 @@ export async function pollerKill9(t: Test, name: string, target: PollerKill9Targ
   const rows = (query: string) => sql(db.url, query) as Promise<Row[]>;
   const count = async (where: string) =>
     Number((await rows(`select count(*)::int as n from ${where}`))[0]!.n);
-  const start = () => spawnPier(t, { databaseUrl: db.url, dataDir: path.join(dir, 'data'), cwd: dir });
+  const start = pierStarter(t, db.url, dir);
   const contents = new Map<string, Buffer>();
   const write = async (from: number, to: number, pauseMs: number) => {
     for (let i = from; i < to; i++) {

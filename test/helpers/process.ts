@@ -3,10 +3,11 @@
  * directory on a given database, reachable over loopback, killed with any signal.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Test } from 'tap';
-import { fileFlowRequests, type FileFlowOptions } from './flow.js';
+import { fileFlowRequests, tempDir, type FileFlowOptions } from './flow.js';
 import { waitFor } from './wait.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -93,6 +94,44 @@ export async function spawnPier(
   };
 }
 
+/**
+ * `start()`: a pier on `databaseUrl` working in `dir`, its data in `dir`/data and `env` added; called
+ * again after a kill or a stop, the next process takes over where the last one was.
+ */
+export function pierStarter(
+  t: Pick<Test, 'teardown'>,
+  databaseUrl: string,
+  dir: string,
+  env: Record<string, string> = {},
+): () => Promise<PierProcess> {
+  return () => spawnPier(t, { databaseUrl, dataDir: path.join(dir, 'data'), cwd: dir, env });
+}
+
+/** A working directory of its own for `fileFlowOn`: its inbox (in/globex, made here) and outbox (out). */
+export async function flowDirs(
+  t: Test,
+  prefix: string,
+): Promise<{ dir: string; inbox: string; outbox: string }> {
+  const dir = await tempDir(t, prefix);
+  const inbox = path.join(dir, 'in', 'globex');
+  await mkdir(inbox, { recursive: true });
+  return { dir, inbox, outbox: path.join(dir, 'out') };
+}
+
+/** The process's exit: its code, and when it came (milliseconds since the epoch). */
+export function exitOf(p: PierProcess): Promise<{ code: number | null; at: number }> {
+  return new Promise((resolve) => p.child.once('exit', (code) => resolve({ code, at: Date.now() })));
+}
+
+/** SIGTERM, then the exit: its code and the seconds from the signal to the exit. */
+export async function terminate(p: PierProcess): Promise<{ code: number | null; seconds: number }> {
+  const exited = exitOf(p);
+  const signalledAt = Date.now();
+  p.child.kill('SIGTERM');
+  const { code, at } = await exited;
+  return { code, seconds: (at - signalledAt) / 1000 };
+}
+
 /** POST under /api/v1 of a process that must succeed. */
 export async function mustOn(p: PierProcess, url: string, body: unknown = {}) {
   const r = await p.call('POST', url, body);
@@ -132,4 +171,32 @@ export async function fileFlowOn(
     poller: { polling_interval: 1, enabled: false, ...options.poller },
   });
   for (const { url, body } of requests) await mustOn(p, url, body);
+}
+
+/**
+ * Organization bob (AS2 id BOB) signing with `bobCertificate`, and partner alice (ALICE) with
+ * `aliceCertificate`, whose profile (`profile` adds to it) names an endpoint nothing listens on:
+ * what the tests that receive from alice on a process set up.
+ */
+export async function bobFromAliceOn(
+  p: PierProcess,
+  bobCertificate: number,
+  aliceCertificate: number,
+  profile: object = {},
+): Promise<void> {
+  const bob = (await mustOn(p, '/organizations', { name: 'bob' })).body.data.id as number;
+  await mustOn(p, '/as2/local-profiles', {
+    local_organization_id: bob,
+    as2id: 'BOB',
+    signing_certificate_id: bobCertificate,
+  });
+  const alice = (await mustOn(p, '/partners', { name: 'alice' })).body.data.id as number;
+  await mustOn(p, '/as2/remote-profiles', {
+    business_partner_id: alice,
+    as2id: 'ALICE',
+    endpoint: 'http://127.0.0.1:9/as2',
+    partner_certificate_id: aliceCertificate,
+    signature_certificate_ids: [aliceCertificate],
+    ...profile,
+  });
 }

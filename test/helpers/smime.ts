@@ -89,6 +89,39 @@ export function opensslDigest(fixtures: Fixtures, digest: string, file: string):
 }
 
 /**
+ * The multipart/report of a receipt as another implementation writes it for alice: `text` for a
+ * person, then the disposition notification for `messageId` with `disposition` and `fields`.
+ */
+export function receiptReport(report: {
+  text: string;
+  ua: string;
+  messageId: string;
+  disposition: string;
+  fields?: string[];
+}): string {
+  return [
+    'Content-Type: multipart/report; report-type=disposition-notification; boundary="report-1"',
+    '',
+    '--report-1',
+    'Content-Type: text/plain',
+    '',
+    report.text,
+    '--report-1',
+    'Content-Type: message/disposition-notification',
+    '',
+    `Reporting-UA: ${report.ua}`,
+    'Original-Recipient: rfc822; ALICE',
+    'Final-Recipient: rfc822; ALICE',
+    `Original-Message-ID: ${report.messageId}`,
+    `Disposition: ${report.disposition}`,
+    ...(report.fields ?? []),
+    '',
+    '--report-1--',
+    '',
+  ].join('\r\n');
+}
+
+/**
  * A partner's synchronous receipt made by `openssl cms -sign`: a processed disposition with
  * `mic` for `messageId`, signed by `signer` (`<signer>.crt` and `.key` among the fixtures) with
  * digest `md`, as the HTTP answer parts a test peer returns.

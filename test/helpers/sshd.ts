@@ -65,6 +65,17 @@ async function waitForPort(port: number, child: ChildProcess, log: () => string)
   }
 }
 
+/** The settings an sftp instance signs in to `sshd` with: its address, the password and the host key pinned. */
+export function sftpLogin(sshd: Sshd) {
+  return {
+    host: sshd.host,
+    port: sshd.port,
+    username: sshd.user,
+    password: sshd.password,
+    host_key_fingerprint: sshd.fingerprint,
+  };
+}
+
 /** The processes below `pid` (its children, theirs, …), read from /proc. */
 async function descendants(pid: number): Promise<number[]> {
   const parents = new Map<number, number>();

@@ -2,19 +2,15 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
-import { createTestDatabase, sql } from '../helpers/database.js';
+import { createMigratedDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { refusedEndpoint, startS3 } from '../helpers/s3.js';
 import { spawnPier } from '../helpers/process.js';
-import { migrate, openDatabase } from '../../storage/db.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const s3 = await startS3(t);
-const db = await createTestDatabase();
+const db = await createMigratedDatabase();
 t.teardown(() => db.drop());
-const orm = await openDatabase(db.url, { poolMax: 1 });
-await migrate(orm);
-await orm.close();
 const dir = await tempDir(t, 'pier-s3-start-');
 
 async function saveStorage(values: Record<string, string>) {

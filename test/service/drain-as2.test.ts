@@ -9,10 +9,12 @@ import http from 'node:http';
 import path from 'node:path';
 import t from 'tap';
 import { formatMic, packOutgoing } from '../../actors/as2/index.js';
-import { createTestDatabase, sql } from '../helpers/database.js';
+import { as2Headers, syncSignedCompressed } from '../helpers/as2.js';
+import { createTestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { freePort } from '../helpers/free-port.js';
-import { mustOn, spawnPier, type PierProcess } from '../helpers/process.js';
+import { bobFromAliceOn, mustOn, pierStarter, terminate, type PierProcess } from '../helpers/process.js';
+import { allDelivered, rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 const messages = 400;
@@ -22,15 +24,8 @@ const db = await createTestDatabase();
 t.teardown(() => db.drop());
 const dir = await tempDir(t, 'pier-drain-as2-');
 const outbox = path.join(dir, 'out');
-const start = () =>
-  spawnPier(t, {
-    databaseUrl: db.url,
-    dataDir: path.join(dir, 'data'),
-    cwd: dir,
-    env: { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) },
-  });
-const count = async (where: string) =>
-  Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+const start = pierStarter(t, db.url, dir, { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) });
+const count = rowCounter(db.url);
 
 // One key pair for both sides: ALICE signs and BOB decrypts and signs receipts with it.
 execFileSync(
@@ -66,25 +61,7 @@ async function configure(p: PierProcess, receiverPort: number): Promise<void> {
     body: form,
   });
   const cert = ((await uploaded.json()) as { data: { id: number } }).data.id;
-  const bob = (await mustOn(p, '/organizations', { name: 'bob' })).body.data.id as number;
-  await mustOn(p, '/as2/local-profiles', {
-    local_organization_id: bob,
-    as2id: 'BOB',
-    signing_certificate_id: cert,
-  });
-  const alice = (await mustOn(p, '/partners', { name: 'alice' })).body.data.id as number;
-  await mustOn(p, '/as2/remote-profiles', {
-    business_partner_id: alice,
-    as2id: 'ALICE',
-    signing_algorithm: 'sha256',
-    encryption_algorithm: 'aes256-cbc',
-    compression: true,
-    mdn_mode: 'sync',
-    mdn_signed: true,
-    partner_certificate_id: cert,
-    signature_certificate_ids: [cert],
-    endpoint: 'http://127.0.0.1:9/as2',
-  });
+  await bobFromAliceOn(p, cert, cert, syncSignedCompressed);
   await mustOn(p, '/plugins/configs?type=file-writer', {
     name: 'out',
     directory: outbox,
@@ -114,14 +91,8 @@ function post(url: string, i: number): Promise<Outcome> {
         method: 'POST',
         agent: false,
         headers: {
-          'AS2-Version': '1.2',
-          'AS2-From': 'ALICE',
-          'AS2-To': 'BOB',
-          'Disposition-Notification-To': 'edi@alice.example',
-          'Disposition-Notification-Options':
-            'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256',
+          ...as2Headers('ALICE', `<drain-${i}@alice.example>`),
           ...r.headers,
-          'Message-ID': `<drain-${i}@alice.example>`,
           'Content-Length': String(r.body.length),
         },
       },
@@ -201,11 +172,7 @@ t.test(
     const load = Promise.all(Array.from({ length: concurrency }, sender));
 
     await waitFor(() => tally.receipts >= 100, '100 receipts', 120_000, 5);
-    const signalledAt = Date.now();
-    const exited = new Promise<number | null>((resolve) => first.child.once('exit', (code) => resolve(code)));
-    first.child.kill('SIGTERM');
-    const code = await exited;
-    const stopSeconds = (Date.now() - signalledAt) / 1000;
+    const { code, seconds: stopSeconds } = await terminate(first);
     t.equal(code, 0, 'exit code 0');
     t.ok(stopSeconds < shutdownTimeoutSeconds, `stopped in ${stopSeconds.toFixed(1)} s, within the deadline`);
     t.equal(await count("delivery where state = 'delivering'"), 0, 'no delivery is left claimed');
@@ -223,12 +190,7 @@ t.test(
     t.same([...retryAfters], ['10'], 'every 503 carries Retry-After');
     t.ok(receiptsAtStop < messages, `stopped mid-receive: ${receiptsAtStop} receipts before the stop`);
 
-    await waitFor(
-      async () => (await count("delivery where state = 'delivered'")) === messages,
-      'all written',
-      120_000,
-      100,
-    );
+    await allDelivered(count, messages, 120_000, 'all written');
     t.equal(await count('message'), messages, 'each message stored once');
     const written = (await readdir(path.join(outbox, 'alice'))).filter((f) => !f.startsWith('.'));
     t.equal(written.length, messages, 'each message written once');

@@ -5,10 +5,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { createTestDatabase, sql } from '../helpers/database.js';
+import { createTestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { startPeer } from '../helpers/http-peer.js';
-import { mustOn, spawnPier, type PierProcess } from '../helpers/process.js';
+import { exitOf, mustOn, pierStarter, terminate } from '../helpers/process.js';
+import { allDelivered, rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 20;
@@ -33,15 +34,8 @@ async function flow(t: Test, name: string) {
   const inbox = path.join(dir, 'in', 'globex');
   await mkdir(inbox, { recursive: true });
   const { peer, release } = await slowPeer(t);
-  const start = () =>
-    spawnPier(t, {
-      databaseUrl: db.url,
-      dataDir: path.join(dir, 'data'),
-      cwd: dir,
-      env: { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) },
-    });
-  const count = async (where: string) =>
-    Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+  const start = pierStarter(t, db.url, dir, { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) });
+  const count = rowCounter(db.url);
   const first = await start();
   await mustOn(first, '/organizations', { name: 'acme' });
   await mustOn(first, '/partners', { name: 'globex' });
@@ -65,17 +59,9 @@ async function flow(t: Test, name: string) {
   return { first, start, count, peer, release };
 }
 
-function exitOf(p: PierProcess): Promise<{ code: number | null; at: number }> {
-  return new Promise((resolve) => p.child.once('exit', (code) => resolve({ code, at: Date.now() })));
-}
-
 t.test('deliveries that outlast the deadline are cut at it and given back at once', async (t) => {
   const { first, start, count, release } = await flow(t, 'deadline');
-  const exited = exitOf(first);
-  const signalledAt = Date.now();
-  first.child.kill('SIGTERM');
-  const { code, at } = await exited;
-  const seconds = (at - signalledAt) / 1000;
+  const { code, seconds } = await terminate(first);
   t.equal(code, 0, 'exit code 0');
   t.ok(
     seconds >= shutdownTimeoutSeconds - 0.5 && seconds < shutdownTimeoutSeconds + 5,
@@ -89,12 +75,7 @@ t.test('deliveries that outlast the deadline are cut at it and given back at onc
 
   release();
   await start();
-  await waitFor(
-    async () => (await count("delivery where state = 'delivered'")) === files,
-    'all delivered',
-    60_000,
-    100,
-  );
+  await allDelivered(count, files, 60_000);
   t.equal(await count('message'), files, 'one message per file');
 });
 
@@ -118,11 +99,6 @@ t.test('a second signal stops the process at once; the next process delivers eve
 
   release();
   await start();
-  await waitFor(
-    async () => (await count("delivery where state = 'delivered'")) === files,
-    'all delivered',
-    60_000,
-    100,
-  );
+  await allDelivered(count, files, 60_000);
   t.equal(await count('message'), files, 'one message per file: nothing acknowledged was lost');
 });

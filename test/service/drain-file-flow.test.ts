@@ -1,23 +1,21 @@
 // Covers a clean stop in the middle of a 2,000-file flow: SIGTERM makes `pier serve`
 // exit 0 within PIER_SHUTDOWN_TIMEOUT with nothing left claimed; a second process, seen
 // `starting` then `ready` on GET /ready, delivers the rest; every file exactly once.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { createTestDatabase, sql } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
+import { createTestDatabase } from '../helpers/database.js';
 import { freePort } from '../helpers/free-port.js';
-import { fileFlowOn, spawnPier, mustOn } from '../helpers/process.js';
+import { readNumbered, writeNumbered } from '../helpers/numbered-files.js';
+import { fileFlowOn, flowDirs, spawnPier, mustOn, terminate } from '../helpers/process.js';
+import { allDelivered, rowCounter } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 2000;
 const shutdownTimeoutSeconds = 20;
 const db = await createTestDatabase();
 t.teardown(() => db.drop());
-const dir = await tempDir(t, 'pier-drain-flow-');
-const inbox = path.join(dir, 'in', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
+const { dir, inbox, outbox } = await flowDirs(t, 'pier-drain-flow-');
 const start = (port = 0) =>
   spawnPier(t, {
     databaseUrl: db.url,
@@ -25,9 +23,7 @@ const start = (port = 0) =>
     cwd: dir,
     env: { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds), HTTP_PORT: String(port) },
   });
-const content = (i: number) => `${String(i).padStart(4, '0')}:`.padEnd(4096, 'x');
-const count = async (where: string) =>
-  Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+const count = rowCounter(db.url);
 
 /** Every answer GET /ready gives at `port` until it says ready, in order, without repeats. */
 async function readinessUntilReady(port: number): Promise<string[]> {
@@ -53,16 +49,12 @@ t.test(
   async (t) => {
     const first = await start();
     await fileFlowOn(first, dir, outbox);
-    for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `f${i}.dat`), content(i));
+    await writeNumbered(inbox, files);
     t.equal((await fetch(`${first.url}/ready`)).status, 200, 'the first process is ready');
     await mustOn(first, '/services/file-poller/in/start');
 
     await waitFor(async () => (await count('message')) >= 300, 'the run under way', 60_000, 5);
-    const signalledAt = Date.now();
-    const exited = new Promise<number | null>((resolve) => first.child.once('exit', (code) => resolve(code)));
-    first.child.kill('SIGTERM');
-    const code = await exited;
-    const stopSeconds = (Date.now() - signalledAt) / 1000;
+    const { code, seconds: stopSeconds } = await terminate(first);
     t.equal(code, 0, 'exit code 0');
     t.ok(stopSeconds < shutdownTimeoutSeconds, `stopped in ${stopSeconds.toFixed(1)} s, within the deadline`);
     const said = first.logLines.map((l) => l.msg);
@@ -90,21 +82,11 @@ t.test(
     const readiness = readinessUntilReady(port);
     await start(port);
     t.same(await readiness, ['503 starting', '200 ready'], 'GET /ready: starting, then ready');
-    await waitFor(
-      async () => (await count("delivery where state = 'delivered'")) === files,
-      'all delivered',
-      180_000,
-      100,
-    );
+    await allDelivered(count, files, 180_000);
     t.equal(await count('message'), files, 'one message per file: none lost, none doubled');
     t.same(await readdir(inbox), [], 'every file was taken');
-    const written = (await readdir(path.join(outbox, 'acme'))).filter((f) => !f.startsWith('.'));
-    t.equal(written.length, files, 'every file written once, under its own name');
-    const wrong: string[] = [];
-    for (let i = 0; i < files; i++) {
-      const bytes = await readFile(path.join(outbox, 'acme', `f${i}.dat`), 'utf8');
-      if (bytes !== content(i)) wrong.push(`f${i}.dat`);
-    }
+    const { written, wrong } = await readNumbered(path.join(outbox, 'acme'), files);
+    t.equal(written, files, 'every file written once, under its own name');
     t.same(wrong, [], 'every file has its own content');
   },
 );

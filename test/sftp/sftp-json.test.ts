@@ -6,7 +6,7 @@ import t from 'tap';
 import { jsonTextToEdi } from '../../edi/json/translate.js';
 import { must, parties, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
-import { startSshd } from '../helpers/sshd.js';
+import { sftpLogin, startSshd } from '../helpers/sshd.js';
 
 const server = await startTestServer(t);
 const sshd = await startSshd(t);
@@ -14,11 +14,7 @@ await parties(server);
 const outbox = await sshd.directory('outbox');
 await must(server, '/plugins/configs?type=sftp-sender', {
   name: 'to-globex',
-  host: sshd.host,
-  port: sshd.port,
-  username: sshd.user,
-  host_key_fingerprint: sshd.fingerprint,
-  password: sshd.password,
+  ...sftpLogin(sshd),
   remote_directory: outbox,
   path_pattern: '{filename}',
   format: 'json',

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { pollerKill9 } from '../helpers/poller-kill9.js';
-import { startSshd } from '../helpers/sshd.js';
+import { sftpLogin, startSshd } from '../helpers/sshd.js';
 
 const sshd = await startSshd(t);
 
@@ -12,11 +12,7 @@ t.test('file poller to sftp-sender, killed twice: every file lands once, none lo
   await pollerKill9(t, 'sftp', {
     type: 'sftp-sender',
     settings: {
-      host: sshd.host,
-      port: sshd.port,
-      username: sshd.user,
-      password: sshd.password,
-      host_key_fingerprint: sshd.fingerprint,
+      ...sftpLogin(sshd),
       remote_directory: outbox,
       path_pattern: '{filename}',
       retry_interval: 1,

@@ -5,8 +5,9 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { mustOn, spawnPier } from '../helpers/process.js';
-import { startSshd } from '../helpers/sshd.js';
+import { mustOn, pierStarter } from '../helpers/process.js';
+import { rowCounter } from '../helpers/row-counts.js';
+import { sftpLogin, startSshd } from '../helpers/sshd.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 40;
@@ -21,20 +22,13 @@ async function setUp(t: Test, name: string) {
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
   const dir = await tempDir(t, `pier-sftp-kill9-${name}-`);
-  const start = () => spawnPier(t, { databaseUrl: db.url, dataDir: path.join(dir, 'data'), cwd: dir });
-  const count = async (where: string) =>
-    Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+  const start = pierStarter(t, db.url, dir);
+  const count = rowCounter(db.url);
   dbUrl = db.url;
   return { dir, start, count };
 }
 
-const login = {
-  host: sshd.host,
-  port: sshd.port,
-  username: sshd.user,
-  password: sshd.password,
-  host_key_fingerprint: sshd.fingerprint,
-};
+const login = sftpLogin(sshd);
 
 t.test('sftp-sender killed mid-transfer: every file lands once, whole, with no temporary left', async (t) => {
   const { start, count } = await setUp(t, 'sender');

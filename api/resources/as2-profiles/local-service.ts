@@ -16,6 +16,7 @@ import {
   type LocalProfileValues,
 } from '../../schemas/as2-profile.js';
 import { loadForUpdate, throwProblems } from '../../validation.js';
+import { auditProfile } from './profile-audit.js';
 import { certificateProblems, readCertificateRefs, writeCertificateRefs } from './certificate-refs.js';
 
 const auditedFields = [
@@ -152,14 +153,8 @@ export async function createLocalProfile(
     });
     await em.flush();
     await writeCertificateRefs(em, { kind: 'local', id: organizationId }, refsOf(values));
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'create',
-      kind: 'as2-local-profile',
-      record_id: organizationId,
-      record_name: organization.name,
-      changes: diffChanges(undefined, { ...values }, auditedFields),
-    });
+    const changes = diffChanges(undefined, { ...values }, auditedFields);
+    await auditProfile(ctx, em, caller, 'create', 'local', organizationId, changes);
     return profileJson(profile, refsOf(values));
   });
 }
@@ -190,15 +185,7 @@ export async function updateLocalProfile(
     em.assign(profile, { as2id: values.as2id, async_mdn_url: values.async_mdn_url, updated_at: ctx.now() });
     await em.flush();
     await writeCertificateRefs(em, { kind: 'local', id: organizationId }, refsOf(values));
-    const organization = await em.findOne(OrganizationSchema, { id: organizationId });
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'update',
-      kind: 'as2-local-profile',
-      record_id: organizationId,
-      record_name: organization?.name ?? String(organizationId),
-      changes,
-    });
+    await auditProfile(ctx, em, caller, 'update', 'local', organizationId, changes);
     return profileJson(profile, refsOf(values));
   });
 }
@@ -255,16 +242,9 @@ export async function deleteLocalProfile(
   await inTransaction(ctx, async (em) => {
     const { profile, refs } = await load(em, organizationId);
     const before = valuesOf(profile, refs);
-    const organization = await em.findOne(OrganizationSchema, { id: organizationId });
     em.remove(profile);
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'delete',
-      kind: 'as2-local-profile',
-      record_id: organizationId,
-      record_name: organization?.name ?? String(organizationId),
-      changes: diffChanges({ ...before }, undefined, auditedFields),
-    });
+    const changes = diffChanges({ ...before }, undefined, auditedFields);
+    await auditProfile(ctx, em, caller, 'delete', 'local', organizationId, changes);
   });
 }

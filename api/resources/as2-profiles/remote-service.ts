@@ -29,6 +29,7 @@ import {
   type RemoteProfileUpdate,
   type RemoteProfileValues,
 } from '../../schemas/as2-profile.js';
+import { auditProfile } from './profile-audit.js';
 import { certificateProblems, readCertificateRefs, writeCertificateRefs } from './certificate-refs.js';
 
 const secretFields = ['http_basic_password', 'http_headers'] as const;
@@ -329,14 +330,8 @@ export async function createRemoteProfile(
     });
     await em.flush();
     await writeCertificateRefs(em, { kind: 'remote', id: partnerId }, refsOf(values));
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'create',
-      kind: 'as2-remote-profile',
-      record_id: partnerId,
-      record_name: partner.name,
-      changes: diffChanges(undefined, auditValues(values), auditedFields, secretFields),
-    });
+    const changes = diffChanges(undefined, auditValues(values), auditedFields, secretFields);
+    await auditProfile(ctx, em, caller, 'create', 'remote', partnerId, changes);
     return profileJson(profile, refsOf(values));
   });
 }
@@ -401,15 +396,7 @@ export async function updateRemoteProfile(
     em.assign(profile, { ...columnsOf(values, ctx.secrets), updated_at: ctx.now() });
     await em.flush();
     await writeCertificateRefs(em, { kind: 'remote', id: partnerId }, refsOf(values));
-    const partner = await em.findOne(PartnerSchema, { id: partnerId });
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'update',
-      kind: 'as2-remote-profile',
-      record_id: partnerId,
-      record_name: partner?.name ?? String(partnerId),
-      changes: changed,
-    });
+    await auditProfile(ctx, em, caller, 'update', 'remote', partnerId, changed);
     return profileJson(profile, refsOf(values));
   });
 }
@@ -418,16 +405,9 @@ export async function deleteRemoteProfile(ctx: ApiContext, caller: Caller, partn
   await inTransaction(ctx, async (em) => {
     const { profile, refs } = await load(em, partnerId);
     const before = valuesOf(profile, refs, ctx.secrets);
-    const partner = await em.findOne(PartnerSchema, { id: partnerId });
     em.remove(profile);
     await em.flush();
-    await ctx.audit.record(em, {
-      actor: caller.actor,
-      action: 'delete',
-      kind: 'as2-remote-profile',
-      record_id: partnerId,
-      record_name: partner?.name ?? String(partnerId),
-      changes: diffChanges(auditValues(before), undefined, auditedFields, secretFields),
-    });
+    const changes = diffChanges(auditValues(before), undefined, auditedFields, secretFields);
+    await auditProfile(ctx, em, caller, 'delete', 'remote', partnerId, changes);
   });
 }
