@@ -15,4 +15,5 @@ export { actionButton, backLink, registerDelete, section } from './detail.js';
 export { keptInput, recordForm, withChoices, withPickers, type RecordFormSpec } from './form-with-pickers.js';
 export { refusalAlert, refusalNotice, refused, refusedForm, refusedState } from './refusal-summary.js';
 export { checkResult, checkSteps } from './check-steps.js';
-export { badge, facts, pager, refusal, table, when, type Column, type UiDeps } from '../pages/common.js';
+export { badge, facts, pager, refusal, table, when, type Column } from './data.js';
+export { type UiDeps } from './request-context.js';

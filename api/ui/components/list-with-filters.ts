@@ -7,7 +7,7 @@ import type { HttpMethod } from '../../http/router.js';
 import type { ApiError } from '../../errors.js';
 import { field, type FieldSpec, type FormState } from '../form.js';
 import { html, type Html } from '../html.js';
-import { pager, table, type Column } from '../pages/common.js';
+import { pager, table, type Column } from './data.js';
 import type { PageRequest } from './page-frame.js';
 import { refusalAlert } from './refusal-summary.js';
 

@@ -8,8 +8,8 @@ import type { HttpMethod } from '../../http/router.js';
 import { loadChoices, type Choices } from '../pickers.js';
 import type { ApiCall, ApiOutcome } from '../call-api.js';
 import type { Notice, PageOptions, UiRequestContext } from '../layout.js';
-import { bodyFields, callApi, mustCall, queryOf, sendPage, seeOther, uiContext } from '../pages/common.js';
-import { type UiDeps } from '../pages/common.js';
+import { bodyFields, callApi, mustCall, queryOf, sendPage, seeOther, uiContext } from './request-context.js';
+import { type UiDeps } from './request-context.js';
 
 /** How a page answers besides its body: the status and the notices above it (a refusal). */
 export interface Answer {

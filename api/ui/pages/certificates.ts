@@ -16,7 +16,7 @@ import { actionButton, badge, facts, listWithFilters, openPage, refusal } from '
 import { registerDelete } from '../components/index.js';
 import { refused } from '../components/index.js';
 import { refusedState, when, type Answer, type PageRequest } from '../components/index.js';
-import type { UiDeps } from './common.js';
+import type { UiDeps } from '../components/request-context.js';
 import { usageSection } from './certificate-usage.js';
 import { pendingRequestsSection, registerCertificateGeneratePages } from './certificate-generate.js';
 import { registerRolloverPage, rolloverSection } from './certificate-rollover.js';
