@@ -17,3 +17,4 @@ export { refusalAlert, refusalNotice, refused, refusedForm, refusedState } from 
 export { checkResult, checkSteps } from './check-steps.js';
 export { badge, facts, pager, refusal, table, when, type Column } from './data.js';
 export { type UiDeps } from './request-context.js';
+export type { AnswerOf, ListRow } from '../api-answers.js';

@@ -2,6 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../../context.js';
 import type { HttpMethod } from '../../http/router.js';
+import type { AnswerOf } from '../api-answers.js';
 import type { ApiCall, ApiOutcome, ApiRoutes } from '../call-api.js';
 import { resolveUiUser } from '../current-user.js';
 import { secureCookies } from '../../ui-session/session.js';
@@ -37,8 +38,30 @@ export function sendPage(reply: FastifyReply, ui: UiRequestContext, page: PageOp
   return reply.code(status).type('text/html; charset=utf-8').send(layout(ui, page));
 }
 
-/** Runs an API route for the current user (see call-api.ts). */
-export function callApi<T = unknown>(
+/**
+ * Runs an API route for the current user (see call-api.ts). Its answer is typed by the route's
+ * response schema (api/ui/api-answers.ts): `GET /messages/:id` answers a message record.
+ */
+export function callApi<M extends HttpMethod, U extends string>(
+  deps: UiDeps,
+  ui: UiRequestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  method: M,
+  url: U,
+  input?: ApiCall,
+): Promise<ApiOutcome<AnswerOf<M, U>>>;
+/** @deprecated An answer typed by hand: name a route of api/ui/api-answers.ts instead. */
+export function callApi<T>(
+  deps: UiDeps,
+  ui: UiRequestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  method: HttpMethod,
+  url: string,
+  input?: ApiCall,
+): Promise<ApiOutcome<T>>;
+export function callApi(
   deps: UiDeps,
   ui: UiRequestContext,
   request: FastifyRequest,
@@ -46,13 +69,40 @@ export function callApi<T = unknown>(
   method: HttpMethod,
   url: string,
   input: ApiCall = {},
-): Promise<ApiOutcome<T>> {
-  return deps.api.call<T>(method, url, input, ui.user.caller, request, reply);
+): Promise<ApiOutcome<unknown>> {
+  return deps.api.call(method, url, input, ui.user.caller, request, reply);
 }
 
 /** An API answer the page cannot do without: a refusal becomes the error page. */
-export async function mustCall<T = unknown>(...args: Parameters<typeof callApi>): Promise<T> {
-  const outcome = await callApi<T>(...args);
+export function mustCall<M extends HttpMethod, U extends string>(
+  deps: UiDeps,
+  ui: UiRequestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  method: M,
+  url: U,
+  input?: ApiCall,
+): Promise<AnswerOf<M, U>>;
+/** @deprecated An answer typed by hand: name a route of api/ui/api-answers.ts instead. */
+export function mustCall<T>(
+  deps: UiDeps,
+  ui: UiRequestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  method: HttpMethod,
+  url: string,
+  input?: ApiCall,
+): Promise<T>;
+export async function mustCall(
+  deps: UiDeps,
+  ui: UiRequestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  method: HttpMethod,
+  url: string,
+  input: ApiCall = {},
+): Promise<unknown> {
+  const outcome = await callApi(deps, ui, request, reply, method, url, input);
   if (!outcome.ok) throw outcome.error;
   return outcome.data;
 }
