@@ -76,8 +76,8 @@ function registerAudit(app: FastifyInstance, deps: UiDeps): void {
     const r = v.data;
     const text = r.ok
       ? html`<span id="verify-result"
-          >The audit log verifies: ${r.events_checked} events checked, ${r.chained} chained,
-          ${r.unchained} unchained.</span
+          >The audit log verifies: ${r.events_checked} events checked, ${r.chained} chained, ${r.unchained}
+          unchained.</span
         >`
       : html`<span id="verify-result"
           >The audit log does NOT verify: first broken event ${String(r.first_broken_id)}

@@ -16,9 +16,25 @@ import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
 import { csrfInput, emptyForm, field, formErrors, type FieldSpec, type FormState } from '../form.js';
 import { asPicker, type Choices, type PickerKind } from '../pickers.js';
 import { submittedFields } from '../../resources/messages/upload.js';
-import { backLink, badge, facts, openPage, pager, refusal, refused, type PageInfo } from '../components/index.js';
+import {
+  backLink,
+  badge,
+  facts,
+  openPage,
+  pager,
+  refusal,
+  refused,
+  type PageInfo,
+} from '../components/index.js';
 import { refusedState } from '../components/index.js';
-import { table, when, type Answer, type AnswerOf, type PageRequest, type UiDeps } from '../components/index.js';
+import {
+  table,
+  when,
+  type Answer,
+  type AnswerOf,
+  type PageRequest,
+  type UiDeps,
+} from '../components/index.js';
 import { liveRegion, liveStatus } from '../live.js';
 import { ediTreeSlot } from '../edi-tree.js';
 import { limits } from '../../../limits/limits.js';
@@ -319,8 +335,7 @@ function messageSections(ui: UiRequestContext, id: string, m: Message): Html {
             </ul>`
       }
     </section>
-    ${ediSection(protocols.edi, id)}
-    ${protocols.edi ? ediTreeSlot(id) : ''}
+    ${ediSection(protocols.edi, id)} ${protocols.edi ? ediTreeSlot(id) : ''}
     <section aria-labelledby="as2-heading">
       <h2 id="as2-heading">AS2</h2>
       ${as2Facts(protocols.as2)}
