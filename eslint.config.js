@@ -116,6 +116,19 @@ const boundaries = {
     },
   ],
 };
+/**
+ * The web UI's components are what pages are built from, so they sit below the pages: a component
+ * importing a page would tie every page to that one. Later in the list than api/, so it replaces
+ * api/'s rule for these files and repeats its patterns.
+ */
+boundaries['api/ui/components'] = [
+  ...boundaries.api,
+  {
+    group: ['**/pages/**', '**/pages/*'],
+    message:
+      'api/ui/components/ are what pages are built from and import no page: move what both need into api/ui/components/',
+  },
+];
 
 /**
  * no-restricted-imports reads static imports only, so an `import('…')` of a literal path crossed a

@@ -88,9 +88,11 @@ export function listAnswer<T>(key: string, page: Page<T>): Record<string, unknow
 }
 
 /** A list envelope's data schema for the OpenAPI document. */
-export function listSchema(key: string, item: z.ZodType) {
+export function listSchema<K extends string, I extends z.ZodType>(key: K, item: I) {
+  // Typed by its key, so a caller of the route (the web UI) reads `answer.messages` as records.
+  const rows = { [key]: z.array(item) } as { [P in K]: z.ZodArray<I> };
   return z.object({
-    [key]: z.array(item),
+    ...rows,
     total: z.number().int(),
     limit: z.number().int(),
     offset: z.number().int(),

@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller.js';
 import type { ApiError } from '../errors.js';
 import type { HttpMethod, RegisteredRoute } from '../http/router.js';
+import { checkAnswers } from './api-answers.js';
 import { toApiError } from '../plugins/error-handler.js';
 import { parseOrThrow, requireObjectBody } from '../validation.js';
 
@@ -27,6 +28,7 @@ export class ApiRoutes {
     private readonly prefix: string,
   ) {
     for (const r of routes) this.byKey.set(`${r.method} ${r.url}`, r);
+    checkAnswers(routes, prefix);
   }
 
   has(method: HttpMethod, url: string): boolean {

@@ -22,7 +22,7 @@ import {
 } from '../../edi/json/form.js';
 import { ediToDocument } from '../../edi/json/translate.js';
 import { html, href, type Html } from './html.js';
-import { uiContext, type UiDeps } from './pages/common.js';
+import { uiContext, type UiDeps } from './components/request-context.js';
 import { uiPrefix } from './layout.js';
 import { limits } from '../../limits/limits.js';
 

@@ -10,7 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import { html, type Html } from './html.js';
 import { uiPrefix } from './layout.js';
-import { callApi, queryOf, uiContext, type UiDeps } from './pages/common.js';
+import { callApi, queryOf, uiContext, type UiDeps } from './components/request-context.js';
 
 /** Where the browser subscribes: a UI route that runs GET /events for the signed-in user. */
 export const eventStreamPath = `${uiPrefix}/events`;

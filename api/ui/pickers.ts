@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pluginTypeDefinitions, isPluginType, type PluginRole } from '../../actors/index.js';
 import type { FieldSpec } from './form.js';
 import type { UiRequestContext } from './layout.js';
-import { callApi, type UiDeps } from './pages/common.js';
+import { callApi, type UiDeps } from './components/request-context.js';
 
 type Row = Record<string, unknown>;
 type Option = { value: string; label: string };

@@ -117,6 +117,18 @@ const planted: { what: string; file: string; code: string; says: string }[] = [
     code: "import type { EntityManager } from '@mikro-orm/postgresql';\nexport const one = (em: EntityManager) => em.getConnection().execute('select 1');\n",
     says: 'One way to the database',
   },
+  {
+    what: 'a web UI component importing a page',
+    file: 'api/ui/components/planted.ts',
+    code: "import { registerPages } from '../pages/index.js';\nexport const r = registerPages;\n",
+    says: 'api/ui/components/ are what pages are built from and import no page',
+  },
+  {
+    what: 'a web UI component still behind the runtime door',
+    file: 'api/ui/components/planted.ts',
+    code: "import { Supervisor } from '../../../runtime/supervisor/supervisor.js';\nexport type S = Supervisor;\n",
+    says: 'One door into the runtime: import runtime/index.ts',
+  },
 ];
 
 for (const { what, file, code, says } of planted) {
@@ -155,6 +167,11 @@ const allowed: { what: string; file: string; code: string }[] = [
     what: 'storage/ taking the payload shapes from the protocol',
     file: 'storage/payloads/planted.ts',
     code: "import { StoreSelection } from '../../protocol/payload-wire.js';\nexport const s = StoreSelection;\n",
+  },
+  {
+    what: 'a web UI page importing the components',
+    file: 'api/ui/pages/planted.ts',
+    code: "import { openPage } from '../components/index.js';\nexport const o = openPage;\n",
   },
   {
     what: 'storage/ reading the table of limits',

@@ -7,7 +7,12 @@ import { CertificateSchema } from '../../../storage/entities/certificate.js';
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, inTransaction, type ApiContext } from '../../context.js';
 import { validationError } from '../../errors.js';
-import { description as descriptionSchema, type CertificateRecord } from '../../schemas/certificate.js';
+import {
+  description as descriptionSchema,
+  type CertificateRecord,
+  type UploadFindings,
+} from '../../schemas/certificate.js';
+import type { z } from 'zod';
 import { detailsFromZod } from '../../validation.js';
 import { createImport } from './imports.js';
 import type { UploadForm } from './form.js';
@@ -15,7 +20,7 @@ import { certificateJson, factsJson } from './json.js';
 import { storeCertificates, type Stored } from './store.js';
 
 export type UploadAnswer =
-  { status: 201; record: CertificateRecord } | { status: 200; findings: Record<string, unknown> };
+  { status: 201; record: CertificateRecord } | { status: 200; findings: z.output<typeof UploadFindings> };
 
 function inspect(form: UploadForm): Inspection {
   try {
@@ -39,7 +44,11 @@ function checkedDescription(text: string | undefined): string | undefined {
   return parsed.data;
 }
 
-async function findings(ctx: ApiContext, caller: Caller, inspection: Inspection) {
+async function findings(
+  ctx: ApiContext,
+  caller: Caller,
+  inspection: Inspection,
+): Promise<z.output<typeof UploadFindings>> {
   const stored = await freshEm(ctx).find(
     CertificateSchema,
     { sha256: { $in: inspection.certificates.map((c) => c.info.sha256) } },

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { csrfInput } from '../form.js';
-import type { UiDeps } from '../pages/common.js';
+import type { UiDeps } from './request-context.js';
 import { openPage, type Answer, type PageRequest } from './page-frame.js';
 import { refused } from './refusal-summary.js';
 import { html, type Html } from '../html.js';

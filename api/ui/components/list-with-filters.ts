@@ -7,22 +7,25 @@ import type { HttpMethod } from '../../http/router.js';
 import type { ApiError } from '../../errors.js';
 import { field, type FieldSpec, type FormState } from '../form.js';
 import { html, type Html } from '../html.js';
-import { pager, table, type Column } from '../pages/common.js';
+import type { ListRow } from '../api-answers.js';
+import { pager, table, type Column, type PageInfo } from './data.js';
 import type { PageRequest } from './page-frame.js';
 import { refusalAlert } from './refusal-summary.js';
 
-type Row = Record<string, unknown>;
+/** A list answer: the rows under the list's key, and the page it is. */
+type ListAnswer = Record<string, unknown> & PageInfo;
 
-export interface ListSpec {
+/** A list of route `U` with its rows under `K`, each row typed by the route's schema. */
+export interface ListSpec<U extends string = string, K extends string = string> {
   /** The API route of the list: `/audit`. */
-  api: string;
+  api: U;
   /** The UI path the filter form submits to and the pager links to. */
   path: string;
   /** Where the rows are in the API's answer: `events`. */
-  listKey: string;
+  listKey: K;
   /** The table's name for screen readers. */
   caption: string;
-  columns: Column<Row>[];
+  columns: Column<ListRow<U, K>>[];
   /** What the table says when no row matches. */
   empty?: string;
   /** The filter form's name for screen readers; no filter form without it. */
@@ -34,9 +37,9 @@ export interface ListSpec {
   /** After the button: a Clear link. */
   afterSubmit?: Html | string;
   /** Draws the rows instead of the table (a live region). */
-  rows?(rows: Row[], data: Row): Html;
+  rows?(rows: ListRow<U, K>[], data: ListAnswer): Html;
   /** Between the filters and the rows (a summary of the search). */
-  summary?(data: Row): Html | string;
+  summary?(data: ListAnswer): Html | string;
   method?: HttpMethod;
 }
 
@@ -46,11 +49,14 @@ export interface LoadedList {
   /** 200, or the refusal's status. */
   status: number;
   /** The API's answer, when it answered. */
-  data?: Row;
+  data?: ListAnswer;
 }
 
 /** The filter form alone, with the query's values and the refusal's messages beside its fields. */
-export function filterForm(spec: ListSpec, state: FormState): Html | string {
+export function filterForm<U extends string, K extends string>(
+  spec: ListSpec<U, K>,
+  state: FormState,
+): Html | string {
   if (!spec.filters || !spec.filterLabel) return '';
   const inside =
     typeof spec.filters === 'function'
@@ -70,26 +76,30 @@ export function filterForm(spec: ListSpec, state: FormState): Html | string {
 }
 
 /** Calls the list route with the page's query and draws the filters, the rows and the pager. */
-export async function listWithFilters(p: PageRequest, spec: ListSpec): Promise<LoadedList> {
-  const listed = await p.call<Row>(spec.method ?? 'GET', spec.api, { query: p.query });
-  return drawList(p.query, spec, listed.ok ? { ok: true, data: listed.data } : listed);
+export async function listWithFilters<U extends string, K extends string>(
+  p: PageRequest,
+  spec: ListSpec<U, K>,
+): Promise<LoadedList> {
+  // The route's schema types the rows (ListRow); the call itself goes by a path known at run time.
+  const listed = await p.call<ListAnswer>(spec.method ?? 'GET', spec.api, { query: p.query });
+  return drawList(p.query, spec, listed);
 }
 
 /** Draws a list the page loaded itself (through a service rather than the route). */
-export function drawList(
+export function drawList<U extends string, K extends string>(
   query: Record<string, string>,
-  spec: ListSpec,
-  listed: { ok: true; data: Row } | { ok: false; error: ApiError },
+  spec: ListSpec<U, K>,
+  listed: { ok: true; data: ListAnswer } | { ok: false; error: ApiError },
 ): LoadedList {
   const state: FormState = { values: query, errors: listed.ok ? {} : (listed.error.details ?? {}) };
   const filters = filterForm(spec, state);
   if (!listed.ok) return { body: html`${filters}${refusalAlert(listed.error)}`, status: listed.error.status };
-  const rows = listed.data[spec.listKey] as Row[];
+  const rows = listed.data[spec.listKey] as ListRow<U, K>[];
   const drawn = spec.rows
     ? spec.rows(rows, listed.data)
     : table(spec.caption, spec.columns, rows, spec.empty);
   return {
-    body: html`${filters}${spec.summary ? spec.summary(listed.data) : ''}${drawn}${pager(spec.path, query, listed.data as never)}`,
+    body: html`${filters}${spec.summary ? spec.summary(listed.data) : ''}${drawn}${pager(spec.path, query, listed.data)}`,
     status: 200,
     data: listed.data,
   };

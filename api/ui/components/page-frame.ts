@@ -6,10 +6,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpMethod } from '../../http/router.js';
 import { loadChoices, type Choices } from '../pickers.js';
+import type { AnswerOf } from '../api-answers.js';
 import type { ApiCall, ApiOutcome } from '../call-api.js';
 import type { Notice, PageOptions, UiRequestContext } from '../layout.js';
-import { bodyFields, callApi, mustCall, queryOf, sendPage, seeOther, uiContext } from '../pages/common.js';
-import { type UiDeps } from '../pages/common.js';
+import { bodyFields, callApi, mustCall, queryOf, sendPage, seeOther, uiContext } from './request-context.js';
+import { type UiDeps } from './request-context.js';
 
 /** How a page answers besides its body: the status and the notices above it (a refusal). */
 export interface Answer {
@@ -41,14 +42,27 @@ export class PageRequest {
     return String((this.request.params as Record<string, unknown>)[name]);
   }
 
-  /** Runs an API route for the signed-in user; a refusal is an outcome, not an exception. */
-  call<T = unknown>(method: HttpMethod, url: string, input: ApiCall = {}): Promise<ApiOutcome<T>> {
-    return callApi<T>(this.deps, this.ui, this.request, this.reply, method, url, input);
+  /**
+   * Runs an API route for the signed-in user; a refusal is an outcome, not an exception. The
+   * answer is typed by the route's own response schema (api/ui/api-answers.ts).
+   */
+  call<M extends HttpMethod, U extends string>(
+    method: M,
+    url: U,
+    input?: ApiCall,
+  ): Promise<ApiOutcome<AnswerOf<M, U>>>;
+  /** @deprecated An answer typed by hand: name a route of api/ui/api-answers.ts instead. */
+  call<T>(method: HttpMethod, url: string, input?: ApiCall): Promise<ApiOutcome<T>>;
+  call(method: HttpMethod, url: string, input: ApiCall = {}): Promise<ApiOutcome<unknown>> {
+    return callApi(this.deps, this.ui, this.request, this.reply, method, url, input);
   }
 
   /** An API answer the page cannot do without: a refusal becomes the error page. */
-  must<T = unknown>(method: HttpMethod, url: string, input: ApiCall = {}): Promise<T> {
-    return mustCall<T>(this.deps, this.ui, this.request, this.reply, method, url, input);
+  must<M extends HttpMethod, U extends string>(method: M, url: U, input?: ApiCall): Promise<AnswerOf<M, U>>;
+  /** @deprecated An answer typed by hand: name a route of api/ui/api-answers.ts instead. */
+  must<T>(method: HttpMethod, url: string, input?: ApiCall): Promise<T>;
+  must(method: HttpMethod, url: string, input: ApiCall = {}): Promise<unknown> {
+    return mustCall(this.deps, this.ui, this.request, this.reply, method, url, input);
   }
 
   /** The choices of the pickers the page draws (parties, instances, certificates…). */

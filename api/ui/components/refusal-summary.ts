@@ -6,7 +6,7 @@ import type { ApiError } from '../../errors.js';
 import type { FormState } from '../form.js';
 import { html, type Html } from '../html.js';
 import type { Notice } from '../layout.js';
-import { refusal } from '../pages/common.js';
+import { refusal } from './data.js';
 import type { Answer } from './page-frame.js';
 
 /** The notice that says in words what the API refused. */

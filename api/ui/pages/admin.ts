@@ -10,24 +10,27 @@ import { uiPrefix, type Notice } from '../layout.js';
 import { csrfInput, emptyForm, field, formErrors, formToBody, type FormState } from '../form.js';
 import { kindOf, shapeOf, specFromSchema } from '../form.js';
 import { badge, facts, listWithFilters, openPage, recordForm, section } from '../components/index.js';
+import type { AnswerOf, ListRow } from '../components/index.js';
 import { refused, refusedState, table, when } from '../components/index.js';
 import type { Answer, PageRequest, UiDeps } from '../components/index.js';
 
-type Row = Record<string, unknown>;
+type AuditEvent = ListRow<'/audit', 'events'>;
+type Token = ListRow<'/api-tokens', 'api_tokens'>;
+type StorageInUse = AnswerOf<'GET', '/settings'>['storage_in_use'];
 
 const auditColumns = [
-  { label: 'Time', cell: (r: Row) => when(r.at as string) },
-  { label: 'Actor', cell: (r: Row) => String(r.actor) },
-  { label: 'Action', cell: (r: Row) => String(r.action) },
-  { label: 'Kind', cell: (r: Row) => String(r.kind) },
+  { label: 'Time', cell: (r: AuditEvent) => when(r.at) },
+  { label: 'Actor', cell: (r: AuditEvent) => r.actor },
+  { label: 'Action', cell: (r: AuditEvent) => r.action },
+  { label: 'Kind', cell: (r: AuditEvent) => r.kind },
   {
     label: 'Record',
-    cell: (r: Row) => `${String(r.record_name)} (${String(r.record_id)})${r.record_gone ? ', gone' : ''}`,
+    cell: (r: AuditEvent) => `${r.record_name} (${r.record_id})${r.record_gone ? ', gone' : ''}`,
   },
   {
     label: 'Changes',
-    cell: (r: Row) =>
-      html`${(r.changes as Row[]).map((c) => html`<div>${String(c.field)}: ${c.secret ? 'secret changed' : html`${JSON.stringify(c.old ?? null)} → ${JSON.stringify(c.new ?? null)}`}</div>`)}`,
+    cell: (r: AuditEvent) =>
+      html`${r.changes.map((c) => html`<div>${c.field}: ${c.secret ? 'secret changed' : html`${JSON.stringify(c.old ?? null)} → ${JSON.stringify(c.new ?? null)}`}</div>`)}`,
   },
 ];
 
@@ -68,13 +71,13 @@ function registerAudit(app: FastifyInstance, deps: UiDeps): void {
   app.get(base, (request, reply) => page(openPage(deps, request, reply)));
   app.post(`${base}/verify`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const v = await p.call<Row>('POST', '/audit/verify', { body: {} });
+    const v = await p.call('POST', '/audit/verify', { body: {} });
     if (!v.ok) return page(p, refused(v.error).notices![0]);
     const r = v.data;
     const text = r.ok
       ? html`<span id="verify-result"
-          >The audit log verifies: ${String(r.events_checked)} events checked, ${String(r.chained)} chained,
-          ${String(r.unchained)} unchained.</span
+          >The audit log verifies: ${r.events_checked} events checked, ${r.chained} chained, ${r.unchained}
+          unchained.</span
         >`
       : html`<span id="verify-result"
           >The audit log does NOT verify: first broken event ${String(r.first_broken_id)}
@@ -85,12 +88,11 @@ function registerAudit(app: FastifyInstance, deps: UiDeps): void {
 }
 
 /** The storage a process runs with, as an operator says it: "local directory ./payloads". */
-function storageInWords(storage: Row | undefined): string {
+function storageInWords(storage: StorageInUse | undefined): string {
   if (!storage) return 'unknown';
-  if (storage.storage_backend === 'local')
-    return `local directory ${String(storage.storage_local_directory)}`;
-  const endpoint = storage.storage_s3_endpoint ? ` at ${String(storage.storage_s3_endpoint)}` : '';
-  return `S3 bucket ${String(storage.storage_s3_bucket)} in ${String(storage.storage_s3_region)}${endpoint}`;
+  if (storage.storage_backend === 'local') return `local directory ${storage.storage_local_directory}`;
+  const endpoint = storage.storage_s3_endpoint ? ` at ${storage.storage_s3_endpoint}` : '';
+  return `S3 bucket ${storage.storage_s3_bucket} in ${storage.storage_s3_region}${endpoint}`;
 }
 
 function registerSettings(app: FastifyInstance, deps: UiDeps): void {
@@ -98,15 +100,17 @@ function registerSettings(app: FastifyInstance, deps: UiDeps): void {
   const schema = deps.api.bodySchema('PUT', '/settings');
   const hasTest = deps.api.has('POST', '/settings/storage/test');
   const page = async (p: PageRequest, state: FormState, answer: Answer = {}) => {
-    const s = await p.must<Row>('GET', '/settings');
+    const s = await p.must('GET', '/settings');
+    // The form is drawn from the PUT schema's fields, so it reads the answer by their names.
+    const values: Record<string, unknown> = s;
     const shape = shapeOf(schema);
     const fields = Object.keys(shape)
       .filter((n) => kindOf(shape[n]) !== 'unknown')
-      .map((n) => ({ ...specFromSchema(n, shape[n]!), value: s[n] }));
+      .map((n) => ({ ...specFromSchema(n, shape[n]!), value: values[n] }));
     const body = html` ${s.restart_needed ? html`<div class="alert alert-info" role="status">The saved storage differs from the storage this process runs with; it takes effect after a restart.</div>` : ''}
     ${facts([
-      ['Storage in use', storageInWords(s.storage_in_use as Row | undefined)],
-      ['Updated', when(s.updated_at as string)],
+      ['Storage in use', storageInWords(s.storage_in_use)],
+      ['Updated', when(s.updated_at)],
     ])}
     ${recordForm({ action: base, csrf: p.ui.csrf, fields, state, submit: 'Save settings' })}
     ${
@@ -130,11 +134,11 @@ function registerSettings(app: FastifyInstance, deps: UiDeps): void {
   app.post(`${base}/storage-test`, async (request, reply) => {
     const p = openPage(deps, request, reply);
     if (!hasTest) return page(p, emptyForm);
-    const r = await p.call<Row>('POST', '/settings/storage/test', { body: {} });
+    const r = await p.call('POST', '/settings/storage/test', { body: {} });
     const notice: Notice = !r.ok
       ? refused(r.error).notices![0]!
       : r.data.ok
-        ? { kind: 'ok', text: `Storage test passed in ${String(r.data.elapsed_ms)} ms.` }
+        ? { kind: 'ok', text: `Storage test passed in ${r.data.elapsed_ms} ms.` }
         : { kind: 'error', text: `Storage test failed at ${String(r.data.step)}: ${String(r.data.problem)}` };
     return page(p, emptyForm, { notices: [notice] });
   });
@@ -142,21 +146,21 @@ function registerSettings(app: FastifyInstance, deps: UiDeps): void {
 
 function tokenColumns(base: string, csrf: string) {
   return [
-    { label: 'Label', cell: (r: Row) => String(r.label) },
-    { label: 'Account', cell: (r: Row) => String(r.service_account) },
-    { label: 'Id', cell: (r: Row) => html`<code>${String(r.public_id)}</code>` },
-    { label: 'State', cell: (r: Row) => badge(String(r.state)) },
-    { label: 'Expires', cell: (r: Row) => when(r.expires_at as string | null) },
-    { label: 'Last used', cell: (r: Row) => when(r.last_used_at as string | null) },
+    { label: 'Label', cell: (r: Token) => r.label },
+    { label: 'Account', cell: (r: Token) => r.service_account },
+    { label: 'Id', cell: (r: Token) => html`<code>${r.public_id}</code>` },
+    { label: 'State', cell: (r: Token) => badge(r.state) },
+    { label: 'Expires', cell: (r: Token) => when(r.expires_at) },
+    { label: 'Last used', cell: (r: Token) => when(r.last_used_at) },
     {
       label: 'Action',
-      cell: (r: Row) =>
+      cell: (r: Token) =>
         r.state === 'active'
-          ? html`<form method="post" action="${base}/${String(r.id)}/revoke" class="inline">
+          ? html`<form method="post" action="${base}/${r.id}/revoke" class="inline">
               ${csrfInput(csrf)}<button
                 type="submit"
                 class="small danger"
-                aria-label="Revoke token ${String(r.label)}"
+                aria-label="Revoke token ${r.label}"
               >
                 Revoke
               </button>
@@ -179,10 +183,8 @@ function registerTokens(app: FastifyInstance, deps: UiDeps): void {
       empty: 'No tokens yet.',
     });
     if (!list.data) return p.send({ title: 'API tokens', body: list.body }, { status: list.status });
-    const accounts = await p.must<Row>('GET', '/service-accounts', { query: { limit: '500' } });
-    const local = (accounts.service_accounts as Row[])
-      .filter((a) => a.kind === 'local')
-      .map((a) => String(a.name));
+    const accounts = await p.must('GET', '/service-accounts', { query: { limit: '500' } });
+    const local = accounts.service_accounts.filter((a) => a.kind === 'local').map((a) => a.name);
     const body = html` ${list.body}
     ${section(
       'new',
@@ -201,7 +203,7 @@ function registerTokens(app: FastifyInstance, deps: UiDeps): void {
   app.post(base, async (request, reply) => {
     const p = openPage(deps, request, reply);
     const fields = p.fields;
-    const made = await p.call<Row>('POST', '/api-tokens', { body: formToBody(schema, fields) });
+    const made = await p.call('POST', '/api-tokens', { body: formToBody(schema, fields) });
     if (!made.ok)
       return page(
         p,
@@ -213,11 +215,11 @@ function registerTokens(app: FastifyInstance, deps: UiDeps): void {
       {
         title: 'New API token',
         notices: [{ kind: 'info', text: 'Copy the token now: it is shown only this once.' }],
-        body: html`<p id="new-token" class="token-once">${String(made.data.token)}</p>
+        body: html`<p id="new-token" class="token-once">${made.data.token}</p>
           <p><button type="button" data-copy="new-token">Copy token</button></p>
           ${facts([
-            ['Label', String(made.data.label)],
-            ['Account', String(made.data.service_account)],
+            ['Label', made.data.label],
+            ['Account', made.data.service_account],
             ['Expires', when(made.data.expires_at as string)],
           ])}
           <p><a href="${base}">All tokens</a></p>`,

@@ -11,7 +11,8 @@ import { refusedForm, type Answer, type PageRequest } from '../components/index.
 import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
 import { csrfInput, emptyForm, field, formToBody, kindOf, shapeOf, specFromSchema } from '../form.js';
 import type { FormState } from '../form.js';
-import { callApi, facts, refusal, type UiDeps } from './common.js';
+import { facts, refusal } from '../components/data.js';
+import { callApi, type UiDeps } from '../components/request-context.js';
 
 import { z } from 'zod';
 import { asPicker, pickerOf, type Choices } from '../pickers.js';

@@ -10,9 +10,10 @@ import { uiPrefix } from '../layout.js';
 import { csrfInput, emptyForm, field, type FormState } from '../form.js';
 import { backLink, badge, facts, listWithFilters, openPage } from '../components/index.js';
 import { refused, table, when } from '../components/index.js';
-import type { Answer, PageRequest, UiDeps } from '../components/index.js';
+import type { Answer, AnswerOf, PageRequest, UiDeps } from '../components/index.js';
 
-type Row = Record<string, unknown>;
+type Exchange = AnswerOf<'GET', '/cem/exchanges/:id'>;
+type ExchangeCertificate = Exchange['certificates'][number];
 const base = `${uiPrefix}/cem`;
 const usages = ['signature', 'encryption', 'tls'] as const;
 
@@ -24,50 +25,48 @@ const stateTone: Record<string, string> = {
   rejected: 'error',
 };
 
-function certificatesCell(r: Row): Html {
-  const certificates = r.certificates as Row[];
-  return html`${certificates.map(
+function certificatesCell(r: Exchange): Html {
+  return html`${r.certificates.map(
     (c) =>
       html`<div>
         ${
           c.certificate_id === null
-            ? String(c.name)
-            : html`<a href="${uiPrefix}/certificates/${String(c.certificate_id)}">${String(c.name)}</a>`
+            ? c.name
+            : html`<a href="${uiPrefix}/certificates/${c.certificate_id}">${c.name}</a>`
         }
-        (${(c.usages as string[]).join(', ')}) ${badge(String(c.answer), stateTone[String(c.answer)])}
+        (${c.usages.join(', ')}) ${badge(c.answer, stateTone[c.answer])}
       </div>`,
   )}`;
 }
 
 const columns = [
-  { label: 'Exchange', cell: (r: Row) => html`<a href="${base}/${String(r.id)}">${String(r.id)}</a>` },
+  { label: 'Exchange', cell: (r: Exchange) => html`<a href="${base}/${r.id}">${r.id}</a>` },
   {
     label: 'Direction',
-    cell: (r: Row) => (r.direction === 'outbound' ? 'ours, to the partner' : "the partner's, to us"),
+    cell: (r: Exchange) => (r.direction === 'outbound' ? 'ours, to the partner' : "the partner's, to us"),
   },
-  { label: 'Partner', cell: (r: Row) => String(r.partner) },
-  { label: 'State', cell: (r: Row) => badge(String(r.state), stateTone[String(r.state)]) },
-  { label: 'Respond by', cell: (r: Row) => when(r.respond_by as string) },
+  { label: 'Partner', cell: (r: Exchange) => r.partner },
+  { label: 'State', cell: (r: Exchange) => badge(r.state, stateTone[r.state]) },
+  { label: 'Respond by', cell: (r: Exchange) => when(r.respond_by) },
   { label: 'Certificates', cell: certificatesCell },
   {
     label: 'Answered',
-    cell: (r: Row) =>
-      r.answered_by ? html`${when(r.answered_at as string)} by ${String(r.answered_by)}` : '—',
+    cell: (r: Exchange) => (r.answered_by ? html`${when(r.answered_at)} by ${r.answered_by}` : '—'),
   },
 ];
 
 async function options(p: PageRequest) {
-  const partners = await p.must<Row>('GET', '/partners', {
+  const partners = await p.must('GET', '/partners', {
     query: { limit: '500' },
   });
-  const certificates = await p.must<Row>('GET', '/certificates', {
+  const certificates = await p.must('GET', '/certificates', {
     query: { key: 'present', limit: '500' },
   });
   return {
-    partners: (partners.partners as Row[]).map((p) => ({ value: String(p.id), label: String(p.name) })),
-    certificates: (certificates.certificates as Row[]).map((c) => ({
+    partners: partners.partners.map((p) => ({ value: String(p.id), label: p.name })),
+    certificates: certificates.certificates.map((c) => ({
       value: String(c.id),
-      label: `${String(c.description || c.common_name)} (until ${String(c.not_after ?? '').slice(0, 10) || '?'})`,
+      label: `${c.description || c.common_name} (until ${c.not_after.slice(0, 10) || '?'})`,
     })),
   };
 }
@@ -166,25 +165,25 @@ async function listPage(p: PageRequest, send: FormState = emptyForm, answer: Ans
 
 async function detailPage(p: PageRequest, answer: Answer = {}) {
   const id = p.param('id');
-  const e = await p.must<Row>('GET', '/cem/exchanges/:id', { params: { id } });
+  const e = await p.must('GET', '/cem/exchanges/:id', { params: { id } });
   const open = e.direction === 'inbound' && e.state === 'pending';
-  const message = (messageId: unknown) =>
-    messageId ? html`<a href="${uiPrefix}/messages/${String(messageId)}">${String(messageId)}</a>` : '—';
+  const message = (messageId: string | null) =>
+    messageId ? html`<a href="${uiPrefix}/messages/${messageId}">${messageId}</a>` : '—';
   const body = html`${backLink(base, 'All certificate exchanges')}
     ${facts([
-      ['State', badge(String(e.state), stateTone[String(e.state)])],
+      ['State', badge(e.state, stateTone[e.state])],
       [
         'Direction',
         e.direction === 'outbound' ? 'our request to the partner' : "the partner's request to us",
       ],
-      ['Partner', String(e.partner)],
-      ['Organization', String(e.organization)],
-      ['Request ID', String(e.request_id)],
-      ['Respond by', when(e.respond_by as string)],
+      ['Partner', e.partner],
+      ['Organization', e.organization],
+      ['Request ID', e.request_id],
+      ['Respond by', when(e.respond_by)],
       ['Request message', message(e.request_message_id)],
       ['Response message', message(e.response_message_id)],
-      ['Answered', e.answered_by ? html`${when(e.answered_at as string)} by ${String(e.answered_by)}` : '—'],
-      ['Switched', when(e.switched_at as string | null)],
+      ['Answered', e.answered_by ? html`${when(e.answered_at)} by ${e.answered_by}` : '—'],
+      ['Switched', when(e.switched_at)],
     ])}
     <section aria-labelledby="certificates-heading">
       <h2 id="certificates-heading">Certificates</h2>
@@ -193,18 +192,18 @@ async function detailPage(p: PageRequest, answer: Answer = {}) {
         [
           {
             label: 'Certificate',
-            cell: (c: Row) =>
+            cell: (c: ExchangeCertificate) =>
               c.certificate_id === null
-                ? String(c.name)
-                : html`<a href="${uiPrefix}/certificates/${String(c.certificate_id)}">${String(c.name)}</a>`,
+                ? c.name
+                : html`<a href="${uiPrefix}/certificates/${c.certificate_id}">${c.name}</a>`,
           },
-          { label: 'Issuer', cell: (c: Row) => String(c.issuer) },
-          { label: 'Serial number', cell: (c: Row) => String(c.serial_number) },
-          { label: 'Usages', cell: (c: Row) => (c.usages as string[]).join(', ') },
-          { label: 'Answer', cell: (c: Row) => badge(String(c.answer), stateTone[String(c.answer)]) },
-          { label: 'Reason', cell: (c: Row) => (c.reason as string | null) ?? '—' },
+          { label: 'Issuer', cell: (c: ExchangeCertificate) => c.issuer },
+          { label: 'Serial number', cell: (c: ExchangeCertificate) => c.serial_number },
+          { label: 'Usages', cell: (c: ExchangeCertificate) => c.usages.join(', ') },
+          { label: 'Answer', cell: (c: ExchangeCertificate) => badge(c.answer, stateTone[c.answer]) },
+          { label: 'Reason', cell: (c: ExchangeCertificate) => c.reason ?? '—' },
         ],
-        e.certificates as Row[],
+        e.certificates,
       )}
     </section>
     ${
@@ -223,7 +222,7 @@ async function detailPage(p: PageRequest, answer: Answer = {}) {
           </section>`
         : ''
     }`;
-  return p.send({ title: `Certificate exchange ${String(e.id)}`, body }, answer);
+  return p.send({ title: `Certificate exchange ${e.id}`, body }, answer);
 }
 
 const text = (v: string | string[] | undefined) => (Array.isArray(v) ? v.at(-1) : v)?.trim() ?? '';
@@ -238,7 +237,7 @@ export function registerCemPages(app: FastifyInstance, deps: UiDeps): void {
     const p = openPage(deps, request, reply);
     const fields = p.fields;
     const chosen = fields.usages === undefined ? [] : ([] as string[]).concat(fields.usages);
-    const sent = await p.call<Row>('POST', '/cem/exchanges', {
+    const sent = await p.call('POST', '/cem/exchanges', {
       body: {
         partner_id: number(fields.partner_id),
         certificate_id: number(fields.certificate_id),
@@ -248,7 +247,7 @@ export function registerCemPages(app: FastifyInstance, deps: UiDeps): void {
         sender: optional(fields.sender),
       },
     });
-    if (sent.ok) return p.redirect(`${base}/${String(sent.data.id)}`);
+    if (sent.ok) return p.redirect(`${base}/${sent.data.id}`);
     return listPage(
       p,
       { values: { ...fields, usages: chosen }, errors: sent.error.details ?? {} },
@@ -259,7 +258,7 @@ export function registerCemPages(app: FastifyInstance, deps: UiDeps): void {
   app.post(`${base}/policy`, async (request, reply) => {
     const p = openPage(deps, request, reply);
     const fields = p.fields;
-    const saved = await p.call<Row>('PUT', '/cem/policies/:id', {
+    const saved = await p.call('PUT', '/cem/policies/:id', {
       params: { id: text(fields.partner_id) },
       body: { policy: text(fields.policy) },
     });
@@ -268,7 +267,7 @@ export function registerCemPages(app: FastifyInstance, deps: UiDeps): void {
         notices: [
           {
             kind: 'ok',
-            text: `Requests of partner ${text(fields.partner_id)} are answered: ${String(saved.data.policy)}.`,
+            text: `Requests of partner ${text(fields.partner_id)} are answered: ${saved.data.policy}.`,
           },
         ],
       });

@@ -14,7 +14,7 @@ import { actionButton, backLink, facts, openPage, refusedForm } from '../compone
 import { refusedState } from '../components/index.js';
 import { registerDelete } from '../components/index.js';
 import { table, when, type Answer, type PageRequest } from '../components/index.js';
-import type { UiDeps } from './common.js';
+import type { UiDeps } from '../components/request-context.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/certificates`;

@@ -10,7 +10,7 @@ import { html, type Html } from '../html.js';
 import { uiPrefix } from '../layout.js';
 import { csrfInput, field, formErrors, type FormState } from '../form.js';
 import { openPage, type Answer, type PageRequest } from '../components/index.js';
-import type { UiDeps } from './common.js';
+import type { UiDeps } from '../components/request-context.js';
 
 const base = `${uiPrefix}/certificates`;
 

@@ -10,7 +10,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { html, type Html } from '../html.js';
 import { uiPrefix, type UiRequestContext } from '../layout.js';
 import { csrfInput } from '../form.js';
-import { bodyFields, callApi, mustCall, refusal, seeOther, uiContext, type UiDeps } from './common.js';
+import { refusal } from '../components/data.js';
+import {
+  bodyFields,
+  callApi,
+  mustCall,
+  seeOther,
+  uiContext,
+  type UiDeps,
+} from '../components/request-context.js';
 
 type Row = Record<string, unknown>;
 const base = `${uiPrefix}/certificates`;

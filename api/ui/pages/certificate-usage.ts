@@ -9,7 +9,8 @@ import { certificateUsers, type CertificateUser } from '../../../storage/queries
 import { freshEm } from '../../context.js';
 import { html, type Html } from '../html.js';
 import { uiPrefix } from '../layout.js';
-import { table, type UiDeps } from './common.js';
+import { table } from '../components/data.js';
+import { type UiDeps } from '../components/request-context.js';
 
 const kinds: Record<CertificateUser['kind'], string> = {
   'as2-local-profile': 'AS2 profile of organization',

@@ -15,14 +15,17 @@ import { csrfInput, emptyForm, field, formErrors, type FormState } from '../form
 import { actionButton, badge, facts, listWithFilters, openPage, refusal } from '../components/index.js';
 import { registerDelete } from '../components/index.js';
 import { refused } from '../components/index.js';
-import { refusedState, when, type Answer, type PageRequest } from '../components/index.js';
-import type { UiDeps } from './common.js';
+import { refusedState, when, type Answer, type AnswerOf, type PageRequest } from '../components/index.js';
+import type { z } from 'zod';
+import type { UploadFindings } from '../../schemas/certificate.js';
+import type { UiDeps } from '../components/request-context.js';
 import { usageSection } from './certificate-usage.js';
 import { pendingRequestsSection, registerCertificateGeneratePages } from './certificate-generate.js';
 import { registerRolloverPage, rolloverSection } from './certificate-rollover.js';
 import { pkcs12Section, registerPkcs12Download } from './certificate-pkcs12.js';
 
-type Row = Record<string, unknown>;
+type Certificate = AnswerOf<'GET', '/certificates/:id'>;
+type Findings = z.output<typeof UploadFindings>;
 const base = `${uiPrefix}/certificates`;
 
 /** What a certificate's page says after the change that led to it. */
@@ -33,24 +36,24 @@ const savedText: Record<string, string> = {
   rollover: 'Added beside the current certificates: see where it is used.',
 };
 
-function certificateName(r: Row): string {
-  return String(r.description || r.common_name || r.subject || r.id);
+function certificateName(r: Certificate): string {
+  return r.description || r.common_name || r.subject || String(r.id);
 }
 
 const certificateColumns = [
   {
     label: 'Certificate',
-    cell: (r: Row) => html`<a href="${base}/${String(r.id)}">${certificateName(r)}</a>`,
+    cell: (r: Certificate) => html`<a href="${base}/${r.id}">${certificateName(r)}</a>`,
   },
-  { label: 'Subject', cell: (r: Row) => String(r.subject) },
-  { label: 'State', cell: (r: Row) => badge(String(r.state)) },
-  { label: 'Days left', cell: (r: Row) => String(r.days_remaining) },
+  { label: 'Subject', cell: (r: Certificate) => r.subject },
+  { label: 'State', cell: (r: Certificate) => badge(r.state) },
+  { label: 'Days left', cell: (r: Certificate) => r.days_remaining },
   {
     label: 'Key',
-    cell: (r: Row) =>
+    cell: (r: Certificate) =>
       r.has_private_key ? (r.private_key_matches ? 'yes, matches' : badge('does not match', 'error')) : 'no',
   },
-  { label: 'Expires', cell: (r: Row) => when(r.not_after as string) },
+  { label: 'Expires', cell: (r: Certificate) => when(r.not_after) },
 ];
 
 const certificateFilters = [
@@ -106,50 +109,50 @@ async function listPage(p: PageRequest, upload: FormState, answer: Answer = {}) 
   return p.send({ title: 'Certificates', body }, answer);
 }
 
-function importChoice(csrf: string, findings: Row): Html {
-  const found = findings.found as { certificates: Row[]; keys: Row[] };
+function importChoice(csrf: string, findings: Findings): Html {
+  const found = findings.found;
   return html`<form method="post" action="${base}/import" class="record-form">
     ${csrfInput(csrf)}
-    <input type="hidden" name="import_token" value="${String(findings.import_token)}" />
+    <input type="hidden" name="import_token" value="${findings.import_token}" />
     <p>
       The file holds ${found.certificates.length} certificate(s) and ${found.keys.length} key(s). Choose what
-      to store (the choice is valid until ${when(findings.expires_at as string)}).
+      to store (the choice is valid until ${when(findings.expires_at)}).
     </p>
     ${
-      (findings.notes as string[]).length > 0
+      findings.notes.length > 0
         ? html`<ul>
-            ${(findings.notes as string[]).map((n) => html`<li>${n}</li>`)}
+            ${findings.notes.map((n) => html`<li>${n}</li>`)}
           </ul>`
         : ''
     }
     ${found.certificates.map(
       (c) =>
         html`<fieldset class="found">
-          <legend>${String(c.subject)}</legend>
+          <legend>${c.subject}</legend>
           ${facts([
-            ['Issuer', String(c.issuer)],
-            ['Valid until', when(c.not_after as string)],
-            ['State', badge(String(c.state))],
+            ['Issuer', c.issuer],
+            ['Valid until', when(c.not_after)],
+            ['State', badge(c.state)],
             ['Private key', c.key_index === null ? 'not in the file' : 'in the file'],
             [
               'Already stored',
               c.existing_id === null
                 ? 'no'
-                : `yes, certificate ${String(c.existing_id)}${c.adds_private_key ? ' (its key is added)' : ''}`,
+                : `yes, certificate ${c.existing_id}${c.adds_private_key ? ' (its key is added)' : ''}`,
             ],
-            ['SHA-256', html`<code>${String(c.fingerprint_sha256)}</code>`],
+            ['SHA-256', html`<code>${c.fingerprint_sha256}</code>`],
           ])}
           <div class="field field-check">
-            <input type="checkbox" id="pick-${String(c.index)}" name="pick" value="${String(c.index)}" />
-            <label for="pick-${String(c.index)}">Import this certificate</label>
+            <input type="checkbox" id="pick-${c.index}" name="pick" value="${c.index}" />
+            <label for="pick-${c.index}">Import this certificate</label>
           </div>
           <div class="field">
-            <label for="desc-${String(c.index)}">Description</label>
+            <label for="desc-${c.index}">Description</label>
             <input
               type="text"
-              id="desc-${String(c.index)}"
-              name="description_${String(c.index)}"
-              value="${String(c.friendly_name || c.common_name)}"
+              id="desc-${c.index}"
+              name="description_${c.index}"
+              value="${c.friendly_name || c.common_name}"
             />
           </div>
         </fieldset>`,
@@ -193,14 +196,14 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
         };
       }),
     };
-    const done = await p.call<Row>('POST', '/certificates/import', { body });
+    const done = await p.call('POST', '/certificates/import', { body });
     if (done.ok) {
-      const ids = (done.data.certificates as Row[]).map((c) => String(c.id));
+      const ids = done.data.certificates.map((c) => c.id);
       return p.send({
         title: 'Certificates imported',
         notices: [{ kind: 'ok', text: `Imported ${ids.length} certificate(s).` }],
         body: html`<ul>
-            ${(done.data.certificates as Row[]).map((c) => html`<li><a href="${base}/${String(c.id)}">${certificateName(c)}</a></li>`)}
+            ${done.data.certificates.map((c) => html`<li><a href="${base}/${c.id}">${certificateName(c)}</a></li>`)}
           </ul>
           <p><a href="${base}">All certificates</a></p>`,
       });
@@ -223,10 +226,10 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
     keyForm: FormState = emptyForm,
   ) => {
     const id = p.param('id');
-    const c = await p.must<Row>('GET', '/certificates/:id', { params: { id } });
+    const c = await p.must('GET', '/certificates/:id', { params: { id } });
     const saved = p.query.saved;
-    const list = (v: unknown) => ((v as string[]) ?? []).join(', ') || '—';
-    const mismatch = Boolean(c.has_private_key) && !c.private_key_matches;
+    const list = (v: readonly string[]) => v.join(', ') || '—';
+    const mismatch = c.has_private_key && !c.private_key_matches;
     const body = html`<p>
         <a href="${base}">All certificates</a> · Export for a partner:
         <a href="${base}/${id}/download" download>PEM</a> ·
@@ -242,17 +245,14 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
           : ''
       }
       ${facts([
-        ['Subject', String(c.subject)],
-        ['Issuer', String(c.issuer)],
-        ['Serial number', html`<code>${String(c.serial_number)}</code>`],
-        ['Valid from', when(c.not_before as string)],
-        ['Valid until', when(c.not_after as string)],
-        ['State', html`${badge(String(c.state))} ${String(c.days_remaining)} days left`],
-        [
-          'Key',
-          `${String(c.key_algorithm)} ${String(c.key_size)}${c.key_curve ? ` ${String(c.key_curve)}` : ''}`,
-        ],
-        ['Signature algorithm', String(c.signature_algorithm)],
+        ['Subject', c.subject],
+        ['Issuer', c.issuer],
+        ['Serial number', html`<code>${c.serial_number}</code>`],
+        ['Valid from', when(c.not_before)],
+        ['Valid until', when(c.not_after)],
+        ['State', html`${badge(c.state)} ${c.days_remaining} days left`],
+        ['Key', `${c.key_algorithm} ${c.key_size}${c.key_curve ? ` ${c.key_curve}` : ''}`],
+        ['Signature algorithm', c.signature_algorithm],
         [
           'Private key',
           c.has_private_key
@@ -264,12 +264,12 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
         ['Key usage', list(c.key_usage)],
         ['Extended key usage', list(c.extended_key_usage)],
         ['Alternative names', list(c.subject_alt_names)],
-        ['CA', Boolean(c.is_ca)],
-        ['Self-signed', Boolean(c.self_signed)],
-        ['SHA-1', html`<code>${String(c.fingerprint_sha1)}</code>`],
-        ['SHA-256', html`<code>${String(c.fingerprint_sha256)}</code>`],
+        ['CA', c.is_ca],
+        ['Self-signed', c.self_signed],
+        ['SHA-1', html`<code>${c.fingerprint_sha1}</code>`],
+        ['SHA-256', html`<code>${c.fingerprint_sha256}</code>`],
       ])}
-      ${pkcs12Section(p, id, Boolean(c.has_private_key), keyForm)} ${await usageSection(deps, Number(c.id))}
+      ${pkcs12Section(p, id, c.has_private_key, keyForm)} ${await usageSection(deps, c.id)}
       ${await rolloverSection(p.deps, p.ui, p.request, p.reply, c)}
       <form method="post" action="${base}/${id}" class="record-form" novalidate>
         ${csrfInput(p.ui.csrf)} ${formErrors(form, ['description'])}

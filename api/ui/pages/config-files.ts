@@ -15,16 +15,16 @@ import { html, type Html } from '../html.js';
 import { uiPrefix, type Notice } from '../layout.js';
 import { applyOutcome, planTable } from './config-plan.js';
 import { readFilesForm } from './wizard/multipart.js';
+import { refusal } from '../components/data.js';
 import {
   bodyFields,
   callApi,
   mustCall,
   queryOf,
-  refusal,
   sendPage,
   uiContext,
   type UiDeps,
-} from './common.js';
+} from '../components/request-context.js';
 import { limits } from '../../../limits/limits.js';
 
 const base = `${uiPrefix}/config`;

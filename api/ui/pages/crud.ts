@@ -20,20 +20,17 @@ import {
   type FieldSpec,
   type FormState,
 } from '../form.js';
+import { pager, refusal, table, type Column } from '../components/data.js';
 import {
   bodyFields,
   callApi,
   mustCall,
-  pager,
   queryOf,
-  refusal,
   sendPage,
   seeOther,
-  table,
   uiContext,
-  type Column,
   type UiDeps,
-} from './common.js';
+} from '../components/request-context.js';
 import type { UiRequestContext } from '../layout.js';
 import { keptField } from '../kept-secrets.js';
 import { asPicker, loadChoices, pickerOf } from '../pickers.js';

@@ -9,7 +9,8 @@ import { html, type Html } from '../html.js';
 import { liveRegion } from '../live.js';
 import { assetPrefix, uiPrefix } from '../layout.js';
 import { dashes, lookOf } from '../status-look.js';
-import { badge, callApi, mustCall, sendPage, table, uiContext, when, type UiDeps } from './common.js';
+import { badge, table, when } from '../components/data.js';
+import { callApi, mustCall, sendPage, uiContext, type UiDeps } from '../components/request-context.js';
 
 type Row = Record<string, unknown>;
 const hour = 3600 * 1000;

@@ -9,7 +9,7 @@ import { OidcProviderSchema } from '../../../storage/entities/identity.js';
 import { html } from '../html.js';
 import { uiPrefix } from '../layout.js';
 import type { CrudSpec } from './crud.js';
-import { badge, facts } from './common.js';
+import { badge, facts } from '../components/data.js';
 
 type Row = Record<string, unknown>;
 

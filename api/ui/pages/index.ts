@@ -1,6 +1,6 @@
 /** Registers every page module of the web UI. */
 import type { FastifyInstance } from 'fastify';
-import type { UiDeps } from './common.js';
+import type { UiDeps } from '../components/request-context.js';
 import { registerAdminPages } from './admin.js';
 import { registerCertificatePages } from './certificates.js';
 import { registerCemPages } from './cem.js';

@@ -16,35 +16,54 @@ import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
 import { csrfInput, emptyForm, field, formErrors, type FieldSpec, type FormState } from '../form.js';
 import { asPicker, type Choices, type PickerKind } from '../pickers.js';
 import { submittedFields } from '../../resources/messages/upload.js';
-import { backLink, badge, facts, openPage, pager, refusal, refused } from '../components/index.js';
+import {
+  backLink,
+  badge,
+  facts,
+  openPage,
+  pager,
+  refusal,
+  refused,
+  type PageInfo,
+} from '../components/index.js';
 import { refusedState } from '../components/index.js';
-import { table, when, type Answer, type PageRequest, type UiDeps } from '../components/index.js';
+import {
+  table,
+  when,
+  type Answer,
+  type AnswerOf,
+  type PageRequest,
+  type UiDeps,
+} from '../components/index.js';
 import { liveRegion, liveStatus } from '../live.js';
 import { ediTreeSlot } from '../edi-tree.js';
 import { limits } from '../../../limits/limits.js';
 
 type Row = Record<string, unknown>;
+type Message = AnswerOf<'GET', '/messages/:id'>;
+type Delivery = Message['deliveries'][number];
+type HistoryLine = Message['history'][number];
 const base = `${uiPrefix}/messages`;
 
-function statusBadge(status: unknown): Html {
-  return badge(String(status), String(status).toLowerCase());
+function statusBadge(status: Message['status']): Html {
+  return badge(status, status.toLowerCase());
 }
 
-function messageRows(rows: Row[]): Html {
+function messageRows(rows: readonly Message[]): Html {
   return table(
     'Messages',
     [
-      { label: 'Created', cell: (r: Row) => when(r.created_at as string) },
+      { label: 'Created', cell: (r: Message) => when(r.created_at) },
       {
         label: 'Status',
-        cell: (r) => html`<span data-status-of="${String(r.id)}">${statusBadge(r.status)}</span>`,
+        cell: (r) => html`<span data-status-of="${r.id}">${statusBadge(r.status)}</span>`,
       },
-      { label: 'Direction', cell: (r) => String(r.direction) },
-      { label: 'From', cell: (r) => String(r.from) },
-      { label: 'To', cell: (r) => String(r.to) },
+      { label: 'Direction', cell: (r) => r.direction },
+      { label: 'From', cell: (r) => r.from },
+      { label: 'To', cell: (r) => r.to },
       {
         label: 'File',
-        cell: (r) => html`<a href="${base}/${String(r.id)}">${String(r.file_name || r.id)}</a>`,
+        cell: (r) => html`<a href="${base}/${r.id}">${r.file_name || r.id}</a>`,
       },
     ],
     rows,
@@ -52,7 +71,7 @@ function messageRows(rows: Row[]): Html {
   );
 }
 
-type Listed = { ok: true; data: Row & { messages: Row[] } } | { ok: false; error: ApiError };
+type Listed = { ok: true; data: AnswerOf<'GET', '/messages'> & PageInfo } | { ok: false; error: ApiError };
 
 /**
  * The list as GET /messages reads its query (same schema, same refusals) from the same
@@ -69,7 +88,7 @@ async function listForUi(
   return {
     ok: true,
     data: {
-      messages: page.items as unknown as Row[],
+      messages: page.items,
       total: page.total,
       totalEstimated: page.totalEstimated,
       limit: page.limit,
@@ -116,7 +135,7 @@ async function listPage(p: PageRequest, send: FormState, answer: Answer = {}) {
     ${listed.ok ? searchSummary(query, listed.data) : ''}
     ${
       listed.ok
-        ? html`${liveRegion({ name: 'messages', url: `${base}/rows${href('', query)}`, content: messageRows(listed.data.messages as Row[]) })}${pager(base, query, listed.data as never)}`
+        ? html`${liveRegion({ name: 'messages', url: `${base}/rows${href('', query)}`, content: messageRows(listed.data.messages) })}${pager(base, query, listed.data)}`
         : html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`
     }
     ${deps.api.has('POST', '/messages') ? sendForm(p.ui.csrf, send, await p.choices({ parties: true, instances: true })) : ''}`;
@@ -144,8 +163,8 @@ function sendForm(csrf: string, state: FormState, choices: Choices): Html {
   </section>`;
 }
 
-function deliveryActions(csrf: string, id: string, d: Row): Html {
-  return html`<form method="post" action="${base}/${id}/deliveries/${String(d.id)}/redeliver" class="inline">
+function deliveryActions(csrf: string, id: string, d: Delivery): Html {
+  return html`<form method="post" action="${base}/${id}/deliveries/${d.id}/redeliver" class="inline">
     ${csrfInput(csrf)}<button type="submit" class="small">Redeliver</button>
   </form>`;
 }
@@ -203,35 +222,34 @@ function as2Facts(as2: Row | undefined): Html {
 }
 
 /** What the search found, in words, so a shared link says what it shows. */
-function searchSummary(query: Record<string, string>, data: Row): Html | string {
+function searchSummary(query: Record<string, string>, data: PageInfo): Html | string {
   if (!query.q) return '';
-  const total = Number(data.total);
+  const total = data.total;
   return html`<p class="search-summary" role="status">
-    ${total === 0 ? 'No message' : total === 1 ? '1 message' : `${String(data.totalEstimated ? 'about ' : '')}${total} messages`}
+    ${total === 0 ? 'No message' : total === 1 ? '1 message' : `${data.totalEstimated ? 'about ' : ''}${total} messages`}
     found for <strong>${query.q}</strong>.
   </p>`;
 }
 
-function timeline(history: Row[]): Html {
+function timeline(history: readonly HistoryLine[]): Html {
   return html`<ol class="timeline">
     ${history.map(
       (h) =>
         html`<li>
-          ${when(h.created_at as string)} <strong>${String(h.kind).replace(/_/g, ' ')}</strong>
-          ${h.old_status || h.new_status ? html`${String(h.old_status ?? '—')} → ${String(h.new_status ?? '')}` : ''}
-          ${h.old_state || h.new_state ? html` (${String(h.target ?? '')}: ${String(h.old_state ?? '—')} → ${String(h.new_state ?? '')})` : ''}
-          ${h.text ? html`<span class="text">${String(h.text)}</span>` : ''}
+          ${when(h.created_at)} <strong>${h.kind.replace(/_/g, ' ')}</strong>
+          ${h.old_status || h.new_status ? html`${h.old_status ?? '—'} → ${h.new_status ?? ''}` : ''}
+          ${h.old_state || h.new_state ? html` (${h.target ?? ''}: ${h.old_state ?? '—'} → ${h.new_state ?? ''})` : ''}
+          ${h.text ? html`<span class="text">${h.text}</span>` : ''}
         </li>`,
     )}
   </ol>`;
 }
 
 /** What a screen reader hears when the message changes: its status and the latest history line. */
-function statusLine(m: Row): string {
-  const history = m.history as Row[];
-  const latest = history[history.length - 1];
-  const what = latest ? `; latest: ${String(latest.kind).replace(/_/g, ' ')}` : '';
-  return `Status ${String(m.status)}, stage ${String(m.stage)}${what}`;
+function statusLine(m: Message): string {
+  const latest = m.history[m.history.length - 1];
+  const what = latest ? `; latest: ${latest.kind.replace(/_/g, ' ')}` : '';
+  return `Status ${m.status}, stage ${m.stage}${what}`;
 }
 
 /** The EDI envelope and the functional acknowledgement, for a payload that is an interchange. */
@@ -265,22 +283,22 @@ function ediSection(edi: Row | undefined, id: string): Html {
 }
 
 /** The parts of a message's page that change as it travels: refreshed live, swapped whole. */
-function messageSections(ui: UiRequestContext, id: string, m: Row): Html {
-  const deliveries = m.deliveries as Row[];
-  const payloads = m.payloads as Record<string, Row>;
+function messageSections(ui: UiRequestContext, id: string, m: Message): Html {
+  const { deliveries, payloads } = m;
+  const protocols = m.protocols as Record<string, Row | undefined>;
   const stages = payloadStages.filter(
     (s) => s in payloads || (s === 'message' && 'received' in payloads && 'headers' in payloads),
   );
   return html`${facts([
       ['Status', statusBadge(m.status)],
-      ['Stage', String(m.stage)],
-      ['Direction', String(m.direction)],
-      ['From', String(m.from)],
-      ['To', String(m.to)],
-      ['File', String(m.file_name)],
-      ['Source', `${String(m.source_type)}/${String(m.source_name)}`],
-      ['Refusal', m.refusal as string | null],
-      ['Created', when(m.created_at as string)],
+      ['Stage', m.stage],
+      ['Direction', m.direction],
+      ['From', m.from],
+      ['To', m.to],
+      ['File', m.file_name],
+      ['Source', `${m.source_type}/${m.source_name}`],
+      ['Refusal', m.refusal],
+      ['Created', when(m.created_at)],
       ['Id', html`<code>${id}</code>`],
     ])}
     <section aria-labelledby="deliveries-heading">
@@ -289,12 +307,12 @@ function messageSections(ui: UiRequestContext, id: string, m: Row): Html {
         // Not the section's own name: two regions of one name confuse landmark navigation.
         'Deliveries of this message, one per target',
         [
-          { label: 'Target', cell: (d: Row) => String(d.target) },
-          { label: 'State', cell: (d) => badge(String(d.state)) },
-          { label: 'Attempts', cell: (d) => String(d.attempts) },
-          { label: 'Next attempt', cell: (d) => when(d.next_attempt_at as string | null) },
-          { label: 'Last error', cell: (d) => (d.last_error as string) || '—' },
-          { label: 'Finished', cell: (d) => when(d.finished_at as string | null) },
+          { label: 'Target', cell: (d: Delivery) => d.target },
+          { label: 'State', cell: (d) => badge(d.state) },
+          { label: 'Attempts', cell: (d) => d.attempts },
+          { label: 'Next attempt', cell: (d) => when(d.next_attempt_at) },
+          { label: 'Last error', cell: (d) => d.last_error || '—' },
+          { label: 'Finished', cell: (d) => when(d.finished_at) },
           { label: 'Action', cell: (d) => deliveryActions(ui.csrf, id, d) },
         ],
         deliveries,
@@ -311,27 +329,26 @@ function messageSections(ui: UiRequestContext, id: string, m: Row): Html {
                 const p = payloads[s];
                 return html`<li>
                   <a href="${href(`${base}/${id}/payload`, { stage: s })}" download>${s}</a
-                  >${p ? html` — ${String(p.size_bytes)} bytes, stored ${when(p.stored_at as string)}` : ' — made from headers and received'}
+                  >${p ? html` — ${p.size_bytes} bytes, stored ${when(p.stored_at)}` : ' — made from headers and received'}
                 </li>`;
               })}
             </ul>`
       }
     </section>
-    ${ediSection((m.protocols as Record<string, Row>).edi, id)}
-    ${(m.protocols as Record<string, Row>).edi ? ediTreeSlot(id) : ''}
+    ${ediSection(protocols.edi, id)} ${protocols.edi ? ediTreeSlot(id) : ''}
     <section aria-labelledby="as2-heading">
       <h2 id="as2-heading">AS2</h2>
-      ${as2Facts((m.protocols as Record<string, Row>).as2)}
+      ${as2Facts(protocols.as2)}
     </section>
     <section aria-labelledby="history-heading">
       <h2 id="history-heading">History</h2>
-      ${timeline(m.history as Row[])}
+      ${timeline(m.history)}
     </section>`;
 }
 
 async function detailPage(p: PageRequest, answer: Answer = {}) {
   const id = p.param('id');
-  const m = await p.must<Row>('GET', '/messages/:id', { params: { id } });
+  const m = await p.must('GET', '/messages/:id', { params: { id } });
   const done = p.query.done;
   const body = html` ${backLink(base, 'All messages')} ${liveStatus('message-status', statusLine(m))}
     <form method="post" action="${base}/${id}/redispatch" class="inline">
@@ -352,7 +369,7 @@ async function detailPage(p: PageRequest, answer: Answer = {}) {
       ]
     : [];
   return p.send(
-    { title: `Message ${String(m.file_name || id)}`, body, notices: okNotice, live: { messageId: id } },
+    { title: `Message ${m.file_name || id}`, body, notices: okNotice, live: { messageId: id } },
     answer,
   );
 }
@@ -378,7 +395,7 @@ export function registerMessagePages(app: FastifyInstance, deps: UiDeps): void {
     // The changing parts of the message's page, and its status line out of band.
     const p = openPage(deps, request, reply);
     const id = p.param('id');
-    const m = await p.must<Row>('GET', '/messages/:id', { params: { id } });
+    const m = await p.must('GET', '/messages/:id', { params: { id } });
     return reply
       .type('text/html; charset=utf-8')
       .send(html`${messageSections(p.ui, id, m)}${liveStatus('message-status', statusLine(m), true)}`.text);
@@ -425,8 +442,8 @@ export function registerMessagePages(app: FastifyInstance, deps: UiDeps): void {
 
   app.post(`${base}/send`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const sent = await p.call<Row>('POST', '/messages', {});
-    if (sent.ok) return p.redirect(`${base}/${String(sent.data.id)}?done=sent`);
+    const sent = await p.call('POST', '/messages', {});
+    if (sent.ok) return p.redirect(`${base}/${sent.data.id}?done=sent`);
     // What was sent comes back in the form, so a refusal costs only the fix (and the file again).
     const state = refusedState(sent.error, submittedFields(request));
     return listPage(

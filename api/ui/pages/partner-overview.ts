@@ -8,7 +8,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html, type Html } from '../html.js';
 import { uiPrefix, type UiRequestContext } from '../layout.js';
 import { section } from '../components/index.js';
-import { badge, callApi, facts, table, when, type UiDeps } from './common.js';
+import { badge, facts, table, when } from '../components/data.js';
+import { callApi, type UiDeps } from '../components/request-context.js';
 import { certificateCell, lastMessageCell, reachabilityCell } from './partner-status-cells.js';
 
 type Row = Record<string, unknown>;

@@ -5,7 +5,7 @@
  */
 import { html, type Html } from '../html.js';
 import { uiPrefix } from '../layout.js';
-import { badge, when, type Column } from './common.js';
+import { badge, when, type Column } from '../components/data.js';
 
 type Row = Record<string, unknown>;
 interface LastMessage {

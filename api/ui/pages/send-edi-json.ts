@@ -13,7 +13,7 @@ import { field, formErrors, type FormState } from '../form.js';
 import { html, type Html } from '../html.js';
 import { uiPrefix } from '../layout.js';
 import { asPicker, type Choices } from '../pickers.js';
-import type { UiDeps } from './common.js';
+import type { UiDeps } from '../components/request-context.js';
 import { previewOf, resolveBody, type Preview, type SendChoices } from './edi-json-preview.js';
 import { textOf } from './wizard/form-values.js';
 import { readFilesForm } from './wizard/multipart.js';

@@ -9,7 +9,8 @@ import { logLevels, recentLineCapacity } from '../../schemas/server-log.js';
 import { html } from '../html.js';
 import { uiPrefix } from '../layout.js';
 import { openPage } from '../components/index.js';
-import { badge, table, type UiDeps } from './common.js';
+import { badge, table } from '../components/data.js';
+import { type UiDeps } from '../components/request-context.js';
 
 const base = `${uiPrefix}/server-log`;
 const tones: Record<string, string> = { warn: 'warn', error: 'error', fatal: 'error' };

@@ -8,7 +8,8 @@ import { html, type Html } from '../html.js';
 import { checkSteps, openPage } from '../components/index.js';
 import type { UiRequestContext } from '../layout.js';
 import { csrfInput } from '../form.js';
-import { refusal, type UiDeps } from './common.js';
+import { refusal } from '../components/data.js';
+import { type UiDeps } from '../components/request-context.js';
 import type { Notice } from '../layout.js';
 
 type Row = Record<string, unknown>;

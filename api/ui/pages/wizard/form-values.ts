@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FormFields } from '../../form.js';
 import type { UiRequestContext } from '../../layout.js';
-import { callApi, type UiDeps } from '../common.js';
+import { callApi, type UiDeps } from '../../components/request-context.js';
 import type { Row } from './state.js';
 
 export function textOf(fields: FormFields, name: string): string {

@@ -5,7 +5,8 @@
  */
 import { html, type Html } from '../../html.js';
 import { uiPrefix } from '../../layout.js';
-import { facts, type UiDeps } from '../common.js';
+import { facts } from '../../components/data.js';
+import { type UiDeps } from '../../components/request-context.js';
 import { partnerFacingUrl } from './receivers.js';
 import type { Row, WizardState } from './state.js';
 

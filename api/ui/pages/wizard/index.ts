@@ -3,7 +3,7 @@
  * working exchange, each step one form that makes what it needs through the API's own routes.
  */
 import type { FastifyInstance } from 'fastify';
-import type { UiDeps } from '../common.js';
+import type { UiDeps } from '../../components/request-context.js';
 import { registerCheckStep } from './check-step.js';
 import { registerInstancesStep } from './instances-step.js';
 import { registerOrganizationStep } from './organization-step.js';

@@ -1,7 +1,8 @@
 /** The wizard's start: how it goes, and every partner with whether it is ready and what is next. */
 import type { FastifyInstance } from 'fastify';
 import { html } from '../../html.js';
-import { mustCall, table, uiContext, badge, type UiDeps } from '../common.js';
+import { table, badge } from '../../components/data.js';
+import { mustCall, uiContext, type UiDeps } from '../../components/request-context.js';
 import { openPage } from '../../components/index.js';
 import { sendWizardPage } from './frame.js';
 import { readiness } from './readiness.js';

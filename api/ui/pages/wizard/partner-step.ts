@@ -10,7 +10,7 @@ import { uiPrefix } from '../../layout.js';
 import { field, formErrors, formToBody, type FormState } from '../../form.js';
 import { interchangeIdsField } from '../../edi-fields.js';
 import { ediIdFields, wizardIdsHint } from './interchange-ids.js';
-import { type UiDeps } from '../common.js';
+import { type UiDeps } from '../../components/request-context.js';
 import { certificateChoice, choiceFieldNames, obtainCertificate } from './certificate-choice.js';
 import { keptValues, storedCertificates, textOf } from './form-values.js';
 import { sendWizardPage } from './frame.js';

@@ -10,7 +10,7 @@ import { html } from '../../html.js';
 import { uiPrefix } from '../../layout.js';
 import { csrfInput, field, formErrors, formToBody, shapeOf, specFromSchema } from '../../form.js';
 import { type FieldSpec, type FormState } from '../../form.js';
-import { type UiDeps } from '../common.js';
+import { type UiDeps } from '../../components/request-context.js';
 import { keptValues, storedCertificates } from './form-values.js';
 import { sendWizardPage } from './frame.js';
 import { registerStepRoutes, stepState } from './step-page.js';

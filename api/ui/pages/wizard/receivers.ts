@@ -1,7 +1,7 @@
 /** The AS2 receivers' settings the wizard needs: their ports, and the URL a partner posts to. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UiRequestContext } from '../../layout.js';
-import { callApi, type UiDeps } from '../common.js';
+import { callApi, type UiDeps } from '../../components/request-context.js';
 import type { Instance } from './readiness.js';
 import type { Row } from './state.js';
 

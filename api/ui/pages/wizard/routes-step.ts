@@ -12,7 +12,7 @@ import { pluginConfigSchemas } from '../../../schemas/plugin-config.js';
 import { html, type Html } from '../../html.js';
 import { uiPrefix, type Notice } from '../../layout.js';
 import { csrfInput, field, formErrors, formToBody, type FormState } from '../../form.js';
-import { type UiDeps } from '../common.js';
+import { type UiDeps } from '../../components/request-context.js';
 import { keptValues, textOf } from './form-values.js';
 import { readinessList, sendWizardPage } from './frame.js';
 import { findRoutes, type Instance, type RouteRow } from './readiness.js';

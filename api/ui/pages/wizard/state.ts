@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiServerType } from '../../../schemas/service.js';
 import type { UiRequestContext } from '../../layout.js';
-import { callApi, mustCall, type UiDeps } from '../common.js';
+import { callApi, mustCall, type UiDeps } from '../../components/request-context.js';
 import { readiness, type Instance, type Party, type Readiness, type RouteRow } from './readiness.js';
 import { idsOf, type WizardIds } from './steps.js';
 

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { openPage, type Answer, type PageRequest } from '../../components/index.js';
-import type { UiDeps } from '../common.js';
+import type { UiDeps } from '../../components/request-context.js';
 import { loadState, type WizardState } from './state.js';
 
 /** Draws the step; `form` is what a refused submission sent back (or the step's own extra). */

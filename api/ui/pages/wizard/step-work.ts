@@ -18,7 +18,8 @@ import type { FormState } from '../../form.js';
 import type { Answer } from '../../components/index.js';
 import { html } from '../../html.js';
 import type { Notice, UiRequestContext } from '../../layout.js';
-import { callApi, refusal, type UiDeps } from '../common.js';
+import { refusal } from '../../components/data.js';
+import { callApi, type UiDeps } from '../../components/request-context.js';
 
 /** Where a record's answer is drawn: its API properties onto the form's fields. */
 export interface Placement {

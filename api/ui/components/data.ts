@@ -1,64 +1,6 @@
-/** What every page module shares: the request's context, sending pages, calling the API, tables. */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiContext } from '../../context.js';
+/** The small pieces a page's data is drawn with: a refusal in words, tables, the pager, times, badges, facts. */
 import type { ApiError } from '../../errors.js';
-import type { HttpMethod } from '../../http/router.js';
-import type { ApiCall, ApiOutcome, ApiRoutes } from '../call-api.js';
-import { resolveUiUser } from '../current-user.js';
-import { secureCookies } from '../../ui-session/session.js';
 import { html, href, type Html } from '../html.js';
-import { layout, type NavItem, type PageOptions, type UiRequestContext } from '../layout.js';
-import { csrfToken } from '../security.js';
-
-export interface UiDeps {
-  ctx: ApiContext;
-  api: ApiRoutes;
-  sections: NavItem[];
-  /** The event stream pages subscribe to, when this process has one. */
-  events?: string | undefined;
-  /** Write-only values of refused forms, kept for the next submission. */
-  kept: KeptSecrets;
-}
-
-import type { KeptSecrets } from '../kept-secrets.js';
-
-export class NotSignedIn extends Error {}
-
-export function uiContext(deps: UiDeps, request: FastifyRequest, reply: FastifyReply): UiRequestContext {
-  const user = resolveUiUser(deps.ctx, request);
-  if (!user) throw new NotSignedIn('Sign in to use the web UI');
-  return {
-    user,
-    csrf: csrfToken(request, reply, secureCookies(deps.ctx)),
-    path: request.url.split('?')[0] ?? '',
-    sections: deps.sections,
-    events: deps.events,
-  };
-}
-
-export function sendPage(reply: FastifyReply, ui: UiRequestContext, page: PageOptions, status = 200) {
-  return reply.code(status).type('text/html; charset=utf-8').send(layout(ui, page));
-}
-
-/** Runs an API route for the current user (see call-api.ts). */
-export function callApi<T = unknown>(
-  deps: UiDeps,
-  ui: UiRequestContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  method: HttpMethod,
-  url: string,
-  input: ApiCall = {},
-): Promise<ApiOutcome<T>> {
-  return deps.api.call<T>(method, url, input, ui.user.caller, request, reply);
-}
-
-/** An API answer the page cannot do without: a refusal becomes the error page. */
-export async function mustCall<T = unknown>(...args: Parameters<typeof callApi>): Promise<T> {
-  const outcome = await callApi<T>(...args);
-  if (!outcome.ok) throw outcome.error;
-  return outcome.data;
-}
 
 /** A refusal in words: status, code and message, as the API answered. */
 export function refusal(error: ApiError): Html {
@@ -154,23 +96,4 @@ export function facts(entries: [string, Html | string | number | boolean | null 
           </dd>`,
     )}
   </dl>`;
-}
-
-/** The query string of a request as plain text values (the API's list schemas read them). */
-export function queryOf(request: FastifyRequest): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
-    if (typeof v === 'string' && v !== '') out[k] = v;
-  }
-  return out;
-}
-
-export function bodyFields(request: FastifyRequest): Record<string, string | string[]> {
-  const body = request.body;
-  return body && typeof body === 'object' ? (body as Record<string, string | string[]>) : {};
-}
-
-/** The POST-redirect-GET answer after a successful change. */
-export function seeOther(reply: FastifyReply, location: string) {
-  return reply.code(303).header('Location', location).send();
 }
