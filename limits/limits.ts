@@ -40,16 +40,6 @@ export const limitTable = {
     value: 4,
     why: 'Cores per listener thread when the setting is 0. Each thread batches its own acceptances and has its own pool: on 2 cores two threads cost 20–45 % more CPU per message at 16 (smaller batches, more threads than cores) for a busiest thread of 12–16 % instead of 19–22 %. One per 4 cores keeps 1 thread up to 7 cores and brings the busiest thread under 8 % from about 12.',
   },
-  listenerStartMs: {
-    area: 'AS2 receiver',
-    value: 60_000,
-    why: "How long a listener thread may take to start. They start after the receiver is ready (it listens on its first thread meanwhile), so the supervisor's start deadline does not cover them; several threads loading the AS2 modules at once on a busy machine took more than its 15 s.",
-  },
-  listenerEndMs: {
-    area: 'AS2 receiver',
-    value: 2_000,
-    why: 'How long a terminated listener thread may take to end.',
-  },
   largeBodyFromBytes: {
     area: 'AS2 receiver',
     value: 1024 * 1024,
@@ -343,6 +333,26 @@ export const limitTable = {
     area: 'Worker threads',
     value: 1000,
     why: "How often an actor sends what it counted to the main thread's registry.",
+  },
+  instanceThreadStartMs: {
+    area: 'Worker threads',
+    value: 60_000,
+    why: "How long an instance's second and later thread (a receiver's listener, a file writer's or an AS2 sender's thread) may take to start. They start after the instance is ready (its first thread works meanwhile), so the supervisor's start deadline does not cover them; several threads loading the AS2 modules at once on a busy machine took more than its 15 s.",
+  },
+  instanceThreadEndMs: {
+    area: 'Worker threads',
+    value: 2_000,
+    why: "How long a terminated thread of an instance's may take to end.",
+  },
+  coresPerTargetThread: {
+    area: 'Worker threads',
+    value: 4,
+    why: "Cores per thread of a file writer or an AS2 sender when its `threads` setting is 0, as for the receiver's listeners (coresPerListener): a thread per 4 cores keeps one thread up to 7 cores, where more threads than cores cost more CPU per message than they spread, and gives a receiving machine of 16 cores four writer threads for its four listeners.",
+  },
+  maxAutomaticTargetThreads: {
+    area: 'Worker threads',
+    value: 64,
+    why: 'The most threads one file writer or AS2 sender starts when its setting leaves it to the cores.',
   },
   // Runtime
   testNotificationStartUpMs: {

@@ -97,8 +97,15 @@ export class HandoffClient {
   constructor(
     private readonly port: MessagePort,
     onClose: () => void,
+    /**
+     * A channel the target branched from this one to another of its threads (spreadHandoff): the
+     * source asks there too. Absent, it is closed.
+     */
+    onBranch: (branch: MessagePort) => void = (branch) => branch.close(),
   ) {
     port.on('message', (raw: unknown) => {
+      const branch = branchOf(raw);
+      if (branch) return onBranch(branch);
       const frame = Frame.safeParse(raw);
       if (!frame.success || frame.data.kind !== 'response') return;
       const pending = this.#pending.get(frame.data.id);
@@ -152,7 +159,18 @@ export function branchHandoff(channel: MessagePort, pair: MessageChannel): Messa
   return pair.port1;
 }
 
-/** A `branch` frame: a MessagePort for the target to serve as well. */
+/**
+ * The other way: a channel from the source at the other end of `channel` to another thread of
+ * the same target (a file writer's threads), so the source spreads its documents over the
+ * target's threads and none of them is in the path of every message. One end of `pair` goes to
+ * the source over `channel`, which asks on it as on `channel`; the other end is returned, to be
+ * moved to the target's other thread, which serves it.
+ */
+export function spreadHandoff(channel: MessagePort, pair: MessageChannel): MessagePort {
+  return branchHandoff(channel, pair);
+}
+
+/** A `branch` frame: a MessagePort for the other side to serve, or to ask on, as well. */
 function branchOf(raw: unknown): MessagePort | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const frame = raw as { kind?: unknown; port?: unknown };

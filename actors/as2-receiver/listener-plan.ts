@@ -14,6 +14,7 @@
  */
 import os from 'node:os';
 import { limits } from '../../limits/limits.js';
+import { threadCount } from '../shared/thread-count.js';
 
 /** Whether `net.Server.listen` takes `reusePort` on this Node and system. */
 export function portSharingAvailable(
@@ -40,10 +41,7 @@ export function listenerPlan(
   cores: number = os.availableParallelism(),
   sharing: boolean = portSharingAvailable(),
 ): ListenerPlan {
-  const wanted =
-    setting === 0
-      ? Math.max(1, Math.min(Math.floor(cores / limits.coresPerListener), limits.maxAutomaticListeners))
-      : setting;
+  const wanted = threadCount(setting, cores, limits.coresPerListener, limits.maxAutomaticListeners);
   if (setting === 1) return { threads: 1, reusePort: false };
   if (sharing) return { threads: wanted, reusePort: true };
   return {

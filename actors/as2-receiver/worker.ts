@@ -1,7 +1,7 @@
 /**
  * The AS2 receiver actor: an HTTP or HTTPS server on its own port (see server.ts), on as many
  * threads as its listener plan says (listener-plan.ts). The thread the supervisor starts listens
- * and is ready; the others start meanwhile (listeners.ts), running this same file with `listener` set.
+ * and is ready; the others start meanwhile (listeners.ts), running this same file with `thread` set.
  */
 import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { openActorStore } from '../shared/payload-store.js';
@@ -10,13 +10,14 @@ import { parseSettings } from '../shared/settings.js';
 import { as2ReceiverType, type As2ReceiverSettings } from './config.js';
 import { listenerPlan } from './listener-plan.js';
 import { ListenerThreads } from './listeners.js';
+import { endInstance } from '../shared/instance-threads.js';
 import { As2ReceiverServer } from './server.js';
 import { receiverTls } from './tls.js';
 import { HandoffGiver } from '../shared/handoff-giver.js';
 
 runActor(async (start, core) => {
   const settings = parseSettings<As2ReceiverSettings>(as2ReceiverType, start.settings);
-  const first = start.listener === undefined;
+  const first = start.thread === undefined;
   const plan = listenerPlan(settings.listener_threads);
   const tls = receiverTls(settings, start);
   const acceptances = acceptancePort(start, core);
@@ -40,11 +41,13 @@ runActor(async (start, core) => {
   });
   const listeners =
     first && plan.threads > 1
-      ? new ListenerThreads(plan.threads - 1, new URL(import.meta.url), start, core, (reason) => {
-          core.log('error', 'a listener thread of the receiver was lost; the receiver stops', { reason });
-          // Ends this thread, and with it the instance: the supervisor raises its alert.
-          setImmediate(() => process.exit(1));
-        })
+      ? new ListenerThreads(
+          plan.threads - 1,
+          new URL(import.meta.url),
+          start,
+          core,
+          endInstance(core, 'a listener thread of the receiver was lost; the receiver stops'),
+        )
       : null;
   if (plan.fewerBecause && first) core.log('info', plan.fewerBecause, { port: settings.port });
   // Once every listener thread listens (one that does not ends the receiver instead).

@@ -11,6 +11,7 @@ import {
   retryProblems,
   unreachableAlertDefaults,
   unreachableAlertFields,
+  threadsField,
   wholeNumber,
 } from '../shared/fields.js';
 import { proxyDefaults, proxyFields, proxySecrets, type ProxySettings } from '../shared/proxy.js';
@@ -22,6 +23,11 @@ export const as2SenderType: PluginTypeDefinition = {
   fields: {
     timeout_seconds: wholeNumber(1, 3600).describe('Seconds an attempt may take'),
     max_concurrent_deliveries: maxConcurrentDeliveries,
+    threads: threadsField(
+      'Threads that pack and send, each with its own database connections (0: one per 4 cores, at ' +
+        'least one, at most max_concurrent_deliveries). Each claims its share of the queued ' +
+        'deliveries; max_concurrent_deliveries counts for the sender as a whole and is shared out among them',
+    ),
     compression_order: z
       .enum(['before-sign', 'after-sign'])
       .describe('Where the compressed layer goes for partners whose profile compresses'),
@@ -35,6 +41,7 @@ export const as2SenderType: PluginTypeDefinition = {
   defaults: {
     timeout_seconds: 120,
     max_concurrent_deliveries: 5,
+    threads: 0,
     compression_order: 'before-sign',
     ...retryDefaults,
     ...unreachableAlertDefaults,
@@ -44,12 +51,20 @@ export const as2SenderType: PluginTypeDefinition = {
     receipt_alert_minutes: 15,
   },
   secretFields: proxySecrets,
-  problems: retryProblems,
+  problems: (s) => {
+    const problems = retryProblems(s);
+    // A thread without a share of the deliveries would have nothing to send.
+    if ((s.threads as number) > (s.max_concurrent_deliveries as number))
+      problems.threads = 'Must be at most max_concurrent_deliveries: each thread sends its share of them';
+    return problems;
+  },
 };
 
 export interface As2SenderSettings extends ProxySettings {
   timeout_seconds: number;
   max_concurrent_deliveries: number;
+  /** 0: one per `limits.coresPerTargetThread` cores, at most max_concurrent_deliveries. */
+  threads: number;
   compression_order: 'before-sign' | 'after-sign';
   receipt_alert_minutes: number;
 }

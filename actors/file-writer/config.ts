@@ -8,6 +8,7 @@ import {
   retryDefaults,
   retryFields,
   retryProblems,
+  threadsField,
 } from '../shared/fields.js';
 import { patternProblem } from '../shared/path-pattern.js';
 
@@ -24,6 +25,11 @@ const fileWriterFields = {
     .describe('When the file exists with other content: fail (and retry), or rename the new one'),
   format: formatField,
   max_concurrent_deliveries: maxConcurrentDeliveries,
+  threads: threadsField(
+    'Threads that write files, each with its own database connections (0: one per 4 cores, at least ' +
+      'one). Documents handed over by receivers of this process are spread over them; ' +
+      'max_concurrent_deliveries counts for the writer as a whole and is shared out among them',
+  ),
   ...retryFields,
 };
 
@@ -32,6 +38,7 @@ const fileWriterDefaults = {
   path_pattern: '{from}/{filename}',
   if_exists: 'fail',
   max_concurrent_deliveries: 1,
+  threads: 0,
   ...retryDefaults,
 };
 
@@ -41,6 +48,8 @@ export interface FileWriterSettings {
   if_exists: (typeof ifExistsChoices)[number];
   format: DeliveryFormat;
   max_concurrent_deliveries: number;
+  /** 0: one per `limits.coresPerTargetThread` cores (actors/shared/thread-count.ts). */
+  threads: number;
 }
 
 export const fileWriterType: PluginTypeDefinition = {

@@ -39,6 +39,7 @@ async function setUp(
       if_exists: 'fail',
       format: 'edi',
       max_concurrent_deliveries: 1,
+      threads: 1,
     },
     new LocalPayloadStore(path.join(dir, '.store')),
   );

@@ -159,12 +159,16 @@ export class HandoffTaker implements HandoffHandler {
     return { dropped: true };
   }
 
-  /** Answers a source's hand-offs on `channel` until either side closes it. */
-  serve(channel: MessagePort): void {
+  /**
+   * Answers a source's hand-offs on `channel` until either side closes it. `spread`: given each
+   * channel served here, to spread it over the writer's other threads (threads.ts).
+   */
+  serve(channel: MessagePort, spread: (channel: MessagePort) => void = () => {}): void {
     this.#channels.add(channel);
     channel.once('close', () => this.#channels.delete(channel));
     // A source with several threads (the AS2 receiver's listeners) branches one channel per thread.
-    serveHandoff(channel, this, (branch) => this.serve(branch));
+    serveHandoff(channel, this, (branch) => this.serve(branch, spread));
+    spread(channel);
   }
 
   /**

@@ -1,4 +1,8 @@
-/** The file writer actor: delivers each claimed delivery as a file (see write.ts). */
+/**
+ * The file writer actor: delivers each claimed delivery as a file (see write.ts), on as many
+ * threads as its `threads` setting says. The thread the supervisor starts cleans up what a crash
+ * left and is ready; the others start meanwhile (threads.ts), running this same file with `thread` set.
+ */
 import { access, constants } from 'node:fs/promises';
 import { makeDirectory } from '../shared/make-directory.js';
 import { openActorStore } from '../shared/payload-store.js';
@@ -6,13 +10,18 @@ import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { deliveryPort } from '../shared/delivery-port.js';
 import { parseSettings } from '../shared/settings.js';
+import { endInstance } from '../shared/instance-threads.js';
+import { slotsOf, threadCount } from '../shared/thread-count.js';
 import { fileWriterType, type FileWriterSettings } from './config.js';
 import { removeStaleTemporaries } from './temporaries.js';
 import { FileWriter } from './write.js';
 import { HandoffTaker } from './handoff.js';
+import { WriterThreads } from './threads.js';
 
 runActor(async (start, core) => {
   const settings = parseSettings<FileWriterSettings>(fileWriterType, start.settings);
+  const first = start.thread === undefined;
+  const threads = threadCount(settings.threads);
   try {
     await makeDirectory(settings.directory);
     await access(settings.directory, constants.W_OK);
@@ -26,19 +35,43 @@ runActor(async (start, core) => {
   const writer = new FileWriter(settings, store);
   const port = deliveryPort(start, core);
   const taker = new HandoffTaker(writer, settings.directory, start.flow?.node ?? 0, port);
-  // A crash (kill -9) between writing and cleaning up leaves temporaries; they go now, and the
-  // deliveries of handed files that never got their names are queued again (logged once).
-  await taker.resolveLeftovers().catch(() => undefined);
-  taker.sweepLeftovers();
-  const removed = await removeStaleTemporaries(settings.directory).catch(() => 0);
-  if (removed > 0) core.log('info', 'removed temporary files a crash left', { removed });
-  const loop = new DeliveryLoop(port, settings.max_concurrent_deliveries, (d) => writer.deliver(d));
+  if (first) {
+    // A crash (kill -9) between writing and cleaning up leaves temporaries; they go now, and the
+    // deliveries of handed files that never got their names are queued again (logged once).
+    // Before the other threads start: from then on, files in hand may be theirs.
+    await taker.resolveLeftovers().catch(() => undefined);
+    taker.sweepLeftovers();
+    const removed = await removeStaleTemporaries(settings.directory).catch(() => 0);
+    if (removed > 0) core.log('info', 'removed temporary files a crash left', { removed });
+  }
+  // The writer as a whole delivers at most max_concurrent_deliveries queued deliveries at once.
+  const slots = slotsOf(settings.max_concurrent_deliveries, threads, start.thread ?? 1);
+  const loop = slots > 0 ? new DeliveryLoop(port, slots, (d) => writer.deliver(d)) : null;
+  const others =
+    first && threads > 1
+      ? new WriterThreads(
+          threads - 1,
+          new URL(import.meta.url),
+          start,
+          core,
+          endInstance(core, 'a thread of the file writer was lost; the writer stops'),
+        )
+      : null;
+  // Told of work only from now on: what was queued before it started waits for it too.
+  if (!first) loop?.poke();
+  void others?.started.then(() => {
+    if (others.count === threads - 1) core.log('info', `writing on ${threads} threads`);
+  });
   return {
-    onWork: () => loop.poke(),
-    onHandoffFrom: (_source, channel) => taker.serve(channel),
-    async stop() {
+    onWork: () => {
+      loop?.poke();
+      others?.poke();
+    },
+    onHandoffFrom: (source, channel) =>
+      taker.serve(channel, others ? (served) => others.spread(source, served) : undefined),
+    async stop(withinMs) {
       const recorded = taker.stopping();
-      await loop.stop();
+      await Promise.all([loop?.stop(), others?.stop(withinMs)]);
       await recorded;
       await port.close();
     },

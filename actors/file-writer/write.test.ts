@@ -23,6 +23,7 @@ const settings = (ifExists: 'fail' | 'rename'): FileWriterSettings => ({
   if_exists: ifExists,
   format: 'edi',
   max_concurrent_deliveries: 1,
+  threads: 1,
 });
 
 let deliveries = 0;

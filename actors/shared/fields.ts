@@ -26,6 +26,12 @@ export const wholeNumber = (min: number, max: number) =>
 /** How many deliveries an instance works on at the same time (docs/api/plugin-configs.md, docs/api/conventions.md#limits). */
 export const maxConcurrentDeliveries = wholeNumber(1, 100);
 
+/**
+ * A target's threads (actors/shared/instance-threads.ts), 0: one per
+ * `limits.coresPerTargetThread` cores (thread-count.ts); `description` says what each does.
+ */
+export const threadsField = (description: string) => wholeNumber(0, 256).describe(description);
+
 /** Retry settings of every target: a failed attempt is tried again after a growing wait. */
 export const retryFields = {
   /** Attempts in all, the first included, before the delivery is failed. */

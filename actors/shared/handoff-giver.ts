@@ -6,6 +6,9 @@
  * or to drop it when the acceptance did not store that delivery (a duplicate, a route changed
  * meanwhile, an acceptance that failed).
  *
+ * A target with several threads (a file writer's) spreads its channel over them: each document
+ * goes to one of them in turn, and its `settle` to the same one.
+ *
  * A target that declines, fails or is not here simply gets nothing: the acceptance queues its
  * delivery as before. A target that stops after its delivery was stored as delivered, before
  * naming the file, has the delivery queued again here; if that fails too, the target does it
@@ -36,21 +39,68 @@ export interface HandoffLog {
   (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void;
 }
 
+/**
+ * The channels to one target: the one the supervisor made (or a listener's branch of it), and one
+ * to each other thread of the target that it spread the channel to (a file writer's threads).
+ * Each document goes to the next open one in turn, so the target's threads share them.
+ */
+class TargetChannels {
+  readonly #clients: HandoffClient[] = [];
+  #next = 0;
+
+  constructor(
+    channel: MessagePort,
+    private readonly onEmpty: () => void,
+  ) {
+    this.#add(channel);
+  }
+
+  #add(channel: MessagePort): void {
+    const client: HandoffClient = new HandoffClient(
+      channel,
+      () => {
+        const at = this.#clients.indexOf(client);
+        if (at >= 0) this.#clients.splice(at, 1);
+        if (this.#clients.length === 0) this.onEmpty();
+      },
+      (branch) => this.#add(branch),
+    );
+    this.#clients.push(client);
+  }
+
+  /** The channel the next document goes by; undefined when none is open. */
+  pick(): HandoffClient | undefined {
+    for (let tried = 0; tried < this.#clients.length; tried++) {
+      const client = this.#clients[this.#next++ % this.#clients.length]!;
+      if (client.open) return client;
+    }
+    return undefined;
+  }
+
+  get open(): boolean {
+    return this.#clients.some((c) => c.open);
+  }
+
+  close(): void {
+    for (const client of this.#clients.splice(0)) client.close();
+  }
+}
+
 export class HandoffGiver {
-  readonly #targets = new Map<string, HandoffClient>();
+  readonly #targets = new Map<string, TargetChannels>();
 
   constructor(
     private readonly port: Pick<AcceptancePort, 'plan' | 'requeueHanded'>,
     private readonly log: HandoffLog,
   ) {}
 
-  /** A channel to `target` (a new one replaces the one before: the target was started again). */
+  /** A channel to `target` (a new one replaces those before: the target was started again). */
   connect(target: string, channel: MessagePort): void {
     this.#targets.get(target)?.close();
-    const client: HandoffClient = new HandoffClient(channel, () => {
-      if (this.#targets.get(target) === client) this.#targets.delete(target);
+    const channels: TargetChannels = new TargetChannels(channel, () => {
+      if (this.#targets.get(target) === channels) this.#targets.delete(target);
     });
-    this.#targets.set(target, client);
+    this.#targets.set(target, channels);
   }
 
   /** The way the acceptance would plan for `message`, when any target on it is here to take it. */
@@ -74,8 +124,8 @@ export class HandoffGiver {
     document?: Uint8Array,
   ): Promise<Handing> {
     const here = way.targets.flatMap((target) => {
-      const client = this.#targets.get(target);
-      return client?.open ? [{ target, client }] : [];
+      const client = this.#targets.get(target)?.pick();
+      return client ? [{ target, client }] : [];
     });
     const request: HandRequest = {
       type: 'hand',
@@ -141,7 +191,7 @@ export class HandoffGiver {
   }
 
   close(): void {
-    for (const client of this.#targets.values()) client.close();
+    for (const channels of this.#targets.values()) channels.close();
     this.#targets.clear();
   }
 }

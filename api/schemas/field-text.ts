@@ -350,6 +350,11 @@ export const fieldTexts: Record<string, FieldText> = {
     help: 'Number of deliveries worked on at the same time; 1 to 100',
     section: 'limits',
   },
+  threads: {
+    label: 'Threads',
+    help: 'Threads doing the work, each with its own database connections; 0 is one per 4 cores',
+    section: 'limits',
+  },
   compression_order: { label: 'Compression order', help: 'Before or after signing', section: 'interop' },
   max_attempts: {
     label: 'Attempts',

@@ -260,7 +260,7 @@ export function runActor(init: ActorInit): void {
   }
   channel.counting = start.data.metrics;
   nameThisThread(
-    start.data.listener === undefined ? start.data.type : `${start.data.type}-${start.data.listener}`,
+    start.data.thread === undefined ? start.data.type : `${start.data.type}-${start.data.thread}`,
   );
   init(start.data, coreClient(channel, start.data.log_level)).then(
     (actor) => {

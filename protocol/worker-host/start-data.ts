@@ -53,10 +53,10 @@ export const ActorStartData = z.object({
    */
   clock: z.instanceof(SharedArrayBuffer).optional(),
   /**
-   * Set on a listener thread that an AS2 receiver's own thread started (actors/as2-receiver/listeners.ts):
-   * its number, 2 and up (the instance's own thread is the first). Absent on every thread the
-   * supervisor starts.
+   * Set on an instance's second and later threads, which its first one started
+   * (actors/shared/instance-threads.ts: a receiver's listeners, a file writer's or an AS2
+   * sender's threads): its number, 2 and up. Absent on every thread the supervisor starts.
    */
-  listener: z.number().int().min(2).optional(),
+  thread: z.number().int().min(2).optional(),
 });
 export type ActorStartData = z.infer<typeof ActorStartData>;

@@ -18,7 +18,7 @@ t.test('every limit is read where it is used', async (t) => {
 
 t.test('the page lists every limit with its value and why', async (t) => {
   const page = readFileSync(limitsFile, 'utf8');
-  t.match(page, '- **`listenerStartMs`** = 1 min. How long a listener thread may take to start.');
+  t.match(page, "- **`instanceThreadStartMs`** = 1 min. How long an instance's second and later thread");
   t.match(page, '- **`claimRetryMs`** = 500 ms, 1 s, 2 s.');
   t.match(page, '- **`hstsMaxAgeSeconds`** = 365 days.');
   t.match(page, '- **`maxUploadBytes`** = 64 MiB.');

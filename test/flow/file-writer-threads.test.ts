@@ -1,0 +1,161 @@
+// Covers a file writer on two threads (`threads` 2) in a real `pier serve`: files a poller accepts are queued, and both threads claim and write them, each file written once with its bytes and each delivery delivered once (the `delivery delivered` lines say which thread); a stop while files are being written drains both threads (nothing left held or half-written, both threads end) and a start writes the rest; `threads` values out of range are refused with the field's message.
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import t from 'tap';
+import { threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
+import { createTestDatabase, sql } from '../helpers/database.js';
+import { tempDir } from '../helpers/flow.js';
+import { fileFlowOn, mustOn, runningIn, spawnPier, type PierProcess } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
+
+t.setTimeout(300_000);
+
+const db = await createTestDatabase();
+t.teardown(() => db.drop());
+const dir = await tempDir(t, 'pier-writer-threads-');
+const inbox = path.join(dir, 'in', 'globex');
+const outbox = path.join(dir, 'out');
+await mkdir(inbox, { recursive: true });
+
+const count = async (where: string) =>
+  Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+const content = (i: number) => `file ${i}\n`.repeat(40 + (i % 7));
+
+/** The files written (temporaries left out), and the writer's temporaries left. */
+async function written(): Promise<{ files: Map<string, string>; temporaries: string[] }> {
+  const files = new Map<string, string>();
+  for (const name of await readdir(outbox).catch(() => []))
+    if (!name.startsWith('.')) files.set(name, await readFile(path.join(outbox, name), 'utf8'));
+  const temporaries = await readdir(path.join(outbox, '.pier-tmp')).catch(() => []);
+  return { files, temporaries };
+}
+
+/** The files `<prefix><i>.dat` of `files` that are missing or do not hold their bytes. */
+const wrongBytes = (files: Map<string, string>, prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${prefix}${i}.dat`).filter(
+    (name, i) => files.get(name) !== content(i),
+  );
+
+/** Per thread of the writer (1: its first), the deliveries its `delivery delivered` lines name. */
+function deliveredBy(p: PierProcess): Map<number, number[]> {
+  const by = new Map<number, number[]>();
+  for (const line of p.logLines)
+    if (line.msg === 'delivery delivered' && line.target === 'out') {
+      const thread = typeof line.thread === 'number' ? line.thread : 1;
+      by.set(thread, [...(by.get(thread) ?? []), line.delivery_id as number]);
+    }
+  return by;
+}
+
+const writerThreads = (p: PierProcess) =>
+  [...threadSnapshot(p.child.pid!).values()].map((t) => t.name).filter((n) => n.startsWith('file-writer'));
+
+const pier = await spawnPier(t, { databaseUrl: db.url, dataDir: path.join(dir, 'data'), cwd: dir });
+await fileFlowOn(pier, dir, outbox, {
+  writer: { path_pattern: '{filename}', threads: 2, max_concurrent_deliveries: 4 },
+});
+
+t.test('both threads claim the queued deliveries; each file is written once', async (t) => {
+  await runningIn(pier, 'out');
+  await waitFor(
+    () => pier.logLines.some((l) => l.msg === 'writing on 2 threads') || undefined,
+    'writing on 2 threads',
+    60_000,
+    50,
+  );
+  t.same(writerThreads(pier).sort(), ['file-writer', 'file-writer-2'], 'the writer runs two named threads');
+  for (let i = 0; i < 80; i++) await writeFile(path.join(inbox, `a${i}.dat`), content(i));
+  await mustOn(pier, '/services/file-poller/in/start');
+  await waitFor(
+    async () => (await count("delivery where state = 'delivered'")) === 80 || undefined,
+    '80 deliveries delivered',
+    120_000,
+    100,
+  );
+  const { files, temporaries } = await written();
+  t.equal(files.size, 80, 'one file per accepted file');
+  t.same(wrongBytes(files, 'a', 80), [], 'each with its bytes');
+  t.same(temporaries, [], 'no temporary left');
+  t.equal(await count('message'), 80, 'one message per file');
+  t.equal(
+    await count("delivery where state = 'delivered' and attempts = 1"),
+    80,
+    'each delivered at the first attempt',
+  );
+  const by = await waitFor(
+    () => {
+      const now = deliveredBy(pier);
+      return [...now.values()].flat().length === 80 ? now : undefined;
+    },
+    'a delivered line per delivery',
+    10_000,
+    50,
+  );
+  const ids = [...by.values()].flat();
+  t.equal(new Set(ids).size, 80, 'each delivery delivered once');
+  t.same([...by.keys()].sort(), [1, 2], 'by both threads');
+  t.ok(
+    [...by.values()].every((d) => d.length >= 5),
+    `both write a part: ${[...by].map(([n, d]) => `thread ${n} ${d.length}`).join(', ')}`,
+  );
+});
+
+t.test('a stop drains both threads; a start writes the rest', async (t) => {
+  for (let i = 0; i < 120; i++) await writeFile(path.join(inbox, `b${i}.dat`), content(i));
+  await waitFor(
+    async () => (await count("delivery where state = 'delivered'")) >= 90 || undefined,
+    'the second batch under way',
+    120_000,
+    20,
+  );
+  await mustOn(pier, '/services/file-writer/out/stop');
+  await waitFor(
+    async () => {
+      const list = (await pier.call('GET', '/services')).body.data as { name: string; status: string }[];
+      return list.some((s) => s.name === 'out' && s.status === 'stopped') || undefined;
+    },
+    'out stopped',
+    30_000,
+    50,
+  );
+  t.same(writerThreads(pier), [], 'both threads ended');
+  t.equal(await count("delivery where state = 'delivering'"), 0, 'nothing is left held');
+  t.equal(await count('delivery where attempts > 1'), 0, 'nothing was cut off mid-write');
+  const stopped = await written();
+  t.same(stopped.temporaries, [], 'nothing half-written');
+  const delivered = await count("delivery where state = 'delivered'");
+  t.equal(stopped.files.size, delivered, 'a file for each delivery delivered, no other');
+  t.notOk(
+    pier.logLines.some((l) => l.msg === 'a thread of the file writer was lost; the writer stops'),
+    'no thread was lost',
+  );
+
+  await mustOn(pier, '/services/file-writer/out/start');
+  await waitFor(
+    async () => (await count("delivery where state = 'delivered'")) === 200 || undefined,
+    'all 200 delivered',
+    120_000,
+    100,
+  );
+  const { files, temporaries } = await written();
+  t.equal(files.size, 200, 'every file written, once');
+  t.same(wrongBytes(files, 'b', 120), [], 'each with its bytes');
+  t.same(temporaries, [], 'no temporary left');
+  t.equal(await count('delivery'), 200, 'one delivery per message');
+});
+
+t.test('threads out of range are refused with the reason', async (t) => {
+  for (const [threads, message] of [
+    [-1, 'Must be at least 0'],
+    [257, 'Must be at most 256'],
+    [1.5, 'Must be a whole number'],
+  ] as const) {
+    const r = await pier.call('POST', '/plugins/configs?type=file-writer', {
+      name: 'bad',
+      directory: path.join(dir, 'bad'),
+      threads,
+    });
+    t.equal(r.status, 400, `threads ${threads}: refused`);
+    t.match(r.body.error, { code: 'INVALID_INPUT', details: { threads: message } }, `threads ${threads}`);
+  }
+});

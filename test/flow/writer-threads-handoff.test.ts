@@ -1,0 +1,82 @@
+// Covers an AS2 receiver handing its documents to a file writer on two threads (`threads` 2) in a real `pier serve`: the receiver spreads its hand-offs over both threads (the second has no share of max_concurrent_deliveries 1, so what it writes was handed to it), every receipted document is written once with its bytes, nothing is stored twice and every delivery is recorded delivered once.
+import path from 'node:path';
+import t from 'tap';
+import { makeParties } from '../as2/parties.js';
+import { as2ReceiversOnProcesses } from '../helpers/as2-on-processes.js';
+import { as2Outcome } from '../helpers/as2-outcome.js';
+import { startAs2Load } from '../helpers/as2-retrying-client.js';
+import { createTestDatabase, sql } from '../helpers/database.js';
+import { tempDir } from '../helpers/flow.js';
+import { mustOn } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
+
+t.setTimeout(300_000);
+
+const db = await createTestDatabase();
+t.teardown(() => db.drop());
+const dir = await tempDir(t, 'pier-writer-handoff-');
+const outbox = path.join(dir, 'out');
+const parties = makeParties();
+t.teardown(() => parties.remove());
+
+const {
+  processes: [pier],
+  urls: [url],
+} = await as2ReceiversOnProcesses(
+  t,
+  1,
+  () => ({ databaseUrl: db.url, dataDir: path.join(dir, 'data'), cwd: dir }),
+  { fixtures: parties.fixtures, certFile: parties.alice.certFile, keyFile: parties.alice.keyFile },
+  'out',
+  (p) =>
+    mustOn(p, '/plugins/configs?type=file-writer', {
+      name: 'out',
+      directory: outbox,
+      threads: 2,
+      max_concurrent_deliveries: 1,
+    }).then(() => {}),
+);
+
+t.test('the receiver spreads its documents over both writer threads; each is written once', async (t) => {
+  await waitFor(
+    () => pier!.logLines.some((l) => l.msg === 'writing on 2 threads') || undefined,
+    'writing on 2 threads',
+    60_000,
+    50,
+  );
+  const load = startAs2Load({
+    urls: [url!],
+    keys: parties.alice,
+    concurrency: 8,
+    documentBytes: 4 * 1024,
+    run: 'h',
+  });
+  await waitFor(() => load.receipts >= 120 || undefined, '120 receipts', 240_000, 50);
+  const sent = await load.stop(60_000);
+  const outcome = await as2Outcome(db.url, sent, path.join(outbox, 'alice'));
+  t.equal(outcome.withReceipt, outcome.sent, `every one of ${outcome.sent} messages has its receipt`);
+  t.same(outcome.receiptedNotWritten, [], 'every receipted document is written');
+  t.same(outcome.writtenWrong, [], 'with its bytes');
+  t.same(outcome.storedTwice, [], 'nothing stored twice');
+  t.same(outcome.otherFiles, [], 'no other file');
+  const deliveries = outcome.withReceipt;
+  await waitFor(
+    async () =>
+      Number(
+        (await sql(db.url, "select count(*)::int as n from delivery where state = 'delivered'"))[0]!.n,
+      ) === deliveries || undefined,
+    'every delivery recorded delivered',
+    60_000,
+    100,
+  );
+  const lines = pier!.logLines.filter((l) => l.msg === 'delivery delivered' && l.target === 'out');
+  t.equal(new Set(lines.map((l) => l.delivery_id)).size, lines.length, 'each delivery recorded once');
+  t.equal(lines.length, deliveries, 'a line for each');
+  const second = lines.filter((l) => l.thread === 2).length;
+  const first = lines.length - second;
+  // An even spread is about half each; either thread writing none would be the bug.
+  t.ok(
+    first >= deliveries / 5 && second >= deliveries / 5,
+    `both threads write: ${first} and ${second} of ${deliveries}`,
+  );
+});
