@@ -11,24 +11,11 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildRoot } from './build-tree.js';
+import { productFolders } from './code-folders.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const raw = path.join(root, '.test-output/coverage-raw');
 const reports = path.join(root, '.test-output/coverage');
-/** The folders whose code ships: every test folder and helper is left out of the figures. */
-export const productFolders = [
-  'limits',
-  'pki',
-  'edi',
-  'storage',
-  'protocol',
-  'flow',
-  'actors',
-  'runtime',
-  'api',
-  'cli',
-];
-
 rmSync(raw, { recursive: true, force: true });
 rmSync(reports, { recursive: true, force: true });
 const tests = spawnSync(

@@ -16,7 +16,14 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { createTestDatabase } from './helpers/database.js';
 import { form, tempDir } from './helpers/flow.js';
-import { fileFlowOn, mustOn, runningIn, spawnPier, type PierProcess } from './helpers/process.js';
+import {
+  bobFromAliceOn,
+  fileFlowOn,
+  mustOn,
+  runningIn,
+  spawnPier,
+  type PierProcess,
+} from './helpers/process.js';
 import { multipart } from './helpers/upload.js';
 import { checkoutRoot } from './helpers/checkout.js';
 import { waitFor } from './helpers/wait.js';
@@ -266,21 +273,7 @@ async function as2FromOpenssl(t: Test, server: PierProcess, work: string): Promi
     directory: path.join(work, 'as2out'),
     path_pattern: '{filename}',
   });
-  const bob = (await mustOn(server, '/organizations', { name: 'bob' })).body.data.id as number;
-  await mustOn(server, '/as2/local-profiles', {
-    local_organization_id: bob,
-    as2id: 'BOB',
-    signing_certificate_id: bobCert,
-  });
-  const alice = (await mustOn(server, '/partners', { name: 'alice' })).body.data.id as number;
-  await mustOn(server, '/as2/remote-profiles', {
-    business_partner_id: alice,
-    as2id: 'ALICE',
-    endpoint: 'http://127.0.0.1:9/as2',
-    partner_certificate_id: aliceCert,
-    signature_certificate_ids: [aliceCert],
-    compression: false,
-  });
+  await bobFromAliceOn(server, bobCert, aliceCert, { compression: false });
   await mustOn(server, '/routes', {
     source_plugin: 'as2in',
     from: 'alice',

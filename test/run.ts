@@ -12,27 +12,13 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../storage/embedded-postgres.js';
 import { buildRoot, buildTestTree } from './build-tree.js';
+import { testFolders } from './code-folders.js';
 import { runTestFiles, type FileTiming } from './runner.js';
 import { earlierTimings, timingLog, timingReport, writeTimingReport } from './timings.js';
 import { isTestSet, needsNode, runApart, testSets } from './sets.js';
 import { createMigratedTemplate, templateVariable } from './helpers/database.js';
 
 const root = path.resolve(import.meta.dirname, '..');
-/** Tests live in test/ (those that cross folders) and beside the code they cover. */
-const codeFolders = [
-  'test',
-  'limits',
-  'pki',
-  'edi',
-  'storage',
-  'protocol',
-  'flow',
-  'actors',
-  'runtime',
-  'api',
-  'cli',
-];
-
 function testFiles(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -80,7 +66,7 @@ function chosenFiles(args: string[]): string[] {
   const requested = args.map((file) => path.relative(root, path.resolve(file)));
   if (requested.length > 0) return requested;
   const apart = new Set(runApart.flatMap((name) => testSets[name].flatMap(filesOf)));
-  return codeFolders
+  return testFolders
     .flatMap((folder) => testFiles(path.join(root, folder)))
     .filter((file) => !apart.has(file));
 }

@@ -11,47 +11,21 @@
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { spreadHandoff } from '../../protocol/handoff-protocol.js';
-import type { CoreClient } from '../../protocol/worker-host/host.js';
-import type { ActorStartData } from '../../protocol/worker-host/start-data.js';
 import { InstanceThreads } from '../shared/instance-threads.js';
 
-export class WriterThreads {
-  readonly #threads: InstanceThreads;
-
-  constructor(
-    count: number,
-    entry: URL,
-    start: ActorStartData,
-    core: CoreClient,
-    onLost: (reason: string) => void,
-  ) {
-    this.#threads = new InstanceThreads(count, entry, start, core, onLost);
-  }
-
-  get started(): Promise<void> {
-    return this.#threads.started;
-  }
-
-  /** Threads that write now, the first not counted. */
-  get count(): number {
-    return this.#threads.count;
-  }
-
+/** Started, counted and stopped as every instance's threads are (InstanceThreads). */
+export class WriterThreads extends InstanceThreads {
   /** A channel from `source` the first thread serves: each other thread gets one beside it. */
   spread(source: string, channel: MessagePort): void {
-    this.#threads.give(channel, () => {
+    this.give(channel, () => {
       const port = spreadHandoff(channel, new MessageChannel());
       return { body: { type: 'handoff_from', source, port }, transfer: [port] };
     });
-    channel.once('close', () => this.#threads.forget(channel));
+    channel.once('close', () => this.forget(channel));
   }
 
   /** Deliveries are queued: each thread claims its share. */
   poke(): void {
-    this.#threads.work();
-  }
-
-  stop(withinMs?: number): Promise<void> {
-    return this.#threads.stop(withinMs);
+    this.work();
   }
 }
