@@ -19,9 +19,9 @@ async function problems(file: string, code: string): Promise<string[]> {
 }
 
 /**
- * The way up from api/resources/planted/ to the repository's root, built rather than written:
- * written out, it would read as a path of this test file's leaving the repository
- * (test/self-contained.test.ts).
+ * The way up from api/resources/planted/ and api/ui/components/ to the repository's root, built
+ * rather than written: written out, it would read as a path of this test file's leaving the
+ * repository (test/self-contained.test.ts).
  */
 const fromPlanted = '../'.repeat(3);
 
@@ -126,7 +126,7 @@ const planted: { what: string; file: string; code: string; says: string }[] = [
   {
     what: 'a web UI component still behind the runtime door',
     file: 'api/ui/components/planted.ts',
-    code: "import { Supervisor } from '../../../runtime/supervisor/supervisor.js';\nexport type S = Supervisor;\n",
+    code: `import { Supervisor } from '${fromPlanted}runtime/supervisor/supervisor.js';\nexport type S = Supervisor;\n`,
     says: 'One door into the runtime: import runtime/index.ts',
   },
 ];
