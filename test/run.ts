@@ -131,7 +131,8 @@ const jobs = Number(process.env.PIER_TEST_JOBS) || Math.max(3, availableParallel
 /**
  * Beyond those, more files start one at a time while the cores sit idle (runner.ts), up to this
  * many (PIER_TEST_MAX_JOBS to change; PIER_TEST_JOBS alone keeps the number fixed): with three at
- * a time a whole run kept two cores only 68 % busy (2,226 s of CPU in 27 min 18 s).
+ * a time the files' own CPU filled 68 % of two cores over a whole run (2,226 s in 27 min 18 s,
+ * PostgreSQL's not counted).
  */
 const maxJobs =
   Number(process.env.PIER_TEST_MAX_JOBS) ||
