@@ -1,7 +1,8 @@
 // Covers test/runner.ts running one file: a file whose tests all pass and that exits is ok; one
 // whose tests all pass and that never exits (Node 20 spinning over a socket reset while its end
 // was being sent, as CI once saw for 15 minutes) is killed soon after its last line, reported
-// not ok with the reason, and its output kept; and running several: past its jobs a light file
+// not ok with the reason, and its output kept; one that leaves a timer and a listening server is
+// told what it holds before it is killed (test/still-open.mjs), the reason naming both; and running several: past its jobs a light file
 // starts only while the cores are idle, a heavy one never.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -49,9 +50,30 @@ t.test('a file that passes and does not exit is killed soon after, and not ok', 
   await writeFile(path.join(dir, 'never-exits.mjs'), neverExits);
   const outcome = await runFile('never-exits.mjs', options);
   t.notOk(outcome.ok, 'not ok');
-  t.equal(outcome.why, 'killed: its tests ended, and it had not exited 2 s later', 'the reason');
+  t.match(outcome.why, /^killed: its tests ended, and it had not exited 2 s later/, 'the reason');
   t.match(outcome.output, /ok 1 - fine/, 'its output kept');
   t.ok(outcome.ms < 20_000, `ended in ${outcome.ms} ms, not at the file's timeout`);
+});
+
+t.test('what holds a file that does not exit is named in the reason', async (t) => {
+  // Left by a teardown, which runs after the tests end: a handle left by a test would keep tap's own
+  // last line from being written, and the file would end at its timeout instead.
+  const holds = `import net from 'node:net';
+import t from 'tap';
+t.test('passes', async (t) => t.ok(true, 'fine'));
+t.teardown(async () => {
+  setInterval(() => {}, 1000);
+  await new Promise((resolve) => net.createServer().listen(0, '127.0.0.1', resolve));
+});
+`;
+  await writeFile(path.join(dir, 'holds.mjs'), holds);
+  const outcome = await runFile('holds.mjs', options);
+  t.notOk(outcome.ok, 'not ok');
+  t.match(
+    outcome.why,
+    /^killed: its tests ended, and it had not exited 2 s later; still open: .*Timeout.*\(.*server port \d+/,
+    `the reason names the timer and the server: ${outcome.why}`,
+  );
 });
 
 t.test('beyond its jobs, a light file starts while the cores are idle, a heavy one never', async (t) => {

@@ -219,6 +219,11 @@ function reapedChildrenCpuMs(): number | undefined {
 /** What the processes reaped up to the last look used; first looked at as the first file starts (the compile before it is no file's). */
 let reapedCpuMsSeen: number | undefined;
 
+/** Loaded into each file's process: it says what holds a process that does not exit. */
+const stillOpen = new URL('./still-open.mjs', import.meta.url).href;
+/** How long a file that does not exit has to say what holds it before it is killed. */
+const stillOpenAnswerMs = 1_000;
+
 /** How long past tap's own timeout a file may run before it is killed from outside (one that is stuck). */
 const stuckAfterMs = 10 * 60_000;
 
@@ -226,7 +231,7 @@ export function runFile(file: string, options: RunOptions): Promise<FileOutcome>
   const started = Date.now();
   reapedCpuMsSeen ??= reapedChildrenCpuMs();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(options.cwd, file)], {
+    const child = spawn(process.execPath, ['--import', stillOpen, path.join(options.cwd, file)], {
       cwd: options.cwd,
       env: { ...options.env, TAP_TIMEOUT: String(options.timeoutSeconds) },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -246,7 +251,9 @@ export function runFile(file: string, options: RunOptions): Promise<FileOutcome>
       if (notExiting === undefined && /^# time=/m.test(text)) {
         notExiting = setTimeout(() => {
           killedAsNotExiting = true;
-          killGroup(child.pid!, 'SIGKILL');
+          // First asked what holds it (test/still-open.mjs), so the failure names the handle.
+          signal(child.pid!, 'SIGUSR2');
+          setTimeout(() => killGroup(child.pid!, 'SIGKILL'), stillOpenAnswerMs);
         }, exitAfterEndMs);
       }
     });
@@ -271,16 +278,19 @@ export function runFile(file: string, options: RunOptions): Promise<FileOutcome>
       // What the file started and left running goes with it.
       killGroup(child.pid!, 'SIGKILL');
       running.delete(child.pid!);
+      const output = Buffer.concat(chunks).toString('utf8');
+      const held = /^# still open: (.*)$/m.exec(output)?.[1];
       const why = killedAsStuck
         ? `killed: still running ${Math.round(stuckAfterMs / 60_000)} min after its timeout`
         : killedAsNotExiting
-          ? `killed: its tests ended, and it had not exited ${exitAfterEndMs / 1000} s later`
+          ? `killed: its tests ended, and it had not exited ${exitAfterEndMs / 1000} s later` +
+            (held ? `; still open: ${held}` : '')
           : signal
             ? `ended by ${signal}`
             : `exit code ${code}`;
       resolve({
         ok: code === 0 && !killedAsStuck && !killedAsNotExiting,
-        output: Buffer.concat(chunks).toString('utf8'),
+        output,
         ms: Date.now() - started,
         cpuMs,
         why,
@@ -289,10 +299,14 @@ export function runFile(file: string, options: RunOptions): Promise<FileOutcome>
   });
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
+function killGroup(pid: number, name: NodeJS.Signals): void {
+  signal(-pid, name);
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
   try {
-    process.kill(-pid, signal);
+    process.kill(pid, name);
   } catch {
-    // the group is empty
+    // the process (or the group) has ended
   }
 }

@@ -118,8 +118,14 @@ export async function startTestIdp(t: Test): Promise<TestIdp> {
     return provider.callback()(request, response);
   };
   http.on('request', handle);
-  t.teardown(() => new Promise<void>((resolve) => http.close(() => resolve())));
-  http.closeIdleConnections?.();
+  // Every connection ended with it: one a client kept open would otherwise hold the file's process.
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  );
 
   const idp: TestIdp = {
     issuer,
