@@ -1,7 +1,13 @@
 /** Configuration of the file poller (docs/api/plugin-configs.md): a directory watched for files to send. */
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
-import { absolutePath, partyNameOrEmpty, readEdiEnvelope, wholeNumber } from '../shared/fields.js';
+import {
+  absolutePath,
+  partyNameOrEmpty,
+  readEdiEnvelope,
+  threadsField,
+  wholeNumber,
+} from '../shared/fields.js';
 import { globProblem, patternProblem, placeholdersOf } from '../shared/path-pattern.js';
 
 const filePollerFields = {
@@ -16,6 +22,10 @@ const filePollerFields = {
   from: partyNameOrEmpty.describe('Sending party when path_pattern has no {from}'),
   to: partyNameOrEmpty.describe('Receiving party when path_pattern has no {to}'),
   read_edi_envelope: readEdiEnvelope,
+  threads: threadsField(
+    'Threads that take files, each with its own database connections and its share of the files ' +
+      '(by their path; 0: one per 4 cores, at least one)',
+  ),
 };
 
 const filePollerDefaults = {
@@ -25,6 +35,7 @@ const filePollerDefaults = {
   from: '',
   to: '',
   read_edi_envelope: true,
+  threads: 0,
 };
 
 export type FilePollerSettings = {
@@ -36,6 +47,7 @@ export type FilePollerSettings = {
   from: string;
   to: string;
   read_edi_envelope: boolean;
+  threads: number;
 };
 
 function inside(dir: string, parent: string): boolean {

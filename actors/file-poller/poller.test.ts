@@ -1,4 +1,4 @@
-// Covers the file poller's logic without a thread: when a file is complete, what is never taken, acceptance before the move, offers repeated after a crash, failures that leave the file.
+// Covers the file poller's logic without a thread: when a file is complete, what is never taken, acceptance before the move, offers repeated after a crash, failures that leave the file, and two threads' shares of one directory (each file taken by exactly one, both taking some).
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { noMetrics } from '../../protocol/metrics/port.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import type { FilePollerSettings } from './config.js';
 import { FilePoller } from './poller.js';
+import { shareOf } from './share.js';
 import { limits } from '../../limits/limits.js';
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'pier-poller-'));
@@ -54,6 +55,7 @@ async function setup(overrides: Partial<FilePollerSettings> = {}) {
     file_pattern: '*.*',
     polling_interval: 60,
     read_edi_envelope: true,
+    threads: 1,
     from: 'acme',
     to: '',
     ...overrides,
@@ -171,4 +173,20 @@ t.test('when acceptance fails, the file stays and its payload copy goes', async 
   t.same(await readdir(path.join(dir, 'store')).catch(() => []), []);
   core.failing = false;
   t.equal(await poller.scan(), 1, 'taken at the next look');
+});
+
+t.test("two threads' shares: each file is taken by exactly one of them, and both take some", async (t) => {
+  const { settings, core, store } = await setup();
+  const inbox = path.join(settings.base_directory, 'globex');
+  const names = Array.from({ length: 60 }, (_, i) => `order-${i}.edi`);
+  for (const name of names) await writeFile(path.join(inbox, name), name);
+  const first = new FilePoller(settings, store, core, undefined, shareOf(2, 1));
+  const second = new FilePoller(settings, store, core, undefined, shareOf(2, 2));
+  await Promise.all([first.scan(), second.scan()]);
+  const [a, b] = await Promise.all([first.scan(), second.scan()]);
+  t.equal(a + b, 60, 'every file taken');
+  t.ok(a >= 15 && b >= 15, `both take a share: ${a} and ${b}`);
+  t.same(core.offered.map((m) => m.file_name).sort(), [...names].sort(), 'each offered once');
+  t.same(await readdir(inbox), [], 'none left');
+  t.equal((await readdir(path.join(settings.processed_directory, 'globex'))).length, 60, 'all moved');
 });

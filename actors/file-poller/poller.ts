@@ -55,6 +55,8 @@ export class FilePoller {
     private readonly core: SourceCore,
     /** Which messages are stored (acceptance-port.ts); the stages of an uncertain acceptance wait for it. */
     storedOf: StoredOf = async () => null,
+    /** Whether this thread takes a file (share.ts): every file unless the poller runs on several threads. */
+    private readonly mine: (rel: string) => boolean = () => true,
   ) {
     this.#matchPath = pathMatcher(settings.path_pattern);
     this.#matchName = globMatcher(settings.file_pattern);
@@ -64,8 +66,8 @@ export class FilePoller {
 
   /** One look at the directory; takes every file that was already there, unchanged, last time. */
   async scan(): Promise<number> {
-    const files = (await listFiles(this.settings.base_directory)).filter((rel) =>
-      this.#matchName(path.posix.basename(rel)),
+    const files = (await listFiles(this.settings.base_directory)).filter(
+      (rel) => this.#matchName(path.posix.basename(rel)) && this.mine(rel),
     );
     const now = new Map<string, Seen>();
     const ready: [string, Seen][] = [];

@@ -1,4 +1,9 @@
-/** The file poller actor: looks at its directory every polling_interval seconds (see poller.ts). */
+/**
+ * The file poller actor: looks at its directory every polling_interval seconds (see poller.ts), on
+ * as many threads as its `threads` setting says, each taking its share of the files (share.ts)
+ * with its own database connections. The thread the supervisor starts is ready first and starts
+ * the others (actors/shared/instance-threads.ts), running this same file with `thread` set.
+ */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { makeDirectory } from '../shared/make-directory.js';
@@ -8,6 +13,9 @@ import { acceptancePort, withAcceptance } from '../shared/acceptance-port.js';
 import { parseSettings } from '../shared/settings.js';
 import { filePollerType, type FilePollerSettings } from './config.js';
 import { FilePoller } from './poller.js';
+import { shareOf } from './share.js';
+import { endInstance, InstanceThreads } from '../shared/instance-threads.js';
+import { threadCount } from '../shared/thread-count.js';
 
 runActor(async (start, core) => {
   const settings = parseSettings<FilePollerSettings>(filePollerType, start.settings);
@@ -27,13 +35,28 @@ runActor(async (start, core) => {
   } catch (error) {
     throw new InitError('DIRECTORY_UNUSABLE', `the directories cannot be used: ${(error as Error).message}`);
   }
+  const threads = threadCount(settings.threads);
   const acceptances = acceptancePort(start, core);
   const poller = new FilePoller(
     settings,
     openActorStore(start, core),
     withAcceptance(core, acceptances),
     acceptances.storedOf,
+    shareOf(threads, start.thread ?? 1),
   );
+  const others =
+    start.thread === undefined && threads > 1
+      ? new InstanceThreads(
+          threads - 1,
+          new URL(import.meta.url),
+          start,
+          core,
+          endInstance(core, 'a thread of the file poller was lost; the poller stops'),
+        )
+      : null;
+  void others?.started.then(() => {
+    if (others.count === threads - 1) core.log('info', `taking files on ${threads} threads`);
+  });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let scanning: Promise<unknown> = Promise.resolve();
@@ -59,11 +82,11 @@ runActor(async (start, core) => {
     .catch(() => {})
     .finally(next);
   return {
-    async stop() {
+    async stop(withinMs) {
       stopped = true;
       poller.halt();
       clearTimeout(timer);
-      await scanning;
+      await Promise.all([scanning, others?.stop(withinMs)]);
       await acceptances.close();
     },
   };

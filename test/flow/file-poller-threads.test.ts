@@ -1,0 +1,147 @@
+// Covers a file poller on two threads (`threads` 2) in a real `pier serve`: both threads take files from one directory, each file becomes one message with its bytes, taken by one thread (the `message accepted` lines say which) and moved once; a stop while files are being taken ends both threads with no file lost or taken twice, and a start takes the rest; `threads` values out of range are refused with the field's message.
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import t from 'tap';
+import { threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
+import { createTestDatabase, sql } from '../helpers/database.js';
+import { tempDir } from '../helpers/flow.js';
+import { fileFlowOn, mustOn, runningIn, spawnPier, type PierProcess } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
+
+t.setTimeout(300_000);
+
+const db = await createTestDatabase();
+t.teardown(() => db.drop());
+const dir = await tempDir(t, 'pier-poller-threads-');
+const inbox = path.join(dir, 'in', 'globex');
+const processed = path.join(dir, 'done', 'globex');
+const outbox = path.join(dir, 'out');
+await mkdir(inbox, { recursive: true });
+
+const count = async (where: string) =>
+  Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
+const content = (name: string) => `${name}\n`.repeat(30);
+
+/** Per thread of the poller (1: its first), the file names its `message accepted` lines name. */
+function acceptedBy(p: PierProcess): Map<number, string[]> {
+  const by = new Map<number, string[]>();
+  for (const line of p.logLines)
+    if (line.msg === 'message accepted' && line.source === 'file-poller/in') {
+      const thread = typeof line.thread === 'number' ? line.thread : 1;
+      by.set(thread, [...(by.get(thread) ?? []), line.file_name as string]);
+    }
+  return by;
+}
+
+/** The files written to the outbox that are missing or do not hold their bytes. */
+async function wrongOrMissing(names: string[]): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const name of names)
+    if ((await readFile(path.join(outbox, name), 'utf8').catch(() => '')) !== content(name)) wrong.push(name);
+  return wrong;
+}
+
+const pollerThreads = (p: PierProcess) =>
+  [...threadSnapshot(p.child.pid!).values()].map((t) => t.name).filter((n) => n.startsWith('file-poller'));
+
+const pier = await spawnPier(t, { databaseUrl: db.url, dataDir: path.join(dir, 'data'), cwd: dir });
+await fileFlowOn(pier, dir, outbox, {
+  writer: { path_pattern: '{filename}', max_concurrent_deliveries: 4 },
+  poller: { threads: 2 },
+});
+const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}.dat`);
+
+t.test('both threads take files from one directory; each file once', async (t) => {
+  const first = names('a', 80);
+  for (const name of first) await writeFile(path.join(inbox, name), content(name));
+  await mustOn(pier, '/services/file-poller/in/start');
+  await runningIn(pier, 'in');
+  await waitFor(
+    () => pier.logLines.some((l) => l.msg === 'taking files on 2 threads') || undefined,
+    'taking files on 2 threads',
+    60_000,
+    50,
+  );
+  t.same(pollerThreads(pier).sort(), ['file-poller', 'file-poller-2'], 'the poller runs two named threads');
+  await waitFor(
+    async () => (await count("delivery where state = 'delivered'")) === 80 || undefined,
+    '80 deliveries delivered',
+    120_000,
+    100,
+  );
+  t.equal(await count('message'), 80, 'one message per file');
+  t.same(await wrongOrMissing(first), [], 'each written with its bytes');
+  t.same(await readdir(inbox), [], 'none left in the directory');
+  t.same((await readdir(processed)).sort(), [...first].sort(), 'each moved aside once');
+  const by = acceptedBy(pier);
+  const taken = [...by.values()].flat();
+  t.same([...taken].sort(), [...first].sort(), 'each file accepted once');
+  t.same([...by.keys()].sort(), [1, 2], 'by both threads');
+  t.ok(
+    [...by.values()].every((files) => files.length >= 20),
+    `both take a share: ${[...by].map(([n, f]) => `thread ${n} ${f.length}`).join(', ')}`,
+  );
+});
+
+t.test('a stop while files are taken loses none and takes none twice; a start takes the rest', async (t) => {
+  const second = names('b', 150);
+  for (const name of second) await writeFile(path.join(inbox, name), content(name));
+  await waitFor(
+    async () => (await count('message')) >= 110 || undefined,
+    'the second batch under way',
+    120_000,
+    20,
+  );
+  await mustOn(pier, '/services/file-poller/in/stop');
+  await waitFor(
+    async () => {
+      const list = (await pier.call('GET', '/services')).body.data as { name: string; status: string }[];
+      return list.some((s) => s.name === 'in' && s.status === 'stopped') || undefined;
+    },
+    'in stopped',
+    30_000,
+    50,
+  );
+  t.same(pollerThreads(pier), [], 'both threads ended');
+  const left = await readdir(inbox);
+  const moved = (await readdir(processed)).filter((n) => n.startsWith('b'));
+  t.equal(left.length + moved.length, 150, `each file either taken or still there (${left.length} left)`);
+  t.equal(
+    await count("message where file_name like 'b%'"),
+    moved.length,
+    'a message for each file moved, no other',
+  );
+  t.notOk(
+    pier.logLines.some((l) => l.msg === 'a thread of the file poller was lost; the poller stops'),
+    'no thread was lost',
+  );
+
+  await mustOn(pier, '/services/file-poller/in/start');
+  await waitFor(
+    async () => (await count("delivery where state = 'delivered'")) === 230 || undefined,
+    'all 230 delivered',
+    120_000,
+    100,
+  );
+  t.equal(await count('message'), 230, 'one message per file, none twice');
+  t.same(await readdir(inbox), [], 'none left');
+  t.same(await wrongOrMissing(second), [], 'each written with its bytes');
+});
+
+t.test('threads out of range are refused with the reason', async (t) => {
+  for (const [threads, message] of [
+    [-1, 'Must be at least 0'],
+    [257, 'Must be at most 256'],
+    [1.5, 'Must be a whole number'],
+  ] as const) {
+    const r = await pier.call('POST', '/plugins/configs?type=file-poller', {
+      name: 'bad',
+      base_directory: path.join(dir, 'bad-in'),
+      processed_directory: path.join(dir, 'bad-done'),
+      from: 'acme',
+      threads,
+    });
+    t.equal(r.status, 400, `threads ${threads}: refused`);
+    t.match(r.body.error, { code: 'INVALID_INPUT', details: { threads: message } }, `threads ${threads}`);
+  }
+});
