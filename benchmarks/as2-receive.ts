@@ -33,7 +33,8 @@
  * --server-cpus <list> (taskset the server, e.g. 0 or 0,1), --no-writer (no route: the message
  * is only accepted, no delivered figures), --max-concurrent-deliveries <n> (the writer's
  * setting; default its own default, 1), --listener-threads <n> (the receiver's setting; default
- * its own, one per 4 cores), each case also prints every server thread's
+ * its own, one per 4 cores), --writer-threads <n> (the writer's `threads`; default its own, one
+ * per 4 cores), each case also prints every server thread's
  * share of the server's CPU (thread-cpu.ts), --drain-timeout <s> (default 120), --warm-up <n>
  * messages posted at concurrency 16 before the first case (default 4000; 0 for a cold server; see
  * README, "Warm-up"),
@@ -77,6 +78,7 @@ const { values } = parseArgs({
     'no-writer': { type: 'boolean' },
     'max-concurrent-deliveries': { type: 'string' },
     'listener-threads': { type: 'string' },
+    'writer-threads': { type: 'string' },
     'drain-timeout': { type: 'string' },
     'warm-up': { type: 'string' },
     rate: { type: 'string' },
@@ -107,6 +109,7 @@ const maxConcurrentDeliveries =
   values['max-concurrent-deliveries'] === undefined ? undefined : Number(values['max-concurrent-deliveries']);
 const listenerThreads =
   values['listener-threads'] === undefined ? undefined : Number(values['listener-threads']);
+const writerThreads = values['writer-threads'] === undefined ? undefined : Number(values['writer-threads']);
 const stallMs = Number(values['drain-timeout'] ?? 120) * 1000;
 // Every thread of the server (main, receiver, writer, each pool thread) compiles its own hot
 // code: on a slow machine V8's compiler threads were still busy 25 s (≈ 3,500 messages) into a
@@ -206,6 +209,7 @@ try {
     writerDirectory: writer ? writerDirectory : null,
     ...(maxConcurrentDeliveries === undefined ? {} : { maxConcurrentDeliveries }),
     ...(listenerThreads === undefined ? {} : { listenerThreads }),
+    ...(writerThreads === undefined ? {} : { writerThreads }),
   });
 
   // --warm-up 0 measures a cold server: its first messages, threads still compiling.
@@ -279,6 +283,7 @@ console.log(
     server_cpus: values['server-cpus'] ?? 'all',
     max_concurrent_deliveries: writer ? (maxConcurrentDeliveries ?? 'default') : null,
     listener_threads: listenerThreads ?? 'default',
+    writer_threads: writer ? (writerThreads ?? 'default') : null,
     statements_counted: counters.hasStatements,
     openssl_rsa2048_sign_per_s: { before: rsaBefore, after: lastRsa },
     server_rss_mib_after_warm_up: rssAfterWarmUp,

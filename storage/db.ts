@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { entities } from './entities/index.js';
 import { ormLikeTypes } from './orm-like-types.js';
+import { rememberFailoverUrl } from './failover-urls.js';
 import { primaryLocator, readOnlyQuery } from './primary-locator.js';
 
 export type Orm = MikroORM;
@@ -37,15 +38,8 @@ export async function openDatabase(
     // The application owns every timestamp as timestamptz; no implicit local-time conversion.
     forceUtcTimezone: true,
   });
-  if (locator.several) failoverUrls.set(orm, url);
+  if (locator.several) rememberFailoverUrl(orm, url);
   return orm;
-}
-
-/** The multi-host DATABASE_URL an ORM was opened with (for pools made beside it). */
-const failoverUrls = new WeakMap<Orm, string>();
-
-export function failoverUrlOf(orm: Orm): string | undefined {
-  return failoverUrls.get(orm);
 }
 
 /** Knex asks this for each new connection while the primary it got last is not forgotten. */

@@ -7,7 +7,8 @@
  * does everything a step needs commits by itself, in one round trip.
  */
 import type pg from 'pg';
-import { failoverUrlOf, type Orm } from './db.js';
+import type { Orm } from './db.js';
+import { failoverUrlOf } from './failover-urls.js';
 import type { PgConnection, Pool } from './sql.js';
 import { connectToPrimary } from './primary-locator.js';
 import { ormLikeTypes } from './orm-like-types.js';

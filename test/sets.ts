@@ -37,6 +37,8 @@ export const testSets = {
 export const needsNode: Readonly<Record<string, readonly [number, number]>> = {
   // Two processes on one port: net.Server's reusePort came in Node 22.12.
   'test/cluster/receiver-shared-port.test.ts': [22, 12],
+  // What a module loads is seen through module.registerHooks, which came in Node 22.15.
+  'test/architecture/actor-thread-modules.test.ts': [22, 15],
 };
 
 export type TestSetName = keyof typeof testSets;

@@ -21,6 +21,8 @@ export interface PierReceiverOptions {
   maxConcurrentDeliveries?: number;
   /** The receiver's listener_threads; its own default (one per 4 cores) when absent. */
   listenerThreads?: number;
+  /** The writer's threads; its own default (one per 4 cores) when absent. */
+  writerThreads?: number;
 }
 
 export async function setUpPierReceiver(options: PierReceiverOptions): Promise<void> {
@@ -45,10 +47,12 @@ export async function setUpPierReceiver(options: PierReceiverOptions): Promise<v
       writerDirectory: options.writerDirectory,
       receiverSettings:
         options.listenerThreads === undefined ? {} : { listener_threads: options.listenerThreads },
-      writerSettings:
-        options.maxConcurrentDeliveries === undefined
+      writerSettings: {
+        ...(options.maxConcurrentDeliveries === undefined
           ? {}
-          : { max_concurrent_deliveries: options.maxConcurrentDeliveries },
+          : { max_concurrent_deliveries: options.maxConcurrentDeliveries }),
+        ...(options.writerThreads === undefined ? {} : { threads: options.writerThreads }),
+      },
     },
   );
 }
