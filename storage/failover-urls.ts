@@ -4,7 +4,8 @@
  * load MikroORM with it: an actor thread opens no ORM, and MikroORM with knex and lodash is about
  * 600 of the thousand modules such a thread loaded.
  */
-import type { Orm } from './db.js';
+// The ORM's type alone (erased when compiled): db.ts's alias of it would make an import cycle.
+import type { MikroORM as Orm } from '@mikro-orm/postgresql';
 
 const failoverUrls = new WeakMap<Orm, string>();
 
