@@ -1,4 +1,5 @@
-// Covers the `pier` command: migrate, service-accounts create, api-tokens create (the value alone
+// Covers the `pier` command: migrate (once; and a migration the database has not recorded is
+// applied, though every other is), service-accounts create, api-tokens create (the value alone
 // on stdout, usable against the API), users add|list|enable|disable|remove, and clear failures.
 import t from 'tap';
 import { sql } from './helpers/database.js';
@@ -17,6 +18,27 @@ t.test('migrate applies migrations once', async (t) => {
   t.match(first.stdout, /^Applied: Migration0001Foundation/);
   const again = await pier('migrate');
   t.equal(again.stdout, 'The database is up to date.\n');
+});
+
+t.test('a migration the database lacks is applied, though it records every other', async (t) => {
+  // The last migration undone by hand: a start that saw the others recorded must not stop there.
+  await sql(
+    db.url,
+    'drop index message_inbound_from; drop index message_outbound_to; drop index alert_partner_reach',
+  );
+  await sql(db.url, "delete from mikro_orm_migrations where name = 'Migration0230PartnerStatus'");
+  const run = await pier('migrate');
+  t.equal(run.code, 0, run.stderr);
+  t.equal(run.stdout, 'Applied: Migration0230PartnerStatus\n');
+  const indexes = await sql(
+    db.url,
+    "select indexname from pg_indexes where indexname in ('message_inbound_from', 'message_outbound_to', 'alert_partner_reach') order by 1",
+  );
+  t.same(
+    indexes.map((row) => row.indexname),
+    ['alert_partner_reach', 'message_inbound_from', 'message_outbound_to'],
+    'its indexes are there again',
+  );
 });
 
 t.test('a service account and a token made on the command line work against the API', async (t) => {

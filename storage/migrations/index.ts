@@ -1,8 +1,9 @@
 /**
- * Every migration in order. A migration that has landed is never edited: add a new one.
+ * Every migration in order (names.ts). A migration that has landed is never edited: add a new one.
  * Listed explicitly so the same list works from TypeScript sources and compiled code.
  */
 import type { MigrationObject } from '@mikro-orm/core';
+import { migrationNames, type MigrationName } from './names.js';
 import { Migration0001Foundation } from './Migration0001Foundation.js';
 import { Migration0002Alerts } from './Migration0002Alerts.js';
 import { Migration0003Certificates } from './Migration0003Certificates.js';
@@ -32,33 +33,39 @@ import { Migration0230PartnerStatus } from './Migration0230PartnerStatus.js';
 import { Migration0220PartnerEdiEnvelope } from './Migration0220PartnerEdiEnvelope.js';
 import { Migration0120EdiEnvelopes } from './Migration0120EdiEnvelopes.js';
 
-export const migrationsList: MigrationObject[] = [
-  { name: 'Migration0001Foundation', class: Migration0001Foundation },
-  { name: 'Migration0002Alerts', class: Migration0002Alerts },
-  { name: 'Migration0003Certificates', class: Migration0003Certificates },
-  { name: 'Migration0004Runtime', class: Migration0004Runtime },
-  { name: 'Migration0009SecretCheck', class: Migration0009SecretCheck },
-  { name: 'Migration0011As2Messages', class: Migration0011As2Messages },
-  { name: 'Migration0013InteropOptions', class: Migration0013InteropOptions },
-  { name: 'Migration0014InlinePayloads', class: Migration0014InlinePayloads },
-  { name: 'Migration0020ServiceActions', class: Migration0020ServiceActions },
-  { name: 'Migration0030MessageSearch', class: Migration0030MessageSearch },
-  { name: 'Migration0060StorageCopies', class: Migration0060StorageCopies },
-  { name: 'Migration0040HistoryAnnounce', class: Migration0040HistoryAnnounce },
-  { name: 'Migration0041Notifications', class: Migration0041Notifications },
-  { name: 'Migration0050Identity', class: Migration0050Identity },
-  { name: 'Migration0070InboundPolicy', class: Migration0070InboundPolicy },
-  { name: 'Migration0080PartnerLimits', class: Migration0080PartnerLimits },
-  { name: 'Migration0090FlowConfigVersion', class: Migration0090FlowConfigVersion },
-  { name: 'Migration0100HistoryIdAfterXid', class: Migration0100HistoryIdAfterXid },
-  { name: 'Migration0180ReceiptAlertAt', class: Migration0180ReceiptAlertAt },
-  { name: 'Migration0140CertificateRequests', class: Migration0140CertificateRequests },
-  { name: 'Migration0141MessagePartySearch', class: Migration0141MessagePartySearch },
-  { name: 'Migration0130CertificateExchange', class: Migration0130CertificateExchange },
-  { name: 'Migration0120EdiEnvelopes', class: Migration0120EdiEnvelopes },
-  { name: 'Migration0190PartnerSpeaksFor', class: Migration0190PartnerSpeaksFor },
-  { name: 'Migration0200KeyAgreement', class: Migration0200KeyAgreement },
-  { name: 'Migration0210EdiControlNumbers', class: Migration0210EdiControlNumbers },
-  { name: 'Migration0220PartnerEdiEnvelope', class: Migration0220PartnerEdiEnvelope },
-  { name: 'Migration0230PartnerStatus', class: Migration0230PartnerStatus },
-];
+/** Each name's class: a name without one, or a class without a name, does not compile. */
+const classes: Record<MigrationName, MigrationObject['class']> = {
+  Migration0001Foundation,
+  Migration0002Alerts,
+  Migration0003Certificates,
+  Migration0004Runtime,
+  Migration0009SecretCheck,
+  Migration0011As2Messages,
+  Migration0013InteropOptions,
+  Migration0014InlinePayloads,
+  Migration0020ServiceActions,
+  Migration0030MessageSearch,
+  Migration0060StorageCopies,
+  Migration0040HistoryAnnounce,
+  Migration0041Notifications,
+  Migration0050Identity,
+  Migration0070InboundPolicy,
+  Migration0080PartnerLimits,
+  Migration0090FlowConfigVersion,
+  Migration0100HistoryIdAfterXid,
+  Migration0180ReceiptAlertAt,
+  Migration0140CertificateRequests,
+  Migration0141MessagePartySearch,
+  Migration0130CertificateExchange,
+  Migration0120EdiEnvelopes,
+  Migration0190PartnerSpeaksFor,
+  Migration0200KeyAgreement,
+  Migration0210EdiControlNumbers,
+  Migration0220PartnerEdiEnvelope,
+  Migration0230PartnerStatus,
+};
+
+export const migrationsList: MigrationObject[] = migrationNames.map((name) => ({
+  name,
+  class: classes[name],
+}));

@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ProcessOptions } from '../../../api/process-options.js';
 import { connectDatabase, type Database } from '../../../storage/connect.js';
-import { migrationsList } from '../../../storage/migrations/index.js';
+import { migrationNames } from '../../../storage/migrations/names.js';
 import { appliedMigrations } from '../../../storage/queries/doctor.js';
 import { failed, passed, type CheckResult } from '../checklist.js';
 
@@ -40,7 +40,7 @@ export async function checkDatabase(options: ProcessOptions): Promise<DatabaseCh
     };
   }
   const applied = await appliedMigrations(database.orm.em.fork() as EntityManager);
-  const known = migrationsList.map((m) => m.name);
+  const known: readonly string[] = migrationNames;
   const pending = known.filter((name) => !(applied ?? []).includes(name));
   const unknown = (applied ?? []).filter((name) => !known.includes(name));
   if (unknown.length > 0) {

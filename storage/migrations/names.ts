@@ -1,0 +1,37 @@
+/**
+ * The name of every migration, in the order they run: what a start compares with the migrations
+ * a database has recorded, without loading the migrator (index.ts gives each name its class).
+ * A migration that has landed is never renamed or removed.
+ */
+export const migrationNames = [
+  'Migration0001Foundation',
+  'Migration0002Alerts',
+  'Migration0003Certificates',
+  'Migration0004Runtime',
+  'Migration0009SecretCheck',
+  'Migration0011As2Messages',
+  'Migration0013InteropOptions',
+  'Migration0014InlinePayloads',
+  'Migration0020ServiceActions',
+  'Migration0030MessageSearch',
+  'Migration0060StorageCopies',
+  'Migration0040HistoryAnnounce',
+  'Migration0041Notifications',
+  'Migration0050Identity',
+  'Migration0070InboundPolicy',
+  'Migration0080PartnerLimits',
+  'Migration0090FlowConfigVersion',
+  'Migration0100HistoryIdAfterXid',
+  'Migration0180ReceiptAlertAt',
+  'Migration0140CertificateRequests',
+  'Migration0141MessagePartySearch',
+  'Migration0130CertificateExchange',
+  'Migration0120EdiEnvelopes',
+  'Migration0190PartnerSpeaksFor',
+  'Migration0200KeyAgreement',
+  'Migration0210EdiControlNumbers',
+  'Migration0220PartnerEdiEnvelope',
+  'Migration0230PartnerStatus',
+] as const;
+
+export type MigrationName = (typeof migrationNames)[number];
