@@ -5,6 +5,7 @@ import path from 'node:path';
 import t from 'tap';
 import { ediToDocument } from '../../edi/json/translate.js';
 import { sql } from '../helpers/database.js';
+import { ordersAsJson } from '../helpers/edi.js';
 import { ediParties, tempDir, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -76,11 +77,7 @@ t.test(
       from: 'acme',
       to: 'globex',
       target: 'out',
-      documents: {
-        standard: 'edifact',
-        line_break: '',
-        sets: [{ type: 'ORDERS:D:96A:UN', segments: [{ tag: 'BGM', elements: [['220'], 'PO-9', '9'] }] }],
-      },
+      documents: ordersAsJson,
     });
     t.equal(made.status, 201, made.raw);
     await waitForMessage(server, made.body.data.id, (m) => m.status === 'Delivered', 'delivered');

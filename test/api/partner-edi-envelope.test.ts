@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
+import { ordersAsJson } from '../helpers/edi.js';
 import { must, tempDir, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -147,11 +148,7 @@ t.test("documents are put in envelopes with the partner's settings, unless the r
       from: 'acme',
       to: 'globex',
       target: 'out',
-      documents: {
-        standard: 'edifact',
-        line_break: '',
-        sets: [{ type: 'ORDERS:D:96A:UN', segments: [{ tag: 'BGM', elements: [['220'], 'PO-9', '9'] }] }],
-      },
+      documents: ordersAsJson,
     },
   });
   t.equal(edifact.status, 201, edifact.raw);
