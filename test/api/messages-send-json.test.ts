@@ -73,12 +73,7 @@ t.test("documents without envelopes are built with the partner's next control nu
 t.test(
   "EDIFACT documents get a UNB from the ids; the partner's counters go on (3rd interchange, 4th set)",
   async (t) => {
-    const made = await send({
-      from: 'acme',
-      to: 'globex',
-      target: 'out',
-      documents: ordersAsJson,
-    });
+    const made = await send({ from: 'acme', to: 'globex', target: 'out', documents: ordersAsJson });
     t.equal(made.status, 201, made.raw);
     await waitForMessage(server, made.body.data.id, (m) => m.status === 'Delivered', 'delivered');
     t.match(

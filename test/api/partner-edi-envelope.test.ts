@@ -144,12 +144,7 @@ t.test("documents are put in envelopes with the partner's settings, unless the r
   });
 
   const edifact = await server.call('POST', '/api/v1/messages/edi', {
-    body: {
-      from: 'acme',
-      to: 'globex',
-      target: 'out',
-      documents: ordersAsJson,
-    },
+    body: { from: 'acme', to: 'globex', target: 'out', documents: ordersAsJson },
   });
   t.equal(edifact.status, 201, edifact.raw);
   await waitForMessage(server, edifact.body.data.id, (m) => m.status === 'Delivered', 'delivered');
