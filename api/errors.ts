@@ -71,6 +71,13 @@ export function validationError(details: Record<string, string>): ApiError {
   return new ApiError('INVALID_INPUT', errorTable.INVALID_INPUT.message, details);
 }
 
+/** An update whose body names another record than its path: 400 on `id`. */
+export function refuseOtherId(what: string, bodyId: number | undefined, pathId: number): void {
+  if (bodyId !== undefined && bodyId !== pathId) {
+    throw validationError({ id: `Names ${what} ${bodyId}, but the path names ${pathId}` });
+  }
+}
+
 export function notFound(what: string): ApiError {
   return new ApiError('NOT_FOUND', `${what} not found`);
 }

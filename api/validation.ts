@@ -56,6 +56,18 @@ export function fieldProblems<S extends z.ZodObject>(
   return { problems, valid, complete: part.success && required.length === 0 ? (valid as z.output<S>) : null };
 }
 
+/**
+ * A request body that must be a JSON object, read by `fieldProblems`: the part that passed and
+ * the problems, in the order the services that run their rules on the valid part take them.
+ */
+export function bodyInParts<S extends z.ZodObject>(
+  schema: S,
+  body: unknown,
+): [valid: Partial<z.output<S>>, problems: Record<string, string>] {
+  const { problems, valid } = fieldProblems(schema, requireObjectBody(body));
+  return [valid, problems];
+}
+
 /** Throws the one 400 naming every problem, when there is any. */
 export function throwProblems(...sets: (Record<string, string> | undefined)[]): void {
   const all: Record<string, string> = {};

@@ -199,6 +199,21 @@ function cryptoOverCase(serverMsPerMsg: number, totalMsPerMsg: number) {
 }
 
 const results: Record<string, unknown>[] = [];
+/** A case's figures with the crypto floor's share and its busiest server threads: logged and kept. */
+function report(
+  m: Pick<Awaited<ReturnType<typeof closedCase>>, 'threads' | 'samples'>,
+  figures: { cpu_per_msg: { server_ms: number; total_ms: number } },
+): void {
+  const r = {
+    ...figures,
+    ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms),
+    server_threads: m.threads.slice(0, 10),
+  };
+  log(`backlog (in flight) per second: ${seriesLine(m.samples)}`);
+  log(`server threads' shares of its CPU: ${sharesLine(m.threads)}`);
+  log(JSON.stringify(r));
+  results.push(r);
+}
 try {
   await setUpPierReceiver({
     serverUrl: server.url,
@@ -238,15 +253,7 @@ try {
       connections: connectionModes[0]!,
       cap,
     });
-    const r = {
-      ...figures,
-      ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms),
-      server_threads: m.threads.slice(0, 10),
-    };
-    log(`backlog (in flight) per second: ${seriesLine(m.samples)}`);
-    log(`server threads' shares of its CPU: ${sharesLine(m.threads)}`);
-    log(JSON.stringify(r));
-    results.push(r);
+    report(m, figures);
   } else
     for (const concurrency of concurrencies)
       for (const mode of connectionModes) {
@@ -256,15 +263,7 @@ try {
           connections: mode,
           messages: perCase,
         });
-        const r = {
-          ...figures,
-          ...cryptoOverCase(figures.cpu_per_msg.server_ms, figures.cpu_per_msg.total_ms),
-          server_threads: m.threads.slice(0, 10),
-        };
-        log(`backlog (in flight) per second: ${seriesLine(m.samples)}`);
-        log(`server threads' shares of its CPU: ${sharesLine(m.threads)}`);
-        log(JSON.stringify(r));
-        results.push(r);
+        report(m, figures);
       }
 } finally {
   await counters.end();

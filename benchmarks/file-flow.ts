@@ -12,17 +12,15 @@
  *          --size <bytes of each file> (4096), --storage local|s3 (s3: an s3rver bucket, lib/s3.ts).
  * Needs DATABASE_URL (a PostgreSQL server; a fresh database is made and dropped).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { postgresCpuMs } from './lib/cpu.js';
-import { pierEntry } from './lib/pier-entry.js';
+import { startDevPier, type DevPier } from './lib/dev-pier.js';
 import { startBenchS3, type BenchS3 } from './lib/s3.js';
 import { migrate, openDatabase } from '../storage/db.js';
 import { benchWorkDir } from './lib/work-dir.js';
@@ -68,64 +66,7 @@ async function withDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
   }
 }
 
-interface Pier {
-  url: string;
-  child: ChildProcess;
-  post(route: string, body: unknown): Promise<unknown>;
-  stop(): Promise<void>;
-}
-
-/** `pier serve --dev` (no token needed) in its own process, working directory `dir`. */
-async function startPier(
-  databaseUrl: string,
-  dir: string,
-  extraEnv: Record<string, string> = {},
-): Promise<Pier> {
-  // For profiling the server: BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
-  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, pierEntry(), 'serve', '--dev'], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: databaseUrl,
-      PIER_DATA_DIR: path.join(dir, 'data'),
-      PIER_SECRET_KEY: 'bench',
-      HTTP_PORT: '0',
-      HTTP_HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ...extraEnv,
-      ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (process.env.BENCH_LOG) process.stderr.write(`${line}\n`);
-      if (line.includes('"pier is serving"')) resolve((JSON.parse(line) as { url: string }).url);
-      else if (line.includes('"level":50')) process.stderr.write(`${line}\n`);
-    });
-    child.once('exit', (code) => reject(new Error(`pier serve exited with ${code}`)));
-  });
-  return {
-    url,
-    child,
-    async post(route, body) {
-      const r = await fetch(`${url}/api/v1${route}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const answer = (await r.json()) as { data: unknown };
-      if (r.status >= 300) throw new Error(`${route}: ${JSON.stringify(answer)}`);
-      return answer.data;
-    },
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
+type Pier = DevPier;
 
 async function configure(pier: Pier, dir: string): Promise<void> {
   await pier.post('/organizations', { name: 'acme' });
@@ -200,7 +141,7 @@ async function run<T>(
       await s3.select(orm);
       await orm.close();
     }
-    const pier = await startPier(url, dir, s3?.env);
+    const pier = await startDevPier(url, dir, s3?.env);
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     try {

@@ -15,17 +15,16 @@
  *          --concurrency <sender and writer max_concurrent_deliveries> (4).
  * Needs DATABASE_URL. Prints one JSON line; progress goes to stderr.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 import { startSshd, type Sshd } from '../test/helpers/sshd.js';
 import { cpuMsOf, postgresCpuMs } from './lib/cpu.js';
-import { pierEntry } from './lib/pier-entry.js';
+import { startDevPier } from './lib/dev-pier.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -63,53 +62,9 @@ async function withDatabase<T>(work: (url: string, name: string) => Promise<T>):
   }
 }
 
-interface Pier {
-  child: ChildProcess;
-  post(route: string, body: unknown): Promise<unknown>;
-  stop(): Promise<void>;
-}
-
-async function startPier(databaseUrl: string, dir: string): Promise<Pier> {
-  const child = spawn(process.execPath, [pierEntry(), 'serve', '--dev'], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: databaseUrl,
-      PIER_DATA_DIR: path.join(dir, 'data'),
-      PIER_SECRET_KEY: 'bench',
-      HTTP_PORT: '0',
-      HTTP_HOST: '127.0.0.1',
-      METRICS_PORT: 'off',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.includes('"pier is serving"')) resolve((JSON.parse(line) as { url: string }).url);
-      else if (line.includes('"level":50')) process.stderr.write(`${line}\n`);
-    });
-    child.once('exit', (code) => reject(new Error(`pier serve exited with ${code}`)));
-  });
-  return {
-    child,
-    async post(route, body) {
-      const r = await fetch(`${url}/api/v1${route}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const answer = (await r.json()) as { data: unknown };
-      if (r.status >= 300) throw new Error(`${route}: ${JSON.stringify(answer)}`);
-      return answer.data;
-    },
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
+/** The server of the benchmark: no metrics port. */
+const startPier = (databaseUrl: string, dir: string) =>
+  startDevPier(databaseUrl, dir, { METRICS_PORT: 'off' });
 
 async function fill(dir: string, count: number, bytes: number, owner?: Sshd): Promise<void> {
   await mkdir(dir, { recursive: true });

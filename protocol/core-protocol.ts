@@ -7,16 +7,7 @@
  */
 import { z } from 'zod';
 import { InlineContent } from './payload-wire.js';
-import {
-  As2AckRequest,
-  As2InboundRequest,
-  As2OutboundRequest,
-  As2Record,
-  As2RecordRequest,
-  As2SentRequest,
-  type As2Response,
-} from './as2-protocol.js';
-import { CemReceivedRequest } from './cem-protocol.js';
+import { As2Record, As2Request, type As2Response } from './as2-protocol.js';
 import {
   NotifyClaimRequest,
   NotifyProgressRequest,
@@ -135,12 +126,8 @@ export const DeliveryResult = z.object({
 export type DeliveryResult = z.infer<typeof DeliveryResult>;
 
 export const CoreRequest = z.discriminatedUnion('type', [
-  As2InboundRequest,
-  As2OutboundRequest,
-  As2RecordRequest,
-  As2SentRequest,
-  As2AckRequest,
-  CemReceivedRequest,
+  // The AS2 actors' questions, then the notifiers'.
+  ...As2Request.options,
   NotifyClaimRequest,
   NotifyResultRequest,
   NotifyProgressRequest,

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 
-export const NotifiedAlert = z.object({
+/** An alert as a notifier sends it and the dashboard lists it: which, what, how bad, about what. */
+export const alertHeadFields = {
   alert_id: z.number().int(),
   code: z.string(),
   severity: z.enum(['info', 'warning', 'critical']),
@@ -12,6 +13,10 @@ export const NotifiedAlert = z.object({
   subject_id: z.string(),
   subject_name: z.string(),
   summary: z.string(),
+};
+
+export const NotifiedAlert = z.object({
+  ...alertHeadFields,
   details: z.record(z.string(), z.unknown()),
   dedupe_key: z.string(),
   /** Absolute address (PUBLIC_URL) where the subject can be seen; empty when there is none. */

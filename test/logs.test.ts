@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase, sql } from './helpers/database.js';
+import { collectOutput } from './helpers/child-output.js';
 import { form } from './helpers/flow.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -38,16 +39,13 @@ const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), '
   },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
-let stdout = '';
-let stderr = '';
-child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+const output = collectOutput(child);
 const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 t.teardown(() => {
   if (child.exitCode === null) child.kill('SIGKILL');
 });
 const lines = (): Line[] =>
-  stdout
+  output.stdout
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Line);
@@ -121,7 +119,7 @@ t.test('a request, a message by hand, its delivery and a redispatch are logged a
     'the redispatch request is logged',
   );
   t.match(redispatched, { status: 200, user: 'developer' });
-  t.notMatch(stdout, /secret-payload/, 'never a body');
+  t.notMatch(output.stdout, /secret-payload/, 'never a body');
 
   const audit = await sql<{ action: string; actor: string; kind: string; record_name: string }>(
     db.url,
@@ -151,5 +149,5 @@ t.test('SIGTERM stops pier in order: nothing logged at warn or above, nothing on
     [],
     'no warning or error in the whole run',
   );
-  t.equal(stderr, '');
+  t.equal(output.stderr, '');
 });

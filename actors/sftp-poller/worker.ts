@@ -4,22 +4,14 @@ import { openActorStore } from '../shared/payload-store.js';
 import { acceptancePort, withAcceptance } from '../shared/acceptance-port.js';
 import { parseSettings } from '../shared/settings.js';
 import type { SftpSecrets } from '../sftp-shared/fields.js';
-import { SessionKeeper } from '../sftp-shared/session-keeper.js';
-import { checkStart } from '../sftp-shared/start.js';
+import { startSessions } from '../sftp-shared/start.js';
 import { sftpPollerType, type SftpPollerSettings } from './config.js';
 import { SftpPoller } from './poller.js';
 
 runActor(async (start, core) => {
   const settings = parseSettings<SftpPollerSettings>(sftpPollerType, start.settings);
   const secrets = start.secrets as SftpSecrets;
-  await checkStart(settings, secrets);
-  const sessions = new SessionKeeper(settings, secrets, (refused) =>
-    core.hostKeyChanged(
-      `${settings.host} port ${settings.port}`,
-      refused.presented ?? '',
-      settings.host_key_fingerprint,
-    ),
-  );
+  const sessions = await startSessions(settings, secrets, core);
   const acceptances = acceptancePort(start, core);
   const poller = new SftpPoller(
     settings,

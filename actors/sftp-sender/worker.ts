@@ -6,22 +6,14 @@ import { deliveryPort } from '../shared/delivery-port.js';
 import { ReachTeller } from '../shared/reach-teller.js';
 import { parseSettings } from '../shared/settings.js';
 import type { SftpSecrets } from '../sftp-shared/fields.js';
-import { SessionKeeper } from '../sftp-shared/session-keeper.js';
-import { checkStart } from '../sftp-shared/start.js';
+import { startSessions } from '../sftp-shared/start.js';
 import { sftpSenderType, type SftpSenderSettings } from './config.js';
 import { SftpSender } from './send.js';
 
 runActor(async (start, core) => {
   const settings = parseSettings<SftpSenderSettings>(sftpSenderType, start.settings);
   const secrets = start.secrets as SftpSecrets;
-  await checkStart(settings, secrets);
-  const sessions = new SessionKeeper(settings, secrets, (refused) =>
-    core.hostKeyChanged(
-      `${settings.host} port ${settings.port}`,
-      refused.presented ?? '',
-      settings.host_key_fingerprint,
-    ),
-  );
+  const sessions = await startSessions(settings, secrets, core);
   const sender = new SftpSender(settings, openActorStore(start, core), sessions);
   const port = deliveryPort(start, core);
   const reach = new ReachTeller(core);

@@ -4,9 +4,26 @@
  * server presents and fails with it in its error (GET /services, the instances page), for the
  * operator to confirm with the partner and pin. Pier never trusts a key on first use.
  */
-import { InitError } from '../../protocol/worker-host/host.js';
+import { InitError, type CoreClient } from '../../protocol/worker-host/host.js';
 import { openSession, SftpConnectError } from './connect.js';
 import { credentialProblems, type SftpEndpoint, type SftpSecrets } from './fields.js';
+import { SessionKeeper } from './session-keeper.js';
+
+/** `checkStart`, then the sessions the actor works on; a changed host key is told to the core. */
+export async function startSessions(
+  endpoint: SftpEndpoint,
+  secrets: SftpSecrets,
+  core: CoreClient,
+): Promise<SessionKeeper> {
+  await checkStart(endpoint, secrets);
+  return new SessionKeeper(endpoint, secrets, (refused) =>
+    core.hostKeyChanged(
+      `${endpoint.host} port ${endpoint.port}`,
+      refused.presented ?? '',
+      endpoint.host_key_fingerprint,
+    ),
+  );
+}
 
 export async function checkStart(endpoint: SftpEndpoint, secrets: SftpSecrets): Promise<void> {
   const problems = Object.entries(credentialProblems(secrets));

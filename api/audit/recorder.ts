@@ -57,14 +57,8 @@ export class AuditRecorder {
 
   /** Records the creation of a record with the values it was created with. */
   async created(em: EntityManager, actor: string, spec: AuditedKind, record: AuditedRecord, after: Values) {
-    await this.#change(
-      em,
-      actor,
-      'create',
-      spec,
-      record,
-      diffChanges(undefined, after, spec.fields, spec.secrets),
-    );
+    const changes = diffChanges(undefined, after, spec.fields, spec.secrets);
+    await this.#change(em, actor, 'create', spec, record, changes);
   }
 
   /** Records what changed between two states; returns false, writing nothing, when nothing did. */
@@ -84,14 +78,8 @@ export class AuditRecorder {
 
   /** Records the deletion of a record with the values it had. */
   async deleted(em: EntityManager, actor: string, spec: AuditedKind, record: AuditedRecord, before: Values) {
-    await this.#change(
-      em,
-      actor,
-      'delete',
-      spec,
-      record,
-      diffChanges(before, undefined, spec.fields, spec.secrets),
-    );
+    const changes = diffChanges(before, undefined, spec.fields, spec.secrets);
+    await this.#change(em, actor, 'delete', spec, record, changes);
   }
 
   async #change(

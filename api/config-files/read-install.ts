@@ -16,6 +16,7 @@ import { RouteSchema } from '../../storage/entities/route.js';
 import type { ApiContext } from '../context.js';
 import { listLocalProfiles } from '../resources/as2-profiles/local-service.js';
 import { listRemoteProfiles } from '../resources/as2-profiles/remote-service.js';
+import { routeFields } from '../resources/message-routes/service.js';
 import { loadSettings } from '../resources/settings/service.js';
 import {
   configFormatVersion,
@@ -169,14 +170,7 @@ export async function readInstall(
   const routes = (await em.find(RouteSchema, {}, { orderBy: { name: 'asc' } })).filter(
     (r) => !only || only.has(r.from_party) || only.has(r.to_party),
   );
-  const routesOut = routes.map((r) => ({
-    name: r.name,
-    source_plugin: r.source_plugin,
-    from: r.from_party,
-    to: r.to_party,
-    document_type: r.document_type,
-    target_plugin: r.target_plugin,
-  }));
+  const routesOut = routes.map(routeFields);
 
   const certificatesOut: ConfigCertificate[] = certificates
     .filter((c) => !only || used.has(c.id))

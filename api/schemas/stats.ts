@@ -1,5 +1,6 @@
 /** GET /stats (docs/api/stats.md). */
 import { z } from 'zod';
+import { alertHeadFields } from '../../protocol/notify-protocol.js';
 
 export const StatsRecord = z.object({
   messages_last_24h: z.number().int(),
@@ -13,13 +14,7 @@ export const StatsRecord = z.object({
   open_alerts: z
     .array(
       z.object({
-        alert_id: z.number().int(),
-        code: z.string(),
-        severity: z.enum(['info', 'warning', 'critical']),
-        subject_kind: z.string(),
-        subject_id: z.string(),
-        subject_name: z.string(),
-        summary: z.string(),
+        ...alertHeadFields,
         link: z.string().describe('Absolute link (PUBLIC_URL) to the web UI page where it is fixed'),
         raised_at: z.string(),
       }),

@@ -7,15 +7,9 @@
 import { redactPaths } from '../logger.js';
 import { logLevels, recentLineCapacity, type LogLevelName } from '../schemas/server-log.js';
 import { limits } from '../../limits/limits.js';
+import { pinoLevelNumbers } from '../../protocol/worker-host/start-data.js';
 
-const levelNumbers: Record<LogLevelName, number> = {
-  trace: 10,
-  debug: 20,
-  info: 30,
-  warn: 40,
-  error: 50,
-  fatal: 60,
-};
+const levelNumbers: Record<LogLevelName, number> = pinoLevelNumbers;
 
 export interface RecentLine {
   time: string;

@@ -6,7 +6,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiToken } from '../../api/resources/api-tokens/service.js';
@@ -15,6 +14,7 @@ import { createApiContext } from '../../api/create-context.js';
 import { readProcessOptions } from '../../api/process-options.js';
 import { SecretBox } from '../../runtime/index.js';
 import { migrate, openDatabase, type Orm } from '../../storage/db.js';
+import { freePort } from './free-port.js';
 
 export interface SelfServer {
   url: string;
@@ -38,17 +38,6 @@ export function pierScript(): string {
       if (existsSync(path.join(dir, 'bin', script))) return path.join(dir, 'bin', script);
   }
   throw new Error('Cannot find the pier command (bin/pier.js) to start a server with');
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const port = (probe.address() as { port: number }).port;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Who makes the benchmark's service account, as the audit log names them. */

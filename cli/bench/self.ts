@@ -15,7 +15,8 @@ import { createScratchDatabase } from '../../storage/scratch-database.js';
 import { buildSet } from './message-set.js';
 import { defaultContext } from './shape.js';
 import { runBench, type Progress, type RunPlan, type RunResult } from './run.js';
-import { freePort, startSelfServer } from './self-server.js';
+import { freePort } from './free-port.js';
+import { startSelfServer } from './self-server.js';
 import { setUpReceivingSide } from './receiving-side.js';
 import type { Connections } from './fire.js';
 

@@ -1,15 +1,13 @@
 // Covers control numbers taken inside the acceptance's transaction: an acceptance that fails after the numbers were taken (its build, its store, its insert) leaves the counters as they were and stores nothing; two processes accepting 100 built messages each for one partner at once (both connected first, then started together) get 200 distinct numbers without a gap, each stored message carrying its own; a process killed with -9 inside the transaction loses no number and leaves no message.
 import { randomUUID } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import t from 'tap';
+import { runNode } from '../../test/fixtures/control-numbers/run-node.js';
 import { migratedDatabase, sql } from '../../test/helpers/database.js';
 import { inTx } from '../tx.js';
 import { acceptNumbered } from './accept-numbered.js';
 import type { AcceptItem } from './accept.js';
 
 const { orm, url } = await migratedDatabase(t);
-const node = path.join(import.meta.dirname, '../../test/fixtures/control-numbers/accepting-node.ts');
 await sql(url, `insert into organization (name) values ('acme')`);
 
 async function partner(name: string): Promise<number> {
@@ -81,29 +79,7 @@ t.test('a failed acceptance leaves the counters unchanged and stores nothing', a
   t.same(next.block, { group: 2, interchange: 2, set: 3 }, 'the next build goes on without a gap');
 });
 
-function run(args: string[]): {
-  out: Promise<string>;
-  kill: () => void;
-  firstLine: Promise<string>;
-  go: () => void;
-} {
-  const child = spawn(process.execPath, ['--import', 'tsx', node, url, ...args], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  let text = '';
-  let lineSeen: (line: string) => void;
-  const firstLine = new Promise<string>((resolve) => (lineSeen = resolve));
-  child.stdout.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-    if (text.includes('\n')) lineSeen(text.split('\n')[0]!);
-  });
-  const out = new Promise<string>((resolve, reject) =>
-    child.on('exit', (code, signal) =>
-      code === 0 || signal ? resolve(text) : reject(new Error(`node exited ${code}`)),
-    ),
-  );
-  return { out, kill: () => child.kill('SIGKILL'), firstLine, go: () => child.stdin.end('go\n') };
-}
+const run = (args: string[]) => runNode('accepting-node.ts', url, args);
 
 t.test('two processes accepting 100 built messages each get 200 numbers without a gap', async (t) => {
   const id = await partner('initech');

@@ -10,9 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import t from 'tap';
-import { globexToAcmeRoutes, migratedDatabase } from '../../test/helpers/database.js';
+import { globexToAcmeRoutes, migratedFlowDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
-import { FlowConnections } from '../../storage/flow-connections.js';
+import type { FlowConnections } from '../../storage/flow-connections.js';
 import { acceptAtOnce, acceptBatch, type AcceptItem } from './accept.js';
 import { FlowConfig } from './flow-config.js';
 import { inTx, workChannel } from '../tx.js';
@@ -21,9 +21,7 @@ let orm: Orm;
 let flow: FlowConnections;
 let url: string;
 t.before(async () => {
-  ({ orm, url } = await migratedDatabase(t));
-  flow = new FlowConnections(orm);
-  t.teardown(() => flow.close());
+  ({ orm, url, flow } = await migratedFlowDatabase(t));
   await globexToAcmeRoutes(orm);
 });
 

@@ -6,20 +6,16 @@
 // claim still goes.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { migratedDatabase } from '../../test/helpers/database.js';
+import { migratedFlowDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
-import { FlowConnections } from '../../storage/flow-connections.js';
+import type { FlowConnections } from '../../storage/flow-connections.js';
 import { recordResultsAndClaim, type DeliveryEnd, type ResultItem } from './record-results.js';
 import { defaultRetryPolicy } from '../tables/schedule.js';
 import { inTx } from '../tx.js';
 
 let orm: Orm;
 let flow: FlowConnections;
-t.before(async () => {
-  ({ orm } = await migratedDatabase(t));
-  flow = new FlowConnections(orm);
-  t.teardown(() => flow.close());
-});
+t.before(async () => ({ orm, flow } = await migratedFlowDatabase(t)));
 
 const at = new Date('2026-11-23T10:00:00Z');
 const node = 7;

@@ -1,13 +1,11 @@
 // Covers control numbers across nodes: two processes, each with its own pool, connected first and then started together, take 1,000 interchanges' numbers each for one partner at once (the issue's figure) and get 2,000 distinct numbers from 1 to 2,000, taken in turns, with the group and set counters in step; a process killed with -9 inside its transaction gives its number back, so the next one follows without a gap; a counter past its field's size is refused.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import t from 'tap';
+import { runNode } from '../../test/fixtures/control-numbers/run-node.js';
 import { migratedDatabase, sql } from '../../test/helpers/database.js';
 import { inTx } from '../tx.js';
 import { ControlNumbersExhausted, takeControlNumbers } from './control-numbers.js';
 
 const { orm, url } = await migratedDatabase(t);
-const node = path.join(import.meta.dirname, '../../test/fixtures/control-numbers/node.ts');
 
 async function partner(name: string): Promise<number> {
   const [row] = await sql<{ id: number }>(
@@ -20,29 +18,7 @@ async function partner(name: string): Promise<number> {
   return row!.id;
 }
 
-function run(args: string[]): {
-  out: Promise<string>;
-  kill: () => void;
-  firstLine: Promise<string>;
-  go: () => void;
-} {
-  const child = spawn(process.execPath, ['--import', 'tsx', node, url, ...args], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  let text = '';
-  let lineSeen: (line: string) => void;
-  const firstLine = new Promise<string>((resolve) => (lineSeen = resolve));
-  child.stdout.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-    if (text.includes('\n')) lineSeen(text.split('\n')[0]!);
-  });
-  const out = new Promise<string>((resolve, reject) =>
-    child.on('exit', (code, signal) =>
-      code === 0 ? resolve(text) : signal ? resolve(text) : reject(new Error(`node exited ${code}`)),
-    ),
-  );
-  return { out, kill: () => child.kill('SIGKILL'), firstLine, go: () => child.stdin.end('go\n') };
-}
+const run = (args: string[]) => runNode('node.ts', url, args);
 
 t.test('two nodes taking 1,000 each get 2,000 distinct numbers without gaps', async (t) => {
   const id = await partner('globex');

@@ -6,9 +6,9 @@
 // transaction holds, whose deliveries it would read as they were before that one committed.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { migratedDatabase } from '../../test/helpers/database.js';
+import { migratedFlowDatabase } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
-import { FlowConnections } from '../../storage/flow-connections.js';
+import type { FlowConnections } from '../../storage/flow-connections.js';
 import { resultBatch, resultsAtOnce, type DeliveryEnd, type ResultItem } from './record-results.js';
 import { defaultRetryPolicy } from '../tables/schedule.js';
 import { direct, inTx } from '../tx.js';
@@ -16,11 +16,7 @@ import { settleAwaited } from './as2-records.js';
 
 let orm: Orm;
 let flow: FlowConnections;
-t.before(async () => {
-  ({ orm } = await migratedDatabase(t));
-  flow = new FlowConnections(orm);
-  t.teardown(() => flow.close());
-});
+t.before(async () => ({ orm, flow } = await migratedFlowDatabase(t)));
 
 const at = new Date('2026-11-22T10:00:00Z');
 

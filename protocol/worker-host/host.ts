@@ -16,7 +16,7 @@ import {
   type CheckConnectionRequest,
   type HostAnswerTo,
 } from '../host-protocol.js';
-import { ActorStartData, type LogLevel } from './start-data.js';
+import { ActorStartData, pinoLevelNumbers, type LogLevel } from './start-data.js';
 import { poolUsage } from '../metrics/pool-probe.js';
 import { MetricTally } from '../metrics/tally.js';
 import { noMetrics, type MetricsPort } from '../metrics/port.js';
@@ -200,26 +200,15 @@ class Channel {
   }
 }
 
-/** Pino's level numbers: a line is posted when its level's number is at least the process's. */
-const levelNumber: Record<LogLevel, number> = {
-  trace: 10,
-  debug: 20,
-  info: 30,
-  warn: 40,
-  error: 50,
-  fatal: 60,
-  silent: Infinity,
-};
-
 /**
  * The actor's side of the core. Log lines below the process's level (`logLevel`) are dropped
  * here, not posted.
  */
 function coreClient(channel: Channel, logLevel: LogLevel): CoreClient {
-  const lowest = levelNumber[logLevel];
+  const lowest = pinoLevelNumbers[logLevel];
   return {
     log: (level, msg, fields) => {
-      if (levelNumber[level] >= lowest)
+      if (pinoLevelNumbers[level] >= lowest)
         channel.post({ kind: 'event', body: { type: 'log', level, msg, fields } });
     },
     storage: (ok, problem) => channel.post({ kind: 'event', body: { type: 'storage', ok, problem } }),

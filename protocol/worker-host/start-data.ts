@@ -15,6 +15,17 @@ export type StartCertificate = z.infer<typeof StartCertificate>;
 export const LogLevel = z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']);
 export type LogLevel = z.infer<typeof LogLevel>;
 
+/** Pino's level numbers: a line is written when its level's number is at least the logger's. */
+export const pinoLevelNumbers: Record<LogLevel, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
+
 /** A logger's level for an actor's start data: `trace` (every line posted) when it is not one of pino's. */
 export const actorLogLevel = (logger: { level: string }): LogLevel => {
   const level = LogLevel.safeParse(logger.level);

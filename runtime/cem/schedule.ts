@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { OutageLog } from '../../storage/outage-log.js';
 import type { CemService } from './cem-service.js';
+import { runPeriodically } from '../periodic.js';
 
 export interface CemScheduleOptions {
   /** First tick after this many milliseconds (default 5 seconds, so startup stays quick). */
@@ -22,11 +23,8 @@ export function scheduleCemTicks(
   logger: Logger,
   options: CemScheduleOptions = {},
 ): { stop(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const run = () => {
-    if (stopped || running) return;
-    running = cem
+  const tick = () =>
+    cem
       .tick()
       .then(({ switched, overdue }) => {
         if (switched + overdue > 0) logger.info({ switched, overdue }, 'certificate exchanges due');
@@ -35,24 +33,6 @@ export function scheduleCemTicks(
         // A database away is told once per outage, with every other statement's failure.
         if (options.outage) options.outage.failed('certificate exchange schedule', error);
         else logger.error({ err: error }, 'certificate exchange schedule failed');
-      })
-      .finally(() => {
-        running = undefined;
       });
-  };
-  let interval: NodeJS.Timeout | undefined;
-  const first = setTimeout(() => {
-    run();
-    interval = setInterval(run, options.intervalMs ?? 60_000);
-    interval.unref();
-  }, options.firstDelayMs ?? 5_000);
-  first.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(first);
-      if (interval) clearInterval(interval);
-      await running;
-    },
-  };
+  return runPeriodically(tick, options.firstDelayMs ?? 5_000, options.intervalMs ?? 60_000);
 }

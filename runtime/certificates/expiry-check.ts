@@ -12,6 +12,7 @@ import { describeCertificateUsers } from './usage-text.js';
 import { dayMs, daysRemaining, expiringWindowDays } from '../../pki/certificates/validity.js';
 import { alertLinks } from '../../flow/alerts/links.js';
 import { inEntityTx } from '../../storage/sql.js';
+import { runPeriodically } from '../periodic.js';
 
 /** Arbitrary constant naming the advisory lock, so two processes of a cluster do not both raise. */
 const expiryLockKey = 7_313_000_004;
@@ -97,32 +98,11 @@ export interface ExpiryScheduleOptions {
 
 /** Runs the check on a timer that does not keep the process alive; `stop` ends it. */
 export function scheduleExpiryChecks(options: ExpiryScheduleOptions): { stop(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const run = () => {
-    if (stopped || running) return;
-    running = checkCertificateExpiry(options.em(), options.now())
+  const check = () =>
+    checkCertificateExpiry(options.em(), options.now())
       .then((raised) => {
         if (raised > 0) options.logger.info({ raised }, 'certificate expiry alerts raised');
       })
-      .catch((error: unknown) => options.logger.error({ err: error }, 'certificate expiry check failed'))
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  let interval: NodeJS.Timeout | undefined;
-  const first = setTimeout(() => {
-    run();
-    interval = setInterval(run, options.intervalMs ?? dayMs);
-    interval.unref();
-  }, options.firstDelayMs ?? 60_000);
-  first.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(first);
-      if (interval) clearInterval(interval);
-      await running;
-    },
-  };
+      .catch((error: unknown) => options.logger.error({ err: error }, 'certificate expiry check failed'));
+  return runPeriodically(check, options.firstDelayMs ?? 60_000, options.intervalMs ?? dayMs);
 }

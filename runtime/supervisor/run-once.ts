@@ -23,6 +23,7 @@ export interface RunOnceDeps {
   now: () => Date;
   storage: ActorStartData['storage'];
   userAgent: string;
+  /** The worker entry of each type this process runs. */
   entries: Partial<Record<PluginType, URL>>;
   childSpec: ChildSpec;
   /** The supervisor's register of live threads: a stopping process ends this one too. */

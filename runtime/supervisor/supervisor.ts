@@ -16,7 +16,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { MessageChannel } from 'node:worker_threads';
 import { pluginTypeDefinitions, type PluginRole, type PluginType } from '../../actors/index.js';
-import type { Orm } from '../../storage/db.js';
 import type { OutageLog } from '../../storage/outage-log.js';
 import { raiseAlert } from '../../flow/alerts/alerts.js';
 import { ActorThread, duration, StartFailure } from '../../protocol/actor-thread.js';
@@ -26,9 +25,8 @@ import { parseHostAnswer, type HostAnswerTo, type HostRequest } from '../../prot
 import { actionsIn } from '../lifecycle/states.js';
 import { ActorEvent, CoreRequest, type CoreResponse } from '../../protocol/core-protocol.js';
 import type { Action, ServiceStatus } from '../lifecycle/states.js';
-import type { SecretBox } from '../secrets/secret-box.js';
 import { actorLogLevel, type ActorStartData } from '../../protocol/worker-host/start-data.js';
-import { startOrder, type ChildSpec } from './child-spec.js';
+import { startOrder } from './child-spec.js';
 import { portHolder } from './port-holder.js';
 import type { ActorCore, InstanceRef } from './core-port.js';
 import {
@@ -50,24 +48,16 @@ import {
   UnknownInstance,
 } from './errors.js';
 import { openInstanceCertificates } from './instance-certificates.js';
-import { runOnce } from './run-once.js';
+import { runOnce, type RunOnceDeps } from './run-once.js';
 import { loadInstanceConfig } from './instance-config.js';
 import { ManagedInstance, type ServiceView } from './instance.js';
 import { Turns } from './turns.js';
 import { alertLinks } from '../../flow/alerts/links.js';
 import { limits } from '../../limits/limits.js';
 
-export interface SupervisorDeps {
-  orm: Orm;
-  secrets: SecretBox;
+/** What a worker run once takes (without the register of threads, which the supervisor keeps), and more. */
+export interface SupervisorDeps extends Omit<RunOnceDeps, 'threads'> {
   core: ActorCore;
-  logger: Logger;
-  now: () => Date;
-  storage: ActorStartData['storage'];
-  userAgent: string;
-  /** The worker entry of each type this process runs. */
-  entries: Partial<Record<PluginType, URL>>;
-  childSpec: ChildSpec;
   /** This process's node number, under which it reports its instances' states (none: not reported). */
   node?: number;
   /**

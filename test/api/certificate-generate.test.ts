@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { issueByTestCa } from '../helpers/certificates.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer, type Answer } from '../helpers/server.js';
 
@@ -141,37 +142,7 @@ for (const [key, algorithm, size, curve] of [keys[0], keys[4]]) {
       t.same((await call('GET', `/api/v1/certificate-requests/${r.id}`)).body.data, r);
 
       // A CA issues it; a certificate for another key is refused first, and nothing changes.
-      openssl([
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        'ca.key',
-        '-out',
-        'ca.crt',
-        '-subj',
-        '/CN=Test CA',
-        '-days',
-        '30',
-      ]);
-      openssl([
-        'x509',
-        '-req',
-        '-in',
-        'r.csr',
-        '-CA',
-        'ca.crt',
-        '-CAkey',
-        'ca.key',
-        '-set_serial',
-        '4242',
-        '-days',
-        '30',
-        '-out',
-        'issued.crt',
-      ]);
+      issueByTestCa(dir, 'r.csr', '/CN=Test CA', 4242);
       const wrong = await call('POST', `/api/v1/certificate-requests/${r.id}/certificate`, {
         certificate: openssl(['x509', '-in', 'ca.crt']).toString(),
       });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import t from 'tap';
 import { ediToDocument } from '../../edi/json/translate.js';
 import { sql } from '../helpers/database.js';
+import { ordersAsJson } from '../helpers/edi.js';
 import { ediParties, tempDir, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -72,16 +73,7 @@ t.test("documents without envelopes are built with the partner's next control nu
 t.test(
   "EDIFACT documents get a UNB from the ids; the partner's counters go on (3rd interchange, 4th set)",
   async (t) => {
-    const made = await send({
-      from: 'acme',
-      to: 'globex',
-      target: 'out',
-      documents: {
-        standard: 'edifact',
-        line_break: '',
-        sets: [{ type: 'ORDERS:D:96A:UN', segments: [{ tag: 'BGM', elements: [['220'], 'PO-9', '9'] }] }],
-      },
-    });
+    const made = await send({ from: 'acme', to: 'globex', target: 'out', documents: ordersAsJson });
     t.equal(made.status, 201, made.raw);
     await waitForMessage(server, made.body.data.id, (m) => m.status === 'Delivered', 'delivered');
     t.match(

@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
+import { ordersAsJson } from '../helpers/edi.js';
 import { must, tempDir, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -143,16 +144,7 @@ t.test("documents are put in envelopes with the partner's settings, unless the r
   });
 
   const edifact = await server.call('POST', '/api/v1/messages/edi', {
-    body: {
-      from: 'acme',
-      to: 'globex',
-      target: 'out',
-      documents: {
-        standard: 'edifact',
-        line_break: '',
-        sets: [{ type: 'ORDERS:D:96A:UN', segments: [{ tag: 'BGM', elements: [['220'], 'PO-9', '9'] }] }],
-      },
-    },
+    body: { from: 'acme', to: 'globex', target: 'out', documents: ordersAsJson },
   });
   t.equal(edifact.status, 201, edifact.raw);
   await waitForMessage(server, edifact.body.data.id, (m) => m.status === 'Delivered', 'delivered');

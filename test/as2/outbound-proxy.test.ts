@@ -14,7 +14,7 @@ import {
   syncSigned,
   pierToItself,
 } from '../helpers/as2.js';
-import { finished, upload, waitForMessage } from '../helpers/flow.js';
+import { finished, sendByHand } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { startPeer } from '../helpers/http-peer.js';
 import { serverCertificate } from '../helpers/tls.js';
@@ -89,17 +89,10 @@ const poster = await server.call('POST', '/api/v1/plugins/configs?type=http-post
 });
 if (poster.status !== 201) throw new Error(poster.raw);
 
-async function send(target: string, tag: string) {
-  const made = await upload(
-    server,
-    { from: `s${tag}`, to: `r${tag}`, target },
-    {
-      name: `${target}.edi`,
-      content: `UNA:+.? '\nUNB+UNOC:3+${target}'\n`,
-    },
-  );
-  t.equal(made.status, 201);
-  return waitForMessage(server, made.body.data.id, finished, `${target} finished`, 30_000);
+function send(target: string, tag: string) {
+  const fields = { from: `s${tag}`, to: `r${tag}`, target };
+  const file = { name: `${target}.edi`, content: `UNA:+.? '\nUNB+UNOC:3+${target}'\n` };
+  return sendByHand(server, fields, file, finished, `${target} finished`, 30_000);
 }
 
 /** Requests to the receiver the proxy's log names (tinyproxy logs each request line it passes on). */
@@ -171,13 +164,9 @@ t.test('HTTPS through CONNECT, the pinned certificate verified inside the tunnel
 });
 
 t.test('the HTTP poster through a proxy with credentials', async (t) => {
-  const made = await upload(
-    server,
-    { from: 'sa', to: 'ra', target: 'poster' },
-    { name: 'erp.edi', content: "UNA:+.? '\n" },
-  );
-  t.equal(made.status, 201);
-  const done = await waitForMessage(server, made.body.data.id, finished, 'posted', 30_000);
+  const fields = { from: 'sa', to: 'ra', target: 'poster' };
+  const file = { name: 'erp.edi', content: "UNA:+.? '\n" };
+  const done = await sendByHand(server, fields, file, finished, 'posted', 30_000);
   t.equal(done.status, 'Delivered');
   t.equal(peer.requests.length, 1);
   t.equal(

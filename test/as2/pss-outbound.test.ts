@@ -34,24 +34,28 @@ function answer(request: PeerRequest, index: number) {
 const { peer, aliceCert } = await bobAndAlicePeer(t, server, fixtures, answer);
 await startSender(server, 'out');
 
+/** Partner `name` (AS2 id: the name in capitals) at the openssl peer, only signing, with `algorithm`; bob sends it `file`. */
+async function sendSigned(name: string, algorithm: string, file: { name: string; content: string }) {
+  await partner(server, name, name.toUpperCase(), peer.url, aliceCert, {
+    signing_algorithm: algorithm,
+    encryption_algorithm: 'none',
+    compression: false,
+    mdn_mode: 'sync',
+    mdn_signed: true,
+  });
+  return sendByHand(server, { from: 'bob', to: name, target: 'out' }, file);
+}
+
 for (const [bits, saltHex] of [
   ['256', '20'],
   ['384', '30'],
   ['512', '40'],
 ] as const) {
   t.test(`rsa-pss-sha${bits}: openssl verifies it and reads explicit PSS parameters`, async (t) => {
-    await partner(server, `alice${bits}`, `ALICE${bits}`, peer.url, aliceCert, {
-      signing_algorithm: `rsa-pss-sha${bits}`,
-      encryption_algorithm: 'none',
-      compression: false,
-      mdn_mode: 'sync',
-      mdn_signed: true,
+    const sent = await sendSigned(`alice${bits}`, `rsa-pss-sha${bits}`, {
+      name: `pss${bits}.edi`,
+      content: "UNB+UNOC:3+BOB+ALICE'\r\n",
     });
-    const sent = await sendByHand(
-      server,
-      { from: 'bob', to: `alice${bits}`, target: 'out' },
-      { name: `pss${bits}.edi`, content: "UNB+UNOC:3+BOB+ALICE'\r\n" },
-    );
     t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
     const peerView = seen.get(sent.protocols.as2.message_id)!;
     t.ok(peerView, 'openssl verified the message');
@@ -80,18 +84,10 @@ for (const [bits, saltHex] of [
 
 for (const bits of ['256', '384', '512'] as const) {
   t.test(`sha3-${bits} with RSA: openssl verifies it and reads SHA3-${bits} as the digest`, async (t) => {
-    await partner(server, `carol${bits}`, `CAROL${bits}`, peer.url, aliceCert, {
-      signing_algorithm: `sha3-${bits}`,
-      encryption_algorithm: 'none',
-      compression: false,
-      mdn_mode: 'sync',
-      mdn_signed: true,
+    const sent = await sendSigned(`carol${bits}`, `sha3-${bits}`, {
+      name: `sha3-${bits}.edi`,
+      content: "UNB+UNOC:3+BOB+CAROL'\r\n",
     });
-    const sent = await sendByHand(
-      server,
-      { from: 'bob', to: `carol${bits}`, target: 'out' },
-      { name: `sha3-${bits}.edi`, content: "UNB+UNOC:3+BOB+CAROL'\r\n" },
-    );
     t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
     const peerView = seen.get(sent.protocols.as2.message_id)!;
     t.ok(peerView, 'openssl verified the message');

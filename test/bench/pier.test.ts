@@ -34,6 +34,8 @@ const keys = [
   path.join(f.dir, 'pier.crt'),
 ];
 const flags = ['--url', url, '--from', 'Sx', '--to', 'Rx', ...keys];
+/** A short run: `messages` messages, two at a time, none to warm up. */
+const short = (messages: number) => ['--messages', String(messages), '--concurrency', '2', '--warm-up', '0'];
 
 /** The run's JSON document (stdout of --json). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- asserted field by field
@@ -118,10 +120,7 @@ t.test('from flags: every receipt right, figures, JSON and HTML report', async (
 
 t.test('a set kept on disk is fired again under new Message-IDs', async (t) => {
   const set = path.join(dir, 'set');
-  const first = await runPier(
-    ['bench', 'as2', ...flags, '--set', set, '--messages', '5', '--concurrency', '2', '--warm-up', '0'],
-    env,
-  );
+  const first = await runPier(['bench', 'as2', ...flags, '--set', set, ...short(5)], env);
   t.equal(first.code, 0, first.stderr);
   t.match(first.stdout, /PASSED: every receipt was right/);
   t.match(
@@ -135,23 +134,7 @@ t.test('a set kept on disk is fired again under new Message-IDs', async (t) => {
     5,
     'unique Message-IDs',
   );
-  const again = await runPier(
-    [
-      'bench',
-      'as2',
-      ...flags,
-      '--set',
-      set,
-      '--messages',
-      '5',
-      '--concurrency',
-      '2',
-      '--warm-up',
-      '0',
-      '--json',
-    ],
-    env,
-  );
+  const again = await runPier(['bench', 'as2', ...flags, '--set', set, ...short(5), '--json'], env);
   t.equal(again.code, 0, again.stderr);
   t.match(again.stderr, /firing the 5 messages of/);
   t.equal(json(again.stdout).cases[0].ok, 5, 'not refused as duplicates');
@@ -159,21 +142,7 @@ t.test('a set kept on disk is fired again under new Message-IDs', async (t) => {
 
 t.test('--partner takes everything from the install’s records', async (t) => {
   const run = await runPier(
-    [
-      'bench',
-      'as2',
-      '--partner',
-      'rx',
-      '--organization',
-      'sx',
-      '--messages',
-      '4',
-      '--concurrency',
-      '2',
-      '--warm-up',
-      '0',
-      '--json',
-    ],
+    ['bench', 'as2', '--partner', 'rx', '--organization', 'sx', ...short(4), '--json'],
     env,
   );
   t.equal(run.code, 0, run.stderr);
@@ -214,12 +183,7 @@ t.test('asynchronous receipts come back to the command’s listener', async (t) 
       'async',
       '--receipt-url',
       `http://127.0.0.1:${port}/receipts`,
-      '--messages',
-      '4',
-      '--concurrency',
-      '2',
-      '--warm-up',
-      '0',
+      ...short(4),
       '--timeout',
       '30',
       '--json',

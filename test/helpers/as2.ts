@@ -291,3 +291,20 @@ export async function bobAndAlicePeer(
   await organization(server, 'bob', 'BOB', bobCert);
   return { peer, aliceCert };
 }
+
+/**
+ * One pier that sends AS2 to itself, as the browser tests over real AS2 start: certificate `as2`,
+ * receiver `in`, sender `out` and agreement 1 (`syncSigned`) from organization s1 to partner r1.
+ */
+export async function browserAs2Loop(
+  t: Pick<Test, 'teardown'>,
+  server: TestServer,
+): Promise<{ fixtures: Fixtures; partner: number }> {
+  const fixtures = makeFixtures(t);
+  fixtures.selfSigned('as2', '/CN=pier-as2/O=Pier');
+  const cert = await storeCertificate(server, fixtures, 'as2');
+  const url = await startReceiver(server, 'in');
+  await startSender(server, 'out');
+  const { partner } = await agreement(server, '1', url, cert, syncSigned);
+  return { fixtures, partner };
+}

@@ -125,3 +125,17 @@ export function makeStandardFixtures(t?: Pick<Test, 'teardown'>): Fixtures {
   writeFileSync(path.join(f.dir, 'bundle.pem'), Buffer.concat([f.read('rsa.crt'), f.read('ec.crt')]));
   return f;
 }
+
+/**
+ * In `dir`: a CA of the test's own (ca.key and ca.crt, subject `caSubject`) and issued.crt, the
+ * certificate it issues for the CSR in `csrFile` with serial `serial`, as a CA answers a request.
+ */
+export function issueByTestCa(dir: string, csrFile: string, caSubject: string, serial: number): void {
+  const openssl = (command: string, ...more: string[]) =>
+    execFileSync('openssl', [...command.split(' '), ...more], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+  openssl('req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 30 -subj', caSubject);
+  openssl(
+    `x509 -req -in ${csrFile} -CA ca.crt -CAkey ca.key -days 30 -out issued.crt -set_serial`,
+    String(serial),
+  );
+}

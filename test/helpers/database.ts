@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Test } from 'tap';
 import { migrate, openDatabase, type Orm } from '../../storage/db.js';
+import { FlowConnections } from '../../storage/flow-connections.js';
 
 function adminUrl(): string {
   const url = process.env.PIER_TEST_ADMIN_URL ?? process.env.DATABASE_URL;
@@ -95,6 +96,16 @@ export async function migratedDatabase(t: Test): Promise<{ orm: Orm; url: string
   const orm = await openDatabase(database.url);
   t.teardown(() => orm.close());
   return { orm, url: database.url };
+}
+
+/** `migratedDatabase` with the flow's own connections on it, closed when `t` ends: what the flow's commands run on. */
+export async function migratedFlowDatabase(
+  t: Test,
+): Promise<{ orm: Orm; url: string; flow: FlowConnections }> {
+  const made = await migratedDatabase(t);
+  const flow = new FlowConnections(made.orm);
+  t.teardown(() => flow.close());
+  return { ...made, flow };
 }
 
 /** Runs SQL directly, for tests that tamper with rows or read what was stored. */

@@ -82,3 +82,10 @@ export function purchaseOrder(control: number, sender: string, receiver: string,
     ],
   });
 }
+
+/** The `documents` of POST /messages/edi: one EDIFACT ORDERS D.96A with its BGM, no line breaks. */
+export const ordersAsJson = {
+  standard: 'edifact',
+  line_break: '',
+  sets: [{ type: 'ORDERS:D:96A:UN', segments: [{ tag: 'BGM', elements: [['220'], 'PO-9', '9'] }] }],
+};

@@ -235,10 +235,11 @@ export async function sendByHand(
   file: { name: string; content: string | Buffer },
   done: (m: Message) => boolean = finished,
   what = `${file.name} finished`,
+  timeoutMs = 15_000,
 ): Promise<Message> {
   const made = await upload(server, fields, file);
   if (made.status !== 201) throw new Error(`upload of ${file.name} failed: ${made.raw}`);
-  return waitForMessage(server, made.body.data.id, done, what);
+  return waitForMessage(server, made.body.data.id, done, what, timeoutMs);
 }
 
 /** Waits for the first message of a list query that satisfies `done`. */

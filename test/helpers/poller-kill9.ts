@@ -10,9 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Test } from 'tap';
-import { createTestDatabase, sql } from './database.js';
-import { tempDir } from './flow.js';
-import { mustOn, pierStarter, type PierProcess } from './process.js';
+import { sql } from './database.js';
+import { flowOn, killablePier, mustOn, type PierProcess } from './process.js';
 import { waitFor } from './wait.js';
 
 export const pollerKill9Files = 40;
@@ -31,16 +30,13 @@ type Row = Record<string, unknown>;
 const contentOf = (i: number) => randomBytes(i % 3 === 0 ? 2048 + i : 1024 * 1024 + i);
 
 export async function pollerKill9(t: Test, name: string, target: PollerKill9Target): Promise<void> {
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const dir = await tempDir(t, `pier-poller-kill9-${name}-`);
+  const { dbUrl, dir, start } = await killablePier(t, `pier-poller-kill9-${name}-`);
   const inbox = path.join(dir, 'in', 'globex');
   const processed = path.join(dir, 'done', 'globex');
   await mkdir(inbox, { recursive: true });
-  const rows = (query: string) => sql(db.url, query) as Promise<Row[]>;
+  const rows = (query: string) => sql(dbUrl, query) as Promise<Row[]>;
   const count = async (where: string) =>
     Number((await rows(`select count(*)::int as n from ${where}`))[0]!.n);
-  const start = pierStarter(t, db.url, dir);
   const contents = new Map<string, Buffer>();
   const write = async (from: number, to: number, pauseMs: number) => {
     for (let i = from; i < to; i++) {
@@ -77,17 +73,8 @@ export async function pollerKill9(t: Test, name: string, target: PollerKill9Targ
   };
 
   const first = await start();
-  await mustOn(first, '/organizations', { name: 'acme' });
-  await mustOn(first, '/partners', { name: 'globex' });
   await mustOn(first, `/plugins/configs?type=${target.type}`, { name: 'out', ...target.settings });
-  await mustOn(first, '/plugins/configs?type=file-poller', {
-    name: 'in',
-    base_directory: path.join(dir, 'in'),
-    processed_directory: path.join(dir, 'done'),
-    from: 'acme',
-    polling_interval: 1,
-  });
-  await mustOn(first, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'out' });
+  await flowOn(first, dir, { target: 'out', poller: { polling_interval: 1 } });
 
   // 1. Files arrive while the first process runs; it is killed while taking and delivering them.
   const firstKillAt = 4 + Math.floor(Math.random() * 8);

@@ -7,7 +7,9 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Test } from 'tap';
+import { createTestDatabase } from './database.js';
 import { fileFlowRequests, tempDir, type FileFlowOptions } from './flow.js';
+import { rowCounter } from './row-counts.js';
 import { waitFor } from './wait.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -107,6 +109,17 @@ export function pierStarter(
   return () => spawnPier(t, { databaseUrl, dataDir: path.join(dir, 'data'), cwd: dir, env });
 }
 
+/**
+ * A database and a directory (named after `prefix`) of the test's own, and `start()` for a pier
+ * on them that can be killed and started again (`env` added); `count` counts its rows.
+ */
+export async function killablePier(t: Test, prefix: string, env: Record<string, string> = {}) {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const dir = await tempDir(t, prefix);
+  return { dbUrl: db.url, dir, start: pierStarter(t, db.url, dir, env), count: rowCounter(db.url) };
+}
+
 /** A working directory of its own for `fileFlowOn`: its inbox (in/globex, made here) and outbox (out). */
 export async function flowDirs(
   t: Test,
@@ -163,14 +176,23 @@ export async function fileFlowOn(
   outbox: string,
   options: FileFlowOptions = {},
 ): Promise<void> {
-  await mustOn(p, '/organizations', { name: 'acme' });
-  await mustOn(p, '/partners', { name: 'globex' });
-  const requests = fileFlowRequests(dir, {
+  await flowOn(p, dir, {
     ...options,
     writer: { directory: outbox, ...options.writer },
     poller: { polling_interval: 1, enabled: false, ...options.poller },
   });
-  for (const { url, body } of requests) await mustOn(p, url, body);
+}
+
+/** Organization acme and partner globex on a process. */
+export async function partiesOn(p: PierProcess): Promise<void> {
+  await mustOn(p, '/organizations', { name: 'acme' });
+  await mustOn(p, '/partners', { name: 'globex' });
+}
+
+/** `partiesOn` and the flow of `fileFlowRequests` as `options` say, on a process. */
+export async function flowOn(p: PierProcess, dir: string, options: FileFlowOptions): Promise<void> {
+  await partiesOn(p);
+  for (const { url, body } of fileFlowRequests(dir, options)) await mustOn(p, url, body);
 }
 
 /**

@@ -3,7 +3,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import t from 'tap';
 import { packOutgoing } from '../../actors/as2/index.js';
 import { agreement, pierToItself, postAs2, startSender, syncSigned } from '../helpers/as2.js';
-import { upload, waitForMessage } from '../helpers/flow.js';
+import { sendByHand } from '../helpers/flow.js';
 import { valueOf } from '../helpers/prometheus-text.js';
 import { scrapeUntil } from '../helpers/scrape.js';
 import { startTestServer } from '../helpers/server.js';
@@ -29,13 +29,9 @@ function message(encryptTo: X509Certificate | null = pierCert) {
 
 t.test('an exchange and three refusals, counted by partner and disposition', async (t) => {
   // pier → pier: the sender `out` sends to partner rx, whose URL is this pier's receiver.
-  const made = await upload(
-    server,
-    { from: 'sx', to: 'rx', target: 'out' },
-    { name: 'a.edi', content: 'UNA' },
-  );
-  t.equal(made.status, 201);
-  const sent = await waitForMessage(server, made.body.data.id, (m) => m.status === 'Delivered', 'sent');
+  const fields = { from: 'sx', to: 'rx', target: 'out' };
+  const file = { name: 'a.edi', content: 'UNA' };
+  const sent = await sendByHand(server, fields, file, (m) => m.status === 'Delivered', 'sent');
   t.equal(sent.status, 'Delivered');
 
   const tampered = message(null);

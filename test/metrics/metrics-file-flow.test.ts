@@ -2,7 +2,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { pollerToWriter, tempDir, upload, waitForMessage, waitForMessages } from '../helpers/flow.js';
+import { pollerToWriter, sendByHand, tempDir, waitForMessages } from '../helpers/flow.js';
 import { valueOf } from '../helpers/prometheus-text.js';
 import { scrape, scrapeUntil } from '../helpers/scrape.js';
 import { startTestServer } from '../helpers/server.js';
@@ -99,13 +99,9 @@ t.test('three files delivered and one refused are counted, by source and by targ
 });
 
 t.test('a message sent by hand is counted by the main thread, on its flow connections', async (t) => {
-  const made = await upload(
-    server,
-    { from: 'acme', to: 'globex', target: 'out' },
-    { name: 'hand.edi', content: 'x' },
-  );
-  t.equal(made.status, 201);
-  await waitForMessage(server, made.body.data.id, (m) => m.status === 'Delivered', 'delivered');
+  const fields = { from: 'acme', to: 'globex', target: 'out' };
+  const file = { name: 'hand.edi', content: 'x' };
+  await sendByHand(server, fields, file, (m) => m.status === 'Delivered', 'delivered');
   const m = await scrapeUntil(
     server,
     (m) => valueOf(m, 'pier_deliveries_finished_total', { target: 'out', outcome: 'delivered' }) === 4,

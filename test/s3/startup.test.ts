@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
 import { createMigratedDatabase, sql } from '../helpers/database.js';
+import { collectOutput } from '../helpers/child-output.js';
 import { tempDir } from '../helpers/flow.js';
 import { refusedEndpoint, startS3 } from '../helpers/s3.js';
 import { spawnPier } from '../helpers/process.js';
@@ -37,14 +38,11 @@ function serveUntilExit(): Promise<{ code: number | null; stderr: string; stdout
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    const output = collectOutput(child);
     const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code, stderr, stdout });
+      resolve({ code, ...output });
     });
   });
 }

@@ -5,6 +5,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from '../helpers/database.js';
+import { collectOutput } from '../helpers/child-output.js';
 import { runningOn, must, parties, sendByHand, tempDir } from '../helpers/flow.js';
 import { startS3 } from '../helpers/s3.js';
 import { startTestServer } from '../helpers/server.js';
@@ -39,11 +40,8 @@ function pier(...args: string[]): Promise<{ code: number | null; stdout: string;
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    const output = collectOutput(child);
+    child.once('exit', (code) => resolve({ code, ...output }));
   });
 }
 const save = async (body: Record<string, string>) =>

@@ -5,11 +5,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { createTestDatabase } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
 import { startPeer } from '../helpers/http-peer.js';
-import { exitOf, mustOn, pierStarter, terminate } from '../helpers/process.js';
-import { allDelivered, rowCounter } from '../helpers/row-counts.js';
+import { exitOf, flowOn, killablePier, mustOn, terminate } from '../helpers/process.js';
+import { allDelivered } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 20;
@@ -28,31 +26,19 @@ async function slowPeer(t: Test) {
 }
 
 async function flow(t: Test, name: string) {
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const dir = await tempDir(t, `pier-drain-${name}-`);
+  const shutdown = { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) };
+  const { dir, start, count } = await killablePier(t, `pier-drain-${name}-`, shutdown);
   const inbox = path.join(dir, 'in', 'globex');
   await mkdir(inbox, { recursive: true });
   const { peer, release } = await slowPeer(t);
-  const start = pierStarter(t, db.url, dir, { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) });
-  const count = rowCounter(db.url);
   const first = await start();
-  await mustOn(first, '/organizations', { name: 'acme' });
-  await mustOn(first, '/partners', { name: 'globex' });
   await mustOn(first, '/plugins/configs?type=http-poster', {
     name: 'post',
     url: peer.url,
     max_concurrent_deliveries: 5,
     timeout_seconds: 600,
   });
-  await mustOn(first, '/plugins/configs?type=file-poller', {
-    name: 'in',
-    base_directory: path.join(dir, 'in'),
-    processed_directory: path.join(dir, 'done'),
-    from: 'acme',
-    polling_interval: 1,
-  });
-  await mustOn(first, '/routes', { source_plugin: 'in', from: 'acme', to: 'globex', target_plugin: 'post' });
+  await flowOn(first, dir, { target: 'post', poller: { polling_interval: 1 } });
   for (let i = 0; i < files; i++) await writeFile(path.join(inbox, `f${i}.dat`), `file ${i}`);
   // Five deliveries under way at the partner, which does not answer.
   await waitFor(() => peer.requests.length >= 5, 'five deliveries under way', 60_000, 20);

@@ -11,7 +11,7 @@ import t, { type Test } from 'tap';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { form, tempDir } from '../helpers/flow.js';
 import { freePort } from '../helpers/free-port.js';
-import { mustOn, spawnPier, type PierProcess } from '../helpers/process.js';
+import { mustOn, partiesOn, spawnPier, type PierProcess } from '../helpers/process.js';
 
 const shutdownTimeoutSeconds = 30;
 
@@ -76,8 +76,7 @@ t.test(
 t.test('while draining: the port answers 503, an upload in flight completes and is stored', async (t) => {
   const { pier, db } = await start(t, 'upload');
   const dir = await tempDir(t, 'pier-stop-upload-out-');
-  await mustOn(pier, '/organizations', { name: 'acme' });
-  await mustOn(pier, '/partners', { name: 'globex' });
+  await partiesOn(pier);
   await mustOn(pier, '/plugins/configs?type=file-writer', { name: 'out', directory: dir });
   const body = form(
     { from: 'acme', to: 'globex', target: 'out' },

@@ -2,11 +2,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import t, { type Test } from 'tap';
-import { createTestDatabase } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
-import { mustOn, pierStarter } from '../helpers/process.js';
-import { rowCounter } from '../helpers/row-counts.js';
+import t from 'tap';
+import { killablePier, mustOn, partiesOn } from '../helpers/process.js';
 import { sftpLogin, startSshd } from '../helpers/sshd.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -16,22 +13,12 @@ const files = 40;
 const sshd = await startSshd(t);
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-/** A database and a directory of its own, and a pier on them that can be killed and started again. */
-async function setUp(t: Test, name: string) {
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const dir = await tempDir(t, `pier-sftp-kill9-${name}-`);
-  const start = pierStarter(t, db.url, dir);
-  const count = rowCounter(db.url);
-  return { dir, start, count };
-}
-
 const login = sftpLogin(sshd);
 
 t.test(
   'sftp-poller killed mid-transfer: every remote file becomes one message, delivered once',
   async (t) => {
-    const { dir, start, count } = await setUp(t, 'poller');
+    const { dir, start, count } = await killablePier(t, 'pier-sftp-kill9-poller-');
     const inbox = await sshd.directory('kill9-inbox');
     const processed = path.join(sshd.home, 'kill9-processed');
     const contents = new Map<string, Buffer>();
@@ -41,8 +28,7 @@ t.test(
       await writeFile(path.join(inbox, `f${i}.bin`), bytes);
     }
     const first = await start();
-    await mustOn(first, '/organizations', { name: 'acme' });
-    await mustOn(first, '/partners', { name: 'globex' });
+    await partiesOn(first);
     await mustOn(first, '/plugins/configs?type=file-writer', {
       name: 'out',
       directory: path.join(dir, 'out'),

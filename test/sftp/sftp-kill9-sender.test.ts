@@ -2,11 +2,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import t, { type Test } from 'tap';
-import { createTestDatabase, sql } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
-import { mustOn, pierStarter } from '../helpers/process.js';
-import { rowCounter } from '../helpers/row-counts.js';
+import t from 'tap';
+import { sql } from '../helpers/database.js';
+import { killablePier, mustOn, partiesOn } from '../helpers/process.js';
 import { sftpLogin, startSshd } from '../helpers/sshd.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -16,28 +14,15 @@ const files = 40;
 const sshd = await startSshd(t);
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-let dbUrl = '';
-/** A database and a directory of its own, and a pier on them that can be killed and started again. */
-async function setUp(t: Test, name: string) {
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const dir = await tempDir(t, `pier-sftp-kill9-${name}-`);
-  const start = pierStarter(t, db.url, dir);
-  const count = rowCounter(db.url);
-  dbUrl = db.url;
-  return { dir, start, count };
-}
-
 const login = sftpLogin(sshd);
 
 t.test('sftp-sender killed mid-transfer: every file lands once, whole, with no temporary left', async (t) => {
-  const { start, count } = await setUp(t, 'sender');
+  const { dbUrl, start, count } = await killablePier(t, 'pier-sftp-kill9-sender-');
   const outbox = await sshd.directory('kill9-outbox');
   const contents = new Map<string, Buffer>();
   for (let i = 0; i < files; i++) contents.set(`g${i}.bin`, randomBytes(1024 * 1024));
   const first = await start();
-  await mustOn(first, '/organizations', { name: 'acme' });
-  await mustOn(first, '/partners', { name: 'globex' });
+  await partiesOn(first);
   await mustOn(first, '/plugins/configs?type=sftp-sender', {
     name: 'push',
     enabled: false,

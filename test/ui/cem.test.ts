@@ -1,21 +1,16 @@
 // Covers the certificate exchange page in a real browser (Debian chromium + playwright-core) over real AS2 on loopback: a refused send shows the API's messages beside their fields, a request sent from the form arrives at the partner side (one pier plays both sides), is listed as pending there and is accepted from its page; the answer reaches our side. Takes the screenshots docs/ui/cem.png and docs/ui/cem-exchange.png.
 import path from 'node:path';
 import t from 'tap';
-import { agreement, startReceiver, startSender, storeCertificate, syncSigned } from '../helpers/as2.js';
-import { makeFixtures } from '../helpers/certificates.js';
+import { browserAs2Loop, storeCertificate } from '../helpers/as2.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { launchChromium, noSeriousViolations, openPage, shots, textOf } from './chromium.js';
 
 const server = await startTestServer(t, { developerBuild: true, listen: true });
-const fixtures = makeFixtures(t);
-fixtures.selfSigned('as2', '/CN=pier-as2/O=Pier');
+const { fixtures } = await browserAs2Loop(t, server);
+// The certificate the request offers in place of `as2`.
 fixtures.selfSigned('as2-2027', '/CN=pier-as2 2027/O=Pier', 730);
-const cert = await storeCertificate(server, fixtures, 'as2');
 const next = await storeCertificate(server, fixtures, 'as2-2027');
-const url = await startReceiver(server, 'in');
-await startSender(server, 'out');
-await agreement(server, '1', url, cert, syncSigned);
 const browser = await launchChromium(t);
 
 t.test('send a request from the form, accept it on the partner side', async (t) => {

@@ -138,3 +138,12 @@ export function expectedPages(partnerId: number): string[] {
     '/ui/notifications',
   ];
 }
+
+/** Asserts that each of `expectedPages` is, by its shape, among the `visited` pages. */
+export function expectedAmong(t: Test, visited: string[], partnerId: number): void {
+  for (const expected of expectedPages(partnerId))
+    t.ok(
+      visited.some((p) => shapeOf(p) === shapeOf(expected)),
+      `${expected} is among the ${visited.length} pages`,
+    );
+}

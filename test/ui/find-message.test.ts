@@ -1,20 +1,14 @@
 // Covers the operator's task "did invoice 0042 go out?" in a real browser over real AS2 on loopback: a search by file name from the Messages page, its bookmarkable URL, the AS2 headers shown as a table, then searches by AS2 Message-ID and by partner; page loads and form submissions counted; axe finds no violation; usable at 390 px.
 import path from 'node:path';
 import t from 'tap';
-import { agreement, startReceiver, startSender, storeCertificate, syncSigned } from '../helpers/as2.js';
-import { makeFixtures } from '../helpers/certificates.js';
+import { browserAs2Loop } from '../helpers/as2.js';
 import { sendByHand } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { launchChromium, openPage, shots, textOf } from './chromium.js';
 import { countTask, fitsWidth, follow, noViolations, submit } from './task-counter.js';
 
 const server = await startTestServer(t, { developerBuild: true, listen: true });
-const fixtures = makeFixtures(t);
-fixtures.selfSigned('as2', '/CN=pier-as2/O=Pier');
-const cert = await storeCertificate(server, fixtures, 'as2');
-const url = await startReceiver(server, 'in');
-await startSender(server, 'out');
-await agreement(server, '1', url, cert, syncSigned);
+await browserAs2Loop(t, server);
 
 // Three invoices to one partner over AS2; the receiving side of the loop stores them too.
 const sent: Record<string, { id: string; as2Id: string }> = {};

@@ -4,8 +4,7 @@ import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium } from 'playwright-core';
 import t from 'tap';
-import { agreement, startReceiver, startSender, storeCertificate, syncSigned } from '../helpers/as2.js';
-import { makeFixtures } from '../helpers/certificates.js';
+import { browserAs2Loop } from '../helpers/as2.js';
 import { startTestServer } from '../helpers/server.js';
 import { shots } from './chromium.js';
 
@@ -17,12 +16,7 @@ if (!existsSync(chromiumPath)) {
 }
 
 const server = await startTestServer(t, { developerBuild: true, listen: true });
-const fixtures = makeFixtures(t);
-fixtures.selfSigned('as2', '/CN=pier-as2/O=Pier');
-const cert = await storeCertificate(server, fixtures, 'as2');
-const url = await startReceiver(server, 'in');
-await startSender(server, 'out');
-const { partner } = await agreement(server, '1', url, cert, syncSigned);
+const { partner } = await browserAs2Loop(t, server);
 
 const browser = await chromium.launch({
   executablePath: chromiumPath,

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { organization, partner, storeCertificate, syncSigned } from '../helpers/as2.js';
-import { makeFixtures } from '../helpers/certificates.js';
+import { issueByTestCa, makeFixtures } from '../helpers/certificates.js';
 import { sql } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 import { launchChromium, openPage, shots, textOf } from './chromium.js';
@@ -106,37 +106,7 @@ t.test("a CSR: downloaded, signed by a CA, completed with the CA's certificate",
     openssl(['req', '-in', 'acme.csr', '-verify', '-noout', '-subject']).toString(),
     'CN = edi.acme.example',
   );
-  openssl([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.crt',
-    '-subj',
-    '/CN=Acme Test CA',
-    '-days',
-    '30',
-  ]);
-  openssl([
-    'x509',
-    '-req',
-    '-in',
-    'acme.csr',
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-set_serial',
-    '77',
-    '-days',
-    '30',
-    '-out',
-    'issued.crt',
-  ]);
+  issueByTestCa(fixtures.dir, 'acme.csr', '/CN=Acme Test CA', 77);
 
   // The CA's own certificate first: it is for another key, and the page says so.
   await page.fill('#f-certificate', fixtures.read('ca.crt').toString());

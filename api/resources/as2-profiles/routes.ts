@@ -2,7 +2,7 @@
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';
-import { fieldProblems, requireObjectBody } from '../../validation.js';
+import { bodyInParts } from '../../validation.js';
 import {
   LocalProfileCreate,
   LocalProfileRecord,
@@ -56,10 +56,8 @@ export function registerAs2ProfileRoutes(router: ApiRouter, ctx: ApiContext): vo
     status: 201,
     response: LocalProfileRecord,
     errors: ['CONFLICT'],
-    handler: ({ request, caller }) => {
-      const { problems, valid } = fieldProblems(LocalProfileCreate, requireObjectBody(request.body));
-      return createLocalProfile(ctx, caller, valid, problems);
-    },
+    handler: ({ request, caller }) =>
+      createLocalProfile(ctx, caller, ...bodyInParts(LocalProfileCreate, request.body)),
   });
   router.add({
     method: 'GET',
@@ -79,10 +77,8 @@ export function registerAs2ProfileRoutes(router: ApiRouter, ctx: ApiContext): vo
     bodyDoc: LocalProfileUpdate,
     response: LocalProfileRecord,
     errors: ['CONFLICT'],
-    handler: ({ params, request, caller }) => {
-      const { problems, valid } = fieldProblems(LocalProfileUpdate, requireObjectBody(request.body));
-      return updateLocalProfile(ctx, caller, params.id, valid, problems);
-    },
+    handler: ({ params, request, caller }) =>
+      updateLocalProfile(ctx, caller, params.id, ...bodyInParts(LocalProfileUpdate, request.body)),
   });
   router.add({
     method: 'DELETE',
@@ -112,10 +108,8 @@ export function registerAs2ProfileRoutes(router: ApiRouter, ctx: ApiContext): vo
     status: 201,
     response: RemoteProfileRecord,
     errors: ['CONFLICT'],
-    handler: ({ request, caller }) => {
-      const { problems, valid } = fieldProblems(RemoteProfileCreate, requireObjectBody(request.body));
-      return createRemoteProfile(ctx, caller, valid, problems);
-    },
+    handler: ({ request, caller }) =>
+      createRemoteProfile(ctx, caller, ...bodyInParts(RemoteProfileCreate, request.body)),
   });
   router.add({
     method: 'GET',
@@ -135,10 +129,8 @@ export function registerAs2ProfileRoutes(router: ApiRouter, ctx: ApiContext): vo
     bodyDoc: RemoteProfileUpdate,
     response: RemoteProfileRecord,
     errors: ['CONFLICT'],
-    handler: ({ params, request, caller }) => {
-      const { problems, valid } = fieldProblems(RemoteProfileUpdate, requireObjectBody(request.body));
-      return updateRemoteProfile(ctx, caller, params.id, valid, problems);
-    },
+    handler: ({ params, request, caller }) =>
+      updateRemoteProfile(ctx, caller, params.id, ...bodyInParts(RemoteProfileUpdate, request.body)),
   });
   router.add({
     method: 'DELETE',

@@ -11,6 +11,7 @@ import {
   type CemFilters,
 } from '../../../storage/repositories/cem-exchanges.js';
 import type { CemPolicy } from '../../../runtime/index.js';
+import type { AuditedKind, AuditedRecord } from '../../audit/recorder.js';
 import type { Caller } from '../../auth/caller.js';
 import { freshEm, inTransaction, runtimeOf, type ApiContext } from '../../context.js';
 import { notFound } from '../../errors.js';
@@ -56,6 +57,18 @@ function auditValues(e: CemExchangeRecord) {
   };
 }
 
+/** Audits a change the runtime has already committed on its own connections. */
+async function auditUpdate(
+  ctx: ApiContext,
+  caller: Caller,
+  spec: AuditedKind,
+  record: AuditedRecord,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Promise<void> {
+  await inTransaction(ctx, (em) => ctx.audit.updated(em, caller.actor, spec, record, before, after));
+}
+
 export async function listCemExchanges(
   ctx: ApiContext,
   filters: CemFilters,
@@ -95,16 +108,8 @@ export async function answerCemRequest(
   const before = await getCemExchange(ctx, id);
   await runtimeOf(ctx).cem.answer(id, body, caller.actor);
   const after = await getCemExchange(ctx, id);
-  await inTransaction(ctx, (em) =>
-    ctx.audit.updated(
-      em,
-      caller.actor,
-      auditedExchange,
-      { id, name: after.request_id },
-      auditValues(before),
-      auditValues(after),
-    ),
-  );
+  const exchange = { id, name: after.request_id };
+  await auditUpdate(ctx, caller, auditedExchange, exchange, auditValues(before), auditValues(after));
   return after;
 }
 
@@ -126,15 +131,13 @@ export async function setCemPolicy(
   const before = await getCemPolicy(ctx, partnerId);
   await runtimeOf(ctx).cem.setPolicy(partnerId, policy);
   const after = await getCemPolicy(ctx, partnerId);
-  await inTransaction(ctx, (em) =>
-    ctx.audit.updated(
-      em,
-      caller.actor,
-      auditedPolicy,
-      { id: partnerId, name: `partner ${partnerId}` },
-      before,
-      after,
-    ),
+  await auditUpdate(
+    ctx,
+    caller,
+    auditedPolicy,
+    { id: partnerId, name: `partner ${partnerId}` },
+    before,
+    after,
   );
   return after;
 }

@@ -10,7 +10,7 @@ import { certificateUsers } from '../../../storage/queries/certificate-users.js'
 import { certificatesByName, lockCertificateForDelete } from '../../../storage/repositories/certificates.js';
 import type { Caller } from '../../auth/caller.js';
 import { inTransaction, type ApiContext } from '../../context.js';
-import { ApiError, notFound, validationError } from '../../errors.js';
+import { ApiError, notFound, refuseOtherId } from '../../errors.js';
 import { likePattern, type Page } from '../../schemas/common.js';
 import type {
   CertificateListQuery,
@@ -100,9 +100,7 @@ export async function updateCertificate(
   id: number,
   body: z.output<typeof CertificateUpdate>,
 ): Promise<CertificateRecord> {
-  if (body.id !== undefined && body.id !== id) {
-    throw validationError({ id: `Names certificate ${body.id}, but the path names ${id}` });
-  }
+  refuseOtherId('certificate', body.id, id);
   return inTransaction(ctx, async (em) => {
     const certificate = await load(em, id);
     const before = { ...certificate };

@@ -3,7 +3,7 @@ import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';
 import { RouteCreate, RouteListQuery, RouteRecord, RouteUpdate, routeList } from '../../schemas/route.js';
-import { fieldProblems, requireObjectBody } from '../../validation.js';
+import { bodyInParts } from '../../validation.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, updateRoute } from './service.js';
 
 export function registerRouteRoutes(router: ApiRouter, ctx: ApiContext): void {
@@ -28,10 +28,7 @@ export function registerRouteRoutes(router: ApiRouter, ctx: ApiContext): void {
     status: 201,
     response: RouteRecord,
     errors: ['CONFLICT'],
-    handler: ({ request, caller }) => {
-      const { problems, valid } = fieldProblems(RouteCreate, requireObjectBody(request.body));
-      return createRoute(ctx, caller, valid, problems);
-    },
+    handler: ({ request, caller }) => createRoute(ctx, caller, ...bodyInParts(RouteCreate, request.body)),
   });
   router.add({
     method: 'GET',
@@ -51,10 +48,8 @@ export function registerRouteRoutes(router: ApiRouter, ctx: ApiContext): void {
     bodyDoc: RouteUpdate,
     response: RouteRecord,
     errors: ['CONFLICT'],
-    handler: ({ params, request, caller }) => {
-      const { problems, valid } = fieldProblems(RouteUpdate, requireObjectBody(request.body));
-      return updateRoute(ctx, caller, params.id, valid, problems);
-    },
+    handler: ({ params, request, caller }) =>
+      updateRoute(ctx, caller, params.id, ...bodyInParts(RouteUpdate, request.body)),
   });
   router.add({
     method: 'DELETE',

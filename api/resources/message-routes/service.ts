@@ -28,21 +28,23 @@ const audited = {
   fields: ['name', 'source_plugin', 'from', 'to', 'document_type', 'target_plugin'],
 };
 
-function routeJson(r: Route): RouteRecord {
+type RouteFields = Omit<RouteRecord, 'id' | 'created_at' | 'updated_at'>;
+
+/** A stored route's fields as the API names them: also what a configuration file holds. */
+export function routeFields(r: Route): RouteFields {
   return {
-    id: r.id,
     name: r.name,
     source_plugin: r.source_plugin,
     from: r.from_party,
     to: r.to_party,
     document_type: r.document_type,
     target_plugin: r.target_plugin,
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
   };
 }
 
-type RouteFields = Omit<RouteRecord, 'id' | 'created_at' | 'updated_at'>;
+function routeJson(r: Route): RouteRecord {
+  return { id: r.id, ...routeFields(r), created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
+}
 
 /** A readable default name; long ones end in a hash so different routes never share one. */
 function defaultRouteName(r: Omit<RouteFields, 'name'>): string {

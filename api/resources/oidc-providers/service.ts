@@ -7,9 +7,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { OidcProviderSchema, type OidcProvider } from '../../../storage/entities/identity.js';
 import type { Caller } from '../../auth/caller.js';
-import { freshEm, inTransaction, type ApiContext } from '../../context.js';
-import { conflict, notFound, validationError } from '../../errors.js';
+import { freshEm, type ApiContext } from '../../context.js';
+import { conflict, notFound, refuseOtherId, validationError } from '../../errors.js';
 import { iso, type Page } from '../../schemas/common.js';
+import { announceCreated, announceRemoved, changeSignIns } from '../sign-in-changes.js';
 import {
   providerProblems,
   type OidcProviderCreate,
@@ -100,7 +101,7 @@ export async function createOidcProvider(
   const secret = body.client_secret ?? '';
   const problems = providerProblems({ ...body, hasSecret: secret !== '' });
   if (Object.keys(problems).length > 0) throw validationError(problems);
-  const made = await inTransaction(ctx, async (em) => {
+  return changeSignIns(ctx, async (em) => {
     await refuseTaken(em, body);
     const provider = em.create(OidcProviderSchema, {
       name: body.name,
@@ -116,13 +117,9 @@ export async function createOidcProvider(
       accept_tokens_without_audience: body.accept_tokens_without_audience,
       auto_provision_role: body.auto_provision_role,
     });
-    await em.flush();
-    await ctx.audit.created(em, caller.actor, audited, provider, auditValues(provider));
-    await ctx.announceAuthChange(em);
+    await announceCreated(ctx, em, caller, audited, provider, auditValues(provider));
     return oidcProviderJson(provider);
   });
-  ctx.jwt.invalidate();
-  return made;
 }
 
 export async function updateOidcProvider(
@@ -131,10 +128,8 @@ export async function updateOidcProvider(
   id: number,
   body: z.output<typeof OidcProviderUpdate>,
 ): Promise<OidcProviderRecord> {
-  if (body.id !== undefined && body.id !== id) {
-    throw validationError({ id: `Names identity provider ${body.id}, but the path names ${id}` });
-  }
-  const updated = await inTransaction(ctx, async (em) => {
+  refuseOtherId('identity provider', body.id, id);
+  return changeSignIns(ctx, async (em) => {
     const provider = await load(em, id);
     if (body.name !== undefined && body.name !== provider.name) {
       throw validationError({
@@ -183,18 +178,11 @@ export async function updateOidcProvider(
     }
     return oidcProviderJson(provider);
   });
-  ctx.jwt.invalidate();
-  return updated;
 }
 
 export async function deleteOidcProvider(ctx: ApiContext, caller: Caller, id: number): Promise<void> {
-  await inTransaction(ctx, async (em) => {
+  await changeSignIns(ctx, async (em) => {
     const provider = await load(em, id);
-    const before = auditValues(provider);
-    em.remove(provider);
-    await em.flush();
-    await ctx.audit.deleted(em, caller.actor, audited, provider, before);
-    await ctx.announceAuthChange(em);
+    await announceRemoved(ctx, em, caller, audited, provider, auditValues(provider));
   });
-  ctx.jwt.invalidate();
 }

@@ -2,7 +2,7 @@
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { idParams, listAnswer } from '../../schemas/common.js';
-import { fieldProblems, requireObjectBody } from '../../validation.js';
+import { bodyInParts } from '../../validation.js';
 import { organizationList, partnerList, PartyListQuery } from '../../schemas/party.js';
 import {
   createParty,
@@ -38,10 +38,8 @@ function partyRoutes(router: ApiRouter, ctx: ApiContext, kind: PartyKind, path: 
     status: 201,
     response: kind.recordSchema,
     errors: ['CONFLICT'],
-    handler: ({ request, caller }) => {
-      const { problems, valid } = fieldProblems(kind.createSchema, requireObjectBody(request.body));
-      return createParty(ctx, caller, kind, valid, problems);
-    },
+    handler: ({ request, caller }) =>
+      createParty(ctx, caller, kind, ...bodyInParts(kind.createSchema, request.body)),
   });
   router.add({
     method: 'GET',
@@ -61,10 +59,8 @@ function partyRoutes(router: ApiRouter, ctx: ApiContext, kind: PartyKind, path: 
     bodyDoc: kind.updateSchema,
     response: kind.recordSchema,
     errors: ['CONFLICT'],
-    handler: ({ params, request, caller }) => {
-      const { problems, valid } = fieldProblems(kind.updateSchema, requireObjectBody(request.body));
-      return updateParty(ctx, caller, kind, params.id, valid, problems);
-    },
+    handler: ({ params, request, caller }) =>
+      updateParty(ctx, caller, kind, params.id, ...bodyInParts(kind.updateSchema, request.body)),
   });
   router.add({
     method: 'DELETE',

@@ -3,8 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { ServiceAccountSchema, type ServiceAccount } from '../../../storage/entities/service-account.js';
 import type { Caller } from '../../auth/caller.js';
-import { inTransaction, type ApiContext } from '../../context.js';
-import { conflict, notFound, validationError } from '../../errors.js';
+import type { ApiContext } from '../../context.js';
+import { conflict, notFound, refuseOtherId, validationError } from '../../errors.js';
 import { iso, type Page } from '../../schemas/common.js';
 import {
   identityProblems,
@@ -14,6 +14,7 @@ import {
 } from '../../schemas/service-account.js';
 import type { Role } from '../../schemas/role.js';
 import { revokeTokensOfAccount } from '../api-tokens/service.js';
+import { announceCreated, announceRemoved, changeSignIns } from '../sign-in-changes.js';
 
 const audited = {
   kind: 'service-account',
@@ -92,7 +93,7 @@ export async function createServiceAccount(
 ): Promise<ServiceAccountRecord> {
   const problems = identityProblems(body);
   if (Object.keys(problems).length > 0) throw validationError(problems);
-  const made = await inTransaction(ctx, async (em) => {
+  return changeSignIns(ctx, async (em) => {
     await refuseTaken(em, body);
     const account = em.create(ServiceAccountSchema, {
       name: body.name,
@@ -104,14 +105,9 @@ export async function createServiceAccount(
       oidc_subject: body.oidc_subject,
       last_used_at: null,
     });
-    await em.flush();
-    await ctx.audit.created(em, caller.actor, audited, account, account);
-    await ctx.announceAuthChange(em);
+    await announceCreated(ctx, em, caller, audited, account, account);
     return serviceAccountJson(account);
   });
-  // A token of this identity may have been refused and remembered a moment ago.
-  ctx.jwt.invalidate();
-  return made;
 }
 
 export async function updateServiceAccount(
@@ -120,10 +116,8 @@ export async function updateServiceAccount(
   id: number,
   body: z.output<typeof ServiceAccountUpdate>,
 ): Promise<ServiceAccountRecord> {
-  if (body.id !== undefined && body.id !== id) {
-    throw validationError({ id: `Names service account ${body.id}, but the path names ${id}` });
-  }
-  const updated = await inTransaction(ctx, async (em) => {
+  refuseOtherId('service account', body.id, id);
+  const updated = await changeSignIns(ctx, async (em) => {
     const account = await load(em, id);
     const fixed: Record<string, string> = {};
     if (body.name !== undefined && body.name !== account.name)
@@ -150,22 +144,17 @@ export async function updateServiceAccount(
     return serviceAccountJson(account);
   });
   ctx.apiTokens.invalidate();
-  ctx.jwt.invalidate();
   return updated;
 }
 
 export async function deleteServiceAccount(ctx: ApiContext, caller: Caller, id: number): Promise<void> {
-  await inTransaction(ctx, async (em) => {
+  await changeSignIns(ctx, async (em) => {
     const account = await load(em, id);
     const before = { ...account };
     await revokeTokensOfAccount(ctx, em, caller, account);
-    em.remove(account);
-    await em.flush();
-    await ctx.audit.deleted(em, caller.actor, audited, before, before);
-    await ctx.announceAuthChange(em);
+    await announceRemoved(ctx, em, caller, audited, account, before);
   });
   ctx.apiTokens.invalidate();
-  ctx.jwt.invalidate();
 }
 
 /** For the CLI and the token service: a local account by name. */

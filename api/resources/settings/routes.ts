@@ -2,7 +2,7 @@
 import { freshEm, type ApiContext } from '../../context.js';
 import type { ApiRouter } from '../../http/router.js';
 import { SettingsRecord, SettingsUpdate, StorageTestResult } from '../../schemas/settings.js';
-import { fieldProblems, requireObjectBody } from '../../validation.js';
+import { bodyInParts } from '../../validation.js';
 import { getSettings, updateSettings } from './service.js';
 import { testStorage } from './storage-test.js';
 
@@ -25,10 +25,8 @@ export function registerSettingsRoutes(router: ApiRouter, ctx: ApiContext): void
     // pass, so one answer names every rejected property.
     bodyDoc: SettingsUpdate,
     response: SettingsRecord,
-    handler: ({ request, caller }) => {
-      const { problems, valid } = fieldProblems(SettingsUpdate, requireObjectBody(request.body));
-      return updateSettings(ctx, caller, valid, problems);
-    },
+    handler: ({ request, caller }) =>
+      updateSettings(ctx, caller, ...bodyInParts(SettingsUpdate, request.body)),
   });
   router.add({
     method: 'POST',

@@ -7,10 +7,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { UserSchema, type User } from '../../../storage/entities/user.js';
 import type { Caller } from '../../auth/caller.js';
 import { hashPassword, passwordProblem } from '../../auth/password.js';
-import { inTransaction, type ApiContext } from '../../context.js';
+import type { ApiContext } from '../../context.js';
 import { conflict, notFound, validationError } from '../../errors.js';
 import { recordName } from '../../schemas/common.js';
 import { Role } from '../../schemas/role.js';
+import { announceCreated, announceRemoved, changeSignIns } from '../sign-in-changes.js';
 
 const audited = {
   kind: 'user',
@@ -41,7 +42,7 @@ async function changeUser(
   name: string,
   change: (user: User) => void,
 ): Promise<User> {
-  const user = await inTransaction(ctx, async (em) => {
+  return changeSignIns(ctx, async (em) => {
     const user = await em.findOne(UserSchema, { name });
     if (!user) throw notFound(`User ${name}`);
     const before = auditValues(user);
@@ -52,8 +53,6 @@ async function changeUser(
     }
     return user;
   });
-  ctx.jwt.invalidate();
-  return user;
 }
 
 export async function addUser(ctx: ApiContext, caller: Caller, input: NewUser): Promise<User> {
@@ -67,7 +66,7 @@ export async function addUser(ctx: ApiContext, caller: Caller, input: NewUser): 
   const role = Role.safeParse(input.role ?? 'viewer');
   if (!role.success) problems.role = 'Must be admin, operator or viewer';
   if (Object.keys(problems).length > 0 || !role.success) throw validationError(problems);
-  const made = await inTransaction(ctx, async (em) => {
+  return changeSignIns(ctx, async (em) => {
     if (await em.findOne(UserSchema, { name: input.name })) throw conflict(`User ${input.name} exists`);
     if (issuer && (await em.findOne(UserSchema, { oidc_issuer: issuer, oidc_subject: subject }))) {
       throw conflict('Another user has this OIDC identity');
@@ -81,13 +80,9 @@ export async function addUser(ctx: ApiContext, caller: Caller, input: NewUser): 
       password_hash: '',
       last_sign_in_at: null,
     });
-    await em.flush();
-    await ctx.audit.created(em, caller.actor, audited, user, auditValues(user));
-    await ctx.announceAuthChange(em);
+    await announceCreated(ctx, em, caller, audited, user, auditValues(user));
     return user;
   });
-  ctx.jwt.invalidate();
-  return made;
 }
 
 export async function setUserEnabled(
@@ -138,14 +133,9 @@ export async function setUserPassword(
 }
 
 export async function removeUser(ctx: ApiContext, caller: Caller, name: string): Promise<void> {
-  await inTransaction(ctx, async (em) => {
+  await changeSignIns(ctx, async (em) => {
     const user = await em.findOne(UserSchema, { name });
     if (!user) throw notFound(`User ${name}`);
-    const before = auditValues(user);
-    em.remove(user);
-    await em.flush();
-    await ctx.audit.deleted(em, caller.actor, audited, user, before);
-    await ctx.announceAuthChange(em);
+    await announceRemoved(ctx, em, caller, audited, user, auditValues(user));
   });
-  ctx.jwt.invalidate();
 }

@@ -43,31 +43,24 @@ export async function checkDatabase(options: ProcessOptions): Promise<DatabaseCh
   const known: readonly string[] = migrationNames;
   const pending = known.filter((name) => !(applied ?? []).includes(name));
   const unknown = (applied ?? []).filter((name) => !known.includes(name));
+  const notMigrated = (problem: string, advice: string) => ({
+    database,
+    migrated: false,
+    result: failed(id, title, problem, advice),
+  });
   if (unknown.length > 0) {
-    return {
-      database,
-      migrated: false,
-      result: failed(
-        id,
-        title,
-        `${database.description} was migrated by a newer pier: this installation does not know ${unknown.join(', ')}`,
-        'Run the pier version that migrated this database (upgrade this installation); never run an older pier against it',
-      ),
-    };
+    return notMigrated(
+      `${database.description} was migrated by a newer pier: this installation does not know ${unknown.join(', ')}`,
+      'Run the pier version that migrated this database (upgrade this installation); never run an older pier against it',
+    );
   }
   if (pending.length > 0) {
-    return {
-      database,
-      migrated: false,
-      result: failed(
-        id,
-        title,
-        applied === undefined
-          ? `${database.description} has never been migrated (${known.length} migrations to apply)`
-          : `${database.description} lacks ${pending.length} of ${known.length} migrations (first: ${pending[0]})`,
-        '`pier migrate` with the same DATABASE_URL (the server also migrates when it starts)',
-      ),
-    };
+    return notMigrated(
+      applied === undefined
+        ? `${database.description} has never been migrated (${known.length} migrations to apply)`
+        : `${database.description} lacks ${pending.length} of ${known.length} migrations (first: ${pending[0]})`,
+      '`pier migrate` with the same DATABASE_URL (the server also migrates when it starts)',
+    );
   }
   return {
     database,
