@@ -22,7 +22,7 @@ import { certificateList, CertificateRecord, ImportAnswer } from '../schemas/cer
 import { ConfigFile } from '../schemas/config-file.js';
 import { controlNumberList } from '../schemas/control-number.js';
 import { messageList, MessageRecord } from '../schemas/message.js';
-import { notificationList } from '../schemas/notification.js';
+import { notificationList, NotificationRecord } from '../schemas/notification.js';
 import { oidcProviderList, OidcProviderRecord } from '../schemas/oidc-provider.js';
 import { organizationList, partnerList, PartnerRecord, PartyRecord } from '../schemas/party.js';
 import { partnerStatusList } from '../schemas/partner-status.js';
@@ -31,8 +31,28 @@ import { routeList, RouteRecord } from '../schemas/route.js';
 import { ServerLogAnswer } from '../schemas/server-log.js';
 import { serviceAccountList, ServiceAccountRecord } from '../schemas/service-account.js';
 import { ServiceList, ServiceRecord } from '../schemas/service.js';
+import { SftpCheckAnswer } from '../schemas/sftp.js';
 import { SettingsRecord, StorageTestResult } from '../schemas/settings.js';
 import { StatsRecord } from '../schemas/stats.js';
+
+/**
+ * A plugin configuration as every type's record schema answers it (api/schemas/plugin-config.ts):
+ * the fields all types share, and the type's own fields, read by name as its form is drawn.
+ */
+export interface PluginConfigRecord {
+  type: string;
+  name: string;
+  enabled: boolean;
+  secrets_set: string[];
+  created_at: string;
+  updated_at: string;
+  service?: z.output<typeof ServiceRecord> | null;
+  restart_needed?: boolean;
+  [field: string]: unknown;
+}
+// The union of the types' record schemas is built at run time, so zod types it `unknown`; the
+// schema itself is the route's (checkAnswers compares it), only its type is the shared part.
+const pluginConfigRecord = anyPluginConfigRecord as z.ZodType<PluginConfigRecord>;
 
 export const apiAnswers = {
   'GET /api-tokens': apiTokenList,
@@ -78,9 +98,15 @@ export const apiAnswers = {
   'GET /partners': partnerList,
   'GET /partners/:id': PartnerRecord,
   'GET /partner-status': partnerStatusList,
-  'POST /plugins/configs': anyPluginConfigRecord,
-  'GET /plugins/configs/:type/:name': anyPluginConfigRecord,
-  'PUT /plugins/configs/:type/:name': anyPluginConfigRecord,
+  'POST /plugins/configs': pluginConfigRecord,
+  'GET /plugins/configs/:type/:name': pluginConfigRecord,
+  'PUT /plugins/configs/:type/:name': pluginConfigRecord,
+  'POST /plugins/configs/notification-webhook/:name/test': NotificationRecord,
+  'POST /plugins/configs/notification-email/:name/test': NotificationRecord,
+  'POST /plugins/configs/sftp-poller/:name/check-connection': SftpCheckAnswer,
+  'POST /plugins/configs/sftp-sender/:name/check-connection': SftpCheckAnswer,
+  'POST /plugins/configs/sftp-poller/:name/pin-host-key': pluginConfigRecord,
+  'POST /plugins/configs/sftp-sender/:name/pin-host-key': pluginConfigRecord,
   'GET /routes': routeList,
   'POST /routes': RouteRecord,
   'GET /routes/:id': RouteRecord,

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { interopPresets } from '../../../protocol/as2/interop-presets.js';
 import { html, type Html } from '../html.js';
 import { actionButton, backLink, checkResult, openPage, recordForm } from '../components/index.js';
-import { refusedForm, type Answer, type PageRequest } from '../components/index.js';
+import { refusedForm, type Answer, type CheckAnswer, type PageRequest } from '../components/index.js';
 import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
 import { csrfInput, emptyForm, field, formToBody, kindOf, shapeOf, specFromSchema } from '../form.js';
 import type { FormState } from '../form.js';
@@ -205,7 +205,7 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
       const p = openPage(deps, request, reply);
       const id = p.param('id');
       const body = toolBody(p.fields, ['sender']);
-      const checked = await p.call<Row>('POST', `${s.api}/:id/check-connection`, {
+      const checked = await p.call('POST', '/as2/remote-profiles/:id/check-connection', {
         params: { id },
         body,
       });
@@ -220,11 +220,11 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
     app.post(`${base}/test-message`, async (request, reply) => {
       const p = openPage(deps, request, reply);
       const id = p.param('id');
-      const sent = await p.call<Row>('POST', `${s.api}/:id/test-message`, {
+      const sent = await p.call('POST', '/as2/remote-profiles/:id/test-message', {
         params: { id },
         body: toolBody(p.fields, ['sender', 'organization']),
       });
-      if (sent.ok) return p.redirect(`${uiPrefix}/messages/${String(sent.data.message_id)}`);
+      if (sent.ok) return p.redirect(`${uiPrefix}/messages/${sent.data.message_id}`);
       return page(p, emptyForm, {
         status: sent.error.status,
         notices: [{ kind: 'error', text: refusal(sent.error) }],
@@ -263,6 +263,6 @@ function toolBody(fields: Record<string, string | string[]>, names: string[]): R
 }
 
 /** The check's steps in order, each with its outcome. */
-function connectionSteps(result: Row): Html {
+function connectionSteps(result: CheckAnswer): Html {
   return checkResult('check', 'Connection check', result);
 }

@@ -76,7 +76,7 @@ export function registerNotificationPages(app: FastifyInstance, deps: UiDeps): v
       filterLabel: 'Filter notifications',
       filters,
     });
-    const services = await p.call<Row[]>('GET', '/services');
+    const services = await p.call('GET', '/services');
     const body = html`${services.ok ? notifierNotice(services.data) : ''}
       <p class="intro">
         What each notifier did with each alert: delivered, failed (with the last error), held back by the
