@@ -17,7 +17,11 @@ import {
 } from '../schemas/as2-profile.js';
 import { auditList, AuditVerifyResult } from '../schemas/audit.js';
 import { cemExchangeList, CemExchangeRecord, CemPolicyRecord } from '../schemas/cem.js';
-import { certificateRequestList, CertificateRequestRecord } from '../schemas/certificate-generate.js';
+import {
+  certificateRequestList,
+  CertificateRequestRecord,
+  GenerateAnswer,
+} from '../schemas/certificate-generate.js';
 import { certificateList, CertificateRecord, ImportAnswer } from '../schemas/certificate.js';
 import { ConfigFile } from '../schemas/config-file.js';
 import { controlNumberList } from '../schemas/control-number.js';
@@ -74,6 +78,7 @@ export const apiAnswers = {
   'POST /cem/exchanges/:id/answer': CemExchangeRecord,
   'GET /cem/policies/:id': CemPolicyRecord,
   'PUT /cem/policies/:id': CemPolicyRecord,
+  'POST /certificates/generate': GenerateAnswer,
   'GET /certificate-requests': certificateRequestList,
   'GET /certificate-requests/:id': CertificateRequestRecord,
   'POST /certificate-requests/:id/certificate': CertificateRecord,
