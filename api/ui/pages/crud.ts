@@ -16,6 +16,7 @@ import {
   kindOf,
   shapeOf,
   specFromSchema,
+  storedValue,
   csrfInput,
   type FieldSpec,
   type FormState,
@@ -156,11 +157,6 @@ function formFields(schema: z.ZodType | undefined, spec: FormPart, leaveOut: rea
 function listRows<L extends string, K extends string>(answer: unknown, key: K) {
   const list = answer as PageInfo & { [R in K]: ListRow<L, K>[] };
   return { rows: list[key], page: list };
-}
-
-/** A record's value by field name: the forms are drawn from the route's body schema, field by field. */
-function storedValue(record: unknown, name: string): unknown {
-  return record !== null && typeof record === 'object' ? Reflect.get(record, name) : undefined;
 }
 
 export function registerCrudPages<P extends string, K extends string, L extends string = P>(
