@@ -7,11 +7,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiServerType } from '../../../schemas/service.js';
 import type { UiRequestContext } from '../../layout.js';
 import { callApi, mustCall, type UiDeps } from '../../components/request-context.js';
-import type { AnswerOf } from '../../components/index.js';
+import type { AnswerOf, ListRow } from '../../components/index.js';
 import { readiness, type Instance, type Party, type Readiness, type RouteRow } from './readiness.js';
 import { idsOf, type WizardIds } from './steps.js';
 
 export type Row = Record<string, unknown>;
+/** A stored certificate, as GET /certificates lists it. */
+export type StoredCertificate = ListRow<'/certificates', 'certificates'>;
+/** A plugin instance's configuration, as GET /plugins/configs/:type/:name answers it. */
+export type InstanceConfig = AnswerOf<'GET', '/plugins/configs/:type/:name'>;
 type Organization = AnswerOf<'GET', '/organizations/:id'>;
 type LocalProfile = AnswerOf<'GET', '/as2/local-profiles/:id'>;
 type Partner = AnswerOf<'GET', '/partners/:id'>;
