@@ -20,7 +20,6 @@ import { readFilesForm, type FilesForm } from './multipart.js';
 import { registerStepRoutes, stepState } from './step-page.js';
 import type { Answer, PageRequest } from '../../components/index.js';
 import { refused as refusedAnswer, refusedState } from '../../components/index.js';
-import { type Row } from './state.js';
 import { StepWork } from './step-work.js';
 import { idsOf, stepHref, wizardBase } from './steps.js';
 
