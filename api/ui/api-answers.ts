@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import type { HttpMethod, RegisteredRoute } from '../http/router.js';
+import { ApplyAnswer, PlanAnswer } from '../resources/config/routes.js';
 import { apiTokenList, ApiTokenCreated } from '../schemas/api-token.js';
 import { CheckConnectionAnswer, TestMessageAnswer } from '../schemas/as2-partner-tools.js';
 import {
@@ -89,6 +90,8 @@ export const apiAnswers = {
   'GET /certificates/:id': CertificateRecord,
   'PUT /certificates/:id': CertificateRecord,
   'GET /config': ConfigFile,
+  'POST /config/plan': PlanAnswer,
+  'POST /config/apply': ApplyAnswer,
   'GET /partners/:id/control-numbers': controlNumberList,
   'GET /messages': messageList,
   'POST /messages': MessageRecord,
