@@ -132,22 +132,22 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
         ? {
             partner_certificate_id: `${chosen.id}`,
             // A partner's certificate usually names it by its AS2 id: a first guess to check.
-            ...(chosen.common_name ? { as2id: String(chosen.common_name) } : {}),
+            ...(chosen.common_name ? { as2id: chosen.common_name } : {}),
           }
         : {},
       errors: {},
     };
-    const partnerName = String(state.partner.name);
-    const profileHref = `${uiPrefix}/partners/${String(state.partner.id)}/profile`;
+    const partnerName = state.partner.name;
+    const profileHref = `${uiPrefix}/partners/${state.partner.id}/profile`;
     const mainSpecs = specs(schema, certificates, main);
     const foldedSpecs = specs(schema, certificates, folded);
     const body = state.remoteProfile
       ? html`<section aria-labelledby="current-heading" class="done-summary">
           <h2 id="current-heading">Done: the AS2 profile of ${partnerName}</h2>
           <p>
-            AS2 id <strong>${String(state.remoteProfile.as2id)}</strong> at
-            <code>${String(state.remoteProfile.endpoint)}</code>, preset
-            ${String(state.remoteProfile.interop_preset ?? 'none')}.
+            AS2 id <strong>${state.remoteProfile.as2id}</strong> at
+            <code>${state.remoteProfile.endpoint}</code>, preset
+            ${state.remoteProfile.interop_preset ?? 'none'}.
             <a href="${profileHref}">Edit the AS2 profile</a>.
           </p>
           <p><a class="next" href="${stepHref('instances', state.ids)}">Next: the receiver and sender</a></p>

@@ -35,7 +35,7 @@ const shown = [
 ];
 
 function partyNames(state: WizardState) {
-  return { org: String(state.organization?.name ?? ''), partner: String(state.partner?.name ?? '') };
+  return { org: state.organization?.name ?? '', partner: state.partner?.name ?? '' };
 }
 
 /** The step's two parties by name, and the routes between them as they stand. */
