@@ -3,7 +3,7 @@
  * (POST /certificates/generate), and the requests waiting for their CA's certificate.
  */
 import { z } from 'zod';
-import { description } from './certificate.js';
+import { CertificateRecord, description } from './certificate.js';
 import { listSchema, multiLineText, singleLineText, timestamp } from './common.js';
 
 /** Validity of a generated self-signed certificate, in days, when the body leaves it out (two years). */
@@ -89,6 +89,9 @@ export const CertificateRequestRecord = z.object({
 export type CertificateRequestRecord = z.infer<typeof CertificateRequestRecord>;
 
 export const certificateRequestList = listSchema('certificate_requests', CertificateRequestRecord);
+
+/** POST /certificates/generate answers the certificate (self-signed) or the request waiting for its CA (csr). */
+export const GenerateAnswer = z.union([CertificateRecord, CertificateRequestRecord]);
 
 export const CompleteRequestBody = z.strictObject({
   certificate: multiLineText(512 * 1024)

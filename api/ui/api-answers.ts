@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import type { HttpMethod, RegisteredRoute } from '../http/router.js';
+import { ApplyAnswer, PlanAnswer } from '../resources/config/routes.js';
 import { apiTokenList, ApiTokenCreated } from '../schemas/api-token.js';
 import { CheckConnectionAnswer, TestMessageAnswer } from '../schemas/as2-partner-tools.js';
 import {
@@ -17,12 +18,16 @@ import {
 } from '../schemas/as2-profile.js';
 import { auditList, AuditVerifyResult } from '../schemas/audit.js';
 import { cemExchangeList, CemExchangeRecord, CemPolicyRecord } from '../schemas/cem.js';
-import { certificateRequestList, CertificateRequestRecord } from '../schemas/certificate-generate.js';
+import {
+  certificateRequestList,
+  CertificateRequestRecord,
+  GenerateAnswer,
+} from '../schemas/certificate-generate.js';
 import { certificateList, CertificateRecord, ImportAnswer } from '../schemas/certificate.js';
 import { ConfigFile } from '../schemas/config-file.js';
 import { controlNumberList } from '../schemas/control-number.js';
 import { messageList, MessageRecord } from '../schemas/message.js';
-import { notificationList } from '../schemas/notification.js';
+import { notificationList, NotificationRecord } from '../schemas/notification.js';
 import { oidcProviderList, OidcProviderRecord } from '../schemas/oidc-provider.js';
 import { organizationList, partnerList, PartnerRecord, PartyRecord } from '../schemas/party.js';
 import { partnerStatusList } from '../schemas/partner-status.js';
@@ -31,13 +36,34 @@ import { routeList, RouteRecord } from '../schemas/route.js';
 import { ServerLogAnswer } from '../schemas/server-log.js';
 import { serviceAccountList, ServiceAccountRecord } from '../schemas/service-account.js';
 import { ServiceList, ServiceRecord } from '../schemas/service.js';
+import { SftpCheckAnswer } from '../schemas/sftp.js';
 import { SettingsRecord, StorageTestResult } from '../schemas/settings.js';
 import { StatsRecord } from '../schemas/stats.js';
+
+/**
+ * A plugin configuration as every type's record schema answers it (api/schemas/plugin-config.ts):
+ * the fields all types share, and the type's own fields, read by name as its form is drawn.
+ */
+export interface PluginConfigRecord {
+  type: string;
+  name: string;
+  enabled: boolean;
+  secrets_set: string[];
+  created_at: string;
+  updated_at: string;
+  service?: z.output<typeof ServiceRecord> | null;
+  restart_needed?: boolean;
+  [field: string]: unknown;
+}
+// The union of the types' record schemas is built at run time, so zod types it `unknown`; the
+// schema itself is the route's (checkAnswers compares it), only its type is the shared part.
+const pluginConfigRecord = anyPluginConfigRecord as z.ZodType<PluginConfigRecord>;
 
 export const apiAnswers = {
   'GET /api-tokens': apiTokenList,
   'POST /api-tokens': ApiTokenCreated,
   'GET /as2/local-profiles': localProfileList,
+  'POST /as2/local-profiles': LocalProfileRecord,
   'GET /as2/local-profiles/:id': LocalProfileRecord,
   'PUT /as2/local-profiles/:id': LocalProfileRecord,
   'GET /as2/remote-profiles': remoteProfileList,
@@ -54,6 +80,7 @@ export const apiAnswers = {
   'POST /cem/exchanges/:id/answer': CemExchangeRecord,
   'GET /cem/policies/:id': CemPolicyRecord,
   'PUT /cem/policies/:id': CemPolicyRecord,
+  'POST /certificates/generate': GenerateAnswer,
   'GET /certificate-requests': certificateRequestList,
   'GET /certificate-requests/:id': CertificateRequestRecord,
   'POST /certificate-requests/:id/certificate': CertificateRecord,
@@ -63,6 +90,8 @@ export const apiAnswers = {
   'GET /certificates/:id': CertificateRecord,
   'PUT /certificates/:id': CertificateRecord,
   'GET /config': ConfigFile,
+  'POST /config/plan': PlanAnswer,
+  'POST /config/apply': ApplyAnswer,
   'GET /partners/:id/control-numbers': controlNumberList,
   'GET /messages': messageList,
   'POST /messages': MessageRecord,
@@ -74,13 +103,21 @@ export const apiAnswers = {
   'GET /oidc-providers': oidcProviderList,
   'GET /oidc-providers/:id': OidcProviderRecord,
   'GET /organizations': organizationList,
+  'POST /organizations': PartyRecord,
   'GET /organizations/:id': PartyRecord,
   'GET /partners': partnerList,
+  'POST /partners': PartnerRecord,
   'GET /partners/:id': PartnerRecord,
   'GET /partner-status': partnerStatusList,
-  'POST /plugins/configs': anyPluginConfigRecord,
-  'GET /plugins/configs/:type/:name': anyPluginConfigRecord,
-  'PUT /plugins/configs/:type/:name': anyPluginConfigRecord,
+  'POST /plugins/configs': pluginConfigRecord,
+  'GET /plugins/configs/:type/:name': pluginConfigRecord,
+  'PUT /plugins/configs/:type/:name': pluginConfigRecord,
+  'POST /plugins/configs/notification-webhook/:name/test': NotificationRecord,
+  'POST /plugins/configs/notification-email/:name/test': NotificationRecord,
+  'POST /plugins/configs/sftp-poller/:name/check-connection': SftpCheckAnswer,
+  'POST /plugins/configs/sftp-sender/:name/check-connection': SftpCheckAnswer,
+  'POST /plugins/configs/sftp-poller/:name/pin-host-key': pluginConfigRecord,
+  'POST /plugins/configs/sftp-sender/:name/pin-host-key': pluginConfigRecord,
   'GET /routes': routeList,
   'POST /routes': RouteRecord,
   'GET /routes/:id': RouteRecord,

@@ -70,16 +70,17 @@ export class ApiRoutes {
   /**
    * Runs `METHOD url` (fastify style, below the prefix) as the API would: parameters, query
    * and body through the route's schemas, then its handler. Handlers that read the request
-   * themselves (plugin configurations) see `body` as the request body.
+   * themselves (plugin configurations) see `body` as the request body. The answer is typed by
+   * the route's schema where the page calls it (callApi, api/ui/api-answers.ts).
    */
-  async call<T = unknown>(
+  async call(
     method: HttpMethod,
     url: string,
     input: ApiCall,
     caller: Caller,
     request: FastifyRequest,
     reply: FastifyReply,
-  ): Promise<ApiOutcome<T>> {
+  ): Promise<ApiOutcome<unknown>> {
     const route = this.byKey.get(`${method} ${this.prefix}${url}`);
     if (!route) throw new Error(`The web UI calls ${method} ${url}, which the API does not have`);
     const def = route.definition;
@@ -93,7 +94,7 @@ export class ApiRoutes {
         params: { value: input.params ?? {} },
         caller: { value: caller },
       }) as FastifyRequest;
-      const data = (await def.handler({ params, query, body, caller, request: apiRequest, reply })) as T;
+      const data: unknown = await def.handler({ params, query, body, caller, request: apiRequest, reply });
       return { ok: true, data };
     } catch (error) {
       const known = toApiError(error, request);

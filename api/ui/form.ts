@@ -242,6 +242,14 @@ export interface FormState {
 
 export const emptyForm: FormState = { values: {}, errors: {} };
 
+/**
+ * A record's stored value of a form field: a form drawn from a body schema names its fields at run
+ * time, so it reads the record (typed by its route, api/ui/api-answers.ts) field by field.
+ */
+export function storedValue(record: unknown, name: string): unknown {
+  return typeof record === 'object' && record !== null ? Reflect.get(record, name) : undefined;
+}
+
 /** Field spec from a schema property: its kind and hint come from the schema. */
 export function specFromSchema(name: string, schema: z.ZodType, label?: string): FieldSpec {
   const kind = kindOf(schema);

@@ -9,12 +9,14 @@ import { pluginTypeDefinitions, isPluginType, type PluginRole } from '../../acto
 import type { FieldSpec } from './form.js';
 import type { UiRequestContext } from './layout.js';
 import { callApi, type UiDeps } from './components/request-context.js';
+import type { AnswerOf, ListRow } from './api-answers.js';
 
-type Row = Record<string, unknown>;
 type Option = { value: string; label: string };
+/** A stored certificate, as GET /certificates lists it. */
+type Certificate = ListRow<'/certificates', 'certificates'>;
 
 export interface Choices {
-  certificates: Row[];
+  certificates: Certificate[];
   instances: { type: string; name: string; role: PluginRole }[];
   organizations: string[];
   partners: string[];
@@ -44,39 +46,39 @@ export async function loadChoices(
   need: { certificates?: boolean; instances?: boolean; parties?: boolean; issuers?: boolean },
 ): Promise<Choices> {
   const choices: Choices = { certificates: [], instances: [], organizations: [], partners: [], issuers: [] };
-  const list = async (path: string, key: string): Promise<Row[]> => {
-    if (!deps.api.has('GET', path)) return [];
-    const got = await callApi<Row>(deps, ui, request, reply, 'GET', path, { query: { limit: '500' } });
-    return got.ok ? ((got.data[key] as Row[] | undefined) ?? []) : [];
+  /** A list route's whole answer (its first 500), or undefined when it is refused or not registered. */
+  const list = async <U extends string>(path: U): Promise<AnswerOf<'GET', U> | undefined> => {
+    if (!deps.api.has('GET', path)) return undefined;
+    const got = await callApi(deps, ui, request, reply, 'GET', path, { query: { limit: '500' } });
+    return got.ok ? got.data : undefined;
   };
-  if (need.certificates) choices.certificates = await list('/certificates', 'certificates');
+  if (need.certificates) choices.certificates = (await list('/certificates'))?.certificates ?? [];
   if (need.parties) {
-    choices.organizations = (await list('/organizations', 'organizations')).map((r) => String(r.name));
-    choices.partners = (await list('/partners', 'partners')).map((r) => String(r.name));
+    choices.organizations = ((await list('/organizations'))?.organizations ?? []).map((r) => r.name);
+    choices.partners = ((await list('/partners'))?.partners ?? []).map((r) => r.name);
   }
   if (need.issuers)
-    choices.issuers = (await list('/oidc-providers', 'oidc_providers')).map((p) => ({
-      value: String(p.issuer_url),
-      label: `${String(p.display_name || p.name)} (${String(p.issuer_url)})`,
+    choices.issuers = ((await list('/oidc-providers'))?.oidc_providers ?? []).map((p) => ({
+      value: p.issuer_url,
+      label: `${p.display_name || p.name} (${p.issuer_url})`,
     }));
   if (need.instances && deps.api.has('GET', '/services')) {
-    const got = await callApi<Row[]>(deps, ui, request, reply, 'GET', '/services');
+    const got = await callApi(deps, ui, request, reply, 'GET', '/services');
     if (got.ok)
       for (const r of got.data) {
-        const type = String(r.type);
-        if (isPluginType(type))
-          choices.instances.push({ type, name: String(r.name), role: pluginTypeDefinitions[type].role });
+        if (isPluginType(r.type))
+          choices.instances.push({ type: r.type, name: r.name, role: pluginTypeDefinitions[r.type].role });
       }
   }
   return choices;
 }
 
 /** A stored certificate as a choice: description or name, whether the key is stored, expiry. */
-export function certificateChoice(c: Row): Option {
-  const name = String(c.description || c.common_name || c.subject);
+export function certificateChoice(c: Certificate): Option {
+  const name = c.description || c.common_name || c.subject;
   const key = c.has_private_key ? ', with key' : '';
-  const until = c.not_after ? `, until ${String(c.not_after).slice(0, 10)}` : '';
-  return { value: String(c.id), label: `${name} (#${String(c.id)}${key}${until})` };
+  const until = c.not_after ? `, until ${c.not_after.slice(0, 10)}` : '';
+  return { value: `${c.id}`, label: `${name} (#${c.id}${key}${until})` };
 }
 
 function optionsFor(kind: PickerKind, choices: Choices): Option[] {

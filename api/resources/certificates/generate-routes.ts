@@ -12,6 +12,7 @@ import {
   CertificateRequestRecord,
   certificateRequestList,
   CompleteRequestBody,
+  GenerateAnswer,
   GenerateBody,
 } from '../../schemas/certificate-generate.js';
 import { generateCertificate } from './generate.js';
@@ -27,7 +28,7 @@ export function registerGenerateRoutes(router: ApiRouter, ctx: ApiContext): void
     // Read by the handler, so a refusal names nested properties (subject.country, key.bits).
     bodyDoc: GenerateBody,
     status: 201,
-    response: z.union([CertificateRecord, CertificateRequestRecord]),
+    response: GenerateAnswer,
     errors: ['CERTIFICATE_EXISTS'],
     handler: async ({ request, caller }) => {
       const answer = await generateCertificate(ctx, caller, request.body);

@@ -26,7 +26,8 @@ const ExportQuery = z.object({
     .describe("true: private keys sealed with this install's secret key instead of `stored` (admin only)"),
 });
 
-const ApplyBody = z.strictObject({
+/** The body of POST /config/plan and /config/apply (the web UI's import form sends it too). */
+export const ApplyBody = z.strictObject({
   document: multiLineText(limits.configBodyLimitBytes)
     .min(1)
     .describe('The configuration file, YAML or JSON'),
@@ -53,8 +54,8 @@ const PlannedChange = z.object({
   name: z.string(),
   changes: z.array(FieldChange),
 });
-const PlanAnswer = z.object({ changes: z.array(PlannedChange) });
-const ApplyAnswer = z.object({
+export const PlanAnswer = z.object({ changes: z.array(PlannedChange) });
+export const ApplyAnswer = z.object({
   applied: z.boolean(),
   changes: z.array(PlannedChange),
   directories: z

@@ -1,29 +1,34 @@
 /** The steps of a check (connection, SFTP server) as an ordered list with each step's state. */
+import type { z } from 'zod';
+import type { CheckStepResult } from '../../schemas/common.js';
 import { html, type Html } from '../html.js';
 
-type Row = Record<string, unknown>;
+/** One step of a check, as the checks' schemas type it (api/schemas/common.ts). */
+type CheckStep = z.output<typeof CheckStepResult>;
 
-/** A step's state: its own status, or ok/failed from its flag. */
-function stateOf(step: Row): string {
-  return String(step.status ?? (step.ok ? 'ok' : 'failed'));
+/** A check's answer: whether it passed, the first failed step's problem, and each step by name. */
+export interface CheckAnswer {
+  ok: boolean;
+  problem?: string | undefined;
+  steps: Readonly<Record<string, CheckStep>>;
 }
 
-export function checkSteps(steps: Record<string, Row>): Html {
+export function checkSteps(steps: CheckAnswer['steps']): Html {
   return html`<ol class="steps">
-    ${Object.entries(steps).map(([name, step]) => {
-      const detail = step.detail || step.message;
-      return html`<li class="step step-${stateOf(step)}">
-        <strong>${name}</strong>: ${stateOf(step)}${detail ? html` — ${String(detail)}` : ''}
-      </li>`;
-    })}
+    ${Object.entries(steps).map(
+      ([name, step]) =>
+        html`<li class="step step-${step.status}">
+          <strong>${name}</strong>: ${step.status}${step.detail ? html` — ${step.detail}` : ''}
+        </li>`,
+    )}
   </ol>`;
 }
 
 /** A check's result: its heading (ok or failed), the problem, then each step. */
-export function checkResult(id: string, heading: string, result: Row): Html {
+export function checkResult(id: string, heading: string, result: CheckAnswer): Html {
   return html`<section aria-labelledby="${id}-heading" id="${id}-result">
     <h2 id="${id}-heading">${heading}: ${result.ok ? 'ok' : 'failed'}</h2>
-    ${result.problem ? html`<p class="alert alert-error" role="alert">${String(result.problem)}</p>` : ''}
-    ${checkSteps((result.steps ?? {}) as Record<string, Row>)}
+    ${result.problem ? html`<p class="alert alert-error" role="alert">${result.problem}</p>` : ''}
+    ${checkSteps(result.steps)}
   </section>`;
 }

@@ -14,7 +14,7 @@ export {
 export { actionButton, backLink, registerDelete, section } from './detail.js';
 export { keptInput, recordForm, withChoices, withPickers, type RecordFormSpec } from './form-with-pickers.js';
 export { refusalAlert, refusalNotice, refused, refusedForm, refusedState } from './refusal-summary.js';
-export { checkResult, checkSteps } from './check-steps.js';
+export { checkResult, checkSteps, type CheckAnswer } from './check-steps.js';
 export { badge, facts, pager, refusal, table, when, type Column, type PageInfo } from './data.js';
 export { type UiDeps } from './request-context.js';
 export type { AnswerOf, ListRow } from '../api-answers.js';

@@ -80,9 +80,10 @@ export async function listWithFilters<U extends string, K extends string>(
   p: PageRequest,
   spec: ListSpec<U, K>,
 ): Promise<LoadedList> {
-  // The route's schema types the rows (ListRow); the call itself goes by a path known at run time.
-  const listed = await p.call<ListAnswer>(spec.method ?? 'GET', spec.api, { query: p.query });
-  return drawList(p.query, spec, listed);
+  const listed = await p.call(spec.method ?? 'GET', spec.api, { query: p.query });
+  // The route is a type parameter here, which TypeScript cannot resolve to its schema: its answer
+  // is a list, whose rows under the key ListRow types by the same route's schema.
+  return drawList(p.query, spec, listed.ok ? { ok: true, data: listed.data as ListAnswer } : listed);
 }
 
 /** Draws a list the page loaded itself (through a service rather than the route). */

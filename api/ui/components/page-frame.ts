@@ -51,16 +51,12 @@ export class PageRequest {
     url: U,
     input?: ApiCall,
   ): Promise<ApiOutcome<AnswerOf<M, U>>>;
-  /** @deprecated An answer typed by hand: name a route of api/ui/api-answers.ts instead. */
-  call<T>(method: HttpMethod, url: string, input?: ApiCall): Promise<ApiOutcome<T>>;
   call(method: HttpMethod, url: string, input: ApiCall = {}): Promise<ApiOutcome<unknown>> {
     return callApi(this.deps, this.ui, this.request, this.reply, method, url, input);
   }
 
   /** An API answer the page cannot do without: a refusal becomes the error page. */
   must<M extends HttpMethod, U extends string>(method: M, url: U, input?: ApiCall): Promise<AnswerOf<M, U>>;
-  /** @deprecated An answer typed by hand: name a route of api/ui/api-answers.ts instead. */
-  must<T>(method: HttpMethod, url: string, input?: ApiCall): Promise<T>;
   must(method: HttpMethod, url: string, input: ApiCall = {}): Promise<unknown> {
     return mustCall(this.deps, this.ui, this.request, this.reply, method, url, input);
   }

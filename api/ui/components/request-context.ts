@@ -51,16 +51,6 @@ export function callApi<M extends HttpMethod, U extends string>(
   url: U,
   input?: ApiCall,
 ): Promise<ApiOutcome<AnswerOf<M, U>>>;
-/** @deprecated An answer typed by hand: name a route of api/ui/api-answers.ts instead. */
-export function callApi<T>(
-  deps: UiDeps,
-  ui: UiRequestContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  method: HttpMethod,
-  url: string,
-  input?: ApiCall,
-): Promise<ApiOutcome<T>>;
 export function callApi(
   deps: UiDeps,
   ui: UiRequestContext,
@@ -83,16 +73,6 @@ export function mustCall<M extends HttpMethod, U extends string>(
   url: U,
   input?: ApiCall,
 ): Promise<AnswerOf<M, U>>;
-/** @deprecated An answer typed by hand: name a route of api/ui/api-answers.ts instead. */
-export function mustCall<T>(
-  deps: UiDeps,
-  ui: UiRequestContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  method: HttpMethod,
-  url: string,
-  input?: ApiCall,
-): Promise<T>;
 export async function mustCall(
   deps: UiDeps,
   ui: UiRequestContext,

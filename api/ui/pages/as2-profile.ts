@@ -7,9 +7,24 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { interopPresets } from '../../../protocol/as2/interop-presets.js';
 import { html, type Html } from '../html.js';
 import { actionButton, backLink, checkResult, openPage, recordForm } from '../components/index.js';
-import { refusedForm, type Answer, type PageRequest } from '../components/index.js';
+import {
+  refusedForm,
+  type Answer,
+  type AnswerOf,
+  type CheckAnswer,
+  type PageRequest,
+} from '../components/index.js';
 import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
-import { csrfInput, emptyForm, field, formToBody, kindOf, shapeOf, specFromSchema } from '../form.js';
+import {
+  csrfInput,
+  emptyForm,
+  field,
+  formToBody,
+  kindOf,
+  shapeOf,
+  specFromSchema,
+  storedValue,
+} from '../form.js';
 import type { FormState } from '../form.js';
 import { facts, refusal } from '../components/data.js';
 import { callApi, type UiDeps } from '../components/request-context.js';
@@ -18,7 +33,8 @@ import { z } from 'zod';
 import { asPicker, pickerOf, type Choices } from '../pickers.js';
 import { refusedForm as keptForm } from './crud.js';
 
-type Row = Record<string, unknown>;
+type LocalProfile = AnswerOf<'GET', '/as2/local-profiles/:id'>;
+type RemoteProfile = AnswerOf<'GET', '/as2/remote-profiles/:id'>;
 export type ProfileSide = 'local' | 'remote';
 
 const sides = {
@@ -42,7 +58,7 @@ export function presetList(summary = 'What each interop preset does', reasonsAsL
     <summary>${summary}</summary>
     <dl>
       ${Object.entries(interopPresets).map(([name, p]) => {
-        const reasons = Object.values(p.reasons as Record<string, string>);
+        const reasons = Object.values(p.reasons).filter((r) => r !== undefined);
         return html`<dt>${name}: ${p.description}</dt>
           <dd>
             ${
@@ -58,6 +74,26 @@ export function presetList(summary = 'What each interop preset does', reasonsAsL
   </details>`;
 }
 
+/** What the party's page says of a partner's profile: where and how messages go. */
+function remoteFacts(p: RemoteProfile): [string, string][] {
+  return [
+    ['AS2 id', p.as2id],
+    ['Endpoint', p.endpoint],
+    ['Signing', p.signing_algorithm],
+    ['Encryption', p.encryption_algorithm],
+    ['Receipt', `${p.mdn_mode}${p.mdn_signed ? ', signed' : ''}`],
+    ['Interop preset', p.interop_preset || 'none'],
+  ];
+}
+
+/** What the party's page says of an organization's profile. */
+function localFacts(p: LocalProfile): [string, string][] {
+  return [
+    ['AS2 id', p.as2id],
+    ['Signing certificate', `${p.signing_certificate_id}`],
+  ];
+}
+
 /** The profile summary on a party's page. */
 export async function profileSection(
   deps: UiDeps,
@@ -65,42 +101,36 @@ export async function profileSection(
   request: FastifyRequest,
   reply: FastifyReply,
   side: ProfileSide,
-  party: Row,
+  party: { id: number },
 ): Promise<Html> {
   const s = sides[side];
   if (!deps.api.has('GET', `${s.api}/:id`)) return html``;
-  const got = await callApi<Row>(deps, ui, request, reply, 'GET', `${s.api}/:id`, {
-    params: { id: String(party.id) },
-  });
-  const profileHref = `${uiPrefix}${s.party}/${String(party.id)}/profile`;
-  if (!got.ok) {
+  const input = { params: { id: `${party.id}` } };
+  const shown =
+    side === 'remote'
+      ? await callApi(deps, ui, request, reply, 'GET', '/as2/remote-profiles/:id', input).then((got) =>
+          got.ok ? remoteFacts(got.data) : undefined,
+        )
+      : await callApi(deps, ui, request, reply, 'GET', '/as2/local-profiles/:id', input).then((got) =>
+          got.ok ? localFacts(got.data) : undefined,
+        );
+  const profileHref = `${uiPrefix}${s.party}/${party.id}/profile`;
+  if (!shown) {
     return html`<section aria-labelledby="profile-heading">
       <h2 id="profile-heading">AS2 profile</h2>
       <p>No AS2 profile yet. <a href="${profileHref}">Add an AS2 profile</a></p>
     </section>`;
   }
-  const p = got.data;
   return html`<section aria-labelledby="profile-heading">
     <h2 id="profile-heading">AS2 profile</h2>
-    ${facts([
-      ['AS2 id', String(p.as2id)],
-      ...(side === 'remote'
-        ? ([
-            ['Endpoint', String(p.endpoint)],
-            ['Signing', String(p.signing_algorithm)],
-            ['Encryption', String(p.encryption_algorithm)],
-            ['Receipt', `${String(p.mdn_mode)}${p.mdn_signed ? ', signed' : ''}`],
-            ['Interop preset', p.interop_preset ? String(p.interop_preset) : 'none'],
-          ] as [string, string][])
-        : ([['Signing certificate', String(p.signing_certificate_id)]] as [string, string][])),
-    ])}
+    ${facts(shown)}
     <p><a href="${profileHref}">Edit the AS2 profile</a></p>
   </section>`;
 }
 
 function profileFields(
   schema: unknown,
-  row: Row | undefined,
+  row: LocalProfile | RemoteProfile | undefined,
   side: ProfileSide,
   choices: Choices,
   state: FormState,
@@ -110,7 +140,7 @@ function profileFields(
     .filter((n) => n !== sides[side].link && !['never', 'unknown'].includes(kindOf(shape[n])))
     .map((n) => {
       let spec = specFromSchema(n, shape[n]!);
-      if (row && !writeOnly.includes(n)) spec.value = row[n];
+      if (row && !writeOnly.includes(n)) spec.value = storedValue(row, n);
       // A certificate is picked from those stored, a list of them from a multi-select.
       const picker = pickerOf(n, 'profile');
       if (picker) {
@@ -125,7 +155,7 @@ function profileFields(
         ];
       }
       if (writeOnly.includes(n)) {
-        spec.secretSet = Boolean(row?.[`${n}_set`]);
+        spec.secretSet = Boolean(storedValue(row, `${n}_set`));
         if (n === 'http_basic_password') spec.kind = 'password';
       }
       return spec;
@@ -142,10 +172,8 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
 
     const page = async (p: PageRequest, form: FormState, answer: Answer = {}, extra: Html = html``) => {
       const id = p.param('id');
-      const party = await p.must<Row>('GET', `${s.party}/:id`, {
-        params: { id },
-      });
-      const got = await p.call<Row>('GET', `${s.api}/:id`, { params: { id } });
+      const party = await p.must('GET', `${s.party}/:id`, { params: { id } });
+      const got = await p.call('GET', `${s.api}/:id`, { params: { id } });
       const row = got.ok ? got.data : undefined;
       const choices = await p.choices({
         certificates: true,
@@ -157,12 +185,12 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
       const saved = p.query.saved;
       const submit = row ? 'Save profile' : 'Create profile';
       const notices: Notice[] = saved ? [{ kind: 'ok', text: 'Saved.' }] : [];
-      const body = html`${backLink(`${uiPrefix}${s.party}/${id}`, `Back to ${s.word} ${String(party.name)}`)}
+      const body = html`${backLink(`${uiPrefix}${s.party}/${id}`, `Back to ${s.word} ${party.name}`)}
       ${side === 'remote' ? presetList() : ''}
       ${recordForm({ action, csrf: p.ui.csrf, fields, state: form, submit })}
       ${row && side === 'remote' ? partnerTools(p.ui, id, choices) : ''} ${extra}
       ${row ? actionButton(p.ui.csrf, `${action}/delete`, 'Delete profile', { danger: true }) : ''}`;
-      return p.send({ title: `AS2 profile of ${s.word} ${String(party.name)}`, notices, body }, answer);
+      return p.send({ title: `AS2 profile of ${s.word} ${party.name}`, notices, body }, answer);
     };
 
     app.get(base, (request, reply) => page(openPage(deps, request, reply), emptyForm));
@@ -205,7 +233,7 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
       const p = openPage(deps, request, reply);
       const id = p.param('id');
       const body = toolBody(p.fields, ['sender']);
-      const checked = await p.call<Row>('POST', `${s.api}/:id/check-connection`, {
+      const checked = await p.call('POST', '/as2/remote-profiles/:id/check-connection', {
         params: { id },
         body,
       });
@@ -220,11 +248,11 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
     app.post(`${base}/test-message`, async (request, reply) => {
       const p = openPage(deps, request, reply);
       const id = p.param('id');
-      const sent = await p.call<Row>('POST', `${s.api}/:id/test-message`, {
+      const sent = await p.call('POST', '/as2/remote-profiles/:id/test-message', {
         params: { id },
         body: toolBody(p.fields, ['sender', 'organization']),
       });
-      if (sent.ok) return p.redirect(`${uiPrefix}/messages/${String(sent.data.message_id)}`);
+      if (sent.ok) return p.redirect(`${uiPrefix}/messages/${sent.data.message_id}`);
       return page(p, emptyForm, {
         status: sent.error.status,
         notices: [{ kind: 'error', text: refusal(sent.error) }],
@@ -263,6 +291,6 @@ function toolBody(fields: Record<string, string | string[]>, names: string[]): R
 }
 
 /** The check's steps in order, each with its outcome. */
-function connectionSteps(result: Row): Html {
+function connectionSteps(result: CheckAnswer): Html {
   return checkResult('check', 'Connection check', result);
 }

@@ -6,21 +6,23 @@
  * same bodies with the same messages.
  */
 import type { FastifyInstance } from 'fastify';
-import { defaultValidDays, maxValidDays } from '../../schemas/certificate-generate.js';
+import type { z } from 'zod';
+import { defaultValidDays, maxValidDays, type KeyChoice } from '../../schemas/certificate-generate.js';
 import { html, type Html } from '../html.js';
 import { uiPrefix, type Notice } from '../layout.js';
 import { csrfInput, emptyForm, field, formErrors, type FormState } from '../form.js';
 import { actionButton, backLink, facts, openPage, refusedForm } from '../components/index.js';
 import { refusedState } from '../components/index.js';
 import { registerDelete } from '../components/index.js';
-import { table, when, type Answer, type PageRequest } from '../components/index.js';
+import { table, when, type Answer, type ListRow, type PageRequest } from '../components/index.js';
 import type { UiDeps } from '../components/request-context.js';
 
-type Row = Record<string, unknown>;
+/** A request waiting for its CA, as GET /certificate-requests/:id and the list type it. */
+type CertificateRequest = ListRow<'/certificate-requests', 'certificate_requests'>;
 const base = `${uiPrefix}/certificates`;
 
 /** The key choices of the form, each the API's `key` object. */
-export const keyChoices: { value: string; label: string; key: Row }[] = [
+export const keyChoices: { value: string; label: string; key: z.input<typeof KeyChoice> }[] = [
   { value: 'rsa-2048', label: 'RSA 2048 bits (accepted everywhere)', key: { algorithm: 'rsa', bits: 2048 } },
   { value: 'rsa-3072', label: 'RSA 3072 bits', key: { algorithm: 'rsa', bits: 3072 } },
   { value: 'rsa-4096', label: 'RSA 4096 bits (slowest)', key: { algorithm: 'rsa', bits: 4096 } },
@@ -45,13 +47,27 @@ const subjectFields = [
   { name: 'email', label: 'E-mail address', hint: 'Optional' },
 ] as const;
 
+type SubjectField = (typeof subjectFields)[number]['name'];
+
+/**
+ * The body of POST /certificates/generate as the form sends it: the API's GenerateBody, or what the
+ * API refuses in its own words (a key it does not know, days that are not a number).
+ */
+interface GenerateForm {
+  name: string;
+  key: z.input<typeof KeyChoice> | { algorithm: string };
+  subject: Partial<Record<SubjectField, string>>;
+  valid_days?: number | string;
+  output: string;
+}
+
 /** The API body from the form's fields; blank optional fields are left out, as a person means. */
-export function generateBodyOf(fields: Record<string, string | string[]>): Row {
+export function generateBodyOf(fields: Record<string, string | string[]>): GenerateForm {
   const text = (name: string) => {
     const v = fields[name];
     return typeof v === 'string' ? v.trim() : '';
   };
-  const subject: Row = {};
+  const subject: GenerateForm['subject'] = {};
   for (const f of subjectFields)
     if (text(`subject.${f.name}`) !== '') subject[f.name] = text(`subject.${f.name}`);
   const key = keyChoices.find((c) => c.value === text('key'))?.key ?? { algorithm: text('key') };
@@ -120,60 +136,54 @@ async function generatePage(p: PageRequest, state: FormState, answer: Answer = {
   return p.send({ title: 'Generate a key pair', body }, answer);
 }
 
-function requestsTable(rows: Row[]): Html {
+function requestsTable(rows: CertificateRequest[]): Html {
   return table(
     "Certificate requests waiting for the CA's certificate",
     [
       {
         label: 'Request',
-        cell: (r: Row) => html`<a href="${base}/requests/${String(r.id)}">${String(r.description)}</a>`,
+        cell: (r: CertificateRequest) => html`<a href="${base}/requests/${r.id}">${r.description}</a>`,
       },
-      { label: 'Subject', cell: (r) => String(r.subject) },
+      { label: 'Subject', cell: (r) => r.subject },
       { label: 'Key', cell: (r) => keyText(r) },
-      { label: 'Made', cell: (r) => when(r.created_at as string) },
+      { label: 'Made', cell: (r) => when(r.created_at) },
     ],
     rows,
     'No requests are waiting.',
   );
 }
 
-function keyText(r: Row): string {
-  return r.key_algorithm === 'EC'
-    ? `EC ${String(r.key_size)} (${String(r.key_curve)})`
-    : `RSA ${String(r.key_size)}`;
+function keyText(r: CertificateRequest): string {
+  return r.key_algorithm === 'EC' ? `EC ${r.key_size} (${r.key_curve})` : `RSA ${r.key_size}`;
 }
 
 /** The section of the certificates page listing requests waiting for their CA (empty: nothing shown). */
 export async function pendingRequestsSection(p: PageRequest): Promise<Html> {
-  const listed = await p.call<Row>('GET', '/certificate-requests', {
-    query: { limit: '100' },
-  });
-  if (!listed.ok || (listed.data.certificate_requests as Row[]).length === 0) return html``;
+  const listed = await p.call('GET', '/certificate-requests', { query: { limit: '100' } });
+  if (!listed.ok || listed.data.certificate_requests.length === 0) return html``;
   return html`<section aria-labelledby="requests-heading">
     <h2 id="requests-heading">Waiting for a CA</h2>
-    ${requestsTable(listed.data.certificate_requests as Row[])}
+    ${requestsTable(listed.data.certificate_requests)}
   </section>`;
 }
 
 async function requestPage(p: PageRequest, state: FormState, answer: Answer = {}) {
   const id = p.param('id');
-  const r = await p.must<Row>('GET', '/certificate-requests/:id', {
-    params: { id },
-  });
+  const r = await p.must('GET', '/certificate-requests/:id', { params: { id } });
   const made = p.query.made;
   const body = html`${backLink(base, 'All certificates')}
     ${facts([
       ['State', "Waiting for the CA's certificate"],
-      ['Subject', String(r.subject)],
+      ['Subject', r.subject],
       ['Key', keyText(r)],
-      ['Signature algorithm', String(r.signature_algorithm)],
+      ['Signature algorithm', r.signature_algorithm],
       ['Private key', 'stored (never shown)'],
-      ['Made', when(r.created_at as string)],
+      ['Made', when(r.created_at)],
     ])}
     <section aria-labelledby="csr-heading">
       <h2 id="csr-heading">1. Send the request to your CA</h2>
       <p><a href="${base}/requests/${id}/csr" download>Download the CSR (PEM)</a>, or copy it:</p>
-      <pre class="pem" tabindex="0" aria-label="Certificate signing request, PEM">${String(r.csr_pem)}</pre>
+      <pre class="pem" tabindex="0" aria-label="Certificate signing request, PEM">${r.csr_pem}</pre>
     </section>
     <section aria-labelledby="complete-heading">
       <h2 id="complete-heading">2. Paste the certificate the CA sends back</h2>
@@ -188,7 +198,7 @@ async function requestPage(p: PageRequest, state: FormState, answer: Answer = {}
   const notices: Notice[] = made
     ? [{ kind: 'ok', text: 'Key pair and request made. Send the request to your CA.' }]
     : [];
-  return p.send({ title: `Certificate request ${String(r.description)}`, body, notices }, answer);
+  return p.send({ title: `Certificate request ${r.description}`, body, notices }, answer);
 }
 
 export function registerCertificateGeneratePages(app: FastifyInstance, deps: UiDeps): void {
@@ -197,13 +207,11 @@ export function registerCertificateGeneratePages(app: FastifyInstance, deps: UiD
   app.post(`${base}/generate`, async (request, reply) => {
     const p = openPage(deps, request, reply);
     const fields = p.fields;
-    const made = await p.call<Row>('POST', '/certificates/generate', {
-      body: generateBodyOf(fields),
-    });
+    const made = await p.call('POST', '/certificates/generate', { body: generateBodyOf(fields) });
     if (made.ok) {
       return made.data.state === 'awaiting_certificate'
-        ? p.redirect(`${base}/requests/${String(made.data.id)}?made=1`)
-        : p.redirect(`${base}/${String(made.data.id)}?saved=generated`);
+        ? p.redirect(`${base}/requests/${made.data.id}?made=1`)
+        : p.redirect(`${base}/${made.data.id}?saved=generated`);
     }
     const state = { values: fields, errors: formErrorsOf(made.error.details ?? {}) };
     return generatePage(p, state, refusedForm(made.error));
@@ -223,11 +231,11 @@ export function registerCertificateGeneratePages(app: FastifyInstance, deps: UiD
     const id = p.param('id');
     const fields = p.fields;
     const description = typeof fields.description === 'string' ? fields.description.trim() : '';
-    const done = await p.call<Row>('POST', '/certificate-requests/:id/certificate', {
+    const done = await p.call('POST', '/certificate-requests/:id/certificate', {
       params: { id },
       body: { certificate: fields.certificate ?? '', ...(description ? { description } : {}) },
     });
-    if (done.ok) return p.redirect(`${base}/${String(done.data.id)}?saved=completed`);
+    if (done.ok) return p.redirect(`${base}/${done.data.id}?saved=completed`);
     return requestPage(p, refusedState(done.error, fields), refusedForm(done.error));
   });
 

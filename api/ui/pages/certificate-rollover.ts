@@ -19,37 +19,40 @@ import {
   uiContext,
   type UiDeps,
 } from '../components/request-context.js';
+import type { AnswerOf } from '../api-answers.js';
+import type { ApiOutcome } from '../call-api.js';
 
-type Row = Record<string, unknown>;
+/** What the rollover needs of the certificate whose page it is on. */
+type Certificate = Pick<AnswerOf<'GET', '/certificates/:id'>, 'id' | 'has_private_key'>;
+type Which = 'local' | 'remote';
+/** A profile as the rollover reads it: its party, and the certificates of the list that rolls over. */
+interface ProfileList {
+  party: number;
+  ids: number[];
+}
 const base = `${uiPrefix}/certificates`;
 
 interface Side {
   api: string;
-  party: string;
-  link: 'local_organization_id' | 'business_partner_id';
   list: 'decryption_certificate_ids' | 'signature_certificate_ids';
   words: string;
 }
 
-const sides: Record<'local' | 'remote', Side> = {
+const sides: Record<Which, Side> = {
   local: {
     api: '/as2/local-profiles',
-    party: '/organizations',
-    link: 'local_organization_id',
     list: 'decryption_certificate_ids',
     words: 'decryption certificates (partners may encrypt to any of them)',
   },
   remote: {
     api: '/as2/remote-profiles',
-    party: '/partners',
-    link: 'business_partner_id',
     list: 'signature_certificate_ids',
     words: 'signature certificates (its messages verify with any of them)',
   },
 };
 
 /** Our certificates (with a key) roll over in our profiles, a partner's in its profile. */
-function sideOf(certificate: Row): 'local' | 'remote' {
+function sideOf(certificate: Certificate): Which {
   return certificate.has_private_key ? 'local' : 'remote';
 }
 
@@ -63,22 +66,55 @@ async function candidates(
   ui: UiRequestContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  certificate: Row,
+  certificate: Certificate,
 ): Promise<Candidate[]> {
   const which = sideOf(certificate);
   const side = sides[which];
   if (!deps.api.has('GET', side.api)) return [];
   const query = { query: { limit: '500' } };
-  const profiles = await mustCall<Row>(deps, ui, request, reply, 'GET', side.api, query);
-  const parties = await mustCall<Row>(deps, ui, request, reply, 'GET', side.party, query);
-  const partyList = (parties.organizations ?? parties.partners) as Row[];
-  const names = new Map(partyList.map((p) => [p.id, String(p.display_name || p.name)]));
-  return (profiles.profiles as Row[])
-    .filter((p) => !(p[side.list] as number[]).includes(Number(certificate.id)))
-    .map((p) => ({
-      value: `${which}:${String(p[side.link])}`,
-      label: `${which === 'local' ? 'Organization' : 'Partner'} ${names.get(p[side.link]) ?? String(p[side.link])} — ${side.list.replace(/_/g, ' ')} now ${(p[side.list] as number[]).join(', ') || 'none'}`,
+  const named = (parties: { id: number; name: string; display_name: string }[]) =>
+    new Map(parties.map((p) => [p.id, p.display_name || p.name]));
+  let profiles: ProfileList[];
+  let names: Map<number, string>;
+  if (which === 'local') {
+    const listed = await mustCall(deps, ui, request, reply, 'GET', '/as2/local-profiles', query);
+    profiles = listed.profiles.map((p) => ({
+      party: p.local_organization_id,
+      ids: p.decryption_certificate_ids,
     }));
+    names = named((await mustCall(deps, ui, request, reply, 'GET', '/organizations', query)).organizations);
+  } else {
+    const listed = await mustCall(deps, ui, request, reply, 'GET', '/as2/remote-profiles', query);
+    profiles = listed.profiles.map((p) => ({
+      party: p.business_partner_id,
+      ids: p.signature_certificate_ids,
+    }));
+    names = named((await mustCall(deps, ui, request, reply, 'GET', '/partners', query)).partners);
+  }
+  return profiles
+    .filter((p) => !p.ids.includes(certificate.id))
+    .map((p) => ({
+      value: `${which}:${p.party}`,
+      label: `${which === 'local' ? 'Organization' : 'Partner'} ${names.get(p.party) ?? p.party} — ${side.list.replace(/_/g, ' ')} now ${p.ids.join(', ') || 'none'}`,
+    }));
+}
+
+/** The certificates of the list that rolls over, in the profile `id` of side `which`. */
+async function currentList(
+  deps: UiDeps,
+  ui: UiRequestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  which: Which,
+  id: string,
+): Promise<ApiOutcome<number[]>> {
+  const input = { params: { id } };
+  if (which === 'local') {
+    const got = await callApi(deps, ui, request, reply, 'GET', '/as2/local-profiles/:id', input);
+    return got.ok ? { ok: true, data: got.data.decryption_certificate_ids } : got;
+  }
+  const got = await callApi(deps, ui, request, reply, 'GET', '/as2/remote-profiles/:id', input);
+  return got.ok ? { ok: true, data: got.data.signature_certificate_ids } : got;
 }
 
 /** The rollover section of a certificate's page. */
@@ -87,11 +123,11 @@ export async function rolloverSection(
   ui: UiRequestContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  certificate: Row,
+  certificate: Certificate,
 ): Promise<Html> {
   const options = await candidates(deps, ui, request, reply, certificate);
   const side = sides[sideOf(certificate)];
-  const id = String(certificate.id);
+  const id = certificate.id;
   return html`<section aria-labelledby="rollover-heading">
     <h2 id="rollover-heading">Plan a rollover</h2>
     <p class="intro">
@@ -131,13 +167,12 @@ export function registerRolloverPage(
     if (!chosen) {
       return showRefusal(request, reply, 400, html`Choose the profile to add the certificate to.`);
     }
-    const side = sides[chosen[1] as 'local' | 'remote'];
+    const which: Which = chosen[1] === 'local' ? 'local' : 'remote';
+    const side = sides[which];
     const profileId = chosen[2]!;
-    const profile = await callApi<Row>(deps, ui, request, reply, 'GET', `${side.api}/:id`, {
-      params: { id: profileId },
-    });
+    const profile = await currentList(deps, ui, request, reply, which, profileId);
     if (!profile.ok) return showRefusal(request, reply, profile.error.status, refusal(profile.error));
-    const current = profile.data[side.list] as number[];
+    const current = profile.data;
     const saved = await callApi(deps, ui, request, reply, 'PUT', `${side.api}/:id`, {
       params: { id: profileId },
       body: { [side.list]: [...current.filter((c) => c !== Number(id)), Number(id)] },

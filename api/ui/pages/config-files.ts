@@ -8,8 +8,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { configYaml } from '../../config-files/service.js';
 import type { PlannedChange } from '../../config-files/plan.js';
-import type { ApplyOutcome } from '../../config-files/service.js';
-import type { ConfigFile } from '../../schemas/config-file.js';
+import type { z } from 'zod';
+import type { ApiError } from '../../errors.js';
+import type { ApplyBody } from '../../resources/config/routes.js';
+import type { AnswerOf } from '../api-answers.js';
 import { csrfInput } from '../form.js';
 import { html, type Html } from '../html.js';
 import { uiPrefix, type Notice } from '../layout.js';
@@ -52,23 +54,13 @@ async function importPage(
     document: string;
     prune: boolean;
     plan?: PlannedChange[];
-    applied?: Pick<ApplyOutcome, 'directories' | 'instances'>;
+    applied?: Pick<AnswerOf<'POST', '/config/apply'>, 'directories' | 'instances'>;
     notices?: Notice[];
   },
   status = 200,
 ) {
   const ui = uiContext(deps, request, reply);
-  const partners = await callApi<{ partners: { name: string }[] }>(
-    deps,
-    ui,
-    request,
-    reply,
-    'GET',
-    '/partners',
-    {
-      query: { limit: '500' },
-    },
-  );
+  const partners = await callApi(deps, ui, request, reply, 'GET', '/partners', { query: { limit: '500' } });
   const names = partners.ok ? partners.data.partners.map((p) => p.name) : [];
   const body = html`<p class="intro">
       The install's partners, organizations, certificates, instances and routes as one YAML file
@@ -117,7 +109,7 @@ export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): voi
   app.get(`${base}/download`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
     const { partner, seal_keys } = queryOf(request);
-    const file = await mustCall<ConfigFile>(deps, ui, request, reply, 'GET', '/config', {
+    const file = await mustCall(deps, ui, request, reply, 'GET', '/config', {
       query: { ...(partner ? { partner } : {}), ...(seal_keys === 'true' ? { seal_keys } : {}) },
     });
     const name = partner ? `pier-${partner}.yaml` : 'pier-config.yaml';
@@ -153,31 +145,27 @@ export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): voi
       ];
       return importPage(deps, request, reply, { document, prune, notices }, 400);
     }
-    const answer = await callApi<ApplyOutcome>(
-      deps,
-      ui,
-      request,
-      reply,
-      'POST',
-      apply ? '/config/apply' : '/config/plan',
-      {
-        body: { document, prune, ...(apply && confirmed !== undefined ? { confirm_delete: confirmed } : {}) },
-      },
-    );
-    if (!answer.ok) {
+    const body: z.input<typeof ApplyBody> = {
+      document,
+      prune,
+      ...(apply && confirmed !== undefined ? { confirm_delete: confirmed } : {}),
+    };
+    const refusedFile = (error: ApiError) => {
       // Every problem of the file by its path: the file is one field, so they are listed here.
-      const problems = Object.entries(answer.error.details ?? {});
+      const problems = Object.entries(error.details ?? {});
       const text =
-        answer.error.code === 'INVALID_INPUT' && problems.length > 0
-          ? html`${answer.error.message}; nothing was applied:
+        error.code === 'INVALID_INPUT' && problems.length > 0
+          ? html`${error.message}; nothing was applied:
               <ul class="details">
                 ${problems.map(([path, problem]) => html`<li><code>${path}</code>: ${String(problem)}</li>`)}
               </ul>`
-          : refusal(answer.error);
+          : refusal(error);
       const notices: Notice[] = [{ kind: 'error', text }];
-      return importPage(deps, request, reply, { document, prune, notices }, answer.error.status);
-    }
+      return importPage(deps, request, reply, { document, prune, notices }, error.status);
+    };
     if (apply) {
+      const answer = await callApi(deps, ui, request, reply, 'POST', '/config/apply', { body });
+      if (!answer.ok) return refusedFile(answer.error);
       const { changes, directories, instances } = answer.data;
       const failures =
         instances.filter((i) => i.error).length + directories.filter((d) => d.outcome === 'failed').length;
@@ -195,6 +183,8 @@ export function registerConfigFilePages(app: FastifyInstance, deps: UiDeps): voi
         notices,
       });
     }
+    const answer = await callApi(deps, ui, request, reply, 'POST', '/config/plan', { body });
+    if (!answer.ok) return refusedFile(answer.error);
     return importPage(deps, request, reply, { document, prune, plan: answer.data.changes });
   });
 }

@@ -4,9 +4,8 @@
  * so a file with certificates keeps the page as wide as the window.
  */
 import { X509Certificate } from 'node:crypto';
-import type { DirectoryOutcome } from '../../config-files/instance-directories.js';
 import type { PlannedChange } from '../../config-files/plan.js';
-import type { InstanceFollowUp } from '../../config-files/service.js';
+import type { AnswerOf } from '../api-answers.js';
 import { html, type Html } from '../html.js';
 import { uiPrefix } from '../layout.js';
 
@@ -82,10 +81,13 @@ export function planTable(changes: PlannedChange[]): Html {
   </table>`;
 }
 
+/** What POST /config/apply answers, as its schema types it. */
+type Applied = AnswerOf<'POST', '/config/apply'>;
+
 const directoryWords = { made: 'made', present: 'already there', failed: 'not made' } as const;
 
 /** After an apply: the directories made for the file's instances, and how each changed instance stands. */
-export function applyOutcome(directories: DirectoryOutcome[], instances: InstanceFollowUp[]): Html {
+export function applyOutcome(directories: Applied['directories'], instances: Applied['instances']): Html {
   const failed = instances.filter((i) => i.error);
   return html`<section aria-labelledby="applied-heading" class="apply-outcome">
     <h2 id="applied-heading">What the apply did</h2>

@@ -16,11 +16,12 @@ import {
   kindOf,
   shapeOf,
   specFromSchema,
+  storedValue,
   csrfInput,
   type FieldSpec,
   type FormState,
 } from '../form.js';
-import { pager, refusal, table, type Column } from '../components/data.js';
+import { pager, refusal, table, type Column, type PageInfo } from '../components/data.js';
 import {
   bodyFields,
   callApi,
@@ -32,20 +33,26 @@ import {
   type UiDeps,
 } from '../components/request-context.js';
 import type { UiRequestContext } from '../layout.js';
+import type { AnswerOf, ListRow } from '../api-answers.js';
 import { keptField } from '../kept-secrets.js';
 import { asPicker, loadChoices, pickerOf } from '../pickers.js';
 
-type Row = Record<string, unknown>;
+/** A record of resource `P` as its detail route's schema types it: `GET /partners/:id` answers a partner. */
+export type CrudRecord<P extends string> = AnswerOf<'GET', `${P}/:id`>;
 
-export interface CrudSpec {
+/**
+ * The pages of resource `P` (`/partners`), whose list route `L` answers its rows under `K`; the
+ * columns read the list's rows and the detail parts the record, each as its route's schema types it.
+ */
+export interface CrudSpec<P extends string, K extends string, L extends string = P> {
   /** API path of the collection, also the UI path below /ui: `/partners`. */
-  path: string;
+  path: P;
   title: string;
   singular: string;
-  listKey: string;
+  listKey: K;
   /** API path the list reads, when not `path` (the partners' standing, GET /partner-status). */
-  listPath?: string;
-  columns: Column<Row>[];
+  listPath?: L;
+  columns: Column<ListRow<L, K>>[];
   /** Query filters of the list (docs/api/conventions.md#lists), drawn above it. */
   filters?: FieldSpec[];
   /** Fields of the create and update forms, in order; default: every property of the schema. */
@@ -54,14 +61,14 @@ export interface CrudSpec {
   fixedOnUpdate?: string[];
   /** Labels and hints beyond what the schema says. */
   fieldOverrides?: Record<string, Partial<FieldSpec>>;
-  labelOf(row: Row): string;
+  labelOf(row: CrudRecord<P>): string;
   /** What the detail page shows above the record's form (a partner's standing). */
   detailLead?(
     deps: UiDeps,
     ui: UiRequestContext,
     request: FastifyRequest,
     reply: FastifyReply,
-    row: Row,
+    row: CrudRecord<P>,
   ): Promise<Html>;
   /** More sections of the detail page (an AS2 profile of a partner). */
   detailExtra?(
@@ -69,7 +76,7 @@ export interface CrudSpec {
     ui: UiRequestContext,
     request: FastifyRequest,
     reply: FastifyReply,
-    row: Row,
+    row: CrudRecord<P>,
   ): Promise<Html>;
   /** Text above the list. */
   intro?: string;
@@ -79,7 +86,7 @@ export interface CrudSpec {
    */
   writeOnly?: string[];
   /** Which write-only fields the record has stored (the API's record never says). */
-  secretsSet?(deps: UiDeps, row: Row): Promise<string[]>;
+  secretsSet?(deps: UiDeps, row: CrudRecord<P>): Promise<string[]>;
   /** Reference fields drawn as pickers (api/ui/pickers.ts), by the form's kind. */
   pickers?: 'route' | 'service-account';
 }
@@ -90,7 +97,7 @@ async function withPickers(
   ui: UiRequestContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  spec: CrudSpec,
+  spec: { pickers?: CrudSpec<string, string>['pickers'] },
   fields: FieldSpec[],
   form: FormState,
 ): Promise<FieldSpec[]> {
@@ -128,7 +135,9 @@ export function refusedForm(
   return kept ? { values, errors, kept: kept.names, ticket: kept.ticket } : { values, errors };
 }
 
-function formFields(schema: z.ZodType | undefined, spec: CrudSpec, leaveOut: readonly string[] = []) {
+type FormPart = Pick<CrudSpec<string, string>, 'fields' | 'fieldOverrides' | 'writeOnly'>;
+
+function formFields(schema: z.ZodType | undefined, spec: FormPart, leaveOut: readonly string[] = []) {
   const shape = shapeOf(schema);
   const names = spec.fields ?? Object.keys(shape);
   return names
@@ -141,7 +150,20 @@ function formFields(schema: z.ZodType | undefined, spec: CrudSpec, leaveOut: rea
     });
 }
 
-export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: CrudSpec): void {
+/**
+ * A list answer read by its key. The list route is a type parameter here, which TypeScript cannot
+ * resolve to its schema: the spec's types (ListRow of the same route and key) say what the rows are.
+ */
+function listRows<L extends string, K extends string>(answer: unknown, key: K) {
+  const list = answer as PageInfo & { [R in K]: ListRow<L, K>[] };
+  return { rows: list[key], page: list };
+}
+
+export function registerCrudPages<P extends string, K extends string, L extends string = P>(
+  app: FastifyInstance,
+  deps: UiDeps,
+  spec: CrudSpec<P, K, L>,
+): void {
   const uiPath = `${uiPrefix}${spec.path}`;
   const createSchema = deps.api.bodySchema('POST', spec.path);
   const updateSchema = deps.api.bodySchema('PUT', `${spec.path}/:id`);
@@ -155,7 +177,7 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
   ) => {
     const ui = uiContext(deps, request, reply);
     const query = queryOf(request);
-    const listed = await callApi<Row>(deps, ui, request, reply, 'GET', spec.listPath ?? spec.path, { query });
+    const listed = await callApi(deps, ui, request, reply, 'GET', spec.listPath ?? spec.path, { query });
     const filters = spec.filters
       ? html`<form
           class="filters"
@@ -170,8 +192,8 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
       : '';
     let list: Html;
     if (listed.ok) {
-      const rows = listed.data[spec.listKey] as Row[];
-      list = html`${table(spec.title, spec.columns, rows)}${pager(uiPath, query, listed.data as never)}`;
+      const { rows, page } = listRows<L, K>(listed.data, spec.listKey);
+      list = html`${table(spec.title, spec.columns, rows)}${pager(uiPath, query, page)}`;
     } else {
       list = html`<div class="alert alert-error" role="alert">${refusal(listed.error)}</div>`;
     }
@@ -209,8 +231,8 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
     const writeOnly = spec.writeOnly ?? [];
     const fields = deps.kept.restore(ui.csrf, bodyFields(request), writeOnly);
     const body = formToBody(createSchema, fields, writeOnly, { creating: true });
-    const made = await callApi<Row>(deps, ui, request, reply, 'POST', spec.path, { body });
-    if (made.ok) return seeOther(reply, `${uiPath}/${String(made.data.id)}?saved=created`);
+    const made = await callApi(deps, ui, request, reply, 'POST', spec.path, { body });
+    if (made.ok) return seeOther(reply, `${uiPath}/${String(storedValue(made.data, 'id'))}?saved=created`);
     const form = refusedForm(deps, ui, fields, made.error.details ?? {}, writeOnly);
     return listPage(
       request,
@@ -230,7 +252,7 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
   ) => {
     const ui = uiContext(deps, request, reply);
     const { id } = request.params as { id: string };
-    const row = await mustCall<Row>(deps, ui, request, reply, 'GET', `${spec.path}/:id`, { params: { id } });
+    const row = await mustCall(deps, ui, request, reply, 'GET', `${spec.path}/:id`, { params: { id } });
     const secretsSet = spec.secretsSet ? await spec.secretsSet(deps, row) : [];
     const fields = await withPickers(
       deps,
@@ -241,7 +263,7 @@ export function registerCrudPages(app: FastifyInstance, deps: UiDeps, spec: Crud
       formFields(updateSchema, spec, spec.fixedOnUpdate).map((f) =>
         spec.writeOnly?.includes(f.name)
           ? { ...f, secretSet: secretsSet.includes(f.name) }
-          : { ...f, value: row[f.name] },
+          : { ...f, value: storedValue(row, f.name) },
       ),
       form,
     );

@@ -11,8 +11,12 @@ import { assetPrefix, uiPrefix } from '../layout.js';
 import { dashes, lookOf } from '../status-look.js';
 import { badge, table, when } from '../components/data.js';
 import { callApi, mustCall, sendPage, uiContext, type UiDeps } from '../components/request-context.js';
+import type { AnswerOf } from '../components/index.js';
 
-type Row = Record<string, unknown>;
+type Stats = AnswerOf<'GET', '/stats'>;
+type Service = AnswerOf<'GET', '/services'>[number];
+type Certificate = AnswerOf<'GET', '/certificates/expiring'>['certificates'][number];
+type Alert = Awaited<ReturnType<typeof recentAlerts>>[number];
 const hour = 3600 * 1000;
 
 export interface HourlySeries {
@@ -105,15 +109,15 @@ function fixLabel(path: string): string {
  * The system status: Degraded by the failures of the last 24 hours (docs/api/stats.md), else "Needs
  * attention" while any alert stands (docs/alerts.md), each named with a link to where it is fixed.
  */
-function statusOf(stats: Row): Html {
-  const open = (stats.open_alerts as Row[] | undefined) ?? [];
-  const status = String(stats.system_status);
+function statusOf(stats: Stats): Html {
+  const open = stats.open_alerts;
+  const status = stats.system_status;
   const shown =
     status !== 'Healthy' || open.length === 0
       ? badge(status)
       : badge('Needs attention', open.some((a) => a.severity === 'critical') ? 'critical' : 'warning');
   // A partner refusing connections is not an alert for its first minutes, but it is news.
-  const retrying = Number(stats.retrying_messages ?? 0);
+  const retrying = stats.retrying_messages;
   const retries =
     retrying > 0
       ? html` <a href="${uiPrefix}/messages?status=Retrying" id="retrying"
@@ -122,10 +126,9 @@ function statusOf(stats: Row): Html {
       : '';
   const items = open.map((a) => {
     // Links are absolute with PUBLIC_URL for notifications; here the path keeps the browser on this host.
-    const path = a.link ? new URL(String(a.link), 'http://pier.invalid').pathname : '';
+    const path = a.link ? new URL(a.link, 'http://pier.invalid').pathname : '';
     return html`<li>
-      ${badge(String(a.severity))} ${String(a.summary)}
-      ${path ? html`<a href="${path}">${fixLabel(path)}</a>` : ''}
+      ${badge(a.severity)} ${a.summary} ${path ? html`<a href="${path}">${fixLabel(path)}</a>` : ''}
     </li>`;
   });
   return html`<p class="system">System status: ${shown}${retries}</p>
@@ -139,8 +142,8 @@ function statusOf(stats: Row): Html {
 }
 
 /** The /stats figures and system status: the dashboard's live region, read out when it changes. */
-function figuresOf(stats: Row): Html {
-  const figures: [string, unknown][] = [
+function figuresOf(stats: Stats): Html {
+  const figures: [string, number][] = [
     ['Messages, last 24 h', stats.messages_last_24h],
     ['Sent, last 24 h', stats.sent_last_24h],
     ['Received, last 24 h', stats.received_last_24h],
@@ -150,7 +153,7 @@ function figuresOf(stats: Row): Html {
   ];
   return html`${statusOf(stats)}
     <ul class="figures" id="figures">
-      ${figures.map(([k, v]) => html`<li><span class="figure">${String(v ?? 0)}</span><span class="figure-label">${k}</span></li>`)}
+      ${figures.map(([k, v]) => html`<li><span class="figure">${v}</span><span class="figure-label">${k}</span></li>`)}
     </ul>`;
 }
 
@@ -163,7 +166,7 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
     messagesPerHour(freshEm(deps.ctx), deps.ctx.now(), range === '7d' ? 168 : 24);
   app.get(figuresPath, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
-    const stats = await mustCall<Row>(deps, ui, request, reply, 'GET', '/stats');
+    const stats = await mustCall(deps, ui, request, reply, 'GET', '/stats');
     return reply.type('text/html; charset=utf-8').send(figuresOf(stats).text);
   });
   // The same message history event refreshes the cards and the chart, so they never disagree.
@@ -174,11 +177,11 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
   });
   app.get(uiPrefix, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
-    const stats = await mustCall<Row>(deps, ui, request, reply, 'GET', '/stats');
+    const stats = await mustCall(deps, ui, request, reply, 'GET', '/stats');
     const range = rangeOf(request);
     const chart = await chartOf(range);
-    const services = await callApi<Row[]>(deps, ui, request, reply, 'GET', '/services');
-    const expiring = await callApi<Row>(deps, ui, request, reply, 'GET', '/certificates/expiring', {
+    const services = await callApi(deps, ui, request, reply, 'GET', '/services');
+    const expiring = await callApi(deps, ui, request, reply, 'GET', '/certificates/expiring', {
       query: {},
     });
     // The alerts themselves, not the notification log: without a notifier that log is empty.
@@ -207,11 +210,10 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
                 [
                   {
                     label: 'Instance',
-                    cell: (r: Row) =>
-                      html`<a href="${uiPrefix}/instances">${String(r.type)}/${String(r.name)}</a>`,
+                    cell: (r: Service) => html`<a href="${uiPrefix}/instances">${r.type}/${r.name}</a>`,
                   },
-                  { label: 'Status', cell: (r) => badge(String(r.status)) },
-                  { label: 'Since', cell: (r) => when(r.state_since as string) },
+                  { label: 'Status', cell: (r) => badge(r.status) },
+                  { label: 'Since', cell: (r) => when(r.state_since) },
                 ],
                 services.data,
               )
@@ -227,15 +229,13 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
                 [
                   {
                     label: 'Certificate',
-                    cell: (r: Row) =>
-                      html`<a href="${uiPrefix}/certificates/${String(r.id)}"
-                        >${String(r.description || r.common_name)}</a
-                      >`,
+                    cell: (r: Certificate) =>
+                      html`<a href="${uiPrefix}/certificates/${r.id}">${r.description || r.common_name}</a>`,
                   },
-                  { label: 'State', cell: (r) => badge(String(r.state)) },
-                  { label: 'Days left', cell: (r) => String(r.days_remaining) },
+                  { label: 'State', cell: (r) => badge(r.state) },
+                  { label: 'Days left', cell: (r) => `${r.days_remaining}` },
                 ],
-                (expiring.data.certificates as Row[]) ?? [],
+                expiring.data.certificates,
                 'No certificate expires within 30 days.',
               )
             : ''
@@ -247,11 +247,11 @@ export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
         ${table(
           'The ten newest alerts',
           [
-            { label: 'Time', cell: (r: Row) => when(r.raised_at as string) },
-            { label: 'Severity', cell: (r) => badge(String(r.severity)) },
-            { label: 'Summary', cell: (r) => String(r.summary) },
+            { label: 'Time', cell: (r: Alert) => when(r.raised_at) },
+            { label: 'Severity', cell: (r) => badge(r.severity) },
+            { label: 'Summary', cell: (r) => r.summary },
           ],
-          alerts as unknown as Row[],
+          alerts,
           'No alerts.',
         )}
       </section>`;

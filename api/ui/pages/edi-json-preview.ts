@@ -15,6 +15,7 @@ import { envelopeFor } from '../../resources/messages/envelope-settings.js';
 import { envelopeSettingsOf } from '../../schemas/edi-envelope.js';
 import { EdiDocumentsToSend, EdiJsonDocument } from '../../schemas/edi-json.js';
 import { detailsFromZod } from '../../validation.js';
+import type { ListRow } from '../components/index.js';
 
 type Row = Record<string, unknown>;
 
@@ -72,8 +73,8 @@ export type Preview = { ok: true; edi: string; note: string } | { ok: false; pro
 
 /** The parties' records and the partner's control numbers, read through the API by the page. */
 export interface PreviewFacts {
-  organization: Row | undefined;
-  partner: Row | undefined;
+  organization: ListRow<'/organizations', 'organizations'> | undefined;
+  partner: ListRow<'/partners', 'partners'> | undefined;
   /** The partner's outbound counters: level → last value. */
   lastNumbers: Record<string, number>;
 }
@@ -107,15 +108,15 @@ export async function previewOf(body: Row, facts: PreviewFacts): Promise<Preview
     const { organization, partner } = facts;
     if (!organization || !partner)
       return { ok: false, problem: 'Documents are built from an organization (From) to a partner (To)' };
-    const [sender] = organization.interchange_ids as { qualifier: string; id: string }[];
-    const [receiver] = partner.interchange_ids as { qualifier: string; id: string }[];
+    const [sender] = organization.interchange_ids;
+    const [receiver] = partner.interchange_ids;
     if (!sender)
       return {
         ok: false,
-        problem: `${String(organization.name)} has no interchange id to put in the envelope`,
+        problem: `${organization.name} has no interchange id to put in the envelope`,
       };
     if (!receiver)
-      return { ok: false, problem: `${String(partner.name)} has no interchange id to put in the envelope` };
+      return { ok: false, problem: `${partner.name} has no interchange id to put in the envelope` };
     const documents = parsed.data;
     const settings = {
       ...envelopeFor(documents, envelopeSettingsOf(partner.edi_envelope)),
@@ -130,7 +131,7 @@ export async function previewOf(body: Row, facts: PreviewFacts): Promise<Preview
     return {
       ok: true,
       edi: await checked(documentToEdi(doc)),
-      note: `Envelopes from ${String(organization.name)}'s and ${String(partner.name)}'s first interchange ids and ${String(partner.name)}'s envelope settings; control numbers as of now (interchange ${numbers.interchange}): the send takes the next ones when it is accepted.`,
+      note: `Envelopes from ${organization.name}'s and ${partner.name}'s first interchange ids and ${partner.name}'s envelope settings; control numbers as of now (interchange ${numbers.interchange}): the send takes the next ones when it is accepted.`,
     };
   } catch (error) {
     if (error instanceof EdiJsonError) return { ok: false, problem: error.message };

@@ -11,9 +11,7 @@ import { uiPrefix } from '../layout.js';
 import type { CrudSpec } from './crud.js';
 import { badge, facts } from '../components/data.js';
 
-type Row = Record<string, unknown>;
-
-export const identityProviderSpec: CrudSpec = {
+export const identityProviderSpec: CrudSpec<'/oidc-providers', 'oidc_providers'> = {
   path: '/oidc-providers',
   title: 'Identity providers',
   singular: 'identity provider',
@@ -23,10 +21,10 @@ export const identityProviderSpec: CrudSpec = {
   columns: [
     {
       label: 'Name',
-      cell: (r: Row) => html`<a href="${uiPrefix}/oidc-providers/${String(r.id)}">${String(r.name)}</a>`,
+      cell: (r) => html`<a href="${uiPrefix}/oidc-providers/${r.id}">${r.name}</a>`,
     },
-    { label: 'Display name', cell: (r) => String(r.display_name) },
-    { label: 'Issuer', cell: (r) => html`<code>${String(r.issuer_url)}</code>` },
+    { label: 'Display name', cell: (r) => r.display_name },
+    { label: 'Issuer', cell: (r) => html`<code>${r.issuer_url}</code>` },
     { label: 'Sign-in', cell: (r) => (r.sign_in ? 'yes' : 'no') },
     { label: 'Enabled', cell: (r) => badge(r.enabled ? 'enabled' : 'disabled') },
   ],
@@ -54,22 +52,19 @@ export const identityProviderSpec: CrudSpec = {
   async secretsSet(deps, row) {
     const stored = await freshEm(deps.ctx).findOne(
       OidcProviderSchema,
-      { id: Number(row.id) },
+      { id: row.id },
       { fields: ['client_secret_sealed'] },
     );
     return stored && stored.client_secret_sealed !== '' ? ['client_secret'] : [];
   },
-  labelOf: (r) => String(r.name),
+  labelOf: (r) => r.name,
   // What the operator registers at the provider: the redirect URI is made from the name.
   detailExtra: async (deps, _ui, _request, _reply, row) =>
     html`<section aria-labelledby="register-heading">
       <h2 id="register-heading">At the provider</h2>
       ${facts([
-        [
-          'Redirect URI',
-          html`<code id="redirect-uri">${redirectUri(deps.ctx, { name: String(row.name) })}</code>`,
-        ],
-        ['Client id', String(row.client_id)],
+        ['Redirect URI', html`<code id="redirect-uri">${redirectUri(deps.ctx, { name: row.name })}</code>`],
+        ['Client id', row.client_id],
       ])}
     </section>`,
 };

@@ -14,12 +14,15 @@ import type { FieldSpec, FormState } from '../form.js';
 import { actionButton, backLink, badge, openPage, recordForm, refusal } from '../components/index.js';
 import { refused } from '../components/index.js';
 import { refusedForm, table, when, type Answer, type PageRequest, type UiDeps } from '../components/index.js';
-import { isSftpType, registerSftpToolRoutes, sftpTools } from './sftp-tools.js';
+import type { AnswerOf } from '../components/index.js';
+import { notifierTypes } from './notifier-notice.js';
+import { isSftpType, registerSftpToolRoutes, sftpTools, type SftpCheck } from './sftp-tools.js';
 
 import { asPicker, pickerOf, type Choices } from '../pickers.js';
 import { refusedForm as keptForm } from './crud.js';
 
-type Row = Record<string, unknown>;
+type Service = AnswerOf<'GET', '/services'>[number];
+type ConfigRecord = AnswerOf<'GET', '/plugins/configs/:type/:name'>;
 const base = `${uiPrefix}/instances`;
 
 /** The reference fields of a type's form as pickers: certificates, and a poller's parties. */
@@ -36,7 +39,7 @@ function withPickers(type: PluginType, fields: FieldSpec[], choices: Choices, st
 /** What the save did to a running instance, in words: a failed start is no "Saved.". */
 function savedNotice(
   saved: string,
-  service: Row | undefined,
+  service: Service | undefined,
   type: string,
   name: string,
   csrf: string,
@@ -44,8 +47,8 @@ function savedNotice(
   if (service?.status === 'error')
     return {
       kind: 'error',
-      text: html`Saved, but the instance failed to start: ${String(service.error ?? 'no reason given')}. Fix
-      the settings below and save again, or see the instance list.`,
+      text: html`Saved, but the instance failed to start: ${service.error ?? 'no reason given'}. Fix the
+      settings below and save again, or see the instance list.`,
     };
   if (saved === 'restart')
     return {
@@ -59,12 +62,12 @@ function savedNotice(
 }
 
 /** The form fields of a type, in declaration order; write-only ones show set / not set. */
-function configFields(type: PluginType, mode: 'create' | 'update', record?: Row) {
+function configFields(type: PluginType, mode: 'create' | 'update', record?: ConfigRecord) {
   const def = pluginTypeDefinitions[type];
   const schema = pluginConfigSchemas[type][mode];
   const shape = shapeOf(schema);
   const secrets = Object.keys(def.secretFields);
-  const set = (record?.secrets_set as string[] | undefined) ?? [];
+  const set = record?.secrets_set ?? [];
   return Object.keys(shape)
     .filter((n) => !['never', 'unknown'].includes(kindOf(shape[n])) && !(mode === 'update' && n === 'name'))
     .map((n) => {
@@ -103,42 +106,36 @@ function actionRefusal(error: ApiError, action: string): Html {
 
 export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void {
   const list = async (p: PageRequest, answer: Answer = {}) => {
-    const services = await p.must<Row[]>('GET', '/services');
+    const services = await p.must('GET', '/services');
     const done = p.query.done;
     const body = html` ${table(
         'Plugin instances',
         [
           {
             label: 'Instance',
-            cell: (r: Row) =>
+            cell: (r: Service) =>
               r.controllable
-                ? html`<a href="${base}/${String(r.type)}/${String(r.name)}"
-                    >${String(r.type)}/${String(r.name)}</a
-                  >`
-                : `${String(r.type)}/${String(r.name)}`,
+                ? html`<a href="${base}/${r.type}/${r.name}">${r.type}/${r.name}</a>`
+                : `${r.type}/${r.name}`,
           },
           {
             label: 'Status',
             cell: (r) =>
-              html`${badge(String(r.status))}${r.error ? html` <span class="text">${String(r.error)}</span>` : ''}`,
+              html`${badge(r.status)}${r.error ? html` <span class="text">${r.error}</span>` : ''}`,
           },
-          { label: 'Since', cell: (r) => when(r.state_since as string) },
+          { label: 'Since', cell: (r) => when(r.state_since) },
           {
             label: 'Actions',
             cell: (r) =>
-              (r.actions as string[]).length === 0
+              r.actions.length === 0
                 ? '—'
-                : html`${(r.actions as string[]).map(
+                : html`${r.actions.map(
                     (a) =>
-                      html`<form
-                        method="post"
-                        action="${base}/${String(r.type)}/${String(r.name)}/${a}"
-                        class="inline"
-                      >
+                      html`<form method="post" action="${base}/${r.type}/${r.name}/${a}" class="inline">
                         ${csrfInput(p.ui.csrf)}<button
                           type="submit"
                           class="small"
-                          aria-label="${a} ${String(r.type)}/${String(r.name)}"
+                          aria-label="${a} ${r.type}/${r.name}"
                         >
                           ${a}
                         </button>
@@ -161,14 +158,14 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
 
   app.post(`${base}/:type/:name/:action`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const params = request.params as { type: string; name: string; action: string };
-    const done = await p.call<Row>('POST', '/services/:type/:name/:action', {
+    const params = { type: p.param('type'), name: p.param('name'), action: p.param('action') };
+    const done = await p.call('POST', '/services/:type/:name/:action', {
       params,
       body: {},
     });
     if (done.ok)
       return p.redirect(
-        `${base}?done=${encodeURIComponent(`${params.action} ${params.type}/${params.name}, now ${String(done.data.status)}`)}`,
+        `${base}?done=${encodeURIComponent(`${params.action} ${params.type}/${params.name}, now ${done.data.status}`)}`,
       );
     return list(p, {
       // A failed start is the instance's state, said with its reason, not a fault of this page: the
@@ -183,7 +180,7 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
     state: FormState,
     answer: Answer = {},
     /** An SFTP instance's last connection check, shown under its tools. */
-    checked?: Row,
+    checked?: SftpCheck,
   ) => {
     const params = p.request.params as { type?: string; name?: string };
     // The SFTP tools' routes name the type in their path, not as a parameter.
@@ -194,7 +191,7 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
         params: { type, name: name ?? 'x' },
       });
     const record = name
-      ? await p.must<Row>('GET', '/plugins/configs/:type/:name', {
+      ? await p.must('GET', '/plugins/configs/:type/:name', {
           params: { type, name },
         })
       : undefined;
@@ -206,7 +203,7 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
     const fields = withPickers(type, needs, choices, state);
     const action = record ? `${base}/${type}/${name}` : `${base}/new/${type}`;
     const saved = p.query.saved;
-    const services = record ? await p.call<Row[]>('GET', '/services') : undefined;
+    const services = record ? await p.call('GET', '/services') : undefined;
     const service = services?.ok ? services.data.find((r) => r.type === type && r.name === name) : undefined;
     const testPath = `/plugins/configs/${type}/:name/test`;
     const body = html`${backLink(base, 'All instances')}
@@ -216,9 +213,8 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
       ${
         service
           ? html`<p class="instance-state">
-              Status:
-              ${badge(String(service.status))}${service.error ? html` <span>${String(service.error)}</span>` : ''}
-              ${(service.actions as string[]).map(
+              Status: ${badge(service.status)}${service.error ? html` <span>${service.error}</span>` : ''}
+              ${service.actions.map(
                 (a) =>
                   html`<form method="post" action="${base}/${type}/${name}/${a}" class="inline">
                     ${csrfInput(p.ui.csrf)}<button type="submit" class="small">${a}</button>
@@ -258,24 +254,24 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
   app.get(`${base}/new/:type`, (request, reply) => form(openPage(deps, request, reply), emptyForm));
   app.post(`${base}/new/:type`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const { type } = request.params as { type: string };
+    const type = p.param('type');
     const fields = deps.kept.restore(p.ui.csrf, p.fields, secretNames(type));
     const schema = isPluginType(type) ? pluginConfigSchemas[type].create : undefined;
-    const made = await p.call<Row>('POST', '/plugins/configs', {
+    const made = await p.call('POST', '/plugins/configs', {
       query: { type },
       body: formToBody(schema, fields, secretNames(type), { creating: true }),
     });
-    if (made.ok) return p.redirect(`${base}/${type}/${String(made.data.name)}?saved=1`);
+    if (made.ok) return p.redirect(`${base}/${type}/${made.data.name}?saved=1`);
     const state = keptForm(deps, p.ui, fields, made.error.details ?? {}, secretNames(type));
     return form(p, state, refusedForm(made.error));
   });
   app.get(`${base}/:type/:name`, (request, reply) => form(openPage(deps, request, reply), emptyForm));
   app.post(`${base}/:type/:name`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const params = request.params as { type: string; name: string };
+    const params = { type: p.param('type'), name: p.param('name') };
     const fields = deps.kept.restore(p.ui.csrf, p.fields, secretNames(params.type));
     const schema = isPluginType(params.type) ? pluginConfigSchemas[params.type].update : undefined;
-    const saved = await p.call<Row>('PUT', '/plugins/configs/:type/:name', {
+    const saved = await p.call('PUT', '/plugins/configs/:type/:name', {
       params,
       body: formToBody(schema, fields, secretNames(params.type)),
     });
@@ -288,32 +284,31 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
   });
   app.post(`${base}/:type/:name/test`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const params = request.params as { type: string; name: string };
-    const path = `/plugins/configs/${params.type}/:name/test`;
-    if (!deps.api.has('POST', path))
+    const notifier = notifierTypes.find((t) => t === p.param('type'));
+    if (!notifier || !deps.api.has('POST', `/plugins/configs/${notifier}/:name/test`))
       return form(p, emptyForm, {
         status: 404,
         notices: [{ kind: 'error', text: 'This instance sends no tests.' }],
       });
-    const sent = await p.call<Row>('POST', path, {
-      params: { name: params.name },
+    const sent = await p.call('POST', `/plugins/configs/${notifier}/:name/test`, {
+      params: { name: p.param('name') },
       body: {},
     });
     if (!sent.ok) return form(p, emptyForm, refused(sent.error));
     const row = sent.data;
-    const outcome = String(row.outcome);
+    const outcome = row.outcome;
     const notice: Notice =
       outcome === 'delivered'
-        ? { kind: 'ok', text: html`Test notification delivered (attempt ${String(row.attempts)}).` }
+        ? { kind: 'ok', text: html`Test notification delivered (attempt ${row.attempts}).` }
         : outcome === 'failed'
           ? {
               kind: 'error',
-              text: html`The test notification failed: ${String(row.last_error ?? 'no reason given')}.`,
+              text: html`The test notification failed: ${row.last_error ?? 'no reason given'}.`,
             }
           : {
               kind: 'info',
               text: html`Test notification
-                ${outcome.replace(/_/g, ' ')}${row.last_error ? html`: the first attempt failed (${String(row.last_error)}) and retries go on` : ''};
+                ${outcome.replace(/_/g, ' ')}${row.last_error ? html`: the first attempt failed (${row.last_error}) and retries go on` : ''};
                 <a href="${uiPrefix}/notifications?include_tests=true">the notification log</a> shows how it
                 ends.`,
             };
@@ -321,7 +316,7 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
   });
   app.post(`${base}/:type/:name/delete`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const params = request.params as { type: string; name: string };
+    const params = { type: p.param('type'), name: p.param('name') };
     const removed = await p.call('DELETE', '/plugins/configs/:type/:name', {
       params,
     });

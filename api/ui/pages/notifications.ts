@@ -8,9 +8,10 @@ import { html } from '../html.js';
 import { notifierNotice } from './notifier-notice.js';
 import { uiPrefix } from '../layout.js';
 import { shapeOf, specFromSchema, type FieldSpec } from '../form.js';
-import { badge, listWithFilters, openPage, when, type UiDeps } from '../components/index.js';
+import { badge, listWithFilters, openPage, when, type ListRow, type UiDeps } from '../components/index.js';
 
-type Row = Record<string, unknown>;
+/** A row of the notification log, as GET /notifications types it. */
+type Row = ListRow<'/notifications', 'notifications'>;
 const base = `${uiPrefix}/notifications`;
 
 const labels: Record<string, [string, string?]> = {
@@ -44,22 +45,19 @@ function filterFields(deps: UiDeps): FieldSpec[] {
 }
 
 const columns = [
-  { label: 'Alert time', cell: (r: Row) => when(r.alert_time as string) },
-  { label: 'Severity', cell: (r: Row) => badge(String(r.severity)) },
-  { label: 'Code', cell: (r: Row) => html`<code>${String(r.code)}</code>` },
+  { label: 'Alert time', cell: (r: Row) => when(r.alert_time) },
+  { label: 'Severity', cell: (r: Row) => badge(r.severity) },
+  { label: 'Code', cell: (r: Row) => html`<code>${r.code}</code>` },
   {
     label: 'Summary',
-    cell: (r: Row) => html`${String(r.summary)}${r.test ? html` ${badge('test', 'info')}` : ''}`,
+    cell: (r: Row) => html`${r.summary}${r.test ? html` ${badge('test', 'info')}` : ''}`,
   },
-  { label: 'Subject', cell: (r: Row) => `${String(r.subject_kind)} ${String(r.subject_name)}` },
-  { label: 'Notifier', cell: (r: Row) => `${String(r.instance)} (${String(r.format)})` },
-  {
-    label: 'Outcome',
-    cell: (r: Row) => badge(String(r.outcome).replace(/_/g, ' '), String(r.outcome)),
-  },
-  { label: 'Attempts', cell: (r: Row) => String(r.attempts) },
-  { label: 'Last error', cell: (r: Row) => (r.last_error as string | null) || '—' },
-  { label: 'Delivered', cell: (r: Row) => when(r.delivered_at as string | null) },
+  { label: 'Subject', cell: (r: Row) => `${r.subject_kind} ${r.subject_name}` },
+  { label: 'Notifier', cell: (r: Row) => `${r.instance} (${r.format})` },
+  { label: 'Outcome', cell: (r: Row) => badge(r.outcome.replace(/_/g, ' '), r.outcome) },
+  { label: 'Attempts', cell: (r: Row) => `${r.attempts}` },
+  { label: 'Last error', cell: (r: Row) => r.last_error || '—' },
+  { label: 'Delivered', cell: (r: Row) => when(r.delivered_at) },
 ];
 
 export function registerNotificationPages(app: FastifyInstance, deps: UiDeps): void {
@@ -76,7 +74,7 @@ export function registerNotificationPages(app: FastifyInstance, deps: UiDeps): v
       filterLabel: 'Filter notifications',
       filters,
     });
-    const services = await p.call<Row[]>('GET', '/services');
+    const services = await p.call('GET', '/services');
     const body = html`${services.ok ? notifierNotice(services.data) : ''}
       <p class="intro">
         What each notifier did with each alert: delivered, failed (with the last error), held back by the

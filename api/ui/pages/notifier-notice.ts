@@ -5,14 +5,12 @@
 import { html, type Html } from '../html.js';
 import { uiPrefix } from '../layout.js';
 
-type Row = Record<string, unknown>;
-
 export const notifierTypes = ['notification-email', 'notification-webhook'] as const;
 
 /** A notice when none of `instances` (GET /services) is an enabled notifier; nothing otherwise. */
-export function notifierNotice(instances: Row[]): Html | string {
+export function notifierNotice(instances: readonly { type: string; status: string }[]): Html | string {
   const notifiers = instances.filter(
-    (i) => (notifierTypes as readonly string[]).includes(String(i.type)) && i.status !== 'disabled',
+    (i) => notifierTypes.some((t) => t === i.type) && i.status !== 'disabled',
   );
   if (notifiers.length > 0) return '';
   return html`<div class="alert alert-info" role="status" id="no-notifier">

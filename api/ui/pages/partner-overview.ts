@@ -7,24 +7,28 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html, type Html } from '../html.js';
 import { uiPrefix, type UiRequestContext } from '../layout.js';
-import { section } from '../components/index.js';
+import { section, type AnswerOf, type ListRow } from '../components/index.js';
 import { badge, facts, table, when } from '../components/data.js';
 import { callApi, type UiDeps } from '../components/request-context.js';
 import { certificateCell, lastMessageCell, reachabilityCell } from './partner-status-cells.js';
 
-type Row = Record<string, unknown>;
-type Call = <T>(
-  path: string,
+/** What the page needs of the partner it is drawn for. */
+export type PartnerRef = Pick<AnswerOf<'GET', '/partners/:id'>, 'id' | 'name'>;
+type Route = ListRow<'/routes', 'routes'>;
+type Service = AnswerOf<'GET', '/services'>[number];
+/** A certificate the partner's profile names, with what it is used for (only its id when it cannot be read). */
+type CertificateUse = Partial<AnswerOf<'GET', '/certificates/:id'>> & { id: number; use: string };
+
+/** A GET route's answer as the signed-in user, or undefined when refused or not registered. */
+type Call = <U extends string>(
+  path: U,
   options?: { params?: Record<string, string>; query?: Record<string, string> },
-) => Promise<T | undefined>;
+) => Promise<AnswerOf<'GET', U> | undefined>;
 
 function caller(deps: UiDeps, ui: UiRequestContext, request: FastifyRequest, reply: FastifyReply): Call {
-  return async <T>(
-    path: string,
-    options: { params?: Record<string, string>; query?: Record<string, string> } = {},
-  ) => {
+  return async (path, options = {}) => {
     if (!deps.api.has('GET', path)) return undefined;
-    const answer = await callApi<T>(deps, ui, request, reply, 'GET', path, options);
+    const answer = await callApi(deps, ui, request, reply, 'GET', path, options);
     return answer.ok ? answer.data : undefined;
   };
 }
@@ -35,22 +39,17 @@ export async function partnerLead(
   ui: UiRequestContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  partner: Row,
+  partner: PartnerRef,
 ): Promise<Html> {
   const call = caller(deps, ui, request, reply);
-  const listed = await call<{ partners: Row[] }>('/partner-status', {
-    query: { q: String(partner.name), limit: '500' },
-  });
+  const listed = await call('/partner-status', { query: { q: partner.name, limit: '500' } });
   const standing = listed?.partners.find((p) => p.id === partner.id);
   const glance = standing
     ? facts([
-        ['Last received', lastMessageCell(standing.last_inbound as never)],
-        ['Last sent', lastMessageCell(standing.last_outbound as never)],
-        ['Reachability', reachabilityCell(standing.reachability as never)],
-        [
-          'Certificate expiry',
-          certificateCell(standing.certificate as never, Number(standing.certificate_count)),
-        ],
+        ['Last received', lastMessageCell(standing.last_inbound)],
+        ['Last sent', lastMessageCell(standing.last_outbound)],
+        ['Reachability', reachabilityCell(standing.reachability)],
+        ['Certificate expiry', certificateCell(standing.certificate, standing.certificate_count)],
       ])
     : html`<p>Not known.</p>`;
   return html`<nav class="on-this-page" aria-label="On this page">
@@ -62,17 +61,19 @@ export async function partnerLead(
     <h2 id="partner-details">Details</h2>`;
 }
 
-/** Which certificate fields of the remote profile are the partner's, in words. */
-const certificateUses: [field: string, use: string][] = [
-  ['partner_certificate_id', 'Encrypting to the partner'],
-  ['signature_certificate_ids', 'Verifying the partner’s signatures'],
-  ['tls_trusted_certificate_ids', 'Trusting the partner’s HTTPS server'],
-  ['tls_client_certificate_id', 'Our TLS client certificate'],
+type RemoteProfile = AnswerOf<'GET', '/as2/remote-profiles/:id'>;
+
+/** Which certificates of the remote profile are the partner's, in words. */
+const certificateUses: [ids: (profile: RemoteProfile) => (number | null)[], use: string][] = [
+  [(r) => [r.partner_certificate_id], 'Encrypting to the partner'],
+  [(r) => r.signature_certificate_ids, 'Verifying the partner’s signatures'],
+  [(r) => r.tls_trusted_certificate_ids, 'Trusting the partner’s HTTPS server'],
+  [(r) => [r.tls_client_certificate_id], 'Our TLS client certificate'],
 ];
 
-async function certificatesSection(call: Call, partner: Row): Promise<Html> {
-  const profileHref = `${uiPrefix}/partners/${String(partner.id)}/profile`;
-  const profile = await call<Row>('/as2/remote-profiles/:id', { params: { id: String(partner.id) } });
+async function certificatesSection(call: Call, partner: PartnerRef): Promise<Html> {
+  const profileHref = `${uiPrefix}/partners/${partner.id}/profile`;
+  const profile = await call('/as2/remote-profiles/:id', { params: { id: `${partner.id}` } });
   if (!profile) {
     return section(
       'partner-certificates',
@@ -80,28 +81,25 @@ async function certificatesSection(call: Call, partner: Row): Promise<Html> {
       html`<p>No AS2 profile, so no certificates. <a href="${profileHref}">Add an AS2 profile</a></p>`,
     );
   }
-  const uses: { id: number; use: string }[] = [];
-  for (const [field, use] of certificateUses) {
-    const value = profile[field];
-    const ids = Array.isArray(value) ? (value as number[]) : typeof value === 'number' ? [value] : [];
-    for (const id of ids) uses.push({ id, use });
-  }
-  const rows: Row[] = [];
-  for (const u of uses) {
-    const c = await call<Row>('/certificates/:id', { params: { id: String(u.id) } });
-    rows.push({ ...(c ?? { id: u.id }), use: u.use });
+  const rows: CertificateUse[] = [];
+  for (const [idsOf, use] of certificateUses) {
+    for (const id of idsOf(profile)) {
+      if (id === null) continue;
+      const c = await call('/certificates/:id', { params: { id: `${id}` } });
+      rows.push({ ...(c ?? { id }), use });
+    }
   }
   const now = Date.now();
-  const expiry = (r: Row) => {
+  const expiry = (r: CertificateUse) => {
     if (!r.not_after) return '—';
-    const left = new Date(String(r.not_after)).getTime() - now;
+    const left = new Date(r.not_after).getTime() - now;
     const flag =
       left <= 0
         ? badge('Expired', 'expired')
         : left <= 30 * 86_400_000
           ? badge(`Expires in ${Math.floor(left / 86_400_000)} days`, 'expiring')
           : badge('Valid', 'valid');
-    return html`${flag} ${when(String(r.not_after))}`;
+    return html`${flag} ${when(r.not_after)}`;
   };
   return section(
     'partner-certificates',
@@ -109,13 +107,11 @@ async function certificatesSection(call: Call, partner: Row): Promise<Html> {
     html`${table(
         'Certificates of the partner',
         [
-          { label: 'Used for', cell: (r: Row) => String(r.use) },
+          { label: 'Used for', cell: (r: CertificateUse) => r.use },
           {
             label: 'Certificate',
-            cell: (r: Row) =>
-              html`<a href="${uiPrefix}/certificates/${String(r.id)}"
-                >${String(r.common_name ?? `certificate ${String(r.id)}`)}</a
-              >`,
+            cell: (r: CertificateUse) =>
+              html`<a href="${uiPrefix}/certificates/${r.id}">${r.common_name ?? `certificate ${r.id}`}</a>`,
           },
           { label: 'Expiry', cell: expiry },
         ],
@@ -130,12 +126,12 @@ async function certificatesSection(call: Call, partner: Row): Promise<Html> {
 }
 
 /** Routes that name the partner on either side. */
-async function partnerRoutes(call: Call, name: string): Promise<Row[]> {
-  const listed = await call<{ routes: Row[] }>('/routes', { query: { limit: '500' } });
+async function partnerRoutes(call: Call, name: string): Promise<Route[]> {
+  const listed = await call('/routes', { query: { limit: '500' } });
   return (listed?.routes ?? []).filter((r) => r.from === name || r.to === name);
 }
 
-function routesSection(routes: Row[]): Html {
+function routesSection(routes: Route[]): Html {
   return section(
     'partner-routes',
     'Routes',
@@ -144,13 +140,13 @@ function routesSection(routes: Row[]): Html {
         [
           {
             label: 'Route',
-            cell: (r: Row) => html`<a href="${uiPrefix}/routes/${String(r.id)}">${String(r.name)}</a>`,
+            cell: (r: Route) => html`<a href="${uiPrefix}/routes/${r.id}">${r.name}</a>`,
           },
-          { label: 'From', cell: (r: Row) => String(r.from) },
-          { label: 'To', cell: (r: Row) => String(r.to) },
-          { label: 'Source', cell: (r: Row) => String(r.source_plugin) },
-          { label: 'Document type', cell: (r: Row) => String(r.document_type ?? '*') },
-          { label: 'Target', cell: (r: Row) => String(r.target_plugin) },
+          { label: 'From', cell: (r: Route) => r.from },
+          { label: 'To', cell: (r: Route) => r.to },
+          { label: 'Source', cell: (r: Route) => r.source_plugin },
+          { label: 'Document type', cell: (r: Route) => r.document_type },
+          { label: 'Target', cell: (r: Route) => r.target_plugin },
         ],
         routes,
         'No route names this partner.',
@@ -159,10 +155,10 @@ function routesSection(routes: Row[]): Html {
   );
 }
 
-async function instancesSection(call: Call, routes: Row[]): Promise<Html> {
-  const names = new Set(routes.flatMap((r) => [String(r.source_plugin), String(r.target_plugin)]));
-  const services = (await call<Row[]>('/services')) ?? [];
-  const used = services.filter((s) => names.has(String(s.name)) && s.controllable !== false);
+async function instancesSection(call: Call, routes: Route[]): Promise<Html> {
+  const names = new Set(routes.flatMap((r) => [r.source_plugin, r.target_plugin]));
+  const services = (await call('/services')) ?? [];
+  const used = services.filter((s) => names.has(s.name) && s.controllable);
   return section(
     'partner-instances',
     'Instances',
@@ -171,14 +167,12 @@ async function instancesSection(call: Call, routes: Row[]): Promise<Html> {
         [
           {
             label: 'Instance',
-            cell: (s: Row) =>
-              html`<a href="${uiPrefix}/instances/${String(s.type)}/${String(s.name)}">${String(s.name)}</a>`,
+            cell: (s: Service) => html`<a href="${uiPrefix}/instances/${s.type}/${s.name}">${s.name}</a>`,
           },
-          { label: 'Type', cell: (s: Row) => String(s.type) },
+          { label: 'Type', cell: (s: Service) => s.type },
           {
             label: 'Status',
-            cell: (s: Row) =>
-              html`${badge(String(s.status))}${s.error ? html` <small>${String(s.error)}</small>` : ''}`,
+            cell: (s: Service) => html`${badge(s.status)}${s.error ? html` <small>${s.error}</small>` : ''}`,
           },
         ],
         used,
@@ -194,10 +188,10 @@ export async function partnerSections(
   ui: UiRequestContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  partner: Row,
+  partner: PartnerRef,
 ): Promise<Html> {
   const call = caller(deps, ui, request, reply);
-  const routes = await partnerRoutes(call, String(partner.name));
+  const routes = await partnerRoutes(call, partner.name);
   return html`${await certificatesSection(call, partner)} ${routesSection(routes)}
   ${await instancesSection(call, routes)}`;
 }

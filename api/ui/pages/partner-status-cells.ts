@@ -7,26 +7,13 @@ import { html, type Html } from '../html.js';
 import { uiPrefix } from '../layout.js';
 import { badge, when, type Column } from '../components/data.js';
 
-type Row = Record<string, unknown>;
-interface LastMessage {
-  message_id: string;
-  status: string;
-  at: string;
-}
-interface Reachability {
-  state: 'reachable' | 'unreachable' | 'untried';
-  at: string | null;
-  target: string | null;
-  detail: string | null;
-  alert_standing: boolean;
-}
-interface SoonestCertificate {
-  id: number;
-  common_name: string;
-  not_after: string;
-  days_left: number;
-  expiry: 'ok' | 'expiring' | 'expired';
-}
+import type { ListRow } from '../components/index.js';
+
+/** A row of GET /partner-status, as its schema types it. */
+type Row = ListRow<'/partner-status', 'partners'>;
+type LastMessage = Row['last_inbound'];
+type Reachability = Row['reachability'];
+type SoonestCertificate = Row['certificate'];
 
 /** A long error in a cell: the start shown, the whole in the title. */
 function shortened(text: string, max = 120): Html {
@@ -64,7 +51,7 @@ export function certificateCell(c: SoonestCertificate | null, count: number): Ht
         ? badge(`Expires in ${c.days_left} day${c.days_left === 1 ? '' : 's'}`, 'expiring')
         : badge('Valid', 'valid');
   return html`${flag}
-    <a href="${uiPrefix}/certificates/${String(c.id)}">${c.common_name || `certificate ${c.id}`}</a>
+    <a href="${uiPrefix}/certificates/${c.id}">${c.common_name || `certificate ${c.id}`}</a>
     <small>until ${when(c.not_after)}${count > 1 ? html`, soonest of ${count}` : ''}</small>`;
 }
 
@@ -72,18 +59,12 @@ export const partnerStatusColumns: Column<Row>[] = [
   {
     label: 'Name',
     cell: (r) =>
-      html`<a href="${uiPrefix}/partners/${String(r.id)}">${String(r.name)}</a>${
-          r.display_name && r.display_name !== r.name
-            ? html`<br /><small>${String(r.display_name)}</small>`
-            : ''
+      html`<a href="${uiPrefix}/partners/${r.id}">${r.name}</a>${
+          r.display_name && r.display_name !== r.name ? html`<br /><small>${r.display_name}</small>` : ''
         }`,
   },
-  { label: 'Last received', cell: (r) => lastMessageCell(r.last_inbound as LastMessage | null) },
-  { label: 'Last sent', cell: (r) => lastMessageCell(r.last_outbound as LastMessage | null) },
-  { label: 'Reachability', cell: (r) => reachabilityCell(r.reachability as Reachability) },
-  {
-    label: 'Certificate expiry',
-    cell: (r) =>
-      certificateCell(r.certificate as SoonestCertificate | null, Number(r.certificate_count ?? 0)),
-  },
+  { label: 'Last received', cell: (r) => lastMessageCell(r.last_inbound) },
+  { label: 'Last sent', cell: (r) => lastMessageCell(r.last_outbound) },
+  { label: 'Reachability', cell: (r) => reachabilityCell(r.reachability) },
+  { label: 'Certificate expiry', cell: (r) => certificateCell(r.certificate, r.certificate_count) },
 ];

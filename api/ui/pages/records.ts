@@ -10,67 +10,62 @@ import { identityProviderSpec } from './identity-providers.js';
 import { partnerStatusColumns } from './partner-status-cells.js';
 import { partnerLead, partnerSections } from './partner-overview.js';
 
-type Row = Record<string, unknown>;
-const text = (k: string) => (r: Row) => String(r[k] ?? '');
-const link = (base: string, k: string) => (r: Row) =>
-  html`<a href="${uiPrefix}${base}/${String(r.id)}">${String(r[k])}</a>`;
+/** The name of a record, linked to its page. */
+const link = (base: string) => (r: { id: number; name: string }) =>
+  html`<a href="${uiPrefix}${base}/${r.id}">${r.name}</a>`;
 const qFilter = { name: 'q', label: 'Search', hint: 'Text in name or display name' };
 
-const partySpecs: CrudSpec[] = [
-  {
-    path: '/organizations',
-    title: 'Organizations',
-    singular: 'organization',
-    listKey: 'organizations',
-    intro:
-      'Your own parties. Each may have a local AS2 profile: its AS2 id and its signing and decryption keys.',
-    columns: [
-      { label: 'Name', cell: link('/organizations', 'name') },
-      { label: 'Display name', cell: text('display_name') },
-      { label: 'Updated', cell: (r) => when(r.updated_at as string) },
-    ],
-    filters: [qFilter],
-    fields: ['name', 'display_name', 'interchange_ids'],
-    labelOf: (r) => String(r.name),
-    detailExtra: (deps, ui, request, reply, row) => profileSection(deps, ui, request, reply, 'local', row),
-  },
-  {
-    path: '/partners',
-    title: 'Partners',
-    singular: 'partner',
-    listKey: 'partners',
-    intro: 'Business partners. Each may have a remote AS2 profile: where and how to send to them.',
-    listPath: '/partner-status',
-    columns: partnerStatusColumns,
-    filters: [qFilter],
-    fields: [
-      'name',
-      'display_name',
-      'interchange_ids',
-      'x12_acknowledgement',
-      'edifact_acknowledgement',
-      'acknowledgement_due_hours',
-      'speaks_for',
-      'edi_envelope',
-    ],
-    labelOf: (r) => String(r.name),
-    detailLead: partnerLead,
-    detailExtra: async (deps, ui, request, reply, row) =>
-      html`${await profileSection(deps, ui, request, reply, 'remote', row)}
-        ${await partnerSections(deps, ui, request, reply, row)}
-        <p>
-          <a
-            class="button"
-            href="${uiPrefix}/config/download?partner=${encodeURIComponent(String(row.name))}"
-            download
-            >Export this partner</a
-          >
-          as a configuration file (<a href="${uiPrefix}/config">export all, or import</a>)
-        </p>`,
-  },
-];
+const organizationSpec: CrudSpec<'/organizations', 'organizations'> = {
+  path: '/organizations',
+  title: 'Organizations',
+  singular: 'organization',
+  listKey: 'organizations',
+  intro:
+    'Your own parties. Each may have a local AS2 profile: its AS2 id and its signing and decryption keys.',
+  columns: [
+    { label: 'Name', cell: link('/organizations') },
+    { label: 'Display name', cell: (r) => r.display_name },
+    { label: 'Updated', cell: (r) => when(r.updated_at) },
+  ],
+  filters: [qFilter],
+  fields: ['name', 'display_name', 'interchange_ids'],
+  labelOf: (r) => r.name,
+  detailExtra: (deps, ui, request, reply, row) => profileSection(deps, ui, request, reply, 'local', row),
+};
 
-const routeSpec: CrudSpec = {
+const partnerSpec: CrudSpec<'/partners', 'partners', '/partner-status'> = {
+  path: '/partners',
+  title: 'Partners',
+  singular: 'partner',
+  listKey: 'partners',
+  intro: 'Business partners. Each may have a remote AS2 profile: where and how to send to them.',
+  listPath: '/partner-status',
+  columns: partnerStatusColumns,
+  filters: [qFilter],
+  fields: [
+    'name',
+    'display_name',
+    'interchange_ids',
+    'x12_acknowledgement',
+    'edifact_acknowledgement',
+    'acknowledgement_due_hours',
+    'speaks_for',
+    'edi_envelope',
+  ],
+  labelOf: (r) => r.name,
+  detailLead: partnerLead,
+  detailExtra: async (deps, ui, request, reply, row) =>
+    html`${await profileSection(deps, ui, request, reply, 'remote', row)}
+      ${await partnerSections(deps, ui, request, reply, row)}
+      <p>
+        <a class="button" href="${uiPrefix}/config/download?partner=${encodeURIComponent(row.name)}" download
+          >Export this partner</a
+        >
+        as a configuration file (<a href="${uiPrefix}/config">export all, or import</a>)
+      </p>`,
+};
+
+const routeSpec: CrudSpec<'/routes', 'routes'> = {
   path: '/routes',
   title: 'Routes',
   singular: 'route',
@@ -78,19 +73,19 @@ const routeSpec: CrudSpec = {
   intro:
     'A message from a source instance between two parties goes to the target instance of the route that matches. A saved route applies to the next message.',
   columns: [
-    { label: 'Name', cell: link('/routes', 'name') },
-    { label: 'Source', cell: text('source_plugin') },
-    { label: 'From', cell: text('from') },
-    { label: 'To', cell: text('to') },
-    { label: 'Document type', cell: text('document_type') },
-    { label: 'Target', cell: text('target_plugin') },
+    { label: 'Name', cell: link('/routes') },
+    { label: 'Source', cell: (r) => r.source_plugin },
+    { label: 'From', cell: (r) => r.from },
+    { label: 'To', cell: (r) => r.to },
+    { label: 'Document type', cell: (r) => r.document_type },
+    { label: 'Target', cell: (r) => r.target_plugin },
   ],
   fields: ['name', 'source_plugin', 'from', 'to', 'document_type', 'target_plugin'],
   pickers: 'route',
   labelOf: (r) => String(r.name),
 };
 
-const serviceAccountSpec: CrudSpec = {
+const serviceAccountSpec: CrudSpec<'/service-accounts', 'service_accounts'> = {
   path: '/service-accounts',
   title: 'Service accounts',
   singular: 'service account',
@@ -98,19 +93,25 @@ const serviceAccountSpec: CrudSpec = {
   intro:
     'Machine clients of the API. A local account authenticates with API tokens; a federated one with its identity provider’s tokens.',
   columns: [
-    { label: 'Name', cell: link('/service-accounts', 'name') },
-    { label: 'Kind', cell: text('kind') },
+    { label: 'Name', cell: link('/service-accounts') },
+    { label: 'Kind', cell: (r) => r.kind },
     { label: 'Enabled', cell: (r) => badge(r.enabled ? 'enabled' : 'disabled') },
-    { label: 'Last used', cell: (r) => when(r.last_used_at as string | null) },
+    { label: 'Last used', cell: (r) => when(r.last_used_at) },
   ],
   fields: ['name', 'description', 'kind', 'enabled', 'oidc_issuer', 'oidc_subject'],
   fixedOnUpdate: ['name', 'kind'],
   pickers: 'service-account',
-  labelOf: (r) => String(r.name),
+  labelOf: (r) => r.name,
 };
 
 export function registerRecordPages(app: FastifyInstance, deps: UiDeps): void {
-  for (const spec of [...partySpecs, routeSpec, identityProviderSpec, serviceAccountSpec]) {
+  // One call per resource, each spec typed by its own routes.
+  const register = <P extends string, K extends string, L extends string>(spec: CrudSpec<P, K, L>) => {
     if (deps.api.has('GET', spec.path)) registerCrudPages(app, deps, spec);
-  }
+  };
+  register(organizationSpec);
+  register(partnerSpec);
+  register(routeSpec);
+  register(identityProviderSpec);
+  register(serviceAccountSpec);
 }

@@ -21,8 +21,6 @@ import { limits } from '../../../limits/limits.js';
 
 export const sendEdiJsonPath = `${uiPrefix}/messages/edi-json`;
 
-type Row = Record<string, unknown>;
-
 function formBody(p: PageRequest, state: FormState, choices: Choices, preview?: Preview): Html {
   const partners = [
     { value: '', label: 'choose a partner' },
@@ -84,21 +82,19 @@ async function draw(p: PageRequest, state: FormState, preview?: Preview, status 
 
 /** The partner's and organization's records and the partner's outbound counters, for a preview. */
 async function previewFacts(p: PageRequest, from: string, to: string) {
-  const find = async (path: string, key: string, name: string) => {
-    if (name === '') return undefined;
-    const got = await p.call<Row>('GET', path, { query: { q: name, limit: '500' } });
-    return got.ok ? (got.data[key] as Row[]).find((r) => r.name === name) : undefined;
-  };
-  const organization = await find('/organizations', 'organizations', from);
-  const partner = await find('/partners', 'partners', to);
+  const query = (name: string) => ({ query: { q: name, limit: '500' } });
+  const organizations = from === '' ? undefined : await p.call('GET', '/organizations', query(from));
+  const partners = to === '' ? undefined : await p.call('GET', '/partners', query(to));
+  const organization = organizations?.ok
+    ? organizations.data.organizations.find((r) => r.name === from)
+    : undefined;
+  const partner = partners?.ok ? partners.data.partners.find((r) => r.name === to) : undefined;
   const lastNumbers: Record<string, number> = {};
   if (partner && p.deps.api.has('GET', '/partners/:id/control-numbers')) {
-    const got = await p.call<{ control_numbers: Row[] }>('GET', '/partners/:id/control-numbers', {
-      params: { id: String(partner.id) },
-    });
+    const got = await p.call('GET', '/partners/:id/control-numbers', { params: { id: `${partner.id}` } });
     if (got.ok)
       for (const c of got.data.control_numbers)
-        if (c.direction === 'outbound') lastNumbers[String(c.level)] = Number(c.last_value);
+        if (c.direction === 'outbound') lastNumbers[c.level] = c.last_value;
   }
   return { organization, partner, lastNumbers };
 }
@@ -143,8 +139,8 @@ export function registerSendEdiJson(app: FastifyInstance, deps: UiDeps): void {
       limits.maxUploadBytes + 1024 * 1024,
       String(json.length),
     );
-    const sent = await p.call<Row>('POST', '/messages/edi', { body: spool }).finally(() => spool.remove());
-    if (sent.ok) return p.redirect(`${uiPrefix}/messages/${String(sent.data.id)}?done=sent`);
+    const sent = await p.call('POST', '/messages/edi', { body: spool }).finally(() => spool.remove());
+    if (sent.ok) return p.redirect(`${uiPrefix}/messages/${sent.data.id}?done=sent`);
     const {
       interchange,
       documents,

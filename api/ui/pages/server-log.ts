@@ -4,7 +4,6 @@
  * an operator would otherwise read with journalctl or docker logs, without a terminal.
  */
 import type { FastifyInstance } from 'fastify';
-import type { RecentLine } from '../../server-log/recent-lines.js';
 import { logLevels, recentLineCapacity } from '../../schemas/server-log.js';
 import { html } from '../html.js';
 import { uiPrefix } from '../layout.js';
@@ -14,12 +13,6 @@ import { type UiDeps } from '../components/request-context.js';
 
 const base = `${uiPrefix}/server-log`;
 const tones: Record<string, string> = { warn: 'warn', error: 'error', fatal: 'error' };
-
-interface Answer {
-  lines: RecentLine[];
-  components: string[];
-  kept: number;
-}
 
 function fieldsText(fields: Record<string, unknown>): string {
   return Object.entries(fields)
@@ -32,7 +25,7 @@ export function registerServerLogPage(app: FastifyInstance, deps: UiDeps): void 
     const p = openPage(deps, request, reply);
     const level = p.query.level ?? 'info';
     const component = p.query.component;
-    const answer = await p.call<Answer>('GET', '/server-log', {
+    const answer = await p.call('GET', '/server-log', {
       query: { level, ...(component ? { component } : {}), limit: '500' },
     });
     if (!answer.ok)
@@ -59,7 +52,7 @@ export function registerServerLogPage(app: FastifyInstance, deps: UiDeps): void 
         </select>
         <button type="submit">Show</button>
       </form>
-      ${table<RecentLine>(
+      ${table(
         'Server log lines',
         [
           { label: 'Time', cell: (l) => html`<time datetime="${l.time}">${l.time.replace('T', ' ')}</time>` },

@@ -5,14 +5,15 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html, type Html } from '../html.js';
-import { checkSteps, openPage } from '../components/index.js';
+import { checkSteps, openPage, type AnswerOf } from '../components/index.js';
 import type { UiRequestContext } from '../layout.js';
 import { csrfInput } from '../form.js';
 import { refusal } from '../components/data.js';
 import { type UiDeps } from '../components/request-context.js';
 import type { Notice } from '../layout.js';
 
-type Row = Record<string, unknown>;
+/** A connection check's answer (the same schema for both types). */
+export type SftpCheck = AnswerOf<'POST', '/plugins/configs/sftp-poller/:name/check-connection'>;
 
 export const sftpInstanceTypes = ['sftp-poller', 'sftp-sender'] as const;
 
@@ -21,7 +22,7 @@ export function isSftpType(type: string): boolean {
 }
 
 /** The tools section of an SFTP instance's page, with the last check's result when there is one. */
-export function sftpTools(ui: UiRequestContext, action: string, checked?: Row): Html {
+export function sftpTools(ui: UiRequestContext, action: string, checked?: SftpCheck): Html {
   return html`<section aria-labelledby="sftp-tools-heading">
     <h2 id="sftp-tools-heading">Connection and host key</h2>
     <form method="post" action="${action}/check-connection" class="record-form">
@@ -32,13 +33,12 @@ export function sftpTools(ui: UiRequestContext, action: string, checked?: Row): 
   </section>`;
 }
 
-function checkResult(ui: UiRequestContext, action: string, result: Row): Html {
-  const steps = (result.steps ?? {}) as Record<string, Row>;
-  const key = (result.host_key ?? {}) as { presented?: string | null; pinned?: string; matches?: boolean };
+function checkResult(ui: UiRequestContext, action: string, result: SftpCheck): Html {
+  const key = result.host_key;
   return html`<div id="check-result">
     <h3>Connection check: ${result.ok ? 'ok' : 'failed'}</h3>
-    ${result.problem ? html`<p class="alert alert-error" role="alert">${String(result.problem)}</p>` : ''}
-    ${checkSteps(steps)}
+    ${result.problem ? html`<p class="alert alert-error" role="alert">${result.problem}</p>` : ''}
+    ${checkSteps(result.steps)}
     ${
       key.presented && !key.matches
         ? html`<div class="host-key" id="host-key">
@@ -74,14 +74,14 @@ export function registerSftpToolRoutes(
     reply: FastifyReply,
     status: number,
     notices: Notice[],
-    extra?: Row,
+    extra?: SftpCheck,
   ) => Promise<unknown>,
 ): void {
   for (const type of sftpInstanceTypes) {
     app.post(`${base}/${type}/:name/check-connection`, async (request, reply) => {
       const p = openPage(deps, request, reply);
       const { name } = request.params as { name: string };
-      const checked = await p.call<Row>('POST', `/plugins/configs/${type}/:name/check-connection`, {
+      const checked = await p.call('POST', `/plugins/configs/${type}/:name/check-connection`, {
         params: { name },
         body: {},
       });
@@ -93,7 +93,7 @@ export function registerSftpToolRoutes(
       const p = openPage(deps, request, reply);
       const { name } = request.params as { name: string };
       const fingerprint = p.fields.fingerprint;
-      const pinned = await p.call<Row>('POST', `/plugins/configs/${type}/:name/pin-host-key`, {
+      const pinned = await p.call('POST', `/plugins/configs/${type}/:name/pin-host-key`, {
         params: { name },
         body: { fingerprint: typeof fingerprint === 'string' ? fingerprint : '' },
       });

@@ -9,7 +9,7 @@ import { uploadCertificates } from '../../../resources/certificates/upload.js';
 import { html, type Html } from '../../html.js';
 import { field, type FormState } from '../../form.js';
 import type { FilesForm } from './multipart.js';
-import type { Row } from './state.js';
+import type { StoredCertificate } from './state.js';
 import type { StepWork } from './step-work.js';
 
 export const generatePath = '/certificates/generate';
@@ -43,14 +43,14 @@ export interface ChoiceOptions {
   /** Whether the server has the generate route. */
   canGenerate: boolean;
   /** Stored certificates to pick from. */
-  stored: Row[];
+  stored: StoredCertificate[];
   legend: string;
 }
 
-function certificateLabel(c: Row): string {
-  const name = String(c.description || c.common_name || c.subject);
+function certificateLabel(c: StoredCertificate): string {
+  const name = c.description || c.common_name || c.subject;
   const key = c.has_private_key ? (c.private_key_matches ? ', with its key' : ', key does not match') : '';
-  return `${name} (${String(c.common_name)}${key}, valid until ${String(c.not_after).slice(0, 10)})`;
+  return `${name} (${c.common_name}${key}, valid until ${c.not_after.slice(0, 10)})`;
 }
 
 function radio(name: string, value: string, label: string, state: FormState, disabled = false): Html {
@@ -86,8 +86,8 @@ export function choiceFieldNames(options: ChoiceOptions): string[] {
  * Whether a stored certificate is offered: for our own side one with its private key; for a
  * partner one without, since a certificate whose key we hold is ours, never the partner's.
  */
-function fitsChoice(options: ChoiceOptions, c: Row): boolean {
-  return options.ownKey ? Boolean(c.has_private_key) : !c.has_private_key;
+function fitsChoice(options: ChoiceOptions, c: StoredCertificate): boolean {
+  return options.ownKey ? c.has_private_key : !c.has_private_key;
 }
 
 /** The choice as form controls: one radio per source, each with its own fields below it. */
@@ -118,7 +118,7 @@ export function certificateChoice(options: ChoiceOptions, state: FormState): Htm
                 kind: 'select',
                 options: [
                   { value: '', label: 'Choose…' },
-                  ...storedOptions.map((c) => ({ value: String(c.id), label: certificateLabel(c) })),
+                  ...storedOptions.map((c) => ({ value: `${c.id}`, label: certificateLabel(c) })),
                 ],
               },
               state,
@@ -224,12 +224,12 @@ async function upload(
   );
   if (!answer) return undefined;
   if ('record' in answer) {
-    const id = Number(answer.record.id);
+    const id = answer.record.id;
     work.made(`certificate ${id}`, 'DELETE', '/certificates/:id', { id: String(id) });
     return { id };
   }
   // A PKCS#12 file with its chain, or a bundle: the one certificate the step needs is imported.
-  const found = answer.findings.found as { certificates: Row[] };
+  const found = answer.findings.found;
   const fitting = found.certificates.filter((c) =>
     options.ownKey ? c.key_index !== null : found.certificates.length === 1 || !c.is_ca,
   );
@@ -244,7 +244,7 @@ async function upload(
     );
   }
   const chosen = fitting[0]!;
-  const imported = await work.call<{ certificates: Row[] }>(
+  const imported = await work.call(
     'POST',
     '/certificates/import',
     {
@@ -256,7 +256,7 @@ async function upload(
     uploadPlacement,
   );
   if (!imported) return undefined;
-  const id = Number(imported.certificates[0]!.id);
+  const id = imported.certificates[0]!.id;
   // A key added to a certificate stored before is not this step's to take back.
   if (chosen.existing_id === null)
     work.made(`certificate ${id}`, 'DELETE', '/certificates/:id', { id: String(id) });
@@ -295,9 +295,9 @@ async function generate(
   const body = generateBody(form, options);
   if (!body)
     return void work.problem('key_algorithm', `Must be one of: ${Object.keys(keyChoices).join(', ')}`);
-  const record = await work.call<Row>('POST', generatePath, { body }, generatePlacement);
+  const record = await work.call('POST', generatePath, { body }, generatePlacement);
   if (!record) return undefined;
-  const id = Number(record.id);
+  const id = record.id;
   work.made(`certificate ${id}`, 'DELETE', '/certificates/:id', { id: String(id) });
   return { id };
 }

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { html, type Html } from '../../html.js';
-import { checkResult, openPage } from '../../components/index.js';
+import { checkResult, openPage, type AnswerOf, type CheckAnswer } from '../../components/index.js';
 import { uiPrefix } from '../../layout.js';
 import { csrfInput, field } from '../../form.js';
 import { liveRegion } from '../../live.js';
@@ -21,23 +21,26 @@ import { notifierNotice } from '../notifier-notice.js';
 import { registerStepRoutes, stepState } from './step-page.js';
 import type { Answer, PageRequest } from '../../components/index.js';
 import { type Row, type WizardState } from './state.js';
+
+type Message = AnswerOf<'GET', '/messages/:id'>;
 import { stepHref, wizardBase } from './steps.js';
 
-function connectionSteps(result: Row): Html {
+function connectionSteps(result: CheckAnswer): Html {
   return checkResult('check', 'Connection check', result);
 }
 
 /** The test message as it travels, and its receipt once it is back. */
-export function testMessageView(m: Row): Html {
-  const as2 = ((m.protocols ?? {}) as Record<string, Row>).as2;
+export function testMessageView(m: Message): Html {
+  // Each protocol module says what it records (api/schemas/message.ts): the page shows AS2's as found.
+  const as2 = m.protocols.as2 as Row | undefined;
   const mdn = (as2?.mdn ?? null) as Row | null;
   const show = (v: unknown) =>
     v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   return html`${facts([
-      ['Status', badge(String(m.status), String(m.status).toLowerCase())],
-      ['File', String(m.file_name)],
-      ['From', String(m.from)],
-      ['To', String(m.to)],
+      ['Status', badge(m.status, m.status.toLowerCase())],
+      ['File', m.file_name],
+      ['From', m.from],
+      ['To', m.to],
       ['AS2 Message-ID', as2 ? String(as2.message_id ?? '—') : '—'],
     ])}
     <h3>Receipt (MDN)</h3>
@@ -52,7 +55,7 @@ export function testMessageView(m: Row): Html {
           </p>`
     }
     <p>
-      <a href="${uiPrefix}/messages/${String(m.id)}">The whole message: deliveries, history, downloads</a>
+      <a href="${uiPrefix}/messages/${m.id}">The whole message: deliveries, history, downloads</a>
     </p>`;
 }
 
@@ -70,10 +73,10 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
     const state = await stepState(p);
     if (!state.partner || !state.remoteProfile)
       return p.redirect(stepHref(state.partner ? 'profile' : 'partner', state.ids));
-    const partner = String(state.partner.name);
+    const partner = state.partner.name;
     const messageId = sentId ?? (request.query as { message?: string }).message;
     const { inbound, outbound } = findRoutes({
-      organization: state.organization ? { id: 0, name: String(state.organization.name) } : undefined,
+      organization: state.organization ? { id: 0, name: state.organization.name } : undefined,
       partner: { id: 0, name: partner },
       instances: state.instances,
       routes: state.routes,
@@ -82,10 +85,10 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
     const receiver = configs.get(inbound?.source_plugin ?? '') ?? [...configs.values()][0];
     const sender = outbound?.target_plugin ?? senderOptions(state)[0]?.value ?? '';
     const senderState = { values: { sender }, errors: {} };
-    const partnerId = String(state.partner.id);
+    const partnerId = state.partner.id;
     let message: Html = html``;
     if (messageId) {
-      const got = await p.call<Row>('GET', '/messages/:id', {
+      const got = await p.call('GET', '/messages/:id', {
         params: { id: messageId },
       });
       message = got.ok
@@ -95,8 +98,8 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
           </section>`
         : html`<div class="alert alert-error" role="alert">${refusal(got.error)}</div>`;
     }
-    const body = html`${readinessList(state.readiness, partner)}
-      ${notifierNotice(state.instances as unknown as Row[])} ${givePartner(deps, state, partner, receiver)}
+    const body = html`${readinessList(state.readiness, partner)} ${notifierNotice(state.instances)}
+      ${givePartner(deps, state, partner, receiver)}
       <section aria-labelledby="try-heading">
         <h2 id="try-heading">Try it</h2>
         <form method="post" action="${stepHref('check', state.ids)}" class="record-form">
@@ -127,16 +130,16 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
     if (!state.partner) return p.redirect(stepHref('partner', state.ids));
     const fields = p.fields;
     const sender = textOf(fields, 'sender');
-    const params = { id: String(state.partner.id) };
+    const params = { id: `${state.partner.id}` };
     const action = textOf(fields, 'action');
     const sendTest = (shown: Html) => async () => {
       const body = {
         ...(sender ? { sender } : {}),
-        ...(state.organization ? { organization: String(state.organization.name) } : {}),
+        ...(state.organization ? { organization: state.organization.name } : {}),
       };
-      const sent = await p.call<Row>('POST', '/as2/remote-profiles/:id/test-message', { params, body });
+      const sent = await p.call('POST', '/as2/remote-profiles/:id/test-message', { params, body });
       if (sent.ok) {
-        const id = String(sent.data.message_id);
+        const id = sent.data.message_id;
         // With the check's steps on the page, the page is drawn here; alone, the message's address is kept.
         if (action === 'both') return page(p, shown, {}, id);
         return p.redirect(stepHref('check', state.ids, { message: id }));
@@ -147,7 +150,7 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
       });
     };
     if (action === 'test') return sendTest(html``)();
-    const checked = await p.call<Row>('POST', '/as2/remote-profiles/:id/check-connection', {
+    const checked = await p.call('POST', '/as2/remote-profiles/:id/check-connection', {
       params,
       body: sender ? { sender } : {},
     });
@@ -157,7 +160,7 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
         notices: [{ kind: 'error', text: html`Connection check: ${refusal(checked.error)}` }],
       });
     }
-    if (action === 'both' && checked.data.ok === true) return sendTest(connectionSteps(checked.data))();
+    if (action === 'both' && checked.data.ok) return sendTest(connectionSteps(checked.data))();
     return page(p, connectionSteps(checked.data));
   });
 
@@ -165,7 +168,7 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
     // The test message's region alone, for live refreshes (htmx swaps it in).
     const p = openPage(deps, request, reply);
     const id = p.param('id');
-    const got = await p.call<Row>('GET', '/messages/:id', { params: { id } });
+    const got = await p.call('GET', '/messages/:id', { params: { id } });
     if (!got.ok) throw got.error;
     return reply.type('text/html; charset=utf-8').send(testMessageView(got.data).text);
   });

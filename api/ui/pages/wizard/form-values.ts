@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FormFields } from '../../form.js';
 import type { UiRequestContext } from '../../layout.js';
 import { callApi, type UiDeps } from '../../components/request-context.js';
-import type { Row } from './state.js';
+import type { StoredCertificate } from './state.js';
 
 export function textOf(fields: FormFields, name: string): string {
   const v = fields[name];
@@ -30,9 +30,7 @@ export async function storedCertificates(
   ui: UiRequestContext,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<Row[]> {
-  const listed = await callApi<{ certificates: Row[] }>(deps, ui, request, reply, 'GET', '/certificates', {
-    query: { limit: '500' },
-  });
+): Promise<StoredCertificate[]> {
+  const listed = await callApi(deps, ui, request, reply, 'GET', '/certificates', { query: { limit: '500' } });
   return listed.ok ? listed.data.certificates : [];
 }

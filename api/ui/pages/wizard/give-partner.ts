@@ -8,13 +8,13 @@ import { uiPrefix } from '../../layout.js';
 import { facts } from '../../components/data.js';
 import { type UiDeps } from '../../components/request-context.js';
 import { partnerFacingUrl } from './receivers.js';
-import type { Row, WizardState } from './state.js';
+import type { InstanceConfig, WizardState } from './state.js';
 
 export function givePartner(
   deps: UiDeps,
   state: WizardState,
   partner: string,
-  receiver: Row | undefined,
+  receiver: InstanceConfig | undefined,
 ): Html {
   const profile = state.localProfile;
   if (!profile && !receiver) return html``;
@@ -27,13 +27,13 @@ export function givePartner(
           ? html`<code id="our-url">${partnerFacingUrl(receiver, deps.ctx.options.publicUrl)}</code>`
           : html`<span id="our-url">set with the receiver in step 4</span>`,
       ],
-      ['Your AS2 id', profile ? html`<code id="our-as2id">${String(profile.as2id)}</code>` : '—'],
+      ['Your AS2 id', profile ? html`<code id="our-as2id">${profile.as2id}</code>` : '—'],
       [
         'Your certificate',
         profile
           ? html`<a
               id="our-certificate"
-              href="${uiPrefix}/certificates/${String(profile.signing_certificate_id)}/download"
+              href="${uiPrefix}/certificates/${profile.signing_certificate_id}/download"
               download
               >Download it (PEM)</a
             >`

@@ -178,7 +178,7 @@ export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void 
     const refused = async () => page(p, ...(await work.refusal(keptValues(fields))));
     if (work.failed) return refused();
     for (const item of plan) {
-      const made = await work.call<{ name: string }>(
+      const made = await work.call(
         'POST',
         '/plugins/configs',
         { query: { type: item.type }, body: item.body },

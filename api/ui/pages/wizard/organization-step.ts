@@ -50,18 +50,18 @@ export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): vo
       ${
         current
           ? html`<section aria-labelledby="current-heading" class="done-summary">
-              <h2 id="current-heading">Done: ${String(current.name)}</h2>
+              <h2 id="current-heading">Done: ${current.name}</h2>
               <p>
-                AS2 id <strong>${String(state.localProfile!.as2id)}</strong>, signing with
-                <a href="${uiPrefix}/certificates/${String(state.localProfile!.signing_certificate_id)}"
-                  >certificate ${String(state.localProfile!.signing_certificate_id)}</a
+                AS2 id <strong>${state.localProfile!.as2id}</strong>, signing with
+                <a href="${uiPrefix}/certificates/${state.localProfile!.signing_certificate_id}"
+                  >certificate ${state.localProfile!.signing_certificate_id}</a
                 >
                 (<a
-                  href="${uiPrefix}/certificates/${String(state.localProfile!.signing_certificate_id)}/download"
+                  href="${uiPrefix}/certificates/${state.localProfile!.signing_certificate_id}/download"
                   download
                   >download it for your partner</a
-                >). Edit <a href="${uiPrefix}/organizations/${String(current.id)}">the organization</a> or
-                <a href="${uiPrefix}/organizations/${String(current.id)}/profile">its AS2 profile</a>.
+                >). Edit <a href="${uiPrefix}/organizations/${current.id}">the organization</a> or
+                <a href="${uiPrefix}/organizations/${current.id}/profile">its AS2 profile</a>.
               </p>
               <p><a class="next" href="${stepHref('partner', state.ids)}">Next: the partner</a></p>
             </section>`
@@ -162,14 +162,9 @@ export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): vo
     }
     if (work.failed) return refused();
 
-    const org = await work.call<{ id: number; name: string }>(
-      'POST',
-      '/organizations',
-      { body: orgBody },
-      orgPlace,
-    );
+    const org = await work.call('POST', '/organizations', { body: orgBody }, orgPlace);
     if (!org) return refused();
-    work.made(`organization ${org.name}`, 'DELETE', '/organizations/:id', { id: String(org.id) });
+    work.made(`organization ${org.name}`, 'DELETE', '/organizations/:id', { id: `${org.id}` });
     const certificate = await obtainCertificate(
       work,
       form,

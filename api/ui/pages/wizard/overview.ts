@@ -6,7 +6,7 @@ import { mustCall, uiContext, type UiDeps } from '../../components/request-conte
 import { openPage } from '../../components/index.js';
 import { sendWizardPage } from './frame.js';
 import { readiness } from './readiness.js';
-import { loadState, type Row } from './state.js';
+import { loadState } from './state.js';
 import { stepHref, wizardBase, wizardSteps } from './steps.js';
 
 export function registerOverview(app: FastifyInstance, deps: UiDeps): void {
@@ -14,27 +14,23 @@ export function registerOverview(app: FastifyInstance, deps: UiDeps): void {
     const ui = uiContext(deps, request, reply);
     const state = await loadState(deps, ui, request, reply);
     const [partners, profiles] = await Promise.all([
-      mustCall<{ partners: Row[] }>(deps, ui, request, reply, 'GET', '/partners', {
-        query: { limit: '500' },
-      }),
-      mustCall<{ profiles: Row[] }>(deps, ui, request, reply, 'GET', '/as2/remote-profiles', {
-        query: { limit: '500' },
-      }),
+      mustCall(deps, ui, request, reply, 'GET', '/partners', { query: { limit: '500' } }),
+      mustCall(deps, ui, request, reply, 'GET', '/as2/remote-profiles', { query: { limit: '500' } }),
     ]);
-    const as2idOf = new Map(profiles.profiles.map((p) => [Number(p.business_partner_id), String(p.as2id)]));
+    const as2idOf = new Map(profiles.profiles.map((p) => [p.business_partner_id, p.as2id]));
     const org = state.organization;
     const rows = partners.partners.map((p) => {
-      const ids = { organization: state.ids.organization, partner: Number(p.id) };
+      const ids = { organization: state.ids.organization, partner: p.id };
       const verdict = readiness(
         {
           organization: org
             ? {
-                id: Number(org.id),
-                name: String(org.name),
-                as2id: state.localProfile ? String(state.localProfile.as2id) : undefined,
+                id: org.id,
+                name: org.name,
+                as2id: state.localProfile?.as2id,
               }
             : undefined,
-          partner: { id: Number(p.id), name: String(p.name), as2id: as2idOf.get(Number(p.id)) },
+          partner: { id: p.id, name: p.name, as2id: as2idOf.get(p.id) },
           instances: state.instances,
           routes: state.routes,
         },
@@ -64,8 +60,8 @@ export function registerOverview(app: FastifyInstance, deps: UiDeps): void {
         ${table(
           'Partners and whether they are ready',
           [
-            { label: 'Partner', cell: (r) => String(r.p.name) },
-            { label: 'AS2 id', cell: (r) => as2idOf.get(Number(r.p.id)) ?? '—' },
+            { label: 'Partner', cell: (r) => r.p.name },
+            { label: 'AS2 id', cell: (r) => as2idOf.get(r.p.id) ?? '—' },
             {
               label: 'Ready',
               cell: (r) =>

@@ -20,7 +20,6 @@ import { readFilesForm, type FilesForm } from './multipart.js';
 import { registerStepRoutes, stepState } from './step-page.js';
 import type { Answer, PageRequest } from '../../components/index.js';
 import { refused as refusedAnswer, refusedState } from '../../components/index.js';
-import { type Row } from './state.js';
 import { StepWork } from './step-work.js';
 import { idsOf, stepHref, wizardBase } from './steps.js';
 
@@ -35,12 +34,10 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
     const { ui, request, reply } = p;
     const state = await stepState(p);
     const stored = await storedCertificates(deps, ui, request, reply);
-    const partners = await p.call<{ partners: Row[] }>('GET', '/partners', {
+    const partners = await p.call('GET', '/partners', {
       query: { limit: '500' },
     });
-    const others = (partners.ok ? partners.data.partners : []).filter(
-      (p) => Number(p.id) !== state.ids.partner,
-    );
+    const others = (partners.ok ? partners.data.partners : []).filter((p) => p.id !== state.ids.partner);
     const current = state.partner;
     const choice = { ownKey: false, canGenerate: false, stored, legend: 'The partner’s certificate' };
     const body = html`<p class="intro">
@@ -50,13 +47,13 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
       ${
         current
           ? html`<section aria-labelledby="current-heading" class="done-summary">
-              <h2 id="current-heading">Done: ${String(current.name)}</h2>
-              <p>Edit <a href="${uiPrefix}/partners/${String(current.id)}">the partner</a>.</p>
+              <h2 id="current-heading">Done: ${current.name}</h2>
+              <p>Edit <a href="${uiPrefix}/partners/${current.id}">the partner</a>.</p>
               <p><a class="next" href="${stepHref('profile', state.ids)}">Next: the AS2 profile</a></p>
             </section>`
           : ''
       }
-      ${givePartner(deps, state, current ? String(current.name) : 'the partner', [...(await receiverConfigs(deps, ui, request, reply, state.instances)).values()][0])}
+      ${givePartner(deps, state, current ? current.name : 'the partner', [...(await receiverConfigs(deps, ui, request, reply, state.instances)).values()][0])}
       ${
         others.length > 0
           ? html`<section aria-labelledby="existing-heading">
@@ -65,8 +62,8 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
                 ${others.map(
                   (p) =>
                     html`<li>
-                      <a href="${stepHref('profile', { ...state.ids, partner: Number(p.id) })}"
-                        >Continue with ${String(p.name)}</a
+                      <a href="${stepHref('profile', { ...state.ids, partner: p.id })}"
+                        >Continue with ${p.name}</a
                       >
                     </li>`,
                 )}
@@ -124,14 +121,9 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
     };
     work.precheck(schema, partnerBody, place);
     if (work.failed) return refused();
-    const partner = await work.call<{ id: number; name: string }>(
-      'POST',
-      '/partners',
-      { body: partnerBody },
-      place,
-    );
+    const partner = await work.call('POST', '/partners', { body: partnerBody }, place);
     if (!partner) return refused();
-    work.made(`partner ${partner.name}`, 'DELETE', '/partners/:id', { id: String(partner.id) });
+    work.made(`partner ${partner.name}`, 'DELETE', '/partners/:id', { id: `${partner.id}` });
     const certificate = await obtainCertificate(
       work,
       form,
@@ -140,6 +132,6 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
     );
     if (!certificate) return refused();
     const ids = { ...idsOf(request.query), partner: partner.id };
-    return p.redirect(stepHref('profile', ids, { certificate: String(certificate.id) }));
+    return p.redirect(stepHref('profile', ids, { certificate: `${certificate.id}` }));
   });
 }

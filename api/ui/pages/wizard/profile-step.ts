@@ -15,7 +15,7 @@ import { keptValues, storedCertificates } from './form-values.js';
 import { sendWizardPage } from './frame.js';
 import { registerStepRoutes, stepState } from './step-page.js';
 import type { Answer, PageRequest } from '../../components/index.js';
-import { type Row } from './state.js';
+import { type StoredCertificate } from './state.js';
 import { presetList } from '../as2-profile.js';
 import { StepWork } from './step-work.js';
 import { stepHref, wizardBase } from './steps.js';
@@ -58,7 +58,7 @@ const folded = [
 ];
 const writeOnly = ['http_basic_password'];
 
-function specs(schema: unknown, certificates: Row[], names: string[]): FieldSpec[] {
+function specs(schema: unknown, certificates: StoredCertificate[], names: string[]): FieldSpec[] {
   const shape = shapeOf(schema as never);
   return names
     .filter((n) => n in shape)
@@ -69,8 +69,8 @@ function specs(schema: unknown, certificates: Row[], names: string[]): FieldSpec
         spec.options = [
           { value: '', label: 'none (messages are not encrypted)' },
           ...certificates.map((c) => ({
-            value: String(c.id),
-            label: `${String(c.description || c.common_name)} (${String(c.common_name)}, until ${String(c.not_after).slice(0, 10)})`,
+            value: `${c.id}`,
+            label: `${c.description || c.common_name} (${c.common_name}, until ${c.not_after.slice(0, 10)})`,
           })),
         ];
       }
@@ -101,14 +101,14 @@ function specs(schema: unknown, certificates: Row[], names: string[]): FieldSpec
  * never loses it.
  */
 function partnerCertificate(
-  certificates: Row[],
+  certificates: StoredCertificate[],
   passed: string | undefined,
   partner: string,
-): Row | undefined {
-  if (passed) return certificates.find((c) => String(c.id) === passed);
+): StoredCertificate | undefined {
+  if (passed) return certificates.find((c) => `${c.id}` === passed);
   return certificates
     .filter((c) => c.description === `${partner} AS2 certificate`)
-    .sort((a, b) => Number(b.id) - Number(a.id))[0];
+    .sort((a, b) => b.id - a.id)[0];
 }
 
 export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
@@ -125,29 +125,29 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
     const chosen = partnerCertificate(
       certificates,
       (request.query as { certificate?: string }).certificate,
-      String(state.partner.name),
+      state.partner.name,
     );
     const state0: FormState = form ?? {
       values: chosen
         ? {
-            partner_certificate_id: String(chosen.id),
+            partner_certificate_id: `${chosen.id}`,
             // A partner's certificate usually names it by its AS2 id: a first guess to check.
-            ...(chosen.common_name ? { as2id: String(chosen.common_name) } : {}),
+            ...(chosen.common_name ? { as2id: chosen.common_name } : {}),
           }
         : {},
       errors: {},
     };
-    const partnerName = String(state.partner.name);
-    const profileHref = `${uiPrefix}/partners/${String(state.partner.id)}/profile`;
+    const partnerName = state.partner.name;
+    const profileHref = `${uiPrefix}/partners/${state.partner.id}/profile`;
     const mainSpecs = specs(schema, certificates, main);
     const foldedSpecs = specs(schema, certificates, folded);
     const body = state.remoteProfile
       ? html`<section aria-labelledby="current-heading" class="done-summary">
           <h2 id="current-heading">Done: the AS2 profile of ${partnerName}</h2>
           <p>
-            AS2 id <strong>${String(state.remoteProfile.as2id)}</strong> at
-            <code>${String(state.remoteProfile.endpoint)}</code>, preset
-            ${String(state.remoteProfile.interop_preset ?? 'none')}.
+            AS2 id <strong>${state.remoteProfile.as2id}</strong> at
+            <code>${state.remoteProfile.endpoint}</code>, preset
+            ${state.remoteProfile.interop_preset ?? 'none'}.
             <a href="${profileHref}">Edit the AS2 profile</a>.
           </p>
           <p><a class="next" href="${stepHref('instances', state.ids)}">Next: the receiver and sender</a></p>

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UiRequestContext } from '../../layout.js';
 import { callApi, type UiDeps } from '../../components/request-context.js';
 import type { Instance } from './readiness.js';
-import type { Row } from './state.js';
+import type { InstanceConfig } from './state.js';
 
 export async function receiverConfigs(
   deps: UiDeps,
@@ -11,10 +11,10 @@ export async function receiverConfigs(
   request: FastifyRequest,
   reply: FastifyReply,
   instances: readonly Instance[],
-): Promise<Map<string, Row>> {
-  const out = new Map<string, Row>();
+): Promise<Map<string, InstanceConfig>> {
+  const out = new Map<string, InstanceConfig>();
   for (const i of instances.filter((x) => x.type === 'as2-receiver')) {
-    const got = await callApi<Row>(deps, ui, request, reply, 'GET', '/plugins/configs/:type/:name', {
+    const got = await callApi(deps, ui, request, reply, 'GET', '/plugins/configs/:type/:name', {
       params: { type: i.type, name: i.name },
     });
     if (got.ok) out.set(i.name, got.data);
@@ -27,7 +27,7 @@ export async function receiverConfigs(
  * server's public host with the receiver's own port and path (over HTTPS when it has a
  * certificate), as the receiver derives its receipt address.
  */
-export function partnerFacingUrl(config: Row, publicUrl: string): string {
+export function partnerFacingUrl(config: InstanceConfig, publicUrl: string): string {
   if (typeof config.public_url === 'string' && config.public_url !== '') return config.public_url;
   const host = new URL(publicUrl).hostname;
   const scheme = config.tls_certificate_id ? 'https' : 'http';

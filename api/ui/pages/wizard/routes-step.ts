@@ -35,7 +35,7 @@ const shown = [
 ];
 
 function partyNames(state: WizardState) {
-  return { org: String(state.organization?.name ?? ''), partner: String(state.partner?.name ?? '') };
+  return { org: state.organization?.name ?? '', partner: state.partner?.name ?? '' };
 }
 
 /** The step's two parties by name, and the routes between them as they stand. */
@@ -184,12 +184,7 @@ export function registerRoutesStep(app: FastifyInstance, deps: UiDeps): void {
       const typed = formToBody(schema, body as Record<string, string>);
       work.precheck(schema, typed, place);
       return async () => {
-        const made = await work.call<{ name: string }>(
-          'POST',
-          '/plugins/configs',
-          { query: { type }, body: typed },
-          place,
-        );
+        const made = await work.call('POST', '/plugins/configs', { query: { type }, body: typed }, place);
         if (made)
           work.made(`${type} ${made.name}`, 'DELETE', '/plugins/configs/:type/:name', {
             type,
@@ -201,8 +196,8 @@ export function registerRoutesStep(app: FastifyInstance, deps: UiDeps): void {
     const newRoute = (body: Record<string, unknown>, place: Placement) => {
       work.precheck(routeSchema, body, place);
       return async () => {
-        const made = await work.call<{ id: number; name: string }>('POST', '/routes', { body }, place);
-        if (made) work.made(`route ${made.name}`, 'DELETE', '/routes/:id', { id: String(made.id) });
+        const made = await work.call('POST', '/routes', { body }, place);
+        if (made) work.made(`route ${made.name}`, 'DELETE', '/routes/:id', { id: `${made.id}` });
         return Boolean(made);
       };
     };

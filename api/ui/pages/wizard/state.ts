@@ -7,17 +7,26 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiServerType } from '../../../schemas/service.js';
 import type { UiRequestContext } from '../../layout.js';
 import { callApi, mustCall, type UiDeps } from '../../components/request-context.js';
+import type { AnswerOf, ListRow } from '../../components/index.js';
 import { readiness, type Instance, type Party, type Readiness, type RouteRow } from './readiness.js';
 import { idsOf, type WizardIds } from './steps.js';
 
 export type Row = Record<string, unknown>;
+/** A stored certificate, as GET /certificates lists it. */
+export type StoredCertificate = ListRow<'/certificates', 'certificates'>;
+/** A plugin instance's configuration, as GET /plugins/configs/:type/:name answers it. */
+export type InstanceConfig = AnswerOf<'GET', '/plugins/configs/:type/:name'>;
+type Organization = AnswerOf<'GET', '/organizations/:id'>;
+type LocalProfile = AnswerOf<'GET', '/as2/local-profiles/:id'>;
+type Partner = AnswerOf<'GET', '/partners/:id'>;
+type RemoteProfile = AnswerOf<'GET', '/as2/remote-profiles/:id'>;
 
 export interface WizardState {
   ids: WizardIds;
-  organization?: Row | undefined;
-  localProfile?: Row | undefined;
-  partner?: Row | undefined;
-  remoteProfile?: Row | undefined;
+  organization?: Organization | undefined;
+  localProfile?: LocalProfile | undefined;
+  partner?: Partner | undefined;
+  remoteProfile?: RemoteProfile | undefined;
   /** Organizations that have an AS2 profile, for choosing one. */
   organizations: { id: number; name: string; as2id: string }[];
   instances: Instance[];
@@ -28,22 +37,26 @@ export interface WizardState {
 /** The most a list answers in one page (500, docs/api/conventions.md); a gateway's instances and routes fit. */
 const wholeList = { limit: '500' };
 
-async function optional(
+/** The record of `url` for `id`, when there is one and the user may read it. */
+async function optional<U extends '/partners/:id' | '/as2/remote-profiles/:id'>(
   deps: UiDeps,
   ui: UiRequestContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  url: string,
+  url: U,
   id: number | undefined,
-): Promise<Row | undefined> {
+): Promise<AnswerOf<'GET', U> | undefined> {
   if (id === undefined) return undefined;
-  const got = await callApi<Row>(deps, ui, request, reply, 'GET', url, { params: { id: String(id) } });
+  const got = await callApi(deps, ui, request, reply, 'GET', url, { params: { id: `${id}` } });
   return got.ok ? got.data : undefined;
 }
 
-function party(row: Row | undefined, profile: Row | undefined): Party | undefined {
+function party(
+  row: { id: number; name: string } | undefined,
+  profile: { as2id: string } | undefined,
+): Party | undefined {
   if (!row) return undefined;
-  return { id: Number(row.id), name: String(row.name), as2id: profile ? String(profile.as2id) : undefined };
+  return { id: row.id, name: row.name, as2id: profile?.as2id };
 }
 
 export async function loadState(
@@ -54,44 +67,32 @@ export async function loadState(
 ): Promise<WizardState> {
   const ids = idsOf(request.query);
   const [orgList, localProfiles] = await Promise.all([
-    mustCall<{ organizations: Row[] }>(deps, ui, request, reply, 'GET', '/organizations', {
-      query: wholeList,
-    }),
-    mustCall<{ profiles: Row[] }>(deps, ui, request, reply, 'GET', '/as2/local-profiles', {
-      query: wholeList,
-    }),
+    mustCall(deps, ui, request, reply, 'GET', '/organizations', { query: wholeList }),
+    mustCall(deps, ui, request, reply, 'GET', '/as2/local-profiles', { query: wholeList }),
   ]);
-  const profileOf = new Map(localProfiles.profiles.map((p) => [Number(p.local_organization_id), p]));
-  const organizations = orgList.organizations
-    .filter((o) => profileOf.has(Number(o.id)))
-    .map((o) => ({
-      id: Number(o.id),
-      name: String(o.name),
-      as2id: String(profileOf.get(Number(o.id))!.as2id),
-    }));
+  const profileOf = new Map(localProfiles.profiles.map((p) => [p.local_organization_id, p]));
+  const organizations = orgList.organizations.flatMap((o) => {
+    const profile = profileOf.get(o.id);
+    return profile ? [{ id: o.id, name: o.name, as2id: profile.as2id }] : [];
+  });
   // With one organization there is nothing to choose: it is the one being set up.
   if (ids.organization === undefined && organizations.length === 1) ids.organization = organizations[0]!.id;
 
-  const organization = orgList.organizations.find((o) => Number(o.id) === ids.organization);
+  const organization = orgList.organizations.find((o) => o.id === ids.organization);
   if (!organization) ids.organization = undefined;
-  const localProfile = organization ? profileOf.get(Number(organization.id)) : undefined;
+  const localProfile = organization ? profileOf.get(organization.id) : undefined;
   const partner = await optional(deps, ui, request, reply, '/partners/:id', ids.partner);
   if (!partner) ids.partner = undefined;
   const remoteProfile = await optional(deps, ui, request, reply, '/as2/remote-profiles/:id', ids.partner);
 
   const services = deps.api.has('GET', '/services')
-    ? await mustCall<Row[]>(deps, ui, request, reply, 'GET', '/services')
+    ? await mustCall(deps, ui, request, reply, 'GET', '/services')
     : [];
   const instances = services
     .filter((s) => s.type !== apiServerType)
-    .map((s) => ({
-      type: String(s.type),
-      name: String(s.name),
-      status: String(s.status),
-      error: (s.error as string | null) ?? null,
-    }));
-  const routes = (
-    await mustCall<{ routes: RouteRow[] }>(deps, ui, request, reply, 'GET', '/routes', { query: wholeList })
+    .map((s) => ({ type: s.type, name: s.name, status: s.status, error: s.error }));
+  const routes: RouteRow[] = (
+    await mustCall(deps, ui, request, reply, 'GET', '/routes', { query: wholeList })
   ).routes;
 
   const state = {

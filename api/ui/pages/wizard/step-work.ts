@@ -14,6 +14,7 @@ import type { HttpMethod } from '../../../http/router.js';
 import { toApiError } from '../../../plugins/error-handler.js';
 import { fieldProblems } from '../../../validation.js';
 import type { ApiCall } from '../../call-api.js';
+import type { AnswerOf } from '../../api-answers.js';
 import type { FormState } from '../../form.js';
 import type { Answer } from '../../components/index.js';
 import { html } from '../../html.js';
@@ -85,15 +86,23 @@ export class StepWork {
     }
   }
 
-  /** Runs an API route as the signed-in user; a refusal is placed and answers undefined. */
-  async call<T>(method: HttpMethod, url: string, input: ApiCall, where: Placement): Promise<T | undefined> {
+  /**
+   * Runs an API route as the signed-in user, its answer typed by the route's schema
+   * (api/ui/api-answers.ts); a refusal is placed and answers undefined.
+   */
+  async call<M extends HttpMethod, U extends string>(
+    method: M,
+    url: U,
+    input: ApiCall,
+    where: Placement,
+  ): Promise<AnswerOf<M, U> | undefined> {
     try {
       checkRole(this.ui.user.caller, requiredRole(method, url));
     } catch (error) {
       this.place(error as ApiError, where);
       return undefined;
     }
-    const outcome = await callApi<T>(this.deps, this.ui, this.request, this.reply, method, url, input);
+    const outcome = await callApi(this.deps, this.ui, this.request, this.reply, method, url, input);
     if (outcome.ok) return outcome.data;
     this.place(outcome.error, where);
     return undefined;
