@@ -10,7 +10,7 @@ import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { deliveryPort } from '../shared/delivery-port.js';
 import { ReachTeller } from '../shared/reach-teller.js';
 import { parseSettings } from '../shared/settings.js';
-import { endInstance, InstanceThreads } from '../shared/instance-threads.js';
+import { InstanceThreads } from '../shared/instance-threads.js';
 import { slotsOf, threadCount } from '../shared/thread-count.js';
 import { checkConnection } from './check-connection.js';
 import { as2SenderType, type As2SenderSettings } from './config.js';
@@ -36,21 +36,12 @@ runActor(async (start, core) => {
     slotsOf(settings.max_concurrent_deliveries, threads, start.thread ?? 1),
     (d) => reach.watch(d, sender.deliver(d)),
   );
-  const others =
-    start.thread === undefined && threads > 1
-      ? new InstanceThreads(
-          threads - 1,
-          new URL(import.meta.url),
-          start,
-          core,
-          endInstance(core, 'a thread of the AS2 sender was lost; the sender stops'),
-        )
-      : null;
+  const others = InstanceThreads.startOthers(threads, new URL(import.meta.url), start, core, {
+    working: `sending on ${threads} threads`,
+    lost: 'a thread of the AS2 sender was lost; the sender stops',
+  });
   // Told of work only from now on: what was queued before it started waits for it too.
   if (start.thread !== undefined) loop.poke();
-  void others?.started.then(() => {
-    if (others.count === threads - 1) core.log('info', `sending on ${threads} threads`);
-  });
   return {
     onWork: () => {
       loop.poke();

@@ -14,7 +14,7 @@ import { parseSettings } from '../shared/settings.js';
 import { filePollerType, type FilePollerSettings } from './config.js';
 import { FilePoller } from './poller.js';
 import { shareOf } from './share.js';
-import { endInstance, InstanceThreads } from '../shared/instance-threads.js';
+import { InstanceThreads } from '../shared/instance-threads.js';
 import { threadCount } from '../shared/thread-count.js';
 
 runActor(async (start, core) => {
@@ -44,18 +44,9 @@ runActor(async (start, core) => {
     acceptances.storedOf,
     shareOf(threads, start.thread ?? 1),
   );
-  const others =
-    start.thread === undefined && threads > 1
-      ? new InstanceThreads(
-          threads - 1,
-          new URL(import.meta.url),
-          start,
-          core,
-          endInstance(core, 'a thread of the file poller was lost; the poller stops'),
-        )
-      : null;
-  void others?.started.then(() => {
-    if (others.count === threads - 1) core.log('info', `taking files on ${threads} threads`);
+  const others = InstanceThreads.startOthers(threads, new URL(import.meta.url), start, core, {
+    working: `taking files on ${threads} threads`,
+    lost: 'a thread of the file poller was lost; the poller stops',
   });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -10,7 +10,6 @@ import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { deliveryPort } from '../shared/delivery-port.js';
 import { parseSettings } from '../shared/settings.js';
-import { endInstance } from '../shared/instance-threads.js';
 import { slotsOf, threadCount } from '../shared/thread-count.js';
 import { fileWriterType, type FileWriterSettings } from './config.js';
 import { removeStaleTemporaries } from './temporaries.js';
@@ -47,21 +46,12 @@ runActor(async (start, core) => {
   // The writer as a whole delivers at most max_concurrent_deliveries queued deliveries at once.
   const slots = slotsOf(settings.max_concurrent_deliveries, threads, start.thread ?? 1);
   const loop = slots > 0 ? new DeliveryLoop(port, slots, (d) => writer.deliver(d)) : null;
-  const others =
-    first && threads > 1
-      ? new WriterThreads(
-          threads - 1,
-          new URL(import.meta.url),
-          start,
-          core,
-          endInstance(core, 'a thread of the file writer was lost; the writer stops'),
-        )
-      : null;
+  const others = WriterThreads.startOthers(threads, new URL(import.meta.url), start, core, {
+    working: `writing on ${threads} threads`,
+    lost: 'a thread of the file writer was lost; the writer stops',
+  });
   // Told of work only from now on: what was queued before it started waits for it too.
   if (!first) loop?.poke();
-  void others?.started.then(() => {
-    if (others.count === threads - 1) core.log('info', `writing on ${threads} threads`);
-  });
   return {
     onWork: () => {
       loop?.poke();

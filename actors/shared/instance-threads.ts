@@ -80,6 +80,27 @@ export class InstanceThreads {
     this.started = Promise.all(Array.from({ length: count }, (_, i) => one(i + 2))).then(() => {});
   }
 
+  /**
+   * The instance's other threads when `start` is its first thread (no `thread` set) and it runs on
+   * `threads`: null on the others and with one. Once all work, the first logs `working` (`sending
+   * on 2 threads`); when one is lost, `lost`, and the instance ends (endInstance).
+   */
+  static startOthers<T extends InstanceThreads>(
+    this: new (...args: ConstructorParameters<typeof InstanceThreads>) => T,
+    threads: number,
+    entry: URL,
+    start: ActorStartData,
+    core: CoreClient,
+    lines: { working: string; lost: string },
+  ): T | null {
+    if (start.thread !== undefined || threads <= 1) return null;
+    const others = new this(threads - 1, entry, start, core, endInstance(core, lines.lost));
+    void others.started.then(() => {
+      if (others.count === threads - 1) core.log('info', lines.working);
+    });
+    return others;
+  }
+
   /** Threads that work now, the first not counted. */
   get count(): number {
     return this.#threads.size;

@@ -5,7 +5,15 @@ import t from 'tap';
 import { threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { fileFlowOn, mustOn, runningIn, spawnPier, type PierProcess } from '../helpers/process.js';
+import {
+  fileFlowOn,
+  mustOn,
+  refusesThreadsOutOfRange,
+  runningIn,
+  spawnPier,
+  statusIn,
+  type PierProcess,
+} from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 t.setTimeout(300_000);
@@ -93,15 +101,7 @@ t.test('a stop while files are taken loses none and takes none twice; a start ta
     20,
   );
   await mustOn(pier, '/services/file-poller/in/stop');
-  await waitFor(
-    async () => {
-      const list = (await pier.call('GET', '/services')).body.data as { name: string; status: string }[];
-      return list.some((s) => s.name === 'in' && s.status === 'stopped') || undefined;
-    },
-    'in stopped',
-    30_000,
-    50,
-  );
+  await statusIn(pier, 'in', 'stopped');
   t.same(pollerThreads(pier), [], 'both threads ended');
   const left = await readdir(inbox);
   const moved = (await readdir(processed)).filter((n) => n.startsWith('b'));
@@ -129,19 +129,9 @@ t.test('a stop while files are taken loses none and takes none twice; a start ta
 });
 
 t.test('threads out of range are refused with the reason', async (t) => {
-  for (const [threads, message] of [
-    [-1, 'Must be at least 0'],
-    [257, 'Must be at most 256'],
-    [1.5, 'Must be a whole number'],
-  ] as const) {
-    const r = await pier.call('POST', '/plugins/configs?type=file-poller', {
-      name: 'bad',
-      base_directory: path.join(dir, 'bad-in'),
-      processed_directory: path.join(dir, 'bad-done'),
-      from: 'acme',
-      threads,
-    });
-    t.equal(r.status, 400, `threads ${threads}: refused`);
-    t.match(r.body.error, { code: 'INVALID_INPUT', details: { threads: message } }, `threads ${threads}`);
-  }
+  await refusesThreadsOutOfRange(t, pier, 'file-poller', {
+    base_directory: path.join(dir, 'bad-in'),
+    processed_directory: path.join(dir, 'bad-done'),
+    from: 'acme',
+  });
 });

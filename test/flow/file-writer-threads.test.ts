@@ -5,7 +5,15 @@ import t from 'tap';
 import { threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { fileFlowOn, mustOn, runningIn, spawnPier, type PierProcess } from '../helpers/process.js';
+import {
+  fileFlowOn,
+  mustOn,
+  refusesThreadsOutOfRange,
+  runningIn,
+  spawnPier,
+  statusIn,
+  type PierProcess,
+} from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 t.setTimeout(300_000);
@@ -109,15 +117,7 @@ t.test('a stop drains both threads; a start writes the rest', async (t) => {
     20,
   );
   await mustOn(pier, '/services/file-writer/out/stop');
-  await waitFor(
-    async () => {
-      const list = (await pier.call('GET', '/services')).body.data as { name: string; status: string }[];
-      return list.some((s) => s.name === 'out' && s.status === 'stopped') || undefined;
-    },
-    'out stopped',
-    30_000,
-    50,
-  );
+  await statusIn(pier, 'out', 'stopped');
   t.same(writerThreads(pier), [], 'both threads ended');
   t.equal(await count("delivery where state = 'delivering'"), 0, 'nothing is left held');
   t.equal(await count('delivery where attempts > 1'), 0, 'nothing was cut off mid-write');
@@ -145,17 +145,7 @@ t.test('a stop drains both threads; a start writes the rest', async (t) => {
 });
 
 t.test('threads out of range are refused with the reason', async (t) => {
-  for (const [threads, message] of [
-    [-1, 'Must be at least 0'],
-    [257, 'Must be at most 256'],
-    [1.5, 'Must be a whole number'],
-  ] as const) {
-    const r = await pier.call('POST', '/plugins/configs?type=file-writer', {
-      name: 'bad',
-      directory: path.join(dir, 'bad'),
-      threads,
-    });
-    t.equal(r.status, 400, `threads ${threads}: refused`);
-    t.match(r.body.error, { code: 'INVALID_INPUT', details: { threads: message } }, `threads ${threads}`);
-  }
+  await refusesThreadsOutOfRange(t, pier, 'file-writer', {
+    directory: path.join(dir, 'bad'),
+  });
 });

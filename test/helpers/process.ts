@@ -154,15 +154,38 @@ export async function mustOn(p: PierProcess, url: string, body: unknown = {}) {
 
 /** Waits until the process runs the instance named (a configuration created enabled starts by itself). */
 export function runningIn(p: PierProcess, name: string) {
+  return statusIn(p, name, 'running');
+}
+
+/** Waits until the instance named has `status` in the process (`stopped` once a stop drained). */
+export function statusIn(p: PierProcess, name: string, status: string) {
   return waitFor(
     async () => {
       const list = (await p.call('GET', '/services')).body.data as { name: string; status: string }[];
-      return list.some((s) => s.name === name && s.status === 'running') || undefined;
+      return list.some((s) => s.name === name && s.status === status) || undefined;
     },
-    `${name} running`,
+    `${name} ${status}`,
     30_000,
-    100,
+    50,
   );
+}
+
+/** `threads` out of its range (0 to 256, whole) is refused for a new `type` instance with the field's message. */
+export async function refusesThreadsOutOfRange(
+  t: Test,
+  p: PierProcess,
+  type: string,
+  body: Record<string, unknown>,
+): Promise<void> {
+  for (const [threads, message] of [
+    [-1, 'Must be at least 0'],
+    [257, 'Must be at most 256'],
+    [1.5, 'Must be a whole number'],
+  ] as const) {
+    const r = await p.call('POST', `/plugins/configs?type=${type}`, { name: 'bad', ...body, threads });
+    t.equal(r.status, 400, `threads ${threads}: refused`);
+    t.match(r.body.error, { code: 'INVALID_INPUT', details: { threads: message } }, `threads ${threads}`);
+  }
 }
 
 /**
