@@ -3,14 +3,12 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
-import { createTestDatabase, sql } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
 import {
   fileFlowOn,
+  killablePier,
   mustOn,
   refusesThreadsOutOfRange,
   runningIn,
-  spawnPier,
   statusIn,
   type PierProcess,
 } from '../helpers/process.js';
@@ -18,16 +16,13 @@ import { waitFor } from '../helpers/wait.js';
 
 t.setTimeout(300_000);
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const dir = await tempDir(t, 'pier-poller-threads-');
+// A database and a directory of its own, a pier on them, and `count` of its rows.
+const { dir, start, count } = await killablePier(t, 'pier-poller-threads-');
 const inbox = path.join(dir, 'in', 'globex');
 const processed = path.join(dir, 'done', 'globex');
 const outbox = path.join(dir, 'out');
 await mkdir(inbox, { recursive: true });
 
-const count = async (where: string) =>
-  Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
 const content = (name: string) => `${name}\n`.repeat(30);
 
 /** Per thread of the poller (1: its first), the file names its `message accepted` lines name. */
@@ -52,7 +47,7 @@ async function wrongOrMissing(names: string[]): Promise<string[]> {
 const pollerThreads = (p: PierProcess) =>
   [...threadSnapshot(p.child.pid!).values()].map((t) => t.name).filter((n) => n.startsWith('file-poller'));
 
-const pier = await spawnPier(t, { databaseUrl: db.url, dataDir: path.join(dir, 'data'), cwd: dir });
+const pier = await start();
 await fileFlowOn(pier, dir, outbox, {
   writer: { path_pattern: '{filename}', max_concurrent_deliveries: 4 },
   poller: { threads: 2 },

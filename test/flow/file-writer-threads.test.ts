@@ -3,14 +3,12 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
-import { createTestDatabase, sql } from '../helpers/database.js';
-import { tempDir } from '../helpers/flow.js';
 import {
   fileFlowOn,
+  killablePier,
   mustOn,
   refusesThreadsOutOfRange,
   runningIn,
-  spawnPier,
   statusIn,
   type PierProcess,
 } from '../helpers/process.js';
@@ -18,15 +16,12 @@ import { waitFor } from '../helpers/wait.js';
 
 t.setTimeout(300_000);
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const dir = await tempDir(t, 'pier-writer-threads-');
+// A database and a directory of its own, a pier on them, and `count` of its rows.
+const { dir, start, count } = await killablePier(t, 'pier-writer-threads-');
 const inbox = path.join(dir, 'in', 'globex');
 const outbox = path.join(dir, 'out');
 await mkdir(inbox, { recursive: true });
 
-const count = async (where: string) =>
-  Number((await sql(db.url, `select count(*)::int as n from ${where}`))[0]!.n);
 const content = (i: number) => `file ${i}\n`.repeat(40 + (i % 7));
 
 /** The files written (temporaries left out), and the writer's temporaries left. */
@@ -58,7 +53,7 @@ function deliveredBy(p: PierProcess): Map<number, number[]> {
 const writerThreads = (p: PierProcess) =>
   [...threadSnapshot(p.child.pid!).values()].map((t) => t.name).filter((n) => n.startsWith('file-writer'));
 
-const pier = await spawnPier(t, { databaseUrl: db.url, dataDir: path.join(dir, 'data'), cwd: dir });
+const pier = await start();
 await fileFlowOn(pier, dir, outbox, {
   writer: { path_pattern: '{filename}', threads: 2, max_concurrent_deliveries: 4 },
 });
