@@ -4,7 +4,7 @@ import pg from 'pg';
 import { entities } from './entities/index.js';
 import { ormLikeTypes } from './orm-like-types.js';
 import { rememberFailoverUrl } from './failover-urls.js';
-import { migrationNames } from './migrations/names.js';
+import { appliedMigrations, migrationNames } from './migrations/names.js';
 import { primaryLocator, readOnlyQuery } from './primary-locator.js';
 
 export type Orm = MikroORM;
@@ -93,17 +93,6 @@ async function migratorOf(orm: Orm) {
   return orm.migrator;
 }
 
-/** Whether the database records every migration this build has as applied. */
-async function everyMigrationRecorded(client: pg.Client): Promise<boolean> {
-  const table = await client.query<{ found: string | null }>(
-    "select to_regclass('mikro_orm_migrations')::text as found",
-  );
-  if (table.rows[0]?.found == null) return false;
-  const { rows } = await client.query<{ name: string }>('select name from mikro_orm_migrations');
-  const recorded = new Set(rows.map((row) => row.name));
-  return migrationNames.every((name) => recorded.has(name));
-}
-
 /** Arbitrary constant naming the migrations' advisory lock. */
 const migrationLockKey = 7_313_000_002;
 
@@ -118,7 +107,8 @@ export async function migrate(orm: Orm): Promise<string[]> {
     await lock.query('select pg_advisory_lock($1)', [migrationLockKey]);
     // Most starts find nothing to do: said by one query, without loading the migrator (MikroORM's
     // migrations, umzug and their command-line modules, about 250 modules and 0.1 s of CPU).
-    if (await everyMigrationRecorded(lock)) return [];
+    const recorded = await appliedMigrations(orm.em.fork());
+    if (recorded && migrationNames.every((name) => recorded.includes(name))) return [];
     const applied = await (await migratorOf(orm)).up();
     return applied.map((m) => m.name);
   } finally {

@@ -1,8 +1,10 @@
 /**
- * The name of every migration, in the order they run: what a start compares with the migrations
- * a database has recorded, without loading the migrator (index.ts gives each name its class).
- * A migration that has landed is never renamed or removed.
+ * The name of every migration, in the order they run, and those a database records as applied:
+ * what a start and the doctor compare without loading the migrator (index.ts gives each name its
+ * class). A migration that has landed is never renamed or removed.
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
 export const migrationNames = [
   'Migration0001Foundation',
   'Migration0002Alerts',
@@ -35,3 +37,16 @@ export const migrationNames = [
 ] as const;
 
 export type MigrationName = (typeof migrationNames)[number];
+
+/** Names of the migrations a database records as applied, or undefined when it has none (never migrated). */
+export async function appliedMigrations(em: EntityManager): Promise<string[] | undefined> {
+  const connection = em.getConnection();
+  const [table] = await connection.execute<{ found: string | null }[]>(
+    "select to_regclass('mikro_orm_migrations')::text as found",
+  );
+  if (!table?.found) return undefined;
+  const rows = await connection.execute<{ name: string }[]>(
+    'select name from mikro_orm_migrations order by id',
+  );
+  return rows.map((r) => r.name);
+}

@@ -1,23 +1,11 @@
 /**
- * What `pier doctor` reads of the database, as named statements: applied migrations, the
- * database's clock, every sealed secret (to try opening it), enabled instances' ports, and
+ * What `pier doctor` reads of the database, as named statements: the database's clock, every sealed secret (to try opening it), enabled instances' ports, and
  * the certificates profiles and plugin settings name. Read only: the doctor changes nothing.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 const run = <T>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> =>
   em.getConnection().execute<T[]>(sql, params);
-
-/** Names of the migrations applied, or undefined when the database has none (never migrated). */
-export async function appliedMigrations(em: EntityManager): Promise<string[] | undefined> {
-  const [table] = await run<{ found: string | null }>(
-    em,
-    "select to_regclass('mikro_orm_migrations')::text as found",
-  );
-  if (!table?.found) return undefined;
-  const rows = await run<{ name: string }>(em, 'select name from mikro_orm_migrations order by id');
-  return rows.map((r) => r.name);
-}
 
 /** The database server's clock, read as close to the round trip's middle as one statement allows. */
 export async function databaseClock(em: EntityManager): Promise<Date> {

@@ -5,8 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ProcessOptions } from '../../../api/process-options.js';
 import { connectDatabase, type Database } from '../../../storage/connect.js';
-import { migrationNames } from '../../../storage/migrations/names.js';
-import { appliedMigrations } from '../../../storage/queries/doctor.js';
+import { appliedMigrations, migrationNames } from '../../../storage/migrations/names.js';
 import { failed, passed, type CheckResult } from '../checklist.js';
 
 const id = 'database';
