@@ -12,6 +12,7 @@ import {
   statusIn,
   type PierProcess,
 } from '../helpers/process.js';
+import { allDelivered } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 t.setTimeout(300_000);
@@ -66,12 +67,7 @@ t.test('both threads take files from one directory; each file once', async (t) =
     50,
   );
   t.same(pollerThreads(pier).sort(), ['file-poller', 'file-poller-2'], 'the poller runs two named threads');
-  await waitFor(
-    async () => (await count("delivery where state = 'delivered'")) === 80 || undefined,
-    '80 deliveries delivered',
-    120_000,
-    100,
-  );
+  await allDelivered(count, 80, 120_000, '80 deliveries delivered');
   t.equal(await count('message'), 80, 'one message per file');
   t.same(await wrongOrMissing(first), [], 'each written with its bytes');
   t.same(await readdir(inbox), [], 'none left in the directory');
@@ -112,12 +108,7 @@ t.test('a stop while files are taken loses none and takes none twice; a start ta
   );
 
   await mustOn(pier, '/services/file-poller/in/start');
-  await waitFor(
-    async () => (await count("delivery where state = 'delivered'")) === 230 || undefined,
-    'all 230 delivered',
-    120_000,
-    100,
-  );
+  await allDelivered(count, 230, 120_000, 'all 230 delivered');
   t.equal(await count('message'), 230, 'one message per file, none twice');
   t.same(await readdir(inbox), [], 'none left');
   t.same(await wrongOrMissing(second), [], 'each written with its bytes');

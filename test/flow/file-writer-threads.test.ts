@@ -12,6 +12,7 @@ import {
   statusIn,
   type PierProcess,
 } from '../helpers/process.js';
+import { allDelivered } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 t.setTimeout(300_000);
@@ -69,12 +70,7 @@ t.test('both threads claim the queued deliveries; each file is written once', as
   t.same(writerThreads(pier).sort(), ['file-writer', 'file-writer-2'], 'the writer runs two named threads');
   for (let i = 0; i < 80; i++) await writeFile(path.join(inbox, `a${i}.dat`), content(i));
   await mustOn(pier, '/services/file-poller/in/start');
-  await waitFor(
-    async () => (await count("delivery where state = 'delivered'")) === 80 || undefined,
-    '80 deliveries delivered',
-    120_000,
-    100,
-  );
+  await allDelivered(count, 80, 120_000, '80 deliveries delivered');
   const { files, temporaries } = await written();
   t.equal(files.size, 80, 'one file per accepted file');
   t.same(wrongBytes(files, 'a', 80), [], 'each with its bytes');
@@ -126,12 +122,7 @@ t.test('a stop drains both threads; a start writes the rest', async (t) => {
   );
 
   await mustOn(pier, '/services/file-writer/out/start');
-  await waitFor(
-    async () => (await count("delivery where state = 'delivered'")) === 200 || undefined,
-    'all 200 delivered',
-    120_000,
-    100,
-  );
+  await allDelivered(count, 200, 120_000, 'all 200 delivered');
   const { files, temporaries } = await written();
   t.equal(files.size, 200, 'every file written, once');
   t.same(wrongBytes(files, 'b', 120), [], 'each with its bytes');
