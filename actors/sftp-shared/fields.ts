@@ -3,7 +3,8 @@
  * The password and the private key are write-only (sealed at rest, never returned) and belong
  * to the host they were entered for: changing `host` needs them sent again.
  */
-import ssh2 from 'ssh2';
+import { createRequire } from 'node:module';
+import type ssh2 from 'ssh2';
 import { z } from 'zod';
 import { password, userName, wholeNumber } from '../shared/fields.js';
 
@@ -74,6 +75,13 @@ export interface SftpSecrets {
   private_key_passphrase?: string;
 }
 
+/**
+ * ssh2's key parser, loaded when a private key is first checked: this module is part of every
+ * API process (the SFTP plugins' settings), which otherwise never loads the SSH client.
+ */
+const parseKey: typeof ssh2.utils.parseKey = (key, passphrase) =>
+  (createRequire(import.meta.url)('ssh2') as typeof ssh2).utils.parseKey(key, passphrase);
+
 /** Why the login's credentials cannot be used; never quotes them. */
 export function credentialProblems(secrets: SftpSecrets): Record<string, string> {
   const problems: Record<string, string> = {};
@@ -82,7 +90,7 @@ export function credentialProblems(secrets: SftpSecrets): Record<string, string>
     return problems;
   }
   if (secrets.private_key) {
-    const parsed = ssh2.utils.parseKey(secrets.private_key, secrets.private_key_passphrase);
+    const parsed = parseKey(secrets.private_key, secrets.private_key_passphrase);
     if (parsed instanceof Error) {
       problems[
         /passphrase|decrypt|encrypted/i.test(parsed.message) ? 'private_key_passphrase' : 'private_key'

@@ -4,7 +4,7 @@
  * in a short-lived cookie sealed by the secret box, so any process can finish a sign-in that
  * another one started, and a callback without that cookie (a replayed or forged one) is refused.
  */
-import * as client from 'openid-client';
+import type * as OpenIdClient from 'openid-client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OidcProvider } from '../../storage/entities/identity.js';
 import type { ApiContext } from '../context.js';
@@ -13,6 +13,9 @@ import { secureCookies } from './session.js';
 import { limits } from '../../limits/limits.js';
 
 const pendingCookie = 'pier_sign_in';
+
+/** openid-client (with jose) is loaded at the first sign-in through a provider, not by every process at its start. */
+const openIdClient = (): Promise<typeof OpenIdClient> => import('openid-client');
 
 interface Pending {
   provider: string;
@@ -26,7 +29,11 @@ export function redirectUri(ctx: ApiContext, provider: { name: string }): string
   return `${ctx.options.publicUrl}/ui/auth/${provider.name}/callback`;
 }
 
-async function configurationOf(ctx: ApiContext, provider: OidcProvider): Promise<client.Configuration> {
+async function configurationOf(
+  client: typeof OpenIdClient,
+  ctx: ApiContext,
+  provider: OidcProvider,
+): Promise<OpenIdClient.Configuration> {
   const issuer = new URL(provider.issuer_url);
   return client.discovery(
     issuer,
@@ -44,7 +51,8 @@ export async function startSignIn(
   reply: FastifyReply,
   provider: OidcProvider,
 ): Promise<FastifyReply> {
-  const config = await configurationOf(ctx, provider);
+  const client = await openIdClient();
+  const config = await configurationOf(client, ctx, provider);
   const pending: Pending = {
     provider: provider.name,
     state: client.randomState(),
@@ -88,7 +96,8 @@ export async function finishSignIn(
   if (pending.provider !== provider.name) throw new Error('the sign-in was started at another provider');
   if (Date.now() - pending.startedAt > limits.oidcSignInPendingSeconds * 1000)
     throw new Error('the sign-in took too long');
-  const config = await configurationOf(ctx, provider);
+  const client = await openIdClient();
+  const config = await configurationOf(client, ctx, provider);
   const current = new URL(request.url, ctx.options.publicUrl);
   const tokens = await client.authorizationCodeGrant(config, current, {
     pkceCodeVerifier: pending.verifier,
