@@ -1,5 +1,5 @@
 // Covers a file poller on two threads (`threads` 2) in a real `pier serve`: both threads take files from one directory, each file becomes one message with its bytes, taken by one thread (the `message accepted` lines say which) and moved once; a stop while files are being taken ends both threads with no file lost or taken twice, and a start takes the rest; `threads` values out of range are refused with the field's message.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
@@ -18,11 +18,8 @@ import { waitFor } from '../helpers/wait.js';
 t.setTimeout(300_000);
 
 // A database and a directory of its own, a pier on them, and `count` of its rows.
-const { dir, start, count } = await killablePier(t, 'pier-poller-threads-');
-const inbox = path.join(dir, 'in', 'globex');
+const { dir, inbox, outbox, start, count } = await killablePier(t, 'pier-poller-threads-');
 const processed = path.join(dir, 'done', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
 
 const content = (name: string) => `${name}\n`.repeat(30);
 

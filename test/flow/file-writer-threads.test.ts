@@ -1,5 +1,5 @@
 // Covers a file writer on two threads (`threads` 2) in a real `pier serve`: files a poller accepts are queued, and both threads claim and write them, each file written once with its bytes and each delivery delivered once (the `delivery delivered` lines say which thread); a stop while files are being written drains both threads (nothing left held or half-written, both threads end) and a start writes the rest; `threads` values out of range are refused with the field's message.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
@@ -18,10 +18,7 @@ import { waitFor } from '../helpers/wait.js';
 t.setTimeout(300_000);
 
 // A database and a directory of its own, a pier on them, and `count` of its rows.
-const { dir, start, count } = await killablePier(t, 'pier-writer-threads-');
-const inbox = path.join(dir, 'in', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
+const { dir, inbox, outbox, start, count } = await killablePier(t, 'pier-writer-threads-');
 
 const content = (i: number) => `file ${i}\n`.repeat(40 + (i % 7));
 

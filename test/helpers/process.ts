@@ -110,14 +110,22 @@ export function pierStarter(
 }
 
 /**
- * A database and a directory (named after `prefix`) of the test's own, and `start()` for a pier
- * on them that can be killed and started again (`env` added); `count` counts its rows.
+ * A database and a working directory (named after `prefix`, with the inbox and outbox of `flowDirs`)
+ * of the test's own, and `start()` for a pier on them that can be killed and started again (`env`
+ * added); `count` counts its rows.
  */
 export async function killablePier(t: Test, prefix: string, env: Record<string, string> = {}) {
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  const dir = await tempDir(t, prefix);
-  return { dbUrl: db.url, dir, start: pierStarter(t, db.url, dir, env), count: rowCounter(db.url) };
+  const { dir, inbox, outbox } = await flowDirs(t, prefix);
+  return {
+    dbUrl: db.url,
+    dir,
+    inbox,
+    outbox,
+    start: pierStarter(t, db.url, dir, env),
+    count: rowCounter(db.url),
+  };
 }
 
 /** A working directory of its own for `fileFlowOn`: its inbox (in/globex, made here) and outbox (out). */
