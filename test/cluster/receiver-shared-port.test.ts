@@ -12,7 +12,7 @@ import { query } from '../helpers/auto-failover.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { freePort } from '../helpers/free-port.js';
-import { mustOn, runningIn, spawnPier } from '../helpers/process.js';
+import { loggedIn, mustOn, runningIn, spawnPier, statusIn } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 t.setTimeout(600_000);
@@ -59,12 +59,7 @@ if (!portSharingAvailable()) {
     // The receiver is ready once its first thread listens; the second says when it does too.
     for (const p of [a!, b])
       t.ok(
-        await waitFor(
-          () => p.logLines.some((l) => l.msg === 'listening on 2 threads' && l.port === port) || undefined,
-          'listening on 2 threads',
-          60_000,
-          50,
-        ),
+        await loggedIn(p, 'listening on 2 threads', { port }),
         'each process says it listens on two threads',
       );
     const before = [a!, b].map((p) => threadSnapshot(p.child.pid!));
@@ -145,16 +140,7 @@ if (!portSharingAvailable()) {
 
   t.test('a stop is followed by both processes, and the port closes', async (t) => {
     await mustOn(a!, `/services/as2-receiver/${name}/stop`);
-    for (const p of [a!, b])
-      await waitFor(
-        async () => {
-          const list = (await p.call('GET', '/services')).body.data as { name: string; status: string }[];
-          return list.some((s) => s.name === name && s.status === 'stopped') || undefined;
-        },
-        `${name} stopped`,
-        30_000,
-        100,
-      );
+    for (const p of [a!, b]) await statusIn(p, name!, 'stopped');
     t.equal(await connects(port), false, 'no thread of either process listens any more');
   });
 

@@ -7,7 +7,7 @@ import { as2Outcome } from '../helpers/as2-outcome.js';
 import { startAs2Load } from '../helpers/as2-retrying-client.js';
 import { createTestDatabase, sql } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { mustOn } from '../helpers/process.js';
+import { loggedIn, mustOn, perThread } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 t.setTimeout(300_000);
@@ -38,12 +38,7 @@ const {
 );
 
 t.test('the receiver spreads its documents over both writer threads; each is written once', async (t) => {
-  await waitFor(
-    () => pier!.logLines.some((l) => l.msg === 'writing on 2 threads') || undefined,
-    'writing on 2 threads',
-    60_000,
-    50,
-  );
+  await loggedIn(pier!, 'writing on 2 threads');
   const load = startAs2Load({
     urls: [url!],
     keys: parties.alice,
@@ -69,11 +64,11 @@ t.test('the receiver spreads its documents over both writer threads; each is wri
     60_000,
     100,
   );
-  const lines = pier!.logLines.filter((l) => l.msg === 'delivery delivered' && l.target === 'out');
-  t.equal(new Set(lines.map((l) => l.delivery_id)).size, lines.length, 'each delivery recorded once');
-  t.equal(lines.length, deliveries, 'a line for each');
-  const second = lines.filter((l) => l.thread === 2).length;
-  const first = lines.length - second;
+  const by = perThread(pier!, 'delivery delivered', { target: 'out' }, 'delivery_id');
+  const ids = [...by.values()].flat();
+  t.equal(new Set(ids).size, ids.length, 'each delivery recorded once');
+  t.equal(ids.length, deliveries, 'a line for each');
+  const [first, second] = [by.get(1)?.length ?? 0, by.get(2)?.length ?? 0];
   // An even spread is about half each; either thread writing none would be the bug.
   t.ok(
     first >= deliveries / 5 && second >= deliveries / 5,

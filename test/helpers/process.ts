@@ -178,6 +178,41 @@ export function statusIn(p: PierProcess, name: string, status: string) {
   );
 }
 
+type LogLine = PierProcess['logLines'][number];
+
+/** Whether `line` says `msg` and its fields include `fields`. */
+const says = (line: LogLine, msg: string, fields: Record<string, unknown>) =>
+  line.msg === msg && Object.entries(fields).every(([k, v]) => line[k] === v);
+
+/** Waits until the process has written a log line with `msg` whose fields include `fields`. */
+export function loggedIn(
+  p: PierProcess,
+  msg: string,
+  fields: Record<string, unknown> = {},
+  timeoutMs = 60_000,
+) {
+  return waitFor(() => p.logLines.some((l) => says(l, msg, fields)) || undefined, msg, timeoutMs, 50);
+}
+
+/**
+ * Per thread of an instance (1: its first, whose lines name no thread), the `field` of each log
+ * line with `msg` whose fields include `fields`: which thread took which file or delivery.
+ */
+export function perThread(
+  p: PierProcess,
+  msg: string,
+  fields: Record<string, unknown>,
+  field: string,
+): Map<number, unknown[]> {
+  const by = new Map<number, unknown[]>();
+  for (const line of p.logLines)
+    if (says(line, msg, fields)) {
+      const thread = typeof line.thread === 'number' ? line.thread : 1;
+      by.set(thread, [...(by.get(thread) ?? []), line[field]]);
+    }
+  return by;
+}
+
 /** `threads` out of its range (0 to 256, whole) is refused for a new `type` instance with the field's message. */
 export async function refusesThreadsOutOfRange(
   t: Test,
