@@ -6,8 +6,8 @@ import { portSharingAvailable } from '../../actors/as2-receiver/listener-plan.js
 import { threadShares, threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
 import { makeParties } from '../as2/parties.js';
 import { as2ReceiversOnProcesses } from '../helpers/as2-on-processes.js';
-import { as2Outcome } from '../helpers/as2-outcome.js';
-import { startAs2Load } from '../helpers/as2-retrying-client.js';
+import { as2Outcome, eachReceiptedAndWrittenOnce } from '../helpers/as2-outcome.js';
+import { sendUntilReceipts } from '../helpers/as2-retrying-client.js';
 import { query } from '../helpers/auto-failover.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
@@ -63,21 +63,10 @@ if (!portSharingAvailable()) {
         'each process says it listens on two threads',
       );
     const before = [a!, b].map((p) => threadSnapshot(p.child.pid!));
-    const load = startAs2Load({
-      urls: [url!],
-      keys: parties.alice,
-      concurrency: 12,
-      documentBytes: 10 * 1024,
-      run: 's',
-    });
-    await waitFor(() => load.receipts >= 240 || undefined, '240 receipts', 300_000, 50);
-    const sent = await load.stop(120_000);
+    const load = { urls: [url!], keys: parties.alice, concurrency: 12, documentBytes: 10 * 1024, run: 's' };
+    const sent = await sendUntilReceipts({ ...load, receipts: 240, withinMs: 300_000, giveUpMs: 120_000 });
     const outcome = await as2Outcome(db.url, sent, written);
-    t.equal(outcome.withReceipt, outcome.sent, `every one of ${outcome.sent} messages has its receipt`);
-    t.same(outcome.receiptedNotWritten, [], 'every receipted document is written');
-    t.same(outcome.writtenWrong, [], 'with its bytes');
-    t.same(outcome.storedTwice, [], 'nothing stored twice');
-    t.same(outcome.otherFiles, [], 'no other file');
+    eachReceiptedAndWrittenOnce(t, outcome);
     await waitFor(
       async () =>
         (
