@@ -24,6 +24,28 @@ export interface PierProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
+/**
+ * The environment of a test's `pier serve` on `databaseUrl` with its data in `dataDir`: loopback,
+ * a port of the system's choosing, no metrics port, a fixed key, info lines; `env` added or overriding.
+ */
+export function serveEnv(
+  databaseUrl: string,
+  dataDir: string,
+  env: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    DATABASE_URL: databaseUrl,
+    PIER_DATA_DIR: dataDir,
+    PIER_SECRET_KEY: 'cluster-test-key',
+    HTTP_PORT: '0',
+    METRICS_PORT: 'off',
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...env,
+  };
+}
+
 export async function spawnPier(
   t: Pick<Test, 'teardown'>,
   options: {
@@ -38,17 +60,7 @@ export async function spawnPier(
   const [program, ...first] = options.command ?? [process.execPath, path.join(root, 'bin/pier-sources.js')];
   const child = spawn(program!, [...first, 'serve', '--dev'], {
     cwd: options.cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: options.databaseUrl,
-      PIER_DATA_DIR: options.dataDir,
-      PIER_SECRET_KEY: 'cluster-test-key',
-      HTTP_PORT: '0',
-      METRICS_PORT: 'off',
-      HTTP_HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ...options.env,
-    },
+    env: serveEnv(options.databaseUrl, options.dataDir, options.env),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
