@@ -12,14 +12,7 @@ import { notificationWebhookType } from './notification-webhook/config.js';
 import { programRunnerType } from './program-runner/config.js';
 import { sftpPollerType } from './sftp-poller/config.js';
 import { sftpSenderType } from './sftp-sender/config.js';
-import {
-  certificateUses,
-  pluginTypes,
-  type CertificateUse,
-  type PluginRole,
-  type PluginType,
-  type PluginTypeDefinition,
-} from './shared/definition.js';
+import { pluginTypes, type PluginType, type PluginTypeDefinition } from './shared/definition.js';
 
 export {
   certificateUses,
@@ -28,7 +21,7 @@ export {
   type PluginRole,
   type PluginType,
   type PluginTypeDefinition,
-};
+} from './shared/definition.js';
 
 export const pluginTypeDefinitions: Record<PluginType, PluginTypeDefinition> = {
   'as2-receiver': as2ReceiverType,

@@ -9,6 +9,7 @@ import t from 'tap';
 import { createTestDatabase, sql } from './helpers/database.js';
 import { collectOutput } from './helpers/child-output.js';
 import { form } from './helpers/flow.js';
+import { serveEnv } from './helpers/process.js';
 import { waitFor } from './helpers/wait.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -27,16 +28,7 @@ interface Line {
 
 const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), 'serve', '--dev'], {
   cwd: dataDir,
-  env: {
-    ...process.env,
-    DATABASE_URL: db.url,
-    PIER_DATA_DIR: dataDir,
-    HTTP_PORT: '0',
-    METRICS_PORT: 'off',
-    HTTP_HOST: '127.0.0.1',
-    PIER_SECRET_KEY: 'pier-test-secret-key',
-    LOG_LEVEL: 'info',
-  },
+  env: serveEnv(db.url, dataDir),
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 const output = collectOutput(child);

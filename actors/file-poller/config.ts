@@ -8,7 +8,11 @@ import {
   threadsField,
   wholeNumber,
 } from '../shared/fields.js';
-import { globProblem, patternProblem, placeholdersOf } from '../shared/path-pattern.js';
+import {
+  pollerPatternProblems,
+  processedDirectoryProblem,
+  type PollerPatternSettings,
+} from '../shared/path-pattern.js';
 
 const filePollerFields = {
   base_directory: absolutePath.describe('Directory watched for files'),
@@ -38,42 +42,19 @@ const filePollerDefaults = {
   threads: 0,
 };
 
-export type FilePollerSettings = {
+export type FilePollerSettings = PollerPatternSettings & {
   base_directory: string;
   processed_directory: string;
-  path_pattern: string;
-  file_pattern: string;
   polling_interval: number;
-  from: string;
-  to: string;
   read_edi_envelope: boolean;
   threads: number;
 };
 
-function inside(dir: string, parent: string): boolean {
-  const trim = (p: string) => p.replace(/\/+$/, '') || '/';
-  const d = trim(dir);
-  const p = trim(parent);
-  return d === p || d.startsWith(p === '/' ? '/' : `${p}/`);
-}
-
 function filePollerProblems(raw: Record<string, unknown>): Record<string, string> {
-  const s = raw as FilePollerSettings;
-  const problems: Record<string, string> = {};
-  const patternIssue = patternProblem(s.path_pattern, ['from', 'to', 'filename']);
-  if (patternIssue) problems.path_pattern = patternIssue;
-  else {
-    const used = placeholdersOf(s.path_pattern);
-    if (!used.has('from') && s.from === '') problems.from = 'Required when path_pattern has no {from}';
-    if (!used.has('to') && s.to === '') problems.to = 'Required when path_pattern has no {to}';
-  }
-  const globIssue = globProblem(s.file_pattern);
-  if (globIssue) problems.file_pattern = globIssue;
-  if (inside(s.processed_directory, s.base_directory)) {
-    problems.processed_directory = 'Must not be base_directory or inside it';
-  } else if (inside(s.base_directory, s.processed_directory)) {
-    problems.processed_directory = 'Must not contain base_directory';
-  }
+  const s = raw as unknown as FilePollerSettings;
+  const problems = pollerPatternProblems(s);
+  const processedIssue = processedDirectoryProblem(s.processed_directory, s.base_directory, 'base_directory');
+  if (processedIssue) problems.processed_directory = processedIssue;
   return problems;
 }
 

@@ -2,7 +2,11 @@
 import { z } from 'zod';
 import type { PluginTypeDefinition } from '../shared/definition.js';
 import { partyNameOrEmpty, wholeNumber } from '../shared/fields.js';
-import { globProblem, patternProblem, placeholdersOf } from '../shared/path-pattern.js';
+import {
+  pollerPatternProblems,
+  processedDirectoryProblem,
+  type PollerPatternSettings,
+} from '../shared/path-pattern.js';
 import {
   credentialProblems,
   remotePath,
@@ -49,22 +53,11 @@ const sftpPollerDefaults = {
   to: '',
 };
 
-export interface SftpPollerSettings extends SftpEndpoint {
+export interface SftpPollerSettings extends SftpEndpoint, PollerPatternSettings {
   remote_directory: string;
   after_take: (typeof afterTakeChoices)[number];
   processed_directory: string;
-  path_pattern: string;
-  file_pattern: string;
   polling_interval: number;
-  from: string;
-  to: string;
-}
-
-function inside(dir: string, parent: string): boolean {
-  const trim = (p: string) => p.replace(/\/+$/, '') || '/';
-  const d = trim(dir);
-  const p = trim(parent);
-  return d === p || d.startsWith(p === '/' ? '/' : `${p}/`);
 }
 
 function sftpPollerProblems(
@@ -72,22 +65,13 @@ function sftpPollerProblems(
   secrets?: Record<string, unknown>,
 ): Record<string, string> {
   const s = raw as unknown as SftpPollerSettings;
-  const problems: Record<string, string> = {};
-  const patternIssue = patternProblem(s.path_pattern, ['from', 'to', 'filename']);
-  if (patternIssue) problems.path_pattern = patternIssue;
-  else {
-    const used = placeholdersOf(s.path_pattern);
-    if (!used.has('from') && s.from === '') problems.from = 'Required when path_pattern has no {from}';
-    if (!used.has('to') && s.to === '') problems.to = 'Required when path_pattern has no {to}';
-  }
-  const globIssue = globProblem(s.file_pattern);
-  if (globIssue) problems.file_pattern = globIssue;
+  const problems = pollerPatternProblems(s);
   if (s.after_take === 'move') {
-    if (s.processed_directory === '') problems.processed_directory = 'Required when after_take is move';
-    else if (inside(s.processed_directory, s.remote_directory))
-      problems.processed_directory = 'Must not be remote_directory or inside it';
-    else if (inside(s.remote_directory, s.processed_directory))
-      problems.processed_directory = 'Must not contain remote_directory';
+    const processedIssue =
+      s.processed_directory === ''
+        ? 'Required when after_take is move'
+        : processedDirectoryProblem(s.processed_directory, s.remote_directory, 'remote_directory');
+    if (processedIssue) problems.processed_directory = processedIssue;
   }
   if (secrets) Object.assign(problems, credentialProblems(secrets as SftpSecrets));
   return problems;

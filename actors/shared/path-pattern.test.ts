@@ -1,6 +1,13 @@
-// Covers path patterns and file globs: the rules a pattern must follow, reading parties out of paths, building safe paths.
+// Covers path patterns and file globs: the rules a pattern must follow, reading parties out of paths, building safe paths, and the checks both pollers make of their patterns and processed directory.
 import t from 'tap';
-import { fillPattern, globMatcher, pathMatcher, patternProblem } from './path-pattern.js';
+import {
+  fillPattern,
+  globMatcher,
+  pathMatcher,
+  patternProblem,
+  pollerPatternProblems,
+  processedDirectoryProblem,
+} from './path-pattern.js';
 
 t.test('pattern rules', async (t) => {
   const poller = ['from', 'to', 'filename'] as const;
@@ -62,4 +69,35 @@ t.test('file name globs', async (t) => {
   t.ok(edi('INV_01.edi'));
   t.notOk(edi('INV_1.edi'));
   t.notOk(edi('INV_01xedi'), 'a dot is a dot');
+});
+
+t.test("a poller's pattern settings: the parties the pattern does not name must be set", async (t) => {
+  const s = { path_pattern: '{to}/{filename}', file_pattern: '*', from: '', to: '' };
+  t.same(pollerPatternProblems(s), { from: 'Required when path_pattern has no {from}' });
+  t.same(pollerPatternProblems({ ...s, from: 'acme' }), {});
+  t.same(pollerPatternProblems({ ...s, path_pattern: '{filename}', file_pattern: 'a/b' }), {
+    from: 'Required when path_pattern has no {from}',
+    to: 'Required when path_pattern has no {to}',
+    file_pattern: 'Must match file names, without /',
+  });
+  t.same(pollerPatternProblems({ ...s, path_pattern: '/x/{filename}' }), {
+    path_pattern: 'Must be a relative path',
+  });
+});
+
+t.test('a processed directory may neither be in the watched one nor hold it', async (t) => {
+  const cases: [string, string, string | undefined][] = [
+    ['/data/done', '/data/in', undefined],
+    ['/data/in-done', '/data/in', undefined],
+    ['/data/in', '/data/in/', 'Must not be remote_directory or inside it'],
+    ['/data/in/done', '/data/in', 'Must not be remote_directory or inside it'],
+    ['/data', '/data/in', 'Must not contain remote_directory'],
+    ['/', '/data/in', 'Must not contain remote_directory'],
+  ];
+  for (const [processed, watched, problem] of cases)
+    t.equal(
+      processedDirectoryProblem(processed, watched, 'remote_directory'),
+      problem,
+      `${processed} beside ${watched}`,
+    );
 });

@@ -1,6 +1,7 @@
 /**
  * Path patterns such as `{to}/{filename}`: the file poller reads parties and the file name
- * out of a path, the file writer builds a path from them. One grammar serves both.
+ * out of a path, the file writer builds a path from them. One grammar serves both, and the file
+ * and SFTP pollers check their patterns and directories with the same functions.
  */
 
 export type Placeholder = 'from' | 'to' | 'filename' | 'id';
@@ -84,6 +85,54 @@ export function globProblem(glob: string): string | undefined {
   if (glob.includes('/')) return 'Must match file names, without /';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f]/.test(glob)) return 'Must not contain control characters';
+  return undefined;
+}
+
+/** A poller's settings that say which files it takes (`file_pattern`) and whose they are. */
+export interface PollerPatternSettings {
+  /** Path of a file below the watched directory, with {from}, {to} and {filename}. */
+  path_pattern: string;
+  file_pattern: string;
+  /** Sending party when path_pattern has no {from}. */
+  from: string;
+  /** Receiving party when path_pattern has no {to}. */
+  to: string;
+}
+
+/** The problems of a poller's pattern settings, by field: a party the pattern does not name must be set. */
+export function pollerPatternProblems(s: PollerPatternSettings): Record<string, string> {
+  const problems: Record<string, string> = {};
+  const patternIssue = patternProblem(s.path_pattern, ['from', 'to', 'filename']);
+  if (patternIssue) problems.path_pattern = patternIssue;
+  else {
+    const used = placeholdersOf(s.path_pattern);
+    if (!used.has('from') && s.from === '') problems.from = 'Required when path_pattern has no {from}';
+    if (!used.has('to') && s.to === '') problems.to = 'Required when path_pattern has no {to}';
+  }
+  const globIssue = globProblem(s.file_pattern);
+  if (globIssue) problems.file_pattern = globIssue;
+  return problems;
+}
+
+/** Whether directory `dir` is `parent` or below it (both absolute, `/` separators). */
+function inside(dir: string, parent: string): boolean {
+  const trim = (p: string) => p.replace(/\/+$/, '') || '/';
+  const d = trim(dir);
+  const p = trim(parent);
+  return d === p || d.startsWith(p === '/' ? '/' : `${p}/`);
+}
+
+/**
+ * Why a poller's `processed` directory cannot take the files of the directory it watches, the
+ * setting named `watchedField`: were either inside the other, moved files would be taken again.
+ */
+export function processedDirectoryProblem(
+  processed: string,
+  watched: string,
+  watchedField: string,
+): string | undefined {
+  if (inside(processed, watched)) return `Must not be ${watchedField} or inside it`;
+  if (inside(watched, processed)) return `Must not contain ${watchedField}`;
   return undefined;
 }
 

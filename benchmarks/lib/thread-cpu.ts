@@ -25,6 +25,11 @@ export function threadSnapshot(pid: number): ThreadSnapshot {
   return threads;
 }
 
+/** The names of the process's threads that start with `prefix`: an actor's (`file-writer`, `file-writer-2`, …). */
+export function threadNames(pid: number, prefix: string): string[] {
+  return [...threadSnapshot(pid).values()].map((t) => t.name).filter((name) => name.startsWith(prefix));
+}
+
 export interface ThreadShare {
   /** The thread's name, with its id when several share it. */
   thread: string;

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import t from 'tap';
-import { globexToAcmeRoutes, migratedFlowDatabase } from '../../test/helpers/database.js';
+import { globexToAcmeRoutes, migratedFlowDatabase, offeredFile } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
 import type { FlowConnections } from '../../storage/flow-connections.js';
 import { acceptAtOnce, acceptBatch, type AcceptItem } from './accept.js';
@@ -28,20 +28,7 @@ t.before(async () => {
 const at = new Date('2026-11-22T10:00:00Z');
 const node = 7;
 
-function offered(fileName: string): AcceptItem {
-  return {
-    source_type: 'file-poller',
-    source_name: 'in',
-    message: {
-      id: randomUUID(),
-      from: 'globex',
-      to: 'acme',
-      file_name: fileName,
-      source_key: `key-${fileName}`,
-      payload: { stage: 'received', size_bytes: 5, content: Buffer.from('hello').toString('base64') },
-    },
-  };
-}
+const offered = (fileName: string) => offeredFile(fileName);
 
 /** Notifications on pier_work while `work` runs, as another process would hear them. */
 async function heard(work: () => Promise<void>): Promise<string[]> {
@@ -172,10 +159,7 @@ for (const [way, accept] of Object.entries(ways)) {
 }
 
 /** A message offered with the stage a claim hands out, as the AS2 receiver offers one. */
-function unpacked(fileName: string): AcceptItem {
-  const item = offered(fileName);
-  return { ...item, message: { ...item.message, payload: { ...item.message.payload, stage: 'unpacked' } } };
-}
+const unpacked = (fileName: string) => offeredFile(fileName, 'unpacked');
 
 t.test("a source's own acceptance announces its targets to every process, its own too", async (t) => {
   await inTx(orm, (tx) => tx.all('delete from message'));

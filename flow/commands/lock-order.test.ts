@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { seededRandom } from '../../test/helpers/seeded.js';
-import { migratedDatabase } from '../../test/helpers/database.js';
+import { migratedDatabase, offeredFile } from '../../test/helpers/database.js';
 import type { Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 import { receiptsOverdue, settleAwaited } from './as2-records.js';
-import { acceptAtOnce, type AcceptItem } from './accept.js';
+import { acceptAtOnce } from './accept.js';
 import { acceptNumbered } from './accept-numbered.js';
 import { claimBatch } from './claim-deliveries.js';
 import { releaseBatch, resultBatch, resultsAtOnce, type ResultItem } from './record-results.js';
@@ -57,21 +57,7 @@ t.before(async () => {
 });
 
 let fileNumber = 0;
-function offered(): AcceptItem {
-  const n = ++fileNumber;
-  return {
-    source_type: 'file-poller',
-    source_name: 'in',
-    message: {
-      id: randomUUID(),
-      from: 'globex',
-      to: 'acme',
-      file_name: `f${n}.edi`,
-      source_key: `key-${n}`,
-      payload: { stage: 'unpacked', size_bytes: 5, content: Buffer.from('hello').toString('base64') },
-    },
-  };
-}
+const offered = () => offeredFile(`f${++fileNumber}.edi`, 'unpacked');
 
 interface Claim {
   target: string;

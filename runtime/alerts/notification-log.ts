@@ -1,7 +1,7 @@
 /** Reading the notification log (docs/api/notifications.md): rows joined with their alerts, newest alert first. */
 import { direct, type Tx } from '../../storage/sql.js';
 import type { Orm } from '../../storage/db.js';
-import { absoluteLink, isoSql } from './notifications.js';
+import { absoluteLink, isoSql, type AlertColumns } from './notifications.js';
 
 export interface LogFilter {
   severity?: string | undefined;
@@ -15,19 +15,10 @@ export interface LogFilter {
   offset: number;
 }
 
-export interface LogRow {
+export interface LogRow extends AlertColumns {
   id: number;
   alert_id: number;
   alert_time: string;
-  severity: 'info' | 'warning' | 'critical';
-  code: string;
-  subject_kind: string;
-  subject_id: string;
-  subject_name: string;
-  summary: string;
-  details: Record<string, unknown>;
-  dedupe_key: string;
-  link: string;
   instance: string;
   format: 'json' | 'slack' | 'teams' | 'email';
   test: boolean;

@@ -17,10 +17,8 @@ import { direct, inTx, pgArray, type Tx } from '../../storage/sql.js';
 import type { InstanceRef } from '../supervisor/core-port.js';
 import { alertCodes } from '../../flow/alerts/alerts.js';
 
-interface DueRow {
-  id: string;
-  test: boolean;
-  alert_id: string;
+/** The columns of an alert that a notification row is read with, to send it or to list it. */
+export interface AlertColumns {
   code: string;
   severity: NotifiedAlert['severity'];
   subject_kind: string;
@@ -29,7 +27,14 @@ interface DueRow {
   summary: string;
   details: Record<string, unknown>;
   dedupe_key: string;
+  /** A path (made absolute with absoluteLink) or a whole URL. */
   link: string;
+}
+
+interface DueRow extends AlertColumns {
+  id: string;
+  test: boolean;
+  alert_id: string;
   raised_at: string;
   instance: string;
 }

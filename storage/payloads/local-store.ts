@@ -16,18 +16,17 @@ import { pipeline } from 'node:stream/promises';
 import { deflatedHeader, inflatedDocument } from './deflated.js';
 import { writeDirect } from './direct-write.js';
 import {
+  checkMessageId,
+  checkRef,
   type DeflatedDocument,
   PayloadMissing,
   PayloadTooLarge,
-  storedStages,
   type PayloadRef,
   type PayloadStore,
   type PutOptions,
 } from './store.js';
 import type { StoreSelection } from './selection.js';
 import { limits } from '../../limits/limits.js';
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Counts bytes on the way through and stops a stream that grows past the limit. */
 function byteCounter(maxBytes: number | undefined): Transform & { bytes: number } {
@@ -61,9 +60,7 @@ export class LocalPayloadStore implements PayloadStore {
 
   /** The file of a stage; the parts are checked so no reference can point outside the store. */
   pathOf(ref: PayloadRef): string {
-    if (!uuid.test(ref.messageId)) throw new Error(`Not a message id: ${ref.messageId}`);
-    if (!(storedStages as readonly string[]).includes(ref.stage))
-      throw new Error(`Not a stage: ${ref.stage}`);
+    checkRef(ref);
     return path.join(this.directory, ref.messageId, ref.stage);
   }
 
@@ -217,7 +214,7 @@ export class LocalPayloadStore implements PayloadStore {
   }
 
   async removeMessage(messageId: string): Promise<void> {
-    if (!uuid.test(messageId)) throw new Error(`Not a message id: ${messageId}`);
+    checkMessageId(messageId);
     this.#made.delete(path.join(this.directory, messageId));
     await rm(path.join(this.directory, messageId), { recursive: true, force: true });
   }

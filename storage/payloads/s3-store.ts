@@ -17,6 +17,7 @@ import { defaultS3Limits, makeS3Client, s3Problem, StorageFailed, type S3Limits 
 import type { S3Selection } from './selection.js';
 import { uploadStream, type PartLimits } from './s3-upload.js';
 import {
+  checkRef,
   PayloadMissing,
   PayloadTooLarge,
   storedStages,
@@ -26,11 +27,8 @@ import {
 } from './store.js';
 import { limits } from '../../limits/limits.js';
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 const keyOf = (ref: PayloadRef): string => {
-  if (!uuid.test(ref.messageId)) throw new Error(`Not a message id: ${ref.messageId}`);
-  if (!(storedStages as readonly string[]).includes(ref.stage)) throw new Error(`Not a stage: ${ref.stage}`);
+  checkRef(ref);
   return `messages/${ref.messageId}/${ref.stage}`;
 };
 

@@ -12,6 +12,19 @@ import type { Readable } from 'node:stream';
 export const storedStages = ['unpacked', 'received', 'headers', 'receipt'] as const;
 export type StoredStage = (typeof storedStages)[number];
 
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Throws unless `messageId` is a message id (a UUID): the stores build paths and keys from it. */
+export function checkMessageId(messageId: string): void {
+  if (!uuid.test(messageId)) throw new Error(`Not a message id: ${messageId}`);
+}
+
+/** Throws unless `ref` names a message id and a stored stage. */
+export function checkRef(ref: PayloadRef): void {
+  checkMessageId(ref.messageId);
+  if (!(storedStages as readonly string[]).includes(ref.stage)) throw new Error(`Not a stage: ${ref.stage}`);
+}
+
 export interface PayloadRef {
   messageId: string;
   stage: StoredStage;

@@ -1,6 +1,6 @@
 // Covers an AS2 sender on two threads (`threads` 2) over real HTTP to pier's own receiver: both threads claim, pack and send queued deliveries (each spends CPU on its share), every message is delivered once and received once with its bytes; a stop while sending drains both threads (nothing left held, the threads end) and a start sends the rest; threads above max_concurrent_deliveries are refused with the reason.
 import t from 'tap';
-import { threadShares, threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
+import { threadNames, threadShares, threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
 import { agreement, pierToItself, startSender, syncSigned } from '../helpers/as2.js';
 import { sql } from '../helpers/database.js';
 import { upload } from '../helpers/flow.js';
@@ -16,8 +16,7 @@ await agreement(server, 'x', url, cert, syncSigned);
 
 const count = async (where: string) =>
   Number((await sql(server.db.url, `select count(*)::int as n from ${where}`))[0]!.n);
-const senderThreads = () =>
-  [...threadSnapshot(process.pid).values()].map((s) => s.name).filter((n) => n.startsWith('as2-sender'));
+const senderThreads = () => threadNames(process.pid, 'as2-sender');
 const content = (i: number) => `UNA:+.? '\nUNB+UNOC:3+SX+RX+${i}'\n`.repeat(20 + (i % 5));
 
 async function send(prefix: string, n: number): Promise<void> {

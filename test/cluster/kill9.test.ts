@@ -2,18 +2,13 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { createTestDatabase } from '../helpers/database.js';
 import { readNumbered, writeNumbered } from '../helpers/numbered-files.js';
-import { fileFlowOn, flowDirs, mustOn, pierStarter } from '../helpers/process.js';
-import { allDelivered, rowCounter } from '../helpers/row-counts.js';
+import { fileFlowOn, killablePier, mustOn } from '../helpers/process.js';
+import { allDelivered } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
 
 const files = 1000;
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const { dir, inbox, outbox } = await flowDirs(t, 'pier-kill9-');
-const start = pierStarter(t, db.url, dir);
-const count = rowCounter(db.url);
+const { dir, inbox, outbox, start, count } = await killablePier(t, 'pier-kill9-');
 
 t.test('kill -9 during a run, then restart: all delivered, none lost', async (t) => {
   const first = await start();

@@ -6,13 +6,13 @@ import { portSharingAvailable } from '../../actors/as2-receiver/listener-plan.js
 import { threadShares, threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
 import { makeParties } from '../as2/parties.js';
 import { as2ReceiversOnProcesses } from '../helpers/as2-on-processes.js';
-import { as2Outcome } from '../helpers/as2-outcome.js';
-import { startAs2Load } from '../helpers/as2-retrying-client.js';
+import { as2Outcome, eachReceiptedAndWrittenOnce } from '../helpers/as2-outcome.js';
+import { sendUntilReceipts } from '../helpers/as2-retrying-client.js';
 import { query } from '../helpers/auto-failover.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
 import { freePort } from '../helpers/free-port.js';
-import { mustOn, runningIn, spawnPier } from '../helpers/process.js';
+import { loggedIn, mustOn, runningIn, spawnPier, statusIn } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 t.setTimeout(600_000);
@@ -59,30 +59,14 @@ if (!portSharingAvailable()) {
     // The receiver is ready once its first thread listens; the second says when it does too.
     for (const p of [a!, b])
       t.ok(
-        await waitFor(
-          () => p.logLines.some((l) => l.msg === 'listening on 2 threads' && l.port === port) || undefined,
-          'listening on 2 threads',
-          60_000,
-          50,
-        ),
+        await loggedIn(p, 'listening on 2 threads', { port }),
         'each process says it listens on two threads',
       );
     const before = [a!, b].map((p) => threadSnapshot(p.child.pid!));
-    const load = startAs2Load({
-      urls: [url!],
-      keys: parties.alice,
-      concurrency: 12,
-      documentBytes: 10 * 1024,
-      run: 's',
-    });
-    await waitFor(() => load.receipts >= 240 || undefined, '240 receipts', 300_000, 50);
-    const sent = await load.stop(120_000);
+    const load = { urls: [url!], keys: parties.alice, concurrency: 12, documentBytes: 10 * 1024, run: 's' };
+    const sent = await sendUntilReceipts({ ...load, receipts: 240, withinMs: 300_000, giveUpMs: 120_000 });
     const outcome = await as2Outcome(db.url, sent, written);
-    t.equal(outcome.withReceipt, outcome.sent, `every one of ${outcome.sent} messages has its receipt`);
-    t.same(outcome.receiptedNotWritten, [], 'every receipted document is written');
-    t.same(outcome.writtenWrong, [], 'with its bytes');
-    t.same(outcome.storedTwice, [], 'nothing stored twice');
-    t.same(outcome.otherFiles, [], 'no other file');
+    eachReceiptedAndWrittenOnce(t, outcome);
     await waitFor(
       async () =>
         (
@@ -145,16 +129,7 @@ if (!portSharingAvailable()) {
 
   t.test('a stop is followed by both processes, and the port closes', async (t) => {
     await mustOn(a!, `/services/as2-receiver/${name}/stop`);
-    for (const p of [a!, b])
-      await waitFor(
-        async () => {
-          const list = (await p.call('GET', '/services')).body.data as { name: string; status: string }[];
-          return list.some((s) => s.name === name && s.status === 'stopped') || undefined;
-        },
-        `${name} stopped`,
-        30_000,
-        100,
-      );
+    for (const p of [a!, b]) await statusIn(p, name!, 'stopped');
     t.equal(await connects(port), false, 'no thread of either process listens any more');
   });
 

@@ -1,16 +1,17 @@
 // Covers a file poller on two threads (`threads` 2) in a real `pier serve`: both threads take files from one directory, each file becomes one message with its bytes, taken by one thread (the `message accepted` lines say which) and moved once; a stop while files are being taken ends both threads with no file lost or taken twice, and a start takes the rest; `threads` values out of range are refused with the field's message.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
+import { threadNames } from '../../benchmarks/lib/thread-cpu.js';
 import {
   fileFlowOn,
   killablePier,
+  loggedIn,
   mustOn,
+  perThread,
   refusesThreadsOutOfRange,
   runningIn,
   statusIn,
-  type PierProcess,
 } from '../helpers/process.js';
 import { allDelivered } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
@@ -18,24 +19,10 @@ import { waitFor } from '../helpers/wait.js';
 t.setTimeout(300_000);
 
 // A database and a directory of its own, a pier on them, and `count` of its rows.
-const { dir, start, count } = await killablePier(t, 'pier-poller-threads-');
-const inbox = path.join(dir, 'in', 'globex');
+const { dir, inbox, outbox, start, count } = await killablePier(t, 'pier-poller-threads-');
 const processed = path.join(dir, 'done', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
 
 const content = (name: string) => `${name}\n`.repeat(30);
-
-/** Per thread of the poller (1: its first), the file names its `message accepted` lines name. */
-function acceptedBy(p: PierProcess): Map<number, string[]> {
-  const by = new Map<number, string[]>();
-  for (const line of p.logLines)
-    if (line.msg === 'message accepted' && line.source === 'file-poller/in') {
-      const thread = typeof line.thread === 'number' ? line.thread : 1;
-      by.set(thread, [...(by.get(thread) ?? []), line.file_name as string]);
-    }
-  return by;
-}
 
 /** The files written to the outbox that are missing or do not hold their bytes. */
 async function wrongOrMissing(names: string[]): Promise<string[]> {
@@ -44,9 +31,6 @@ async function wrongOrMissing(names: string[]): Promise<string[]> {
     if ((await readFile(path.join(outbox, name), 'utf8').catch(() => '')) !== content(name)) wrong.push(name);
   return wrong;
 }
-
-const pollerThreads = (p: PierProcess) =>
-  [...threadSnapshot(p.child.pid!).values()].map((t) => t.name).filter((n) => n.startsWith('file-poller'));
 
 const pier = await start();
 await fileFlowOn(pier, dir, outbox, {
@@ -60,19 +44,19 @@ t.test('both threads take files from one directory; each file once', async (t) =
   for (const name of first) await writeFile(path.join(inbox, name), content(name));
   await mustOn(pier, '/services/file-poller/in/start');
   await runningIn(pier, 'in');
-  await waitFor(
-    () => pier.logLines.some((l) => l.msg === 'taking files on 2 threads') || undefined,
-    'taking files on 2 threads',
-    60_000,
-    50,
+  await loggedIn(pier, 'taking files on 2 threads');
+  t.same(
+    threadNames(pier.child.pid!, 'file-poller').sort(),
+    ['file-poller', 'file-poller-2'],
+    'the poller runs two named threads',
   );
-  t.same(pollerThreads(pier).sort(), ['file-poller', 'file-poller-2'], 'the poller runs two named threads');
   await allDelivered(count, 80, 120_000, '80 deliveries delivered');
   t.equal(await count('message'), 80, 'one message per file');
   t.same(await wrongOrMissing(first), [], 'each written with its bytes');
   t.same(await readdir(inbox), [], 'none left in the directory');
   t.same((await readdir(processed)).sort(), [...first].sort(), 'each moved aside once');
-  const by = acceptedBy(pier);
+  // Per thread, the files its `message accepted` lines name.
+  const by = perThread(pier, 'message accepted', { source: 'file-poller/in' }, 'file_name');
   const taken = [...by.values()].flat();
   t.same([...taken].sort(), [...first].sort(), 'each file accepted once');
   t.same([...by.keys()].sort(), [1, 2], 'by both threads');
@@ -93,7 +77,7 @@ t.test('a stop while files are taken loses none and takes none twice; a start ta
   );
   await mustOn(pier, '/services/file-poller/in/stop');
   await statusIn(pier, 'in', 'stopped');
-  t.same(pollerThreads(pier), [], 'both threads ended');
+  t.same(threadNames(pier.child.pid!, 'file-poller'), [], 'both threads ended');
   const left = await readdir(inbox);
   const moved = (await readdir(processed)).filter((n) => n.startsWith('b'));
   t.equal(left.length + moved.length, 150, `each file either taken or still there (${left.length} left)`);

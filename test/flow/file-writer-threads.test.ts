@@ -1,16 +1,17 @@
 // Covers a file writer on two threads (`threads` 2) in a real `pier serve`: files a poller accepts are queued, and both threads claim and write them, each file written once with its bytes and each delivery delivered once (the `delivery delivered` lines say which thread); a stop while files are being written drains both threads (nothing left held or half-written, both threads end) and a start writes the rest; `threads` values out of range are refused with the field's message.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
-import { threadSnapshot } from '../../benchmarks/lib/thread-cpu.js';
+import { threadNames } from '../../benchmarks/lib/thread-cpu.js';
 import {
   fileFlowOn,
   killablePier,
+  loggedIn,
   mustOn,
+  perThread,
   refusesThreadsOutOfRange,
   runningIn,
   statusIn,
-  type PierProcess,
 } from '../helpers/process.js';
 import { allDelivered } from '../helpers/row-counts.js';
 import { waitFor } from '../helpers/wait.js';
@@ -18,10 +19,7 @@ import { waitFor } from '../helpers/wait.js';
 t.setTimeout(300_000);
 
 // A database and a directory of its own, a pier on them, and `count` of its rows.
-const { dir, start, count } = await killablePier(t, 'pier-writer-threads-');
-const inbox = path.join(dir, 'in', 'globex');
-const outbox = path.join(dir, 'out');
-await mkdir(inbox, { recursive: true });
+const { dir, inbox, outbox, start, count } = await killablePier(t, 'pier-writer-threads-');
 
 const content = (i: number) => `file ${i}\n`.repeat(40 + (i % 7));
 
@@ -40,20 +38,6 @@ const wrongBytes = (files: Map<string, string>, prefix: string, n: number) =>
     (name, i) => files.get(name) !== content(i),
   );
 
-/** Per thread of the writer (1: its first), the deliveries its `delivery delivered` lines name. */
-function deliveredBy(p: PierProcess): Map<number, number[]> {
-  const by = new Map<number, number[]>();
-  for (const line of p.logLines)
-    if (line.msg === 'delivery delivered' && line.target === 'out') {
-      const thread = typeof line.thread === 'number' ? line.thread : 1;
-      by.set(thread, [...(by.get(thread) ?? []), line.delivery_id as number]);
-    }
-  return by;
-}
-
-const writerThreads = (p: PierProcess) =>
-  [...threadSnapshot(p.child.pid!).values()].map((t) => t.name).filter((n) => n.startsWith('file-writer'));
-
 const pier = await start();
 await fileFlowOn(pier, dir, outbox, {
   writer: { path_pattern: '{filename}', threads: 2, max_concurrent_deliveries: 4 },
@@ -61,13 +45,12 @@ await fileFlowOn(pier, dir, outbox, {
 
 t.test('both threads claim the queued deliveries; each file is written once', async (t) => {
   await runningIn(pier, 'out');
-  await waitFor(
-    () => pier.logLines.some((l) => l.msg === 'writing on 2 threads') || undefined,
-    'writing on 2 threads',
-    60_000,
-    50,
+  await loggedIn(pier, 'writing on 2 threads');
+  t.same(
+    threadNames(pier.child.pid!, 'file-writer').sort(),
+    ['file-writer', 'file-writer-2'],
+    'the writer runs two named threads',
   );
-  t.same(writerThreads(pier).sort(), ['file-writer', 'file-writer-2'], 'the writer runs two named threads');
   for (let i = 0; i < 80; i++) await writeFile(path.join(inbox, `a${i}.dat`), content(i));
   await mustOn(pier, '/services/file-poller/in/start');
   await allDelivered(count, 80, 120_000, '80 deliveries delivered');
@@ -83,7 +66,8 @@ t.test('both threads claim the queued deliveries; each file is written once', as
   );
   const by = await waitFor(
     () => {
-      const now = deliveredBy(pier);
+      // Per thread, the deliveries its `delivery delivered` lines name.
+      const now = perThread(pier, 'delivery delivered', { target: 'out' }, 'delivery_id');
       return [...now.values()].flat().length === 80 ? now : undefined;
     },
     'a delivered line per delivery',
@@ -109,7 +93,7 @@ t.test('a stop drains both threads; a start writes the rest', async (t) => {
   );
   await mustOn(pier, '/services/file-writer/out/stop');
   await statusIn(pier, 'out', 'stopped');
-  t.same(writerThreads(pier), [], 'both threads ended');
+  t.same(threadNames(pier.child.pid!, 'file-writer'), [], 'both threads ended');
   t.equal(await count("delivery where state = 'delivering'"), 0, 'nothing is left held');
   t.equal(await count('delivery where attempts > 1'), 0, 'nothing was cut off mid-write');
   const stopped = await written();

@@ -3,12 +3,12 @@ import path from 'node:path';
 import t from 'tap';
 import { makeParties } from '../as2/parties.js';
 import { as2ReceiversOnProcesses } from '../helpers/as2-on-processes.js';
-import { as2Outcome } from '../helpers/as2-outcome.js';
-import { startAs2Load } from '../helpers/as2-retrying-client.js';
-import { createTestDatabase, sql } from '../helpers/database.js';
+import { as2Outcome, eachReceiptedAndWrittenOnce } from '../helpers/as2-outcome.js';
+import { sendUntilReceipts } from '../helpers/as2-retrying-client.js';
+import { createTestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/flow.js';
-import { mustOn } from '../helpers/process.js';
-import { waitFor } from '../helpers/wait.js';
+import { loggedIn, mustOn, perThread } from '../helpers/process.js';
+import { allDelivered, rowCounter } from '../helpers/row-counts.js';
 
 t.setTimeout(300_000);
 
@@ -38,42 +38,18 @@ const {
 );
 
 t.test('the receiver spreads its documents over both writer threads; each is written once', async (t) => {
-  await waitFor(
-    () => pier!.logLines.some((l) => l.msg === 'writing on 2 threads') || undefined,
-    'writing on 2 threads',
-    60_000,
-    50,
-  );
-  const load = startAs2Load({
-    urls: [url!],
-    keys: parties.alice,
-    concurrency: 8,
-    documentBytes: 4 * 1024,
-    run: 'h',
-  });
-  await waitFor(() => load.receipts >= 120 || undefined, '120 receipts', 240_000, 50);
-  const sent = await load.stop(60_000);
+  await loggedIn(pier!, 'writing on 2 threads');
+  const load = { urls: [url!], keys: parties.alice, concurrency: 8, documentBytes: 4 * 1024, run: 'h' };
+  const sent = await sendUntilReceipts({ ...load, receipts: 120, withinMs: 240_000, giveUpMs: 60_000 });
   const outcome = await as2Outcome(db.url, sent, path.join(outbox, 'alice'));
-  t.equal(outcome.withReceipt, outcome.sent, `every one of ${outcome.sent} messages has its receipt`);
-  t.same(outcome.receiptedNotWritten, [], 'every receipted document is written');
-  t.same(outcome.writtenWrong, [], 'with its bytes');
-  t.same(outcome.storedTwice, [], 'nothing stored twice');
-  t.same(outcome.otherFiles, [], 'no other file');
+  eachReceiptedAndWrittenOnce(t, outcome);
   const deliveries = outcome.withReceipt;
-  await waitFor(
-    async () =>
-      Number(
-        (await sql(db.url, "select count(*)::int as n from delivery where state = 'delivered'"))[0]!.n,
-      ) === deliveries || undefined,
-    'every delivery recorded delivered',
-    60_000,
-    100,
-  );
-  const lines = pier!.logLines.filter((l) => l.msg === 'delivery delivered' && l.target === 'out');
-  t.equal(new Set(lines.map((l) => l.delivery_id)).size, lines.length, 'each delivery recorded once');
-  t.equal(lines.length, deliveries, 'a line for each');
-  const second = lines.filter((l) => l.thread === 2).length;
-  const first = lines.length - second;
+  await allDelivered(rowCounter(db.url), deliveries, 60_000, 'every delivery recorded delivered');
+  const by = perThread(pier!, 'delivery delivered', { target: 'out' }, 'delivery_id');
+  const ids = [...by.values()].flat();
+  t.equal(new Set(ids).size, ids.length, 'each delivery recorded once');
+  t.equal(ids.length, deliveries, 'a line for each');
+  const [first, second] = [by.get(1)?.length ?? 0, by.get(2)?.length ?? 0];
   // An even spread is about half each; either thread writing none would be the bug.
   t.ok(
     first >= deliveries / 5 && second >= deliveries / 5,

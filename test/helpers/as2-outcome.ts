@@ -5,6 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Test } from 'tap';
 import type { SentMessage } from './as2-retrying-client.js';
 import { query } from './auto-failover.js';
 
@@ -67,4 +68,13 @@ export async function as2Outcome(url: string, sent: SentMessage[], directory: st
       .map((m) => m.messageId),
     otherFiles: [...names].filter((name) => !expected.has(name)),
   };
+}
+
+/** What a run without failures must show: every message receipted, written once with its bytes, stored once. */
+export function eachReceiptedAndWrittenOnce(t: Test, outcome: As2Outcome): void {
+  t.equal(outcome.withReceipt, outcome.sent, `every one of ${outcome.sent} messages has its receipt`);
+  t.same(outcome.receiptedNotWritten, [], 'every receipted document is written');
+  t.same(outcome.writtenWrong, [], 'with its bytes');
+  t.same(outcome.storedTwice, [], 'nothing stored twice');
+  t.same(outcome.otherFiles, [], 'no other file');
 }

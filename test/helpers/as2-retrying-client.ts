@@ -11,6 +11,7 @@ import http from 'node:http';
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import { formatMic, packOutgoing } from '../../actors/as2/index.js';
 import { as2Headers } from './as2.js';
+import { waitFor } from './wait.js';
 
 export interface As2Keys {
   certificate: X509Certificate;
@@ -55,7 +56,7 @@ export function as2Document(index: number, bytes: number): Buffer {
   return Buffer.from(line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes));
 }
 
-export function startAs2Load(options: {
+export interface As2LoadOptions {
   urls: string[];
   keys: As2Keys;
   concurrency: number;
@@ -64,7 +65,19 @@ export function startAs2Load(options: {
   run: string;
   /** Compressed before it is signed unless false (a large body then stays large on the wire). */
   compress?: boolean;
-}): As2Load {
+}
+
+/** A load sent until `receipts` receipts came (within `withinMs`), then stopped with `stop(giveUpMs)`: what it sent. */
+export async function sendUntilReceipts(
+  options: As2LoadOptions & { receipts: number; withinMs: number; giveUpMs: number },
+): Promise<SentMessage[]> {
+  const { receipts, withinMs, giveUpMs } = options;
+  const load = startAs2Load(options);
+  await waitFor(() => load.receipts >= receipts || undefined, `${receipts} receipts`, withinMs, 50);
+  return load.stop(giveUpMs);
+}
+
+export function startAs2Load(options: As2LoadOptions): As2Load {
   const { urls, keys } = options;
   const messages: SentMessage[] = [];
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency * 2 });

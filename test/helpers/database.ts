@@ -1,7 +1,8 @@
 /** A database of its own for each test file, on the server test/run.ts prepared. */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Test } from 'tap';
+import type { AcceptItem } from '../../flow/commands/accept.js';
 import { migrate, openDatabase, type Orm } from '../../storage/db.js';
 import { FlowConnections } from '../../storage/flow-connections.js';
 
@@ -135,4 +136,23 @@ export async function globexToAcmeRoutes(orm: Orm): Promise<void> {
     `insert into route (name, source_plugin, from_party, to_party, target_plugin)
      values ('to-out', 'in', 'globex', 'acme', 'out'), ('to-archive', 'in', 'globex', 'acme', 'archive')`,
   );
+}
+
+/**
+ * A file `in` offers from globex to acme, which the routes of globexToAcmeRoutes take: five bytes
+ * held inline at `stage` (`unpacked`, the stage a claim hands out, as the AS2 receiver offers it).
+ */
+export function offeredFile(fileName: string, stage: 'received' | 'unpacked' = 'received'): AcceptItem {
+  return {
+    source_type: 'file-poller',
+    source_name: 'in',
+    message: {
+      id: randomUUID(),
+      from: 'globex',
+      to: 'acme',
+      file_name: fileName,
+      source_key: `key-${fileName}`,
+      payload: { stage, size_bytes: 5, content: Buffer.from('hello').toString('base64') },
+    },
+  };
 }

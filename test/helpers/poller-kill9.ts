@@ -7,7 +7,7 @@
  * per file, nothing left in the directory, nothing in processed without its message.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { sql } from './database.js';
@@ -30,10 +30,8 @@ type Row = Record<string, unknown>;
 const contentOf = (i: number) => randomBytes(i % 3 === 0 ? 2048 + i : 1024 * 1024 + i);
 
 export async function pollerKill9(t: Test, name: string, target: PollerKill9Target): Promise<void> {
-  const { dbUrl, dir, start } = await killablePier(t, `pier-poller-kill9-${name}-`);
-  const inbox = path.join(dir, 'in', 'globex');
+  const { dbUrl, dir, inbox, start } = await killablePier(t, `pier-poller-kill9-${name}-`);
   const processed = path.join(dir, 'done', 'globex');
-  await mkdir(inbox, { recursive: true });
   const rows = (query: string) => sql(dbUrl, query) as Promise<Row[]>;
   const count = async (where: string) =>
     Number((await rows(`select count(*)::int as n from ${where}`))[0]!.n);

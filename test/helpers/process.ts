@@ -24,6 +24,28 @@ export interface PierProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
+/**
+ * The environment of a test's `pier serve` on `databaseUrl` with its data in `dataDir`: loopback,
+ * a port of the system's choosing, no metrics port, a fixed key, info lines; `env` added or overriding.
+ */
+export function serveEnv(
+  databaseUrl: string,
+  dataDir: string,
+  env: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    DATABASE_URL: databaseUrl,
+    PIER_DATA_DIR: dataDir,
+    PIER_SECRET_KEY: 'cluster-test-key',
+    HTTP_PORT: '0',
+    METRICS_PORT: 'off',
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...env,
+  };
+}
+
 export async function spawnPier(
   t: Pick<Test, 'teardown'>,
   options: {
@@ -38,17 +60,7 @@ export async function spawnPier(
   const [program, ...first] = options.command ?? [process.execPath, path.join(root, 'bin/pier-sources.js')];
   const child = spawn(program!, [...first, 'serve', '--dev'], {
     cwd: options.cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: options.databaseUrl,
-      PIER_DATA_DIR: options.dataDir,
-      PIER_SECRET_KEY: 'cluster-test-key',
-      HTTP_PORT: '0',
-      METRICS_PORT: 'off',
-      HTTP_HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ...options.env,
-    },
+    env: serveEnv(options.databaseUrl, options.dataDir, options.env),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -110,14 +122,22 @@ export function pierStarter(
 }
 
 /**
- * A database and a directory (named after `prefix`) of the test's own, and `start()` for a pier
- * on them that can be killed and started again (`env` added); `count` counts its rows.
+ * A database and a working directory (named after `prefix`, with the inbox and outbox of `flowDirs`)
+ * of the test's own, and `start()` for a pier on them that can be killed and started again (`env`
+ * added); `count` counts its rows.
  */
 export async function killablePier(t: Test, prefix: string, env: Record<string, string> = {}) {
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  const dir = await tempDir(t, prefix);
-  return { dbUrl: db.url, dir, start: pierStarter(t, db.url, dir, env), count: rowCounter(db.url) };
+  const { dir, inbox, outbox } = await flowDirs(t, prefix);
+  return {
+    dbUrl: db.url,
+    dir,
+    inbox,
+    outbox,
+    start: pierStarter(t, db.url, dir, env),
+    count: rowCounter(db.url),
+  };
 }
 
 /** A working directory of its own for `fileFlowOn`: its inbox (in/globex, made here) and outbox (out). */
@@ -168,6 +188,41 @@ export function statusIn(p: PierProcess, name: string, status: string) {
     30_000,
     50,
   );
+}
+
+type LogLine = PierProcess['logLines'][number];
+
+/** Whether `line` says `msg` and its fields include `fields`. */
+const says = (line: LogLine, msg: string, fields: Record<string, unknown>) =>
+  line.msg === msg && Object.entries(fields).every(([k, v]) => line[k] === v);
+
+/** Waits until the process has written a log line with `msg` whose fields include `fields`. */
+export function loggedIn(
+  p: PierProcess,
+  msg: string,
+  fields: Record<string, unknown> = {},
+  timeoutMs = 60_000,
+) {
+  return waitFor(() => p.logLines.some((l) => says(l, msg, fields)) || undefined, msg, timeoutMs, 50);
+}
+
+/**
+ * Per thread of an instance (1: its first, whose lines name no thread), the `field` of each log
+ * line with `msg` whose fields include `fields`: which thread took which file or delivery.
+ */
+export function perThread(
+  p: PierProcess,
+  msg: string,
+  fields: Record<string, unknown>,
+  field: string,
+): Map<number, unknown[]> {
+  const by = new Map<number, unknown[]>();
+  for (const line of p.logLines)
+    if (says(line, msg, fields)) {
+      const thread = typeof line.thread === 'number' ? line.thread : 1;
+      by.set(thread, [...(by.get(thread) ?? []), line[field]]);
+    }
+  return by;
 }
 
 /** `threads` out of its range (0 to 256, whole) is refused for a new `type` instance with the field's message. */

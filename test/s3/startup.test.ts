@@ -6,7 +6,7 @@ import { createMigratedDatabase, sql } from '../helpers/database.js';
 import { collectOutput } from '../helpers/child-output.js';
 import { tempDir } from '../helpers/flow.js';
 import { refusedEndpoint, startS3 } from '../helpers/s3.js';
-import { spawnPier } from '../helpers/process.js';
+import { serveEnv, spawnPier } from '../helpers/process.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const s3 = await startS3(t);
@@ -25,17 +25,10 @@ function serveUntilExit(): Promise<{ code: number | null; stderr: string; stdout
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(root, 'bin/pier-sources.js'), 'serve', '--dev'], {
       cwd: dir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: db.url,
-        PIER_DATA_DIR: path.join(dir, 'data'),
-        PIER_SECRET_KEY: 'startup-test-key',
-        HTTP_PORT: '0',
-        METRICS_PORT: 'off',
-        HTTP_HOST: '127.0.0.1',
+      env: serveEnv(db.url, path.join(dir, 'data'), {
         AWS_ACCESS_KEY_ID: 'S3RVER',
         AWS_SECRET_ACCESS_KEY: 'startup-test-secret',
-      },
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output = collectOutput(child);

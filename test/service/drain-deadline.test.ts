@@ -2,7 +2,7 @@
 // PIER_SHUTDOWN_TIMEOUT are cut at it and given back at once (none left claimed), so the exit
 // comes at the deadline with code 0; a second signal ends the process at once (143); either
 // way the next process delivers every file.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { startPeer } from '../helpers/http-peer.js';
@@ -27,9 +27,7 @@ async function slowPeer(t: Test) {
 
 async function flow(t: Test, name: string) {
   const shutdown = { PIER_SHUTDOWN_TIMEOUT: String(shutdownTimeoutSeconds) };
-  const { dir, start, count } = await killablePier(t, `pier-drain-${name}-`, shutdown);
-  const inbox = path.join(dir, 'in', 'globex');
-  await mkdir(inbox, { recursive: true });
+  const { dir, inbox, start, count } = await killablePier(t, `pier-drain-${name}-`, shutdown);
   const { peer, release } = await slowPeer(t);
   const first = await start();
   await mustOn(first, '/plugins/configs?type=http-poster', {
