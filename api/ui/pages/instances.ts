@@ -9,7 +9,7 @@ import { pluginConfigSchemas } from '../../schemas/plugin-config.js';
 import type { ApiError } from '../../errors.js';
 import { html, type Html } from '../html.js';
 import { uiPrefix, type Notice } from '../layout.js';
-import { csrfInput, emptyForm, formToBody, kindOf, shapeOf, specFromSchema } from '../form.js';
+import { csrfInput, emptyForm, formToBody, kindOf, shapeOf, specFromSchema, storedValue } from '../form.js';
 import type { FieldSpec, FormState } from '../form.js';
 import { actionButton, backLink, badge, openPage, recordForm, refusal } from '../components/index.js';
 import { refused } from '../components/index.js';
@@ -78,7 +78,7 @@ function configFields(type: PluginType, mode: 'create' | 'update', record?: Conf
         return spec;
       }
       const value = record
-        ? record[n]
+        ? storedValue(record, n)
         : n in def.defaults
           ? def.defaults[n]
           : n === 'enabled'

@@ -177,11 +177,11 @@ export function registerRoutesStep(app: FastifyInstance, deps: UiDeps): void {
 
     const newInstance = (
       type: 'file-writer' | 'file-poller',
-      body: Record<string, unknown>,
+      fields: Record<string, string>,
       place: Placement,
     ) => {
       const schema = pluginConfigSchemas[type].create;
-      const typed = formToBody(schema, body as Record<string, string>);
+      const typed = formToBody(schema, fields);
       work.precheck(schema, typed, place);
       return async () => {
         const made = await work.call('POST', '/plugins/configs', { query: { type }, body: typed }, place);
