@@ -33,6 +33,7 @@ import {
   type UiDeps,
 } from '../components/request-context.js';
 import type { UiRequestContext } from '../layout.js';
+import type { PathOf } from '../components/page-frame.js';
 import type { AnswerOf, ListRow } from '../api-answers.js';
 import { keptField } from '../kept-secrets.js';
 import { asPicker, loadChoices, pickerOf } from '../pickers.js';
@@ -244,14 +245,14 @@ export function registerCrudPages<P extends string, K extends string, L extends 
   });
 
   const detailPage = async (
-    request: FastifyRequest,
+    request: FastifyRequest<PathOf<'id'>>,
     reply: FastifyReply,
     form: FormState,
     status = 200,
     problem?: Html,
   ) => {
     const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const row = await mustCall(deps, ui, request, reply, 'GET', `${spec.path}/:id`, { params: { id } });
     const secretsSet = spec.secretsSet ? await spec.secretsSet(deps, row) : [];
     const fields = await withPickers(
@@ -267,7 +268,7 @@ export function registerCrudPages<P extends string, K extends string, L extends 
       ),
       form,
     );
-    const saved = (request.query as { saved?: string }).saved;
+    const saved = queryOf(request).saved;
     const lead = spec.detailLead ? await spec.detailLead(deps, ui, request, reply, row) : '';
     const extra = spec.detailExtra ? await spec.detailExtra(deps, ui, request, reply, row) : '';
     return sendPage(
@@ -308,11 +309,11 @@ export function registerCrudPages<P extends string, K extends string, L extends 
     );
   };
 
-  app.get(`${uiPath}/:id`, (request, reply) => detailPage(request, reply, emptyForm));
+  app.get<PathOf<'id'>>(`${uiPath}/:id`, (request, reply) => detailPage(request, reply, emptyForm));
 
-  app.post(`${uiPath}/:id`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${uiPath}/:id`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const writeOnly = spec.writeOnly ?? [];
     const fields = deps.kept.restore(ui.csrf, bodyFields(request), writeOnly);
     const body = formToBody(updateSchema, fields, writeOnly);
@@ -331,9 +332,9 @@ export function registerCrudPages<P extends string, K extends string, L extends 
     );
   });
 
-  app.post(`${uiPath}/:id/delete`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${uiPath}/:id/delete`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const removed = await callApi(deps, ui, request, reply, 'DELETE', `${spec.path}/:id`, { params: { id } });
     if (removed.ok) return seeOther(reply, uiPath);
     return detailPage(request, reply, emptyForm, removed.error.status, refusal(removed.error));
