@@ -10,15 +10,8 @@ import { liveRegion } from '../live.js';
 import { assetPrefix, uiPrefix } from '../layout.js';
 import { dashes, lookOf } from '../status-look.js';
 import { badge, table, when } from '../components/data.js';
-import {
-  callApi,
-  mustCall,
-  queryOf,
-  sendPage,
-  uiContext,
-  type UiDeps,
-} from '../components/request-context.js';
-import type { AnswerOf } from '../components/index.js';
+import { callApi, mustCall, queryOf, sendPage, uiContext } from '../components/request-context.js';
+import type { AnswerOf, UiDeps } from '../components/index.js';
 
 type Stats = AnswerOf<'GET', '/stats'>;
 type Service = AnswerOf<'GET', '/services'>[number];
