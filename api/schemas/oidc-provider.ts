@@ -24,6 +24,9 @@ const writable = {
 
 const readOnlyFields = { created_at: readOnly(), updated_at: readOnly() };
 
+/** Every setting of a provider a person writes, the client secret among them. */
+export const oidcProviderSettings: readonly string[] = ['name', ...Object.keys(writable)];
+
 export const OidcProviderCreate = z.strictObject({
   name: recordName,
   display_name: writable.display_name.default(''),

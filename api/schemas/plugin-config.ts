@@ -9,6 +9,16 @@ import {
   type PluginType,
   type PluginTypeDefinition,
 } from '../../actors/index.js';
+import type { As2ReceiverSettings } from '../../actors/as2-receiver/config.js';
+import type { As2SenderSettings } from '../../actors/as2-sender/config.js';
+import type { FilePollerSettings } from '../../actors/file-poller/config.js';
+import type { FileWriterSettings } from '../../actors/file-writer/config.js';
+import type { HttpPosterSettings } from '../../actors/http-poster/config.js';
+import type { NotificationEmailSettings } from '../../actors/notification-email/config.js';
+import type { NotificationWebhookSettings } from '../../actors/notification-webhook/config.js';
+import type { ProgramRunnerSettings } from '../../actors/program-runner/config.js';
+import type { SftpPollerSettings } from '../../actors/sftp-poller/config.js';
+import type { SftpSenderSettings } from '../../actors/sftp-sender/config.js';
 import { readOnly, recordName, singleLineText } from './common.js';
 import { ServiceRecord } from './service.js';
 
@@ -28,13 +38,68 @@ const readOnlyFields = {
   restart_needed: readOnly(),
 };
 
-export interface PluginConfigSchemas {
-  create: z.ZodType<Record<string, unknown>>;
-  update: z.ZodType<Record<string, unknown>>;
-  record: z.ZodType;
+/**
+ * Each type's settings, as its worker reads them once parsed by the type's fields
+ * (`parseSettings<T>` in actors/<type>/worker.ts). A type's declaration is typed as any
+ * PluginTypeDefinition, so zod cannot tell its fields apart; these interfaces are the typed view
+ * the runtime already trusts, and the records below are read by them.
+ */
+export interface PluginSettings {
+  'as2-receiver': As2ReceiverSettings;
+  'as2-sender': As2SenderSettings;
+  'file-poller': FilePollerSettings;
+  'file-writer': FileWriterSettings;
+  'http-poster': HttpPosterSettings;
+  'notification-webhook': NotificationWebhookSettings;
+  'notification-email': NotificationEmailSettings;
+  'sftp-poller': SftpPollerSettings;
+  'sftp-sender': SftpSenderSettings;
+  'program-runner': ProgramRunnerSettings;
 }
 
-function schemasOf(def: PluginTypeDefinition): PluginConfigSchemas {
+/** What a record has before its type's settings. */
+const recordHead = { name: z.string(), enabled: z.boolean() };
+
+/** What a record has after its type's settings; `secrets_set` names the type's write-only values. */
+function recordTail(secretNames: string[]) {
+  return {
+    secrets_set: z
+      .array(z.enum(secretNames as [string, ...string[]]))
+      .describe('Write-only properties that hold a value'),
+    created_at: z.string(),
+    updated_at: z.string(),
+    service: ServiceRecord.nullable()
+      .optional()
+      .describe(
+        'In the answer to a create: the instance in this process, started at once when enabled; null when this process does not run the type',
+      ),
+    restart_needed: z
+      .boolean()
+      .optional()
+      .describe(
+        'In the answer to an update: an instance runs with the configuration as it was; a restart applies it',
+      ),
+  };
+}
+
+/** What every type's record has besides its settings. */
+type SharedRecordFields<T extends PluginType> = { type: T } & z.output<
+  z.ZodObject<typeof recordHead & ReturnType<typeof recordTail>>
+>;
+
+/** A configuration of type T as the API answers it: `PluginConfigRecordOf<'as2-receiver'>` has `port`. */
+export type PluginConfigRecordOf<T extends PluginType> = SharedRecordFields<T> & PluginSettings[T];
+
+/** A configuration of any type; its `type` tells which settings it has. */
+export type AnyPluginConfigRecord = { [T in PluginType]: PluginConfigRecordOf<T> }[PluginType];
+
+export interface PluginConfigSchemas<T extends PluginType = PluginType> {
+  create: z.ZodType<Record<string, unknown>>;
+  update: z.ZodType<Record<string, unknown>>;
+  record: z.ZodType<PluginConfigRecordOf<T>>;
+}
+
+function schemasOf(def: PluginTypeDefinition) {
   const create = z.strictObject({
     name: recordName,
     enabled: z.boolean().default(true),
@@ -51,25 +116,9 @@ function schemasOf(def: PluginTypeDefinition): PluginConfigSchemas {
   });
   const record = z.object({
     type: z.literal(def.type),
-    name: z.string(),
-    enabled: z.boolean(),
+    ...recordHead,
     ...def.fields,
-    secrets_set: z
-      .array(z.enum(Object.keys(def.secretFields) as [string, ...string[]]))
-      .describe('Write-only properties that hold a value'),
-    created_at: z.string(),
-    updated_at: z.string(),
-    service: ServiceRecord.nullable()
-      .optional()
-      .describe(
-        'In the answer to a create: the instance in this process, started at once when enabled; null when this process does not run the type',
-      ),
-    restart_needed: z
-      .boolean()
-      .optional()
-      .describe(
-        'In the answer to an update: an instance runs with the configuration as it was; a restart applies it',
-      ),
+    ...recordTail(Object.keys(def.secretFields)),
   });
   return {
     create: create as unknown as z.ZodType<Record<string, unknown>>,
@@ -78,9 +127,10 @@ function schemasOf(def: PluginTypeDefinition): PluginConfigSchemas {
   };
 }
 
+// The one place a record schema takes its type's settings interface (see PluginSettings).
 export const pluginConfigSchemas = Object.fromEntries(
   pluginTypes.map((t) => [t, schemasOf(pluginTypeDefinitions[t])]),
-) as Record<PluginType, PluginConfigSchemas>;
+) as unknown as { [T in PluginType]: PluginConfigSchemas<T> };
 
 /** Component names in the OpenAPI document: FilePollerConfig, FilePollerConfigCreate, … */
 export function componentName(type: PluginType, suffix = ''): string {
@@ -106,5 +156,9 @@ export const anyPluginConfigUpdate = z.union(
   pluginTypes.map((t) => pluginConfigSchemas[t].update) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]],
 );
 export const anyPluginConfigRecord = z.union(
-  pluginTypes.map((t) => pluginConfigSchemas[t].record) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]],
+  pluginTypes.map((t) => pluginConfigSchemas[t].record) as [
+    z.ZodType<AnyPluginConfigRecord>,
+    z.ZodType<AnyPluginConfigRecord>,
+    ...z.ZodType<AnyPluginConfigRecord>[],
+  ],
 );

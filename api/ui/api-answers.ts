@@ -40,25 +40,6 @@ import { SftpCheckAnswer } from '../schemas/sftp.js';
 import { SettingsRecord, StorageTestResult } from '../schemas/settings.js';
 import { StatsRecord } from '../schemas/stats.js';
 
-/**
- * A plugin configuration as every type's record schema answers it (api/schemas/plugin-config.ts):
- * the fields all types share, and the type's own fields, read by name as its form is drawn.
- */
-export interface PluginConfigRecord {
-  type: string;
-  name: string;
-  enabled: boolean;
-  secrets_set: string[];
-  created_at: string;
-  updated_at: string;
-  service?: z.output<typeof ServiceRecord> | null;
-  restart_needed?: boolean;
-  [field: string]: unknown;
-}
-// The union of the types' record schemas is built at run time, so zod types it `unknown`; the
-// schema itself is the route's (checkAnswers compares it), only its type is the shared part.
-const pluginConfigRecord = anyPluginConfigRecord as z.ZodType<PluginConfigRecord>;
-
 export const apiAnswers = {
   'GET /api-tokens': apiTokenList,
   'POST /api-tokens': ApiTokenCreated,
@@ -109,15 +90,15 @@ export const apiAnswers = {
   'POST /partners': PartnerRecord,
   'GET /partners/:id': PartnerRecord,
   'GET /partner-status': partnerStatusList,
-  'POST /plugins/configs': pluginConfigRecord,
-  'GET /plugins/configs/:type/:name': pluginConfigRecord,
-  'PUT /plugins/configs/:type/:name': pluginConfigRecord,
+  'POST /plugins/configs': anyPluginConfigRecord,
+  'GET /plugins/configs/:type/:name': anyPluginConfigRecord,
+  'PUT /plugins/configs/:type/:name': anyPluginConfigRecord,
   'POST /plugins/configs/notification-webhook/:name/test': NotificationRecord,
   'POST /plugins/configs/notification-email/:name/test': NotificationRecord,
   'POST /plugins/configs/sftp-poller/:name/check-connection': SftpCheckAnswer,
   'POST /plugins/configs/sftp-sender/:name/check-connection': SftpCheckAnswer,
-  'POST /plugins/configs/sftp-poller/:name/pin-host-key': pluginConfigRecord,
-  'POST /plugins/configs/sftp-sender/:name/pin-host-key': pluginConfigRecord,
+  'POST /plugins/configs/sftp-poller/:name/pin-host-key': anyPluginConfigRecord,
+  'POST /plugins/configs/sftp-sender/:name/pin-host-key': anyPluginConfigRecord,
   'GET /routes': routeList,
   'POST /routes': RouteRecord,
   'GET /routes/:id': RouteRecord,

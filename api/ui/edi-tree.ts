@@ -23,6 +23,7 @@ import {
 import { ediToDocument } from '../../edi/json/translate.js';
 import { html, href, type Html } from './html.js';
 import { uiContext, type UiDeps } from './components/request-context.js';
+import type { PathOf } from './components/page-frame.js';
 import { uiPrefix } from './layout.js';
 import { limits } from '../../limits/limits.js';
 
@@ -178,9 +179,9 @@ const note = (text: Html | string) =>
     <p>${text}</p>`;
 
 export function registerEdiTree(app: FastifyInstance, deps: UiDeps): void {
-  app.get(`${base}/:id/edi-tree`, async (request, reply) => {
+  app.get<PathOf<'id'>>(`${base}/:id/edi-tree`, async (request, reply) => {
     uiContext(deps, request, reply); // signed in, or sent to sign in
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const opened = await openPayload(deps.ctx, id, 'unpacked');
     const send = (part: Html) => reply.type('text/html; charset=utf-8').send(part.toString());
     if (opened.size > limits.ediTreeMaxBytes) {

@@ -12,6 +12,7 @@ import { conflict, notFound, refuseOtherId, validationError } from '../../errors
 import { iso, type Page } from '../../schemas/common.js';
 import { announceCreated, announceRemoved, changeSignIns } from '../sign-in-changes.js';
 import {
+  oidcProviderSettings,
   providerProblems,
   type OidcProviderCreate,
   type OidcProviderRecord,
@@ -19,24 +20,7 @@ import {
 } from '../../schemas/oidc-provider.js';
 
 /** The audit log names the secret by its API name and records only that it changed. */
-const audited = {
-  kind: 'oidc-provider',
-  fields: [
-    'name',
-    'display_name',
-    'enabled',
-    'issuer_url',
-    'client_id',
-    'client_secret',
-    'scopes',
-    'api_scopes',
-    'api_audience',
-    'sign_in',
-    'accept_tokens_without_audience',
-    'auto_provision_role',
-  ],
-  secrets: ['client_secret'],
-};
+const audited = { kind: 'oidc-provider', fields: oidcProviderSettings, secrets: ['client_secret'] };
 
 /** A record as the audit log compares it: the sealed secret stands for the secret ('' as none). */
 function auditValues(p: OidcProvider): Record<string, unknown> {

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { csrfInput } from '../form.js';
 import type { UiDeps } from './request-context.js';
-import { openPage, type Answer, type PageRequest } from './page-frame.js';
+import { openPage, type Answer, type PageRequest, type PathOf } from './page-frame.js';
 import { refused } from './refusal-summary.js';
 import { html, type Html } from '../html.js';
 
@@ -46,11 +46,11 @@ export function registerDelete(
   page: string,
   api: string,
   after: string,
-  redraw: (p: PageRequest, answer: Answer) => Promise<unknown>,
+  redraw: (p: PageRequest<PathOf<'id'>>, answer: Answer) => Promise<unknown>,
 ): void {
-  app.post(`${page}/delete`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${page}/delete`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const removed = await p.call('DELETE', api, { params: { id: p.param('id') } });
+    const removed = await p.call('DELETE', api, { params: { id: p.params.id } });
     if (removed.ok) return p.redirect(after);
     return redraw(p, refused(removed.error));
   });

@@ -3,7 +3,7 @@
  * frame, the list with filters, the detail parts, the form with pickers, the refusal summary,
  * and the small pieces (badges, times, facts, tables) a page's data is drawn with.
  */
-export { openPage, PageRequest, type Answer } from './page-frame.js';
+export { openPage, PageRequest, type Answer, type PathOf } from './page-frame.js';
 export {
   drawList,
   filterForm,

@@ -3,7 +3,7 @@
  * read the query and the form, and answer with a page or a redirect. A page handler takes it
  * instead of passing deps, request and reply to every helper.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import type { HttpMethod } from '../../http/router.js';
 import { loadChoices, type Choices } from '../pickers.js';
 import type { AnswerOf } from '../api-answers.js';
@@ -18,14 +18,23 @@ export interface Answer {
   notices?: Notice[];
 }
 
-export class PageRequest {
+/**
+ * The parameters of a page's path, as its route declares them to fastify
+ * (`app.get<PathOf<'id'>>(`${base}/:id`, …)`): fastify types `request.params` by them.
+ */
+export interface PathOf<Names extends string> extends RouteGenericInterface {
+  Params: { [N in Names]: string };
+}
+
+/** A page; `Route` is what its route declares to fastify (`PathOf<'id'>` for `/:id`), nothing by default. */
+export class PageRequest<Route extends RouteGenericInterface = RouteGenericInterface> {
   readonly ui: UiRequestContext;
   /** The query string as plain text values, empty ones left out. */
   readonly query: Record<string, string>;
 
   constructor(
     readonly deps: UiDeps,
-    readonly request: FastifyRequest,
+    readonly request: FastifyRequest<Route>,
     readonly reply: FastifyReply,
   ) {
     this.ui = uiContext(deps, request, reply);
@@ -37,9 +46,9 @@ export class PageRequest {
     return bodyFields(this.request);
   }
 
-  /** A route parameter of the page's path (`:id`). */
-  param(name: string): string {
-    return String((this.request.params as Record<string, unknown>)[name]);
+  /** The parameters of the page's path (`p.params.id` for `/:id`), as its route declares them (PathOf). */
+  get params(): FastifyRequest<Route>['params'] {
+    return this.request.params;
   }
 
   /**
@@ -78,6 +87,10 @@ export class PageRequest {
   }
 }
 
-export function openPage(deps: UiDeps, request: FastifyRequest, reply: FastifyReply): PageRequest {
+export function openPage<Route extends RouteGenericInterface = RouteGenericInterface>(
+  deps: UiDeps,
+  request: FastifyRequest<Route>,
+  reply: FastifyReply,
+): PageRequest<Route> {
   return new PageRequest(deps, request, reply);
 }

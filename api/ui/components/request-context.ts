@@ -64,25 +64,10 @@ export function callApi(
 }
 
 /** An API answer the page cannot do without: a refusal becomes the error page. */
-export function mustCall<M extends HttpMethod, U extends string>(
-  deps: UiDeps,
-  ui: UiRequestContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  method: M,
-  url: U,
-  input?: ApiCall,
-): Promise<AnswerOf<M, U>>;
-export async function mustCall(
-  deps: UiDeps,
-  ui: UiRequestContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  method: HttpMethod,
-  url: string,
-  input: ApiCall = {},
-): Promise<unknown> {
-  const outcome = await callApi(deps, ui, request, reply, method, url, input);
+export async function mustCall<M extends HttpMethod, U extends string>(
+  ...call: Parameters<typeof callApi<M, U>>
+): Promise<AnswerOf<M, U>> {
+  const outcome = await callApi(...call);
   if (!outcome.ok) throw outcome.error;
   return outcome.data;
 }

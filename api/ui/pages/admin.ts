@@ -12,7 +12,7 @@ import { kindOf, shapeOf, specFromSchema } from '../form.js';
 import { badge, facts, listWithFilters, openPage, recordForm, section } from '../components/index.js';
 import type { AnswerOf, ListRow } from '../components/index.js';
 import { refused, refusedState, table, when } from '../components/index.js';
-import type { Answer, PageRequest, UiDeps } from '../components/index.js';
+import type { Answer, PageRequest, PathOf, UiDeps } from '../components/index.js';
 
 type AuditEvent = ListRow<'/audit', 'events'>;
 type Token = ListRow<'/api-tokens', 'api_tokens'>;
@@ -227,9 +227,9 @@ function registerTokens(app: FastifyInstance, deps: UiDeps): void {
       { status: 201 },
     );
   });
-  app.post(`${base}/:id/revoke`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${base}/:id/revoke`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const done = await p.call('DELETE', '/api-tokens/:id', { params: { id: p.param('id') } });
+    const done = await p.call('DELETE', '/api-tokens/:id', { params: { id: p.params.id } });
     if (done.ok) return p.redirect(base);
     return page(p, emptyForm, refused(done.error));
   });

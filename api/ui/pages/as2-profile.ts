@@ -13,6 +13,7 @@ import {
   type AnswerOf,
   type CheckAnswer,
   type PageRequest,
+  type PathOf,
 } from '../components/index.js';
 import { uiPrefix, type Notice, type UiRequestContext } from '../layout.js';
 import {
@@ -170,8 +171,13 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
     const createSchema = deps.api.bodySchema('POST', s.api);
     const updateSchema = deps.api.bodySchema('PUT', `${s.api}/:id`);
 
-    const page = async (p: PageRequest, form: FormState, answer: Answer = {}, extra: Html = html``) => {
-      const id = p.param('id');
+    const page = async (
+      p: PageRequest<PathOf<'id'>>,
+      form: FormState,
+      answer: Answer = {},
+      extra: Html = html``,
+    ) => {
+      const id = p.params.id;
       const party = await p.must('GET', `${s.party}/:id`, { params: { id } });
       const got = await p.call('GET', `${s.api}/:id`, { params: { id } });
       const row = got.ok ? got.data : undefined;
@@ -193,11 +199,11 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
       return p.send({ title: `AS2 profile of ${s.word} ${party.name}`, notices, body }, answer);
     };
 
-    app.get(base, (request, reply) => page(openPage(deps, request, reply), emptyForm));
+    app.get<PathOf<'id'>>(base, (request, reply) => page(openPage(deps, request, reply), emptyForm));
 
-    app.post(base, async (request, reply) => {
+    app.post<PathOf<'id'>>(base, async (request, reply) => {
       const p = openPage(deps, request, reply);
-      const id = p.param('id');
+      const id = p.params.id;
       const fields = deps.kept.restore(p.ui.csrf, p.fields, writeOnly);
       const exists = await p.call('GET', `${s.api}/:id`, { params: { id } });
       const outcome = exists.ok
@@ -216,9 +222,9 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
       return page(p, state, refusedForm(outcome.error));
     });
 
-    app.post(`${base}/delete`, async (request, reply) => {
+    app.post<PathOf<'id'>>(`${base}/delete`, async (request, reply) => {
       const p = openPage(deps, request, reply);
-      const id = p.param('id');
+      const id = p.params.id;
       const removed = await p.call('DELETE', `${s.api}/:id`, { params: { id } });
       if (removed.ok) return p.redirect(`${uiPrefix}${s.party}/${id}`);
       return page(p, emptyForm, {
@@ -229,9 +235,9 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
 
     if (side !== 'remote') continue;
 
-    app.post(`${base}/check-connection`, async (request, reply) => {
+    app.post<PathOf<'id'>>(`${base}/check-connection`, async (request, reply) => {
       const p = openPage(deps, request, reply);
-      const id = p.param('id');
+      const id = p.params.id;
       const body = toolBody(p.fields, ['sender']);
       const checked = await p.call('POST', '/as2/remote-profiles/:id/check-connection', {
         params: { id },
@@ -245,9 +251,9 @@ export function registerProfilePages(app: FastifyInstance, deps: UiDeps): void {
       return page(p, emptyForm, {}, connectionSteps(checked.data));
     });
 
-    app.post(`${base}/test-message`, async (request, reply) => {
+    app.post<PathOf<'id'>>(`${base}/test-message`, async (request, reply) => {
       const p = openPage(deps, request, reply);
-      const id = p.param('id');
+      const id = p.params.id;
       const sent = await p.call('POST', '/as2/remote-profiles/:id/test-message', {
         params: { id },
         body: toolBody(p.fields, ['sender', 'organization']),

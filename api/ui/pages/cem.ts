@@ -10,7 +10,7 @@ import { uiPrefix } from '../layout.js';
 import { csrfInput, emptyForm, field, type FormState } from '../form.js';
 import { backLink, badge, facts, listWithFilters, openPage } from '../components/index.js';
 import { refused, table, when } from '../components/index.js';
-import type { Answer, AnswerOf, PageRequest, UiDeps } from '../components/index.js';
+import type { Answer, AnswerOf, PageRequest, PathOf, UiDeps } from '../components/index.js';
 
 type Exchange = AnswerOf<'GET', '/cem/exchanges/:id'>;
 type ExchangeCertificate = Exchange['certificates'][number];
@@ -163,8 +163,8 @@ async function listPage(p: PageRequest, send: FormState = emptyForm, answer: Ans
   );
 }
 
-async function detailPage(p: PageRequest, answer: Answer = {}) {
-  const id = p.param('id');
+async function detailPage(p: PageRequest<PathOf<'id'>>, answer: Answer = {}) {
+  const id = p.params.id;
   const e = await p.must('GET', '/cem/exchanges/:id', { params: { id } });
   const open = e.direction === 'inbound' && e.state === 'pending';
   const message = (messageId: string | null) =>
@@ -231,7 +231,7 @@ const number = (v: string | string[] | undefined) => (/^\d+$/.test(text(v)) ? Nu
 
 export function registerCemPages(app: FastifyInstance, deps: UiDeps): void {
   app.get(base, (request, reply) => listPage(openPage(deps, request, reply)));
-  app.get(`${base}/:id`, (request, reply) => detailPage(openPage(deps, request, reply)));
+  app.get<PathOf<'id'>>(`${base}/:id`, (request, reply) => detailPage(openPage(deps, request, reply)));
 
   app.post(base, async (request, reply) => {
     const p = openPage(deps, request, reply);
@@ -274,9 +274,9 @@ export function registerCemPages(app: FastifyInstance, deps: UiDeps): void {
     return listPage(p, emptyForm, refused(saved.error));
   });
 
-  app.post(`${base}/:id/answer`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${base}/:id/answer`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const id = p.param('id');
+    const id = p.params.id;
     const fields = p.fields;
     const done = await p.call('POST', '/cem/exchanges/:id/answer', {
       params: { id },

@@ -14,7 +14,14 @@ import { csrfInput, emptyForm, field, formErrors, type FormState } from '../form
 import { actionButton, backLink, facts, openPage, refusedForm } from '../components/index.js';
 import { refusedState } from '../components/index.js';
 import { registerDelete } from '../components/index.js';
-import { table, when, type Answer, type ListRow, type PageRequest } from '../components/index.js';
+import {
+  table,
+  when,
+  type Answer,
+  type ListRow,
+  type PageRequest,
+  type PathOf,
+} from '../components/index.js';
 import type { UiDeps } from '../components/request-context.js';
 
 /** A request waiting for its CA, as GET /certificate-requests/:id and the list type it. */
@@ -167,8 +174,8 @@ export async function pendingRequestsSection(p: PageRequest): Promise<Html> {
   </section>`;
 }
 
-async function requestPage(p: PageRequest, state: FormState, answer: Answer = {}) {
-  const id = p.param('id');
+async function requestPage(p: PageRequest<PathOf<'id'>>, state: FormState, answer: Answer = {}) {
+  const id = p.params.id;
   const r = await p.must('GET', '/certificate-requests/:id', { params: { id } });
   const made = p.query.made;
   const body = html`${backLink(base, 'All certificates')}
@@ -217,18 +224,20 @@ export function registerCertificateGeneratePages(app: FastifyInstance, deps: UiD
     return generatePage(p, state, refusedForm(made.error));
   });
 
-  app.get(`${base}/requests/:id`, (request, reply) => requestPage(openPage(deps, request, reply), emptyForm));
+  app.get<PathOf<'id'>>(`${base}/requests/:id`, (request, reply) =>
+    requestPage(openPage(deps, request, reply), emptyForm),
+  );
 
-  app.get(`${base}/requests/:id/csr`, async (request, reply) => {
+  app.get<PathOf<'id'>>(`${base}/requests/:id/csr`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const id = p.param('id');
+    const id = p.params.id;
     await p.must('GET', '/certificate-requests/:id/csr', { params: { id } });
     return reply;
   });
 
-  app.post(`${base}/requests/:id/certificate`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${base}/requests/:id/certificate`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const id = p.param('id');
+    const id = p.params.id;
     const fields = p.fields;
     const description = typeof fields.description === 'string' ? fields.description.trim() : '';
     const done = await p.call('POST', '/certificate-requests/:id/certificate', {

@@ -9,7 +9,7 @@ import { pkcs12PasswordMin } from '../../schemas/certificate-pkcs12.js';
 import { html, type Html } from '../html.js';
 import { uiPrefix } from '../layout.js';
 import { csrfInput, field, formErrors, type FormState } from '../form.js';
-import { openPage, type Answer, type PageRequest } from '../components/index.js';
+import { openPage, type Answer, type PageRequest, type PathOf } from '../components/index.js';
 import type { UiDeps } from '../components/request-context.js';
 
 const base = `${uiPrefix}/certificates`;
@@ -62,9 +62,9 @@ export function pkcs12Section(p: PageRequest, id: string, hasKey: boolean, form:
 export function registerPkcs12Download(
   app: FastifyInstance,
   deps: UiDeps,
-  detail: (p: PageRequest, form: FormState, answer: Answer) => Promise<unknown>,
+  detail: (p: PageRequest<PathOf<'id'>>, form: FormState, answer: Answer) => Promise<unknown>,
 ): void {
-  app.post(`${base}/:id/pkcs12`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${base}/:id/pkcs12`, async (request, reply) => {
     const p = openPage(deps, request, reply);
     const fields = p.fields;
     const password = typeof fields.password === 'string' ? fields.password : '';
@@ -74,7 +74,7 @@ export function registerPkcs12Download(
       return detail(p, form, { status: 400 });
     }
     const answer = await p.call('POST', '/certificates/:id/pkcs12', {
-      params: { id: p.param('id') },
+      params: { id: p.params.id },
       body: { password },
     });
     if (answer.ok) return reply;

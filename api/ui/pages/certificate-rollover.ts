@@ -20,6 +20,7 @@ import {
   type UiDeps,
 } from '../components/request-context.js';
 import type { AnswerOf } from '../api-answers.js';
+import type { PathOf } from '../components/page-frame.js';
 import type { ApiOutcome } from '../call-api.js';
 
 /** What the rollover needs of the certificate whose page it is on. */
@@ -158,11 +159,16 @@ export async function rolloverSection(
 export function registerRolloverPage(
   app: FastifyInstance,
   deps: UiDeps,
-  showRefusal: (request: FastifyRequest, reply: FastifyReply, status: number, text: Html) => Promise<unknown>,
+  showRefusal: (
+    request: FastifyRequest<PathOf<'id'>>,
+    reply: FastifyReply,
+    status: number,
+    text: Html,
+  ) => Promise<unknown>,
 ): void {
-  app.post(`${base}/:id/rollover`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${base}/:id/rollover`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const chosen = /^(local|remote):([0-9]+)$/.exec(String(bodyFields(request).profile ?? ''));
     if (!chosen) {
       return showRefusal(request, reply, 400, html`Choose the profile to add the certificate to.`);

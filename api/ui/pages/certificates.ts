@@ -15,7 +15,14 @@ import { csrfInput, emptyForm, field, formErrors, type FormState } from '../form
 import { actionButton, badge, facts, listWithFilters, openPage, refusal } from '../components/index.js';
 import { registerDelete } from '../components/index.js';
 import { refused } from '../components/index.js';
-import { refusedState, when, type Answer, type AnswerOf, type PageRequest } from '../components/index.js';
+import {
+  refusedState,
+  when,
+  type Answer,
+  type AnswerOf,
+  type PageRequest,
+  type PathOf,
+} from '../components/index.js';
 import type { z } from 'zod';
 import type { UploadFindings } from '../../schemas/certificate.js';
 import type { UiDeps } from '../components/request-context.js';
@@ -220,12 +227,12 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
   });
 
   const detail = async (
-    p: PageRequest,
+    p: PageRequest<PathOf<'id'>>,
     form: FormState,
     answer: Answer = {},
     keyForm: FormState = emptyForm,
   ) => {
-    const id = p.param('id');
+    const id = p.params.id;
     const c = await p.must('GET', '/certificates/:id', { params: { id } });
     const saved = p.query.saved;
     const list = (v: readonly string[]) => v.join(', ') || '—';
@@ -286,11 +293,11 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
     detail(openPage(deps, request, reply), emptyForm, { status, notices: [{ kind: 'error', text }] }),
   );
   registerPkcs12Download(app, deps, (p, keyForm, answer) => detail(p, emptyForm, answer, keyForm));
-  app.get(`${base}/:id`, (request, reply) => detail(openPage(deps, request, reply), emptyForm));
+  app.get<PathOf<'id'>>(`${base}/:id`, (request, reply) => detail(openPage(deps, request, reply), emptyForm));
 
-  app.post(`${base}/:id`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${base}/:id`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const id = p.param('id');
+    const id = p.params.id;
     const fields = p.fields;
     const body = { description: fields.description ?? '' };
     const saved = await p.call('PUT', '/certificates/:id', {
@@ -305,9 +312,9 @@ export function registerCertificatePages(app: FastifyInstance, deps: UiDeps): vo
     detail(p, emptyForm, answer),
   );
 
-  app.get(`${base}/:id/download`, async (request, reply) => {
+  app.get<PathOf<'id'>>(`${base}/:id/download`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const id = p.param('id');
+    const id = p.params.id;
     await p.must('GET', '/certificates/:id/download', {
       params: { id },
       query: p.query,

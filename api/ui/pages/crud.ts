@@ -3,7 +3,7 @@
  * detail with update form, delete), drawn from the API route's own schemas and run through
  * the API route itself, so what the form accepts and refuses is what the API does.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import type { z } from 'zod';
 import { html, type Html } from '../html.js';
 import { uiPrefix } from '../layout.js';
@@ -33,12 +33,32 @@ import {
   type UiDeps,
 } from '../components/request-context.js';
 import type { UiRequestContext } from '../layout.js';
+import type { ApiError } from '../../errors.js';
+import type { PathOf } from '../components/page-frame.js';
 import type { AnswerOf, ListRow } from '../api-answers.js';
 import { keptField } from '../kept-secrets.js';
 import { asPicker, loadChoices, pickerOf } from '../pickers.js';
 
 /** A record of resource `P` as its detail route's schema types it: `GET /partners/:id` answers a partner. */
 export type CrudRecord<P extends string> = AnswerOf<'GET', `${P}/:id`>;
+
+/** Draws a page with its form (as sent, when refused), the status, and a refusal in words. */
+type DrawPage<Route extends RouteGenericInterface = RouteGenericInterface> = (
+  request: FastifyRequest<Route>,
+  reply: FastifyReply,
+  form: FormState,
+  status?: number,
+  problem?: Html,
+) => Promise<unknown>;
+
+/** A part of a record's detail page, drawn from the record. */
+export type DetailPart<P extends string> = (
+  deps: UiDeps,
+  ui: UiRequestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  row: CrudRecord<P>,
+) => Promise<Html>;
 
 /**
  * The pages of resource `P` (`/partners`), whose list route `L` answers its rows under `K`; the
@@ -63,21 +83,9 @@ export interface CrudSpec<P extends string, K extends string, L extends string =
   fieldOverrides?: Record<string, Partial<FieldSpec>>;
   labelOf(row: CrudRecord<P>): string;
   /** What the detail page shows above the record's form (a partner's standing). */
-  detailLead?(
-    deps: UiDeps,
-    ui: UiRequestContext,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    row: CrudRecord<P>,
-  ): Promise<Html>;
+  detailLead?: DetailPart<P>;
   /** More sections of the detail page (an AS2 profile of a partner). */
-  detailExtra?(
-    deps: UiDeps,
-    ui: UiRequestContext,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    row: CrudRecord<P>,
-  ): Promise<Html>;
+  detailExtra?: DetailPart<P>;
   /** Text above the list. */
   intro?: string;
   /**
@@ -168,13 +176,7 @@ export function registerCrudPages<P extends string, K extends string, L extends 
   const createSchema = deps.api.bodySchema('POST', spec.path);
   const updateSchema = deps.api.bodySchema('PUT', `${spec.path}/:id`);
 
-  const listPage = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    form: FormState,
-    status = 200,
-    notice?: Html,
-  ) => {
+  const listPage: DrawPage = async (request, reply, form, status = 200, notice) => {
     const ui = uiContext(deps, request, reply);
     const query = queryOf(request);
     const listed = await callApi(deps, ui, request, reply, 'GET', spec.listPath ?? spec.path, { query });
@@ -226,32 +228,35 @@ export function registerCrudPages<P extends string, K extends string, L extends 
 
   app.get(uiPath, (request, reply) => listPage(request, reply, emptyForm));
 
-  app.post(uiPath, async (request, reply) => {
-    const ui = uiContext(deps, request, reply);
+  /**
+   * A submitted record form: its fields with the write-only values kept from a refused try, and
+   * what a refusal draws the page again with (the form as sent with the messages beside its
+   * fields, the status, and the refusal in words unless it only says which fields are wrong).
+   */
+  const submitted = (request: FastifyRequest, ui: UiRequestContext) => {
     const writeOnly = spec.writeOnly ?? [];
     const fields = deps.kept.restore(ui.csrf, bodyFields(request), writeOnly);
-    const body = formToBody(createSchema, fields, writeOnly, { creating: true });
+    const refused = (error: ApiError) =>
+      [
+        refusedForm(deps, ui, fields, error.details ?? {}, writeOnly),
+        error.status,
+        error.code === 'INVALID_INPUT' ? undefined : refusal(error),
+      ] as const;
+    return { fields, writeOnly, refused };
+  };
+
+  app.post(uiPath, async (request, reply) => {
+    const ui = uiContext(deps, request, reply);
+    const form = submitted(request, ui);
+    const body = formToBody(createSchema, form.fields, form.writeOnly, { creating: true });
     const made = await callApi(deps, ui, request, reply, 'POST', spec.path, { body });
     if (made.ok) return seeOther(reply, `${uiPath}/${String(storedValue(made.data, 'id'))}?saved=created`);
-    const form = refusedForm(deps, ui, fields, made.error.details ?? {}, writeOnly);
-    return listPage(
-      request,
-      reply,
-      form,
-      made.error.status,
-      made.error.code === 'INVALID_INPUT' ? undefined : refusal(made.error),
-    );
+    return listPage(request, reply, ...form.refused(made.error));
   });
 
-  const detailPage = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    form: FormState,
-    status = 200,
-    problem?: Html,
-  ) => {
+  const detailPage: DrawPage<PathOf<'id'>> = async (request, reply, form, status = 200, problem) => {
     const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const row = await mustCall(deps, ui, request, reply, 'GET', `${spec.path}/:id`, { params: { id } });
     const secretsSet = spec.secretsSet ? await spec.secretsSet(deps, row) : [];
     const fields = await withPickers(
@@ -267,7 +272,7 @@ export function registerCrudPages<P extends string, K extends string, L extends 
       ),
       form,
     );
-    const saved = (request.query as { saved?: string }).saved;
+    const saved = queryOf(request).saved;
     const lead = spec.detailLead ? await spec.detailLead(deps, ui, request, reply, row) : '';
     const extra = spec.detailExtra ? await spec.detailExtra(deps, ui, request, reply, row) : '';
     return sendPage(
@@ -308,32 +313,24 @@ export function registerCrudPages<P extends string, K extends string, L extends 
     );
   };
 
-  app.get(`${uiPath}/:id`, (request, reply) => detailPage(request, reply, emptyForm));
+  app.get<PathOf<'id'>>(`${uiPath}/:id`, (request, reply) => detailPage(request, reply, emptyForm));
 
-  app.post(`${uiPath}/:id`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${uiPath}/:id`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
-    const writeOnly = spec.writeOnly ?? [];
-    const fields = deps.kept.restore(ui.csrf, bodyFields(request), writeOnly);
-    const body = formToBody(updateSchema, fields, writeOnly);
+    const { id } = request.params;
+    const form = submitted(request, ui);
+    const body = formToBody(updateSchema, form.fields, form.writeOnly);
     const saved = await callApi(deps, ui, request, reply, 'PUT', `${spec.path}/:id`, {
       params: { id },
       body,
     });
     if (saved.ok) return seeOther(reply, `${uiPath}/${id}?saved=1`);
-    const form = refusedForm(deps, ui, fields, saved.error.details ?? {}, writeOnly);
-    return detailPage(
-      request,
-      reply,
-      form,
-      saved.error.status,
-      saved.error.code === 'INVALID_INPUT' ? undefined : refusal(saved.error),
-    );
+    return detailPage(request, reply, ...form.refused(saved.error));
   });
 
-  app.post(`${uiPath}/:id/delete`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${uiPath}/:id/delete`, async (request, reply) => {
     const ui = uiContext(deps, request, reply);
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const removed = await callApi(deps, ui, request, reply, 'DELETE', `${spec.path}/:id`, { params: { id } });
     if (removed.ok) return seeOther(reply, uiPath);
     return detailPage(request, reply, emptyForm, removed.error.status, refusal(removed.error));

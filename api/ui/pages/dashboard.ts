@@ -1,5 +1,5 @@
 /** The dashboard: /stats figures, messages per hour, instances, expiring certificates, recent alerts. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { messagesPerHourSince } from '../../../storage/repositories/message-counts.js';
 import { freshEm } from '../../context.js';
@@ -10,8 +10,8 @@ import { liveRegion } from '../live.js';
 import { assetPrefix, uiPrefix } from '../layout.js';
 import { dashes, lookOf } from '../status-look.js';
 import { badge, table, when } from '../components/data.js';
-import { callApi, mustCall, sendPage, uiContext, type UiDeps } from '../components/request-context.js';
-import type { AnswerOf } from '../components/index.js';
+import { callApi, mustCall, queryOf, sendPage, uiContext } from '../components/request-context.js';
+import type { AnswerOf, UiDeps } from '../components/index.js';
 
 type Stats = AnswerOf<'GET', '/stats'>;
 type Service = AnswerOf<'GET', '/services'>[number];
@@ -160,8 +160,7 @@ function figuresOf(stats: Stats): Html {
 export function registerDashboard(app: FastifyInstance, deps: UiDeps): void {
   const figuresPath = `${uiPrefix}/dashboard/figures`;
   const legendPath = `${uiPrefix}/dashboard/chart`;
-  const rangeOf = (request: { query: unknown }) =>
-    (request.query as { range?: string }).range === '7d' ? '7d' : '24h';
+  const rangeOf = (request: FastifyRequest) => (queryOf(request).range === '7d' ? '7d' : '24h');
   const chartOf = (range: '7d' | '24h') =>
     messagesPerHour(freshEm(deps.ctx), deps.ctx.now(), range === '7d' ? 168 : 24);
   app.get(figuresPath, async (request, reply) => {

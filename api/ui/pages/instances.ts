@@ -9,11 +9,19 @@ import { pluginConfigSchemas } from '../../schemas/plugin-config.js';
 import type { ApiError } from '../../errors.js';
 import { html, type Html } from '../html.js';
 import { uiPrefix, type Notice } from '../layout.js';
-import { csrfInput, emptyForm, formToBody, kindOf, shapeOf, specFromSchema } from '../form.js';
+import { csrfInput, emptyForm, formToBody, kindOf, shapeOf, specFromSchema, storedValue } from '../form.js';
 import type { FieldSpec, FormState } from '../form.js';
 import { actionButton, backLink, badge, openPage, recordForm, refusal } from '../components/index.js';
 import { refused } from '../components/index.js';
-import { refusedForm, table, when, type Answer, type PageRequest, type UiDeps } from '../components/index.js';
+import {
+  refusedForm,
+  table,
+  when,
+  type Answer,
+  type PageRequest,
+  type PathOf,
+  type UiDeps,
+} from '../components/index.js';
 import type { AnswerOf } from '../components/index.js';
 import { notifierTypes } from './notifier-notice.js';
 import { isSftpType, registerSftpToolRoutes, sftpTools, type SftpCheck } from './sftp-tools.js';
@@ -23,6 +31,8 @@ import { refusedForm as keptForm } from './crud.js';
 
 type Service = AnswerOf<'GET', '/services'>[number];
 type ConfigRecord = AnswerOf<'GET', '/plugins/configs/:type/:name'>;
+/** The instance a page is about: its type and, once it exists, its name. */
+type Instance = { type: string; name?: string };
 const base = `${uiPrefix}/instances`;
 
 /** The reference fields of a type's form as pickers: certificates, and a poller's parties. */
@@ -78,7 +88,7 @@ function configFields(type: PluginType, mode: 'create' | 'update', record?: Conf
         return spec;
       }
       const value = record
-        ? record[n]
+        ? storedValue(record, n)
         : n in def.defaults
           ? def.defaults[n]
           : n === 'enabled'
@@ -156,9 +166,9 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
   };
   app.get(base, (request, reply) => list(openPage(deps, request, reply)));
 
-  app.post(`${base}/:type/:name/:action`, async (request, reply) => {
+  app.post<PathOf<'type' | 'name' | 'action'>>(`${base}/:type/:name/:action`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const params = { type: p.param('type'), name: p.param('name'), action: p.param('action') };
+    const params = { type: p.params.type, name: p.params.name, action: p.params.action };
     const done = await p.call('POST', '/services/:type/:name/:action', {
       params,
       body: {},
@@ -177,15 +187,13 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
 
   const form = async (
     p: PageRequest,
+    /** The instance of the page: a type and, once it exists, its name. */
+    { type, name }: Instance,
     state: FormState,
     answer: Answer = {},
     /** An SFTP instance's last connection check, shown under its tools. */
     checked?: SftpCheck,
   ) => {
-    const params = p.request.params as { type?: string; name?: string };
-    // The SFTP tools' routes name the type in their path, not as a parameter.
-    const type = params.type ?? p.request.url.split('/')[3] ?? '';
-    const name = params.name;
     if (!isPluginType(type))
       return p.must('GET', '/plugins/configs/:type/:name', {
         params: { type, name: name ?? 'x' },
@@ -248,13 +256,16 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
     isPluginType(type) ? Object.keys(pluginTypeDefinitions[type].secretFields) : [];
 
   // Before the service actions' `/:type/:name/:action`: these paths name their type.
-  registerSftpToolRoutes(app, deps, base, (request, reply, status, notices, checked) =>
-    form(openPage(deps, request, reply), emptyForm, { status, notices }, checked),
+  registerSftpToolRoutes(app, deps, base, (p, instance, status, notices, checked) =>
+    form(p, instance, emptyForm, { status, notices }, checked),
   );
-  app.get(`${base}/new/:type`, (request, reply) => form(openPage(deps, request, reply), emptyForm));
-  app.post(`${base}/new/:type`, async (request, reply) => {
+  app.get<PathOf<'type'>>(`${base}/new/:type`, (request, reply) => {
     const p = openPage(deps, request, reply);
-    const type = p.param('type');
+    return form(p, { type: p.params.type }, emptyForm);
+  });
+  app.post<PathOf<'type'>>(`${base}/new/:type`, async (request, reply) => {
+    const p = openPage(deps, request, reply);
+    const type = p.params.type;
     const fields = deps.kept.restore(p.ui.csrf, p.fields, secretNames(type));
     const schema = isPluginType(type) ? pluginConfigSchemas[type].create : undefined;
     const made = await p.call('POST', '/plugins/configs', {
@@ -263,12 +274,15 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
     });
     if (made.ok) return p.redirect(`${base}/${type}/${made.data.name}?saved=1`);
     const state = keptForm(deps, p.ui, fields, made.error.details ?? {}, secretNames(type));
-    return form(p, state, refusedForm(made.error));
+    return form(p, { type }, state, refusedForm(made.error));
   });
-  app.get(`${base}/:type/:name`, (request, reply) => form(openPage(deps, request, reply), emptyForm));
-  app.post(`${base}/:type/:name`, async (request, reply) => {
+  app.get<PathOf<'type' | 'name'>>(`${base}/:type/:name`, (request, reply) => {
     const p = openPage(deps, request, reply);
-    const params = { type: p.param('type'), name: p.param('name') };
+    return form(p, p.params, emptyForm);
+  });
+  app.post<PathOf<'type' | 'name'>>(`${base}/:type/:name`, async (request, reply) => {
+    const p = openPage(deps, request, reply);
+    const params = { type: p.params.type, name: p.params.name };
     const fields = deps.kept.restore(p.ui.csrf, p.fields, secretNames(params.type));
     const schema = isPluginType(params.type) ? pluginConfigSchemas[params.type].update : undefined;
     const saved = await p.call('PUT', '/plugins/configs/:type/:name', {
@@ -280,21 +294,21 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
         `${base}/${params.type}/${params.name}?saved=${saved.data.restart_needed ? 'restart' : '1'}`,
       );
     const state = keptForm(deps, p.ui, fields, saved.error.details ?? {}, secretNames(params.type));
-    return form(p, state, refusedForm(saved.error));
+    return form(p, params, state, refusedForm(saved.error));
   });
-  app.post(`${base}/:type/:name/test`, async (request, reply) => {
+  app.post<PathOf<'type' | 'name'>>(`${base}/:type/:name/test`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const notifier = notifierTypes.find((t) => t === p.param('type'));
+    const notifier = notifierTypes.find((t) => t === p.params.type);
     if (!notifier || !deps.api.has('POST', `/plugins/configs/${notifier}/:name/test`))
-      return form(p, emptyForm, {
+      return form(p, p.params, emptyForm, {
         status: 404,
         notices: [{ kind: 'error', text: 'This instance sends no tests.' }],
       });
     const sent = await p.call('POST', `/plugins/configs/${notifier}/:name/test`, {
-      params: { name: p.param('name') },
+      params: { name: p.params.name },
       body: {},
     });
-    if (!sent.ok) return form(p, emptyForm, refused(sent.error));
+    if (!sent.ok) return form(p, p.params, emptyForm, refused(sent.error));
     const row = sent.data;
     const outcome = row.outcome;
     const notice: Notice =
@@ -312,15 +326,15 @@ export function registerInstancePages(app: FastifyInstance, deps: UiDeps): void 
                 <a href="${uiPrefix}/notifications?include_tests=true">the notification log</a> shows how it
                 ends.`,
             };
-    return form(p, emptyForm, { notices: [notice] });
+    return form(p, p.params, emptyForm, { notices: [notice] });
   });
-  app.post(`${base}/:type/:name/delete`, async (request, reply) => {
+  app.post<PathOf<'type' | 'name'>>(`${base}/:type/:name/delete`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const params = { type: p.param('type'), name: p.param('name') };
+    const params = { type: p.params.type, name: p.params.name };
     const removed = await p.call('DELETE', '/plugins/configs/:type/:name', {
       params,
     });
     if (removed.ok) return p.redirect(base);
-    return form(p, emptyForm, refused(removed.error));
+    return form(p, params, emptyForm, refused(removed.error));
   });
 }

@@ -33,6 +33,7 @@ import {
   type Answer,
   type AnswerOf,
   type PageRequest,
+  type PathOf,
   type UiDeps,
 } from '../components/index.js';
 import { liveRegion, liveStatus } from '../live.js';
@@ -346,8 +347,8 @@ function messageSections(ui: UiRequestContext, id: string, m: Message): Html {
     </section>`;
 }
 
-async function detailPage(p: PageRequest, answer: Answer = {}) {
-  const id = p.param('id');
+async function detailPage(p: PageRequest<PathOf<'id'>>, answer: Answer = {}) {
+  const id = p.params.id;
   const m = await p.must('GET', '/messages/:id', { params: { id } });
   const done = p.query.done;
   const body = html` ${backLink(base, 'All messages')} ${liveStatus('message-status', statusLine(m))}
@@ -390,20 +391,20 @@ export function registerMessagePages(app: FastifyInstance, deps: UiDeps): void {
     if (!listed.ok) throw listed.error;
     return reply.type('text/html; charset=utf-8').send(messageRows(listed.data.messages).text);
   });
-  app.get(`${base}/:id`, (request, reply) => detailPage(openPage(deps, request, reply)));
-  app.get(`${base}/:id/live`, async (request, reply) => {
+  app.get<PathOf<'id'>>(`${base}/:id`, (request, reply) => detailPage(openPage(deps, request, reply)));
+  app.get<PathOf<'id'>>(`${base}/:id/live`, async (request, reply) => {
     // The changing parts of the message's page, and its status line out of band.
     const p = openPage(deps, request, reply);
-    const id = p.param('id');
+    const id = p.params.id;
     const m = await p.must('GET', '/messages/:id', { params: { id } });
     return reply
       .type('text/html; charset=utf-8')
       .send(html`${messageSections(p.ui, id, m)}${liveStatus('message-status', statusLine(m), true)}`.text);
   });
 
-  app.post(`${base}/:id/redispatch`, async (request, reply) => {
+  app.post<PathOf<'id'>>(`${base}/:id/redispatch`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const id = p.param('id');
+    const id = p.params.id;
     const done = await p.call('POST', '/messages/:id/redispatch', {
       params: { id },
       body: {},
@@ -415,23 +416,26 @@ export function registerMessagePages(app: FastifyInstance, deps: UiDeps): void {
     });
   });
 
-  app.post(`${base}/:id/deliveries/:delivery_id/redeliver`, async (request, reply) => {
-    const p = openPage(deps, request, reply);
-    const params = request.params as { id: string; delivery_id: string };
-    const done = await p.call('POST', '/messages/:id/deliveries/:delivery_id/redeliver', {
-      params,
-      body: {},
-    });
-    if (done.ok) return p.redirect(`${base}/${params.id}?done=redeliver`);
-    return detailPage(p, {
-      status: done.error.status,
-      notices: [{ kind: 'error', text: refusalInWords(done.error) }],
-    });
-  });
+  app.post<PathOf<'id' | 'delivery_id'>>(
+    `${base}/:id/deliveries/:delivery_id/redeliver`,
+    async (request, reply) => {
+      const p = openPage(deps, request, reply);
+      const params = p.params;
+      const done = await p.call('POST', '/messages/:id/deliveries/:delivery_id/redeliver', {
+        params,
+        body: {},
+      });
+      if (done.ok) return p.redirect(`${base}/${params.id}?done=redeliver`);
+      return detailPage(p, {
+        status: done.error.status,
+        notices: [{ kind: 'error', text: refusalInWords(done.error) }],
+      });
+    },
+  );
 
-  app.get(`${base}/:id/payload`, async (request, reply) => {
+  app.get<PathOf<'id'>>(`${base}/:id/payload`, async (request, reply) => {
     const p = openPage(deps, request, reply);
-    const id = p.param('id');
+    const id = p.params.id;
     const outcome = await p.call('GET', '/messages/:id/payload', {
       params: { id },
       query: p.query,

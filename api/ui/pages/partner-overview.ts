@@ -8,16 +8,34 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html, type Html } from '../html.js';
 import { uiPrefix, type UiRequestContext } from '../layout.js';
 import { section, type AnswerOf, type ListRow } from '../components/index.js';
-import { badge, facts, table, when } from '../components/data.js';
+import { badge, facts, table, when, type Column } from '../components/data.js';
 import { callApi, type UiDeps } from '../components/request-context.js';
 import { certificateCell, lastMessageCell, reachabilityCell } from './partner-status-cells.js';
+import type { DetailPart } from './crud.js';
 
 /** What the page needs of the partner it is drawn for. */
 export type PartnerRef = Pick<AnswerOf<'GET', '/partners/:id'>, 'id' | 'name'>;
 type Route = ListRow<'/routes', 'routes'>;
-type Service = AnswerOf<'GET', '/services'>[number];
 /** A certificate the partner's profile names, with what it is used for (only its id when it cannot be read). */
 type CertificateUse = Partial<AnswerOf<'GET', '/certificates/:id'>> & { id: number; use: string };
+
+/** A section of the overview: a table of what the partner uses, then where it is changed. */
+function overviewSection<R>(part: {
+  id: string;
+  heading: string;
+  caption: string;
+  columns: Column<R>[];
+  rows: R[];
+  empty: string;
+  links: Html;
+}): Html {
+  return section(
+    part.id,
+    part.heading,
+    html`${table(part.caption, part.columns, part.rows, part.empty)}
+      <p>${part.links}</p>`,
+  );
+}
 
 /** A GET route's answer as the signed-in user, or undefined when refused or not registered. */
 type Call = <U extends string>(
@@ -34,13 +52,7 @@ function caller(deps: UiDeps, ui: UiRequestContext, request: FastifyRequest, rep
 }
 
 /** The partner's standing and the way round the page: drawn above the partner's fields. */
-export async function partnerLead(
-  deps: UiDeps,
-  ui: UiRequestContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  partner: PartnerRef,
-): Promise<Html> {
+export const partnerLead: DetailPart<'/partners'> = async (deps, ui, request, reply, partner) => {
   const call = caller(deps, ui, request, reply);
   const listed = await call('/partner-status', { query: { q: partner.name, limit: '500' } });
   const standing = listed?.partners.find((p) => p.id === partner.id);
@@ -59,7 +71,7 @@ export async function partnerLead(
     </nav>
     ${section('partner-standing', 'Standing', glance)}
     <h2 id="partner-details">Details</h2>`;
-}
+};
 
 type RemoteProfile = AnswerOf<'GET', '/as2/remote-profiles/:id'>;
 
@@ -101,28 +113,24 @@ async function certificatesSection(call: Call, partner: PartnerRef): Promise<Htm
           : badge('Valid', 'valid');
     return html`${flag} ${when(r.not_after)}`;
   };
-  return section(
-    'partner-certificates',
-    'Certificates',
-    html`${table(
-        'Certificates of the partner',
-        [
-          { label: 'Used for', cell: (r: CertificateUse) => r.use },
-          {
-            label: 'Certificate',
-            cell: (r: CertificateUse) =>
-              html`<a href="${uiPrefix}/certificates/${r.id}">${r.common_name ?? `certificate ${r.id}`}</a>`,
-          },
-          { label: 'Expiry', cell: expiry },
-        ],
-        rows,
-        'The AS2 profile names no certificate.',
-      )}
-      <p>
-        <a href="${profileHref}">Change which certificates the profile uses</a> ·
-        <a href="${uiPrefix}/certificates">Import or generate a certificate</a>
-      </p>`,
-  );
+  return overviewSection({
+    id: 'partner-certificates',
+    heading: 'Certificates',
+    caption: 'Certificates of the partner',
+    columns: [
+      { label: 'Used for', cell: (r) => r.use },
+      {
+        label: 'Certificate',
+        cell: (r) =>
+          html`<a href="${uiPrefix}/certificates/${r.id}">${r.common_name ?? `certificate ${r.id}`}</a>`,
+      },
+      { label: 'Expiry', cell: expiry },
+    ],
+    rows,
+    empty: 'The AS2 profile names no certificate.',
+    links: html`<a href="${profileHref}">Change which certificates the profile uses</a> ·
+      <a href="${uiPrefix}/certificates">Import or generate a certificate</a>`,
+  });
 }
 
 /** Routes that name the partner on either side. */
@@ -132,66 +140,53 @@ async function partnerRoutes(call: Call, name: string): Promise<Route[]> {
 }
 
 function routesSection(routes: Route[]): Html {
-  return section(
-    'partner-routes',
-    'Routes',
-    html`${table(
-        'Routes of the partner',
-        [
-          {
-            label: 'Route',
-            cell: (r: Route) => html`<a href="${uiPrefix}/routes/${r.id}">${r.name}</a>`,
-          },
-          { label: 'From', cell: (r: Route) => r.from },
-          { label: 'To', cell: (r: Route) => r.to },
-          { label: 'Source', cell: (r: Route) => r.source_plugin },
-          { label: 'Document type', cell: (r: Route) => r.document_type },
-          { label: 'Target', cell: (r: Route) => r.target_plugin },
-        ],
-        routes,
-        'No route names this partner.',
-      )}
-      <p><a href="${uiPrefix}/routes">Add a route</a></p>`,
-  );
+  return overviewSection({
+    id: 'partner-routes',
+    heading: 'Routes',
+    caption: 'Routes of the partner',
+    columns: [
+      { label: 'Route', cell: (r) => html`<a href="${uiPrefix}/routes/${r.id}">${r.name}</a>` },
+      { label: 'From', cell: (r) => r.from },
+      { label: 'To', cell: (r) => r.to },
+      { label: 'Source', cell: (r) => r.source_plugin },
+      { label: 'Document type', cell: (r) => r.document_type },
+      { label: 'Target', cell: (r) => r.target_plugin },
+    ],
+    rows: routes,
+    empty: 'No route names this partner.',
+    links: html`<a href="${uiPrefix}/routes">Add a route</a>`,
+  });
 }
 
 async function instancesSection(call: Call, routes: Route[]): Promise<Html> {
   const names = new Set(routes.flatMap((r) => [r.source_plugin, r.target_plugin]));
   const services = (await call('/services')) ?? [];
   const used = services.filter((s) => names.has(s.name) && s.controllable);
-  return section(
-    'partner-instances',
-    'Instances',
-    html`${table(
-        'Instances the partner’s routes run through',
-        [
-          {
-            label: 'Instance',
-            cell: (s: Service) => html`<a href="${uiPrefix}/instances/${s.type}/${s.name}">${s.name}</a>`,
-          },
-          { label: 'Type', cell: (s: Service) => s.type },
-          {
-            label: 'Status',
-            cell: (s: Service) => html`${badge(s.status)}${s.error ? html` <small>${s.error}</small>` : ''}`,
-          },
-        ],
-        used,
-        'No instance yet: the partner’s routes name none.',
-      )}
-      <p><a href="${uiPrefix}/instances">All instances</a></p>`,
-  );
+  return overviewSection({
+    id: 'partner-instances',
+    heading: 'Instances',
+    caption: 'Instances the partner’s routes run through',
+    columns: [
+      {
+        label: 'Instance',
+        cell: (s) => html`<a href="${uiPrefix}/instances/${s.type}/${s.name}">${s.name}</a>`,
+      },
+      { label: 'Type', cell: (s) => s.type },
+      {
+        label: 'Status',
+        cell: (s) => html`${badge(s.status)}${s.error ? html` <small>${s.error}</small>` : ''}`,
+      },
+    ],
+    rows: used,
+    empty: 'No instance yet: the partner’s routes name none.',
+    links: html`<a href="${uiPrefix}/instances">All instances</a>`,
+  });
 }
 
 /** The partner's certificates, routes and instances: drawn below its AS2 profile. */
-export async function partnerSections(
-  deps: UiDeps,
-  ui: UiRequestContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  partner: PartnerRef,
-): Promise<Html> {
+export const partnerSections: DetailPart<'/partners'> = async (deps, ui, request, reply, partner) => {
   const call = caller(deps, ui, request, reply);
   const routes = await partnerRoutes(call, partner.name);
   return html`${await certificatesSection(call, partner)} ${routesSection(routes)}
   ${await instancesSection(call, routes)}`;
-}
+};

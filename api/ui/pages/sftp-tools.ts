@@ -3,9 +3,9 @@
  * the server presents a key that is not the pinned one, show that fingerprint with a button to
  * pin it, for the operator to press once the partner confirmed it (never trust on first use).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { html, type Html } from '../html.js';
-import { checkSteps, openPage, type AnswerOf } from '../components/index.js';
+import { checkSteps, openPage, type AnswerOf, type PageRequest, type PathOf } from '../components/index.js';
 import type { UiRequestContext } from '../layout.js';
 import { csrfInput } from '../form.js';
 import { refusal } from '../components/data.js';
@@ -61,37 +61,34 @@ function checkResult(ui: UiRequestContext, action: string, result: SftpCheck): H
 
 /** The routes of the tools; `page` renders the instance page with an extra section or notices. */
 export function registerSftpToolRoutes(
-  app: {
-    post: (
-      url: string,
-      handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
-    ) => unknown;
-  },
+  app: FastifyInstance,
   deps: UiDeps,
   base: string,
   page: (
-    request: FastifyRequest,
-    reply: FastifyReply,
+    p: PageRequest,
+    instance: { type: string; name: string },
     status: number,
     notices: Notice[],
     extra?: SftpCheck,
   ) => Promise<unknown>,
 ): void {
   for (const type of sftpInstanceTypes) {
-    app.post(`${base}/${type}/:name/check-connection`, async (request, reply) => {
+    app.post<PathOf<'name'>>(`${base}/${type}/:name/check-connection`, async (request, reply) => {
       const p = openPage(deps, request, reply);
-      const { name } = request.params as { name: string };
+      const { name } = p.params;
       const checked = await p.call('POST', `/plugins/configs/${type}/:name/check-connection`, {
         params: { name },
         body: {},
       });
       if (!checked.ok)
-        return page(request, reply, checked.error.status, [{ kind: 'error', text: refusal(checked.error) }]);
-      return page(request, reply, 200, [], checked.data);
+        return page(p, { type, name }, checked.error.status, [
+          { kind: 'error', text: refusal(checked.error) },
+        ]);
+      return page(p, { type, name }, 200, [], checked.data);
     });
-    app.post(`${base}/${type}/:name/pin-host-key`, async (request, reply) => {
+    app.post<PathOf<'name'>>(`${base}/${type}/:name/pin-host-key`, async (request, reply) => {
       const p = openPage(deps, request, reply);
-      const { name } = request.params as { name: string };
+      const { name } = p.params;
       const fingerprint = p.fields.fingerprint;
       const pinned = await p.call('POST', `/plugins/configs/${type}/:name/pin-host-key`, {
         params: { name },
@@ -99,7 +96,7 @@ export function registerSftpToolRoutes(
       });
       if (pinned.ok) return p.redirect(`${base}/${type}/${name}?saved=1`);
       const why = pinned.error.details?.fingerprint;
-      return page(request, reply, pinned.error.status, [
+      return page(p, { type, name }, pinned.error.status, [
         { kind: 'error', text: typeof why === 'string' ? html`Not pinned: ${why}` : refusal(pinned.error) },
       ]);
     });

@@ -19,7 +19,7 @@ import { receiverConfigs } from './receivers.js';
 import { givePartner } from './give-partner.js';
 import { notifierNotice } from '../notifier-notice.js';
 import { registerStepRoutes, stepState } from './step-page.js';
-import type { Answer, PageRequest } from '../../components/index.js';
+import type { Answer, PageRequest, PathOf } from '../../components/index.js';
 import { type Row, type WizardState } from './state.js';
 
 type Message = AnswerOf<'GET', '/messages/:id'>;
@@ -74,7 +74,7 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
     if (!state.partner || !state.remoteProfile)
       return p.redirect(stepHref(state.partner ? 'profile' : 'partner', state.ids));
     const partner = state.partner.name;
-    const messageId = sentId ?? (request.query as { message?: string }).message;
+    const messageId = sentId ?? p.query.message;
     const { inbound, outbound } = findRoutes({
       organization: state.organization ? { id: 0, name: state.organization.name } : undefined,
       partner: { id: 0, name: partner },
@@ -164,10 +164,10 @@ export function registerCheckStep(app: FastifyInstance, deps: UiDeps): void {
     return page(p, connectionSteps(checked.data));
   });
 
-  app.get(`${wizardBase}/test-message/:id`, async (request, reply) => {
+  app.get<PathOf<'id'>>(`${wizardBase}/test-message/:id`, async (request, reply) => {
     // The test message's region alone, for live refreshes (htmx swaps it in).
     const p = openPage(deps, request, reply);
-    const id = p.param('id');
+    const id = p.params.id;
     const got = await p.call('GET', '/messages/:id', { params: { id } });
     if (!got.ok) throw got.error;
     return reply.type('text/html; charset=utf-8').send(testMessageView(got.data).text);

@@ -8,13 +8,13 @@ import { uiPrefix } from '../../layout.js';
 import { facts } from '../../components/data.js';
 import { type UiDeps } from '../../components/request-context.js';
 import { partnerFacingUrl } from './receivers.js';
-import type { InstanceConfig, WizardState } from './state.js';
+import type { ReceiverConfig, WizardState } from './state.js';
 
 export function givePartner(
   deps: UiDeps,
   state: WizardState,
   partner: string,
-  receiver: InstanceConfig | undefined,
+  receiver: ReceiverConfig | undefined,
 ): Html {
   const profile = state.localProfile;
   if (!profile && !receiver) return html``;

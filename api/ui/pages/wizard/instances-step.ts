@@ -43,7 +43,7 @@ export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void 
     const receivers = state.instances.filter((i) => i.type === 'as2-receiver');
     const senders = state.instances.filter((i) => i.type === 'as2-sender');
     const configs = await receiverConfigs(deps, ui, request, reply, state.instances);
-    const used = new Set([...configs.values()].map((c) => Number(c.port)));
+    const used = new Set([...configs.values()].map((c) => c.port));
     used.add(deps.ctx.options.httpPort);
     if (deps.ctx.options.metricsPort !== null) used.add(deps.ctx.options.metricsPort);
     const defaults = pluginTypeDefinitions['as2-receiver'].defaults;
@@ -92,7 +92,7 @@ export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void 
               label: 'Receiver',
               kind: 'select',
               options: [
-                ...receivers.map((r) => choice(r, `, port ${String(configs.get(r.name)?.port ?? '?')}`)),
+                ...receivers.map((r) => choice(r, `, port ${configs.get(r.name)?.port ?? '?'}`)),
                 { value: '', label: 'A new receiver' },
               ],
             },
@@ -165,7 +165,6 @@ export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void 
       };
       work.precheck(schema, body, place);
       plan.push({ type: 'as2-receiver', body, place });
-      receiver = String(body.name);
     }
     if (sender === '') {
       const schema = pluginConfigSchemas['as2-sender'].create;
@@ -173,7 +172,6 @@ export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void 
       const place = { label: 'New sender', fields: { name: 'sender_name' } };
       work.precheck(schema, body, place);
       plan.push({ type: 'as2-sender', body, place });
-      sender = String(body.name);
     }
     const refused = async () => page(p, ...(await work.refusal(keptValues(fields))));
     if (work.failed) return refused();
@@ -189,6 +187,8 @@ export function registerInstancesStep(app: FastifyInstance, deps: UiDeps): void 
         type: item.type,
         name: made.name,
       });
+      if (made.type === 'as2-receiver') receiver = made.name;
+      else sender = made.name;
     }
     return p.redirect(stepHref('routes', state.ids, { receiver, sender }));
   });

@@ -4,7 +4,6 @@
  * signing with it. An organization set up before is chosen with a link instead.
  */
 import type { FastifyInstance } from 'fastify';
-import { toApiError } from '../../../plugins/error-handler.js';
 import { html } from '../../html.js';
 import { uiPrefix } from '../../layout.js';
 import { field, formErrors, formToBody, type FormState } from '../../form.js';
@@ -13,13 +12,10 @@ import { ediIdFields, wizardIdsHint } from './interchange-ids.js';
 import { type UiDeps } from '../../components/request-context.js';
 import { certificateChoice, choiceFieldNames, generateBody, generatePath } from './certificate-choice.js';
 import { obtainCertificate } from './certificate-choice.js';
-import { keptValues, storedCertificates, textOf } from './form-values.js';
+import { storedCertificates, textOf } from './form-values.js';
 import { sendWizardPage } from './frame.js';
-import { readFilesForm, type FilesForm } from './multipart.js';
-import { registerStepRoutes, stepState } from './step-page.js';
+import { registerUploadStepRoutes, stepState } from './step-page.js';
 import type { Answer, PageRequest } from '../../components/index.js';
-import { refused as refusedAnswer, refusedState } from '../../components/index.js';
-import { StepWork } from './step-work.js';
 import { stepHref, wizardBase } from './steps.js';
 
 export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): void {
@@ -104,19 +100,8 @@ export function registerOrganizationStep(app: FastifyInstance, deps: UiDeps): vo
     });
   };
 
-  registerStepRoutes(app, deps, path, page, async (p) => {
-    const { ui, request, reply } = p;
-    let form: FilesForm;
-    try {
-      form = await readFilesForm(request, ['certificate', 'private_key']);
-    } catch (error) {
-      const known = toApiError(error, request);
-      if (!known) throw error;
-      return page(p, refusedState(known), refusedAnswer(known));
-    }
-    const work = new StepWork(deps, ui, request, reply);
-    const keep = keptValues(form.fields);
-    const refused = async () => page(p, ...(await work.refusal(keep)));
+  registerUploadStepRoutes(app, deps, path, page, ['certificate', 'private_key'], async (p, step) => {
+    const { form, work, keep, refused } = step;
     const name = textOf(form.fields, 'name');
     const as2id = textOf(form.fields, 'as2id');
     const displayName = textOf(form.fields, 'display_name');

@@ -4,7 +4,6 @@
  * encrypts to and checks signatures with.
  */
 import type { FastifyInstance } from 'fastify';
-import { toApiError } from '../../../plugins/error-handler.js';
 import { html } from '../../html.js';
 import { uiPrefix } from '../../layout.js';
 import { field, formErrors, formToBody, type FormState } from '../../form.js';
@@ -12,15 +11,12 @@ import { interchangeIdsField } from '../../edi-fields.js';
 import { ediIdFields, wizardIdsHint } from './interchange-ids.js';
 import { type UiDeps } from '../../components/request-context.js';
 import { certificateChoice, choiceFieldNames, obtainCertificate } from './certificate-choice.js';
-import { keptValues, storedCertificates, textOf } from './form-values.js';
+import { storedCertificates, textOf } from './form-values.js';
 import { sendWizardPage } from './frame.js';
 import { givePartner } from './give-partner.js';
 import { receiverConfigs } from './receivers.js';
-import { readFilesForm, type FilesForm } from './multipart.js';
-import { registerStepRoutes, stepState } from './step-page.js';
+import { registerUploadStepRoutes, stepState } from './step-page.js';
 import type { Answer, PageRequest } from '../../components/index.js';
-import { refused as refusedAnswer, refusedState } from '../../components/index.js';
-import { StepWork } from './step-work.js';
 import { idsOf, stepHref, wizardBase } from './steps.js';
 
 export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
@@ -95,19 +91,8 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
     });
   };
 
-  registerStepRoutes(app, deps, path, page, async (p) => {
-    const { ui, request, reply } = p;
-    let form: FilesForm;
-    try {
-      form = await readFilesForm(request, ['certificate']);
-    } catch (error) {
-      const known = toApiError(error, request);
-      if (!known) throw error;
-      return page(p, refusedState(known), refusedAnswer(known));
-    }
-    const work = new StepWork(deps, ui, request, reply);
-    const keep = keptValues(form.fields);
-    const refused = async () => page(p, ...(await work.refusal(keep)));
+  registerUploadStepRoutes(app, deps, path, page, ['certificate'], async (p, step) => {
+    const { form, work, keep, refused } = step;
     const name = textOf(form.fields, 'name');
     const schema = deps.api.bodySchema('POST', '/partners');
     const partnerBody = formToBody(schema, {
@@ -131,7 +116,7 @@ export function registerPartnerStep(app: FastifyInstance, deps: UiDeps): void {
       keep,
     );
     if (!certificate) return refused();
-    const ids = { ...idsOf(request.query), partner: partner.id };
+    const ids = { ...idsOf(p.request.query), partner: partner.id };
     return p.redirect(stepHref('profile', ids, { certificate: `${certificate.id}` }));
   });
 }

@@ -122,11 +122,7 @@ export function registerProfileStep(app: FastifyInstance, deps: UiDeps): void {
     const certificates = (await storedCertificates(deps, ui, request, reply)).filter(
       (c) => !c.has_private_key,
     );
-    const chosen = partnerCertificate(
-      certificates,
-      (request.query as { certificate?: string }).certificate,
-      state.partner.name,
-    );
+    const chosen = partnerCertificate(certificates, p.query.certificate, state.partner.name);
     const state0: FormState = form ?? {
       values: chosen
         ? {

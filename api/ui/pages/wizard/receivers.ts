@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UiRequestContext } from '../../layout.js';
 import { callApi, type UiDeps } from '../../components/request-context.js';
 import type { Instance } from './readiness.js';
-import type { InstanceConfig } from './state.js';
+import type { ReceiverConfig } from './state.js';
 
 export async function receiverConfigs(
   deps: UiDeps,
@@ -11,13 +11,13 @@ export async function receiverConfigs(
   request: FastifyRequest,
   reply: FastifyReply,
   instances: readonly Instance[],
-): Promise<Map<string, InstanceConfig>> {
-  const out = new Map<string, InstanceConfig>();
+): Promise<Map<string, ReceiverConfig>> {
+  const out = new Map<string, ReceiverConfig>();
   for (const i of instances.filter((x) => x.type === 'as2-receiver')) {
     const got = await callApi(deps, ui, request, reply, 'GET', '/plugins/configs/:type/:name', {
       params: { type: i.type, name: i.name },
     });
-    if (got.ok) out.set(i.name, got.data);
+    if (got.ok && got.data.type === 'as2-receiver') out.set(i.name, got.data);
   }
   return out;
 }
@@ -27,9 +27,9 @@ export async function receiverConfigs(
  * server's public host with the receiver's own port and path (over HTTPS when it has a
  * certificate), as the receiver derives its receipt address.
  */
-export function partnerFacingUrl(config: InstanceConfig, publicUrl: string): string {
-  if (typeof config.public_url === 'string' && config.public_url !== '') return config.public_url;
+export function partnerFacingUrl(config: ReceiverConfig, publicUrl: string): string {
+  if (config.public_url !== '') return config.public_url;
   const host = new URL(publicUrl).hostname;
   const scheme = config.tls_certificate_id ? 'https' : 'http';
-  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${String(config.port)}${String(config.path)}`;
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${config.port}${config.path}`;
 }

@@ -88,18 +88,16 @@ export function registerRoutesStep(app: FastifyInstance, deps: UiDeps): void {
   const stepPath = `${wizardBase}/routes`;
 
   const page = async (p: PageRequest, form?: FormState, answer: Answer = {}) => {
-    const { request } = p;
     const state = await stepState(p);
     if (!state.organization || !state.partner)
       return p.redirect(stepHref(state.organization ? 'partner' : 'organization', state.ids));
     const { org, partner, inbound, outbound } = routesBetween(state);
-    const query = request.query as { receiver?: string; sender?: string };
     const receivers = options(state.instances, ['as2-receiver']);
     const senders = options(state.instances, ['as2-sender']);
     const values: FormState = form ?? {
       values: {
-        receiver: query.receiver ?? receivers[0]?.value ?? '',
-        sender: query.sender ?? senders[0]?.value ?? '',
+        receiver: p.query.receiver ?? receivers[0]?.value ?? '',
+        sender: p.query.sender ?? senders[0]?.value ?? '',
         inbound_target: '',
         inbox_name: `${partner}-inbox`,
         outbound_source: '',
@@ -177,11 +175,11 @@ export function registerRoutesStep(app: FastifyInstance, deps: UiDeps): void {
 
     const newInstance = (
       type: 'file-writer' | 'file-poller',
-      body: Record<string, unknown>,
+      fields: Record<string, string>,
       place: Placement,
     ) => {
       const schema = pluginConfigSchemas[type].create;
-      const typed = formToBody(schema, body as Record<string, string>);
+      const typed = formToBody(schema, fields);
       work.precheck(schema, typed, place);
       return async () => {
         const made = await work.call('POST', '/plugins/configs', { query: { type }, body: typed }, place);

@@ -14,8 +14,11 @@ import { idsOf, type WizardIds } from './steps.js';
 export type Row = Record<string, unknown>;
 /** A stored certificate, as GET /certificates lists it. */
 export type StoredCertificate = ListRow<'/certificates', 'certificates'>;
-/** A plugin instance's configuration, as GET /plugins/configs/:type/:name answers it. */
-export type InstanceConfig = AnswerOf<'GET', '/plugins/configs/:type/:name'>;
+/** An AS2 receiver's configuration, as GET /plugins/configs/:type/:name answers it for that type. */
+export type ReceiverConfig = Extract<
+  AnswerOf<'GET', '/plugins/configs/:type/:name'>,
+  { type: 'as2-receiver' }
+>;
 type Organization = AnswerOf<'GET', '/organizations/:id'>;
 type LocalProfile = AnswerOf<'GET', '/as2/local-profiles/:id'>;
 type Partner = AnswerOf<'GET', '/partners/:id'>;
