@@ -1,26 +1,19 @@
 // Covers ECDSA (P-256, P-384, P-521) with SHA-2 and SHA-3 digests and RSA with SHA3-256/384/512, both ways with `openssl cms`: messages openssl signs (ECDSA with SHA-3, which openssl 3.0 cannot sign, built with node:crypto and hand-written DER) are processed by a running pier receiver with the MIC `openssl dgst` computes, and the receipts pier signs with its EC key verify with openssl; messages pier's sender signs with its EC key verify with `openssl cms -verify`, and the receipts openssl signs with the partner's EC key deliver them.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import t from 'tap';
-import {
-  as2Headers,
-  organization,
-  partner,
-  startReceiver,
-  startSender,
-  storeCertificate,
-} from '../helpers/as2.js';
+import { bobSendsAndReceives, partner, storeCertificate } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { sendByHand } from '../helpers/flow.js';
-import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
 import { handSignedEcdsaSha3 } from '../helpers/hand-cms.js';
 import { startTestServer } from '../helpers/server.js';
 import {
   asHttp,
   asMessage,
-  opensslDigest,
-  opensslReadsReceipt,
-  opensslReceipt,
-  opensslVerifies,
+  micalgOf,
+  opensslMic,
+  postForReceipt,
+  receiptProcessed,
+  startOpensslPeer,
   writeFixture,
 } from '../helpers/smime.js';
 
@@ -36,12 +29,8 @@ openssl(
   '/CN=alicersa',
 );
 
-const bobCert = await storeCertificate(server, fixtures, 'bob');
-const bobRsa = await storeCertificate(server, fixtures, 'alicersa');
-const url = await startReceiver(server);
 // bob signs with its P-256 key; decryption (unused here) names an RSA certificate.
-await organization(server, 'bob', 'BOB', bobCert, '', { decryption_certificate_ids: [bobRsa] });
-await startSender(server, 'out');
+const { url, certs: bobCerts } = await bobSendsAndReceives(server, fixtures, 'bob', ['alicersa']);
 const signsOnly = {
   encryption_algorithm: 'none',
   compression: false,
@@ -53,7 +42,8 @@ const noEncryptionCertificate = { partner_certificate_id: null };
 const alices = ['alice256', 'alice384', 'alice521', 'alicersa'] as const;
 const certs: Record<string, number> = {};
 for (const name of alices) {
-  certs[name] = name === 'alicersa' ? bobRsa : await storeCertificate(server, fixtures, name, false);
+  certs[name] =
+    name === 'alicersa' ? bobCerts.alicersa! : await storeCertificate(server, fixtures, name, false);
   await partner(
     server,
     name,
@@ -69,8 +59,6 @@ const entity = Buffer.from(
   'Content-Type: application/edi-x12\r\nContent-Transfer-Encoding: binary\r\n\r\nISA*00*EC~\r\nIEA*1~\r\n',
 );
 writeFixture(fixtures, 'entity.mime', entity);
-/** RFC 5751-style name of an openssl digest: sha256 → sha-256, sha3-256 stays. */
-const micName = (md: string) => (md.startsWith('sha3-') ? md : md.replace('sha', 'sha-'));
 
 const inbound: [string, string][] = [
   ['alice256', 'sha256'],
@@ -119,18 +107,14 @@ for (const [signer, md] of inbound) {
   t.test(`openssl → pier: ${signer} signs with ${md}`, async (t) => {
     const request =
       md.startsWith('sha3-') && signer !== 'alicersa' ? handMade(signer, md) : opensslMade(signer, md);
-    const id = `<ec-${++number}@alice.example>`;
-    const answer = await fetch(url, {
-      method: 'POST',
-      headers: { ...as2Headers(signer.toUpperCase(), id, micName(md)), ...request.headers },
-      body: new Uint8Array(request.body),
-    });
-    t.equal(answer.status, 200);
     // pier's receipt, signed with its P-256 key, verified by openssl.
-    const report = await opensslReadsReceipt(fixtures, answer, 'bob.crt');
-    const mic = `${opensslDigest(fixtures, md, 'entity.mime')}, ${micName(md)}`;
-    t.match(report, /Disposition: automatic-action\/MDN-sent-automatically; processed\r?\n/);
-    t.match(report, `Received-Content-MIC: ${mic}`);
+    const posted = await postForReceipt(fixtures, url, 'bob.crt', {
+      from: signer.toUpperCase(),
+      id: `<ec-${++number}@alice.example>`,
+      micalg: micalgOf(md),
+      ...request,
+    });
+    receiptProcessed(t, posted, opensslMic(fixtures, md, 'entity.mime'));
     openssl('cms -cmsout -print -in mdn.eml -out printed.txt');
     t.match(
       fixtures.read('printed.txt').toString(),
@@ -140,28 +124,24 @@ for (const [signer, md] of inbound) {
   });
 }
 
-/** The peer: what it verified, by Message-ID; it signs its receipts with alice256's or alice384's EC key. */
-const seen = new Map<string, { mic: string }>();
-let receiptSigner = 'alice256';
-function answer(request: PeerRequest, index: number) {
-  const messageId = headerOf(request, 'message-id')!;
-  const contentType = headerOf(request, 'content-type')!;
-  const micalg = /micalg=([\w-]+)/.exec(contentType)![1]!;
-  opensslVerifies(fixtures, asMessage({ 'Content-Type': contentType }, request.body), contentType, 'bob.crt');
-  const md = micalg.startsWith('sha3-') ? micalg : micalg.replace('-', '');
-  const mic = `${opensslDigest(fixtures, md, 'signed-part.bin')}, ${micalg}`;
-  seen.set(messageId, { mic });
-  const mdn = opensslReceipt(fixtures, { messageId, mic, signer: receiptSigner, md: 'sha384' });
-  return { status: 200, headers: { 'Message-ID': `<r${index}@alice>`, ...mdn.headers }, body: mdn.body };
-}
-const peer = await startPeer(t, answer);
-
-for (const [algorithm, signer] of [
+const outbound = [
   ['sha256', 'alice256'],
   ['sha384', 'alice384'],
   ['sha3-256', 'alice256'],
   ['sha3-512', 'alice384'],
-] as const) {
+] as const;
+/** The peer verifies pier's signature and signs its receipts with alice256's or alice384's EC key. */
+const peer = await startOpensslPeer(t, fixtures, {
+  signerCert: 'bob.crt',
+  keys: Object.fromEntries(outbound.map(([algorithm, signer]) => [`OUT-${algorithm.toUpperCase()}`, signer])),
+  open: (request) => ({
+    entity: asMessage({ 'Content-Type': request.headers['content-type']! }, request.body),
+    noted: {},
+  }),
+  receiptMd: 'sha384',
+});
+
+for (const [algorithm, signer] of outbound) {
   t.test(`pier → openssl: ECDSA P-256 with ${algorithm}, receipt signed by ${signer}`, async (t) => {
     const name = `out-${algorithm}`;
     await partner(
@@ -176,16 +156,11 @@ for (const [algorithm, signer] of [
       },
       noEncryptionCertificate,
     );
-    receiptSigner = signer;
     const sent = await sendByHand(
       server,
       { from: 'bob', to: name, target: 'out' },
       { name: `${name}.edi`, content: "UNB+UNOC:3+BOB+ALICE'\r\n" },
     );
-    t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
-    const peerView = seen.get(sent.protocols.as2.message_id);
-    t.ok(peerView, 'openssl verified the ECDSA signature');
-    t.equal(sent.protocols.as2.mic, peerView?.mic, 'the same MIC on both sides');
-    t.match(sent.protocols.as2.mdn, { signed: true, verified: true });
+    peer.deliveredAndRead(t, sent, 'openssl verified the ECDSA signature');
   });
 }

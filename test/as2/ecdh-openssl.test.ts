@@ -2,23 +2,20 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import {
-  as2Headers,
+  bobSendsAndReceives,
   messageByAs2Id,
-  organization,
   partner,
-  startReceiver,
-  startSender,
   storeCertificate,
+  syncSigned,
 } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { sendByHand } from '../helpers/flow.js';
-import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
 import {
-  opensslDigest,
-  opensslReadsReceipt,
-  opensslReceipt,
-  opensslVerifies,
+  opensslMic,
+  postForReceipt,
+  receiptProcessed,
+  startOpensslPeer,
   writeFixture,
 } from '../helpers/smime.js';
 
@@ -35,20 +32,10 @@ for (const [name, curve] of [
 }
 
 // bob signs with its P-256 key and decrypts with its P-256 and P-384 keys.
-const bob256 = await storeCertificate(server, fixtures, 'bob256');
-const bob384 = await storeCertificate(server, fixtures, 'bob384');
-await organization(server, 'bob', 'BOB', bob256, '', { decryption_certificate_ids: [bob256, bob384] });
-const url = await startReceiver(server);
-await startSender(server, 'out');
+const { url } = await bobSendsAndReceives(server, fixtures, 'bob256', ['bob256', 'bob384']);
 const alice256 = await storeCertificate(server, fixtures, 'alice256', false);
 const alice384 = await storeCertificate(server, fixtures, 'alice384', false);
-const signedEncrypted = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes128-cbc',
-  compression: false,
-  mdn_mode: 'sync' as const,
-  mdn_signed: true,
-};
+const signedEncrypted = { ...syncSigned, encryption_algorithm: 'aes128-cbc' };
 await partner(server, 'alice', 'ALICE', url, alice256, signedEncrypted);
 
 /** A MIME entity of `bytes` random bytes: above 1 MiB the receiver opens it from the store. */
@@ -123,16 +110,14 @@ for (const c of inbound) {
       ...(c.stream ? ['-stream'] : []),
     );
     const id = `<ecdh-${++number}@alice.example>`;
-    const answer = await fetch(url, {
-      method: 'POST',
-      headers: { ...as2Headers('ALICE', id), 'Content-Type': enveloped },
-      body: new Uint8Array(fixtures.read('enc.der')),
-    });
-    t.equal(answer.status, 200);
     // pier's receipt, signed with its P-256 key, verified by openssl.
-    const report = await opensslReadsReceipt(fixtures, answer, 'bob256.crt');
-    t.match(report, /Disposition: automatic-action\/MDN-sent-automatically; processed\r?\n/);
-    t.match(report, `Received-Content-MIC: ${opensslDigest(fixtures, 'sha256', 'entity.mime')}, sha-256`);
+    const posted = await postForReceipt(fixtures, url, 'bob256.crt', {
+      from: 'ALICE',
+      id,
+      headers: { 'Content-Type': enveloped },
+      body: fixtures.read('enc.der'),
+    });
+    receiptProcessed(t, posted, opensslMic(fixtures, 'sha256', 'entity.mime'));
     const message = await messageByAs2Id(server, id);
     t.equal(message.status, 'NotRouted', 'received and opened; no route takes it further');
     t.match(message.protocols.as2, {
@@ -177,30 +162,22 @@ t.test('openssl → pier: encrypted to an EC certificate pier does not hold is r
   );
 });
 
-/** What the peer read from each message, by Message-ID. */
-const seen = new Map<string, { mic: string; scheme: string; wrap: string }>();
-const partnerKeys: Record<string, string> = { ECOUT256: 'alice256', ECOUT384: 'alice384' };
-
-function answer(request: PeerRequest, index: number) {
-  const messageId = headerOf(request, 'message-id')!;
-  const key = partnerKeys[headerOf(request, 'as2-to')!]!;
-  writeFixture(fixtures, 'in.der', request.body);
-  const dump = openssl('asn1parse -inform DER -in in.der -dlimit 16');
-  const scheme = /:(dhSinglePass-\S+-scheme)/.exec(dump)?.[1] ?? 'none';
-  const wrap = /:(id-aes\d+-wrap)/.exec(dump)?.[1] ?? 'none';
-  openssl(
-    `cms -decrypt -binary -inform DER -in in.der -recip ${key}.crt -inkey ${key}.key -out decrypted.eml`,
-  );
-  const decrypted = fixtures.read('decrypted.eml');
-  const head = decrypted.subarray(0, decrypted.indexOf('\r\n\r\n')).toString('latin1');
-  const contentType = /^Content-Type:\s*((?:.|\r\n[ \t])*)/im.exec(head)![1]!.replace(/\r\n[ \t]/g, ' ');
-  opensslVerifies(fixtures, decrypted, contentType, 'bob256.crt');
-  const mic = `${opensslDigest(fixtures, 'sha256', 'signed-part.bin')}, sha-256`;
-  seen.set(messageId, { mic, scheme, wrap });
-  const mdn = opensslReceipt(fixtures, { messageId, mic, signer: key, md: 'sha256' });
-  return { status: 200, headers: { 'Message-ID': `<r${index}@alice>`, ...mdn.headers }, body: mdn.body };
-}
-const peer = await startPeer(t, answer);
+/** openssl decrypts with the key of the partner a message is for and notes the KDF and key wrap it names. */
+const peer = await startOpensslPeer(t, fixtures, {
+  signerCert: 'bob256.crt',
+  keys: { ECOUT256: 'alice256', ECOUT384: 'alice384' },
+  open(request, key) {
+    writeFixture(fixtures, 'in.der', request.body);
+    const dump = openssl('asn1parse -inform DER -in in.der -dlimit 16');
+    const scheme = /:(dhSinglePass-\S+-scheme)/.exec(dump)?.[1] ?? 'none';
+    const wrap = /:(id-aes\d+-wrap)/.exec(dump)?.[1] ?? 'none';
+    openssl(
+      `cms -decrypt -binary -inform DER -in in.der -recip ${key}.crt -inkey ${key}.key -out decrypted.eml`,
+    );
+    return { entity: fixtures.read('decrypted.eml'), noted: { scheme, wrap } };
+  },
+  receiptMd: 'sha256',
+});
 await partner(server, 'ecout256', 'ECOUT256', peer.url, alice256, signedEncrypted);
 await partner(server, 'ecout384', 'ECOUT384', peer.url, alice384, {
   ...signedEncrypted,
@@ -221,12 +198,12 @@ for (const [to, size, scheme, wrap] of [
       { from: 'bob', to, target: 'out' },
       { name: `${to}-${size}.bin`, content },
     );
-    t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
-    const peerView = seen.get(sent.protocols.as2.message_id);
-    t.ok(peerView, 'openssl decrypted the message with the EC key and verified it');
-    t.equal(peerView?.scheme, scheme, 'the KDF matched to the curve');
-    t.equal(peerView?.wrap, wrap, 'the AES key wrap matched to the content key');
-    t.equal(sent.protocols.as2.mic, peerView?.mic, 'the same MIC on both sides');
-    t.match(sent.protocols.as2.mdn, { signed: true, verified: true });
+    const read = peer.deliveredAndRead(
+      t,
+      sent,
+      'openssl decrypted the message with the EC key and verified it',
+    );
+    t.equal(read?.scheme, scheme, 'the KDF matched to the curve');
+    t.equal(read?.wrap, wrap, 'the AES key wrap matched to the content key');
   });
 }

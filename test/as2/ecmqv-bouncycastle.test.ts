@@ -5,23 +5,20 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { bouncyCastle, ecmqvFixtures } from '../helpers/bouncycastle.js';
 import {
-  as2Headers,
+  bobSendsAndReceives,
   messageByAs2Id,
-  organization,
   partner,
-  startReceiver,
-  startSender,
   storeCertificate,
+  syncSigned,
 } from '../helpers/as2.js';
 import { makeFixtures } from '../helpers/certificates.js';
 import { must, sendByHand } from '../helpers/flow.js';
-import { headerOf, startPeer, type PeerRequest } from '../helpers/http-peer.js';
 import { startTestServer } from '../helpers/server.js';
 import {
-  opensslDigest,
-  opensslReadsReceipt,
-  opensslReceipt,
-  opensslVerifies,
+  opensslMic,
+  postForReceipt,
+  receiptProcessed,
+  startOpensslPeer,
   writeFixture,
 } from '../helpers/smime.js';
 import { readBer } from '../../pki/asn1/reader.js';
@@ -50,48 +47,37 @@ async function needsBouncyCastle(t: Test): Promise<Exclude<typeof bc, string> | 
 }
 
 // bob signs with its P-256 key and decrypts with its P-256, P-384 and P-521 keys.
-const pier256 = await storeCertificate(server, fixtures, 'pier-p256');
-const pier384 = await storeCertificate(server, fixtures, 'pier-p384');
-const pier521 = await storeCertificate(server, fixtures, 'pier-p521');
-await organization(server, 'bob', 'BOB', pier256, '', {
-  decryption_certificate_ids: [pier256, pier384, pier521],
-});
-const url = await startReceiver(server);
-await startSender(server, 'out');
+const { url, certs } = await bobSendsAndReceives(server, fixtures, 'pier-p256', [
+  'pier-p256',
+  'pier-p384',
+  'pier-p521',
+]);
 const partner256 = await storeCertificate(server, fixtures, 'partner-p256', false);
 const partner384 = await storeCertificate(server, fixtures, 'partner-p384', false);
-const signedEncrypted = {
-  signing_algorithm: 'sha256',
-  encryption_algorithm: 'aes128-cbc',
-  compression: false,
-  mdn_mode: 'sync' as const,
-  mdn_signed: true,
-};
+const signedEncrypted = { ...syncSigned, encryption_algorithm: 'aes128-cbc' };
 await partner(server, 'mendelson', 'MENDELSON', url, partner256, signedEncrypted);
 
 let number = 0;
 /** POSTs an EnvelopedData body from MENDELSON to BOB; the answer and the receipt's text. */
 async function post(body: Buffer) {
   const id = `<ecmqv-${++number}@mendelson.example>`;
-  const answer = await fetch(url, {
-    method: 'POST',
+  // pier's receipt, signed with its P-256 key, verified by openssl.
+  const posted = await postForReceipt(fixtures, url, 'pier-p256.crt', {
+    from: 'MENDELSON',
+    id,
     headers: {
-      ...as2Headers('MENDELSON', id),
       'Content-Type': 'application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m',
       'Disposition-Notification-To': 'edi@mendelson.example',
     },
-    body: new Uint8Array(body),
+    body,
   });
-  // pier's receipt, signed with its P-256 key, verified by openssl.
-  return { id, status: answer.status, report: await opensslReadsReceipt(fixtures, answer, 'pier-p256.crt') };
+  return { id, ...posted };
 }
 
 t.test('BouncyCastle → pier: the recorded mendelson-style message is processed and receipted', async (t) => {
-  const { id, status, report } = await post(recorded('bc/as2-body.der'));
-  t.equal(status, 200);
-  t.match(report, /Disposition: automatic-action\/MDN-sent-automatically; processed\r?\n/);
-  t.match(report, `Received-Content-MIC: ${opensslDigest(fixtures, 'sha256', 'entity.mime')}, sha-256`);
-  const message = await messageByAs2Id(server, id);
+  const posted = await post(recorded('bc/as2-body.der'));
+  receiptProcessed(t, posted, opensslMic(fixtures, 'sha256', 'entity.mime'));
+  const message = await messageByAs2Id(server, posted.id);
   t.equal(message.status, 'NotRouted', 'received and opened; no route takes it further');
   t.match(message.protocols.as2, {
     encrypted: true,
@@ -126,11 +112,9 @@ t.test(
       'aes256-gcm',
       fixtures.read('large.eml'),
     );
-    const { id, status, report } = await post(der);
-    t.equal(status, 200);
-    t.match(report, /; processed\r?\n/);
-    t.match(report, `Received-Content-MIC: ${opensslDigest(fixtures, 'sha256', 'large.mime')}, sha-256`);
-    t.match((await messageByAs2Id(server, id)).protocols.as2, {
+    const posted = await post(der);
+    receiptProcessed(t, posted, opensslMic(fixtures, 'sha256', 'large.mime'));
+    t.match((await messageByAs2Id(server, posted.id)).protocols.as2, {
       encryption: { algorithm: 'aes256-gcm', key_transport: 'ecmqv-sha512kdf' },
     });
   },
@@ -155,28 +139,21 @@ t.test('a message whose ephemeral key was changed is refused as decryption-faile
   t.match(JSON.stringify(message), /cannot decrypt/);
 });
 
-/** What the BouncyCastle peer read from each message, by Message-ID. */
-const seen = new Map<string, { mic: string; scheme: string; wrap: string }>();
-const partnerKeys: Record<string, string> = { ECMQVOUT: 'partner-p384' };
-
-function answer(request: PeerRequest, index: number) {
-  if (typeof bc === 'string') return { status: 500, headers: {}, body: Buffer.from(bc) };
-  const messageId = headerOf(request, 'message-id')!;
-  const key = partnerKeys[headerOf(request, 'as2-to')!]!;
-  const read = bc.decrypt(
-    path.join(fixtures.dir, `${key}.crt`),
-    path.join(fixtures.dir, `${key}.key`),
-    request.body,
-  );
-  const head = read.content.subarray(0, read.content.indexOf('\r\n\r\n')).toString('latin1');
-  const contentType = /^Content-Type:\s*((?:.|\r\n[ \t])*)/im.exec(head)![1]!.replace(/\r\n[ \t]/g, ' ');
-  opensslVerifies(fixtures, read.content, contentType, 'pier-p256.crt');
-  const mic = `${opensslDigest(fixtures, 'sha256', 'signed-part.bin')}, sha-256`;
-  seen.set(messageId, { mic, scheme: read.scheme, wrap: read.wrap });
-  const mdn = opensslReceipt(fixtures, { messageId, mic, signer: key, md: 'sha256' });
-  return { status: 200, headers: { 'Message-ID': `<r${index}@partner>`, ...mdn.headers }, body: mdn.body };
-}
-const peer = await startPeer(t, answer);
+/** BouncyCastle decrypts with the partner's P-384 key and says which KDF and key wrap it read. */
+const peer = await startOpensslPeer(t, fixtures, {
+  signerCert: 'pier-p256.crt',
+  keys: { ECMQVOUT: 'partner-p384' },
+  open(request, key) {
+    if (typeof bc === 'string') throw new Error(bc);
+    const read = bc.decrypt(
+      path.join(fixtures.dir, `${key}.crt`),
+      path.join(fixtures.dir, `${key}.key`),
+      request.body,
+    );
+    return { entity: read.content, noted: { scheme: read.scheme, wrap: read.wrap } };
+  },
+  receiptMd: 'sha256',
+});
 const ecmqvOutId = await partner(
   server,
   'ecmqvout',
@@ -200,13 +177,13 @@ for (const size of ['small', 'large'] as const) {
         { from: 'bob', to: 'ecmqvout', target: 'out' },
         { name: `${size}.bin`, content },
       );
-      t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
-      const peerView = seen.get(sent.protocols.as2.message_id);
-      t.ok(peerView, 'BouncyCastle decrypted the message and openssl verified it');
-      t.equal(peerView?.scheme, oids.mqvSinglePassSha384Kdf, 'the KDF matched to the curve');
-      t.equal(peerView?.wrap, oids.aes256Wrap, 'the AES key wrap matched to the content key');
-      t.equal(sent.protocols.as2.mic, peerView?.mic, 'the same MIC on both sides');
-      t.match(sent.protocols.as2.mdn, { signed: true, verified: true });
+      const read = peer.deliveredAndRead(
+        t,
+        sent,
+        'BouncyCastle decrypted the message and openssl verified it',
+      );
+      t.equal(read?.scheme, oids.mqvSinglePassSha384Kdf, 'the KDF matched to the curve');
+      t.equal(read?.wrap, oids.aes256Wrap, 'the AES key wrap matched to the content key');
     },
   );
 }
@@ -247,8 +224,8 @@ t.test('key_agreement is validated, and a missing static key is told, not sent',
   await must(server, '/as2/local-profiles', {
     local_organization_id: carol.body.data.id,
     as2id: 'CAROL',
-    signing_certificate_id: pier256,
-    decryption_certificate_ids: [pier256],
+    signing_certificate_id: certs['pier-p256'],
+    decryption_certificate_ids: [certs['pier-p256']],
   });
   const sent = await sendByHand(
     server,

@@ -182,6 +182,28 @@ export async function bobReceives(
 }
 
 /**
+ * Both directions with bob (AS2 id BOB): organization bob signing with the fixtures' `signing`
+ * and decrypting with `decrypting` (each stored with its key), receiver `in` and sender `out`
+ * started; the partners are the test's. Answers the receiver's URL and the certificates' ids by name.
+ */
+export async function bobSendsAndReceives(
+  server: TestServer,
+  fixtures: Fixtures,
+  signing: string,
+  decrypting: string[],
+): Promise<{ url: string; certs: Record<string, number> }> {
+  const certs: Record<string, number> = {};
+  for (const name of new Set([signing, ...decrypting]))
+    certs[name] = await storeCertificate(server, fixtures, name);
+  await organization(server, 'bob', 'BOB', certs[signing]!, '', {
+    decryption_certificate_ids: decrypting.map((name) => certs[name]),
+  });
+  const url = await startReceiver(server);
+  await startSender(server, 'out');
+  return { url, certs };
+}
+
+/**
  * A receiver `as2in` for organization bob (AS2 id BOB) and partner alice (ALICE), who sends as
  * `openssl cms -encrypt` does: encrypted with AES-256, not signed or compressed, asking for a
  * signed synchronous receipt. Answers the receiver's URL.

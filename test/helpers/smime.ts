@@ -1,11 +1,17 @@
 /**
  * Moving AS2 messages between HTTP and the S/MIME files the `openssl cms` command reads and
  * writes, and checking signatures with openssl: the independent implementation of the tests.
+ * With it, openssl plays the trading partner both ways: posting to pier's receiver and reading
+ * the receipt (`postForReceipt`), and answering pier's sender (`startOpensslPeer`).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Test } from 'tap';
 import { parseEntity } from '../../actors/as2/mime/parse.js';
+import { as2Headers } from './as2.js';
 import type { Fixtures } from './certificates.js';
+import type { Message } from './flow.js';
+import { headerOf, startPeer, type PeerRequest } from './http-peer.js';
 
 /** An HTTP message as an S/MIME file openssl reads: the headers, a blank line, the body. */
 export function asMessage(headers: Record<string, string>, body: Buffer): Buffer {
@@ -89,6 +95,19 @@ export function opensslDigest(fixtures: Fixtures, digest: string, file: string):
 }
 
 /**
+ * The RFC 5751 name (micalg, Received-Content-MIC) of an openssl digest: sha256 → sha-256;
+ * SHA-3 names are the same in both.
+ */
+export function micalgOf(md: string): string {
+  return md.startsWith('sha3-') ? md : md.replace('sha', 'sha-');
+}
+
+/** The Received-Content-MIC of a file among the fixtures: its `openssl dgst` by `md`, and md's name. */
+export function opensslMic(fixtures: Fixtures, md: string, file: string): string {
+  return `${opensslDigest(fixtures, md, file)}, ${micalgOf(md)}`;
+}
+
+/**
  * The multipart/report of a receipt as another implementation writes it for alice: `text` for a
  * person, then the disposition notification for `messageId` with `disposition` and `fields`.
  */
@@ -168,4 +187,110 @@ export async function opensslReadsReceipt(
   );
   fixtures.openssl(`cms -verify -in mdn.eml -CAfile ${caFile} -purpose any -out report.txt`);
   return fixtures.read('report.txt').toString('latin1');
+}
+
+/**
+ * Posts an AS2 message from partner `from` to bob's receiver at `url`, asking a receipt signed
+ * with `micalg` (`headers` add or win); answers the HTTP status and the receipt's text as
+ * `opensslReadsReceipt` verified it against `receiptCert`.
+ */
+export async function postForReceipt(
+  fixtures: Fixtures,
+  url: string,
+  receiptCert: string,
+  message: { from: string; id: string; micalg?: string; headers: Record<string, string>; body: Buffer },
+): Promise<{ status: number; report: string }> {
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { ...as2Headers(message.from, message.id, message.micalg), ...message.headers },
+    body: new Uint8Array(message.body),
+  });
+  return { status: answer.status, report: await opensslReadsReceipt(fixtures, answer, receiptCert) };
+}
+
+/** The disposition line of a receipt for a message processed without error. */
+const processedDisposition = /Disposition: automatic-action\/MDN-sent-automatically; processed\r?\n/;
+
+/** What `postForReceipt` answered is a 200 with a processed receipt carrying `mic` ("<base64>, <micalg>"). */
+export function receiptProcessed(t: Test, posted: { status: number; report: string }, mic: string): void {
+  t.equal(posted.status, 200);
+  t.match(posted.report, processedDisposition);
+  t.match(posted.report, `Received-Content-MIC: ${mic}`);
+}
+
+/** The Content-Type of a MIME entity, its folded lines joined. */
+function contentTypeOf(entity: Buffer): string {
+  const head = entity.subarray(0, entity.indexOf('\r\n\r\n')).toString('latin1');
+  const field = /^Content-Type:\s*((?:.|\r\n[ \t])*)/im.exec(head);
+  if (!field) throw new Error(`no Content-Type in ${head}`);
+  return field[1]!.replace(/\r\n[ \t]/g, ' ');
+}
+
+/** What an openssl peer read from one message: the MIC it computed, and what the test's `open` noted. */
+export type PeerReading<Noted> = Noted & { mic: string };
+
+/** The peer `startOpensslPeer` started. */
+export interface OpensslPeer<Noted> {
+  /** http://127.0.0.1:<port>/as2 */
+  url: string;
+  /**
+   * Asserts that the message pier sent was delivered with a signed receipt that verified, and
+   * that the peer read it (`read` says how) with the MIC pier recorded; answers the peer's
+   * reading for the test's own checks.
+   */
+  deliveredAndRead(t: Test, sent: Message, read: string): PeerReading<Noted> | undefined;
+}
+
+/**
+ * A trading partner's AS2 endpoint played with openssl, for pier's sender: `open` takes the
+ * request's envelope off (decrypting it, for instance, with `key`, the partner's key for the
+ * request's AS2-To among the fixtures) and answers the multipart/signed entity inside with what
+ * the test notes of it; openssl verifies that against `signerCert`, computes the MIC with the
+ * digest its micalg names, and answers with a receipt signed by `key` with `receiptMd`.
+ */
+export async function startOpensslPeer<Noted extends object>(
+  t: Test,
+  fixtures: Fixtures,
+  peer: {
+    signerCert: string;
+    /** The partner's key (`<key>.crt`, `.key` among the fixtures) by the AS2-To it is for. */
+    keys: Record<string, string>;
+    open: (request: PeerRequest, key: string) => { entity: Buffer; noted: Noted };
+    receiptMd: string;
+  },
+): Promise<OpensslPeer<Noted>> {
+  /** What the peer read from each message, by Message-ID. */
+  const seen = new Map<string, PeerReading<Noted>>();
+  const started = await startPeer(t, (request, index) => {
+    const messageId = headerOf(request, 'message-id')!;
+    const key = peer.keys[headerOf(request, 'as2-to')!]!;
+    const { entity, noted } = peer.open(request, key);
+    const contentType = contentTypeOf(entity);
+    opensslVerifies(fixtures, entity, contentType, peer.signerCert);
+    const micalg = /micalg="?([\w-]+)/i.exec(contentType)![1]!.toLowerCase();
+    // openssl's name of the digest micalg names: sha-256 → sha256, SHA-3 names as they are.
+    const mic = opensslMic(
+      fixtures,
+      micalg.startsWith('sha3-') ? micalg : micalg.replace('-', ''),
+      'signed-part.bin',
+    );
+    seen.set(messageId, { ...noted, mic });
+    const mdn = opensslReceipt(fixtures, { messageId, mic, signer: key, md: peer.receiptMd });
+    return {
+      status: 200,
+      headers: { 'Message-ID': `<r${index}@peer.example>`, ...mdn.headers },
+      body: mdn.body,
+    };
+  });
+  return {
+    url: started.url,
+    deliveredAndRead(t, sent, read) {
+      t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
+      const reading = seen.get(sent.protocols.as2.message_id);
+      t.ok(reading, read);
+      t.equal(sent.protocols.as2.mic, reading?.mic, 'the same MIC on both sides');
+      t.match(sent.protocols.as2.mdn, { signed: true, verified: true });
+      return reading;
+    },
+  };
 }
