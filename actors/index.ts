@@ -12,7 +12,12 @@ import { notificationWebhookType } from './notification-webhook/config.js';
 import { programRunnerType } from './program-runner/config.js';
 import { sftpPollerType } from './sftp-poller/config.js';
 import { sftpSenderType } from './sftp-sender/config.js';
-import { pluginTypes, type PluginType, type PluginTypeDefinition } from './shared/definition.js';
+import {
+  pluginTypes,
+  type PluginType,
+  type PluginTypeDefinition,
+  type SettingsOf,
+} from './shared/definition.js';
 
 export {
   certificateUses,
@@ -21,9 +26,11 @@ export {
   type PluginRole,
   type PluginType,
   type PluginTypeDefinition,
+  type SettingsOf,
 } from './shared/definition.js';
 
-export const pluginTypeDefinitions: Record<PluginType, PluginTypeDefinition> = {
+// Each entry under its own type's name, with its fields' types kept for PluginSettings.
+const builtInDefinitions = {
   'as2-receiver': as2ReceiverType,
   'as2-sender': as2SenderType,
   'file-poller': filePollerType,
@@ -34,7 +41,12 @@ export const pluginTypeDefinitions: Record<PluginType, PluginTypeDefinition> = {
   'sftp-poller': sftpPollerType,
   'sftp-sender': sftpSenderType,
   'program-runner': programRunnerType,
-};
+} satisfies { [T in PluginType]: PluginTypeDefinition & { type: T } };
+
+/** Each type's settings as its worker reads them (SettingsOf): `PluginSettings['as2-receiver']` has `port`. */
+export type PluginSettings = { [T in PluginType]: SettingsOf<(typeof builtInDefinitions)[T]> };
+
+export const pluginTypeDefinitions: Record<PluginType, PluginTypeDefinition> = builtInDefinitions;
 
 /** Every setting, of every type, that names a stored certificate. */
 export const certificateSettings: readonly { type: PluginType; field: string }[] = pluginTypes.flatMap(

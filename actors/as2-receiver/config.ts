@@ -3,10 +3,10 @@
  * whether it speaks HTTPS with a certificate from the store.
  */
 import { z } from 'zod';
-import type { PluginTypeDefinition } from '../shared/definition.js';
+import type { PluginTypeDefinition, SettingsOf } from '../shared/definition.js';
 import { readEdiEnvelope, wholeNumber } from '../shared/fields.js';
 
-export const as2ReceiverType: PluginTypeDefinition = {
+export const as2ReceiverType = {
   type: 'as2-receiver',
   role: 'source',
   handoff: 'gives',
@@ -80,20 +80,6 @@ export const as2ReceiverType: PluginTypeDefinition = {
   },
   secretFields: {},
   certificateFields: { tls_certificate_id: 'tls-server' },
-};
+} satisfies PluginTypeDefinition;
 
-export interface As2ReceiverSettings {
-  host: string;
-  port: number;
-  path: string;
-  max_message_mib: number;
-  max_requests_per_partner: number;
-  max_in_flight_mib_per_partner: number;
-  max_requests_per_address: number;
-  max_in_flight_mib_per_address: number;
-  large_messages_budget_mib: number;
-  tls_certificate_id: number | null;
-  public_url: string;
-  read_edi_envelope: boolean;
-  listener_threads: number;
-}
+export type As2ReceiverSettings = SettingsOf<typeof as2ReceiverType>;

@@ -7,7 +7,7 @@ import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { openActorStore } from '../shared/payload-store.js';
 import { acceptancePort, withAcceptance } from '../shared/acceptance-port.js';
 import { parseSettings } from '../shared/settings.js';
-import { as2ReceiverType, type As2ReceiverSettings } from './config.js';
+import { as2ReceiverType } from './config.js';
 import { listenerPlan } from './listener-plan.js';
 import { ListenerThreads } from './listeners.js';
 import { endInstance } from '../shared/instance-threads.js';
@@ -16,7 +16,7 @@ import { receiverTls } from './tls.js';
 import { HandoffGiver } from '../shared/handoff-giver.js';
 
 runActor(async (start, core) => {
-  const settings = parseSettings<As2ReceiverSettings>(as2ReceiverType, start.settings);
+  const settings = parseSettings(as2ReceiverType, start.settings);
   const first = start.thread === undefined;
   const plan = listenerPlan(settings.listener_threads);
   const tls = receiverTls(settings, start);

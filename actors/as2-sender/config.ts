@@ -3,7 +3,7 @@
  * protects its messages belong to its AS2 profile.
  */
 import { z } from 'zod';
-import type { PluginTypeDefinition } from '../shared/definition.js';
+import type { PluginTypeDefinition, SettingsOf } from '../shared/definition.js';
 import {
   maxConcurrentDeliveries,
   retryDefaults,
@@ -14,9 +14,9 @@ import {
   threadsField,
   wholeNumber,
 } from '../shared/fields.js';
-import { proxyDefaults, proxyFields, proxySecrets, type ProxySettings } from '../shared/proxy.js';
+import { proxyDefaults, proxyFields, proxySecrets } from '../shared/proxy.js';
 
-export const as2SenderType: PluginTypeDefinition = {
+export const as2SenderType = {
   type: 'as2-sender',
   role: 'target',
   summary: 'Sends messages to partners by AS2',
@@ -58,13 +58,6 @@ export const as2SenderType: PluginTypeDefinition = {
       problems.threads = 'Must be at most max_concurrent_deliveries: each thread sends its share of them';
     return problems;
   },
-};
+} satisfies PluginTypeDefinition;
 
-export interface As2SenderSettings extends ProxySettings {
-  timeout_seconds: number;
-  max_concurrent_deliveries: number;
-  /** 0: one per `limits.coresPerTargetThread` cores, at most max_concurrent_deliveries. */
-  threads: number;
-  compression_order: 'before-sign' | 'after-sign';
-  receipt_alert_minutes: number;
-}
+export type As2SenderSettings = SettingsOf<typeof as2SenderType>;

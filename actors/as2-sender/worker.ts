@@ -13,12 +13,12 @@ import { parseSettings } from '../shared/settings.js';
 import { InstanceThreads } from '../shared/instance-threads.js';
 import { slotsOf, threadCount } from '../shared/thread-count.js';
 import { checkConnection } from './check-connection.js';
-import { as2SenderType, type As2SenderSettings } from './config.js';
+import { as2SenderType } from './config.js';
 import { As2Sender } from './send.js';
 import { limits } from '../../limits/limits.js';
 
 runActor(async (start, core) => {
-  const settings = parseSettings<As2SenderSettings>(as2SenderType, start.settings);
+  const settings = parseSettings(as2SenderType, start.settings);
   const sender = new As2Sender(
     settings,
     openActorStore(start, core),

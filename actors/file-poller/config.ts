@@ -1,6 +1,6 @@
 /** Configuration of the file poller (docs/api/plugin-configs.md): a directory watched for files to send. */
 import { z } from 'zod';
-import type { PluginTypeDefinition } from '../shared/definition.js';
+import type { PluginTypeDefinition, SettingsOf } from '../shared/definition.js';
 import {
   absolutePath,
   partyNameOrEmpty,
@@ -8,11 +8,7 @@ import {
   threadsField,
   wholeNumber,
 } from '../shared/fields.js';
-import {
-  pollerPatternProblems,
-  processedDirectoryProblem,
-  type PollerPatternSettings,
-} from '../shared/path-pattern.js';
+import { pollerPatternProblems, processedDirectoryProblem } from '../shared/path-pattern.js';
 
 const filePollerFields = {
   base_directory: absolutePath.describe('Directory watched for files'),
@@ -42,14 +38,6 @@ const filePollerDefaults = {
   threads: 0,
 };
 
-export type FilePollerSettings = PollerPatternSettings & {
-  base_directory: string;
-  processed_directory: string;
-  polling_interval: number;
-  read_edi_envelope: boolean;
-  threads: number;
-};
-
 function filePollerProblems(raw: Record<string, unknown>): Record<string, string> {
   const s = raw as unknown as FilePollerSettings;
   const problems = pollerPatternProblems(s);
@@ -58,7 +46,7 @@ function filePollerProblems(raw: Record<string, unknown>): Record<string, string
   return problems;
 }
 
-export const filePollerType: PluginTypeDefinition = {
+export const filePollerType = {
   type: 'file-poller',
   role: 'source',
   summary: 'Takes files from a directory as messages',
@@ -66,4 +54,6 @@ export const filePollerType: PluginTypeDefinition = {
   defaults: filePollerDefaults,
   secretFields: {},
   problems: filePollerProblems,
-};
+} satisfies PluginTypeDefinition;
+
+export type FilePollerSettings = SettingsOf<typeof filePollerType>;

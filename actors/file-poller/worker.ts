@@ -11,14 +11,14 @@ import { InitError, runActor } from '../../protocol/worker-host/host.js';
 import { openActorStore } from '../shared/payload-store.js';
 import { acceptancePort, withAcceptance } from '../shared/acceptance-port.js';
 import { parseSettings } from '../shared/settings.js';
-import { filePollerType, type FilePollerSettings } from './config.js';
+import { filePollerType } from './config.js';
 import { FilePoller } from './poller.js';
 import { shareOf } from './share.js';
 import { InstanceThreads } from '../shared/instance-threads.js';
 import { threadCount } from '../shared/thread-count.js';
 
 runActor(async (start, core) => {
-  const settings = parseSettings<FilePollerSettings>(filePollerType, start.settings);
+  const settings = parseSettings(filePollerType, start.settings);
   const base = await stat(settings.base_directory).catch((error: Error) => {
     throw new InitError(
       'DIRECTORY_UNUSABLE',

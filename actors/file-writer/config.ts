@@ -1,7 +1,7 @@
 /** Configuration of the file writer (docs/api/plugin-configs.md): delivers payloads as files into a directory. */
 import { z } from 'zod';
-import type { PluginTypeDefinition } from '../shared/definition.js';
-import { formatField, type DeliveryFormat } from '../shared/delivery-format.js';
+import type { PluginTypeDefinition, SettingsOf } from '../shared/definition.js';
+import { formatField } from '../shared/delivery-format.js';
 import {
   absolutePath,
   maxConcurrentDeliveries,
@@ -42,17 +42,7 @@ const fileWriterDefaults = {
   ...retryDefaults,
 };
 
-export interface FileWriterSettings {
-  directory: string;
-  path_pattern: string;
-  if_exists: (typeof ifExistsChoices)[number];
-  format: DeliveryFormat;
-  max_concurrent_deliveries: number;
-  /** 0: one per `limits.coresPerTargetThread` cores (actors/shared/thread-count.ts). */
-  threads: number;
-}
-
-export const fileWriterType: PluginTypeDefinition = {
+export const fileWriterType = {
   type: 'file-writer',
   role: 'target',
   handoff: 'takes',
@@ -66,4 +56,6 @@ export const fileWriterType: PluginTypeDefinition = {
     if (issue) problems.path_pattern = issue;
     return problems;
   },
-};
+} satisfies PluginTypeDefinition;
+
+export type FileWriterSettings = SettingsOf<typeof fileWriterType>;

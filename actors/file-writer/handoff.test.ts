@@ -13,6 +13,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import type { DeliveryPort } from '../shared/delivery-port.js';
+import { retryDefaults } from '../shared/fields.js';
 import { HandoffTaker } from './handoff.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { temporaryDirectory } from './temporaries.js';
@@ -40,6 +41,7 @@ async function setUp(
       format: 'edi',
       max_concurrent_deliveries: 1,
       threads: 1,
+      ...retryDefaults,
     },
     new LocalPayloadStore(path.join(dir, '.store')),
   );

@@ -11,14 +11,14 @@ import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { deliveryPort } from '../shared/delivery-port.js';
 import { parseSettings } from '../shared/settings.js';
 import { slotsOf, threadCount } from '../shared/thread-count.js';
-import { fileWriterType, type FileWriterSettings } from './config.js';
+import { fileWriterType } from './config.js';
 import { removeStaleTemporaries } from './temporaries.js';
 import { FileWriter } from './write.js';
 import { HandoffTaker } from './handoff.js';
 import { WriterThreads } from './threads.js';
 
 runActor(async (start, core) => {
-  const settings = parseSettings<FileWriterSettings>(fileWriterType, start.settings);
+  const settings = parseSettings(fileWriterType, start.settings);
   const first = start.thread === undefined;
   const threads = threadCount(settings.threads);
   try {

@@ -8,6 +8,7 @@ import t from 'tap';
 import type { ClaimedDelivery } from '../../protocol/core-protocol.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
 import { cachedBytes } from '../../test/helpers/page-cache.js';
+import { retryDefaults } from '../shared/fields.js';
 import type { FileWriterSettings } from './config.js';
 import { removeStaleTemporaries, temporaryDirectory } from './temporaries.js';
 import { FileWriter } from './write.js';
@@ -24,6 +25,7 @@ const settings = (ifExists: 'fail' | 'rename'): FileWriterSettings => ({
   format: 'edi',
   max_concurrent_deliveries: 1,
   threads: 1,
+  ...retryDefaults,
 });
 
 let deliveries = 0;

@@ -1,7 +1,7 @@
 /** Configuration of the HTTP poster (docs/api/plugin-configs.md): delivers payloads by POST to a URL. */
-import { formatField, type DeliveryFormat } from '../shared/delivery-format.js';
+import { formatField } from '../shared/delivery-format.js';
 import { z } from 'zod';
-import type { PluginTypeDefinition } from '../shared/definition.js';
+import type { PluginTypeDefinition, SettingsOf } from '../shared/definition.js';
 import {
   headerList,
   maxConcurrentDeliveries,
@@ -14,7 +14,7 @@ import {
   userName,
   wholeNumber,
 } from '../shared/fields.js';
-import { proxyDefaults, proxyFields, proxySecrets, type ProxySettings } from '../shared/proxy.js';
+import { proxyDefaults, proxyFields, proxySecrets } from '../shared/proxy.js';
 
 const httpPosterFields = {
   url: z.string().max(2048).describe('Address the payload is posted to'),
@@ -50,16 +50,7 @@ const httpPosterSecrets = {
   ...proxySecrets,
 };
 
-export interface HttpPosterSettings extends ProxySettings {
-  url: string;
-  http_basic_username: string;
-  content_type: string;
-  format: DeliveryFormat;
-  timeout_seconds: number;
-  max_concurrent_deliveries: number;
-}
-
-export const httpPosterType: PluginTypeDefinition = {
+export const httpPosterType = {
   type: 'http-poster',
   role: 'target',
   summary: 'Posts delivered payloads to an HTTP address',
@@ -69,4 +60,6 @@ export const httpPosterType: PluginTypeDefinition = {
   urlField: 'url',
   urlFields: ['url'],
   problems: retryProblems,
-};
+} satisfies PluginTypeDefinition;
+
+export type HttpPosterSettings = SettingsOf<typeof httpPosterType>;

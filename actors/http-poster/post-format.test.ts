@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import t from 'tap';
 import type { ClaimedDelivery } from '../../protocol/core-protocol.js';
 import { LocalPayloadStore } from '../../storage/payloads/local-store.js';
+import { retryDefaults, unreachableAlertDefaults } from '../shared/fields.js';
 import type { HttpPosterSettings } from './config.js';
 import { HttpPoster } from './post.js';
 
@@ -37,6 +38,8 @@ const settings = (format: 'edi' | 'json'): HttpPosterSettings => ({
   max_concurrent_deliveries: 1,
   proxy_url: '',
   proxy_username: '',
+  ...retryDefaults,
+  ...unreachableAlertDefaults,
 });
 
 async function delivery(content: string, fileName: string): Promise<ClaimedDelivery> {

@@ -5,11 +5,11 @@ import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { deliveryPort } from '../shared/delivery-port.js';
 import { ReachTeller } from '../shared/reach-teller.js';
 import { parseSettings } from '../shared/settings.js';
-import { httpPosterType, type HttpPosterSettings } from './config.js';
+import { httpPosterType } from './config.js';
 import { HttpPoster, type PosterSecrets } from './post.js';
 
 runActor(async (start, core) => {
-  const settings = parseSettings<HttpPosterSettings>(httpPosterType, start.settings);
+  const settings = parseSettings(httpPosterType, start.settings);
   const poster = new HttpPoster(
     settings,
     start.secrets as PosterSecrets,

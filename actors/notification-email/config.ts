@@ -4,7 +4,7 @@
  * the webhook (docs/alerts.md); the password is write-only and sealed at rest like every secret.
  */
 import { z } from 'zod';
-import type { PluginTypeDefinition } from '../shared/definition.js';
+import type { PluginTypeDefinition, SettingsOf } from '../shared/definition.js';
 import { password, retryFields, retryProblems, userName, wholeNumber } from '../shared/fields.js';
 
 /**
@@ -16,7 +16,7 @@ export const smtpSecurities = ['starttls', 'tls', 'none'] as const;
 
 const emailAddress = z.email('Must be an email address such as ops@example.com').max(254);
 
-export const notificationEmailType: PluginTypeDefinition = {
+export const notificationEmailType = {
   type: 'notification-email',
   role: 'notifier',
   summary: 'Sends alerts by email (SMTP)',
@@ -82,26 +82,9 @@ export const notificationEmailType: PluginTypeDefinition = {
       problems.smtp_username = 'Authentication needs starttls or tls: the password would travel in clear';
     return problems;
   },
-};
+} satisfies PluginTypeDefinition;
 
-export interface NotificationEmailSettings {
-  smtp_host: string;
-  smtp_port: number;
-  smtp_security: (typeof smtpSecurities)[number];
-  smtp_username: string;
-  tls_ca: string;
-  from: string;
-  to: string[];
-  subject_prefix: string;
-  min_severity: 'info' | 'warning' | 'critical';
-  timeout_seconds: number;
-  cooldown_seconds: number;
-  group_window_seconds: number;
-  max_attempts: number;
-  retry_interval: number;
-  retry_backoff: number;
-  retry_max_interval: number;
-}
+export type NotificationEmailSettings = SettingsOf<typeof notificationEmailType>;
 
 export interface NotificationEmailSecrets {
   smtp_password?: string;

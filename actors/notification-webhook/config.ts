@@ -5,7 +5,7 @@
  * can switch without losing a notification.
  */
 import { z } from 'zod';
-import type { PluginTypeDefinition } from '../shared/definition.js';
+import type { PluginTypeDefinition, SettingsOf } from '../shared/definition.js';
 import {
   headerList,
   password,
@@ -15,12 +15,12 @@ import {
   wholeNumber,
   type HeaderList,
 } from '../shared/fields.js';
-import { proxyDefaults, proxyFields, proxySecrets, type ProxySettings } from '../shared/proxy.js';
+import { proxyDefaults, proxyFields, proxySecrets } from '../shared/proxy.js';
 
 export const notificationFormats = ['json', 'slack', 'teams'] as const;
 export type NotificationFormat = (typeof notificationFormats)[number];
 
-export const notificationWebhookType: PluginTypeDefinition = {
+export const notificationWebhookType = {
   type: 'notification-webhook',
   role: 'notifier',
   summary: 'Sends alerts to an HTTP address',
@@ -74,21 +74,9 @@ export const notificationWebhookType: PluginTypeDefinition = {
   urlField: 'url',
   urlFields: ['url'],
   problems: retryProblems,
-};
+} satisfies PluginTypeDefinition;
 
-export interface NotificationWebhookSettings extends ProxySettings {
-  format: NotificationFormat;
-  min_severity: 'info' | 'warning' | 'critical';
-  basic_username: string;
-  timeout_seconds: number;
-  cooldown_seconds: number;
-  group_window_seconds: number;
-  signing_secret_overlap_hours: number;
-  max_attempts: number;
-  retry_interval: number;
-  retry_backoff: number;
-  retry_max_interval: number;
-}
+export type NotificationWebhookSettings = SettingsOf<typeof notificationWebhookType>;
 
 export interface NotificationWebhookSecrets {
   url: string;

@@ -5,7 +5,7 @@
  * modules (docs/decisions/a-program-runs-as-a-route-s-target-without-a-shell.md).
  */
 import { z } from 'zod';
-import type { PluginTypeDefinition } from '../shared/definition.js';
+import type { PluginTypeDefinition, SettingsOf } from '../shared/definition.js';
 import {
   absolutePath,
   maxConcurrentDeliveries,
@@ -66,14 +66,6 @@ const programRunnerSecrets = {
     ),
 };
 
-export interface ProgramRunnerSettings {
-  program: string;
-  arguments: string[];
-  work_directory: string;
-  timeout_seconds: number;
-  max_concurrent_deliveries: number;
-}
-
 export interface ProgramRunnerSecrets {
   environment?: { name: string; value: string }[];
 }
@@ -87,7 +79,7 @@ function argumentsProblem(templates: readonly string[]): string | undefined {
   return undefined;
 }
 
-export const programRunnerType: PluginTypeDefinition = {
+export const programRunnerType = {
   type: 'program-runner',
   role: 'target',
   summary: 'Runs a program with each delivered document and its message’s facts as arguments',
@@ -100,4 +92,6 @@ export const programRunnerType: PluginTypeDefinition = {
     if (issue) problems.arguments = issue;
     return problems;
   },
-};
+} satisfies PluginTypeDefinition;
+
+export type ProgramRunnerSettings = SettingsOf<typeof programRunnerType>;

@@ -6,11 +6,11 @@ import { DeliveryLoop } from '../shared/delivery-loop.js';
 import { deliveryPort } from '../shared/delivery-port.js';
 import { openActorStore } from '../shared/payload-store.js';
 import { parseSettings } from '../shared/settings.js';
-import { programRunnerType, type ProgramRunnerSecrets, type ProgramRunnerSettings } from './config.js';
+import { programRunnerType, type ProgramRunnerSecrets } from './config.js';
 import { ProgramRunner } from './deliver.js';
 
 runActor(async (start, core) => {
-  const settings = parseSettings<ProgramRunnerSettings>(programRunnerType, start.settings);
+  const settings = parseSettings(programRunnerType, start.settings);
   try {
     await makeDirectory(settings.work_directory);
     await access(settings.work_directory, constants.W_OK);

@@ -1,19 +1,14 @@
 /** Configuration of the SFTP poller: a directory on a partner's SFTP server watched for files. */
 import { z } from 'zod';
-import type { PluginTypeDefinition } from '../shared/definition.js';
+import type { PluginTypeDefinition, SettingsOf } from '../shared/definition.js';
 import { partyNameOrEmpty, wholeNumber } from '../shared/fields.js';
-import {
-  pollerPatternProblems,
-  processedDirectoryProblem,
-  type PollerPatternSettings,
-} from '../shared/path-pattern.js';
+import { pollerPatternProblems, processedDirectoryProblem } from '../shared/path-pattern.js';
 import {
   credentialProblems,
   remotePath,
   sftpConnectionDefaults,
   sftpConnectionFields,
   sftpSecretFields,
-  type SftpEndpoint,
   type SftpSecrets,
 } from '../sftp-shared/fields.js';
 
@@ -53,13 +48,6 @@ const sftpPollerDefaults = {
   to: '',
 };
 
-export interface SftpPollerSettings extends SftpEndpoint, PollerPatternSettings {
-  remote_directory: string;
-  after_take: (typeof afterTakeChoices)[number];
-  processed_directory: string;
-  polling_interval: number;
-}
-
 function sftpPollerProblems(
   raw: Record<string, unknown>,
   secrets?: Record<string, unknown>,
@@ -77,7 +65,7 @@ function sftpPollerProblems(
   return problems;
 }
 
-export const sftpPollerType: PluginTypeDefinition = {
+export const sftpPollerType = {
   type: 'sftp-poller',
   role: 'source',
   summary: "Takes files from a directory on a partner's SFTP server as messages",
@@ -86,4 +74,6 @@ export const sftpPollerType: PluginTypeDefinition = {
   secretFields: sftpSecretFields,
   urlField: 'host',
   problems: sftpPollerProblems,
-};
+} satisfies PluginTypeDefinition;
+
+export type SftpPollerSettings = SettingsOf<typeof sftpPollerType>;

@@ -5,11 +5,11 @@ import { acceptancePort, withAcceptance } from '../shared/acceptance-port.js';
 import { parseSettings } from '../shared/settings.js';
 import type { SftpSecrets } from '../sftp-shared/fields.js';
 import { startSessions } from '../sftp-shared/start.js';
-import { sftpPollerType, type SftpPollerSettings } from './config.js';
+import { sftpPollerType } from './config.js';
 import { SftpPoller } from './poller.js';
 
 runActor(async (start, core) => {
-  const settings = parseSettings<SftpPollerSettings>(sftpPollerType, start.settings);
+  const settings = parseSettings(sftpPollerType, start.settings);
   const secrets = start.secrets as SftpSecrets;
   const sessions = await startSessions(settings, secrets, core);
   const acceptances = acceptancePort(start, core);

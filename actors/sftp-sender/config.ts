@@ -1,7 +1,7 @@
 /** Configuration of the SFTP sender: delivers payloads as files on a partner's SFTP server. */
 import { z } from 'zod';
-import type { PluginTypeDefinition } from '../shared/definition.js';
-import { formatField, type DeliveryFormat } from '../shared/delivery-format.js';
+import type { PluginTypeDefinition, SettingsOf } from '../shared/definition.js';
+import { formatField } from '../shared/delivery-format.js';
 import {
   maxConcurrentDeliveries,
   retryDefaults,
@@ -17,7 +17,6 @@ import {
   sftpConnectionDefaults,
   sftpConnectionFields,
   sftpSecretFields,
-  type SftpEndpoint,
   type SftpSecrets,
 } from '../sftp-shared/fields.js';
 
@@ -53,15 +52,7 @@ const sftpSenderDefaults = {
   ...unreachableAlertDefaults,
 };
 
-export interface SftpSenderSettings extends SftpEndpoint {
-  remote_directory: string;
-  path_pattern: string;
-  if_exists: (typeof ifExistsChoices)[number];
-  format: DeliveryFormat;
-  max_concurrent_deliveries: number;
-}
-
-export const sftpSenderType: PluginTypeDefinition = {
+export const sftpSenderType = {
   type: 'sftp-sender',
   role: 'target',
   summary: "Writes delivered payloads as files on a partner's SFTP server",
@@ -76,4 +67,6 @@ export const sftpSenderType: PluginTypeDefinition = {
     if (secrets) Object.assign(problems, credentialProblems(secrets as SftpSecrets));
     return problems;
   },
-};
+} satisfies PluginTypeDefinition;
+
+export type SftpSenderSettings = SettingsOf<typeof sftpSenderType>;

@@ -7,11 +7,11 @@ import { ReachTeller } from '../shared/reach-teller.js';
 import { parseSettings } from '../shared/settings.js';
 import type { SftpSecrets } from '../sftp-shared/fields.js';
 import { startSessions } from '../sftp-shared/start.js';
-import { sftpSenderType, type SftpSenderSettings } from './config.js';
+import { sftpSenderType } from './config.js';
 import { SftpSender } from './send.js';
 
 runActor(async (start, core) => {
-  const settings = parseSettings<SftpSenderSettings>(sftpSenderType, start.settings);
+  const settings = parseSettings(sftpSenderType, start.settings);
   const secrets = start.secrets as SftpSecrets;
   const sessions = await startSessions(settings, secrets, core);
   const sender = new SftpSender(settings, openActorStore(start, core), sessions);

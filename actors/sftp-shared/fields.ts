@@ -61,13 +61,8 @@ export const sftpSecretFields = {
   private_key_passphrase: password.describe('Write-only. Passphrase of the private key, when it has one'),
 };
 
-export interface SftpEndpoint {
-  host: string;
-  port: number;
-  username: string;
-  host_key_fingerprint: string;
-  timeout_seconds: number;
-}
+/** The server and login of an SFTP instance, as its settings give them. */
+export type SftpEndpoint = z.output<z.ZodObject<typeof sftpConnectionFields>>;
 
 export interface SftpSecrets {
   password?: string;

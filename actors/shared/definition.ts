@@ -82,6 +82,15 @@ export interface PluginTypeDefinition {
   problems?(settings: Record<string, unknown>, secrets?: Record<string, unknown>): Record<string, string>;
 }
 
+/**
+ * A type's settings as its worker reads them: the stored settings, defaults filled in, parsed by
+ * its fields (`parseSettings`). Derived from the declaration, so a field added to a type's schema
+ * is a field of its settings, typed as its schema says, and no hand-written copy can drift. A
+ * declaration keeps its fields' types only when written `satisfies PluginTypeDefinition`;
+ * annotated `: PluginTypeDefinition`, it forgets them and its settings read as unknown.
+ */
+export type SettingsOf<D extends Pick<PluginTypeDefinition, 'fields'>> = z.output<z.ZodObject<D['fields']>>;
+
 /** A configuration as an instance starts with it: settings plus the opened write-only values. */
 export interface InstanceConfig {
   type: PluginType;

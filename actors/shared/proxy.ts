@@ -27,10 +27,7 @@ export const proxyFields = {
 export const proxyDefaults = { proxy_url: '', proxy_username: '' };
 export const proxySecrets = { proxy_password: password.describe('Write-only: password for the proxy') };
 
-export interface ProxySettings {
-  proxy_url: string;
-  proxy_username: string;
-}
+export type ProxySettings = z.output<z.ZodObject<typeof proxyFields>>;
 
 export interface ProxyChoice {
   /** With the credentials, for the agent only. */

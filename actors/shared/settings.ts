@@ -1,12 +1,12 @@
 /** An actor's first step: its settings checked against its type's declaration, or a failed start. */
 import { z } from 'zod';
 import { InitError } from '../../protocol/worker-host/host.js';
-import type { PluginTypeDefinition } from './definition.js';
+import type { PluginTypeDefinition, SettingsOf } from './definition.js';
 
-export function parseSettings<S>(
-  def: Pick<PluginTypeDefinition, 'fields' | 'problems'>,
+export function parseSettings<D extends Pick<PluginTypeDefinition, 'fields' | 'problems'>>(
+  def: D,
   settings: Record<string, unknown>,
-): S {
+): SettingsOf<D> {
   const parsed = z.object(def.fields).safeParse(settings);
   const problems: Record<string, string> = {};
   if (!parsed.success) {
@@ -19,5 +19,6 @@ export function parseSettings<S>(
       `the configuration is not valid: ${list.map(([k, v]) => `${k}: ${v}`).join('; ')}`,
     );
   }
-  return parsed.data as S;
+  // Parsed by `def.fields` (a failure threw above): what SettingsOf<D> says it is.
+  return parsed.data as SettingsOf<D>;
 }

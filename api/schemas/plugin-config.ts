@@ -6,19 +6,10 @@ import { z } from 'zod';
 import {
   pluginTypeDefinitions,
   pluginTypes,
+  type PluginSettings,
   type PluginType,
   type PluginTypeDefinition,
 } from '../../actors/index.js';
-import type { As2ReceiverSettings } from '../../actors/as2-receiver/config.js';
-import type { As2SenderSettings } from '../../actors/as2-sender/config.js';
-import type { FilePollerSettings } from '../../actors/file-poller/config.js';
-import type { FileWriterSettings } from '../../actors/file-writer/config.js';
-import type { HttpPosterSettings } from '../../actors/http-poster/config.js';
-import type { NotificationEmailSettings } from '../../actors/notification-email/config.js';
-import type { NotificationWebhookSettings } from '../../actors/notification-webhook/config.js';
-import type { ProgramRunnerSettings } from '../../actors/program-runner/config.js';
-import type { SftpPollerSettings } from '../../actors/sftp-poller/config.js';
-import type { SftpSenderSettings } from '../../actors/sftp-sender/config.js';
 import { readOnly, recordName, singleLineText } from './common.js';
 import { ServiceRecord } from './service.js';
 
@@ -37,25 +28,6 @@ const readOnlyFields = {
   service: readOnly(),
   restart_needed: readOnly(),
 };
-
-/**
- * Each type's settings, as its worker reads them once parsed by the type's fields
- * (`parseSettings<T>` in actors/<type>/worker.ts). A type's declaration is typed as any
- * PluginTypeDefinition, so zod cannot tell its fields apart; these interfaces are the typed view
- * the runtime already trusts, and the records below are read by them.
- */
-export interface PluginSettings {
-  'as2-receiver': As2ReceiverSettings;
-  'as2-sender': As2SenderSettings;
-  'file-poller': FilePollerSettings;
-  'file-writer': FileWriterSettings;
-  'http-poster': HttpPosterSettings;
-  'notification-webhook': NotificationWebhookSettings;
-  'notification-email': NotificationEmailSettings;
-  'sftp-poller': SftpPollerSettings;
-  'sftp-sender': SftpSenderSettings;
-  'program-runner': ProgramRunnerSettings;
-}
 
 /** What a record has before its type's settings. */
 const recordHead = { name: z.string(), enabled: z.boolean() };
@@ -127,7 +99,9 @@ function schemasOf(def: PluginTypeDefinition) {
   };
 }
 
-// The one place a record schema takes its type's settings interface (see PluginSettings).
+// Object.fromEntries forgets which schema is whose, and schemasOf reads a declaration as any
+// PluginTypeDefinition: each record schema is built from its type's fields, whose output type
+// PluginSettings is (actors/index.ts), so this cast restores what those two forget.
 export const pluginConfigSchemas = Object.fromEntries(
   pluginTypes.map((t) => [t, schemasOf(pluginTypeDefinitions[t])]),
 ) as unknown as { [T in PluginType]: PluginConfigSchemas<T> };
