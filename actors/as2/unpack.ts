@@ -171,10 +171,19 @@ function unpack(
     };
     decryptedEntity ??= decrypted.content;
     lastInflated = null;
-    // Garbage from a wrong key that slipped past the padding check lands here too.
+    // Garbage from a wrong key that slipped past the padding check (about one CBC decryption in
+    // 270) lands here too. Most is no header section; garbage that starts with a line break is an
+    // entity without headers, which would pass as text/plain: every AS2 sender names the type of
+    // what it encrypts, so an entity without a Content-Type is refused as undecryptable too.
     current = failingAs('decryption-failed', 'the decrypted content is not a MIME entity', () =>
       parseEntity(decrypted.content),
     );
+    if (!current.headers.has('content-type')) {
+      throw new DispositionError(
+        'decryption-failed',
+        'the decrypted content has no Content-Type: not a MIME entity',
+      );
+    }
     layers.push('encrypted');
   };
   if (outer) decrypted(outer);

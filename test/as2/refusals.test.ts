@@ -3,6 +3,7 @@ import t from 'tap';
 import { unpackIncoming } from '../../actors/as2/unpack.js';
 import { DispositionError } from '../../actors/as2/vocabulary/disposition-error.js';
 import { packOutgoing } from '../../actors/as2/pack.js';
+import { encryptEnveloped } from '../../pki/cms/enveloped-data.js';
 import { makeParties } from './parties.js';
 import { refusalKit } from './refusal.js';
 
@@ -98,6 +99,32 @@ t.test('a message for another key fails decryption, without revealing padding va
     }
   }
   t.same([...modifiers], ['decryption-failed']);
+});
+
+t.test('decrypted content without a Content-Type is refused as undecryptable', async (t) => {
+  // What a wrong key gives when its garbage passes the CBC padding check (about one in 270) and
+  // starts with a line break: an entity without headers, which read as text/plain was accepted.
+  const enveloped = (content: string) =>
+    encryptEnveloped([Buffer.from(content, 'latin1')], {
+      algorithm: 'aes128-cbc',
+      certificate: bob.certificate,
+    });
+  const headers = { 'content-type': 'application/pkcs7-mime; smime-type=enveloped-data; name="smime.p7m"' };
+  refusal(t, 'no header section', 'decryption-failed', enveloped('\r\n\x9a\x17garbage'), headers);
+  refusal(
+    t,
+    'headers without Content-Type',
+    'decryption-failed',
+    enveloped('X-Noise: 1\r\n\r\nUNB+'),
+    headers,
+  );
+  // The same entity with its Content-Type is opened: the refusal is for the missing header alone.
+  const opened = unpackIncoming(
+    enveloped(`Content-Type: application/edifact\r\n\r\n${payload.toString('latin1')}`),
+    headers,
+    receive,
+  );
+  t.same(opened.payload, payload, 'with a Content-Type the document is opened');
 });
 
 t.test('strangers and missing protection', async (t) => {
