@@ -63,7 +63,15 @@ if (!portSharingAvailable()) {
         'each process says it listens on two threads',
       );
     const before = [a!, b].map((p) => threadSnapshot(p.child.pid!));
-    const load = { urls: [url!], keys: parties.alice, concurrency: 12, documentBytes: 10 * 1024, run: 's' };
+    // A connection per message: the kernel spreads connections, not messages, over the four threads.
+    const load = {
+      urls: [url!],
+      keys: parties.alice,
+      concurrency: 12,
+      documentBytes: 10 * 1024,
+      run: 's',
+      keepAlive: false,
+    };
     const sent = await sendUntilReceipts({ ...load, receipts: 240, withinMs: 300_000, giveUpMs: 120_000 });
     const outcome = await as2Outcome(db.url, sent, written);
     eachReceiptedAndWrittenOnce(t, outcome);

@@ -65,6 +65,12 @@ export interface As2LoadOptions {
   run: string;
   /** Compressed before it is signed unless false (a large body then stays large on the wire). */
   compress?: boolean;
+  /**
+   * Connections kept for the next message unless false. False: a connection per message, so that
+   * threads sharing a port (SO_REUSEPORT) are each given messages: the kernel picks a thread per
+   * connection, and a dozen kept connections left one of four threads without any now and then.
+   */
+  keepAlive?: boolean;
 }
 
 /** A load sent until `receipts` receipts came (within `withinMs`), then stopped with `stop(giveUpMs)`: what it sent. */
@@ -80,7 +86,7 @@ export async function sendUntilReceipts(
 export function startAs2Load(options: As2LoadOptions): As2Load {
   const { urls, keys } = options;
   const messages: SentMessage[] = [];
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency * 2 });
+  const agent = new http.Agent({ keepAlive: options.keepAlive ?? true, maxSockets: options.concurrency * 2 });
   let next = 0;
   let receipts = 0;
   let stopped = false;
