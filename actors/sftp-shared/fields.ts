@@ -74,8 +74,9 @@ export interface SftpSecrets {
  * ssh2's key parser, loaded when a private key is first checked: this module is part of every
  * API process (the SFTP plugins' settings), which otherwise never loads the SSH client.
  */
+const requireHere = createRequire(import.meta.url);
 const parseKey: typeof ssh2.utils.parseKey = (key, passphrase) =>
-  (createRequire(import.meta.url)('ssh2') as typeof ssh2).utils.parseKey(key, passphrase);
+  (requireHere('ssh2') as typeof ssh2).utils.parseKey(key, passphrase);
 
 /** Why the login's credentials cannot be used; never quotes them. */
 export function credentialProblems(secrets: SftpSecrets): Record<string, string> {

@@ -220,7 +220,9 @@ export function perThread(
   for (const line of p.logLines)
     if (says(line, msg, fields)) {
       const thread = typeof line.thread === 'number' ? line.thread : 1;
-      by.set(thread, [...(by.get(thread) ?? []), line[field]]);
+      const taken = by.get(thread) ?? [];
+      taken.push(line[field]);
+      by.set(thread, taken);
     }
   return by;
 }
