@@ -6,7 +6,7 @@
  * Each test file creates and drops its own database on that server.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -73,10 +73,25 @@ function chosenFiles(args: string[]): string[] {
 
 const args = process.argv.slice(2);
 const files = leaveOutWhatThisNodeCannotRun(chosenFiles(args));
-/** A run of named files or of a set keeps its timings apart from the whole suite's report. */
+/**
+ * A run of named files or of a set keeps its timings apart from the whole suite's report, under
+ * its own name (`timings-node-20.txt`, `timings-partial.txt`), so runs side by side do not write
+ * one file.
+ */
 const partial = args.length > 0;
+const runName = args[0] === '--set' ? args[1] : 'partial';
 
-if (!buildTestTree()) {
+/**
+ * PIER_TEST_TREE=built: the tree was compiled from this checkout by a run that may still be going,
+ * and is used as it is. .ci/run's last two passes run side by side after the whole suite has
+ * compiled it; compiling and linking it again there would rewrite files the other pass is loading.
+ */
+const treeBuilt = process.env.PIER_TEST_TREE === 'built';
+if (treeBuilt && !existsSync(path.join(buildRoot, 'bin/pier-sources.js'))) {
+  process.stderr.write(`PIER_TEST_TREE=built, but ${buildRoot} has no compiled tree: run npm test first.\n`);
+  process.exit(1);
+}
+if (!treeBuilt && !buildTestTree()) {
   process.stderr.write('The sources do not compile: tsc reported the errors above.\n');
   process.exit(1);
 }
@@ -180,7 +195,9 @@ const sourceOf = (timing: FileTiming): FileTiming => ({
   ...timing,
   file: timing.file.replace(/\.js$/, '.ts'),
 });
-const logTiming = timingLog(path.join(root, '.test-output/timings-so-far.txt'));
+const ownTimings = (name: string) =>
+  path.join(root, `.test-output/${name}${partial ? `-${runName}` : ''}.txt`);
+const logTiming = timingLog(ownTimings('timings-so-far'));
 
 const started = Date.now();
 const { passed, timings, failures } = await runTestFiles(
@@ -210,7 +227,7 @@ const report = timingReport(timings.map(sourceOf), {
   maxJobs,
   cores: availableParallelism(),
 });
-const reportFile = partial ? path.join(root, '.test-output/timings-partial.txt') : timingsFile;
+const reportFile = ownTimings('timings');
 const top = writeTimingReport(reportFile, report);
 process.stdout.write(`\n${top}\n(every file: ${path.relative(root, reportFile)})\n`);
 if (failures.length > 0) process.stdout.write(`\n${failures.join('\n')}\n`);
