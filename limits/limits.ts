@@ -420,6 +420,11 @@ export const limitTable = {
     value: 128,
     why: "The old generation every thread's heap starts with: a received MiB lives briefly as one buffer counted against it, and at V8's default the file writer ran a full mark-compact every twenty or so documents (benchmarks/history/2026-11-26-a-compressed-document-inflated-once-and-handed-on.md).",
   },
+  turbofanInvocations: {
+    area: 'Runtime',
+    value: 500,
+    why: "Calls' worth of V8's budget before a function is optimized fully (V8's default: 3,000), set by `pier serve`: each thread learns the AS2 path on its own, and at the default it ran half optimized for its first 15,000 or so messages (benchmarks/history/2026-11-28-turbofan-sooner.md).",
+  },
   reconcileEveryMs: {
     area: 'Runtime',
     value: 5000,

@@ -9,8 +9,9 @@
 // Starting and holding a running runtime (supervisor, dispatcher, notifications, metrics).
 export { startRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 export { identification, serviceName, serviceVersion } from './version.js';
-// Set by `pier serve` before any worker thread starts (heap-start.ts says why).
+// Set by `pier serve` before any worker thread starts (heap-start.ts, tier-up.ts say why).
 export { setInitialOldSpace } from './heap-start.js';
+export { setTurbofanThreshold } from './tier-up.js';
 
 // Operations asked of the runtime (facade.ts): uploads, routes, redelivery, partner checks.
 export {

@@ -13,13 +13,17 @@ export function serveCommand(): Command {
     .description('Run the pier server (API, web UI and plugin instances)')
     .option('--dev', 'developer build: requests without Authorization act as user "developer"')
     .action(async (opts: { dev?: boolean }) => {
-      const [{ readProcessOptions }, { startServer, defaultLogger }, { setInitialOldSpace }] =
-        await Promise.all([
-          import('../../api/process-options.js'),
-          import('../../api/server.js'),
-          import('../../runtime/index.js'),
-        ]);
+      const [
+        { readProcessOptions },
+        { startServer, defaultLogger },
+        { setInitialOldSpace, setTurbofanThreshold },
+      ] = await Promise.all([
+        import('../../api/process-options.js'),
+        import('../../api/server.js'),
+        import('../../runtime/index.js'),
+      ]);
       setInitialOldSpace();
+      setTurbofanThreshold();
       const logger = defaultLogger();
       const developerBuild = opts.dev === true;
       let server: Awaited<ReturnType<typeof startServer>>;
