@@ -423,7 +423,7 @@ export const limitTable = {
   turbofanInvocations: {
     area: 'Runtime',
     value: 500,
-    why: "Calls' worth of V8's budget before a function is optimized fully (V8's default: 3,000), set by `pier serve`: each thread learns the AS2 path on its own, and at the default it ran half optimized for its first 15,000 or so messages (benchmarks/history/2026-11-28-turbofan-sooner.md).",
+    why: "Calls' worth of V8's budget before a function is optimized fully (V8's default: 3,000), set by `pier serve`: each thread learns the AS2 path on its own, and at the default it was still being optimized after 15,000 messages (benchmarks/history/2026-11-28-turbofan-sooner.md).",
   },
   reconcileEveryMs: {
     area: 'Runtime',

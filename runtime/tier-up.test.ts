@@ -1,8 +1,9 @@
 // Covers `pier serve`'s TurboFan threshold (tier-up.ts): set in a fresh node, which accepts it
 // without a word (V8 prints an error for a flag it does not know); an operator's own setting is
 // kept; Node 20's V8, which lacks the flag, is left alone. What the threshold changes is measured
-// in benchmarks (benchmarks/history/2026-11-28-turbofan-sooner.md): when V8 optimizes a given
-// function also depends on when its Maglev code is installed, so a test of it could not be steady.
+// in benchmarks (benchmarks/history/2026-11-28-turbofan-sooner.md): in a fresh node at V8's
+// default, a small function was optimized at its 1,649th call in one run and past its 10,000th in
+// another, so a test of when it happens could not be steady.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';

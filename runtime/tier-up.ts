@@ -8,8 +8,8 @@
  * V8's default the receive path was still being optimized after 15,000 messages, TurboFan
  * compiling in bursts all along, and each case of 3,000 messages cost less CPU than the one before
  * it. At 500 TurboFan compiles about three times as much in all (functions that never reached
- * 3,000 are optimized too), most of it within the first 6,000 messages, and from the second case
- * on a message cost 9 to 21 % less of the server's CPU; side by side with OpenAS2, after 10,000
+ * 3,000 are optimized too), most of it within the first 6,000 messages, and the third to fifth
+ * cases cost 9 to 11 % less of the server's CPU; side by side with OpenAS2, after 10,000
  * messages, 0 to 7 % less. Measured in benchmarks/history/2026-11-28-turbofan-sooner.md.
  */
 import v8 from 'node:v8';
