@@ -10,7 +10,8 @@
  * it. At 500 TurboFan compiles about three times as much in all (functions that never reached
  * 3,000 are optimized too), most of it within the first 6,000 messages, and the third to fifth
  * cases cost 9 to 11 % less of the server's CPU; side by side with OpenAS2, after 10,000
- * messages, 0 to 7 % less. Measured in benchmarks/history/2026-11-28-turbofan-sooner.md.
+ * messages, 2 to 7 % less at 4 and 64, up to 10 % sustained, the same at 16. Measured in
+ * benchmarks/history/2026-11-28-turbofan-sooner.md.
  */
 import v8 from 'node:v8';
 import { limits } from '../limits/limits.js';
