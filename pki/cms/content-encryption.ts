@@ -28,6 +28,7 @@ import {
 } from '../asn1/reader.js';
 import { algorithmIdentifier, integer, octetString, sequence, type Der } from '../asn1/writer.js';
 import { Rc2CbcDecipher } from './rc2.js';
+import { cipherKey } from '../quiet-key-checks.js';
 
 /** Length of the authentication tag pier writes for GCM; RFC 5084's default is 12. */
 const gcmTagBytes = 16;
@@ -68,7 +69,7 @@ export function startContentEncryption(name: ContentEncryption): ContentEncrypti
   const key = randomBytes(spec.keyBytes);
   if (name === '3des') setOddParity(key);
   const iv = randomBytes(spec.ivBytes);
-  const cipher = createCipheriv(spec.cipher, key, iv);
+  const cipher = createCipheriv(spec.cipher, cipherKey(key), iv);
   if (spec.mode === 'gcm') {
     const parameters = sequence(octetString(iv), integer(gcmTagBytes));
     return {
@@ -178,7 +179,7 @@ export function contentDecipher(
   if (spec.mode === 'gcm') {
     if (!auth) throw new Asn1Error('AES-GCM outside AuthEnvelopedData has no authentication tag');
     if (auth.tag.length !== algorithm.tagBytes) throw new Asn1Error('authentication tag of the wrong length');
-    const decipher = createDecipheriv(spec.cipher, key, algorithm.iv, {
+    const decipher = createDecipheriv(spec.cipher, cipherKey(key), algorithm.iv, {
       authTagLength: algorithm.tagBytes,
     }) as DecipherGCM;
     decipher.setAuthTag(auth.tag);
@@ -186,7 +187,7 @@ export function contentDecipher(
     return decipher;
   }
   if (auth) throw new Asn1Error(`${algorithm.name} in AuthEnvelopedData`);
-  return createDecipheriv(spec.cipher, key, algorithm.iv);
+  return createDecipheriv(spec.cipher, cipherKey(key), algorithm.iv);
 }
 
 /**

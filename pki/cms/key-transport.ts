@@ -9,6 +9,7 @@ import { oids } from '../oids.js';
 import { Asn1Error, readOid, type Asn1Node } from '../asn1/reader.js';
 import { algorithmIdentifier, explicit, nullValue, sequence, type Der } from '../asn1/writer.js';
 import { decryptPkcs1v15KeyImplicit } from './rsa-pkcs1.js';
+import { withoutStackTraces } from '../quiet-key-checks.js';
 
 export interface WrappedKey {
   algorithm: Der;
@@ -22,18 +23,22 @@ export function wrapKey(certificate: X509Certificate, key: Buffer, transport: Ke
   if (oaepHash === null) {
     return {
       algorithm: algorithmIdentifier(oids.rsaEncryption, nullValue),
-      encryptedKey: publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_PADDING }, key),
+      encryptedKey: withoutStackTraces(() =>
+        publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_PADDING }, key),
+      ),
     };
   }
   return {
     algorithm: algorithmIdentifier(oids.rsaesOaep, oaepParameters(oaepHash)),
-    encryptedKey: publicEncrypt(
-      {
-        key: publicKey,
-        padding: constants.RSA_PKCS1_OAEP_PADDING,
-        oaepHash: micAlgorithms[oaepHash].nodeHash,
-      },
-      key,
+    encryptedKey: withoutStackTraces(() =>
+      publicEncrypt(
+        {
+          key: publicKey,
+          padding: constants.RSA_PKCS1_OAEP_PADDING,
+          oaepHash: micAlgorithms[oaepHash].nodeHash,
+        },
+        key,
+      ),
     ),
   };
 }
@@ -105,8 +110,10 @@ export function unwrapKey(
   const { hash, mgfHash } = readOaepParameters(algorithm.children[1]);
   // node:crypto sets one hash for OAEP and MGF1; a partner mixing them cannot be read.
   if (hash !== mgfHash) throw new Asn1Error(`OAEP with ${hash} and MGF1 with ${mgfHash} is not supported`);
-  return privateDecrypt(
-    { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: micAlgorithms[hash].nodeHash },
-    encryptedKey,
+  return withoutStackTraces(() =>
+    privateDecrypt(
+      { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: micAlgorithms[hash].nodeHash },
+      encryptedKey,
+    ),
   );
 }

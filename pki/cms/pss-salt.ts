@@ -7,6 +7,7 @@
  */
 import { constants, createHash, publicDecrypt, type KeyObject } from 'node:crypto';
 import { micAlgorithms, type MicAlgorithm } from '../algorithms/mic-algorithms.js';
+import { withoutStackTraces } from '../quiet-key-checks.js';
 
 /** MGF1 (RFC 8017 B.2.1) over `seed`, `length` bytes long. */
 function mgf1(nodeHash: string, seed: Buffer, length: number): Buffer {
@@ -35,7 +36,7 @@ export function pssSaltLength(signature: Buffer, key: KeyObject, digest: MicAlgo
   let decoded: Buffer;
   try {
     // The raw RSA operation: s^e mod n, k bytes, without any padding check.
-    decoded = publicDecrypt({ key, padding: constants.RSA_NO_PADDING }, signature);
+    decoded = withoutStackTraces(() => publicDecrypt({ key, padding: constants.RSA_NO_PADDING }, signature));
   } catch {
     return null;
   }

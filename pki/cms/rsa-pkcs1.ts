@@ -9,6 +9,7 @@
  */
 import { constants, privateDecrypt, type KeyObject } from 'node:crypto';
 import { pooledRandomBytes } from '../random-pool.js';
+import { withoutStackTraces } from '../quiet-key-checks.js';
 
 /**
  * The content-encryption key of `keyLength` bytes in `encryptedKey`, or a random key of that
@@ -30,7 +31,9 @@ export function decryptPkcs1v15KeyImplicit(
   if (encryptedKey.length !== k || keyLength < 1 || keyLength > k - 11) return pooledRandomBytes(keyLength);
   let block: Buffer;
   try {
-    block = privateDecrypt({ key: privateKey, padding: constants.RSA_NO_PADDING }, encryptedKey);
+    block = withoutStackTraces(() =>
+      privateDecrypt({ key: privateKey, padding: constants.RSA_NO_PADDING }, encryptedKey),
+    );
   } catch {
     // Only a ciphertext not below the modulus fails here, which depends on public values.
     return pooledRandomBytes(keyLength);

@@ -33,6 +33,7 @@ import {
   toBuffer,
   type Der,
 } from '../asn1/writer.js';
+import { withoutStackTraces } from '../quiet-key-checks.js';
 
 export interface SignatureAlgorithm {
   scheme: SignatureScheme;
@@ -165,11 +166,13 @@ export function finishSignature(
 ): Buffer {
   // ECDSA signatures are DER Ecdsa-Sig-Value, node:crypto's default encoding.
   if (scheme !== 'rsa-pss') return signer.sign(key);
-  return signer.sign({
-    key,
-    padding: constants.RSA_PKCS1_PSS_PADDING,
-    saltLength: micAlgorithms[digest].digestBytes,
-  });
+  return withoutStackTraces(() =>
+    signer.sign({
+      key,
+      padding: constants.RSA_PKCS1_PSS_PADDING,
+      saltLength: micAlgorithms[digest].digestBytes,
+    }),
+  );
 }
 
 function digestInfo(digest: MicAlgorithm, value: Buffer): Buffer {
@@ -183,7 +186,9 @@ function digestInfo(digest: MicAlgorithm, value: Buffer): Buffer {
  * cover the whole content, whose digest the MIC computation already has: no second pass).
  */
 export function signDigestPkcs1(digest: MicAlgorithm, value: Buffer, key: KeyObject): Buffer {
-  return privateEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, digestInfo(digest, value));
+  return withoutStackTraces(() =>
+    privateEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, digestInfo(digest, value)),
+  );
 }
 
 export function verifyData(
@@ -198,10 +203,10 @@ export function verifyData(
   for (const chunk of data) verifier.update(chunk);
   if (!algorithm.pss) return verifier.verify(key, signature);
   // node:crypto hashes with one algorithm for the message and MGF1.
-  if (algorithm.pss.hash !== digest || algorithm.pss.mgfHash !== digest) return false;
-  return verifier.verify(
-    { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: algorithm.pss.saltLength },
-    signature,
+  const { pss } = algorithm;
+  if (pss.hash !== digest || pss.mgfHash !== digest) return false;
+  return withoutStackTraces(() =>
+    verifier.verify({ key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: pss.saltLength }, signature),
   );
 }
 
@@ -214,7 +219,9 @@ export function verifyDigestPkcs1(
 ): boolean {
   let decoded: Buffer;
   try {
-    decoded = publicDecrypt({ key, padding: constants.RSA_PKCS1_PADDING }, signature);
+    decoded = withoutStackTraces(() =>
+      publicDecrypt({ key, padding: constants.RSA_PKCS1_PADDING }, signature),
+    );
   } catch {
     return false;
   }

@@ -5,6 +5,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
 import { explicit, octetString, raw, sequence, toBuffer, type Der } from '../asn1/writer.js';
+import { cipherKey } from '../quiet-key-checks.js';
 
 /** RFC 3394's default initial value; RFC 3217's 3DES wrap carries its own IV. */
 const aesWrapIv = Buffer.from('a6a6a6a6a6a6a6a6', 'hex');
@@ -40,7 +41,7 @@ export function eccCmsSharedInfo(wrapAlgorithm: Buffer, ukm: Buffer | null, kekB
 
 /** The content key wrapped under the key-encryption key with AES key wrap; zeroes the KEK. */
 export function wrapContentKey(cipher: string, kek: Buffer, contentKey: Buffer): Buffer {
-  const wrap = createCipheriv(cipher, kek, aesWrapIv);
+  const wrap = createCipheriv(cipher, cipherKey(kek), aesWrapIv);
   const wrapped = Buffer.concat([wrap.update(contentKey), wrap.final()]);
   kek.fill(0);
   return wrapped;
@@ -49,7 +50,7 @@ export function wrapContentKey(cipher: string, kek: Buffer, contentKey: Buffer):
 /** The content key unwrapped; a wrong KEK fails the wrap's integrity check and throws. Zeroes the KEK. */
 export function unwrapContentKey(cipher: string, kek: Buffer, encryptedKey: Buffer): Buffer {
   try {
-    const unwrap = createDecipheriv(cipher, kek, cipher === 'des3-wrap' ? null : aesWrapIv);
+    const unwrap = createDecipheriv(cipher, cipherKey(kek), cipher === 'des3-wrap' ? null : aesWrapIv);
     return Buffer.concat([unwrap.update(encryptedKey), unwrap.final()]);
   } finally {
     kek.fill(0);
