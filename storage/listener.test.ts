@@ -26,13 +26,21 @@ t.test('channels registered in one turn after start each hear their notices', as
   await sender.connect();
   t.teardown(() => sender.end());
   // The LISTENs go out one after another; notices sent before they are in effect are lost,
-  // so send until all three are heard.
-  for (let i = 0; i < 100 && heard.length < 3; i++) {
-    heard.length = 0;
-    await sender.query(`select pg_notify('chan_a', 'x'), pg_notify('chan_b', 'y'), pg_notify('chan_c', 'z')`);
+  // so send rounds until one round is heard on all three channels. Each round has its own
+  // payload: a late notice from an earlier round must not count for (or spoil) a later one.
+  const heardIn = (round: number) => heard.filter((entry) => entry.split(':')[1] === String(round)).sort();
+  let round = 0;
+  let complete: number | undefined;
+  while (complete === undefined && round < 100) {
+    round++;
+    await sender.query(`select pg_notify('chan_a', $1), pg_notify('chan_b', $1), pg_notify('chan_c', $1)`, [
+      String(round),
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let r = 1; r <= round && complete === undefined; r++) if (heardIn(r).length >= 3) complete = r;
   }
-  t.same(heard.sort(), ['chan_a:x', 'chan_b:y', 'chan_c:z']);
+  t.ok(complete !== undefined, `one round was heard on all three channels (${round} sent)`);
+  t.same(heardIn(complete ?? round), [`chan_a:${complete}`, `chan_b:${complete}`, `chan_c:${complete}`]);
   await new Promise((resolve) => setImmediate(resolve));
   t.same(
     warnings.filter((w) => /already executing a query/.test(w)),
