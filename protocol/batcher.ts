@@ -77,8 +77,12 @@ export class Batcher<I, O> {
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#taken());
       try {
-        const outs = await this.run(batch.map((w) => w.item));
-        batch.forEach((w, i) => w.resolve(outs[i]!));
+        // Loops, not callbacks made per batch: V8 compiles such a callback again after each
+        // collection (docs/decisions/no-callbacks-made-per-call-on-the-message-path.md).
+        const items: I[] = [];
+        for (const w of batch) items.push(w.item);
+        const outs = await this.run(items);
+        for (let i = 0; i < batch.length; i++) batch[i]!.resolve(outs[i]!);
       } catch (error) {
         if (batch.length === 1) batch[0]!.reject(error);
         else {

@@ -35,6 +35,23 @@ export class Handing {
   }
 }
 
+type Taken = Handing['taken'][number];
+
+/** What `target` took of the document, or null when it declined or could not answer. */
+async function handTo(client: HandoffClient, target: string, request: HandRequest): Promise<Taken | null> {
+  try {
+    const answer = await client.ask(request);
+    return answer.taken ? { target, detail: answer.detail, client } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Tells a target to forget a document the acceptance did not store; `uncertain`: it may have. */
+async function dropAt(client: HandoffClient, messageId: string, uncertain: boolean): Promise<void> {
+  await client.ask({ type: 'drop', message_id: messageId, uncertain }).catch(() => {});
+}
+
 export interface HandoffLog {
   (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void;
 }
@@ -123,25 +140,23 @@ export class HandoffGiver {
     payload: HandRequest['payload'],
     document?: Uint8Array,
   ): Promise<Handing> {
-    const here = way.targets.flatMap((target) => {
+    // Loops and methods, not callbacks made per message: V8 compiles such a callback again after
+    // each collection (docs/decisions/no-callbacks-made-per-call-on-the-message-path.md).
+    const here: { target: string; client: HandoffClient }[] = [];
+    for (const target of way.targets) {
       const client = this.#targets.get(target)?.pick();
-      return client ? [{ target, client }] : [];
-    });
+      if (client) here.push({ target, client });
+    }
     const request: HandRequest = {
       type: 'hand',
       message: { id: message.id, from: way.from, to: way.to, file_name: message.file_name },
       payload: document && here.length === 1 ? { ...payload, bytes: document } : payload,
     };
-    const answers = await Promise.all(
-      here.map(async ({ target, client }) => {
-        const answer = await client.ask(request).catch((error: Error) => ({
-          taken: false as const,
-          reason: error.message,
-        }));
-        return answer.taken ? [{ target, detail: answer.detail, client }] : [];
-      }),
-    );
-    return new Handing(message.id, answers.flat());
+    const asked: Promise<Taken | null>[] = [];
+    for (const { target, client } of here) asked.push(handTo(client, target, request));
+    const taken: Taken[] = [];
+    for (const answer of await Promise.all(asked)) if (answer) taken.push(answer);
+    return new Handing(message.id, taken);
   }
 
   /**
@@ -153,29 +168,32 @@ export class HandoffGiver {
    */
   async settle(handing: Handing, acceptance: Acceptance | null | undefined): Promise<void> {
     if (handing.taken.length === 0) return;
-    const messageId = handing.messageId;
-    const stored = new Map(
-      acceptance && !acceptance.duplicate
-        ? (acceptance.handed ?? []).map((h) => [h.target, h.delivery_id])
-        : [],
-    );
-    await Promise.all(
-      handing.taken.map(async ({ target, client }) => {
-        const deliveryId = stored.get(target);
-        if (deliveryId === undefined) {
-          const drop = { type: 'drop' as const, message_id: messageId, uncertain: acceptance === undefined };
-          await client.ask(drop).catch(() => {});
-          return;
-        }
-        // A target that could not name the file queued the delivery again itself; asked here too
-        // (a no-op once done), for a target whose own request failed.
-        const lost = await client.ask({ type: 'link', message_id: messageId, delivery_id: deliveryId }).then(
-          (answer) => (answer.ok ? null : answer.error),
-          (error: Error) => `the target stopped before it named the file handed to it (${error.message})`,
-        );
-        if (lost !== null) await this.#requeue(messageId, target, lost);
-      }),
-    );
+    const stored = new Map<string, number>();
+    if (acceptance && !acceptance.duplicate)
+      for (const { target, delivery_id } of acceptance.handed ?? []) stored.set(target, delivery_id);
+    const asked: Promise<void>[] = [];
+    for (const { target, client } of handing.taken) {
+      const deliveryId = stored.get(target);
+      asked.push(
+        deliveryId === undefined
+          ? dropAt(client, handing.messageId, acceptance === undefined)
+          : this.#link(client, handing.messageId, target, deliveryId),
+      );
+    }
+    await Promise.all(asked);
+  }
+
+  async #link(client: HandoffClient, messageId: string, target: string, deliveryId: number): Promise<void> {
+    // A target that could not name the file queued the delivery again itself; asked here too
+    // (a no-op once done), for a target whose own request failed.
+    let lost: string | null;
+    try {
+      const answer = await client.ask({ type: 'link', message_id: messageId, delivery_id: deliveryId });
+      lost = answer.ok ? null : answer.error;
+    } catch (error) {
+      lost = `the target stopped before it named the file handed to it (${(error as Error).message})`;
+    }
+    if (lost !== null) await this.#requeue(messageId, target, lost);
   }
 
   async #requeue(messageId: string, target: string, reason: string): Promise<void> {

@@ -233,20 +233,10 @@ export function planAcceptance(
             },
             routes,
           );
-    // A route to a target the source handed the document to is held by that target; a target
-    // handed that no route names now (the routes changed meanwhile) is left out: its file is dropped.
-    const handed = new Map((m.handed ?? []).map((h) => [h.target, h.detail]));
-    const deliveries: PlannedDelivery[] = targets.map((target) => ({
-      message_id: m.id,
-      target,
-      state: handed.has(target) ? handedDeliveryState : newDeliveryState,
-      text: handed.get(target) ?? null,
-    }));
-    const { status, stage } = deriveMessage({
-      accepted: false,
-      refused: refusal !== null,
-      states: deliveries.map((d) => d.state),
-    });
+    const deliveries = plannedDeliveries(m, targets);
+    const states: PlannedDelivery['state'][] = [];
+    for (const delivery of deliveries) states.push(delivery.state);
+    const { status, stage } = deriveMessage({ accepted: false, refused: refusal !== null, states });
     const text = (item.text ?? `Accepted from ${item.source_type} ${item.source_name}`) + parties.note;
     if (refusal) {
       plan.lines.push(statusLine(m.id, null, status, `${text}. ${refusal}`, 1));
@@ -276,6 +266,27 @@ export function planAcceptance(
     });
   }
   return plan;
+}
+
+/**
+ * A route to a target the source handed the document to is held by that target; a target handed
+ * that no route names now (the routes changed meanwhile) is left out: its file is dropped. Loops,
+ * not callbacks made per message: V8 compiles such a callback again after each collection
+ * (docs/decisions/no-callbacks-made-per-call-on-the-message-path.md).
+ */
+function plannedDeliveries(m: AcceptItem['message'], targets: readonly string[]): PlannedDelivery[] {
+  const deliveries: PlannedDelivery[] = [];
+  for (const target of targets) {
+    let detail: string | undefined;
+    for (const handed of m.handed ?? []) if (handed.target === target) detail = handed.detail;
+    deliveries.push({
+      message_id: m.id,
+      target,
+      state: detail !== undefined ? handedDeliveryState : newDeliveryState,
+      text: detail ?? null,
+    });
+  }
+  return deliveries;
 }
 
 function statusLine(
