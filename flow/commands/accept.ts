@@ -169,9 +169,9 @@ async function lookups(
 }
 
 /** The organizations and partners these items name, each once. */
-// Loops, not callbacks made per call, in what every acceptance runs: V8 compiles such a callback
-// again after each collection (docs/decisions/no-callbacks-made-per-call-on-the-message-path.md).
 function partyNames(items: AcceptItem[]): string[] {
+  // Loops here, not callbacks made per call, in what every acceptance runs: V8 compiles such a
+  // callback again after each collection (docs/decisions/no-callbacks-made-per-call-on-the-message-path.md).
   const names = new Set<string>();
   for (const { message } of items) names.add(message.from).add(message.to);
   return [...names];
