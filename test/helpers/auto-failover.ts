@@ -273,6 +273,21 @@ export async function startFailoverCluster(
     async cutOffPrimary() {
       const node = await waitFor(primary, 'a primary to cut off', 10_000, 200);
       const standby = nodes.find((n) => n !== node)!;
+      // Between two of the primary's reports, not during one: SIGSTOP leaves the kernel answering
+      // for the stopped processes, so a report in flight at the cut would wait for its answer for
+      // ever (Debian's pg_autoctl 2.0 sets no keepalives or timeout on a query to the monitor),
+      // and the keeper, never counting the monitor lost, would never stop the primary: the likely
+      // cause of a loaded CI run where it had not stopped 90 s after the cut. The keeper reports,
+      // then sleeps a second.
+      const reported = () =>
+        query<{ at: string }>(
+          monitorUrl,
+          'select reporttime::text as at from pgautofailover.node where nodename = $1',
+          [node.name],
+        ).then((rows) => rows[0]?.at);
+      const before = await reported();
+      await waitFor(async () => (await reported()) !== before, "the primary's next report", 10_000, 20);
+      await new Promise((resolve) => setTimeout(resolve, 100));
       const frozen = [keepers.get('monitor')!, keepers.get(standby.name)!].flatMap((keeper) =>
         descendants(keeper.pid!),
       );
