@@ -375,6 +375,11 @@ export const limitTable = {
     value: 5,
     why: "Every this many dispatcher ticks, dead processes' claims and undispatched messages are looked for.",
   },
+  handedUnnamedAfterMs: {
+    area: 'Runtime',
+    value: 60_000,
+    why: 'A handed delivery this process still holds this long after its acceptance is taken back and queued: its file is named within milliseconds of the commit and its record tried again every 2 s (writerRequeueRetryMs), so one still held a minute later is one its writer lost (a thread started again while the database was away, an acceptance given up as failed before its commit could be seen). Taken back early, the queue finds the file there with the same bytes and counts it delivered.',
+  },
   dispatchGraceMs: {
     area: 'Runtime',
     value: 2000,

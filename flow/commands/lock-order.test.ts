@@ -22,7 +22,7 @@ import { redeliver, redispatch } from './redo.js';
 import { requeueHanded } from './handed.js';
 import type { RetryPolicy } from '../tables/schedule.js';
 import { deriveMessage } from '../tables/status.js';
-import { orphanedClaims, retriesDue, stallSchedule, undispatched } from './sweeps.js';
+import { orphanedClaims, retriesDue, stallSchedule, undispatched, unnamedHanded } from './sweeps.js';
 import { direct, inTx, pgArray, type Tx } from '../tx.js';
 
 /** How long the commands run together. */
@@ -287,6 +287,7 @@ t.test('every command at once on the same messages: no deadlock, every row valid
         ['stall schedule', (tx) => stallSchedule(tx, later(), 4)],
         ['orphaned claims', (tx) => orphanedClaims(tx, now(), node)],
         ['undispatched', (tx) => undispatched(tx, now(), 0)],
+        ['unnamed handed', (tx) => unnamedHanded(tx, later(), node, 0)],
         ['receipts overdue', (tx) => receiptsOverdue(tx, later())],
       ] satisfies [string, (tx: Tx) => Promise<unknown>][]
     ).map(([name, sweep], i) => {

@@ -211,6 +211,32 @@ export async function orphanedClaims(tx: Tx, at: Date, node: number): Promise<st
   );
 }
 
+/**
+ * Handed deliveries (handed.ts) this node still holds `afterMs` after their acceptance: taken
+ * back and queued, as a dead node's claims are. Only a hand-off leaves a delivery held with no
+ * announcement (`dispatches = 0`): a claim from the queue takes a delivery announced at least once.
+ * Their writer names the file within milliseconds of the commit and tries the record again while
+ * the database does not answer; a delivery still held long after was lost by it (a writer thread
+ * started again during an outage, whose look for the files left ran while the database was away;
+ * an acceptance given up as failed whose commit became visible after the writer asked), and
+ * without this stayed `InProgress` until the process restarted.
+ */
+export async function unnamedHanded(tx: Tx, at: Date, node: number, afterMs: number): Promise<string[]> {
+  const held = await tx.all<{ id: string; claims: number }>(
+    `select id, claims from delivery
+      where state = 'delivering' and claimed_by = ? and dispatches = 0 and claimed_at <= ?
+      order by id limit ${limits.sweepBatchRows}`,
+    [node, new Date(at.getTime() - afterMs)],
+  );
+  if (held.length === 0) return [];
+  return releaseBatch(
+    tx,
+    at,
+    held.map((h) => ({ delivery_id: Number(h.id), claim: h.claims })),
+    `its file handed to the target was not named within ${Math.round(afterMs / 1000)} s of the acceptance`,
+  );
+}
+
 /** Accepted messages older than `graceMs` that nobody dispatched. */
 export async function undispatched(tx: Tx, at: Date, graceMs: number): Promise<string[]> {
   const rows = await tx.all<{ id: string }>(

@@ -19,7 +19,13 @@ import { FlowConnections } from '../../storage/flow-connections.js';
 import { OutageLog } from '../../storage/outage-log.js';
 import { logAccepted, logDeliveryEnd } from './log-lines.js';
 import { redeliver, redispatch } from '../../flow/commands/redo.js';
-import { orphanedClaims, retriesDue, stallSchedule, undispatched } from '../../flow/commands/sweeps.js';
+import {
+  orphanedClaims,
+  retriesDue,
+  stallSchedule,
+  undispatched,
+  unnamedHanded,
+} from '../../flow/commands/sweeps.js';
 import { direct, inTx } from '../../flow/tx.js';
 import { noMetrics, type MetricsPort } from '../../protocol/metrics/port.js';
 import { inEntityTx } from '../../storage/sql.js';
@@ -205,6 +211,15 @@ export class Dispatcher implements Pick<ActorCore, 'releaseHeldBy'> {
       announced.push(
         ...((await run('dead claims', () => inTx(orm, (tx) => orphanedClaims(tx, now(), node)))) ?? []),
       );
+      const unnamed = await run('unnamed handed files', () =>
+        inTx(orm, (tx) => unnamedHanded(tx, now(), node, limits.handedUnnamedAfterMs)),
+      );
+      if (unnamed?.length)
+        this.#o.logger.warn(
+          { targets: unnamed },
+          'took back handed deliveries whose file was not named in time; their targets write them from the queue',
+        );
+      announced.push(...(unnamed ?? []));
       announced.push(
         ...((await run('undispatched', () =>
           inTx(orm, (tx) => undispatched(tx, now(), limits.dispatchGraceMs)),

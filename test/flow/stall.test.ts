@@ -1,10 +1,10 @@
-// Covers the stall schedule with an injectable clock (announced again after 10, 40, 160, 600, 600 s; stalled with delivery_stalled after 23.5 min) and the retry limit with its waits, without real waiting.
+// Covers the stall schedule with an injectable clock (announced again after 10, 40, 160, 600, 600 s; stalled with delivery_stalled after 23.5 min), the retry limit with its waits, and a handed delivery this process lost taken back a minute after its acceptance, without real waiting.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import t from 'tap';
-import { sql } from '../helpers/database.js';
+import { offeredFile, sql } from '../helpers/database.js';
 import { must, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { readWorkNotice } from '../../flow/tx.js';
@@ -156,3 +156,47 @@ t.test('retries wait by the clock and stop at the attempt limit', async (t) => {
   t.match(m.history.at(-2).text, /no attempts left \(3\)/);
   t.equal(requests, 3);
 });
+
+t.test('a handed delivery this process lost is taken back a minute after its acceptance', async (t) => {
+  // A writer not running here: nothing of this process names the file handed to it.
+  await must(server, '/plugins/configs?type=file-writer', {
+    name: 'lost-hand',
+    directory: path.join(dir, 'lost-hand'),
+    enabled: false,
+  });
+  const start = clock.now().getTime();
+  const item = offeredFile('handed.edi', 'unpacked');
+  item.target_hint = 'lost-hand';
+  item.message.handed = [{ target: 'lost-hand', detail: 'Writing handed.edi' }];
+  const accepted = await dispatcher.acceptAndDispatch(item);
+  t.same(
+    accepted.handed?.map((h) => h.target),
+    ['lost-hand'],
+    'stored as held by the writer it was handed to',
+  );
+  const delivery = async () => (await server.call('GET', `/api/v1/messages/${item.message.id}`)).body.data;
+  await tickAt(start, 59);
+  t.match((await delivery()).deliveries[0], { state: 'delivering' }, 'held for its first minute');
+  announcements.length = 0;
+  await tickAt(start, 60);
+  const m = await delivery();
+  t.match(m, { status: 'InProgress' });
+  t.match(m.deliveries[0], {
+    state: 'queued',
+    last_error: 'its file handed to the target was not named within 60 s of the acceptance',
+  });
+  t.match(m.history.at(-1), {
+    kind: 'delivery_changed',
+    old_state: 'delivering',
+    new_state: 'queued',
+    text: 'Taken back: its file handed to the target was not named within 60 s of the acceptance',
+  });
+  await settle();
+  t.same(announcements, ['lost-hand'], 'its target announced to every process');
+});
+
+/** As `at`, with the search for lost claims (a recovery tick). */
+async function tickAt(from: number, seconds: number) {
+  clock.set(from + seconds * 1000);
+  await dispatcher.tick(true);
+}
