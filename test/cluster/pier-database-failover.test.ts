@@ -73,6 +73,19 @@ failoverTest(
             'select target, state, claimed_by, count(*)::int as n from delivery group by 1, 2, 3',
           ])
             t.comment(JSON.stringify(await query(primary.url, statement).catch(String)));
+        // The deliveries still held and each one's history: the stage where they stopped.
+        if (primary)
+          t.comment(
+            `held: ${JSON.stringify(
+              await query(
+                primary.url,
+                `select d.id, d.message_id, d.claims, d.claimed_by, d.claimed_at, d.updated_at, d.last_error,
+                        (select json_agg(json_build_object('at', h.created_at, 'kind', h.kind, 'state', h.new_state, 'text', h.text) order by h.id)
+                           from message_history h where h.message_id = d.message_id) as history
+                   from delivery d where d.state = 'delivering' order by d.id limit 10`,
+              ).catch(String),
+            )}`,
+          );
         for (const [n, p] of processes.entries())
           t.comment(`process ${n}: ${JSON.stringify(p.logLines.filter((l) => l.level >= 40).slice(-30))}`);
         throw error;
