@@ -20,7 +20,7 @@ ALTER SYSTEM SET pgautofailover.node_considered_unhealthy_timeout = 6000;
 
 -- The standby is promoted 15 s (default 30 s) after the failover began, the time a primary
 -- that is cut off but alive is given to stop itself. It must stay longer than that primary's
--- keeper takes: network_partition_timeout (5 s, node-timeouts.sh), plus up to 3 s of its loop
+-- keeper takes: network_partition_timeout (3 s, node-timeouts.sh), plus up to 3 s of its loop
 -- (a 2 s connection timeout to the monitor and 1 s of sleep), plus stopping PostgreSQL.
 ALTER SYSTEM SET pgautofailover.primary_demote_timeout = 15000;
 

@@ -19,7 +19,7 @@ failoverTest(
     const promotableAfter =
       (settings.node_considered_unhealthy_timeout! + settings.primary_demote_timeout!) / 1000 - 1;
     const cutAt = Date.now();
-    const { node, heal } = await cluster.cutOffPrimary();
+    const { node, heal, after } = await cluster.cutOffPrimary();
     t.teardown(heal);
     const postmaster = postmasterPid(node);
     await waitFor(
@@ -34,11 +34,15 @@ failoverTest(
       "the cut-off primary's PostgreSQL to stop",
       90_000,
       100,
-    );
+    ).catch((error: unknown) => {
+      t.comment(after());
+      throw error;
+    });
     const seconds = (Date.now() - cutAt) / 1000;
-    t.ok(
+    const inTime = t.ok(
       seconds < promotableAfter,
       `${node.name} stopped PostgreSQL ${seconds.toFixed(1)} s after the cut, before the standby could be promoted (${promotableAfter} s)`,
     );
+    if (!inTime) t.comment(after());
   },
 );
