@@ -5,7 +5,8 @@
 // (the delivery queued again when it was stored as delivered) and keeps the file while the database cannot say, asking again
 // until it can (or leaving it for the writer's next start when it stops); a name taken, or one a document in hand will take, is declined;
 // the handed files nobody holds are resolved by what the database says of their deliveries: this node's at start, another
-// node's once older than a failover's wait (a live node's stay), each file gone once its delivery is queued or settled.
+// node's once older than a failover's wait (a live node's stay), this node's that the start could not resolve at the next
+// sweep, each file gone once its delivery is queued or settled.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -215,3 +216,39 @@ t.test('a drop after an acceptance without an answer asks the database first', a
     'a writer stopping keeps it for its next start, which asks again',
   );
 });
+
+t.test(
+  "this node's handed file the start could not resolve is looked at again by the next sweep",
+  async (t) => {
+    let answering = false;
+    const asked: string[] = [];
+    const { dir, taker } = await setUp(t, async () => true, {
+      handedLeftover: async (messageId: string, node: number) => {
+        asked.push(`${node}:${messageId}`);
+        if (!answering) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        return 'queued';
+      },
+    });
+    const tmp = temporaryDirectory(dir);
+    await mkdir(tmp, { recursive: true });
+    await writeFile(path.join(tmp, `h-1-${ids[0]}.tmp`), 'left by a thread that ended');
+    t.same(
+      await taker.resolveLeftovers(),
+      { found: 1, queued: 0, removed: 0, held: 1 },
+      'kept while the database does not answer',
+    );
+    // A file handed since, in hand: a later sweep leaves it alone, as before.
+    await writeFile(path.join(tmp, `h-1-${ids[1]}.tmp`), 'in hand');
+    answering = true;
+    asked.length = 0;
+    t.same(
+      await taker.resolveLeftovers(false),
+      { found: 1, queued: 1, removed: 1, held: 0 },
+      'queued again at the next sweep',
+    );
+    t.same(asked, [`1:${ids[0]}`], 'only the file left at start is asked about');
+    t.same(await readdir(tmp), [`h-1-${ids[1]}.tmp`], 'its file gone, the one in hand kept');
+    asked.length = 0;
+    t.same(await taker.resolveLeftovers(false), { found: 0, queued: 0, removed: 0, held: 0 }, 'then nothing');
+  },
+);

@@ -64,6 +64,12 @@ export class HandoffTaker implements HandoffHandler {
   readonly #unsettled = new Map<string, { temp: string; reason: string }>();
   #retryTimer: NodeJS.Timeout | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
+  /**
+   * This node's handed files found at start whose deliveries could not be read then (the
+   * database away): looked at again by the later sweeps, which otherwise pass over this node's
+   * files (they may be in hand). Left alone, such a file stayed until the writer's next start.
+   */
+  readonly #ownLeft = new Set<string>();
   /** Named files whose deliveries wait to be recorded delivered, and the record under way. */
   readonly #named: { delivery_id: number; detail: string }[] = [];
   #recording: Promise<void> = Promise.resolve();
@@ -187,26 +193,31 @@ export class HandoffTaker implements HandoffHandler {
   }
 
   /**
-   * At start, and every `limits.leftoverSweepEveryMs` for other nodes' files: the handed files a crash or a
-   * stop left, which nobody here holds. Each one's delivery is asked about (flow/commands/handed.ts,
-   * handedLeftover): still held by a live node, the file stays; held by a dead one (or by this
-   * node, at start), it is queued again and written from the payload store; not held (never
-   * accepted, settled already), the file simply goes. A file whose delivery cannot be read now
-   * stays for the next look. Logs once what it found and did, when it found anything.
+   * At start, and every `limits.leftoverSweepEveryMs` for other nodes' files (and this node's
+   * that the start could not resolve): the handed files a crash or a stop left, which nobody here
+   * holds. Each one's delivery is asked about (flow/commands/handed.ts, handedLeftover): still
+   * held by a live node, the file stays; held by a dead one (or by this node), it is queued again
+   * and written from the payload store; not held (never accepted, settled already), the file
+   * simply goes. A file whose delivery cannot be read now stays for the next look. Logs once what
+   * it found and did, when it found anything.
    */
   async resolveLeftovers(atStart = true): Promise<LeftoverCounts> {
     const counts: LeftoverCounts = { found: 0, queued: 0, removed: 0, held: 0 };
     const now = Date.now();
     const left = (await handedFiles(this.directory)).filter((f) =>
-      f.node === this.node ? atStart : now - f.mtimeMs >= limits.othersLeftoverAfterMs,
+      f.node === this.node
+        ? atStart || this.#ownLeft.has(f.file)
+        : now - f.mtimeMs >= limits.othersLeftoverAfterMs,
     );
     for (const leftover of left) {
       counts.found++;
       const outcome = await this.#resolve(leftover).catch(() => undefined);
       if (outcome === undefined || outcome === 'held') {
+        if (leftover.node === this.node) this.#ownLeft.add(leftover.file);
         counts.held++;
         continue;
       }
+      this.#ownLeft.delete(leftover.file);
       if (outcome === 'queued') counts.queued++;
       removeQuietly(leftover.file);
       counts.removed++;
