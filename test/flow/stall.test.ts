@@ -29,14 +29,16 @@ listener.on('notification', (n) => announcements.push(readWorkNotice(n.payload ?
 await listener.query('listen pier_work');
 t.teardown(() => listener.end());
 const settle = () => new Promise((r) => setTimeout(r, 100));
-
-t.test('a queued delivery nobody claims is announced again, then stalled', async (t) => {
-  // A target whose instance is never started (created disabled).
-  await must(server, '/plugins/configs?type=file-writer', {
-    name: 'nobody-runs-me',
-    directory: path.join(dir, 'x'),
+/** A file writer whose instance is never started (created disabled): nothing claims its deliveries. */
+const disabledWriter = (name: string) =>
+  must(server, '/plugins/configs?type=file-writer', {
+    name,
+    directory: path.join(dir, name),
     enabled: false,
   });
+
+t.test('a queued delivery nobody claims is announced again, then stalled', async (t) => {
+  await disabledWriter('nobody-runs-me');
   const start = clock.now().getTime();
   const made = await upload(
     server,
@@ -158,12 +160,8 @@ t.test('retries wait by the clock and stop at the attempt limit', async (t) => {
 });
 
 t.test('a handed delivery this process lost is taken back a minute after its acceptance', async (t) => {
-  // A writer not running here: nothing of this process names the file handed to it.
-  await must(server, '/plugins/configs?type=file-writer', {
-    name: 'lost-hand',
-    directory: path.join(dir, 'lost-hand'),
-    enabled: false,
-  });
+  // Nothing of this process names the file handed to it.
+  await disabledWriter('lost-hand');
   const start = clock.now().getTime();
   const item = offeredFile('handed.edi', 'unpacked');
   item.target_hint = 'lost-hand';
