@@ -18,8 +18,7 @@ failoverTest(
     // The keeper reports every second, so its last report may be up to a second before the cut.
     const promotableAfter =
       (settings.node_considered_unhealthy_timeout! + settings.primary_demote_timeout!) / 1000 - 1;
-    const cutAt = Date.now();
-    const { node, heal, after } = await cluster.cutOffPrimary();
+    const { node, at: cutAt, heal, after } = await cluster.cutOffPrimary();
     t.teardown(heal);
     const postmaster = postmasterPid(node);
     await waitFor(

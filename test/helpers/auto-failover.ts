@@ -60,10 +60,10 @@ export interface FailoverCluster {
   /**
    * The primary cut off from the monitor and the standby, as a network cut looks from it: every
    * process of the monitor and of the standby stopped (SIGSTOP), their connections left open and
-   * silent. `heal` lets them go on; `after` says, for a test that failed, what the primary's
-   * keeper processes are doing and its last log lines.
+   * silent, `at` that time. `heal` lets them go on; `after` says, for a test that failed, what
+   * the primary's keeper processes are doing and its last log lines.
    */
-  cutOffPrimary(): Promise<{ node: FailoverNode; heal(): void; after(): string }>;
+  cutOffPrimary(): Promise<{ node: FailoverNode; at: number; heal(): void; after(): string }>;
   /** The monitor's `pgautofailover.*` settings, in their units (ms for the timeouts). */
   monitorSettings(): Promise<Record<string, number>>;
   /** `pg_autoctl perform switchover`, to its end. */
@@ -298,6 +298,7 @@ export async function startFailoverCluster(
         const frozen = [keepers.get('monitor')!, keepers.get(standby.name)!].flatMap((keeper) =>
           descendants(keeper.pid!),
         );
+        const at = Date.now();
         for (const pid of frozen) signal(pid, 'SIGSTOP');
         const heal = () => frozen.forEach((pid) => signal(pid, 'SIGCONT'));
         const after = () =>
@@ -312,7 +313,7 @@ export async function startFailoverCluster(
               .slice(-25),
           ].join('\n');
         if (reporter === undefined || asleepBetweenReports(reporter) || attempt === 5)
-          return { node, heal, after };
+          return { node, at, heal, after };
         heal();
       }
     },
