@@ -194,19 +194,39 @@ export async function stallSchedule(
   return { announced: [...new Set(again.map((d) => d.target))], stalled: stall.length, ended };
 }
 
-/** Claims held by processes that are gone (their presence lock is free) are taken back. */
-export async function orphanedClaims(tx: Tx, at: Date, node: number): Promise<string[]> {
-  const orphans = await tx.all<{ id: string; claims: number }>(
+/**
+ * Takes back the held deliveries that `condition` (on `delivery d`) names, a sweep's batch at a
+ * time: queued again, the reason in their history, their targets announced (releaseBatch).
+ */
+async function takeBack(
+  tx: Tx,
+  at: Date,
+  condition: string,
+  params: unknown[],
+  reason: string,
+): Promise<string[]> {
+  const held = await tx.all<{ id: string; claims: number }>(
     `select id, claims from delivery d
-      where state = 'delivering' and claimed_by <> ? and not ${liveNodeCondition('d.claimed_by')}
+      where state = 'delivering' and ${condition}
       order by id limit ${limits.sweepBatchRows}`,
-    [node],
+    params,
   );
-  if (orphans.length === 0) return [];
+  if (held.length === 0) return [];
   return releaseBatch(
     tx,
     at,
-    orphans.map((o) => ({ delivery_id: Number(o.id), claim: o.claims })),
+    held.map((h) => ({ delivery_id: Number(h.id), claim: h.claims })),
+    reason,
+  );
+}
+
+/** Claims held by processes that are gone (their presence lock is free) are taken back. */
+export async function orphanedClaims(tx: Tx, at: Date, node: number): Promise<string[]> {
+  return takeBack(
+    tx,
+    at,
+    `claimed_by <> ? and not ${liveNodeCondition('d.claimed_by')}`,
+    [node],
     'the pier process that held it ended',
   );
 }
@@ -222,17 +242,11 @@ export async function orphanedClaims(tx: Tx, at: Date, node: number): Promise<st
  * without this stayed `InProgress` until the process restarted.
  */
 export async function unnamedHanded(tx: Tx, at: Date, node: number, afterMs: number): Promise<string[]> {
-  const held = await tx.all<{ id: string; claims: number }>(
-    `select id, claims from delivery
-      where state = 'delivering' and claimed_by = ? and dispatches = 0 and claimed_at <= ?
-      order by id limit ${limits.sweepBatchRows}`,
-    [node, new Date(at.getTime() - afterMs)],
-  );
-  if (held.length === 0) return [];
-  return releaseBatch(
+  return takeBack(
     tx,
     at,
-    held.map((h) => ({ delivery_id: Number(h.id), claim: h.claims })),
+    'claimed_by = ? and dispatches = 0 and claimed_at <= ?',
+    [node, new Date(at.getTime() - afterMs)],
     `its file handed to the target was not named within ${Math.round(afterMs / 1000)} s of the acceptance`,
   );
 }

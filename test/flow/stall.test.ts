@@ -15,10 +15,13 @@ const server = await startTestServer(t, { clock, runtime: { timers: false } });
 const dir = await tempDir(t);
 await parties(server);
 const dispatcher = server.ctx.runtime!.dispatcher;
-/** Moves the clock to `seconds` after `from` and runs the dispatcher's timed work once. */
-async function at(from: number, seconds: number) {
+/**
+ * Moves the clock to `seconds` after `from` and runs the dispatcher's timed work once;
+ * `recovery`: with the search for lost claims.
+ */
+async function at(from: number, seconds: number, recovery = false) {
   clock.set(from + seconds * 1000);
-  await dispatcher.tick(false);
+  await dispatcher.tick(recovery);
 }
 
 // Announcements travel by NOTIFY; the test listens like another pier process would.
@@ -172,12 +175,12 @@ t.test('a handed delivery this process lost is taken back a minute after its acc
     ['lost-hand'],
     'stored as held by the writer it was handed to',
   );
-  const delivery = async () => (await server.call('GET', `/api/v1/messages/${item.message.id}`)).body.data;
-  await tickAt(start, 59);
-  t.match((await delivery()).deliveries[0], { state: 'delivering' }, 'held for its first minute');
+  const message = async () => (await server.call('GET', `/api/v1/messages/${item.message.id}`)).body.data;
+  await at(start, 59, true);
+  t.match((await message()).deliveries[0], { state: 'delivering' }, 'held for its first minute');
   announcements.length = 0;
-  await tickAt(start, 60);
-  const m = await delivery();
+  await at(start, 60, true);
+  const m = await message();
   t.match(m, { status: 'InProgress' });
   t.match(m.deliveries[0], {
     state: 'queued',
@@ -192,9 +195,3 @@ t.test('a handed delivery this process lost is taken back a minute after its acc
   await settle();
   t.same(announcements, ['lost-hand'], 'its target announced to every process');
 });
-
-/** As `at`, with the search for lost claims (a recovery tick). */
-async function tickAt(from: number, seconds: number) {
-  clock.set(from + seconds * 1000);
-  await dispatcher.tick(true);
-}
