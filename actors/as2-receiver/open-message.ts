@@ -8,7 +8,6 @@ import type { As2InboundContext } from '../../protocol/as2-protocol.js';
 import {
   DispositionError,
   formatDisposition,
-  formatMic,
   parseDispositionNotificationOptions,
   processed,
   processedWithError,
@@ -22,7 +21,7 @@ import type { DeflatedDocument, PayloadStore } from '../../storage/payloads/stor
 import { keepBytes, type KeptStage } from '../../storage/payloads/inline.js';
 import { entityBytes } from '../as2-shared/headers.js';
 import { openingMaterialOf } from './opening-material.js';
-import { describeUnpacked } from './describe.js';
+import { describeUnopened, describeUnpacked } from './describe.js';
 import { makeReceipt, type Receipt } from './receipt.js';
 import { defaultFileName, documentName } from './default-file-name.js';
 import { unpackStored } from './open-stored.js';
@@ -245,11 +244,7 @@ async function openParts(task: OpenTask, store: PayloadStore): Promise<OpenParts
     fileName:
       documentName(unpacked?.filename) ??
       defaultFileName(task.as2From, task.originalMessageId, unpacked?.contentType ?? ''),
-    description: {
-      ...(unpacked ? describeUnpacked(unpacked) : {}),
-      mic: unpacked ? formatMic(unpacked.mic) : null,
-      mic_algorithm: unpacked?.mic.algorithm ?? null,
-    },
+    description: unpacked ? describeUnpacked(unpacked) : describeUnopened(),
     refusal: refusal ? { disposition: formatDisposition(disposition), text: refusal.text } : null,
     outcome,
     cem,

@@ -58,6 +58,19 @@ t.test('accepted: a good message gets processed', async (t) => {
   t.equal(mdn.mic?.digest.toString('base64'), packed.mic.digest.toString('base64'), 'the MIC');
   const stored = await statusOf(id);
   t.equal(stored.status, 'NotRouted');
+  t.match(
+    stored.protocols.as2,
+    {
+      signed: true,
+      signature: { algorithm: 'sha-256' },
+      encrypted: true,
+      encryption: { algorithm: 'aes256-cbc' },
+      compressed: false,
+      mic: `${packed.mic.digest.toString('base64')}, sha-256`,
+      mic_algorithm: 'sha-256',
+    },
+    'protocols.as2 says what protected it and its MIC',
+  );
   t.ok(
     stored.payloads.received &&
       stored.payloads.headers &&
@@ -89,6 +102,10 @@ t.test('tampered body: integrity-check-failed', async (t) => {
 t.test('encrypted for another certificate: decryption-failed', async (t) => {
   const { packed, id } = message({ encryptTo: otherCert });
   await expectRefusal(t, packed.body, { ...packed.headers, 'Message-ID': id }, 'decryption-failed');
+  const { protocols } = await statusOf(id);
+  t.equal(protocols.as2.mic, null, 'no MIC for a message that could not be opened');
+  t.equal(protocols.as2.mic_algorithm, null);
+  t.notOk('signed' in protocols.as2, 'nor what protected it');
 });
 
 t.test('unsigned when the profile signs: insufficient-message-security', async (t) => {
