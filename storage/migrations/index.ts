@@ -30,6 +30,7 @@ import { Migration0190PartnerSpeaksFor } from './Migration0190PartnerSpeaksFor.j
 import { Migration0200KeyAgreement } from './Migration0200KeyAgreement.js';
 import { Migration0210EdiControlNumbers } from './Migration0210EdiControlNumbers.js';
 import { Migration0230PartnerStatus } from './Migration0230PartnerStatus.js';
+import { Migration0240HistoryAnnounceBare } from './Migration0240HistoryAnnounceBare.js';
 import { Migration0220PartnerEdiEnvelope } from './Migration0220PartnerEdiEnvelope.js';
 import { Migration0120EdiEnvelopes } from './Migration0120EdiEnvelopes.js';
 
@@ -63,6 +64,7 @@ const classes: Record<MigrationName, MigrationObject['class']> = {
   Migration0210EdiControlNumbers,
   Migration0220PartnerEdiEnvelope,
   Migration0230PartnerStatus,
+  Migration0240HistoryAnnounceBare,
 };
 
 export const migrationsList: MigrationObject[] = migrationNames.map((name) => ({

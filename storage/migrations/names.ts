@@ -34,6 +34,7 @@ export const migrationNames = [
   'Migration0210EdiControlNumbers',
   'Migration0220PartnerEdiEnvelope',
   'Migration0230PartnerStatus',
+  'Migration0240HistoryAnnounceBare',
 ] as const;
 
 export type MigrationName = (typeof migrationNames)[number];

@@ -281,3 +281,28 @@ t.test('closed clients free their subscriptions', async (t) => {
   await clients[0]!.until(() => feed.subscriberCount === 0, 'no subscriber left');
   t.equal(feed.subscriberCount, 0);
 });
+
+t.test('a statement that writes history lines wakes the feeds; one that writes none does not', async (t) => {
+  const message = await sendByHand('announced.txt');
+  await historyOf(message);
+  const listening = new pg.Client({ connectionString: server.db.url });
+  await listening.connect();
+  t.teardown(() => listening.end());
+  const heard: string[] = [];
+  listening.on('notification', (n) => {
+    if (n.channel === 'pier_history') heard.push(n.payload ?? '');
+  });
+  await listening.query('listen pier_history');
+  await insertLines(message, 3);
+  await db.query(
+    `insert into message_history (message_id, created_at, kind, text)
+     select $1, now(), 'duplicate_received', 'none' where false`,
+    [message],
+  );
+  await insertLines(message, 1);
+  // Notifications arrive in commit order: once this last one is here, every earlier one is too.
+  await db.query(`notify pier_history, 'end of test'`);
+  for (let i = 0; i < 500 && !heard.includes('end of test'); i++) await new Promise((r) => setTimeout(r, 10));
+  t.equal(heard.at(-1), 'end of test', 'the marker arrived');
+  t.equal(heard.length - 1, 2, 'one announcement for each statement that wrote lines');
+});
