@@ -1,6 +1,7 @@
 // Covers the database listener on a real PostgreSQL: channels registered after it started, several
 // in one turn, each hear what another connection NOTIFYs, and registering them queues no query on
-// the busy connection (pg deprecates that, and pg 9 refuses it).
+// the busy connection (pg deprecates that, and pg 9 refuses it); a channel is heard while it has a
+// handler and again once it has a new one.
 import pg from 'pg';
 import pino from 'pino';
 import t from 'tap';
@@ -48,3 +49,46 @@ t.test('channels registered in one turn after start each hear their notices', as
     'no query was queued on the busy connection',
   );
 });
+
+t.test(
+  'a channel is heard while it has a handler, not after its last one stops, and again with a new one',
+  async (t) => {
+    const database = await createTestDatabase();
+    t.teardown(() => database.drop());
+    const listener = new DatabaseListener(database.url, pino({ level: 'silent' }));
+    await listener.start();
+    t.teardown(() => listener.close());
+    const sender = new pg.Client({ connectionString: database.url });
+    await sender.connect();
+    t.teardown(() => sender.end());
+    const heard: string[] = [];
+    // Notices arrive in commit order: once chan_b's is heard, chan_a's of the same round is in.
+    listener.on('chan_b', (payload) => heard.push(`b:${payload}`));
+    const sendAndMark = async (payload: string) => {
+      await sender.query(`select pg_notify('chan_a', $1)`, [payload]);
+      await sender.query(`select pg_notify('chan_b', $1)`, [payload]);
+      for (let i = 0; i < 500 && !heard.includes(`b:${payload}`); i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+
+    const first = listener.on('chan_a', (payload) => heard.push(`a1:${payload}`));
+    const second = listener.on('chan_a', (payload) => heard.push(`a2:${payload}`));
+    await listener.settled();
+    await sendAndMark('1');
+    first();
+    await listener.settled();
+    await sendAndMark('2');
+    second();
+    second(); // a second call changes nothing
+    await listener.settled();
+    await sendAndMark('3');
+    listener.on('chan_a', (payload) => heard.push(`a3:${payload}`));
+    await listener.settled();
+    await sendAndMark('4');
+    t.same(
+      heard,
+      ['a1:1', 'a2:1', 'b:1', 'a2:2', 'b:2', 'b:3', 'a3:4', 'b:4'],
+      'each handler hears while it is on; the channel again once it has one',
+    );
+  },
+);

@@ -28,11 +28,37 @@ export class DatabaseListener {
     private readonly outage?: OutageLog,
   ) {}
 
-  on(channel: string, handler: ChannelHandler): void {
+  /**
+   * Hears `channel` from now on; the function returned stops. The LISTEN goes out with a
+   * channel's first handler and UNLISTEN with its last, so a process hears only what something
+   * in it waits for: each notice wakes this connection's backend and this thread, in every
+   * process sharing the database.
+   */
+  on(channel: string, handler: ChannelHandler): () => void {
     if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Bad channel name ${channel}`);
-    this.#handlers.set(channel, [...(this.#handlers.get(channel) ?? []), handler]);
+    const handlers = this.#handlers.get(channel) ?? [];
+    this.#handlers.set(channel, [...handlers, handler]);
+    if (handlers.length === 0) this.#send(`listen ${channel}`);
+    let on = true;
+    return () => {
+      if (!on) return;
+      on = false;
+      const left = (this.#handlers.get(channel) ?? []).filter((h) => h !== handler);
+      if (left.length > 0) return void this.#handlers.set(channel, left);
+      this.#handlers.delete(channel);
+      this.#send(`unlisten ${channel}`);
+    };
+  }
+
+  /** Once the LISTENs and UNLISTENs asked for so far are in effect (at once while the connection is away). */
+  settled(): Promise<void> {
+    return this.#listens.then(() => undefined);
+  }
+
+  #send(query: string): void {
     const client = this.#client;
-    if (client) this.#listens = this.#listens.then(() => client.query(`listen ${channel}`)).catch(() => {});
+    // Away: the start that connects again listens to every channel with a handler then.
+    if (client) this.#listens = this.#listens.then(() => client.query(query)).catch(() => {});
   }
 
   async start(): Promise<void> {

@@ -146,6 +146,7 @@ export class HistoryFeed {
   #joining: Joining[] = [];
   readonly #orm: Orm;
   readonly #settled: SettledIds;
+  readonly #listener: DatabaseListener;
   /** The loop that follows the table runs; one at a time keeps lines in id order. */
   #following = false;
   /** Woken since the loop last looked at the table. */
@@ -175,8 +176,7 @@ export class HistoryFeed {
     this.#orm = orm;
     this.limits = { ...defaultStreamLimits, ...limits };
     this.#settled = new SettledIds(this.limits.settle);
-    // The announcement's ids are not needed: the table, read up to the settled mark, is the truth.
-    listener.on(historyChannel, () => this.#wake());
+    this.#listener = listener;
   }
 
   /** Subscribers the feed hands lines to (those still joining not counted). */
@@ -246,6 +246,11 @@ export class HistoryFeed {
   }
 
   async #loop(): Promise<void> {
+    // Announcements are heard only while someone watches: unheard, they wake neither this thread
+    // nor this process's listening backend, at every acceptance of every process. Listening
+    // before the first look, so no line committed after it goes unannounced.
+    const deaf = this.#listener.on(historyChannel, () => this.#wake());
+    await this.#listener.settled();
     while (this.#watched) {
       this.#woken = false;
       const looked = performance.now();
@@ -269,6 +274,7 @@ export class HistoryFeed {
       if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
     }
     // Cleared in the same turn as the last check, so a subscriber that comes next starts afresh.
+    deaf();
     this.#following = false;
     this.#readUpTo = undefined;
     this.#outgoing = [];
