@@ -15,6 +15,7 @@ import {
 } from '../../protocol/metrics/catalog.js';
 import type { MetricsBatch } from '../../protocol/metrics/batch.js';
 import type { MetricsPort } from '../../protocol/metrics/port.js';
+import { limits } from '../../limits/limits.js';
 
 /** Reads a gauge's current values when Prometheus scrapes: `set(labels, value)` per series. */
 export type GaugeReader = (
@@ -35,7 +36,11 @@ export class PierMetrics implements MetricsPort {
 
   constructor(build: { version: string; counting?: boolean }) {
     this.counting = build.counting ?? true;
-    if (this.counting) collectDefaultMetrics({ register: this.registry });
+    if (this.counting)
+      collectDefaultMetrics({
+        register: this.registry,
+        eventLoopMonitoringPrecision: limits.eventLoopSampleMs,
+      });
     for (const name of metricNames) {
       const entry = metricCatalog[name];
       const common = { name, help: entry.help, labelNames: [...entry.labels], registers: [this.registry] };
