@@ -43,7 +43,9 @@ export class DatabaseListener {
     return () => {
       if (!on) return;
       on = false;
-      const left = (this.#handlers.get(channel) ?? []).filter((h) => h !== handler);
+      // This registration only: the same function may be on twice.
+      const left = [...(this.#handlers.get(channel) ?? [])];
+      left.splice(left.indexOf(handler), 1);
       if (left.length > 0) return void this.#handlers.set(channel, left);
       this.#handlers.delete(channel);
       this.#send(`unlisten ${channel}`);
