@@ -6,6 +6,7 @@ import pg from 'pg';
 import pino from 'pino';
 import t from 'tap';
 import { createTestDatabase } from '../test/helpers/database.js';
+import { waitFor } from '../test/helpers/wait.js';
 import { DatabaseListener } from './listener.js';
 
 t.test('channels registered in one turn after start each hear their notices', async (t) => {
@@ -67,8 +68,7 @@ t.test(
     const sendAndMark = async (payload: string) => {
       await sender.query(`select pg_notify('chan_a', $1)`, [payload]);
       await sender.query(`select pg_notify('chan_b', $1)`, [payload]);
-      for (let i = 0; i < 500 && !heard.includes(`b:${payload}`); i++)
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      await waitFor(() => heard.includes(`b:${payload}`), `round ${payload} on chan_b`);
     };
 
     const first = listener.on('chan_a', (payload) => heard.push(`a1:${payload}`));

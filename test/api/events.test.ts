@@ -5,6 +5,7 @@ import t from 'tap';
 import { fileFlow, runningOn, parties, tempDir, upload, waitForMessage } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { openSse, type SseClient } from '../helpers/sse.js';
+import { waitFor } from '../helpers/wait.js';
 import type { FeedBatch } from '../../runtime/events/history-feed.js';
 
 const limits = { replay: 20, buffer: 50, keepAliveMs: 300 };
@@ -302,7 +303,7 @@ t.test('a statement that writes history lines wakes the feeds; one that writes n
   await insertLines(message, 1);
   // Notifications arrive in commit order: once this last one is here, every earlier one is too.
   await db.query(`notify pier_history, 'end of test'`);
-  for (let i = 0; i < 500 && !heard.includes('end of test'); i++) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(() => heard.includes('end of test'), 'the marker notification');
   t.equal(heard.at(-1), 'end of test', 'the marker arrived');
   t.equal(heard.length - 1, 2, 'one announcement for each statement that wrote lines');
 });
