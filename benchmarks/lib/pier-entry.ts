@@ -17,11 +17,22 @@ export function pierBuildOf(text: string | undefined): PierBuild {
   return build;
 }
 
-/** The script to run with node for `build`, after bringing dist/ up to date when it is used. */
-export function pierEntry(build: PierBuild = pierBuildOf(process.env.PIER_BENCH_BUILD)): string {
-  if (build === 'sources') return path.join(root, 'bin/pier-sources.js');
-  execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/build.ts'), '--if-needed'], {
-    stdio: 'inherit',
-  });
-  return path.join(root, 'bin/pier.js');
+/**
+ * The script to run with node for `build`, after bringing dist/ up to date when it is used.
+ * `checkout`: the pier checkout to run, this one unless told (pier-ab.ts runs another beside it).
+ */
+export function pierEntry(
+  build: PierBuild = pierBuildOf(process.env.PIER_BENCH_BUILD),
+  checkout: string = root,
+): string {
+  if (build === 'sources') return path.join(checkout, 'bin/pier-sources.js');
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(checkout, 'scripts/build.ts'), '--if-needed'],
+    {
+      cwd: checkout,
+      stdio: 'inherit',
+    },
+  );
+  return path.join(checkout, 'bin/pier.js');
 }

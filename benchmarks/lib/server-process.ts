@@ -17,13 +17,15 @@ export async function startServerProcess(
   env: Record<string, string> = {},
   /** More arguments of `pier serve`, such as `--dev`. */
   serveArgs: string[] = [],
+  /** The script node runs: this checkout's pier unless told (pier-entry.ts). */
+  entry: string = pierEntry(),
 ): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pier-bench-'));
   // PIER_BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server;
   // PIER_BENCH_STDOUT=1 passes its standard output through, into this process's (V8's `--trace-opt`).
   const nodeArgs = (process.env.PIER_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, pierEntry(), 'serve', ...serveArgs], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, entry, 'serve', ...serveArgs], {
     cwd: dataDir,
     env: {
       ...process.env,
