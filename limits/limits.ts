@@ -189,8 +189,8 @@ export const limitTable = {
   },
   writerRecordAfterMs: {
     area: 'Sources and targets',
-    value: 20,
-    why: "Milliseconds a named file's record waits for others to go with it in one statement.",
+    value: 100,
+    why: "Milliseconds a named file's record waits for others to go with it in one statement: a statement's fixed cost is most of what it costs; the file is named and its receipt gone already, so only the Delivered status waits.",
   },
   writerRequeueRetryMs: {
     area: 'Sources and targets',
