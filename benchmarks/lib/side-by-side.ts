@@ -12,7 +12,7 @@ import { closedLoop, newLoadState, type LoadTarget } from './as2-load.js';
 import { buildAs2Requests, requestProfiles, type BenchKeyPair, type BuiltRequest } from './as2-requests.js';
 import { opensslRsaSignsPerSecond, rssOf } from './cpu.js';
 
-/** The cases (issue 67's grid): 10 KiB at 1, 4, 16 and 64 in flight, 8,000 sustained at 16, 1 MiB at 4. */
+/** The cases: 10 KiB at 1, 4, 16 and 64 in flight, 8,000 sustained at 16, 1 MiB at 4. */
 export const sideBySideCases = {
   c1: { concurrency: 1, messages: 1000, large: false },
   c4: { concurrency: 4, messages: 2000, large: false },
