@@ -58,11 +58,6 @@ const work = benchWorkDir('pier-bench-pier-ab-');
 const keys = benchKeyPair(work.path);
 const { profile, ...requests } = sideBySideRequests(settings.caseNames, keys);
 
-interface Described {
-  checkout: string;
-  commit: string;
-}
-
 /** The commit a checkout is at, `+changes` when its tree differs from it. */
 function commitOf(root: string): string {
   const git = (...args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
@@ -130,10 +125,9 @@ async function startSide(checkout: (typeof checkouts)[number]) {
   }
 }
 
-const [a, b] = checkouts.map((c) => ({ checkout: c.root, commit: commitOf(c.root) })) as [
-  Described,
-  Described,
-];
+const described = (c: (typeof checkouts)[number]) => ({ checkout: c.root, commit: commitOf(c.root) });
+const a = described(checkouts[0]);
+const b = described(checkouts[1]);
 log(`A: ${a.checkout} at ${a.commit}; B: ${b.checkout} at ${b.commit}`);
 const started: Awaited<ReturnType<typeof startSide>>[] = [];
 let results: Record<string, unknown>[] = [];

@@ -1,15 +1,13 @@
 // Covers the as2-sender with a large document (8 MiB of random bytes, above the 1 MiB threshold from which it packs from a temporary file and streams the body): pier → pier over real HTTP, signed, compressed and encrypted, the document is Delivered with a verified signed receipt and stored byte for byte by the receiver; a partner that cuts the connection while the body streams fails the delivery; a chunked body (body_framing) streams without Content-Length; and no temporary directory of the sender is left behind.
 import { randomBytes } from 'node:crypto';
 import { watch } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import t from 'tap';
 import { streamFromBytes } from '../../actors/as2/stream/pack-streamed.js';
 import { agreement, startSender, syncSignedCompressed, pierToItself } from '../helpers/as2.js';
-import { upload, waitForMessage, type Message } from '../helpers/flow.js';
+import { tempDir, upload, waitForMessage, type Message } from '../helpers/flow.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -18,16 +16,13 @@ import { waitFor } from '../helpers/wait.js';
 // the suite runs files side by side, and another file's sender would otherwise show up in the
 // listing below. Directories made there are noted as they appear, so a test can tell that the
 // sender used one, not only that none is left.
-const senderTmp = await mkdtemp(path.join(os.tmpdir(), 'pier-large-send-'));
+const senderTmp = await tempDir(t, 'pier-large-send-');
 process.env.TMPDIR = senderTmp;
-const made = new Set<string>();
+const senderDirsMade = new Set<string>();
 const watcher = watch(senderTmp, (_event, name) => {
-  if (name?.startsWith('pier-send-')) made.add(name);
+  if (name?.startsWith('pier-send-')) senderDirsMade.add(name);
 });
-t.teardown(async () => {
-  watcher.close();
-  await rm(senderTmp, { recursive: true, force: true });
-});
+t.teardown(() => watcher.close());
 
 const server = await startTestServer(t);
 const { cert, url } = await pierToItself(t, server);
@@ -60,7 +55,7 @@ t.test(
     t.ok(document.length >= streamFromBytes, 'the document takes the streamed path');
     await agreement(server, 'big', url, cert, profile);
     const before = await senderTempDirs();
-    made.clear();
+    senderDirsMade.clear();
     const sent = await send('big');
     t.equal(sent.status, 'Delivered', sent.deliveries[0]?.last_error);
     t.equal(sent.protocols.as2.mdn.disposition, 'automatic-action/MDN-sent-automatically; processed');
@@ -80,7 +75,7 @@ t.test(
     });
     t.equal(download.statusCode, 200);
     t.ok(download.rawPayload.equals(document), 'the unpacked stage is the document, byte for byte');
-    t.ok(made.size >= 1, 'the sender packed it in a temporary directory');
+    t.ok(senderDirsMade.size >= 1, 'the sender packed it in a temporary directory');
     t.same(await senderTempDirs(), before, 'no temporary directory left behind');
   },
 );
@@ -102,7 +97,7 @@ t.test(
     const cutterUrl = `http://127.0.0.1:${(cutter.address() as AddressInfo).port}/as2`;
     await agreement(server, 'cut', cutterUrl, cert, profile);
     const before = await senderTempDirs();
-    made.clear();
+    senderDirsMade.clear();
     const sent = await send('cut');
     t.equal(sent.status, 'Error');
     t.match(
@@ -112,7 +107,7 @@ t.test(
     );
     t.ok(receivedBytes >= 1024 * 1024, 'the body was being streamed when the partner cut it');
     t.ok(Number(contentLength) > document.length, 'the request announced the whole body in Content-Length');
-    t.ok(made.size >= 1, 'the sender packed it in a temporary directory');
+    t.ok(senderDirsMade.size >= 1, 'the sender packed it in a temporary directory');
     t.same(await senderTempDirs(), before, 'no temporary directory left behind');
   },
 );
